@@ -1,0 +1,29 @@
+//! Boot-time conventions shared by the kernel and the host tool (`xtask`).
+//!
+//! ## Kernel command line
+//!
+//! Space-separated words, each `key` or `key=value`:
+//!
+//! | word | meaning |
+//! | --- | --- |
+//! | `run=a,b,c` | programs from the boot archive to start, in order (default `init`) |
+//! | `ktest` | run the kernel's built-in self tests before starting programs |
+//! | `log=error\|warn\|info\|debug\|trace` | kernel log level (default `info`) |
+//!
+//! ## Leaving QEMU
+//!
+//! The kernel ends a QEMU run by writing to the `isa-debug-exit` device at
+//! [`DEBUG_EXIT_PORT`]; QEMU then exits with status `(value << 1) | 1`.
+
+/// I/O port of QEMU's `isa-debug-exit` device (`iobase=0xf4,iosize=0x04`).
+pub const DEBUG_EXIT_PORT: u16 = 0xf4;
+
+/// Written when no environment is left to run: an orderly halt.
+pub const EXIT_HALT: u32 = 0x10;
+/// Written by the kernel's panic handler.
+pub const EXIT_PANIC: u32 = 0x11;
+
+/// The QEMU process status that corresponds to a debug-exit value.
+pub const fn qemu_status(value: u32) -> i32 {
+    ((value << 1) | 1) as i32
+}

@@ -1,0 +1,70 @@
+//! # oxok-abi — the one contract between the Oxok kernel and user space
+//!
+//! Everything both sides must agree on lives here and nowhere else:
+//!
+//! * [`for_each_call!`] — the call table. The kernel generates its dispatch
+//!   from it and the libOS generates its user-side stubs from it; there is no
+//!   second hand-kept list.
+//! * [`Error`] — the stable numeric error codes every call returns.
+//! * [`layout`] — fixed user addresses (program base, stack, exposed tables).
+//! * [`boot`] — the kernel command line and the QEMU exit codes the test
+//!   harness reads.
+//!
+//! ## Register convention
+//!
+//! A call is one `syscall` instruction.
+//!
+//! | register | in | out |
+//! | --- | --- | --- |
+//! | `rax` | call number ([`CALL_BASE`] + index) | status: 0, or an [`Error`] code |
+//! | `rdi` `rsi` `rdx` | arguments 0–2 | results 0–2 (only as many as the call declares) |
+//! | `r10` `r8` `r9` | arguments 3–5 | unchanged, unless the call restarts |
+//! | `rcx` `r11` | — | clobbered by the CPU (`syscall` saves `rip`/`rflags` there) |
+//!
+//! Every other register is preserved. Arguments travel in registers only.
+//!
+//! ## Atomicity (Fluke)
+//!
+//! No thread is ever "inside" a call. A call either completes, or fails with
+//! no effect, or — when it has done part of its work — returns to user mode
+//! with its argument registers advanced in place and `rip` pointing back at
+//! the `syscall` instruction, so that simply continuing executes the rest.
+//! A call number outside the Oxok range is not an error: it is reflected to
+//! the environment's foreign-system-call upcall (the Linux personality).
+#![no_std]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod boot;
+mod calls;
+pub mod frames;
+pub use calls::{CONSOLE_WRITE_MAX, Call};
+mod error;
+pub mod layout;
+
+pub use error::Error;
+
+/// The Oxok release, printed by the kernel and by init.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Oxok call numbers are `CALL_BASE + index`. The base ("ox" in ASCII) keeps
+/// them clear of every Linux system-call number, so that any other number can
+/// be reflected to the libOS's Linux personality.
+pub const CALL_BASE: u64 = 0x6f78_0000;
+
+/// Number of argument registers a call may use (`rdi rsi rdx r10 r8 r9`).
+pub const MAX_ARGS: usize = 6;
+
+/// Number of result registers a call may fill (`rdi rsi rdx`).
+pub const MAX_RESULTS: usize = 3;
+
+/// Counts identifiers; used by the generated code to size result arrays.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __count {
+    () => { 0usize };
+    ($head:ident $($tail:ident)*) => { 1usize + $crate::__count!($($tail)*) };
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,8 @@
+//! Shared build script of every user program: link at the address `abi`
+//! fixes, with the libOS's linker script.
+fn main() {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    println!("cargo:rustc-link-arg-bins=-T{dir}/../../libos/user.ld");
+    println!("cargo:rustc-link-arg-bins=--no-pie");
+    println!("cargo:rerun-if-changed={dir}/../../libos/user.ld");
+}

@@ -1,0 +1,112 @@
+//! Interoperability with GNU tar, skipped when `tar` is not installed.
+
+use super::build;
+use crate::{Archive, Entry};
+use std::path::PathBuf;
+use std::process::Command;
+use std::string::String;
+use std::vec::Vec;
+use std::{format, fs};
+
+/// A fresh scratch directory unique to this process and test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oxok-archive-{}-{test}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Whether GNU tar can be run.
+fn have_tar() -> bool {
+    let ok = Command::new("tar")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        std::eprintln!("skipping: `tar` is not available");
+    }
+    ok
+}
+
+#[test]
+fn gnu_tar_lists_our_archive() {
+    if !have_tar() {
+        return;
+    }
+    let dir = scratch("list");
+    let path = dir.join("boot.tar");
+    let big: Vec<u8> = (0..3000u32).map(|i| i as u8).collect();
+    fs::write(&path, build(&[("init", b"hello"), ("bin/big", &big)])).unwrap();
+    let out = Command::new("tar").arg("-tvf").arg(&path).output().unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "tar failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines.len(), 2, "{listing}");
+    assert!(lines[0].starts_with("-rwxr-xr-x 0/0"), "{listing}");
+    assert!(
+        lines[0].contains(" 5 1970-01-01") && lines[0].ends_with(" init"),
+        "{listing}"
+    );
+    assert!(
+        lines[1].contains(" 3000 ") && lines[1].ends_with(" bin/big"),
+        "{listing}"
+    );
+    // And GNU tar extracts the same bytes.
+    let x = Command::new("tar")
+        .arg("-xf")
+        .arg(&path)
+        .arg("-C")
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(x.success());
+    assert_eq!(fs::read(dir.join("bin/big")).unwrap(), big);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn we_read_gnu_tar_archives() {
+    if !have_tar() {
+        return;
+    }
+    let dir = scratch("read");
+    let big: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+    fs::write(dir.join("one"), b"first file\n").unwrap();
+    fs::write(dir.join("two.bin"), &big).unwrap();
+    fs::write(dir.join("empty"), b"").unwrap();
+    let path = dir.join("gnu.tar");
+    let ok = Command::new("tar")
+        .args(["--format=ustar", "-cf"])
+        .arg(&path)
+        .arg("-C")
+        .arg(&dir)
+        .args(["one", "two.bin", "empty"])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let data = fs::read(&path).unwrap();
+    let entries: Vec<_> = Archive::new(&data).entries().collect();
+    assert_eq!(
+        entries,
+        [
+            Ok(Entry {
+                name: "one",
+                data: b"first file\n"
+            }),
+            Ok(Entry {
+                name: "two.bin",
+                data: &big
+            }),
+            Ok(Entry {
+                name: "empty",
+                data: b""
+            }),
+        ]
+    );
+    assert_eq!(Archive::new(&data).find("two.bin"), Some(&big[..]));
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,8 @@
+//! Host tests for the ELF parser: hand-built images, malformed variants,
+//! mutation fuzzing and real binaries built on this machine.
+
+mod builder;
+mod fuzz;
+mod malformed;
+mod real;
+mod valid;

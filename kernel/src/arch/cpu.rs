@@ -1,0 +1,127 @@
+//! Thin, documented wrappers over single privileged instructions.
+
+use core::arch::asm;
+
+/// Writes a byte to an I/O port.
+pub fn outb(port: u16, value: u8) {
+    // SAFETY: port output has no memory effects visible to Rust; the kernel
+    // only names ports of devices it owns (serial, debug-exit, PIC).
+    unsafe {
+        asm!("out dx, al", in("dx") port, in("al") value, options(nomem, nostack, preserves_flags))
+    }
+}
+
+/// Writes a 32-bit value to an I/O port.
+pub fn outl(port: u16, value: u32) {
+    // SAFETY: as for `outb`.
+    unsafe {
+        asm!("out dx, eax", in("dx") port, in("eax") value, options(nomem, nostack, preserves_flags))
+    }
+}
+
+/// Reads a byte from an I/O port.
+pub fn inb(port: u16) -> u8 {
+    let value: u8;
+    // SAFETY: port input has no memory effects visible to Rust.
+    unsafe {
+        asm!("in al, dx", in("dx") port, out("al") value, options(nomem, nostack, preserves_flags))
+    }
+    value
+}
+
+/// Reads a model-specific register.
+pub fn rdmsr(msr: u32) -> u64 {
+    let (lo, hi): (u32, u32);
+    // SAFETY: the kernel reads only architectural MSRs that exist on every
+    // x86-64 CPU (EFER, STAR, LSTAR, SFMASK, FS/GS base).
+    unsafe {
+        asm!("rdmsr", in("ecx") msr, out("eax") lo, out("edx") hi, options(nomem, nostack, preserves_flags))
+    }
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// Writes a model-specific register.
+///
+/// # Safety
+/// The caller must know the new value keeps the machine consistent (e.g.
+/// `LSTAR` must point at a valid entry stub).
+pub unsafe fn wrmsr(msr: u32, value: u64) {
+    // SAFETY: the caller upholds the contract above.
+    unsafe {
+        asm!("wrmsr", in("ecx") msr, in("eax") value as u32, in("edx") (value >> 32) as u32, options(nostack, preserves_flags))
+    }
+}
+
+/// The faulting address of the last page fault.
+pub fn cr2() -> u64 {
+    let v: u64;
+    // SAFETY: reading CR2 has no side effects.
+    unsafe { asm!("mov {}, cr2", out(reg) v, options(nomem, nostack, preserves_flags)) }
+    v
+}
+
+/// The current page-table root.
+pub fn cr3() -> u64 {
+    let v: u64;
+    // SAFETY: reading CR3 has no side effects.
+    unsafe { asm!("mov {}, cr3", out(reg) v, options(nomem, nostack, preserves_flags)) }
+    v
+}
+
+/// Switches to another page-table root.
+///
+/// # Safety
+/// `root` must be the physical address of a valid PML4 that maps the kernel
+/// (the upper half) exactly as the current one does.
+pub unsafe fn set_cr3(root: u64) {
+    // SAFETY: the caller upholds the contract above.
+    unsafe { asm!("mov cr3, {}", in(reg) root, options(nostack, preserves_flags)) }
+}
+
+/// The time-stamp counter.
+pub fn rdtsc() -> u64 {
+    let (lo, hi): (u32, u32);
+    // SAFETY: rdtsc only reads a counter.
+    unsafe { asm!("rdtsc", out("eax") lo, out("edx") hi, options(nomem, nostack, preserves_flags)) }
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// Stops the CPU for good: interrupts off, halt forever.
+pub fn halt_forever() -> ! {
+    loop {
+        // SAFETY: cli; hlt only stops this CPU.
+        unsafe { asm!("cli; hlt", options(nomem, nostack)) }
+    }
+}
+
+/// Disables interrupts.
+pub fn disable_interrupts() {
+    // SAFETY: cli only masks interrupts on this CPU.
+    unsafe { asm!("cli", options(nomem, nostack)) }
+}
+
+/// The current frame pointer (for backtraces).
+pub fn frame_pointer() -> u64 {
+    let v: u64;
+    // SAFETY: reading rbp has no side effects.
+    unsafe { asm!("mov {}, rbp", out(reg) v, options(nomem, nostack, preserves_flags)) }
+    v
+}
+
+/// Invalidates the TLB entry for `va`.
+pub fn invlpg(va: u64) {
+    // SAFETY: invlpg only drops a cached translation.
+    unsafe { asm!("invlpg [{}]", in(reg) va, options(nostack, preserves_flags)) }
+}
+
+/// Sets CR4.PGE so kernel mappings marked global survive CR3 switches.
+pub fn enable_global_pages() {
+    // SAFETY: setting PGE only changes TLB retention of global entries; all
+    // global entries are kernel mappings identical in every address space.
+    unsafe {
+        let mut cr4: u64;
+        asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags));
+        cr4 |= 1 << 7;
+        asm!("mov cr4, {}", in(reg) cr4, options(nostack, preserves_flags));
+    }
+}

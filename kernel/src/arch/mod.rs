@@ -1,0 +1,21 @@
+//! Everything that touches the x86-64 machine directly. `unsafe` is allowed
+//! here (and in `boot` and `mem`) and nowhere else in the kernel.
+
+pub mod backtrace;
+pub mod cpu;
+pub mod gdt;
+pub mod idt;
+pub mod pic;
+pub mod qemu;
+pub mod serial;
+pub mod stack;
+pub mod syscall;
+pub mod trapframe;
+
+/// Brings up the CPU tables: GDT and TSS, IDT, and the `syscall` MSRs.
+pub fn init() {
+    gdt::init();
+    pic::init();
+    idt::init();
+    syscall::init();
+}

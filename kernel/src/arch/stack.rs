@@ -1,0 +1,36 @@
+//! The kernel's stacks. One kernel stack per CPU (the interrupt model): every
+//! entry from user mode starts at its top, and nothing lives on it between
+//! entries.
+
+/// Size of the per-CPU kernel stack.
+pub const KERNEL_STACK_SIZE: usize = 64 * 1024;
+/// Size of each interrupt-stack-table stack (#DF, NMI, #MC).
+pub const IST_STACK_SIZE: usize = 16 * 1024;
+
+/// A 16-byte-aligned stack.
+#[repr(C, align(16))]
+pub struct Stack<const N: usize>([u8; N]);
+
+/// The boot CPU's kernel stack (entry code names it by symbol).
+#[unsafe(no_mangle)]
+pub static mut KERNEL_STACK: Stack<KERNEL_STACK_SIZE> = Stack([0; KERNEL_STACK_SIZE]);
+/// Stack for double faults.
+pub static mut DOUBLE_FAULT_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
+/// Stack for NMIs.
+pub static mut NMI_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
+/// Stack for machine checks.
+pub static mut MACHINE_CHECK_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
+
+/// Top (highest address, exclusive) of the kernel stack.
+pub fn kernel_stack_top() -> u64 {
+    (&raw const KERNEL_STACK) as u64 + KERNEL_STACK_SIZE as u64
+}
+
+/// Tops of the three IST stacks, in IST order 1..=3.
+pub fn ist_tops() -> [u64; 3] {
+    [
+        (&raw const DOUBLE_FAULT_STACK) as u64 + IST_STACK_SIZE as u64,
+        (&raw const NMI_STACK) as u64 + IST_STACK_SIZE as u64,
+        (&raw const MACHINE_CHECK_STACK) as u64 + IST_STACK_SIZE as u64,
+    ]
+}

@@ -1,0 +1,107 @@
+//! The saved user register state: what every entry from user mode pushes,
+//! what every return to user mode pops, and what an environment's saved
+//! state is between runs.
+
+use super::gdt::{USER_CS, USER_DS};
+
+/// `vector` value for an entry through `syscall` (not a CPU vector).
+pub const VECTOR_SYSCALL: u64 = 0x100;
+
+/// RFLAGS bits a user may hold: CF PF AF ZF SF TF DF OF AC ID (and bit 1,
+/// always set). IF is forced on; IOPL, NT, RF, VM, VIF, VIP are forced off.
+const USER_FLAGS_ALLOWED: u64 = 0x0025_0fd5;
+const FLAG_IF: u64 = 1 << 9;
+const FLAG_RESERVED1: u64 = 1 << 1;
+
+/// Registers in the order the entry stubs push them (lowest address first).
+/// The layout is shared with the assembly in `idt.rs` and `syscall.rs`.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct TrapFrame {
+    pub r15: u64,
+    pub r14: u64,
+    pub r13: u64,
+    pub r12: u64,
+    pub r11: u64,
+    pub r10: u64,
+    pub r9: u64,
+    pub r8: u64,
+    pub rbp: u64,
+    pub rdi: u64,
+    pub rsi: u64,
+    pub rdx: u64,
+    pub rcx: u64,
+    pub rbx: u64,
+    pub rax: u64,
+    /// CPU vector, or [`VECTOR_SYSCALL`].
+    pub vector: u64,
+    /// The CPU's error code (0 when the vector has none).
+    pub error: u64,
+    pub rip: u64,
+    pub cs: u64,
+    pub rflags: u64,
+    pub rsp: u64,
+    pub ss: u64,
+}
+
+impl TrapFrame {
+    /// A fresh user frame that starts at `rip` with stack `rsp`.
+    pub fn new_user(rip: u64, rsp: u64) -> TrapFrame {
+        TrapFrame {
+            rip,
+            rsp,
+            cs: u64::from(USER_CS),
+            ss: u64::from(USER_DS),
+            rflags: FLAG_IF | FLAG_RESERVED1,
+            ..TrapFrame::default()
+        }
+    }
+
+    /// True if the frame was pushed while the CPU was in ring 3.
+    pub fn from_user(&self) -> bool {
+        self.cs & 3 == 3
+    }
+
+    /// Syscall argument `i` (0..6): rdi, rsi, rdx, r10, r8, r9.
+    pub fn arg(&self, i: usize) -> u64 {
+        match i {
+            0 => self.rdi,
+            1 => self.rsi,
+            2 => self.rdx,
+            3 => self.r10,
+            4 => self.r8,
+            5 => self.r9,
+            _ => 0,
+        }
+    }
+
+    /// Sets syscall argument `i` in place (for calls that restart).
+    pub fn set_arg(&mut self, i: usize, v: u64) {
+        match i {
+            0 => self.rdi = v,
+            1 => self.rsi = v,
+            2 => self.rdx = v,
+            3 => self.r10 = v,
+            4 => self.r8 = v,
+            5 => self.r9 = v,
+            _ => {}
+        }
+    }
+
+    /// Sets result register `i` (0..3): rdi, rsi, rdx.
+    pub fn set_result(&mut self, i: usize, v: u64) {
+        self.set_arg(i, v);
+    }
+
+    /// Makes the frame safe to return to whatever a user wrote into it: user
+    /// selectors, sanitised flags, canonical lower-half `rip` and `rsp`.
+    /// Returns false (and leaves `rip`/`rsp` alone) if they were not.
+    pub fn sanitize(&mut self) -> bool {
+        self.cs = u64::from(USER_CS);
+        self.ss = u64::from(USER_DS);
+        self.rflags = (self.rflags & USER_FLAGS_ALLOWED) | FLAG_IF | FLAG_RESERVED1;
+        const LOWER_HALF_END: u64 = 0x0000_8000_0000_0000;
+        self.rip < LOWER_HALF_END && self.rsp < LOWER_HALF_END
+    }
+}

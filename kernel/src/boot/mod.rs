@@ -1,0 +1,176 @@
+//! Boot: one internal description of what the boot loader handed us, with an
+//! adapter per protocol (PVH for QEMU `-kernel`, Multiboot2 for GRUB).
+
+mod entry;
+mod multiboot2;
+mod pvh;
+
+/// Most memory-map entries and modules we keep; firmware maps are far
+/// smaller, and extra entries are dropped with a warning.
+pub const MAX_REGIONS: usize = 64;
+/// Most boot modules we keep.
+pub const MAX_MODULES: usize = 8;
+
+/// Which protocol started the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Xen PVH direct boot (QEMU `-kernel`).
+    Pvh,
+    /// Multiboot2 (GRUB).
+    Multiboot2,
+}
+
+/// What a memory-map entry describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// Usable RAM.
+    Ram,
+    /// Anything else: firmware, ACPI, MMIO holes, bad memory.
+    Reserved,
+}
+
+/// One physical memory range `[start, end)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Region {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// What it is.
+    pub kind: RegionKind,
+}
+
+/// One boot module (the boot archive) in physical memory, `[start, end)`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Module {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+}
+
+/// Everything the kernel learns from the boot loader, in one shape whatever
+/// the protocol.
+pub struct BootInfo {
+    /// Who booted us.
+    pub protocol: Protocol,
+    regions: [Region; MAX_REGIONS],
+    region_count: usize,
+    modules: [Module; MAX_MODULES],
+    module_count: usize,
+    cmdline: [u8; 512],
+    cmdline_len: usize,
+}
+
+/// Why the boot information could not be used.
+#[derive(Clone, Copy, Debug)]
+pub enum BootError {
+    /// Neither the Multiboot2 nor the PVH magic was present.
+    UnknownProtocol,
+    /// The loader passed no memory map.
+    NoMemoryMap,
+}
+
+impl BootInfo {
+    /// Builds the boot information from the two registers the trampoline
+    /// preserved: `eax` and `ebx` at entry.
+    pub fn from_entry(eax: u64, ebx: u64) -> Result<BootInfo, BootError> {
+        let mut info = BootInfo {
+            protocol: Protocol::Pvh,
+            regions: [Region {
+                start: 0,
+                end: 0,
+                kind: RegionKind::Reserved,
+            }; MAX_REGIONS],
+            region_count: 0,
+            modules: [Module::default(); MAX_MODULES],
+            module_count: 0,
+            cmdline: [0; 512],
+            cmdline_len: 0,
+        };
+        if eax == multiboot2::MAGIC {
+            info.protocol = Protocol::Multiboot2;
+            multiboot2::parse(ebx, &mut info);
+        } else if pvh::is_pvh(ebx) {
+            info.protocol = Protocol::Pvh;
+            pvh::parse(ebx, &mut info);
+        } else {
+            return Err(BootError::UnknownProtocol);
+        }
+        if info.region_count == 0 {
+            return Err(BootError::NoMemoryMap);
+        }
+        Ok(info)
+    }
+
+    fn push_region(&mut self, start: u64, len: u64, ram: bool) {
+        let Some(end) = start.checked_add(len) else {
+            return;
+        };
+        if len == 0 {
+            return;
+        }
+        if self.region_count == MAX_REGIONS {
+            log::warn!(
+                "boot: memory map entry {start:#x}..{end:#x} dropped (more than {MAX_REGIONS})"
+            );
+            return;
+        }
+        let kind = if ram {
+            RegionKind::Ram
+        } else {
+            RegionKind::Reserved
+        };
+        self.regions[self.region_count] = Region { start, end, kind };
+        self.region_count += 1;
+    }
+
+    fn push_module(&mut self, start: u64, end: u64) {
+        if self.module_count < MAX_MODULES && end > start {
+            self.modules[self.module_count] = Module { start, end };
+            self.module_count += 1;
+        }
+    }
+
+    fn set_cmdline(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.cmdline.len());
+        self.cmdline[..n].copy_from_slice(&bytes[..n]);
+        self.cmdline_len = n;
+    }
+
+    /// The physical memory map as the loader gave it.
+    pub fn regions(&self) -> &[Region] {
+        &self.regions[..self.region_count]
+    }
+
+    /// Boot modules (the first is the boot archive).
+    pub fn modules(&self) -> &[Module] {
+        &self.modules[..self.module_count]
+    }
+
+    /// The kernel command line (invalid UTF-8 reads as empty).
+    pub fn cmdline(&self) -> &str {
+        core::str::from_utf8(&self.cmdline[..self.cmdline_len]).unwrap_or("")
+    }
+}
+
+/// Reads a NUL-terminated string of at most `max` bytes at physical address
+/// `pa` into `out`, returning its length.
+fn read_cstr(pa: u64, out: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < out.len() {
+        let b: u8 = crate::mem::phys::read(pa + n as u64);
+        if b == 0 {
+            break;
+        }
+        out[n] = b;
+        n += 1;
+    }
+    n
+}
+
+/// Called by the trampoline (`entry.rs`) in long mode on the kernel stack.
+#[unsafe(no_mangle)]
+extern "C" fn kernel_main(eax: u64, ebx: u64) -> ! {
+    crate::start(eax, ebx)
+}

@@ -1,0 +1,35 @@
+//! `console_write`.
+
+use super::Cx;
+use crate::arch::serial;
+use crate::mem::{PAGE_SIZE, user};
+use oxok_abi::layout::user_range_ok;
+use oxok_abi::{CONSOLE_WRITE_MAX, Error};
+
+/// Writes user bytes to the console; all or nothing.
+pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
+    if len > CONSOLE_WRITE_MAX {
+        return Err(Error::Invalid);
+    }
+    if !user_range_ok(ptr, len) {
+        return Err(Error::BadAddress);
+    }
+    let env = cx.env()?;
+    // Check every page first: a failure must leave no output behind.
+    let mut page = ptr & !(PAGE_SIZE - 1);
+    while page < ptr + len {
+        env.space
+            .translate_user(page.max(ptr), false)
+            .ok_or(Error::BadAddress)?;
+        page += PAGE_SIZE;
+    }
+    let mut buf = [0u8; 512];
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(buf.len() as u64) as usize;
+        user::copy_from_user(&env.space, ptr + done, &mut buf[..n])?;
+        serial::write(&buf[..n]);
+        done += n as u64;
+    }
+    Ok([len])
+}

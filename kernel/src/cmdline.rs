@@ -1,0 +1,61 @@
+//! The kernel command line (grammar in `oxok_abi::boot`).
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use log::LevelFilter;
+
+/// A program to start at boot: its name in the boot archive and its argv.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// argv; `argv[0]` is the program's name.
+    pub argv: Vec<String>,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub struct Cmdline {
+    /// Programs to start, in order.
+    pub run: Vec<Program>,
+    /// Run the kernel self tests first.
+    pub ktest: bool,
+    /// Log level.
+    pub log: LevelFilter,
+}
+
+/// Only the log level, read before the heap exists.
+pub fn log_level(line: &str) -> LevelFilter {
+    line.split_whitespace()
+        .filter_map(|w| w.strip_prefix("log="))
+        .filter_map(|l| l.parse().ok())
+        .last()
+        .unwrap_or(LevelFilter::Info)
+}
+
+/// Parses the whole line. Unknown words are logged and ignored.
+pub fn parse(line: &str) -> Cmdline {
+    let mut c = Cmdline {
+        run: Vec::new(),
+        ktest: false,
+        log: log_level(line),
+    };
+    let mut saw_run = false;
+    for word in line.split_whitespace() {
+        if let Some(list) = word.strip_prefix("run=") {
+            saw_run = true;
+            for prog in list.split(',').filter(|p| !p.is_empty()) {
+                let argv: Vec<String> = prog.split('+').map(|s| s.to_string()).collect();
+                c.run.push(Program { argv });
+            }
+        } else if word == "ktest" {
+            c.ktest = true;
+        } else if !word.starts_with("log=") {
+            log::warn!("cmdline: ignoring unknown word {word:?}");
+        }
+    }
+    if !saw_run {
+        c.run.push(Program {
+            argv: alloc::vec!["init".to_string()],
+        });
+    }
+    c
+}

@@ -1,0 +1,120 @@
+//! # Oxok — an exokernel for x86-64
+//!
+//! The kernel protects and multiplexes hardware; library operating systems
+//! manage it. See `DESIGN.md` in the shared folder and the module docs:
+//! `boot` (entry and boot information), `arch` (CPU tables, entry stubs),
+//! `mem` (frames, page tables, heap, user access), `env` (environments),
+//! `loader`, `sched`, `syscall` and `calls` (the call handlers), `trap`.
+//!
+//! `unsafe` lives only in `arch`, `boot` and `mem`; the rest of the kernel is
+//! checked by `#![deny(unsafe_code)]`.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+#[allow(unsafe_code)]
+mod arch;
+#[allow(unsafe_code)]
+mod boot;
+#[allow(unsafe_code)]
+mod mem;
+
+mod calls;
+mod cmdline;
+mod env;
+mod ktest;
+mod loader;
+mod log;
+mod panic;
+mod sched;
+mod state;
+mod syscall;
+mod trap;
+
+use boot::{BootInfo, RegionKind};
+use oxok_abi::boot::EXIT_PANIC;
+
+/// The kernel proper, entered from `boot` once in long mode with the raw
+/// protocol registers.
+pub fn start(eax: u64, ebx: u64) -> ! {
+    arch::serial::init();
+    let boot = match BootInfo::from_entry(eax, ebx) {
+        Ok(b) => b,
+        Err(e) => panic!("cannot use the boot information: {e:?}"),
+    };
+    log::init(cmdline::log_level(boot.cmdline()));
+    ::log::info!("Oxok {} booting ({:?})", oxok_abi::VERSION, boot.protocol);
+    let ram: u64 = boot
+        .regions()
+        .iter()
+        .filter(|r| r.kind == RegionKind::Ram)
+        .map(|r| r.end - r.start)
+        .sum();
+    let ram_end = boot
+        .regions()
+        .iter()
+        .filter(|r| r.kind == RegionKind::Ram)
+        .map(|r| r.end)
+        .max()
+        .unwrap_or(0);
+    ::log::info!(
+        "memory: {} MiB of RAM in {} map entries",
+        ram >> 20,
+        boot.regions().len()
+    );
+    for r in boot.regions() {
+        ::log::debug!("  {:#014x}..{:#014x} {:?}", r.start, r.end, r.kind);
+    }
+
+    arch::init();
+    if let Err(e) = mem::frame::init(&boot) {
+        panic!("frame allocator: {e:?}");
+    }
+    if let Err(e) = mem::paging::init(ram_end) {
+        panic!("kernel page tables: {e}");
+    }
+    if let Err(e) = mem::heap::init() {
+        panic!("kernel heap: {e}");
+    }
+    let (usable, free) = mem::frame::with(|f| (f.usable(), f.free_count()));
+    ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
+
+    let cmd = cmdline::parse(boot.cmdline());
+    let archive = match boot.modules().first() {
+        Some(m) => mem::phys::bytes(m.start, (m.end - m.start) as usize),
+        None => {
+            ::log::warn!("no boot archive: no programs to run");
+            &[]
+        }
+    };
+    state::init(state::Kernel {
+        envs: env::EnvTable::new(),
+        current: None,
+        runq: Default::default(),
+        archive,
+        baseline_free_frames: mem::frame::with(|f| f.free_count()),
+    });
+
+    if cmd.ktest {
+        let (_, failed) = ktest::run();
+        if failed > 0 {
+            ::log::error!("kernel self tests failed");
+            arch::qemu::exit(EXIT_PANIC);
+        }
+    }
+
+    state::with(|k| {
+        for prog in &cmd.run {
+            match loader::load(&mut k.envs, k.archive, &prog.argv) {
+                Ok(id) => {
+                    ::log::info!("env {id} ({}) started", prog.argv[0]);
+                    k.runq.push_back(id);
+                }
+                Err(e) => ::log::error!("cannot start {:?}: {e}", prog.argv[0]),
+            }
+        }
+    });
+    sched::start()
+}

@@ -1,0 +1,269 @@
+//! Physical frames: the allocator and the frame table.
+//!
+//! A bitmap says which frames are free; the frame table (one
+//! [`FrameEntry`] per frame, layout in `abi`) records each frame's owner,
+//! generation, mapping and reference counts. Both live in frames carved out
+//! of RAM at boot, before the heap exists.
+
+use super::{PAGE_SIZE, align_down, align_up, phys};
+use crate::boot::{BootInfo, RegionKind};
+use oxok_abi::frames::{FrameEntry, OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use oxok_bitmap::Bitmap;
+use spin::Mutex;
+
+/// Highest physical memory we manage (64 GiB): bounds the table's size.
+const MAX_PHYS: u64 = 64 << 30;
+/// Frames below 1 MiB hold firmware structures; never hand them out.
+const LOW_RESERVED: u64 = 1 << 20;
+
+/// The allocator and table, behind one lock.
+pub struct Frames {
+    bitmap: Bitmap<'static>,
+    table: &'static mut [FrameEntry],
+    usable: usize,
+}
+
+static FRAMES: Mutex<Option<Frames>> = Mutex::new(None);
+
+unsafe extern "C" {
+    static __kernel_phys_start: u8;
+    static __kernel_phys_end: u8;
+}
+
+/// Physical `[start, end)` of the kernel image.
+pub fn kernel_image() -> (u64, u64) {
+    // Linker-script symbols: only their addresses mean anything.
+    (
+        (&raw const __kernel_phys_start) as u64,
+        (&raw const __kernel_phys_end) as u64,
+    )
+}
+
+/// Why the allocator could not be built.
+#[derive(Debug)]
+pub enum InitError {
+    /// No RAM region can hold the bitmap and table.
+    NoRoomForTables,
+}
+
+/// Builds the bitmap and the frame table from the boot memory map. Frames of
+/// the kernel image, the boot modules and the tables themselves are marked
+/// kernel-owned.
+pub fn init(boot: &BootInfo) -> Result<(), InitError> {
+    let ram_end = boot
+        .regions()
+        .iter()
+        .filter(|r| r.kind == RegionKind::Ram)
+        .map(|r| r.end)
+        .max()
+        .unwrap_or(0)
+        .min(MAX_PHYS);
+    let nframes = (ram_end / PAGE_SIZE) as usize;
+    let words = Bitmap::words_needed(nframes);
+    let meta_bytes = align_up(
+        (words * 8 + nframes * size_of::<FrameEntry>()) as u64,
+        PAGE_SIZE,
+    );
+    let (kstart, kend) = kernel_image();
+
+    // Things the metadata must not overlap.
+    let mut busy: [(u64, u64); 1 + crate::boot::MAX_MODULES] =
+        [(0, 0); 1 + crate::boot::MAX_MODULES];
+    busy[0] = (kstart, align_up(kend, PAGE_SIZE));
+    for (i, m) in boot.modules().iter().enumerate() {
+        busy[i + 1] = (align_down(m.start, PAGE_SIZE), align_up(m.end, PAGE_SIZE));
+    }
+    let meta = find_room(boot, meta_bytes, &busy).ok_or(InitError::NoRoomForTables)?;
+
+    // SAFETY: [meta, meta+meta_bytes) is RAM below 4 GiB (direct-mapped by
+    // the boot tables), overlapping neither the kernel nor any module, and
+    // nothing else uses it: we hand out frames only through this allocator,
+    // which marks the range kernel-owned below before anyone can allocate.
+    let (words_slice, table) = unsafe {
+        let base = phys::virt(meta) as *mut u64;
+        core::ptr::write_bytes(base as *mut u8, 0, meta_bytes as usize);
+        let words_slice = core::slice::from_raw_parts_mut(base, words);
+        let table_ptr = base.add(words) as *mut FrameEntry;
+        (
+            words_slice,
+            core::slice::from_raw_parts_mut(table_ptr, nframes),
+        )
+    };
+    let Ok(mut bitmap) = Bitmap::new(words_slice, nframes) else {
+        return Err(InitError::NoRoomForTables);
+    };
+    for e in table.iter_mut() {
+        e.owner = OWNER_RESERVED;
+    }
+    let mut usable = 0;
+    for r in boot.regions().iter().filter(|r| r.kind == RegionKind::Ram) {
+        let start = (align_up(r.start.max(LOW_RESERVED), PAGE_SIZE) / PAGE_SIZE) as usize;
+        let end = ((align_down(r.end.min(ram_end), PAGE_SIZE)) / PAGE_SIZE) as usize;
+        if start < end {
+            bitmap.release_range(start, end);
+            for e in &mut table[start..end] {
+                e.owner = OWNER_FREE;
+            }
+        }
+    }
+    // Reserved regions that overlap RAM entries win.
+    for r in boot
+        .regions()
+        .iter()
+        .filter(|r| r.kind == RegionKind::Reserved)
+    {
+        reserve(
+            &mut bitmap,
+            table,
+            align_down(r.start, PAGE_SIZE),
+            align_up(r.end, PAGE_SIZE),
+            OWNER_RESERVED,
+        );
+    }
+    for &(s, e) in busy.iter().chain([(meta, meta + meta_bytes)].iter()) {
+        reserve(&mut bitmap, table, s, e, OWNER_KERNEL);
+    }
+    usable += bitmap.free_count();
+    *FRAMES.lock() = Some(Frames {
+        bitmap,
+        table,
+        usable,
+    });
+    Ok(())
+}
+
+fn reserve(
+    bitmap: &mut Bitmap<'static>,
+    table: &mut [FrameEntry],
+    start: u64,
+    end: u64,
+    owner: u32,
+) {
+    let s = (start / PAGE_SIZE) as usize;
+    let e = ((end / PAGE_SIZE) as usize).min(table.len());
+    if s < e {
+        bitmap.reserve_range(s, e);
+        for entry in &mut table[s..e] {
+            if entry.owner == OWNER_FREE || owner == OWNER_KERNEL {
+                entry.owner = owner;
+            }
+        }
+    }
+}
+
+/// A page-aligned RAM range of `bytes` below 4 GiB, above 1 MiB, clear of
+/// every `busy` range.
+fn find_room(boot: &BootInfo, bytes: u64, busy: &[(u64, u64)]) -> Option<u64> {
+    const LIMIT: u64 = 4 << 30;
+    for r in boot.regions().iter().filter(|r| r.kind == RegionKind::Ram) {
+        let mut start = align_up(r.start.max(LOW_RESERVED), PAGE_SIZE);
+        let end = r.end.min(LIMIT);
+        'retry: while start + bytes <= end {
+            for &(bs, be) in busy {
+                if be > bs && start < be && bs < start + bytes {
+                    start = align_up(be, PAGE_SIZE);
+                    continue 'retry;
+                }
+            }
+            return Some(start);
+        }
+    }
+    None
+}
+
+/// Runs `f` with the frame allocator locked.
+pub fn with<R>(f: impl FnOnce(&mut Frames) -> R) -> R {
+    let mut guard = FRAMES.lock();
+    match guard.as_mut() {
+        Some(frames) => f(frames),
+        None => panic!("frame allocator used before init"),
+    }
+}
+
+impl Frames {
+    /// Any free frame, zeroed, now owned by `owner`; its physical address.
+    pub fn alloc(&mut self, owner: u32) -> Option<u64> {
+        let n = self.bitmap.alloc_any()?;
+        Some(self.take(n, owner))
+    }
+
+    /// The specific frame `pfn`, zeroed, now owned by `owner`.
+    pub fn alloc_at(&mut self, pfn: u64, owner: u32) -> Result<u64, oxok_abi::Error> {
+        let n = usize::try_from(pfn).map_err(|_| oxok_abi::Error::Invalid)?;
+        if n >= self.table.len() || self.table[n].owner == OWNER_RESERVED {
+            return Err(oxok_abi::Error::Invalid);
+        }
+        self.bitmap.alloc(n).map_err(|_| oxok_abi::Error::Busy)?;
+        Ok(self.take(n, owner))
+    }
+
+    /// `count` contiguous frames aligned to `align` frames, owned by `owner`.
+    pub fn alloc_contiguous(&mut self, count: usize, align: usize, owner: u32) -> Option<u64> {
+        let first = self.bitmap.alloc_contiguous(count, align)?;
+        for n in first..first + count {
+            self.table[n].owner = owner;
+        }
+        Some(first as u64 * PAGE_SIZE)
+    }
+
+    fn take(&mut self, n: usize, owner: u32) -> u64 {
+        let pa = n as u64 * PAGE_SIZE;
+        zero(pa);
+        let e = &mut self.table[n];
+        e.owner = owner;
+        e.maps = 0;
+        e.refs = 0;
+        pa
+    }
+
+    /// Returns the frame at `pa` to the free pool; its generation advances.
+    /// Freeing a free or reserved frame is ignored (and logged): a kernel
+    /// bug, never a user's doing.
+    pub fn free(&mut self, pa: u64) {
+        let n = (pa / PAGE_SIZE) as usize;
+        match self.table.get_mut(n) {
+            Some(e) if e.owner != OWNER_FREE && e.owner != OWNER_RESERVED => {
+                e.owner = OWNER_FREE;
+                e.generation = e.generation.wrapping_add(1);
+                e.maps = 0;
+                e.refs = 0;
+                if self.bitmap.free(n).is_err() {
+                    log::error!("frame {n:#x}: table and bitmap disagree");
+                }
+            }
+            _ => log::error!("free of frame {n:#x} that is not allocated"),
+        }
+    }
+
+    /// The table entry of frame `pfn`, if it exists.
+    pub fn entry(&self, pfn: u64) -> Option<&FrameEntry> {
+        self.table.get(usize::try_from(pfn).ok()?)
+    }
+
+    /// Mutable table entry of frame `pfn`.
+    pub fn entry_mut(&mut self, pfn: u64) -> Option<&mut FrameEntry> {
+        self.table.get_mut(usize::try_from(pfn).ok()?)
+    }
+
+    /// Usable RAM frames found at boot (after the kernel's own share).
+    pub fn usable(&self) -> usize {
+        self.usable
+    }
+
+    /// Frames free now.
+    pub fn free_count(&self) -> usize {
+        self.bitmap.free_count()
+    }
+
+    /// Number of frames the table covers.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+}
+
+/// Fills the frame at `pa` with zeroes.
+pub fn zero(pa: u64) {
+    // SAFETY: callers pass frames they own (just allocated); the direct map
+    // covers all RAM the allocator manages.
+    unsafe { core::ptr::write_bytes(phys::virt(pa) as *mut u8, 0, PAGE_SIZE as usize) }
+}

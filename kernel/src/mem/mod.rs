@@ -1,0 +1,21 @@
+//! Physical memory, page tables, the kernel heap and checked access to user
+//! memory. `unsafe` is allowed here (with `arch` and `boot`).
+
+pub mod frame;
+pub mod heap;
+pub mod paging;
+pub mod phys;
+pub mod user;
+
+/// Size of a page and a frame.
+pub const PAGE_SIZE: u64 = 4096;
+
+/// Rounds `x` up to a multiple of `align` (a power of two).
+pub const fn align_up(x: u64, align: u64) -> u64 {
+    (x + align - 1) & !(align - 1)
+}
+
+/// Rounds `x` down to a multiple of `align` (a power of two).
+pub const fn align_down(x: u64, align: u64) -> u64 {
+    x & !(align - 1)
+}

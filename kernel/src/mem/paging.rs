@@ -1,0 +1,263 @@
+//! Page tables: the kernel's own (direct map + image) and one address space
+//! per environment whose upper half is shared with the kernel's.
+
+use super::{PAGE_SIZE, frame, phys};
+use crate::arch::cpu;
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::Error;
+use oxok_abi::frames::OWNER_KERNEL;
+use oxok_abi::layout::{USER_TOP, pte};
+
+/// Entry bits used by the kernel on top of the user-visible ones in `abi`.
+const PAGE_CACHE_DISABLE: u64 = (1 << 3) | (1 << 4);
+const GLOBAL: u64 = 1 << 8;
+const ENTRIES: usize = 512;
+/// PML4 index where the kernel half starts.
+const KERNEL_HALF: usize = 256;
+
+static KERNEL_ROOT: AtomicU64 = AtomicU64::new(0);
+
+fn table(pa: u64) -> *mut u64 {
+    phys::virt(pa) as *mut u64
+}
+
+fn read_entry(table_pa: u64, index: usize) -> u64 {
+    // SAFETY: `table_pa` is a page-table frame the kernel owns (directly
+    // mapped) and index < 512, so the read is in bounds.
+    unsafe { table(table_pa).add(index).read_volatile() }
+}
+
+fn write_entry(table_pa: u64, index: usize, value: u64) {
+    // SAFETY: as in `read_entry`; page tables are only changed with the
+    // kernel lock held and interrupts off, so no one races this store.
+    unsafe { table(table_pa).add(index).write_volatile(value) }
+}
+
+fn new_table() -> Result<u64, Error> {
+    frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)
+}
+
+/// Builds the kernel's page tables — the direct map of all RAM (and the
+/// first 4 GiB, with the 3–4 GiB MMIO hole uncached) in 2 MiB pages, and the
+/// kernel image at -2 GiB — and switches to them.
+pub fn init(ram_end: u64) -> Result<(), Error> {
+    let root = new_table()?;
+    let direct_end = ram_end.max(4 << 30);
+    let gibs = direct_end.div_ceil(1 << 30);
+    let pdpt = new_table()?;
+    write_entry(root, KERNEL_HALF, pdpt | pte::PRESENT | pte::WRITABLE);
+    for g in 0..gibs.min(512) {
+        let pd = new_table()?;
+        let uncached = if g == 3 { PAGE_CACHE_DISABLE } else { 0 };
+        for i in 0..ENTRIES as u64 {
+            let pa = (g << 30) | (i << 21);
+            write_entry(
+                pd,
+                i as usize,
+                pa | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL | pte::NO_EXECUTE | uncached,
+            );
+        }
+        write_entry(pdpt, g as usize, pd | pte::PRESENT | pte::WRITABLE);
+    }
+    // Kernel image: the first GiB at 0xFFFF_FFFF_8000_0000.
+    let kpdpt = new_table()?;
+    let kpd = new_table()?;
+    for i in 0..ENTRIES as u64 {
+        write_entry(
+            kpd,
+            i as usize,
+            (i << 21) | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL,
+        );
+    }
+    write_entry(kpdpt, 510, kpd | pte::PRESENT | pte::WRITABLE);
+    write_entry(root, 511, kpdpt | pte::PRESENT | pte::WRITABLE);
+    KERNEL_ROOT.store(root, Ordering::Relaxed);
+    // SAFETY: the new root maps the kernel image at the same virtual
+    // addresses as the boot tables and the direct map over a superset, so
+    // every address the kernel uses stays valid across the switch.
+    unsafe { cpu::set_cr3(root) };
+    cpu::enable_global_pages();
+    Ok(())
+}
+
+/// Physical address of the kernel's own PML4.
+pub fn kernel_root() -> u64 {
+    KERNEL_ROOT.load(Ordering::Relaxed)
+}
+
+/// Switches to the kernel's own page tables (no user half).
+pub fn activate_kernel() {
+    let root = kernel_root();
+    if cpu::cr3() != root {
+        // SAFETY: the kernel root maps the kernel half like every space.
+        unsafe { cpu::set_cr3(root) }
+    }
+}
+
+/// Page-table indices of `va`, top level first.
+fn indices(va: u64) -> [usize; 4] {
+    [
+        (va >> 39) as usize & 511,
+        (va >> 30) as usize & 511,
+        (va >> 21) as usize & 511,
+        (va >> 12) as usize & 511,
+    ]
+}
+
+/// One environment's page tables. The upper half is the kernel's (shared
+/// PML4 entries); the lower half below `USER_TOP` is the environment's.
+pub struct AddressSpace {
+    root: u64,
+}
+
+impl AddressSpace {
+    /// An empty user half over the shared kernel half.
+    pub fn new() -> Result<AddressSpace, Error> {
+        let root = new_table()?;
+        let kroot = kernel_root();
+        for i in KERNEL_HALF..ENTRIES {
+            write_entry(root, i, read_entry(kroot, i));
+        }
+        Ok(AddressSpace { root })
+    }
+
+    /// Physical address of the PML4.
+    pub fn root(&self) -> u64 {
+        self.root
+    }
+
+    /// Makes this the current address space.
+    pub fn activate(&self) {
+        if cpu::cr3() != self.root {
+            // SAFETY: `root` is a PML4 built by `new`, whose kernel half
+            // equals the kernel's; it stays alive while `self` does.
+            unsafe { cpu::set_cr3(self.root) }
+        }
+    }
+
+    /// Maps the 4 KiB page at `va` to the frame at `pa` with `flags`
+    /// (`WRITABLE`, `NO_EXECUTE`, libOS bits); `PRESENT | USER` are implied.
+    /// Fails with `BadAddress` outside the user range or when unaligned,
+    /// `Exists` when something is mapped there already.
+    pub fn map(&mut self, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
+        if va % PAGE_SIZE != 0 || va >= USER_TOP || pa % PAGE_SIZE != 0 {
+            return Err(Error::BadAddress);
+        }
+        let idx = indices(va);
+        let mut t = self.root;
+        for &i in &idx[..3] {
+            let e = read_entry(t, i);
+            t = if e & pte::PRESENT != 0 {
+                e & pte::ADDRESS_MASK
+            } else {
+                let next = new_table()?;
+                write_entry(t, i, next | pte::PRESENT | pte::WRITABLE | pte::USER);
+                next
+            };
+        }
+        if read_entry(t, idx[3]) & pte::PRESENT != 0 {
+            return Err(Error::Exists);
+        }
+        let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+        write_entry(t, idx[3], pa | (flags & allowed) | pte::PRESENT | pte::USER);
+        Ok(())
+    }
+
+    /// Removes the mapping at `va`; returns the old entry.
+    pub fn unmap(&mut self, va: u64) -> Option<u64> {
+        let (t, i) = self.leaf(va)?;
+        let old = read_entry(t, i);
+        if old & pte::PRESENT == 0 {
+            return None;
+        }
+        write_entry(t, i, 0);
+        if cpu::cr3() == self.root {
+            cpu::invlpg(va);
+        }
+        Some(old)
+    }
+
+    /// The leaf entry mapping `va`, if present.
+    pub fn lookup(&self, va: u64) -> Option<u64> {
+        let (t, i) = self.leaf(va)?;
+        let e = read_entry(t, i);
+        (e & pte::PRESENT != 0).then_some(e)
+    }
+
+    /// The level-1 table and index for `va`, if the tables above exist.
+    fn leaf(&self, va: u64) -> Option<(u64, usize)> {
+        if va >= USER_TOP {
+            return None;
+        }
+        let idx = indices(va);
+        let mut t = self.root;
+        for &i in &idx[..3] {
+            let e = read_entry(t, i);
+            if e & pte::PRESENT == 0 || e & pte::HUGE != 0 {
+                return None;
+            }
+            t = e & pte::ADDRESS_MASK;
+        }
+        Some((t, idx[3]))
+    }
+
+    /// Walks `va` as the CPU would for a user access, requiring `USER` (and
+    /// `WRITABLE` if `write`) at every level; the physical address of `va`.
+    pub fn translate_user(&self, va: u64, write: bool) -> Option<u64> {
+        if va >= USER_TOP {
+            return None;
+        }
+        let need = pte::PRESENT | pte::USER | if write { pte::WRITABLE } else { 0 };
+        let idx = indices(va);
+        let mut t = self.root;
+        for (level, &i) in idx.iter().enumerate() {
+            let e = read_entry(t, i);
+            if e & need != need || (level < 3 && e & pte::HUGE != 0) {
+                return None;
+            }
+            t = e & pte::ADDRESS_MASK;
+        }
+        Some(t + (va & (PAGE_SIZE - 1)))
+    }
+
+    /// Tears down the user half: calls `leaf(va, entry)` for every present
+    /// page, then frees every user-half page-table frame and the PML4.
+    pub fn destroy(self, mut leaf: impl FnMut(u64, u64)) {
+        activate_kernel();
+        for i4 in 0..KERNEL_HALF {
+            let e4 = read_entry(self.root, i4);
+            if e4 & pte::PRESENT == 0 {
+                continue;
+            }
+            let pdpt = e4 & pte::ADDRESS_MASK;
+            for i3 in 0..ENTRIES {
+                let e3 = read_entry(pdpt, i3);
+                if e3 & pte::PRESENT == 0 {
+                    continue;
+                }
+                let pd = e3 & pte::ADDRESS_MASK;
+                for i2 in 0..ENTRIES {
+                    let e2 = read_entry(pd, i2);
+                    if e2 & pte::PRESENT == 0 {
+                        continue;
+                    }
+                    let pt = e2 & pte::ADDRESS_MASK;
+                    for i1 in 0..ENTRIES {
+                        let e1 = read_entry(pt, i1);
+                        if e1 & pte::PRESENT != 0 {
+                            let va = ((i4 as u64) << 39)
+                                | ((i3 as u64) << 30)
+                                | ((i2 as u64) << 21)
+                                | ((i1 as u64) << 12);
+                            leaf(va, e1);
+                        }
+                    }
+                    frame::with(|f| f.free(pt));
+                }
+                frame::with(|f| f.free(pd));
+            }
+            frame::with(|f| f.free(pdpt));
+        }
+        frame::with(|f| f.free(self.root));
+    }
+}

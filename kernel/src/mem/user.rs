@@ -1,0 +1,73 @@
+//! Checked access to user memory. The kernel never dereferences a user
+//! pointer: it walks the environment's page tables as the CPU would for a
+//! user access and copies through the direct map, so a bad pointer is an
+//! error code, never a kernel fault.
+
+use super::{PAGE_SIZE, paging::AddressSpace, phys};
+use oxok_abi::Error;
+use oxok_abi::layout::user_range_ok;
+
+/// Copies `buf.len()` bytes from user address `va` into `buf`.
+pub fn copy_from_user(space: &AddressSpace, va: u64, buf: &mut [u8]) -> Result<(), Error> {
+    let len = buf.len() as u64;
+    if !user_range_ok(va, len) {
+        return Err(Error::BadAddress);
+    }
+    let mut done = 0u64;
+    while done < len {
+        let addr = va + done;
+        let pa = space.translate_user(addr, false).ok_or(Error::BadAddress)?;
+        let chunk = (PAGE_SIZE - (addr % PAGE_SIZE)).min(len - done);
+        let src = phys::bytes(pa, chunk as usize);
+        buf[done as usize..(done + chunk) as usize].copy_from_slice(src);
+        done += chunk;
+    }
+    Ok(())
+}
+
+/// Copies `data` to user address `va`, which must be user-writable.
+pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Error> {
+    let len = data.len() as u64;
+    if !user_range_ok(va, len) {
+        return Err(Error::BadAddress);
+    }
+    // Check the whole range first so a failure changes nothing.
+    let mut addr = va & !(PAGE_SIZE - 1);
+    while addr < va + len {
+        space
+            .translate_user(addr.max(va), true)
+            .ok_or(Error::BadAddress)?;
+        addr += PAGE_SIZE;
+    }
+    let mut done = 0u64;
+    while done < len {
+        let a = va + done;
+        let pa = space.translate_user(a, true).ok_or(Error::BadAddress)?;
+        let chunk = (PAGE_SIZE - (a % PAGE_SIZE)).min(len - done);
+        // SAFETY: `pa..pa+chunk` lies within one user-writable frame of this
+        // address space, direct-mapped; the kernel holds no Rust reference
+        // to user frames, so this write aliases nothing.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                data.as_ptr().add(done as usize),
+                phys::virt(pa) as *mut u8,
+                chunk as usize,
+            );
+        }
+        done += chunk;
+    }
+    Ok(())
+}
+
+/// Writes `data` into the frame at `pa` at byte `offset` (kernel-owned or
+/// just-allocated frames only: the loader filling a fresh program image).
+pub fn write_frame(pa: u64, offset: usize, data: &[u8]) {
+    let n = data
+        .len()
+        .min(PAGE_SIZE as usize - offset.min(PAGE_SIZE as usize));
+    // SAFETY: the range stays within the one frame at `pa` (clamped above),
+    // which is direct-mapped RAM the caller owns.
+    unsafe {
+        core::ptr::copy_nonoverlapping(data.as_ptr(), (phys::virt(pa) as *mut u8).add(offset), n)
+    }
+}

@@ -1,0 +1,83 @@
+//! Choosing what runs next. For now environments run in the order they were
+//! started, each until it exits or is destroyed; the CPU issue replaces this
+//! with the slot vector.
+
+use crate::arch::idt::enter_user;
+use crate::arch::qemu;
+use crate::arch::trapframe::TrapFrame;
+use crate::env::EnvId;
+use crate::state::{self, Kernel};
+use oxok_abi::boot::EXIT_HALT;
+
+/// After an entry from user mode: if the current environment still exists
+/// its registers are already in `frame` and it simply continues; otherwise
+/// the next runnable environment's registers are loaded into `frame` and its
+/// address space activated. With nothing left to run, the machine halts.
+pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
+    if let Some(cur) = k.current {
+        if k.envs.alive(cur) {
+            return;
+        }
+        k.current = None;
+    }
+    match next(k) {
+        Some(id) => {
+            if let Some(env) = k.envs.get(id) {
+                env.space.activate();
+                *frame = env.regs;
+            }
+        }
+        None => halt(k),
+    }
+}
+
+/// Pops runnable environments until a live one is found; makes it current.
+fn next(k: &mut Kernel) -> Option<EnvId> {
+    while let Some(id) = k.runq.pop_front() {
+        if k.envs.alive(id) {
+            k.current = Some(id);
+            return Some(id);
+        }
+    }
+    None
+}
+
+fn halt(k: &Kernel) -> ! {
+    let alive = k.envs.count();
+    log::info!("no runnable environments left ({alive} alive); halting");
+    if alive == 0 {
+        let free = crate::mem::frame::with(|f| f.free_count());
+        match k.baseline_free_frames.checked_sub(free) {
+            Some(0) => log::info!("frames: all {free} free again, none leaked"),
+            _ => log::error!(
+                "frames: {free} free, {} at start: frames leaked",
+                k.baseline_free_frames
+            ),
+        }
+    }
+    qemu::exit(EXIT_HALT)
+}
+
+/// Starts the first runnable environment; never returns.
+pub fn start() -> ! {
+    let frame = state::with(|k| {
+        let Some(id) = next(k) else { halt(k) };
+        match k.envs.get(id) {
+            Some(env) => {
+                env.space.activate();
+                env.regs
+            }
+            None => halt(k),
+        }
+    });
+    enter_user(&frame)
+}
+
+/// Destroys environment `id` and logs why.
+pub fn destroy(k: &mut Kernel, id: EnvId, why: core::fmt::Arguments<'_>) {
+    let name = k.envs.get(id).map(|e| e.name.clone()).unwrap_or_default();
+    log::info!("env {id} ({name}) destroyed: {why}");
+    if k.envs.destroy(id).is_err() {
+        log::warn!("env {id}: destroy of a dead environment");
+    }
+}

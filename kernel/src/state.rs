@@ -1,0 +1,38 @@
+//! The kernel's global state, behind one lock. Every entry from user mode
+//! (system call or exception) takes it, does its work, and drops it before
+//! returning to user mode; the kernel never holds it while user code runs.
+
+use crate::env::{EnvId, EnvTable};
+use alloc::collections::VecDeque;
+use spin::Mutex;
+
+/// Everything the kernel tracks beyond frames and page tables.
+pub struct Kernel {
+    /// All environments.
+    pub envs: EnvTable,
+    /// The environment whose registers are on the kernel stack right now.
+    pub current: Option<EnvId>,
+    /// Runnable environments waiting for the CPU, in order.
+    pub runq: VecDeque<EnvId>,
+    /// The boot archive (the first boot module).
+    pub archive: &'static [u8],
+    /// Free frames once the kernel was up, before any environment existed:
+    /// with every environment gone, the count must be back here.
+    pub baseline_free_frames: usize,
+}
+
+static KERNEL: Mutex<Option<Kernel>> = Mutex::new(None);
+
+/// Installs the kernel state (once, at boot).
+pub fn init(k: Kernel) {
+    *KERNEL.lock() = Some(k);
+}
+
+/// Runs `f` with the kernel state locked.
+pub fn with<R>(f: impl FnOnce(&mut Kernel) -> R) -> R {
+    let mut guard = KERNEL.lock();
+    match guard.as_mut() {
+        Some(k) => f(k),
+        None => panic!("kernel state used before init"),
+    }
+}

@@ -1,0 +1,118 @@
+//! What happens on a CPU exception. From user mode: the environment's own
+//! handler runs (once the protection core adds upcalls); with no handler the
+//! environment is destroyed with a logged reason and the rest go on. From
+//! kernel mode: a kernel bug — panic with the registers.
+
+use crate::arch::cpu;
+use crate::arch::idt::EXCEPTION_NAMES;
+use crate::arch::trapframe::TrapFrame;
+use crate::{sched, state};
+
+const PAGE_FAULT: u64 = 14;
+
+/// First vector that is an interrupt rather than an exception.
+const FIRST_IRQ: u64 = 32;
+
+/// Handles the exception or interrupt described by `frame`.
+pub fn handle(frame: &mut TrapFrame) {
+    if frame.vector >= FIRST_IRQ {
+        // Only spurious legacy-PIC interrupts arrive here (every line is
+        // masked); they carry no work. Whoever was running continues.
+        log::debug!("spurious interrupt on vector {}", frame.vector);
+        return;
+    }
+    let name = EXCEPTION_NAMES
+        .get(frame.vector as usize)
+        .copied()
+        .unwrap_or("unexpected interrupt");
+    if !frame.from_user() {
+        kernel_fault(frame, name);
+    }
+    let detail = if frame.vector == PAGE_FAULT {
+        page_fault_detail(frame.error, cpu::cr2())
+    } else {
+        Detail::None
+    };
+    state::with(|k| {
+        if let Some(id) = k.current {
+            sched::destroy(
+                k,
+                id,
+                format_args!(
+                    "{name} at rip={:#x} (error {:#x}){detail}",
+                    frame.rip, frame.error
+                ),
+            );
+        }
+        sched::resume(k, frame);
+    });
+}
+
+enum Detail {
+    None,
+    PageFault {
+        addr: u64,
+        what: &'static str,
+        access: &'static str,
+    },
+}
+
+impl core::fmt::Display for Detail {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Detail::None => Ok(()),
+            Detail::PageFault { addr, what, access } => {
+                write!(f, ": {access} of {addr:#x}, {what}")
+            }
+        }
+    }
+}
+
+fn page_fault_detail(error: u64, addr: u64) -> Detail {
+    let what = if error & 1 == 0 {
+        "not mapped"
+    } else {
+        "protection violation"
+    };
+    let access = if error & 16 != 0 {
+        "instruction fetch"
+    } else if error & 2 != 0 {
+        "write"
+    } else {
+        "read"
+    };
+    Detail::PageFault { addr, what, access }
+}
+
+fn kernel_fault(f: &TrapFrame, name: &str) -> ! {
+    panic!(
+        "{name} in kernel mode (vector {}, error {:#x})\n\
+         rip={:#018x} rsp={:#018x} rflags={:#010x} cr2={:#018x} cr3={:#018x}\n\
+         rax={:#018x} rbx={:#018x} rcx={:#018x} rdx={:#018x}\n\
+         rsi={:#018x} rdi={:#018x} rbp={:#018x} r8 ={:#018x}\n\
+         r9 ={:#018x} r10={:#018x} r11={:#018x} r12={:#018x}\n\
+         r13={:#018x} r14={:#018x} r15={:#018x}",
+        f.vector,
+        f.error,
+        f.rip,
+        f.rsp,
+        f.rflags,
+        cpu::cr2(),
+        cpu::cr3(),
+        f.rax,
+        f.rbx,
+        f.rcx,
+        f.rdx,
+        f.rsi,
+        f.rdi,
+        f.rbp,
+        f.r8,
+        f.r9,
+        f.r10,
+        f.r11,
+        f.r12,
+        f.r13,
+        f.r14,
+        f.r15
+    )
+}

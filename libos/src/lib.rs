@@ -1,0 +1,36 @@
+//! # oxok-libos — ExOS in Rust
+//!
+//! The library operating system every Oxok program links. It owns every
+//! policy the kernel leaves to applications. This first layer is the
+//! runtime: program entry ([`main!`]), arguments, the console, exit, panics,
+//! and the system-call stubs generated from the call table in `oxok_abi`.
+//!
+//! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`).
+#![no_std]
+#![deny(unsafe_code)]
+
+#[allow(unsafe_code)]
+mod args;
+pub mod console;
+pub mod process;
+#[allow(unsafe_code)]
+mod rt;
+#[allow(unsafe_code)]
+pub mod sys;
+
+pub use args::Args;
+pub use oxok_abi as abi;
+pub use oxok_abi::Error;
+
+/// Declares the program's entry function: `fn main(args: Args) -> i32`.
+/// The return value is the exit status.
+#[macro_export]
+macro_rules! main {
+    ($f:path) => {
+        #[unsafe(no_mangle)]
+        #[allow(unsafe_code)]
+        fn oxok_main(args: $crate::Args) -> i32 {
+            $f(args)
+        }
+    };
+}
