@@ -1,0 +1,140 @@
+//! Capability lists: the capabilities an environment holds, named by slot.
+
+use crate::{Cap, CapError, Name, Rights, check};
+
+/// An environment's capability list: `N` slots, each empty or holding one
+/// [`Cap`]. The kernel uses `N = 64`.
+///
+/// The list lives in kernel memory; this is what makes capabilities
+/// unforgeable. User code refers to a capability only by its slot number,
+/// which arrives as a raw `u64` from a register and is checked here
+/// ([`CapError::BadSlot`] when out of range, [`CapError::EmptySlot`] when
+/// nothing is there), never trusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CapList<const N: usize> {
+    slots: [Option<Cap>; N],
+}
+
+impl<const N: usize> CapList<N> {
+    /// How many slots the list has.
+    pub const CAPACITY: usize = N;
+
+    /// An empty list.
+    pub const fn new() -> CapList<N> {
+        CapList { slots: [None; N] }
+    }
+
+    /// The slot index for a raw slot number, if it is in range.
+    fn index(slot: u64) -> Result<usize, CapError> {
+        usize::try_from(slot)
+            .ok()
+            .filter(|&i| i < N)
+            .ok_or(CapError::BadSlot)
+    }
+
+    /// Puts `cap` into the first empty slot and returns that slot's number,
+    /// or [`CapError::Full`] if there is none.
+    pub fn insert(&mut self, cap: Cap) -> Result<usize, CapError> {
+        let (i, slot) = self
+            .slots
+            .iter_mut()
+            .enumerate()
+            .find(|(_, s)| s.is_none())
+            .ok_or(CapError::Full)?;
+        *slot = Some(cap);
+        Ok(i)
+    }
+
+    /// Puts `cap` into slot `slot`, returning what was there before (a list
+    /// owner may overwrite its own slots), or [`CapError::BadSlot`] if the
+    /// slot is out of range.
+    pub fn insert_at(&mut self, slot: u64, cap: Cap) -> Result<Option<Cap>, CapError> {
+        let i = Self::index(slot)?;
+        let entry = self.slots.get_mut(i).ok_or(CapError::BadSlot)?;
+        Ok(entry.replace(cap))
+    }
+
+    /// The capability in slot `slot`.
+    ///
+    /// Errors: [`CapError::BadSlot`] if out of range (any `u64`, including
+    /// `u64::MAX`, is safe to pass), [`CapError::EmptySlot`] if empty.
+    pub fn get(&self, slot: u64) -> Result<&Cap, CapError> {
+        let i = Self::index(slot)?;
+        self.slots
+            .get(i)
+            .ok_or(CapError::BadSlot)?
+            .as_ref()
+            .ok_or(CapError::EmptySlot)
+    }
+
+    /// Takes the capability out of slot `slot`, leaving it empty.
+    ///
+    /// Errors: as for [`CapList::get`].
+    pub fn remove(&mut self, slot: u64) -> Result<Cap, CapError> {
+        let i = Self::index(slot)?;
+        self.slots
+            .get_mut(i)
+            .ok_or(CapError::BadSlot)?
+            .take()
+            .ok_or(CapError::EmptySlot)
+    }
+
+    /// The occupied slots, in slot order, as `(slot, capability)`.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Cap)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|c| (i, c)))
+    }
+
+    /// How many slots are occupied.
+    pub fn len(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// Whether no slot is occupied.
+    pub fn is_empty(&self) -> bool {
+        self.slots.iter().all(Option::is_none)
+    }
+
+    /// Whether every slot is occupied.
+    pub fn is_full(&self) -> bool {
+        self.slots.iter().all(Option::is_some)
+    }
+
+    /// The first slot holding a capability that passes the guard `guard`
+    /// for `need` (see [`check`]), if any. For libOS-style "find me a
+    /// credential" searches and for kernel diagnostics; calls themselves
+    /// name their slot explicitly.
+    pub fn find_dominating(&self, guard: &Name, need: Rights) -> Option<usize> {
+        self.iter()
+            .find(|(_, cap)| check(cap, guard, need).is_ok())
+            .map(|(i, _)| i)
+    }
+
+    /// Removes every capability for which `doomed` returns true and returns
+    /// how many were removed. See [`revoke_matching`](crate::revoke_matching)
+    /// for the usual predicate.
+    pub fn remove_where(&mut self, mut doomed: impl FnMut(&Cap) -> bool) -> usize {
+        let mut removed = 0;
+        for slot in &mut self.slots {
+            if slot.as_ref().is_some_and(&mut doomed) {
+                *slot = None;
+                removed += 1;
+            }
+        }
+        removed
+    }
+
+    /// Empties every slot.
+    pub fn clear(&mut self) {
+        self.slots = [None; N];
+    }
+}
+
+impl<const N: usize> Default for CapList<N> {
+    /// An empty list.
+    fn default() -> CapList<N> {
+        CapList::new()
+    }
+}

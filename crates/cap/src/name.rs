@@ -1,0 +1,313 @@
+//! Hierarchical names: the physical names of the kernel's resources.
+
+use core::fmt;
+
+use crate::CapError;
+
+/// The most components a [`Name`] can have.
+///
+/// Resource names use at most four ([`Name::slot`]), which leaves at least
+/// four components for libOS-level derivation below a resource.
+pub const MAX_DEPTH: usize = 8;
+
+/// The kind of resource a name lives under: the first component of every
+/// resource's physical name.
+///
+/// The numbers are stable (they appear in exposed tables and in the wire form
+/// of a capability) and are never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u64)]
+pub enum Kind {
+    /// Physical memory frames: `/1/frame/generation`.
+    Frame = 1,
+    /// Environments: `/2/id/generation`.
+    Env = 2,
+    /// Time slots of the slot vector: `/3/cpu/index/generation`.
+    Slot = 3,
+    /// Installed packet filters (later).
+    Filter = 4,
+    /// Packet rings (later).
+    Ring = 5,
+    /// Disk block extents (later).
+    Extent = 6,
+}
+
+impl Kind {
+    /// Every kind, in number order.
+    pub const ALL: [Kind; 6] = [
+        Kind::Frame,
+        Kind::Env,
+        Kind::Slot,
+        Kind::Filter,
+        Kind::Ring,
+        Kind::Extent,
+    ];
+
+    /// The stable number of this kind (the first component of its names).
+    pub const fn number(self) -> u64 {
+        self as u64
+    }
+
+    /// The kind with this number, if any.
+    pub const fn from_number(number: u64) -> Option<Kind> {
+        match number {
+            1 => Some(Kind::Frame),
+            2 => Some(Kind::Env),
+            3 => Some(Kind::Slot),
+            4 => Some(Kind::Filter),
+            5 => Some(Kind::Ring),
+            6 => Some(Kind::Extent),
+            _ => None,
+        }
+    }
+}
+
+/// A hierarchical name: a path of up to [`MAX_DEPTH`] `u64` components,
+/// written `/c0/c1/...` (the empty path, [`Name::ROOT`], is written `/`).
+///
+/// Names are fixed-size values (`Copy`, no allocation). A name `p` *covers*
+/// every name it is a prefix of, including itself; this is how a capability
+/// on `/1` (all frames) reaches frame `/1/42/7`, and how a capability derived
+/// below a resource (`/1/42/7/3`) stays confined beneath it.
+///
+/// The kernel names each resource by its *physical name*, a kind number
+/// followed by the resource's physical identity and a *generation*. The
+/// generation changes every time the resource is freed and reallocated, so a
+/// capability kept from a previous owner (`/1/42/6`) never covers the frame's
+/// new guard (`/1/42/7`): stale names do not match.
+///
+/// Invariant: components beyond the depth are zero, so two names are equal
+/// exactly when their paths are equal.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Name {
+    depth: u8,
+    components: [u64; MAX_DEPTH],
+}
+
+impl Name {
+    /// The empty path. It is a prefix of every name, so a capability on it
+    /// with all rights dominates every capability. Only the kernel holds one.
+    pub const ROOT: Name = Name {
+        depth: 0,
+        components: [0; MAX_DEPTH],
+    };
+
+    /// The name with exactly these components, or [`CapError::TooDeep`] if
+    /// there are more than [`MAX_DEPTH`].
+    pub const fn new(components: &[u64]) -> Result<Name, CapError> {
+        Name::ROOT.extend(components)
+    }
+
+    /// `/kind`: the root of one resource namespace (`/1` covers every frame).
+    /// Only the kernel holds capabilities on these.
+    pub const fn kind_root(kind: Kind) -> Name {
+        let mut components = [0; MAX_DEPTH];
+        components[0] = kind.number();
+        Name {
+            depth: 1,
+            components,
+        }
+    }
+
+    /// `/1/frame_number/generation`: the physical name of a memory frame.
+    pub const fn frame(frame_number: u64, generation: u64) -> Name {
+        let mut components = [0; MAX_DEPTH];
+        components[0] = Kind::Frame.number();
+        components[1] = frame_number;
+        components[2] = generation;
+        Name {
+            depth: 3,
+            components,
+        }
+    }
+
+    /// `/2/env_id/generation`: the physical name of an environment.
+    pub const fn env(env_id: u64, generation: u64) -> Name {
+        let mut components = [0; MAX_DEPTH];
+        components[0] = Kind::Env.number();
+        components[1] = env_id;
+        components[2] = generation;
+        Name {
+            depth: 3,
+            components,
+        }
+    }
+
+    /// `/3/cpu/index/generation`: the physical name of time slot `index` in
+    /// CPU `cpu`'s slot vector.
+    pub const fn slot(cpu: u64, index: u64, generation: u64) -> Name {
+        let mut components = [0; MAX_DEPTH];
+        components[0] = Kind::Slot.number();
+        components[1] = cpu;
+        components[2] = index;
+        components[3] = generation;
+        Name {
+            depth: 4,
+            components,
+        }
+    }
+
+    /// How many components the name has (0 for [`Name::ROOT`]).
+    pub const fn depth(&self) -> usize {
+        self.depth as usize
+    }
+
+    /// Whether this is [`Name::ROOT`].
+    pub const fn is_root(&self) -> bool {
+        self.depth == 0
+    }
+
+    /// The components, outermost first.
+    pub fn components(&self) -> &[u64] {
+        // The depth never exceeds MAX_DEPTH (every constructor checks), but
+        // fall back to the empty path rather than trust that with a panic.
+        self.components.get(..self.depth()).unwrap_or(&[])
+    }
+
+    /// The resource kind named by the first component, if it is one.
+    /// [`Name::ROOT`] and names under unknown numbers have none.
+    pub const fn kind(&self) -> Option<Kind> {
+        if self.depth == 0 {
+            None
+        } else {
+            Kind::from_number(self.components[0])
+        }
+    }
+
+    /// Whether `self` is a prefix of `other` (or equal to it): whether `self`
+    /// covers `other`.
+    ///
+    /// This is a partial order: reflexive, transitive and antisymmetric, with
+    /// [`Name::ROOT`] below every name.
+    pub fn is_prefix_of(&self, other: &Name) -> bool {
+        other.components().starts_with(self.components())
+    }
+
+    /// This name with one more component, or [`CapError::TooDeep`] if it
+    /// already has [`MAX_DEPTH`].
+    pub const fn push(&self, component: u64) -> Result<Name, CapError> {
+        let depth = self.depth as usize;
+        if depth >= MAX_DEPTH {
+            return Err(CapError::TooDeep);
+        }
+        let mut name = *self;
+        name.components[depth] = component;
+        name.depth += 1;
+        Ok(name)
+    }
+
+    /// This name followed by every component of `suffix`, or
+    /// [`CapError::TooDeep`] if the result would exceed [`MAX_DEPTH`]
+    /// (`suffix` may be any length; an over-long one is refused, not cut).
+    pub const fn extend(&self, suffix: &[u64]) -> Result<Name, CapError> {
+        let depth = self.depth as usize;
+        // Written so that no length can overflow: depth <= MAX_DEPTH always.
+        if depth > MAX_DEPTH || suffix.len() > MAX_DEPTH - depth {
+            return Err(CapError::TooDeep);
+        }
+        let mut name = *self;
+        let mut i = 0;
+        while i < suffix.len() {
+            name.components[depth + i] = suffix[i];
+            i += 1;
+        }
+        name.depth += suffix.len() as u8;
+        Ok(name)
+    }
+
+    /// The name with its last component removed, or `None` for
+    /// [`Name::ROOT`].
+    pub const fn parent(&self) -> Option<Name> {
+        if self.depth == 0 || self.depth as usize > MAX_DEPTH {
+            return None;
+        }
+        let mut name = *self;
+        name.depth -= 1;
+        name.components[name.depth as usize] = 0;
+        Some(name)
+    }
+
+    /// Builds a name from a stored depth and component array, checking the
+    /// invariant (used by the wire form).
+    pub(crate) fn from_parts(depth: u64, components: [u64; MAX_DEPTH]) -> Result<Name, CapError> {
+        let depth = usize::try_from(depth).map_err(|_| CapError::TooDeep)?;
+        if depth > MAX_DEPTH {
+            return Err(CapError::TooDeep);
+        }
+        // Nonzero components past the depth would make the name deeper than
+        // it claims; refuse rather than silently drop them.
+        if components.iter().skip(depth).any(|&c| c != 0) {
+            return Err(CapError::TooDeep);
+        }
+        Ok(Name {
+            depth: depth as u8,
+            components,
+        })
+    }
+
+    /// The raw component array, zero beyond the depth (used by the wire form).
+    pub(crate) const fn raw_components(&self) -> [u64; MAX_DEPTH] {
+        self.components
+    }
+}
+
+impl Default for Name {
+    /// [`Name::ROOT`].
+    fn default() -> Name {
+        Name::ROOT
+    }
+}
+
+/// Shows the path, `/1/42/7`, or `/` for [`Name::ROOT`].
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_root() {
+            return f.write_str("/");
+        }
+        for c in self.components() {
+            write!(f, "/{c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Name({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_agree_with_new() {
+        assert_eq!(Name::frame(42, 7), Name::new(&[1, 42, 7]).unwrap());
+        assert_eq!(Name::env(3, 9), Name::new(&[2, 3, 9]).unwrap());
+        assert_eq!(Name::slot(1, 5, 2), Name::new(&[3, 1, 5, 2]).unwrap());
+        assert_eq!(Name::kind_root(Kind::Ring), Name::new(&[5]).unwrap());
+    }
+
+    #[test]
+    fn parent_keeps_padding_zero() {
+        let n = Name::frame(42, 7);
+        let p = n.parent().unwrap();
+        assert_eq!(p, Name::new(&[1, 42]).unwrap());
+        assert_eq!(p.raw_components()[2], 0);
+        assert_eq!(Name::ROOT.parent(), None);
+    }
+
+    #[test]
+    fn from_parts_checks_invariant() {
+        let mut raw = [0; MAX_DEPTH];
+        raw[0] = 1;
+        assert!(Name::from_parts(1, raw).is_ok());
+        assert_eq!(Name::from_parts(0, raw), Err(CapError::TooDeep));
+        assert_eq!(Name::from_parts(9, [0; MAX_DEPTH]), Err(CapError::TooDeep));
+        assert_eq!(
+            Name::from_parts(u64::MAX, [0; MAX_DEPTH]),
+            Err(CapError::TooDeep)
+        );
+    }
+}

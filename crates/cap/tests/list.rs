@@ -1,0 +1,229 @@
+//! Capability lists: slots, bounds and hostile slot numbers.
+
+mod common;
+use common::Rng;
+use oxok_cap::{Cap, CapError, CapList, Name, Rights, check_slot};
+
+fn frame_cap(n: u64) -> Cap {
+    Cap::new(Name::frame(n, 0), Rights::READ)
+}
+
+#[test]
+fn new_is_empty_and_const() {
+    static LIST: CapList<64> = CapList::new();
+    assert_eq!(LIST.len(), 0);
+    assert!(LIST.is_empty());
+    assert!(!LIST.is_full());
+    assert_eq!(LIST.iter().count(), 0);
+    assert_eq!(CapList::<64>::CAPACITY, 64);
+    assert_eq!(CapList::<4>::default(), CapList::<4>::new());
+}
+
+#[test]
+fn insert_fills_first_free_then_full() {
+    let mut list = CapList::<4>::new();
+    for i in 0..4 {
+        assert_eq!(list.insert(frame_cap(i)), Ok(i as usize));
+    }
+    assert!(list.is_full());
+    assert_eq!(list.insert(frame_cap(9)), Err(CapError::Full));
+    assert_eq!(list.len(), 4);
+    // A hole is refilled first.
+    assert_eq!(list.remove(2), Ok(frame_cap(2)));
+    assert_eq!(list.insert(frame_cap(7)), Ok(2));
+    assert_eq!(list.get(2), Ok(&frame_cap(7)));
+}
+
+#[test]
+fn zero_sized_list_rejects_everything() {
+    let mut list = CapList::<0>::new();
+    assert_eq!(list.insert(frame_cap(0)), Err(CapError::Full));
+    assert_eq!(list.get(0), Err(CapError::BadSlot));
+    assert_eq!(list.remove(0), Err(CapError::BadSlot));
+    assert_eq!(list.insert_at(0, frame_cap(0)), Err(CapError::BadSlot));
+    assert!(list.is_empty());
+    assert!(list.is_full());
+}
+
+#[test]
+fn out_of_range_slots_error_not_panic() {
+    const N: usize = 64;
+    let mut list = CapList::<N>::new();
+    while list.insert(frame_cap(1)).is_ok() {}
+    let bad = [
+        N as u64,
+        N as u64 + 1,
+        u64::MAX,
+        u64::MAX - 1,
+        1 << 32,
+        (1 << 32) + 1,
+        1 << 63,
+        i64::MAX as u64,
+    ];
+    for slot in bad {
+        assert_eq!(list.get(slot), Err(CapError::BadSlot), "slot {slot}");
+        assert_eq!(list.remove(slot), Err(CapError::BadSlot), "slot {slot}");
+        assert_eq!(
+            list.insert_at(slot, frame_cap(2)),
+            Err(CapError::BadSlot),
+            "slot {slot}"
+        );
+    }
+    assert_eq!(list.len(), N);
+    assert!(list.get(N as u64 - 1).is_ok());
+}
+
+#[test]
+fn empty_slot_is_distinct_from_bad_slot() {
+    let mut list = CapList::<8>::new();
+    assert_eq!(list.get(0), Err(CapError::EmptySlot));
+    assert_eq!(list.get(7), Err(CapError::EmptySlot));
+    assert_eq!(list.get(8), Err(CapError::BadSlot));
+    assert_eq!(list.remove(3), Err(CapError::EmptySlot));
+    list.insert_at(3, frame_cap(3)).unwrap();
+    assert_eq!(list.remove(3), Ok(frame_cap(3)));
+    assert_eq!(list.remove(3), Err(CapError::EmptySlot));
+}
+
+#[test]
+fn insert_at_replaces_and_returns_old() {
+    let mut list = CapList::<8>::new();
+    assert_eq!(list.insert_at(5, frame_cap(1)), Ok(None));
+    assert_eq!(list.insert_at(5, frame_cap(2)), Ok(Some(frame_cap(1))));
+    assert_eq!(list.get(5), Ok(&frame_cap(2)));
+    assert_eq!(list.len(), 1);
+    // insert skips occupied slot 5 once 0..5 are full.
+    for i in 0..5 {
+        assert_eq!(list.insert(frame_cap(10)), Ok(i));
+    }
+    assert_eq!(list.insert(frame_cap(10)), Ok(6));
+}
+
+#[test]
+fn iter_yields_occupied_slots_in_order() {
+    let mut list = CapList::<16>::new();
+    for slot in [9, 2, 15, 0] {
+        list.insert_at(slot, frame_cap(slot)).unwrap();
+    }
+    let seen: Vec<(usize, Cap)> = list.iter().map(|(i, c)| (i, *c)).collect();
+    assert_eq!(
+        seen,
+        vec![
+            (0, frame_cap(0)),
+            (2, frame_cap(2)),
+            (9, frame_cap(9)),
+            (15, frame_cap(15))
+        ]
+    );
+    assert_eq!(list.len(), 4);
+    list.clear();
+    assert!(list.is_empty());
+}
+
+#[test]
+fn find_dominating_finds_first_adequate() {
+    let mut list = CapList::<8>::new();
+    let frame = Name::frame(42, 7);
+    list.insert_at(0, Cap::new(Name::frame(42, 6), Rights::ALL))
+        .unwrap(); // stale
+    list.insert_at(1, Cap::new(frame, Rights::READ)).unwrap();
+    list.insert_at(2, Cap::new(frame.push(1).unwrap(), Rights::ALL))
+        .unwrap(); // below
+    list.insert_at(3, Cap::new(Name::new(&[1, 42]).unwrap(), Rights::ALL))
+        .unwrap();
+    assert_eq!(list.find_dominating(&frame, Rights::READ), Some(1));
+    assert_eq!(list.find_dominating(&frame, Rights::WRITE), Some(3));
+    assert_eq!(
+        list.find_dominating(&Name::frame(42, 8), Rights::READ),
+        Some(3)
+    );
+    assert_eq!(
+        list.find_dominating(&Name::frame(43, 7), Rights::NONE),
+        None
+    );
+    assert_eq!(list.find_dominating(&Name::ROOT, Rights::NONE), None);
+}
+
+#[test]
+fn check_slot_combines_lookup_and_guard() {
+    let mut list = CapList::<4>::new();
+    let frame = Name::frame(1, 1);
+    list.insert(Cap::new(frame, Rights::READ)).unwrap();
+    assert_eq!(
+        check_slot(&list, 0, &frame, Rights::READ),
+        Ok(&Cap::new(frame, Rights::READ))
+    );
+    assert_eq!(
+        check_slot(&list, 0, &frame, Rights::WRITE),
+        Err(CapError::Denied)
+    );
+    assert_eq!(
+        check_slot(&list, 0, &Name::frame(1, 2), Rights::READ),
+        Err(CapError::WrongName)
+    );
+    assert_eq!(
+        check_slot(&list, 1, &frame, Rights::READ),
+        Err(CapError::EmptySlot)
+    );
+    assert_eq!(
+        check_slot(&list, u64::MAX, &frame, Rights::READ),
+        Err(CapError::BadSlot)
+    );
+}
+
+#[test]
+fn random_operations_match_a_model() {
+    const N: usize = 16;
+    let mut rng = Rng::new(20);
+    let mut list = CapList::<N>::new();
+    let mut model: Vec<Option<Cap>> = vec![None; N];
+    for _ in 0..50_000 {
+        let slot = if rng.chance(4) {
+            rng.hostile()
+        } else {
+            rng.below(N as u64 + 2)
+        };
+        let cap = rng.cap();
+        let in_range = slot < N as u64;
+        match rng.below(4) {
+            0 => {
+                let got = list.insert(cap);
+                match model.iter().position(Option::is_none) {
+                    Some(i) => {
+                        assert_eq!(got, Ok(i));
+                        model[i] = Some(cap);
+                    }
+                    None => assert_eq!(got, Err(CapError::Full)),
+                }
+            }
+            1 => {
+                let got = list.insert_at(slot, cap);
+                if in_range {
+                    let old = model[slot as usize].replace(cap);
+                    assert_eq!(got, Ok(old));
+                } else {
+                    assert_eq!(got, Err(CapError::BadSlot));
+                }
+            }
+            2 => {
+                let got = list.get(slot).copied();
+                let want = if in_range {
+                    model[slot as usize].ok_or(CapError::EmptySlot)
+                } else {
+                    Err(CapError::BadSlot)
+                };
+                assert_eq!(got, want);
+            }
+            _ => {
+                let got = list.remove(slot);
+                let want = if in_range {
+                    model[slot as usize].take().ok_or(CapError::EmptySlot)
+                } else {
+                    Err(CapError::BadSlot)
+                };
+                assert_eq!(got, want);
+            }
+        }
+        assert_eq!(list.len(), model.iter().flatten().count());
+    }
+}
