@@ -51,6 +51,163 @@ macro_rules! for_each_call {
             ///
             /// Checks: nothing. Changes: nothing.
             4 => mem_info() -> [total, free, frame_size];
+
+            /// Allocates a physical frame, zeroed, owned by the caller, and
+            /// puts a capability for it (read, write, grant) in the caller's
+            /// list. `pfn` is a frame number, or [`ANY_FRAME`](crate::ANY_FRAME)
+            /// for any free frame. Returns the capability slot and the frame
+            /// number.
+            ///
+            /// Checks: a specific frame exists, is RAM and is free
+            /// (`Invalid`, `Busy`); a frame is free (`NoMemory`); the
+            /// capability list has room (`NoMemory`, nothing allocated).
+            /// Changes: the frame table entry (owner, generation unchanged).
+            5 => frame_alloc(pfn) -> [slot, frame];
+
+            /// Frees the frame named by the capability in `slot` and drops
+            /// that capability. Every other capability for the frame goes
+            /// stale: the frame's generation advances.
+            ///
+            /// Checks: the capability names a live frame with read, write and
+            /// grant rights (`BadCap`, `Denied`); the caller owns the frame
+            /// (`Denied`); no page table maps it (`Busy`).
+            /// Changes: the frame becomes free; the slot empties.
+            6 => frame_free(slot) -> [];
+
+            /// Copies the capability in `slot` into the list of the
+            /// environment named by the capability in `env_slot`, with
+            /// `rights` (a subset of the source's). Returns the slot in the
+            /// target's list.
+            ///
+            /// Checks: the source carries grant (`Denied`); `rights` are
+            /// valid and no wider than the source's (`Invalid`, `Denied`);
+            /// the environment capability carries write (`Denied`); the
+            /// target's list has room (`NoMemory`).
+            /// Changes: one slot in the target's list.
+            7 => cap_grant(slot, env_slot, rights) -> [target_slot];
+
+            /// Empties slot `slot` of the caller's capability list.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`); slot 0 (the
+            /// caller's own capability) cannot be dropped (`Invalid`).
+            /// Changes: the slot.
+            8 => cap_drop(slot) -> [];
+
+            /// Describes the capability in `slot`: its resource kind (see
+            /// [`cap_kind`](crate::cap_kind)), the resource's number (frame
+            /// number, environment id), and its rights bits.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`). Changes: nothing.
+            9 => cap_info(slot) -> [kind, number, rights];
+
+            /// Maps the frame named by `frame_slot` at `va` in the address
+            /// space of the environment named by `env_slot` (slot 0: the
+            /// caller), with `flags` (`pte::WRITABLE`, `pte::NO_EXECUTE`,
+            /// libOS bits). The secure binding: the check happens here, once.
+            ///
+            /// Checks: the environment capability carries write (`Denied`);
+            /// the frame capability names a live frame (`BadCap`) with read,
+            /// and write if `flags` asks for it (`Denied`); `va` is
+            /// page-aligned and below `USER_TOP` (`BadAddress`); nothing is
+            /// mapped there (`Exists`); page-table memory (`NoMemory`).
+            /// Changes: one page-table entry; the frame's mapping count.
+            10 => page_map(env_slot, frame_slot, va, flags) -> [];
+
+            /// Removes the mapping at `va` in the environment named by
+            /// `env_slot`.
+            ///
+            /// Checks: write on the environment (`Denied`); `va` aligned and
+            /// below `USER_TOP` (`BadAddress`); something is mapped
+            /// (`NotFound`). Changes: one entry; the frame's mapping count.
+            11 => page_unmap(env_slot, va) -> [];
+
+            /// Changes the flags of the mapping at `va`. Removing rights or
+            /// changing libOS bits needs nothing more; adding write needs
+            /// `frame_slot` to name the mapped frame with write.
+            ///
+            /// Checks: as `page_unmap`, plus the frame capability when write
+            /// is added (`BadCap`, `Denied`). Changes: one entry.
+            12 => page_protect(env_slot, va, flags, frame_slot) -> [];
+
+            /// Applies `count` [`MapEntry`](crate::MapEntry) records at user
+            /// address `entries` to the environment named by `env_slot`, in
+            /// order: a map, an unmap (`frame_slot == UNMAP`) or a protect
+            /// (`frame_slot == PROTECT`) each.
+            ///
+            /// **Progress is precise, not all-or-nothing.** The call advances
+            /// `entries` (rsi) and `count` (rdx) in the caller's registers as
+            /// each record takes effect. On a bad record it stops and returns
+            /// that record's error with `rsi` pointing at it and `rdx` the
+            /// records left (the bad one included); every record before it
+            /// has taken effect. After [`BATCH_STEP`](crate::BATCH_STEP)
+            /// records the kernel returns to user mode with `rip` back on the
+            /// `syscall` instruction, which continues the batch (Fluke's
+            /// restart rule): no one waits inside the kernel.
+            ///
+            /// Checks: per record, as the single calls; the record array must
+            /// be readable (`BadAddress`). Changes: as the single calls.
+            13 => page_batch(env_slot, entries, count) -> [];
+
+            /// Creates an environment with an empty address space, its
+            /// application area, and a capability list holding only its own
+            /// capability (slot 0). It does not run until `env_run`. Returns
+            /// the caller's new capability slot for it and its id.
+            ///
+            /// Checks: room in the environment table and the caller's list
+            /// (`NoMemory`). Changes: a new environment.
+            14 => env_create() -> [slot, id];
+
+            /// Destroys the environment named by `env_slot` and releases
+            /// everything it owns; the caller's capability slot empties.
+            ///
+            /// Checks: the capability carries write (`Denied`) and names a
+            /// live environment (`BadEnv`). Changes: as described.
+            15 => env_destroy(env_slot) -> [];
+
+            /// Makes the environment named by `env_slot` runnable (it runs
+            /// after the environments already waiting).
+            ///
+            /// Checks: write (`Denied`), alive (`BadEnv`). Changes: the run
+            /// queue.
+            16 => env_run(env_slot) -> [];
+
+            /// Copies the complete user-visible state of the environment
+            /// named by `env_slot` — registers (a pending restart is encoded
+            /// in them), upcall entries, exception stack — into the
+            /// [`EnvState`](crate::EnvState) at user address `buf`. Works at
+            /// any moment, whatever the environment is doing.
+            ///
+            /// Checks: read on the environment (`Denied`); `buf` writable
+            /// (`BadAddress`). Changes: the caller's buffer.
+            17 => env_get_state(env_slot, buf) -> [];
+
+            /// Replaces the complete user-visible state of the environment
+            /// named by `env_slot` with the [`EnvState`](crate::EnvState) at
+            /// `buf`. Selectors and privileged flags are forced to user
+            /// values. Replacing the caller's own state resumes it from the
+            /// new state.
+            ///
+            /// Checks: write on the environment (`Denied`); `buf` readable
+            /// (`BadAddress`); `rip`, `rsp` and upcall entries canonical and
+            /// below `USER_TOP` (`Invalid`). Changes: the state.
+            18 => env_set_state(env_slot, buf) -> [];
+
+            /// Sets upcall entry `kind` (see [`upcall`](crate::upcall)) of
+            /// the environment named by `env_slot` to `entry` (0 removes it).
+            ///
+            /// Checks: write on the environment (`Denied`); `kind` known and
+            /// `entry` below `USER_TOP` (`Invalid`). Changes: one entry.
+            19 => upcall_register(env_slot, kind, entry) -> [];
+
+            /// Asks the environment named by `env_slot` to give back `count`
+            /// frames within `deadline` TSC cycles (revocation upcall). If it
+            /// has not freed that many by then, the abort protocol takes the
+            /// rest — first those its repossession vector lists — unmaps and
+            /// frees them, and records them in its application area.
+            ///
+            /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
+            /// Changes: the target's pending revocation.
+            20 => frame_revoke(env_slot, count, deadline) -> [];
         }
     };
 }

@@ -23,5 +23,8 @@ pub const OWNER_FREE: u32 = 0;
 pub const OWNER_KERNEL: u32 = 1;
 /// Not RAM, or RAM the firmware keeps.
 pub const OWNER_RESERVED: u32 = 2;
+/// The owner was destroyed while other environments still mapped the
+/// frame; it is freed when the last mapping goes.
+pub const OWNER_ORPHAN: u32 = 3;
 /// Environment ids start here.
 pub const OWNER_FIRST_ENV: u32 = 0x100;

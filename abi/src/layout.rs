@@ -54,3 +54,80 @@ pub mod pte {
     /// The physical address field.
     pub const ADDRESS_MASK: u64 = 0x000f_ffff_ffff_f000;
 }
+
+/// Where every environment reads its own page tables (read-only): PML4 slot
+/// 254 points back at the PML4 itself. See [`pte_address`].
+pub const UVPT: u64 = 0x7f00_0000_0000;
+
+/// Base of the kernel's exposed tables (PML4 slot 255), read-only.
+pub const EXPOSED_BASE: u64 = 0x7f80_0000_0000;
+/// The frame table: `[FrameEntry; frame_count]` (see `abi::frames`).
+pub const FRAME_TABLE: u64 = EXPOSED_BASE;
+/// The environment table: `[EnvEntry; 1024]`.
+pub const ENV_TABLE: u64 = EXPOSED_BASE + 0x4000_0000;
+/// Rows in the environment table.
+pub const ENV_TABLE_ROWS: usize = 1024;
+/// The clock page ([`Clock`](crate::layout::Clock)).
+pub const CLOCK: u64 = EXPOSED_BASE + 0x8000_0000;
+
+/// The application area: one page per environment that the environment may
+/// write and the kernel reads (and, for the abort protocol, writes). Its
+/// layout is [`AppArea`].
+pub const APP_AREA: u64 = USER_TOP - PAGE_SIZE;
+
+/// Address (through [`UVPT`]) of the level-1 entry that maps `va`. Read it
+/// only after checking the higher levels ([`pde_address`] and up) are
+/// present, or the read faults.
+pub const fn pte_address(va: u64) -> u64 {
+    UVPT | ((va >> 9) & 0x7f_ffff_fff8)
+}
+/// Address of the level-2 entry covering `va`.
+pub const fn pde_address(va: u64) -> u64 {
+    pte_address(pte_address(va))
+}
+/// Address of the level-3 entry covering `va`.
+pub const fn pdpte_address(va: u64) -> u64 {
+    pte_address(pde_address(va))
+}
+/// Address of the level-4 entry covering `va`.
+pub const fn pml4e_address(va: u64) -> u64 {
+    pte_address(pdpte_address(va))
+}
+
+/// The clock page at [`CLOCK`].
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub struct Clock {
+    /// TSC ticks per second, calibrated at boot against the PIT.
+    pub tsc_hz: u64,
+    /// TSC at boot.
+    pub boot_tsc: u64,
+    /// Timer ticks since boot (advances once the CPU issue adds the timer).
+    pub ticks: u64,
+    /// Timer ticks per second (0 while there is no timer).
+    pub tick_hz: u64,
+}
+
+/// Entries in the repossession vector.
+pub const REPOSSESS_SLOTS: usize = 64;
+/// Entries in the record of repossessed frames.
+pub const REPOSSESSED_SLOTS: usize = 128;
+
+/// The application area at [`APP_AREA`].
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct AppArea {
+    /// Robust critical section flag (the CPU issue).
+    pub critical: u64,
+    /// Number of valid entries in `repossess`.
+    pub repossess_count: u64,
+    /// Frame numbers the environment offers first when the kernel must
+    /// take frames back.
+    pub repossess: [u64; REPOSSESS_SLOTS],
+    /// Written by the kernel: how many frames the abort protocol took.
+    pub repossessed_count: u64,
+    /// Written by the kernel: which (frame number, page address or 0).
+    pub repossessed: [[u64; 2]; REPOSSESSED_SLOTS],
+}
+
+const _: () = assert!(core::mem::size_of::<AppArea>() <= PAGE_SIZE as usize);

@@ -37,12 +37,37 @@
 
 pub mod boot;
 mod calls;
+pub mod cap_kind;
 pub mod frames;
 pub use calls::{CONSOLE_WRITE_MAX, Call};
 mod error;
 pub mod layout;
+mod state;
+pub mod upcall;
 
 pub use error::Error;
+pub use state::{ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs};
+
+/// `frame_alloc` argument asking for any free frame.
+pub const ANY_FRAME: u64 = u64::MAX;
+/// `MapEntry::frame_slot` value meaning "unmap this page".
+pub const UNMAP: u64 = u64::MAX;
+/// `MapEntry::frame_slot` value meaning "change this page's flags" (removing
+/// rights only).
+pub const PROTECT: u64 = u64::MAX - 1;
+/// Records `page_batch` applies before it restarts itself.
+pub const BATCH_STEP: u64 = 64;
+/// Slots in each environment's capability list.
+pub const CAP_SLOTS: usize = 64;
+/// Capability rights bits.
+pub mod rights {
+    /// Read (map read-only, read state).
+    pub const READ: u64 = 1;
+    /// Write (map writable, change state, destroy).
+    pub const WRITE: u64 = 2;
+    /// Grant (pass on to another environment).
+    pub const GRANT: u64 = 4;
+}
 
 /// The Oxok release, printed by the kernel and by init.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

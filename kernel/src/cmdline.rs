@@ -33,11 +33,7 @@ pub fn log_level(line: &str) -> LevelFilter {
 
 /// Parses the whole line. Unknown words are logged and ignored.
 pub fn parse(line: &str) -> Cmdline {
-    let mut c = Cmdline {
-        run: Vec::new(),
-        ktest: false,
-        log: log_level(line),
-    };
+    let mut c = Cmdline { run: Vec::new(), ktest: false, log: log_level(line) };
     let mut saw_run = false;
     for word in line.split_whitespace() {
         if let Some(list) = word.strip_prefix("run=") {
@@ -53,9 +49,7 @@ pub fn parse(line: &str) -> Cmdline {
         }
     }
     if !saw_run {
-        c.run.push(Program {
-            argv: alloc::vec!["init".to_string()],
-        });
+        c.run.push(Program { argv: alloc::vec!["init".to_string()] });
     }
     c
 }

@@ -1,36 +1,95 @@
 //! Environments: Xok's unit of protection — an address space, a saved user
-//! register state and (as later issues add them) upcall entry points, a
-//! capability list and an application area.
+//! register state, upcall entry points, a capability list and an
+//! application area — and the table that holds them.
 
 use crate::arch::trapframe::TrapFrame;
-use crate::mem::frame;
 use crate::mem::paging::AddressSpace;
+use crate::mem::{PAGE_SIZE, exposed, frame};
 use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
-use oxok_abi::Error;
-use oxok_abi::frames::OWNER_FIRST_ENV;
-use oxok_abi::layout::pte;
+use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
+use oxok_abi::layout::{APP_AREA, pte};
+use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
+use oxok_cap::{Cap, CapList, Name, Rights};
 
-/// Most environments alive at once.
-pub const MAX_ENVS: usize = 1024;
+/// Most environments alive at once (the exposed table's rows).
+pub const MAX_ENVS: usize = oxok_abi::layout::ENV_TABLE_ROWS;
 const INDEX_BITS: u32 = 10;
 
 /// An environment id: `generation << 10 | slot`. Generations start at 1, so
-/// every id is ≥ `OWNER_FIRST_ENV` and an id is never reused for a new
-/// environment in the same slot until the generation wraps.
+/// every id is ≥ `OWNER_FIRST_ENV`, and a slot's next environment gets a new
+/// id (stale capabilities and ids stop matching).
 pub type EnvId = u32;
+
+/// The capability name guarding environment `id`.
+pub fn env_name(id: EnvId) -> Name {
+    Name::env(u64::from(id & ((1 << INDEX_BITS) - 1)), u64::from(id >> INDEX_BITS))
+}
+
+/// A revocation request in progress.
+#[derive(Clone, Copy, Debug)]
+pub struct Revocation {
+    /// Frames still owed.
+    pub owed: u64,
+    /// TSC value after which the abort protocol takes them.
+    pub deadline: u64,
+    /// Whether the revocation upcall has been delivered.
+    pub notified: bool,
+}
 
 /// One environment.
 pub struct Env {
     /// Its id.
     pub id: EnvId,
+    /// The environment that created it (0 for boot programs).
+    pub parent: EnvId,
     /// The program it was started from (for logs and tables).
     pub name: String,
     /// Its page tables.
     pub space: AddressSpace,
     /// Its user registers while it is not running.
     pub regs: TrapFrame,
+    /// Its capability list; slot 0 names the environment itself.
+    pub caps: Box<CapList<CAP_SLOTS>>,
+    /// Upcall entry points by kind (`oxok_abi::upcall`); 0 = none.
+    pub upcalls: [u64; upcall::KINDS],
+    /// Frame of the application area (kernel-owned, mapped at `APP_AREA`).
+    pub app_area: u64,
+    /// Frames it owns (allocated with `frame_alloc` or by its loader).
+    pub owned: BTreeSet<u64>,
+    /// Pending revocation, if any.
+    pub revoke: Option<Revocation>,
+    /// Exposed-table status (`ENV_*`).
+    pub status: u32,
+    /// Times it was given the CPU.
+    pub runs: u64,
+    /// Frames the abort protocol took, ever.
+    pub repossessed: u32,
+}
+
+impl Env {
+    /// Refreshes its row of the exposed environment table.
+    pub fn publish(&self) {
+        let mut name = [0u8; 16];
+        let n = self.name.len().min(15);
+        name[..n].copy_from_slice(&self.name.as_bytes()[..n]);
+        exposed::set_env_row(
+            (self.id as usize) & (MAX_ENVS - 1),
+            EnvEntry {
+                id: self.id,
+                status: self.status,
+                parent: self.parent,
+                frames: self.owned.len() as u32,
+                runs: self.runs,
+                revoke_pending: self.revoke.map_or(0, |r| r.owed as u32),
+                repossessed: self.repossessed,
+                name,
+                _reserved: [0; 2],
+            },
+        );
+    }
 }
 
 struct Slot {
@@ -44,38 +103,58 @@ pub struct EnvTable {
 }
 
 const _: () = assert!(1 << INDEX_BITS >= OWNER_FIRST_ENV as usize);
+const _: () = assert!(1 << INDEX_BITS == MAX_ENVS);
 
 impl EnvTable {
     /// An empty table.
     pub fn new() -> EnvTable {
         let mut slots = Vec::with_capacity(MAX_ENVS);
-        slots.resize_with(MAX_ENVS, || Slot {
-            generation: 0,
-            env: None,
-        });
+        slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None });
         EnvTable { slots }
     }
 
-    /// Creates an environment with an empty address space.
-    pub fn create(&mut self, name: &str) -> Result<EnvId, Error> {
-        let index = self
-            .slots
-            .iter()
-            .position(|s| s.env.is_none())
-            .ok_or(Error::NoMemory)?;
-        let space = AddressSpace::new()?;
+    /// Creates an environment: empty address space, application area, and a
+    /// capability list holding its own capability in slot 0.
+    pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
+        let index = self.slots.iter().position(|s| s.env.is_none()).ok_or(Error::NoMemory)?;
+        let mut space = AddressSpace::new()?;
+        let app_area = match frame::with(|f| f.alloc(OWNER_KERNEL)) {
+            Some(pa) => pa,
+            None => {
+                space.destroy(|_, _| {});
+                return Err(Error::NoMemory);
+            }
+        };
+        if let Err(e) = space.map(APP_AREA, app_area, pte::WRITABLE | pte::NO_EXECUTE) {
+            space.destroy(|_, _| {});
+            frame::with(|f| f.free(app_area));
+            return Err(e);
+        }
         let slot = &mut self.slots[index];
         slot.generation = match slot.generation.wrapping_add(1) & ((1 << (32 - INDEX_BITS)) - 1) {
             0 => 1,
             g => g,
         };
         let id = (slot.generation << INDEX_BITS) | index as u32;
-        slot.env = Some(Box::new(Env {
+        let mut caps = Box::new(CapList::new());
+        let _ = caps.insert_at(0, Cap::new(env_name(id), Rights::ALL));
+        let env = Box::new(Env {
             id,
+            parent,
             name: String::from(name),
             space,
-            regs: TrapFrame::default(),
-        }));
+            regs: TrapFrame::new_user(0, 0),
+            caps,
+            upcalls: [0; upcall::KINDS],
+            app_area,
+            owned: BTreeSet::new(),
+            revoke: None,
+            status: ENV_CREATED,
+            runs: 0,
+            repossessed: 0,
+        });
+        env.publish();
+        slot.env = Some(env);
         Ok(id)
     }
 
@@ -87,27 +166,36 @@ impl EnvTable {
 
     /// True if `id` names a live environment.
     pub fn alive(&self, id: EnvId) -> bool {
-        self.slots
-            .get((id as usize) & (MAX_ENVS - 1))
-            .and_then(|s| s.env.as_ref())
-            .is_some_and(|e| e.id == id)
+        self.slots.get((id as usize) & (MAX_ENVS - 1)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
     }
 
-    /// Removes the environment and releases everything it owns: every page
-    /// it maps (frames it owns are freed once no mapping remains) and its
-    /// page tables.
+    /// Removes the environment and releases everything it owns: its
+    /// mappings, its page tables, its application area, and every frame it
+    /// owns — or, for a frame another environment still maps, hands it to
+    /// the orphan owner so the last unmapping frees it.
     pub fn destroy(&mut self, id: EnvId) -> Result<(), Error> {
-        let slot = self
-            .slots
-            .get_mut((id as usize) & (MAX_ENVS - 1))
-            .ok_or(Error::BadEnv)?;
+        let slot = self.slots.get_mut((id as usize) & (MAX_ENVS - 1)).ok_or(Error::BadEnv)?;
         if slot.env.as_ref().is_none_or(|e| e.id != id) {
             return Err(Error::BadEnv);
         }
-        let Some(env) = slot.env.take() else {
-            return Err(Error::BadEnv);
-        };
-        env.space.destroy(|_va, entry| unmap_release(id, entry));
+        let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
+        exposed::set_env_row((id as usize) & (MAX_ENVS - 1), EnvEntry::default());
+        let Env { space, app_area, owned, .. } = *env;
+        space.destroy(|_va, entry| release_mapping(entry & pte::ADDRESS_MASK));
+        frame::with(|f| {
+            f.free(app_area);
+            for pfn in owned {
+                let Some(e) = f.entry_mut(pfn) else { continue };
+                if e.owner != id {
+                    continue;
+                }
+                if e.maps == 0 {
+                    f.free(pfn * PAGE_SIZE);
+                } else {
+                    e.owner = OWNER_ORPHAN;
+                }
+            }
+        });
         Ok(())
     }
 
@@ -115,29 +203,32 @@ impl EnvTable {
     pub fn count(&self) -> usize {
         self.slots.iter().filter(|s| s.env.is_some()).count()
     }
+
+    /// Ids of every live environment.
+    pub fn ids(&self) -> Vec<EnvId> {
+        self.slots.iter().filter_map(|s| s.env.as_ref().map(|e| e.id)).collect()
+    }
 }
 
 /// Maps frame `pa` into `env`'s space at `va` and counts the mapping.
 pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
     env.space.map(va, pa, flags)?;
     frame::with(|f| {
-        if let Some(e) = f.entry_mut(pa / crate::mem::PAGE_SIZE) {
+        if let Some(e) = f.entry_mut(pa / PAGE_SIZE) {
             e.maps = e.maps.saturating_add(1);
         }
     });
     Ok(())
 }
 
-/// Drops one mapping of the frame in `entry`; frees it if `owner` owns it
-/// and nothing maps it any more.
-fn unmap_release(owner: EnvId, entry: u64) {
-    let pa = entry & pte::ADDRESS_MASK;
+/// Drops one mapping of the frame at `pa`; an orphaned frame is freed when
+/// its last mapping goes.
+pub fn release_mapping(pa: u64) {
     frame::with(|f| {
-        let pfn = pa / crate::mem::PAGE_SIZE;
-        let free = match f.entry_mut(pfn) {
+        let free = match f.entry_mut(pa / PAGE_SIZE) {
             Some(e) => {
                 e.maps = e.maps.saturating_sub(1);
-                e.owner == owner && e.maps == 0 && e.refs == 0
+                e.owner == OWNER_ORPHAN && e.maps == 0
             }
             None => false,
         };

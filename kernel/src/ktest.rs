@@ -62,22 +62,12 @@ fn frame_alloc_free() -> TestResult {
 fn frame_alloc_specific() -> TestResult {
     let a = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
     let pfn = a / PAGE_SIZE;
-    check(
-        frame::with(|f| f.alloc_at(pfn, OWNER_KERNEL)) == Err(Error::Busy),
-        "taken frame handed out again",
-    )?;
+    check(frame::with(|f| f.alloc_at(pfn, OWNER_KERNEL)) == Err(Error::Busy), "taken frame handed out again")?;
     frame::with(|f| f.free(a));
-    let again =
-        frame::with(|f| f.alloc_at(pfn, OWNER_KERNEL)).map_err(|_| "specific frame refused")?;
+    let again = frame::with(|f| f.alloc_at(pfn, OWNER_KERNEL)).map_err(|_| "specific frame refused")?;
     check(again == a, "wrong frame")?;
-    check(
-        frame::with(|f| f.alloc_at(u64::MAX, OWNER_KERNEL)) == Err(Error::Invalid),
-        "absurd frame number accepted",
-    )?;
-    check(
-        frame::with(|f| f.alloc_at(0, OWNER_KERNEL)).is_err(),
-        "frame 0 (firmware) handed out",
-    )?;
+    check(frame::with(|f| f.alloc_at(u64::MAX, OWNER_KERNEL)) == Err(Error::Invalid), "absurd frame number accepted")?;
+    check(frame::with(|f| f.alloc_at(0, OWNER_KERNEL)).is_err(), "frame 0 (firmware) handed out")?;
     frame::with(|f| f.free(again));
     Ok(())
 }
@@ -87,8 +77,7 @@ fn frame_generation() -> TestResult {
     let pfn = a / PAGE_SIZE;
     let g0 = frame::with(|f| f.entry(pfn).map(|e| e.generation)).ok_or("no entry")?;
     frame::with(|f| f.free(a));
-    let (g1, owner) =
-        frame::with(|f| f.entry(pfn).map(|e| (e.generation, e.owner))).ok_or("no entry")?;
+    let (g1, owner) = frame::with(|f| f.entry(pfn).map(|e| (e.generation, e.owner))).ok_or("no entry")?;
     check(g1 == g0.wrapping_add(1), "generation did not advance")?;
     check(owner == OWNER_FREE, "freed frame still owned")
 }
@@ -98,28 +87,13 @@ fn map_translate_unmap() -> TestResult {
     let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
     let va = 0x1234_5000;
     space.map(va, pa, pte::WRITABLE).map_err(|_| "map failed")?;
-    check(
-        space.translate_user(va + 8, true) == Some(pa + 8),
-        "translation wrong",
-    )?;
-    check(
-        space.map(va, pa, 0) == Err(Error::Exists),
-        "double map accepted",
-    )?;
+    check(space.translate_user(va + 8, true) == Some(pa + 8), "translation wrong")?;
+    check(space.map(va, pa, 0) == Err(Error::Exists), "double map accepted")?;
     check(space.unmap(va).is_some(), "unmap found nothing")?;
-    check(
-        space.translate_user(va, false).is_none(),
-        "still mapped after unmap",
-    )?;
+    check(space.translate_user(va, false).is_none(), "still mapped after unmap")?;
     space.map(va, pa, 0).map_err(|_| "remap failed")?;
-    check(
-        space.translate_user(va, true).is_none(),
-        "read-only page writable",
-    )?;
-    check(
-        space.translate_user(va, false) == Some(pa),
-        "read-only page unreadable",
-    )?;
+    check(space.translate_user(va, true).is_none(), "read-only page writable")?;
+    check(space.translate_user(va, false) == Some(pa), "read-only page unreadable")?;
     space.destroy(|_, _| {});
     frame::with(|f| f.free(pa));
     Ok(())
@@ -128,27 +102,12 @@ fn map_translate_unmap() -> TestResult {
 fn map_refuses() -> TestResult {
     let mut space = AddressSpace::new().map_err(|_| "no space")?;
     let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
-    check(
-        space.map(USER_TOP, pa, 0) == Err(Error::BadAddress),
-        "mapped at USER_TOP",
-    )?;
-    check(
-        space.map(0xffff_8000_0000_0000, pa, 0) == Err(Error::BadAddress),
-        "mapped over the direct map",
-    )?;
-    check(
-        space.map(0xffff_ffff_8000_0000, pa, 0) == Err(Error::BadAddress),
-        "mapped over the kernel",
-    )?;
-    check(
-        space.map(0x1001, pa, 0) == Err(Error::BadAddress),
-        "unaligned accepted",
-    )?;
+    check(space.map(USER_TOP, pa, 0) == Err(Error::BadAddress), "mapped at USER_TOP")?;
+    check(space.map(0xffff_8000_0000_0000, pa, 0) == Err(Error::BadAddress), "mapped over the direct map")?;
+    check(space.map(0xffff_ffff_8000_0000, pa, 0) == Err(Error::BadAddress), "mapped over the kernel")?;
+    check(space.map(0x1001, pa, 0) == Err(Error::BadAddress), "unaligned accepted")?;
     // Kernel addresses are never user-translatable.
-    check(
-        space.translate_user(0xffff_ffff_8020_0000, false).is_none(),
-        "kernel readable as user",
-    )?;
+    check(space.translate_user(0xffff_ffff_8020_0000, false).is_none(), "kernel readable as user")?;
     space.destroy(|_, _| {});
     frame::with(|f| f.free(pa));
     Ok(())
@@ -159,18 +118,13 @@ fn user_copy_checks() -> TestResult {
     let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
     let va = 0x50_0000;
     space.map(va, pa, pte::WRITABLE).map_err(|_| "map failed")?;
-    user::copy_to_user(&space, va + 4093, b"abcdef")
-        .err()
-        .ok_or("write across into unmapped page accepted")?;
+    user::copy_to_user(&space, va + 4093, b"abcdef").err().ok_or("write across into unmapped page accepted")?;
     let mut buf = [0u8; 4];
     user::copy_from_user(&space, va, &mut buf).map_err(|_| "read of mapped page failed")?;
     user::copy_to_user(&space, va, b"oxok").map_err(|_| "write of mapped page failed")?;
     user::copy_from_user(&space, va, &mut buf).map_err(|_| "read back failed")?;
     check(&buf == b"oxok", "data not copied")?;
-    check(
-        user::copy_from_user(&space, u64::MAX - 2, &mut buf).is_err(),
-        "wrapping range accepted",
-    )?;
+    check(user::copy_from_user(&space, u64::MAX - 2, &mut buf).is_err(), "wrapping range accepted")?;
     space.destroy(|_, _| {});
     frame::with(|f| f.free(pa));
     Ok(())
@@ -181,9 +135,7 @@ fn teardown_frees() -> TestResult {
     let mut space = AddressSpace::new().map_err(|_| "no space")?;
     let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
     for i in 0..8u64 {
-        space
-            .map(0x4000_0000 + i * (1 << 21), pa, 0)
-            .map_err(|_| "map failed")?;
+        space.map(0x4000_0000 + i * (1 << 21), pa, 0).map_err(|_| "map failed")?;
     }
     let mut leaves = 0;
     space.destroy(|_, _| leaves += 1);

@@ -55,11 +55,9 @@ const AT_ENTRY: u64 = 9;
 /// Creates an environment running `argv[0]` from `archive` with `argv`.
 pub fn load(envs: &mut EnvTable, archive: &[u8], argv: &[String]) -> Result<EnvId, LoadError> {
     let name = argv.first().map(String::as_str).unwrap_or("");
-    let image = Archive::new(archive)
-        .find(name)
-        .ok_or(LoadError::NotFound)?;
+    let image = Archive::new(archive).find(name).ok_or(LoadError::NotFound)?;
     let elf = Elf::parse(image, USER_TOP).map_err(LoadError::Elf)?;
-    let id = envs.create(name)?;
+    let id = envs.create(name, 0)?;
     match populate(envs, id, &elf, argv) {
         Ok(()) => Ok(id),
         Err(e) => {
@@ -69,12 +67,7 @@ pub fn load(envs: &mut EnvTable, archive: &[u8], argv: &[String]) -> Result<EnvI
     }
 }
 
-fn populate(
-    envs: &mut EnvTable,
-    id: EnvId,
-    elf: &Elf<'_>,
-    argv: &[String],
-) -> Result<(), LoadError> {
+fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> Result<(), LoadError> {
     let env = envs.get(id).ok_or(LoadError::Memory(Error::BadEnv))?;
     for seg in elf.segments() {
         let mut flags = 0;
@@ -89,6 +82,7 @@ fn populate(
         let mut page = start;
         while page < end {
             let pa = frame::with(|f| f.alloc(id)).ok_or(Error::NoMemory)?;
+            env.owned.insert(pa / PAGE_SIZE);
             // Copy the part of the file image that falls on this page.
             let file_start = seg.vaddr;
             let file_end = seg.vaddr + seg.data.len() as u64;
@@ -98,10 +92,7 @@ fn populate(
                 let src = &seg.data[(lo - file_start) as usize..(hi - file_start) as usize];
                 user::write_frame(pa, (lo - page) as usize, src);
             }
-            if let Err(e) = env::map_frame(env, page, pa, flags) {
-                frame::with(|f| f.free(pa));
-                return Err(e.into());
-            }
+            env::map_frame(env, page, pa, flags)?;
             page += PAGE_SIZE;
         }
     }
@@ -111,10 +102,8 @@ fn populate(
     let mut page = STACK_TOP - STACK_SIZE;
     while page < STACK_TOP {
         let pa = frame::with(|f| f.alloc(id)).ok_or(Error::NoMemory)?;
-        if let Err(e) = env::map_frame(env, page, pa, pte::WRITABLE | pte::NO_EXECUTE) {
-            frame::with(|f| f.free(pa));
-            return Err(e.into());
-        }
+        env.owned.insert(pa / PAGE_SIZE);
+        env::map_frame(env, page, pa, pte::WRITABLE | pte::NO_EXECUTE)?;
         top_frame = pa;
         page += PAGE_SIZE;
     }

@@ -28,10 +28,12 @@ mod ktest;
 mod loader;
 mod log;
 mod panic;
+mod revoke;
 mod sched;
 mod state;
 mod syscall;
 mod trap;
+mod upcall;
 
 use boot::{BootInfo, RegionKind};
 use oxok_abi::boot::EXIT_PANIC;
@@ -46,24 +48,9 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     };
     log::init(cmdline::log_level(boot.cmdline()));
     ::log::info!("Oxok {} booting ({:?})", oxok_abi::VERSION, boot.protocol);
-    let ram: u64 = boot
-        .regions()
-        .iter()
-        .filter(|r| r.kind == RegionKind::Ram)
-        .map(|r| r.end - r.start)
-        .sum();
-    let ram_end = boot
-        .regions()
-        .iter()
-        .filter(|r| r.kind == RegionKind::Ram)
-        .map(|r| r.end)
-        .max()
-        .unwrap_or(0);
-    ::log::info!(
-        "memory: {} MiB of RAM in {} map entries",
-        ram >> 20,
-        boot.regions().len()
-    );
+    let ram: u64 = boot.regions().iter().filter(|r| r.kind == RegionKind::Ram).map(|r| r.end - r.start).sum();
+    let ram_end = boot.regions().iter().filter(|r| r.kind == RegionKind::Ram).map(|r| r.end).max().unwrap_or(0);
+    ::log::info!("memory: {} MiB of RAM in {} map entries", ram >> 20, boot.regions().len());
     for r in boot.regions() {
         ::log::debug!("  {:#014x}..{:#014x} {:?}", r.start, r.end, r.kind);
     }
@@ -78,6 +65,12 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     if let Err(e) = mem::heap::init() {
         panic!("kernel heap: {e}");
     }
+    let tsc_hz = arch::tsc::calibrate();
+    let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0 };
+    if let Err(e) = mem::exposed::init(clock) {
+        panic!("exposed tables: {e}");
+    }
+    ::log::info!("clock: TSC at {} MHz", tsc_hz / 1_000_000);
     let (usable, free) = mem::frame::with(|f| (f.usable(), f.free_count()));
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
 
@@ -110,6 +103,10 @@ pub fn start(eax: u64, ebx: u64) -> ! {
             match loader::load(&mut k.envs, k.archive, &prog.argv) {
                 Ok(id) => {
                     ::log::info!("env {id} ({}) started", prog.argv[0]);
+                    if let Some(env) = k.envs.get(id) {
+                        env.status = oxok_abi::ENV_RUNNABLE;
+                        env.publish();
+                    }
                     k.runq.push_back(id);
                 }
                 Err(e) => ::log::error!("cannot start {:?}: {e}", prog.argv[0]),

@@ -10,12 +10,7 @@ use oxok_abi::boot::EXIT_PANIC;
 fn panic(info: &PanicInfo<'_>) -> ! {
     cpu::disable_interrupts();
     match info.location() {
-        Some(l) => kprintln!(
-            "KERNEL PANIC at {}:{}: {}",
-            l.file(),
-            l.line(),
-            info.message()
-        ),
+        Some(l) => kprintln!("KERNEL PANIC at {}:{}: {}", l.file(), l.line(), info.message()),
         None => kprintln!("KERNEL PANIC: {}", info.message()),
     }
     kprintln!("backtrace (return addresses):");

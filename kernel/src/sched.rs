@@ -26,6 +26,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
                 env.space.activate();
                 *frame = env.regs;
             }
+            crate::revoke::enforce(k, id, frame);
         }
         None => halt(k),
     }
@@ -34,7 +35,10 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
 /// Pops runnable environments until a live one is found; makes it current.
 fn next(k: &mut Kernel) -> Option<EnvId> {
     while let Some(id) = k.runq.pop_front() {
-        if k.envs.alive(id) {
+        if let Some(env) = k.envs.get(id) {
+            env.status = oxok_abi::ENV_RUNNING;
+            env.runs += 1;
+            env.publish();
             k.current = Some(id);
             return Some(id);
         }
@@ -49,10 +53,7 @@ fn halt(k: &Kernel) -> ! {
         let free = crate::mem::frame::with(|f| f.free_count());
         match k.baseline_free_frames.checked_sub(free) {
             Some(0) => log::info!("frames: all {free} free again, none leaked"),
-            _ => log::error!(
-                "frames: {free} free, {} at start: frames leaked",
-                k.baseline_free_frames
-            ),
+            _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }
     }
     qemu::exit(EXIT_HALT)

@@ -2,14 +2,19 @@
 //!
 //! Convention (see `oxok_abi`): `rax` holds the call number and receives the
 //! status; arguments in `rdi rsi rdx r10 r8 r9`; results in `rdi rsi rdx`.
-//! A number outside the Oxok range is a foreign system call: it goes to the
-//! environment's foreign-system-call upcall once the protection core adds
-//! upcalls, and until then destroys the environment with a logged reason.
+//! A number outside the Oxok range is a foreign system call: it is
+//! reflected to the environment's foreign-system-call upcall (the Linux
+//! personality lives there); with none registered the environment dies.
 
 use crate::arch::trapframe::TrapFrame;
 use crate::calls::{self, Cx};
-use crate::{sched, state};
+use crate::upcall::{self, Event};
+use crate::{revoke, sched, state};
+use oxok_abi::upcall as kinds;
 use oxok_abi::{CALL_BASE, Call, Error, MAX_RESULTS};
+
+/// Length of the `syscall` instruction (0f 05).
+const SYSCALL_LEN: u64 = 2;
 
 /// Width of the Oxok call-number range: numbers in
 /// `CALL_BASE..CALL_BASE + CALL_RANGE` are Oxok's, known or not.
@@ -45,10 +50,15 @@ pub fn handle(frame: &mut TrapFrame) {
         let nr = frame.rax;
         match Call::from_number(nr) {
             Some(call) => {
-                let mut cx = Cx { k, frame, caller };
+                let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
                 let result = dispatch(&mut cx, call);
-                let Cx { k, frame, .. } = cx;
-                if k.envs.alive(caller) {
+                let Cx { k, frame, restart, replaced, .. } = cx;
+                if !k.envs.alive(caller) || replaced {
+                    // Nothing to return to, or a new state to resume from.
+                } else if restart && result.is_ok() {
+                    // `rax` still holds the number: back onto `syscall`.
+                    frame.rip -= SYSCALL_LEN;
+                } else {
                     match result {
                         Ok(values) => {
                             frame.rax = 0;
@@ -59,23 +69,22 @@ pub fn handle(frame: &mut TrapFrame) {
                         Err(e) => frame.rax = e.code(),
                     }
                 }
-                sched::resume(k, frame);
+                if k.envs.alive(caller) {
+                    revoke::enforce(k, caller, frame);
+                }
             }
-            None if nr.wrapping_sub(CALL_BASE) < CALL_RANGE => {
-                frame.rax = Error::BadCall.code();
-                sched::resume(k, frame);
-            }
+            None if nr.wrapping_sub(CALL_BASE) < CALL_RANGE => frame.rax = Error::BadCall.code(),
             None => {
-                sched::destroy(
-                    k,
-                    caller,
-                    format_args!(
-                        "foreign system call {nr} at rip={:#x} and no foreign-call handler",
-                        frame.rip
-                    ),
-                );
-                sched::resume(k, frame);
+                let ev = Event { kind: kinds::FOREIGN_SYSCALL, vector: kinds::VECTOR_SYSCALL, error: 0, addr: 0 };
+                let delivered = match k.envs.get(caller) {
+                    Some(env) => upcall::deliver(env, frame, &ev),
+                    None => Err("gone"),
+                };
+                if let Err(why) = delivered {
+                    sched::destroy(k, caller, format_args!("foreign system call {nr} at rip={:#x}: {why}", frame.rip));
+                }
             }
         }
+        sched::resume(k, frame);
     });
 }

@@ -1,15 +1,16 @@
 //! What happens on a CPU exception. From user mode: the environment's own
-//! handler runs (once the protection core adds upcalls); with no handler the
-//! environment is destroyed with a logged reason and the rest go on. From
-//! kernel mode: a kernel bug — panic with the registers.
+//! handler runs (an upcall); with no usable handler the environment is
+//! destroyed with a logged reason and the rest go on. From kernel mode: a
+//! kernel bug — panic with the registers.
 
 use crate::arch::cpu;
 use crate::arch::idt::EXCEPTION_NAMES;
 use crate::arch::trapframe::TrapFrame;
-use crate::{sched, state};
+use crate::upcall::{self, Event};
+use crate::{revoke, sched, state};
+use oxok_abi::upcall as kinds;
 
 const PAGE_FAULT: u64 = 14;
-
 /// First vector that is an interrupt rather than an exception.
 const FIRST_IRQ: u64 = 32;
 
@@ -21,28 +22,31 @@ pub fn handle(frame: &mut TrapFrame) {
         log::debug!("spurious interrupt on vector {}", frame.vector);
         return;
     }
-    let name = EXCEPTION_NAMES
-        .get(frame.vector as usize)
-        .copied()
-        .unwrap_or("unexpected interrupt");
+    let name = EXCEPTION_NAMES.get(frame.vector as usize).copied().unwrap_or("unexpected interrupt");
     if !frame.from_user() {
         kernel_fault(frame, name);
     }
-    let detail = if frame.vector == PAGE_FAULT {
-        page_fault_detail(frame.error, cpu::cr2())
-    } else {
-        Detail::None
-    };
+    let addr = if frame.vector == PAGE_FAULT { cpu::cr2() } else { 0 };
     state::with(|k| {
-        if let Some(id) = k.current {
+        let Some(id) = k.current else {
+            sched::resume(k, frame);
+            return;
+        };
+        let kind = if frame.vector == PAGE_FAULT { kinds::PAGE_FAULT } else { kinds::EXCEPTION };
+        let ev = Event { kind, vector: frame.vector, error: frame.error, addr };
+        let delivered = match k.envs.get(id) {
+            Some(env) => upcall::deliver(env, frame, &ev),
+            None => Err("gone"),
+        };
+        if let Err(why) = delivered {
+            let detail = if frame.vector == PAGE_FAULT { page_fault_detail(frame.error, addr) } else { Detail::None };
             sched::destroy(
                 k,
                 id,
-                format_args!(
-                    "{name} at rip={:#x} (error {:#x}){detail}",
-                    frame.rip, frame.error
-                ),
+                format_args!("{name} at rip={:#x} (error {:#x}){detail}; {why}", frame.rip, frame.error),
             );
+        } else {
+            revoke::enforce(k, id, frame);
         }
         sched::resume(k, frame);
     });
@@ -50,30 +54,20 @@ pub fn handle(frame: &mut TrapFrame) {
 
 enum Detail {
     None,
-    PageFault {
-        addr: u64,
-        what: &'static str,
-        access: &'static str,
-    },
+    PageFault { addr: u64, what: &'static str, access: &'static str },
 }
 
 impl core::fmt::Display for Detail {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Detail::None => Ok(()),
-            Detail::PageFault { addr, what, access } => {
-                write!(f, ": {access} of {addr:#x}, {what}")
-            }
+            Detail::PageFault { addr, what, access } => write!(f, ": {access} of {addr:#x}, {what}"),
         }
     }
 }
 
 fn page_fault_detail(error: u64, addr: u64) -> Detail {
-    let what = if error & 1 == 0 {
-        "not mapped"
-    } else {
-        "protection violation"
-    };
+    let what = if error & 1 == 0 { "not mapped" } else { "protection violation" };
     let access = if error & 16 != 0 {
         "instruction fetch"
     } else if error & 2 != 0 {

@@ -11,9 +11,7 @@ fn on_a_kernel_stack(addr: u64) -> bool {
     if addr >= k - KERNEL_STACK_SIZE as u64 && addr + 16 <= k {
         return true;
     }
-    ist_tops()
-        .iter()
-        .any(|&t| addr >= t - IST_STACK_SIZE as u64 && addr + 16 <= t)
+    ist_tops().iter().any(|&t| addr >= t - IST_STACK_SIZE as u64 && addr + 16 <= t)
 }
 
 /// Return addresses up the chain starting at frame pointer `rbp`.

@@ -6,26 +6,20 @@ use core::arch::asm;
 pub fn outb(port: u16, value: u8) {
     // SAFETY: port output has no memory effects visible to Rust; the kernel
     // only names ports of devices it owns (serial, debug-exit, PIC).
-    unsafe {
-        asm!("out dx, al", in("dx") port, in("al") value, options(nomem, nostack, preserves_flags))
-    }
+    unsafe { asm!("out dx, al", in("dx") port, in("al") value, options(nomem, nostack, preserves_flags)) }
 }
 
 /// Writes a 32-bit value to an I/O port.
 pub fn outl(port: u16, value: u32) {
     // SAFETY: as for `outb`.
-    unsafe {
-        asm!("out dx, eax", in("dx") port, in("eax") value, options(nomem, nostack, preserves_flags))
-    }
+    unsafe { asm!("out dx, eax", in("dx") port, in("eax") value, options(nomem, nostack, preserves_flags)) }
 }
 
 /// Reads a byte from an I/O port.
 pub fn inb(port: u16) -> u8 {
     let value: u8;
     // SAFETY: port input has no memory effects visible to Rust.
-    unsafe {
-        asm!("in al, dx", in("dx") port, out("al") value, options(nomem, nostack, preserves_flags))
-    }
+    unsafe { asm!("in al, dx", in("dx") port, out("al") value, options(nomem, nostack, preserves_flags)) }
     value
 }
 
@@ -34,9 +28,7 @@ pub fn rdmsr(msr: u32) -> u64 {
     let (lo, hi): (u32, u32);
     // SAFETY: the kernel reads only architectural MSRs that exist on every
     // x86-64 CPU (EFER, STAR, LSTAR, SFMASK, FS/GS base).
-    unsafe {
-        asm!("rdmsr", in("ecx") msr, out("eax") lo, out("edx") hi, options(nomem, nostack, preserves_flags))
-    }
+    unsafe { asm!("rdmsr", in("ecx") msr, out("eax") lo, out("edx") hi, options(nomem, nostack, preserves_flags)) }
     (u64::from(hi) << 32) | u64::from(lo)
 }
 

@@ -89,10 +89,7 @@ pub fn init() {
         (*gdt)[7] = high;
     }
 
-    let ptr = Pointer {
-        limit: (size_of::<[u64; 8]>() - 1) as u16,
-        base: (&raw const GDT) as u64,
-    };
+    let ptr = Pointer { limit: (size_of::<[u64; 8]>() - 1) as u16, base: (&raw const GDT) as u64 };
     // SAFETY: the GDT above is valid and 'static; the selectors we load name
     // its kernel code/data descriptors and the TSS descriptor just written.
     unsafe {

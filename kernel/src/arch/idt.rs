@@ -194,10 +194,7 @@ unsafe extern "C" {
     fn exit_to_user() -> !;
 }
 
-const _: () = assert!(
-    size_of::<TrapFrame>() == 176,
-    "entry stubs assume this layout"
-);
+const _: () = assert!(size_of::<TrapFrame>() == 176, "entry stubs assume this layout");
 
 extern "C" fn trap_entry(frame: *mut TrapFrame) {
     // SAFETY: the stub passes a pointer to the frame it just built on the
@@ -229,15 +226,7 @@ struct Gate {
     _reserved: u32,
 }
 
-const MISSING: Gate = Gate {
-    offset_low: 0,
-    selector: 0,
-    ist: 0,
-    attr: 0,
-    offset_mid: 0,
-    offset_high: 0,
-    _reserved: 0,
-};
+const MISSING: Gate = Gate { offset_low: 0, selector: 0, ist: 0, attr: 0, offset_mid: 0, offset_high: 0, _reserved: 0 };
 
 static mut IDT: [Gate; 256] = [MISSING; 256];
 
@@ -277,10 +266,7 @@ pub fn init() {
         // could observe a half-written gate.
         unsafe { (*(&raw mut IDT))[usize::from(v)] = gate(base + 16 * u64::from(v), ist, user) };
     }
-    let ptr = Pointer {
-        limit: (size_of::<[Gate; 256]>() - 1) as u16,
-        base: (&raw const IDT) as u64,
-    };
+    let ptr = Pointer { limit: (size_of::<[Gate; 256]>() - 1) as u16, base: (&raw const IDT) as u64 };
     // SAFETY: the IDT is 'static and every present gate points at a stub.
     unsafe { asm!("lidt [{}]", in(reg) &ptr, options(readonly, nostack, preserves_flags)) }
 }

@@ -11,6 +11,7 @@ pub mod serial;
 pub mod stack;
 pub mod syscall;
 pub mod trapframe;
+pub mod tsc;
 
 /// Brings up the CPU tables: GDT and TSS, IDT, and the `syscall` MSRs.
 pub fn init() {

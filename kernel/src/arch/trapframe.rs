@@ -105,3 +105,56 @@ impl TrapFrame {
         self.rip < LOWER_HALF_END && self.rsp < LOWER_HALF_END
     }
 }
+
+impl TrapFrame {
+    /// The user-visible registers.
+    pub fn regs(&self) -> oxok_abi::Regs {
+        oxok_abi::Regs {
+            rax: self.rax,
+            rbx: self.rbx,
+            rcx: self.rcx,
+            rdx: self.rdx,
+            rsi: self.rsi,
+            rdi: self.rdi,
+            rbp: self.rbp,
+            rsp: self.rsp,
+            r8: self.r8,
+            r9: self.r9,
+            r10: self.r10,
+            r11: self.r11,
+            r12: self.r12,
+            r13: self.r13,
+            r14: self.r14,
+            r15: self.r15,
+            rip: self.rip,
+            rflags: self.rflags,
+        }
+    }
+
+    /// A user frame holding `r`, sanitised; `None` if `rip` or `rsp` is not
+    /// a canonical lower-half address.
+    pub fn from_regs(r: &oxok_abi::Regs) -> Option<TrapFrame> {
+        let mut f = TrapFrame {
+            rax: r.rax,
+            rbx: r.rbx,
+            rcx: r.rcx,
+            rdx: r.rdx,
+            rsi: r.rsi,
+            rdi: r.rdi,
+            rbp: r.rbp,
+            rsp: r.rsp,
+            r8: r.r8,
+            r9: r.r9,
+            r10: r.r10,
+            r11: r.r11,
+            r12: r.r12,
+            r13: r.r13,
+            r14: r.r14,
+            r15: r.r15,
+            rip: r.rip,
+            rflags: r.rflags,
+            ..TrapFrame::default()
+        };
+        f.sanitize().then_some(f)
+    }
+}

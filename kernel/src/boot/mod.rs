@@ -77,11 +77,7 @@ impl BootInfo {
     pub fn from_entry(eax: u64, ebx: u64) -> Result<BootInfo, BootError> {
         let mut info = BootInfo {
             protocol: Protocol::Pvh,
-            regions: [Region {
-                start: 0,
-                end: 0,
-                kind: RegionKind::Reserved,
-            }; MAX_REGIONS],
+            regions: [Region { start: 0, end: 0, kind: RegionKind::Reserved }; MAX_REGIONS],
             region_count: 0,
             modules: [Module::default(); MAX_MODULES],
             module_count: 0,
@@ -111,16 +107,10 @@ impl BootInfo {
             return;
         }
         if self.region_count == MAX_REGIONS {
-            log::warn!(
-                "boot: memory map entry {start:#x}..{end:#x} dropped (more than {MAX_REGIONS})"
-            );
+            log::warn!("boot: memory map entry {start:#x}..{end:#x} dropped (more than {MAX_REGIONS})");
             return;
         }
-        let kind = if ram {
-            RegionKind::Ram
-        } else {
-            RegionKind::Reserved
-        };
+        let kind = if ram { RegionKind::Ram } else { RegionKind::Reserved };
         self.regions[self.region_count] = Region { start, end, kind };
         self.region_count += 1;
     }

@@ -18,9 +18,7 @@ pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Er
     // Check every page first: a failure must leave no output behind.
     let mut page = ptr & !(PAGE_SIZE - 1);
     while page < ptr + len {
-        env.space
-            .translate_user(page.max(ptr), false)
-            .ok_or(Error::BadAddress)?;
+        env.space.translate_user(page.max(ptr), false).ok_or(Error::BadAddress)?;
         page += PAGE_SIZE;
     }
     let mut buf = [0u8; 512];

@@ -1,7 +1,14 @@
-//! Calls about the calling environment itself.
+//! Environment calls: exit, self, create, destroy, run, state export
+//! (Fluke), upcall registration.
 
 use super::Cx;
-use oxok_abi::Error;
+use super::check::{cap_error, env_cap};
+use crate::arch::trapframe::TrapFrame;
+use crate::env::env_name;
+use crate::mem::user;
+use oxok_abi::layout::USER_TOP;
+use oxok_abi::{ENV_RUNNABLE, EnvState, Error, upcall};
+use oxok_cap::{Cap, Rights};
 
 /// Ends the caller.
 pub fn env_exit(cx: &mut Cx<'_>, code: u64) -> Result<[u64; 0], Error> {
@@ -17,4 +24,90 @@ pub fn env_exit(cx: &mut Cx<'_>, code: u64) -> Result<[u64; 0], Error> {
 /// The caller's id.
 pub fn env_self(cx: &mut Cx<'_>) -> Result<[u64; 1], Error> {
     Ok([u64::from(cx.caller)])
+}
+
+/// Creates an empty environment; the caller gets a full capability to it.
+pub fn env_create(cx: &mut Cx<'_>) -> Result<[u64; 2], Error> {
+    let caller = cx.caller;
+    let name = {
+        let env = cx.env()?;
+        if env.caps.is_full() {
+            return Err(Error::NoMemory);
+        }
+        env.name.clone()
+    };
+    let child = cx.k.envs.create(&name, caller)?;
+    let env = cx.env()?;
+    let slot = env.caps.insert(Cap::new(env_name(child), Rights::ALL)).map_err(cap_error)?;
+    log::debug!("env {caller} created env {child}");
+    Ok([slot as u64, u64::from(child)])
+}
+
+/// Destroys an environment.
+pub fn env_destroy(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
+    let caller = cx.caller;
+    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    log::info!("env {target} destroyed by env {caller}");
+    cx.k.envs.destroy(target)?;
+    if target != caller {
+        let _ = cx.env()?.caps.remove(env_slot);
+    }
+    Ok([])
+}
+
+/// Makes an environment runnable.
+pub fn env_run(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if env.status == oxok_abi::ENV_CREATED {
+        env.status = ENV_RUNNABLE;
+        env.publish();
+        cx.k.runq.push_back(target);
+    }
+    Ok([])
+}
+
+/// Reads an environment's complete state.
+pub fn env_get_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0], Error> {
+    let caller = cx.caller;
+    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::READ)?;
+    let state = {
+        let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+        let regs = if target == caller { cx.frame.regs() } else { env.regs.regs() };
+        EnvState { regs, upcalls: env.upcalls }
+    };
+    let space = &cx.env()?.space;
+    user::write_struct(space, buf, &state)?;
+    Ok([])
+}
+
+/// Replaces an environment's complete state.
+pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0], Error> {
+    let caller = cx.caller;
+    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let state: EnvState = user::read_struct(&cx.env()?.space, buf)?;
+    let frame = TrapFrame::from_regs(&state.regs).ok_or(Error::Invalid)?;
+    if frame.rip >= USER_TOP || frame.rsp > USER_TOP || state.upcalls.iter().any(|&u| u >= USER_TOP) {
+        return Err(Error::Invalid);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env.upcalls = state.upcalls;
+    if target == caller {
+        *cx.frame = frame;
+        cx.replaced = true;
+    } else {
+        env.regs = frame;
+    }
+    Ok([])
+}
+
+/// Sets one upcall entry.
+pub fn upcall_register(cx: &mut Cx<'_>, env_slot: u64, kind: u64, entry: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let kind = usize::try_from(kind).ok().filter(|&k| k < upcall::KINDS).ok_or(Error::Invalid)?;
+    if entry >= USER_TOP {
+        return Err(Error::Invalid);
+    }
+    cx.k.envs.get(target).ok_or(Error::BadEnv)?.upcalls[kind] = entry;
+    Ok([])
 }

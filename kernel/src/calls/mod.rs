@@ -2,13 +2,20 @@
 //! the name the table gives it. Each takes the call context and the
 //! arguments as `u64`s and returns as many results as the table declares.
 
+mod cap;
+mod check;
 mod console;
 mod env;
+mod frame;
 mod info;
+mod page;
 
+pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::console_write;
-pub use env::{env_exit, env_self};
+pub use env::{env_create, env_destroy, env_exit, env_get_state, env_run, env_self, env_set_state, upcall_register};
+pub use frame::{frame_alloc, frame_free, frame_revoke};
 pub use info::{mem_info, null};
+pub use page::{page_batch, page_map, page_protect, page_unmap};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};
@@ -23,11 +30,22 @@ pub struct Cx<'a> {
     pub frame: &'a mut TrapFrame,
     /// The calling environment.
     pub caller: EnvId,
+    /// Set by a call that did part of its work: return to user mode with
+    /// `rip` back on the `syscall` so it continues (Fluke's restart rule).
+    pub restart: bool,
+    /// Set when the call replaced the caller's own registers: write no
+    /// results over them.
+    pub replaced: bool,
 }
 
 impl Cx<'_> {
     /// The calling environment.
     pub fn env(&mut self) -> Result<&mut Env, Error> {
         self.k.envs.get(self.caller).ok_or(Error::BadEnv)
+    }
+
+    /// Asks for the call to be re-executed from its (advanced) registers.
+    pub fn restart(&mut self) {
+        self.restart = true;
     }
 }

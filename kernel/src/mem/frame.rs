@@ -21,6 +21,8 @@ pub struct Frames {
     bitmap: Bitmap<'static>,
     table: &'static mut [FrameEntry],
     usable: usize,
+    table_pa: u64,
+    table_bytes: u64,
 }
 
 static FRAMES: Mutex<Option<Frames>> = Mutex::new(None);
@@ -33,10 +35,7 @@ unsafe extern "C" {
 /// Physical `[start, end)` of the kernel image.
 pub fn kernel_image() -> (u64, u64) {
     // Linker-script symbols: only their addresses mean anything.
-    (
-        (&raw const __kernel_phys_start) as u64,
-        (&raw const __kernel_phys_end) as u64,
-    )
+    ((&raw const __kernel_phys_start) as u64, (&raw const __kernel_phys_end) as u64)
 }
 
 /// Why the allocator could not be built.
@@ -50,25 +49,18 @@ pub enum InitError {
 /// the kernel image, the boot modules and the tables themselves are marked
 /// kernel-owned.
 pub fn init(boot: &BootInfo) -> Result<(), InitError> {
-    let ram_end = boot
-        .regions()
-        .iter()
-        .filter(|r| r.kind == RegionKind::Ram)
-        .map(|r| r.end)
-        .max()
-        .unwrap_or(0)
-        .min(MAX_PHYS);
+    let ram_end =
+        boot.regions().iter().filter(|r| r.kind == RegionKind::Ram).map(|r| r.end).max().unwrap_or(0).min(MAX_PHYS);
     let nframes = (ram_end / PAGE_SIZE) as usize;
     let words = Bitmap::words_needed(nframes);
-    let meta_bytes = align_up(
-        (words * 8 + nframes * size_of::<FrameEntry>()) as u64,
-        PAGE_SIZE,
-    );
+    // The table comes first and page-aligned: it is mapped read-only into
+    // every environment at `layout::FRAME_TABLE`.
+    let table_bytes = align_up((nframes * size_of::<FrameEntry>()) as u64, PAGE_SIZE);
+    let meta_bytes = table_bytes + align_up(words as u64 * 8, PAGE_SIZE);
     let (kstart, kend) = kernel_image();
 
     // Things the metadata must not overlap.
-    let mut busy: [(u64, u64); 1 + crate::boot::MAX_MODULES] =
-        [(0, 0); 1 + crate::boot::MAX_MODULES];
+    let mut busy: [(u64, u64); 1 + crate::boot::MAX_MODULES] = [(0, 0); 1 + crate::boot::MAX_MODULES];
     busy[0] = (kstart, align_up(kend, PAGE_SIZE));
     for (i, m) in boot.modules().iter().enumerate() {
         busy[i + 1] = (align_down(m.start, PAGE_SIZE), align_up(m.end, PAGE_SIZE));
@@ -80,14 +72,12 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
     // nothing else uses it: we hand out frames only through this allocator,
     // which marks the range kernel-owned below before anyone can allocate.
     let (words_slice, table) = unsafe {
-        let base = phys::virt(meta) as *mut u64;
-        core::ptr::write_bytes(base as *mut u8, 0, meta_bytes as usize);
-        let words_slice = core::slice::from_raw_parts_mut(base, words);
-        let table_ptr = base.add(words) as *mut FrameEntry;
-        (
-            words_slice,
-            core::slice::from_raw_parts_mut(table_ptr, nframes),
-        )
+        let base = phys::virt(meta) as *mut u8;
+        core::ptr::write_bytes(base, 0, meta_bytes as usize);
+        let table_ptr = base as *mut FrameEntry;
+        let words_ptr = base.add(table_bytes as usize) as *mut u64;
+        let words_slice = core::slice::from_raw_parts_mut(words_ptr, words);
+        (words_slice, core::slice::from_raw_parts_mut(table_ptr, nframes))
     };
     let Ok(mut bitmap) = Bitmap::new(words_slice, nframes) else {
         return Err(InitError::NoRoomForTables);
@@ -107,38 +97,18 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
         }
     }
     // Reserved regions that overlap RAM entries win.
-    for r in boot
-        .regions()
-        .iter()
-        .filter(|r| r.kind == RegionKind::Reserved)
-    {
-        reserve(
-            &mut bitmap,
-            table,
-            align_down(r.start, PAGE_SIZE),
-            align_up(r.end, PAGE_SIZE),
-            OWNER_RESERVED,
-        );
+    for r in boot.regions().iter().filter(|r| r.kind == RegionKind::Reserved) {
+        reserve(&mut bitmap, table, align_down(r.start, PAGE_SIZE), align_up(r.end, PAGE_SIZE), OWNER_RESERVED);
     }
     for &(s, e) in busy.iter().chain([(meta, meta + meta_bytes)].iter()) {
         reserve(&mut bitmap, table, s, e, OWNER_KERNEL);
     }
     usable += bitmap.free_count();
-    *FRAMES.lock() = Some(Frames {
-        bitmap,
-        table,
-        usable,
-    });
+    *FRAMES.lock() = Some(Frames { bitmap, table, usable, table_pa: meta, table_bytes });
     Ok(())
 }
 
-fn reserve(
-    bitmap: &mut Bitmap<'static>,
-    table: &mut [FrameEntry],
-    start: u64,
-    end: u64,
-    owner: u32,
-) {
+fn reserve(bitmap: &mut Bitmap<'static>, table: &mut [FrameEntry], start: u64, end: u64, owner: u32) {
     let s = (start / PAGE_SIZE) as usize;
     let e = ((end / PAGE_SIZE) as usize).min(table.len());
     if s < e {
@@ -258,6 +228,11 @@ impl Frames {
     /// Number of frames the table covers.
     pub fn len(&self) -> usize {
         self.table.len()
+    }
+
+    /// Physical address and size (whole pages) of the frame table.
+    pub fn table_phys(&self) -> (u64, u64) {
+        (self.table_pa, self.table_bytes)
     }
 }
 

@@ -1,10 +1,12 @@
 //! Physical memory, page tables, the kernel heap and checked access to user
 //! memory. `unsafe` is allowed here (with `arch` and `boot`).
 
+pub mod exposed;
 pub mod frame;
 pub mod heap;
 pub mod paging;
 pub mod phys;
+pub mod pod;
 pub mod user;
 
 /// Size of a page and a frame.

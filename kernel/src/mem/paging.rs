@@ -14,6 +14,12 @@ const GLOBAL: u64 = 1 << 8;
 const ENTRIES: usize = 512;
 /// PML4 index where the kernel half starts.
 const KERNEL_HALF: usize = 256;
+/// PML4 index of `layout::UVPT` (the self-reference).
+const UVPT_SLOT: usize = (oxok_abi::layout::UVPT >> 39) as usize;
+/// PML4 index of `layout::EXPOSED_BASE`.
+const EXPOSED_SLOT: usize = (oxok_abi::layout::EXPOSED_BASE >> 39) as usize;
+/// User-half PML4 entries the user may populate (below `USER_TOP`).
+const USER_SLOTS: usize = UVPT_SLOT;
 
 static KERNEL_ROOT: AtomicU64 = AtomicU64::new(0);
 
@@ -63,11 +69,7 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     let kpdpt = new_table()?;
     let kpd = new_table()?;
     for i in 0..ENTRIES as u64 {
-        write_entry(
-            kpd,
-            i as usize,
-            (i << 21) | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL,
-        );
+        write_entry(kpd, i as usize, (i << 21) | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL);
     }
     write_entry(kpdpt, 510, kpd | pte::PRESENT | pte::WRITABLE);
     write_entry(root, 511, kpdpt | pte::PRESENT | pte::WRITABLE);
@@ -77,6 +79,33 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     // every address the kernel uses stays valid across the switch.
     unsafe { cpu::set_cr3(root) };
     cpu::enable_global_pages();
+    Ok(())
+}
+
+/// Maps the frames `[pa, pa+bytes)` read-only for user mode at `va` in the
+/// exposed region (PML4 slot 255) of the kernel's tables; every address
+/// space created afterwards shares the subtree. Boot-time only.
+pub fn expose(va: u64, pa: u64, bytes: u64) -> Result<(), Error> {
+    let root = kernel_root();
+    let table_flags = pte::PRESENT | pte::USER;
+    let mut off = 0;
+    while off < bytes {
+        let v = va + off;
+        let idx = indices(v);
+        let mut t = root;
+        for &i in &idx[..3] {
+            let e = read_entry(t, i);
+            t = if e & pte::PRESENT != 0 {
+                e & pte::ADDRESS_MASK
+            } else {
+                let next = new_table()?;
+                write_entry(t, i, next | table_flags);
+                next
+            };
+        }
+        write_entry(t, idx[3], (pa + off) | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
+        off += PAGE_SIZE;
+    }
     Ok(())
 }
 
@@ -96,12 +125,7 @@ pub fn activate_kernel() {
 
 /// Page-table indices of `va`, top level first.
 fn indices(va: u64) -> [usize; 4] {
-    [
-        (va >> 39) as usize & 511,
-        (va >> 30) as usize & 511,
-        (va >> 21) as usize & 511,
-        (va >> 12) as usize & 511,
-    ]
+    [(va >> 39) as usize & 511, (va >> 30) as usize & 511, (va >> 21) as usize & 511, (va >> 12) as usize & 511]
 }
 
 /// One environment's page tables. The upper half is the kernel's (shared
@@ -118,6 +142,10 @@ impl AddressSpace {
         for i in KERNEL_HALF..ENTRIES {
             write_entry(root, i, read_entry(kroot, i));
         }
+        // The exposed kernel tables (read-only, shared subtree) and the
+        // space's own page tables seen through a read-only self-reference.
+        write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
+        write_entry(root, UVPT_SLOT, root | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
         Ok(AddressSpace { root })
     }
 
@@ -177,6 +205,56 @@ impl AddressSpace {
         Some(old)
     }
 
+    /// Replaces the flags of the mapping at `va` (same frame); returns the
+    /// old entry. `BadAddress` outside the user range, `NotFound` if nothing
+    /// is mapped.
+    pub fn protect(&mut self, va: u64, flags: u64) -> Result<u64, Error> {
+        if va % PAGE_SIZE != 0 || va >= USER_TOP {
+            return Err(Error::BadAddress);
+        }
+        let (t, i) = self.leaf(va).ok_or(Error::NotFound)?;
+        let old = read_entry(t, i);
+        if old & pte::PRESENT == 0 {
+            return Err(Error::NotFound);
+        }
+        let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+        write_entry(t, i, (old & pte::ADDRESS_MASK) | (flags & allowed) | pte::PRESENT | pte::USER);
+        if cpu::cr3() == self.root {
+            cpu::invlpg(va);
+        }
+        Ok(old)
+    }
+
+    /// Calls `f(va, entry)` for every present user page.
+    pub fn for_each_page(&self, mut f: impl FnMut(u64, u64)) {
+        for i4 in 0..USER_SLOTS {
+            let e4 = read_entry(self.root, i4);
+            if e4 & pte::PRESENT == 0 {
+                continue;
+            }
+            for i3 in 0..ENTRIES {
+                let e3 = read_entry(e4 & pte::ADDRESS_MASK, i3);
+                if e3 & pte::PRESENT == 0 {
+                    continue;
+                }
+                for i2 in 0..ENTRIES {
+                    let e2 = read_entry(e3 & pte::ADDRESS_MASK, i2);
+                    if e2 & pte::PRESENT == 0 {
+                        continue;
+                    }
+                    for i1 in 0..ENTRIES {
+                        let e1 = read_entry(e2 & pte::ADDRESS_MASK, i1);
+                        if e1 & pte::PRESENT != 0 {
+                            let va =
+                                ((i4 as u64) << 39) | ((i3 as u64) << 30) | ((i2 as u64) << 21) | ((i1 as u64) << 12);
+                            f(va, e1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The leaf entry mapping `va`, if present.
     pub fn lookup(&self, va: u64) -> Option<u64> {
         let (t, i) = self.leaf(va)?;
@@ -224,7 +302,7 @@ impl AddressSpace {
     /// page, then frees every user-half page-table frame and the PML4.
     pub fn destroy(self, mut leaf: impl FnMut(u64, u64)) {
         activate_kernel();
-        for i4 in 0..KERNEL_HALF {
+        for i4 in 0..USER_SLOTS {
             let e4 = read_entry(self.root, i4);
             if e4 & pte::PRESENT == 0 {
                 continue;
@@ -245,10 +323,8 @@ impl AddressSpace {
                     for i1 in 0..ENTRIES {
                         let e1 = read_entry(pt, i1);
                         if e1 & pte::PRESENT != 0 {
-                            let va = ((i4 as u64) << 39)
-                                | ((i3 as u64) << 30)
-                                | ((i2 as u64) << 21)
-                                | ((i1 as u64) << 12);
+                            let va =
+                                ((i4 as u64) << 39) | ((i3 as u64) << 30) | ((i2 as u64) << 21) | ((i1 as u64) << 12);
                             leaf(va, e1);
                         }
                     }

@@ -34,9 +34,7 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
     // Check the whole range first so a failure changes nothing.
     let mut addr = va & !(PAGE_SIZE - 1);
     while addr < va + len {
-        space
-            .translate_user(addr.max(va), true)
-            .ok_or(Error::BadAddress)?;
+        space.translate_user(addr.max(va), true).ok_or(Error::BadAddress)?;
         addr += PAGE_SIZE;
     }
     let mut done = 0u64;
@@ -48,11 +46,7 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
         // address space, direct-mapped; the kernel holds no Rust reference
         // to user frames, so this write aliases nothing.
         unsafe {
-            core::ptr::copy_nonoverlapping(
-                data.as_ptr().add(done as usize),
-                phys::virt(pa) as *mut u8,
-                chunk as usize,
-            );
+            core::ptr::copy_nonoverlapping(data.as_ptr().add(done as usize), phys::virt(pa) as *mut u8, chunk as usize);
         }
         done += chunk;
     }
@@ -62,12 +56,22 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
 /// Writes `data` into the frame at `pa` at byte `offset` (kernel-owned or
 /// just-allocated frames only: the loader filling a fresh program image).
 pub fn write_frame(pa: u64, offset: usize, data: &[u8]) {
-    let n = data
-        .len()
-        .min(PAGE_SIZE as usize - offset.min(PAGE_SIZE as usize));
+    let n = data.len().min(PAGE_SIZE as usize - offset.min(PAGE_SIZE as usize));
     // SAFETY: the range stays within the one frame at `pa` (clamped above),
     // which is direct-mapped RAM the caller owns.
-    unsafe {
-        core::ptr::copy_nonoverlapping(data.as_ptr(), (phys::virt(pa) as *mut u8).add(offset), n)
-    }
+    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), (phys::virt(pa) as *mut u8).add(offset), n) }
+}
+
+/// Copies a plain-old-data value to user address `va`.
+pub fn write_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, value: &T) -> Result<(), Error> {
+    copy_to_user(space, va, super::pod::bytes_of(value))
+}
+
+/// Reads a plain-old-data value from user address `va`.
+pub fn read_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64) -> Result<T, Error> {
+    let mut buf = [0u8; 512];
+    let n = size_of::<T>();
+    let slice = buf.get_mut(..n).ok_or(Error::Invalid)?;
+    copy_from_user(space, va, slice)?;
+    super::pod::from_bytes(slice).ok_or(Error::Invalid)
 }

@@ -1,0 +1,9 @@
+//! Resource kinds as `cap_info` reports them (the first component of a
+//! capability's hierarchical name).
+
+/// A physical frame.
+pub const FRAME: u64 = 1;
+/// An environment.
+pub const ENV: u64 = 2;
+/// A CPU time slot.
+pub const SLOT: u64 = 3;

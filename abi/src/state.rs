@@ -1,0 +1,102 @@
+//! Structures that cross the kernel/user boundary through memory.
+
+/// A complete user register set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct Regs {
+    pub rax: u64,
+    pub rbx: u64,
+    pub rcx: u64,
+    pub rdx: u64,
+    pub rsi: u64,
+    pub rdi: u64,
+    pub rbp: u64,
+    pub rsp: u64,
+    pub r8: u64,
+    pub r9: u64,
+    pub r10: u64,
+    pub r11: u64,
+    pub r12: u64,
+    pub r13: u64,
+    pub r14: u64,
+    pub r15: u64,
+    pub rip: u64,
+    pub rflags: u64,
+}
+
+/// An environment's complete user-visible state (`env_get_state`,
+/// `env_set_state`). A call in progress is part of `regs`: restartable calls
+/// leave `rip` on their `syscall` with advanced arguments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct EnvState {
+    /// General registers, `rip` and `rflags`.
+    pub regs: Regs,
+    /// Upcall entries by kind (see [`crate::upcall`]); 0 = none.
+    pub upcalls: [u64; crate::upcall::KINDS],
+}
+
+/// What the kernel writes on the exception stack for an exception, page
+/// fault or foreign system call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct ExceptionFrame {
+    /// CPU vector (14 = page fault), or `upcall::VECTOR_SYSCALL`.
+    pub vector: u64,
+    /// CPU error code (0 when none).
+    pub error: u64,
+    /// Faulting address for page faults; 0 otherwise.
+    pub addr: u64,
+    /// The interrupted registers; the handler resumes from them.
+    pub regs: Regs,
+}
+
+/// One record of `page_batch`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct MapEntry {
+    /// Page address.
+    pub va: u64,
+    /// Frame capability slot, or `UNMAP`, or `PROTECT`.
+    pub frame_slot: u64,
+    /// Page flags for map and protect.
+    pub flags: u64,
+}
+
+/// One row of the exposed environment table (`layout::ENV_TABLE`), indexed
+/// by the low 10 bits of the id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct EnvEntry {
+    /// The id, or 0 if the row is empty.
+    pub id: u32,
+    /// [`ENV_FREE`], [`ENV_CREATED`], [`ENV_RUNNABLE`], [`ENV_RUNNING`].
+    pub status: u32,
+    /// Who created it (0 for boot programs).
+    pub parent: u32,
+    /// Frames it owns.
+    pub frames: u32,
+    /// Times it was given the CPU.
+    pub runs: u64,
+    /// Frames still owed to a revocation request.
+    pub revoke_pending: u32,
+    /// Frames taken from it by the abort protocol, ever.
+    pub repossessed: u32,
+    /// Program name, NUL-padded.
+    pub name: [u8; 16],
+    /// Reserved; zero.
+    pub _reserved: [u64; 2],
+}
+
+/// Empty table row.
+pub const ENV_FREE: u32 = 0;
+/// Created, not yet runnable.
+pub const ENV_CREATED: u32 = 1;
+/// Waiting for the CPU.
+pub const ENV_RUNNABLE: u32 = 2;
+/// On the CPU now.
+pub const ENV_RUNNING: u32 = 3;
+
+const _: () = assert!(core::mem::size_of::<EnvEntry>() == 64);
+const _: () = assert!(core::mem::size_of::<Regs>() == 18 * 8);

@@ -1,0 +1,67 @@
+//! Capability checks shared by the call handlers: the kernel half of every
+//! secure binding. Users name capabilities by slot; the capabilities
+//! themselves live only in kernel memory, so they cannot be forged.
+
+use crate::env::{EnvId, EnvTable, env_name};
+use crate::mem::frame;
+use oxok_abi::Error;
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use oxok_cap::{Cap, CapError, Kind, Name, Rights};
+
+/// The ABI error for a capability failure (mapping documented in
+/// `oxok_cap`).
+pub fn cap_error(e: CapError) -> Error {
+    match e {
+        CapError::BadSlot | CapError::EmptySlot | CapError::WrongName => Error::BadCap,
+        CapError::Denied | CapError::Widen => Error::Denied,
+        CapError::Full => Error::NoMemory,
+        CapError::TooDeep | CapError::BadRights => Error::Invalid,
+    }
+}
+
+/// Rights from a user's `rights` argument (`oxok_abi::rights` bits).
+pub fn rights_arg(bits: u64) -> Result<Rights, Error> {
+    u8::try_from(bits).ok().and_then(Rights::from_bits).ok_or(Error::Invalid)
+}
+
+/// The capability in `caller`'s slot `slot` (a copy).
+pub fn cap_in(envs: &mut EnvTable, caller: EnvId, slot: u64) -> Result<Cap, Error> {
+    let env = envs.get(caller).ok_or(Error::BadEnv)?;
+    env.caps.get(slot).copied().map_err(cap_error)
+}
+
+/// Checks that `caller`'s slot `slot` names a live frame with `need`;
+/// returns the frame number.
+pub fn frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> Result<u64, Error> {
+    let cap = cap_in(envs, caller, slot)?;
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
+        return Err(Error::BadCap);
+    }
+    let (pfn, generation) = (comps[1], comps[2]);
+    let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
+    let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL);
+    if dead || u64::from(entry.generation) != generation {
+        return Err(Error::BadCap);
+    }
+    oxok_cap::check(&cap, &Name::frame(pfn, generation), need).map_err(cap_error)?;
+    Ok(pfn)
+}
+
+/// Checks that `caller`'s slot `slot` names a live environment with
+/// `need`; returns its id.
+pub fn env_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> Result<EnvId, Error> {
+    let cap = cap_in(envs, caller, slot)?;
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Env) || comps.len() != 3 {
+        return Err(Error::BadCap);
+    }
+    let index = u32::try_from(comps[1]).ok().filter(|&i| (i as usize) < crate::env::MAX_ENVS).ok_or(Error::BadCap)?;
+    let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
+    let id = generation.checked_shl(10).ok_or(Error::BadCap)? | index;
+    if !envs.alive(id) {
+        return Err(Error::BadEnv);
+    }
+    oxok_cap::check(&cap, &env_name(id), need).map_err(cap_error)?;
+    Ok(id)
+}

@@ -1,0 +1,75 @@
+//! `frame_alloc`, `frame_free`, `frame_revoke`.
+
+use super::Cx;
+use super::check::{cap_error, env_cap, frame_cap};
+use crate::arch::cpu;
+use crate::env::Revocation;
+use crate::mem::{PAGE_SIZE, frame};
+use oxok_abi::{ANY_FRAME, Error};
+use oxok_cap::{Cap, Name, Rights};
+
+/// Allocates a frame (any, or by number) with a full capability.
+pub fn frame_alloc(cx: &mut Cx<'_>, pfn: u64) -> Result<[u64; 2], Error> {
+    let caller = cx.caller;
+    if cx.env()?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    let pa = if pfn == ANY_FRAME {
+        frame::with(|f| f.alloc(caller)).ok_or(Error::NoMemory)?
+    } else {
+        frame::with(|f| f.alloc_at(pfn, caller))?
+    };
+    let pfn = pa / PAGE_SIZE;
+    let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
+    let env = cx.env()?;
+    let slot = match env.caps.insert(Cap::new(Name::frame(pfn, u64::from(generation)), Rights::ALL)) {
+        Ok(slot) => slot,
+        Err(e) => {
+            frame::with(|f| f.free(pa));
+            return Err(cap_error(e));
+        }
+    };
+    env.owned.insert(pfn);
+    env.publish();
+    Ok([slot as u64, pfn])
+}
+
+/// Frees a frame the caller owns and maps nowhere.
+pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
+    let caller = cx.caller;
+    let pfn = frame_cap(&mut cx.k.envs, caller, slot, Rights::ALL)?;
+    let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
+    if entry.owner != caller {
+        return Err(Error::Denied);
+    }
+    if entry.maps != 0 {
+        return Err(Error::Busy);
+    }
+    frame::with(|f| f.free(pfn * PAGE_SIZE));
+    let env = cx.env()?;
+    let _ = env.caps.remove(slot);
+    env.owned.remove(&pfn);
+    if let Some(r) = env.revoke.as_mut() {
+        r.owed = r.owed.saturating_sub(1);
+        if r.owed == 0 {
+            env.revoke = None;
+        }
+    }
+    env.publish();
+    Ok([])
+}
+
+/// Starts a revocation request against an environment.
+pub fn frame_revoke(cx: &mut Cx<'_>, env_slot: u64, count: u64, deadline: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if count == 0 {
+        env.revoke = None;
+    } else {
+        let deadline = cpu::rdtsc().saturating_add(deadline);
+        env.revoke = Some(Revocation { owed: count, deadline, notified: false });
+        log::info!("env {target} ({}): asked to give back {count} frames", env.name);
+    }
+    env.publish();
+    Ok([])
+}

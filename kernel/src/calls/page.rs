@@ -1,0 +1,106 @@
+//! `page_map`, `page_unmap`, `page_protect`, `page_batch`: the secure
+//! binding of frames into address spaces.
+
+use super::Cx;
+use super::check::{env_cap, frame_cap};
+use crate::env::{self, EnvId};
+use crate::mem::{PAGE_SIZE, user};
+use oxok_abi::layout::pte;
+use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, UNMAP};
+use oxok_cap::Rights;
+
+const FLAGS_ALLOWED: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+
+fn flags_ok(flags: u64) -> Result<(), Error> {
+    if flags & !FLAGS_ALLOWED != 0 { Err(Error::Invalid) } else { Ok(()) }
+}
+
+fn map_one(cx: &mut Cx<'_>, target: EnvId, frame_slot: u64, va: u64, flags: u64) -> Result<(), Error> {
+    flags_ok(flags)?;
+    let need = if flags & pte::WRITABLE != 0 { Rights::READ.union(Rights::WRITE) } else { Rights::READ };
+    let pfn = frame_cap(&mut cx.k.envs, cx.caller, frame_slot, need)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env::map_frame(env, va, pfn * PAGE_SIZE, flags)
+}
+
+fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
+    if va % PAGE_SIZE != 0 || va >= oxok_abi::layout::USER_TOP {
+        return Err(Error::BadAddress);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if va == oxok_abi::layout::APP_AREA && env.space.lookup(va).is_some_and(|e| e & pte::ADDRESS_MASK == env.app_area) {
+        // The application area is the kernel's frame: unmapping it only
+        // removes the environment's view, and no count changes.
+        env.space.unmap(va);
+        return Ok(());
+    }
+    let old = env.space.unmap(va).ok_or(Error::NotFound)?;
+    env::release_mapping(old & pte::ADDRESS_MASK);
+    Ok(())
+}
+
+fn protect_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, frame_slot: u64) -> Result<(), Error> {
+    flags_ok(flags)?;
+    let current = {
+        let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+        if va % PAGE_SIZE != 0 || va >= oxok_abi::layout::USER_TOP {
+            return Err(Error::BadAddress);
+        }
+        env.space.lookup(va).ok_or(Error::NotFound)?
+    };
+    if flags & pte::WRITABLE != 0 && current & pte::WRITABLE == 0 {
+        // Adding write is a new binding: present a capability for this frame.
+        let pfn = frame_cap(&mut cx.k.envs, cx.caller, frame_slot, Rights::READ.union(Rights::WRITE))?;
+        if pfn * PAGE_SIZE != current & pte::ADDRESS_MASK {
+            return Err(Error::BadCap);
+        }
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env.space.protect(va, flags).map(|_| ())
+}
+
+/// Maps a frame (secure binding: the capability is checked here, once).
+pub fn page_map(cx: &mut Cx<'_>, env_slot: u64, frame_slot: u64, va: u64, flags: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    map_one(cx, target, frame_slot, va, flags).map(|()| [])
+}
+
+/// Removes a mapping.
+pub fn page_unmap(cx: &mut Cx<'_>, env_slot: u64, va: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    unmap_one(cx, target, va).map(|()| [])
+}
+
+/// Changes a mapping's flags.
+pub fn page_protect(cx: &mut Cx<'_>, env_slot: u64, va: u64, flags: u64, frame_slot: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    protect_one(cx, target, va, flags, frame_slot).map(|()| [])
+}
+
+/// Applies up to `BATCH_STEP` records, advancing `entries`/`count` in the
+/// caller's registers, and restarts itself while records remain.
+pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let (mut at, mut left) = (entries, count);
+    let mut done = 0;
+    while left > 0 {
+        if done == BATCH_STEP {
+            cx.restart();
+            break;
+        }
+        let caller = cx.caller;
+        let space = &cx.k.envs.get(caller).ok_or(Error::BadEnv)?.space;
+        let rec: MapEntry = user::read_struct(space, at)?;
+        match rec.frame_slot {
+            UNMAP => unmap_one(cx, target, rec.va)?,
+            PROTECT => protect_one(cx, target, rec.va, rec.flags, PROTECT)?,
+            slot => map_one(cx, target, slot, rec.va, rec.flags)?,
+        }
+        at += size_of::<MapEntry>() as u64;
+        left -= 1;
+        done += 1;
+        cx.frame.set_arg(1, at);
+        cx.frame.set_arg(2, left);
+    }
+    Ok([])
+}

@@ -1,0 +1,77 @@
+//! The kernel's bookkeeping, exposed read-only to every environment (Xok's
+//! principle: reading costs no system call). The frame table lives in
+//! frame.rs; this module owns the environment table and the clock page and
+//! maps all three at the addresses `oxok_abi::layout` fixes.
+
+use super::{PAGE_SIZE, align_up, frame, paging, phys};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::EnvEntry;
+use oxok_abi::Error;
+use oxok_abi::frames::OWNER_KERNEL;
+use oxok_abi::layout::{CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE};
+
+static ENV_TABLE_PA: AtomicU64 = AtomicU64::new(0);
+static CLOCK_PA: AtomicU64 = AtomicU64::new(0);
+
+/// Allocates the environment table and clock page and maps the three
+/// tables into the exposed region.
+pub fn init(clock: Clock) -> Result<(), Error> {
+    let env_bytes = align_up((ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64, PAGE_SIZE);
+    let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
+        .ok_or(Error::NoMemory)?;
+    for i in 0..env_bytes / PAGE_SIZE {
+        frame::zero(env_pa + i * PAGE_SIZE);
+    }
+    let clock_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
+    ENV_TABLE_PA.store(env_pa, Ordering::Relaxed);
+    CLOCK_PA.store(clock_pa, Ordering::Relaxed);
+    set_clock(clock);
+
+    let (table_pa, table_bytes) = frame::with(|f| f.table_phys());
+    paging::expose(FRAME_TABLE, table_pa, table_bytes)?;
+    paging::expose(ENV_TABLE, env_pa, env_bytes)?;
+    paging::expose(CLOCK, clock_pa, PAGE_SIZE)?;
+    Ok(())
+}
+
+/// Rewrites row `index` of the environment table.
+pub fn set_env_row(index: usize, row: EnvEntry) {
+    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
+    if base == 0 || index >= ENV_TABLE_ROWS {
+        return;
+    }
+    // SAFETY: the table's frames are kernel-owned, direct-mapped, and index
+    // is in bounds; user mappings of them are read-only, so the kernel is the
+    // only writer, and it writes with the kernel lock held.
+    unsafe { (phys::virt(base) as *mut EnvEntry).add(index).write_volatile(row) }
+}
+
+/// Reads row `index` of the environment table.
+pub fn env_row(index: usize) -> EnvEntry {
+    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
+    if base == 0 || index >= ENV_TABLE_ROWS {
+        return EnvEntry::default();
+    }
+    // SAFETY: as in `set_env_row`, reading.
+    unsafe { (phys::virt(base) as *const EnvEntry).add(index).read_volatile() }
+}
+
+/// Rewrites the clock page.
+pub fn set_clock(clock: Clock) {
+    let pa = CLOCK_PA.load(Ordering::Relaxed);
+    if pa != 0 {
+        // SAFETY: the clock frame is kernel-owned and direct-mapped; users
+        // map it read-only.
+        unsafe { (phys::virt(pa) as *mut Clock).write_volatile(clock) }
+    }
+}
+
+/// The clock page's current contents.
+pub fn clock() -> Clock {
+    let pa = CLOCK_PA.load(Ordering::Relaxed);
+    if pa == 0 {
+        return Clock::default();
+    }
+    // SAFETY: as in `set_clock`, reading.
+    unsafe { (phys::virt(pa) as *const Clock).read_volatile() }
+}

@@ -1,0 +1,64 @@
+//! Delivering events to an environment's own handlers (Aegis's upcalls).
+//!
+//! The kernel writes an `ExceptionFrame` on the environment's exception
+//! stack — below its top, or below the interrupted `rsp` minus the red zone
+//! when the handler itself was interrupted — and starts the handler with
+//! `rdi` pointing at the frame and `rsp` just below it, as if called. The
+//! handler resumes the interrupted code itself; the kernel is not involved.
+//! Every write goes through the checked user copy: a bad stack or entry
+//! costs the environment its life, never the kernel.
+
+use crate::arch::trapframe::TrapFrame;
+use crate::env::Env;
+use crate::mem::user;
+use oxok_abi::layout::USER_TOP;
+use oxok_abi::{ExceptionFrame, upcall};
+
+/// How far below its top an exception stack may reach: an interrupted `rsp`
+/// in that range means the handler itself was interrupted (nesting).
+const EXCEPTION_STACK_REACH: u64 = 1 << 20;
+
+/// What to deliver.
+pub struct Event {
+    /// Upcall kind (`oxok_abi::upcall`).
+    pub kind: u64,
+    /// `ExceptionFrame::vector`.
+    pub vector: u64,
+    /// `ExceptionFrame::error`.
+    pub error: u64,
+    /// `ExceptionFrame::addr`.
+    pub addr: u64,
+}
+
+/// The entry for `kind`, falling back to the generic exception entry for
+/// page faults.
+fn entry_for(env: &Env, kind: u64) -> u64 {
+    let get = |k: u64| env.upcalls.get(k as usize).copied().unwrap_or(0);
+    match (get(kind), kind) {
+        (0, upcall::PAGE_FAULT) => get(upcall::EXCEPTION),
+        (e, _) => e,
+    }
+}
+
+/// Redirects `frame` (the environment's current registers) into its handler
+/// for `ev`. Errors say why delivery was impossible.
+pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &'static str> {
+    let entry = entry_for(env, ev.kind);
+    if entry == 0 {
+        return Err("no handler registered");
+    }
+    let top = env.upcalls[upcall::EXCEPTION_STACK as usize];
+    if top == 0 || top > USER_TOP {
+        return Err("no exception stack registered");
+    }
+    let nested = frame.rsp <= top && frame.rsp > top.saturating_sub(EXCEPTION_STACK_REACH);
+    let base = if nested { frame.rsp.saturating_sub(upcall::RED_ZONE) } else { top };
+    let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
+    let record = ExceptionFrame { vector: ev.vector, error: ev.error, addr: ev.addr, regs: frame.regs() };
+    user::write_struct(&env.space, at, &record).map_err(|_| "exception stack not writable")?;
+    user::write_struct(&env.space, at - 8, &0u64).map_err(|_| "exception stack not writable")?;
+    let mut next = TrapFrame::new_user(entry, at - 8);
+    next.rdi = at;
+    *frame = next;
+    Ok(())
+}
