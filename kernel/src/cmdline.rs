@@ -18,8 +18,6 @@ pub struct Cmdline {
     pub run: Vec<Program>,
     /// Run the kernel self tests first.
     pub ktest: bool,
-    /// Log level.
-    pub log: LevelFilter,
 }
 
 /// Only the log level, read before the heap exists.
@@ -27,13 +25,13 @@ pub fn log_level(line: &str) -> LevelFilter {
     line.split_whitespace()
         .filter_map(|w| w.strip_prefix("log="))
         .filter_map(|l| l.parse().ok())
-        .last()
+        .next_back()
         .unwrap_or(LevelFilter::Info)
 }
 
 /// Parses the whole line. Unknown words are logged and ignored.
 pub fn parse(line: &str) -> Cmdline {
-    let mut c = Cmdline { run: Vec::new(), ktest: false, log: log_level(line) };
+    let mut c = Cmdline { run: Vec::new(), ktest: false };
     let mut saw_run = false;
     for word in line.split_whitespace() {
         if let Some(list) = word.strip_prefix("run=") {

@@ -203,11 +203,6 @@ impl EnvTable {
     pub fn count(&self) -> usize {
         self.slots.iter().filter(|s| s.env.is_some()).count()
     }
-
-    /// Ids of every live environment.
-    pub fn ids(&self) -> Vec<EnvId> {
-        self.slots.iter().filter_map(|s| s.env.as_ref().map(|e| e.id)).collect()
-    }
 }
 
 /// Maps frame `pa` into `env`'s space at `va` and counts the mapping.

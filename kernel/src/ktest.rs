@@ -9,6 +9,7 @@ use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL};
 use oxok_abi::layout::{USER_TOP, pte};
 
 type TestResult = Result<(), &'static str>;
+type Test = (&'static str, fn() -> TestResult);
 
 fn check(cond: bool, why: &'static str) -> TestResult {
     if cond { Ok(()) } else { Err(why) }
@@ -16,7 +17,7 @@ fn check(cond: bool, why: &'static str) -> TestResult {
 
 /// Runs every test; returns (passed, failed).
 pub fn run() -> (usize, usize) {
-    let tests: &[(&str, fn() -> TestResult)] = &[
+    let tests: &[Test] = &[
         ("frame_alloc_free_restores_count", frame_alloc_free),
         ("frame_alloc_specific", frame_alloc_specific),
         ("frame_generation_advances", frame_generation),

@@ -52,7 +52,10 @@ fn halt(k: &Kernel) -> ! {
     if alive == 0 {
         let free = crate::mem::frame::with(|f| f.free_count());
         match k.baseline_free_frames.checked_sub(free) {
-            Some(0) => log::info!("frames: all {free} free again, none leaked"),
+            Some(0) => {
+                let (used, _) = crate::mem::heap::usage();
+                log::info!("frames: all {free} free again, none leaked; kernel heap {used} bytes in use")
+            }
             _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }
     }

@@ -23,7 +23,7 @@ pub fn handle(frame: &mut TrapFrame) {
         return;
     }
     let name = EXCEPTION_NAMES.get(frame.vector as usize).copied().unwrap_or("unexpected interrupt");
-    if !frame.from_user() {
+    if !frame.is_user() {
         kernel_fault(frame, name);
     }
     let addr = if frame.vector == PAGE_FAULT { cpu::cr2() } else { 0 };

@@ -54,10 +54,11 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     let nested = frame.rsp <= top && frame.rsp > top.saturating_sub(EXCEPTION_STACK_REACH);
     let base = if nested { frame.rsp.saturating_sub(upcall::RED_ZONE) } else { top };
     let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
+    let ret_slot = at.checked_sub(8).ok_or("exception stack overflow")?;
     let record = ExceptionFrame { vector: ev.vector, error: ev.error, addr: ev.addr, regs: frame.regs() };
     user::write_struct(&env.space, at, &record).map_err(|_| "exception stack not writable")?;
-    user::write_struct(&env.space, at - 8, &0u64).map_err(|_| "exception stack not writable")?;
-    let mut next = TrapFrame::new_user(entry, at - 8);
+    user::write_struct(&env.space, ret_slot, &0u64).map_err(|_| "exception stack not writable")?;
+    let mut next = TrapFrame::new_user(entry, ret_slot);
     next.rdi = at;
     *frame = next;
     Ok(())

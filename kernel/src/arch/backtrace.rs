@@ -18,7 +18,7 @@ fn on_a_kernel_stack(addr: u64) -> bool {
 pub fn frames(mut rbp: u64) -> impl Iterator<Item = u64> {
     let mut n = 0;
     core::iter::from_fn(move || {
-        if n >= MAX_FRAMES || rbp % 8 != 0 || !on_a_kernel_stack(rbp) {
+        if n >= MAX_FRAMES || !rbp.is_multiple_of(8) || !on_a_kernel_stack(rbp) {
             return None;
         }
         // SAFETY: [rbp, rbp+16) lies within a kernel stack (checked above),

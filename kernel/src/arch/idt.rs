@@ -264,7 +264,7 @@ pub fn init() {
         let user = v == 3;
         // SAFETY: boot is single-threaded and no IDT is loaded yet that
         // could observe a half-written gate.
-        unsafe { (*(&raw mut IDT))[usize::from(v)] = gate(base + 16 * u64::from(v), ist, user) };
+        unsafe { IDT[usize::from(v)] = gate(base + 16 * u64::from(v), ist, user) };
     }
     let ptr = Pointer { limit: (size_of::<[Gate; 256]>() - 1) as u16, base: (&raw const IDT) as u64 };
     // SAFETY: the IDT is 'static and every present gate points at a stub.

@@ -79,7 +79,7 @@ pub fn init() {
     unsafe {
         SYSCALL_STACK_TOP = super::stack::kernel_stack_top();
         wrmsr(MSR_STAR, (u64::from(USER_CS - 16) << 48) | (u64::from(KERNEL_CS) << 32));
-        wrmsr(MSR_LSTAR, syscall_entry as usize as u64);
+        wrmsr(MSR_LSTAR, syscall_entry as *const () as u64);
         wrmsr(MSR_SFMASK, SFMASK);
         wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
     }

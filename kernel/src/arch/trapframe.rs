@@ -59,7 +59,7 @@ impl TrapFrame {
     }
 
     /// True if the frame was pushed while the CPU was in ring 3.
-    pub fn from_user(&self) -> bool {
+    pub fn is_user(&self) -> bool {
         self.cs & 3 == 3
     }
 

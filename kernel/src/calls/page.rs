@@ -24,7 +24,7 @@ fn map_one(cx: &mut Cx<'_>, target: EnvId, frame_slot: u64, va: u64, flags: u64)
 }
 
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
-    if va % PAGE_SIZE != 0 || va >= oxok_abi::layout::USER_TOP {
+    if !va.is_multiple_of(PAGE_SIZE) || va >= oxok_abi::layout::USER_TOP {
         return Err(Error::BadAddress);
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
@@ -43,7 +43,7 @@ fn protect_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, frame_slot: 
     flags_ok(flags)?;
     let current = {
         let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-        if va % PAGE_SIZE != 0 || va >= oxok_abi::layout::USER_TOP {
+        if !va.is_multiple_of(PAGE_SIZE) || va >= oxok_abi::layout::USER_TOP {
             return Err(Error::BadAddress);
         }
         env.space.lookup(va).ok_or(Error::NotFound)?

@@ -46,16 +46,6 @@ pub fn set_env_row(index: usize, row: EnvEntry) {
     unsafe { (phys::virt(base) as *mut EnvEntry).add(index).write_volatile(row) }
 }
 
-/// Reads row `index` of the environment table.
-pub fn env_row(index: usize) -> EnvEntry {
-    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
-    if base == 0 || index >= ENV_TABLE_ROWS {
-        return EnvEntry::default();
-    }
-    // SAFETY: as in `set_env_row`, reading.
-    unsafe { (phys::virt(base) as *const EnvEntry).add(index).read_volatile() }
-}
-
 /// Rewrites the clock page.
 pub fn set_clock(clock: Clock) {
     let pa = CLOCK_PA.load(Ordering::Relaxed);
@@ -64,14 +54,4 @@ pub fn set_clock(clock: Clock) {
         // map it read-only.
         unsafe { (phys::virt(pa) as *mut Clock).write_volatile(clock) }
     }
-}
-
-/// The clock page's current contents.
-pub fn clock() -> Clock {
-    let pa = CLOCK_PA.load(Ordering::Relaxed);
-    if pa == 0 {
-        return Clock::default();
-    }
-    // SAFETY: as in `set_clock`, reading.
-    unsafe { (phys::virt(pa) as *const Clock).read_volatile() }
 }

@@ -225,11 +225,6 @@ impl Frames {
         self.bitmap.free_count()
     }
 
-    /// Number of frames the table covers.
-    pub fn len(&self) -> usize {
-        self.table.len()
-    }
-
     /// Physical address and size (whole pages) of the frame table.
     pub fn table_phys(&self) -> (u64, u64) {
         (self.table_pa, self.table_bytes)

@@ -149,11 +149,6 @@ impl AddressSpace {
         Ok(AddressSpace { root })
     }
 
-    /// Physical address of the PML4.
-    pub fn root(&self) -> u64 {
-        self.root
-    }
-
     /// Makes this the current address space.
     pub fn activate(&self) {
         if cpu::cr3() != self.root {
@@ -168,7 +163,7 @@ impl AddressSpace {
     /// Fails with `BadAddress` outside the user range or when unaligned,
     /// `Exists` when something is mapped there already.
     pub fn map(&mut self, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
-        if va % PAGE_SIZE != 0 || va >= USER_TOP || pa % PAGE_SIZE != 0 {
+        if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || !pa.is_multiple_of(PAGE_SIZE) {
             return Err(Error::BadAddress);
         }
         let idx = indices(va);
@@ -209,7 +204,7 @@ impl AddressSpace {
     /// old entry. `BadAddress` outside the user range, `NotFound` if nothing
     /// is mapped.
     pub fn protect(&mut self, va: u64, flags: u64) -> Result<u64, Error> {
-        if va % PAGE_SIZE != 0 || va >= USER_TOP {
+        if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP {
             return Err(Error::BadAddress);
         }
         let (t, i) = self.leaf(va).ok_or(Error::NotFound)?;
