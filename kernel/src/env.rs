@@ -6,7 +6,7 @@ use crate::arch::trapframe::TrapFrame;
 use crate::mem::paging::AddressSpace;
 use crate::mem::{PAGE_SIZE, exposed, frame};
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
@@ -97,9 +97,23 @@ struct Slot {
     env: Option<Box<Env>>,
 }
 
-/// All environments, by slot.
+/// A destroyed environment whose resources are still being released.
+struct Dying {
+    id: EnvId,
+    space: AddressSpace,
+    cursor: u64,
+    app_area: u64,
+    owned: BTreeSet<u64>,
+}
+
+/// Page-directory entries the reaper examines per kernel entry: bounds the
+/// time any one entry spends tearing down destroyed environments.
+pub const REAP_BUDGET: usize = 64;
+
+/// All environments, by slot, and those being torn down.
 pub struct EnvTable {
     slots: Vec<Slot>,
+    dying: VecDeque<Dying>,
 }
 
 const _: () = assert!(1 << INDEX_BITS >= OWNER_FIRST_ENV as usize);
@@ -110,7 +124,7 @@ impl EnvTable {
     pub fn new() -> EnvTable {
         let mut slots = Vec::with_capacity(MAX_ENVS);
         slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None });
-        EnvTable { slots }
+        EnvTable { slots, dying: VecDeque::new() }
     }
 
     /// Creates an environment: empty address space, application area, and a
@@ -169,10 +183,12 @@ impl EnvTable {
         self.slots.get((id as usize) & (MAX_ENVS - 1)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
     }
 
-    /// Removes the environment and releases everything it owns: its
-    /// mappings, its page tables, its application area, and every frame it
-    /// owns — or, for a frame another environment still maps, hands it to
-    /// the orphan owner so the last unmapping frees it.
+    /// Removes the environment at once (its id is dead from here on: its
+    /// capabilities stop matching, it never runs again) and queues the
+    /// release of everything it owns for [`Self::reap`], which works in
+    /// bounded steps: its mappings, page tables, application area, and every
+    /// frame it owns — or, for a frame another environment still maps,
+    /// hands it to the orphan owner so the last unmapping frees it.
     pub fn destroy(&mut self, id: EnvId) -> Result<(), Error> {
         let slot = self.slots.get_mut((id as usize) & (MAX_ENVS - 1)).ok_or(Error::BadEnv)?;
         if slot.env.as_ref().is_none_or(|e| e.id != id) {
@@ -181,7 +197,21 @@ impl EnvTable {
         let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
         exposed::set_env_row((id as usize) & (MAX_ENVS - 1), EnvEntry::default());
         let Env { space, app_area, owned, .. } = *env;
-        space.destroy(|_va, entry| release_mapping(entry & pte::ADDRESS_MASK));
+        space.deactivate();
+        self.dying.push_back(Dying { id, space, cursor: 0, app_area, owned });
+        self.reap(REAP_BUDGET);
+        Ok(())
+    }
+
+    /// Continues tearing down destroyed environments for at most `budget`
+    /// page-directory entries (`usize::MAX`: until done). Returns true when
+    /// nothing is left to reap.
+    pub fn reap(&mut self, budget: usize) -> bool {
+        let Some(d) = self.dying.front_mut() else { return true };
+        if !d.space.teardown_step(&mut d.cursor, budget, |_va, entry| release_mapping(entry & pte::ADDRESS_MASK)) {
+            return false;
+        }
+        let Some(Dying { id, app_area, owned, .. }) = self.dying.pop_front() else { return true };
         frame::with(|f| {
             f.free(app_area);
             for pfn in owned {
@@ -196,7 +226,7 @@ impl EnvTable {
                 }
             }
         });
-        Ok(())
+        self.dying.is_empty()
     }
 
     /// Number of live environments.

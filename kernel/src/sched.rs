@@ -9,11 +9,13 @@ use crate::env::EnvId;
 use crate::state::{self, Kernel};
 use oxok_abi::boot::EXIT_HALT;
 
-/// After an entry from user mode: if the current environment still exists
+/// After an entry from user mode (and after reaping destroyed environments
+/// for a bounded while): if the current environment still exists
 /// its registers are already in `frame` and it simply continues; otherwise
 /// the next runnable environment's registers are loaded into `frame` and its
 /// address space activated. With nothing left to run, the machine halts.
 pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
+    k.envs.reap(crate::env::REAP_BUDGET);
     if let Some(cur) = k.current {
         if k.envs.alive(cur) {
             return;
@@ -46,7 +48,8 @@ fn next(k: &mut Kernel) -> Option<EnvId> {
     None
 }
 
-fn halt(k: &Kernel) -> ! {
+fn halt(k: &mut Kernel) -> ! {
+    while !k.envs.reap(usize::MAX) {}
     let alive = k.envs.count();
     log::info!("no runnable environments left ({alive} alive); halting");
     if alive == 0 {

@@ -293,42 +293,75 @@ impl AddressSpace {
         Some(t + (va & (PAGE_SIZE - 1)))
     }
 
-    /// Tears down the user half: calls `leaf(va, entry)` for every present
-    /// page, then frees every user-half page-table frame and the PML4.
+    /// Leaves this address space if it is the current one (before it is
+    /// torn down).
+    pub fn deactivate(&self) {
+        if cpu::cr3() == self.root {
+            activate_kernel();
+        }
+    }
+
+    /// Tears down the whole user half at once (see [`Self::teardown_step`]).
     pub fn destroy(self, mut leaf: impl FnMut(u64, u64)) {
-        activate_kernel();
-        for i4 in 0..USER_SLOTS {
+        let mut cursor = 0;
+        let mut space = self;
+        while !space.teardown_step(&mut cursor, usize::MAX, &mut leaf) {}
+    }
+
+    /// One bounded step of tearing down the user half: examines at most
+    /// `budget` page-directory entries from `cursor` on, calling `leaf(va,
+    /// entry)` for every present page and freeing each page-table frame once
+    /// passed. Returns true when everything, the PML4 included, is freed.
+    pub fn teardown_step(&mut self, cursor: &mut u64, mut budget: usize, mut leaf: impl FnMut(u64, u64)) -> bool {
+        const GIB: u64 = 1 << 30;
+        const PML4_SPAN: u64 = 1 << 39;
+        let end = (USER_SLOTS as u64) << 39;
+        self.deactivate();
+        while *cursor < end {
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
+            let va = *cursor;
+            let [i4, i3, i2, _] = indices(va);
             let e4 = read_entry(self.root, i4);
             if e4 & pte::PRESENT == 0 {
+                *cursor = (va | (PML4_SPAN - 1)) + 1;
                 continue;
             }
             let pdpt = e4 & pte::ADDRESS_MASK;
-            for i3 in 0..ENTRIES {
-                let e3 = read_entry(pdpt, i3);
-                if e3 & pte::PRESENT == 0 {
-                    continue;
-                }
+            let e3 = read_entry(pdpt, i3);
+            if e3 & pte::PRESENT != 0 {
                 let pd = e3 & pte::ADDRESS_MASK;
-                for i2 in 0..ENTRIES {
-                    let e2 = read_entry(pd, i2);
-                    if e2 & pte::PRESENT == 0 {
-                        continue;
-                    }
+                let e2 = read_entry(pd, i2);
+                if e2 & pte::PRESENT != 0 {
                     let pt = e2 & pte::ADDRESS_MASK;
                     for i1 in 0..ENTRIES {
                         let e1 = read_entry(pt, i1);
                         if e1 & pte::PRESENT != 0 {
-                            let va =
-                                ((i4 as u64) << 39) | ((i3 as u64) << 30) | ((i2 as u64) << 21) | ((i1 as u64) << 12);
-                            leaf(va, e1);
+                            leaf(va | ((i1 as u64) << 12), e1);
                         }
                     }
+                    write_entry(pd, i2, 0);
                     frame::with(|f| f.free(pt));
                 }
-                frame::with(|f| f.free(pd));
+                *cursor = va + (1 << 21);
+                if i2 == ENTRIES - 1 {
+                    write_entry(pdpt, i3, 0);
+                    frame::with(|f| f.free(pd));
+                }
+            } else {
+                *cursor = (va | (GIB - 1)) + 1;
             }
-            frame::with(|f| f.free(pdpt));
+            if *cursor % PML4_SPAN == 0 {
+                write_entry(self.root, i4, 0);
+                frame::with(|f| f.free(pdpt));
+            }
         }
-        frame::with(|f| f.free(self.root));
+        if self.root != 0 {
+            frame::with(|f| f.free(self.root));
+            self.root = 0;
+        }
+        true
     }
 }
