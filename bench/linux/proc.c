@@ -1,0 +1,147 @@
+/*
+ * Process workloads: fork+exit+wait (tiny, and after touching 4 MiB),
+ * posix_spawn of a tiny static program + wait, and kernel memory per
+ * process.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+extern char **environ;
+
+/* The tiny program spawned by spawn_exec (tiny.c, in the initramfs root). */
+#define TINY_PATH "/tiny"
+
+static uint64_t fork_loop(const char *name, unsigned ops)
+{
+	uint64_t t0 = rdtsc();
+	for (unsigned i = 0; i < ops; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid) {
+			skip(name, "fork-failed");
+			return 0;
+		}
+	}
+	return rdtsc() - t0;
+}
+
+uint64_t w_fork_exit_wait(unsigned ops)
+{
+	return fork_loop("fork_exit_wait", ops);
+}
+
+/* The parent has written every page of a private 4 MiB mapping. */
+static char *touched;
+
+uint64_t w_fork_4mb_exit_wait(unsigned ops)
+{
+	if (!touched && !(touched = touched_region(FORK_4MB_BYTES / PG))) {
+		skip("fork_4mb_exit_wait", "mmap-failed");
+		return 0;
+	}
+	return fork_loop("fork_4mb_exit_wait", ops);
+}
+
+void proc_finish(void)
+{
+	if (touched)
+		munmap(touched, FORK_4MB_BYTES);
+	touched = NULL;
+}
+
+uint64_t w_spawn_exec(unsigned ops)
+{
+	char *argv[] = {TINY_PATH, NULL};
+	uint64_t t0 = rdtsc();
+	for (unsigned i = 0; i < ops; i++) {
+		pid_t pid;
+		int status;
+		if (posix_spawn(&pid, TINY_PATH, NULL, NULL, argv, environ) != 0 ||
+		    waitpid(pid, &status, 0) != pid || status != 0) {
+			skip("spawn_exec", "spawn-failed");
+			return 0;
+		}
+	}
+	return rdtsc() - t0;
+}
+
+/*
+ * Kernel memory in bytes: Slab + KernelStack + PageTables of /proc/meminfo,
+ * after flushing the per-CPU counters through /proc/sys/vm/stat_refresh.
+ */
+static long kernel_bytes(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+	if (fd >= 0) {
+		(void)!write(fd, "1", 1);
+		close(fd);
+	}
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	char line[128];
+	long total = 0, kb;
+	int found = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "Slab: %ld kB", &kb) == 1 ||
+		    sscanf(line, "KernelStack: %ld kB", &kb) == 1 ||
+		    sscanf(line, "PageTables: %ld kB", &kb) == 1) {
+			total += kb;
+			found++;
+		}
+	}
+	fclose(f);
+	return found == 3 ? total * 1024 : -1;
+}
+
+/*
+ * Forks `envs` children that each report ready and block in read(2), and
+ * reports the growth of kernel memory divided by `envs`.
+ */
+void kernel_mem_per_env(unsigned envs)
+{
+	int ready[2], gate[2];
+	if (pipe(ready) != 0 || pipe(gate) != 0) {
+		skip("kernel_mem_per_env", "pipe-failed");
+		return;
+	}
+	long before = kernel_bytes();
+	unsigned started = 0;
+	for (; started < envs; started++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			break;
+		if (pid == 0) {
+			char c;
+			close(gate[1]);
+			(void)!write(ready[1], "r", 1);
+			(void)!read(gate[0], &c, 1);
+			_exit(0);
+		}
+	}
+	char c;
+	for (unsigned i = 0; i < started; i++)
+		(void)!read(ready[0], &c, 1);
+	long after = kernel_bytes();
+	close(gate[1]);
+	while (wait(NULL) > 0)
+		;
+	close(gate[0]);
+	close(ready[0]);
+	close(ready[1]);
+	if (started < envs || before < 0 || after < 0) {
+		skip("kernel_mem_per_env", "fork-or-meminfo-failed");
+		return;
+	}
+	report("kernel_mem_per_env", (double)(after - before) / envs, "bytes");
+}

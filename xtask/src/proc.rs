@@ -1,0 +1,144 @@
+//! Running guest machines as child processes: interactively on the terminal,
+//! or captured with a time limit. A captured machine runs in its own process
+//! group, is killed with that group at its deadline, and (through
+//! `setpriv --pdeathsig`) dies with this tool, e.g. on Ctrl-C.
+
+use crate::deps::have_program;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The result of a captured run.
+#[derive(Debug, Clone)]
+pub(crate) struct Captured {
+    /// Exit status; `None` if killed by a signal (e.g. at the deadline).
+    pub status: Option<i32>,
+    /// Whether the deadline passed and the run was killed.
+    pub timed_out: bool,
+    /// Everything the guest wrote on its serial port (QEMU's stdout).
+    pub serial: String,
+    /// QEMU's own messages (stderr).
+    pub stderr: String,
+    /// Wall-clock time from start to exit.
+    pub elapsed: Duration,
+}
+
+/// Runs `cmd` with stdin closed and stdout/stderr captured, killing its
+/// process group after `timeout`. The serial output is also written to
+/// `log` as it arrives, if given. Call this from the thread that waits for
+/// the result: the child is tied to the calling thread's life.
+pub(crate) fn run_captured(cmd: Command, timeout: Duration, log: Option<&Path>) -> Result<Captured, String> {
+    let mut cmd = with_parent_death_signal(cmd, "KILL");
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.process_group(0);
+    let mut log_file = match log {
+        Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?),
+        None => None,
+    };
+    let start = Instant::now();
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd.spawn().map_err(|e| format!("could not start {program}: {e}"))?;
+    let pgid = child.id();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    std::thread::scope(|s| {
+        let serial = s.spawn(move || {
+            let mut all = Vec::new();
+            let mut buf = [0u8; 4096];
+            while let Some(Ok(n @ 1..)) = stdout.as_mut().map(|o| o.read(&mut buf)) {
+                all.extend_from_slice(&buf[..n]);
+                if let Some(f) = log_file.as_mut() {
+                    let _ = f.write_all(&buf[..n]);
+                }
+            }
+            all
+        });
+        let errors = s.spawn(move || {
+            let mut all = Vec::new();
+            if let Some(e) = stderr.as_mut() {
+                let _ = e.read_to_end(&mut all);
+            }
+            all
+        });
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(status),
+                Ok(None) if start.elapsed() >= timeout => {
+                    timed_out = true;
+                    kill_group(&mut child, pgid);
+                    break child.wait();
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => {
+                    kill_group(&mut child, pgid);
+                    let _ = child.wait();
+                    break Err(e);
+                }
+            }
+        };
+        let elapsed = start.elapsed();
+        let serial = serial.join().unwrap_or_default();
+        let stderr = errors.join().unwrap_or_default();
+        let status = status.map_err(|e| format!("waiting for {program}: {e}"))?;
+        Ok(Captured {
+            status: status.code(),
+            timed_out,
+            serial: String::from_utf8_lossy(&serial).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            elapsed,
+        })
+    })
+}
+
+/// Runs `cmd` on the terminal (stdio inherited, same process group, so
+/// Ctrl-C reaches it) and returns its status. If this tool dies first the
+/// child gets SIGTERM, which lets QEMU restore the terminal's settings.
+pub(crate) fn run_interactive(cmd: Command) -> Result<ExitStatus, String> {
+    let mut cmd = with_parent_death_signal(cmd, "TERM");
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    cmd.status().map_err(|e| format!("could not start {program}: {e}"))
+}
+
+/// Readable exit status: code or signal.
+pub(crate) fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("status {c}"),
+        (None, Some(s)) => format!("signal {s}"),
+        _ => "unknown status".into(),
+    }
+}
+
+/// Wraps `cmd` in `setpriv --pdeathsig SIGNAL` (util-linux) when available,
+/// so the child gets `signal` if this tool dies first.
+fn with_parent_death_signal(cmd: Command, signal: &str) -> Command {
+    if !have_program("setpriv") {
+        return cmd;
+    }
+    let mut wrapped = Command::new("setpriv");
+    wrapped.args(["--pdeathsig", signal, "--"]).arg(cmd.get_program()).args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    wrapped
+}
+
+/// Kills `child` (not yet reaped, so its pid is still ours) and then the rest
+/// of its process group with the shell's `kill -9 -PGID`, ignoring "no such
+/// process".
+fn kill_group(child: &mut std::process::Child, pgid: u32) {
+    let _ = child.kill();
+    let _ = Command::new("sh")
+        .args(["-c", "kill -9 \"-$1\" 2>/dev/null", "sh", &pgid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}

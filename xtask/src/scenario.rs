@@ -1,0 +1,212 @@
+//! Layer 2 of `cargo xtask test`: boot Oxok under QEMU once per scenario,
+//! capture the serial port, and judge the run by its output and exit status.
+//! The scenarios themselves are listed in `scenarios.rs`.
+
+use crate::pattern::{find, first_missing_in_order, line_at};
+use crate::proc::{Captured, run_captured};
+use crate::qemu::{Qemu, status_meaning};
+use crate::report::{printable, tail};
+use oxok_abi::boot::{EXIT_HALT, EXIT_PANIC, qemu_status};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// One QEMU run and what it must show. Write new ones in `scenarios.rs` as
+/// `Scenario { name, about, cmdline, expect, ..Scenario::DEFAULT }`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scenario {
+    /// Short unique name (also the log file's name): `hostile-map`.
+    pub name: &'static str,
+    /// One line: what the scenario proves.
+    pub about: &'static str,
+    /// Kernel command line, e.g. `run=init` or `ktest run=hostile-map,victim`.
+    pub cmdline: &'static str,
+    /// Must all appear in the serial output, in this order. `*` matches any
+    /// run of characters within a line (see `pattern.rs`).
+    pub expect: &'static [&'static str],
+    /// Must not appear anywhere. `KERNEL PANIC` is always forbidden unless
+    /// `exit` is [`Exit::Panic`].
+    pub forbid: &'static [&'static str],
+    /// How the run must end.
+    pub exit: Exit,
+    /// Wall-clock limit; the machine is killed and the scenario fails after it.
+    pub timeout_secs: u64,
+    /// How the machine boots.
+    pub boot: Boot,
+    /// Guest memory if not the default (`512M`), QEMU syntax: `Some("64M")`.
+    pub memory: Option<&'static str>,
+}
+
+impl Scenario {
+    /// Defaults for the fields a scenario does not set.
+    pub(crate) const DEFAULT: Scenario = Scenario {
+        name: "",
+        about: "",
+        cmdline: "run=init",
+        expect: &[],
+        forbid: &[],
+        exit: Exit::Halt,
+        timeout_secs: 30,
+        boot: Boot::Pvh,
+        memory: None,
+    };
+}
+
+/// The expected end of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// The kernel halted with nothing left to run (QEMU status 33).
+    Halt,
+    /// The kernel panicked on purpose (QEMU status 35).
+    #[allow(dead_code)] // for deliberate-panic scenarios
+    Panic,
+}
+
+impl Exit {
+    /// The QEMU exit status this stands for.
+    pub(crate) fn status(self) -> i32 {
+        match self {
+            Exit::Halt => qemu_status(EXIT_HALT),
+            Exit::Panic => qemu_status(EXIT_PANIC),
+        }
+    }
+}
+
+/// How a scenario's machine boots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Boot {
+    /// QEMU `-kernel`/`-initrd`/`-append` (fast).
+    Pvh,
+    /// The GRUB ISO under SeaBIOS.
+    IsoBios,
+    /// The GRUB ISO under OVMF (UEFI).
+    IsoUefi,
+}
+
+/// Always forbidden unless the scenario expects a panic.
+const PANIC_LINE: &str = "KERNEL PANIC";
+
+/// The reasons a captured run fails `s`; empty if it passes.
+pub(crate) fn judge(s: &Scenario, run: &Captured) -> Vec<String> {
+    let mut why = Vec::new();
+    if run.timed_out {
+        why.push(format!("timeout after {} s", s.timeout_secs));
+    } else if run.status != Some(s.exit.status()) {
+        let shown = run.status.map_or("none".to_string(), |c| c.to_string());
+        why.push(format!("exit status {shown}, meaning: {}", status_meaning(run.status)));
+    }
+    if let Some(i) = first_missing_in_order(&run.serial, s.expect) {
+        let after = if i > 0 { format!(" (after {:?})", s.expect[i - 1]) } else { String::new() };
+        why.push(format!("missing expectation {:?}{after}", s.expect[i]));
+    }
+    let implicit = (s.exit == Exit::Halt).then_some(PANIC_LINE);
+    for f in s.forbid.iter().copied().chain(implicit) {
+        if let Some(m) = find(&run.serial, f, 0) {
+            why.push(format!("forbidden {f:?} found: {}", printable(line_at(&run.serial, m.start))));
+        }
+    }
+    why
+}
+
+/// The result of one scenario.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub name: &'static str,
+    /// Empty when the scenario passed.
+    pub failures: Vec<String>,
+}
+
+/// Runs each `(scenario, machine)` with up to `jobs` at once, printing one
+/// line per scenario as it finishes (plus details on failure). Serial logs
+/// go to `log_dir/NAME.log`.
+pub(crate) fn run_all(
+    runs: Vec<(Scenario, Result<Qemu, String>)>,
+    jobs: usize,
+    log_dir: &std::path::Path,
+) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let outcomes = Mutex::new(Vec::new());
+    let print = Mutex::new(());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, runs.len().max(1)) {
+            s.spawn(|| {
+                while let Some((scenario, machine)) = runs.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let log = log_dir.join(format!("{}.log", scenario.name));
+                    let (failures, report) = run_one(scenario, machine, &log);
+                    let _guard = print.lock().unwrap_or_else(|e| e.into_inner());
+                    println!("{report}");
+                    outcomes.lock().unwrap_or_else(|e| e.into_inner()).push(Outcome { name: scenario.name, failures });
+                }
+            });
+        }
+    });
+    outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs one scenario; returns its failures and the text to print.
+fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<String>, String) {
+    let head = format!("scenario {} ...", s.name);
+    let machine = match machine {
+        Ok(m) => m,
+        Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
+    };
+    let run = match run_captured(machine.command(), Duration::from_secs(s.timeout_secs), Some(log)) {
+        Ok(run) => run,
+        Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
+    };
+    let why = judge(s, &run);
+    let secs = run.elapsed.as_secs_f64();
+    if why.is_empty() {
+        return (why, format!("{head} ok ({secs:.1} s)"));
+    }
+    let mut text = format!("{head} FAILED ({}) ({secs:.1} s)\n", why[0]);
+    for w in &why[1..] {
+        text.push_str(&format!("    also: {w}\n"));
+    }
+    text.push_str(&format!("    machine: {}\n", machine.display()));
+    if !run.stderr.trim().is_empty() {
+        text.push_str(&format!("    QEMU said:\n{}\n", tail(&run.stderr, 10)));
+    }
+    text.push_str(&format!("    last serial output:\n{}\n", tail(&run.serial, 40)));
+    text.push_str(&format!("    full serial log: {}", log.display()));
+    (why, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured(serial: &str, status: Option<i32>, timed_out: bool) -> Captured {
+        Captured { status, timed_out, serial: serial.into(), stderr: String::new(), elapsed: Duration::ZERO }
+    }
+
+    const S: Scenario =
+        Scenario { name: "t", expect: &["Oxok", "env * destroyed"], forbid: &["oops"], ..Scenario::DEFAULT };
+
+    #[test]
+    fn passes_on_halt_with_expectations() {
+        assert!(judge(&S, &captured("Oxok\nenv 2 destroyed\n", Some(33), false)).is_empty());
+    }
+
+    #[test]
+    fn reports_each_failure() {
+        let why = judge(&S, &captured("env 2 destroyed\nOxok\noops\nKERNEL PANIC: x\n", Some(35), false));
+        assert_eq!(why.len(), 4, "{why:?}");
+        assert_eq!(why[0], "exit status 35, meaning: kernel panic");
+        assert!(why[1].starts_with("missing expectation \"env * destroyed\" (after \"Oxok\")"));
+        assert_eq!(why[2], "forbidden \"oops\" found: oops");
+        assert_eq!(why[3], "forbidden \"KERNEL PANIC\" found: KERNEL PANIC: x");
+        let why = judge(&S, &captured("Oxok\nenv 1 destroyed", None, true));
+        assert_eq!(why, ["timeout after 30 s"]);
+        let why = judge(&S, &captured("Oxok\nenv 1 destroyed", Some(0), false));
+        assert_eq!(why, ["exit status 0, meaning: triple fault or reset"]);
+    }
+
+    #[test]
+    fn deliberate_panic() {
+        let p = Scenario { exit: Exit::Panic, expect: &["KERNEL PANIC"], ..Scenario::DEFAULT };
+        assert!(judge(&p, &captured("KERNEL PANIC: on purpose\n", Some(35), false)).is_empty());
+        assert_eq!(judge(&p, &captured("KERNEL PANIC\n", Some(33), false)).len(), 1);
+    }
+}

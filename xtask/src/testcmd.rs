@@ -1,0 +1,127 @@
+//! `cargo xtask test`: host unit tests, then the QEMU scenarios, then one
+//! line `N passed, N failed`.
+
+use crate::Failure;
+use crate::build::{self, Images};
+use crate::cli::TestOpts;
+use crate::deps::{self, Need};
+use crate::hosttest;
+use crate::iso;
+use crate::meta::Workspace;
+use crate::qemu::Qemu;
+use crate::report::Tally;
+use crate::scenario::{self, Boot, Scenario};
+use crate::scenarios::SCENARIOS;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The scenarios whose name contains `filter` (all without one).
+pub(crate) fn select(filter: Option<&str>) -> Vec<Scenario> {
+    SCENARIOS.iter().filter(|s| filter.is_none_or(|f| s.name.contains(f))).copied().collect()
+}
+
+/// Runs `cargo xtask test`.
+pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
+    let chosen = select(opts.filter.as_deref());
+    if opts.list {
+        let width = chosen.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        for s in &chosen {
+            println!("{:width$}  {}", s.name, s.about);
+        }
+        return Ok(());
+    }
+    if chosen.is_empty() && opts.filter.is_some() {
+        return Err(Failure::Setup(format!(
+            "no scenario name contains `{}`; `cargo xtask test --list` lists them",
+            opts.filter.as_deref().unwrap_or_default()
+        )));
+    }
+    let ws = Workspace::load()?;
+    deps::ensure(&ws, &needs(&chosen))?;
+    let mut tally = Tally::default();
+    if !opts.no_host {
+        hosttest::run(&ws, &mut tally)?;
+    }
+    if !chosen.is_empty() {
+        let log_dir = ws.log_dir();
+        std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
+        match build::build_images(&ws) {
+            Ok(images) => {
+                let runs = machines(&ws, &images, &chosen);
+                let outcomes = scenario::run_all(runs, opts.jobs, &log_dir);
+                let failed: Vec<&str> = outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
+                tally.passed += outcomes.len() - failed.len();
+                tally.failed += failed.len();
+                if !failed.is_empty() {
+                    println!("failed scenarios: {} (logs in {})", failed.join(" "), log_dir.display());
+                }
+            }
+            Err(e) => {
+                println!("build FAILED: {e}");
+                println!("    so {} scenarios could not run and count as failed", chosen.len());
+                tally.failed += chosen.len();
+            }
+        }
+    }
+    println!("{}", tally.summary());
+    if tally.failed == 0 { Ok(()) } else { Err(Failure::Failed(String::new())) }
+}
+
+/// What the chosen scenarios need from the host.
+fn needs(chosen: &[Scenario]) -> Vec<Need> {
+    let mut needs = vec![Need::RustTarget, Need::Qemu];
+    if chosen.iter().any(|s| s.boot != Boot::Pvh) {
+        needs.push(Need::IsoTools);
+    }
+    if chosen.iter().any(|s| s.boot == Boot::IsoUefi) {
+        needs.push(Need::Ovmf);
+    }
+    needs
+}
+
+/// The machine for each scenario. ISOs are built once per distinct command
+/// line; a failure to prepare one becomes that scenario's failure.
+fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenario, Result<Qemu, String>)> {
+    let mut isos: BTreeMap<&str, Result<PathBuf, String>> = BTreeMap::new();
+    chosen
+        .iter()
+        .map(|s| {
+            let machine = match s.boot {
+                Boot::Pvh => Qemu::pvh(images, s.cmdline),
+                Boot::IsoBios | Boot::IsoUefi => {
+                    let iso = isos.entry(s.cmdline).or_insert_with(|| {
+                        let path = if s.cmdline == crate::qemu::DEFAULT_CMDLINE {
+                            iso::default_iso_path(ws)
+                        } else {
+                            ws.out_dir().join(format!("{}.iso", s.name))
+                        };
+                        iso::build_iso(ws, images, s.cmdline, &path).map(|()| path)
+                    });
+                    let vars = ws.out_dir().join(format!("{}.OVMF_VARS.fd", s.name));
+                    iso.clone().and_then(|iso| iso::machine(&iso, s.boot == Boot::IsoUefi, &vars))
+                }
+            };
+            let machine = machine.map(|mut m| {
+                if let Some(mem) = s.memory {
+                    m.memory = mem.to_string();
+                }
+                m
+            });
+            (*s, machine)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_by_name() {
+        assert_eq!(select(None).len(), SCENARIOS.len());
+        assert!(select(Some("iso-")).iter().all(|s| s.name.contains("iso-")));
+        assert!(select(Some("no such scenario")).is_empty());
+        assert!(needs(&select(Some("iso-uefi"))).contains(&Need::Ovmf));
+        assert_eq!(needs(&select(Some("boot-banner"))), [Need::RustTarget, Need::Qemu]);
+    }
+}
