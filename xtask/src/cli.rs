@@ -20,6 +20,7 @@ COMMANDS
         Ends with `N passed, N failed`; exits non-zero on any failure.
           --filter <text>      run only scenarios whose name contains <text>
           --no-host            skip the host unit tests
+          --no-bench           skip the one quick run of the bench harness
           --list               list the scenarios and what each proves
           -j, --jobs <n>       scenarios run at once (default 2)
   iso [options] [-- <kernel words>]
@@ -65,6 +66,8 @@ pub(crate) struct MachineOpts {
 pub(crate) struct TestOpts {
     pub filter: Option<String>,
     pub no_host: bool,
+    /// Skip the one quick run of the bench harness (`--no-bench`).
+    pub no_bench: bool,
     pub list: bool,
     pub jobs: usize,
 }
@@ -108,6 +111,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
             Cmd::Test(TestOpts {
                 filter: a.value(&["--filter"])?,
                 no_host: a.flag(&["--no-host"]),
+                no_bench: a.flag(&["--no-bench"]),
                 list: a.flag(&["--list"]),
                 jobs,
             })
@@ -220,11 +224,17 @@ mod tests {
         );
         assert_eq!(
             p("test -j1 --filter=iso --no-host"),
-            Ok(Cmd::Test(TestOpts { filter: Some("iso".into()), no_host: true, list: false, jobs: 1 }))
+            Ok(Cmd::Test(TestOpts {
+                filter: Some("iso".into()),
+                no_host: true,
+                no_bench: false,
+                list: false,
+                jobs: 1
+            }))
         );
         assert_eq!(
             p("test --jobs 3 --list"),
-            Ok(Cmd::Test(TestOpts { filter: None, no_host: false, list: true, jobs: 3 }))
+            Ok(Cmd::Test(TestOpts { filter: None, no_host: false, no_bench: false, list: true, jobs: 3 }))
         );
         assert_eq!(
             p("iso --boot uefi --qemu=-s"),

@@ -17,7 +17,7 @@
 use crate::scenario::{Boot, Scenario};
 
 /// What init prints once it runs; shared by the boot scenarios.
-const BANNER: &[&str] = &["Oxok", "init: environment"];
+const BANNER: &[&str] = &["Oxok * an exokernel for x86-64", "init: environment * memory * MiB usable"];
 
 /// Every scenario, in the order they are started.
 pub(crate) const SCENARIOS: &[Scenario] = &[
@@ -26,6 +26,94 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         about: "the kernel boots by PVH, starts init, and halts cleanly",
         cmdline: "run=init",
         expect: BANNER,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "ktest",
+        about: "kernel self tests: frame allocator, page tables, checked user copies, teardown",
+        cmdline: "ktest run=hello",
+        expect: &["ktest: 7 passed, 0 failed", "hello: ok", "none leaked"],
+        forbid: &["FAILED"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-priv",
+        about: "privileged instructions from ring 3 kill only their environment; the next one runs",
+        cmdline: "run=hostile-priv+cli,hostile-priv+hlt,hostile-priv+cr3,hostile-priv+wrmsr,hostile-priv+rdmsr,\
+                  hostile-priv+outb,hostile-priv+inb,hostile-priv+lgdt,hostile-priv+invlpg,hostile-priv+int80,hello",
+        expect: &[
+            "hostile-priv: trying cli",
+            "env * (hostile-priv) destroyed: general protection fault",
+            "hostile-priv: trying hlt",
+            "destroyed: general protection fault",
+            "hostile-priv: trying cr3",
+            "destroyed: general protection fault",
+            "hostile-priv: trying wrmsr",
+            "destroyed: general protection fault",
+            "hostile-priv: trying rdmsr",
+            "destroyed: general protection fault",
+            "hostile-priv: trying outb",
+            "destroyed: general protection fault",
+            "hostile-priv: trying inb",
+            "destroyed: general protection fault",
+            "hostile-priv: trying lgdt",
+            "destroyed: general protection fault",
+            "hostile-priv: trying invlpg",
+            "destroyed: general protection fault",
+            "hostile-priv: trying int80",
+            "destroyed: general protection fault",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["did not fault", "FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-jump",
+        about: "jumps into and reads/writes kernel, direct-map, non-canonical, null and text addresses",
+        cmdline: "run=hostile-jump+call-kernel,hostile-jump+read-kernel,hostile-jump+write-direct-map,\
+                  hostile-jump+jump-noncanonical,hostile-jump+read-null,hostile-jump+write-text,hello",
+        expect: &[
+            "destroyed: page fault * instruction fetch of 0xffffffff80201000, protection violation",
+            "destroyed: page fault * read of 0xffffffff80201000, protection violation",
+            "destroyed: page fault * write of 0xffff800000100000, protection violation",
+            "hostile-jump: trying jump-noncanonical",
+            "destroyed: general protection fault",
+            "destroyed: page fault * read of 0x0, not mapped",
+            "destroyed: page fault * write of 0x400000, protection violation",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["did not fault", "FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-args",
+        about: "kernel, unmapped, wrapping and oversized pointers to calls come back as error codes",
+        cmdline: "run=hostile-args,hello",
+        expect: &["hostile-args: ok", "env * (hostile-args) exited with status 0", "hello: ok", "none leaked"],
+        forbid: &["oops", "FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-calls",
+        about: "unknown Oxok call numbers return BadCall; a foreign call with no handler kills only the caller",
+        cmdline: "run=hostile-calls,hello",
+        expect: &["hostile-calls: ok", "destroyed: foreign system call 39 * no handler registered", "hello: ok"],
+        forbid: &["survived", "FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-stack",
+        about: "runaway recursion runs off the stack into an unmapped page: the environment dies alone",
+        cmdline: "run=hostile-stack,hello",
+        expect: &[
+            "hostile-stack: recursing",
+            "destroyed: page fault * write of * not mapped",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["returned", "FAIL"],
         ..Scenario::DEFAULT
     },
     Scenario {

@@ -63,8 +63,38 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
             }
         }
     }
+    if opts.filter.is_none() && !opts.no_bench {
+        bench_smoke(&ws, &mut tally);
+    }
     println!("{}", tally.summary());
     if tally.failed == 0 { Ok(()) } else { Err(Failure::Failed(String::new())) }
+}
+
+/// Runs the bench harness once, quick, into a scratch folder, so it cannot
+/// rot. The numbers are not judged here (benchmarks are not tests); only
+/// that both sides boot and the report is written.
+fn bench_smoke(ws: &Workspace, tally: &mut Tally) {
+    let out = ws.target_dir.join("bench").join("selftest");
+    let args: Vec<String> = ["--quick", "--rounds", "1", "--out"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.display().to_string()])
+        .collect();
+    println!("bench harness (one quick round, numbers not judged) ...");
+    match crate::bench::run(&args) {
+        Ok(()) if out.join("latest.md").exists() => {
+            println!("bench-smoke ... ok (report in {})", out.display());
+            tally.passed += 1;
+        }
+        Ok(()) => {
+            println!("bench-smoke ... FAILED (no report written in {})", out.display());
+            tally.failed += 1;
+        }
+        Err(e) => {
+            println!("bench-smoke ... FAILED ({e})");
+            tally.failed += 1;
+        }
+    }
 }
 
 /// What the chosen scenarios need from the host.
