@@ -18,6 +18,8 @@ pub struct Cmdline {
     pub run: Vec<Program>,
     /// Run the kernel self tests first.
     pub ktest: bool,
+    /// Timer interrupts per second.
+    pub tick_hz: u64,
 }
 
 /// Only the log level, read before the heap exists.
@@ -31,7 +33,7 @@ pub fn log_level(line: &str) -> LevelFilter {
 
 /// Parses the whole line. Unknown words are logged and ignored.
 pub fn parse(line: &str) -> Cmdline {
-    let mut c = Cmdline { run: Vec::new(), ktest: false };
+    let mut c = Cmdline { run: Vec::new(), ktest: false, tick_hz: crate::timer::DEFAULT_HZ };
     let mut saw_run = false;
     for word in line.split_whitespace() {
         if let Some(list) = word.strip_prefix("run=") {
@@ -39,6 +41,11 @@ pub fn parse(line: &str) -> Cmdline {
             for prog in list.split(',').filter(|p| !p.is_empty()) {
                 let argv: Vec<String> = prog.split('+').map(|s| s.to_string()).collect();
                 c.run.push(Program { argv });
+            }
+        } else if let Some(hz) = word.strip_prefix("tick_hz=") {
+            match hz.parse::<u64>() {
+                Ok(hz) if (10..=10_000).contains(&hz) => c.tick_hz = hz,
+                _ => log::warn!("cmdline: tick_hz must be 10..=10000; keeping {}", c.tick_hz),
             }
         } else if word == "ktest" {
             c.ktest = true;

@@ -32,6 +32,7 @@ mod revoke;
 mod sched;
 mod state;
 mod syscall;
+mod timer;
 mod trap;
 mod upcall;
 
@@ -113,5 +114,6 @@ pub fn start(eax: u64, ebx: u64) -> ! {
             }
         }
     });
+    timer::init(cmd.tick_hz, tsc_hz);
     sched::start()
 }

@@ -34,6 +34,36 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
     }
 }
 
+/// Ticks an environment may run before the next runnable one gets the CPU
+/// (round robin; the slot vector replaces this policy).
+pub const SLICE_TICKS: u64 = 10;
+
+/// A timer tick arrived while `k.current` ran in user mode (its registers
+/// are in `frame`): at the end of its slice, the next runnable environment
+/// gets the CPU.
+pub fn tick(k: &mut Kernel, frame: &mut TrapFrame, now: u64) {
+    if now % SLICE_TICKS == 0 {
+        preempt(k, frame);
+    }
+}
+
+/// Puts the current environment at the back of the run queue, if anyone
+/// else is waiting, and resumes the next one.
+pub fn preempt(k: &mut Kernel, frame: &mut TrapFrame) {
+    let Some(cur) = k.current else { return };
+    if !k.runq.iter().any(|&id| k.envs.alive(id)) {
+        return;
+    }
+    if let Some(env) = k.envs.get(cur) {
+        env.regs = *frame;
+        env.status = oxok_abi::ENV_RUNNABLE;
+        env.publish();
+        k.runq.push_back(cur);
+    }
+    k.current = None;
+    resume(k, frame);
+}
+
 /// Pops runnable environments until a live one is found; makes it current.
 fn next(k: &mut Kernel) -> Option<EnvId> {
     while let Some(id) = k.runq.pop_front() {

@@ -17,9 +17,7 @@ const FIRST_IRQ: u64 = 32;
 /// Handles the exception or interrupt described by `frame`.
 pub fn handle(frame: &mut TrapFrame) {
     if frame.vector >= FIRST_IRQ {
-        // Only spurious legacy-PIC interrupts arrive here (every line is
-        // masked); they carry no work. Whoever was running continues.
-        log::debug!("spurious interrupt on vector {}", frame.vector);
+        crate::timer::interrupt(frame);
         return;
     }
     let name = EXCEPTION_NAMES.get(frame.vector as usize).copied().unwrap_or("unexpected interrupt");

@@ -117,6 +117,21 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "preempt",
+        about: "the APIC timer preempts spinning environments: a third one runs while two spin",
+        cmdline: "run=spin+a+400,spin+b+400,hello",
+        expect: &[
+            "timer: 1000 Hz",
+            "spin a: start",
+            "spin b: start",
+            "hello: ok",
+            "spin a: done",
+            "spin b: done",
+            "none leaked",
+        ],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         expect: BANNER,

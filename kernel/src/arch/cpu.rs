@@ -117,3 +117,12 @@ pub fn enable_global_pages() {
         asm!("mov cr4, {}", in(reg) cr4, options(nostack, preserves_flags));
     }
 }
+
+/// Enables interrupts, waits for one, and disables them again (the kernel's
+/// idle step). The interrupt's handler runs before this returns.
+pub fn wait_for_interrupt() {
+    // SAFETY: `sti; hlt` is atomic with respect to interrupts (the STI
+    // shadow), so the wake-up cannot be lost; handlers of interrupts taken
+    // in kernel mode touch only atomics.
+    unsafe { asm!("sti; hlt; cli", options(nomem, nostack)) }
+}

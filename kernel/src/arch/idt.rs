@@ -42,9 +42,8 @@ pub const EXCEPTION_NAMES: [&str; 32] = [
     "reserved",
 ];
 
-/// Vectors with entry stubs: the 32 exceptions and the 16 legacy-PIC vectors
-/// (32–47, where spurious IRQs land after [`super::pic::init`] remaps them).
-pub const STUBS: usize = 48;
+/// Vectors with entry stubs: all of them (exceptions 0–31, interrupts above).
+pub const STUBS: usize = 256;
 
 // Each stub is 16 bytes apart: stub `v` lives at `trap_stubs + 16 * v`.
 // Vectors with a CPU error code (8, 10–14, 17, 21, 29, 30) don't push a zero.
@@ -95,22 +94,18 @@ trap_stubs:
     TRAP_STUB 29, 1
     TRAP_STUB 30, 1
     TRAP_STUB 31, 0
-    TRAP_STUB 32, 0
-    TRAP_STUB 33, 0
-    TRAP_STUB 34, 0
-    TRAP_STUB 35, 0
-    TRAP_STUB 36, 0
-    TRAP_STUB 37, 0
-    TRAP_STUB 38, 0
-    TRAP_STUB 39, 0
-    TRAP_STUB 40, 0
-    TRAP_STUB 41, 0
-    TRAP_STUB 42, 0
-    TRAP_STUB 43, 0
-    TRAP_STUB 44, 0
-    TRAP_STUB 45, 0
-    TRAP_STUB 46, 0
-    TRAP_STUB 47, 0
+
+    /* Vectors 32-255: interrupts, no error code. push imm32 keeps vectors
+       above 127 positive. */
+    vector = 32
+    .rept 224
+    .balign 16
+    push $0
+    .byte 0x68
+    .long vector
+    jmp trap_common
+    vector = vector + 1
+    .endr
 
 trap_common:
     push %rax
@@ -249,11 +244,10 @@ struct Pointer {
     base: u64,
 }
 
-/// Fills the gates of every stub and loads the IDT. Other vectors stay
-/// absent: an unexpected interrupt there raises #NP, which is reported.
+/// Fills every gate and loads the IDT.
 pub fn init() {
     let base = (&raw const trap_stubs) as u64;
-    for v in 0..STUBS as u8 {
+    for v in 0..=255u8 {
         let ist = match v {
             2 => IST_NMI,
             8 => IST_DOUBLE_FAULT,

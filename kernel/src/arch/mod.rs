@@ -1,6 +1,7 @@
 //! Everything that touches the x86-64 machine directly. `unsafe` is allowed
 //! here (and in `boot` and `mem`) and nowhere else in the kernel.
 
+pub mod apic;
 pub mod backtrace;
 pub mod cpu;
 pub mod gdt;

@@ -55,3 +55,19 @@ pub fn set_clock(clock: Clock) {
         unsafe { (phys::virt(pa) as *mut Clock).write_volatile(clock) }
     }
 }
+
+/// Changes the clock page in place.
+pub fn update_clock(f: impl FnOnce(&mut Clock)) {
+    let pa = CLOCK_PA.load(Ordering::Relaxed);
+    if pa == 0 {
+        return;
+    }
+    // SAFETY: as in `set_clock`; the clock frame is written only by the
+    // kernel, with interrupts off.
+    unsafe {
+        let p = phys::virt(pa) as *mut Clock;
+        let mut c = p.read_volatile();
+        f(&mut c);
+        p.write_volatile(c);
+    }
+}

@@ -1,0 +1,46 @@
+//! The periodic timer: counts ticks, keeps the clock page current, and
+//! gives the scheduler its preemption points.
+
+use crate::arch::apic::{self, SPURIOUS_VECTOR, TIMER_VECTOR};
+use crate::arch::trapframe::TrapFrame;
+use crate::mem::exposed;
+use crate::{sched, state};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+static TICKS: AtomicU64 = AtomicU64::new(0);
+static HZ: AtomicU64 = AtomicU64::new(0);
+
+/// Default timer frequency.
+pub const DEFAULT_HZ: u64 = 1000;
+
+/// Starts the APIC timer at `hz`.
+pub fn init(hz: u64, tsc_hz: u64) {
+    let rate = apic::start_timer(hz, tsc_hz);
+    HZ.store(hz, Ordering::Relaxed);
+    exposed::update_clock(|c| c.tick_hz = hz);
+    log::info!("timer: {hz} Hz (APIC timer input {} MHz)", rate / 1_000_000);
+}
+
+/// Ticks since the timer started.
+pub fn ticks() -> u64 {
+    TICKS.load(Ordering::Relaxed)
+}
+
+/// Handles interrupt vector `frame.vector` (≥ 32). Taken in user mode it
+/// may switch environments; taken in kernel mode (the idle loop) it only
+/// counts.
+pub fn interrupt(frame: &mut TrapFrame) {
+    let vector = frame.vector as u8;
+    if vector == TIMER_VECTOR {
+        let now = TICKS.fetch_add(1, Ordering::Relaxed) + 1;
+        exposed::update_clock(|c| c.ticks = now);
+        apic::eoi();
+        if frame.is_user() {
+            state::with(|k| sched::tick(k, frame, now));
+        }
+    } else if vector != SPURIOUS_VECTOR {
+        // Spurious legacy-PIC vectors (32–47; every line is masked) and
+        // anything unexpected carry no work.
+        log::debug!("spurious interrupt on vector {vector}");
+    }
+}
