@@ -208,6 +208,16 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
             20 => frame_revoke(env_slot, count, deadline) -> [];
+
+            /// Gives up the CPU. With `target` 0, the caller goes to the back
+            /// of the run queue (plain yield). Otherwise the rest of the
+            /// caller's time goes to environment `target` (directed yield),
+            /// which runs next; the caller stays runnable.
+            ///
+            /// Checks: `target` is 0 or names a live, runnable environment
+            /// (`BadEnv`, `Busy` if it is not waiting for the CPU).
+            /// Changes: who runs next.
+            21 => yield_cpu(target) -> [];
         }
     };
 }

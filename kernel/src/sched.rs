@@ -64,6 +64,28 @@ pub fn preempt(k: &mut Kernel, frame: &mut TrapFrame) {
     resume(k, frame);
 }
 
+/// The caller gives up the CPU: to `target` (directed yield; it must be in
+/// the run queue) or to whoever is next. The caller's registers in `frame`
+/// already hold its results; it stays runnable. The switch itself happens
+/// when the system-call path resumes.
+pub fn yield_to(k: &mut Kernel, frame: &mut TrapFrame, target: Option<EnvId>) {
+    let Some(cur) = k.current else { return };
+    if let Some(t) = target {
+        k.runq.retain(|&id| id != t);
+        k.runq.push_front(t);
+    } else if !k.runq.iter().any(|&id| k.envs.alive(id)) {
+        return;
+    }
+    if let Some(env) = k.envs.get(cur) {
+        env.regs = *frame;
+        env.regs.rax = 0; // the yield's own status: success
+        env.status = oxok_abi::ENV_RUNNABLE;
+        env.publish();
+        k.runq.push_back(cur);
+    }
+    k.current = None;
+}
+
 /// Pops runnable environments until a live one is found; makes it current.
 fn next(k: &mut Kernel) -> Option<EnvId> {
     while let Some(id) = k.runq.pop_front() {

@@ -69,7 +69,7 @@ pub fn handle(frame: &mut TrapFrame) {
                         Err(e) => frame.rax = e.code(),
                     }
                 }
-                if k.envs.alive(caller) {
+                if k.current == Some(caller) {
                     revoke::enforce(k, caller, frame);
                 }
             }

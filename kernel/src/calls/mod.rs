@@ -5,6 +5,7 @@
 mod cap;
 mod check;
 mod console;
+mod cpu;
 mod env;
 mod frame;
 mod info;
@@ -12,6 +13,7 @@ mod page;
 
 pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::console_write;
+pub use cpu::yield_cpu;
 pub use env::{env_create, env_destroy, env_exit, env_get_state, env_run, env_self, env_set_state, upcall_register};
 pub use frame::{frame_alloc, frame_free, frame_revoke};
 pub use info::{mem_info, null};

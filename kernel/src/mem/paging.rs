@@ -353,7 +353,7 @@ impl AddressSpace {
             } else {
                 *cursor = (va | (GIB - 1)) + 1;
             }
-            if *cursor % PML4_SPAN == 0 {
+            if cursor.is_multiple_of(PML4_SPAN) {
                 write_entry(self.root, i4, 0);
                 frame::with(|f| f.free(pdpt));
             }
