@@ -6,7 +6,8 @@
 //!
 //! | word | meaning |
 //! | --- | --- |
-//! | `run=a,b,c` | programs from the boot archive to start, in order (default `init`) |
+//! | `run=a,b&c` | boot programs (default `init`): `,` separates steps that run one after another (a step starts when every environment has ended), `&` programs started together; `prog+arg+arg` passes arguments |
+//! | `tick_hz=N` | timer interrupts per second (default 1000) |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
 //! | `log=error\|warn\|info\|debug\|trace` | kernel log level (default `info`) |
 //!

@@ -218,6 +218,44 @@ macro_rules! for_each_call {
             /// (`BadEnv`, `Busy` if it is not waiting for the CPU).
             /// Changes: who runs next.
             21 => yield_cpu(target) -> [];
+
+            /// Synchronous protected control transfer to environment
+            /// `target` (in `rdi`). Every other general register is the
+            /// message and reaches the callee intact, except: `rdi` becomes
+            /// the caller's id (supplied by the kernel, unforgeable), `rcx`
+            /// is 1 (synchronous), `rax` 0, `rsp` 0 (the callee's entry sets
+            /// up its own stack). The callee runs at once, at its `PCT`
+            /// upcall entry, on the caller's time; the caller waits until
+            /// the callee's `pct_reply`, and then resumes with the callee's
+            /// registers as the reply (`rdi` = the callee's id). If the
+            /// callee dies first, the call fails with `BadEnv`.
+            ///
+            /// Checks: `target` is a live environment other than the caller
+            /// (`BadEnv`, `Invalid`) with a `PCT` entry — an environment
+            /// accepts calls by registering one (`Denied`) — that is not
+            /// already serving a call or waiting for a reply (`Busy`).
+            /// Changes: who runs; the caller waits.
+            22 => pct_call(target) -> [];
+
+            /// Asynchronous protected control transfer: as `pct_call`, but
+            /// `rcx` is 0 at the callee, and the caller does not wait: it
+            /// donates the rest of its time to the callee and stays
+            /// runnable (this call returns 0 to it when it next runs).
+            ///
+            /// Checks: as `pct_call`. Changes: who runs.
+            23 => pct_send(target) -> [];
+
+            /// Ends serving a protected control transfer. After a
+            /// synchronous call from `caller`, the caller resumes with this
+            /// environment's general registers as the reply; with `caller` 0
+            /// (after an asynchronous one) nobody is resumed. Either way
+            /// this environment then continues from the state it had when
+            /// the call arrived.
+            ///
+            /// Checks: the environment is serving a call (`Invalid`);
+            /// `caller` is 0 or the environment waiting for it (`BadEnv`).
+            /// Changes: who runs.
+            24 => pct_reply(caller) -> [];
         }
     };
 }

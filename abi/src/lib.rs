@@ -42,11 +42,14 @@ pub mod frames;
 pub use calls::{CONSOLE_WRITE_MAX, Call};
 mod error;
 pub mod layout;
+pub mod pred;
 mod state;
 pub mod upcall;
 
 pub use error::Error;
-pub use state::{ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs};
+pub use state::{
+    ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_WAITING, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
+};
 
 /// `frame_alloc` argument asking for any free frame.
 pub const ANY_FRAME: u64 = u64::MAX;

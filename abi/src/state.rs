@@ -71,7 +71,8 @@ pub struct MapEntry {
 pub struct EnvEntry {
     /// The id, or 0 if the row is empty.
     pub id: u32,
-    /// [`ENV_FREE`], [`ENV_CREATED`], [`ENV_RUNNABLE`], [`ENV_RUNNING`].
+    /// [`ENV_FREE`], [`ENV_CREATED`], [`ENV_RUNNABLE`], [`ENV_RUNNING`],
+    /// [`ENV_WAITING`].
     pub status: u32,
     /// Who created it (0 for boot programs).
     pub parent: u32,
@@ -97,6 +98,8 @@ pub const ENV_CREATED: u32 = 1;
 pub const ENV_RUNNABLE: u32 = 2;
 /// On the CPU now.
 pub const ENV_RUNNING: u32 = 3;
+/// Waiting for the reply to a synchronous protected control transfer.
+pub const ENV_WAITING: u32 = 4;
 
 const _: () = assert!(core::mem::size_of::<EnvEntry>() == 64);
 const _: () = assert!(core::mem::size_of::<Regs>() == 18 * 8);

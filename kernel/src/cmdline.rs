@@ -14,8 +14,9 @@ pub struct Program {
 /// What the command line asks for.
 #[derive(Debug)]
 pub struct Cmdline {
-    /// Programs to start, in order.
-    pub run: Vec<Program>,
+    /// Boot programs in steps: each step's programs start together, and a
+    /// step starts once every environment of the one before has ended.
+    pub run: Vec<Vec<Program>>,
     /// Run the kernel self tests first.
     pub ktest: bool,
     /// Timer interrupts per second.
@@ -38,9 +39,13 @@ pub fn parse(line: &str) -> Cmdline {
     for word in line.split_whitespace() {
         if let Some(list) = word.strip_prefix("run=") {
             saw_run = true;
-            for prog in list.split(',').filter(|p| !p.is_empty()) {
-                let argv: Vec<String> = prog.split('+').map(|s| s.to_string()).collect();
-                c.run.push(Program { argv });
+            for step in list.split(',').filter(|p| !p.is_empty()) {
+                let programs = step
+                    .split('&')
+                    .filter(|p| !p.is_empty())
+                    .map(|prog| Program { argv: prog.split('+').map(|s| s.to_string()).collect() })
+                    .collect();
+                c.run.push(programs);
             }
         } else if let Some(hz) = word.strip_prefix("tick_hz=") {
             match hz.parse::<u64>() {
@@ -54,7 +59,7 @@ pub fn parse(line: &str) -> Cmdline {
         }
     }
     if !saw_run {
-        c.run.push(Program { argv: alloc::vec!["init".to_string()] });
+        c.run.push(alloc::vec![Program { argv: alloc::vec!["init".to_string()] }]);
     }
     c
 }

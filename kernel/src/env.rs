@@ -67,6 +67,11 @@ pub struct Env {
     pub runs: u64,
     /// Frames the abort protocol took, ever.
     pub repossessed: u32,
+    /// While serving a protected control transfer: the state it had when
+    /// the call arrived (restored by `pct_reply`).
+    pub pct_saved: Option<TrapFrame>,
+    /// While waiting for a synchronous call's reply: the callee.
+    pub waiting_for: Option<EnvId>,
 }
 
 impl Env {
@@ -83,7 +88,7 @@ impl Env {
                 parent: self.parent,
                 frames: self.owned.len() as u32,
                 runs: self.runs,
-                revoke_pending: self.revoke.map_or(0, |r| r.owed as u32),
+                revoke_pending: self.revoke.map_or(0, |r| r.owed.min(u64::from(u32::MAX)) as u32),
                 repossessed: self.repossessed,
                 name,
                 _reserved: [0; 2],
@@ -166,6 +171,8 @@ impl EnvTable {
             status: ENV_CREATED,
             runs: 0,
             repossessed: 0,
+            pct_saved: None,
+            waiting_for: None,
         });
         env.publish();
         slot.env = Some(env);
@@ -227,6 +234,11 @@ impl EnvTable {
             }
         });
         self.dying.is_empty()
+    }
+
+    /// Ids of the live environments for which `f` holds.
+    pub fn ids_where(&self, mut f: impl FnMut(&Env) -> bool) -> Vec<EnvId> {
+        self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
     }
 
     /// Number of live environments.

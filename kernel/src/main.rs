@@ -89,6 +89,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         runq: Default::default(),
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
+        steps: Default::default(),
     });
 
     if cmd.ktest {
@@ -99,21 +100,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         }
     }
 
-    state::with(|k| {
-        for prog in &cmd.run {
-            match loader::load(&mut k.envs, k.archive, &prog.argv) {
-                Ok(id) => {
-                    ::log::info!("env {id} ({}) started", prog.argv[0]);
-                    if let Some(env) = k.envs.get(id) {
-                        env.status = oxok_abi::ENV_RUNNABLE;
-                        env.publish();
-                    }
-                    k.runq.push_back(id);
-                }
-                Err(e) => ::log::error!("cannot start {:?}: {e}", prog.argv[0]),
-            }
-        }
-    });
+    state::with(|k| k.steps = cmd.run.into_iter().collect());
     timer::init(cmd.tick_hz, tsc_hz);
     sched::start()
 }

@@ -86,8 +86,35 @@ pub fn yield_to(k: &mut Kernel, frame: &mut TrapFrame, target: Option<EnvId>) {
     k.current = None;
 }
 
+/// Starts the next step of boot programs once no environment is left.
+fn start_step(k: &mut Kernel) -> bool {
+    if k.envs.count() != 0 {
+        return false;
+    }
+    let Some(step) = k.steps.pop_front() else { return false };
+    while !k.envs.reap(usize::MAX) {}
+    for prog in &step {
+        match crate::loader::load(&mut k.envs, k.archive, &prog.argv) {
+            Ok(id) => {
+                log::info!("env {id} ({}) started", prog.argv[0]);
+                if let Some(env) = k.envs.get(id) {
+                    env.status = oxok_abi::ENV_RUNNABLE;
+                    env.publish();
+                }
+                k.runq.push_back(id);
+            }
+            Err(e) => log::error!("cannot start {:?}: {e}", prog.argv[0]),
+        }
+    }
+    true
+}
+
 /// Pops runnable environments until a live one is found; makes it current.
+/// Starts the next step of boot programs when everything has ended.
 fn next(k: &mut Kernel) -> Option<EnvId> {
+    if k.runq.is_empty() {
+        while start_step(k) && k.runq.is_empty() {}
+    }
     while let Some(id) = k.runq.pop_front() {
         if let Some(env) = k.envs.get(id) {
             env.status = oxok_abi::ENV_RUNNING;
@@ -136,7 +163,24 @@ pub fn start() -> ! {
 pub fn destroy(k: &mut Kernel, id: EnvId, why: core::fmt::Arguments<'_>) {
     let name = k.envs.get(id).map(|e| e.name.clone()).unwrap_or_default();
     log::info!("env {id} ({name}) destroyed: {why}");
+    kill(k, id);
+}
+
+/// Destroys environment `id`; environments waiting for its reply to a
+/// protected control transfer wake up with `BadEnv`.
+pub fn kill(k: &mut Kernel, id: EnvId) {
     if k.envs.destroy(id).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
+        return;
+    }
+    k.runq.retain(|&r| r != id);
+    for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
+        if let Some(env) = k.envs.get(w) {
+            env.waiting_for = None;
+            env.regs.rax = oxok_abi::Error::BadEnv.code();
+            env.status = oxok_abi::ENV_RUNNABLE;
+            env.publish();
+            k.runq.push_back(w);
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::env::{EnvId, EnvTable};
 use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 use spin::Mutex;
 
 /// Everything the kernel tracks beyond frames and page tables.
@@ -19,6 +20,8 @@ pub struct Kernel {
     /// Free frames once the kernel was up, before any environment existed:
     /// with every environment gone, the count must be back here.
     pub baseline_free_frames: usize,
+    /// Boot programs not started yet, in steps (see `cmdline`).
+    pub steps: VecDeque<Vec<crate::cmdline::Program>>,
 }
 
 static KERNEL: Mutex<Option<Kernel>> = Mutex::new(None);

@@ -5,18 +5,25 @@
 //! runtime: program entry ([`main!`]), arguments, the console, exit, panics,
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
-//! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`).
+//! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
+//! `exposed`, `time`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 
 #[allow(unsafe_code)]
 mod args;
 pub mod console;
+#[allow(unsafe_code)]
+pub mod exposed;
 pub mod process;
 #[allow(unsafe_code)]
 mod rt;
 #[allow(unsafe_code)]
 pub mod sys;
+#[allow(unsafe_code)]
+pub mod time;
+#[allow(unsafe_code)]
+pub mod upcall;
 
 pub use args::Args;
 pub use oxok_abi as abi;

@@ -19,6 +19,10 @@ use crate::scenario::{Boot, Scenario};
 /// What init prints once it runs; shared by the boot scenarios.
 const BANNER: &[&str] = &["Oxok * an exokernel for x86-64", "init: environment * memory * MiB usable"];
 
+/// Forbidden in every protection-core scenario: a failed check, a leak, or
+/// any environment dying where none should.
+const F: &[&str] = &["FAIL", "frames leaked", "destroyed:"];
+
 /// Every scenario, in the order they are started.
 pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -119,16 +123,196 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "preempt",
         about: "the APIC timer preempts spinning environments: a third one runs while two spin",
-        cmdline: "run=spin+a+400,spin+b+400,hello",
+        cmdline: "run=spin+a+400&spin+b+400&hello",
         expect: &[
             "timer: 1000 Hz",
             "spin a: start",
             "spin b: start",
             "hello: ok",
-            "spin a: done",
-            "spin b: done",
+            "spin * done",
+            "spin * done",
             "none leaked",
         ],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "frames",
+        about: "frames by number: alloc any/specific, map, frame table, free; Busy/BadCap/Invalid",
+        cmdline: "run=frames",
+        expect: &["frames: ok (", "env * (frames) exited with status 0", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-caps",
+        about: "no cap, wrong kind, widening, no grant right, read-only caps, stale caps, kernel/exposed/unaligned addresses",
+        cmdline: "run=hostile-caps",
+        expect: &["hostile-caps: ok (", "env * (hostile-caps) exited with status 0", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "batch",
+        about: "page_batch: restart past BATCH_STEP, precise progress at a bad record, bad record pointers change nothing",
+        cmdline: "run=batch",
+        expect: &["batch: ok (", "env * (batch) exited with status 0", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "upcalls",
+        about: "libOS upcall runtime: demand-zero faults, ud2/int3, foreign syscall, registers/flags/red zone kept, nesting",
+        cmdline: "run=upcalls",
+        expect: &["upcalls: ok (", "env * (upcalls) exited with status 0", "none leaked"],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "upcalls-unhandled",
+        about: "an exception with no handler ends the program through the runtime",
+        cmdline: "run=upcalls+unhandled",
+        expect: &[
+            "upcalls: ud2 with no handler",
+            "upcall: unhandled invalid opcode",
+            "env * (upcalls) exited with status 132",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "upcalls-bad-stack",
+        about: "exception stack in unmapped memory: the environment is destroyed, the kernel is fine",
+        cmdline: "run=upcalls+bad-stack,hello",
+        expect: &[
+            "upcalls: ud2 with the exception stack in unmapped memory",
+            "env * (upcalls) destroyed: invalid opcode * exception stack not writable",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "upcalls-readonly-stack",
+        about: "exception stack in program text: the environment is destroyed",
+        cmdline: "run=upcalls+readonly-stack",
+        expect: &[
+            "upcalls: ud2 with the exception stack in read-only program text",
+            "env * (upcalls) destroyed: invalid opcode * exception stack not writable",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "upcalls-recurse",
+        about: "a handler that faults forever runs down its stack and is destroyed",
+        cmdline: "run=upcalls+recurse",
+        expect: &[
+            "upcalls: ud2 in a handler that faults again",
+            "env * (upcalls) destroyed: * exception stack not writable",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "state",
+        about: "Fluke state export: set/get identical, copy into a fresh env, hostile slots/rights/rip/buffers",
+        cmdline: "run=state",
+        expect: &[
+            "state: ok (",
+            "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
+            "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "exited with status 1"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-env-destroy",
+        about: "destroying a child that maps the parent's frame; stale env caps refused; 100 create/destroy rounds",
+        cmdline: "run=hostile-env-destroy",
+        expect: &["hostile-env-destroy: ok (", "env * (hostile-env-destroy) exited with status 0", "none leaked"],
+        forbid: &["FAIL", "frames leaked", "(hostile-env-destroy) destroyed:"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "revoke-ignore",
+        about: "abort protocol: listed frames first, shared frame skipped, recorded in the app area",
+        cmdline: "run=revoke+ignore",
+        expect: &[
+            "(revoke): asked to give back 3 frames",
+            "(revoke): revocation deadline passed; abort protocol took 3 of 3 frames",
+            "revoke: mode ignore: gave back 0, repossessed 3",
+            "revoke: ok (",
+            "env * (revoke) exited with status 0",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "revoke-ignore-upcall",
+        about: "revocation upcall delivered and ignored: the abort protocol takes the frames",
+        cmdline: "run=revoke+ignore-upcall",
+        expect: &[
+            "(revoke): asked to give back 3 frames",
+            "abort protocol took 3 of 3 frames",
+            "revoke: mode ignore-upcall: gave back 0, repossessed 3",
+            "revoke: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "revoke-comply",
+        about: "the revocation handler frees the frames itself: nothing is repossessed",
+        cmdline: "run=revoke+comply",
+        expect: &[
+            "(revoke): asked to give back 3 frames",
+            "revoke: mode comply: gave back 3, repossessed 0",
+            "revoke: ok (",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "abort protocol took"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "revoke-partial",
+        about: "the handler frees one frame: the kernel takes the two listed ones",
+        cmdline: "run=revoke+partial",
+        expect: &[
+            "(revoke): asked to give back 3 frames",
+            "abort protocol took 2 of 2 frames",
+            "revoke: mode partial: gave back 1, repossessed 2",
+            "revoke: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "bench-program",
+        about: "the Oxok bench program runs every workload it has (numbers not judged)",
+        cmdline: "run=bench+quick",
+        expect: &[
+            "bench: start",
+            "bench: null_call * cycles",
+            "bench: libos_call * cycles",
+            "bench: exception_upcall * cycles",
+            "bench: demand_zero_fault * cycles",
+            "bench: page_map * cycles",
+            "bench: page_unmap * cycles",
+            "bench: page_batch_100 * cycles",
+            "bench: done",
+            "env * (bench) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["bench: skip * error", "frames leaked", "destroyed:"],
+        timeout_secs: 90,
         ..Scenario::DEFAULT
     },
     Scenario {

@@ -15,9 +15,7 @@ pub fn env_exit(cx: &mut Cx<'_>, code: u64) -> Result<[u64; 0], Error> {
     let id = cx.caller;
     let name = cx.env()?.name.clone();
     log::info!("env {id} ({name}) exited with status {}", code as i64);
-    if cx.k.envs.destroy(id).is_err() {
-        log::warn!("env {id}: exit of a dead environment");
-    }
+    crate::sched::kill(cx.k, id);
     Ok([])
 }
 
@@ -34,7 +32,9 @@ pub fn env_create(cx: &mut Cx<'_>) -> Result<[u64; 2], Error> {
         if env.caps.is_full() {
             return Err(Error::NoMemory);
         }
-        env.name.clone()
+        // A child is named after its creator until it is given a program.
+        let base = env.name.split('.').next().unwrap_or("");
+        alloc::format!("{base}.child")
     };
     let child = cx.k.envs.create(&name, caller)?;
     let env = cx.env()?;
@@ -48,7 +48,7 @@ pub fn env_destroy(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
     let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
     log::info!("env {target} destroyed by env {caller}");
-    cx.k.envs.destroy(target)?;
+    crate::sched::kill(cx.k, target);
     if target != caller {
         let _ = cx.env()?.caps.remove(env_slot);
     }

@@ -10,6 +10,7 @@ mod env;
 mod frame;
 mod info;
 mod page;
+mod pct;
 
 pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::console_write;
@@ -18,6 +19,7 @@ pub use env::{env_create, env_destroy, env_exit, env_get_state, env_run, env_sel
 pub use frame::{frame_alloc, frame_free, frame_revoke};
 pub use info::{mem_info, null};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
+pub use pct::{pct_call, pct_reply, pct_send};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};

@@ -1,0 +1,226 @@
+//! Safe readers of what the kernel exposes read-only in every address space
+//! (Xok's "expose information"): the environment's own page tables through
+//! the self-map at [`UVPT`], the frame table, the environment table, the
+//! clock page, and the application area (which the environment may write).
+//!
+//! Every reader first checks, through the page tables, that the address it
+//! is about to read is mapped user-readable, so a reader never faults: an
+//! index past the end of a table (or a kernel that does not expose the
+//! table) reads as `None`. The frame table's length is not published;
+//! entries past the last frame read as `None` when their page is absent and
+//! as an all-zero (free) entry when they share its last page, so ask only
+//! about frames the program obtained (`frame_alloc`, `cap_info`). (The one
+//! race left: another environment holding write on this one unmaps a page
+//! between the check and the read; the kernel never unmaps its exposed
+//! tables.)
+
+use crate::{Error, sys};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::EnvEntry;
+use oxok_abi::frames::FrameEntry;
+use oxok_abi::layout::{
+    APP_AREA, AppArea, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, PAGE_SIZE, REPOSSESS_SLOTS,
+    REPOSSESSED_SLOTS, UVPT, pde_address, pdpte_address, pml4e_address, pte, pte_address,
+};
+
+/// End of the lower half: the page-table walk answers only below it.
+const LOWER_HALF_END: u64 = 0x8000_0000_0000;
+
+/// Reads one page-table entry through the self-map.
+fn read_entry(at: u64) -> u64 {
+    debug_assert!((UVPT..UVPT + (1 << 39)).contains(&at));
+    // SAFETY: callers pass only addresses inside UVPT whose covering
+    // higher-level entries they found present and user-accessible, so the
+    // self-map makes `at` a readable, aligned u64.
+    unsafe { core::ptr::read_volatile(at as *const u64) }
+}
+
+/// True if `entry` is present and reachable from user mode.
+fn usable(entry: u64) -> bool {
+    entry & (pte::PRESENT | pte::USER) == pte::PRESENT | pte::USER
+}
+
+/// The entry that maps `va` in the caller's page tables, walking them top
+/// down through the self-map and checking each level before reading the
+/// next. Returns the leaf entry (level 1, or a large-page entry at level 2
+/// or 3) if it is present; `None` if anything on the way is absent or not
+/// user-accessible, or `va` is not a lower-half address.
+pub fn pte(va: u64) -> Option<u64> {
+    if va >= LOWER_HALF_END {
+        return None;
+    }
+    let l4 = read_entry(pml4e_address(va));
+    if !usable(l4) {
+        return None;
+    }
+    let l3 = read_entry(pdpte_address(va));
+    if !usable(l3) {
+        return None;
+    }
+    if l3 & pte::HUGE != 0 {
+        return Some(l3);
+    }
+    let l2 = read_entry(pde_address(va));
+    if !usable(l2) {
+        return None;
+    }
+    if l2 & pte::HUGE != 0 {
+        return Some(l2);
+    }
+    let l1 = read_entry(pte_address(va));
+    (l1 & pte::PRESENT != 0).then_some(l1)
+}
+
+/// True if the page holding `va` is mapped user-readable.
+pub fn readable(va: u64) -> bool {
+    pte(va).is_some_and(|e| e & pte::USER != 0)
+}
+
+/// True if the page holding `va` is mapped user-writable.
+pub fn writable(va: u64) -> bool {
+    pte(va).is_some_and(|e| e & (pte::USER | pte::WRITABLE) == pte::USER | pte::WRITABLE)
+}
+
+/// The frame number a present mapping of `va` points at.
+pub fn frame_of(va: u64) -> Option<u64> {
+    pte(va).map(|e| (e & pte::ADDRESS_MASK) / PAGE_SIZE)
+}
+
+/// Reads a `T` at `addr` if the whole of it is mapped user-readable.
+fn read_exposed<T: Copy>(addr: u64) -> Option<T> {
+    let size = core::mem::size_of::<T>() as u64;
+    let last = addr.checked_add(size.max(1) - 1)?;
+    if !addr.is_multiple_of(core::mem::align_of::<T>() as u64) || !readable(addr) || !readable(last) {
+        return None;
+    }
+    // SAFETY: both ends of the aligned range are mapped user-readable (and a
+    // `T` spans at most two pages); every `T` used here is plain old data.
+    Some(unsafe { core::ptr::read_volatile(addr as *const T) })
+}
+
+/// Row `pfn` of the frame table: owner, generation, mapping and reference
+/// counts. `None` if the row is not exposed (see the module documentation
+/// for rows past the last frame).
+pub fn frame_entry(pfn: u64) -> Option<FrameEntry> {
+    let offset = pfn.checked_mul(core::mem::size_of::<FrameEntry>() as u64)?;
+    read_exposed(FRAME_TABLE.checked_add(offset)?)
+}
+
+/// Row `index` (the low 10 bits of an id) of the environment table.
+pub fn env_row(index: usize) -> Option<EnvEntry> {
+    if index >= ENV_TABLE_ROWS {
+        return None;
+    }
+    read_exposed(ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64)
+}
+
+/// The environment table row of environment `id`, if that environment is
+/// alive (the row's id matches).
+pub fn env_entry(id: u64) -> Option<EnvEntry> {
+    let row = env_row((id as usize) & (ENV_TABLE_ROWS - 1))?;
+    (u64::from(row.id) == id && id != 0).then_some(row)
+}
+
+/// The clock page.
+pub fn clock() -> Option<Clock> {
+    read_exposed(CLOCK)
+}
+
+/// The caller's environment id, asked of the kernel once and then answered
+/// from the libOS (a procedure call, no system call).
+pub fn self_id() -> u64 {
+    static CACHED: AtomicU64 = AtomicU64::new(0);
+    match CACHED.load(Ordering::Relaxed) {
+        0 => {
+            let id = crate::process::env_id();
+            CACHED.store(id, Ordering::Relaxed);
+            id
+        }
+        id => id,
+    }
+}
+
+/// A copy of the whole application area, or `None` if it is not mapped.
+pub fn app_area() -> Option<AppArea> {
+    read_exposed(APP_AREA)
+}
+
+/// The application area, checked writable.
+fn app_ptr() -> Result<*mut AppArea, Error> {
+    if writable(APP_AREA) { Ok(APP_AREA as *mut AppArea) } else { Err(Error::BadAddress) }
+}
+
+/// Publishes the repossession vector: the frames the kernel should take
+/// first if a revocation runs out of time. `Invalid` if longer than
+/// [`REPOSSESS_SLOTS`].
+pub fn set_repossess(pfns: &[u64]) -> Result<(), Error> {
+    if pfns.len() > REPOSSESS_SLOTS {
+        return Err(Error::Invalid);
+    }
+    let area = app_ptr()?;
+    // SAFETY: the application area is a mapped, writable page laid out as
+    // `AppArea`; the count goes to zero first and is set last, so the kernel
+    // never sees a count covering unwritten entries.
+    unsafe {
+        core::ptr::write_volatile(&raw mut (*area).repossess_count, 0);
+        for (i, &pfn) in pfns.iter().enumerate() {
+            core::ptr::write_volatile(&raw mut (*area).repossess[i], pfn);
+        }
+        core::ptr::write_volatile(&raw mut (*area).repossess_count, pfns.len() as u64);
+    }
+    Ok(())
+}
+
+/// How many frames the abort protocol has recorded as taken (the kernel's
+/// count; entries past [`REPOSSESSED_SLOTS`] are not recorded).
+pub fn repossessed_count() -> u64 {
+    app_area().map_or(0, |a| a.repossessed_count)
+}
+
+/// Record `i` of the frames taken: (frame number, page address or 0).
+pub fn repossessed(i: usize) -> Option<(u64, u64)> {
+    if i >= REPOSSESSED_SLOTS {
+        return None;
+    }
+    let a = app_area()?;
+    (i < a.repossessed_count as usize).then(|| (a.repossessed[i][0], a.repossessed[i][1]))
+}
+
+/// Sets the robust-critical-section flag.
+pub fn set_critical(on: bool) -> Result<(), Error> {
+    let area = app_ptr()?;
+    // SAFETY: as in `set_repossess`: a mapped, writable `AppArea`.
+    unsafe { core::ptr::write_volatile(&raw mut (*area).critical, u64::from(on)) };
+    Ok(())
+}
+
+/// Time since boot in TSC cycles, and the TSC rate, from the clock page and
+/// `rdtsc` (no system call). `None` if the clock page is not exposed.
+pub fn tsc_since_boot() -> Option<(u64, u64)> {
+    let c = clock()?;
+    Some((rdtsc().wrapping_sub(c.boot_tsc), c.tsc_hz))
+}
+
+/// Reads the time-stamp counter.
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    let (lo, hi): (u32, u32);
+    // SAFETY: rdtsc only reads the counter into edx:eax.
+    unsafe {
+        core::arch::asm!("rdtsc", out("eax") lo, out("edx") hi, options(nomem, nostack, preserves_flags));
+    }
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// Free frames in the machine, asked of the kernel (`mem_info`). Other
+/// environments' exits change it at any time (the kernel releases a dead
+/// environment's memory in bounded steps), so use [`owned_frames`] to
+/// check for leaks.
+pub fn free_frames() -> Option<u64> {
+    sys::mem_info().ok().map(|[_, free, _]| free)
+}
+
+/// Frames the caller owns now (its row of the environment table).
+pub fn owned_frames() -> Option<u32> {
+    env_entry(self_id()).map(|e| e.frames)
+}

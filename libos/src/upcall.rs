@@ -1,0 +1,309 @@
+//! The exception runtime: user-level handlers for exceptions, page faults
+//! and foreign (Linux) system calls, resumed without the kernel.
+//!
+//! [`install`] registers one exception stack and one assembly entry for the
+//! upcall kinds the kernel delivers on it (`abi::upcall::EXCEPTION`,
+//! `PAGE_FAULT`, `FOREIGN_SYSCALL`, `REVOCATION`). The kernel writes an
+//! [`ExceptionFrame`] below the stack top — or, when the handler itself
+//! faulted, below the interrupted `rsp` minus the red zone — and enters the
+//! stub with `rdi` pointing at the frame. The stub calls the handler the
+//! program installed with [`set_handler`] for the event's [`Kind`]; the
+//! handler may change `frame.regs` (skip an instruction, set a system call's
+//! result). Then the stub **resumes from `frame.regs` in user mode**: every
+//! general register, `rflags`, `rsp` and `rip` — the Aegis fast exception
+//! path, no system call.
+//!
+//! # The resume sequence
+//!
+//! Let `T` be `regs.rsp`, the interrupted stack pointer. The stub first
+//! reads `regs.rip`, `regs.rflags`, `regs.rax`, `T` and `regs.r15` into
+//! registers, then stores the first three at `T-136`, `T-144` and `T-152`
+//! (below the interrupted code's 128-byte red zone, which stays untouched),
+//! loads the remaining registers from the frame, and switches with one
+//! instruction to `rsp = T-152`; `pop rax`, `popfq` and `ret 128` (`ret`
+//! pops `rip`, then adds 128) leave `rsp == T`.
+//!
+//! Why nothing still needed is ever overwritten:
+//! * A fault in ordinary code: the frame is near the top of the exception
+//!   stack, `T` is on the program's stack; the two never overlap.
+//! * A fault in a handler (nested): the kernel put the nested frame wholly
+//!   below `T - RED_ZONE` (16-aligned down), so at most its last 24 bytes —
+//!   `regs.r15`, `regs.rip`, `regs.rflags` — lie in `[T-152, T-128)`, and
+//!   the stub reads exactly those before its stores. Every other field lies
+//!   below `T-152`.
+//! * A fault in the resume sequence itself (say the store at `T-136` hits an
+//!   unmapped stack page and the page-fault handler maps it): until the
+//!   switch the stub runs on the exception stack below its frame, so the
+//!   nested frame lands below the stub's `rsp` and the outer frame stays
+//!   intact; the stub resumes where it stopped.
+//! * An upcall that arrives after the switch (a later kernel may deliver
+//!   asynchronous upcalls): the frame is no longer needed, and the three
+//!   values still to be popped lie at or above `rsp`, where neither a
+//!   nested frame (below `rsp - RED_ZONE`) nor a resume (below its own
+//!   `rsp`) writes.
+//!
+//! Events without a handler end the program with a message: page faults
+//! with status 139, invalid opcodes 132, breakpoints 133, foreign system
+//! calls 159, anything else 134 (128 + the Unix signal number). Revocation
+//! requests (`abi::upcall::REVOCATION`, delivered the same way) without a
+//! handler are ignored; a revocation handler that declines ends the program
+//! with 137.
+
+use crate::{Error, println, sys};
+use core::arch::naked_asm;
+use core::cell::UnsafeCell;
+use core::mem::offset_of;
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SYSCALL};
+use oxok_abi::{ExceptionFrame, Regs};
+
+/// CPU vector of a page fault.
+pub const VECTOR_PAGE_FAULT: u64 = 14;
+/// CPU vector of an invalid opcode (`ud2`).
+pub const VECTOR_INVALID_OPCODE: u64 = 6;
+/// CPU vector of a breakpoint (`int3`; `regs.rip` is already after it).
+pub const VECTOR_BREAKPOINT: u64 = 3;
+
+/// Bytes in the exception stack.
+pub const STACK_SIZE: usize = 64 * 1024;
+
+/// What a handler decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Resume the interrupted code from `frame.regs` (as the handler left
+    /// them).
+    Resume,
+    /// The handler does not deal with this event: the program ends.
+    Unhandled,
+}
+
+/// A handler: inspects (and may change) the frame, then decides.
+pub type Handler = fn(&mut ExceptionFrame) -> Outcome;
+
+/// Which handler an event goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// CPU exceptions other than page faults (and page faults while no
+    /// page-fault handler is set).
+    Exception = 0,
+    /// Page faults (`frame.addr` is the faulting address, `frame.error` the
+    /// CPU's error code).
+    PageFault = 1,
+    /// `syscall` with a number outside the Oxok range: `regs.rax` is the
+    /// number, `regs.rip` is after the instruction; the handler sets
+    /// `regs.rax` to the result.
+    ForeignSyscall = 2,
+    /// A revocation request: `frame.error` is the number of frames asked
+    /// for, `frame.addr` the TSC deadline. The handler gives frames back
+    /// (`frame_free`) or not; either way the interrupted code resumes.
+    /// Without a handler the request is ignored and the kernel's abort
+    /// protocol takes what is still owed at the deadline.
+    Revocation = 3,
+}
+
+impl Kind {
+    /// The kind of the event a frame describes.
+    pub fn of(frame: &ExceptionFrame) -> Kind {
+        match frame.vector {
+            VECTOR_PAGE_FAULT => Kind::PageFault,
+            VECTOR_SYSCALL => Kind::ForeignSyscall,
+            VECTOR_REVOCATION => Kind::Revocation,
+            _ => Kind::Exception,
+        }
+    }
+}
+
+static HANDLERS: [AtomicPtr<()>; 4] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 4];
+
+/// The upcall kinds [`install`] registers the entry for.
+const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];
+
+/// Events delivered to this program so far (all kinds, nested ones too).
+static DELIVERED: AtomicU64 = AtomicU64::new(0);
+
+/// Installs `handler` for `kind` (replacing any earlier one).
+pub fn set_handler(kind: Kind, handler: Handler) {
+    HANDLERS[kind as usize].store(handler as *mut (), Ordering::Release);
+}
+
+/// Removes the handler for `kind`; such events end the program again.
+pub fn clear_handler(kind: Kind) {
+    HANDLERS[kind as usize].store(core::ptr::null_mut(), Ordering::Release);
+}
+
+/// The handler installed for `kind`, if any.
+pub fn handler(kind: Kind) -> Option<Handler> {
+    let p = HANDLERS[kind as usize].load(Ordering::Acquire);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the only non-null values ever stored in HANDLERS are `Handler`
+    // function pointers (`set_handler`), and fn pointers round-trip through
+    // a data pointer of the same size on x86-64.
+    Some(unsafe { core::mem::transmute::<*mut (), Handler>(p) })
+}
+
+/// Number of events delivered so far.
+pub fn delivered() -> u64 {
+    DELIVERED.load(Ordering::Relaxed)
+}
+
+/// The exception stack: written only by the kernel (frames) and by code
+/// running on it (through `rsp`), never through a Rust reference.
+#[repr(C, align(16))]
+struct ExceptionStack(UnsafeCell<[u8; STACK_SIZE]>);
+
+// SAFETY: Rust code never reads or writes the bytes through the cell; only
+// its address is taken. The CPU uses it as a stack.
+unsafe impl Sync for ExceptionStack {}
+
+static STACK: ExceptionStack = ExceptionStack(UnsafeCell::new([0; STACK_SIZE]));
+
+/// The top (exclusive, 16-aligned) of the exception stack.
+pub fn stack_top() -> u64 {
+    STACK.0.get() as u64 + STACK_SIZE as u64
+}
+
+/// The address of the assembly entry every kind is registered with.
+pub fn entry_address() -> u64 {
+    entry as *const () as u64
+}
+
+/// Registers the exception stack and the entry for exceptions, page
+/// faults, foreign system calls and revocation requests with the kernel.
+/// Handlers are set separately ([`set_handler`]); exceptions, faults and
+/// foreign calls without one end the program, revocation requests without
+/// one are ignored.
+pub fn install() -> Result<(), Error> {
+    sys::upcall_register(0, kinds::EXCEPTION_STACK, stack_top())?;
+    for kind in REGISTERED {
+        sys::upcall_register(0, kind, entry_address())?;
+    }
+    Ok(())
+}
+
+/// Removes the entries again (the kernel then destroys the program on
+/// exceptions, faults and foreign calls, as before [`install`]).
+pub fn uninstall() -> Result<(), Error> {
+    for kind in REGISTERED {
+        sys::upcall_register(0, kind, 0)?;
+    }
+    Ok(())
+}
+
+/// Called by [`entry`] on the exception stack with the kernel's frame.
+/// Returns when the interrupted code may resume from `frame.regs`.
+extern "C" fn dispatch(frame: &mut ExceptionFrame) {
+    DELIVERED.fetch_add(1, Ordering::Relaxed);
+    let kind = Kind::of(frame);
+    let chosen = match (handler(kind), kind) {
+        (Some(h), _) => Some(h),
+        (None, Kind::PageFault) => handler(Kind::Exception),
+        (None, Kind::Revocation) => return,
+        (None, _) => None,
+    };
+    if chosen.map(|h| h(frame)) != Some(Outcome::Resume) {
+        unhandled(kind, frame);
+    }
+}
+
+/// Ends the program for an event nobody handled.
+fn unhandled(kind: Kind, frame: &ExceptionFrame) -> ! {
+    let (what, status) = match (kind, frame.vector) {
+        (Kind::PageFault, _) => ("page fault", 139),
+        (Kind::ForeignSyscall, _) => ("foreign system call", 159),
+        (Kind::Revocation, _) => ("revocation request", 137),
+        (_, VECTOR_INVALID_OPCODE) => ("invalid opcode", 132),
+        (_, VECTOR_BREAKPOINT) => ("breakpoint", 133),
+        _ => ("exception", 134),
+    };
+    println!(
+        "upcall: unhandled {what} (vector {:#x}, error {:#x}, addr {:#x}, rax {:#x}) at rip {:#x}; exiting with status {status}",
+        frame.vector, frame.error, frame.addr, frame.regs.rax, frame.regs.rip
+    );
+    crate::process::exit(status)
+}
+
+/// Offset of a register inside the frame.
+macro_rules! reg {
+    ($r:ident) => {
+        offset_of!(ExceptionFrame, regs) + offset_of!(Regs, $r)
+    };
+}
+
+/// Bytes below the interrupted `rsp` where the resume sequence keeps `rip`
+/// (`ret` pops it, `ret 128` then skips the red zone).
+const RIP_SLOT: usize = 128 + 8;
+/// Bytes below the interrupted `rsp` where it keeps `rflags` for `popfq`.
+const FLAGS_SLOT: usize = 128 + 16;
+/// Bytes below the interrupted `rsp` where it keeps `rax` for `pop rax`.
+const RAX_SLOT: usize = 128 + 24;
+
+const _: () = assert!(kinds::RED_ZONE == 128);
+
+/// The upcall entry. The kernel enters with `rdi` → [`ExceptionFrame`] and
+/// `rsp` below it; every other register is undefined. See the module
+/// documentation for the resume sequence.
+#[unsafe(naked)]
+extern "C" fn entry() -> ! {
+    naked_asm!(
+        // Rust code needs DF clear and a call-aligned stack.
+        "cld",
+        "mov rbx, rdi",
+        "and rsp, -16",
+        "call {dispatch}",
+        // rbx (callee-saved) still points at the frame. Read what the
+        // stores below may overwrite (a nested frame's last fields) first.
+        "mov rax, rbx",
+        "mov rcx, [rax + {rip}]",
+        "mov rdx, [rax + {rflags}]",
+        "mov rsi, [rax + {rax}]",
+        "mov rdi, [rax + {rsp}]",
+        "mov r15, [rax + {r15}]",
+        "mov [rdi - {rip_slot}], rcx",
+        "mov [rdi - {flags_slot}], rdx",
+        "mov [rdi - {rax_slot}], rsi",
+        "mov rbx, [rax + {rbx}]",
+        "mov rcx, [rax + {rcx}]",
+        "mov rdx, [rax + {rdx}]",
+        "mov rsi, [rax + {rsi}]",
+        "mov rdi, [rax + {rdi}]",
+        "mov rbp, [rax + {rbp}]",
+        "mov r8, [rax + {r8}]",
+        "mov r9, [rax + {r9}]",
+        "mov r10, [rax + {r10}]",
+        "mov r11, [rax + {r11}]",
+        "mov r12, [rax + {r12}]",
+        "mov r13, [rax + {r13}]",
+        "mov r14, [rax + {r14}]",
+        // The last read of the frame; then one instruction onto the
+        // interrupted stack, with the three slots at and above rsp.
+        "mov rax, [rax + {rsp}]",
+        "lea rsp, [rax - {rax_slot}]",
+        "pop rax",
+        "popfq",
+        "ret 128",
+        dispatch = sym dispatch,
+        rip_slot = const RIP_SLOT,
+        flags_slot = const FLAGS_SLOT,
+        rax_slot = const RAX_SLOT,
+        rax = const reg!(rax),
+        rbx = const reg!(rbx),
+        rcx = const reg!(rcx),
+        rdx = const reg!(rdx),
+        rsi = const reg!(rsi),
+        rdi = const reg!(rdi),
+        rbp = const reg!(rbp),
+        rsp = const reg!(rsp),
+        r8 = const reg!(r8),
+        r9 = const reg!(r9),
+        r10 = const reg!(r10),
+        r11 = const reg!(r11),
+        r12 = const reg!(r12),
+        r13 = const reg!(r13),
+        r14 = const reg!(r14),
+        r15 = const reg!(r15),
+        rip = const reg!(rip),
+        rflags = const reg!(rflags),
+    )
+}
