@@ -1,0 +1,184 @@
+//! The slot vector: who owns each time slot of one CPU.
+
+use crate::NO_ENV;
+use crate::error::SlotError;
+use crate::exposed::{SlotRow, USE_NONE};
+use crate::placement::{self, Placement};
+
+/// One time slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The owning environment, if any.
+    pub(crate) owner: Option<u32>,
+    /// Bumped (wrapping) whenever `owner` changes, so a capability naming
+    /// (cpu, slot, generation) stops matching once the slot changes hands.
+    pub(crate) generation: u32,
+    /// The environment that last started running in this slot (0: none).
+    pub(crate) last_env: u32,
+    /// How it got the slot: an [`exposed`](crate::exposed) `USE_*` code.
+    pub(crate) last_use: u32,
+}
+
+impl Slot {
+    const FREE: Slot = Slot { owner: None, generation: 0, last_env: NO_ENV, last_use: USE_NONE };
+
+    fn row(&self) -> SlotRow {
+        SlotRow {
+            owner: self.owner.unwrap_or(NO_ENV),
+            generation: self.generation,
+            last_env: self.last_env,
+            last_use: self.last_use,
+        }
+    }
+}
+
+/// The vector of `N` time slots of one CPU (the kernel's default `N` is
+/// [`DEFAULT_SLOTS`](crate::DEFAULT_SLOTS)). Ownership only; what runs when
+/// is decided by [`decide`](crate::decide) and the
+/// [`Scheduler`](crate::Scheduler).
+///
+/// Every operation is total: an index from a user register that is out of
+/// range gives [`SlotError::OutOfRange`] (or `None`), never a panic.
+/// Environment id 0 ([`NO_ENV`]) is refused as an owner, so 0 can mean "free"
+/// in the exposed rows.
+#[derive(Clone, Debug)]
+pub struct SlotVector<const N: usize> {
+    slots: [Slot; N],
+}
+
+impl<const N: usize> SlotVector<N> {
+    /// Refuses, at compile time, a vector with no slots.
+    const NOT_EMPTY: () = assert!(N > 0, "a slot vector needs at least one slot");
+
+    /// A vector of `N` free slots, all at generation 0.
+    pub const fn new() -> SlotVector<N> {
+        let () = Self::NOT_EMPTY;
+        SlotVector { slots: [Slot::FREE; N] }
+    }
+
+    /// The number of slots, `N`.
+    pub const fn len(&self) -> usize {
+        N
+    }
+
+    /// Always false: a vector has at least one slot.
+    pub const fn is_empty(&self) -> bool {
+        N == 0
+    }
+
+    /// The owner of slot `i`; `None` if it is free or `i` is out of range.
+    pub fn owner(&self, i: usize) -> Option<u32> {
+        self.slots.get(i).and_then(|s| s.owner)
+    }
+
+    /// The generation of slot `i`; `None` if `i` is out of range.
+    pub fn generation(&self, i: usize) -> Option<u32> {
+        self.slots.get(i).map(|s| s.generation)
+    }
+
+    /// Whether a capability naming slot `i` at `generation` is still current.
+    pub fn is_current(&self, i: usize, generation: u32) -> bool {
+        self.generation(i) == Some(generation)
+    }
+
+    /// The number of free slots.
+    pub fn free_count(&self) -> usize {
+        self.slots.iter().filter(|s| s.owner.is_none()).count()
+    }
+
+    /// The slots `env` owns, in index order.
+    pub fn owned_by(&self, env: u32) -> impl Iterator<Item = usize> + '_ {
+        self.slots.iter().enumerate().filter(move |(_, s)| s.owner == Some(env)).map(|(i, _)| i)
+    }
+
+    /// The number of slots `env` owns.
+    pub fn count_owned(&self, env: u32) -> usize {
+        self.owned_by(env).count()
+    }
+
+    /// Gives `owner` a free slot chosen by `placement` and returns its index
+    /// (its new generation is [`generation`](Self::generation)). Errors:
+    /// `BadEnv` (owner 0), `OutOfRange`, `Taken` (`At` an owned slot),
+    /// `Full`.
+    pub fn alloc(&mut self, owner: u32, placement: Placement) -> Result<usize, SlotError> {
+        if owner == NO_ENV {
+            return Err(SlotError::BadEnv);
+        }
+        let i = placement::find(&self.slots, owner, placement)?;
+        self.set_owner(i, Some(owner))?;
+        Ok(i)
+    }
+
+    /// Frees slot `i`, which `owner` must own (`OutOfRange`, `NotOwner`).
+    pub fn free(&mut self, i: usize, owner: u32) -> Result<(), SlotError> {
+        self.check_owner(i, owner)?;
+        self.set_owner(i, None)
+    }
+
+    /// Moves slot `i` from `from`, which must own it, to `to` (`OutOfRange`,
+    /// `NotOwner`, `BadEnv` for `to` = 0). The generation changes even if
+    /// `to == from`, so the giver's capability goes stale either way.
+    pub fn give(&mut self, i: usize, from: u32, to: u32) -> Result<(), SlotError> {
+        self.check_owner(i, from)?;
+        if to == NO_ENV {
+            return Err(SlotError::BadEnv);
+        }
+        self.set_owner(i, Some(to))
+    }
+
+    /// Frees every slot `env` owns (it was destroyed); returns how many.
+    pub fn release_all(&mut self, env: u32) -> usize {
+        let mut n = 0;
+        for s in self.slots.iter_mut().filter(|s| s.owner == Some(env)) {
+            s.owner = None;
+            s.generation = s.generation.wrapping_add(1);
+            n += 1;
+        }
+        n
+    }
+
+    /// Copies the exposed rows of the first `out.len()` slots into `out`;
+    /// returns how many rows were written (`min(N, out.len())`).
+    pub fn rows(&self, out: &mut [SlotRow]) -> usize {
+        let mut n = 0;
+        for (row, s) in out.iter_mut().zip(self.slots.iter()) {
+            *row = s.row();
+            n += 1;
+        }
+        n
+    }
+
+    /// The exposed row of slot `i`; `None` if `i` is out of range.
+    pub fn row(&self, i: usize) -> Option<SlotRow> {
+        self.slots.get(i).map(Slot::row)
+    }
+
+    /// Records who started running in slot `i` and how.
+    pub(crate) fn note_use(&mut self, i: usize, env: Option<u32>, how: u32) {
+        if let Some(s) = self.slots.get_mut(i) {
+            s.last_env = env.unwrap_or(NO_ENV);
+            s.last_use = how;
+        }
+    }
+
+    fn check_owner(&self, i: usize, owner: u32) -> Result<(), SlotError> {
+        match self.slots.get(i) {
+            None => Err(SlotError::OutOfRange),
+            Some(s) if s.owner == Some(owner) => Ok(()),
+            Some(_) => Err(SlotError::NotOwner),
+        }
+    }
+
+    fn set_owner(&mut self, i: usize, owner: Option<u32>) -> Result<(), SlotError> {
+        let s = self.slots.get_mut(i).ok_or(SlotError::OutOfRange)?;
+        s.owner = owner;
+        s.generation = s.generation.wrapping_add(1);
+        Ok(())
+    }
+}
+
+impl<const N: usize> Default for SlotVector<N> {
+    fn default() -> SlotVector<N> {
+        SlotVector::new()
+    }
+}

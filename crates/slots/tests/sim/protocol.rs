@@ -1,0 +1,223 @@
+//! The slot protocol step by step, against a hand-controlled table.
+
+use crate::table::Table;
+use oxok_slots::exposed::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER};
+use oxok_slots::{Config, Decision, End, Out, Placement, Reason, Scheduler, Step, Switch, Vacancy, decide};
+
+const A: u32 = 0x400;
+const B: u32 = 0x800;
+const C: u32 = 0xc00;
+
+fn switch(step: Step) -> Switch {
+    match step {
+        Step::Switch(sw) => sw,
+        other => panic!("expected a switch, got {other:?}"),
+    }
+}
+
+fn ticks(s: &mut Scheduler<4, 4>, t: &mut Table, n: u32) {
+    for i in 0..n {
+        assert_eq!(s.tick(t), Step::Continue, "tick {i}");
+    }
+}
+
+/// Slot start, slot end after exactly `ticks_per_slot` ticks, overrun
+/// after exactly `grace_ticks` more.
+#[test]
+fn timeline() {
+    let mut t = Table::with(&[A, B]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.vector.alloc(B, Placement::At(1)).unwrap();
+    assert_eq!(s.running(), None);
+    let sw = switch(s.start(&mut t));
+    assert_eq!(
+        sw,
+        Switch { out: None, slot: 0, decision: Decision { run: Some(A), reason: Reason::Owner, budget: 4 } }
+    );
+    assert_eq!(s.start(&mut t), Step::Continue, "already running");
+    ticks(&mut s, &mut t, 3);
+    assert_eq!(s.remaining(), 1);
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A });
+    let sw = switch(s.tick(&mut t));
+    assert_eq!(sw.out, Some(Out { env: A, end: End::Overrun { excess: 1, strikes: 1 } }));
+    assert_eq!(sw.slot, 1);
+    assert_eq!(sw.decision.run, Some(B));
+    assert_eq!(t.get(A).account.debt(), 1);
+    assert_eq!(t.get(A).account.stats().ticks, 5);
+    // B yields at its slot end: no charge; slot 2 and 3 are unowned: idle.
+    ticks(&mut s, &mut t, 3);
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: B });
+    let sw = switch(s.yielded(B, None, &mut t));
+    assert_eq!(sw.out, Some(Out { env: B, end: End::Yielded { excess: 0 } }));
+    assert_eq!(sw.decision, Decision { run: None, reason: Reason::Idle(Vacancy::Unowned), budget: 4 });
+    ticks(&mut s, &mut t, 3);
+    let sw = switch(s.tick(&mut t));
+    assert_eq!((sw.out, sw.slot, sw.decision.run), (None, 3, None));
+    ticks(&mut s, &mut t, 3);
+    // A's next slot is shortened by its debt.
+    let sw = switch(s.tick(&mut t));
+    assert_eq!(sw.decision, Decision { run: Some(A), reason: Reason::Owner, budget: 3 });
+    assert_eq!(t.get(A).account.debt(), 0);
+    assert_eq!(s.header().rounds, 2);
+}
+
+/// A yield by anyone but the running environment changes nothing.
+#[test]
+fn stray_yield_ignored() {
+    let mut t = Table::with(&[A, B]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::Any).unwrap();
+    s.start(&mut t);
+    assert_eq!(s.yielded(B, None, &mut t), Step::Continue);
+    assert_eq!(s.yielded(0, Some(B), &mut t), Step::Continue);
+    assert_eq!(s.running(), Some(A));
+}
+
+/// Directed yield: the rest of the slot goes to the target, which then
+/// gets the slot end. Without time left, or to itself, or to a target that
+/// cannot run, it is a plain yield.
+#[test]
+fn directed_yield() {
+    let mut t = Table::with(&[A, B, C]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.start(&mut t);
+    s.tick(&mut t);
+    let sw = switch(s.yielded(A, Some(B), &mut t));
+    assert_eq!(sw.out, Some(Out { env: A, end: End::Yielded { excess: 0 } }));
+    assert_eq!(sw, Switch { slot: 0, decision: Decision { run: Some(B), reason: Reason::Donated, budget: 3 }, ..sw });
+    assert_eq!(s.vector.row(0).map(|r| (r.last_env, r.last_use)), Some((B, USE_DONATED)));
+    ticks(&mut s, &mut t, 2);
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: B });
+    assert_eq!(t.get(B).account.stats().donated, 1);
+    // B yields to C with no time left: plain yield, next slot.
+    let sw = switch(s.yielded(B, Some(C), &mut t));
+    assert_eq!(sw.slot, 1);
+    assert_eq!(sw.decision.run, None);
+    // Round again to slot 0: A yields to itself and to a blocked env.
+    for _ in 0..12 {
+        s.tick(&mut t);
+    }
+    assert_eq!(s.running(), Some(A));
+    assert_eq!(switch(s.yielded(A, Some(A), &mut t)).slot, 1);
+    for _ in 0..12 {
+        s.tick(&mut t);
+    }
+    t.get(C).runnable = false;
+    assert_eq!(switch(s.yielded(A, Some(C), &mut t)).decision.run, None);
+    // And to an id nobody has.
+    for _ in 0..12 {
+        s.tick(&mut t);
+    }
+    assert_eq!(switch(s.yielded(A, Some(0xdead), &mut t)).decision.run, None);
+}
+
+/// The critical-section flag defers the slot end while set, by at most
+/// `critical_grace_ticks`; the deferred ticks are charged; clearing the flag
+/// ends the deferral at the next tick. With deferral disabled the flag is
+/// ignored.
+#[test]
+fn critical_deferral() {
+    let mut t = Table::with(&[A]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.start(&mut t);
+    t.get(A).critical = true;
+    ticks(&mut s, &mut t, 4 + 1); // slot end deferred at tick 4, again at 5
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A }, "bounded at 2 ticks");
+    let sw = switch(s.yielded(A, None, &mut t));
+    assert_eq!(sw.out, Some(Out { env: A, end: End::Yielded { excess: 2 } }));
+    assert_eq!(t.get(A).account.debt(), 2);
+    assert_eq!(t.get(A).account.stats().deferrals, 1);
+    assert_eq!(t.get(A).account.strikes(), 0);
+
+    // Flag cleared during the deferral: slot end at the next tick.
+    for _ in 0..12 {
+        s.tick(&mut t);
+    }
+    assert_eq!((s.slot(), s.running(), s.remaining()), (0, Some(A), 2), "debt repaid: 2-tick slot");
+    ticks(&mut s, &mut t, 2);
+    t.get(A).critical = false;
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A });
+
+    // Deferral disabled.
+    let mut t = Table::with(&[A]);
+    let mut s = Scheduler::<4, 4>::new(Config { critical_grace_ticks: 0, ..Config::DEFAULT });
+    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.start(&mut t);
+    t.get(A).critical = true;
+    ticks(&mut s, &mut t, 3);
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A });
+}
+
+/// Removing an environment frees its slots and request; removing the
+/// running one begins the next slot. Idempotent. An environment that
+/// vanishes from the table without a remove is treated as removed.
+#[test]
+fn remove() {
+    let mut t = Table::with(&[A, B]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.vector.alloc(A, Placement::At(2)).unwrap();
+    s.vector.alloc(B, Placement::At(1)).unwrap();
+    s.spare.request(A).unwrap();
+    s.start(&mut t);
+    t.remove(A);
+    let sw = switch(s.remove(A, &mut t));
+    assert_eq!(sw.out, Some(Out { env: A, end: End::Removed }));
+    assert_eq!((sw.slot, sw.decision.run), (1, Some(B)));
+    assert_eq!(s.vector.count_owned(A), 0);
+    assert!(!s.spare.contains(A));
+    assert_eq!(s.remove(A, &mut t), Step::Continue);
+
+    t.remove(B);
+    let sw = switch(s.tick(&mut t));
+    assert_eq!(sw.out, Some(Out { env: B, end: End::Removed }));
+    assert_eq!(s.vector.owner(1), Some(B), "the kernel still has to remove it");
+}
+
+/// `decide` on its own, including out-of-range slots.
+#[test]
+fn decide_alone() {
+    let mut t = Table::with(&[A, B]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.spare.request(B).unwrap();
+    let cfg = Config::DEFAULT;
+    let d = decide(0, &s.vector, &mut s.spare, &mut t, &cfg);
+    assert_eq!(d, Decision { run: Some(A), reason: Reason::Owner, budget: 4 });
+    let d = decide(usize::MAX, &s.vector, &mut s.spare, &mut t, &cfg);
+    assert_eq!(d, Decision { run: Some(B), reason: Reason::Spare(Vacancy::Unowned), budget: 4 });
+    t.get(A).runnable = false;
+    t.get(B).runnable = false;
+    let d = decide(0, &s.vector, &mut s.spare, &mut t, &cfg);
+    assert_eq!(d, Decision { run: None, reason: Reason::Idle(Vacancy::OwnerBlocked), budget: 4 });
+}
+
+/// Configuration sanitizing and the exposed rows.
+#[test]
+fn config_and_exposed() {
+    let c = Config { ticks_per_slot: 0, grace_ticks: 0, critical_grace_ticks: 0, max_strikes: 0 }.sanitized();
+    assert_eq!(c, Config { ticks_per_slot: 1, grace_ticks: 1, critical_grace_ticks: 0, max_strikes: 1 });
+    assert_eq!(Config::default(), Config::DEFAULT);
+    assert_eq!(Config::DEFAULT.longest_run(), 7);
+
+    let mut t = Table::with(&[A]);
+    let mut s = Scheduler::<4, 4>::new(Config { ticks_per_slot: 0, ..Config::DEFAULT });
+    assert_eq!(s.config().ticks_per_slot, 1);
+    s.vector.alloc(A, Placement::At(1)).unwrap();
+    let mut rows = [SlotRow::default(); 6];
+    assert_eq!(s.vector.rows(&mut rows), 4);
+    assert_eq!(rows[1], SlotRow { owner: A, generation: 1, last_env: 0, last_use: USE_NONE });
+    s.start(&mut t);
+    s.tick(&mut t);
+    s.vector.rows(&mut rows);
+    assert_eq!(rows[0], SlotRow { owner: 0, generation: 0, last_env: 0, last_use: USE_IDLE });
+    assert_eq!(rows[1], SlotRow { owner: A, generation: 1, last_env: A, last_use: USE_OWNER });
+    let h = s.header();
+    assert_eq!((h.slots, h.current, h.running, h.reason, h.ticks_per_slot), (4, 1, A, USE_OWNER, 1));
+    assert_eq!(s.vector.row(4), None);
+    let row = t.get(A).account.row(A);
+    assert_eq!(row, RunRow { env: A, slots: 1, ..RunRow::default() });
+}

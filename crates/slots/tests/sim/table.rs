@@ -1,0 +1,48 @@
+//! A hand-controlled environment table for step-by-step protocol tests.
+
+use oxok_slots::{Account, Envs};
+
+pub struct Entry {
+    pub id: u32,
+    pub account: Account,
+    pub runnable: bool,
+    pub critical: bool,
+}
+
+#[derive(Default)]
+pub struct Table {
+    pub entries: Vec<Entry>,
+}
+
+impl Table {
+    pub fn with(ids: &[u32]) -> Table {
+        Table {
+            entries: ids
+                .iter()
+                .map(|&id| Entry { id, account: Account::new(), runnable: true, critical: false })
+                .collect(),
+        }
+    }
+
+    pub fn get(&mut self, id: u32) -> &mut Entry {
+        self.entries.iter_mut().find(|e| e.id == id).expect("known env")
+    }
+
+    pub fn remove(&mut self, id: u32) {
+        self.entries.retain(|e| e.id != id);
+    }
+}
+
+impl Envs for Table {
+    fn runnable(&mut self, env: u32) -> bool {
+        self.entries.iter().any(|e| e.id == env && e.runnable)
+    }
+
+    fn critical(&mut self, env: u32) -> bool {
+        self.entries.iter().any(|e| e.id == env && e.critical)
+    }
+
+    fn account(&mut self, env: u32) -> Option<&mut Account> {
+        self.entries.iter_mut().find(|e| e.id == env).map(|e| &mut e.account)
+    }
+}
