@@ -6,7 +6,7 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `time`), each block with a `// SAFETY:` comment.
+//! `exposed`, `time`, `pct`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 
@@ -15,6 +15,8 @@ mod args;
 pub mod console;
 #[allow(unsafe_code)]
 pub mod exposed;
+#[allow(unsafe_code)]
+pub mod pct;
 pub mod process;
 #[allow(unsafe_code)]
 mod rt;

@@ -316,6 +316,21 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "pct",
+        about: "protected control transfer: sync round trips with the caller id from the kernel, async stop, refusals",
+        cmdline: "run=pct+server&pct+client,hello",
+        expect: &[
+            "pct server: accepting calls",
+            "pct client: round trip * cycles",
+            "pct server: stopped after 201 calls",
+            "pct client: ok (",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "(pct) destroyed:"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         expect: BANNER,

@@ -1,0 +1,154 @@
+//! Protected control transfer (Aegis §5.1): the registers are the message.
+//!
+//! A message is nine words carried in `rsi rdx r8 r9 r10 r12 r13 r14 r15`
+//! (`rbx` and `rbp` also cross the kernel intact, but Rust's inline
+//! assembly cannot name them). The kernel adds the caller's id in `rdi`.
+//! A server registers a handler with [`serve`]; its entry runs on a private
+//! stack with the message, and its reply goes back in the same registers.
+
+use core::arch::{asm, naked_asm};
+use core::sync::atomic::{AtomicUsize, Ordering};
+use oxok_abi::{Call, Error, upcall};
+
+/// Message words per transfer.
+pub const WORDS: usize = 9;
+
+/// A message (or reply): the nine message registers.
+pub type Msg = [u64; WORDS];
+
+fn status(rax: u64) -> Result<(), Error> {
+    match rax {
+        0 => Ok(()),
+        code => Err(Error::from_code(code).unwrap_or(Error::Invalid)),
+    }
+}
+
+/// Synchronous transfer to environment `target`: returns the callee's id
+/// and its reply.
+pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
+    let mut m = *msg;
+    let (rax, rdi): (u64, u64);
+    // SAFETY: `syscall` into the kernel; per the ABI every register except
+    // rax, rcx, r11 and the message registers (declared inout) is preserved.
+    unsafe {
+        asm!(
+            "syscall",
+            inlateout("rax") Call::pct_call.number() => rax,
+            inlateout("rdi") target => rdi,
+            inlateout("rsi") m[0] => m[0],
+            inlateout("rdx") m[1] => m[1],
+            inlateout("r8") m[2] => m[2],
+            inlateout("r9") m[3] => m[3],
+            inlateout("r10") m[4] => m[4],
+            inlateout("r12") m[5] => m[5],
+            inlateout("r13") m[6] => m[6],
+            inlateout("r14") m[7] => m[7],
+            inlateout("r15") m[8] => m[8],
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    status(rax).map(|()| (rdi, m))
+}
+
+/// Asynchronous transfer: the callee gets `msg` and the rest of this
+/// environment's time; returns when this environment next runs.
+pub fn send(target: u64, msg: &Msg) -> Result<(), Error> {
+    let rax: u64;
+    // SAFETY: as in `call`; nothing comes back but the status.
+    unsafe {
+        asm!(
+            "syscall",
+            inlateout("rax") Call::pct_send.number() => rax,
+            inlateout("rdi") target => _,
+            inlateout("rsi") msg[0] => _,
+            inlateout("rdx") msg[1] => _,
+            inlateout("r8") msg[2] => _,
+            inlateout("r9") msg[3] => _,
+            inlateout("r10") msg[4] => _,
+            inlateout("r12") msg[5] => _,
+            inlateout("r13") msg[6] => _,
+            inlateout("r14") msg[7] => _,
+            inlateout("r15") msg[8] => _,
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    status(rax)
+}
+
+/// A server's handler: the caller's id, whether it waits (synchronous), and
+/// the message, which the handler turns into the reply in place.
+pub type Handler = fn(caller: u64, sync: bool, msg: &mut Msg);
+
+static HANDLER: AtomicUsize = AtomicUsize::new(0);
+
+const STACK_SIZE: usize = 16 * 1024;
+#[repr(C, align(16))]
+struct Stack([u8; STACK_SIZE]);
+static mut PCT_STACK: Stack = Stack([0; STACK_SIZE]);
+
+/// Accepts protected control transfers: `handler` serves each one.
+pub fn serve(handler: Handler) -> Result<(), Error> {
+    HANDLER.store(handler as usize, Ordering::Release);
+    crate::sys::upcall_register(0, upcall::PCT, entry as *const () as u64).map(|_| ())
+}
+
+/// The PCT entry: a private stack, the message saved as a `Msg`, the
+/// handler, then `pct_reply` with the reply in the message registers.
+#[unsafe(naked)]
+extern "C" fn entry() -> ! {
+    naked_asm!(
+        "lea rsp, [rip + {stack} + {size}]",
+        // The message, as a `Msg` on the stack (rsi lowest).
+        "push r15",
+        "push r14",
+        "push r13",
+        "push r12",
+        "push r10",
+        "push r9",
+        "push r8",
+        "push rdx",
+        "push rsi",
+        "mov r12, rdi", // caller id: callee-saved across the call
+        "mov r13, rcx", // 1 = synchronous
+        "mov rsi, rcx",
+        "mov rdx, rsp",
+        "sub rsp, 8", // 9 pushes: realign to 16 for the call
+        "call {dispatch}",
+        "add rsp, 8",
+        // Reply to the caller if it waits, to nobody otherwise.
+        "xor edi, edi",
+        "test r13, r13",
+        "cmovnz rdi, r12",
+        "pop rsi",
+        "pop rdx",
+        "pop r8",
+        "pop r9",
+        "pop r10",
+        "pop r12",
+        "pop r13",
+        "pop r14",
+        "pop r15",
+        "mov rax, {reply}",
+        "syscall",
+        "ud2",
+        stack = sym PCT_STACK,
+        size = const STACK_SIZE,
+        dispatch = sym dispatch,
+        reply = const Call::pct_reply.number(),
+    )
+}
+
+extern "C" fn dispatch(caller: u64, mode: u64, msg: *mut Msg) {
+    let h = HANDLER.load(Ordering::Acquire);
+    if h == 0 {
+        return;
+    }
+    // SAFETY: HANDLER only ever holds a `Handler` stored by `serve`, and
+    // `msg` points at the nine words the entry stub pushed on its stack.
+    let (handler, msg) = unsafe { (core::mem::transmute::<usize, Handler>(h), &mut *msg) };
+    handler(caller, mode == 1, msg);
+}
