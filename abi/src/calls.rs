@@ -256,6 +256,41 @@ macro_rules! for_each_call {
             /// `caller` is 0 or the environment waiting for it (`BadEnv`).
             /// Changes: who runs.
             24 => pct_reply(caller) -> [];
+
+            /// Installs wakeup predicate number `index` (0..[`PRED_SLOTS`](crate::PRED_SLOTS))
+            /// of the environment named by `env_slot`: `len` bytes of
+            /// bytecode (format in [`pred`](crate::pred)) at user address
+            /// `code`. The kernel verifies it once, here; its parameters
+            /// start at zero.
+            ///
+            /// Checks: write on the environment (`Denied`); `index` and `len`
+            /// in range (`Invalid`); the bytes readable (`BadAddress`); the
+            /// program passes the verifier (`Invalid`). Changes: that slot.
+            25 => pred_install(env_slot, index, code, len) -> [];
+
+            /// Sets parameter `param` (0..8) of installed predicate `index`
+            /// to `value`, without reinstalling or re-verifying.
+            ///
+            /// Checks: write on the environment (`Denied`); `index` and
+            /// `param` in range (`Invalid`); the slot installed (`NotFound`).
+            /// Changes: one word.
+            26 => pred_param(env_slot, index, param, value) -> [];
+
+            /// Sleeps until one of the caller's predicates named by the bits
+            /// of `mask` holds; returns the index of the first that does. The
+            /// kernel evaluates them now, and then at every timer tick while
+            /// the caller sleeps, reading memory through the caller's own page
+            /// tables with user permissions — a predicate can never read
+            /// memory its installer could not. A sleeping caller's state is
+            /// "about to call `env_sleep(mask)`" (its `rip` is on the
+            /// `syscall`), so state export captures the sleep.
+            ///
+            /// Checks: `mask` non-zero and within `PRED_SLOTS` (`Invalid`);
+            /// each named slot installed (`NotFound`); every read a predicate
+            /// makes is mapped user-readable and aligned (`BadAddress`, also
+            /// when the failing read happens while sleeping: the caller then
+            /// wakes with that error). Changes: the caller may sleep.
+            27 => env_sleep(mask) -> [index];
         }
     };
 }

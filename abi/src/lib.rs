@@ -48,7 +48,8 @@ pub mod upcall;
 
 pub use error::Error;
 pub use state::{
-    ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_WAITING, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
+    ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, EnvEntry, EnvState, ExceptionFrame,
+    MapEntry, Regs,
 };
 
 /// `frame_alloc` argument asking for any free frame.
@@ -60,6 +61,8 @@ pub const UNMAP: u64 = u64::MAX;
 pub const PROTECT: u64 = u64::MAX - 1;
 /// Records `page_batch` applies before it restarts itself.
 pub const BATCH_STEP: u64 = 64;
+/// Wakeup-predicate slots per environment.
+pub const PRED_SLOTS: usize = 4;
 /// Slots in each environment's capability list.
 pub const CAP_SLOTS: usize = 64;
 /// Capability rights bits.

@@ -72,7 +72,7 @@ pub struct EnvEntry {
     /// The id, or 0 if the row is empty.
     pub id: u32,
     /// [`ENV_FREE`], [`ENV_CREATED`], [`ENV_RUNNABLE`], [`ENV_RUNNING`],
-    /// [`ENV_WAITING`].
+    /// [`ENV_WAITING`], [`ENV_SLEEPING`].
     pub status: u32,
     /// Who created it (0 for boot programs).
     pub parent: u32,
@@ -100,6 +100,8 @@ pub const ENV_RUNNABLE: u32 = 2;
 pub const ENV_RUNNING: u32 = 3;
 /// Waiting for the reply to a synchronous protected control transfer.
 pub const ENV_WAITING: u32 = 4;
+/// Sleeping until one of its wakeup predicates holds.
+pub const ENV_SLEEPING: u32 = 5;
 
 const _: () = assert!(core::mem::size_of::<EnvEntry>() == 64);
 const _: () = assert!(core::mem::size_of::<Regs>() == 18 * 8);

@@ -72,6 +72,37 @@ pub struct Env {
     pub pct_saved: Option<TrapFrame>,
     /// While waiting for a synchronous call's reply: the callee.
     pub waiting_for: Option<EnvId>,
+    /// Installed wakeup predicates by slot.
+    pub preds: [Option<Box<Pred>>; oxok_abi::PRED_SLOTS],
+}
+
+/// An installed wakeup predicate: verified once, parameters changeable.
+pub struct Pred {
+    /// The verified program.
+    pub program: oxok_pred::Program,
+    /// Its parameters.
+    pub params: [u64; oxok_abi::pred::PARAMS],
+}
+
+impl Env {
+    /// Evaluates the predicates named by `mask` in slot order, reading
+    /// through this environment's own page tables: the first that holds, or
+    /// `Err(addr)` for the first read it was not allowed to make.
+    pub fn first_true(&self, mask: u64) -> Result<Option<usize>, u64> {
+        for (i, slot) in self.preds.iter().enumerate() {
+            let Some(p) = slot.as_deref() else { continue };
+            if mask & (1 << i) == 0 {
+                continue;
+            }
+            let mut read = |addr: u64, size: u8| crate::mem::user::read_word(&self.space, addr, size);
+            match p.program.eval(&p.params, &mut read) {
+                Ok(true) => return Ok(Some(i)),
+                Ok(false) => {}
+                Err(oxok_pred::EvalError::BadRead(addr)) => return Err(addr),
+            }
+        }
+        Ok(None)
+    }
 }
 
 impl Env {
@@ -173,6 +204,7 @@ impl EnvTable {
             repossessed: 0,
             pct_saved: None,
             waiting_for: None,
+            preds: Default::default(),
         });
         env.publish();
         slot.env = Some(env);

@@ -90,6 +90,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
+        sleepers: Default::default(),
     });
 
     if cmd.ktest {

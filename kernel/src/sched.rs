@@ -1,6 +1,7 @@
-//! Choosing what runs next. For now environments run in the order they were
-//! started, each until it exits or is destroyed; the CPU issue replaces this
-//! with the slot vector.
+//! Choosing what runs next: round robin over runnable environments with a
+//! slice of [`SLICE_TICKS`] timer ticks (the slot vector of `oxok-slots`
+//! replaces this policy), sleepers woken by their wakeup predicates, and an
+//! idle loop while everyone sleeps.
 
 use crate::arch::idt::enter_user;
 use crate::arch::qemu;
@@ -22,15 +23,58 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
         }
         k.current = None;
     }
-    match next(k) {
-        Some(id) => {
+    loop {
+        if let Some(id) = next(k) {
             if let Some(env) = k.envs.get(id) {
                 env.space.activate();
                 *frame = env.regs;
             }
             crate::revoke::enforce(k, id, frame);
+            return;
         }
-        None => halt(k),
+        if k.sleepers.is_empty() {
+            halt(k);
+        }
+        // Everyone sleeps: idle until a tick, then look at the predicates.
+        crate::arch::cpu::wait_for_interrupt();
+        wake_sleepers(k);
+    }
+}
+
+/// Evaluates the predicates of every sleeper; those that hold (or read what
+/// they may not) become runnable. A woken sleeper re-executes `env_sleep`,
+/// which returns the predicate that holds; a bad read instead completes the
+/// call with `BadAddress`.
+pub fn wake_sleepers(k: &mut Kernel) {
+    let mut i = 0;
+    while i < k.sleepers.len() {
+        let id = k.sleepers[i];
+        let Some(env) = k.envs.get(id) else {
+            k.sleepers.swap_remove(i);
+            continue;
+        };
+        if env.status != oxok_abi::ENV_SLEEPING {
+            k.sleepers.swap_remove(i);
+            continue;
+        }
+        let mask = env.regs.rdi;
+        let wake = match env.first_true(mask) {
+            Ok(Some(_)) => true,
+            Ok(None) => false,
+            Err(_) => {
+                env.regs.rip += 2;
+                env.regs.rax = oxok_abi::Error::BadAddress.code();
+                true
+            }
+        };
+        if wake {
+            env.status = oxok_abi::ENV_RUNNABLE;
+            env.publish();
+            k.runq.push_back(id);
+            k.sleepers.swap_remove(i);
+        } else {
+            i += 1;
+        }
     }
 }
 
@@ -42,7 +86,8 @@ pub const SLICE_TICKS: u64 = 10;
 /// are in `frame`): at the end of its slice, the next runnable environment
 /// gets the CPU.
 pub fn tick(k: &mut Kernel, frame: &mut TrapFrame, now: u64) {
-    if now % SLICE_TICKS == 0 {
+    wake_sleepers(k);
+    if now.is_multiple_of(SLICE_TICKS) {
         preempt(k, frame);
     }
 }
@@ -129,6 +174,10 @@ fn next(k: &mut Kernel) -> Option<EnvId> {
 
 fn halt(k: &mut Kernel) -> ! {
     while !k.envs.reap(usize::MAX) {}
+    let blocked = k.envs.ids_where(|e| e.waiting_for.is_some());
+    if !blocked.is_empty() {
+        log::error!("deadlock: environments {blocked:?} wait for replies that cannot come");
+    }
     let alive = k.envs.count();
     log::info!("no runnable environments left ({alive} alive); halting");
     if alive == 0 {

@@ -20,6 +20,8 @@ pub struct Kernel {
     /// Free frames once the kernel was up, before any environment existed:
     /// with every environment gone, the count must be back here.
     pub baseline_free_frames: usize,
+    /// Environments asleep on wakeup predicates.
+    pub sleepers: Vec<EnvId>,
     /// Boot programs not started yet, in steps (see `cmdline`).
     pub steps: VecDeque<Vec<crate::cmdline::Program>>,
 }

@@ -21,11 +21,6 @@ pub fn init(hz: u64, tsc_hz: u64) {
     log::info!("timer: {hz} Hz (APIC timer input {} MHz)", rate / 1_000_000);
 }
 
-/// Ticks since the timer started.
-pub fn ticks() -> u64 {
-    TICKS.load(Ordering::Relaxed)
-}
-
 /// Handles interrupt vector `frame.vector` (≥ 32). Taken in user mode it
 /// may switch environments; taken in kernel mode (the idle loop) it only
 /// counts.

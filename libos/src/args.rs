@@ -15,12 +15,7 @@ impl Args {
     /// NUL-terminated and stay mapped for the program's life.
     pub(crate) unsafe fn from_initial_stack(sp: *const u64) -> Args {
         // SAFETY: per the contract, `sp` points at argc followed by argv.
-        unsafe {
-            Args {
-                argc: *sp as usize,
-                argv: sp.add(1) as *const *const u8,
-            }
-        }
+        unsafe { Args { argc: *sp as usize, argv: sp.add(1) as *const *const u8 } }
     }
 
     /// Number of arguments, program name included.

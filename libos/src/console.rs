@@ -20,10 +20,7 @@ pub struct Buffered {
 impl Buffered {
     /// An empty buffer.
     pub const fn new() -> Buffered {
-        Buffered {
-            buf: [0; 256],
-            len: 0,
-        }
+        Buffered { buf: [0; 256], len: 0 }
     }
 
     /// Sends what is buffered.

@@ -35,10 +35,7 @@ pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
             options(nostack),
         );
     }
-    Raw {
-        status,
-        values: [r0, r1, r2],
-    }
+    Raw { status, values: [r0, r1, r2] }
 }
 
 /// Turns a raw status into a `Result`; unknown codes read as `Invalid`.

@@ -331,6 +331,28 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "sleep-clock",
+        about: "wakeup predicate on the clock page; a parameter change takes effect without reinstalling; hostile reads refused",
+        cmdline: "run=sleep+clock,hello",
+        expect: &["sleep: woke at tick", "sleep: woke again at tick", "sleep: ok (", "hello: ok", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "sleep-watch",
+        about: "a predicate wakes its sleeper when the watched word (another env's table row) changes",
+        cmdline: "run=sleep+watch&spin+x+300",
+        expect: &[
+            "sleep watch: watching env table row",
+            "spin x: done",
+            "sleep watch: watched word changed",
+            "sleep watch: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         expect: BANNER,

@@ -66,6 +66,19 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
     if opts.filter.is_none() && !opts.no_bench {
         bench_smoke(&ws, &mut tally);
     }
+    if opts.filter.is_none() && !opts.no_host {
+        // rustfmt and clippy are part of "done": a lint failure fails the run.
+        match crate::lint::run() {
+            Ok(()) => {
+                println!("lint ... ok");
+                tally.passed += 1;
+            }
+            Err(_) => {
+                println!("lint ... FAILED (see above; `cargo xtask lint` reruns it)");
+                tally.failed += 1;
+            }
+        }
+    }
     println!("{}", tally.summary());
     if tally.failed == 0 { Ok(()) } else { Err(Failure::Failed(String::new())) }
 }

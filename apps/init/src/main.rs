@@ -17,14 +17,11 @@ fn main(_args: Args) -> i32 {
             return 1;
         }
     };
-    println!(
-        "Oxok {} — an exokernel for x86-64",
-        oxok_libos::abi::VERSION
-    );
+    println!("Oxok {} — an exokernel for x86-64", oxok_libos::abi::VERSION);
     println!(
         "init: environment {id}, memory {} MiB usable ({} MiB free, {} frames of {} bytes)",
-        total * size >> 20,
-        free * size >> 20,
+        (total * size) >> 20,
+        (free * size) >> 20,
         total,
         size
     );

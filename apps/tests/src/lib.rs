@@ -15,11 +15,7 @@ pub struct Checks {
 impl Checks {
     /// A fresh counter for program `name`.
     pub fn new(name: &'static str) -> Checks {
-        Checks {
-            name,
-            failed: 0,
-            passed: 0,
-        }
+        Checks { name, failed: 0, passed: 0 }
     }
 
     /// Records one check; prints a FAIL line when it does not hold.
@@ -38,12 +34,7 @@ impl Checks {
             println!("{}: ok ({} checks)", self.name, self.passed);
             0
         } else {
-            println!(
-                "{}: FAIL {} of {} checks",
-                self.name,
-                self.failed,
-                self.failed + self.passed
-            );
+            println!("{}: FAIL {} of {} checks", self.name, self.failed, self.failed + self.passed);
             1
         }
     }

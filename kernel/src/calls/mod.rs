@@ -11,6 +11,7 @@ mod frame;
 mod info;
 mod page;
 mod pct;
+mod pred;
 
 pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::console_write;
@@ -20,6 +21,7 @@ pub use frame::{frame_alloc, frame_free, frame_revoke};
 pub use info::{mem_info, null};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
 pub use pct::{pct_call, pct_reply, pct_send};
+pub use pred::{env_sleep, pred_install, pred_param};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};

@@ -301,6 +301,26 @@ impl AddressSpace {
         }
     }
 
+    /// Walks `va` for a user *read* anywhere in the lower half — the user's
+    /// own pages and the exposed kernel tables and page tables alike —
+    /// requiring `PRESENT | USER` at every level, exactly as the CPU would
+    /// for the environment itself. The physical address of `va`.
+    pub fn translate_readable(&self, va: u64) -> Option<u64> {
+        if va >= 0x0000_8000_0000_0000 {
+            return None;
+        }
+        let need = pte::PRESENT | pte::USER;
+        let mut t = self.root;
+        for (level, &i) in indices(va).iter().enumerate() {
+            let e = read_entry(t, i);
+            if e & need != need || (level < 3 && e & pte::HUGE != 0) {
+                return None;
+            }
+            t = e & pte::ADDRESS_MASK;
+        }
+        Some(t + (va & (PAGE_SIZE - 1)))
+    }
+
     /// Tears down the whole user half at once (see [`Self::teardown_step`]).
     pub fn destroy(self, mut leaf: impl FnMut(u64, u64)) {
         let mut cursor = 0;

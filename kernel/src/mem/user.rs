@@ -75,3 +75,19 @@ pub fn read_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64) -> Result<
     copy_from_user(space, va, slice)?;
     super::pod::from_bytes(slice).ok_or(Error::Invalid)
 }
+
+/// Reads an aligned `size`-byte word (1, 2, 4 or 8) at `va` as the
+/// environment could: anywhere it may read, exposed tables included. `None`
+/// for unaligned, unmapped or non-user addresses.
+pub fn read_word(space: &AddressSpace, va: u64, size: u8) -> Option<u64> {
+    if !matches!(size, 1 | 2 | 4 | 8) || !va.is_multiple_of(u64::from(size)) {
+        return None;
+    }
+    let pa = space.translate_readable(va)?;
+    Some(match size {
+        1 => u64::from(super::phys::read::<u8>(pa)),
+        2 => u64::from(super::phys::read::<u16>(pa)),
+        4 => u64::from(super::phys::read::<u32>(pa)),
+        _ => super::phys::read::<u64>(pa),
+    })
+}

@@ -21,32 +21,12 @@ fn main(_args: Args) -> i32 {
         ("direct map", 0xffff_8000_0000_0000, 16, Error::BadAddress),
         ("unmapped user page", 0x1000_0000, 16, Error::BadAddress),
         ("null", 0, 1, Error::BadAddress),
-        (
-            "range crossing USER_TOP",
-            USER_TOP - 8,
-            16,
-            Error::BadAddress,
-        ),
+        ("range crossing USER_TOP", USER_TOP - 8, 16, Error::BadAddress),
         ("wrapping range", u64::MAX - 4, 16, Error::BadAddress),
         ("beyond the stack top", STACK_TOP - 4, 8, Error::BadAddress),
-        (
-            "too long",
-            TEXT.as_ptr() as u64,
-            CONSOLE_WRITE_MAX + 1,
-            Error::Invalid,
-        ),
-        (
-            "huge length",
-            TEXT.as_ptr() as u64,
-            u64::MAX,
-            Error::Invalid,
-        ),
-        (
-            "valid start, unmapped end",
-            TEXT.as_ptr() as u64,
-            64 * 1024 * 1024,
-            Error::Invalid,
-        ),
+        ("too long", TEXT.as_ptr() as u64, CONSOLE_WRITE_MAX + 1, Error::Invalid),
+        ("huge length", TEXT.as_ptr() as u64, u64::MAX, Error::Invalid),
+        ("valid start, unmapped end", TEXT.as_ptr() as u64, 64 * 1024 * 1024, Error::Invalid),
     ];
     for &(what, ptr, len, want) in bad {
         let got = sys::console_write(ptr, len);
@@ -57,9 +37,6 @@ fn main(_args: Args) -> i32 {
     let half = sys::console_write(TEXT.as_ptr() as u64, 60 * 1024);
     t.check(half == Err(Error::BadAddress), "partly mapped range");
     // And a good call still works afterwards.
-    t.check(
-        sys::console_write(TEXT.as_ptr() as u64, 0) == Ok([0]),
-        "empty write",
-    );
+    t.check(sys::console_write(TEXT.as_ptr() as u64, 0) == Ok([0]), "empty write");
     t.finish()
 }

@@ -17,10 +17,7 @@ fn main(_args: Args) -> i32 {
     let first_unused = CALL_BASE + Call::ALL.len() as u64;
     for nr in [first_unused, first_unused + 1, CALL_BASE + 0xffff] {
         let r = sys::raw(nr, [u64::MAX; 6]);
-        t.check(
-            r.status == Error::BadCall.code(),
-            "unknown Oxok call number",
-        );
+        t.check(r.status == Error::BadCall.code(), "unknown Oxok call number");
     }
     // Garbage in every argument register of a real call is harmless.
     let r = sys::raw(Call::null.number(), [u64::MAX; 6]);

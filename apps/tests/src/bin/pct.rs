@@ -56,7 +56,11 @@ fn server() -> i32 {
     while !STOPPING.load(Ordering::Acquire) {
         let _ = sys::yield_cpu(0);
     }
-    println!("pct server: stopped after {} calls, last caller {}", SERVED.load(Ordering::Relaxed), LAST_CALLER.load(Ordering::Relaxed));
+    println!(
+        "pct server: stopped after {} calls, last caller {}",
+        SERVED.load(Ordering::Relaxed),
+        LAST_CALLER.load(Ordering::Relaxed)
+    );
     0
 }
 
@@ -87,10 +91,13 @@ fn client() -> i32 {
                     break 'find;
                 }
                 Err(Error::Denied | Error::Busy) => {}
-                Err(e) => t.check(false, match e {
-                    Error::BadEnv => "peer vanished",
-                    _ => "unexpected error from pct_call",
-                }),
+                Err(e) => t.check(
+                    false,
+                    match e {
+                        Error::BadEnv => "peer vanished",
+                        _ => "unexpected error from pct_call",
+                    },
+                ),
             }
         }
         let _ = sys::yield_cpu(0);
@@ -107,7 +114,10 @@ fn client() -> i32 {
     t.check(pct::call(u64::MAX, &msg).err() == Some(Error::BadEnv), "absurd id refused");
     match sys::env_create() {
         Ok([slot, child]) => {
-            t.check(pct::call(child, &msg).err() == Some(Error::Denied), "an environment without a PCT entry does not accept");
+            t.check(
+                pct::call(child, &msg).err() == Some(Error::Denied),
+                "an environment without a PCT entry does not accept",
+            );
             t.check(sys::env_destroy(slot).is_ok(), "child destroyed");
         }
         Err(_) => t.check(false, "env_create"),
@@ -133,5 +143,15 @@ fn client() -> i32 {
     let mut stop = msg;
     stop[0] = STOP;
     t.check(pct::send(server, &stop).is_ok(), "asynchronous transfer accepted");
+    // The server exits on that message: wait (bounded) until its row empties.
+    let gone = (0..100_000).any(|_| {
+        let alive = (0..oxok_libos::abi::layout::ENV_TABLE_ROWS)
+            .any(|i| exposed::env_row(i).is_some_and(|r| u64::from(r.id) == server));
+        if alive {
+            let _ = sys::yield_cpu(0);
+        }
+        !alive
+    });
+    t.check(gone, "the server stopped on the asynchronous message");
     t.finish()
 }

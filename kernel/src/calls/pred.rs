@@ -1,0 +1,69 @@
+//! Wakeup predicates: `pred_install`, `pred_param`, `env_sleep`.
+
+use super::Cx;
+use super::check::env_cap;
+use crate::env::Pred;
+use crate::mem::user;
+use alloc::boxed::Box;
+use oxok_abi::pred::{MAX_BYTES, PARAMS};
+use oxok_abi::{ENV_SLEEPING, Error, PRED_SLOTS};
+use oxok_cap::Rights;
+
+fn slot_index(index: u64) -> Result<usize, Error> {
+    usize::try_from(index).ok().filter(|&i| i < PRED_SLOTS).ok_or(Error::Invalid)
+}
+
+/// Verifies and installs a predicate.
+pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let index = slot_index(index)?;
+    let len = usize::try_from(len).ok().filter(|&l| l > 0 && l <= MAX_BYTES).ok_or(Error::Invalid)?;
+    let mut bytes = [0u8; MAX_BYTES];
+    user::copy_from_user(&cx.env()?.space, code, &mut bytes[..len])?;
+    let program = oxok_pred::verify(&bytes[..len]).map_err(|_| Error::Invalid)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS] }));
+    Ok([])
+}
+
+/// Changes one parameter of an installed predicate.
+pub fn pred_param(cx: &mut Cx<'_>, env_slot: u64, index: u64, param: u64, value: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let index = slot_index(index)?;
+    let param = usize::try_from(param).ok().filter(|&p| p < PARAMS).ok_or(Error::Invalid)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let pred = env.preds[index].as_deref_mut().ok_or(Error::NotFound)?;
+    pred.params[param] = value;
+    Ok([])
+}
+
+/// Returns the first predicate of `mask` that holds, or sleeps until one
+/// does (re-executing this call when woken).
+pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
+    if mask == 0 || mask >> PRED_SLOTS != 0 {
+        return Err(Error::Invalid);
+    }
+    let me = cx.caller;
+    let frame = *cx.frame;
+    let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
+    for i in 0..PRED_SLOTS {
+        if mask & (1 << i) != 0 && env.preds[i].is_none() {
+            return Err(Error::NotFound);
+        }
+    }
+    match env.first_true(mask) {
+        Ok(Some(i)) => Ok([i as u64]),
+        Err(_) => Err(Error::BadAddress),
+        Ok(None) => {
+            // Asleep: the saved state is "about to call env_sleep(mask)".
+            env.regs = frame;
+            env.regs.rip -= 2;
+            env.status = ENV_SLEEPING;
+            env.publish();
+            cx.k.sleepers.push(me);
+            cx.k.current = None;
+            cx.replaced = true;
+            Ok([0])
+        }
+    }
+}
