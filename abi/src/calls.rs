@@ -291,6 +291,18 @@ macro_rules! for_each_call {
             /// when the failing read happens while sleeping: the caller then
             /// wakes with that error). Changes: the caller may sleep.
             27 => env_sleep(mask) -> [index];
+
+            /// Allocates a frame, zeroed, **owned by the environment named by
+            /// `env_slot`** (so it is freed when that environment is
+            /// destroyed), and puts a full capability for it in the
+            /// *caller's* list — the way a parent builds a child's address
+            /// space (the libOS's exec) without the frames outliving the
+            /// child. The caller may drop the capability once it has mapped
+            /// the frame. `pfn` as for `frame_alloc`.
+            ///
+            /// Checks: write on the environment (`Denied`); as `frame_alloc`.
+            /// Changes: the frame table; the target's owned frames.
+            28 => frame_alloc_for(env_slot, pfn) -> [slot, frame];
         }
     };
 }

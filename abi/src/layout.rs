@@ -70,6 +70,26 @@ pub const ENV_TABLE_ROWS: usize = 1024;
 /// The clock page ([`Clock`](crate::layout::Clock)).
 pub const CLOCK: u64 = EXPOSED_BASE + 0x8000_0000;
 
+/// The system-information page ([`SysInfo`]), read-only.
+pub const SYSINFO: u64 = CLOCK + PAGE_SIZE;
+/// The boot archive (a ustar file of programs), read-only, at
+/// `BOOT_ARCHIVE + SysInfo::archive_offset`, `SysInfo::archive_len` bytes.
+/// The libOS's exec loads programs from here.
+pub const BOOT_ARCHIVE: u64 = EXPOSED_BASE + 0xc000_0000;
+
+/// The system-information page at [`SYSINFO`].
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub struct SysInfo {
+    /// Entries in the frame table (frames up to the highest RAM address).
+    pub frame_count: u64,
+    /// Byte offset of the archive from [`BOOT_ARCHIVE`] (its start need not be
+    /// page-aligned).
+    pub archive_offset: u64,
+    /// Length of the boot archive in bytes (0: none).
+    pub archive_len: u64,
+}
+
 /// The application area: one page per environment that the environment may
 /// write and the kernel reads (and, for the abort protocol, writes). Its
 /// layout is [`AppArea`].

@@ -68,7 +68,8 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     }
     let tsc_hz = arch::tsc::calibrate();
     let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0 };
-    if let Err(e) = mem::exposed::init(clock) {
+    let archive_range = boot.modules().first().map_or((0, 0), |m| (m.start, m.end));
+    if let Err(e) = mem::exposed::init(clock, archive_range) {
         panic!("exposed tables: {e}");
     }
     ::log::info!("clock: TSC at {} MHz", tsc_hz / 1_000_000);

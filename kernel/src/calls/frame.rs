@@ -3,7 +3,7 @@
 use super::Cx;
 use super::check::{cap_error, env_cap, frame_cap};
 use crate::arch::cpu;
-use crate::env::Revocation;
+use crate::env::{EnvId, Revocation};
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::{ANY_FRAME, Error};
 use oxok_cap::{Cap, Name, Rights};
@@ -11,26 +11,38 @@ use oxok_cap::{Cap, Name, Rights};
 /// Allocates a frame (any, or by number) with a full capability.
 pub fn frame_alloc(cx: &mut Cx<'_>, pfn: u64) -> Result<[u64; 2], Error> {
     let caller = cx.caller;
+    alloc_owned_by(cx, caller, pfn)
+}
+
+/// Allocates a frame owned by another environment; the capability is the
+/// caller's.
+pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: u64, pfn: u64) -> Result<[u64; 2], Error> {
+    let owner = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    alloc_owned_by(cx, owner, pfn)
+}
+
+fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], Error> {
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }
     let pa = if pfn == ANY_FRAME {
-        frame::with(|f| f.alloc(caller)).ok_or(Error::NoMemory)?
+        frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?
     } else {
-        frame::with(|f| f.alloc_at(pfn, caller))?
+        frame::with(|f| f.alloc_at(pfn, owner))?
     };
     let pfn = pa / PAGE_SIZE;
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
-    let env = cx.env()?;
-    let slot = match env.caps.insert(Cap::new(Name::frame(pfn, u64::from(generation)), Rights::ALL)) {
+    let slot = match cx.env()?.caps.insert(Cap::new(Name::frame(pfn, u64::from(generation)), Rights::ALL)) {
         Ok(slot) => slot,
         Err(e) => {
             frame::with(|f| f.free(pa));
             return Err(cap_error(e));
         }
     };
-    env.owned.insert(pfn);
-    env.publish();
+    if let Some(env) = cx.k.envs.get(owner) {
+        env.owned.insert(pfn);
+        env.publish();
+    }
     Ok([slot as u64, pfn])
 }
 

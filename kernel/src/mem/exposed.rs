@@ -8,14 +8,15 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
 use oxok_abi::Error;
 use oxok_abi::frames::OWNER_KERNEL;
-use oxok_abi::layout::{CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE};
+use oxok_abi::layout::{BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, SYSINFO, SysInfo};
 
 static ENV_TABLE_PA: AtomicU64 = AtomicU64::new(0);
 static CLOCK_PA: AtomicU64 = AtomicU64::new(0);
 
-/// Allocates the environment table and clock page and maps the three
-/// tables into the exposed region.
-pub fn init(clock: Clock) -> Result<(), Error> {
+/// Allocates the environment table, clock and system-information pages and
+/// maps them, the frame table and the boot archive (`[start, end)`,
+/// physical) into the exposed region.
+pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     let env_bytes = align_up((ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64, PAGE_SIZE);
     let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
         .ok_or(Error::NoMemory)?;
@@ -31,6 +32,22 @@ pub fn init(clock: Clock) -> Result<(), Error> {
     paging::expose(FRAME_TABLE, table_pa, table_bytes)?;
     paging::expose(ENV_TABLE, env_pa, env_bytes)?;
     paging::expose(CLOCK, clock_pa, PAGE_SIZE)?;
+
+    let info_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
+    let (start, end) = archive;
+    let base = start & !(PAGE_SIZE - 1);
+    let info = SysInfo {
+        frame_count: frame::with(|f| f.len()) as u64,
+        archive_offset: start - base,
+        archive_len: end - start,
+    };
+    // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
+    // it read-only.
+    unsafe { (phys::virt(info_pa) as *mut SysInfo).write_volatile(info) };
+    paging::expose(SYSINFO, info_pa, PAGE_SIZE)?;
+    if end > start {
+        paging::expose(BOOT_ARCHIVE, base, align_up(end, PAGE_SIZE) - base)?;
+    }
     Ok(())
 }
 

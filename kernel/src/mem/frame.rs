@@ -225,6 +225,11 @@ impl Frames {
         self.bitmap.free_count()
     }
 
+    /// Entries in the frame table.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
     /// Physical address and size (whole pages) of the frame table.
     pub fn table_phys(&self) -> (u64, u64) {
         (self.table_pa, self.table_bytes)
