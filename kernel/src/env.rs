@@ -10,9 +10,10 @@ use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
+use oxok_abi::frames::{OWNER_FREE, OWNER_RESERVED};
 use oxok_abi::layout::{APP_AREA, pte};
 use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
-use oxok_cap::{Cap, CapList, Name, Rights};
+use oxok_cap::{Cap, CapList, Kind, Name, Rights};
 
 /// Most environments alive at once (the exposed table's rows).
 pub const MAX_ENVS: usize = oxok_abi::layout::ENV_TABLE_ROWS;
@@ -235,7 +236,10 @@ impl EnvTable {
         }
         let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
         exposed::set_env_row((id as usize) & (MAX_ENVS - 1), EnvEntry::default());
-        let Env { space, app_area, owned, .. } = *env;
+        let Env { space, app_area, owned, caps, .. } = *env;
+        for (_, cap) in caps.iter() {
+            count_frame_ref(cap, -1);
+        }
         space.deactivate();
         self.dying.push_back(Dying { id, space, cursor: 0, app_area, owned });
         self.reap(REAP_BUDGET);
@@ -277,6 +281,23 @@ impl EnvTable {
     pub fn count(&self) -> usize {
         self.slots.iter().filter(|s| s.env.is_some()).count()
     }
+}
+
+/// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
+/// the frame table's `refs`, if `cap` names a frame of the current
+/// generation (a stale capability names nothing any more).
+pub fn count_frame_ref(cap: &Cap, delta: i32) {
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
+        return;
+    }
+    frame::with(|f| {
+        if let Some(e) = f.entry_mut(comps[1]) {
+            if u64::from(e.generation) == comps[2] && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED) {
+                e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
+            }
+        }
+    });
 }
 
 /// Maps frame `pa` into `env`'s space at `va` and counts the mapping.

@@ -2,6 +2,7 @@
 
 use super::Cx;
 use super::check::{cap_error, cap_in, env_cap, rights_arg};
+use crate::env::count_frame_ref;
 use oxok_abi::Error;
 use oxok_cap::Rights;
 
@@ -17,6 +18,7 @@ pub fn cap_grant(cx: &mut Cx<'_>, slot: u64, env_slot: u64, rights: u64) -> Resu
     let copy = source.derive(&[], rights).map_err(cap_error)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let slot = env.caps.insert(copy).map_err(cap_error)?;
+    count_frame_ref(&copy, 1);
     Ok([slot as u64])
 }
 
@@ -25,7 +27,8 @@ pub fn cap_drop(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     if slot == 0 {
         return Err(Error::Invalid);
     }
-    cx.env()?.caps.remove(slot).map_err(cap_error)?;
+    let cap = cx.env()?.caps.remove(slot).map_err(cap_error)?;
+    count_frame_ref(&cap, -1);
     Ok([])
 }
 

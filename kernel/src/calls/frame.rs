@@ -3,6 +3,7 @@
 use super::Cx;
 use super::check::{cap_error, env_cap, frame_cap};
 use crate::arch::cpu;
+use crate::env::count_frame_ref;
 use crate::env::{EnvId, Revocation};
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::{ANY_FRAME, Error};
@@ -32,8 +33,12 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
     };
     let pfn = pa / PAGE_SIZE;
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
-    let slot = match cx.env()?.caps.insert(Cap::new(Name::frame(pfn, u64::from(generation)), Rights::ALL)) {
-        Ok(slot) => slot,
+    let cap = Cap::new(Name::frame(pfn, u64::from(generation)), Rights::ALL);
+    let slot = match cx.env()?.caps.insert(cap) {
+        Ok(slot) => {
+            count_frame_ref(&cap, 1);
+            slot
+        }
         Err(e) => {
             frame::with(|f| f.free(pa));
             return Err(cap_error(e));

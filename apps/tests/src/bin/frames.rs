@@ -45,6 +45,17 @@ fn main(_args: Args) -> i32 {
         "cap_info of a fresh frame",
     );
     round_trip(&mut t, me, slot, pfn, 0x0123_4567_89ab_cdef);
+    // `refs` counts the capabilities that name the frame.
+    let refs = || exposed::frame_entry(pfn).map(|e| e.refs);
+    expect(&mut t, refs(), Some(1), "frame table: one capability");
+    match sys::cap_grant(slot, 0, rights::READ) {
+        Ok([copy]) => {
+            expect(&mut t, refs(), Some(2), "frame table: a granted copy counts");
+            expect(&mut t, sys::cap_drop(copy), Ok([]), "drop the copy");
+            expect(&mut t, refs(), Some(1), "frame table: the dropped copy no longer counts");
+        }
+        Err(_) => t.check(false, "grant to self"),
+    }
     expect(&mut t, sys::frame_free(slot), Ok([]), "free");
     expect(&mut t, sys::frame_free(slot), Err(Error::BadCap), "double free");
     expect(&mut t, sys::cap_info(slot), Err(Error::BadCap), "slot empty after free");
