@@ -292,10 +292,11 @@ pub fn count_frame_ref(cap: &Cap, delta: i32) {
         return;
     }
     frame::with(|f| {
-        if let Some(e) = f.entry_mut(comps[1]) {
-            if u64::from(e.generation) == comps[2] && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED) {
-                e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
-            }
+        if let Some(e) = f.entry_mut(comps[1])
+            && u64::from(e.generation) == comps[2]
+            && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED)
+        {
+            e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
         }
     });
 }
