@@ -303,6 +303,15 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`); as `frame_alloc`.
             /// Changes: the frame table; the target's owned frames.
             28 => frame_alloc_for(env_slot, pfn) -> [slot, frame];
+
+            /// Names the environment named by `env_slot` (for logs and the
+            /// exposed environment table): `len` bytes of UTF-8 at `ptr`,
+            /// at most 32.
+            ///
+            /// Checks: write on the environment (`Denied`); `len` ≤ 32 and
+            /// the bytes UTF-8 (`Invalid`); readable (`BadAddress`).
+            /// Changes: the name.
+            29 => env_rename(env_slot, ptr, len) -> [];
         }
     };
 }

@@ -1,7 +1,8 @@
 //! Safe readers of what the kernel exposes read-only in every address space
 //! (Xok's "expose information"): the environment's own page tables through
 //! the self-map at [`UVPT`], the frame table, the environment table, the
-//! clock page, and the application area (which the environment may write).
+//! clock page, the system-information page and the boot archive, and the
+//! application area (which the environment may write).
 //!
 //! Every reader first checks, through the page tables, that the address it
 //! is about to read is mapped user-readable, so a reader never faults: an
@@ -19,8 +20,8 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
 use oxok_abi::frames::FrameEntry;
 use oxok_abi::layout::{
-    APP_AREA, AppArea, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, PAGE_SIZE, REPOSSESS_SLOTS,
-    REPOSSESSED_SLOTS, UVPT, pde_address, pdpte_address, pml4e_address, pte, pte_address,
+    APP_AREA, AppArea, BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, PAGE_SIZE, REPOSSESS_SLOTS,
+    REPOSSESSED_SLOTS, SYSINFO, SysInfo, UVPT, pde_address, pdpte_address, pml4e_address, pte, pte_address,
 };
 
 /// End of the lower half: the page-table walk answers only below it.
@@ -124,6 +125,36 @@ pub fn env_entry(id: u64) -> Option<EnvEntry> {
 /// The clock page.
 pub fn clock() -> Option<Clock> {
     read_exposed(CLOCK)
+}
+
+/// The system-information page: frame-table length and where the boot
+/// archive lies.
+pub fn sysinfo() -> Option<SysInfo> {
+    read_exposed(SYSINFO)
+}
+
+/// The boot archive (a ustar file of every program), read-only, as the
+/// kernel exposes it at [`BOOT_ARCHIVE`]. `None` if there is none or any of
+/// its pages is not mapped user-readable (every page is checked).
+pub fn boot_archive() -> Option<&'static [u8]> {
+    let info = sysinfo()?;
+    let start = BOOT_ARCHIVE.checked_add(info.archive_offset)?;
+    let end = start.checked_add(info.archive_len)?;
+    if info.archive_len == 0 || end > LOWER_HALF_END {
+        return None;
+    }
+    let mut page = start - start % PAGE_SIZE;
+    while page < end {
+        if !readable(page) {
+            return None;
+        }
+        page += PAGE_SIZE;
+    }
+    let len = usize::try_from(info.archive_len).ok()?;
+    // SAFETY: every page of `[start, end)` is mapped user-readable, and the
+    // kernel never unmaps or writes its exposed areas, so the bytes stay
+    // valid and unchanging for the program's life.
+    Some(unsafe { core::slice::from_raw_parts(start as *const u8, len) })
 }
 
 /// The caller's environment id, asked of the kernel once and then answered

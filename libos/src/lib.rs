@@ -6,13 +6,14 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `time`, `pct`), each block with a `// SAFETY:` comment.
+//! `exposed`, `time`, `pct`, and `exec::scratch`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 
 #[allow(unsafe_code)]
 mod args;
 pub mod console;
+pub mod exec;
 #[allow(unsafe_code)]
 pub mod exposed;
 #[allow(unsafe_code)]

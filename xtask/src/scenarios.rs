@@ -353,6 +353,23 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "spawn",
+        about: "libOS exec: spawn from the boot archive with argv and wait; 64 children leave nothing behind; refusals; a crashing child",
+        cmdline: "run=spawn",
+        expect: &[
+            "hello: environment * running, argv = hello a b",
+            "spawn: 64 children started and waited for",
+            "hostile-jump: trying call-kernel",
+            "(hostile-jump) destroyed: page fault",
+            "spawn: the parent goes on after its child crashed",
+            "hello: environment * running, argv = hello after crash",
+            "spawn: ok (",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "(spawn) destroyed:", "did not fault"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         expect: BANNER,

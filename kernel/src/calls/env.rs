@@ -111,3 +111,16 @@ pub fn upcall_register(cx: &mut Cx<'_>, env_slot: u64, kind: u64, entry: u64) ->
     cx.k.envs.get(target).ok_or(Error::BadEnv)?.upcalls[kind] = entry;
     Ok([])
 }
+
+/// Renames an environment.
+pub fn env_rename(cx: &mut Cx<'_>, env_slot: u64, ptr: u64, len: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let len = usize::try_from(len).ok().filter(|&l| l <= 32).ok_or(Error::Invalid)?;
+    let mut buf = [0u8; 32];
+    user::copy_from_user(&cx.env()?.space, ptr, &mut buf[..len])?;
+    let name = core::str::from_utf8(&buf[..len]).map_err(|_| Error::Invalid)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env.name = alloc::string::String::from(name);
+    env.publish();
+    Ok([])
+}

@@ -1,0 +1,174 @@
+//! spawn: the libOS's exec. Starts `hello a b` from the boot archive and
+//! waits for it; then 64 children in a row, waiting for each, and checks
+//! that the caller's capability list, its own frames and (when it is the
+//! only environment) the machine's free frames are back where they started;
+//! then the refusals — a name not in the archive, images that are not ELF,
+//! arguments that do not fit — and a spawn that runs out of capability slots
+//! half-way, which must leave nothing behind; finally a child that crashes
+//! (`hostile-jump call-kernel`): `wait` returns and the parent goes on.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use oxok_libos::abi::layout::ENV_TABLE_ROWS;
+use oxok_libos::abi::{CAP_SLOTS, Error, rights};
+use oxok_libos::exec::{self, SpawnError};
+use oxok_libos::{Args, exposed, println, sys};
+use oxok_tests::Checks;
+
+oxok_libos::main!(main);
+
+/// Children started in a row by the leak check.
+const ROUNDS: usize = 64;
+
+fn main(_args: Args) -> i32 {
+    let mut t = Checks::new("spawn");
+    // The first spawn also builds the page tables of the scratch region in
+    // this environment; they stay, so the baseline is taken after it.
+    run(&mut t, "hello", &["hello", "a", "b"], "hello a b");
+    let before = Usage::now();
+
+    for _ in 0..ROUNDS {
+        if !run(&mut t, "hello", &["hello", "again"], "hello again") {
+            break;
+        }
+    }
+    println!("spawn: {ROUNDS} children started and waited for");
+    before.check_same(&mut t, "after 64 children");
+
+    refusals(&mut t);
+    before.check_same(&mut t, "after the refusals");
+    half_built(&mut t);
+    before.check_same(&mut t, "after a spawn that failed half-way");
+
+    run(&mut t, "hostile-jump", &["hostile-jump", "call-kernel"], "a crashing child");
+    println!("spawn: the parent goes on after its child crashed");
+    run(&mut t, "hello", &["hello", "after", "crash"], "hello after a crash");
+    before.check_same(&mut t, "at the end");
+    t.finish()
+}
+
+/// Spawns, checks the child is this environment's, waits, checks it is
+/// gone, releases it. False if the spawn failed.
+fn run(t: &mut Checks, name: &str, argv: &[&str], what: &str) -> bool {
+    let me = exposed::self_id();
+    let child = match exec::spawn(name, argv) {
+        Ok(child) => child,
+        Err(e) => {
+            println!("spawn: FAIL spawn {what}: {e}");
+            t.check(false, what);
+            return false;
+        }
+    };
+    // The child may already have run and ended (a timer tick), hence `none`.
+    let row = exposed::env_entry(child.id);
+    t.check(row.is_none_or(|r| u64::from(r.parent) == me), "the child's parent is the caller");
+    t.check(exec::wait(&child).is_ok(), "wait returns");
+    t.check(exposed::env_entry(child.id).is_none(), "the child is gone after wait");
+    t.check(exec::wait(&child).is_ok(), "wait for a dead child returns at once");
+    t.check(child.release().is_ok(), "release the child's capability");
+    true
+}
+
+/// The refusals: nothing may be created.
+fn refusals(t: &mut Checks) {
+    t.check(exec::spawn("no-such-program", &["no-such-program"]) == Err(SpawnError::NotFound), "unknown name");
+    t.check(exec::spawn("", &[]) == Err(SpawnError::NotFound), "empty name");
+    let not_elf = exec::spawn_image(b"#!/bin/sh\necho not an executable\n", &["script"]);
+    t.check(matches!(not_elf, Err(SpawnError::BadExecutable(_))), "not an ELF file");
+    // Copies of hello cut short: in the program headers, and in the segments.
+    for len in [200, 1024] {
+        let cut =
+            exec::program("hello").and_then(|hello| hello.get(..len)).map(|cut| exec::spawn_image(cut, &["hello"]));
+        t.check(matches!(cut, Some(Err(SpawnError::BadExecutable(_)))), "a truncated ELF file");
+    }
+    // 500 pointers alone fill the stack's top page.
+    let many = ["x"; 500];
+    t.check(exec::spawn("hello", &many) == Err(SpawnError::BadArguments), "argv longer than a page");
+    t.check(exec::spawn("hello", &["hello", "a\0b"]) == Err(SpawnError::BadArguments), "an argument with NUL");
+}
+
+/// Fills the capability list until only a few slots are free, so that the
+/// spawn gets its environment and some frames and then runs out of slots:
+/// it must fail with `NoMemory` and undo everything.
+fn half_built(t: &mut Checks) {
+    let mut fillers = [0u64; CAP_SLOTS];
+    let mut n = 0;
+    // Leave room for the child's environment capability and 5 frames.
+    while cap_count() < CAP_SLOTS - 6 {
+        match sys::cap_grant(0, 0, rights::READ) {
+            Ok([slot]) => {
+                fillers[n] = slot;
+                n += 1;
+            }
+            Err(e) => {
+                println!("spawn: FAIL cannot fill the capability list: {e}");
+                t.check(false, "fill the capability list");
+                break;
+            }
+        }
+    }
+    let r = exec::spawn("hello", &["hello", "never", "runs"]);
+    if let Ok(child) = &r {
+        let _ = sys::env_destroy(child.slot);
+    }
+    t.check(r == Err(SpawnError::Kernel(Error::NoMemory)), "spawn without enough capability slots: NoMemory");
+    for &slot in &fillers[..n] {
+        t.check(sys::cap_drop(slot).is_ok(), "drop a filler capability");
+    }
+}
+
+/// Occupied slots of the caller's capability list.
+fn cap_count() -> usize {
+    (0..CAP_SLOTS as u64).filter(|&slot| sys::cap_info(slot).is_ok()).count()
+}
+
+/// True if no environment but the caller is alive.
+fn alone() -> bool {
+    let me = exposed::self_id();
+    (0..ENV_TABLE_ROWS).all(|i| exposed::env_row(i).is_none_or(|r| r.id == 0 || u64::from(r.id) == me))
+}
+
+/// What the caller holds, and the machine's free frames.
+struct Usage {
+    caps: usize,
+    owned: Option<u32>,
+    free: Option<u64>,
+}
+
+impl Usage {
+    fn now() -> Usage {
+        Usage { caps: cap_count(), owned: exposed::owned_frames(), free: exposed::free_frames() }
+    }
+
+    /// Checks the caller's counts are as in `self` and, if it is the only
+    /// environment, that every frame came back. A dead child's frames are
+    /// released in bounded steps, so give the kernel a few rounds first.
+    fn check_same(&self, t: &mut Checks, when: &str) {
+        let now = Usage::now();
+        if now.caps != self.caps || now.owned != self.owned {
+            println!(
+                "spawn: FAIL {when}: caps {} -> {}, own frames {:?} -> {:?}",
+                self.caps, now.caps, self.owned, now.owned
+            );
+        }
+        t.check(now.caps == self.caps, "capability slots back where they started");
+        t.check(now.owned == self.owned, "own frames back where they started");
+        if !alone() {
+            println!("spawn: other environments alive {when}; free-frame check skipped");
+            return;
+        }
+        let mut free = now.free;
+        for _ in 0..1000 {
+            if free >= self.free {
+                break;
+            }
+            let _ = sys::yield_cpu(0);
+            free = exposed::free_frames();
+        }
+        if free != self.free {
+            println!("spawn: FAIL {when}: free frames {:?} -> {free:?}", self.free);
+        }
+        t.check(free == self.free, "no frame leaked");
+    }
+}

@@ -1,0 +1,342 @@
+//! Processes, first piece: starting a program from the boot archive in a new
+//! environment ([`spawn`]) and waiting for it to end ([`wait`]) — ExOS's
+//! exec, done entirely in the libOS with no privilege.
+//!
+//! The parent builds the child's address space the way the kernel's own boot
+//! loader does (`kernel/src/loader.rs`), so a program starts the same way
+//! whoever loads it: every page of every PT_LOAD segment in its own frame
+//! with the segment's permissions, a stack of
+//! [`STACK_SIZE`](oxok_abi::layout::STACK_SIZE) bytes below
+//! [`STACK_TOP`](oxok_abi::layout::STACK_TOP), and a System V initial stack
+//! (argc, argv, NULL, an empty envp, auxv, strings at the top). Each frame is
+//! allocated with `frame_alloc_for`, so the **child** owns it and it is freed
+//! when the child dies; the parent fills it through a short-lived mapping in
+//! its own space (the [`SCRATCH`] region), maps it into the child and drops
+//! its capability. Mappings go in batches (`page_batch`) of [`CHUNK`] pages.
+//!
+//! Reserved by this module in the caller's environment: the virtual region
+//! `[SCRATCH, SCRATCH + CHUNK pages)` and wakeup-predicate slot
+//! [`WAIT_SLOT`]. Neither [`spawn`] nor [`wait`] is reentrant (do not call
+//! them from an upcall handler that may interrupt one of them).
+
+#[allow(unsafe_code)]
+mod scratch;
+mod stack;
+
+use crate::{exposed, sys};
+use core::fmt;
+use oxok_abi::layout::{ENV_TABLE, ENV_TABLE_ROWS, PAGE_SIZE, STACK_SIZE, STACK_TOP, USER_TOP, pte};
+use oxok_abi::{ANY_FRAME, EnvEntry, EnvState, Error, MapEntry, Regs, UNMAP};
+use oxok_archive::Archive;
+use oxok_elf::{Elf, ElfError, Segment};
+use oxok_pred::Builder;
+use stack::InitialStack;
+
+/// Start of the scratch region where [`spawn`] maps a child's frames into
+/// the caller's own space while it fills them: far above programs (linked at
+/// `PROGRAM_BASE`, 4 MiB), below stacks (`STACK_TOP`, 0x7000_0000_0000) and
+/// clear of the addresses the scenario programs use (0x1000_0000_0000 and
+/// the like). Every scratch mapping is removed before `spawn` returns.
+pub const SCRATCH: u64 = 0x5000_0000_0000;
+
+/// Pages filled and mapped per batch; also the most frame capabilities
+/// [`spawn`] holds at once (the caller's capability list needs that many
+/// free slots, plus one for the child).
+pub const CHUNK: usize = 16;
+
+/// The wakeup-predicate slot [`wait`] uses. The libOS reserves it; programs
+/// that install their own predicates should use slots 0–2.
+pub const WAIT_SLOT: u64 = 3;
+
+/// The rflags a new program starts with: interrupts enabled (IF) and the
+/// always-one bit, as the kernel's loader sets them.
+const START_RFLAGS: u64 = 0x202;
+
+/// A child environment started by [`spawn`]. The caller holds a full
+/// capability for it in its own list, slot `slot`, until it
+/// [`release`](Child::release)s it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Child {
+    /// The caller's capability slot for the child environment.
+    pub slot: u64,
+    /// The child's environment id.
+    pub id: u64,
+}
+
+impl Child {
+    /// Drops the caller's capability for the child (the child, if still
+    /// running, keeps running). Do this after [`wait`], or the capability
+    /// list fills up: it has only [`CAP_SLOTS`](oxok_abi::CAP_SLOTS) slots.
+    pub fn release(self) -> Result<(), Error> {
+        sys::cap_drop(self.slot).map(|_| ())
+    }
+}
+
+/// Why [`spawn`] failed. Whatever it had built is gone again: the child
+/// environment is destroyed, its frames freed, the scratch region and the
+/// caller's capability list as they were.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpawnError {
+    /// No such program in the boot archive (or no boot archive).
+    NotFound,
+    /// The file is not an executable this loader accepts.
+    BadExecutable(ElfError),
+    /// argv does not fit in the top page of the stack, or an argument
+    /// contains a NUL byte.
+    BadArguments,
+    /// The kernel refused a call (memory, capability slots, …).
+    Kernel(Error),
+}
+
+impl fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpawnError::NotFound => write!(f, "not in the boot archive"),
+            SpawnError::BadExecutable(e) => write!(f, "bad executable: {e}"),
+            SpawnError::BadArguments => write!(f, "arguments longer than a page or containing NUL"),
+            SpawnError::Kernel(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<Error> for SpawnError {
+    fn from(e: Error) -> Self {
+        SpawnError::Kernel(e)
+    }
+}
+
+/// Starts program `name` from the boot archive in a new environment with
+/// argument vector `argv` (complete, as in `execve`: `argv[0]` is by
+/// convention the program's name) and an empty environment, and makes it
+/// runnable. It runs after the environments already waiting for the CPU.
+///
+/// Everything is checked before anything is created: the file exists, is an
+/// executable [`Elf::parse`] accepts below `USER_TOP`, and argv fits.
+pub fn spawn(name: &str, argv: &[&str]) -> Result<Child, SpawnError> {
+    spawn_image(program(name).ok_or(SpawnError::NotFound)?, argv)
+}
+
+/// The file `name` in the boot archive, if there is an archive and it holds
+/// that file.
+pub fn program(name: &str) -> Option<&'static [u8]> {
+    Archive::new(exposed::boot_archive()?).find(name)
+}
+
+/// As [`spawn`], for an executable already in memory (`image`, the whole
+/// ELF file). The image is only read; the child gets copies.
+pub fn spawn_image(image: &[u8], argv: &[&str]) -> Result<Child, SpawnError> {
+    let elf = Elf::parse(image, USER_TOP).map_err(SpawnError::BadExecutable)?;
+    let initial = InitialStack::new(&elf, argv).ok_or(SpawnError::BadArguments)?;
+    let [slot, id] = sys::env_create()?;
+    // Name the child after its program (argv[0]), for logs and the table.
+    if let Some(name) = argv.first() {
+        let name = &name.as_bytes()[..name.len().min(32)];
+        let _ = sys::env_rename(slot, name.as_ptr() as u64, name.len() as u64);
+    }
+    match build(slot, &elf, &initial) {
+        Ok(()) => Ok(Child { slot, id }),
+        Err(e) => {
+            // Frees every frame the child owns; the scratch region is
+            // already empty (`Loader::flush` unmaps it whatever happens).
+            let _ = sys::env_destroy(slot);
+            Err(SpawnError::Kernel(e))
+        }
+    }
+}
+
+/// Sleeps until `child` has ended — exited or been destroyed (a fault, a
+/// kill) — and returns at once if it already has. It watches the `id` word
+/// of the child's row in the exposed environment table with a wakeup
+/// predicate in slot [`WAIT_SLOT`]: the word stops being the child's id the
+/// moment the kernel destroys it.
+///
+/// No exit status: the kernel only logs the status `env_exit` passes and
+/// publishes nothing a parent could read, so `wait` cannot tell an exit
+/// from a crash. The dead child's frames may still be in the kernel's
+/// bounded-step reaping queue when `wait` returns.
+pub fn wait(child: &Child) -> Result<(), Error> {
+    let row = (child.id as usize) & (ENV_TABLE_ROWS - 1);
+    let id_word = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
+    let code = Builder::new().load_u32(id_word).ne_imm(child.id & 0xffff_ffff).build().map_err(|_| Error::Invalid)?;
+    let bytes = code.as_bytes();
+    sys::pred_install(0, WAIT_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    while exposed::env_entry(child.id).is_some() {
+        sys::env_sleep(1 << WAIT_SLOT)?;
+    }
+    Ok(())
+}
+
+/// Fills the new environment `child` (capability slot) with the program and
+/// its stack, sets its registers and makes it runnable.
+fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>) -> Result<(), Error> {
+    let mut loader = Loader::new(child);
+    for segment in elf.segments() {
+        load_segment(&mut loader, &segment)?;
+    }
+    let stack_flags = pte::WRITABLE | pte::NO_EXECUTE;
+    let top = STACK_TOP - PAGE_SIZE;
+    let mut page = STACK_TOP - STACK_SIZE;
+    while page < top {
+        // Fresh frames are zeroed: nothing to write below the top page.
+        loader.add(page, stack_flags, Fill::Zero)?;
+        page += PAGE_SIZE;
+    }
+    loader.add(top, stack_flags, Fill::Stack(initial))?;
+    loader.flush()?;
+
+    let regs = Regs { rip: elf.entry(), rsp: initial.sp(), rflags: START_RFLAGS, ..Regs::default() };
+    let state = EnvState { regs, ..EnvState::default() };
+    sys::env_set_state(child, &raw const state as u64)?;
+    sys::env_run(child)?;
+    Ok(())
+}
+
+/// Queues every page of one PT_LOAD segment.
+fn load_segment<'a>(loader: &mut Loader<'a>, seg: &Segment<'a>) -> Result<(), Error> {
+    let mut flags = 0;
+    if seg.flags.write {
+        flags |= pte::WRITABLE;
+    }
+    if !seg.flags.exec {
+        flags |= pte::NO_EXECUTE;
+    }
+    // `Elf::parse` checked the segment lies below USER_TOP, so none of this
+    // overflows; the checks only keep it that way.
+    let end = seg.vaddr.checked_add(seg.mem_size).ok_or(Error::Invalid)?;
+    let file_end = seg.vaddr.checked_add(seg.data.len() as u64).ok_or(Error::Invalid)?;
+    let mut page = seg.vaddr - seg.vaddr % PAGE_SIZE;
+    while page < end {
+        let lo = page.max(seg.vaddr);
+        let hi = (page + PAGE_SIZE).min(file_end);
+        // `vaddr <= lo`, so the subtractions cannot wrap.
+        let fill = if lo < hi {
+            let data = seg.data.get((lo - seg.vaddr) as usize..(hi - seg.vaddr) as usize).ok_or(Error::Invalid)?;
+            Fill::Bytes { offset: (lo - page) as usize, data }
+        } else {
+            Fill::Zero
+        };
+        loader.add(page, flags, fill)?;
+        page += PAGE_SIZE;
+    }
+    Ok(())
+}
+
+/// What goes on one page of the child before it is mapped there.
+#[derive(Clone, Copy)]
+enum Fill<'a> {
+    /// Nothing: frames arrive zeroed from the kernel (bss, stack).
+    Zero,
+    /// `data` at byte `offset` of the page; the rest stays zero.
+    Bytes { offset: usize, data: &'a [u8] },
+    /// The System V initial stack (the stack's top page).
+    Stack(&'a InitialStack<'a>),
+}
+
+/// One page waiting in the current batch.
+#[derive(Clone, Copy)]
+struct Page<'a> {
+    va: u64,
+    flags: u64,
+    fill: Fill<'a>,
+}
+
+/// Collects up to [`CHUNK`] pages and then builds them in one go.
+struct Loader<'a> {
+    child: u64,
+    pages: [Page<'a>; CHUNK],
+    len: usize,
+}
+
+impl<'a> Loader<'a> {
+    fn new(child: u64) -> Loader<'a> {
+        Loader { child, pages: [Page { va: 0, flags: 0, fill: Fill::Zero }; CHUNK], len: 0 }
+    }
+
+    /// Queues a page; builds the batch when it is full.
+    fn add(&mut self, va: u64, flags: u64, fill: Fill<'a>) -> Result<(), Error> {
+        if self.len == CHUNK {
+            self.flush()?;
+        }
+        self.pages[self.len] = Page { va, flags, fill };
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Builds the queued pages: allocates their frames for the child, fills
+    /// them through the scratch region, maps them in the child and drops the
+    /// capabilities. Whatever happens, the scratch region is empty again
+    /// and every capability taken here is dropped when it returns.
+    fn flush(&mut self) -> Result<(), Error> {
+        let mut caps = [0u64; CHUNK];
+        let mut held = 0;
+        let result = build_batch(self.child, &self.pages[..self.len], &mut caps, &mut held);
+        if result.is_err() {
+            for i in 0..self.len {
+                // Most of these were never mapped or are gone already.
+                let _ = sys::page_unmap(0, scratch_va(i));
+            }
+        }
+        for &slot in &caps[..held] {
+            let _ = sys::cap_drop(slot);
+        }
+        self.len = 0;
+        result
+    }
+}
+
+/// Builds one batch of `pages` for environment `child`, recording in
+/// `caps[..*held]` the frame capabilities it has taken (the caller drops
+/// them).
+fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK], held: &mut usize) -> Result<(), Error> {
+    for cap in caps.iter_mut().take(pages.len()) {
+        let [slot, _pfn] = sys::frame_alloc_for(child, ANY_FRAME)?;
+        *cap = slot;
+        *held += 1;
+    }
+
+    // Map the pages that need content at the scratch region, fill them,
+    // unmap them.
+    let mut batch = [MapEntry::default(); CHUNK];
+    let mut n = 0;
+    for (i, page) in pages.iter().enumerate() {
+        if !matches!(page.fill, Fill::Zero) {
+            batch[n] = MapEntry { va: scratch_va(i), frame_slot: caps[i], flags: pte::WRITABLE | pte::NO_EXECUTE };
+            n += 1;
+        }
+    }
+    apply(0, &batch[..n])?;
+    for (i, page) in pages.iter().enumerate() {
+        match page.fill {
+            Fill::Zero => {}
+            Fill::Bytes { offset, data } => scratch::with_page(scratch_va(i), |p| {
+                let dst = p.get_mut(offset..offset.saturating_add(data.len())).ok_or(Error::Invalid)?;
+                dst.copy_from_slice(data);
+                Ok(())
+            })?,
+            Fill::Stack(initial) => scratch::with_page(scratch_va(i), |p| initial.write(p))?,
+        }
+    }
+    for record in &mut batch[..n] {
+        record.frame_slot = UNMAP;
+    }
+    apply(0, &batch[..n])?;
+
+    // Map every page in the child with its own permissions.
+    for (i, page) in pages.iter().enumerate() {
+        batch[i] = MapEntry { va: page.va, frame_slot: caps[i], flags: page.flags };
+    }
+    apply(child, &batch[..pages.len()])
+}
+
+/// Scratch address of batch position `i`.
+fn scratch_va(i: usize) -> u64 {
+    SCRATCH + i as u64 * PAGE_SIZE
+}
+
+/// Applies map/unmap records to the environment in `env_slot` (0: self).
+fn apply(env_slot: u64, records: &[MapEntry]) -> Result<(), Error> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    sys::page_batch(env_slot, records.as_ptr() as u64, records.len() as u64).map(|_| ())
+}

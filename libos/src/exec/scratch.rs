@@ -1,0 +1,23 @@
+//! The one `unsafe` piece of exec: writing a page the caller has just mapped
+//! at a scratch address in its own space.
+
+use crate::exposed;
+use oxok_abi::Error;
+use oxok_abi::layout::PAGE_SIZE;
+
+/// Runs `fill` on the page mapped at `va` (page-aligned, in the scratch
+/// region) and returns its result. `BadAddress` if the page is not mapped
+/// user-writable, checked through the caller's own page tables first.
+pub(super) fn with_page(va: u64, fill: impl FnOnce(&mut [u8]) -> Result<(), Error>) -> Result<(), Error> {
+    if !va.is_multiple_of(PAGE_SIZE) || !exposed::writable(va) {
+        return Err(Error::BadAddress);
+    }
+    // SAFETY: `va` is page-aligned and the whole page is mapped user-writable
+    // in the caller's space (checked just above). Only exec maps anything in
+    // the scratch region, and it maps each frame there once, fills it through
+    // this one slice, and unmaps it after `fill` returns (the unmapping
+    // system call is a compiler barrier), so nothing else aliases the slice
+    // while it lives.
+    let page = unsafe { core::slice::from_raw_parts_mut(va as *mut u8, PAGE_SIZE as usize) };
+    fill(page)
+}
