@@ -18,13 +18,13 @@ pub fn now() -> u64 {
 pub const TOUCH_BYTES: [u8; 3] = [0x48, 0x89, 0x37];
 
 /// Writes `v` at `va` with exactly the instruction [`TOUCH_BYTES`]. The
-/// page may be absent: the page-fault handler maps it, or steps over the
-/// instruction if it cannot.
+/// page may be absent or read-only: the page-fault handler maps or
+/// unprotects it, or steps over the instruction if it cannot.
 #[inline(always)]
 pub fn touch(va: u64, v: u64) {
     // SAFETY: `va` lies in a range this program reserves for the workload
-    // (no Rust object lives there); a fault goes to the handler in `vm`,
-    // which maps the page or skips the store.
+    // (no Rust object lives there); a fault goes to the handler in `vm` or
+    // `appel`, which maps or unprotects the page or skips the store.
     unsafe { asm!("mov qword ptr [rdi], rsi", in("rdi") va, in("rsi") v, options(nostack, preserves_flags)) };
 }
 

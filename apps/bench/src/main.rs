@@ -12,6 +12,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
+mod appel;
 mod cpu;
 mod envs;
 mod params;
@@ -31,6 +32,7 @@ fn main(args: Args) -> i32 {
     measure("null_call", c.null_call, c.batches, null_call);
     measure("libos_call", c.libos_call, c.batches, libos_call);
     vm::run(&c);
+    appel::run(&c);
     println!("bench: done");
     0
 }

@@ -8,8 +8,28 @@ const BATCHES_QUICK: u32 = 3;
 const NULL_CALL_OPS: [u32; 2] = [5000, 500];
 const LIBOS_CALL_OPS: [u32; 2] = [5000, 500];
 const EXCEPTION_UPCALL_OPS: [u32; 2] = [300, 50];
+/// Appel-Li: pages in the region (every one written first).
+pub const APPEL_PAGES: u32 = 100;
+const APPEL_DIRTY_OPS: [u32; 2] = [2000, 200];
+/// prot1: a multiple of `APPEL_PAGES` (each page protected once per pass).
+const APPEL_PROT1_OPS: [u32; 2] = [300, 100];
+const APPEL_PROT100_OPS: [u32; 2] = [100, 10];
+const APPEL_UNPROT100_OPS: [u32; 2] = [100, 10];
+const APPEL_TRAP_OPS: [u32; 2] = [300, 50];
+const APPEL_APPEL1_OPS: [u32; 2] = [300, 50];
+/// appel2: one op is one page; a batch is whole passes of `APPEL_PAGES`.
+const APPEL_APPEL2_OPS: [u32; 2] = [300, 100];
+const _: () = {
+    let mut q = 0;
+    while q < 2 {
+        assert!(APPEL_PROT1_OPS[q].is_multiple_of(APPEL_PAGES) && APPEL_APPEL2_OPS[q].is_multiple_of(APPEL_PAGES));
+        q += 1;
+    }
+};
 const DEMAND_ZERO_FAULT_OPS: [u32; 2] = [512, 64];
 const KERNEL_MEM_ENVS: [u32; 2] = [64, 64];
+/// Seed of the xorshift64 generator choosing "random" pages (both sides).
+pub const RANDOM_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Oxok only: single maps (and unmaps) per batch.
 const PAGE_MAP_OPS: [u32; 2] = [1000, 100];
 /// Oxok only: 100-record batches per batch.
@@ -21,6 +41,13 @@ pub struct Counts {
     pub null_call: u32,
     pub libos_call: u32,
     pub exception_upcall: u32,
+    pub appel_dirty: u32,
+    pub appel_prot1: u32,
+    pub appel_prot100: u32,
+    pub appel_unprot100: u32,
+    pub appel_trap: u32,
+    pub appel_appel1: u32,
+    pub appel_appel2: u32,
     pub demand_zero_fault: u32,
     pub kernel_mem_envs: u32,
     pub page_map: u32,
@@ -36,6 +63,13 @@ impl Counts {
             null_call: NULL_CALL_OPS[q],
             libos_call: LIBOS_CALL_OPS[q],
             exception_upcall: EXCEPTION_UPCALL_OPS[q],
+            appel_dirty: APPEL_DIRTY_OPS[q],
+            appel_prot1: APPEL_PROT1_OPS[q],
+            appel_prot100: APPEL_PROT100_OPS[q],
+            appel_unprot100: APPEL_UNPROT100_OPS[q],
+            appel_trap: APPEL_TRAP_OPS[q],
+            appel_appel1: APPEL_APPEL1_OPS[q],
+            appel_appel2: APPEL_APPEL2_OPS[q],
             demand_zero_fault: DEMAND_ZERO_FAULT_OPS[q],
             kernel_mem_envs: KERNEL_MEM_ENVS[q],
             page_map: PAGE_MAP_OPS[q],
