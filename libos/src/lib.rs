@@ -6,9 +6,11 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `time`, `pct`, and `exec::scratch`), each block with a `// SAFETY:` comment.
+//! `exposed`, `heap`, `time`, `pct`, and `exec::scratch`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
+
+extern crate alloc;
 
 #[allow(unsafe_code)]
 mod args;
@@ -16,6 +18,8 @@ pub mod console;
 pub mod exec;
 #[allow(unsafe_code)]
 pub mod exposed;
+#[allow(unsafe_code)]
+pub mod heap;
 #[allow(unsafe_code)]
 pub mod pct;
 pub mod process;

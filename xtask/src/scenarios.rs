@@ -370,6 +370,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "heap",
+        about: "the libOS heap grows with frames from the kernel, reuses freed memory, and leaks nothing at exit",
+        cmdline: "run=heap",
+        expect: &["heap: ok (", "env * (heap) exited with status 0", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         expect: BANNER,
