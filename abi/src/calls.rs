@@ -312,6 +312,15 @@ macro_rules! for_each_call {
             /// the bytes UTF-8 (`Invalid`); readable (`BadAddress`).
             /// Changes: the name.
             29 => env_rename(env_slot, ptr, len) -> [];
+
+            /// Copies up to `len` bytes of console input received so far to
+            /// user address `ptr`; returns how many (0 when none is waiting:
+            /// the call never blocks — sleep on `SysInfo::console_in`).
+            ///
+            /// Checks: `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
+            /// (`Invalid`); the buffer writable (`BadAddress`, nothing
+            /// consumed). Changes: consumes the bytes returned.
+            30 => console_read(ptr, len) -> [read];
         }
     };
 }

@@ -88,6 +88,9 @@ pub struct SysInfo {
     pub archive_offset: u64,
     /// Length of the boot archive in bytes (0: none).
     pub archive_len: u64,
+    /// Bytes received on the console so far (a libOS sleeps on a predicate
+    /// watching this word, then calls `console_read`).
+    pub console_in: u64,
 }
 
 /// The application area: one page per environment that the environment may

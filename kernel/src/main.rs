@@ -23,6 +23,7 @@ mod mem;
 
 mod calls;
 mod cmdline;
+mod console;
 mod env;
 mod ktest;
 mod loader;

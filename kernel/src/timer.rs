@@ -30,6 +30,7 @@ pub fn interrupt(frame: &mut TrapFrame) {
         let now = TICKS.fetch_add(1, Ordering::Relaxed) + 1;
         exposed::update_clock(|c| c.ticks = now);
         apic::eoi();
+        crate::console::poll();
         if frame.is_user() {
             state::with(|k| sched::tick(k, frame, now));
         }

@@ -68,3 +68,36 @@ macro_rules! println {
     () => { $crate::print!("\n") };
     ($($arg:tt)*) => { $crate::console::_print(format_args!("{}\n", format_args!($($arg)*))) };
 }
+
+/// The wakeup-predicate slot the console reserves for blocking reads.
+pub const INPUT_PRED_SLOT: u64 = 2;
+
+/// Reads console input into `buf`, sleeping until at least one byte is
+/// there; returns how many bytes were read.
+///
+/// The count of bytes ever received is read *before* trying, and the sleep
+/// waits for it to move past that value, so input arriving in between is
+/// never missed. Uses wakeup-predicate slot [`INPUT_PRED_SLOT`].
+pub fn read(buf: &mut [u8]) -> Result<usize, crate::Error> {
+    use oxok_abi::layout::{SYSINFO, SysInfo};
+    let len = buf.len().min(oxok_abi::CONSOLE_WRITE_MAX as usize);
+    let counter = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
+    let mut installed = false;
+    loop {
+        let seen = crate::exposed::sysinfo().map_or(0, |i| i.console_in);
+        let [n] = crate::sys::console_read(buf.as_mut_ptr() as u64, len as u64)?;
+        if n > 0 || len == 0 {
+            return Ok(n as usize);
+        }
+        if !installed {
+            let mut b = oxok_pred::Builder::new();
+            b.load_u64(counter).ne_param(0);
+            let code = b.build().map_err(|_| crate::Error::Invalid)?;
+            let bytes = code.as_bytes();
+            crate::sys::pred_install(0, INPUT_PRED_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+            installed = true;
+        }
+        crate::sys::pred_param(0, INPUT_PRED_SLOT, 0, seen)?;
+        crate::sys::env_sleep(1 << INPUT_PRED_SLOT)?;
+    }
+}

@@ -25,13 +25,20 @@ pub(crate) struct Captured {
     pub elapsed: Duration,
 }
 
-/// Runs `cmd` with stdin closed and stdout/stderr captured, killing its
-/// process group after `timeout`. The serial output is also written to
-/// `log` as it arrives, if given. Call this from the thread that waits for
+/// Runs `cmd` with stdout/stderr captured, killing its process group after
+/// `timeout`; `input` is written to its stdin (the guest's serial console),
+/// which is closed when `input` is empty. The serial output is also written
+/// to `log` as it arrives, if given. Call this from the thread that waits for
 /// the result: the child is tied to the calling thread's life.
-pub(crate) fn run_captured(cmd: Command, timeout: Duration, log: Option<&Path>) -> Result<Captured, String> {
+pub(crate) fn run_captured(
+    cmd: Command,
+    timeout: Duration,
+    log: Option<&Path>,
+    input: &[u8],
+) -> Result<Captured, String> {
     let mut cmd = with_parent_death_signal(cmd, "KILL");
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(if input.is_empty() { Stdio::null() } else { Stdio::piped() });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.process_group(0);
     let mut log_file = match log {
         Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?),
@@ -43,6 +50,13 @@ pub(crate) fn run_captured(cmd: Command, timeout: Duration, log: Option<&Path>) 
     let pgid = child.id();
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
+    // QEMU reads stdin only as fast as the guest's UART accepts bytes, so
+    // everything can be written at once; the pipe stays open until the end.
+    let mut stdin = child.stdin.take();
+    if let Some(pipe) = stdin.as_mut() {
+        let _ = pipe.write_all(input);
+        let _ = pipe.flush();
+    }
     std::thread::scope(|s| {
         let serial = s.spawn(move || {
             let mut all = Vec::new();

@@ -36,6 +36,9 @@ pub(crate) struct Scenario {
     pub boot: Boot,
     /// Guest memory if not the default (`512M`), QEMU syntax: `Some("64M")`.
     pub memory: Option<&'static str>,
+    /// Bytes typed on the serial console (QEMU's stdin) once the machine
+    /// starts; empty for none.
+    pub input: &'static str,
 }
 
 impl Scenario {
@@ -50,6 +53,7 @@ impl Scenario {
         timeout_secs: 30,
         boot: Boot::Pvh,
         memory: None,
+        input: "",
     };
 }
 
@@ -151,7 +155,8 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
-    let run = match run_captured(machine.command(), Duration::from_secs(s.timeout_secs), Some(log)) {
+    let run = match run_captured(machine.command(), Duration::from_secs(s.timeout_secs), Some(log), s.input.as_bytes())
+    {
         Ok(run) => run,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };

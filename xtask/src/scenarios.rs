@@ -378,6 +378,20 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "typing",
+        about: "console input: typed bytes reach a program asleep on a wakeup predicate over the input counter",
+        cmdline: "run=typing",
+        input: "hello oxok\nsecond line\nquit\n",
+        expect: &[
+            "typing: ready",
+            "typing: line \"hello oxok\"",
+            "typing: line \"second line\"",
+            "typing: ok (2 lines)",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         expect: BANNER,

@@ -31,3 +31,25 @@ pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Er
     }
     Ok([len])
 }
+
+/// Takes waiting console input; never blocks.
+pub fn console_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
+    if len > CONSOLE_WRITE_MAX {
+        return Err(Error::Invalid);
+    }
+    if !user_range_ok(ptr, len) {
+        return Err(Error::BadAddress);
+    }
+    let want = (len as usize).min(crate::console::pending()).min(512);
+    let env = cx.env()?;
+    // Check the whole buffer first: a failure must consume nothing.
+    let mut page = ptr & !(PAGE_SIZE - 1);
+    while len > 0 && page < ptr + len {
+        env.space.translate_user(page.max(ptr), true).ok_or(Error::BadAddress)?;
+        page += PAGE_SIZE;
+    }
+    let mut buf = [0u8; 512];
+    let n = crate::console::read(&mut buf[..want]);
+    user::copy_to_user(&env.space, ptr, &buf[..n])?;
+    Ok([n as u64])
+}

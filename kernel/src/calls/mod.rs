@@ -14,7 +14,7 @@ mod pct;
 mod pred;
 
 pub use cap::{cap_drop, cap_grant, cap_info};
-pub use console::console_write;
+pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;
 pub use env::{
     env_create, env_destroy, env_exit, env_get_state, env_rename, env_run, env_self, env_set_state, upcall_register,

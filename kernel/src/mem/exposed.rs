@@ -12,6 +12,7 @@ use oxok_abi::layout::{BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FR
 
 static ENV_TABLE_PA: AtomicU64 = AtomicU64::new(0);
 static CLOCK_PA: AtomicU64 = AtomicU64::new(0);
+static SYSINFO_PA: AtomicU64 = AtomicU64::new(0);
 
 /// Allocates the environment table, clock and system-information pages and
 /// maps them, the frame table and the boot archive (`[start, end)`,
@@ -40,7 +41,9 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
         frame_count: frame::with(|f| f.len()) as u64,
         archive_offset: start - base,
         archive_len: end - start,
+        console_in: 0,
     };
+    SYSINFO_PA.store(info_pa, Ordering::Relaxed);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
     // it read-only.
     unsafe { (phys::virt(info_pa) as *mut SysInfo).write_volatile(info) };
@@ -86,5 +89,21 @@ pub fn update_clock(f: impl FnOnce(&mut Clock)) {
         let mut c = p.read_volatile();
         f(&mut c);
         p.write_volatile(c);
+    }
+}
+
+/// Changes the system-information page in place.
+pub fn update_sysinfo(f: impl FnOnce(&mut SysInfo)) {
+    let pa = SYSINFO_PA.load(Ordering::Relaxed);
+    if pa == 0 {
+        return;
+    }
+    // SAFETY: the page is kernel-owned and direct-mapped; users map it
+    // read-only; the kernel writes it with interrupts off.
+    unsafe {
+        let p = phys::virt(pa) as *mut SysInfo;
+        let mut i = p.read_volatile();
+        f(&mut i);
+        p.write_volatile(i);
     }
 }
