@@ -35,7 +35,9 @@ macro_rules! for_each_call {
             /// Ends the calling environment with exit status `code`. The
             /// kernel logs the status, releases everything the environment
             /// owns and runs the next runnable environment; the call never
-            /// returns.
+            /// returns. If its creator is alive, the environment stays in the
+            /// table as an [`ENV_ZOMBIE`](crate::ENV_ZOMBIE) holding the
+            /// status until the creator reaps it.
             ///
             /// Checks: nothing. Changes: destroys the caller.
             2 => env_exit(code) -> [];
@@ -159,6 +161,9 @@ macro_rules! for_each_call {
 
             /// Destroys the environment named by `env_slot` and releases
             /// everything it owns; the caller's capability slot empties.
+            /// Destroyed by its creator, it leaves no zombie; destroyed by
+            /// another holder of the capability, it becomes one (exit status
+            /// `EXIT_KILLED | 0xff`) for its creator to reap.
             ///
             /// Checks: the capability carries write (`Denied`) and names a
             /// live environment (`BadEnv`). Changes: as described.
@@ -321,6 +326,16 @@ macro_rules! for_each_call {
             /// (`Invalid`); the buffer writable (`BadAddress`, nothing
             /// consumed). Changes: consumes the bytes returned.
             30 => console_read(ptr, len) -> [read];
+
+            /// Reaps an ended child: returns its exit status (see
+            /// [`EnvEntry::exit_status`](crate::EnvEntry::exit_status)) and
+            /// frees its table row; the capability slot empties.
+            ///
+            /// Checks: the capability names an environment the caller
+            /// created (`BadCap`, `Denied`); it has ended (`Busy` while it
+            /// runs; `BadEnv` if it is gone or already reaped).
+            /// Changes: the row and the caller's slot.
+            31 => env_reap(env_slot) -> [status];
         }
     };
 }

@@ -48,8 +48,8 @@ pub mod upcall;
 
 pub use error::Error;
 pub use state::{
-    ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, EnvEntry, EnvState, ExceptionFrame,
-    MapEntry, Regs,
+    ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry,
+    EnvState, ExceptionFrame, MapEntry, Regs,
 };
 
 /// `frame_alloc` argument asking for any free frame.

@@ -72,7 +72,7 @@ pub struct EnvEntry {
     /// The id, or 0 if the row is empty.
     pub id: u32,
     /// [`ENV_FREE`], [`ENV_CREATED`], [`ENV_RUNNABLE`], [`ENV_RUNNING`],
-    /// [`ENV_WAITING`], [`ENV_SLEEPING`].
+    /// [`ENV_WAITING`], [`ENV_SLEEPING`], [`ENV_ZOMBIE`].
     pub status: u32,
     /// Who created it (0 for boot programs).
     pub parent: u32,
@@ -86,8 +86,12 @@ pub struct EnvEntry {
     pub repossessed: u32,
     /// Program name, NUL-padded.
     pub name: [u8; 16],
+    /// For an [`ENV_ZOMBIE`]: how it ended — its `env_exit` code (low 32
+    /// bits, as `i32`), or [`EXIT_KILLED`] plus the CPU vector when the kernel
+    /// destroyed it.
+    pub exit_status: u64,
     /// Reserved; zero.
-    pub _reserved: [u64; 2],
+    pub _reserved: u64,
 }
 
 /// Empty table row.
@@ -102,6 +106,13 @@ pub const ENV_RUNNING: u32 = 3;
 pub const ENV_WAITING: u32 = 4;
 /// Sleeping until one of its wakeup predicates holds.
 pub const ENV_SLEEPING: u32 = 5;
+/// Ended; everything it owned is released, but its row (id, exit status)
+/// stays until its creator reaps it with `env_reap` (or dies).
+pub const ENV_ZOMBIE: u32 = 6;
+/// `exit_status` bit set when the kernel destroyed the environment (a
+/// fault with no handler, an overrun, `env_destroy`); the low byte is the
+/// CPU vector, or 0xff when no vector applies.
+pub const EXIT_KILLED: u64 = 1 << 32;
 
 const _: () = assert!(core::mem::size_of::<EnvEntry>() == 64);
 const _: () = assert!(core::mem::size_of::<Regs>() == 18 * 8);

@@ -123,7 +123,8 @@ impl Env {
                 revoke_pending: self.revoke.map_or(0, |r| r.owed.min(u64::from(u32::MAX)) as u32),
                 repossessed: self.repossessed,
                 name,
-                _reserved: [0; 2],
+                exit_status: 0,
+                _reserved: 0,
             },
         );
     }
@@ -132,6 +133,8 @@ impl Env {
 struct Slot {
     generation: u32,
     env: Option<Box<Env>>,
+    /// An ended environment's row, kept until its creator reaps it.
+    zombie: Option<EnvEntry>,
 }
 
 /// A destroyed environment whose resources are still being released.
@@ -160,14 +163,14 @@ impl EnvTable {
     /// An empty table.
     pub fn new() -> EnvTable {
         let mut slots = Vec::with_capacity(MAX_ENVS);
-        slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None });
+        slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None, zombie: None });
         EnvTable { slots, dying: VecDeque::new() }
     }
 
     /// Creates an environment: empty address space, application area, and a
     /// capability list holding its own capability in slot 0.
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
-        let index = self.slots.iter().position(|s| s.env.is_none()).ok_or(Error::NoMemory)?;
+        let index = self.slots.iter().position(|s| s.env.is_none() && s.zombie.is_none()).ok_or(Error::NoMemory)?;
         let mut space = AddressSpace::new()?;
         let app_area = match frame::with(|f| f.alloc(OWNER_KERNEL)) {
             Some(pa) => pa,
@@ -229,21 +232,72 @@ impl EnvTable {
     /// bounded steps: its mappings, page tables, application area, and every
     /// frame it owns — or, for a frame another environment still maps,
     /// hands it to the orphan owner so the last unmapping frees it.
-    pub fn destroy(&mut self, id: EnvId) -> Result<(), Error> {
+    ///
+    /// If its creator is alive, its row stays as an `ENV_ZOMBIE` with
+    /// `status` until the creator reaps it ([`Self::take_zombie`]). Zombies
+    /// it created itself are freed.
+    pub fn destroy(&mut self, id: EnvId, status: u64) -> Result<(), Error> {
         let slot = self.slots.get_mut((id as usize) & (MAX_ENVS - 1)).ok_or(Error::BadEnv)?;
         if slot.env.as_ref().is_none_or(|e| e.id != id) {
             return Err(Error::BadEnv);
         }
         let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
-        exposed::set_env_row((id as usize) & (MAX_ENVS - 1), EnvEntry::default());
-        let Env { space, app_area, owned, caps, .. } = *env;
+        let parent = env.parent;
+        let row_index = (id as usize) & (MAX_ENVS - 1);
+        let Env { space, app_area, owned, caps, name, runs, .. } = *env;
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);
         }
         space.deactivate();
         self.dying.push_back(Dying { id, space, cursor: 0, app_area, owned });
+        if parent != 0 && self.alive(parent) {
+            let mut row_name = [0u8; 16];
+            let n = name.len().min(15);
+            row_name[..n].copy_from_slice(&name.as_bytes()[..n]);
+            let row = EnvEntry {
+                id,
+                status: oxok_abi::ENV_ZOMBIE,
+                parent,
+                runs,
+                name: row_name,
+                exit_status: status,
+                ..EnvEntry::default()
+            };
+            exposed::set_env_row(row_index, row);
+            if let Some(s) = self.slots.get_mut(row_index) {
+                s.zombie = Some(row);
+            }
+        } else {
+            exposed::set_env_row(row_index, EnvEntry::default());
+        }
+        // Its own unreaped children have nobody to reap them now.
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if s.zombie.is_some_and(|z| z.parent == id) {
+                s.zombie = None;
+                exposed::set_env_row(i, EnvEntry::default());
+            }
+        }
         self.reap(REAP_BUDGET);
         Ok(())
+    }
+
+    /// Reaps ended environment `id` for its creator `parent`: its exit
+    /// status; the row is freed.
+    pub fn take_zombie(&mut self, parent: EnvId, id: EnvId) -> Result<u64, Error> {
+        let index = (id as usize) & (MAX_ENVS - 1);
+        let slot = self.slots.get_mut(index).ok_or(Error::BadEnv)?;
+        if slot.env.as_ref().is_some_and(|e| e.id == id) {
+            return Err(Error::Busy);
+        }
+        match slot.zombie {
+            Some(z) if z.id == id && z.parent == parent => {
+                slot.zombie = None;
+                exposed::set_env_row(index, EnvEntry::default());
+                Ok(z.exit_status)
+            }
+            Some(z) if z.id == id => Err(Error::Denied),
+            _ => Err(Error::BadEnv),
+        }
     }
 
     /// Continues tearing down destroyed environments for at most `budget`

@@ -61,7 +61,7 @@ pub fn load(envs: &mut EnvTable, archive: &[u8], argv: &[String]) -> Result<EnvI
     match populate(envs, id, &elf, argv) {
         Ok(()) => Ok(id),
         Err(e) => {
-            let _ = envs.destroy(id);
+            let _ = envs.destroy(id, oxok_abi::EXIT_KILLED | 0xff);
             Err(e)
         }
     }

@@ -208,17 +208,18 @@ pub fn start() -> ! {
     enter_user(&frame)
 }
 
-/// Destroys environment `id` and logs why.
-pub fn destroy(k: &mut Kernel, id: EnvId, why: core::fmt::Arguments<'_>) {
+/// Destroys environment `id` (exit status `EXIT_KILLED | vector`; 0xff
+/// when no CPU vector applies) and logs why.
+pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments<'_>) {
     let name = k.envs.get(id).map(|e| e.name.clone()).unwrap_or_default();
     log::info!("env {id} ({name}) destroyed: {why}");
-    kill(k, id);
+    kill(k, id, oxok_abi::EXIT_KILLED | (vector & 0xff));
 }
 
-/// Destroys environment `id`; environments waiting for its reply to a
-/// protected control transfer wake up with `BadEnv`.
-pub fn kill(k: &mut Kernel, id: EnvId) {
-    if k.envs.destroy(id).is_err() {
+/// Destroys environment `id` with exit `status`; environments waiting for
+/// its reply to a protected control transfer wake up with `BadEnv`.
+pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
+    if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;
     }

@@ -81,7 +81,12 @@ pub fn handle(frame: &mut TrapFrame) {
                     None => Err("gone"),
                 };
                 if let Err(why) = delivered {
-                    sched::destroy(k, caller, format_args!("foreign system call {nr} at rip={:#x}: {why}", frame.rip));
+                    sched::destroy(
+                        k,
+                        caller,
+                        0xff,
+                        format_args!("foreign system call {nr} at rip={:#x}: {why}", frame.rip),
+                    );
                 }
             }
         }

@@ -41,6 +41,7 @@ pub fn handle(frame: &mut TrapFrame) {
             sched::destroy(
                 k,
                 id,
+                frame.vector,
                 format_args!("{name} at rip={:#x} (error {:#x}){detail}; {why}", frame.rip, frame.error),
             );
         } else {

@@ -15,7 +15,7 @@ pub fn env_exit(cx: &mut Cx<'_>, code: u64) -> Result<[u64; 0], Error> {
     let id = cx.caller;
     let name = cx.env()?.name.clone();
     log::info!("env {id} ({name}) exited with status {}", code as i64);
-    crate::sched::kill(cx.k, id);
+    crate::sched::kill(cx.k, id, u64::from(code as u32));
     Ok([])
 }
 
@@ -48,7 +48,9 @@ pub fn env_destroy(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
     let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
     log::info!("env {target} destroyed by env {caller}");
-    crate::sched::kill(cx.k, target);
+    crate::sched::kill(cx.k, target, oxok_abi::EXIT_KILLED | 0xff);
+    // Destroyed by its creator: nobody is left to wait for it, reap at once.
+    let _ = cx.k.envs.take_zombie(caller, target);
     if target != caller {
         let _ = cx.env()?.caps.remove(env_slot);
     }
@@ -123,4 +125,20 @@ pub fn env_rename(cx: &mut Cx<'_>, env_slot: u64, ptr: u64, len: u64) -> Result<
     env.name = alloc::string::String::from(name);
     env.publish();
     Ok([])
+}
+
+/// Reaps an ended child: its exit status.
+pub fn env_reap(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 1], Error> {
+    let caller = cx.caller;
+    let cap = super::check::cap_in(&mut cx.k.envs, caller, env_slot)?;
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(oxok_cap::Kind::Env) || comps.len() != 3 {
+        return Err(Error::BadCap);
+    }
+    let index = u32::try_from(comps[1]).ok().filter(|&i| (i as usize) < crate::env::MAX_ENVS).ok_or(Error::BadCap)?;
+    let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
+    let id = generation.checked_shl(10).ok_or(Error::BadCap)? | index;
+    let status = cx.k.envs.take_zombie(caller, id)?;
+    let _ = cx.env()?.caps.remove(env_slot);
+    Ok([status])
 }

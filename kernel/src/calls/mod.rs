@@ -17,7 +17,8 @@ pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;
 pub use env::{
-    env_create, env_destroy, env_exit, env_get_state, env_rename, env_run, env_self, env_set_state, upcall_register,
+    env_create, env_destroy, env_exit, env_get_state, env_reap, env_rename, env_run, env_self, env_set_state,
+    upcall_register,
 };
 pub use frame::{frame_alloc, frame_alloc_for, frame_free, frame_revoke};
 pub use info::{mem_info, null};

@@ -12,7 +12,7 @@
 
 use oxok_libos::abi::layout::ENV_TABLE_ROWS;
 use oxok_libos::abi::{CAP_SLOTS, Error, rights};
-use oxok_libos::exec::{self, SpawnError};
+use oxok_libos::exec::{self, ExitStatus, SpawnError};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
 
@@ -25,11 +25,11 @@ fn main(_args: Args) -> i32 {
     let mut t = Checks::new("spawn");
     // The first spawn also builds the page tables of the scratch region in
     // this environment; they stay, so the baseline is taken after it.
-    run(&mut t, "hello", &["hello", "a", "b"], "hello a b");
+    run(&mut t, "hello", &["hello", "a", "b"], "hello a b", ExitStatus::Exited(0));
     let before = Usage::now();
 
     for _ in 0..ROUNDS {
-        if !run(&mut t, "hello", &["hello", "again"], "hello again") {
+        if !run(&mut t, "hello", &["hello", "again"], "hello again", ExitStatus::Exited(0)) {
             break;
         }
     }
@@ -41,16 +41,19 @@ fn main(_args: Args) -> i32 {
     half_built(&mut t);
     before.check_same(&mut t, "after a spawn that failed half-way");
 
-    run(&mut t, "hostile-jump", &["hostile-jump", "call-kernel"], "a crashing child");
+    // A page fault (vector 14) with no handler: reported as a kill.
+    run(&mut t, "hostile-jump", &["hostile-jump", "call-kernel"], "a crashing child", ExitStatus::Killed(Some(14)));
+    // A failing program's exit code comes through.
+    run(&mut t, "upcalls", &["upcalls", "unhandled"], "an exit code", ExitStatus::Exited(132));
     println!("spawn: the parent goes on after its child crashed");
-    run(&mut t, "hello", &["hello", "after", "crash"], "hello after a crash");
+    run(&mut t, "hello", &["hello", "after", "crash"], "hello after a crash", ExitStatus::Exited(0));
     before.check_same(&mut t, "at the end");
     t.finish()
 }
 
-/// Spawns, checks the child is this environment's, waits, checks it is
-/// gone, releases it. False if the spawn failed.
-fn run(t: &mut Checks, name: &str, argv: &[&str], what: &str) -> bool {
+/// Spawns, checks the child is this environment's, waits (reaping it),
+/// checks how it ended and that it is gone. False if the spawn failed.
+fn run(t: &mut Checks, name: &str, argv: &[&str], what: &str, want: ExitStatus) -> bool {
     let me = exposed::self_id();
     let child = match exec::spawn(name, argv) {
         Ok(child) => child,
@@ -63,10 +66,15 @@ fn run(t: &mut Checks, name: &str, argv: &[&str], what: &str) -> bool {
     // The child may already have run and ended (a timer tick), hence `none`.
     let row = exposed::env_entry(child.id);
     t.check(row.is_none_or(|r| u64::from(r.parent) == me), "the child's parent is the caller");
-    t.check(exec::wait(&child).is_ok(), "wait returns");
-    t.check(exposed::env_entry(child.id).is_none(), "the child is gone after wait");
-    t.check(exec::wait(&child).is_ok(), "wait for a dead child returns at once");
-    t.check(child.release().is_ok(), "release the child's capability");
+    let id = child.id;
+    let slot = child.slot;
+    let status = exec::wait(child);
+    if status != Ok(want) {
+        println!("spawn: FAIL {what}: ended {status:?}, expected {want:?}");
+    }
+    t.check(status == Ok(want), "wait reports how the child ended");
+    t.check(exposed::env_entry(id).is_none(), "the child is gone after wait");
+    t.check(sys::env_reap(slot).is_err(), "a reaped child cannot be reaped again");
     true
 }
 
