@@ -27,9 +27,31 @@ const F: &[&str] = &["FAIL", "frames leaked", "destroyed:"];
 pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "boot-banner",
-        about: "the kernel boots by PVH, starts init, and halts cleanly",
+        about: "the kernel boots by PVH, init prints the banner and starts the shell, which answers typed commands",
         cmdline: "run=init",
-        expect: BANNER,
+        input: "help\nps\nframes\nmem\nhello from the shell\necho status $?\nexit 0\n",
+        expect: &[
+            "Oxok * an exokernel for x86-64",
+            "init: environment * memory * MiB usable",
+            "Oxok shell",
+            "oxok$ help",
+            "ps, envs",
+            "oxok$ ps",
+            "ID  PARENT NAME",
+            " init ",
+            " shell ",
+            "oxok$ frames",
+            "frames of 4 KiB in the frame table",
+            "oxok$ mem",
+            "MiB usable",
+            "hello: environment * running, argv = hello from the shell",
+            "oxok$ echo status $?",
+            "status 0",
+            "env * (shell) exited with status 0",
+            "env * (init) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["not found", "FAIL"],
         ..Scenario::DEFAULT
     },
     Scenario {
@@ -394,6 +416,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
+        cmdline: "run=init+banner",
         expect: BANNER,
         boot: Boot::IsoBios,
         timeout_secs: 60,
@@ -402,6 +425,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "iso-uefi",
         about: "the GRUB ISO boots under UEFI (OVMF, Multiboot2) to init",
+        cmdline: "run=init+banner",
         expect: BANNER,
         boot: Boot::IsoUefi,
         timeout_secs: 90,

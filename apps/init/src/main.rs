@@ -1,5 +1,5 @@
-//! init: the first program. Prints the banner; later issues make it start
-//! the shell.
+//! init: the first program. Prints the banner, then starts the shell and
+//! waits for it (`init banner` prints the banner only).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -8,7 +8,7 @@ use oxok_libos::{Args, println, sys};
 
 oxok_libos::main!(main);
 
-fn main(_args: Args) -> i32 {
+fn main(args: Args) -> i32 {
     let id = oxok_libos::process::env_id();
     let (total, free, size) = match sys::mem_info() {
         Ok([t, f, s]) => (t, f, s),
@@ -25,5 +25,21 @@ fn main(_args: Args) -> i32 {
         total,
         size
     );
-    0
+    // `init banner` stops here; plain `init` hands the console to the shell.
+    if args.get(1) == Some("banner") {
+        return 0;
+    }
+    match oxok_libos::exec::spawn("shell", &["shell"]) {
+        Ok(shell) => match oxok_libos::exec::wait(shell) {
+            Ok(status) => status.code(),
+            Err(e) => {
+                println!("init: waiting for the shell: {e}");
+                1
+            }
+        },
+        Err(e) => {
+            println!("init: no shell ({e})");
+            0
+        }
+    }
 }

@@ -1,0 +1,144 @@
+//! Views of the machine, read straight from the kernel's exposed tables —
+//! no system call involved (Xok's "expose information" principle).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use oxok_libos::abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_ORPHAN, OWNER_RESERVED};
+use oxok_libos::abi::layout::ENV_TABLE_ROWS;
+use oxok_libos::abi::{
+    ENV_CREATED, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry,
+};
+use oxok_libos::{exposed, println};
+
+fn status_name(s: u32) -> &'static str {
+    match s {
+        ENV_CREATED => "created",
+        ENV_RUNNABLE => "runnable",
+        ENV_RUNNING => "running",
+        ENV_WAITING => "waiting",
+        ENV_SLEEPING => "sleeping",
+        ENV_ZOMBIE => "zombie",
+        _ => "?",
+    }
+}
+
+fn name_of(row: &EnvEntry) -> String {
+    let end = row.name.iter().position(|&b| b == 0).unwrap_or(row.name.len());
+    String::from_utf8_lossy(&row.name[..end]).into_owned()
+}
+
+/// Every live row of the environment table.
+pub fn envs() -> Vec<EnvEntry> {
+    (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(|r| r.id != 0).collect()
+}
+
+/// `ps`: the environment table.
+pub fn ps() {
+    println!("{:>7} {:>7} {:<16} {:<9} {:>7} {:>8} {:>6}", "ID", "PARENT", "NAME", "STATUS", "FRAMES", "RUNS", "EXIT");
+    for r in envs() {
+        let exit = if r.status == ENV_ZOMBIE {
+            if r.exit_status & EXIT_KILLED != 0 {
+                alloc::format!("k{}", r.exit_status & 0xff)
+            } else {
+                alloc::format!("{}", r.exit_status as u32 as i32)
+            }
+        } else {
+            String::from("-")
+        };
+        println!(
+            "{:>7} {:>7} {:<16} {:<9} {:>7} {:>8} {:>6}",
+            r.id,
+            r.parent,
+            name_of(&r),
+            status_name(r.status),
+            r.frames,
+            r.runs,
+            exit
+        );
+    }
+}
+
+/// `frames`: the frame table summarised by owner.
+pub fn frames() {
+    let Some(info) = exposed::sysinfo() else {
+        println!("frames: no system-information page");
+        return;
+    };
+    let (mut free, mut kernel, mut reserved, mut orphan, mut mapped, mut shared) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut by_env: Vec<(u32, u64)> = Vec::new();
+    for pfn in 0..info.frame_count {
+        let Some(e) = exposed::frame_entry(pfn) else { continue };
+        match e.owner {
+            OWNER_FREE => free += 1,
+            OWNER_KERNEL => kernel += 1,
+            OWNER_RESERVED => reserved += 1,
+            OWNER_ORPHAN => orphan += 1,
+            id => match by_env.iter_mut().find(|(o, _)| *o == id) {
+                Some((_, n)) => *n += 1,
+                None => by_env.push((id, 1)),
+            },
+        }
+        if e.maps > 0 {
+            mapped += 1;
+        }
+        if e.maps > 1 {
+            shared += 1;
+        }
+    }
+    println!("{} frames of 4 KiB in the frame table", info.frame_count);
+    println!("  free      {free:>9}  ({} MiB)", free >> 8);
+    println!("  kernel    {kernel:>9}");
+    println!("  reserved  {reserved:>9}  (firmware, holes)");
+    println!("  orphaned  {orphan:>9}");
+    println!("  mapped    {mapped:>9}  (shared by several mappings: {shared})");
+    for (id, n) in by_env {
+        println!("  env {id:<6}{n:>9}");
+    }
+}
+
+/// `mem`: totals from `mem_info`.
+pub fn mem() {
+    match oxok_libos::sys::mem_info() {
+        Ok([total, free, size]) => {
+            println!(
+                "{} MiB usable, {} MiB free ({total} frames of {size} bytes)",
+                (total * size) >> 20,
+                (free * size) >> 20
+            )
+        }
+        Err(e) => println!("mem: {e}"),
+    }
+}
+
+/// `clock`: the clock page.
+pub fn clock() {
+    match exposed::clock() {
+        Some(c) => {
+            let secs = if c.tick_hz == 0 { 0 } else { c.ticks / c.tick_hz };
+            println!(
+                "TSC {} MHz, timer {} Hz, {} ticks ({secs} s since boot)",
+                c.tsc_hz / 1_000_000,
+                c.tick_hz,
+                c.ticks
+            );
+        }
+        None => println!("clock: no clock page"),
+    }
+}
+
+/// `caps`: this shell's own capability list.
+pub fn caps() {
+    println!("{:>4} {:<6} {:>10} {:<6}", "SLOT", "KIND", "NUMBER", "RIGHTS");
+    for slot in 0..oxok_libos::abi::CAP_SLOTS as u64 {
+        if let Ok([kind, number, rights]) = oxok_libos::sys::cap_info(slot) {
+            let kind = match kind {
+                1 => "frame",
+                2 => "env",
+                3 => "slot",
+                _ => "?",
+            };
+            let r = |bit: u64, c: char| if rights & bit != 0 { c } else { '-' };
+            println!("{slot:>4} {kind:<6} {number:>10} {}{}{}", r(1, 'r'), r(2, 'w'), r(4, 'g'));
+        }
+    }
+}
