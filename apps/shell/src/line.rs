@@ -61,11 +61,7 @@ impl Editor {
                     }
                     line.clear();
                 }
-                0x08 | 0x7f => {
-                    if line.pop().is_some() {
-                        print!("\x08 \x08");
-                    }
-                }
+                0x08 | 0x7f if line.pop().is_some() => print!("\x08 \x08"),
                 0x20..=0x7e if line.len() < MAX => {
                     line.push(b as char);
                     print!("{}", b as char);

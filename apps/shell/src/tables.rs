@@ -114,7 +114,7 @@ pub fn mem() {
 pub fn clock() {
     match exposed::clock() {
         Some(c) => {
-            let secs = if c.tick_hz == 0 { 0 } else { c.ticks / c.tick_hz };
+            let secs = c.ticks.checked_div(c.tick_hz).unwrap_or(0);
             println!(
                 "TSC {} MHz, timer {} Hz, {} ticks ({secs} s since boot)",
                 c.tsc_hz / 1_000_000,
