@@ -170,6 +170,7 @@ impl EnvTable {
     /// Creates an environment: empty address space, application area, and a
     /// capability list holding its own capability in slot 0.
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
+        crate::mem::heap::reserve(size_of::<Env>() + size_of::<CapList<CAP_SLOTS>>() + 1024)?;
         let index = self.slots.iter().position(|s| s.env.is_none() && s.zombie.is_none()).ok_or(Error::NoMemory)?;
         let mut space = AddressSpace::new()?;
         let app_area = match frame::with(|f| f.alloc(OWNER_KERNEL)) {

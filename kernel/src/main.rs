@@ -88,11 +88,11 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     state::init(state::Kernel {
         envs: env::EnvTable::new(),
         current: None,
-        runq: Default::default(),
+        runq: alloc::collections::VecDeque::with_capacity(env::MAX_ENVS),
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
-        sleepers: Default::default(),
+        sleepers: alloc::vec::Vec::with_capacity(env::MAX_ENVS),
     });
 
     if cmd.ktest {

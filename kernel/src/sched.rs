@@ -33,12 +33,31 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
             return;
         }
         if k.sleepers.is_empty() {
+            if collect_unstartable(k) {
+                continue;
+            }
             halt(k);
         }
         // Everyone sleeps: idle until a tick, then look at the predicates.
         crate::arch::cpu::wait_for_interrupt();
         wake_sleepers(k);
     }
+}
+
+/// Nothing can run and nobody sleeps: no environment can ever call
+/// `env_run` again, so environments that were created but never started
+/// can never run. Destroys them (freeing what they hold); true if there
+/// were any.
+fn collect_unstartable(k: &mut Kernel) -> bool {
+    let doomed = k.envs.ids_where(|e| e.status == oxok_abi::ENV_CREATED);
+    if doomed.is_empty() {
+        return false;
+    }
+    log::info!("destroying {} environments that were never started and now never can be", doomed.len());
+    for id in doomed {
+        kill(k, id, oxok_abi::EXIT_KILLED | 0xff);
+    }
+    true
 }
 
 /// Evaluates the predicates of every sleeper; those that hold (or read what

@@ -414,6 +414,20 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "hostile-exhaust",
+        about: "an environment that creates environments and predicates until refused: NoMemory, and the kernel goes on",
+        cmdline: "run=hostile-exhaust,hello",
+        expect: &[
+            "hostile-exhaust: created * environments, then refused with Some(NoMemory)",
+            "hostile-exhaust: ok (",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "iso-bios",
         about: "the GRUB ISO boots under BIOS (Multiboot2) to init",
         cmdline: "run=init+banner",

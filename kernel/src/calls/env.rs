@@ -121,6 +121,7 @@ pub fn env_rename(cx: &mut Cx<'_>, env_slot: u64, ptr: u64, len: u64) -> Result<
     let mut buf = [0u8; 32];
     user::copy_from_user(&cx.env()?.space, ptr, &mut buf[..len])?;
     let name = core::str::from_utf8(&buf[..len]).map_err(|_| Error::Invalid)?;
+    crate::mem::heap::reserve(64)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env.name = alloc::string::String::from(name);
     env.publish();

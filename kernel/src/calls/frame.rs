@@ -23,6 +23,8 @@ pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: u64, pfn: u64) -> Result<[u64;
 }
 
 fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], Error> {
+    // The owner's frame set grows by a node now and then.
+    crate::mem::heap::reserve(256)?;
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }

@@ -21,6 +21,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
     let mut bytes = [0u8; MAX_BYTES];
     user::copy_from_user(&cx.env()?.space, code, &mut bytes[..len])?;
     let program = oxok_pred::verify(&bytes[..len]).map_err(|_| Error::Invalid)?;
+    crate::mem::heap::reserve(size_of::<Pred>())?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS] }));
     Ok([])

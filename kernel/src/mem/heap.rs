@@ -8,8 +8,14 @@ use oxok_abi::frames::OWNER_KERNEL;
 #[global_allocator]
 static HEAP: LockedHeap = LockedHeap::empty();
 
-/// Heap size: 8 MiB.
-pub const HEAP_FRAMES: usize = 2048;
+/// Heap size: 32 MiB.
+pub const HEAP_FRAMES: usize = 8192;
+
+/// Heap bytes every user-triggered allocation must leave free: kernel
+/// objects are only created while [`has_room`] says so, so a user can make
+/// calls fail with `NoMemory` but never exhaust the heap (an allocation
+/// failure in the kernel would stop the machine).
+pub const RESERVE: usize = 1 << 20;
 
 /// Carves the heap out of free frames.
 pub fn init() -> Result<(), oxok_abi::Error> {
@@ -24,4 +30,14 @@ pub fn init() -> Result<(), oxok_abi::Error> {
 pub fn usage() -> (usize, usize) {
     let heap = HEAP.lock();
     (heap.used(), heap.free())
+}
+
+/// True if `bytes` more can be allocated while keeping [`RESERVE`] free.
+pub fn has_room(bytes: usize) -> bool {
+    HEAP.lock().free() >= bytes.saturating_add(RESERVE)
+}
+
+/// `Ok` if [`has_room`], else `NoMemory`.
+pub fn reserve(bytes: usize) -> Result<(), oxok_abi::Error> {
+    if has_room(bytes) { Ok(()) } else { Err(oxok_abi::Error::NoMemory) }
 }
