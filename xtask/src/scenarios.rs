@@ -29,7 +29,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         name: "boot-banner",
         about: "the kernel boots by PVH, init prints the banner and starts the shell, which answers typed commands",
         cmdline: "run=init",
-        input: "help\nps\nframes\nmem\nhello from the shell\necho status $?\nexit 0\n",
+        input: "help\nps\nframes\nmem\nhello from the shell\necho status $?\n\
+                V='quoted words'; echo \"$V\" ok\nnosuch-program || echo recovered $?\n\
+                hello two && echo after hello\necho a | wc\nexit 0\n",
         expect: &[
             "Oxok * an exokernel for x86-64",
             "init: environment * memory * MiB usable",
@@ -47,11 +49,17 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "hello: environment * running, argv = hello from the shell",
             "oxok$ echo status $?",
             "status 0",
+            "quoted words ok",
+            "nosuch-program: not found",
+            "recovered 127",
+            "hello: environment * running, argv = hello two",
+            "after hello",
+            "pipelines (|) need pipes",
             "env * (shell) exited with status 0",
             "env * (init) exited with status 0",
             "none leaked",
         ],
-        forbid: &["not found", "FAIL"],
+        forbid: &["FAIL", "syntax error"],
         ..Scenario::DEFAULT
     },
     Scenario {
