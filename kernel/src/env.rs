@@ -74,6 +74,9 @@ pub struct Env {
     pub waiting_for: Option<EnvId>,
     /// Installed wakeup predicates by slot.
     pub preds: [Option<Box<Pred>>; oxok_abi::PRED_SLOTS],
+    /// CPU accounting (debt, strikes, run statistics), changed only by the
+    /// scheduler; exposed at `layout::RUN_STATS`.
+    pub account: oxok_slots::Account,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -205,8 +208,10 @@ impl EnvTable {
             pct_saved: None,
             waiting_for: None,
             preds: Default::default(),
+            account: oxok_slots::Account::new(),
         });
         env.publish();
+        exposed::set_run_row(index, env.account.row(id));
         slot.env = Some(env);
         Ok(id)
     }
@@ -235,6 +240,7 @@ impl EnvTable {
         }
         let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
         exposed::set_env_row((id as usize) & (MAX_ENVS - 1), EnvEntry::default());
+        exposed::set_run_row((id as usize) & (MAX_ENVS - 1), oxok_abi::layout::RunRow::default());
         let Env { space, app_area, owned, .. } = *env;
         space.deactivate();
         self.dying.push_back(Dying { id, space, cursor: 0, app_area, owned });

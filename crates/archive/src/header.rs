@@ -35,17 +35,7 @@ pub(crate) fn is_zero(block: &[u8]) -> bool {
 
 /// The header checksum: the byte sum with the checksum field taken as spaces.
 pub(crate) fn checksum(block: &[u8; BLOCK]) -> u64 {
-    block
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| {
-            if CHECKSUM.contains(&i) {
-                u64::from(b' ')
-            } else {
-                u64::from(b)
-            }
-        })
-        .sum()
+    block.iter().enumerate().map(|(i, &b)| if CHECKSUM.contains(&i) { u64::from(b' ') } else { u64::from(b) }).sum()
 }
 
 /// Validates a header block and extracts its name and size.
@@ -55,10 +45,8 @@ pub(crate) fn parse(block: &[u8; BLOCK]) -> Result<Header<'_>, ArchiveError> {
         return Err(ArchiveError::BadChecksum);
     }
     let name = parse_name(block)?;
-    let size = field(block, SIZE)
-        .and_then(octal::parse)
-        .and_then(|s| usize::try_from(s).ok())
-        .ok_or(ArchiveError::BadSize)?;
+    let size =
+        field(block, SIZE).and_then(octal::parse).and_then(|s| usize::try_from(s).ok()).ok_or(ArchiveError::BadSize)?;
     match block.get(TYPEFLAG) {
         Some(b'0') | Some(0) => Ok(Header { name, size }),
         _ => Err(ArchiveError::NotRegularFile),

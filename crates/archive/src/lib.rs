@@ -47,20 +47,13 @@ impl<'a> Archive<'a> {
     /// Iterate entries in order. Stops (returns `None`) at the end-of-archive
     /// marker (a zero block) or at the end of data.
     pub fn entries(&self) -> Entries<'a> {
-        Entries {
-            data: self.data,
-            pos: 0,
-            done: false,
-        }
+        Entries { data: self.data, pos: 0, done: false }
     }
 
     /// The data of the first regular file with exactly this name; `None` if
     /// absent or if the archive is malformed before it.
     pub fn find(&self, name: &str) -> Option<&'a [u8]> {
-        self.entries()
-            .map_while(Result::ok)
-            .find(|entry| entry.name == name)
-            .map(|entry| entry.data)
+        self.entries().map_while(Result::ok).find(|entry| entry.name == name).map(|entry| entry.data)
     }
 }
 
@@ -89,25 +82,17 @@ impl<'a> Entries<'a> {
         if rest.is_empty() {
             return Ok(None);
         }
-        let block: &'a [u8; BLOCK] = rest
-            .get(..BLOCK)
-            .and_then(|b| b.try_into().ok())
-            .ok_or(ArchiveError::Truncated)?;
+        let block: &'a [u8; BLOCK] =
+            rest.get(..BLOCK).and_then(|b| b.try_into().ok()).ok_or(ArchiveError::Truncated)?;
         if header::is_zero(block) {
             return Ok(None);
         }
         let h = header::parse(block)?;
-        let data = rest
-            .get(BLOCK..)
-            .and_then(|d| d.get(..h.size))
-            .ok_or(ArchiveError::Truncated)?;
+        let data = rest.get(BLOCK..).and_then(|d| d.get(..h.size)).ok_or(ArchiveError::Truncated)?;
         // Data is padded to a whole block; a missing final pad just ends the
         // archive at the end of data.
-        let padded = h
-            .size
-            .checked_next_multiple_of(BLOCK)
-            .and_then(|p| p.checked_add(BLOCK))
-            .ok_or(ArchiveError::BadSize)?;
+        let padded =
+            h.size.checked_next_multiple_of(BLOCK).and_then(|p| p.checked_add(BLOCK)).ok_or(ArchiveError::BadSize)?;
         self.pos = self.pos.saturating_add(padded).min(self.data.len());
         Ok(Some(Entry { name: h.name, data }))
     }
@@ -136,17 +121,12 @@ impl<'a> Iterator for Entries<'a> {
 
 impl fmt::Debug for Archive<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Archive")
-            .field("len", &self.data.len())
-            .finish()
+        f.debug_struct("Archive").field("len", &self.data.len()).finish()
     }
 }
 
 impl fmt::Debug for Entries<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Entries")
-            .field("pos", &self.pos)
-            .field("done", &self.done)
-            .finish_non_exhaustive()
+        f.debug_struct("Entries").field("pos", &self.pos).field("done", &self.done).finish_non_exhaustive()
     }
 }

@@ -46,22 +46,14 @@ pub fn finish(out: &mut Vec<u8>) {
 /// Builds the header block for a regular file.
 fn make_header(name: &str, size: usize) -> Result<[u8; BLOCK], ArchiveError> {
     let bytes = name.as_bytes();
-    if bytes.is_empty() || bytes.len() > MAX_NAME || !bytes.iter().all(|b| (0x20..0x7f).contains(b))
-    {
+    if bytes.is_empty() || bytes.len() > MAX_NAME || !bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
         return Err(ArchiveError::BadName);
     }
     let mut block = [0u8; BLOCK];
     put(&mut block, header::NAME.start, bytes);
     let size = u64::try_from(size).map_err(|_| ArchiveError::BadSize)?;
     octal_field(&mut block, header::SIZE, size).ok_or(ArchiveError::BadSize)?;
-    for (range, value) in [
-        (MODE, 0o755),
-        (UID, 0),
-        (GID, 0),
-        (MTIME, 0),
-        (DEVMAJOR, 0),
-        (DEVMINOR, 0),
-    ] {
+    for (range, value) in [(MODE, 0o755), (UID, 0), (GID, 0), (MTIME, 0), (DEVMAJOR, 0), (DEVMINOR, 0)] {
         octal_field(&mut block, range, value).ok_or(ArchiveError::BadSize)?;
     }
     if let Some(t) = block.get_mut(header::TYPEFLAG) {

@@ -40,16 +40,9 @@ impl<'a> Bitmap<'a> {
     /// `words.len() * 64 < len`. Only the first [`Bitmap::words_needed`]
     /// words are used (and zeroed); the rest of `words` is left alone.
     pub fn new(words: &'a mut [u64], len: usize) -> Result<Bitmap<'a>, BitmapError> {
-        let words = words
-            .get_mut(..Self::words_needed(len))
-            .ok_or(BitmapError::StorageTooSmall)?;
+        let words = words.get_mut(..Self::words_needed(len)).ok_or(BitmapError::StorageTooSmall)?;
         words.fill(0);
-        Ok(Bitmap {
-            words,
-            len,
-            free: 0,
-            hint: 0,
-        })
+        Ok(Bitmap { words, len, free: 0, hint: 0 })
     }
 
     /// The number of `u64` words needed for `len` indices.
@@ -107,17 +100,12 @@ impl<'a> Bitmap<'a> {
         if i >= self.len {
             return Err(BitmapError::OutOfRange);
         }
-        self.words
-            .get_mut(i / word::BITS)
-            .ok_or(BitmapError::OutOfRange)
+        self.words.get_mut(i / word::BITS).ok_or(BitmapError::OutOfRange)
     }
 }
 
 impl fmt::Debug for Bitmap<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Bitmap")
-            .field("len", &self.len)
-            .field("free", &self.free)
-            .finish_non_exhaustive()
+        f.debug_struct("Bitmap").field("len", &self.len).field("free", &self.free).finish_non_exhaustive()
     }
 }

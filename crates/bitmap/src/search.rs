@@ -22,11 +22,7 @@ impl Bitmap<'_> {
             return None;
         }
         let i = self.find_from_hint(|w, x| {
-            if x == 0 {
-                0
-            } else {
-                x & word::matching(w.saturating_mul(word::BITS), modulus, residue)
-            }
+            if x == 0 { 0 } else { x & word::matching(w.saturating_mul(word::BITS), modulus, residue) }
         })?;
         self.take(i)
     }
@@ -64,9 +60,7 @@ impl Bitmap<'_> {
         for w in order {
             let bits = self.words.get(w).map_or(0, |&x| pick(w, x));
             if bits != 0 {
-                return w
-                    .checked_mul(word::BITS)?
-                    .checked_add(bits.trailing_zeros() as usize);
+                return w.checked_mul(word::BITS)?.checked_add(bits.trailing_zeros() as usize);
             }
         }
         None
@@ -98,9 +92,7 @@ impl Bitmap<'_> {
             let x = *self.words.get(w)?;
             let bits = if used { !x & mask } else { x & mask };
             if bits != 0 {
-                return w
-                    .checked_mul(word::BITS)?
-                    .checked_add(bits.trailing_zeros() as usize);
+                return w.checked_mul(word::BITS)?.checked_add(bits.trailing_zeros() as usize);
             }
         }
         None

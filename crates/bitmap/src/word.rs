@@ -38,11 +38,7 @@ pub(crate) fn spans(start: usize, end: usize) -> impl Iterator<Item = (usize, u6
 pub(crate) fn matching(base: usize, modulus: usize, residue: usize) -> u64 {
     let offset = base % modulus;
     // The first bit position b with (offset + b) % modulus == residue.
-    let first = if residue >= offset {
-        residue - offset
-    } else {
-        (modulus - offset) + residue
-    };
+    let first = if residue >= offset { residue - offset } else { (modulus - offset) + residue };
     let mut bits = 0u64;
     let mut b = first;
     while b < BITS {

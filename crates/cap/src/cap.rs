@@ -107,10 +107,7 @@ impl Cap {
         if depth > MAX_DEPTH as u64 {
             return Err(CapError::TooDeep);
         }
-        let rights = u8::try_from(rights)
-            .ok()
-            .and_then(Rights::from_bits)
-            .ok_or(CapError::BadRights)?;
+        let rights = u8::try_from(rights).ok().and_then(Rights::from_bits).ok_or(CapError::BadRights)?;
         let name = Name::from_parts(depth, [c0, c1, c2, c3, c4, c5, c6, c7])?;
         Ok(Cap { name, rights })
     }

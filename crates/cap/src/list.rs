@@ -26,21 +26,13 @@ impl<const N: usize> CapList<N> {
 
     /// The slot index for a raw slot number, if it is in range.
     fn index(slot: u64) -> Result<usize, CapError> {
-        usize::try_from(slot)
-            .ok()
-            .filter(|&i| i < N)
-            .ok_or(CapError::BadSlot)
+        usize::try_from(slot).ok().filter(|&i| i < N).ok_or(CapError::BadSlot)
     }
 
     /// Puts `cap` into the first empty slot and returns that slot's number,
     /// or [`CapError::Full`] if there is none.
     pub fn insert(&mut self, cap: Cap) -> Result<usize, CapError> {
-        let (i, slot) = self
-            .slots
-            .iter_mut()
-            .enumerate()
-            .find(|(_, s)| s.is_none())
-            .ok_or(CapError::Full)?;
+        let (i, slot) = self.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(CapError::Full)?;
         *slot = Some(cap);
         Ok(i)
     }
@@ -60,11 +52,7 @@ impl<const N: usize> CapList<N> {
     /// `u64::MAX`, is safe to pass), [`CapError::EmptySlot`] if empty.
     pub fn get(&self, slot: u64) -> Result<&Cap, CapError> {
         let i = Self::index(slot)?;
-        self.slots
-            .get(i)
-            .ok_or(CapError::BadSlot)?
-            .as_ref()
-            .ok_or(CapError::EmptySlot)
+        self.slots.get(i).ok_or(CapError::BadSlot)?.as_ref().ok_or(CapError::EmptySlot)
     }
 
     /// Takes the capability out of slot `slot`, leaving it empty.
@@ -72,19 +60,12 @@ impl<const N: usize> CapList<N> {
     /// Errors: as for [`CapList::get`].
     pub fn remove(&mut self, slot: u64) -> Result<Cap, CapError> {
         let i = Self::index(slot)?;
-        self.slots
-            .get_mut(i)
-            .ok_or(CapError::BadSlot)?
-            .take()
-            .ok_or(CapError::EmptySlot)
+        self.slots.get_mut(i).ok_or(CapError::BadSlot)?.take().ok_or(CapError::EmptySlot)
     }
 
     /// The occupied slots, in slot order, as `(slot, capability)`.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Cap)> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.as_ref().map(|c| (i, c)))
+        self.slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|c| (i, c)))
     }
 
     /// How many slots are occupied.
@@ -107,9 +88,7 @@ impl<const N: usize> CapList<N> {
     /// credential" searches and for kernel diagnostics; calls themselves
     /// name their slot explicitly.
     pub fn find_dominating(&self, guard: &Name, need: Rights) -> Option<usize> {
-        self.iter()
-            .find(|(_, cap)| check(cap, guard, need).is_ok())
-            .map(|(i, _)| i)
+        self.iter().find(|(_, cap)| check(cap, guard, need).is_ok()).map(|(i, _)| i)
     }
 
     /// Removes every capability for which `doomed` returns true and returns

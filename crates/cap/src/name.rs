@@ -34,14 +34,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in number order.
-    pub const ALL: [Kind; 6] = [
-        Kind::Frame,
-        Kind::Env,
-        Kind::Slot,
-        Kind::Filter,
-        Kind::Ring,
-        Kind::Extent,
-    ];
+    pub const ALL: [Kind; 6] = [Kind::Frame, Kind::Env, Kind::Slot, Kind::Filter, Kind::Ring, Kind::Extent];
 
     /// The stable number of this kind (the first component of its names).
     pub const fn number(self) -> u64 {
@@ -87,10 +80,7 @@ pub struct Name {
 impl Name {
     /// The empty path. It is a prefix of every name, so a capability on it
     /// with all rights dominates every capability. Only the kernel holds one.
-    pub const ROOT: Name = Name {
-        depth: 0,
-        components: [0; MAX_DEPTH],
-    };
+    pub const ROOT: Name = Name { depth: 0, components: [0; MAX_DEPTH] };
 
     /// The name with exactly these components, or [`CapError::TooDeep`] if
     /// there are more than [`MAX_DEPTH`].
@@ -103,10 +93,7 @@ impl Name {
     pub const fn kind_root(kind: Kind) -> Name {
         let mut components = [0; MAX_DEPTH];
         components[0] = kind.number();
-        Name {
-            depth: 1,
-            components,
-        }
+        Name { depth: 1, components }
     }
 
     /// `/1/frame_number/generation`: the physical name of a memory frame.
@@ -115,10 +102,7 @@ impl Name {
         components[0] = Kind::Frame.number();
         components[1] = frame_number;
         components[2] = generation;
-        Name {
-            depth: 3,
-            components,
-        }
+        Name { depth: 3, components }
     }
 
     /// `/2/env_id/generation`: the physical name of an environment.
@@ -127,10 +111,7 @@ impl Name {
         components[0] = Kind::Env.number();
         components[1] = env_id;
         components[2] = generation;
-        Name {
-            depth: 3,
-            components,
-        }
+        Name { depth: 3, components }
     }
 
     /// `/3/cpu/index/generation`: the physical name of time slot `index` in
@@ -141,10 +122,7 @@ impl Name {
         components[1] = cpu;
         components[2] = index;
         components[3] = generation;
-        Name {
-            depth: 4,
-            components,
-        }
+        Name { depth: 4, components }
     }
 
     /// How many components the name has (0 for [`Name::ROOT`]).
@@ -167,11 +145,7 @@ impl Name {
     /// The resource kind named by the first component, if it is one.
     /// [`Name::ROOT`] and names under unknown numbers have none.
     pub const fn kind(&self) -> Option<Kind> {
-        if self.depth == 0 {
-            None
-        } else {
-            Kind::from_number(self.components[0])
-        }
+        if self.depth == 0 { None } else { Kind::from_number(self.components[0]) }
     }
 
     /// Whether `self` is a prefix of `other` (or equal to it): whether `self`
@@ -239,10 +213,7 @@ impl Name {
         if components.iter().skip(depth).any(|&c| c != 0) {
             return Err(CapError::TooDeep);
         }
-        Ok(Name {
-            depth: depth as u8,
-            components,
-        })
+        Ok(Name { depth: depth as u8, components })
     }
 
     /// The raw component array, zero beyond the depth (used by the wire form).
@@ -305,9 +276,6 @@ mod tests {
         assert!(Name::from_parts(1, raw).is_ok());
         assert_eq!(Name::from_parts(0, raw), Err(CapError::TooDeep));
         assert_eq!(Name::from_parts(9, [0; MAX_DEPTH]), Err(CapError::TooDeep));
-        assert_eq!(
-            Name::from_parts(u64::MAX, [0; MAX_DEPTH]),
-            Err(CapError::TooDeep)
-        );
+        assert_eq!(Name::from_parts(u64::MAX, [0; MAX_DEPTH]), Err(CapError::TooDeep));
     }
 }

@@ -35,11 +35,7 @@ impl Rights {
     /// The rights whose bits are `bits`, or `None` if `bits` has a bit that
     /// names no right.
     pub const fn from_bits(bits: u8) -> Option<Rights> {
-        if bits & !Self::ALL.0 == 0 {
-            Some(Rights(bits))
-        } else {
-            None
-        }
+        if bits & !Self::ALL.0 == 0 { Some(Rights(bits)) } else { None }
     }
 
     /// The raw bits (only ever the bits of [`Rights::ALL`]).
@@ -94,13 +90,7 @@ impl BitAnd for Rights {
 impl fmt::Display for Rights {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let flag = |right: Rights, c: char| if self.contains(right) { c } else { '-' };
-        write!(
-            f,
-            "{}{}{}",
-            flag(Rights::READ, 'r'),
-            flag(Rights::WRITE, 'w'),
-            flag(Rights::GRANT, 'g')
-        )
+        write!(f, "{}{}{}", flag(Rights::READ, 'r'), flag(Rights::WRITE, 'w'), flag(Rights::GRANT, 'g'))
     }
 }
 

@@ -19,10 +19,7 @@ fn domination_is_a_partial_order_with_root_on_top() {
         if a.dominates(&b) && b.dominates(&c) {
             assert!(a.dominates(&c), "transitive");
         }
-        assert_eq!(
-            a.dominates(&b),
-            a.name.is_prefix_of(&b.name) && a.rights.contains(b.rights)
-        );
+        assert_eq!(a.dominates(&b), a.name.is_prefix_of(&b.name) && a.rights.contains(b.rights));
     }
 }
 
@@ -85,10 +82,7 @@ fn derive_with_empty_suffix_only_weakens() {
     assert_eq!(weak.name, full.name);
     assert_eq!(weak.rights, Rights::READ);
     assert_eq!(check(&weak, &Name::env(2, 9), Rights::READ), Ok(()));
-    assert_eq!(
-        check(&weak, &Name::env(2, 9), Rights::WRITE),
-        Err(CapError::Denied)
-    );
+    assert_eq!(check(&weak, &Name::env(2, 9), Rights::WRITE), Err(CapError::Denied));
 }
 
 #[test]
@@ -101,37 +95,19 @@ fn guard_check_cases() {
     assert_eq!(check(&cap, &frame, Rights::GRANT), Err(CapError::Denied));
     assert_eq!(check(&cap, &frame, Rights::ALL), Err(CapError::Denied));
     // Stale generation, other frame, other kind: not covered.
-    assert_eq!(
-        check(&cap, &Name::frame(42, 8), Rights::NONE),
-        Err(CapError::WrongName)
-    );
-    assert_eq!(
-        check(&cap, &Name::frame(43, 7), Rights::READ),
-        Err(CapError::WrongName)
-    );
-    assert_eq!(
-        check(&cap, &Name::env(42, 7), Rights::READ),
-        Err(CapError::WrongName)
-    );
+    assert_eq!(check(&cap, &Name::frame(42, 8), Rights::NONE), Err(CapError::WrongName));
+    assert_eq!(check(&cap, &Name::frame(43, 7), Rights::READ), Err(CapError::WrongName));
+    assert_eq!(check(&cap, &Name::env(42, 7), Rights::READ), Err(CapError::WrongName));
     // Wrong name is reported before wrong rights.
-    assert_eq!(
-        check(&cap, &Name::env(42, 7), Rights::ALL),
-        Err(CapError::WrongName)
-    );
+    assert_eq!(check(&cap, &Name::env(42, 7), Rights::ALL), Err(CapError::WrongName));
     // A cap derived below the frame does not cover the frame itself.
     let child = cap.derive(&[0], RW).unwrap();
-    assert_eq!(
-        check(&child, &frame, Rights::READ),
-        Err(CapError::WrongName)
-    );
+    assert_eq!(check(&child, &frame, Rights::READ), Err(CapError::WrongName));
     // Kind roots and ROOT cover it.
     let frames = Cap::new(Name::kind_root(Kind::Frame), Rights::ALL);
     assert_eq!(check(&frames, &frame, Rights::ALL), Ok(()));
     assert_eq!(check(&Cap::ROOT, &frame, Rights::ALL), Ok(()));
-    assert_eq!(
-        check(&frames, &Name::slot(0, 0, 0), Rights::READ),
-        Err(CapError::WrongName)
-    );
+    assert_eq!(check(&frames, &Name::slot(0, 0, 0), Rights::READ), Err(CapError::WrongName));
 }
 
 #[test]
@@ -141,11 +117,7 @@ fn check_agrees_with_domination() {
     let mut rng = Rng::new(12);
     for _ in 0..20_000 {
         let cap = rng.cap();
-        let guard = if rng.chance(2) {
-            rng.resource()
-        } else {
-            rng.name()
-        };
+        let guard = if rng.chance(2) { rng.resource() } else { rng.name() };
         let need = rng.rights();
         let ok = check(&cap, &guard, need).is_ok();
         assert_eq!(ok, cap.dominates(&Cap::new(guard, need)));

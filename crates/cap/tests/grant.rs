@@ -40,19 +40,10 @@ fn received_copy_without_grant_cannot_be_passed_on() {
     let mut c = CapList::<8>::new();
     a.insert(Cap::new(Name::env(3, 1), RWG)).unwrap();
     let s = grant(&a, 0, &mut b, RW).unwrap();
-    assert_eq!(
-        grant(&b, s as u64, &mut c, Rights::READ),
-        Err(CapError::Denied)
-    );
+    assert_eq!(grant(&b, s as u64, &mut c, Rights::READ), Err(CapError::Denied));
     // Nor can B regain GRANT by deriving.
-    assert_eq!(
-        derive_into(&mut b, s as u64, &[], RWG),
-        Err(CapError::Widen)
-    );
-    assert_eq!(
-        derive_into(&mut b, s as u64, &[1], Rights::GRANT),
-        Err(CapError::Widen)
-    );
+    assert_eq!(derive_into(&mut b, s as u64, &[], RWG), Err(CapError::Widen));
+    assert_eq!(derive_into(&mut b, s as u64, &[1], Rights::GRANT), Err(CapError::Widen));
     assert!(c.is_empty());
 }
 
@@ -60,8 +51,7 @@ fn received_copy_without_grant_cannot_be_passed_on() {
 fn grant_cannot_widen() {
     let mut a = CapList::<8>::new();
     let mut b = CapList::<8>::new();
-    a.insert(Cap::new(Name::frame(1, 1), Rights::READ | Rights::GRANT))
-        .unwrap();
+    a.insert(Cap::new(Name::frame(1, 1), Rights::READ | Rights::GRANT)).unwrap();
     assert_eq!(grant(&a, 0, &mut b, Rights::WRITE), Err(CapError::Widen));
     assert_eq!(grant(&a, 0, &mut b, RWG), Err(CapError::Widen));
     assert!(b.is_empty());
@@ -78,10 +68,7 @@ fn grant_errors_leave_both_lists_unchanged() {
     assert_eq!(grant(&a, 0, &mut b, Rights::READ), Err(CapError::Full));
     assert_eq!(grant(&a, 1, &mut b, Rights::READ), Err(CapError::EmptySlot));
     for slot in [2, 3, u64::MAX] {
-        assert_eq!(
-            grant(&a, slot, &mut b, Rights::READ),
-            Err(CapError::BadSlot)
-        );
+        assert_eq!(grant(&a, slot, &mut b, Rights::READ), Err(CapError::BadSlot));
     }
     assert_eq!((a, b), (a0, b0));
 }
@@ -98,26 +85,14 @@ fn derive_into_appends_a_dominated_child() {
     assert_eq!(child.name.components(), &[1, 5, 2, 7, 8]);
     // Errors in order; list unchanged.
     let before = list.clone();
-    assert_eq!(
-        derive_into(&mut list, 9, &[], Rights::NONE),
-        Err(CapError::BadSlot)
-    );
-    assert_eq!(
-        derive_into(&mut list, 3, &[], Rights::NONE),
-        Err(CapError::EmptySlot)
-    );
+    assert_eq!(derive_into(&mut list, 9, &[], Rights::NONE), Err(CapError::BadSlot));
+    assert_eq!(derive_into(&mut list, 3, &[], Rights::NONE), Err(CapError::EmptySlot));
     assert_eq!(derive_into(&mut list, 0, &[], RWG), Err(CapError::Widen));
-    assert_eq!(
-        derive_into(&mut list, 0, &[0; MAX_DEPTH], Rights::READ),
-        Err(CapError::TooDeep)
-    );
+    assert_eq!(derive_into(&mut list, 0, &[0; MAX_DEPTH], Rights::READ), Err(CapError::TooDeep));
     assert_eq!(list, before);
     derive_into(&mut list, 0, &[], Rights::NONE).unwrap();
     derive_into(&mut list, 0, &[], Rights::NONE).unwrap();
-    assert_eq!(
-        derive_into(&mut list, 0, &[], Rights::NONE),
-        Err(CapError::Full)
-    );
+    assert_eq!(derive_into(&mut list, 0, &[], Rights::NONE), Err(CapError::Full));
 }
 
 /// Random grants and derivations among several lists, with hostile slot
@@ -140,11 +115,7 @@ fn authority_never_amplifies() {
         }
         for _ in 0..300 {
             let from = rng.below(4) as usize;
-            let slot = if rng.chance(5) {
-                rng.hostile()
-            } else {
-                rng.below(N as u64)
-            };
+            let slot = if rng.chance(5) { rng.hostile() } else { rng.below(N as u64) };
             let rights = rng.rights();
             if rng.chance(2) {
                 let mut to = rng.below(4) as usize;

@@ -4,9 +4,7 @@
 
 mod common;
 use common::Rng;
-use oxok_cap::{
-    Cap, CapError, CapList, Kind, Name, Rights, check_slot, derive_into, grant, revoke_matching,
-};
+use oxok_cap::{Cap, CapError, CapList, Kind, Name, Rights, check_slot, derive_into, grant, revoke_matching};
 
 const SLOTS: usize = 64;
 const FRAMES: u64 = 8;
@@ -30,12 +28,7 @@ struct Kernel {
 impl Kernel {
     fn new(revoke_on_free: bool) -> Kernel {
         let mut k = Kernel {
-            frames: (0..FRAMES)
-                .map(|_| Frame {
-                    generation: 0,
-                    owner: None,
-                })
-                .collect(),
+            frames: (0..FRAMES).map(|_| Frame { generation: 0, owner: None }).collect(),
             lists: [CapList::new(), CapList::new()],
             revoke_on_free,
         };
@@ -92,9 +85,7 @@ impl Kernel {
 }
 
 fn victim_frames(k: &Kernel) -> Vec<u64> {
-    (0..FRAMES)
-        .filter(|&f| k.frames[f as usize].owner == Some(VICTIM))
-        .collect()
+    (0..FRAMES).filter(|&f| k.frames[f as usize].owner == Some(VICTIM)).collect()
 }
 
 fn run(seed: u64, revoke_on_free: bool) {
@@ -106,25 +97,15 @@ fn run(seed: u64, revoke_on_free: bool) {
             let f = rng.below(FRAMES);
             if k.frames[f as usize].owner == Some(VICTIM) {
                 let name = k.frame_name(f).unwrap();
-                let slot = k.lists[VICTIM]
-                    .find_dominating(&name, Rights::WRITE)
-                    .unwrap();
+                let slot = k.lists[VICTIM].find_dominating(&name, Rights::WRITE).unwrap();
                 k.free(VICTIM, slot as u64, f).unwrap();
             } else {
                 let _ = k.alloc(VICTIM, f);
             }
         }
         // The attacker does anything with any register values.
-        let slot = if rng.chance(3) {
-            rng.hostile()
-        } else {
-            rng.below(SLOTS as u64)
-        };
-        let f = if rng.chance(4) {
-            rng.hostile()
-        } else {
-            rng.below(FRAMES)
-        };
+        let slot = if rng.chance(3) { rng.hostile() } else { rng.below(SLOTS as u64) };
+        let f = if rng.chance(4) { rng.hostile() } else { rng.below(FRAMES) };
         let rights = Rights::from_bits((rng.next() & 7) as u8).unwrap();
         let attacker_list = &mut k.lists[ATTACKER];
         match rng.below(7) {
@@ -132,15 +113,9 @@ fn run(seed: u64, revoke_on_free: bool) {
                 let _ = k.alloc(ATTACKER, f);
             }
             1 => {
-                let victim_owned = k
-                    .frames
-                    .get(f as usize)
-                    .is_some_and(|fr| fr.owner == Some(VICTIM));
+                let victim_owned = k.frames.get(f as usize).is_some_and(|fr| fr.owner == Some(VICTIM));
                 let r = k.free(ATTACKER, slot, f);
-                assert!(
-                    !(victim_owned && r.is_ok()),
-                    "step {step}: freed victim frame {f}"
-                );
+                assert!(!(victim_owned && r.is_ok()), "step {step}: freed victim frame {f}");
             }
             2 => {
                 let len = rng.below(10) as usize;
@@ -178,10 +153,7 @@ fn run(seed: u64, revoke_on_free: bool) {
             }
         }
         for s in 0..SLOTS as u64 {
-            assert!(
-                k.env_state(ATTACKER, s, VICTIM as u64, Rights::NONE)
-                    .is_err()
-            );
+            assert!(k.env_state(ATTACKER, s, VICTIM as u64, Rights::NONE).is_err());
         }
         // No attacker capability covers anything of the victim's or the
         // frame kind as a whole.
@@ -222,9 +194,6 @@ fn stale_capability_after_reallocation() {
     // The attacker still holds its old capability, but its generation is
     // stale.
     assert!(k.lists[ATTACKER].get(slot).is_ok());
-    assert_eq!(
-        k.map(ATTACKER, slot, 3, Rights::READ),
-        Err(CapError::WrongName)
-    );
+    assert_eq!(k.map(ATTACKER, slot, 3, Rights::READ), Err(CapError::WrongName));
     assert_eq!(k.free(ATTACKER, slot, 3), Err(CapError::WrongName));
 }

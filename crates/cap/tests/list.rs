@@ -50,24 +50,11 @@ fn out_of_range_slots_error_not_panic() {
     const N: usize = 64;
     let mut list = CapList::<N>::new();
     while list.insert(frame_cap(1)).is_ok() {}
-    let bad = [
-        N as u64,
-        N as u64 + 1,
-        u64::MAX,
-        u64::MAX - 1,
-        1 << 32,
-        (1 << 32) + 1,
-        1 << 63,
-        i64::MAX as u64,
-    ];
+    let bad = [N as u64, N as u64 + 1, u64::MAX, u64::MAX - 1, 1 << 32, (1 << 32) + 1, 1 << 63, i64::MAX as u64];
     for slot in bad {
         assert_eq!(list.get(slot), Err(CapError::BadSlot), "slot {slot}");
         assert_eq!(list.remove(slot), Err(CapError::BadSlot), "slot {slot}");
-        assert_eq!(
-            list.insert_at(slot, frame_cap(2)),
-            Err(CapError::BadSlot),
-            "slot {slot}"
-        );
+        assert_eq!(list.insert_at(slot, frame_cap(2)), Err(CapError::BadSlot), "slot {slot}");
     }
     assert_eq!(list.len(), N);
     assert!(list.get(N as u64 - 1).is_ok());
@@ -106,15 +93,7 @@ fn iter_yields_occupied_slots_in_order() {
         list.insert_at(slot, frame_cap(slot)).unwrap();
     }
     let seen: Vec<(usize, Cap)> = list.iter().map(|(i, c)| (i, *c)).collect();
-    assert_eq!(
-        seen,
-        vec![
-            (0, frame_cap(0)),
-            (2, frame_cap(2)),
-            (9, frame_cap(9)),
-            (15, frame_cap(15))
-        ]
-    );
+    assert_eq!(seen, vec![(0, frame_cap(0)), (2, frame_cap(2)), (9, frame_cap(9)), (15, frame_cap(15))]);
     assert_eq!(list.len(), 4);
     list.clear();
     assert!(list.is_empty());
@@ -124,23 +103,14 @@ fn iter_yields_occupied_slots_in_order() {
 fn find_dominating_finds_first_adequate() {
     let mut list = CapList::<8>::new();
     let frame = Name::frame(42, 7);
-    list.insert_at(0, Cap::new(Name::frame(42, 6), Rights::ALL))
-        .unwrap(); // stale
+    list.insert_at(0, Cap::new(Name::frame(42, 6), Rights::ALL)).unwrap(); // stale
     list.insert_at(1, Cap::new(frame, Rights::READ)).unwrap();
-    list.insert_at(2, Cap::new(frame.push(1).unwrap(), Rights::ALL))
-        .unwrap(); // below
-    list.insert_at(3, Cap::new(Name::new(&[1, 42]).unwrap(), Rights::ALL))
-        .unwrap();
+    list.insert_at(2, Cap::new(frame.push(1).unwrap(), Rights::ALL)).unwrap(); // below
+    list.insert_at(3, Cap::new(Name::new(&[1, 42]).unwrap(), Rights::ALL)).unwrap();
     assert_eq!(list.find_dominating(&frame, Rights::READ), Some(1));
     assert_eq!(list.find_dominating(&frame, Rights::WRITE), Some(3));
-    assert_eq!(
-        list.find_dominating(&Name::frame(42, 8), Rights::READ),
-        Some(3)
-    );
-    assert_eq!(
-        list.find_dominating(&Name::frame(43, 7), Rights::NONE),
-        None
-    );
+    assert_eq!(list.find_dominating(&Name::frame(42, 8), Rights::READ), Some(3));
+    assert_eq!(list.find_dominating(&Name::frame(43, 7), Rights::NONE), None);
     assert_eq!(list.find_dominating(&Name::ROOT, Rights::NONE), None);
 }
 
@@ -149,26 +119,11 @@ fn check_slot_combines_lookup_and_guard() {
     let mut list = CapList::<4>::new();
     let frame = Name::frame(1, 1);
     list.insert(Cap::new(frame, Rights::READ)).unwrap();
-    assert_eq!(
-        check_slot(&list, 0, &frame, Rights::READ),
-        Ok(&Cap::new(frame, Rights::READ))
-    );
-    assert_eq!(
-        check_slot(&list, 0, &frame, Rights::WRITE),
-        Err(CapError::Denied)
-    );
-    assert_eq!(
-        check_slot(&list, 0, &Name::frame(1, 2), Rights::READ),
-        Err(CapError::WrongName)
-    );
-    assert_eq!(
-        check_slot(&list, 1, &frame, Rights::READ),
-        Err(CapError::EmptySlot)
-    );
-    assert_eq!(
-        check_slot(&list, u64::MAX, &frame, Rights::READ),
-        Err(CapError::BadSlot)
-    );
+    assert_eq!(check_slot(&list, 0, &frame, Rights::READ), Ok(&Cap::new(frame, Rights::READ)));
+    assert_eq!(check_slot(&list, 0, &frame, Rights::WRITE), Err(CapError::Denied));
+    assert_eq!(check_slot(&list, 0, &Name::frame(1, 2), Rights::READ), Err(CapError::WrongName));
+    assert_eq!(check_slot(&list, 1, &frame, Rights::READ), Err(CapError::EmptySlot));
+    assert_eq!(check_slot(&list, u64::MAX, &frame, Rights::READ), Err(CapError::BadSlot));
 }
 
 #[test]
@@ -178,11 +133,7 @@ fn random_operations_match_a_model() {
     let mut list = CapList::<N>::new();
     let mut model: Vec<Option<Cap>> = vec![None; N];
     for _ in 0..50_000 {
-        let slot = if rng.chance(4) {
-            rng.hostile()
-        } else {
-            rng.below(N as u64 + 2)
-        };
+        let slot = if rng.chance(4) { rng.hostile() } else { rng.below(N as u64 + 2) };
         let cap = rng.cap();
         let in_range = slot < N as u64;
         match rng.below(4) {
@@ -207,11 +158,8 @@ fn random_operations_match_a_model() {
             }
             2 => {
                 let got = list.get(slot).copied();
-                let want = if in_range {
-                    model[slot as usize].ok_or(CapError::EmptySlot)
-                } else {
-                    Err(CapError::BadSlot)
-                };
+                let want =
+                    if in_range { model[slot as usize].ok_or(CapError::EmptySlot) } else { Err(CapError::BadSlot) };
                 assert_eq!(got, want);
             }
             _ => {

@@ -32,14 +32,8 @@ fn resource_names_have_documented_paths() {
 
 #[test]
 fn kind_numbers_are_stable() {
-    let expect = [
-        (Kind::Frame, 1),
-        (Kind::Env, 2),
-        (Kind::Slot, 3),
-        (Kind::Filter, 4),
-        (Kind::Ring, 5),
-        (Kind::Extent, 6),
-    ];
+    let expect =
+        [(Kind::Frame, 1), (Kind::Env, 2), (Kind::Slot, 3), (Kind::Filter, 4), (Kind::Ring, 5), (Kind::Extent, 6)];
     for (kind, n) in expect {
         assert_eq!(kind.number(), n);
         assert_eq!(Kind::from_number(n), Some(kind));
@@ -139,10 +133,7 @@ fn prefix_is_a_partial_order() {
             assert!(a.is_prefix_of(&c), "transitive");
         }
         // Definition check against the component slices.
-        assert_eq!(
-            a.is_prefix_of(&b),
-            a.depth() <= b.depth() && b.components()[..a.depth()] == *a.components()
-        );
+        assert_eq!(a.is_prefix_of(&b), a.depth() <= b.depth() && b.components()[..a.depth()] == *a.components());
     }
 }
 

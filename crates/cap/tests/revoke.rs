@@ -9,10 +9,10 @@ fn revokes_resource_and_children_only() {
     let frame = Name::frame(42, 7);
     let mut list = CapList::<8>::new();
     let keep = [
-        Cap::new(Name::frame(42, 6), Rights::ALL), // other generation
-        Cap::new(Name::frame(43, 7), Rights::ALL), // other frame
+        Cap::new(Name::frame(42, 6), Rights::ALL),           // other generation
+        Cap::new(Name::frame(43, 7), Rights::ALL),           // other frame
         Cap::new(Name::kind_root(Kind::Frame), Rights::ALL), // broader
-        Cap::new(Name::env(42, 7), Rights::ALL),   // other kind
+        Cap::new(Name::env(42, 7), Rights::ALL),             // other kind
         Cap::ROOT,
     ];
     let gone = [
@@ -51,11 +51,7 @@ fn revokes_exactly_the_dominated_ones() {
         let name = rng.name();
         let n = revoke_matching(&mut list, &name);
         let after: Vec<(usize, Cap)> = list.iter().map(|(i, c)| (i, *c)).collect();
-        let expect: Vec<(usize, Cap)> = before
-            .iter()
-            .copied()
-            .filter(|(_, c)| !name.is_prefix_of(&c.name))
-            .collect();
+        let expect: Vec<(usize, Cap)> = before.iter().copied().filter(|(_, c)| !name.is_prefix_of(&c.name)).collect();
         assert_eq!(after, expect, "slots keep their numbers");
         assert_eq!(n, before.len() - after.len());
         assert!(list.iter().all(|(_, c)| !name.is_prefix_of(&c.name)));

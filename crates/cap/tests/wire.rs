@@ -10,10 +10,7 @@ fn layout() {
     let cap = Cap::new(Name::slot(1, 2, 3), Rights::READ | Rights::GRANT);
     assert_eq!(cap.encode(), [4, 0b101, 3, 1, 2, 3, 0, 0, 0, 0]);
     assert_eq!(Cap::ROOT.encode(), [0, 7, 0, 0, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(
-        Cap::decode(&[0; WIRE_WORDS]),
-        Ok(Cap::new(Name::ROOT, Rights::NONE))
-    );
+    assert_eq!(Cap::decode(&[0; WIRE_WORDS]), Ok(Cap::new(Name::ROOT, Rights::NONE)));
 }
 
 #[test]
@@ -38,11 +35,7 @@ fn rejects_bad_depth_rights_and_padding() {
     for rights in [8, 0xF0, 0xFF, 0x100, 0x101, 1 << 63, u64::MAX] {
         let mut w = good;
         w[1] = rights;
-        assert_eq!(
-            Cap::decode(&w),
-            Err(CapError::BadRights),
-            "rights {rights:#x}"
-        );
+        assert_eq!(Cap::decode(&w), Err(CapError::BadRights), "rights {rights:#x}");
     }
     for i in 5..WIRE_WORDS {
         let mut w = good;

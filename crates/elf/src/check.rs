@@ -7,11 +7,7 @@ use crate::{ElfError, Segment};
 pub const PAGE_SIZE: u64 = 4096;
 
 /// Checks one PT_LOAD or PT_TLS header against the file and `limit`.
-pub(crate) fn segment<'a>(
-    file: &'a [u8],
-    ph: &ProgramHeader,
-    limit: u64,
-) -> Result<Segment<'a>, ElfError> {
+pub(crate) fn segment<'a>(file: &'a [u8], ph: &ProgramHeader, limit: u64) -> Result<Segment<'a>, ElfError> {
     let segment = Segment::from_header(file, ph).ok_or(ElfError::SegmentOutOfFile)?;
     if ph.filesz > ph.memsz {
         return Err(ElfError::FileBiggerThanMemory);

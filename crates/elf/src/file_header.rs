@@ -59,9 +59,5 @@ pub(crate) fn parse(data: &[u8]) -> Result<FileHeader, ElfError> {
     if phnum == PN_XNUM {
         return Err(ElfError::BadProgramHeaders);
     }
-    Ok(FileHeader {
-        entry: u64_at(data, 24).ok_or(short)?,
-        phoff: u64_at(data, 32).ok_or(short)?,
-        phnum,
-    })
+    Ok(FileHeader { entry: u64_at(data, 24).ok_or(short)?, phoff: u64_at(data, 32).ok_or(short)?, phnum })
 }

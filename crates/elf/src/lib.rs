@@ -54,12 +54,9 @@ impl<'a> Elf<'a> {
     /// Other program header types are ignored.
     pub fn parse(file: &'a [u8], limit: u64) -> Result<Elf<'a>, ElfError> {
         let header = file_header::parse(file)?;
-        let table_len = usize::from(header.phnum)
-            .checked_mul(PHDR_SIZE)
-            .ok_or(ElfError::BadProgramHeaders)?;
+        let table_len = usize::from(header.phnum).checked_mul(PHDR_SIZE).ok_or(ElfError::BadProgramHeaders)?;
         let table_len64 = u64::try_from(table_len).map_err(|_| ElfError::BadProgramHeaders)?;
-        let table =
-            bytes::range(file, header.phoff, table_len64).ok_or(ElfError::BadProgramHeaders)?;
+        let table = bytes::range(file, header.phoff, table_len64).ok_or(ElfError::BadProgramHeaders)?;
 
         let mut pages = [(0u64, 0u64); MAX_SEGMENTS];
         let mut loads = 0usize;
@@ -81,8 +78,7 @@ impl<'a> Elf<'a> {
                     }
                     *slot = range;
                     loads += 1;
-                    let inside =
-                        ph.vaddr <= header.entry && ph.end().is_some_and(|end| header.entry < end);
+                    let inside = ph.vaddr <= header.entry && ph.end().is_some_and(|end| header.entry < end);
                     entry_ok |= ph.exec() && inside;
                     if phdr_in_load.is_none() {
                         phdr_in_load = check::table_address(&ph, header.phoff, table_len64);

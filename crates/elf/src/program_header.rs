@@ -29,9 +29,7 @@ pub(crate) struct ProgramHeader {
 impl ProgramHeader {
     /// Parses the `index`th entry of a table already checked to hold it.
     pub(crate) fn read(table: &[u8], index: usize) -> Option<ProgramHeader> {
-        let entry = table
-            .get(index.checked_mul(PHDR_SIZE)?..)?
-            .get(..PHDR_SIZE)?;
+        let entry = table.get(index.checked_mul(PHDR_SIZE)?..)?.get(..PHDR_SIZE)?;
         Some(ProgramHeader {
             kind: u32_at(entry, 0)?,
             flags: u32_at(entry, 4)?,
@@ -50,11 +48,7 @@ impl ProgramHeader {
 
     /// The permission bits as [`crate::Flags`].
     pub(crate) fn permissions(&self) -> crate::Flags {
-        crate::Flags {
-            read: self.flags & PF_R != 0,
-            write: self.flags & PF_W != 0,
-            exec: self.exec(),
-        }
+        crate::Flags { read: self.flags & PF_R != 0, write: self.flags & PF_W != 0, exec: self.exec() }
     }
 
     /// The end of the segment in memory (`p_vaddr + p_memsz`), if it fits.

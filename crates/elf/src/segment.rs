@@ -52,11 +52,7 @@ pub struct Segments<'a> {
 impl<'a> Segments<'a> {
     /// Iterates the PT_LOAD entries of a validated program header `table`.
     pub(crate) fn new(file: &'a [u8], table: &'a [u8]) -> Segments<'a> {
-        Segments {
-            file,
-            table,
-            next: 0,
-        }
+        Segments { file, table, next: 0 }
     }
 }
 
@@ -80,8 +76,6 @@ impl<'a> Iterator for Segments<'a> {
 
 impl fmt::Debug for Segments<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Segments")
-            .field("next", &self.next)
-            .finish_non_exhaustive()
+        f.debug_struct("Segments").field("next", &self.next).finish_non_exhaustive()
     }
 }

@@ -57,11 +57,7 @@ fn mutated_archives_never_panic() {
         if rng.below(2) == 0 {
             super::fix_checksum(&mut data[..512]);
         }
-        let cut = if rng.below(4) == 0 {
-            rng.below(data.len() + 1)
-        } else {
-            data.len()
-        };
+        let cut = if rng.below(4) == 0 { rng.below(data.len() + 1) } else { data.len() };
         exercise(&data[..cut]);
     }
 }

@@ -18,10 +18,7 @@ fn scratch(test: &str) -> PathBuf {
 
 /// Whether GNU tar can be run.
 fn have_tar() -> bool {
-    let ok = Command::new("tar")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = Command::new("tar").arg("--version").output().is_ok_and(|o| o.status.success());
     if !ok {
         std::eprintln!("skipping: `tar` is not available");
     }
@@ -39,30 +36,14 @@ fn gnu_tar_lists_our_archive() {
     fs::write(&path, build(&[("init", b"hello"), ("bin/big", &big)])).unwrap();
     let out = Command::new("tar").arg("-tvf").arg(&path).output().unwrap();
     let listing = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "tar failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "tar failed: {}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<&str> = listing.lines().collect();
     assert_eq!(lines.len(), 2, "{listing}");
     assert!(lines[0].starts_with("-rwxr-xr-x 0/0"), "{listing}");
-    assert!(
-        lines[0].contains(" 5 1970-01-01") && lines[0].ends_with(" init"),
-        "{listing}"
-    );
-    assert!(
-        lines[1].contains(" 3000 ") && lines[1].ends_with(" bin/big"),
-        "{listing}"
-    );
+    assert!(lines[0].contains(" 5 1970-01-01") && lines[0].ends_with(" init"), "{listing}");
+    assert!(lines[1].contains(" 3000 ") && lines[1].ends_with(" bin/big"), "{listing}");
     // And GNU tar extracts the same bytes.
-    let x = Command::new("tar")
-        .arg("-xf")
-        .arg(&path)
-        .arg("-C")
-        .arg(&dir)
-        .status()
-        .unwrap();
+    let x = Command::new("tar").arg("-xf").arg(&path).arg("-C").arg(&dir).status().unwrap();
     assert!(x.success());
     assert_eq!(fs::read(dir.join("bin/big")).unwrap(), big);
     let _ = fs::remove_dir_all(&dir);
@@ -93,18 +74,9 @@ fn we_read_gnu_tar_archives() {
     assert_eq!(
         entries,
         [
-            Ok(Entry {
-                name: "one",
-                data: b"first file\n"
-            }),
-            Ok(Entry {
-                name: "two.bin",
-                data: &big
-            }),
-            Ok(Entry {
-                name: "empty",
-                data: b""
-            }),
+            Ok(Entry { name: "one", data: b"first file\n" }),
+            Ok(Entry { name: "two.bin", data: &big }),
+            Ok(Entry { name: "empty", data: b"" }),
         ]
     );
     assert_eq!(Archive::new(&data).find("two.bin"), Some(&big[..]));

@@ -40,19 +40,10 @@ fn bad_checksum() {
     let mut data = build(&[("file", b"contents")]);
     data[0] = b'F';
     assert_eq!(first_error(&data), Some(ArchiveError::BadChecksum));
-    for field in [
-        &b"\0\0\0\0\0\0\0\0"[..],
-        b"        ",
-        b"zzzzzzzz",
-        b"01234567",
-    ] {
+    for field in [&b"\0\0\0\0\0\0\0\0"[..], b"        ", b"zzzzzzzz", b"01234567"] {
         let mut data = build(&[("file", b"contents")]);
         data[148..156].copy_from_slice(field);
-        assert_eq!(
-            first_error(&data),
-            Some(ArchiveError::BadChecksum),
-            "{field:?}"
-        );
+        assert_eq!(first_error(&data), Some(ArchiveError::BadChecksum), "{field:?}");
     }
 }
 
@@ -112,10 +103,7 @@ fn not_regular_file() {
         assert_eq!(first_error(&data), Some(ArchiveError::NotRegularFile));
     }
     let old_style = edited(|h| h[156] = 0);
-    assert_eq!(
-        Archive::new(&old_style).find("file"),
-        Some(&b"contents"[..])
-    );
+    assert_eq!(Archive::new(&old_style).find("file"), Some(&b"contents"[..]));
 }
 
 #[test]
@@ -133,13 +121,7 @@ fn nothing_after_an_error() {
     let mut data = build(&[("a", b"1"), ("b", b"2"), ("c", b"3")]);
     data[1024] ^= 1; // corrupt b's header
     let mut entries = Archive::new(&data).entries();
-    assert_eq!(
-        entries.next(),
-        Some(Ok(Entry {
-            name: "a",
-            data: b"1"
-        }))
-    );
+    assert_eq!(entries.next(), Some(Ok(Entry { name: "a", data: b"1" })));
     assert_eq!(entries.next(), Some(Err(ArchiveError::BadChecksum)));
     assert_eq!(entries.next(), None);
     assert_eq!(entries.next(), None);
@@ -158,9 +140,6 @@ fn zero_block_ends_the_archive() {
 
 #[test]
 fn garbage_is_rejected() {
-    assert_eq!(
-        first_error(&[0xffu8; 4096]),
-        Some(ArchiveError::BadChecksum)
-    );
+    assert_eq!(first_error(&[0xffu8; 4096]), Some(ArchiveError::BadChecksum));
     assert_eq!(first_error(&[b' '; 512]), Some(ArchiveError::BadChecksum));
 }

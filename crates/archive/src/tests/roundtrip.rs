@@ -17,12 +17,8 @@ fn empty_archive_has_no_entries() {
 #[test]
 fn entries_round_trip_in_order() {
     let big: Vec<u8> = (0..1500u32).map(|i| (i * 7) as u8).collect();
-    let files: [(&str, &[u8]); 4] = [
-        ("init", b"\x7fELF..."),
-        ("empty", b""),
-        ("dir/big", &big),
-        ("exact", &[9u8; 512]),
-    ];
+    let files: [(&str, &[u8]); 4] =
+        [("init", b"\x7fELF..."), ("empty", b""), ("dir/big", &big), ("exact", &[9u8; 512])];
     let data = build(&files);
     // Each entry is a header plus its data padded to 512.
     assert_eq!(data.len(), 512 * (2 + 1 + 4 + 2) + 1024);
@@ -51,13 +47,7 @@ fn unfinished_archive_ends_at_end_of_data() {
     assert_eq!(read_all(&data).len(), 1);
     // Without even the final data padding, the entry is still complete.
     data.truncate(513);
-    assert_eq!(
-        read_all(&data),
-        vec![Ok(Entry {
-            name: "a",
-            data: b"x"
-        })]
-    );
+    assert_eq!(read_all(&data), vec![Ok(Entry { name: "a", data: b"x" })]);
 }
 
 #[test]
@@ -74,19 +64,8 @@ fn append_refuses_bad_names_and_leaves_output_alone() {
     let long = "n".repeat(100);
     let ok = "n".repeat(99);
     let mut out = vec![1, 2, 3];
-    for name in [
-        "",
-        long.as_str(),
-        "nul\0name",
-        "caf\u{e9}",
-        "tab\there",
-        "\x7f",
-    ] {
-        assert_eq!(
-            append(&mut out, name, b"d"),
-            Err(ArchiveError::BadName),
-            "{name:?}"
-        );
+    for name in ["", long.as_str(), "nul\0name", "caf\u{e9}", "tab\there", "\x7f"] {
+        assert_eq!(append(&mut out, name, b"d"), Err(ArchiveError::BadName), "{name:?}");
         assert_eq!(out, [1, 2, 3]);
     }
     let mut out = Vec::new();

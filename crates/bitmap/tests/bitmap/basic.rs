@@ -14,14 +14,8 @@ fn construction() {
     assert_eq!((b.len(), b.is_empty(), b.free_count()), (130, false, 0));
     assert!(!b.is_free(0) && !b.is_free(129) && !b.is_free(130) && !b.is_free(usize::MAX));
     let mut words = [u64::MAX; 3];
-    assert_eq!(
-        Bitmap::new(&mut words, 193).unwrap_err(),
-        BitmapError::StorageTooSmall
-    );
-    assert_eq!(
-        Bitmap::new(&mut [], usize::MAX).unwrap_err(),
-        BitmapError::StorageTooSmall
-    );
+    assert_eq!(Bitmap::new(&mut words, 193).unwrap_err(), BitmapError::StorageTooSmall);
+    assert_eq!(Bitmap::new(&mut [], usize::MAX).unwrap_err(), BitmapError::StorageTooSmall);
     let mut none: [u64; 0] = [];
     let mut empty = Bitmap::new(&mut none, 0).unwrap();
     assert!(empty.is_empty());

@@ -34,10 +34,7 @@ fn model_run(free: &BTreeSet<usize>, len: usize, count: usize, align: usize) -> 
     if count == 0 || !align.is_power_of_two() {
         return None;
     }
-    (0..len)
-        .step_by(align)
-        .take_while(|s| s + count <= len)
-        .find(|&s| (s..s + count).all(|i| free.contains(&i)))
+    (0..len).step_by(align).take_while(|s| s + count <= len).find(|&s| (s..s + count).all(|i| free.contains(&i)))
 }
 
 /// Runs `steps` random operations on a bitmap of `len` indices.
@@ -116,11 +113,7 @@ fn run(len: usize, steps: usize, seed: u64) {
                 };
                 let align = [0, 1, 1, 2, 3, 4, 8, 64, 128, 1 << 40][rng.below(10)];
                 let want = model_run(&model, len, count, align);
-                assert_eq!(
-                    b.alloc_contiguous(count, align),
-                    want,
-                    "run {count}/{align}"
-                );
+                assert_eq!(b.alloc_contiguous(count, align), want, "run {count}/{align}");
                 if let Some(s) = want {
                     for i in s..s + count {
                         model.remove(&i);
@@ -135,11 +128,7 @@ fn run(len: usize, steps: usize, seed: u64) {
             }
         }
     }
-    assert_eq!(
-        words.last(),
-        Some(&u64::MAX),
-        "storage past the bitmap untouched"
-    );
+    assert_eq!(words.last(), Some(&u64::MAX), "storage past the bitmap untouched");
 }
 
 #[test]

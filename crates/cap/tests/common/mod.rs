@@ -67,9 +67,7 @@ impl Rng {
             2 => Name::slot(self.small(), self.small(), self.small()),
             _ => {
                 let k = Kind::ALL[self.below(Kind::ALL.len() as u64) as usize];
-                Name::kind_root(k)
-                    .extend(&[self.small(), self.small()])
-                    .unwrap()
+                Name::kind_root(k).extend(&[self.small(), self.small()]).unwrap()
             }
         }
     }

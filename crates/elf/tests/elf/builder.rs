@@ -51,24 +51,14 @@ pub struct Ph {
 
 /// A PT_LOAD header.
 pub fn load(flags: u32, offset: u64, vaddr: u64, filesz: u64, memsz: u64) -> Ph {
-    Ph {
-        kind: PT_LOAD,
-        flags,
-        offset,
-        vaddr,
-        filesz,
-        memsz,
-        align: 4096,
-    }
+    Ph { kind: PT_LOAD, flags, offset, vaddr, filesz, memsz, align: 4096 }
 }
 
 /// An ELF64 x86-64 ET_EXEC image with program headers at offset 64 and
 /// `file_len` bytes in all (a recognisable pattern after the headers).
 pub fn image(entry: u64, phs: &[Ph], file_len: usize) -> Vec<u8> {
     let table_end = 64 + 56 * phs.len();
-    let mut f: Vec<u8> = (0..file_len.max(table_end))
-        .map(|i| (i * 31 % 251) as u8)
-        .collect();
+    let mut f: Vec<u8> = (0..file_len.max(table_end)).map(|i| (i * 31 % 251) as u8).collect();
     f[..64].fill(0);
     f[..4].copy_from_slice(b"\x7fELF");
     f[ehdr::CLASS] = 2;
@@ -104,15 +94,7 @@ pub fn typical() -> Vec<u8> {
         &[
             load(R | X, 0, 0x400000, 0x1800, 0x1800),
             load(R | W, 0x1800, 0x402800, 0x100, 0x3000),
-            Ph {
-                kind: PT_GNU_STACK,
-                flags: R | W,
-                offset: 0,
-                vaddr: 0,
-                filesz: 0,
-                memsz: 0,
-                align: 16,
-            },
+            Ph { kind: PT_GNU_STACK, flags: R | W, offset: 0, vaddr: 0, filesz: 0, memsz: 0, align: 16 },
         ],
         0x1900,
     )

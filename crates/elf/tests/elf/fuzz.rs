@@ -80,16 +80,8 @@ fn mutated_images_never_panic() {
         if rng.below(8) == 0 {
             set32(&mut f, ph_at(rng.below(3)) + phdr::TYPE, PT_PHDR);
         }
-        let cut = if rng.below(5) == 0 {
-            rng.below(f.len() + 1)
-        } else {
-            f.len()
-        };
-        let limit = if rng.below(4) == 0 {
-            rng.value()
-        } else {
-            LIMIT
-        };
+        let cut = if rng.below(5) == 0 { rng.below(f.len() + 1) } else { f.len() };
+        let limit = if rng.below(4) == 0 { rng.value() } else { LIMIT };
         check(&f[..cut], limit);
     }
 }

@@ -17,10 +17,7 @@ const DATA: usize = 64 + 56;
 fn too_short() {
     let f = typical();
     for len in [0, 1, 4, 63] {
-        assert_eq!(
-            Elf::parse(&f[..len], LIMIT).unwrap_err(),
-            ElfError::TooShort
-        );
+        assert_eq!(Elf::parse(&f[..len], LIMIT).unwrap_err(), ElfError::TooShort);
     }
 }
 
@@ -28,53 +25,23 @@ fn too_short() {
 fn identity_fields() {
     assert_eq!(parse_edited(|f| f[0] = 0x7e), Err(ElfError::BadMagic));
     assert_eq!(parse_edited(|f| f[3] = b'f'), Err(ElfError::BadMagic));
-    assert_eq!(
-        parse_edited(|f| f[ehdr::CLASS] = 1),
-        Err(ElfError::NotElf64)
-    );
-    assert_eq!(
-        parse_edited(|f| f[ehdr::CLASS] = 0),
-        Err(ElfError::NotElf64)
-    );
-    assert_eq!(
-        parse_edited(|f| f[ehdr::DATA] = 2),
-        Err(ElfError::NotLittleEndian)
-    );
-    assert_eq!(
-        parse_edited(|f| set16(f, ehdr::MACHINE, 3)),
-        Err(ElfError::NotX86_64)
-    );
-    assert_eq!(
-        parse_edited(|f| set16(f, ehdr::MACHINE, 62 << 8)),
-        Err(ElfError::NotX86_64)
-    );
+    assert_eq!(parse_edited(|f| f[ehdr::CLASS] = 1), Err(ElfError::NotElf64));
+    assert_eq!(parse_edited(|f| f[ehdr::CLASS] = 0), Err(ElfError::NotElf64));
+    assert_eq!(parse_edited(|f| f[ehdr::DATA] = 2), Err(ElfError::NotLittleEndian));
+    assert_eq!(parse_edited(|f| set16(f, ehdr::MACHINE, 3)), Err(ElfError::NotX86_64));
+    assert_eq!(parse_edited(|f| set16(f, ehdr::MACHINE, 62 << 8)), Err(ElfError::NotX86_64));
     for t in [0, 1, 3, 4, 0xfe00] {
-        assert_eq!(
-            parse_edited(|f| set16(f, ehdr::TYPE, t)),
-            Err(ElfError::NotExecutable)
-        );
+        assert_eq!(parse_edited(|f| set16(f, ehdr::TYPE, t)), Err(ElfError::NotExecutable));
     }
 }
 
 #[test]
 fn header_fields() {
-    assert_eq!(
-        parse_edited(|f| f[ehdr::IDENT_VERSION] = 0),
-        Err(ElfError::BadHeader)
-    );
-    assert_eq!(
-        parse_edited(|f| set32(f, ehdr::VERSION, 2)),
-        Err(ElfError::BadHeader)
-    );
-    assert_eq!(
-        parse_edited(|f| set16(f, ehdr::EHSIZE, 52)),
-        Err(ElfError::BadHeader)
-    );
+    assert_eq!(parse_edited(|f| f[ehdr::IDENT_VERSION] = 0), Err(ElfError::BadHeader));
+    assert_eq!(parse_edited(|f| set32(f, ehdr::VERSION, 2)), Err(ElfError::BadHeader));
+    assert_eq!(parse_edited(|f| set16(f, ehdr::EHSIZE, 52)), Err(ElfError::BadHeader));
     for size in [0, 32, 55, 57, 64, 0xffff] {
-        assert_eq!(
-            parse_edited(|f| set16(f, ehdr::PHENTSIZE, size)),
-            Err(ElfError::BadHeader)
-        );
+        assert_eq!(parse_edited(|f| set16(f, ehdr::PHENTSIZE, size)), Err(ElfError::BadHeader));
     }
 }
 
@@ -88,25 +55,15 @@ fn program_header_table_bounds() {
     assert_eq!(parse_edited(|f| set64(f, ehdr::PHOFF, 1 << 63)), bad);
     assert_eq!(parse_edited(|f| set16(f, ehdr::PHNUM, 200)), bad);
     assert_eq!(parse_edited(|f| set16(f, ehdr::PHNUM, 0xfffe)), bad);
-    assert_eq!(
-        parse_edited(|f| set16(f, ehdr::PHNUM, 0xffff)),
-        bad,
-        "PN_XNUM"
-    );
+    assert_eq!(parse_edited(|f| set16(f, ehdr::PHNUM, 0xffff)), bad, "PN_XNUM");
     // Truncating the file inside the table.
     let f = typical();
-    assert_eq!(
-        Elf::parse(&f[..64 + 56 * 2], LIMIT).unwrap_err(),
-        ElfError::BadProgramHeaders
-    );
+    assert_eq!(Elf::parse(&f[..64 + 56 * 2], LIMIT).unwrap_err(), ElfError::BadProgramHeaders);
 }
 
 #[test]
 fn no_segments() {
-    assert_eq!(
-        parse_edited(|f| set16(f, ehdr::PHNUM, 0)),
-        Err(ElfError::NoSegments)
-    );
+    assert_eq!(parse_edited(|f| set16(f, ehdr::PHNUM, 0)), Err(ElfError::NoSegments));
     let f = image(0, &[], 64);
     assert_eq!(Elf::parse(&f, LIMIT).unwrap_err(), ElfError::NoSegments);
     let only_stack = |f: &mut Vec<u8>| {
@@ -123,10 +80,7 @@ fn segment_out_of_file() {
     assert_eq!(parse_edited(|f| set64(f, DATA + phdr::FILESZ, 0x101)), e);
     assert_eq!(parse_edited(|f| set64(f, DATA + phdr::OFFSET, u64::MAX)), e);
     assert_eq!(parse_edited(|f| set64(f, DATA + phdr::FILESZ, u64::MAX)), e);
-    assert_eq!(
-        parse_edited(|f| set64(f, DATA + phdr::OFFSET, u64::MAX - 0x7f)),
-        e
-    );
+    assert_eq!(parse_edited(|f| set64(f, DATA + phdr::OFFSET, u64::MAX - 0x7f)), e);
     // Empty file data at the very end of the file is fine.
     assert_eq!(
         parse_edited(|f| {
@@ -139,32 +93,20 @@ fn segment_out_of_file() {
 
 #[test]
 fn file_bigger_than_memory() {
-    assert_eq!(
-        parse_edited(|f| set64(f, DATA + phdr::MEMSZ, 0xff)),
-        Err(ElfError::FileBiggerThanMemory)
-    );
+    assert_eq!(parse_edited(|f| set64(f, DATA + phdr::MEMSZ, 0xff)), Err(ElfError::FileBiggerThanMemory));
 }
 
 #[test]
 fn segment_out_of_range() {
     let e = Err(ElfError::SegmentOutOfRange);
-    assert_eq!(
-        parse_edited(|f| set64(f, DATA + phdr::VADDR, LIMIT - 0x2fff)),
-        e
-    );
+    assert_eq!(parse_edited(|f| set64(f, DATA + phdr::VADDR, LIMIT - 0x2fff)), e);
     assert_eq!(parse_edited(|f| set64(f, DATA + phdr::VADDR, LIMIT)), e);
-    assert_eq!(
-        parse_edited(|f| set64(f, DATA + phdr::VADDR, u64::MAX - 0xfff)),
-        e
-    );
+    assert_eq!(parse_edited(|f| set64(f, DATA + phdr::VADDR, u64::MAX - 0xfff)), e);
     assert_eq!(parse_edited(|f| set64(f, DATA + phdr::MEMSZ, u64::MAX)), e);
     // Even with no limit at all, wrapping around is refused.
     let mut f = typical();
     set64(&mut f, DATA + phdr::VADDR, u64::MAX - 0x10);
-    assert_eq!(
-        Elf::parse(&f, u64::MAX).unwrap_err(),
-        ElfError::SegmentOutOfRange
-    );
+    assert_eq!(Elf::parse(&f, u64::MAX).unwrap_err(), ElfError::SegmentOutOfRange);
     set64(&mut f, DATA + phdr::VADDR, u64::MAX - 0x3000);
     assert!(Elf::parse(&f, u64::MAX).is_ok());
 }
@@ -191,81 +133,33 @@ fn overlapping_segments() {
         }),
         e
     );
-    assert_eq!(
-        parse_edited(|f| set64(f, DATA + phdr::VADDR, 0x402000)),
-        Ok(())
-    );
+    assert_eq!(parse_edited(|f| set64(f, DATA + phdr::VADDR, 0x402000)), Ok(()));
 }
 
 #[test]
 fn entry_outside_executable_segments() {
     let e = Err(ElfError::EntryOutsideSegments);
-    assert_eq!(
-        parse_edited(|f| set64(f, ehdr::ENTRY, 0x402800)),
-        e,
-        "in the RW segment"
-    );
-    assert_eq!(
-        parse_edited(|f| set64(f, ehdr::ENTRY, 0x401800)),
-        e,
-        "one past text"
-    );
+    assert_eq!(parse_edited(|f| set64(f, ehdr::ENTRY, 0x402800)), e, "in the RW segment");
+    assert_eq!(parse_edited(|f| set64(f, ehdr::ENTRY, 0x401800)), e, "one past text");
     assert_eq!(parse_edited(|f| set64(f, ehdr::ENTRY, 0x3fffff)), e);
     assert_eq!(parse_edited(|f| set64(f, ehdr::ENTRY, u64::MAX)), e);
     assert_eq!(parse_edited(|f| set64(f, ehdr::ENTRY, 0x4017ff)), Ok(()));
-    assert_eq!(
-        parse_edited(|f| set32(f, ph_at(0) + phdr::FLAGS, R)),
-        e,
-        "text not executable"
-    );
+    assert_eq!(parse_edited(|f| set32(f, ph_at(0) + phdr::FLAGS, R)), e, "text not executable");
 }
 
 #[test]
 fn bad_tls() {
-    let with_tls = |tls: Ph| {
-        image(
-            0x400000,
-            &[load(R | X, 0, 0x400000, 0x100, 0x100), tls],
-            0x100,
-        )
-    };
-    let tls = Ph {
-        kind: PT_TLS,
-        flags: R,
-        offset: 0x80,
-        vaddr: 0x400080,
-        filesz: 0x10,
-        memsz: 0x20,
-        align: 8,
-    };
+    let with_tls = |tls: Ph| image(0x400000, &[load(R | X, 0, 0x400000, 0x100, 0x100), tls], 0x100);
+    let tls = Ph { kind: PT_TLS, flags: R, offset: 0x80, vaddr: 0x400080, filesz: 0x10, memsz: 0x20, align: 8 };
     assert!(Elf::parse(&with_tls(tls), LIMIT).is_ok());
     let cases = [
-        (
-            Ph {
-                offset: 0xf8,
-                ..tls
-            },
-            ElfError::SegmentOutOfFile,
-        ),
+        (Ph { offset: 0xf8, ..tls }, ElfError::SegmentOutOfFile),
         (Ph { memsz: 0x8, ..tls }, ElfError::FileBiggerThanMemory),
-        (
-            Ph {
-                vaddr: u64::MAX,
-                ..tls
-            },
-            ElfError::SegmentOutOfRange,
-        ),
+        (Ph { vaddr: u64::MAX, ..tls }, ElfError::SegmentOutOfRange),
     ];
     for (bad, err) in cases {
         assert_eq!(Elf::parse(&with_tls(bad), LIMIT).unwrap_err(), err);
     }
-    let two = image(
-        0x400000,
-        &[load(R | X, 0, 0x400000, 0x100, 0x100), tls, tls],
-        0x100,
-    );
-    assert_eq!(
-        Elf::parse(&two, LIMIT).unwrap_err(),
-        ElfError::BadProgramHeaders
-    );
+    let two = image(0x400000, &[load(R | X, 0, 0x400000, 0x100, 0x100), tls, tls], 0x100);
+    assert_eq!(Elf::parse(&two, LIMIT).unwrap_err(), ElfError::BadProgramHeaders);
 }

@@ -23,19 +23,11 @@ fn compile(dir: &Path, cc: &str, args: &[&str]) -> Option<Vec<u8>> {
     let src = dir.join("hello.c");
     let out = dir.join(format!("hello-{cc}"));
     std::fs::write(&src, PROGRAM).ok()?;
-    let status = Command::new(cc)
-        .args(args)
-        .arg("-o")
-        .arg(&out)
-        .arg(&src)
-        .output();
+    let status = Command::new(cc).args(args).arg("-o").arg(&out).arg(&src).output();
     match status {
         Ok(o) if o.status.success() => std::fs::read(&out).ok(),
         _ => {
-            eprintln!(
-                "skipping: `{cc} {}` could not build a test program",
-                args.join(" ")
-            );
+            eprintln!("skipping: `{cc} {}` could not build a test program", args.join(" "));
             None
         }
     }
@@ -47,11 +39,7 @@ fn check_static(file: &[u8]) {
     let segs: Vec<_> = elf.segments().collect();
     assert!(!segs.is_empty());
     assert!(segs.iter().any(|s| s.flags.exec));
-    assert!(
-        segs.iter()
-            .any(|s| s.flags.write && s.mem_size > s.data.len() as u64),
-        "bss"
-    );
+    assert!(segs.iter().any(|s| s.flags.write && s.mem_size > s.data.len() as u64), "bss");
     let tls = elf.tls().expect("the program uses __thread");
     assert!(tls.data.len() >= 4, "our initialised __thread int");
     assert!(elf.tls_align() >= 4);
@@ -64,10 +52,7 @@ fn check_static(file: &[u8]) {
         .find(|s| s.vaddr <= phdr && phdr + table_len as u64 <= s.vaddr + s.data.len() as u64)
         .expect("a segment holds the table");
     let at = (phdr - holder.vaddr) as usize;
-    assert_eq!(
-        &holder.data[at..at + table_len],
-        &file[phoff..phoff + table_len]
-    );
+    assert_eq!(&holder.data[at..at + table_len], &file[phoff..phoff + table_len]);
 }
 
 #[test]
@@ -76,10 +61,7 @@ fn gcc_static_no_pie() {
     if let Some(file) = compile(&dir, "gcc", &["-static", "-no-pie", "-O1"]) {
         check_static(&file);
         // The same binary with a limit below its text is refused.
-        assert_eq!(
-            Elf::parse(&file, 0x1000).unwrap_err(),
-            ElfError::SegmentOutOfRange
-        );
+        assert_eq!(Elf::parse(&file, 0x1000).unwrap_err(), ElfError::SegmentOutOfRange);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -97,10 +79,7 @@ fn musl_gcc_static() {
 fn position_independent_executables_are_refused() {
     let dir = scratch("pie");
     if let Some(file) = compile(&dir, "gcc", &["-fPIE", "-pie"]) {
-        assert_eq!(
-            Elf::parse(&file, LIMIT).unwrap_err(),
-            ElfError::NotExecutable
-        );
+        assert_eq!(Elf::parse(&file, LIMIT).unwrap_err(), ElfError::NotExecutable);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,21 +18,13 @@ fn typical_image_parses() {
                 vaddr: 0x400000,
                 mem_size: 0x1800,
                 data: &f[..0x1800],
-                flags: Flags {
-                    read: true,
-                    write: false,
-                    exec: true
-                },
+                flags: Flags { read: true, write: false, exec: true },
             },
             Segment {
                 vaddr: 0x402800,
                 mem_size: 0x3000,
                 data: &f[0x1800..0x1900],
-                flags: Flags {
-                    read: true,
-                    write: true,
-                    exec: false
-                },
+                flags: Flags { read: true, write: true, exec: false },
             },
         ]
     );
@@ -47,25 +39,9 @@ fn pt_phdr_and_pt_tls_are_reported() {
     let f = image(
         0x400000,
         &[
-            Ph {
-                kind: PT_PHDR,
-                flags: R,
-                offset: 64,
-                vaddr: 0x7000_0040,
-                filesz: 168,
-                memsz: 168,
-                align: 8,
-            },
+            Ph { kind: PT_PHDR, flags: R, offset: 64, vaddr: 0x7000_0040, filesz: 168, memsz: 168, align: 8 },
             load(R | X, 0, 0x400000, 0x1000, 0x1000),
-            Ph {
-                kind: PT_TLS,
-                flags: R,
-                offset: 0x1000,
-                vaddr: 0x401000,
-                filesz: 0x18,
-                memsz: 0x60,
-                align: 64,
-            },
+            Ph { kind: PT_TLS, flags: R, offset: 0x1000, vaddr: 0x401000, filesz: 0x18, memsz: 0x60, align: 64 },
             load(R | W, 0x1000, 0x401000, 0x18, 0x1000),
         ],
         0x1018,
@@ -73,28 +49,15 @@ fn pt_phdr_and_pt_tls_are_reported() {
     let elf = Elf::parse(&f, LIMIT).expect("valid");
     assert_eq!(elf.program_headers_vaddr(), Some(0x7000_0040));
     let tls = elf.tls().expect("tls");
-    assert_eq!(
-        (tls.vaddr, tls.mem_size, tls.data),
-        (0x401000, 0x60, &f[0x1000..0x1018])
-    );
-    assert_eq!(
-        tls.flags,
-        Flags {
-            read: true,
-            ..Flags::default()
-        }
-    );
+    assert_eq!((tls.vaddr, tls.mem_size, tls.data), (0x401000, 0x60, &f[0x1000..0x1018]));
+    assert_eq!(tls.flags, Flags { read: true, ..Flags::default() });
     assert_eq!(elf.tls_align(), 64);
     assert_eq!(elf.segments().count(), 2);
 }
 
 #[test]
 fn table_outside_loaded_bytes_has_no_address() {
-    let f = image(
-        0x400000,
-        &[load(R | X, 0x1000, 0x400000, 0x10, 0x10)],
-        0x1010,
-    );
+    let f = image(0x400000, &[load(R | X, 0x1000, 0x400000, 0x10, 0x10)], 0x1010);
     assert_eq!(Elf::parse(&f, LIMIT).unwrap().program_headers_vaddr(), None);
 }
 
@@ -102,10 +65,7 @@ fn table_outside_loaded_bytes_has_no_address() {
 fn segments_may_end_exactly_at_the_limit() {
     let f = image(0x1000, &[load(R | X, 0, 0x1000, 0x100, 0x1000)], 0x100);
     assert!(Elf::parse(&f, 0x2000).is_ok());
-    assert_eq!(
-        Elf::parse(&f, 0x1fff).unwrap_err(),
-        ElfError::SegmentOutOfRange
-    );
+    assert_eq!(Elf::parse(&f, 0x1fff).unwrap_err(), ElfError::SegmentOutOfRange);
     // Address 0 is allowed; the kernel picks the limit.
     let z = image(0, &[load(R | X, 0, 0, 0x100, 0x100)], 0x100);
     assert!(Elf::parse(&z, 0x100).is_ok());
@@ -131,20 +91,12 @@ fn adjacent_pages_and_empty_segments_do_not_overlap() {
 #[test]
 fn max_segments_accepted_one_more_refused() {
     let make = |n: usize| {
-        let phs: Vec<Ph> = (0..n as u64)
-            .map(|i| load(R | X, 0, 0x10_0000 + i * 0x1000, 0x10, 0x10))
-            .collect();
+        let phs: Vec<Ph> = (0..n as u64).map(|i| load(R | X, 0, 0x10_0000 + i * 0x1000, 0x10, 0x10)).collect();
         image(0x10_0000, &phs, 0x100)
     };
     let ok = make(MAX_SEGMENTS);
-    assert_eq!(
-        Elf::parse(&ok, LIMIT).unwrap().segments().count(),
-        MAX_SEGMENTS
-    );
-    assert_eq!(
-        Elf::parse(&make(MAX_SEGMENTS + 1), LIMIT).unwrap_err(),
-        ElfError::TooManySegments
-    );
+    assert_eq!(Elf::parse(&ok, LIMIT).unwrap().segments().count(), MAX_SEGMENTS);
+    assert_eq!(Elf::parse(&make(MAX_SEGMENTS + 1), LIMIT).unwrap_err(), ElfError::TooManySegments);
 }
 
 #[test]
