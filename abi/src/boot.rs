@@ -8,6 +8,11 @@
 //! | --- | --- |
 //! | `run=a,b&c` | boot programs (default `init`): `,` separates steps that run one after another (a step starts when every environment has ended), `&` programs started together; `prog+arg+arg` passes arguments |
 //! | `tick_hz=N` | timer interrupts per second (default 1000) |
+//! | `slot_ticks=T` | ticks per CPU time slot, 1..=1000 (default 4: 4 ms at 1000 Hz; 32 slots make a 128 ms round) |
+//! | `slot_grace=G` | ticks a slot-end handler has to yield before it is preempted and charged, 1..=1000 (default 1) |
+//! | `critical_grace=C` | most ticks the critical-section flag defers a slot end, 0..=1000 (default 2; 0 ignores the flag) |
+//! | `strikes=S` | consecutive overruns that destroy an environment, 1..=1000 (default 3) |
+//! | `slots=32` | slots per CPU: fixed at 32 (`layout::SLOT_VECTOR_SLOTS`); other values are refused with a warning |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
 //! | `log=error\|warn\|info\|debug\|trace` | kernel log level (default `info`) |
 //!

@@ -169,11 +169,13 @@ macro_rules! for_each_call {
             /// live environment (`BadEnv`). Changes: as described.
             15 => env_destroy(env_slot) -> [];
 
-            /// Makes the environment named by `env_slot` runnable (it runs
-            /// after the environments already waiting).
+            /// Makes the environment named by `env_slot` (if it was created
+            /// and never run) runnable; it asks for spare time, so it gets
+            /// its round-robin share of unowned slots until it (or whoever
+            /// holds write on it) calls `slot_spare(env, 0)`.
             ///
-            /// Checks: write (`Denied`), alive (`BadEnv`). Changes: the run
-            /// queue.
+            /// Checks: write (`Denied`), alive (`BadEnv`). Changes: its
+            /// status; the spare-time request list.
             16 => env_run(env_slot) -> [];
 
             /// Copies the complete user-visible state of the environment
@@ -214,14 +216,20 @@ macro_rules! for_each_call {
             /// Changes: the target's pending revocation.
             20 => frame_revoke(env_slot, count, deadline) -> [];
 
-            /// Gives up the CPU. With `target` 0, the caller goes to the back
-            /// of the run queue (plain yield). Otherwise the rest of the
-            /// caller's time goes to environment `target` (directed yield),
-            /// which runs next; the caller stays runnable.
+            /// Gives up the CPU (the rest of the current slot). With
+            /// `target` 0 the next slot begins at once (plain yield).
+            /// Otherwise the rest of the slot goes to environment `target`
+            /// (directed yield), which runs now, faces the same slot end,
+            /// and needs neither slots nor spare time of its own. Either way
+            /// the caller stays runnable and resumes, registers intact
+            /// (`rax` 0), at its next turn. A yield is how a slot-end
+            /// handler ends its slot in time (ticks it ran past the slot's
+            /// end are charged; strikes reset).
             ///
-            /// Checks: `target` is 0 or names a live, runnable environment
-            /// (`BadEnv`, `Busy` if it is not waiting for the CPU).
-            /// Changes: who runs next.
+            /// Checks: `target` is 0 or names a live environment
+            /// (`BadEnv`) that can run now (`Busy`: created, sleeping or
+            /// waiting for a reply). If no time is left in the slot the
+            /// yield is plain. Changes: who runs.
             21 => yield_cpu(target) -> [];
 
             /// Synchronous protected control transfer to environment
@@ -336,6 +344,61 @@ macro_rules! for_each_call {
             /// runs; `BadEnv` if it is gone or already reaped).
             /// Changes: the row and the caller's slot.
             31 => env_reap(env_slot) -> [status];
+            /// Allocates a CPU time slot of CPU 0's slot vector to the
+            /// caller and puts a capability for it (read, write, grant;
+            /// named `(cpu 0, index, generation)`) in the caller's list.
+            /// `placement` chooses the slot (see
+            /// [`slot_placement`](crate::slot_placement)): `ANY` the
+            /// lowest free one, `AT` exactly slot `arg`, `NEAR` the first
+            /// free one at or after `arg` (going round; pass one of your
+            /// own slots for adjacent slots, which run as one stretch),
+            /// `SPREAD` the free one farthest from the caller's own slots.
+            /// Returns the capability slot and the slot's index. Ownership
+            /// takes effect at the next slot boundary.
+            ///
+            /// Checks: `placement` known and `arg` inside the vector
+            /// (`Invalid`); `AT` a free slot (`Busy`); a free slot exists
+            /// (`NoMemory`); room in the capability list (`NoMemory`,
+            /// nothing allocated). Changes: one slot's owner and
+            /// generation; one capability slot.
+            32 => slot_alloc(placement, arg) -> [slot_cap, index];
+
+            /// Frees the time slot named by the capability in `slot_cap` and
+            /// drops that capability. The slot's generation advances, so
+            /// every other capability naming it goes stale.
+            ///
+            /// Checks: the capability names a slot (`BadCap`) at its current
+            /// generation (`BadCap`: stale) with write (`Denied`), owned by
+            /// the caller (`Denied`). Changes: the slot becomes free; the
+            /// capability slot empties.
+            33 => slot_free(slot_cap) -> [];
+
+            /// Gives the time slot named by `slot_cap` to the environment
+            /// named by `env_slot`. The slot's generation advances: the
+            /// giver's capability (and every other) goes stale, and the
+            /// giver's capability slot empties. The receiver gets a fresh
+            /// capability (read, write, grant) in its list; returns its slot
+            /// there.
+            ///
+            /// Checks: as `slot_free`; write on the target environment
+            /// (`Denied`, `BadEnv`); room in the target's list (`NoMemory`,
+            /// nothing changed). Changes: the slot's owner and generation;
+            /// one capability slot in each list.
+            34 => slot_give(slot_cap, env_slot) -> [target_slot];
+
+            /// Makes the environment named by `env_slot` ask for spare time
+            /// (`on` ≠ 0) or stop asking (`on` = 0). Slots that are unowned,
+            /// whose owner cannot run, or whose owner forfeits them to repay
+            /// debt are lent round robin to runnable environments that ask.
+            /// Every environment asks from the moment it becomes runnable
+            /// (boot programs, `env_run`), so programs that never touch
+            /// slots share the CPU round robin; an environment (or its
+            /// parent, e.g. a user-level scheduler that runs its children
+            /// only by donating time) turns it off with `on` = 0.
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`).
+            /// Changes: the spare-time request list.
+            35 => slot_spare(env_slot, on) -> [];
         }
     };
 }

@@ -72,6 +72,26 @@ pub const CLOCK: u64 = EXPOSED_BASE + 0x8000_0000;
 
 /// The system-information page ([`SysInfo`]), read-only.
 pub const SYSINFO: u64 = CLOCK + PAGE_SIZE;
+/// The slot vector of CPU 0, read-only: a [`VectorHeader`] at offset 0
+/// (the parameters, the current slot, who runs and why), then
+/// [`SLOT_VECTOR_SLOTS`] [`SlotRow`]s at [`SLOT_ROWS`] (owner, generation,
+/// who last ran in it and how). Rewritten by the kernel at every tick.
+pub const SLOT_VECTOR: u64 = EXPOSED_BASE + 0x8000_2000;
+/// The slot rows: `[SlotRow; SLOT_VECTOR_SLOTS]`.
+pub const SLOT_ROWS: u64 = SLOT_VECTOR + 64;
+/// Slots per CPU (fixed at build time; see `boot` for the cmdline).
+pub const SLOT_VECTOR_SLOTS: usize = oxok_slots::DEFAULT_SLOTS;
+/// Per-environment run statistics, read-only: `[RunRow; ENV_TABLE_ROWS]`,
+/// indexed like the environment table (low 10 bits of the id); a row whose
+/// `env` differs from the id asked about is stale or empty. Ticks run,
+/// owned/spare/donated turns, debt, strikes, overruns, deferrals.
+pub const RUN_STATS: u64 = EXPOSED_BASE + 0x8010_0000;
+
+pub use oxok_slots::exposed::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER, USE_SPARE, VectorHeader};
+
+const _: () = assert!(64 + SLOT_VECTOR_SLOTS * core::mem::size_of::<SlotRow>() <= PAGE_SIZE as usize);
+const _: () = assert!(core::mem::size_of::<VectorHeader>() <= 64);
+
 /// The boot archive (a ustar file of programs), read-only, at
 /// `BOOT_ARCHIVE + SysInfo::archive_offset`, `SysInfo::archive_len` bytes.
 /// The libOS's exec loads programs from here.
@@ -140,7 +160,11 @@ pub const REPOSSESSED_SLOTS: usize = 128;
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct AppArea {
-    /// Robust critical section flag (the CPU issue).
+    /// Robust critical-section flag: while it is non-zero at the end of the
+    /// environment's slot budget, the slot-end upcall (or, with no slot-end
+    /// entry, the preemption) is deferred, for at most
+    /// `VectorHeader::critical_grace_ticks`; the deferred ticks are charged
+    /// against its next slots.
     pub critical: u64,
     /// Number of valid entries in `repossess`.
     pub repossess_count: u64,

@@ -43,6 +43,7 @@ pub use calls::{CONSOLE_WRITE_MAX, Call};
 mod error;
 pub mod layout;
 pub mod pred;
+pub mod slot_placement;
 mod state;
 pub mod upcall;
 

@@ -16,9 +16,22 @@ pub const PAGE_FAULT: u64 = 1;
 /// `ExceptionFrame::vector` is [`VECTOR_SYSCALL`], `regs.rip` is after the
 /// instruction, `regs.rax` the number.
 pub const FOREIGN_SYSCALL: u64 = 2;
-/// Start of an owned time slot (the CPU issue).
+/// Start of an owned time slot: delivered on the exception stack when a
+/// slot the environment owns starts and it runs in it (not for spare time,
+/// donated time, or the second of two adjacent owned slots, which run as one
+/// stretch). `ExceptionFrame::vector` is [`VECTOR_SLOT_START`], `error` the
+/// slot, `addr` the ticks it may run. With no entry it simply resumes.
 pub const SLOT_START: u64 = 3;
-/// End of an owned time slot (the CPU issue).
+/// End of the running environment's time slot (owned, spare or donated):
+/// delivered on the exception stack when its budget is used up (or after a
+/// critical section deferred it). The handler saves what it needs and calls
+/// `yield_cpu` within the grace period; if it does not, the kernel preempts
+/// it anyway and charges the overrun against its next slots, and after
+/// `max_strikes` overruns in a row destroys it. `vector` is
+/// [`VECTOR_SLOT_END`], `error` the slot. With no entry registered (or one
+/// that cannot be delivered: no usable exception stack) the kernel preempts
+/// the environment at its slot end itself, as if it had yielded: nothing is
+/// charged but ticks its critical section deferred.
 pub const SLOT_END: u64 = 4;
 /// Protected control transfer entry (the CPU issue).
 pub const PCT: u64 = 5;
@@ -38,3 +51,9 @@ pub const RED_ZONE: u64 = 128;
 /// `ExceptionFrame::vector` for a revocation request: `error` holds the
 /// frames owed, `addr` the deadline (TSC).
 pub const VECTOR_REVOCATION: u64 = 0x101;
+
+/// `ExceptionFrame::vector` for a slot-start upcall: `error` is the slot,
+/// `addr` the ticks the environment may run in it.
+pub const VECTOR_SLOT_START: u64 = 0x102;
+/// `ExceptionFrame::vector` for a slot-end upcall: `error` is the slot.
+pub const VECTOR_SLOT_END: u64 = 0x103;

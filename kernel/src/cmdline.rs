@@ -21,6 +21,9 @@ pub struct Cmdline {
     pub ktest: bool,
     /// Timer interrupts per second.
     pub tick_hz: u64,
+    /// The slot clock's parameters (`slot_ticks=`, `slot_grace=`,
+    /// `critical_grace=`, `strikes=`).
+    pub slots: oxok_slots::Config,
 }
 
 /// Only the log level, read before the heap exists.
@@ -34,7 +37,12 @@ pub fn log_level(line: &str) -> LevelFilter {
 
 /// Parses the whole line. Unknown words are logged and ignored.
 pub fn parse(line: &str) -> Cmdline {
-    let mut c = Cmdline { run: Vec::new(), ktest: false, tick_hz: crate::timer::DEFAULT_HZ };
+    let mut c = Cmdline {
+        run: Vec::new(),
+        ktest: false,
+        tick_hz: crate::timer::DEFAULT_HZ,
+        slots: oxok_slots::Config::DEFAULT,
+    };
     let mut saw_run = false;
     for word in line.split_whitespace() {
         if let Some(list) = word.strip_prefix("run=") {
@@ -52,6 +60,8 @@ pub fn parse(line: &str) -> Cmdline {
                 Ok(hz) if (10..=10_000).contains(&hz) => c.tick_hz = hz,
                 _ => log::warn!("cmdline: tick_hz must be 10..=10000; keeping {}", c.tick_hz),
             }
+        } else if crate::slots::config_word(&mut c.slots, word) {
+            // A slot-clock parameter, taken (or refused with a warning).
         } else if word == "ktest" {
             c.ktest = true;
         } else if !word.starts_with("log=") {

@@ -75,6 +75,9 @@ pub struct Env {
     pub waiting_for: Option<EnvId>,
     /// Installed wakeup predicates by slot.
     pub preds: [Option<Box<Pred>>; oxok_abi::PRED_SLOTS],
+    /// CPU accounting (debt, strikes, run statistics), changed only by the
+    /// scheduler; exposed at `layout::RUN_STATS`.
+    pub account: oxok_slots::Account,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -210,8 +213,10 @@ impl EnvTable {
             pct_saved: None,
             waiting_for: None,
             preds: Default::default(),
+            account: oxok_slots::Account::new(),
         });
         env.publish();
+        exposed::set_run_row(index, env.account.row(id));
         slot.env = Some(env);
         Ok(id)
     }
@@ -245,6 +250,7 @@ impl EnvTable {
         let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
         let parent = env.parent;
         let row_index = (id as usize) & (MAX_ENVS - 1);
+        exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
         let Env { space, app_area, owned, caps, name, runs, .. } = *env;
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);

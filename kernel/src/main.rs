@@ -31,6 +31,7 @@ mod log;
 mod panic;
 mod revoke;
 mod sched;
+mod slots;
 mod state;
 mod syscall;
 mod timer;
@@ -88,7 +89,9 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     state::init(state::Kernel {
         envs: env::EnvTable::new(),
         current: None,
-        runq: alloc::collections::VecDeque::with_capacity(env::MAX_ENVS),
+        sched: alloc::boxed::Box::new(slots::Sched::new(cmd.slots)),
+        ticked: 0,
+        slot_start: false,
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
@@ -104,6 +107,15 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     }
 
     state::with(|k| k.steps = cmd.run.into_iter().collect());
+    let c = cmd.slots;
+    ::log::info!(
+        "cpu: {} slots of {} ticks; grace {} tick(s), critical sections {} tick(s), {} strikes",
+        oxok_abi::layout::SLOT_VECTOR_SLOTS,
+        c.ticks_per_slot,
+        c.grace_ticks,
+        c.critical_grace_ticks,
+        c.max_strikes
+    );
     timer::init(cmd.tick_hz, tsc_hz);
     sched::start()
 }

@@ -1,46 +1,201 @@
-//! Choosing what runs next: round robin over runnable environments with a
-//! slice of [`SLICE_TICKS`] timer ticks (the slot vector of `oxok-slots`
-//! replaces this policy), sleepers woken by their wakeup predicates, and an
-//! idle loop while everyone sleeps.
+//! Who runs: the glue between the kernel and the slot scheduler of
+//! `oxok-slots` (see `slots` for the policy's view and the defaults).
+//!
+//! `k.current` is the environment whose registers are in the frame the
+//! kernel returns to; the scheduler's `running()` is the one that should
+//! run. Every change of who runs goes through the scheduler and then
+//! [`apply`]: a switch saves the outgoing registers where needed, clears
+//! `k.current`, and [`resume`] loads whoever the scheduler chose (with its
+//! slot-start upcall at the start of an owned slot). With nobody to run the
+//! kernel idles, processing timer ticks, until someone can.
 
 use crate::arch::idt::enter_user;
 use crate::arch::qemu;
 use crate::arch::trapframe::TrapFrame;
 use crate::env::EnvId;
+use crate::slots::{self, View};
 use crate::state::{self, Kernel};
+use crate::upcall::{self, Event};
 use oxok_abi::boot::EXIT_HALT;
+use oxok_abi::upcall as kinds;
+use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING};
+use oxok_slots::{End, Envs, Reason, Step, Switch};
 
 /// After an entry from user mode (and after reaping destroyed environments
-/// for a bounded while): if the current environment still exists
-/// its registers are already in `frame` and it simply continues; otherwise
-/// the next runnable environment's registers are loaded into `frame` and its
-/// address space activated. With nothing left to run, the machine halts.
+/// for a bounded while): if the current environment is still the one that
+/// should run, its registers are already in `frame` and it simply
+/// continues; otherwise the scheduler's choice is loaded into `frame` and
+/// its address space activated. With nobody to run the kernel idles until a
+/// tick gives someone the CPU; with nothing left that could ever run, the
+/// next step of boot programs starts or the machine halts.
 pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
     k.envs.reap(crate::env::REAP_BUDGET);
-    if let Some(cur) = k.current {
-        if k.envs.alive(cur) {
-            return;
-        }
-        k.current = None;
-    }
     loop {
-        if let Some(id) = next(k) {
-            if let Some(env) = k.envs.get(id) {
-                env.space.activate();
-                *frame = env.regs;
+        if let Some(cur) = k.current {
+            if k.envs.alive(cur) && k.sched.running() == Some(cur) {
+                return;
             }
-            crate::revoke::enforce(k, id, frame);
-            return;
+            // Not the scheduler's choice (never expected): keep its state.
+            if let Some(env) = k.envs.get(cur) {
+                env.regs = *frame;
+                if env.status == ENV_RUNNING {
+                    env.status = ENV_RUNNABLE;
+                    env.publish();
+                }
+            }
+            k.current = None;
         }
-        if k.sleepers.is_empty() {
+        match k.sched.running() {
+            Some(e) if k.envs.alive(e) => {
+                load(k, frame, e);
+                return;
+            }
+            Some(e) => {
+                let step = k.sched.remove(e, &mut View(&mut k.envs));
+                apply(k, frame, step);
+                continue;
+            }
+            None => {}
+        }
+        if !anyone_can_run(k) {
             if collect_unstartable(k) {
+                continue;
+            }
+            if start_step(k) {
+                let step = k.sched.start(&mut View(&mut k.envs));
+                apply(k, frame, step);
                 continue;
             }
             halt(k);
         }
-        // Everyone sleeps: idle until a tick, then look at the predicates.
+        // Idle until a tick, then let the scheduler look again.
         crate::arch::cpu::wait_for_interrupt();
+        catch_up(k, frame);
+    }
+}
+
+/// Loads environment `e` (the scheduler's choice) into `frame`; delivers
+/// its slot-start upcall if its owned slot just started.
+fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
+    let slot_start = core::mem::take(&mut k.slot_start);
+    let ev = Event {
+        kind: kinds::SLOT_START,
+        vector: kinds::VECTOR_SLOT_START,
+        error: k.sched.slot() as u64,
+        addr: u64::from(k.sched.remaining()),
+    };
+    let Some(env) = k.envs.get(e) else { return };
+    env.space.activate();
+    *frame = env.regs;
+    env.status = ENV_RUNNING;
+    env.runs += 1;
+    env.publish();
+    if slot_start && env.upcalls[kinds::SLOT_START as usize] != 0 {
+        // An undeliverable slot-start upcall (bad stack) is skipped: the
+        // environment simply resumes.
+        let _ = upcall::deliver(env, frame, &ev);
+    }
+    k.current = Some(e);
+    slots::publish_run(&mut k.envs, e);
+    crate::revoke::enforce(k, e, frame);
+}
+
+/// Whether anything could run now or later: a runnable environment that
+/// owns a slot or asked for spare time, or a sleeper.
+fn anyone_can_run(k: &mut Kernel) -> bool {
+    if !k.sleepers.is_empty() {
+        return true;
+    }
+    let sched = &k.sched;
+    let ids = k.envs.ids_where(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none());
+    ids.iter().any(|&id| sched.spare.contains(id) || sched.vector.count_owned(id) > 0)
+}
+
+/// Carries out what the scheduler decided. `frame` holds `k.current`'s
+/// registers (if any).
+pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
+    match step {
+        Step::Continue => {}
+        Step::SlotEnd { env } => slot_end(k, frame, env),
+        Step::Switch(sw) => {
+            if let Some(out) = sw.out
+                && matches!(out.end, End::Overrun { .. } | End::Destroy { .. })
+            {
+                if k.current == Some(out.env)
+                    && let Some(e) = k.envs.get(out.env)
+                {
+                    e.regs = *frame;
+                }
+                if let End::Overrun { .. } = out.end {
+                    let name = k.envs.get(out.env).map(|e| e.name.clone()).unwrap_or_default();
+                    log::info!("env {} ({name}) {}", out.env, out.end);
+                }
+            }
+            switched(k, sw);
+        }
+    }
+}
+
+/// The bookkeeping of a switch (no registers needed: the outgoing
+/// environment's are saved by the caller where they must be).
+fn switched(k: &mut Kernel, sw: Switch) {
+    if let Some(out) = sw.out {
+        if let Some(e) = k.envs.get(out.env)
+            && e.status == ENV_RUNNING
+        {
+            e.status = ENV_RUNNABLE;
+            e.publish();
+        }
+        slots::publish_run(&mut k.envs, out.env);
+        if let End::Destroy { .. } = out.end {
+            destroy(k, out.env, 0xff, format_args!("{}", out.end));
+        }
+    }
+    log::trace!("slot {}: {:?} -> {:?} at tick {}", sw.slot, sw.out, sw.decision, k.ticked);
+    k.current = None;
+    k.slot_start = sw.decision.reason == Reason::Owner;
+    slots::publish_vector(&k.sched);
+}
+
+/// The running environment's slot budget is used up: its slot-end upcall,
+/// or, with no slot-end entry (or one that cannot be delivered), a
+/// preemption as if it had yielded.
+fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
+    let slot = k.sched.slot() as u64;
+    let Some(env) = k.envs.get(id) else { return };
+    if k.current == Some(id) {
+        if env.upcalls[kinds::SLOT_END as usize] != 0 {
+            let ev = Event { kind: kinds::SLOT_END, vector: kinds::VECTOR_SLOT_END, error: slot, addr: 0 };
+            if upcall::deliver(env, frame, &ev).is_ok() {
+                return;
+            }
+        }
+        env.regs = *frame;
+    }
+    env.status = ENV_RUNNABLE;
+    env.publish();
+    let step = k.sched.yielded(id, None, &mut View(&mut k.envs));
+    apply(k, frame, step);
+}
+
+/// Processes the timer ticks that arrived since the last call: wakes
+/// sleepers whose predicates hold and advances the slot clock. Stops early
+/// when the running environment changes (the rest of the ticks are
+/// dropped; the new one's registers are not loaded yet).
+pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
+    let now = crate::timer::ticks();
+    while k.ticked < now {
+        k.ticked += 1;
         wake_sleepers(k);
+        let step = k.sched.tick(&mut View(&mut k.envs));
+        apply(k, frame, step);
+        if let Some(e) = k.sched.running() {
+            slots::publish_run(&mut k.envs, e);
+        }
+        slots::publish_vector(&k.sched);
+        if k.current != k.sched.running() {
+            k.ticked = now;
+        }
     }
 }
 
@@ -87,9 +242,8 @@ pub fn wake_sleepers(k: &mut Kernel) {
             }
         };
         if wake {
-            env.status = oxok_abi::ENV_RUNNABLE;
+            env.status = ENV_RUNNABLE;
             env.publish();
-            k.runq.push_back(id);
             k.sleepers.swap_remove(i);
         } else {
             i += 1;
@@ -97,57 +251,46 @@ pub fn wake_sleepers(k: &mut Kernel) {
     }
 }
 
-/// Ticks an environment may run before the next runnable one gets the CPU
-/// (round robin; the slot vector replaces this policy).
-pub const SLICE_TICKS: u64 = 10;
-
 /// A timer tick arrived while `k.current` ran in user mode (its registers
-/// are in `frame`): at the end of its slice, the next runnable environment
-/// gets the CPU.
-pub fn tick(k: &mut Kernel, frame: &mut TrapFrame, now: u64) {
-    wake_sleepers(k);
-    if now.is_multiple_of(SLICE_TICKS) {
-        preempt(k, frame);
-    }
-}
-
-/// Puts the current environment at the back of the run queue, if anyone
-/// else is waiting, and resumes the next one.
-pub fn preempt(k: &mut Kernel, frame: &mut TrapFrame) {
-    let Some(cur) = k.current else { return };
-    if !k.runq.iter().any(|&id| k.envs.alive(id)) {
-        return;
-    }
-    if let Some(env) = k.envs.get(cur) {
-        env.regs = *frame;
-        env.status = oxok_abi::ENV_RUNNABLE;
-        env.publish();
-        k.runq.push_back(cur);
-    }
-    k.current = None;
+/// are in `frame`): the scheduler advances; a switch loads the next
+/// environment.
+pub fn tick(k: &mut Kernel, frame: &mut TrapFrame) {
+    catch_up(k, frame);
     resume(k, frame);
 }
 
-/// The caller gives up the CPU: to `target` (directed yield; it must be in
-/// the run queue) or to whoever is next. The caller's registers in `frame`
-/// already hold its results; it stays runnable. The switch itself happens
-/// when the system-call path resumes.
-pub fn yield_to(k: &mut Kernel, frame: &mut TrapFrame, target: Option<EnvId>) {
-    let Some(cur) = k.current else { return };
-    if let Some(t) = target {
-        k.runq.retain(|&id| id != t);
-        k.runq.push_front(t);
-    } else if !k.runq.iter().any(|&id| k.envs.alive(id)) {
-        return;
-    }
-    if let Some(env) = k.envs.get(cur) {
+/// `me`, the running environment, gives up the rest of its slot: to `to`
+/// (directed yield) or to the next slot. Its registers in `frame` are saved
+/// with `rax` 0 (the yield's status); `frame` then holds whoever runs.
+pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
+    frame.rax = 0;
+    if let Some(env) = k.envs.get(me) {
         env.regs = *frame;
-        env.regs.rax = 0; // the yield's own status: success
-        env.status = oxok_abi::ENV_RUNNABLE;
+        env.status = ENV_RUNNABLE;
         env.publish();
-        k.runq.push_back(cur);
     }
-    k.current = None;
+    give_up(k, frame, me, to);
+}
+
+/// `me`, whose registers and status are already saved, stops running: the
+/// rest of its slot goes to `to` if it can run, else the next slot begins.
+pub fn give_up(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
+    let step = k.sched.yielded(me, to, &mut View(&mut k.envs));
+    apply(k, frame, step);
+}
+
+/// Whether environment `id` could run now (for directed yields).
+pub fn runnable(k: &mut Kernel, id: EnvId) -> bool {
+    View(&mut k.envs).runnable(id)
+}
+
+/// Makes a created environment runnable; it asks for spare time.
+pub fn make_runnable(k: &mut Kernel, id: EnvId) {
+    if let Some(env) = k.envs.get(id) {
+        env.status = ENV_RUNNABLE;
+        env.publish();
+        let _ = k.sched.spare.request(id);
+    }
 }
 
 /// Starts the next step of boot programs once no environment is left.
@@ -161,11 +304,7 @@ fn start_step(k: &mut Kernel) -> bool {
         match crate::loader::load(&mut k.envs, k.archive, &prog.argv) {
             Ok(id) => {
                 log::info!("env {id} ({}) started", prog.argv[0]);
-                if let Some(env) = k.envs.get(id) {
-                    env.status = oxok_abi::ENV_RUNNABLE;
-                    env.publish();
-                }
-                k.runq.push_back(id);
+                make_runnable(k, id);
             }
             Err(e) => log::error!("cannot start {:?}: {e}", prog.argv[0]),
         }
@@ -173,29 +312,15 @@ fn start_step(k: &mut Kernel) -> bool {
     true
 }
 
-/// Pops runnable environments until a live one is found; makes it current.
-/// Starts the next step of boot programs when everything has ended.
-fn next(k: &mut Kernel) -> Option<EnvId> {
-    if k.runq.is_empty() {
-        while start_step(k) && k.runq.is_empty() {}
-    }
-    while let Some(id) = k.runq.pop_front() {
-        if let Some(env) = k.envs.get(id) {
-            env.status = oxok_abi::ENV_RUNNING;
-            env.runs += 1;
-            env.publish();
-            k.current = Some(id);
-            return Some(id);
-        }
-    }
-    None
-}
-
 fn halt(k: &mut Kernel) -> ! {
     while !k.envs.reap(usize::MAX) {}
     let blocked = k.envs.ids_where(|e| e.waiting_for.is_some());
     if !blocked.is_empty() {
         log::error!("deadlock: environments {blocked:?} wait for replies that cannot come");
+    }
+    let starved = k.envs.ids_where(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none());
+    if !starved.is_empty() {
+        log::warn!("environments {starved:?} could run but own no slots and asked for no spare time");
     }
     let alive = k.envs.count();
     log::info!("no runnable environments left ({alive} alive); halting");
@@ -212,17 +337,13 @@ fn halt(k: &mut Kernel) -> ! {
     qemu::exit(EXIT_HALT)
 }
 
-/// Starts the first runnable environment; never returns.
+/// Starts the first boot programs; never returns.
 pub fn start() -> ! {
     let frame = state::with(|k| {
-        let Some(id) = next(k) else { halt(k) };
-        match k.envs.get(id) {
-            Some(env) => {
-                env.space.activate();
-                env.regs
-            }
-            None => halt(k),
-        }
+        k.ticked = crate::timer::ticks();
+        let mut frame = TrapFrame::new_user(0, 0);
+        resume(k, &mut frame);
+        frame
     });
     enter_user(&frame)
 }
@@ -235,21 +356,25 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
     kill(k, id, oxok_abi::EXIT_KILLED | (vector & 0xff));
 }
 
-/// Destroys environment `id` with exit `status`; environments waiting for
-/// its reply to a protected control transfer wake up with `BadEnv`.
+/// Destroys environment `id` with exit `status`: its slots are freed, its
+/// spare-time request dropped (if it was running, the next slot begins);
+/// environments waiting for its reply to a protected control transfer wake
+/// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;
     }
-    k.runq.retain(|&r| r != id);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
             env.waiting_for = None;
             env.regs.rax = oxok_abi::Error::BadEnv.code();
-            env.status = oxok_abi::ENV_RUNNABLE;
+            env.status = ENV_RUNNABLE;
             env.publish();
-            k.runq.push_back(w);
         }
+    }
+    match k.sched.remove(id, &mut View(&mut k.envs)) {
+        Step::Switch(sw) => switched(k, sw),
+        _ => slots::publish_vector(&k.sched),
     }
 }

@@ -3,6 +3,7 @@
 //! returning to user mode; the kernel never holds it while user code runs.
 
 use crate::env::{EnvId, EnvTable};
+use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use spin::Mutex;
@@ -13,8 +14,13 @@ pub struct Kernel {
     pub envs: EnvTable,
     /// The environment whose registers are on the kernel stack right now.
     pub current: Option<EnvId>,
-    /// Runnable environments waiting for the CPU, in order.
-    pub runq: VecDeque<EnvId>,
+    /// The CPU scheduler: slot vector, spare-time requesters, slot clock.
+    pub sched: Box<crate::slots::Sched>,
+    /// The last timer tick the scheduler was given.
+    pub ticked: u64,
+    /// The scheduler just started an owned slot: deliver the owner's
+    /// slot-start upcall when it is loaded.
+    pub slot_start: bool,
     /// The boot archive (the first boot module).
     pub archive: &'static [u8],
     /// Free frames once the kernel was up, before any environment existed:

@@ -21,9 +21,15 @@ pub fn init(hz: u64, tsc_hz: u64) {
     log::info!("timer: {hz} Hz (APIC timer input {} MHz)", rate / 1_000_000);
 }
 
+/// Timer ticks since the timer started.
+pub fn ticks() -> u64 {
+    TICKS.load(Ordering::Relaxed)
+}
+
 /// Handles interrupt vector `frame.vector` (≥ 32). Taken in user mode it
-/// may switch environments; taken in kernel mode (the idle loop) it only
-/// counts.
+/// advances the slot clock and may switch environments; taken in kernel
+/// mode (the idle loop, which holds the kernel lock) it only counts, and
+/// the idle loop hands the ticks to the scheduler.
 pub fn interrupt(frame: &mut TrapFrame) {
     let vector = frame.vector as u8;
     if vector == TIMER_VECTOR {
@@ -32,7 +38,7 @@ pub fn interrupt(frame: &mut TrapFrame) {
         apic::eoi();
         crate::console::poll();
         if frame.is_user() {
-            state::with(|k| sched::tick(k, frame, now));
+            state::with(|k| sched::tick(k, frame));
         }
     } else if vector != SPURIOUS_VECTOR {
         // Spurious legacy-PIC vectors (32–47; every line is masked) and

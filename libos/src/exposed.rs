@@ -21,7 +21,8 @@ use oxok_abi::EnvEntry;
 use oxok_abi::frames::FrameEntry;
 use oxok_abi::layout::{
     APP_AREA, AppArea, BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, PAGE_SIZE, REPOSSESS_SLOTS,
-    REPOSSESSED_SLOTS, SYSINFO, SysInfo, UVPT, pde_address, pdpte_address, pml4e_address, pte, pte_address,
+    REPOSSESSED_SLOTS, RUN_STATS, RunRow, SLOT_ROWS, SLOT_VECTOR, SLOT_VECTOR_SLOTS, SYSINFO, SlotRow, SysInfo, UVPT,
+    VectorHeader, pde_address, pdpte_address, pml4e_address, pte, pte_address,
 };
 
 /// End of the lower half: the page-table walk answers only below it.
@@ -120,6 +121,27 @@ pub fn env_row(index: usize) -> Option<EnvEntry> {
 pub fn env_entry(id: u64) -> Option<EnvEntry> {
     let row = env_row((id as usize) & (ENV_TABLE_ROWS - 1))?;
     (u64::from(row.id) == id && id != 0).then_some(row)
+}
+
+/// The slot vector's header: parameters, current slot, who runs.
+pub fn slot_header() -> Option<VectorHeader> {
+    read_exposed(SLOT_VECTOR)
+}
+
+/// Row `i` of the slot vector: owner, generation, last use.
+pub fn slot_row(i: usize) -> Option<SlotRow> {
+    if i >= SLOT_VECTOR_SLOTS {
+        return None;
+    }
+    read_exposed(SLOT_ROWS + (i * core::mem::size_of::<SlotRow>()) as u64)
+}
+
+/// The run statistics of environment `id`, if it is alive (the row's
+/// environment matches).
+pub fn run_stats(id: u64) -> Option<RunRow> {
+    let index = (id as usize) & (ENV_TABLE_ROWS - 1);
+    let row: RunRow = read_exposed(RUN_STATS + (index * core::mem::size_of::<RunRow>()) as u64)?;
+    (u64::from(row.env) == id && id != 0).then_some(row)
 }
 
 /// The clock page.

@@ -54,7 +54,7 @@ use core::arch::naked_asm;
 use core::cell::UnsafeCell;
 use core::mem::offset_of;
 use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SYSCALL};
+use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SLOT_END, VECTOR_SLOT_START, VECTOR_SYSCALL};
 use oxok_abi::{ExceptionFrame, Regs};
 
 /// CPU vector of a page fault.
@@ -99,6 +99,15 @@ pub enum Kind {
     /// Without a handler the request is ignored and the kernel's abort
     /// protocol takes what is still owed at the deadline.
     Revocation = 3,
+    /// The start of an owned time slot (`frame.error` the slot,
+    /// `frame.addr` the ticks it may run). Without a handler the program
+    /// simply resumes.
+    SlotStart = 4,
+    /// The end of its time slot (`frame.error` the slot): the handler saves
+    /// what it needs and calls `sys::yield_cpu` (the program resumes from
+    /// `frame.regs` at its next turn). Without a handler the program yields
+    /// at once.
+    SlotEnd = 5,
 }
 
 impl Kind {
@@ -108,12 +117,14 @@ impl Kind {
             VECTOR_PAGE_FAULT => Kind::PageFault,
             VECTOR_SYSCALL => Kind::ForeignSyscall,
             VECTOR_REVOCATION => Kind::Revocation,
+            VECTOR_SLOT_START => Kind::SlotStart,
+            VECTOR_SLOT_END => Kind::SlotEnd,
             _ => Kind::Exception,
         }
     }
 }
 
-static HANDLERS: [AtomicPtr<()>; 4] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 4];
+static HANDLERS: [AtomicPtr<()>; 6] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 6];
 
 /// The upcall kinds [`install`] registers the entry for.
 const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];
@@ -182,6 +193,18 @@ pub fn install() -> Result<(), Error> {
     Ok(())
 }
 
+/// Registers the exception stack and the entry for the slot-start and
+/// slot-end upcalls (see [`Kind::SlotStart`], [`Kind::SlotEnd`]): from then
+/// on the kernel expects this program to yield at its slot ends, and charges
+/// it (and eventually destroys it) if it does not.
+pub fn install_slot_handlers() -> Result<(), Error> {
+    sys::upcall_register(0, kinds::EXCEPTION_STACK, stack_top())?;
+    for kind in [kinds::SLOT_START, kinds::SLOT_END] {
+        sys::upcall_register(0, kind, entry_address())?;
+    }
+    Ok(())
+}
+
 /// Removes the entries again (the kernel then destroys the program on
 /// exceptions, faults and foreign calls, as before [`install`]).
 pub fn uninstall() -> Result<(), Error> {
@@ -199,7 +222,11 @@ extern "C" fn dispatch(frame: &mut ExceptionFrame) {
     let chosen = match (handler(kind), kind) {
         (Some(h), _) => Some(h),
         (None, Kind::PageFault) => handler(Kind::Exception),
-        (None, Kind::Revocation) => return,
+        (None, Kind::Revocation | Kind::SlotStart) => return,
+        (None, Kind::SlotEnd) => {
+            let _ = sys::yield_cpu(0);
+            return;
+        }
         (None, _) => None,
     };
     if chosen.map(|h| h(frame)) != Some(Outcome::Resume) {
@@ -213,6 +240,7 @@ fn unhandled(kind: Kind, frame: &ExceptionFrame) -> ! {
         (Kind::PageFault, _) => ("page fault", 139),
         (Kind::ForeignSyscall, _) => ("foreign system call", 159),
         (Kind::Revocation, _) => ("revocation request", 137),
+        (Kind::SlotStart | Kind::SlotEnd, _) => ("slot upcall", 134),
         (_, VECTOR_INVALID_OPCODE) => ("invalid opcode", 132),
         (_, VECTOR_BREAKPOINT) => ("breakpoint", 133),
         _ => ("exception", 134),

@@ -39,3 +39,52 @@ impl Checks {
         }
     }
 }
+
+/// Helpers for the CPU-slot scenarios.
+pub mod cpu {
+    use oxok_libos::abi::layout::ENV_TABLE_ROWS;
+    use oxok_libos::exposed;
+
+    /// TSC cycles per millisecond (from the clock page; 1 GHz if absent).
+    pub fn cycles_per_ms() -> u64 {
+        exposed::clock().map_or(1_000_000, |c| (c.tsc_hz / 1000).max(1))
+    }
+
+    /// Spins for `ms` milliseconds of wall time (TSC).
+    pub fn spin_ms(ms: u64) {
+        let end = exposed::rdtsc() + ms * cycles_per_ms();
+        while exposed::rdtsc() < end {
+            core::hint::spin_loop();
+        }
+    }
+
+    /// Another live environment started from program `name` (its id), if
+    /// one exists.
+    pub fn peer(name: &str) -> Option<u64> {
+        let me = exposed::self_id();
+        (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).find_map(|r| {
+            let n = r.name.iter().position(|&b| b == 0).unwrap_or(r.name.len());
+            let id = u64::from(r.id);
+            (id != 0 && id != me && &r.name[..n] == name.as_bytes()).then_some(id)
+        })
+    }
+
+    /// Waits (spinning) up to `ms` milliseconds for a peer started from
+    /// `name`.
+    pub fn wait_peer(name: &str, ms: u64) -> Option<u64> {
+        let end = exposed::rdtsc() + ms * cycles_per_ms();
+        loop {
+            if let Some(p) = peer(name) {
+                return Some(p);
+            }
+            if exposed::rdtsc() >= end {
+                return None;
+            }
+        }
+    }
+
+    /// Ticks environment `id` has run (exposed run statistics).
+    pub fn ticks(id: u64) -> Option<u64> {
+        exposed::run_stats(id).map(|r| r.ticks)
+    }
+}

@@ -38,15 +38,26 @@ pub fn start_timer(hz: u64, tsc_hz: u64) -> u64 {
     write(REG_SPURIOUS, 0x100 | u32::from(SPURIOUS_VECTOR));
     write(REG_DIVIDE, DIVIDE_BY_16);
     write(REG_LVT_TIMER, MASKED | u32::from(TIMER_VECTOR));
-    // Count down from the top for 10 ms of TSC time.
+    // Count down from the top; measure the count over 10 ms of TSC time,
+    // reading the TSC and the count together at both ends, three times,
+    // and take the median: a host that stalls the guest (TCG under load)
+    // between two readings spoils one round, not the rate.
     write(REG_INITIAL_COUNT, u32::MAX);
-    let start = rdtsc();
     let wait = tsc_hz / 100;
-    while rdtsc().wrapping_sub(start) < wait {
-        core::hint::spin_loop();
+    let mut rates = [0u64; 3];
+    for r in rates.iter_mut() {
+        let start = rdtsc();
+        let c0 = read(REG_CURRENT_COUNT);
+        while rdtsc().wrapping_sub(start) < wait {
+            core::hint::spin_loop();
+        }
+        let c1 = read(REG_CURRENT_COUNT);
+        let took = rdtsc().wrapping_sub(start).max(1);
+        // Counts per second, scaled by the TSC time the round really took.
+        *r = u64::from(c0.saturating_sub(c1)).saturating_mul(tsc_hz.max(1)) / took;
     }
-    let elapsed = u64::from(u32::MAX - read(REG_CURRENT_COUNT));
-    let rate = elapsed * 100;
+    rates.sort_unstable();
+    let rate = rates[1];
     let period = (rate / hz.max(1)).clamp(1, u64::from(u32::MAX)) as u32;
     write(REG_LVT_TIMER, PERIODIC | u32::from(TIMER_VECTOR));
     write(REG_INITIAL_COUNT, period);

@@ -4,19 +4,24 @@ use super::Cx;
 use crate::sched;
 use oxok_abi::Error;
 
-/// Plain or directed yield.
+/// Plain or directed yield: the rest of the slot goes to the next slot or
+/// to `target`. The caller's registers are saved with `rax` 0 and it
+/// resumes from them at its next turn.
 pub fn yield_cpu(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
-    if target == 0 {
-        sched::yield_to(cx.k, cx.frame, None);
-        return Ok([]);
-    }
-    let id = u32::try_from(target).map_err(|_| Error::BadEnv)?;
-    if !cx.k.envs.alive(id) {
-        return Err(Error::BadEnv);
-    }
-    if !cx.k.runq.contains(&id) {
-        return Err(Error::Busy);
-    }
-    sched::yield_to(cx.k, cx.frame, Some(id));
+    let to = match target {
+        0 => None,
+        t => {
+            let id = u32::try_from(t).map_err(|_| Error::BadEnv)?;
+            if !cx.k.envs.alive(id) {
+                return Err(Error::BadEnv);
+            }
+            if !sched::runnable(cx.k, id) {
+                return Err(Error::Busy);
+            }
+            Some(id)
+        }
+    };
+    sched::yield_now(cx.k, cx.frame, cx.caller, to);
+    cx.replaced = true;
     Ok([])
 }

@@ -7,7 +7,7 @@ use crate::arch::trapframe::TrapFrame;
 use crate::env::env_name;
 use crate::mem::user;
 use oxok_abi::layout::USER_TOP;
-use oxok_abi::{ENV_RUNNABLE, EnvState, Error, upcall};
+use oxok_abi::{EnvState, Error, upcall};
 use oxok_cap::{Cap, Rights};
 
 /// Ends the caller.
@@ -62,9 +62,7 @@ pub fn env_run(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if env.status == oxok_abi::ENV_CREATED {
-        env.status = ENV_RUNNABLE;
-        env.publish();
-        cx.k.runq.push_back(target);
+        crate::sched::make_runnable(cx.k, target);
     }
     Ok([])
 }

@@ -12,6 +12,7 @@ mod info;
 mod page;
 mod pct;
 mod pred;
+mod slot;
 
 pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::{console_read, console_write};
@@ -25,6 +26,7 @@ pub use info::{mem_info, null};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
 pub use pct::{pct_call, pct_reply, pct_send};
 pub use pred::{env_sleep, pred_install, pred_param};
+pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};

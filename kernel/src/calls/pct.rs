@@ -2,6 +2,13 @@
 //! `pct_reply`. The registers are the message; the kernel adds only the
 //! caller's id. The switch happens here, inside the call: the handler
 //! replaces the registers the system-call path returns to.
+//!
+//! For the CPU scheduler a transfer is a donation of the rest of the slot
+//! (directed yield): a synchronous callee runs on its caller's time, and
+//! the reply donates the rest back, so the caller runs again in the same
+//! turn. If the slot has no time left, the next slot begins instead and
+//! the callee (or the replied-to caller) runs at its next turn; the
+//! message (or reply) waits in its saved registers.
 
 use super::Cx;
 use crate::arch::trapframe::TrapFrame;
@@ -58,7 +65,7 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     message.r14 = msg.r14;
     message.r15 = msg.r15;
 
-    // The caller: waits (sync) or goes to the back of the queue (async).
+    // The caller: waits (sync) or stays runnable (async).
     {
         let me = cx.k.envs.get(caller).ok_or(Error::BadEnv)?;
         me.regs = *cx.frame;
@@ -71,19 +78,14 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
         }
         me.publish();
     }
-    if mode == ASYNC {
-        cx.k.runq.push_back(caller);
-    }
-    // The callee: keeps its interrupted state aside and runs the entry now.
-    cx.k.runq.retain(|&id| id != callee);
+    // The callee: keeps its interrupted state aside and runs the entry on
+    // the caller's time.
     let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
     env.pct_saved = Some(env.regs);
-    env.status = ENV_RUNNING;
-    env.runs += 1;
+    env.regs = message;
+    env.status = ENV_RUNNABLE;
     env.publish();
-    env.space.activate();
-    *cx.frame = message;
-    cx.k.current = Some(callee);
+    crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
     cx.replaced = true;
     Ok([])
 }
@@ -116,10 +118,10 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
     }
     match waiting {
         Some(w) => {
-            // The caller resumes at once, with the reply in its registers.
-            cx.k.runq.push_front(me);
+            // The caller resumes with the reply in its registers, on the
+            // rest of this slot.
             let env = cx.k.envs.get(w).ok_or(Error::BadEnv)?;
-            let mut f = env.regs;
+            let f = &mut env.regs;
             f.rax = 0;
             f.rbx = reply.rbx;
             f.rdx = reply.rdx;
@@ -134,12 +136,9 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             f.r14 = reply.r14;
             f.r15 = reply.r15;
             env.waiting_for = None;
-            env.status = ENV_RUNNING;
-            env.runs += 1;
+            env.status = ENV_RUNNABLE;
             env.publish();
-            env.space.activate();
-            *cx.frame = f;
-            cx.k.current = Some(w);
+            crate::sched::give_up(cx.k, cx.frame, me, Some(w));
         }
         None => {
             // Nobody waits: continue this environment's own work.

@@ -62,7 +62,7 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
             env.status = ENV_SLEEPING;
             env.publish();
             cx.k.sleepers.push(me);
-            cx.k.current = None;
+            crate::sched::give_up(cx.k, cx.frame, me, None);
             cx.replaced = true;
             Ok([0])
         }

@@ -8,11 +8,16 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
 use oxok_abi::Error;
 use oxok_abi::frames::OWNER_KERNEL;
-use oxok_abi::layout::{BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, SYSINFO, SysInfo};
+use oxok_abi::layout::{
+    BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, RUN_STATS, RunRow, SLOT_ROWS, SLOT_VECTOR,
+    SYSINFO, SlotRow, SysInfo, VectorHeader,
+};
 
 static ENV_TABLE_PA: AtomicU64 = AtomicU64::new(0);
 static CLOCK_PA: AtomicU64 = AtomicU64::new(0);
 static SYSINFO_PA: AtomicU64 = AtomicU64::new(0);
+static SLOTS_PA: AtomicU64 = AtomicU64::new(0);
+static RUN_PA: AtomicU64 = AtomicU64::new(0);
 
 /// Allocates the environment table, clock and system-information pages and
 /// maps them, the frame table and the boot archive (`[start, end)`,
@@ -48,6 +53,18 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     // it read-only.
     unsafe { (phys::virt(info_pa) as *mut SysInfo).write_volatile(info) };
     paging::expose(SYSINFO, info_pa, PAGE_SIZE)?;
+    let slots_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
+    frame::zero(slots_pa);
+    SLOTS_PA.store(slots_pa, Ordering::Relaxed);
+    paging::expose(SLOT_VECTOR, slots_pa, PAGE_SIZE)?;
+    let run_bytes = align_up((ENV_TABLE_ROWS * size_of::<RunRow>()) as u64, PAGE_SIZE);
+    let run_pa = frame::with(|f| f.alloc_contiguous((run_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
+        .ok_or(Error::NoMemory)?;
+    for i in 0..run_bytes / PAGE_SIZE {
+        frame::zero(run_pa + i * PAGE_SIZE);
+    }
+    RUN_PA.store(run_pa, Ordering::Relaxed);
+    paging::expose(RUN_STATS, run_pa, run_bytes)?;
     if end > start {
         paging::expose(BOOT_ARCHIVE, base, align_up(end, PAGE_SIZE) - base)?;
     }
@@ -106,4 +123,34 @@ pub fn update_sysinfo(f: impl FnOnce(&mut SysInfo)) {
         f(&mut i);
         p.write_volatile(i);
     }
+}
+
+/// Rewrites the exposed slot vector: header and rows.
+pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
+    let pa = SLOTS_PA.load(Ordering::Relaxed);
+    if pa == 0 {
+        return;
+    }
+    let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
+    // SAFETY: the slot-vector frame is kernel-owned and direct-mapped; users
+    // map it read-only. The header fits below `SLOT_ROWS` (asserted in the
+    // ABI) and at most `max` rows fit in the page after it.
+    unsafe {
+        (phys::virt(pa) as *mut VectorHeader).write_volatile(header);
+        let base = phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow;
+        for (i, row) in rows.iter().take(max).enumerate() {
+            base.add(i).write_volatile(*row);
+        }
+    }
+}
+
+/// Rewrites row `index` of the run statistics.
+pub fn set_run_row(index: usize, row: RunRow) {
+    let base = RUN_PA.load(Ordering::Relaxed);
+    if base == 0 || index >= ENV_TABLE_ROWS {
+        return;
+    }
+    // SAFETY: as for the environment table: kernel-owned, direct-mapped,
+    // index in bounds, read-only to users.
+    unsafe { (phys::virt(base) as *mut RunRow).add(index).write_volatile(row) }
 }

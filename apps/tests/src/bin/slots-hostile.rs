@@ -1,0 +1,216 @@
+//! slots-hostile MODE: CPU slots against hostile environments.
+//!
+//! * `owner` + `lazy` (started together): the owner takes every slot and
+//!   stops asking for spare time; the lazy one is a spinner with no slots.
+//!   While the owner spins for 1 s the lazy one gets no tick at all
+//!   (exposed run statistics); it runs only once the owner has exited. The
+//!   owner also tries the slot calls' refusals.
+//! * `ignore` + `fair+ignore`: `ignore` registers a slot-end handler that
+//!   never yields. It is preempted and charged at each slot end (debt,
+//!   strikes, visible to `fair` in the run statistics) and destroyed after
+//!   `max_strikes` overruns, while `fair` keeps its own turns whole.
+//! * `critical` + `fair+critical`: `critical` keeps the robust-critical-
+//!   section flag set. Its slot ends are deferred by at most the critical
+//!   grace, charged as debt, and it is still preempted every turn: it
+//!   cannot hold the CPU; `fair` keeps its turns.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use oxok_libos::abi::layout::SLOT_VECTOR_SLOTS;
+use oxok_libos::abi::slot_placement::{ANY, AT, NEAR, SPREAD};
+use oxok_libos::abi::{Error, rights};
+use oxok_libos::upcall::{self, Kind, Outcome};
+use oxok_libos::{Args, exposed, println, sys};
+use oxok_tests::{Checks, cpu};
+
+oxok_libos::main!(main);
+
+const NAME: &str = "slots-hostile";
+
+fn main(args: Args) -> i32 {
+    match args.get(1) {
+        Some("owner") => owner(),
+        Some("lazy") => lazy(),
+        Some("ignore") => ignore(),
+        Some("critical") => critical(),
+        Some("fair") => fair(args.get(2).unwrap_or("ignore")),
+        _ => {
+            println!("{NAME}: FAIL unknown mode");
+            1
+        }
+    }
+}
+
+/// Stops asking for spare time and allocates `n` adjacent slots.
+fn own(t: &mut Checks, n: u64) -> Option<u64> {
+    // Slots first: once it stops asking for spare time, an environment
+    // without slots never runs again.
+    let mut first = None;
+    for _ in 0..n {
+        let r = match first {
+            None => sys::slot_alloc(SPREAD, 0),
+            Some(i) => sys::slot_alloc(NEAR, i),
+        };
+        t.check(r.is_ok(), "allocate a slot");
+        if let Ok([_, i]) = r {
+            first.get_or_insert(i);
+        }
+    }
+    t.check(sys::slot_spare(0, 0).is_ok(), "stop asking for spare time");
+    first
+}
+
+fn owner() -> i32 {
+    let mut t = Checks::new("slots-hostile owner");
+    let me = exposed::self_id();
+    let mut caps = [0u64; SLOT_VECTOR_SLOTS];
+    for c in caps.iter_mut() {
+        match sys::slot_alloc(ANY, 0) {
+            Ok([cap, _]) => *c = cap,
+            Err(_) => t.check(false, "allocate every slot"),
+        }
+    }
+    t.check(sys::slot_spare(0, 0).is_ok(), "stop asking for spare time");
+    t.check(sys::slot_alloc(ANY, 0) == Err(Error::NoMemory), "no slot left");
+    t.check(sys::slot_alloc(AT, 3) == Err(Error::Busy), "AT an owned slot: Busy");
+    t.check(sys::slot_alloc(AT, 99) == Err(Error::Invalid), "AT out of range: Invalid");
+    t.check(sys::slot_alloc(NEAR, u64::MAX) == Err(Error::Invalid), "NEAR out of range: Invalid");
+    t.check(sys::slot_alloc(9, 0) == Err(Error::Invalid), "unknown placement: Invalid");
+    t.check(sys::slot_free(0) == Err(Error::BadCap), "an environment capability is not a slot capability");
+    t.check(sys::slot_free(999) == Err(Error::BadCap), "no such capability slot");
+    t.check(sys::slot_give(caps[0], 999) == Err(Error::BadCap), "give to no environment");
+    // Giving (even to oneself) moves the slot: every older capability for it
+    // goes stale, a copy made beforehand included.
+    let copy = sys::cap_grant(caps[0], 0, rights::READ | rights::WRITE | rights::GRANT).map(|[c]| c);
+    t.check(copy.is_ok(), "copy a slot capability");
+    match sys::slot_give(caps[0], 0) {
+        Ok([new]) => {
+            let copy = copy.unwrap_or(999);
+            t.check(sys::slot_free(copy) == Err(Error::BadCap), "the old capability went stale");
+            t.check(sys::cap_drop(copy).is_ok(), "drop the stale copy");
+            t.check(sys::slot_free(new).is_ok(), "the fresh capability works");
+            t.check(sys::slot_alloc(AT, 0).is_ok(), "take it back");
+        }
+        Err(_) => t.check(false, "give a slot to oneself"),
+    }
+    let all_mine = (0..SLOT_VECTOR_SLOTS).filter_map(exposed::slot_row).all(|r| u64::from(r.owner) == me);
+    t.check(all_mine, "exposed vector: every slot is mine");
+    let Some(lazy) = cpu::wait_peer(NAME, 1000) else {
+        t.check(false, "lazy spinner exists");
+        return t.finish();
+    };
+    let l0 = cpu::ticks(lazy).unwrap_or(u64::MAX);
+    let m0 = cpu::ticks(me).unwrap_or(0);
+    cpu::spin_ms(1000);
+    let l1 = cpu::ticks(lazy).unwrap_or(u64::MAX);
+    let m1 = cpu::ticks(me).unwrap_or(0);
+    println!("slots-hostile owner: ran {} ticks in 1 s; the lazy spinner ran {}", m1 - m0, l1.wrapping_sub(l0));
+    t.check(l0 != u64::MAX && l1 == l0, "the spinner without slots got no tick");
+    t.check(m1 - m0 >= 100, "the owner ran");
+    t.finish()
+}
+
+fn lazy() -> i32 {
+    // Spins until the owner is gone (it asks for spare time: the default).
+    let end = exposed::rdtsc() + 20_000 * cpu::cycles_per_ms();
+    while cpu::peer(NAME).is_some() && exposed::rdtsc() < end {}
+    let gone = cpu::peer(NAME).is_none();
+    println!("slots-hostile lazy: {}", if gone { "ran after the owner exited" } else { "FAIL owner still there" });
+    0
+}
+
+/// A slot-end handler that never yields.
+fn never_yield(_: &mut oxok_libos::abi::ExceptionFrame) -> Outcome {
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+fn ignore() -> i32 {
+    let mut t = Checks::new("slots-hostile ignore");
+    own(&mut t, 2);
+    // Report first: once the handler is registered, the next slot end
+    // traps this environment in it for good.
+    t.finish();
+    println!("slots-hostile ignore: ignoring slot ends");
+    upcall::set_handler(Kind::SlotEnd, never_yield);
+    if upcall::install_slot_handlers().is_err() {
+        println!("slots-hostile ignore: FAIL register slot handlers");
+        return 1;
+    }
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+fn critical() -> i32 {
+    let mut t = Checks::new("slots-hostile critical");
+    own(&mut t, 2);
+    let me = exposed::self_id();
+    t.check(exposed::set_critical(true).is_ok(), "set the critical-section flag");
+    let per_ms = cpu::cycles_per_ms();
+    let (start, mut last, mut gaps) = (exposed::rdtsc(), exposed::rdtsc(), 0u64);
+    while last < start + 1500 * per_ms {
+        let now = exposed::rdtsc();
+        if now - last > 2 * per_ms {
+            gaps += 1;
+        }
+        last = now;
+    }
+    let _ = exposed::set_critical(false);
+    let s = exposed::run_stats(me).unwrap_or_default();
+    let turns = s.slots + s.spare_slots + s.donated;
+    let longest =
+        exposed::slot_header().map_or(7, |h| u64::from(h.ticks_per_slot + h.critical_grace_ticks + h.grace_ticks));
+    println!(
+        "slots-hostile critical: preempted {gaps} times in 1.5 s; {} ticks in {turns} turns, {} deferrals, {} forfeits",
+        s.ticks, s.deferrals, s.forfeits
+    );
+    t.check(gaps >= 3, "preempted despite the flag");
+    t.check(s.deferrals >= 1, "slot ends were deferred");
+    t.check(s.ticks <= (turns + 1) * longest, "no turn longer than slot + critical grace + grace");
+    t.finish()
+}
+
+fn fair(peer_mode: &str) -> i32 {
+    let mut t = Checks::new("slots-hostile fair");
+    own(&mut t, 2);
+    let me = exposed::self_id();
+    let Some(peer) = cpu::wait_peer(NAME, 2000) else {
+        t.check(false, "peer exists");
+        return t.finish();
+    };
+    let s0 = exposed::run_stats(me).unwrap_or_default();
+    let (mut debt, mut strikes, mut overruns, mut deferrals) = (0, 0, 0, 0);
+    let per_ms = cpu::cycles_per_ms();
+    let end = exposed::rdtsc() + 1500 * per_ms;
+    let mut gone = false;
+    while exposed::rdtsc() < end {
+        match exposed::run_stats(peer) {
+            Some(r) => {
+                debt = debt.max(r.debt);
+                strikes = strikes.max(r.strikes);
+                overruns = overruns.max(r.overruns);
+                deferrals = deferrals.max(r.deferrals);
+            }
+            None => gone = true,
+        }
+    }
+    let s1 = exposed::run_stats(me).unwrap_or_default();
+    let (ticks, slots) = (s1.ticks - s0.ticks, s1.slots - s0.slots);
+    println!(
+        "slots-hostile fair: {ticks} ticks in {slots} owned slots; peer ({peer_mode}): max debt {debt}, \
+         max strikes {strikes}, overruns {overruns}, deferrals {deferrals}, gone {gone}"
+    );
+    t.check(slots >= 4, "own slots kept running");
+    t.check(ticks + 2 >= 4 * slots.saturating_sub(1) && ticks <= 4 * slots + 8, "own turns whole: 4 ticks a slot");
+    t.check(debt > 0, "the peer was charged");
+    if peer_mode == "ignore" {
+        t.check(overruns >= 1 && strikes >= 1, "the peer's overruns counted");
+        t.check(gone, "the peer was destroyed");
+    } else {
+        t.check(deferrals >= 1, "the peer's slot ends were deferred");
+    }
+    t.finish()
+}

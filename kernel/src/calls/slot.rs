@@ -1,0 +1,118 @@
+//! CPU slot calls: `slot_alloc`, `slot_free`, `slot_give`, `slot_spare`.
+//! A slot capability names `(cpu 0, index, generation)`; the generation
+//! changes whenever the slot changes hands, so a capability is checked
+//! against the vector's current generation before anything else.
+
+use super::Cx;
+use super::check::{cap_error, cap_in, env_cap};
+use crate::slots;
+use oxok_abi::layout::SLOT_VECTOR_SLOTS;
+use oxok_abi::{Error, slot_placement};
+use oxok_cap::{Cap, Kind, Name, Rights};
+use oxok_slots::{Placement, SlotError};
+
+/// The ABI error for a slot-vector refusal.
+fn slot_error(e: SlotError) -> Error {
+    match e {
+        SlotError::OutOfRange => Error::Invalid,
+        SlotError::Taken => Error::Busy,
+        SlotError::Full | SlotError::SpareFull => Error::NoMemory,
+        SlotError::NotOwner => Error::Denied,
+        SlotError::BadEnv => Error::BadEnv,
+    }
+}
+
+/// A slot index from a user argument.
+fn index_arg(arg: u64) -> Result<usize, Error> {
+    usize::try_from(arg).ok().filter(|&i| i < SLOT_VECTOR_SLOTS).ok_or(Error::Invalid)
+}
+
+/// Checks that the caller's capability in `slot` names a slot of CPU 0 at
+/// its current generation, with `need`; returns the slot's index.
+fn slot_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<usize, Error> {
+    let cap = cap_in(&mut cx.k.envs, cx.caller, slot)?;
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Slot) || comps.len() != 4 || comps[1] != 0 {
+        return Err(Error::BadCap);
+    }
+    let index = usize::try_from(comps[2]).ok().filter(|&i| i < SLOT_VECTOR_SLOTS).ok_or(Error::BadCap)?;
+    let generation = u32::try_from(comps[3]).map_err(|_| Error::BadCap)?;
+    if !cx.k.sched.vector.is_current(index, generation) {
+        return Err(Error::BadCap);
+    }
+    oxok_cap::check(&cap, &Name::slot(0, comps[2], comps[3]), need).map_err(cap_error)?;
+    Ok(index)
+}
+
+/// A full capability for slot `index` at its current generation.
+fn new_cap(cx: &Cx<'_>, index: usize) -> Cap {
+    let generation = cx.k.sched.vector.generation(index).unwrap_or(0);
+    Cap::new(Name::slot(0, index as u64, u64::from(generation)), Rights::ALL)
+}
+
+/// Allocates a slot by placement.
+pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2], Error> {
+    let placement = match placement {
+        slot_placement::ANY => Placement::Any,
+        slot_placement::AT => Placement::At(index_arg(arg)?),
+        slot_placement::NEAR => Placement::Near(index_arg(arg)?),
+        slot_placement::SPREAD => Placement::Spread,
+        _ => return Err(Error::Invalid),
+    };
+    let caller = cx.caller;
+    if cx.env()?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    let index = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
+    let cap = new_cap(cx, index);
+    let slot = match cx.env()?.caps.insert(cap) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = cx.k.sched.vector.free(index, caller);
+            return Err(cap_error(e));
+        }
+    };
+    slots::publish_vector(&cx.k.sched);
+    Ok([slot as u64, index as u64])
+}
+
+/// Frees a slot the caller owns.
+pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: u64) -> Result<[u64; 0], Error> {
+    let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
+    let caller = cx.caller;
+    cx.k.sched.vector.free(index, caller).map_err(slot_error)?;
+    let _ = cx.env()?.caps.remove(slot_cap_slot);
+    slots::publish_vector(&cx.k.sched);
+    Ok([])
+}
+
+/// Gives a slot the caller owns to another environment.
+pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: u64, env_slot: u64) -> Result<[u64; 1], Error> {
+    let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
+    let caller = cx.caller;
+    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    if cx.k.sched.vector.owner(index) != Some(caller) {
+        return Err(Error::Denied);
+    }
+    cx.k.sched.vector.give(index, caller, target).map_err(slot_error)?;
+    let cap = new_cap(cx, index);
+    let _ = cx.env()?.caps.remove(slot_cap_slot);
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let tslot = env.caps.insert(cap).map_err(cap_error)?;
+    slots::publish_vector(&cx.k.sched);
+    Ok([tslot as u64])
+}
+
+/// Asks for (or stops asking for) spare time for an environment.
+pub fn slot_spare(cx: &mut Cx<'_>, env_slot: u64, on: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    if on != 0 {
+        cx.k.sched.spare.request(target).map_err(slot_error)?;
+    } else {
+        cx.k.sched.spare.cancel(target);
+    }
+    Ok([])
+}

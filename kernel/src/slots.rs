@@ -1,0 +1,88 @@
+//! Glue between the kernel and `oxok-slots`: the scheduler type, the
+//! policy's view of the environment table, the boot-time configuration and
+//! the exposed slot vector and run statistics.
+//!
+//! The kernel keeps one [`Sched`] (CPU 0) in its state and an
+//! [`Account`](oxok_slots::Account) in every environment. Everything that
+//! changes who runs goes through the scheduler (see `sched`): timer ticks
+//! (from user mode and from the idle loop), yields, sleeps, protected
+//! control transfers (modelled as donations of the rest of the slot), exits
+//! and destruction.
+//!
+//! **Unowned slots** (and slots whose owner cannot run or forfeits them to
+//! repay debt) are lent, round robin, to runnable environments that asked
+//! for spare time; with none, the CPU idles until the next tick. Every
+//! environment asks for spare time when it becomes runnable (boot programs,
+//! `env_run`), so programs that never use slot calls share the CPU round
+//! robin in 4-tick turns; `slot_spare(env, 0)` opts out.
+
+use crate::env::{EnvTable, MAX_ENVS};
+use crate::mem::exposed;
+use oxok_abi::layout::{AppArea, SLOT_VECTOR_SLOTS, SlotRow};
+use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING};
+use oxok_slots::{Account, Config, Envs, Scheduler};
+
+/// Spare-time requesters the kernel can hold: every environment.
+pub const SPARE: usize = MAX_ENVS;
+
+/// The kernel's per-CPU scheduler.
+pub type Sched = Scheduler<SLOT_VECTOR_SLOTS, SPARE>;
+
+/// The policy's view of the environment table.
+pub struct View<'a>(pub &'a mut EnvTable);
+
+impl Envs for View<'_> {
+    /// Alive, runnable or running, and not waiting for a reply.
+    fn runnable(&mut self, env: u32) -> bool {
+        self.0.get(env).is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none())
+    }
+
+    /// `AppArea::critical` (offset 0 of its application-area frame).
+    fn critical(&mut self, env: u32) -> bool {
+        const _: () = assert!(core::mem::offset_of!(AppArea, critical) == 0);
+        self.0.get(env).is_some_and(|e| crate::mem::phys::read::<u64>(e.app_area) != 0)
+    }
+
+    fn account(&mut self, env: u32) -> Option<&mut Account> {
+        self.0.get(env).map(|e| &mut e.account)
+    }
+}
+
+/// Copies the vector's header and rows into the exposed page.
+pub fn publish_vector(s: &Sched) {
+    let mut rows = [SlotRow::default(); SLOT_VECTOR_SLOTS];
+    s.vector.rows(&mut rows);
+    exposed::set_slot_vector(s.header(), &rows);
+}
+
+/// Copies `id`'s run statistics into its exposed row (if it is alive).
+pub fn publish_run(envs: &mut EnvTable, id: u32) {
+    if let Some(e) = envs.get(id) {
+        exposed::set_run_row((id as usize) & (MAX_ENVS - 1), e.account.row(id));
+    }
+}
+
+/// The scheduler configuration the command line asks for, starting from
+/// [`Config::DEFAULT`].
+pub fn config_word(c: &mut Config, word: &str) -> bool {
+    let Some((key, value)) = word.split_once('=') else { return false };
+    let field = match key {
+        "slot_ticks" => &mut c.ticks_per_slot,
+        "slot_grace" => &mut c.grace_ticks,
+        "critical_grace" => &mut c.critical_grace_ticks,
+        "strikes" => &mut c.max_strikes,
+        "slots" => {
+            if value.parse::<usize>().ok() != Some(SLOT_VECTOR_SLOTS) {
+                log::warn!("cmdline: slots is fixed at {SLOT_VECTOR_SLOTS}; ignoring {word:?}");
+            }
+            return true;
+        }
+        _ => return false,
+    };
+    let min = if key == "critical_grace" { 0 } else { 1 };
+    match value.parse::<u32>() {
+        Ok(v) if (min..=1000).contains(&v) => *field = v,
+        _ => log::warn!("cmdline: {key} must be {min}..=1000; keeping {}", *field),
+    }
+    true
+}
