@@ -111,6 +111,11 @@ pub struct SysInfo {
     /// Bytes received on the console so far (a libOS sleeps on a predicate
     /// watching this word, then calls `console_read`).
     pub console_in: u64,
+    /// Bytes of kernel heap in use (environment records, capability lists,
+    /// predicates…), refreshed whenever an environment is created or its
+    /// teardown completes: with the frame table, what an environment costs
+    /// the kernel (Fluke's table 7) can be measured from user space.
+    pub kernel_heap_used: u64,
 }
 
 /// The application area: one page per environment that the environment may

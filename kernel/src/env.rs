@@ -218,6 +218,7 @@ impl EnvTable {
         env.publish();
         exposed::set_run_row(index, env.account.row(id));
         slot.env = Some(env);
+        publish_heap();
         Ok(id)
     }
 
@@ -316,6 +317,7 @@ impl EnvTable {
             return false;
         }
         let Some(Dying { id, app_area, owned, .. }) = self.dying.pop_front() else { return true };
+        publish_heap();
         frame::with(|f| {
             f.free(app_area);
             for pfn in owned {
@@ -360,6 +362,12 @@ pub fn count_frame_ref(cap: &Cap, delta: i32) {
             e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
         }
     });
+}
+
+/// Publishes the kernel heap's use in the system-information page.
+fn publish_heap() {
+    let (used, _) = crate::mem::heap::usage();
+    exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
 /// Maps frame `pa` into `env`'s space at `va` and counts the mapping.

@@ -47,6 +47,7 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
         archive_offset: start - base,
         archive_len: end - start,
         console_in: 0,
+        kernel_heap_used: 0,
     };
     SYSINFO_PA.store(info_pa, Ordering::Relaxed);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
