@@ -1,6 +1,8 @@
 //! Capabilities: domination, derivation and guard checks.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::{Rng, all_rights};
 use oxok_cap::{Cap, CapError, Kind, MAX_DEPTH, Name, Rights, check};
 

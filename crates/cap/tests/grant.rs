@@ -2,6 +2,8 @@
 
 mod common;
 use common::Rng;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use oxok_cap::{Cap, CapError, CapList, MAX_DEPTH, Name, Rights, derive_into, grant};
 
 const RW: Rights = Rights::READ.union(Rights::WRITE);

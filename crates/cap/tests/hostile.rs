@@ -4,6 +4,8 @@
 
 mod common;
 use common::Rng;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use oxok_cap::{Cap, CapError, CapList, Kind, Name, Rights, check_slot, derive_into, grant, revoke_matching};
 
 const SLOTS: usize = 64;

@@ -2,6 +2,8 @@
 
 mod common;
 use common::Rng;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use oxok_cap::{Cap, CapError, CapList, Name, Rights, check_slot};
 
 fn frame_cap(n: u64) -> Cap {

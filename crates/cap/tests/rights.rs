@@ -1,6 +1,8 @@
 //! Rights: the bitset and its laws.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::all_rights;
 use oxok_cap::Rights;
 

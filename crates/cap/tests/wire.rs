@@ -2,6 +2,8 @@
 
 mod common;
 use common::Rng;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use oxok_cap::{Cap, CapError, MAX_DEPTH, Name, Rights, WIRE_WORDS};
 
 #[test]

@@ -2,6 +2,8 @@
 //! overflow.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use oxok_abi::pred::{INSN_SIZE, MAX_INSNS, RawInsn, kind, op};
 use oxok_pred::{Builder, Cmp, Code, Insn, Operand, Size, VerifyError, verify};
 

@@ -2,6 +2,8 @@
 
 mod common;
 use common::Rng;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use oxok_abi::pred::{INSN_SIZE, RawInsn};
 use oxok_pred::{Builder, Operand, Size, disassemble, verify};
 

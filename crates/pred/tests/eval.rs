@@ -2,6 +2,8 @@
 //! reference models.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::{Memory, Rng, model_dnf};
 use oxok_pred::{Builder, Cmp, EvalError, Insn, Operand, PARAMS, Program, Size, verify};
 

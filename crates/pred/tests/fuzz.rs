@@ -4,6 +4,8 @@
 //! evaluator.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::{Memory, Rng, bytes_of, model_eval, model_verify};
 use oxok_abi::pred::{INSN_SIZE, MAX_BYTES, MAX_INSNS};
 use oxok_pred::{EvalError, disassemble, verify};

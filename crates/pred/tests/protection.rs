@@ -3,6 +3,8 @@
 //! answer, least of all `Ok(true)`.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::{Memory, Rng};
 use oxok_pred::{Builder, EvalError, PARAMS, Size, verify};
 

@@ -2,6 +2,8 @@
 //! each refused with the right reason and index.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::{bytes_of, encode, model_verify};
 use oxok_abi::pred::{INSN_SIZE, MAX_BYTES, MAX_INSNS, RawInsn, kind, op, reject};
 use oxok_pred::{Cmp, Insn, Operand, Size, VerifyError, verify};

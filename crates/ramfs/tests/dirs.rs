@@ -2,6 +2,8 @@
 //! parents and paths.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{DirEntry, Fs, FsError, Kind};
 

@@ -2,6 +2,8 @@
 //! open flags, timestamps.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{Fs, FsError, Kind, OpenFlags, PAGE_SIZE};
 

@@ -3,6 +3,8 @@
 //! file system must stay consistent throughout.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{Fs, FsError, Ino, Kind, Limits, NAME_MAX, OpenFlags, PATH_MAX};
 

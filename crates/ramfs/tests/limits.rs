@@ -2,6 +2,8 @@
 //! limit.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{Fs, FsError, Kind, Limits, PAGE_SIZE};
 

@@ -5,6 +5,8 @@
 //! way.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{Fs, FsError, Ino, Kind, Limits, OpenFlags};
 use std::collections::HashMap;

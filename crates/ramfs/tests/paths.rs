@@ -2,6 +2,8 @@
 //! limits, hostile traversal.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{Fs, FsError, Ino, Kind, NAME_MAX, PATH_MAX};
 

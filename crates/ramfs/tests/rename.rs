@@ -1,6 +1,8 @@
 //! Rename: files, directories, replacement, the POSIX rules and cycles.
 
 mod common;
+#[allow(unused_imports)]
+use common::RngExt as _;
 use common::*;
 use oxok_ramfs::{Fs, FsError, Ino, Kind};
 

@@ -119,7 +119,7 @@ fn check(line: &str) {
 fn random_bytes_never_panic() {
     let mut rng = Rng::new(0x5eed);
     for _ in 0..20_000 {
-        let len = rng.below(64);
+        let len = rng.index(64);
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         check(&String::from_utf8_lossy(&bytes));
     }
@@ -135,7 +135,7 @@ fn random_shell_soup_never_panics() {
     let mut rng = Rng::new(42);
     let mut ok = 0;
     for _ in 0..50_000 {
-        let n = rng.below(24);
+        let n = rng.index(24);
         let line: String = (0..n).map(|_| *rng.pick(ATOMS)).collect();
         if parse(&line).is_ok() {
             ok += 1;
@@ -153,11 +153,11 @@ fn gen_word(rng: &mut Rng) -> Word {
     ];
     const NAMES: &[&str] = &["A", "_b", "HOME", "?", "$", "1", "10", "EMPTY", "SP"];
     let mut w = Word::default();
-    for _ in 0..rng.below(4) + 1 {
+    for _ in 0..rng.index(4) + 1 {
         if rng.chance(4) {
             w.push_var(rng.pick::<&str>(NAMES), rng.chance(2));
         } else {
-            let text: String = (0..rng.below(4) + 1).map(|_| *rng.pick(TEXT)).collect();
+            let text: String = (0..rng.index(4) + 1).map(|_| *rng.pick(TEXT)).collect();
             w.push_lit(&text, rng.chance(2));
         }
     }
@@ -169,15 +169,15 @@ fn gen_word(rng: &mut Rng) -> Word {
 
 fn gen_simple(rng: &mut Rng) -> Simple<Word> {
     let mut s = Simple::default();
-    for _ in 0..rng.below(3) {
+    for _ in 0..rng.index(3) {
         s.assignments.push((rng.pick(&["X", "y_1", "_"]).to_string(), gen_word(rng)));
     }
-    for _ in 0..rng.below(4) {
+    for _ in 0..rng.index(4) {
         s.argv.push(gen_word(rng));
     }
-    for _ in 0..rng.below(3) {
+    for _ in 0..rng.index(3) {
         let fd = *rng.pick(&[0, 1, 2, 9, 10]);
-        let target = match rng.below(4) {
+        let target = match rng.index(4) {
             0 => Target::Read(gen_word(rng)),
             1 => Target::Write(gen_word(rng)),
             2 => Target::Append(gen_word(rng)),
@@ -192,11 +192,11 @@ fn gen_simple(rng: &mut Rng) -> Simple<Word> {
 }
 
 fn gen_list(rng: &mut Rng) -> Command {
-    let pipeline = |rng: &mut Rng| Pipeline { commands: (0..rng.below(3) + 1).map(|_| gen_simple(rng)).collect() };
-    let items = (0..rng.below(4))
+    let pipeline = |rng: &mut Rng| Pipeline { commands: (0..rng.index(3) + 1).map(|_| gen_simple(rng)).collect() };
+    let items = (0..rng.index(4))
         .map(|_| {
             let first = pipeline(rng);
-            let rest = (0..rng.below(3))
+            let rest = (0..rng.index(3))
                 .map(|_| (if rng.chance(2) { Connector::And } else { Connector::Or }, pipeline(rng)))
                 .collect();
             Item { and_or: AndOr { first, rest }, background: rng.chance(3) }
@@ -233,7 +233,7 @@ fn random_bytes_through_the_editor() {
         let mut ed = LineEditor::with_limits(max, 4);
         // Favour the bytes the editor cares about.
         let bytes: Vec<u8> = (0..2_000)
-            .map(|_| match rng.below(4) {
+            .map(|_| match rng.index(4) {
                 0 => *rng.pick(b"\r\n\x03\x04\x08\x7f\x15\x17\x1b[AB~0"),
                 1 => *rng.pick(&[0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xa6, 0x80, 0xff]),
                 _ => rng.next() as u8,

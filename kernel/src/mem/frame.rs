@@ -67,10 +67,9 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
     }
     let meta = find_room(boot, meta_bytes, &busy).ok_or(InitError::NoRoomForTables)?;
 
-    // SAFETY: [meta, meta+meta_bytes) is RAM below 4 GiB (direct-mapped by
-    // the boot tables), overlapping neither the kernel nor any module, and
-    // nothing else uses it: we hand out frames only through this allocator,
-    // which marks the range kernel-owned below before anyone can allocate.
+    // The range is RAM below 4 GiB (direct-mapped by the boot tables), clear of
+    // the kernel and the modules, and reserved below before any allocation.
+    // SAFETY: so nothing else uses or aliases it while we build the tables.
     let (words_slice, table) = unsafe {
         let base = phys::virt(meta) as *mut u8;
         core::ptr::write_bytes(base, 0, meta_bytes as usize);

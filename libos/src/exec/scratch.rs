@@ -12,12 +12,11 @@ pub(super) fn with_page(va: u64, fill: impl FnOnce(&mut [u8]) -> Result<(), Erro
     if !va.is_multiple_of(PAGE_SIZE) || !exposed::writable(va) {
         return Err(Error::BadAddress);
     }
-    // SAFETY: `va` is page-aligned and the whole page is mapped user-writable
-    // in the caller's space (checked just above). Only exec maps anything in
-    // the scratch region, and it maps each frame there once, fills it through
-    // this one slice, and unmaps it after `fill` returns (the unmapping
-    // system call is a compiler barrier), so nothing else aliases the slice
-    // while it lives.
+    // `va` is page-aligned and the page is mapped user-writable (checked just
+    // above). Only exec maps anything in the scratch region: each frame once,
+    // filled through this one slice, unmapped after `fill` returns (the
+    // unmapping system call is a compiler barrier).
+    // SAFETY: so the slice is valid and nothing else aliases it while it lives.
     let page = unsafe { core::slice::from_raw_parts_mut(va as *mut u8, PAGE_SIZE as usize) };
     fill(page)
 }

@@ -78,11 +78,10 @@ mod regs {
     pub fn yield_with(target: u64, v: [u64; 6]) -> (u64, [u64; 6]) {
         let mut out = [0u64; 2];
         let (status, r12, r13, r14, r15);
-        // SAFETY: rbx and rbp are saved on the stack and restored around
-        // the system call (the compiler may use both); the pointer to `out`
-        // (a live local) is kept on the stack across the call; r12–r15 are
-        // operands; rcx and r11 (clobbered by `syscall`) and the other
-        // argument registers are declared clobbered.
+        // rbx and rbp are saved and restored around the call (the compiler may
+        // use both); `out` (a live local) is kept on the stack across it;
+        // r12–r15 are operands; rcx, r11 and the other argument registers are
+        // SAFETY: declared clobbered, so the compiler's assumptions hold.
         unsafe {
             asm!(
                 "push rbx",

@@ -404,10 +404,9 @@ mod child {
     /// callee-saved register as it is. Returns (rax, rdi) as resumed.
     pub fn set_own_state(st: &mut EnvState) -> (u64, u64) {
         let (rax, rdi): (u64, u64);
-        // SAFETY: the new state keeps rsp, rbx, rbp and r12–r15 at their
-        // current values and resumes at label 2, where the compiler expects
-        // exactly the outputs and clobbers declared here (the caller-saved
-        // registers get the values env_get_state captured).
+        // The new state keeps rsp, rbx, rbp and r12–r15 and resumes at label 2
+        // with the caller-saved registers env_get_state captured.
+        // SAFETY: exactly the outputs and clobbers declared here change.
         unsafe {
             asm!(
                 "lea rax, [rip + 2f]",

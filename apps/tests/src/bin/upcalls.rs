@@ -385,10 +385,9 @@ mod mem {
     /// sets CF and DF, executes `ud2`, and reports what it finds after.
     pub fn ud2_with_registers() -> Observed {
         let mut g = GPR_VALUES;
-        // SAFETY: rbx and rbp are saved and restored around the block; the
-        // red zone is written only after the pushes, below rsp, where the
-        // compiler keeps nothing (no `nostack`); DF is cleared before the
-        // end; the exception handler skips the ud2.
+        // rbx and rbp are saved and restored around the block; the red zone is
+        // written only below rsp after the pushes (no `nostack`); DF is cleared
+        // SAFETY: before the end, and the exception handler skips the ud2.
         unsafe {
             asm!(
                 "push rbx",

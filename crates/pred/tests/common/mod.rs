@@ -8,38 +8,16 @@
 use oxok_abi::pred::{INSN_SIZE, MAX_BYTES, MAX_INSNS, PARAMS, RawInsn, kind, op, reject};
 use oxok_pred::{Builder, Cmp, Insn, Operand, Size};
 
-/// xorshift64*: deterministic, seedable, good enough for property tests.
-pub struct Rng(u64);
+pub use oxok_testrng::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
+/// This crate's distributions on top of the shared generator.
+pub trait RngExt {
+    fn edgy(&mut self) -> u64;
+    fn params(&mut self) -> [u64; PARAMS];
+}
 
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// In `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    pub fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-
-    pub fn byte(&mut self) -> u8 {
-        self.next() as u8
-    }
-
-    /// A value that often sits on an edge: 0, 1, MAX, small, sign bits.
-    pub fn edgy(&mut self) -> u64 {
+impl RngExt for Rng {
+    fn edgy(&mut self) -> u64 {
         match self.below(8) {
             0 => 0,
             1 => 1,
@@ -51,7 +29,7 @@ impl Rng {
         }
     }
 
-    pub fn params(&mut self) -> [u64; PARAMS] {
+    fn params(&mut self) -> [u64; PARAMS] {
         core::array::from_fn(|_| if self.chance(2) { self.below(4) * 8 + 0x1000 } else { self.edgy() })
     }
 }

@@ -5,42 +5,15 @@
 
 use oxok_ramfs::{Fs, Ino, OpenFlags};
 
-/// xorshift64*: deterministic, seedable, good enough for property tests.
-pub struct Rng(u64);
+pub use oxok_testrng::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
+/// This crate's distributions on top of the shared generator.
+pub trait RngExt {
+    fn hostile(&mut self) -> u64;
+}
 
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform-ish in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    pub fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
-    }
-
-    /// A hostile-looking u64: extremes as often as ordinary values.
-    pub fn hostile(&mut self) -> u64 {
+impl RngExt for Rng {
+    fn hostile(&mut self) -> u64 {
         match self.below(8) {
             0 => 0,
             1 => u64::MAX,

@@ -5,36 +5,8 @@
 
 use oxok_shparse::{AndOr, Command, Connector, Event, LineEditor, Part, Pipeline, Redirect, Simple, Target, Word};
 
-/// xorshift64*: deterministic, seedable, good enough for property tests.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
-
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// In `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> usize {
-        (self.next() % n) as usize
-    }
-
-    pub fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64)]
-    }
-}
+#[allow(unused_imports)]
+pub use oxok_testrng::Rng;
 
 /// One word, showing its structure: unquoted text raw, quoted text in
 /// `'..'`, parameters as `${name}` (`"${name}"` when quoted), and a leading
