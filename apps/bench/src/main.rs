@@ -15,7 +15,9 @@
 mod appel;
 mod cpu;
 mod envs;
+mod ipc;
 mod params;
+mod proc;
 mod vm;
 
 use core::hint::black_box;
@@ -33,6 +35,8 @@ fn main(args: Args) -> i32 {
     measure("libos_call", c.libos_call, c.batches, libos_call);
     vm::run(&c);
     appel::run(&c);
+    ipc::run(&c);
+    proc::run(&c);
     println!("bench: done");
     0
 }

@@ -26,6 +26,10 @@ const _: () = {
         q += 1;
     }
 };
+/// IPC between two environments (round trips per batch).
+const RPC_ROUNDTRIP_OPS: [u32; 2] = [500, 50];
+const SHM_PINGPONG_OPS: [u32; 2] = [500, 50];
+const SPAWN_EXEC_OPS: [u32; 2] = [30, 5];
 const DEMAND_ZERO_FAULT_OPS: [u32; 2] = [512, 64];
 const KERNEL_MEM_ENVS: [u32; 2] = [64, 64];
 /// Seed of the xorshift64 generator choosing "random" pages (both sides).
@@ -48,6 +52,9 @@ pub struct Counts {
     pub appel_trap: u32,
     pub appel_appel1: u32,
     pub appel_appel2: u32,
+    pub rpc_roundtrip: u32,
+    pub shm_pingpong: u32,
+    pub spawn_exec: u32,
     pub demand_zero_fault: u32,
     pub kernel_mem_envs: u32,
     pub page_map: u32,
@@ -70,6 +77,9 @@ impl Counts {
             appel_trap: APPEL_TRAP_OPS[q],
             appel_appel1: APPEL_APPEL1_OPS[q],
             appel_appel2: APPEL_APPEL2_OPS[q],
+            rpc_roundtrip: RPC_ROUNDTRIP_OPS[q],
+            shm_pingpong: SHM_PINGPONG_OPS[q],
+            spawn_exec: SPAWN_EXEC_OPS[q],
             demand_zero_fault: DEMAND_ZERO_FAULT_OPS[q],
             kernel_mem_envs: KERNEL_MEM_ENVS[q],
             page_map: PAGE_MAP_OPS[q],
