@@ -263,6 +263,9 @@ pub fn tick(k: &mut Kernel, frame: &mut TrapFrame) {
 /// (directed yield) or to the next slot. Its registers in `frame` are saved
 /// with `rax` 0 (the yield's status); `frame` then holds whoever runs.
 pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
+    // A yield is a scheduling point: sleepers whose predicate now holds
+    // become runnable here rather than at the next tick.
+    wake_sleepers(k);
     frame.rax = 0;
     if let Some(env) = k.envs.get(me) {
         env.regs = *frame;

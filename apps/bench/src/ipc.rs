@@ -20,7 +20,7 @@ use crate::params::Counts;
 use crate::proc::kernel_error;
 use crate::{median_of, report, skip};
 use core::fmt::{self, Write};
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ANY_FRAME;
 use oxok_libos::abi::layout::pte;
 use oxok_libos::exec::{self, Child, ExitStatus};
@@ -155,11 +155,40 @@ fn with_partner(c: &Counts, frame: u64) -> Result<f64, Error> {
             Ok(crate::cpu::now() - t0)
         })
     });
+    if timed.is_ok() {
+        result("predicate_wake", predicate_wake(c, counter));
+    }
     stop.store(1, Ordering::Release);
     let ended = finish(child);
     let m = timed?;
     ended?;
     Ok(m)
+}
+
+/// Wakeup-predicate latency: the bench writes an odd counter value the
+/// partner will bump, and sleeps on a predicate that holds once the word
+/// differs from it; the cycles from the write to running again. The kernel
+/// evaluates sleepers' predicates at every timer tick, so the figure is
+/// bounded by the tick (1 ms at 1000 Hz) plus the partner's turn.
+fn predicate_wake(c: &Counts, counter: &AtomicU64) -> Result<f64, Error> {
+    const SLOT: u64 = 1;
+    let mut b = oxok_pred::Builder::new();
+    b.load_u64(SHM_VA).ne_param(0);
+    let code = b.build().map_err(|_| Error::Invalid)?;
+    let bytes = code.as_bytes();
+    sys::pred_install(0, SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    median_of(c.predicate_wake, c.batches, &mut |ops| {
+        let mut total = 0;
+        for _ in 0..ops {
+            let n = counter.load(Ordering::Acquire);
+            sys::pred_param(0, SLOT, 0, n + 1)?;
+            let t0 = crate::cpu::now();
+            counter.store(n + 1, Ordering::Release);
+            sys::env_sleep(1 << SLOT)?;
+            total += crate::cpu::now() - t0;
+        }
+        Ok(total)
+    })
 }
 
 /// Frees the shared frame once no page table maps it any more (the

@@ -29,6 +29,8 @@ const _: () = {
 /// IPC between two environments (round trips per batch).
 const RPC_ROUNDTRIP_OPS: [u32; 2] = [500, 50];
 const SHM_PINGPONG_OPS: [u32; 2] = [500, 50];
+/// Predicate wakes per batch (Oxok only: each waits up to a timer tick).
+const PREDICATE_WAKE_OPS: [u32; 2] = [20, 5];
 const SPAWN_EXEC_OPS: [u32; 2] = [30, 5];
 const DEMAND_ZERO_FAULT_OPS: [u32; 2] = [512, 64];
 const KERNEL_MEM_ENVS: [u32; 2] = [64, 64];
@@ -54,6 +56,8 @@ pub struct Counts {
     pub appel_appel2: u32,
     pub rpc_roundtrip: u32,
     pub shm_pingpong: u32,
+    /// Wakeup-predicate wakes per batch.
+    pub predicate_wake: u32,
     pub spawn_exec: u32,
     pub demand_zero_fault: u32,
     pub kernel_mem_envs: u32,
@@ -79,6 +83,7 @@ impl Counts {
             appel_appel2: APPEL_APPEL2_OPS[q],
             rpc_roundtrip: RPC_ROUNDTRIP_OPS[q],
             shm_pingpong: SHM_PINGPONG_OPS[q],
+            predicate_wake: PREDICATE_WAKE_OPS[q],
             spawn_exec: SPAWN_EXEC_OPS[q],
             demand_zero_fault: DEMAND_ZERO_FAULT_OPS[q],
             kernel_mem_envs: KERNEL_MEM_ENVS[q],
