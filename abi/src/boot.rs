@@ -12,7 +12,7 @@
 //! | `slot_grace=G` | ticks a slot-end handler has to yield before it is preempted and charged, 1..=1000 (default 1) |
 //! | `critical_grace=C` | most ticks the critical-section flag defers a slot end, 0..=1000 (default 2; 0 ignores the flag) |
 //! | `strikes=S` | consecutive overruns that destroy an environment, 1..=1000 (default 3) |
-//! | `slots=32` | slots per CPU: fixed at 32 (`layout::SLOT_VECTOR_SLOTS`); other values are refused with a warning |
+//! | `slots=N` | slots per CPU, 1..=32 (`layout::SLOT_VECTOR_SLOTS`, the default); the exposed vector's header says how many are in use |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
 //! | `log=error\|warn\|info\|debug\|trace` | kernel log level (default `info`) |
 //!

@@ -24,6 +24,8 @@ pub struct Cmdline {
     /// The slot clock's parameters (`slot_ticks=`, `slot_grace=`,
     /// `critical_grace=`, `strikes=`).
     pub slots: oxok_slots::Config,
+    /// Slots in the vector (`slots=N`, 1..=32).
+    pub slot_count: usize,
 }
 
 /// Only the log level, read before the heap exists.
@@ -42,6 +44,7 @@ pub fn parse(line: &str) -> Cmdline {
         ktest: false,
         tick_hz: crate::timer::DEFAULT_HZ,
         slots: oxok_slots::Config::DEFAULT,
+        slot_count: oxok_abi::layout::SLOT_VECTOR_SLOTS,
     };
     let mut saw_run = false;
     for word in line.split_whitespace() {
@@ -59,6 +62,15 @@ pub fn parse(line: &str) -> Cmdline {
             match hz.parse::<u64>() {
                 Ok(hz) if (10..=10_000).contains(&hz) => c.tick_hz = hz,
                 _ => log::warn!("cmdline: tick_hz must be 10..=10000; keeping {}", c.tick_hz),
+            }
+        } else if let Some(n) = word.strip_prefix("slots=") {
+            match n.parse::<usize>() {
+                Ok(n) if (1..=oxok_abi::layout::SLOT_VECTOR_SLOTS).contains(&n) => c.slot_count = n,
+                _ => log::warn!(
+                    "cmdline: slots must be 1..={}; keeping {}",
+                    oxok_abi::layout::SLOT_VECTOR_SLOTS,
+                    c.slot_count
+                ),
             }
         } else if crate::slots::config_word(&mut c.slots, word) {
             // A slot-clock parameter, taken (or refused with a warning).

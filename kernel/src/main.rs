@@ -89,7 +89,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     state::init(state::Kernel {
         envs: env::EnvTable::new(),
         current: None,
-        sched: alloc::boxed::Box::new(slots::Sched::new(cmd.slots)),
+        sched: alloc::boxed::Box::new(slots::Sched::with_slots(cmd.slots, cmd.slot_count)),
         ticked: 0,
         slot_start: false,
         archive,

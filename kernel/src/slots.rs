@@ -71,12 +71,6 @@ pub fn config_word(c: &mut Config, word: &str) -> bool {
         "slot_grace" => &mut c.grace_ticks,
         "critical_grace" => &mut c.critical_grace_ticks,
         "strikes" => &mut c.max_strikes,
-        "slots" => {
-            if value.parse::<usize>().ok() != Some(SLOT_VECTOR_SLOTS) {
-                log::warn!("cmdline: slots is fixed at {SLOT_VECTOR_SLOTS}; ignoring {word:?}");
-            }
-            return true;
-        }
         _ => return false,
     };
     let min = if key == "critical_grace" { 0 } else { 1 };

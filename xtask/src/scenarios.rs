@@ -469,6 +469,19 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "slots-count",
+        about: "the slot count is set at boot (slots=6): shares still follow ownership, slots beyond the count do not exist",
+        cmdline: "slots=6 run=slots-share+a+3&slots-share+b+1",
+        expect: &[
+            "slots-share: a ran * ticks, b ran * ticks in 2 s: ratio",
+            "slots-share a: ok (",
+            "slots-share b: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "slots-hostile",
         about: "a spinner without slots gets no tick while an owner holds every slot; an env ignoring its \
                 slot ends is charged then destroyed; a critical section cannot hold the CPU",

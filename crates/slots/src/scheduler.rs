@@ -141,11 +141,19 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     /// 0: the first [`start`](Self::start) or [`tick`](Self::tick) begins
     /// slot 0. `config` is [sanitized](Config::sanitized).
     pub const fn new(config: Config) -> Scheduler<N, M> {
+        Self::with_slots(config, N)
+    }
+
+    /// As [`new`](Self::new) with `slots` slots in use (clamped to `1..=N`):
+    /// the count a kernel sets at boot.
+    pub const fn with_slots(config: Config, slots: usize) -> Scheduler<N, M> {
+        let vector = SlotVector::with_len(slots);
+        let last = vector.len() - 1;
         Scheduler {
-            vector: SlotVector::new(),
+            vector,
             spare: Spare::new(),
             config: config.sanitized(),
-            slot: N.saturating_sub(1),
+            slot: last,
             elapsed: 0,
             end: 0,
             running: None,
@@ -189,7 +197,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     pub const fn header(&self) -> VectorHeader {
         let c = &self.config;
         VectorHeader {
-            slots: if N > u32::MAX as usize { u32::MAX } else { N as u32 },
+            slots: if self.vector.len() > u32::MAX as usize { u32::MAX } else { self.vector.len() as u32 },
             ticks_per_slot: c.ticks_per_slot,
             grace_ticks: c.grace_ticks,
             critical_grace_ticks: c.critical_grace_ticks,
@@ -326,7 +334,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
 
     /// Moves the clock to the start of the next slot.
     fn next_slot(&mut self) {
-        self.slot = (self.slot + 1) % N;
+        self.slot = (self.slot + 1) % self.vector.len();
         if self.slot == 0 {
             self.rounds = self.rounds.saturating_add(1);
         }
@@ -345,7 +353,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     /// At the end of an owner's budget: if it also owns the next slot and
     /// has no debt, its turn continues into that slot without upcalls.
     fn merge(&mut self, env: u32, envs: &mut impl Envs) -> bool {
-        let next = (self.slot + 1) % N;
+        let next = (self.slot + 1) % self.vector.len();
         if self.reason != Reason::Owner || self.vector.owner(next) != Some(env) {
             return false;
         }

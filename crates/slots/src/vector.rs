@@ -44,6 +44,8 @@ impl Slot {
 #[derive(Clone, Debug)]
 pub struct SlotVector<const N: usize> {
     slots: [Slot; N],
+    /// Slots in use: the first `active` of the `N` (the count set at boot).
+    active: usize,
 }
 
 impl<const N: usize> SlotVector<N> {
@@ -53,27 +55,49 @@ impl<const N: usize> SlotVector<N> {
     /// A vector of `N` free slots, all at generation 0.
     pub const fn new() -> SlotVector<N> {
         let () = Self::NOT_EMPTY;
-        SlotVector { slots: [Slot::FREE; N] }
+        SlotVector { slots: [Slot::FREE; N], active: N }
     }
 
-    /// The number of slots, `N`.
+    /// A vector of `len` free slots (clamped to `1..=N`): the slot count a
+    /// kernel chooses at boot, within the capacity `N` it was built with.
+    pub const fn with_len(len: usize) -> SlotVector<N> {
+        let () = Self::NOT_EMPTY;
+        let active = if len == 0 {
+            1
+        } else if len > N {
+            N
+        } else {
+            len
+        };
+        SlotVector { slots: [Slot::FREE; N], active }
+    }
+
+    /// The number of slots in use.
     pub const fn len(&self) -> usize {
-        N
+        self.active
     }
 
     /// Always false: a vector has at least one slot.
     pub const fn is_empty(&self) -> bool {
-        N == 0
+        self.active == 0
+    }
+
+    fn live(&self) -> &[Slot] {
+        &self.slots[..self.active]
+    }
+
+    fn live_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots[..self.active]
     }
 
     /// The owner of slot `i`; `None` if it is free or `i` is out of range.
     pub fn owner(&self, i: usize) -> Option<u32> {
-        self.slots.get(i).and_then(|s| s.owner)
+        self.live().get(i).and_then(|s| s.owner)
     }
 
     /// The generation of slot `i`; `None` if `i` is out of range.
     pub fn generation(&self, i: usize) -> Option<u32> {
-        self.slots.get(i).map(|s| s.generation)
+        self.live().get(i).map(|s| s.generation)
     }
 
     /// Whether a capability naming slot `i` at `generation` is still current.
@@ -83,12 +107,12 @@ impl<const N: usize> SlotVector<N> {
 
     /// The number of free slots.
     pub fn free_count(&self) -> usize {
-        self.slots.iter().filter(|s| s.owner.is_none()).count()
+        self.live().iter().filter(|s| s.owner.is_none()).count()
     }
 
     /// The slots `env` owns, in index order.
     pub fn owned_by(&self, env: u32) -> impl Iterator<Item = usize> + '_ {
-        self.slots.iter().enumerate().filter(move |(_, s)| s.owner == Some(env)).map(|(i, _)| i)
+        self.live().iter().enumerate().filter(move |(_, s)| s.owner == Some(env)).map(|(i, _)| i)
     }
 
     /// The number of slots `env` owns.
@@ -104,7 +128,7 @@ impl<const N: usize> SlotVector<N> {
         if owner == NO_ENV {
             return Err(SlotError::BadEnv);
         }
-        let i = placement::find(&self.slots, owner, placement)?;
+        let i = placement::find(self.live(), owner, placement)?;
         self.set_owner(i, Some(owner))?;
         Ok(i)
     }
@@ -129,7 +153,7 @@ impl<const N: usize> SlotVector<N> {
     /// Frees every slot `env` owns (it was destroyed); returns how many.
     pub fn release_all(&mut self, env: u32) -> usize {
         let mut n = 0;
-        for s in self.slots.iter_mut().filter(|s| s.owner == Some(env)) {
+        for s in self.live_mut().iter_mut().filter(|s| s.owner == Some(env)) {
             s.owner = None;
             s.generation = s.generation.wrapping_add(1);
             n += 1;
@@ -138,10 +162,10 @@ impl<const N: usize> SlotVector<N> {
     }
 
     /// Copies the exposed rows of the first `out.len()` slots into `out`;
-    /// returns how many rows were written (`min(N, out.len())`).
+    /// returns how many rows were written (`min(len, out.len())`).
     pub fn rows(&self, out: &mut [SlotRow]) -> usize {
         let mut n = 0;
-        for (row, s) in out.iter_mut().zip(self.slots.iter()) {
+        for (row, s) in out.iter_mut().zip(self.live().iter()) {
             *row = s.row();
             n += 1;
         }
@@ -150,19 +174,19 @@ impl<const N: usize> SlotVector<N> {
 
     /// The exposed row of slot `i`; `None` if `i` is out of range.
     pub fn row(&self, i: usize) -> Option<SlotRow> {
-        self.slots.get(i).map(Slot::row)
+        self.live().get(i).map(Slot::row)
     }
 
     /// Records who started running in slot `i` and how.
     pub(crate) fn note_use(&mut self, i: usize, env: Option<u32>, how: u32) {
-        if let Some(s) = self.slots.get_mut(i) {
+        if let Some(s) = self.live_mut().get_mut(i) {
             s.last_env = env.unwrap_or(NO_ENV);
             s.last_use = how;
         }
     }
 
     fn check_owner(&self, i: usize, owner: u32) -> Result<(), SlotError> {
-        match self.slots.get(i) {
+        match self.live().get(i) {
             None => Err(SlotError::OutOfRange),
             Some(s) if s.owner == Some(owner) => Ok(()),
             Some(_) => Err(SlotError::NotOwner),
@@ -170,7 +194,7 @@ impl<const N: usize> SlotVector<N> {
     }
 
     fn set_owner(&mut self, i: usize, owner: Option<u32>) -> Result<(), SlotError> {
-        let s = self.slots.get_mut(i).ok_or(SlotError::OutOfRange)?;
+        let s = self.live_mut().get_mut(i).ok_or(SlotError::OutOfRange)?;
         s.owner = owner;
         s.generation = s.generation.wrapping_add(1);
         Ok(())

@@ -46,3 +46,16 @@ impl Envs for Table {
         self.entries.iter_mut().find(|e| e.id == env).map(|e| &mut e.account)
     }
 }
+
+#[test]
+fn a_boot_time_slot_count_bounds_the_round() {
+    use oxok_slots::{Config, Scheduler};
+    let mut envs = Table::with(&[0x400]);
+    let mut s = Scheduler::<32, 16>::with_slots(Config::DEFAULT, 5);
+    assert_eq!(s.header().slots, 5);
+    let _ = s.start(&mut envs);
+    for _ in 0..500 {
+        let _ = s.tick(&mut envs);
+        assert!(s.slot() < 5, "slot {} beyond the 5 in use", s.slot());
+    }
+}

@@ -103,3 +103,23 @@ fn spare_list() {
     assert_eq!(empty.request(A), Err(SlotError::SpareFull));
     assert_eq!(format!("{}", SlotError::OutOfRange), "slot index out of range");
 }
+
+#[test]
+fn boot_time_count_limits_every_operation() {
+    let mut v = SlotVector::<DEFAULT_SLOTS>::with_len(8);
+    assert_eq!((v.len(), v.free_count()), (8, 8));
+    for _ in 0..8 {
+        let i = v.alloc(A, Placement::Any).unwrap();
+        assert!(i < 8);
+    }
+    assert_eq!(v.alloc(A, Placement::Any), Err(SlotError::Full));
+    assert_eq!(v.alloc(B, Placement::At(8)), Err(SlotError::OutOfRange));
+    assert_eq!(v.owner(8), None);
+    assert_eq!(v.generation(8), None);
+    let mut rows = [SlotRow::default(); DEFAULT_SLOTS];
+    assert_eq!(v.rows(&mut rows), 8);
+    assert_eq!(v.release_all(A), 8);
+    // Out-of-range counts are clamped to 1..=N.
+    assert_eq!(SlotVector::<DEFAULT_SLOTS>::with_len(0).len(), 1);
+    assert_eq!(SlotVector::<DEFAULT_SLOTS>::with_len(1000).len(), DEFAULT_SLOTS);
+}
