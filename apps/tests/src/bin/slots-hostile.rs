@@ -94,6 +94,20 @@ fn owner() -> i32 {
         }
         Err(_) => t.check(false, "give a slot to oneself"),
     }
+    // Give a slot to another environment: the vector shows the new owner,
+    // and the slot is freed when that environment is destroyed.
+    match sys::env_create() {
+        Ok([child, child_id]) => {
+            let given = sys::slot_give(caps[1], child);
+            let owner_now = exposed::slot_row(1).map(|r| u64::from(r.owner));
+            t.check(given.is_ok() && owner_now == Some(child_id), "a slot given to another environment is its");
+            t.check(sys::env_destroy(child).is_ok(), "destroy the receiver");
+            let freed = exposed::slot_row(1).map(|r| r.owner);
+            t.check(freed == Some(0), "the receiver's slot is free once it is destroyed");
+            t.check(sys::slot_alloc(AT, 1).is_ok(), "take slot 1 back");
+        }
+        Err(_) => t.check(false, "create a receiver"),
+    }
     let all_mine = (0..SLOT_VECTOR_SLOTS).filter_map(exposed::slot_row).all(|r| u64::from(r.owner) == me);
     t.check(all_mine, "exposed vector: every slot is mine");
     let Some(lazy) = cpu::wait_peer(NAME, 1000) else {
