@@ -3,6 +3,7 @@
 //! with a logged fault; nothing else changes.
 #![no_std]
 #![no_main]
+#![deny(unsafe_code)]
 
 use core::arch::asm;
 use oxok_libos::{Args, println};

@@ -2,6 +2,7 @@
 //! kernel must destroy the environment (general protection fault) and go on.
 #![no_std]
 #![no_main]
+#![deny(unsafe_code)]
 
 use core::arch::asm;
 use oxok_libos::{Args, println};
