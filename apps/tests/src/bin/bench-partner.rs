@@ -62,10 +62,9 @@ mod shared {
     /// The counter and the stop flag: the first two words of the page at
     /// `va`.
     pub fn words(va: u64) -> (&'static AtomicU64, &'static AtomicU64) {
-        // SAFETY: the caller checked that a writable page is mapped at the
-        // page-aligned `va`; it stays mapped while this program runs (the
-        // bench unmaps it only after this program has exited), and no Rust
-        // object lives there: only atomics ever touch it.
+        // The caller checked a writable page is mapped at the aligned `va`; it
+        // stays mapped until this program exits, and only atomics touch it.
+        // SAFETY: so both references are valid and unaliased by non-atomics.
         unsafe { (&*(va as *const AtomicU64), &*((va + 8) as *const AtomicU64)) }
     }
 }
