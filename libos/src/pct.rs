@@ -16,13 +16,6 @@ pub const WORDS: usize = 9;
 /// A message (or reply): the nine message registers.
 pub type Msg = [u64; WORDS];
 
-fn status(rax: u64) -> Result<(), Error> {
-    match rax {
-        0 => Ok(()),
-        code => Err(Error::from_code(code).unwrap_or(Error::Invalid)),
-    }
-}
-
 /// Synchronous transfer to environment `target`: returns the callee's id
 /// and its reply.
 pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
@@ -49,7 +42,7 @@ pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
             options(nostack),
         );
     }
-    status(rax).map(|()| (rdi, m))
+    crate::sys::check(rax).map(|()| (rdi, m))
 }
 
 /// Asynchronous transfer: the callee gets `msg` and the rest of this
@@ -76,7 +69,7 @@ pub fn send(target: u64, msg: &Msg) -> Result<(), Error> {
             options(nostack),
         );
     }
-    status(rax)
+    crate::sys::check(rax)
 }
 
 /// A server's handler: the caller's id, whether it waits (synchronous), and

@@ -40,7 +40,7 @@ pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
 
 /// Turns a raw status into a `Result`; unknown codes read as `Invalid`.
 #[inline(always)]
-fn check(status: u64) -> Result<(), Error> {
+pub(crate) fn check(status: u64) -> Result<(), Error> {
     match status {
         0 => Ok(()),
         code => Err(Error::from_code(code).unwrap_or(Error::Invalid)),

@@ -3,6 +3,7 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+use core::fmt::Debug;
 use oxok_libos::println;
 
 /// Counts checks for one program.
@@ -26,6 +27,14 @@ impl Checks {
             self.failed += 1;
             println!("{}: FAIL {}", self.name, what);
         }
+    }
+
+    /// Records that `got` equals `want`; prints both when it does not.
+    pub fn expect<T: PartialEq + Debug>(&mut self, got: T, want: T, what: &str) {
+        if got != want {
+            println!("{}: {what}: got {got:?}, want {want:?}", self.name);
+        }
+        self.check(got == want, what);
     }
 
     /// Prints the verdict; returns the exit status.
@@ -86,5 +95,24 @@ pub mod cpu {
     /// Ticks environment `id` has run (exposed run statistics).
     pub fn ticks(id: u64) -> Option<u64> {
         exposed::run_stats(id).map(|r| r.ticks)
+    }
+}
+
+/// Checked access to words of memory a test program mapped itself (for
+/// pages that are no Rust object: scratch pages, shared frames).
+#[allow(unsafe_code)]
+pub mod mem {
+    /// Reads the word at `va`, which must be mapped readable (asserted).
+    pub fn read(va: u64) -> u64 {
+        assert!(oxok_libos::exposed::readable(va));
+        // SAFETY: checked mapped readable just now; no Rust object lives there.
+        unsafe { core::ptr::read_volatile(va as *const u64) }
+    }
+
+    /// Writes the word at `va`, which must be mapped writable (asserted).
+    pub fn write(va: u64, v: u64) {
+        assert!(oxok_libos::exposed::writable(va));
+        // SAFETY: checked mapped writable just now; no Rust object lives there.
+        unsafe { core::ptr::write_volatile(va as *mut u64, v) }
     }
 }

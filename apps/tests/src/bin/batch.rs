@@ -14,7 +14,7 @@ use core::fmt::Debug;
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
 use oxok_libos::abi::{ANY_FRAME, BATCH_STEP, Call, Error, MapEntry, PROTECT, UNMAP, rights};
 use oxok_libos::{Args, exposed, println, sys};
-use oxok_tests::Checks;
+use oxok_tests::{Checks, mem};
 
 oxok_libos::main!(main);
 
@@ -28,13 +28,6 @@ const FRAMES: usize = 10;
 const BIG: usize = 100;
 const RW: u64 = pte::WRITABLE | pte::NO_EXECUTE;
 const RECORD: u64 = core::mem::size_of::<MapEntry>() as u64;
-
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("batch: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
 
 /// What a raw `page_batch` left: status, `rsi`, `rdx`.
 #[derive(Debug, PartialEq, Eq)]
@@ -84,10 +77,10 @@ fn main(_args: Args) -> i32 {
     protect(&mut t, &slots);
     read_only_env(&mut t, &slots);
     for (i, &s) in slots.iter().enumerate() {
-        expect(&mut t, exposed::frame_entry(pfns[i]).map(|e| e.maps), Some(0), "frame unmapped at the end");
-        expect(&mut t, sys::frame_free(s), Ok([]), "free");
+        t.expect(exposed::frame_entry(pfns[i]).map(|e| e.maps), Some(0), "frame unmapped at the end");
+        t.expect(sys::frame_free(s), Ok([]), "free");
     }
-    expect(&mut t, exposed::owned_frames(), owned_at_start, "no frame leaked");
+    t.expect(exposed::owned_frames(), owned_at_start, "no frame leaked");
     t.finish()
 }
 
@@ -128,7 +121,7 @@ fn big_batch(t: &mut Checks, slots: &[u64; FRAMES], pfns: &[u64; FRAMES]) {
     let records = map_records(slots, BIG);
     let left = batch(0, &records);
     let end = records.as_ptr() as u64 + BIG as u64 * RECORD;
-    expect(t, left, Left { status: 0, entries: end, count: 0 }, "100-record batch: status, rsi, rdx");
+    t.expect(left, Left { status: 0, entries: end, count: 0 }, "100-record batch: status, rsi, rdx");
     let right = (0..BIG).all(|i| exposed::frame_of(page(i)) == Some(pfns[i % FRAMES]));
     t.check(right, "all 100 pages map the right frames");
     t.check(
@@ -148,11 +141,11 @@ fn big_batch(t: &mut Checks, slots: &[u64; FRAMES], pfns: &[u64; FRAMES]) {
     // Aliases see each other's writes.
     if exposed::writable(page(0)) && exposed::readable(page(FRAMES)) {
         mem::write(page(0), 0x5151_5151);
-        expect(t, mem::read(page(FRAMES)), 0x5151_5151, "alias sees the write");
+        t.expect(mem::read(page(FRAMES)), 0x5151_5151, "alias sees the write");
     }
     let unmap = unmap_records(BIG);
-    expect(t, batch(0, &unmap).status, 0, "100-record unmap batch");
-    expect(t, mapped_prefix(BIG).0, 0, "all 100 pages unmapped");
+    t.expect(batch(0, &unmap).status, 0, "100-record unmap batch");
+    t.expect(mapped_prefix(BIG).0, 0, "all 100 pages unmapped");
 }
 
 /// A batch of `n` records whose record `bad` names an empty slot.
@@ -164,30 +157,29 @@ fn bad_record(t: &mut Checks, slots: &[u64; FRAMES], bad: usize, n: usize) {
     }
     let start = records.as_ptr() as u64;
     let left = batch_from(0, &records, 0, n);
-    expect(
-        t,
+    t.expect(
         left,
         Left { status: Error::BadCap.code(), entries: start + bad as u64 * RECORD, count: (n - bad) as u64 },
         "bad record: status, rsi at it, rdx records left",
     );
-    expect(t, mapped_prefix(n), (bad, true), "exactly the records before the bad one applied");
+    t.expect(mapped_prefix(n), (bad, true), "exactly the records before the bad one applied");
     // Fix the record and continue from where the kernel stopped.
     records[bad].frame_slot = slots[0];
     let again = batch_from(0, &records, bad, n - bad);
-    expect(t, again.status, 0, "continuing after the fix");
-    expect(t, again.count, 0, "continuation finishes");
-    expect(t, mapped_prefix(n), (n, true), "all records applied after the fix");
+    t.expect(again.status, 0, "continuing after the fix");
+    t.expect(again.count, 0, "continuation finishes");
+    t.expect(mapped_prefix(n), (n, true), "all records applied after the fix");
     // A misaligned address is a bad record too, and so is an address
     // already mapped (Exists).
     clear(n);
     records = map_records(slots, n);
     records[bad].va += 8;
     let left = batch_from(0, &records, 0, n);
-    expect(t, (left.status, left.count), (Error::BadAddress.code(), (n - bad) as u64), "misaligned record");
-    expect(t, mapped_prefix(n), (bad, true), "records before the misaligned one applied");
+    t.expect((left.status, left.count), (Error::BadAddress.code(), (n - bad) as u64), "misaligned record");
+    t.expect(mapped_prefix(n), (bad, true), "records before the misaligned one applied");
     records[bad].va -= 8;
     let again = batch_from(0, &records, 0, n);
-    expect(t, (again.status, again.count), (Error::Exists.code(), n as u64), "re-running from the start: Exists");
+    t.expect((again.status, again.count), (Error::Exists.code(), n as u64), "re-running from the start: Exists");
     clear(n);
 }
 
@@ -203,13 +195,13 @@ fn bad_pointer(t: &mut Checks, slots: &[u64; FRAMES]) {
         (u64::MAX - 8, "wrapping records"),
     ] {
         let left = batch_raw(0, ptr, 10);
-        expect(t, left, Left { status: Error::BadAddress.code(), entries: ptr, count: 10 }, what);
+        t.expect(left, Left { status: Error::BadAddress.code(), entries: ptr, count: 10 }, what);
     }
     let huge = batch_raw(0, 0x3000_0000_0000, u64::MAX);
-    expect(t, huge.status, Error::BadAddress.code(), "unmapped records, count u64::MAX");
+    t.expect(huge.status, Error::BadAddress.code(), "unmapped records, count u64::MAX");
     let empty = batch_raw(0, 0, 0);
-    expect(t, empty.status, 0, "zero records at null");
-    expect(t, mapped_prefix(BIG).0, 0, "nothing mapped by bad pointers");
+    t.expect(empty.status, 0, "zero records at null");
+    t.expect(mapped_prefix(BIG).0, 0, "nothing mapped by bad pointers");
 }
 
 /// Records running off the end of the mapped memory: the readable ones are
@@ -234,10 +226,10 @@ fn page_end(t: &mut Checks, slots: &[u64; FRAMES]) {
     }
     let left = batch_raw(0, at, 5);
     let done = (left.entries.wrapping_sub(at) / RECORD) as usize;
-    expect(t, left.status, Error::BadAddress.code(), "records running off the page");
+    t.expect(left.status, Error::BadAddress.code(), "records running off the page");
     t.check(done == 0 || done == 3, "stopped at the start or at the unreadable record");
-    expect(t, left.count, 5 - done as u64, "rdx agrees with rsi");
-    expect(t, mapped_prefix(BIG), (done, true), "exactly the records before rsi applied");
+    t.expect(left.count, 5 - done as u64, "rdx agrees with rsi");
+    t.expect(mapped_prefix(BIG), (done, true), "exactly the records before rsi applied");
     clear(3);
     let _ = sys::page_unmap(0, SCRATCH);
     let _ = sys::frame_free(s);
@@ -247,12 +239,12 @@ fn page_end(t: &mut Checks, slots: &[u64; FRAMES]) {
 fn protect(t: &mut Checks, slots: &[u64; FRAMES]) {
     let n = 12;
     let records = map_records(slots, n);
-    expect(t, batch(0, &records[..n]).status, 0, "map 12");
+    t.expect(batch(0, &records[..n]).status, 0, "map 12");
     let mut prot = [MapEntry::default(); 12];
     for (i, p) in prot.iter_mut().enumerate() {
         *p = MapEntry { va: page(i), frame_slot: PROTECT, flags: pte::NO_EXECUTE | pte::LIBOS_COW };
     }
-    expect(t, batch(0, &prot).status, 0, "protect 12 read-only + COW bit");
+    t.expect(batch(0, &prot).status, 0, "protect 12 read-only + COW bit");
     t.check(
         (0..n).all(|i| exposed::pte(page(i)).is_some_and(|e| e & pte::WRITABLE == 0 && e & pte::LIBOS_COW != 0)),
         "all 12 read-only with the COW bit",
@@ -272,7 +264,7 @@ fn protect(t: &mut Checks, slots: &[u64; FRAMES]) {
     for (j, m) in mixed.iter_mut().skip(6).enumerate() {
         *m = MapEntry { va: page(j), frame_slot: slots[j], flags: RW };
     }
-    expect(t, batch(0, &mixed).status, 0, "mixed unmap and map batch");
+    t.expect(batch(0, &mixed).status, 0, "mixed unmap and map batch");
     let writable: [bool; 12] = core::array::from_fn(|i| exposed::writable(page(i)));
     let present: [bool; 12] = core::array::from_fn(|i| exposed::pte(page(i)).is_some());
     t.check(writable[..3].iter().all(|&w| w), "remapped pages writable");
@@ -289,26 +281,7 @@ fn read_only_env(t: &mut Checks, slots: &[u64; FRAMES]) {
     };
     let records = map_records(slots, 8);
     let left = batch(ro, &records[..8]);
-    expect(t, (left.status, left.count), (Error::Denied.code(), 8), "batch through a read-only env cap");
-    expect(t, mapped_prefix(8).0, 0, "nothing mapped");
+    t.expect((left.status, left.count), (Error::Denied.code(), 8), "batch through a read-only env cap");
+    t.expect(mapped_prefix(8).0, 0, "nothing mapped");
     let _ = sys::cap_drop(ro);
-}
-
-/// Word access to pages this program mapped.
-#[allow(unsafe_code)]
-mod mem {
-    /// Reads the word at `va`, which the caller mapped readable.
-    pub fn read(va: u64) -> u64 {
-        assert!(oxok_libos::exposed::readable(va));
-        // SAFETY: checked mapped readable just now; nothing else aliases it.
-        unsafe { core::ptr::read_volatile(va as *const u64) }
-    }
-
-    /// Writes the word at `va`, which the caller mapped writable for this.
-    pub fn write(va: u64, v: u64) {
-        assert!(oxok_libos::exposed::writable(va));
-        // SAFETY: checked mapped writable; the page is a scratch page of
-        // this program, used by no Rust object.
-        unsafe { core::ptr::write_volatile(va as *mut u64, v) }
-    }
 }

@@ -8,7 +8,6 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::fmt::Debug;
 use oxok_libos::abi::frames::{OWNER_FREE, OWNER_KERNEL};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
 use oxok_libos::abi::{ANY_FRAME, Error, cap_kind, rights};
@@ -22,13 +21,6 @@ const VA: u64 = 0x1000_0000_0000;
 /// Colour classes for the page-colouring check.
 const COLOURS: u64 = 16;
 
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("frames: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
-
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("frames");
     let me = oxok_libos::process::env_id();
@@ -38,8 +30,7 @@ fn main(_args: Args) -> i32 {
         println!("frames: FAIL frame_alloc(ANY_FRAME) refused");
         return 1;
     };
-    expect(
-        &mut t,
+    t.expect(
         sys::cap_info(slot),
         Ok([cap_kind::FRAME, pfn, rights::READ | rights::WRITE | rights::GRANT]),
         "cap_info of a fresh frame",
@@ -47,25 +38,25 @@ fn main(_args: Args) -> i32 {
     round_trip(&mut t, me, slot, pfn, 0x0123_4567_89ab_cdef);
     // `refs` counts the capabilities that name the frame.
     let refs = || exposed::frame_entry(pfn).map(|e| e.refs);
-    expect(&mut t, refs(), Some(1), "frame table: one capability");
+    t.expect(refs(), Some(1), "frame table: one capability");
     match sys::cap_grant(slot, 0, rights::READ) {
         Ok([copy]) => {
-            expect(&mut t, refs(), Some(2), "frame table: a granted copy counts");
-            expect(&mut t, sys::cap_drop(copy), Ok([]), "drop the copy");
-            expect(&mut t, refs(), Some(1), "frame table: the dropped copy no longer counts");
+            t.expect(refs(), Some(2), "frame table: a granted copy counts");
+            t.expect(sys::cap_drop(copy), Ok([]), "drop the copy");
+            t.expect(refs(), Some(1), "frame table: the dropped copy no longer counts");
         }
         Err(_) => t.check(false, "grant to self"),
     }
-    expect(&mut t, sys::frame_free(slot), Ok([]), "free");
-    expect(&mut t, sys::frame_free(slot), Err(Error::BadCap), "double free");
-    expect(&mut t, sys::cap_info(slot), Err(Error::BadCap), "slot empty after free");
+    t.expect(sys::frame_free(slot), Ok([]), "free");
+    t.expect(sys::frame_free(slot), Err(Error::BadCap), "double free");
+    t.expect(sys::cap_info(slot), Err(Error::BadCap), "slot empty after free");
     let after = exposed::frame_entry(pfn);
     t.check(after.is_some_and(|e| e.owner == OWNER_FREE), "frame table: freed frame is free");
 
     specific(&mut t, me, pfn);
     refusals(&mut t);
 
-    expect(&mut t, exposed::owned_frames(), owned_at_start, "owned frames back to start");
+    t.expect(exposed::owned_frames(), owned_at_start, "owned frames back to start");
     t.finish()
 }
 
@@ -77,10 +68,10 @@ fn round_trip(t: &mut Checks, me: u64, slot: u64, pfn: u64, pattern: u64) {
     t.check(e.is_some_and(|e| e.maps == 0), "frame table: not mapped yet");
 
     let flags = pte::WRITABLE | pte::NO_EXECUTE;
-    expect(t, sys::page_map(0, slot, VA, flags), Ok([]), "map");
-    expect(t, sys::page_map(0, slot, VA, flags), Err(Error::Exists), "map twice at one address");
+    t.expect(sys::page_map(0, slot, VA, flags), Ok([]), "map");
+    t.expect(sys::page_map(0, slot, VA, flags), Err(Error::Exists), "map twice at one address");
     let entry = exposed::pte(VA).unwrap_or(0);
-    expect(t, exposed::frame_of(VA), Some(pfn), "page table names the frame");
+    t.expect(exposed::frame_of(VA), Some(pfn), "page table names the frame");
     t.check(entry & pte::WRITABLE != 0, "mapping is writable");
     t.check(entry & pte::NO_EXECUTE != 0, "mapping is no-execute");
     t.check(entry & pte::USER != 0, "mapping is user");
@@ -89,21 +80,21 @@ fn round_trip(t: &mut Checks, me: u64, slot: u64, pfn: u64, pattern: u64) {
         return;
     }
     let words = VA as *mut u64;
-    expect(t, read(words, 0) | read(words, 511), 0, "a fresh frame reads as zero");
+    t.expect(read(words, 0) | read(words, 511), 0, "a fresh frame reads as zero");
     for i in 0..512 {
         write(words, i, pattern ^ i as u64);
     }
     let ok = (0..512).all(|i| read(words, i) == pattern ^ i as u64);
     t.check(ok, "what was written reads back");
     let e = exposed::frame_entry(pfn);
-    expect(t, e.map(|e| e.maps), Some(1), "frame table: maps == 1");
+    t.expect(e.map(|e| e.maps), Some(1), "frame table: maps == 1");
 
-    expect(t, sys::frame_free(slot), Err(Error::Busy), "free of a mapped frame");
-    expect(t, sys::page_unmap(0, VA), Ok([]), "unmap");
-    expect(t, sys::page_unmap(0, VA), Err(Error::NotFound), "unmap twice");
-    expect(t, exposed::pte(VA), None, "page table entry gone");
+    t.expect(sys::frame_free(slot), Err(Error::Busy), "free of a mapped frame");
+    t.expect(sys::page_unmap(0, VA), Ok([]), "unmap");
+    t.expect(sys::page_unmap(0, VA), Err(Error::NotFound), "unmap twice");
+    t.expect(exposed::pte(VA), None, "page table entry gone");
     let e = exposed::frame_entry(pfn);
-    expect(t, e.map(|e| e.maps), Some(0), "frame table: maps == 0");
+    t.expect(e.map(|e| e.maps), Some(0), "frame table: maps == 0");
     t.check(e.is_some_and(|e| u64::from(e.owner) == me), "still owned after unmap");
 }
 
@@ -129,18 +120,18 @@ fn specific(t: &mut Checks, me: u64, near: u64) {
     };
     match got {
         Ok([slot, got]) => {
-            expect(t, got, wanted, "frame_alloc(pfn) returns that frame");
-            expect(t, got % COLOURS, colour, "frame has the wanted colour");
-            expect(t, sys::frame_alloc(wanted), Err(Error::Busy), "frame_alloc of a taken frame");
+            t.expect(got, wanted, "frame_alloc(pfn) returns that frame");
+            t.expect(got % COLOURS, colour, "frame has the wanted colour");
+            t.expect(sys::frame_alloc(wanted), Err(Error::Busy), "frame_alloc of a taken frame");
             round_trip(t, me, slot, got, 0xfeed_f00d_0000_0000 | wanted);
-            expect(t, sys::frame_free(slot), Ok([]), "free the specific frame");
+            t.expect(sys::frame_free(slot), Ok([]), "free the specific frame");
             let e = exposed::frame_entry(wanted);
             t.check(e.is_some_and(|e| Some(e.generation) != generation), "generation advanced by the free");
             // Free again: the same frame can be asked for again.
             match sys::frame_alloc(wanted) {
                 Ok([s, p]) => {
-                    expect(t, p, wanted, "the freed frame can be allocated again");
-                    expect(t, sys::frame_free(s), Ok([]), "free it again");
+                    t.expect(p, wanted, "the freed frame can be allocated again");
+                    t.expect(sys::frame_free(s), Ok([]), "free it again");
                 }
                 Err(e) => t.check(false, if e == Error::Busy { "realloc: busy" } else { "realloc" }),
             }
@@ -159,12 +150,12 @@ fn refusals(t: &mut Checks) {
         (u64::MAX - 1, "frame number u64::MAX - 1"),
         (1 << 52, "frame number beyond physical addresses"),
     ] {
-        expect(t, sys::frame_alloc(pfn), Err(Error::Invalid), what);
+        t.expect(sys::frame_alloc(pfn), Err(Error::Invalid), what);
     }
     // A frame the kernel uses (found in the frame table) is taken.
     let kernel = (0..1 << 20).find(|&p| exposed::frame_entry(p).is_some_and(|e| e.owner == OWNER_KERNEL));
     match kernel {
-        Some(p) => expect(t, sys::frame_alloc(p), Err(Error::Busy), "frame_alloc of a kernel frame"),
+        Some(p) => t.expect(sys::frame_alloc(p), Err(Error::Busy), "frame_alloc of a kernel frame"),
         None => t.check(false, "frame table shows a kernel frame"),
     }
     // Frame 0 is firmware's (reserved or not RAM): refused either way.

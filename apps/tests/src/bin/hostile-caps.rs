@@ -11,7 +11,6 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::fmt::Debug;
 use oxok_libos::abi::layout::{
     APP_AREA, CLOCK, ENV_TABLE, EXPOSED_BASE, FRAME_TABLE, PAGE_SIZE, PROGRAM_BASE, USER_TOP, UVPT, pte,
 };
@@ -27,13 +26,6 @@ const R: u64 = rights::READ;
 const W: u64 = rights::WRITE;
 const G: u64 = rights::GRANT;
 
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("hostile-caps: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
-
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("hostile-caps");
     let owned_at_start = exposed::owned_frames();
@@ -48,8 +40,8 @@ fn main(_args: Args) -> i32 {
     bad_addresses(&mut t, frame);
     forbidden_flags(&mut t, frame, pfn);
     stale_after_free(&mut t, frame, pfn);
-    expect(&mut t, exposed::pte(VA), None, "nothing left mapped");
-    expect(&mut t, exposed::owned_frames(), owned_at_start, "no frame leaked");
+    t.expect(exposed::pte(VA), None, "nothing left mapped");
+    t.expect(exposed::owned_frames(), owned_at_start, "no frame leaked");
     t.finish()
 }
 
@@ -68,59 +60,59 @@ fn no_capability(t: &mut Checks) {
         (1 << 32, "map with slot 2^32"),
         (0, "map with slot 0 (an environment, not a frame)"),
     ] {
-        expect(t, sys::page_map(0, slot, VA, 0), Err(Error::BadCap), what);
+        t.expect(sys::page_map(0, slot, VA, 0), Err(Error::BadCap), what);
     }
     for (slot, what) in [(empty, "cap_grant of an empty slot"), (u64::MAX, "cap_grant of slot u64::MAX")] {
-        expect(t, sys::cap_grant(slot, 0, R), Err(Error::BadCap), what);
+        t.expect(sys::cap_grant(slot, 0, R), Err(Error::BadCap), what);
     }
-    expect(t, sys::cap_info(u64::MAX), Err(Error::BadCap), "cap_info of slot u64::MAX");
-    expect(t, sys::cap_drop(empty), Err(Error::BadCap), "cap_drop of an empty slot");
-    expect(t, sys::cap_drop(u64::MAX), Err(Error::BadCap), "cap_drop of slot u64::MAX");
-    expect(t, sys::cap_drop(0), Err(Error::Invalid), "cap_drop of slot 0");
+    t.expect(sys::cap_info(u64::MAX), Err(Error::BadCap), "cap_info of slot u64::MAX");
+    t.expect(sys::cap_drop(empty), Err(Error::BadCap), "cap_drop of an empty slot");
+    t.expect(sys::cap_drop(u64::MAX), Err(Error::BadCap), "cap_drop of slot u64::MAX");
+    t.expect(sys::cap_drop(0), Err(Error::Invalid), "cap_drop of slot 0");
     t.check(
         sys::cap_info(0).is_ok_and(|[k, id, _]| k == cap_kind::ENV && id == oxok_libos::process::env_id()),
         "slot 0 still names self",
     );
-    expect(t, exposed::pte(VA), None, "nothing mapped by the refused calls");
+    t.expect(exposed::pte(VA), None, "nothing mapped by the refused calls");
 }
 
 /// Rights can only shrink, and only a capability with grant passes on.
 fn rights_on_grant(t: &mut Checks, frame: u64, pfn: u64) {
-    expect(t, sys::cap_grant(frame, 0, R | W | G | 8), Err(Error::Invalid), "grant with unknown rights bits");
-    expect(t, sys::cap_grant(frame, 0, u64::MAX), Err(Error::Invalid), "grant with rights u64::MAX");
+    t.expect(sys::cap_grant(frame, 0, R | W | G | 8), Err(Error::Invalid), "grant with unknown rights bits");
+    t.expect(sys::cap_grant(frame, 0, u64::MAX), Err(Error::Invalid), "grant with rights u64::MAX");
     let Ok([read_only]) = sys::cap_grant(frame, 0, R) else {
         t.check(false, "grant a read-only copy to self");
         return;
     };
-    expect(t, sys::cap_info(read_only), Ok([cap_kind::FRAME, pfn, R]), "the copy is read-only");
-    expect(t, sys::cap_grant(read_only, 0, R), Err(Error::Denied), "pass on without grant right");
+    t.expect(sys::cap_info(read_only), Ok([cap_kind::FRAME, pfn, R]), "the copy is read-only");
+    t.expect(sys::cap_grant(read_only, 0, R), Err(Error::Denied), "pass on without grant right");
     let Ok([rg]) = sys::cap_grant(frame, 0, R | G) else {
         t.check(false, "grant a read+grant copy");
         return;
     };
-    expect(t, sys::cap_grant(rg, 0, R | W), Err(Error::Denied), "widen read+grant to read+write");
-    expect(t, sys::cap_grant(rg, 0, R | W | G), Err(Error::Denied), "widen read+grant to all");
+    t.expect(sys::cap_grant(rg, 0, R | W), Err(Error::Denied), "widen read+grant to read+write");
+    t.expect(sys::cap_grant(rg, 0, R | W | G), Err(Error::Denied), "widen read+grant to all");
     match sys::cap_grant(rg, 0, R) {
         Ok([narrower]) => {
-            expect(t, sys::cap_info(narrower), Ok([cap_kind::FRAME, pfn, R]), "narrowing works");
-            expect(t, sys::cap_drop(narrower), Ok([]), "drop the narrowed copy");
+            t.expect(sys::cap_info(narrower), Ok([cap_kind::FRAME, pfn, R]), "narrowing works");
+            t.expect(sys::cap_drop(narrower), Ok([]), "drop the narrowed copy");
         }
         Err(_) => t.check(false, "narrowing grant"),
     }
     // The environment capability in slot 0 must carry write to be granted
     // into; a read-only copy of it must not accept grants.
     if let Ok([env_read]) = sys::cap_grant(0, 0, R) {
-        expect(t, sys::cap_grant(frame, env_read, R), Err(Error::Denied), "grant into a read-only env cap");
-        expect(t, sys::cap_grant(env_read, 0, R | W), Err(Error::Denied), "widen a read-only env cap");
-        expect(t, sys::cap_drop(env_read), Ok([]), "drop the env copy");
+        t.expect(sys::cap_grant(frame, env_read, R), Err(Error::Denied), "grant into a read-only env cap");
+        t.expect(sys::cap_grant(env_read, 0, R | W), Err(Error::Denied), "widen a read-only env cap");
+        t.expect(sys::cap_drop(env_read), Ok([]), "drop the env copy");
     } else {
         t.check(false, "grant a read-only copy of slot 0");
     }
     // The copies must not free the frame: only one with all rights can.
-    expect(t, sys::frame_free(read_only), Err(Error::Denied), "free with a read-only capability");
-    expect(t, sys::frame_free(rg), Err(Error::Denied), "free with a read+grant capability");
-    expect(t, sys::cap_drop(read_only), Ok([]), "drop the read-only copy");
-    expect(t, sys::cap_drop(rg), Ok([]), "drop the read+grant copy");
+    t.expect(sys::frame_free(read_only), Err(Error::Denied), "free with a read-only capability");
+    t.expect(sys::frame_free(rg), Err(Error::Denied), "free with a read+grant capability");
+    t.expect(sys::cap_drop(read_only), Ok([]), "drop the read-only copy");
+    t.expect(sys::cap_drop(rg), Ok([]), "drop the read+grant copy");
 }
 
 /// A read-only frame capability maps read-only and nothing more.
@@ -129,33 +121,30 @@ fn read_only_frame(t: &mut Checks, frame: u64) {
         t.check(false, "grant a read-only copy");
         return;
     };
-    expect(t, sys::page_map(0, ro, VA, pte::WRITABLE), Err(Error::Denied), "map writable with a read-only cap");
-    expect(t, exposed::pte(VA), None, "the refused map left nothing");
-    expect(t, sys::page_map(0, ro, VA, pte::NO_EXECUTE), Ok([]), "map read-only with a read-only cap");
+    t.expect(sys::page_map(0, ro, VA, pte::WRITABLE), Err(Error::Denied), "map writable with a read-only cap");
+    t.expect(exposed::pte(VA), None, "the refused map left nothing");
+    t.expect(sys::page_map(0, ro, VA, pte::NO_EXECUTE), Ok([]), "map read-only with a read-only cap");
     let entry = exposed::pte(VA).unwrap_or(0);
     t.check(entry & pte::PRESENT != 0 && entry & pte::WRITABLE == 0, "mapping is read-only");
-    expect(
-        t,
+    t.expect(
         sys::page_protect(0, VA, pte::WRITABLE | pte::NO_EXECUTE, ro),
         Err(Error::Denied),
         "add write with a read-only cap",
     );
-    expect(
-        t,
+    t.expect(
         sys::page_protect(0, VA, pte::WRITABLE | pte::NO_EXECUTE, u64::MAX),
         Err(Error::BadCap),
         "add write with no cap",
     );
     t.check(exposed::pte(VA).is_some_and(|e| e & pte::WRITABLE == 0), "still read-only");
-    expect(t, sys::page_protect(0, VA, pte::NO_EXECUTE | pte::LIBOS_SPARE, u64::MAX), Ok([]), "libOS bits need no cap");
+    t.expect(sys::page_protect(0, VA, pte::NO_EXECUTE | pte::LIBOS_SPARE, u64::MAX), Ok([]), "libOS bits need no cap");
     t.check(
         exposed::pte(VA).is_some_and(|e| e & pte::LIBOS_SPARE != 0 && e & pte::WRITABLE == 0),
         "libOS bit set, still read-only",
     );
     // Write on another frame does not give write on this one.
     if let Ok([other, _]) = sys::frame_alloc(ANY_FRAME) {
-        expect(
-            t,
+        t.expect(
             sys::page_protect(0, VA, pte::WRITABLE | pte::NO_EXECUTE, other),
             Err(Error::BadCap),
             "add write with another frame's cap",
@@ -163,8 +152,8 @@ fn read_only_frame(t: &mut Checks, frame: u64) {
         let _ = sys::frame_free(other);
     }
     t.check(exposed::pte(VA).is_some_and(|e| e & pte::WRITABLE == 0), "still read-only after that");
-    expect(t, sys::page_unmap(0, VA), Ok([]), "unmap");
-    expect(t, sys::cap_drop(ro), Ok([]), "drop the copy");
+    t.expect(sys::page_unmap(0, VA), Ok([]), "unmap");
+    t.expect(sys::cap_drop(ro), Ok([]), "drop the copy");
 }
 
 /// Page-table bits a user must not set: physical address bits (which would
@@ -182,17 +171,17 @@ fn forbidden_flags(t: &mut Checks, frame: u64, pfn: u64) {
         (u64::MAX, "every bit"),
     ];
     for &(bit, what) in bits {
-        expect(t, sys::page_map(0, frame, VA, pte::NO_EXECUTE | bit), Err(Error::Invalid), what);
-        expect(t, exposed::pte(VA), None, "nothing mapped");
+        t.expect(sys::page_map(0, frame, VA, pte::NO_EXECUTE | bit), Err(Error::Invalid), what);
+        t.expect(exposed::pte(VA), None, "nothing mapped");
     }
-    expect(t, sys::page_map(0, frame, VA, pte::NO_EXECUTE), Ok([]), "map plainly");
+    t.expect(sys::page_map(0, frame, VA, pte::NO_EXECUTE), Ok([]), "map plainly");
     for &(bit, what) in bits {
-        expect(t, sys::page_protect(0, VA, pte::NO_EXECUTE | bit, frame), Err(Error::Invalid), what);
+        t.expect(sys::page_protect(0, VA, pte::NO_EXECUTE | bit, frame), Err(Error::Invalid), what);
     }
     let entry = exposed::pte(VA).unwrap_or(0);
-    expect(t, (entry & pte::ADDRESS_MASK) >> 12, pfn, "still maps its own frame");
-    expect(t, entry & ((1 << 8) | (1 << 3) | (1 << 4) | pte::HUGE), 0, "no global, cache or large-page bit");
-    expect(t, sys::page_unmap(0, VA), Ok([]), "unmap");
+    t.expect((entry & pte::ADDRESS_MASK) >> 12, pfn, "still maps its own frame");
+    t.expect(entry & ((1 << 8) | (1 << 3) | (1 << 4) | pte::HUGE), 0, "no global, cache or large-page bit");
+    t.expect(sys::page_unmap(0, VA), Ok([]), "unmap");
 }
 
 /// A read-only capability on an environment (here: itself) allows no
@@ -202,24 +191,23 @@ fn read_only_env(t: &mut Checks, frame: u64) {
         t.check(false, "grant a read-only copy of slot 0");
         return;
     };
-    expect(t, sys::page_map(env_read, frame, VA, 0), Err(Error::Denied), "map through a read-only env cap");
-    expect(t, sys::page_map(frame, frame, VA, 0), Err(Error::BadCap), "map with a frame cap as env cap");
-    expect(t, sys::page_map(u64::MAX, frame, VA, 0), Err(Error::BadCap), "map with env slot u64::MAX");
-    expect(t, sys::page_map(0, frame, VA, 0), Ok([]), "map through slot 0");
-    expect(t, sys::page_unmap(env_read, VA), Err(Error::Denied), "unmap through a read-only env cap");
-    expect(
-        t,
+    t.expect(sys::page_map(env_read, frame, VA, 0), Err(Error::Denied), "map through a read-only env cap");
+    t.expect(sys::page_map(frame, frame, VA, 0), Err(Error::BadCap), "map with a frame cap as env cap");
+    t.expect(sys::page_map(u64::MAX, frame, VA, 0), Err(Error::BadCap), "map with env slot u64::MAX");
+    t.expect(sys::page_map(0, frame, VA, 0), Ok([]), "map through slot 0");
+    t.expect(sys::page_unmap(env_read, VA), Err(Error::Denied), "unmap through a read-only env cap");
+    t.expect(
         sys::page_protect(env_read, VA, pte::NO_EXECUTE, u64::MAX),
         Err(Error::Denied),
         "protect through a read-only env cap",
     );
-    expect(t, sys::upcall_register(env_read, 0, 0), Err(Error::Denied), "upcall_register through a read-only env cap");
-    expect(t, sys::env_run(env_read), Err(Error::Denied), "env_run through a read-only env cap");
-    expect(t, sys::frame_revoke(env_read, 1, 1000), Err(Error::Denied), "frame_revoke through a read-only env cap");
-    expect(t, sys::env_destroy(env_read), Err(Error::Denied), "destroy self through a read-only env cap");
-    expect(t, sys::env_destroy(frame), Err(Error::BadCap), "destroy with a frame cap");
-    expect(t, sys::page_unmap(0, VA), Ok([]), "unmap through slot 0");
-    expect(t, sys::cap_drop(env_read), Ok([]), "drop the env copy");
+    t.expect(sys::upcall_register(env_read, 0, 0), Err(Error::Denied), "upcall_register through a read-only env cap");
+    t.expect(sys::env_run(env_read), Err(Error::Denied), "env_run through a read-only env cap");
+    t.expect(sys::frame_revoke(env_read, 1, 1000), Err(Error::Denied), "frame_revoke through a read-only env cap");
+    t.expect(sys::env_destroy(env_read), Err(Error::Denied), "destroy self through a read-only env cap");
+    t.expect(sys::env_destroy(frame), Err(Error::BadCap), "destroy with a frame cap");
+    t.expect(sys::page_unmap(0, VA), Ok([]), "unmap through slot 0");
+    t.expect(sys::cap_drop(env_read), Ok([]), "drop the env copy");
 }
 
 /// Addresses that are not the user's to map.
@@ -240,11 +228,11 @@ fn bad_addresses(t: &mut Checks, frame: u64) {
         (VA + PAGE_SIZE / 2, "half-page aligned"),
     ];
     for &(va, what) in bad {
-        expect(t, sys::page_map(0, frame, va, 0), Err(Error::BadAddress), what);
-        expect(t, sys::page_unmap(0, va), Err(Error::BadAddress), what);
+        t.expect(sys::page_map(0, frame, va, 0), Err(Error::BadAddress), what);
+        t.expect(sys::page_unmap(0, va), Err(Error::BadAddress), what);
     }
     // Already-mapped user pages: the program text and the application area.
-    expect(t, sys::page_map(0, frame, PROGRAM_BASE, 0), Err(Error::Exists), "map over the program text");
+    t.expect(sys::page_map(0, frame, PROGRAM_BASE, 0), Err(Error::Exists), "map over the program text");
     let app = sys::page_map(0, frame, APP_AREA, pte::WRITABLE);
     t.check(matches!(app, Err(Error::Exists | Error::BadAddress)), "map over the application area refused");
     t.check(exposed::app_area().is_some(), "application area still readable");
@@ -257,15 +245,15 @@ fn stale_after_free(t: &mut Checks, frame: u64, pfn: u64) {
         t.check(false, "grant a full copy");
         return;
     };
-    expect(t, sys::frame_free(frame), Ok([]), "free through the original");
-    expect(t, sys::page_map(0, copy, VA, 0), Err(Error::BadCap), "map through a stale copy");
-    expect(t, sys::frame_free(copy), Err(Error::BadCap), "free through a stale copy");
+    t.expect(sys::frame_free(frame), Ok([]), "free through the original");
+    t.expect(sys::page_map(0, copy, VA, 0), Err(Error::BadCap), "map through a stale copy");
+    t.expect(sys::frame_free(copy), Err(Error::BadCap), "free through a stale copy");
     // Someone else — here the program itself — gets the frame next: the
     // stale copy must not name the new incarnation.
     if let Ok([again, p]) = sys::frame_alloc(pfn) {
-        expect(t, p, pfn, "frame allocated again");
-        expect(t, sys::page_map(0, copy, VA, 0), Err(Error::BadCap), "stale copy vs the new incarnation");
-        expect(t, sys::frame_free(again), Ok([]), "free the new incarnation");
+        t.expect(p, pfn, "frame allocated again");
+        t.expect(sys::page_map(0, copy, VA, 0), Err(Error::BadCap), "stale copy vs the new incarnation");
+        t.expect(sys::frame_free(again), Ok([]), "free the new incarnation");
     } else {
         t.check(false, "re-allocate the freed frame");
     }

@@ -10,11 +10,10 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::fmt::Debug;
 use oxok_libos::abi::layout::{ENV_TABLE_ROWS, PAGE_SIZE, pte};
 use oxok_libos::abi::{ANY_FRAME, EnvState, Error, rights};
 use oxok_libos::{Args, exposed, println, sys};
-use oxok_tests::Checks;
+use oxok_tests::{Checks, mem};
 
 oxok_libos::main!(main);
 
@@ -25,13 +24,6 @@ const ALL: u64 = rights::READ | rights::WRITE | rights::GRANT;
 /// Kernel entries to wait for the kernel to finish tearing an environment
 /// down (it does so in bounded steps).
 const REAP_WAIT: usize = 10_000;
-
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("hostile-env-destroy: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
 
 /// Makes kernel entries until `done` holds (or gives up); returns it.
 fn settle(done: impl Fn() -> bool) -> bool {
@@ -52,7 +44,7 @@ fn main(_args: Args) -> i32 {
         println!("hostile-env-destroy: FAIL frame_alloc");
         return 1;
     };
-    expect(&mut t, sys::page_map(0, frame, VA_A, RW), Ok([]), "map in A");
+    t.expect(sys::page_map(0, frame, VA_A, RW), Ok([]), "map in A");
     if !exposed::writable(VA_A) {
         return t.finish();
     }
@@ -62,24 +54,24 @@ fn main(_args: Args) -> i32 {
         println!("hostile-env-destroy: FAIL env_create");
         return 1;
     };
-    expect(&mut t, sys::page_map(b, frame, VA_B, RW), Ok([]), "map A's frame into B");
-    expect(&mut t, exposed::frame_entry(pfn).map(|e| e.maps), Some(2), "two mappings");
+    t.expect(sys::page_map(b, frame, VA_B, RW), Ok([]), "map A's frame into B");
+    t.expect(exposed::frame_entry(pfn).map(|e| e.maps), Some(2), "two mappings");
     t.check(sys::cap_grant(frame, b, ALL).is_ok(), "grant B a capability for the frame");
     let Ok([stale]) = sys::cap_grant(b, 0, ALL) else {
         t.check(false, "copy of B's capability");
         return t.finish();
     };
-    expect(&mut t, sys::frame_free(frame), Err(Error::Busy), "free while B maps it");
+    t.expect(sys::frame_free(frame), Err(Error::Busy), "free while B maps it");
 
-    expect(&mut t, sys::env_destroy(b), Ok([]), "destroy B");
+    t.expect(sys::env_destroy(b), Ok([]), "destroy B");
     t.check(settle(|| exposed::frame_entry(pfn).is_some_and(|e| e.maps == 1)), "frame table: maps back to 1");
     let e = exposed::frame_entry(pfn);
-    expect(&mut t, e.map(|e| u64::from(e.owner)), Some(me), "A still owns the frame");
-    expect(&mut t, mem::read(VA_A), 0xaaaa_5555, "A reads the frame");
+    t.expect(e.map(|e| u64::from(e.owner)), Some(me), "A still owns the frame");
+    t.expect(mem::read(VA_A), 0xaaaa_5555, "A reads the frame");
     mem::write(VA_A, 0x5555_aaaa);
-    expect(&mut t, mem::read(VA_A), 0x5555_aaaa, "A writes the frame");
-    expect(&mut t, exposed::env_entry(bid).map(|r| r.id), None, "B's table row is gone");
-    expect(&mut t, sys::env_destroy(b), Err(Error::BadCap), "destroy through the emptied slot");
+    t.expect(mem::read(VA_A), 0x5555_aaaa, "A writes the frame");
+    t.expect(exposed::env_entry(bid).map(|r| r.id), None, "B's table row is gone");
+    t.expect(sys::env_destroy(b), Err(Error::BadCap), "destroy through the emptied slot");
     stale_refused(&mut t, stale, frame, "");
 
     // Reuse B's row: the stale capability must not name the newcomer.
@@ -92,16 +84,16 @@ fn main(_args: Args) -> i32 {
         None => t.check(false, "B's row occupied again"),
     }
     for &s in &made[..n] {
-        expect(&mut t, sys::env_destroy(s), Ok([]), "destroy a filler");
+        t.expect(sys::env_destroy(s), Ok([]), "destroy a filler");
     }
     let _ = sys::cap_drop(stale);
 
     never_runs(&mut t);
     rounds(&mut t, frame);
 
-    expect(&mut t, sys::page_unmap(0, VA_A), Ok([]), "unmap in A");
-    expect(&mut t, sys::frame_free(frame), Ok([]), "free the frame");
-    expect(&mut t, exposed::owned_frames(), owned_at_start, "A owns what it owned at the start");
+    t.expect(sys::page_unmap(0, VA_A), Ok([]), "unmap in A");
+    t.expect(sys::frame_free(frame), Ok([]), "free the frame");
+    t.expect(exposed::owned_frames(), owned_at_start, "A owns what it owned at the start");
     t.finish()
 }
 
@@ -160,7 +152,7 @@ fn never_runs(t: &mut Checks) {
         t.check(false, "create C");
         return;
     };
-    expect(t, sys::env_run(c), Ok([]), "C runnable");
+    t.expect(sys::env_run(c), Ok([]), "C runnable");
     // With preemption C may get the CPU before the destroy: it then faults
     // at address 0 (it has no code), dies alone, and waits as a zombie.
     match sys::env_destroy(c) {
@@ -176,7 +168,7 @@ fn never_runs(t: &mut Checks) {
             },
         ),
     }
-    expect(t, exposed::env_entry(cid).map(|r| r.id), None, "C gone from the table");
+    t.expect(exposed::env_entry(cid).map(|r| r.id), None, "C gone from the table");
 }
 
 /// Many create / map / destroy rounds: nothing accumulates.
@@ -195,7 +187,7 @@ fn rounds(t: &mut Checks, frame: u64) {
             return;
         }
     }
-    expect(t, used_slots(), slots_before, "no capability slots left behind");
+    t.expect(used_slots(), slots_before, "no capability slots left behind");
     t.check(settle(|| exposed::frame_entry(frame_pfn(frame)).is_some_and(|e| e.maps == 1)), "mappings gone");
     // The kernel memory of the 100 environments (page tables, application
     // areas) is checked by the kernel's own leak check when the run ends.
@@ -207,23 +199,4 @@ fn frame_pfn(slot: u64) -> u64 {
 
 fn used_slots() -> usize {
     (0..64).filter(|&s| sys::cap_info(s).is_ok()).count()
-}
-
-/// Word access to the shared page.
-#[allow(unsafe_code)]
-mod mem {
-    /// Reads the word at `va` (checked mapped).
-    pub fn read(va: u64) -> u64 {
-        assert!(oxok_libos::exposed::readable(va));
-        // SAFETY: mapped readable (checked); the page belongs to no Rust
-        // object.
-        unsafe { core::ptr::read_volatile(va as *const u64) }
-    }
-
-    /// Writes the word at `va` (checked mapped writable).
-    pub fn write(va: u64, v: u64) {
-        assert!(oxok_libos::exposed::writable(va));
-        // SAFETY: as `read`.
-        unsafe { core::ptr::write_volatile(va as *mut u64, v) }
-    }
 }

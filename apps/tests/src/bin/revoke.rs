@@ -19,14 +19,13 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::fmt::Debug;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
 use oxok_libos::abi::{ANY_FRAME, Error, ExceptionFrame};
 use oxok_libos::exposed::{self, rdtsc};
 use oxok_libos::upcall::{self, Kind, Outcome};
 use oxok_libos::{Args, println, sys};
-use oxok_tests::Checks;
+use oxok_tests::{Checks, mem};
 
 oxok_libos::main!(main);
 
@@ -51,13 +50,6 @@ static ASKED_SEEN: AtomicU64 = AtomicU64::new(0);
 static DEADLINE_SEEN: AtomicU64 = AtomicU64::new(0);
 static GIVEN_OK: AtomicU64 = AtomicU64::new(0);
 
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("revoke: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
-
 fn page(i: usize) -> u64 {
     BASE + i as u64 * PAGE_SIZE
 }
@@ -68,7 +60,7 @@ fn main(args: Args) -> i32 {
     let give = match mode {
         "ignore" => 0,
         "ignore-upcall" | "comply" | "partial" => {
-            expect(&mut t, upcall::install(), Ok(()), "install the runtime");
+            t.expect(upcall::install(), Ok(()), "install the runtime");
             match mode {
                 "comply" => 3,
                 "partial" => 1,
@@ -99,7 +91,7 @@ fn main(args: Args) -> i32 {
         };
         SLOTS[i].store(slot, Ordering::SeqCst);
         *p = pfn;
-        expect(&mut t, sys::page_map(0, slot, page(i), RW), Ok([]), "map");
+        t.expect(sys::page_map(0, slot, page(i), RW), Ok([]), "map");
         mem::write(page(i), 0x7e57_0000 + i as u64);
     }
     let Ok([_spare_slot, spare]) = sys::frame_alloc(ANY_FRAME) else {
@@ -112,9 +104,9 @@ fn main(args: Args) -> i32 {
         return 1;
     };
     let shared_slot = SLOTS[SHARED].load(Ordering::SeqCst);
-    expect(&mut t, sys::page_map(child, shared_slot, BASE, RW), Ok([]), "share a frame with a child");
+    t.expect(sys::page_map(child, shared_slot, BASE, RW), Ok([]), "share a frame with a child");
     let listed = [pfns[SHARED], pfns[LISTED[0]], pfns[LISTED[1]]];
-    expect(&mut t, exposed::set_repossess(&listed), Ok(()), "publish the repossession vector");
+    t.expect(exposed::set_repossess(&listed), Ok(()), "publish the repossession vector");
     let owned_before = exposed::owned_frames().unwrap_or(0);
 
     // Ask ourselves for 3 frames within 100 ms (long enough that being
@@ -122,7 +114,7 @@ fn main(args: Args) -> i32 {
     // miss the deadline when other programs run too).
     let window = (clock.tsc_hz / 10).max(1_000_000);
     let asked_at = rdtsc();
-    expect(&mut t, sys::frame_revoke(0, ASKED, window), Ok([]), "frame_revoke on self");
+    t.expect(sys::frame_revoke(0, ASKED, window), Ok([]), "frame_revoke on self");
     let returned_at = rdtsc();
     let row = exposed::env_entry(me);
     let pending = row.map(|r| r.revoke_pending);
@@ -130,7 +122,7 @@ fn main(args: Args) -> i32 {
     // If the scheduler kept this program off the CPU past the deadline, the
     // abort protocol may already have run when it gets the CPU back.
     if rdtsc() < asked_at + window {
-        expect(&mut t, pending, Some(want_pending as u32), "revocation pending in the table");
+        t.expect(pending, Some(want_pending as u32), "revocation pending in the table");
     }
     // Spin past the deadline (bounded: 200 windows).
     let limit = asked_at + 200 * window;
@@ -148,15 +140,15 @@ fn main(args: Args) -> i32 {
     println!("revoke: mode {mode}: gave back {given}, repossessed {count}");
 
     let row = exposed::env_entry(me);
-    expect(&mut t, row.map(|r| r.revoke_pending), Some(0), "nothing pending after the deadline");
-    expect(&mut t, row.map(|r| u64::from(r.repossessed)), Some(taken), "table: frames repossessed");
-    expect(&mut t, row.map(|r| u64::from(r.frames)), Some(u64::from(owned_before) - ASKED), "table: frames owned");
-    expect(&mut t, count, taken, "application area: frames recorded");
+    t.expect(row.map(|r| r.revoke_pending), Some(0), "nothing pending after the deadline");
+    t.expect(row.map(|r| u64::from(r.repossessed)), Some(taken), "table: frames repossessed");
+    t.expect(row.map(|r| u64::from(r.frames)), Some(u64::from(owned_before) - ASKED), "table: frames owned");
+    t.expect(count, taken, "application area: frames recorded");
     let want_upcalls = u64::from(mode != "ignore");
-    expect(&mut t, upcall::delivered(), want_upcalls, "upcalls delivered (none unless registered)");
+    t.expect(upcall::delivered(), want_upcalls, "upcalls delivered (none unless registered)");
     if give > 0 {
-        expect(&mut t, UPCALLS.load(Ordering::SeqCst), 1, "handler ran once");
-        expect(&mut t, ASKED_SEEN.load(Ordering::SeqCst), ASKED, "handler told how many");
+        t.expect(UPCALLS.load(Ordering::SeqCst), 1, "handler ran once");
+        t.expect(ASKED_SEEN.load(Ordering::SeqCst), ASKED, "handler told how many");
         let d = DEADLINE_SEEN.load(Ordering::SeqCst);
         t.check(d >= asked_at + window && d <= returned_at + window, "handler told the deadline");
     }
@@ -167,11 +159,11 @@ fn main(args: Args) -> i32 {
     let want = &all[..taken as usize];
     let got: [Option<(u64, u64)>; 3] = core::array::from_fn(exposed::repossessed);
     for (i, w) in want.iter().enumerate() {
-        expect(&mut t, got[i], Some(*w), "repossessed record");
+        t.expect(got[i], Some(*w), "repossessed record");
     }
     for &(pfn, va) in want.iter() {
         if va != 0 {
-            expect(&mut t, exposed::pte(va), None, "repossessed page unmapped");
+            t.expect(exposed::pte(va), None, "repossessed page unmapped");
         }
         t.check(
             exposed::frame_entry(pfn).is_some_and(|e| u64::from(e.owner) != me),
@@ -181,8 +173,8 @@ fn main(args: Args) -> i32 {
     for &i in &LISTED {
         if taken > 0 {
             let slot = SLOTS[i].load(Ordering::SeqCst);
-            expect(&mut t, sys::cap_info(slot), Err(Error::BadCap), "capability of a repossessed frame gone");
-            expect(&mut t, sys::page_map(0, slot, page(i), 0), Err(Error::BadCap), "cannot map a repossessed frame");
+            t.expect(sys::cap_info(slot), Err(Error::BadCap), "capability of a repossessed frame gone");
+            t.expect(sys::page_map(0, slot, page(i), 0), Err(Error::BadCap), "cannot map a repossessed frame");
         }
     }
     // Everything not given back or taken is intact.
@@ -193,7 +185,7 @@ fn main(args: Args) -> i32 {
     t.check(intact, "other pages mapped and intact");
     t.check(exposed::frame_entry(pfns[SHARED]).is_some_and(|e| u64::from(e.owner) == me), "shared frame not taken");
 
-    expect(&mut t, sys::env_destroy(child), Ok([]), "destroy the child");
+    t.expect(sys::env_destroy(child), Ok([]), "destroy the child");
     t.finish()
 }
 
@@ -210,23 +202,4 @@ fn give_back(f: &mut ExceptionFrame) -> Outcome {
         }
     }
     Outcome::Resume
-}
-
-/// Word access to the pages this program mapped.
-#[allow(unsafe_code)]
-mod mem {
-    /// Reads the word at `va` (checked mapped).
-    pub fn read(va: u64) -> u64 {
-        assert!(oxok_libos::exposed::readable(va));
-        // SAFETY: mapped readable (checked); the page belongs to no Rust
-        // object.
-        unsafe { core::ptr::read_volatile(va as *const u64) }
-    }
-
-    /// Writes the word at `va` (checked mapped writable).
-    pub fn write(va: u64, v: u64) {
-        assert!(oxok_libos::exposed::writable(va));
-        // SAFETY: as `read`.
-        unsafe { core::ptr::write_volatile(va as *mut u64, v) }
-    }
 }

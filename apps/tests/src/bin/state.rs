@@ -14,7 +14,6 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::fmt::Debug;
 use oxok_libos::abi::layout::{PAGE_SIZE, USER_TOP, pte};
 use oxok_libos::abi::{ANY_FRAME, ENV_CREATED, ENV_RUNNABLE, EnvState, Error, Regs, rights, upcall};
 use oxok_libos::{Args, exposed, println, sys};
@@ -60,13 +59,6 @@ static READ_ONLY: EnvState = EnvState {
     upcalls: [0; upcall::KINDS],
 };
 
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("state: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
-
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("state");
     let me = oxok_libos::process::env_id();
@@ -76,8 +68,7 @@ fn main(_args: Args) -> i32 {
         return 1;
     };
     let row = exposed::env_entry(cid);
-    expect(
-        &mut t,
+    t.expect(
         row.map(|r| (r.status, u64::from(r.parent), r.frames)),
         Some((ENV_CREATED, me, 0)),
         "new env in the table",
@@ -87,10 +78,10 @@ fn main(_args: Args) -> i32 {
     };
     build_space(&mut t, child, code);
     let state = child_state();
-    expect(&mut t, sys::env_set_state(child, &raw const state as u64), Ok([]), "set the child's state");
+    t.expect(sys::env_set_state(child, &raw const state as u64), Ok([]), "set the child's state");
     let back = get(child);
-    expect(&mut t, back.map(|s| s.regs), Some(state.regs), "state reads back identical");
-    expect(&mut t, back.map(|s| s.upcalls), Some(state.upcalls), "upcalls read back identical");
+    t.expect(back.map(|s| s.regs), Some(state.regs), "state reads back identical");
+    t.expect(back.map(|s| s.upcalls), Some(state.upcalls), "upcalls read back identical");
     forced_flags(&mut t, child, &state);
     hostile(&mut t, child, code, &state);
     let twin = copy_into_fresh(&mut t, child, code);
@@ -163,45 +154,44 @@ fn code_frame(t: &mut Checks) -> Option<u64> {
         return None;
     };
     let mapped = sys::page_map(0, slot, SCRATCH, pte::WRITABLE | pte::NO_EXECUTE);
-    expect(t, mapped, Ok([]), "map the code frame in the parent");
+    t.expect(mapped, Ok([]), "map the code frame in the parent");
     if mapped.is_err() {
         return None;
     }
     let code = child::code();
     t.check(code.len() < PAGE_SIZE as usize && !code.is_empty(), "child code fits a page");
     child::copy_to(SCRATCH, code);
-    expect(t, sys::page_unmap(0, SCRATCH), Ok([]), "unmap it from the parent");
+    t.expect(sys::page_unmap(0, SCRATCH), Ok([]), "unmap it from the parent");
     Some(slot)
 }
 
 /// Maps the code (read, execute) and a fresh stack frame into the child.
 fn build_space(t: &mut Checks, env: u64, code: u64) {
-    expect(t, sys::page_map(env, code, CHILD_CODE, 0), Ok([]), "map the code into the child");
+    t.expect(sys::page_map(env, code, CHILD_CODE, 0), Ok([]), "map the code into the child");
     let Ok([stack, _]) = sys::frame_alloc(ANY_FRAME) else {
         t.check(false, "frame for the stack");
         return;
     };
-    expect(
-        t,
+    t.expect(
         sys::page_map(env, stack, CHILD_STACK, pte::WRITABLE | pte::NO_EXECUTE),
         Ok([]),
         "map the stack into the child",
     );
     // The parent keeps no mapping; dropping its capability leaves the frame
     // owned by the parent and mapped by the child.
-    expect(t, sys::cap_drop(stack), Ok([]), "drop the stack capability");
+    t.expect(sys::cap_drop(stack), Ok([]), "drop the stack capability");
 }
 
 /// Privileged flags are forced to user values; arithmetic flags are kept.
 fn forced_flags(t: &mut Checks, env: u64, good: &EnvState) {
     let mut st = *good;
     st.regs.rflags = FLAGS_IOPL3 | FLAGS_CF | FLAGS_RESERVED;
-    expect(t, sys::env_set_state(env, &raw const st as u64), Ok([]), "set state with IOPL 3, IF clear");
+    t.expect(sys::env_set_state(env, &raw const st as u64), Ok([]), "set state with IOPL 3, IF clear");
     let flags = get(env).map_or(0, |s| s.regs.rflags);
-    expect(t, flags & FLAGS_IOPL3, 0, "IOPL forced to 0");
-    expect(t, flags & FLAGS_IF, FLAGS_IF, "IF forced on");
-    expect(t, flags & FLAGS_CF, FLAGS_CF, "carry flag kept");
-    expect(t, sys::env_set_state(env, good as *const EnvState as u64), Ok([]), "restore the good state");
+    t.expect(flags & FLAGS_IOPL3, 0, "IOPL forced to 0");
+    t.expect(flags & FLAGS_IF, FLAGS_IF, "IF forced on");
+    t.expect(flags & FLAGS_CF, FLAGS_CF, "carry flag kept");
+    t.expect(sys::env_set_state(env, good as *const EnvState as u64), Ok([]), "restore the good state");
 }
 
 /// Makes a good state bad in one way.
@@ -214,35 +204,33 @@ fn hostile(t: &mut Checks, env: u64, frame: u64, good: &EnvState) {
     let buf_ptr = &raw mut buf as u64;
     let empty = (1..64).rev().find(|&s| sys::cap_info(s) == Err(Error::BadCap)).unwrap_or(63);
     for (slot, what) in [(empty, "empty slot"), (u64::MAX, "slot u64::MAX"), (frame, "a frame capability")] {
-        expect(t, sys::env_get_state(slot, buf_ptr), Err(Error::BadCap), what);
-        expect(t, sys::env_set_state(slot, good_ptr), Err(Error::BadCap), what);
+        t.expect(sys::env_get_state(slot, buf_ptr), Err(Error::BadCap), what);
+        t.expect(sys::env_set_state(slot, good_ptr), Err(Error::BadCap), what);
     }
     match sys::cap_grant(env, 0, rights::READ) {
         Ok([ro]) => {
-            expect(t, sys::env_get_state(ro, buf_ptr), Ok([]), "get state with a read-only cap");
-            expect(t, buf.regs, good.regs, "read-only cap reads the state");
-            expect(t, sys::env_set_state(ro, good_ptr), Err(Error::Denied), "set state with a read-only cap");
-            expect(
-                t,
+            t.expect(sys::env_get_state(ro, buf_ptr), Ok([]), "get state with a read-only cap");
+            t.expect(buf.regs, good.regs, "read-only cap reads the state");
+            t.expect(sys::env_set_state(ro, good_ptr), Err(Error::Denied), "set state with a read-only cap");
+            t.expect(
                 sys::upcall_register(ro, upcall::EXCEPTION, CHILD_CODE),
                 Err(Error::Denied),
                 "upcall_register with a read-only cap",
             );
-            expect(
-                t,
+            t.expect(
                 sys::page_map(ro, frame, CHILD_CODE + PAGE_SIZE, 0),
                 Err(Error::Denied),
                 "page_map with a read-only cap",
             );
-            expect(t, sys::env_run(ro), Err(Error::Denied), "env_run with a read-only cap");
-            expect(t, sys::env_destroy(ro), Err(Error::Denied), "env_destroy with a read-only cap");
+            t.expect(sys::env_run(ro), Err(Error::Denied), "env_run with a read-only cap");
+            t.expect(sys::env_destroy(ro), Err(Error::Denied), "env_destroy with a read-only cap");
             let _ = sys::cap_drop(ro);
         }
         Err(_) => t.check(false, "read-only copy of the child's capability"),
     }
     // A capability without read cannot even look.
     if let Ok([wo]) = sys::cap_grant(env, 0, rights::WRITE) {
-        expect(t, sys::env_get_state(wo, buf_ptr), Err(Error::Denied), "get state without read");
+        t.expect(sys::env_get_state(wo, buf_ptr), Err(Error::Denied), "get state without read");
         let _ = sys::cap_drop(wo);
     }
     let bad_regs: &[(&str, Spoil)] = &[
@@ -257,25 +245,25 @@ fn hostile(t: &mut Checks, env: u64, frame: u64, good: &EnvState) {
     for &(what, spoil) in bad_regs {
         let mut st = *good;
         spoil(&mut st);
-        expect(t, sys::env_set_state(env, &raw const st as u64), Err(Error::Invalid), what);
+        t.expect(sys::env_set_state(env, &raw const st as u64), Err(Error::Invalid), what);
     }
-    expect(t, get(env), Some(*good), "refused states changed nothing");
+    t.expect(get(env), Some(*good), "refused states changed nothing");
     for (ptr, what) in [
         (0xffff_ffff_8020_0000u64, "get state into the kernel"),
         (0, "get state into null"),
         (&raw const READ_ONLY as u64, "get state into read-only memory"),
         (USER_TOP - 8, "get state across USER_TOP"),
     ] {
-        expect(t, sys::env_get_state(env, ptr), Err(Error::BadAddress), what);
+        t.expect(sys::env_get_state(env, ptr), Err(Error::BadAddress), what);
     }
     for (ptr, what) in [
         (0xffff_ffff_8020_0000u64, "set state from the kernel"),
         (0x3000_0000_0000, "set state from unmapped memory"),
         (u64::MAX - 16, "set state from a wrapping address"),
     ] {
-        expect(t, sys::env_set_state(env, ptr), Err(Error::BadAddress), what);
+        t.expect(sys::env_set_state(env, ptr), Err(Error::BadAddress), what);
     }
-    expect(t, get(env), Some(*good), "bad buffers changed nothing");
+    t.expect(get(env), Some(*good), "bad buffers changed nothing");
 }
 
 /// Copies the child's state into a fresh environment with the same code
@@ -290,8 +278,8 @@ fn copy_into_fresh(t: &mut Checks, from: u64, code: u64) -> Option<(u64, u64)> {
         t.check(false, "get the state to copy");
         return None;
     };
-    expect(t, sys::env_set_state(twin, &raw const st as u64), Ok([]), "set the twin's state");
-    expect(t, get(twin), Some(st), "twin state identical");
+    t.expect(sys::env_set_state(twin, &raw const st as u64), Ok([]), "set the twin's state");
+    t.expect(get(twin), Some(st), "twin state identical");
     Some((twin, id))
 }
 
@@ -302,7 +290,7 @@ fn self_replace(t: &mut Checks) {
         return;
     };
     let (rax, rdi) = child::set_own_state(&mut st);
-    expect(t, (rax, rdi), (0x5e1f, 0x7777), "resumed from the replaced state");
+    t.expect((rax, rdi), (0x5e1f, 0x7777), "resumed from the replaced state");
 }
 
 /// The child's machine code and the asm that touches raw memory.

@@ -19,7 +19,6 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::fmt::Debug;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, PROGRAM_BASE, USER_TOP, pte};
 use oxok_libos::abi::upcall::{EXCEPTION, EXCEPTION_STACK, FOREIGN_SYSCALL, KINDS, PAGE_FAULT, REVOCATION};
@@ -53,13 +52,6 @@ static FOREIGN_ARGS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 /// rbx rbp r12 r13 r14 r15.
 static SEEN: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 
-fn expect<T: PartialEq + Debug>(t: &mut Checks, got: T, want: T, what: &str) {
-    if got != want {
-        println!("upcalls: {what}: got {got:?}, want {want:?}");
-    }
-    t.check(got == want, what);
-}
-
 fn main(args: Args) -> i32 {
     match args.get(1).unwrap_or("") {
         "" => {}
@@ -84,7 +76,7 @@ fn main(args: Args) -> i32 {
     NESTED.store(1, Ordering::SeqCst);
     registers(&mut t, true);
     NESTED.store(0, Ordering::SeqCst);
-    expect(&mut t, NESTED_SAW.load(Ordering::SeqCst), 0, "nested fault read a zero page");
+    t.expect(NESTED_SAW.load(Ordering::SeqCst), 0, "nested fault read a zero page");
     resume_faults(&mut t);
     stress(&mut t);
     t.finish()
@@ -93,28 +85,27 @@ fn main(args: Args) -> i32 {
 /// `install` registers the stack and three entries; bad registrations are
 /// refused.
 fn registration(t: &mut Checks) {
-    expect(t, upcall::install(), Ok(()), "install");
+    t.expect(upcall::install(), Ok(()), "install");
     let mut st = EnvState::default();
-    expect(t, sys::env_get_state(0, &raw mut st as u64), Ok([]), "get own state");
+    t.expect(sys::env_get_state(0, &raw mut st as u64), Ok([]), "get own state");
     let entry = upcall::entry_address();
-    expect(t, st.upcalls[EXCEPTION as usize], entry, "exception entry registered");
-    expect(t, st.upcalls[PAGE_FAULT as usize], entry, "page-fault entry registered");
-    expect(t, st.upcalls[FOREIGN_SYSCALL as usize], entry, "foreign-call entry registered");
-    expect(t, st.upcalls[REVOCATION as usize], entry, "revocation entry registered");
-    expect(t, st.upcalls[EXCEPTION_STACK as usize], upcall::stack_top(), "exception stack registered");
-    expect(t, sys::upcall_register(0, KINDS as u64, entry), Err(Error::Invalid), "unknown kind");
-    expect(t, sys::upcall_register(0, u64::MAX, entry), Err(Error::Invalid), "kind u64::MAX");
-    expect(t, sys::upcall_register(0, EXCEPTION, USER_TOP), Err(Error::Invalid), "entry at USER_TOP");
-    expect(t, sys::upcall_register(0, EXCEPTION, 0xffff_ffff_8000_0000), Err(Error::Invalid), "entry in the kernel");
-    expect(
-        t,
+    t.expect(st.upcalls[EXCEPTION as usize], entry, "exception entry registered");
+    t.expect(st.upcalls[PAGE_FAULT as usize], entry, "page-fault entry registered");
+    t.expect(st.upcalls[FOREIGN_SYSCALL as usize], entry, "foreign-call entry registered");
+    t.expect(st.upcalls[REVOCATION as usize], entry, "revocation entry registered");
+    t.expect(st.upcalls[EXCEPTION_STACK as usize], upcall::stack_top(), "exception stack registered");
+    t.expect(sys::upcall_register(0, KINDS as u64, entry), Err(Error::Invalid), "unknown kind");
+    t.expect(sys::upcall_register(0, u64::MAX, entry), Err(Error::Invalid), "kind u64::MAX");
+    t.expect(sys::upcall_register(0, EXCEPTION, USER_TOP), Err(Error::Invalid), "entry at USER_TOP");
+    t.expect(sys::upcall_register(0, EXCEPTION, 0xffff_ffff_8000_0000), Err(Error::Invalid), "entry in the kernel");
+    t.expect(
         sys::upcall_register(0, EXCEPTION_STACK, 0xffff_8000_0000_0000),
         Err(Error::Invalid),
         "exception stack in the kernel",
     );
-    expect(t, sys::upcall_register(u64::MAX, EXCEPTION, entry), Err(Error::BadCap), "bad env slot");
-    expect(t, sys::env_get_state(0, &raw mut st as u64), Ok([]), "get own state again");
-    expect(t, st.upcalls[EXCEPTION as usize], entry, "refusals changed nothing");
+    t.expect(sys::upcall_register(u64::MAX, EXCEPTION, entry), Err(Error::BadCap), "bad env slot");
+    t.expect(sys::env_get_state(0, &raw mut st as u64), Ok([]), "get own state again");
+    t.expect(st.upcalls[EXCEPTION as usize], entry, "refusals changed nothing");
 }
 
 /// Page faults in the demand-zero range get a fresh frame.
@@ -182,15 +173,15 @@ fn demand_paging(t: &mut Checks) {
         mem::write(va + 8 * i, 0xd00d_0000 + i);
     }
     t.check(zero, "demand-zero pages read as zero");
-    expect(t, FAULTS.load(Ordering::SeqCst) - before, 10, "ten faults for ten pages");
-    expect(t, LAST_ERROR.load(Ordering::SeqCst) & 0b111, 0b100, "error code: user read, not present");
+    t.expect(FAULTS.load(Ordering::SeqCst) - before, 10, "ten faults for ten pages");
+    t.expect(LAST_ERROR.load(Ordering::SeqCst) & 0b111, 0b100, "error code: user read, not present");
     let kept = (0..10).all(|i| mem::read(DZ_BASE + i * PAGE_SIZE + 8 * i) == 0xd00d_0000 + i);
     t.check(kept, "writes kept");
-    expect(t, FAULTS.load(Ordering::SeqCst) - before, 10, "no more faults once mapped");
+    t.expect(FAULTS.load(Ordering::SeqCst) - before, 10, "no more faults once mapped");
     // A write fault on a fresh page.
     mem::write(DZ_BASE + 10 * PAGE_SIZE, 77);
-    expect(t, LAST_ERROR.load(Ordering::SeqCst) & 0b111, 0b110, "error code: user write, not present");
-    expect(t, mem::read(DZ_BASE + 10 * PAGE_SIZE), 77, "write fault page keeps the write");
+    t.expect(LAST_ERROR.load(Ordering::SeqCst) & 0b111, 0b110, "error code: user write, not present");
+    t.expect(mem::read(DZ_BASE + 10 * PAGE_SIZE), 77, "write fault page keeps the write");
 }
 
 fn exceptions(t: &mut Checks) {
@@ -198,18 +189,18 @@ fn exceptions(t: &mut Checks) {
     for _ in 0..5 {
         mem::ud2();
     }
-    expect(t, UD2S.load(Ordering::SeqCst) - before, 5, "five ud2 skipped");
+    t.expect(UD2S.load(Ordering::SeqCst) - before, 5, "five ud2 skipped");
     mem::int3();
     mem::int3();
-    expect(t, BREAKPOINTS.load(Ordering::SeqCst), 2, "two int3 counted");
+    t.expect(BREAKPOINTS.load(Ordering::SeqCst), 2, "two int3 counted");
 }
 
 fn foreign_call(t: &mut Checks) {
     let r = sys::raw(39, [1, 2, 3, 4, 5, 6]);
-    expect(t, r.status, 4242, "getpid answered by the handler");
+    t.expect(r.status, 4242, "getpid answered by the handler");
     let seen: [u64; 6] = core::array::from_fn(|i| FOREIGN_ARGS[i].load(Ordering::SeqCst));
-    expect(t, seen, [1, 2, 3, 4, 5, 6], "handler saw the six arguments");
-    expect(t, r.values, [1, 2, 3], "argument registers unchanged");
+    t.expect(seen, [1, 2, 3, 4, 5, 6], "handler saw the six arguments");
+    t.expect(r.values, [1, 2, 3], "argument registers unchanged");
 }
 
 /// Distinctive values in every register across a `ud2`.
@@ -224,15 +215,15 @@ fn registers(t: &mut Checks, nested: bool) {
         }
     }
     t.check(bad == 0, "all general registers survive");
-    expect(t, got.rbx_rbp, [mem::RBX, mem::RBP], "rbx and rbp survive");
-    expect(t, got.rsp_after, got.rsp_before, "rsp survives");
+    t.expect(got.rbx_rbp, [mem::RBX, mem::RBP], "rbx and rbp survive");
+    t.expect(got.rsp_after, got.rsp_before, "rsp survives");
     let v = mem::GPR_VALUES;
-    expect(t, got.red_zone, [v[8], v[9], v[10]], "red zone intact");
+    t.expect(got.red_zone, [v[8], v[9], v[10]], "red zone intact");
     t.check(got.flags & 1 != 0, "carry flag survives");
     t.check(got.flags & (1 << 10) != 0, "direction flag survives");
     let seen: [u64; 6] = core::array::from_fn(|i| SEEN[i].load(Ordering::SeqCst));
     let want = [mem::RBX, mem::RBP, v[9], v[10], v[11], v[12]];
-    expect(t, seen, want, "handler saw the interrupted registers");
+    t.expect(seen, want, "handler saw the interrupted registers");
 }
 
 /// Many round trips while the timer preempts at arbitrary points: every
@@ -246,7 +237,7 @@ fn stress(t: &mut Checks) {
             bad += 1;
         }
     }
-    expect(t, bad, 0, "registers intact over many round trips");
+    t.expect(bad, 0, "registers intact over many round trips");
 }
 
 /// Round trips in [`stress`].
@@ -259,9 +250,9 @@ fn resume_faults(t: &mut Checks) {
     let ud2s = UD2S.load(Ordering::SeqCst);
     t.check(exposed::pte(STACK_PAGE).is_none(), "stack page not mapped yet");
     let marker = mem::ud2_on_stack(STACK_PAGE + PAGE_SIZE);
-    expect(t, marker, 0x51ac_0000_0000_0001, "resumed after a fault in the resume sequence");
-    expect(t, UD2S.load(Ordering::SeqCst) - ud2s, 1, "one ud2");
-    expect(t, FAULTS.load(Ordering::SeqCst) - before, 1, "one fault on the interrupted stack");
+    t.expect(marker, 0x51ac_0000_0000_0001, "resumed after a fault in the resume sequence");
+    t.expect(UD2S.load(Ordering::SeqCst) - ud2s, 1, "one ud2");
+    t.expect(FAULTS.load(Ordering::SeqCst) - before, 1, "one fault on the interrupted stack");
     t.check(exposed::pte(STACK_PAGE).is_some(), "stack page mapped by the handler");
 }
 

@@ -3,21 +3,7 @@
 use super::build;
 use crate::Archive;
 
-/// xorshift64: a tiny deterministic PRNG.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use oxok_testrng::Rng;
 
 /// Reads everything the reader can reach; panics would fail the test.
 fn exercise(data: &[u8]) {
@@ -41,23 +27,23 @@ fn exercise(data: &[u8]) {
 fn mutated_archives_never_panic() {
     let big = [0x5au8; 1300];
     let valid = build(&[("a", b"alpha"), ("b", &big), ("c", b"")]);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..5000 {
         let mut data = valid.clone();
-        for _ in 0..1 + rng.below(8) {
-            let i = rng.below(data.len());
-            data[i] = match rng.below(4) {
+        for _ in 0..1 + rng.index(8) {
+            let i = rng.index(data.len());
+            data[i] = match rng.index(4) {
                 0 => rng.next() as u8,
-                1 => data[i] ^ (1 << rng.below(8)),
-                2 => b"0 7\0"[rng.below(4)],
+                1 => data[i] ^ (1 << rng.index(8)),
+                2 => b"0 7\0"[rng.index(4)],
                 _ => 0,
             };
         }
         // Sometimes also fix the checksum so deeper fields get exercised.
-        if rng.below(2) == 0 {
+        if rng.index(2) == 0 {
             super::fix_checksum(&mut data[..512]);
         }
-        let cut = if rng.below(4) == 0 { rng.below(data.len() + 1) } else { data.len() };
+        let cut = if rng.index(4) == 0 { rng.index(data.len() + 1) } else { data.len() };
         exercise(&data[..cut]);
     }
 }
