@@ -125,16 +125,30 @@ macro_rules! for_each_call {
 
             /// Changes the flags of the mapping at `va`. Removing rights or
             /// changing libOS bits needs nothing more; adding write needs
-            /// `frame_slot` to name the mapped frame with write.
+            /// `frame_slot` to hold, with write, either a capability for the
+            /// mapped frame or an environment capability for the frame's
+            /// owner (an environment's capability covers the frames it owns,
+            /// as a Xok page is guarded by its owner's capability). So a
+            /// process can drop a frame's own capability once it is mapped
+            /// and still re-enable write later (copy-on-write, `unprot`).
             ///
-            /// Checks: as `page_unmap`, plus the frame capability when write
-            /// is added (`BadCap`, `Denied`). Changes: one entry.
+            /// Checks: as `page_unmap`, plus the capability when write is
+            /// added (`BadCap`, `Denied`). Changes: one entry.
             12 => page_protect(env_slot, va, flags, frame_slot) -> [];
 
             /// Applies `count` [`MapEntry`](crate::MapEntry) records at user
             /// address `entries` to the environment named by `env_slot`, in
-            /// order: a map, an unmap (`frame_slot == UNMAP`) or a protect
-            /// (`frame_slot == PROTECT`) each.
+            /// order: a map, an unmap (`frame_slot == UNMAP`), a protect
+            /// (`frame_slot == PROTECT`, with the capability for adding
+            /// write in `src`) or a share (`frame_slot == SHARE`) each.
+            ///
+            /// A **share** maps at `va` in the target the frame the caller
+            /// itself maps at `src`: a binding passed on, never widened —
+            /// write only if the caller's own mapping is writable, and only
+            /// frames that belong to an environment (not the application
+            /// area or other kernel frames). This is how fork gives a child
+            /// the parent's pages copy-on-write, whoever owns them, and how
+            /// a pipe's frame reaches both ends.
             ///
             /// **Progress is precise, not all-or-nothing.** The call advances
             /// `entries` (rsi) and `count` (rdx) in the caller's registers as
@@ -146,8 +160,10 @@ macro_rules! for_each_call {
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
-            /// Checks: per record, as the single calls; the record array must
-            /// be readable (`BadAddress`). Changes: as the single calls.
+            /// Checks: per record, as the single calls; a share's `src` must
+            /// be mapped in the caller (`NotFound`) with at least the rights
+            /// asked (`Denied`); the record array must be readable
+            /// (`BadAddress`). Changes: as the single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 
             /// Creates an environment with an empty address space, its

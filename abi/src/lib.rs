@@ -57,9 +57,12 @@ pub use state::{
 pub const ANY_FRAME: u64 = u64::MAX;
 /// `MapEntry::frame_slot` value meaning "unmap this page".
 pub const UNMAP: u64 = u64::MAX;
-/// `MapEntry::frame_slot` value meaning "change this page's flags" (removing
-/// rights only).
+/// `MapEntry::frame_slot` value meaning "change this page's flags" (adding
+/// write only with a capability in `MapEntry::src`).
 pub const PROTECT: u64 = u64::MAX - 1;
+/// `MapEntry::frame_slot` value meaning "map the frame the caller maps at
+/// `MapEntry::src`" (never with more rights than the caller's own mapping).
+pub const SHARE: u64 = u64::MAX - 2;
 /// Records `page_batch` applies before it restarts itself.
 pub const BATCH_STEP: u64 = 64;
 /// Wakeup-predicate slots per environment.

@@ -52,16 +52,51 @@ pub struct ExceptionFrame {
     pub regs: Regs,
 }
 
-/// One record of `page_batch`.
+/// One record of `page_batch`: a map, an unmap, a protect or a share,
+/// chosen by `frame_slot`. Build records with the constructors.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct MapEntry {
-    /// Page address.
+    /// Page address in the target environment.
     pub va: u64,
-    /// Frame capability slot, or `UNMAP`, or `PROTECT`.
+    /// Frame capability slot (a map), or [`UNMAP`](crate::UNMAP),
+    /// [`PROTECT`](crate::PROTECT) or [`SHARE`](crate::SHARE).
     pub frame_slot: u64,
-    /// Page flags for map and protect.
+    /// Page flags for map, protect and share.
     pub flags: u64,
+    /// For a protect that adds write: the capability slot presented for the
+    /// frame (see `page_protect`). For a share: the page address in the
+    /// caller's own space whose frame is shared. Unused otherwise.
+    pub src: u64,
+}
+
+impl MapEntry {
+    /// Map the frame named by the capability in `frame_slot` at `va`.
+    pub const fn map(va: u64, frame_slot: u64, flags: u64) -> MapEntry {
+        MapEntry { va, frame_slot, flags, src: 0 }
+    }
+
+    /// Remove the mapping at `va`.
+    pub const fn unmap(va: u64) -> MapEntry {
+        MapEntry { va, frame_slot: crate::UNMAP, flags: 0, src: 0 }
+    }
+
+    /// Change the flags at `va`, removing rights or changing libOS bits
+    /// only.
+    pub const fn protect(va: u64, flags: u64) -> MapEntry {
+        MapEntry { va, frame_slot: crate::PROTECT, flags, src: 0 }
+    }
+
+    /// Change the flags at `va`, presenting the capability in `cap_slot`
+    /// in case write is added.
+    pub const fn protect_with(va: u64, flags: u64, cap_slot: u64) -> MapEntry {
+        MapEntry { va, frame_slot: crate::PROTECT, flags, src: cap_slot }
+    }
+
+    /// Map at `va` the frame the caller itself maps at `src`.
+    pub const fn share(va: u64, src: u64, flags: u64) -> MapEntry {
+        MapEntry { va, frame_slot: crate::SHARE, flags, src }
+    }
 }
 
 /// One row of the exposed environment table (`layout::ENV_TABLE`), indexed

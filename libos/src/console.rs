@@ -1,4 +1,5 @@
-//! The console: `print!`/`println!` over the kernel's `console_write`.
+//! The console: `console_write` and blocking keyboard input, and
+//! `print!`/`println!`, which write to standard output (descriptor 1).
 
 use core::fmt::{self, Write};
 
@@ -15,17 +16,24 @@ pub fn write(bytes: &[u8]) -> Result<(), crate::Error> {
 pub struct Buffered {
     buf: [u8; 256],
     len: usize,
+    fd: usize,
 }
 
 impl Buffered {
     /// An empty buffer.
     pub const fn new() -> Buffered {
-        Buffered { buf: [0; 256], len: 0 }
+        Buffered::to(crate::fd::STDOUT)
     }
 
-    /// Sends what is buffered.
+    /// An empty buffer that flushes to descriptor `fd`.
+    pub const fn to(fd: usize) -> Buffered {
+        Buffered { buf: [0; 256], len: 0, fd }
+    }
+
+    /// Sends what is buffered to its descriptor (standard output unless
+    /// made with [`Buffered::to`]).
     pub fn flush(&mut self) {
-        let _ = write(&self.buf[..self.len]);
+        let _ = crate::fd::write_all(self.fd, &self.buf[..self.len]);
         self.len = 0;
     }
 }
@@ -56,13 +64,33 @@ pub fn _print(args: fmt::Arguments<'_>) {
     b.flush();
 }
 
-/// Prints to the console.
+#[doc(hidden)]
+pub fn _eprint(args: fmt::Arguments<'_>) {
+    let mut b = Buffered::to(crate::fd::STDERR);
+    let _ = b.write_fmt(args);
+    b.flush();
+}
+
+/// Prints to standard error (descriptor 2).
+#[macro_export]
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::console::_eprint(format_args!($($arg)*)) };
+}
+
+/// Prints a line to standard error.
+#[macro_export]
+macro_rules! eprintln {
+    () => { $crate::eprint!("\n") };
+    ($($arg:tt)*) => { $crate::console::_eprint(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Prints to standard output.
 #[macro_export]
 macro_rules! print {
     ($($arg:tt)*) => { $crate::console::_print(format_args!($($arg)*)) };
 }
 
-/// Prints a line to the console.
+/// Prints a line to standard output.
 #[macro_export]
 macro_rules! println {
     () => { $crate::print!("\n") };

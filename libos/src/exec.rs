@@ -337,7 +337,7 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK], held: &m
     let mut n = 0;
     for (i, page) in pages.iter().enumerate() {
         if !matches!(page.fill, Fill::Zero) {
-            batch[n] = MapEntry { va: scratch_va(i), frame_slot: caps[i], flags: pte::WRITABLE | pte::NO_EXECUTE };
+            batch[n] = MapEntry::map(scratch_va(i), caps[i], pte::WRITABLE | pte::NO_EXECUTE);
             n += 1;
         }
     }
@@ -360,7 +360,7 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK], held: &m
 
     // Map every page in the child with its own permissions.
     for (i, page) in pages.iter().enumerate() {
-        batch[i] = MapEntry { va: page.va, frame_slot: caps[i], flags: page.flags };
+        batch[i] = MapEntry::map(page.va, caps[i], page.flags);
     }
     apply(child, &batch[..pages.len()])
 }

@@ -18,6 +18,7 @@ pub mod console;
 pub mod exec;
 #[allow(unsafe_code)]
 pub mod exposed;
+pub mod fd;
 #[allow(unsafe_code)]
 pub mod heap;
 #[allow(unsafe_code)]

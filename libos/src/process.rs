@@ -2,6 +2,7 @@
 
 /// Ends the program with `code`.
 pub fn exit(code: i32) -> ! {
+    crate::fd::close_all();
     let _ = crate::sys::env_exit(code as i64 as u64);
     // env_exit never returns; if the kernel refused, spin rather than run on.
     loop {

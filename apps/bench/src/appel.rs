@@ -37,7 +37,7 @@ use crate::params::{APPEL_PAGES, Counts, RANDOM_SEED};
 use crate::{measure, skip};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, ExceptionFrame, MapEntry, PROTECT, UNMAP};
+use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, ExceptionFrame, MapEntry, PROTECT};
 use oxok_libos::upcall::{self, Kind, Outcome};
 use oxok_libos::{exposed, sys};
 
@@ -73,7 +73,7 @@ static RANDOM: AtomicU64 = AtomicU64::new(RANDOM_SEED);
 
 /// One protect record per page: the whole region read-only in one call.
 static PROTECT_ALL: [MapEntry; PAGES] = {
-    let mut r = [MapEntry { va: 0, frame_slot: PROTECT, flags: RO }; PAGES];
+    let mut r = [MapEntry::protect(0, RO); PAGES];
     let mut i = 0;
     while i < PAGES {
         r[i].va = BASE + i as u64 * PAGE_SIZE;
@@ -163,7 +163,7 @@ fn region_setup() -> Result<(), Error> {
     }
     let mut map = [MapEntry::default(); PAGES];
     for (i, m) in map.iter_mut().enumerate() {
-        *m = MapEntry { va: va(i), frame_slot: slot(i), flags: RW };
+        *m = MapEntry::map(va(i), slot(i), RW);
     }
     sys::page_batch(0, map.as_ptr() as u64, PAGES as u64)?;
     for i in 0..PAGES {
@@ -178,7 +178,7 @@ fn region_teardown() -> Result<(), Error> {
     let mut n = 0;
     for i in 0..PAGES {
         if exposed::pte(va(i)).is_some() {
-            unmap[n] = MapEntry { va: va(i), frame_slot: UNMAP, flags: 0 };
+            unmap[n] = MapEntry::unmap(va(i));
             n += 1;
         }
     }

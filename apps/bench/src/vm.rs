@@ -17,7 +17,7 @@ use crate::params::Counts;
 use crate::{measure, median, report, skip};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, Error, ExceptionFrame, MapEntry, UNMAP};
+use oxok_libos::abi::{ANY_FRAME, Error, ExceptionFrame, MapEntry};
 use oxok_libos::upcall::{self, Kind, Outcome, VECTOR_INVALID_OPCODE};
 use oxok_libos::{exposed, sys};
 
@@ -169,7 +169,7 @@ fn unmap_range(start: u64, end: u64) -> Result<(), Error> {
         let mut n = 0;
         while va < end && n < records.len() {
             if exposed::pte(va).is_some() {
-                records[n] = MapEntry { va, frame_slot: UNMAP, flags: 0 };
+                records[n] = MapEntry::unmap(va);
                 n += 1;
             }
             va += PAGE_SIZE;
@@ -227,8 +227,8 @@ fn page_batch_100(slot: u64, ops: u32) -> Result<u64, Error> {
     let mut unmap = [MapEntry::default(); BATCH_RECORDS];
     for (i, (m, u)) in map.iter_mut().zip(unmap.iter_mut()).enumerate() {
         let va = PB_BASE + i as u64 * PAGE_SIZE;
-        *m = MapEntry { va, frame_slot: slot, flags: RW };
-        *u = MapEntry { va, frame_slot: UNMAP, flags: 0 };
+        *m = MapEntry::map(va, slot, RW);
+        *u = MapEntry::unmap(va);
     }
     let mut total = 0;
     for _ in 0..ops {

@@ -48,6 +48,27 @@ pub fn frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) ->
     Ok(pfn)
 }
 
+/// Checks that `caller`'s slot `slot` grants `need` on frame `pfn`: either
+/// a capability for that frame, or a capability for the environment that
+/// owns it (an environment's name covers the frames it owns).
+pub fn owned_frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, pfn: u64, need: Rights) -> Result<(), Error> {
+    let cap = cap_in(envs, caller, slot)?;
+    match cap.name.kind() {
+        Some(Kind::Env) => {
+            let owner = env_cap(envs, caller, slot, need)?;
+            let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
+            if entry.owner == owner { Ok(()) } else { Err(Error::BadCap) }
+        }
+        _ => {
+            if frame_cap(envs, caller, slot, need)? == pfn {
+                Ok(())
+            } else {
+                Err(Error::BadCap)
+            }
+        }
+    }
+}
+
 /// Checks that `caller`'s slot `slot` names a live environment with
 /// `need`; returns its id.
 pub fn env_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> Result<EnvId, Error> {

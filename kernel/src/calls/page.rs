@@ -2,11 +2,12 @@
 //! binding of frames into address spaces.
 
 use super::Cx;
-use super::check::{env_cap, frame_cap};
+use super::check::{env_cap, frame_cap, owned_frame_cap};
 use crate::env::{self, EnvId};
 use crate::mem::{PAGE_SIZE, user};
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
 use oxok_abi::layout::pte;
-use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, UNMAP};
+use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
 
 const FLAGS_ALLOWED: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
@@ -21,6 +22,29 @@ fn map_one(cx: &mut Cx<'_>, target: EnvId, frame_slot: u64, va: u64, flags: u64)
     let pfn = frame_cap(&mut cx.k.envs, cx.caller, frame_slot, need)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env::map_frame(env, va, pfn * PAGE_SIZE, flags)
+}
+
+/// Passes on the caller's own binding at `src` to `va` in `target`, with
+/// no more rights than the caller has there.
+fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> Result<(), Error> {
+    flags_ok(flags)?;
+    if !src.is_multiple_of(PAGE_SIZE) || src >= oxok_abi::layout::USER_TOP {
+        return Err(Error::BadAddress);
+    }
+    let caller = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
+    let mine = caller.space.lookup(src).ok_or(Error::NotFound)?;
+    if flags & pte::WRITABLE != 0 && mine & pte::WRITABLE == 0 {
+        return Err(Error::Denied);
+    }
+    let pa = mine & pte::ADDRESS_MASK;
+    // Only environments' frames travel: never the application area or any
+    // other kernel frame that happens to be mapped.
+    let owner = crate::mem::frame::with(|f| f.entry(pa / PAGE_SIZE).map(|e| e.owner)).ok_or(Error::BadAddress)?;
+    if matches!(owner, OWNER_FREE | OWNER_KERNEL | OWNER_RESERVED) {
+        return Err(Error::Denied);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env::map_frame(env, va, pa, flags)
 }
 
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
@@ -49,11 +73,10 @@ fn protect_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, frame_slot: 
         env.space.lookup(va).ok_or(Error::NotFound)?
     };
     if flags & pte::WRITABLE != 0 && current & pte::WRITABLE == 0 {
-        // Adding write is a new binding: present a capability for this frame.
-        let pfn = frame_cap(&mut cx.k.envs, cx.caller, frame_slot, Rights::READ.union(Rights::WRITE))?;
-        if pfn * PAGE_SIZE != current & pte::ADDRESS_MASK {
-            return Err(Error::BadCap);
-        }
+        // Adding write is a new binding: present a capability for this
+        // frame, or for the environment that owns it.
+        let pfn = (current & pte::ADDRESS_MASK) / PAGE_SIZE;
+        owned_frame_cap(&mut cx.k.envs, cx.caller, frame_slot, pfn, Rights::READ.union(Rights::WRITE))?;
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env.space.protect(va, flags).map(|_| ())
@@ -93,7 +116,8 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> R
         let rec: MapEntry = user::read_struct(space, at)?;
         match rec.frame_slot {
             UNMAP => unmap_one(cx, target, rec.va)?,
-            PROTECT => protect_one(cx, target, rec.va, rec.flags, PROTECT)?,
+            PROTECT => protect_one(cx, target, rec.va, rec.flags, rec.src)?,
+            SHARE => share_one(cx, target, rec.src, rec.va, rec.flags)?,
             slot => map_one(cx, target, slot, rec.va, rec.flags)?,
         }
         at += size_of::<MapEntry>() as u64;

@@ -12,7 +12,7 @@
 
 use core::fmt::Debug;
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, BATCH_STEP, Call, Error, MapEntry, PROTECT, UNMAP, rights};
+use oxok_libos::abi::{ANY_FRAME, BATCH_STEP, Call, Error, MapEntry, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::{Checks, mem};
 
@@ -28,6 +28,8 @@ const FRAMES: usize = 10;
 const BIG: usize = 100;
 const RW: u64 = pte::WRITABLE | pte::NO_EXECUTE;
 const RECORD: u64 = core::mem::size_of::<MapEntry>() as u64;
+/// A capability slot the test never fills.
+const EMPTY_SLOT: u64 = 63;
 
 /// What a raw `page_batch` left: status, `rsi`, `rdx`.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,7 +89,7 @@ fn main(_args: Args) -> i32 {
 fn map_records(slots: &[u64; FRAMES], n: usize) -> [MapEntry; BIG] {
     let mut r = [MapEntry::default(); BIG];
     for (i, e) in r.iter_mut().enumerate().take(n) {
-        *e = MapEntry { va: page(i), frame_slot: slots[i % FRAMES], flags: RW };
+        *e = MapEntry::map(page(i), slots[i % FRAMES], RW);
     }
     r
 }
@@ -95,7 +97,7 @@ fn map_records(slots: &[u64; FRAMES], n: usize) -> [MapEntry; BIG] {
 fn unmap_records(n: usize) -> [MapEntry; BIG] {
     let mut r = [MapEntry::default(); BIG];
     for (i, e) in r.iter_mut().enumerate().take(n) {
-        *e = MapEntry { va: page(i), frame_slot: UNMAP, flags: 0 };
+        *e = MapEntry::unmap(page(i));
     }
     r
 }
@@ -235,14 +237,15 @@ fn page_end(t: &mut Checks, slots: &[u64; FRAMES]) {
     let _ = sys::frame_free(s);
 }
 
-/// PROTECT records remove rights; they cannot add write.
+/// PROTECT records remove rights; they add write only with a capability
+/// (for the frame, or for the environment that owns it) in `src`.
 fn protect(t: &mut Checks, slots: &[u64; FRAMES]) {
     let n = 12;
     let records = map_records(slots, n);
     t.expect(batch(0, &records[..n]).status, 0, "map 12");
     let mut prot = [MapEntry::default(); 12];
     for (i, p) in prot.iter_mut().enumerate() {
-        *p = MapEntry { va: page(i), frame_slot: PROTECT, flags: pte::NO_EXECUTE | pte::LIBOS_COW };
+        *p = MapEntry::protect(page(i), pte::NO_EXECUTE | pte::LIBOS_COW);
     }
     t.expect(batch(0, &prot).status, 0, "protect 12 read-only + COW bit");
     t.check(
@@ -251,18 +254,24 @@ fn protect(t: &mut Checks, slots: &[u64; FRAMES]) {
     );
     let mut up = prot;
     for p in up.iter_mut() {
-        p.flags = RW;
+        *p = MapEntry::protect_with(p.va, RW, EMPTY_SLOT);
     }
     let left = batch(0, &up);
-    t.check(left.status != 0 && left.count == n as u64, "PROTECT cannot add write");
+    t.check(
+        left.status == Error::BadCap.code() && left.count == n as u64,
+        "PROTECT cannot add write without a capability",
+    );
+    up[0].src = slots[1];
+    let left = batch(0, &up[..1]);
+    t.check(left.status == Error::BadCap.code(), "nor with another frame's capability");
     t.check((0..n).all(|i| exposed::pte(page(i)).is_some_and(|e| e & pte::WRITABLE == 0)), "still read-only");
     // Mixed: unmap 6, remap 3 of them writable, in one batch.
     let mut mixed = [MapEntry::default(); 9];
     for (i, m) in mixed.iter_mut().enumerate().take(6) {
-        *m = MapEntry { va: page(i), frame_slot: UNMAP, flags: 0 };
+        *m = MapEntry::unmap(page(i));
     }
     for (j, m) in mixed.iter_mut().skip(6).enumerate() {
-        *m = MapEntry { va: page(j), frame_slot: slots[j], flags: RW };
+        *m = MapEntry::map(page(j), slots[j], RW);
     }
     t.expect(batch(0, &mixed).status, 0, "mixed unmap and map batch");
     let writable: [bool; 12] = core::array::from_fn(|i| exposed::writable(page(i)));
@@ -270,6 +279,10 @@ fn protect(t: &mut Checks, slots: &[u64; FRAMES]) {
     t.check(writable[..3].iter().all(|&w| w), "remapped pages writable");
     t.check(present[3..6].iter().all(|&p| !p), "unmapped pages gone");
     t.check(present[6..].iter().all(|&p| p) && writable[6..].iter().all(|&w| !w), "others untouched");
+    // The owner's environment capability (slot 0) covers its own frames.
+    let own = [MapEntry::protect_with(page(11), RW, 0)];
+    t.expect(batch(0, &own).status, 0, "PROTECT adds write with the owner's environment capability");
+    t.check(exposed::writable(page(11)), "writable again");
     clear(n);
 }
 

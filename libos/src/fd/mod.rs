@@ -1,0 +1,195 @@
+//! File descriptors (Xok §5.2): a per-process table whose entries carry
+//! their own operations. The table is private memory of this process — no
+//! other process can read or change it — and each entry is an object that
+//! implements [`File`]: the console, a pipe end, a file of the file server.
+//!
+//! Descriptors 0, 1 and 2 start as the console; `print!` writes to fd 1 and
+//! [`read`] on fd 0 reads the keyboard, so redirecting a program is a matter
+//! of replacing its entries before it starts ([`File::spec`] and
+//! [`from_spec`] carry them across `spawn`).
+
+mod console;
+mod error;
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use spin::Mutex;
+
+pub use console::Console;
+pub use error::IoError;
+
+/// Descriptors per process.
+pub const MAX_FDS: usize = 32;
+
+/// Standard input, output and error.
+pub const STDIN: usize = 0;
+/// Standard output.
+pub const STDOUT: usize = 1;
+/// Standard error.
+pub const STDERR: usize = 2;
+
+/// Where [`File::seek`] counts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeekFrom {
+    /// From the start of the file.
+    Start(u64),
+    /// From the current position.
+    Current(i64),
+    /// From the end of the file.
+    End(i64),
+}
+
+/// An open file: what a descriptor refers to. Objects are shared between
+/// descriptors (`dup`) by reference count; the object's `Drop` is its close.
+pub trait File: Send + Sync {
+    /// Reads into `buf`; `Ok(0)` means the end of the file (for a pipe: every
+    /// writer is gone). Blocks until at least one byte is there otherwise.
+    fn read(&self, buf: &mut [u8]) -> Result<usize, IoError>;
+    /// Writes from `buf`, returning how much was taken (at least one byte
+    /// unless `buf` is empty); [`IoError::BrokenPipe`] when nobody will ever
+    /// read (a pipe whose reader is gone).
+    fn write(&self, buf: &[u8]) -> Result<usize, IoError>;
+    /// Moves the position; files only.
+    fn seek(&self, _to: SeekFrom) -> Result<u64, IoError> {
+        Err(IoError::Unsupported)
+    }
+    /// A short name of the kind of object, for `fds`-style listings.
+    fn kind(&self) -> &'static str;
+    /// How a child started by `spawn` reopens this object: a text that
+    /// [`from_spec`] turns back into an equal object in the child. `child`
+    /// is the new environment's id and `child_slot` the caller's capability
+    /// slot for it, so an object can first give the child what it needs
+    /// (map a pipe's frame, ask the file server for a handle). `None`: the
+    /// object cannot be passed on.
+    fn spec(&self, _child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
+        Ok(None)
+    }
+}
+
+/// A shared, reference-counted open object.
+pub type FileRef = Arc<dyn File>;
+
+/// What a descriptor holds: the console (which needs no memory, so a
+/// program that never redirects never touches the heap for it) or a shared
+/// object.
+#[derive(Clone)]
+pub enum Handle {
+    /// The console.
+    Console,
+    /// Any other object.
+    Object(FileRef),
+}
+
+impl core::ops::Deref for Handle {
+    type Target = dyn File;
+    fn deref(&self) -> &(dyn File + 'static) {
+        match self {
+            Handle::Console => &Console,
+            Handle::Object(f) => &**f,
+        }
+    }
+}
+
+impl From<FileRef> for Handle {
+    fn from(f: FileRef) -> Handle {
+        Handle::Object(f)
+    }
+}
+
+type Table = [Option<Handle>; MAX_FDS];
+
+static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+
+fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+    let mut guard = TABLE.lock();
+    let table = guard.get_or_insert_with(|| {
+        let mut t: Table = Default::default();
+        for slot in t.iter_mut().take(3) {
+            *slot = Some(Handle::Console);
+        }
+        t
+    });
+    f(table)
+}
+
+/// The object behind `fd` (a new reference; the table lock is not held
+/// while the caller uses it, so an upcall handler may print meanwhile).
+pub fn get(fd: usize) -> Result<Handle, IoError> {
+    with(|t| t.get(fd).and_then(|e| e.clone())).ok_or(IoError::BadFd)
+}
+
+/// Reads from `fd`.
+pub fn read(fd: usize, buf: &mut [u8]) -> Result<usize, IoError> {
+    get(fd)?.read(buf)
+}
+
+/// Writes from `buf` to `fd` (possibly only part of it).
+pub fn write(fd: usize, buf: &[u8]) -> Result<usize, IoError> {
+    get(fd)?.write(buf)
+}
+
+/// Writes all of `buf` to `fd`.
+pub fn write_all(fd: usize, mut buf: &[u8]) -> Result<(), IoError> {
+    let file = get(fd)?;
+    while !buf.is_empty() {
+        let n = file.write(buf)?;
+        buf = &buf[n.min(buf.len())..];
+    }
+    Ok(())
+}
+
+/// Moves `fd`'s position.
+pub fn seek(fd: usize, to: SeekFrom) -> Result<u64, IoError> {
+    get(fd)?.seek(to)
+}
+
+/// Puts `file` in the lowest free descriptor.
+pub fn install(file: impl Into<Handle>) -> Result<usize, IoError> {
+    let file = file.into();
+    with(|t| {
+        let fd = t.iter().position(Option::is_none).ok_or(IoError::NoSpace)?;
+        t[fd] = Some(file);
+        Ok(fd)
+    })
+}
+
+/// Puts `file` in descriptor `fd`, closing what was there.
+pub fn install_at(fd: usize, file: impl Into<Handle>) -> Result<(), IoError> {
+    let file = file.into();
+    let old = with(|t| t.get_mut(fd).map(|e| e.replace(file))).ok_or(IoError::BadFd)?;
+    drop(old); // outside the lock: closing may talk to a server
+    Ok(())
+}
+
+/// Closes `fd`.
+pub fn close(fd: usize) -> Result<(), IoError> {
+    let old = with(|t| t.get_mut(fd).and_then(Option::take)).ok_or(IoError::BadFd)?;
+    drop(old);
+    Ok(())
+}
+
+/// Makes `new` refer to the same object as `old` (as `dup2`).
+pub fn dup2(old: usize, new: usize) -> Result<(), IoError> {
+    install_at(new, get(old)?)
+}
+
+/// Closes every descriptor (at exit, so pipe partners see the end and
+/// servers release what this process held).
+pub fn close_all() {
+    let old = with(core::mem::take);
+    drop(old);
+}
+
+/// The open descriptors and their kinds, lowest first.
+pub fn list() -> alloc::vec::Vec<(usize, &'static str)> {
+    with(|t| t.iter().enumerate().filter_map(|(i, e)| e.as_ref().map(|f| (i, f.kind()))).collect())
+}
+
+/// Reopens an object from the text its [`File::spec`] produced in the
+/// parent. Kinds: `console`; others are registered by their modules.
+pub fn from_spec(spec: &str) -> Result<Handle, IoError> {
+    match spec.split(':').next() {
+        Some("console") => Ok(Handle::Console),
+        _ => Err(IoError::Invalid),
+    }
+}
