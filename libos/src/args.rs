@@ -7,6 +7,11 @@ pub struct Args {
     argv: *const *const u8,
 }
 
+// SAFETY: `Args` only points at the initial stack's strings, which are
+// never written and live as long as the program; an environment runs one
+// thread, and upcall handlers only read them.
+unsafe impl Send for Args {}
+
 impl Args {
     /// Reads argc/argv at the initial stack pointer.
     ///
@@ -43,6 +48,30 @@ impl Args {
             }
             Some(core::str::from_utf8(core::slice::from_raw_parts(p, n)).unwrap_or(""))
         }
+    }
+
+    /// The environment strings (`KEY=value`) the loader left after argv,
+    /// as raw C strings; read by [`crate::environ`].
+    pub(crate) fn envp(&self) -> impl Iterator<Item = &'static str> {
+        // SAFETY: the System V stack continues after argv's NULL with the
+        // envp pointers and their NULL (`from_initial_stack`'s contract).
+        let mut p = unsafe { self.argv.add(self.argc + 1) };
+        core::iter::from_fn(move || {
+            // SAFETY: `p` stays within the envp vector until its NULL, whose
+            // strings are NUL-terminated and live as long as the program.
+            unsafe {
+                let s = *p;
+                if s.is_null() {
+                    return None;
+                }
+                p = p.add(1);
+                let mut n = 0;
+                while *s.add(n) != 0 {
+                    n += 1;
+                }
+                Some(core::str::from_utf8(core::slice::from_raw_parts(s, n)).unwrap_or(""))
+            }
+        })
     }
 
     /// All arguments in order.

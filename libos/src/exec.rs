@@ -107,8 +107,8 @@ impl From<Error> for SpawnError {
 
 /// Starts program `name` from the boot archive in a new environment with
 /// argument vector `argv` (complete, as in `execve`: `argv[0]` is by
-/// convention the program's name) and an empty environment, and makes it
-/// runnable. It runs after the environments already waiting for the CPU.
+/// convention the program's name) and the caller's environment variables,
+/// and makes it runnable. It runs after the environments already waiting for the CPU.
 ///
 /// Everything is checked before anything is created: the file exists, is an
 /// executable [`Elf::parse`] accepts below `USER_TOP`, and argv fits.
@@ -123,10 +123,16 @@ pub fn program(name: &str) -> Option<&'static [u8]> {
 }
 
 /// As [`spawn`], for an executable already in memory (`image`, the whole
-/// ELF file). The image is only read; the child gets copies.
+/// ELF file). The image is only read; the child gets copies. The child's
+/// environment is the caller's ([`crate::environ`]).
 pub fn spawn_image(image: &[u8], argv: &[&str]) -> Result<Child, SpawnError> {
+    crate::environ::with_strs(|envp| spawn_image_env(image, argv, envp))
+}
+
+/// As [`spawn_image`], with the environment `envp` (`KEY=value` strings).
+pub fn spawn_image_env(image: &[u8], argv: &[&str], envp: &[&str]) -> Result<Child, SpawnError> {
     let elf = Elf::parse(image, USER_TOP).map_err(SpawnError::BadExecutable)?;
-    let initial = InitialStack::new(&elf, argv).ok_or(SpawnError::BadArguments)?;
+    let initial = InitialStack::new(&elf, argv, envp).ok_or(SpawnError::BadArguments)?;
     let [slot, id] = sys::env_create()?;
     // Name the child after its program (argv[0]), for logs and the table.
     if let Some(name) = argv.first() {

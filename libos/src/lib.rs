@@ -15,6 +15,7 @@ extern crate alloc;
 #[allow(unsafe_code)]
 mod args;
 pub mod console;
+pub mod environ;
 pub mod exec;
 #[allow(unsafe_code)]
 pub mod exposed;

@@ -21,6 +21,7 @@ extern "C" fn _start() -> ! {
 extern "C" fn start(sp: *const u64) -> ! {
     // SAFETY: `sp` is the initial stack pointer the loader prepared.
     let args = unsafe { Args::from_initial_stack(sp) };
+    crate::environ::init(args);
     let code = oxok_main(args);
     crate::process::exit(code)
 }

@@ -1,8 +1,8 @@
 //! The System V initial stack a new program finds at `rsp`, laid out exactly
 //! as the kernel's boot loader lays it out (`kernel/src/loader.rs`): in the
 //! stack's top page, the argument strings at the very top and below them,
-//! from a 16-byte-aligned `rsp` up: argc, the argv pointers, NULL, an empty
-//! envp (NULL), the auxiliary vector (`AT_PHDR` when known, `AT_PHENT`,
+//! from a 16-byte-aligned `rsp` up: argc, the argv pointers, NULL, the envp
+//! pointers (`KEY=value` strings), NULL, the auxiliary vector (`AT_PHDR` when known, `AT_PHENT`,
 //! `AT_PHNUM`, `AT_PAGESZ`, `AT_ENTRY`, `AT_NULL`), zero padding.
 
 use oxok_abi::Error;
@@ -25,6 +25,7 @@ const TOP_PAGE: u64 = STACK_TOP - PAGE_SIZE;
 /// A computed initial stack, checked to fit in the top page.
 pub(super) struct InitialStack<'a> {
     argv: &'a [&'a str],
+    envp: &'a [&'a str],
     auxv: [(u64, u64); AUXV_MAX],
     auxc: usize,
     /// Where the strings start.
@@ -36,7 +37,7 @@ pub(super) struct InitialStack<'a> {
 impl<'a> InitialStack<'a> {
     /// The layout for `elf` with `argv`; `None` if it does not fit in one
     /// page or an argument contains NUL.
-    pub(super) fn new(elf: &Elf<'_>, argv: &'a [&'a str]) -> Option<InitialStack<'a>> {
+    pub(super) fn new(elf: &Elf<'_>, argv: &'a [&'a str], envp: &'a [&'a str]) -> Option<InitialStack<'a>> {
         let mut auxv = [(AT_NULL, 0); AUXV_MAX];
         let mut auxc = 0;
         let mut push = |key: u64, value: u64| {
@@ -52,15 +53,16 @@ impl<'a> InitialStack<'a> {
         push(AT_ENTRY, elf.entry());
         push(AT_NULL, 0);
 
-        if argv.iter().any(|a| a.as_bytes().contains(&0)) {
+        if argv.iter().chain(envp).any(|a| a.as_bytes().contains(&0)) {
             return None;
         }
-        let strings_len = argv.iter().try_fold(0u64, |n, a| n.checked_add(a.len() as u64 + 1))?;
-        let words = 3u64.checked_add(argv.len() as u64)?.checked_add(2 * auxc as u64)?;
+        let strings_len = argv.iter().chain(envp).try_fold(0u64, |n, a| n.checked_add(a.len() as u64 + 1))?;
+        let words =
+            3u64.checked_add(argv.len() as u64)?.checked_add(envp.len() as u64)?.checked_add(2 * auxc as u64)?;
         let strings_at = STACK_TOP.checked_sub(strings_len)?;
         let vectors_at = strings_at.checked_sub(words.checked_mul(8)?)?;
         let sp = vectors_at - vectors_at % 16;
-        (sp >= TOP_PAGE).then_some(InitialStack { argv, auxv, auxc, strings_at, sp })
+        (sp >= TOP_PAGE).then_some(InitialStack { argv, envp, auxv, auxc, strings_at, sp })
     }
 
     /// The initial stack pointer (16-byte aligned, pointing at argc).
@@ -78,7 +80,11 @@ impl<'a> InitialStack<'a> {
             string += a.len() as u64 + 1;
         }
         w.word(0)?; // end of argv
-        w.word(0)?; // empty envp
+        for e in self.envp {
+            w.word(string)?;
+            string += e.len() as u64 + 1;
+        }
+        w.word(0)?; // end of envp
         for &(key, value) in &self.auxv[..self.auxc] {
             w.word(key)?;
             w.word(value)?;
@@ -86,7 +92,7 @@ impl<'a> InitialStack<'a> {
         while w.at < self.strings_at {
             w.bytes(&[0])?;
         }
-        for a in self.argv {
+        for a in self.argv.iter().chain(self.envp) {
             w.bytes(a.as_bytes())?;
             w.bytes(&[0])?;
         }
