@@ -313,7 +313,17 @@ impl EnvTable {
     /// nothing is left to reap.
     pub fn reap(&mut self, budget: usize) -> bool {
         let Some(d) = self.dying.front_mut() else { return true };
-        if !d.space.teardown_step(&mut d.cursor, budget, |_va, entry| release_mapping(entry & pte::ADDRESS_MASK)) {
+        let mut unreachable = Vec::new();
+        let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
+            let pa = entry & pte::ADDRESS_MASK;
+            if release_mapping(pa) {
+                unreachable.push(pa / PAGE_SIZE);
+            }
+        });
+        for pfn in unreachable {
+            self.collect(pfn);
+        }
+        if !done {
             return false;
         }
         let Some(Dying { id, app_area, owned, .. }) = self.dying.pop_front() else { return true };
@@ -335,6 +345,22 @@ impl EnvTable {
         self.dying.is_empty()
     }
 
+    /// Frees frame `pfn` if it belongs to a live environment and nothing
+    /// reaches it any more: no mapping and no capability anywhere. Its owner
+    /// could never name it again, so this is no policy, only the end of a
+    /// leak (a page the libOS unmapped after dropping its capability, or a
+    /// copy-on-write original whose last sharer died).
+    pub fn collect(&mut self, pfn: u64) {
+        let Some(entry) = frame::with(|f| f.entry(pfn).copied()) else { return };
+        if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
+            return;
+        }
+        let Some(env) = self.get(entry.owner) else { return };
+        frame::with(|f| f.free(pfn * PAGE_SIZE));
+        env.owned.remove(&pfn);
+        env.publish();
+    }
+
     /// Ids of the live environments for which `f` holds.
     pub fn ids_where(&self, mut f: impl FnMut(&Env) -> bool) -> Vec<EnvId> {
         self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
@@ -344,6 +370,12 @@ impl EnvTable {
     pub fn count(&self) -> usize {
         self.slots.iter().filter(|s| s.env.is_some()).count()
     }
+}
+
+/// The frame number a frame capability names, if it is one.
+pub fn frame_of_cap(cap: &Cap) -> Option<u64> {
+    let comps = cap.name.components();
+    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| comps[1])
 }
 
 /// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
@@ -382,18 +414,22 @@ pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Erro
 }
 
 /// Drops one mapping of the frame at `pa`; an orphaned frame is freed when
-/// its last mapping goes.
-pub fn release_mapping(pa: u64) {
+/// its last mapping goes. Returns true if an environment's frame just
+/// became unreachable (no mapping, no capability): the caller passes it to
+/// [`EnvTable::collect`].
+pub fn release_mapping(pa: u64) -> bool {
     frame::with(|f| {
-        let free = match f.entry_mut(pa / PAGE_SIZE) {
+        let (free, unreachable) = match f.entry_mut(pa / PAGE_SIZE) {
             Some(e) => {
                 e.maps = e.maps.saturating_sub(1);
-                e.owner == OWNER_ORPHAN && e.maps == 0
+                let idle = e.maps == 0;
+                (e.owner == OWNER_ORPHAN && idle, e.owner >= OWNER_FIRST_ENV && idle && e.refs == 0)
             }
-            None => false,
+            None => (false, false),
         };
         if free {
             f.free(pa);
         }
-    });
+        unreachable
+    })
 }

@@ -109,6 +109,7 @@ pub const INPUT_PRED_SLOT: u64 = 2;
 pub fn read(buf: &mut [u8]) -> Result<usize, crate::Error> {
     use oxok_abi::layout::{SYSINFO, SysInfo};
     let len = buf.len().min(oxok_abi::CONSOLE_WRITE_MAX as usize);
+    crate::vm::prepare_write(&mut buf[..len]);
     let counter = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
     let mut installed = false;
     loop {

@@ -182,14 +182,60 @@ pub fn boot_archive() -> Option<&'static [u8]> {
 /// The caller's environment id, asked of the kernel once and then answered
 /// from the libOS (a procedure call, no system call).
 pub fn self_id() -> u64 {
-    static CACHED: AtomicU64 = AtomicU64::new(0);
-    match CACHED.load(Ordering::Relaxed) {
+    match SELF_ID.load(Ordering::Relaxed) {
         0 => {
             let id = crate::process::env_id();
-            CACHED.store(id, Ordering::Relaxed);
+            SELF_ID.store(id, Ordering::Relaxed);
             id
         }
         id => id,
+    }
+}
+
+/// The cached id of [`self_id`]; 0 until first asked. Fork-private (the
+/// page-fault path reads and may set it).
+#[unsafe(link_section = ".libos_private")]
+static SELF_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Forgets the cached id (a child of `fork` runs with its parent's memory).
+pub(crate) fn forget_self_id() {
+    SELF_ID.store(0, Ordering::Relaxed);
+}
+
+/// Calls `f(va, entry)` for every present 4 KiB mapping in `[start, end)`
+/// (page-aligned, lower half), in address order, skipping absent page
+/// tables whole: the walk reads each level through the self-map only where
+/// the level above is present, so it costs in proportion to what is
+/// mapped. Large pages (never made for user space) are skipped.
+pub fn walk(start: u64, end: u64, mut f: impl FnMut(u64, u64)) {
+    const L4: u64 = 1 << 39;
+    const L3: u64 = 1 << 30;
+    const L2: u64 = 1 << 21;
+    let end = end.min(LOWER_HALF_END);
+    let mut va = start & !(PAGE_SIZE - 1);
+    while va < end {
+        if !usable(read_entry(pml4e_address(va))) {
+            va = (va & !(L4 - 1)) + L4;
+            continue;
+        }
+        let l3 = read_entry(pdpte_address(va));
+        if !usable(l3) || l3 & pte::HUGE != 0 {
+            va = (va & !(L3 - 1)) + L3;
+            continue;
+        }
+        let l2 = read_entry(pde_address(va));
+        if !usable(l2) || l2 & pte::HUGE != 0 {
+            va = (va & !(L2 - 1)) + L2;
+            continue;
+        }
+        let table_end = ((va & !(L2 - 1)) + L2).min(end);
+        while va < table_end {
+            let e = read_entry(pte_address(va));
+            if e & pte::PRESENT != 0 {
+                f(va, e);
+            }
+            va += PAGE_SIZE;
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `heap`, `time`, `pct`, and `exec::scratch`), each block with a `// SAFETY:` comment.
+//! `exposed`, `heap`, `time`, `pct`, `vm`, and `exec::scratch`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 
@@ -33,6 +33,8 @@ pub mod sys;
 pub mod time;
 #[allow(unsafe_code)]
 pub mod upcall;
+#[allow(unsafe_code)]
+pub mod vm;
 
 pub use args::Args;
 pub use oxok_abi as abi;

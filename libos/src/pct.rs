@@ -79,9 +79,17 @@ pub type Handler = fn(caller: u64, sync: bool, msg: &mut Msg);
 static HANDLER: AtomicUsize = AtomicUsize::new(0);
 
 const STACK_SIZE: usize = 16 * 1024;
-#[repr(C, align(16))]
+/// Page-aligned and a whole number of pages, so that fork can give a child
+/// fresh frames for exactly these pages (`vm::fork`).
+#[repr(C, align(4096))]
 struct Stack([u8; STACK_SIZE]);
 static mut PCT_STACK: Stack = Stack([0; STACK_SIZE]);
+
+/// The PCT stack's pages, `[start, end)`.
+pub(crate) fn stack_range() -> (u64, u64) {
+    let start = (&raw const PCT_STACK) as u64;
+    (start, start + STACK_SIZE as u64)
+}
 
 /// Accepts protected control transfers: `handler` serves each one.
 pub fn serve(handler: Handler) -> Result<(), Error> {
@@ -125,6 +133,12 @@ extern "C" fn entry() -> ! {
         "pop r13",
         "pop r14",
         "pop r15",
+        "mov rax, {reply}",
+        "syscall",
+        // A reply that returns has failed: the caller died while this
+        // environment served it. End the call with nobody to answer
+        // (caller 0), which resumes this environment's own work.
+        "xor edi, edi",
         "mov rax, {reply}",
         "syscall",
         "ud2",

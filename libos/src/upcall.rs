@@ -130,6 +130,9 @@ static HANDLERS: [AtomicPtr<()>; 6] = [const { AtomicPtr::new(core::ptr::null_mu
 const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];
 
 /// Events delivered to this program so far (all kinds, nested ones too).
+/// Written first thing on every upcall, so it lives in the fork-private
+/// section (a copy-on-write page here would fault forever).
+#[unsafe(link_section = ".libos_private")]
 static DELIVERED: AtomicU64 = AtomicU64::new(0);
 
 /// Installs `handler` for `kind` (replacing any earlier one).
@@ -160,19 +163,25 @@ pub fn delivered() -> u64 {
 }
 
 /// The exception stack: written only by the kernel (frames) and by code
-/// running on it (through `rsp`), never through a Rust reference.
-#[repr(C, align(16))]
-struct ExceptionStack(UnsafeCell<[u8; STACK_SIZE]>);
+/// running on it (through `rsp`), never through a Rust reference. Page
+/// aligned, so fork can give a child fresh frames for exactly its pages.
+#[repr(C, align(4096))]
+struct ExceptionStack(UnsafeCell<[u8; GUARD + STACK_SIZE]>);
+
+/// A page below the stack that [`install`] makes read-only: a handler that
+/// runs the stack down (faulting in itself forever) hits it and the kernel
+/// ends the program, instead of its frames overwriting the statics below.
+const GUARD: usize = 4096;
 
 // SAFETY: Rust code never reads or writes the bytes through the cell; only
 // its address is taken. The CPU uses it as a stack.
 unsafe impl Sync for ExceptionStack {}
 
-static STACK: ExceptionStack = ExceptionStack(UnsafeCell::new([0; STACK_SIZE]));
+static STACK: ExceptionStack = ExceptionStack(UnsafeCell::new([0; GUARD + STACK_SIZE]));
 
 /// The top (exclusive, 16-aligned) of the exception stack.
 pub fn stack_top() -> u64 {
-    STACK.0.get() as u64 + STACK_SIZE as u64
+    STACK.0.get() as u64 + (GUARD + STACK_SIZE) as u64
 }
 
 /// The address of the assembly entry every kind is registered with.
@@ -186,6 +195,7 @@ pub fn entry_address() -> u64 {
 /// foreign calls without one end the program, revocation requests without
 /// one are ignored.
 pub fn install() -> Result<(), Error> {
+    protect_guard();
     sys::upcall_register(0, kinds::EXCEPTION_STACK, stack_top())?;
     for kind in REGISTERED {
         sys::upcall_register(0, kind, entry_address())?;
@@ -198,11 +208,22 @@ pub fn install() -> Result<(), Error> {
 /// on the kernel expects this program to yield at its slot ends, and charges
 /// it (and eventually destroys it) if it does not.
 pub fn install_slot_handlers() -> Result<(), Error> {
+    protect_guard();
     sys::upcall_register(0, kinds::EXCEPTION_STACK, stack_top())?;
     for kind in [kinds::SLOT_START, kinds::SLOT_END] {
         sys::upcall_register(0, kind, entry_address())?;
     }
     Ok(())
+}
+
+/// Makes the guard page below the exception stack read-only (removing a
+/// right needs no capability). Best effort: without it, a runaway handler
+/// overwrites the program's own statics before the kernel stops it.
+fn protect_guard() {
+    let guard = STACK.0.get() as u64;
+    if crate::exposed::writable(guard) {
+        let _ = sys::page_protect(0, guard, oxok_abi::layout::pte::NO_EXECUTE, oxok_abi::PROTECT);
+    }
 }
 
 /// Removes the entries again (the kernel then destroys the program on

@@ -384,6 +384,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "fork",
+        about: "libOS fork: copy-on-write isolation (static data, heap, stack, regions), nested forks, 64 forked children reaped with frames back at the baseline, demand-zero regions, the Appel-Li trap",
+        cmdline: "run=fork",
+        expect: &["fork: copy-on-write faults: * copied, * re-enabled", "fork: ok (", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "spawn",
         about: "libOS exec: spawn from the boot archive with argv and wait; 64 children leave nothing behind; refusals; a crashing child",
         cmdline: "run=spawn",

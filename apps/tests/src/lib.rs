@@ -115,4 +115,19 @@ pub mod mem {
         // SAFETY: checked mapped writable just now; no Rust object lives there.
         unsafe { core::ptr::write_volatile(va as *mut u64, v) }
     }
+
+    /// Reads the word at `va`, which may fault first: for pages the libOS's
+    /// VM handler maps on demand (`vm::map_anon` regions).
+    pub fn load(va: u64) -> u64 {
+        // SAFETY: a fault here is an upcall the VM handler resolves (or
+        // that ends the program); no Rust object lives at `va`.
+        unsafe { core::ptr::read_volatile(va as *const u64) }
+    }
+
+    /// Writes the word at `va`, which may fault first (demand-zero or
+    /// copy-on-write pages the VM handler resolves, or a trap handler).
+    pub fn store(va: u64, v: u64) {
+        // SAFETY: as `load`.
+        unsafe { core::ptr::write_volatile(va as *mut u64, v) }
+    }
 }

@@ -29,6 +29,9 @@ pub fn cap_drop(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     }
     let cap = cx.env()?.caps.remove(slot).map_err(cap_error)?;
     count_frame_ref(&cap, -1);
+    if let Some(pfn) = crate::env::frame_of_cap(&cap) {
+        cx.k.envs.collect(pfn);
+    }
     Ok([])
 }
 

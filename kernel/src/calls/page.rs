@@ -59,7 +59,9 @@ fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
         return Ok(());
     }
     let old = env.space.unmap(va).ok_or(Error::NotFound)?;
-    env::release_mapping(old & pte::ADDRESS_MASK);
+    if env::release_mapping(old & pte::ADDRESS_MASK) {
+        cx.k.envs.collect((old & pte::ADDRESS_MASK) / PAGE_SIZE);
+    }
     Ok(())
 }
 

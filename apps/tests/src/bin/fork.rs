@@ -1,0 +1,239 @@
+//! fork and the libOS's virtual memory: copy-on-write isolation (parent
+//! and child each see only their own writes, in static data, the heap, the
+//! stack and a demand-zero region), nested forks, write faults that copy
+//! versus re-enable write, 64 forked children reaped with the frame count
+//! back at its baseline, and the Appel–Li trap primitive.
+#![no_std]
+#![no_main]
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_libos::exec::{self, ExitStatus};
+use oxok_libos::vm::{self, Fork, Prot, appel};
+use oxok_libos::{Args, exposed, println};
+use oxok_tests::Checks;
+
+oxok_libos::main!(main);
+
+/// Static data: a page of its own, written by both sides after the fork.
+#[repr(align(4096))]
+struct Page([u64; 512]);
+static mut DATA: Page = Page([0; 512]);
+static TRAPS: AtomicU64 = AtomicU64::new(0);
+
+fn data() -> &'static mut [u64; 512] {
+    // SAFETY: the program runs one thread; upcall handlers never touch it.
+    #[allow(unsafe_code)]
+    unsafe {
+        &mut (*(&raw mut DATA)).0
+    }
+}
+
+fn main(_args: Args) -> i32 {
+    let mut t = Checks::new("fork");
+    t.check(vm::init().is_ok(), "VM fault handler installed");
+    isolation(&mut t);
+    demand_zero(&mut t);
+    nested(&mut t);
+    many(&mut t);
+    trap(&mut t);
+    t.finish()
+}
+
+/// Each side writes static data, the heap, its stack and a region after
+/// the fork and must see only its own writes; the child reports by its exit
+/// code which checks failed.
+fn isolation(t: &mut Checks) {
+    data()[0] = 1;
+    data()[511] = 2;
+    let mut heap: Vec<u64> = (0..2048).collect();
+    let mut stack = [7u64; 64];
+    let region = vm::map_anon(4 * 4096, Prot::READ_WRITE).unwrap_or(0);
+    t.check(region != 0, "a demand-zero region");
+    write_region(region, 11);
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let mut bad = 0;
+            // Before writing: the parent's pre-fork values.
+            bad |= u8::from(data()[0] != 1 || data()[511] != 2);
+            bad |= u8::from(heap[2047] != 2047) << 1;
+            bad |= u8::from(stack[63] != 7) << 2;
+            bad |= u8::from(read_region(region) != 11) << 3;
+            data()[0] = 100;
+            heap[2047] = 100;
+            stack[63] = 100;
+            write_region(region, 100);
+            for _ in 0..20 {
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            // After the parent wrote its own values meanwhile.
+            bad |= u8::from(data()[0] != 100 || data()[511] != 2) << 4;
+            bad |= u8::from(heap[2047] != 100 || heap[0] != 0) << 5;
+            bad |= u8::from(stack[63] != 100) << 6;
+            bad |= u8::from(read_region(region) != 100) << 7;
+            oxok_libos::process::exit(i32::from(bad))
+        }
+        Ok(Fork::Parent(child)) => {
+            data()[0] = 200;
+            heap[2047] = 200;
+            stack[63] = 200;
+            write_region(region, 200);
+            let status = exec::wait(child);
+            t.expect(status, Ok(ExitStatus::Exited(0)), "child saw only its own writes (bit mask of failures)");
+            t.check(data()[0] == 200 && data()[511] == 2, "parent's static data is its own");
+            t.check(heap[2047] == 200 && heap[1] == 1, "parent's heap is its own");
+            t.check(core::hint::black_box(&stack)[63] == 200, "parent's stack is its own");
+            t.check(read_region(region) == 200, "parent's region is its own");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
+    let _ = vm::unmap(region, 4 * 4096);
+}
+
+fn write_region(region: u64, v: u64) {
+    for p in 0..4 {
+        oxok_tests::mem::store(region + p * 4096 + 8 * p, v);
+    }
+}
+
+fn read_region(region: u64) -> u64 {
+    let v = oxok_tests::mem::load(region);
+    if (1..4).all(|p| oxok_tests::mem::load(region + p * 4096 + 8 * p) == v) { v } else { u64::MAX }
+}
+
+/// Pages of a region appear zeroed on first touch and go back on unmap.
+fn demand_zero(t: &mut Checks) {
+    let len = 32 * 4096;
+    let Ok(r) = vm::map_anon(len, Prot::READ_WRITE) else {
+        t.check(false, "map_anon");
+        return;
+    };
+    t.check(exposed::pte(r).is_none(), "nothing mapped before the first touch");
+    let zero = (0..32).all(|p| oxok_tests::mem::load(r + p * 4096 + 16) == 0);
+    t.check(zero, "demand-zero pages read as zero");
+    oxok_tests::mem::store(r + 5 * 4096, 77);
+    t.expect(oxok_tests::mem::load(r + 5 * 4096), 77, "written value reads back");
+    let me = exposed::self_id();
+    let frames: alloc::vec::Vec<u64> = (0..32).filter_map(|p| exposed::frame_of(r + p * 4096)).collect();
+    let mine = |pfn: &u64| exposed::frame_entry(*pfn).is_some_and(|f| u64::from(f.owner) == me);
+    t.expect(frames.len(), 32, "32 pages mapped after touching them");
+    t.check(frames.iter().all(mine), "each with a frame of this process");
+    t.check(vm::protect(r, len, Prot::READ).is_ok(), "protect the region read-only");
+    t.check(!exposed::writable(r + 5 * 4096), "read-only now");
+    t.check(vm::protect(r, len, Prot::READ_WRITE).is_ok(), "and writable again (own capability)");
+    t.check(exposed::writable(r + 5 * 4096), "writable again");
+    t.check(vm::unmap(r, len).is_ok(), "unmap the region");
+    t.check(!frames.iter().any(mine), "its frames went back to the kernel on unmap");
+    t.check(vm::unmap(r, len).is_err(), "unmapping twice is refused");
+}
+
+/// A child forks a grandchild; all three keep their own copies.
+fn nested(t: &mut Checks) {
+    data()[1] = 1;
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            data()[1] = 2;
+            let code = match vm::fork() {
+                Ok(Fork::Child) => {
+                    let ok = data()[1] == 2;
+                    data()[1] = 3;
+                    oxok_libos::process::exit(if ok { 30 } else { 31 })
+                }
+                Ok(Fork::Parent(c)) => match exec::wait(c) {
+                    Ok(ExitStatus::Exited(30)) if data()[1] == 2 => 20,
+                    _ => 21,
+                },
+                Err(_) => 22,
+            };
+            oxok_libos::process::exit(code)
+        }
+        Ok(Fork::Parent(c)) => {
+            t.expect(exec::wait(c), Ok(ExitStatus::Exited(20)), "child and grandchild each saw their own copy");
+            t.expect(data()[1], 1, "the parent's copy is untouched");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
+}
+
+/// 64 forked children, each writing to its copy and exiting with a code:
+/// every code comes back and the frame count returns to its baseline.
+fn many(t: &mut Checks) {
+    // Settle the parent's own copy-on-write pages first (a write after the
+    // first fork makes the parent's pages private again).
+    let _ = vm::fork().map(|f| match f {
+        Fork::Child => oxok_libos::process::exit(0),
+        Fork::Parent(c) => drop(exec::wait(c)),
+    });
+    data()[2] = 0;
+    settle(); // let the kernel's reaper finish earlier children
+    let before = (exposed::owned_frames(), exposed::free_frames());
+    let mut ok = 0;
+    for i in 0..64 {
+        match vm::fork() {
+            Ok(Fork::Child) => {
+                data()[2] = i;
+                oxok_libos::process::exit((data()[2] % 100) as i32)
+            }
+            Ok(Fork::Parent(c)) => {
+                if exec::wait(c) == Ok(ExitStatus::Exited((i % 100) as i32)) {
+                    ok += 1;
+                }
+            }
+            Err(e) => println!("fork: fork {i} failed: {e}"),
+        }
+    }
+    t.expect(ok, 64, "64 forked children exited with their codes");
+    settle(); // the kernel's reaper works in bounded steps
+    data()[2] = 1;
+    let after = (exposed::owned_frames(), exposed::free_frames());
+    t.expect(after, before, "owned and free frames back at the baseline after 64 forks");
+    let (copied, reused) = vm::cow_stats();
+    t.check(reused > 0, "write faults after the children died re-enabled write without copying");
+    println!("fork: copy-on-write faults: {copied} copied, {reused} re-enabled");
+}
+
+/// Gives the kernel's bounded-step reaper time to finish (it runs on
+/// system calls and ticks): until the free-frame count stops changing.
+fn settle() {
+    let mut last = exposed::free_frames();
+    for _ in 0..50 {
+        for _ in 0..20 {
+            let _ = oxok_libos::sys::yield_cpu(0);
+        }
+        oxok_tests::cpu::spin_ms(2);
+        let now = exposed::free_frames();
+        if now == last {
+            return;
+        }
+        last = now;
+    }
+}
+
+fn on_trap(page: u64) -> bool {
+    TRAPS.fetch_add(1, Ordering::Relaxed);
+    appel::unprot1(page).is_ok()
+}
+
+/// prot1 + a write: the trap handler unprotects, the write completes.
+fn trap(t: &mut Checks) {
+    let Ok(r) = vm::map_anon(8 * 4096, Prot::READ_WRITE) else {
+        t.check(false, "map_anon for trap");
+        return;
+    };
+    for p in 0..8 {
+        oxok_tests::mem::store(r + p * 4096, p);
+    }
+    t.check((0..8).all(|p| appel::dirty(r + p * 4096)), "dirty bits set after writes");
+    t.check(appel::set_trap(r, r + 8 * 4096, on_trap).is_ok(), "trap handler set");
+    t.check(appel::prot_n(r, 8).is_ok(), "prot_n");
+    t.check((0..8).all(|p| !exposed::writable(r + p * 4096)), "all read-only");
+    oxok_tests::mem::store(r + 3 * 4096, 33);
+    t.expect(TRAPS.load(Ordering::Relaxed), 1, "one trap");
+    t.expect(oxok_tests::mem::load(r + 3 * 4096), 33, "the write completed after the trap");
+    t.check(appel::unprot_n(r, 8).is_ok(), "unprot_n");
+    t.check((0..8).all(|p| exposed::writable(r + p * 4096)), "all writable");
+    appel::clear_trap();
+    let _ = vm::unmap(r, 8 * 4096);
+}
