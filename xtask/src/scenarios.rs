@@ -392,6 +392,19 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "hostile-forkbomb",
+        about: "a fork bomb is refused by the kernel (NoMemory), an unrelated victim keeps computing, and every frame is free after the bomb",
+        cmdline: "run=hostile-forkbomb+victim&hostile-forkbomb",
+        expect: &[
+            "hostile-forkbomb: refused with: ",
+            "hostile-forkbomb: the root reaped its * children; the bomb is over",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "KERNEL PANIC"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "spawn",
         about: "libOS exec: spawn from the boot archive with argv and wait; 64 children leave nothing behind; refusals; a crashing child",
         cmdline: "run=spawn",

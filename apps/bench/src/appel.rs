@@ -1,57 +1,50 @@
 //! The Appel–Li workloads (Appel & Li, ASPLOS 1991; table 10 of the Aegis
-//! paper), built from the exposed page tables, `page_protect`,
-//! `page_batch` and the libOS upcall runtime. Same work, counts and page
-//! choices as `bench/linux/vm.c` (see `bench/README.md`): "protect" means
-//! read-only, accesses are writes.
+//! paper), built on the libOS's Appel–Li API (`oxok_libos::vm::appel`) and
+//! upcall runtime. Same work, counts and page choices as
+//! `bench/linux/vm.c` (see `bench/README.md`): "protect" means read-only,
+//! accesses are writes.
 //!
-//! The region is [`PAGES`] pages at [`BASE`], each mapped and written
-//! before a workload runs and unmapped after it. A capability list holds
-//! 64 slots, too few for 100 frames whose capabilities must stay at hand
-//! (adding write back to a page needs its frame's capability), so the
-//! region uses [`FRAMES`] frames: page `i` maps frame `i % FRAMES`, every
-//! frame at two pages. Each page still has its own page-table entry, so
-//! protection, dirty bits and faults are per page, and every unprotect
-//! presents a capability exactly as with 100 frames.
+//! The region is [`PAGES`] pages at [`BASE`], each with its own frame,
+//! mapped and written before a workload runs and unmapped after it. The
+//! program keeps no frame capabilities: adding write back presents its own
+//! environment capability, which covers the frames it owns.
 //!
-//! * `appel_dirty`: read the entry of a random page through the read-only
-//!   self-map (`exposed::pte`) and test `pte::DIRTY`: no system call.
-//! * `appel_prot1`: one `page_protect` (write removed, no capability) per
-//!   page, every page once per pass.
-//! * `appel_prot100`: one `page_batch` of 100 protect records
-//!   (`abi::PROTECT`), the counterpart of one `mprotect` over the range.
-//! * `appel_unprot100`: 100 `page_protect` calls, each adding write with the
-//!   frame's capability. A protect record in `page_batch` may only remove
-//!   rights (it carries no capability), so there is no one-call form.
+//! * `appel_dirty`: `appel::dirty` of a random page (the dirty bit through
+//!   the read-only self-map): no system call.
+//! * `appel_prot1`: `appel::prot1` per page, every page once per pass.
+//! * `appel_prot100`: `appel::prot_n` over the region, one `page_batch` —
+//!   the counterpart of one `mprotect` over the range.
+//! * `appel_unprot100`: `appel::unprot_n` over the region, one `page_batch`
+//!   of protect records that add write.
 //! * `appel_trap`: a write to a read-only page; the page-fault handler
-//!   unprotects it (`page_protect` with the capability) and resumes.
+//!   unprotects it (`appel::unprot1`) and resumes.
 //! * `appel_appel1`: as `appel_trap`, the handler also protects the page it
-//!   unprotected last time (two `page_protect` calls per fault).
-//! * `appel_appel2`: per pass, one `page_batch` protecting all pages, then
-//!   one write per page in a random order, each unprotected by the handler.
+//!   unprotected last time.
+//! * `appel_appel2`: per pass, `appel::prot_n` over all pages, then one
+//!   write per page in a random order, each unprotected by the handler.
 //!
-//! The untimed "unprotect the region" between batches is the
-//! `appel_unprot100` method.
+//! The untimed "unprotect the region" between batches is `unprot_n`.
 
 use crate::cpu::{self, TOUCH_BYTES};
 use crate::params::{APPEL_PAGES, Counts, RANDOM_SEED};
 use crate::{measure, skip};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, ExceptionFrame, MapEntry, PROTECT};
+use oxok_libos::abi::{ANY_FRAME, Error, ExceptionFrame, MapEntry};
 use oxok_libos::upcall::{self, Kind, Outcome};
+use oxok_libos::vm::appel as primitives;
 use oxok_libos::{exposed, sys};
 
 /// Pages in the region.
 const PAGES: usize = APPEL_PAGES as usize;
-/// Distinct frames behind the region (page `i` maps frame `i % FRAMES`).
-const FRAMES: usize = 50;
-const _: () = assert!(PAGES.is_multiple_of(FRAMES) && FRAMES + 8 < CAP_SLOTS);
+/// Frames allocated and mapped per batch while setting the region up (each
+/// capability is dropped once its frame is mapped).
+const SETUP_CHUNK: usize = 25;
 /// Where the region lies.
 const BASE: u64 = 0x2400_0000_0000;
 const END: u64 = BASE + PAGES as u64 * PAGE_SIZE;
 /// Read-write and read-only ("protected") page flags.
 const RW: u64 = pte::WRITABLE | pte::NO_EXECUTE;
-const RO: u64 = pte::NO_EXECUTE;
 /// `UNPROTECTED` when no page is.
 const NONE: u64 = u64::MAX;
 
@@ -59,8 +52,6 @@ const NONE: u64 = u64::MAX;
 const NAMES: [&str; 7] =
     ["appel_dirty", "appel_prot1", "appel_prot100", "appel_unprot100", "appel_trap", "appel_appel1", "appel_appel2"];
 
-/// The capability slot of each frame of the region (`u64::MAX`: none).
-static SLOTS: [AtomicU64; FRAMES] = [const { AtomicU64::new(u64::MAX) }; FRAMES];
 /// appel1 mode: the handler also protects the page it unprotected last.
 static APPEL1: AtomicBool = AtomicBool::new(false);
 /// appel1: the one writable page ([`NONE`] at the start of a batch).
@@ -70,17 +61,6 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 /// State of the xorshift64 generator, shared by all workloads as on Linux
 /// (one generator for the whole program, so the page sequences match).
 static RANDOM: AtomicU64 = AtomicU64::new(RANDOM_SEED);
-
-/// One protect record per page: the whole region read-only in one call.
-static PROTECT_ALL: [MapEntry; PAGES] = {
-    let mut r = [MapEntry::protect(0, RO); PAGES];
-    let mut i = 0;
-    while i < PAGES {
-        r[i].va = BASE + i as u64 * PAGE_SIZE;
-        i += 1;
-    }
-    r
-};
 
 /// Runs every Appel–Li workload, each on a fresh region.
 pub fn run(c: &Counts) {
@@ -128,51 +108,49 @@ fn va(i: usize) -> u64 {
     BASE + i as u64 * PAGE_SIZE
 }
 
-/// The capability slot of the frame behind page `i`.
-fn slot(i: usize) -> u64 {
-    SLOTS[i % FRAMES].load(Ordering::Relaxed)
-}
-
-/// Makes page `i` read-only: removing write needs no capability.
+/// Makes page `i` read-only.
 fn protect(i: usize) -> Result<(), Error> {
-    sys::page_protect(0, va(i), RO, PROTECT).map(|_| ())
+    primitives::prot1(va(i))
 }
 
-/// Makes page `i` read-write: adding write presents the frame's capability.
+/// Makes page `i` read-write.
 fn unprotect(i: usize) -> Result<(), Error> {
-    sys::page_protect(0, va(i), RW, slot(i)).map(|_| ())
+    primitives::unprot1(va(i))
 }
 
-/// The whole region read-only: one `page_batch` of protect records.
+/// The whole region read-only: one `page_batch`.
 fn protect_region() -> Result<(), Error> {
-    sys::page_batch(0, PROTECT_ALL.as_ptr() as u64, PAGES as u64).map(|_| ())
+    primitives::prot_n(BASE, PAGES)
 }
 
-/// The whole region read-write: one `page_protect` per page (a batch's
-/// protect records cannot add write).
+/// The whole region read-write: one `page_batch`.
 fn unprotect_region() -> Result<(), Error> {
-    (0..PAGES).try_for_each(unprotect)
+    primitives::unprot_n(BASE, PAGES)
 }
 
 /// Allocates the frames, maps every page read-write and writes it (as
 /// `touched_region` in bench.c).
 fn region_setup() -> Result<(), Error> {
-    for s in &SLOTS {
-        let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
-        s.store(slot, Ordering::Relaxed);
+    for first in (0..PAGES).step_by(SETUP_CHUNK) {
+        let mut map = [MapEntry::default(); SETUP_CHUNK];
+        for (k, m) in map.iter_mut().enumerate() {
+            let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
+            *m = MapEntry::map(va(first + k), slot, RW);
+        }
+        let mapped = sys::page_batch(0, map.as_ptr() as u64, SETUP_CHUNK as u64);
+        for m in &map {
+            let _ = sys::cap_drop(m.frame_slot);
+        }
+        mapped?;
     }
-    let mut map = [MapEntry::default(); PAGES];
-    for (i, m) in map.iter_mut().enumerate() {
-        *m = MapEntry::map(va(i), slot(i), RW);
-    }
-    sys::page_batch(0, map.as_ptr() as u64, PAGES as u64)?;
     for i in 0..PAGES {
         cpu::touch(va(i), 1);
     }
     handler_failure()
 }
 
-/// Unmaps whatever of the region is mapped and frees its frames.
+/// Unmaps whatever of the region is mapped; the kernel frees each frame as
+/// its last mapping goes (no capability names it any more).
 fn region_teardown() -> Result<(), Error> {
     let mut unmap = [MapEntry::default(); PAGES];
     let mut n = 0;
@@ -183,18 +161,9 @@ fn region_teardown() -> Result<(), Error> {
         }
     }
     let unmapped = if n > 0 { sys::page_batch(0, unmap.as_ptr() as u64, n as u64).map(|_| ()) } else { Ok(()) };
-    let mut freed = Ok(());
-    for s in &SLOTS {
-        let slot = s.swap(u64::MAX, Ordering::Relaxed);
-        if slot != u64::MAX
-            && let Err(e) = sys::frame_free(slot)
-        {
-            freed = Err(e);
-        }
-    }
     APPEL1.store(false, Ordering::Relaxed);
     UNPROTECTED.store(NONE, Ordering::Relaxed);
-    unmapped.and(freed)
+    unmapped
 }
 
 /// The error the handler recorded, if any (and clears it).

@@ -32,6 +32,10 @@ const SHM_PINGPONG_OPS: [u32; 2] = [500, 50];
 /// Predicate wakes per batch (Oxok only: each waits up to a timer tick).
 const PREDICATE_WAKE_OPS: [u32; 2] = [20, 5];
 const SPAWN_EXEC_OPS: [u32; 2] = [30, 5];
+const FORK_EXIT_WAIT_OPS: [u32; 2] = [30, 5];
+const FORK_4MB_EXIT_WAIT_OPS: [u32; 2] = [15, 3];
+/// The private mapping the parent has written before fork_4mb_exit_wait.
+pub const FORK_4MB_BYTES: u64 = 4 << 20;
 const DEMAND_ZERO_FAULT_OPS: [u32; 2] = [512, 64];
 const KERNEL_MEM_ENVS: [u32; 2] = [64, 64];
 /// Seed of the xorshift64 generator choosing "random" pages (both sides).
@@ -59,6 +63,8 @@ pub struct Counts {
     /// Wakeup-predicate wakes per batch.
     pub predicate_wake: u32,
     pub spawn_exec: u32,
+    pub fork_exit_wait: u32,
+    pub fork_4mb_exit_wait: u32,
     pub demand_zero_fault: u32,
     pub kernel_mem_envs: u32,
     pub page_map: u32,
@@ -85,6 +91,8 @@ impl Counts {
             shm_pingpong: SHM_PINGPONG_OPS[q],
             predicate_wake: PREDICATE_WAKE_OPS[q],
             spawn_exec: SPAWN_EXEC_OPS[q],
+            fork_exit_wait: FORK_EXIT_WAIT_OPS[q],
+            fork_4mb_exit_wait: FORK_4MB_EXIT_WAIT_OPS[q],
             demand_zero_fault: DEMAND_ZERO_FAULT_OPS[q],
             kernel_mem_envs: KERNEL_MEM_ENVS[q],
             page_map: PAGE_MAP_OPS[q],

@@ -1,17 +1,65 @@
-//! `spawn_exec`: the libOS's exec (`exec::spawn`) of the tiny program
-//! `true` from the boot archive, then `exec::wait` for it (which reaps it).
-//! Linux's counterpart is `posix_spawn` of `/tiny` + `waitpid`.
+//! Process workloads, as `bench/linux/proc.c`:
+//! * `spawn_exec`: the libOS's exec (`exec::spawn`) of the tiny program
+//!   `true` from the boot archive, then `exec::wait` for it (which reaps
+//!   it). Linux's counterpart is `posix_spawn` of `/tiny` + `waitpid`.
+//! * `fork_exit_wait`: `vm::fork`, the child exits at once, `exec::wait`.
+//! * `fork_4mb_exit_wait`: the same after the parent wrote every page of a
+//!   private 4 MiB region (`vm::map_anon`), which fork shares
+//!   copy-on-write.
 
 use crate::measure;
 use crate::params::Counts;
+use crate::params::FORK_4MB_BYTES;
 use oxok_libos::Error;
 use oxok_libos::exec::{self, ExitStatus, SpawnError};
+use oxok_libos::vm::{self, Fork, Prot};
 
 /// The tiny program (`apps/tests/src/bin/true.rs`: `main` returns 0).
 const TINY: &str = "true";
 
 pub fn run(c: &Counts) {
     measure("spawn_exec", c.spawn_exec, c.batches, spawn_exec);
+    measure("fork_exit_wait", c.fork_exit_wait, c.batches, fork_loop);
+    match touched_region() {
+        Ok(region) => {
+            measure("fork_4mb_exit_wait", c.fork_4mb_exit_wait, c.batches, fork_loop);
+            let _ = vm::unmap(region, FORK_4MB_BYTES);
+        }
+        Err(e) => crate::skip("fork_4mb_exit_wait", e),
+    }
+}
+
+/// A private 4 MiB region with every page written.
+fn touched_region() -> Result<u64, Error> {
+    let region = vm::map_anon(FORK_4MB_BYTES, Prot::READ_WRITE).map_err(vm_error)?;
+    let mut va = region;
+    while va < region + FORK_4MB_BYTES {
+        crate::cpu::touch(va, 1);
+        va += 4096;
+    }
+    Ok(region)
+}
+
+fn vm_error(e: vm::VmError) -> Error {
+    match e {
+        vm::VmError::Kernel(e) => e,
+        _ => Error::Invalid,
+    }
+}
+
+fn fork_loop(ops: u32) -> Result<u64, Error> {
+    let t0 = crate::cpu::now();
+    for _ in 0..ops {
+        match vm::fork().map_err(vm_error)? {
+            Fork::Child => oxok_libos::process::exit(0),
+            Fork::Parent(child) => {
+                if exec::wait(child)? != ExitStatus::Exited(0) {
+                    return Err(Error::Invalid);
+                }
+            }
+        }
+    }
+    Ok(crate::cpu::now() - t0)
 }
 
 /// A spawn failure as a kernel error (a program missing from the archive

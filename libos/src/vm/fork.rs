@@ -98,7 +98,7 @@ fn private_ranges() -> [(u64, u64); 4] {
 }
 
 /// The register value the child finds in `rax` when it resumes.
-const CHILD_MARK: u64 = 0x6368_696c_64; // "child"
+const CHILD_MARK: u64 = 0x00_6368_696c_6400; // "child"
 
 /// Makes a copy of the calling process (see the module documentation).
 pub fn fork() -> Result<Fork, VmError> {
@@ -137,26 +137,21 @@ fn build(child: u64) -> Result<bool, VmError> {
     result?;
     fresh.flush()?;
 
-    let mut shares = Vec::new();
-    let mut protects = Vec::new();
-    let keep = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
-    exposed::walk(0, APP_AREA, |va, entry| {
-        if is_private(va) || (crate::exec::SCRATCH..crate::exec::SCRATCH + (1 << 30)).contains(&va) {
-            return;
+    // The record lists live on the heap, and a heap that grows maps new
+    // pages: size them first so that no page appears after the walk that
+    // built them (a page the child would then lack).
+    let (mut shares, mut protects) = (Vec::new(), Vec::new());
+    for _ in 0..4 {
+        let mut pages = 0;
+        exposed::walk(0, APP_AREA, |_, _| pages += 1);
+        shares = Vec::with_capacity(pages + 64);
+        protects = Vec::with_capacity(pages + 64);
+        let capacity = (shares.capacity(), protects.capacity());
+        records(&is_private, &mut shares, &mut protects);
+        if (shares.capacity(), protects.capacity()) == capacity {
+            break;
         }
-        let flags = entry & keep;
-        if flags & pte::LIBOS_SHARED != 0 {
-            shares.push(MapEntry::share(va, va, flags));
-        } else if flags & (pte::WRITABLE | pte::LIBOS_COW) != 0 {
-            let cow = (flags & !pte::WRITABLE) | pte::LIBOS_COW;
-            shares.push(MapEntry::share(va, va, cow));
-            if flags & pte::WRITABLE != 0 {
-                protects.push(MapEntry::protect(va, cow));
-            }
-        } else {
-            shares.push(MapEntry::share(va, va, flags));
-        }
-    });
+    }
 
     let mut state = EnvState::default();
     sys::env_get_state(0, &raw mut state as u64)?;
@@ -180,6 +175,29 @@ fn build(child: u64) -> Result<bool, VmError> {
     }
     sys::check(status)?;
     Ok(false)
+}
+
+/// The child's SHARE records and the caller's PROTECT records, from one
+/// walk over the caller's page tables.
+fn records(is_private: &dyn Fn(u64) -> bool, shares: &mut Vec<MapEntry>, protects: &mut Vec<MapEntry>) {
+    let keep = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+    exposed::walk(0, APP_AREA, |va, entry| {
+        if is_private(va) || (crate::exec::SCRATCH..crate::exec::SCRATCH + (1 << 30)).contains(&va) {
+            return;
+        }
+        let flags = entry & keep;
+        if flags & pte::LIBOS_SHARED != 0 {
+            shares.push(MapEntry::share(va, va, flags));
+        } else if flags & (pte::WRITABLE | pte::LIBOS_COW) != 0 {
+            let cow = (flags & !pte::WRITABLE) | pte::LIBOS_COW;
+            shares.push(MapEntry::share(va, va, cow));
+            if flags & pte::WRITABLE != 0 {
+                protects.push(MapEntry::protect(va, cow));
+            }
+        } else {
+            shares.push(MapEntry::share(va, va, flags));
+        }
+    });
 }
 
 /// Gives the child a fresh frame at `va` (a private page), with a copy of

@@ -19,16 +19,16 @@ oxok_libos::main!(main);
 
 /// Static data: a page of its own, written by both sides after the fork.
 #[repr(align(4096))]
-struct Page([u64; 512]);
-static mut DATA: Page = Page([0; 512]);
+struct Page([AtomicU64; 512]);
+static DATA: Page = Page([const { AtomicU64::new(0) }; 512]);
 static TRAPS: AtomicU64 = AtomicU64::new(0);
 
-fn data() -> &'static mut [u64; 512] {
-    // SAFETY: the program runs one thread; upcall handlers never touch it.
-    #[allow(unsafe_code)]
-    unsafe {
-        &mut (*(&raw mut DATA)).0
-    }
+fn get(i: usize) -> u64 {
+    DATA.0[i].load(Ordering::Relaxed)
+}
+
+fn set(i: usize, v: u64) {
+    DATA.0[i].store(v, Ordering::Relaxed);
 }
 
 fn main(_args: Args) -> i32 {
@@ -37,6 +37,7 @@ fn main(_args: Args) -> i32 {
     isolation(&mut t);
     demand_zero(&mut t);
     nested(&mut t);
+    big(&mut t);
     many(&mut t);
     trap(&mut t);
     t.finish()
@@ -46,8 +47,8 @@ fn main(_args: Args) -> i32 {
 /// the fork and must see only its own writes; the child reports by its exit
 /// code which checks failed.
 fn isolation(t: &mut Checks) {
-    data()[0] = 1;
-    data()[511] = 2;
+    set(0, 1);
+    set(511, 2);
     let mut heap: Vec<u64> = (0..2048).collect();
     let mut stack = [7u64; 64];
     let region = vm::map_anon(4 * 4096, Prot::READ_WRITE).unwrap_or(0);
@@ -57,11 +58,11 @@ fn isolation(t: &mut Checks) {
         Ok(Fork::Child) => {
             let mut bad = 0;
             // Before writing: the parent's pre-fork values.
-            bad |= u8::from(data()[0] != 1 || data()[511] != 2);
+            bad |= u8::from(get(0) != 1 || get(511) != 2);
             bad |= u8::from(heap[2047] != 2047) << 1;
             bad |= u8::from(stack[63] != 7) << 2;
             bad |= u8::from(read_region(region) != 11) << 3;
-            data()[0] = 100;
+            set(0, 100);
             heap[2047] = 100;
             stack[63] = 100;
             write_region(region, 100);
@@ -69,20 +70,20 @@ fn isolation(t: &mut Checks) {
                 let _ = oxok_libos::sys::yield_cpu(0);
             }
             // After the parent wrote its own values meanwhile.
-            bad |= u8::from(data()[0] != 100 || data()[511] != 2) << 4;
+            bad |= u8::from(get(0) != 100 || get(511) != 2) << 4;
             bad |= u8::from(heap[2047] != 100 || heap[0] != 0) << 5;
             bad |= u8::from(stack[63] != 100) << 6;
             bad |= u8::from(read_region(region) != 100) << 7;
             oxok_libos::process::exit(i32::from(bad))
         }
         Ok(Fork::Parent(child)) => {
-            data()[0] = 200;
+            set(0, 200);
             heap[2047] = 200;
             stack[63] = 200;
             write_region(region, 200);
             let status = exec::wait(child);
             t.expect(status, Ok(ExitStatus::Exited(0)), "child saw only its own writes (bit mask of failures)");
-            t.check(data()[0] == 200 && data()[511] == 2, "parent's static data is its own");
+            t.check(get(0) == 200 && get(511) == 2, "parent's static data is its own");
             t.check(heap[2047] == 200 && heap[1] == 1, "parent's heap is its own");
             t.check(core::hint::black_box(&stack)[63] == 200, "parent's stack is its own");
             t.check(read_region(region) == 200, "parent's region is its own");
@@ -131,18 +132,18 @@ fn demand_zero(t: &mut Checks) {
 
 /// A child forks a grandchild; all three keep their own copies.
 fn nested(t: &mut Checks) {
-    data()[1] = 1;
+    set(1, 1);
     match vm::fork() {
         Ok(Fork::Child) => {
-            data()[1] = 2;
+            set(1, 2);
             let code = match vm::fork() {
                 Ok(Fork::Child) => {
-                    let ok = data()[1] == 2;
-                    data()[1] = 3;
+                    let ok = get(1) == 2;
+                    set(1, 3);
                     oxok_libos::process::exit(if ok { 30 } else { 31 })
                 }
                 Ok(Fork::Parent(c)) => match exec::wait(c) {
-                    Ok(ExitStatus::Exited(30)) if data()[1] == 2 => 20,
+                    Ok(ExitStatus::Exited(30)) if get(1) == 2 => 20,
                     _ => 21,
                 },
                 Err(_) => 22,
@@ -151,10 +152,38 @@ fn nested(t: &mut Checks) {
         }
         Ok(Fork::Parent(c)) => {
             t.expect(exec::wait(c), Ok(ExitStatus::Exited(20)), "child and grandchild each saw their own copy");
-            t.expect(data()[1], 1, "the parent's copy is untouched");
+            t.expect(get(1), 1, "the parent's copy is untouched");
         }
         Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
     }
+}
+
+/// A 4 MiB region, every page written, forked: the child writes some of
+/// it and exits 0.
+fn big(t: &mut Checks) {
+    let len = 4 << 20;
+    let Ok(r) = vm::map_anon(len, Prot::READ_WRITE) else {
+        t.check(false, "map_anon 4 MiB");
+        return;
+    };
+    for p in 0..len / 4096 {
+        oxok_tests::mem::store(r + p * 4096, p);
+    }
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let ok = (0..len / 4096).all(|p| oxok_tests::mem::load(r + p * 4096) == p);
+            for p in (0..len / 4096).step_by(7) {
+                oxok_tests::mem::store(r + p * 4096, 0);
+            }
+            oxok_libos::process::exit(if ok { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(c)) => {
+            t.expect(exec::wait(c), Ok(ExitStatus::Exited(0)), "child of a 4 MiB process saw every page");
+            t.check((0..len / 4096).all(|p| oxok_tests::mem::load(r + p * 4096) == p), "parent's 4 MiB untouched");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork of a 4 MiB process failed: {e}")),
+    }
+    t.check(vm::unmap(r, len).is_ok(), "unmap 4 MiB");
 }
 
 /// 64 forked children, each writing to its copy and exiting with a code:
@@ -166,15 +195,15 @@ fn many(t: &mut Checks) {
         Fork::Child => oxok_libos::process::exit(0),
         Fork::Parent(c) => drop(exec::wait(c)),
     });
-    data()[2] = 0;
+    set(2, 0);
     settle(); // let the kernel's reaper finish earlier children
     let before = (exposed::owned_frames(), exposed::free_frames());
     let mut ok = 0;
     for i in 0..64 {
         match vm::fork() {
             Ok(Fork::Child) => {
-                data()[2] = i;
-                oxok_libos::process::exit((data()[2] % 100) as i32)
+                set(2, i);
+                oxok_libos::process::exit((get(2) % 100) as i32)
             }
             Ok(Fork::Parent(c)) => {
                 if exec::wait(c) == Ok(ExitStatus::Exited((i % 100) as i32)) {
@@ -186,7 +215,7 @@ fn many(t: &mut Checks) {
     }
     t.expect(ok, 64, "64 forked children exited with their codes");
     settle(); // the kernel's reaper works in bounded steps
-    data()[2] = 1;
+    set(2, 1);
     let after = (exposed::owned_frames(), exposed::free_frames());
     t.expect(after, before, "owned and free frames back at the baseline after 64 forks");
     let (copied, reused) = vm::cow_stats();
