@@ -8,7 +8,7 @@
 //! with the segment's permissions, a stack of
 //! [`STACK_SIZE`](oxok_abi::layout::STACK_SIZE) bytes below
 //! [`STACK_TOP`](oxok_abi::layout::STACK_TOP), and a System V initial stack
-//! (argc, argv, NULL, an empty envp, auxv, strings at the top). Each frame is
+//! (argc, argv, NULL, envp, NULL, auxv, strings at the top). Each frame is
 //! allocated with `frame_alloc_for`, so the **child** owns it and it is freed
 //! when the child dies; the parent fills it through a short-lived mapping in
 //! its own space (the [`SCRATCH`] region), maps it into the child and drops
@@ -19,10 +19,13 @@
 //! [`WAIT_SLOT`]. Neither [`spawn`] nor [`wait`] is reentrant (do not call
 //! them from an upcall handler that may interrupt one of them).
 
+mod options;
 #[allow(unsafe_code)]
 mod scratch;
 mod stack;
 
+use crate::fd::IoError;
+use crate::fd::inherit::{self, ChildTable};
 use crate::{exposed, sys};
 use core::fmt;
 use oxok_abi::layout::{ENV_TABLE, ENV_TABLE_ROWS, PAGE_SIZE, STACK_SIZE, STACK_TOP, USER_TOP, pte};
@@ -31,6 +34,8 @@ use oxok_archive::Archive;
 use oxok_elf::{Elf, ElfError, Segment};
 use oxok_pred::Builder;
 use stack::InitialStack;
+
+pub use options::SpawnOptions;
 
 /// Start of the scratch region where [`spawn`] maps a child's frames into
 /// the caller's own space while it fills them: far above programs (linked at
@@ -86,6 +91,9 @@ pub enum SpawnError {
     BadArguments,
     /// The kernel refused a call (memory, capability slots, …).
     Kernel(Error),
+    /// A descriptor could not be passed to the child (see
+    /// [`SpawnOptions`] and [`File::spec`](crate::fd::File::spec)).
+    Descriptor(IoError),
 }
 
 impl fmt::Display for SpawnError {
@@ -95,6 +103,7 @@ impl fmt::Display for SpawnError {
             SpawnError::BadExecutable(e) => write!(f, "bad executable: {e}"),
             SpawnError::BadArguments => write!(f, "arguments longer than a page or containing NUL"),
             SpawnError::Kernel(e) => write!(f, "{e}"),
+            SpawnError::Descriptor(e) => write!(f, "cannot pass a descriptor: {e}"),
         }
     }
 }
@@ -110,10 +119,20 @@ impl From<Error> for SpawnError {
 /// convention the program's name) and the caller's environment variables,
 /// and makes it runnable. It runs after the environments already waiting for the CPU.
 ///
-/// Everything is checked before anything is created: the file exists, is an
-/// executable [`Elf::parse`] accepts below `USER_TOP`, and argv fits.
+/// Checked before anything is created: the file exists, is an executable
+/// [`Elf::parse`] accepts below `USER_TOP`, and argv fits. That argv and
+/// the environment fit together is known only once the descriptors'
+/// variables are written for the new child; if not, it is destroyed again.
+///
+/// The child gets the caller's descriptors (see [`spawn_with`]).
 pub fn spawn(name: &str, argv: &[&str]) -> Result<Child, SpawnError> {
-    spawn_image(program(name).ok_or(SpawnError::NotFound)?, argv)
+    spawn_with(name, argv, &SpawnOptions::new())
+}
+
+/// As [`spawn`], with the child's descriptors and environment as `opts`
+/// says (the caller's own table is left as it is).
+pub fn spawn_with(name: &str, argv: &[&str], opts: &SpawnOptions<'_>) -> Result<Child, SpawnError> {
+    spawn_image_with(program(name).ok_or(SpawnError::NotFound)?, argv, opts)
 }
 
 /// The file `name` in the boot archive, if there is an archive and it holds
@@ -126,26 +145,53 @@ pub fn program(name: &str) -> Option<&'static [u8]> {
 /// ELF file). The image is only read; the child gets copies. The child's
 /// environment is the caller's ([`crate::environ`]).
 pub fn spawn_image(image: &[u8], argv: &[&str]) -> Result<Child, SpawnError> {
-    crate::environ::with_strs(|envp| spawn_image_env(image, argv, envp))
+    spawn_image_with(image, argv, &SpawnOptions::new())
 }
 
 /// As [`spawn_image`], with the environment `envp` (`KEY=value` strings).
 pub fn spawn_image_env(image: &[u8], argv: &[&str], envp: &[&str]) -> Result<Child, SpawnError> {
+    spawn_image_with(image, argv, SpawnOptions::new().env(envp))
+}
+
+/// As [`spawn_image`], with `opts`: the one path every spawn takes.
+///
+/// The child's descriptors travel as `OXOK_FD<n>` variables
+/// ([`crate::fd::inherit`]) whose text each object writes knowing the
+/// child (a pipe end maps its frame into it), so the environment is
+/// completed between `env_create` and writing the initial stack. Whatever
+/// fails after `env_create` destroys the child again.
+pub fn spawn_image_with(image: &[u8], argv: &[&str], opts: &SpawnOptions<'_>) -> Result<Child, SpawnError> {
     let elf = Elf::parse(image, USER_TOP).map_err(SpawnError::BadExecutable)?;
-    let initial = InitialStack::new(&elf, argv, envp).ok_or(SpawnError::BadArguments)?;
+    // argv alone must fit before anything is created.
+    InitialStack::new(&elf, argv, &[]).ok_or(SpawnError::BadArguments)?;
+    let table = opts.table().map_err(SpawnError::Descriptor)?;
+    match opts.explicit_env() {
+        Some(envp) => create(&elf, argv, envp, &table),
+        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table)),
+    }
+}
+
+/// Creates the child, completes its environment `envp` with the
+/// descriptors of `table`, and builds and starts it.
+fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Result<Child, SpawnError> {
     let [slot, id] = sys::env_create()?;
     // Name the child after its program (argv[0]), for logs and the table.
     if let Some(name) = argv.first() {
         let name = &name.as_bytes()[..name.len().min(32)];
         let _ = sys::env_rename(slot, name.as_ptr() as u64, name.len() as u64);
     }
-    match build(slot, &elf, &initial) {
+    let built = inherit::with_child_env(id, slot, table, envp, |envp| {
+        let initial = InitialStack::new(elf, argv, envp).ok_or(SpawnError::BadArguments)?;
+        build(slot, elf, &initial).map_err(SpawnError::Kernel)
+    });
+    match built.map_err(SpawnError::Descriptor).and_then(|r| r) {
         Ok(()) => Ok(Child { slot, id }),
         Err(e) => {
-            // Frees every frame the child owns; the scratch region is
-            // already empty (`Loader::flush` unmaps it whatever happens).
+            // Frees every frame the child owns and its mappings of shared
+            // ones; the scratch region is already empty (`Loader::flush`
+            // unmaps it whatever happens).
             let _ = sys::env_destroy(slot);
-            Err(SpawnError::Kernel(e))
+            Err(e)
         }
     }
 }

@@ -37,6 +37,12 @@ pub struct ProgramHeap(Mutex<Option<State>>);
 #[global_allocator]
 static HEAP: ProgramHeap = ProgramHeap(Mutex::new(None));
 
+/// True while the heap's lock is held (by code a protected control
+/// transfer interrupted: `pct::interrupted_busy`).
+pub(crate) fn busy() -> bool {
+    HEAP.0.is_locked()
+}
+
 /// Maps `[from, to)` with fresh frames; stops at the first failure and
 /// returns how far it got.
 fn map_pages(from: u64, to: u64) -> u64 {

@@ -6,7 +6,7 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `heap`, `time`, `pct`, `vm`, and `exec::scratch`), each block with a `// SAFETY:` comment.
+//! `exposed`, `heap`, `time`, `pct`, `shm`, `vm`, `exec::scratch` and `fd::pipe::frame`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 
@@ -20,13 +20,19 @@ pub mod exec;
 #[allow(unsafe_code)]
 pub mod exposed;
 pub mod fd;
+pub mod fs;
 #[allow(unsafe_code)]
 pub mod heap;
+pub mod lrpc;
 #[allow(unsafe_code)]
 pub mod pct;
+pub mod proc;
 pub mod process;
 #[allow(unsafe_code)]
 mod rt;
+#[allow(unsafe_code)]
+pub mod shm;
+pub mod signal;
 #[allow(unsafe_code)]
 pub mod sys;
 #[allow(unsafe_code)]

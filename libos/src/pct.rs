@@ -5,6 +5,19 @@
 //! assembly cannot name them). The kernel adds the caller's id in `rdi`.
 //! A server registers a handler with [`serve`]; its entry runs on a private
 //! stack with the message, and its reply goes back in the same registers.
+//!
+//! **One entry, several services.** Every program registers the entry at
+//! start ([`init`], from the runtime), because every process must accept
+//! signals. The entry's `dispatch` is the one table that multiplexes the
+//! transfers: a message whose word 0 is a *libOS tag* — high 48 bits
+//! [`TAG_PREFIX`] ("OXKPCT"), low 16 bits a service number — goes to that
+//! libOS service ([`TAG_SIGNAL`] → [`crate::signal`], [`TAG_LRPC`] →
+//! [`crate::lrpc`]; an unknown service is answered [`TAG_NOT_SERVING`]);
+//! every other message goes to the handler the program installed with
+//! [`serve`]. Until a program calls `serve`, untagged messages are answered
+//! with [`TAG_NOT_SERVING`] in word 0, which [`call`] reports as
+//! `Err(Denied)` — what the kernel answered before every program had an
+//! entry — and an asynchronous one is dropped.
 
 use core::arch::{asm, naked_asm};
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -42,7 +55,11 @@ pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
             options(nostack),
         );
     }
-    crate::sys::check(rax).map(|()| (rdi, m))
+    crate::sys::check(rax)?;
+    if m[0] == TAG_NOT_SERVING {
+        return Err(Error::Denied);
+    }
+    Ok((rdi, m))
 }
 
 /// Asynchronous transfer: the callee gets `msg` and the rest of this
@@ -91,10 +108,52 @@ pub(crate) fn stack_range() -> (u64, u64) {
     (start, start + STACK_SIZE as u64)
 }
 
-/// Accepts protected control transfers: `handler` serves each one.
+/// Accepts protected control transfers: `handler` serves each one (every
+/// message but the libOS's tagged ones).
 pub fn serve(handler: Handler) -> Result<(), Error> {
     HANDLER.store(handler as usize, Ordering::Release);
+    init()
+}
+
+/// Registers this environment's PCT entry. The runtime calls it before
+/// `main`, so every process accepts signals and LRPC from its first
+/// instruction of Rust; calling it again is harmless.
+pub fn init() -> Result<(), Error> {
     crate::sys::upcall_register(0, upcall::PCT, entry as *const () as u64).map(|_| ())
+}
+
+/// The high 48 bits of every libOS tag ("OXKPCT").
+pub const TAG_PREFIX: u64 = 0x4f58_4b50_4354;
+/// Service number of signals ([`crate::signal`]).
+pub const SERVICE_SIGNAL: u16 = 1;
+/// Service number of lightweight remote procedure calls ([`crate::lrpc`]).
+pub const SERVICE_LRPC: u16 = 2;
+/// Service number of the "nobody here serves that" reply.
+pub const SERVICE_NOT_SERVING: u16 = 0xffff;
+
+/// The libOS tag of `service`: word 0 of its messages.
+pub const fn tag(service: u16) -> u64 {
+    TAG_PREFIX << 16 | service as u64
+}
+
+/// Word 0 of a signal.
+pub const TAG_SIGNAL: u64 = tag(SERVICE_SIGNAL);
+/// Word 0 of a lightweight remote procedure call.
+pub const TAG_LRPC: u64 = tag(SERVICE_LRPC);
+/// Word 0 of the reply to a message nobody here serves.
+pub const TAG_NOT_SERVING: u64 = tag(SERVICE_NOT_SERVING);
+
+/// The libOS service a message's word 0 names, if it is a libOS tag.
+pub fn service_of(word0: u64) -> Option<u16> {
+    (word0 >> 16 == TAG_PREFIX).then_some(word0 as u16)
+}
+
+/// True if code this transfer interrupted may hold a lock the libOS's own
+/// services need (the descriptor table, the heap). Services that would
+/// take them answer "busy, try again" instead of waiting for a holder that
+/// cannot run until they return.
+pub(crate) fn interrupted_busy() -> bool {
+    crate::fd::table_busy() || crate::heap::busy()
 }
 
 /// The PCT entry: a private stack, the message saved as a `Msg`, the
@@ -149,13 +208,30 @@ extern "C" fn entry() -> ! {
     )
 }
 
+/// The dispatch table: libOS services by tag, everything else to the
+/// program's [`serve`] handler.
 extern "C" fn dispatch(caller: u64, mode: u64, msg: *mut Msg) {
-    let h = HANDLER.load(Ordering::Acquire);
-    if h == 0 {
-        return;
+    // SAFETY: `msg` points at the nine words the entry stub pushed on its
+    // private stack; nothing else refers to them while this runs.
+    let msg = unsafe { &mut *msg };
+    let sync = mode == 1;
+    match service_of(msg[0]) {
+        Some(SERVICE_SIGNAL) => crate::signal::on_message(caller, sync, msg),
+        Some(SERVICE_LRPC) => crate::lrpc::on_message(caller, sync, msg),
+        Some(_) => not_serving(msg),
+        None => match HANDLER.load(Ordering::Acquire) {
+            0 => not_serving(msg),
+            h => {
+                // SAFETY: HANDLER only ever holds a `Handler` stored by `serve`.
+                let handler = unsafe { core::mem::transmute::<usize, Handler>(h) };
+                handler(caller, sync, msg);
+            }
+        },
     }
-    // SAFETY: HANDLER only ever holds a `Handler` stored by `serve`, and
-    // `msg` points at the nine words the entry stub pushed on its stack.
-    let (handler, msg) = unsafe { (core::mem::transmute::<usize, Handler>(h), &mut *msg) };
-    handler(caller, mode == 1, msg);
+}
+
+/// The reply to a message nobody here serves.
+fn not_serving(msg: &mut Msg) {
+    *msg = [0; WORDS];
+    msg[0] = TAG_NOT_SERVING;
 }

@@ -21,7 +21,11 @@ extern "C" fn _start() -> ! {
 extern "C" fn start(sp: *const u64) -> ! {
     // SAFETY: `sp` is the initial stack pointer the loader prepared.
     let args = unsafe { Args::from_initial_stack(sp) };
+    // Accept signals (and LRPC) from the start: every process has a PCT entry.
+    let _ = crate::pct::init();
     crate::environ::init(args);
+    // Descriptors the parent passed (`OXOK_FD<n>`), before main runs.
+    crate::fd::inherit::init(args);
     let code = oxok_main(args);
     crate::process::exit(code)
 }

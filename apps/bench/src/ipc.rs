@@ -5,6 +5,12 @@
 //!   started with `exec::spawn`. The argument is one word; the server
 //!   answers `[a, b, …]` with `[a + 1, b * 2, …]`, and every reply is
 //!   checked (Linux: an 8-byte RPC over two pipes to a forked server).
+//! - `pipe_pingpong`: one byte to a partner over a libOS pipe and one byte
+//!   back over another; the partner (`pipe-writer echo`, started with
+//!   `exec::spawn_with`, the pipes as its fds 0 and 1) adds 1, and every
+//!   reply is checked. Waits are directed yields to the partner (the
+//!   pipes' own policy). Linux: the same over two pipes to a forked
+//!   partner.
 //! - `shm_pingpong`: a frame of this environment mapped in both this
 //!   environment and the partner (`bench-partner`) holds a counter; this
 //!   side makes it odd, the partner makes it even; whoever waits gives the
@@ -23,12 +29,14 @@ use core::fmt::{self, Write};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ANY_FRAME;
 use oxok_libos::abi::layout::pte;
-use oxok_libos::exec::{self, Child, ExitStatus};
+use oxok_libos::exec::{self, Child, ExitStatus, SpawnOptions};
+use oxok_libos::fd::{IoError, pipe};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::{Error, exposed, sys};
 
 pub fn run(c: &Counts) {
     result("rpc_roundtrip", rpc_roundtrip(c));
+    result("pipe_pingpong", pipe_pingpong(c));
     result("shm_pingpong", shm_pingpong(c));
 }
 
@@ -97,6 +105,45 @@ fn finish(child: Child) -> Result<(), Error> {
     match exec::wait(child)? {
         ExitStatus::Exited(0) => Ok(()),
         _ => Err(Error::Invalid),
+    }
+}
+
+/// The partner of `pipe_pingpong` (`apps/tests/src/bin/pipe-writer.rs`).
+const PIPE_PARTNER: &str = "pipe-writer";
+
+fn pipe_pingpong(c: &Counts) -> Result<f64, Error> {
+    let (req_r, req_w) = pipe::pipe().map_err(io_error)?;
+    let (rep_r, rep_w) = pipe::pipe().map_err(io_error)?;
+    let mut opts = SpawnOptions::new();
+    opts.stdin(req_r).stdout(rep_w);
+    let child = exec::spawn_with(PIPE_PARTNER, &[PIPE_PARTNER, "echo"], &opts).map_err(kernel_error)?;
+    drop(opts); // the partner holds those ends now
+    let timed = median_of(c.pipe_pingpong, c.batches, &mut |ops| {
+        let t0 = crate::cpu::now();
+        for i in 0..ops {
+            let msg = (i & 0x7f) as u8;
+            let mut reply = [0u8; 1];
+            let sent = req_w.write(&[msg]).map_err(io_error)?;
+            let got = rep_r.read(&mut reply).map_err(io_error)?;
+            if sent != 1 || got != 1 || reply[0] != msg + 1 {
+                return Err(Error::Invalid);
+            }
+        }
+        Ok(crate::cpu::now() - t0)
+    });
+    drop(req_w); // end of file: the partner exits
+    let ended = finish(child);
+    let m = timed?;
+    ended?;
+    Ok(m)
+}
+
+/// A pipe error as a kernel error code for the report.
+fn io_error(e: IoError) -> Error {
+    match e {
+        IoError::Kernel(k) => k,
+        IoError::BrokenPipe => Error::BadEnv,
+        _ => Error::Invalid,
     }
 }
 

@@ -28,6 +28,7 @@ const _: () = {
 };
 /// IPC between two environments (round trips per batch).
 const RPC_ROUNDTRIP_OPS: [u32; 2] = [500, 50];
+const PIPE_PINGPONG_OPS: [u32; 2] = [500, 50];
 const SHM_PINGPONG_OPS: [u32; 2] = [500, 50];
 /// Predicate wakes per batch (Oxok only: each waits up to a timer tick).
 const PREDICATE_WAKE_OPS: [u32; 2] = [20, 5];
@@ -59,6 +60,7 @@ pub struct Counts {
     pub appel_appel1: u32,
     pub appel_appel2: u32,
     pub rpc_roundtrip: u32,
+    pub pipe_pingpong: u32,
     pub shm_pingpong: u32,
     /// Wakeup-predicate wakes per batch.
     pub predicate_wake: u32,
@@ -88,6 +90,7 @@ impl Counts {
             appel_appel1: APPEL_APPEL1_OPS[q],
             appel_appel2: APPEL_APPEL2_OPS[q],
             rpc_roundtrip: RPC_ROUNDTRIP_OPS[q],
+            pipe_pingpong: PIPE_PINGPONG_OPS[q],
             shm_pingpong: SHM_PINGPONG_OPS[q],
             predicate_wake: PREDICATE_WAKE_OPS[q],
             spawn_exec: SPAWN_EXEC_OPS[q],

@@ -68,7 +68,7 @@ pub fn kernel_error(e: SpawnError) -> Error {
     match e {
         SpawnError::Kernel(e) => e,
         SpawnError::NotFound => Error::NotFound,
-        SpawnError::BadExecutable(_) | SpawnError::BadArguments => Error::Invalid,
+        SpawnError::BadExecutable(_) | SpawnError::BadArguments | SpawnError::Descriptor(_) => Error::Invalid,
     }
 }
 

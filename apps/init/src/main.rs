@@ -1,5 +1,6 @@
-//! init: the first program. Prints the banner, then starts the shell and
-//! waits for it (`init banner` prints the banner only).
+//! init: the first program. Prints the banner, then starts the file server
+//! and the shell, waits for the shell and stops the server (`init banner`
+//! prints the banner only).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -29,7 +30,10 @@ fn main(args: Args) -> i32 {
     if args.get(1) == Some("banner") {
         return 0;
     }
-    match oxok_libos::exec::spawn("shell", &["shell"]) {
+    // The file server first: `spawn_server` names it in OXOK_FSD, which
+    // the shell and everything it starts inherit.
+    let fsd = oxok_libos::fs::spawn_server().map_err(|e| println!("init: no file server ({e})")).ok();
+    let code = match oxok_libos::exec::spawn("shell", &["shell"]) {
         Ok(shell) => match oxok_libos::exec::wait(shell) {
             Ok(status) => status.code(),
             Err(e) => {
@@ -41,5 +45,13 @@ fn main(args: Args) -> i32 {
             println!("init: no shell ({e})");
             0
         }
+    };
+    // A sleeping server would keep the machine up: stop it (its frames go
+    // with it) before init ends.
+    if let Some(fsd) = fsd
+        && let Err(e) = oxok_libos::fs::stop_server(fsd)
+    {
+        println!("init: stopping the file server: {e}");
     }
+    code
 }

@@ -1,18 +1,29 @@
-//! shell: the first Oxok shell. Reads lines from the console with an
-//! editor (history on the arrow keys), parses them (`oxok-shparse`: quotes,
-//! `;` `&&` `||`, `$VAR`, `$?`), runs programs from the boot archive with
-//! arguments (`spawn` + `wait` in the libOS), and has built-in views of the
-//! machine read from the kernel's exposed tables (`ps`, `frames`, `mem`,
-//! `clock`, `caps`). Pipelines, redirections and background jobs parse but
-//! are refused until the libOS has pipes, files and jobs. `help` lists
-//! everything.
+//! shell: the Oxok shell. Reads lines from the console with an editor
+//! (history on the arrow keys), parses them (`oxok-shparse`: quotes, `;`
+//! `&&` `||`, `|`, `< > >> 2> 2>&1`, `&`, `$VAR`, `$?`), and runs them:
+//! programs from the boot archive with arguments (`spawn_with` + `wait` in
+//! the libOS), pipelines over libOS pipes, redirections to files of the file
+//! server, background jobs, and built-ins — `cd`, `pwd`, and views of the
+//! machine read from the kernel's exposed tables (`ps`, `frames`, `slots`,
+//! `mem`, `clock`, `caps`). `help` lists everything.
+//!
+//! Structure: [`run`] walks a parsed line (lists, and-or, expansion),
+//! [`pipeline`] starts one pipeline's stages with their descriptors
+//! ([`stage`]), [`builtins`] are the commands the shell runs itself,
+//! [`jobs`] keeps the background jobs, [`tables`] and [`slots`] are the
+//! views.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 extern crate alloc;
 
+mod builtins;
+mod jobs;
+mod pipeline;
 mod run;
+mod slots;
+mod stage;
 mod tables;
 
 use alloc::collections::BTreeMap;
@@ -23,18 +34,22 @@ use oxok_shparse::{Event, LineEditor};
 
 oxok_libos::main!(main);
 
-/// The shell's state: its variables and the last exit status.
+/// The shell's state: its variables, the last exit status, the line
+/// editor and the background jobs.
 pub struct Shell {
     vars: BTreeMap<String, String>,
     status: i32,
     editor: LineEditor,
+    jobs: jobs::Jobs,
 }
 
 fn main(_args: Args) -> i32 {
     println!("Oxok shell — `help` lists the commands.");
-    let mut sh = Shell { vars: BTreeMap::new(), status: 0, editor: LineEditor::new() };
+    let mut sh = Shell { vars: BTreeMap::new(), status: 0, editor: LineEditor::new(), jobs: jobs::Jobs::default() };
     let mut input = Input::new();
     loop {
+        // Background jobs that ended since the last prompt.
+        sh.jobs.reap_finished();
         print!("oxok$ ");
         let Some(line) = read_line(&mut sh.editor, &mut input) else {
             println!();

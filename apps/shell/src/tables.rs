@@ -22,7 +22,8 @@ fn status_name(s: u32) -> &'static str {
     }
 }
 
-fn name_of(row: &EnvEntry) -> String {
+/// An environment row's name (up to the first NUL).
+pub fn name_of(row: &EnvEntry) -> String {
     let end = row.name.iter().position(|&b| b == 0).unwrap_or(row.name.len());
     String::from_utf8_lossy(&row.name[..end]).into_owned()
 }
@@ -32,9 +33,19 @@ pub fn envs() -> Vec<EnvEntry> {
     (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(|r| r.id != 0).collect()
 }
 
-/// `ps`: the environment table.
+/// The name of live environment `id`; `(gone)` once it has ended (its
+/// frames may still be on their way back to the free pool).
+pub fn env_name(id: u32) -> String {
+    exposed::env_entry(u64::from(id)).map_or_else(|| String::from("(gone)"), |r| alloc::format!("({})", name_of(&r)))
+}
+
+/// `ps`: the environment table, with each environment's ticks from the
+/// run statistics.
 pub fn ps() {
-    println!("{:>7} {:>7} {:<16} {:<9} {:>7} {:>8} {:>6}", "ID", "PARENT", "NAME", "STATUS", "FRAMES", "RUNS", "EXIT");
+    println!(
+        "{:>7} {:>7} {:<16} {:<9} {:>7} {:>8} {:>8} {:>6}",
+        "ID", "PARENT", "NAME", "STATUS", "FRAMES", "RUNS", "TICKS", "EXIT"
+    );
     for r in envs() {
         let exit = if r.status == ENV_ZOMBIE {
             if r.exit_status & EXIT_KILLED != 0 {
@@ -45,20 +56,24 @@ pub fn ps() {
         } else {
             String::from("-")
         };
+        let ticks = exposed::run_stats(u64::from(r.id)).map_or(String::from("-"), |s| alloc::format!("{}", s.ticks));
         println!(
-            "{:>7} {:>7} {:<16} {:<9} {:>7} {:>8} {:>6}",
+            "{:>7} {:>7} {:<16} {:<9} {:>7} {:>8} {:>8} {:>6}",
             r.id,
             r.parent,
             name_of(&r),
             status_name(r.status),
             r.frames,
             r.runs,
+            ticks,
             exit
         );
     }
 }
 
-/// `frames`: the frame table summarised by owner.
+/// `frames`: the frame table summarised by owner, as a table: the free
+/// pool, the kernel, reserved frames, orphans (owner gone, still mapped),
+/// then each environment.
 pub fn frames() {
     let Some(info) = exposed::sysinfo() else {
         println!("frames: no system-information page");
@@ -85,15 +100,18 @@ pub fn frames() {
             shared += 1;
         }
     }
+    by_env.sort_unstable();
     println!("{} frames of 4 KiB in the frame table", info.frame_count);
-    println!("  free      {free:>9}  ({} MiB)", free >> 8);
-    println!("  kernel    {kernel:>9}");
-    println!("  reserved  {reserved:>9}  (firmware, holes)");
-    println!("  orphaned  {orphan:>9}");
-    println!("  mapped    {mapped:>9}  (shared by several mappings: {shared})");
+    println!("{:<26} {:>9} {:>10}", "OWNER", "FRAMES", "KiB");
+    let row = |what: &str, n: u64| println!("{what:<26} {n:>9} {:>10}", n * 4);
+    row("free", free);
+    row("kernel", kernel);
+    row("reserved (firmware, holes)", reserved);
+    row("orphaned (owner gone)", orphan);
     for (id, n) in by_env {
-        println!("  env {id:<6}{n:>9}");
+        row(&alloc::format!("env {id} {}", env_name(id)), n);
     }
+    println!("mapped by some environment: {mapped} (by several: {shared})");
 }
 
 /// `mem`: totals from `mem_info`.

@@ -131,3 +131,26 @@ pub mod mem {
         unsafe { core::ptr::write_volatile(va as *mut u64, v) }
     }
 }
+
+/// The byte stream the pipe scenarios send (`pipe`, `pipe-writer`): byte
+/// `i` is [`stream::byte`]`(i)`, which changes with the position inside a
+/// 4 KiB block and with the block, so lost, repeated or reordered pieces
+/// show.
+pub mod stream {
+    /// Byte `i` of the stream.
+    pub fn byte(i: u64) -> u8 {
+        (i.wrapping_mul(7) ^ (i >> 12).wrapping_mul(13)) as u8
+    }
+
+    /// Fills `buf` with the stream from byte `at`.
+    pub fn fill(at: u64, buf: &mut [u8]) {
+        for (k, b) in buf.iter_mut().enumerate() {
+            *b = byte(at + k as u64);
+        }
+    }
+
+    /// True if `buf` is the stream from byte `at`.
+    pub fn matches(at: u64, buf: &[u8]) -> bool {
+        buf.iter().enumerate().all(|(k, &b)| b == byte(at + k as u64))
+    }
+}

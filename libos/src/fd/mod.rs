@@ -10,6 +10,8 @@
 
 mod console;
 mod error;
+pub(crate) mod inherit;
+pub mod pipe;
 
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -64,7 +66,16 @@ pub trait File: Send + Sync {
     fn spec(&self, _child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         Ok(None)
     }
+    /// For a child of fork, which starts with a copy of this object: the
+    /// spec it must reopen instead (see [`fork_specs`]), or `None` when the
+    /// copy works as it is.
+    fn fork_spec(&self, _child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
+        Ok(None)
+    }
 }
+
+/// Descriptors a child of `fork` must reopen: (descriptor, spec).
+pub type ForkSpecs = alloc::vec::Vec<(usize, String)>;
 
 /// A shared, reference-counted open object.
 pub type FileRef = Arc<dyn File>;
@@ -110,6 +121,12 @@ fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
         t
     });
     f(table)
+}
+
+/// True while the descriptor table's lock is held (by code a protected
+/// control transfer interrupted: `pct::interrupted_busy`).
+pub(crate) fn table_busy() -> bool {
+    TABLE.is_locked()
 }
 
 /// The object behind `fd` (a new reference; the table lock is not held
@@ -173,6 +190,28 @@ pub fn dup2(old: usize, new: usize) -> Result<(), IoError> {
     install_at(new, get(old)?)
 }
 
+/// Parent side of fork (`vm::fork`), before the child runs: the specs of
+/// the descriptors whose objects [`File::fork_spec`] says must be reopened
+/// in the child (files: the server duplicates the handle for it). Objects
+/// that need nothing (the console) or handle fork themselves (pipes, shared
+/// through `pte::LIBOS_SHARED` mappings) are simply inherited with memory.
+pub fn fork_specs(child: u64, child_slot: u64) -> ForkSpecs {
+    let handles: alloc::vec::Vec<(usize, Handle)> =
+        with(|t| t.iter().enumerate().filter_map(|(i, e)| e.clone().map(|h| (i, h))).collect());
+    handles.into_iter().filter_map(|(fd, h)| h.fork_spec(child, child_slot).ok().flatten().map(|s| (fd, s))).collect()
+}
+
+/// Child side of fork: replaces the inherited objects named in `specs` by
+/// the reopened ones. The inherited objects are the parent's and are
+/// forgotten, not dropped (dropping would close the parent's handles).
+pub fn adopt_fork_specs(specs: &ForkSpecs) {
+    for (fd, spec) in specs {
+        let new = from_spec(spec).ok();
+        let old = with(|t| t.get_mut(*fd).map(|e| core::mem::replace(e, new)));
+        core::mem::forget(old);
+    }
+}
+
 /// Closes every descriptor (at exit, so pipe partners see the end and
 /// servers release what this process held).
 pub fn close_all() {
@@ -186,10 +225,14 @@ pub fn list() -> alloc::vec::Vec<(usize, &'static str)> {
 }
 
 /// Reopens an object from the text its [`File::spec`] produced in the
-/// parent. Kinds: `console`; others are registered by their modules.
+/// parent (the `OXOK_FD<n>` variables, see [`inherit`]). One arm per kind —
+/// the text before the first `:` — each parsing the whole spec in its own
+/// module: `console`, `file` ([`crate::fs`]), `pipe` ([`pipe`]).
 pub fn from_spec(spec: &str) -> Result<Handle, IoError> {
     match spec.split(':').next() {
         Some("console") => Ok(Handle::Console),
+        Some("file") => crate::fs::from_spec(spec),
+        Some("pipe") => Ok(Handle::Object(Arc::new(pipe::from_spec(spec)?))),
         _ => Err(IoError::Invalid),
     }
 }

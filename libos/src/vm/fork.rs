@@ -104,10 +104,15 @@ const CHILD_MARK: u64 = 0x00_6368_696c_6400; // "child"
 pub fn fork() -> Result<Fork, VmError> {
     super::init()?;
     let [slot, id] = sys::env_create()?;
+    // Descriptors: pipes register the child as a holder before it runs;
+    // files get handles of the child's own.
+    crate::fd::pipe::share_with(id);
+    let specs = crate::fd::fork_specs(id, slot);
     match build(slot) {
         Ok(true) => {
             exposed::forget_self_id();
             run_child_hooks();
+            crate::fd::adopt_fork_specs(&specs);
             Ok(Fork::Child)
         }
         Ok(false) => Ok(Fork::Parent(Child { slot, id })),

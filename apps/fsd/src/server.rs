@@ -1,0 +1,203 @@
+//! One request: decode the message registers, check everything a client
+//! controls (op, lengths, handle, offsets, paths), do it on the RAM file
+//! system, and write the reply over the message (protocol in
+//! `oxok_libos::fs::proto`). Nothing here panics on a message: a request
+//! the server cannot make sense of is answered `Invalid`.
+
+use alloc::vec::Vec;
+use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE};
+use oxok_libos::exposed;
+use oxok_libos::fs::proto::{self, INLINE, KIND_DIR, KIND_FILE, STAGED, Status, op};
+use oxok_libos::pct::Msg;
+use oxok_ramfs::{Fs, FsError, Ino, Kind};
+
+use crate::table::Table;
+
+/// Requests between two sweeps for dead clients.
+const SWEEP_EVERY: u64 = 64;
+
+/// The file server's state.
+pub struct Server {
+    pub(crate) fs: Fs,
+    pub(crate) table: Table,
+    calls: u64,
+    /// The environment that started the server: the only one that may stop it.
+    creator: u64,
+    /// Set by `STOP`: every later request is refused.
+    pub stopping: bool,
+}
+
+type Reply = Result<usize, Status>;
+
+impl Server {
+    /// A server over `fs`, stoppable by `creator`.
+    pub fn new(fs: Fs, creator: u64) -> Server {
+        Server { fs, table: Table::default(), calls: 0, creator, stopping: false }
+    }
+
+    /// Serves `msg` from `caller`, replacing it with the reply.
+    pub fn serve(&mut self, caller: u64, msg: &mut Msg) {
+        let req = *msg;
+        *msg = [0; proto::WORDS];
+        if self.stopping {
+            msg[0] = proto::reply(Status::Stopped, 0);
+            return;
+        }
+        self.calls += 1;
+        if self.calls.is_multiple_of(SWEEP_EVERY) {
+            self.sweep();
+        }
+        self.fs.set_time(self.calls);
+        let result = self.dispatch(caller, &req, msg);
+        msg[0] = match result {
+            Ok(len) => proto::reply(Status::Ok, len),
+            Err(status) => {
+                *msg = [0; proto::WORDS];
+                if proto::op_of(req[0]) != op::PATH {
+                    self.table.drop_staging(caller);
+                }
+                proto::reply(status, 0)
+            }
+        };
+    }
+
+    fn dispatch(&mut self, caller: u64, req: &Msg, out: &mut Msg) -> Reply {
+        let (len, arg) = (proto::len_of(req[0]), proto::arg_of(req[0]));
+        match proto::op_of(req[0]) {
+            op::PATH => {
+                let bytes = inline(req, len)?;
+                self.table.stage(caller, arg & 1 != 0, &bytes[..len]).map(|()| 0)
+            }
+            op::OPEN => {
+                let path = self.payload(caller, req)?;
+                self.open(caller, &path, arg & !STAGED, out)
+            }
+            op::CLOSE => {
+                if let Some(ino) = self.table.close(caller, req[1])? {
+                    let _ = self.fs.unpin(ino);
+                }
+                Ok(0)
+            }
+            op::READ => self.read(caller, req[1], len.min(INLINE), out),
+            op::WRITE => self.write(caller, req, len, out),
+            op::SEEK => self.seek(caller, req[1], arg, req[2] as i64, out),
+            op::FSTAT => {
+                let ino = self.table.get(caller, req[1])?.ino;
+                self.put_stat(ino, out)
+            }
+            op::STAT => {
+                let path = self.payload(caller, req)?;
+                let ino = self.fs.lookup(Ino::ROOT, &path).map_err(status)?;
+                self.put_stat(ino, out)
+            }
+            op::MKDIR => {
+                let path = self.payload(caller, req)?;
+                self.fs.mkdir(Ino::ROOT, path).map(|_| 0).map_err(status)
+            }
+            op::UNLINK => {
+                let path = self.payload(caller, req)?;
+                self.fs.unlink(Ino::ROOT, path).map(|()| 0).map_err(status)
+            }
+            op::RMDIR => {
+                let path = self.payload(caller, req)?;
+                self.fs.rmdir(Ino::ROOT, path).map(|()| 0).map_err(status)
+            }
+            op::RENAME => {
+                let payload = self.payload(caller, req)?;
+                let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
+                self.fs.rename(Ino::ROOT, &payload[..at], &payload[at + 1..]).map(|()| 0).map_err(status)
+            }
+            op::READDIR => self.readdir(caller, req[1], req[2], out),
+            op::DUP => self.dup(caller, req[1], req[2], out),
+            op::TRUNCATE => {
+                let d = self.table.get(caller, req[1])?;
+                if !d.write {
+                    return Err(Status::BadHandle);
+                }
+                let ino = d.ino;
+                self.fs.truncate(ino, req[2]).map(|()| 0).map_err(status)
+            }
+            op::INFO => {
+                self.sweep();
+                let (clients, handles, descs) = self.table.counts();
+                let st = self.fs.statfs();
+                for (w, v) in out[1..].iter_mut().zip([clients as u64, handles as u64, descs as u64, st.inodes as u64])
+                {
+                    *w = v;
+                }
+                out[5] = st.used_bytes;
+                Ok(0)
+            }
+            op::STOP if caller == self.creator && self.creator != 0 => {
+                self.stopping = true;
+                Ok(0)
+            }
+            op::STOP => Err(Status::Denied),
+            _ => Err(Status::Invalid),
+        }
+    }
+
+    /// The path payload of a path op: what the caller staged (if the op
+    /// says so) and the bytes in this message.
+    fn payload(&mut self, caller: u64, req: &Msg) -> Result<Vec<u8>, Status> {
+        let len = proto::len_of(req[0]);
+        let bytes = inline(req, len)?;
+        let mut payload = if proto::arg_of(req[0]) & STAGED != 0 {
+            self.table.take_staging(caller)
+        } else {
+            self.table.drop_staging(caller);
+            Vec::new()
+        };
+        payload.try_reserve(len).map_err(|_| Status::NoSpace)?;
+        payload.extend_from_slice(&bytes[..len]);
+        Ok(payload)
+    }
+
+    /// Releases what dead clients held: their handles, the records only
+    /// they used, and so the pins on inodes (an unlinked file goes with
+    /// its last one).
+    pub(crate) fn sweep(&mut self) {
+        for ino in self.table.reclaim(alive) {
+            let _ = self.fs.unpin(ino);
+        }
+    }
+}
+
+/// True while environment `id` exists and has not ended.
+pub(crate) fn alive(id: u64) -> bool {
+    exposed::env_entry(id).is_some_and(|r| r.status != ENV_ZOMBIE && r.status != ENV_FREE)
+}
+
+/// The first `len` (at most [`INLINE`]) payload bytes of words 1..9.
+fn inline(req: &Msg, len: usize) -> Result<[u8; INLINE], Status> {
+    if len > INLINE {
+        return Err(Status::Invalid);
+    }
+    let mut bytes = [0u8; INLINE];
+    proto::get_bytes(&req[1..], &mut bytes[..len]);
+    Ok(bytes)
+}
+
+/// The wire kind of an inode kind.
+pub(crate) fn kind_code(kind: Kind) -> u64 {
+    match kind {
+        Kind::File => KIND_FILE,
+        Kind::Dir => KIND_DIR,
+    }
+}
+
+/// The wire status of a file-system error.
+pub(crate) fn status(e: FsError) -> Status {
+    match e {
+        FsError::NotFound => Status::NotFound,
+        FsError::NotADirectory => Status::NotDir,
+        FsError::IsADirectory => Status::IsDir,
+        FsError::Exists => Status::Exists,
+        FsError::NotEmpty => Status::NotEmpty,
+        FsError::BadInode => Status::BadHandle,
+        FsError::NoSpace | FsError::FileTooBig => Status::NoSpace,
+        FsError::InvalidName | FsError::TooLong | FsError::Invalid | FsError::Busy | FsError::NotPermitted => {
+            Status::Invalid
+        }
+    }
+}

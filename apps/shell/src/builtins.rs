@@ -1,0 +1,169 @@
+//! The commands the shell runs itself: those that change the shell
+//! (`cd`, `exit`, `export`, `wait`), and views of the machine read from the
+//! kernel's exposed tables. They print with `println!`, which writes to
+//! descriptor 1, so a built-in's output follows its redirections and pipes
+//! ([`Stage::run_installed`](crate::stage::Stage::run_installed));
+//! complaints go to descriptor 2.
+
+use crate::{Shell, slots, tables};
+use alloc::string::String;
+use oxok_libos::{eprintln, fs, println};
+
+/// Every built-in's name (what `help` describes).
+const NAMES: &[&str] = &[
+    "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
+    "mem", "clock", "caps", "programs",
+];
+
+/// True if `name` is a built-in (it wins over a program of the same name,
+/// as `echo` does in every shell).
+pub fn is_builtin(name: &str) -> bool {
+    NAMES.contains(&name)
+}
+
+/// What a built-in asks of the shell.
+pub enum Step {
+    /// Set `$?` to this.
+    Status(i32),
+    /// Leave with this code.
+    Exit(i32),
+}
+
+impl Shell {
+    /// Runs built-in `argv[0]` (see [`is_builtin`]).
+    pub fn builtin(&mut self, argv: &[&str]) -> Step {
+        let args = argv.get(1..).unwrap_or(&[]);
+        let status = match argv.first().copied().unwrap_or("") {
+            "exit" => {
+                return match args.first().map(|c| c.parse::<i32>()) {
+                    None => Step::Exit(self.status),
+                    Some(Ok(code)) => Step::Exit(code),
+                    Some(Err(_)) => {
+                        eprintln!("exit: {}: not a number", args[0]);
+                        Step::Status(2)
+                    }
+                };
+            }
+            "help" => help(),
+            "echo" => {
+                println!("{}", args.join(" "));
+                0
+            }
+            "set" => {
+                for (k, v) in &self.vars {
+                    println!("{k}={v}");
+                }
+                0
+            }
+            "export" => self.export(args),
+            "history" => {
+                for (i, line) in self.editor.history().iter().enumerate() {
+                    println!("{:>4}  {line}", i + 1);
+                }
+                0
+            }
+            "cd" => cd(args),
+            "pwd" => {
+                println!("{}", fs::cwd());
+                0
+            }
+            "jobs" => self.jobs.show(),
+            "wait" => self.jobs.wait_all(),
+            "ps" | "envs" => view(tables::ps),
+            "frames" => view(tables::frames),
+            "slots" => view(slots::slots),
+            "mem" => view(tables::mem),
+            "clock" => view(tables::clock),
+            "caps" => view(tables::caps),
+            "programs" => programs(),
+            other => {
+                eprintln!("{other}: not a built-in");
+                127
+            }
+        };
+        Step::Status(status)
+    }
+
+    /// `export NAME[=value]…`: puts shell variables into the environment
+    /// every program started afterwards gets (`export` alone lists it).
+    fn export(&mut self, args: &[&str]) -> i32 {
+        if args.is_empty() {
+            for v in oxok_libos::environ::vars() {
+                println!("{v}");
+            }
+            return 0;
+        }
+        let mut status = 0;
+        for arg in args {
+            let (name, value) = match arg.split_once('=') {
+                Some((k, v)) => (k, Some(String::from(v))),
+                None => (*arg, self.vars.get(*arg).cloned()),
+            };
+            if name.is_empty() || !name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) {
+                eprintln!("export: {arg}: not a variable name");
+                status = 1;
+                continue;
+            }
+            let value = value.unwrap_or_default();
+            self.vars.insert(String::from(name), value.clone());
+            oxok_libos::environ::set_var(name, &value);
+        }
+        status
+    }
+}
+
+/// `cd [DIR]`: changes the current directory (`/` without an argument).
+fn cd(args: &[&str]) -> i32 {
+    let target = args.first().copied().unwrap_or("/");
+    if args.len() > 1 {
+        eprintln!("cd: too many arguments");
+        return 2;
+    }
+    match fs::chdir(target) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("cd: {target}: {e}");
+            1
+        }
+    }
+}
+
+fn view(f: fn()) -> i32 {
+    f();
+    0
+}
+
+fn help() -> i32 {
+    println!("built-in commands:");
+    println!("  ps, envs       the environment table: id, parent, name, status, frames, runs, ticks");
+    println!("  frames         the frame table, summarised by owner (free, kernel, reserved, each environment)");
+    println!("  slots          the slot vector: each slot's owner and last use, and run statistics");
+    println!("  mem            usable and free memory");
+    println!("  clock          the clock page");
+    println!("  caps           this shell's capability list");
+    println!("  programs       the programs in the boot archive");
+    println!("  cd [DIR]       change directory (/ without DIR);   pwd  print it");
+    println!("  echo WORDS     print WORDS;   NAME=value  set a variable;   set  list them");
+    println!("  export NAME[=value]   pass a variable to programs (export alone lists them)");
+    println!("  jobs           background jobs still running;   wait  wait for all of them");
+    println!("  history        lines typed so far (arrow keys recall them)");
+    println!("  exit [CODE]    leave the shell");
+    println!("  help           this text");
+    println!("(all the views read the kernel's exposed tables, without a system call)");
+    println!("anything else runs a program from the boot archive: NAME ARGS…  ($? is its status)");
+    println!("  a | b | c      pipeline ($? is c's status)      a &   run in the background");
+    println!("  < in  > out  >> log  2> err  2>&1             redirections, applied in order");
+    println!("  a; b   a && b   a || b   quoting: 'x y' \"x $V\"   X=1 prog  variable for one program");
+    0
+}
+
+fn programs() -> i32 {
+    let Some(archive) = oxok_libos::exposed::boot_archive() else {
+        eprintln!("programs: no boot archive");
+        return 1;
+    };
+    for entry in oxok_archive::Archive::new(archive).entries().flatten() {
+        println!("  {:<24} {:>8} bytes", entry.name, entry.data.len());
+    }
+    0
+}

@@ -1,0 +1,75 @@
+//! What the tools share: option parsing in the POSIX style (`-l`, `-rf`,
+//! `--` ends the options), error lines on standard error, and copying
+//! between descriptors. Every tool is a plain client of the file server
+//! through `oxok_libos::fs` and of its descriptors through `oxok_libos::fd`,
+//! so redirecting it (its fds 0 and 1) needs nothing from it.
+#![no_std]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+use oxok_libos::fd::{self, IoError};
+use oxok_libos::{Args, eprintln};
+
+/// A command line split into option letters and operands.
+pub struct Command {
+    /// The tool's name (for messages).
+    pub name: &'static str,
+    flags: Vec<char>,
+    /// The operands, in order.
+    pub operands: Vec<&'static str>,
+}
+
+impl Command {
+    /// Parses `args`, accepting the option letters in `known`. An unknown
+    /// letter prints a usage line naming `usage` and gives `Err(2)`.
+    pub fn parse(args: &Args, name: &'static str, known: &str, usage: &str) -> Result<Command, i32> {
+        let mut cmd = Command { name, flags: Vec::new(), operands: Vec::new() };
+        let mut options = true;
+        for arg in args.iter().skip(1) {
+            if options && arg == "--" {
+                options = false;
+            } else if options && arg.len() > 1 && arg.starts_with('-') {
+                for c in arg.chars().skip(1) {
+                    if !known.contains(c) {
+                        eprintln!("{name}: unknown option -{c}");
+                        eprintln!("usage: {name} {usage}");
+                        return Err(2);
+                    }
+                    cmd.flags.push(c);
+                }
+            } else {
+                options = false;
+                cmd.operands.push(arg);
+            }
+        }
+        Ok(cmd)
+    }
+
+    /// True if option `c` was given.
+    pub fn has(&self, c: char) -> bool {
+        self.flags.contains(&c)
+    }
+
+    /// Prints `name: what: error` on standard error.
+    pub fn error(&self, what: &str, e: IoError) {
+        eprintln!("{}: {what}: {e}", self.name);
+    }
+}
+
+/// Copies everything readable from `from` to `to`; feeds `seen` each piece.
+pub fn copy(from: usize, to: Option<usize>, mut seen: impl FnMut(&[u8])) -> Result<(), IoError> {
+    let mut buf = [0u8; 512];
+    loop {
+        let n = fd::read(from, &mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let piece = &buf[..n.min(buf.len())];
+        seen(piece);
+        if let Some(to) = to {
+            fd::write_all(to, piece)?;
+        }
+    }
+}

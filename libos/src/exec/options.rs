@@ -1,0 +1,119 @@
+//! [`SpawnOptions`]: what a child started by
+//! [`spawn_with`](super::spawn_with) gets besides its program and argv —
+//! its descriptors and its environment — without changing the caller's
+//! own descriptor table (the shell gives a pipe end as a child's standard
+//! output this way).
+
+use crate::fd::inherit::ChildTable;
+use crate::fd::{self, Handle, IoError, MAX_FDS};
+
+/// What the child's descriptor `n` is.
+#[derive(Clone, Default)]
+enum Choice {
+    /// The caller's descriptor `n`, if [`SpawnOptions::inherit`] is on.
+    #[default]
+    Inherit,
+    /// Closed.
+    Close,
+    /// This object.
+    Use(Handle),
+}
+
+/// Options for [`spawn_with`](super::spawn_with), in the manner of
+/// `std::process::Command`:
+///
+/// ```ignore
+/// let (r, w) = fd::pipe::pipe()?;
+/// let mut opts = SpawnOptions::new();
+/// opts.stdout(w);                       // the child's fd 1 is the write end
+/// let child = exec::spawn_with("ls", &["ls"], &opts)?;
+/// drop(opts);                           // the caller's copy of the end goes
+/// ```
+///
+/// By default the child gets every descriptor of the caller (as it is at
+/// the time of the spawn) and the caller's environment variables.
+#[derive(Clone, Default)]
+pub struct SpawnOptions<'a> {
+    fds: [Choice; MAX_FDS],
+    inherit: bool,
+    env: Option<&'a [&'a str]>,
+    bad_fd: bool,
+}
+
+impl<'a> SpawnOptions<'a> {
+    /// Every descriptor inherited, the caller's environment.
+    pub fn new() -> SpawnOptions<'a> {
+        SpawnOptions { inherit: true, ..SpawnOptions::default() }
+    }
+
+    /// The child's descriptor `n` is `file` (`n` < [`MAX_FDS`], else the
+    /// spawn fails with `BadFd`).
+    pub fn fd(&mut self, n: usize, file: Handle) -> &mut Self {
+        self.set(n, Choice::Use(file))
+    }
+
+    /// The child's standard input is `file`.
+    pub fn stdin(&mut self, file: Handle) -> &mut Self {
+        self.fd(fd::STDIN, file)
+    }
+
+    /// The child's standard output is `file`.
+    pub fn stdout(&mut self, file: Handle) -> &mut Self {
+        self.fd(fd::STDOUT, file)
+    }
+
+    /// The child's standard error is `file`.
+    pub fn stderr(&mut self, file: Handle) -> &mut Self {
+        self.fd(fd::STDERR, file)
+    }
+
+    /// The child's descriptor `n` is closed.
+    pub fn close(&mut self, n: usize) -> &mut Self {
+        self.set(n, Choice::Close)
+    }
+
+    /// Whether the descriptors not set with [`fd`](Self::fd) or
+    /// [`close`](Self::close) come from the caller's table (default) or
+    /// are closed.
+    pub fn inherit(&mut self, on: bool) -> &mut Self {
+        self.inherit = on;
+        self
+    }
+
+    /// The child's environment is `envp` (`KEY=value` strings) instead of
+    /// the caller's.
+    pub fn env(&mut self, envp: &'a [&'a str]) -> &mut Self {
+        self.env = Some(envp);
+        self
+    }
+
+    /// The explicit environment, if one was given.
+    pub(super) fn explicit_env(&self) -> Option<&'a [&'a str]> {
+        self.env
+    }
+
+    fn set(&mut self, n: usize, choice: Choice) -> &mut Self {
+        match self.fds.get_mut(n) {
+            Some(c) => *c = choice,
+            None => self.bad_fd = true,
+        }
+        self
+    }
+
+    /// The child's table: the objects chosen, and the caller's where
+    /// inherited.
+    pub(super) fn table(&self) -> Result<ChildTable, IoError> {
+        if self.bad_fd {
+            return Err(IoError::BadFd);
+        }
+        let mut table: ChildTable = Default::default();
+        for (n, (slot, choice)) in table.iter_mut().zip(&self.fds).enumerate() {
+            *slot = match choice {
+                Choice::Inherit if self.inherit => fd::get(n).ok(),
+                Choice::Inherit | Choice::Close => None,
+                Choice::Use(h) => Some(h.clone()),
+            };
+        }
+        Ok(table)
+    }
+}

@@ -1,0 +1,146 @@
+//! The pipe's shared frame (Aegis §6 ExOS IPC; Xok §5.2): one 4 KiB page
+//! mapped at the same address in every process that holds an end of the
+//! pipe, a [`Header`] of atomic words and a ring buffer behind it.
+//!
+//! ```text
+//! 0    magic     "OXOKPIPE" (diagnostic only)
+//! 8    read      bytes taken out since creation   (written by readers)
+//! 16   written   bytes put in since creation      (written by writers)
+//! 24   lock      id of the writer copying now, 0 when free (writers)
+//! 32   holders[0][0..8]  ids of processes holding a read end
+//! 96   holders[1][0..8]  ids of processes holding a write end
+//! 256  ring      CAPACITY bytes; byte n of the stream is at 256 + n % CAPACITY
+//! ```
+//!
+//! Everything here is shared with the pipe's partners and may be garbage:
+//! this module hands out only atomics and bounds-checked copies, never a
+//! reference into the ring, and every index it computes is reduced modulo
+//! [`CAPACITY`] before use. It is the one `unsafe` part of the pipes.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::layout::PAGE_SIZE;
+
+/// Holder slots per side.
+pub const HOLDERS: usize = 8;
+/// Where the ring starts in the frame.
+const RING_AT: u64 = 256;
+/// Bytes the ring holds.
+pub const CAPACITY: u64 = PAGE_SIZE - RING_AT;
+/// The first word of a pipe frame.
+pub const MAGIC: u64 = u64::from_le_bytes(*b"OXOKPIPE");
+
+/// Which end: the index into [`Header::holders`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The read end.
+    Read = 0,
+    /// The write end.
+    Write = 1,
+}
+
+/// The header at the start of a pipe frame (layout in the module
+/// documentation). Every field is an atomic word: partners in other
+/// processes change them concurrently, and any bit pattern is a value.
+#[repr(C)]
+pub struct Header {
+    /// [`MAGIC`] once the creator initialised the frame.
+    pub magic: AtomicU64,
+    /// Bytes consumed since creation (free-running; readers advance it).
+    pub read: AtomicU64,
+    /// Bytes produced since creation (free-running; writers advance it).
+    pub written: AtomicU64,
+    /// The writer in the middle of a copy (its environment id), or 0.
+    pub lock: AtomicU64,
+    /// Environment ids of the processes holding each end; 0 is free.
+    pub holders: [[AtomicU64; HOLDERS]; 2],
+}
+
+const _: () = assert!(core::mem::size_of::<Header>() as u64 <= RING_AT);
+
+/// A pipe frame mapped at `va` in this process.
+///
+/// Invariant (kept by `super::local`, the only code that makes one): the
+/// page at `va` is mapped user-writable, is not a Rust object, and stays
+/// mapped as long as the end object that owns this `Frame` lives — the
+/// registry unmaps a pipe's page only when the last end in this process is
+/// dropped.
+pub struct Frame {
+    va: u64,
+}
+
+impl Frame {
+    /// The frame at `va`, if that page is mapped user-writable here. Only
+    /// `super::local` calls this, for pages it keeps mapped (see the
+    /// invariant on [`Frame`]).
+    pub(super) fn at(va: u64) -> Option<Frame> {
+        (va.is_multiple_of(PAGE_SIZE) && crate::exposed::writable(va)).then_some(Frame { va })
+    }
+
+    /// Where the frame is mapped.
+    pub fn va(&self) -> u64 {
+        self.va
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        // SAFETY: `va` is page-aligned and mapped writable for as long as
+        // `self` lives (the invariant on `Frame`); `Header` is only atomics,
+        // for which concurrent changes by other processes are defined, and
+        // any bit pattern is valid.
+        unsafe { &*(self.va as *const Header) }
+    }
+
+    /// Address of a header word, for wakeup predicates.
+    pub fn word_address(&self, word: &AtomicU64) -> u64 {
+        word as *const AtomicU64 as u64
+    }
+
+    /// Copies `dst.len()` bytes of the stream starting at byte `pos` out
+    /// of the ring (wrapping at its end). `dst.len()` ≤ [`CAPACITY`].
+    pub fn copy_out(&self, pos: u64, dst: &mut [u8]) {
+        let mut done = 0;
+        while done < dst.len() {
+            let at = (pos.wrapping_add(done as u64) % CAPACITY) as usize;
+            let n = (dst.len() - done).min(CAPACITY as usize - at);
+            // SAFETY: `at + n <= CAPACITY`, so the source lies inside the
+            // mapped page (invariant on `Frame`); the destination is a
+            // distinct, exclusively borrowed Rust buffer of at least
+            // `done + n` bytes; u8 has no invalid values, so whatever a
+            // partner wrote there is a valid byte.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    (self.va + RING_AT + at as u64) as *const u8,
+                    dst.as_mut_ptr().add(done),
+                    n,
+                );
+            }
+            done += n;
+        }
+    }
+
+    /// Copies `src` into the ring at stream byte `pos` (wrapping).
+    /// `src.len()` ≤ [`CAPACITY`].
+    pub fn copy_in(&self, pos: u64, src: &[u8]) {
+        let mut done = 0;
+        while done < src.len() {
+            let at = (pos.wrapping_add(done as u64) % CAPACITY) as usize;
+            let n = (src.len() - done).min(CAPACITY as usize - at);
+            // SAFETY: as in `copy_out`: the destination lies inside the
+            // mapped, writable page and is no Rust object; the source is a
+            // borrowed buffer of at least `done + n` bytes.
+            unsafe {
+                core::ptr::copy_nonoverlapping(src.as_ptr().add(done), (self.va + RING_AT + at as u64) as *mut u8, n);
+            }
+            done += n;
+        }
+    }
+
+    /// Sets up a fresh (zeroed) frame: the magic and the creator as the
+    /// holder of both ends.
+    pub fn init(&self, me: u64) {
+        let h = self.header();
+        h.holders[Side::Read as usize][0].store(me, Ordering::Relaxed);
+        h.holders[Side::Write as usize][0].store(me, Ordering::Relaxed);
+        h.magic.store(MAGIC, Ordering::Release);
+    }
+}

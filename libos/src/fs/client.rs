@@ -1,0 +1,87 @@
+//! The client's transport to the file server: finding it, one request by
+//! protected control transfer, and path payloads cut into chunks.
+//!
+//! The server serves one call at a time: while it serves another client's
+//! call (which may have been preempted half-way) a call fails with `Busy`,
+//! and the client donates its time to the server (`yield_cpu(server)`) so
+//! that the call in progress finishes, then tries again. Until a freshly
+//! started server has registered its entry, calls fail with `Denied`: the
+//! client yields and tries again, a bounded number of times.
+
+use super::proto::{self, INLINE, PAYLOAD_MAX, Status, op};
+use crate::fd::IoError;
+use crate::pct::{self, Msg};
+use crate::{Error, environ, sys};
+
+/// The environment variable naming the file server's environment id.
+pub const SERVER_VAR: &str = "OXOK_FSD";
+
+/// Tries while the server is busy with other calls.
+const BUSY_TRIES: u32 = 1_000_000;
+/// Tries while the server has not registered its entry yet.
+const START_TRIES: u32 = 1_000;
+
+/// The file server's id, from [`SERVER_VAR`].
+pub fn server() -> Result<u64, IoError> {
+    environ::var(SERVER_VAR).and_then(|v| v.trim().parse::<u64>().ok()).filter(|&id| id != 0).ok_or(IoError::NoServer)
+}
+
+/// One request; the reply once its status is `Ok`.
+pub fn call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
+    let reply = raw_call(server, msg)?;
+    Status::of(reply[0]).result()?;
+    Ok(reply)
+}
+
+/// One request, whatever the reply's status.
+pub fn raw_call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
+    let (mut busy, mut starting) = (0u32, 0u32);
+    loop {
+        match pct::call(server, msg) {
+            Ok((_, reply)) => return Ok(reply),
+            Err(Error::Busy) if busy < BUSY_TRIES => {
+                busy += 1;
+                // Let the server finish the call in progress on our time.
+                if sys::yield_cpu(server).is_err() {
+                    let _ = sys::yield_cpu(0);
+                }
+            }
+            Err(Error::Denied) if starting < START_TRIES => {
+                starting += 1;
+                let _ = sys::yield_cpu(0);
+            }
+            Err(_) => return Err(IoError::NoServer),
+        }
+    }
+}
+
+/// A request with a path payload: the payload's head goes ahead in `PATH`
+/// chunks, its last at most [`INLINE`] bytes ride in the op's own message.
+pub fn path_call(server: u64, op: u8, arg: u64, payload: &[u8]) -> Result<Msg, IoError> {
+    if payload.len() > PAYLOAD_MAX {
+        return Err(IoError::Invalid);
+    }
+    let head = payload.len().saturating_sub(1) / INLINE * INLINE;
+    for (i, chunk) in payload[..head].chunks(INLINE).enumerate() {
+        let mut m: Msg = [0; proto::WORDS];
+        m[0] = proto::request(op::PATH, chunk.len(), u64::from(i == 0));
+        proto::put_bytes(&mut m[1..], chunk);
+        call(server, &m)?;
+    }
+    let tail = &payload[head..];
+    let staged = if head == 0 { 0 } else { proto::STAGED };
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op, tail.len(), arg | staged);
+    proto::put_bytes(&mut m[1..], tail);
+    call(server, &m)
+}
+
+/// A request on an open handle: `words` go to words 1...
+pub fn handle_call(server: u64, op: u8, len: usize, arg: u64, words: &[u64]) -> Result<Msg, IoError> {
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op, len, arg);
+    for (d, s) in m[1..].iter_mut().zip(words) {
+        *d = *s;
+    }
+    call(server, &m)
+}

@@ -1,0 +1,279 @@
+//! Files: the libOS's client of the file server `fsd` (Xok §5.2: ExOS's
+//! files behind the descriptor table; Aegis §5.1: requests by protected
+//! control transfer).
+//!
+//! The RAM file system (`crates/ramfs`) lives in one server environment,
+//! whose id every process finds in the environment variable `OXOK_FSD`
+//! (init starts the server and sets it before the shell; a test program
+//! may start its own with [`spawn_server`]). Nothing of the file system is
+//! shared memory: each request is one transfer whose registers carry the
+//! op, a handle and up to 64 bytes ([`proto`]), and the kernel stamps it
+//! with the caller's id, so the server keys every open file by (client,
+//! handle) and one process can never use another's handles.
+//!
+//! An open file is an [`OpenFile`] in the descriptor table (kind `file`); a
+//! child started by `spawn` inherits it through its spec
+//! `file:<server>:<handle>`, the handle being one the server made for the
+//! child. Relative paths resolve against the current directory, kept per
+//! process in `PWD` ([`chdir`], [`cwd`]).
+
+mod client;
+mod file;
+mod path;
+pub mod proto;
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use crate::exec::{self, Child, ExitStatus};
+use crate::fd::{self, File, Handle, IoError};
+use proto::op;
+
+pub use client::{SERVER_VAR, server};
+pub use file::OpenFile;
+pub use path::{PWD, absolute, cwd, file_name, join, normalize};
+
+/// How [`open`] opens: combine with `|`. Without `READ` or `WRITE` a file
+/// opens for reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenFlags(u64);
+
+impl OpenFlags {
+    /// Read.
+    pub const READ: OpenFlags = OpenFlags(proto::flags::READ);
+    /// Write.
+    pub const WRITE: OpenFlags = OpenFlags(proto::flags::WRITE);
+    /// Create the file if it does not exist.
+    pub const CREATE: OpenFlags = OpenFlags(proto::flags::CREATE);
+    /// Cut an existing file to length 0.
+    pub const TRUNCATE: OpenFlags = OpenFlags(proto::flags::TRUNCATE);
+    /// Every write goes to the end of the file.
+    pub const APPEND: OpenFlags = OpenFlags(proto::flags::APPEND);
+    /// With `CREATE`: fail with `Exists` if the name exists.
+    pub const EXCLUSIVE: OpenFlags = OpenFlags(proto::flags::EXCLUSIVE);
+    /// The path must be a directory.
+    pub const DIRECTORY: OpenFlags = OpenFlags(proto::flags::DIRECTORY);
+
+    /// The wire bits.
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// True if every flag of `other` is set.
+    pub const fn contains(self, other: OpenFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl core::ops::BitOr for OpenFlags {
+    type Output = OpenFlags;
+    fn bitor(self, rhs: OpenFlags) -> OpenFlags {
+        OpenFlags(self.0 | rhs.0)
+    }
+}
+
+/// What a name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A file.
+    File,
+    /// A directory.
+    Dir,
+}
+
+/// What [`stat`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Metadata {
+    /// File or directory.
+    pub kind: FileKind,
+    /// A file's length in bytes; a directory's number of entries.
+    pub size: u64,
+    /// The inode number.
+    pub ino: u64,
+    /// Links (names of a file; 2 + subdirectories for a directory).
+    pub nlink: u64,
+}
+
+impl Metadata {
+    /// From `STAT` reply words 1..5.
+    fn from_words(w: &[u64]) -> Metadata {
+        let word = |i: usize| w.get(i).copied().unwrap_or(0);
+        let kind = if word(0) == proto::KIND_DIR { FileKind::Dir } else { FileKind::File };
+        Metadata { kind, size: word(1), ino: word(2), nlink: word(3) }
+    }
+
+    /// True for a directory.
+    pub fn is_dir(&self) -> bool {
+        self.kind == FileKind::Dir
+    }
+}
+
+/// One entry of [`read_dir`] (never `.` or `..`), in name order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The name (bytes that are not UTF-8 shown as U+FFFD).
+    pub name: String,
+    /// File or directory.
+    pub kind: FileKind,
+    /// A file's length; a directory's number of entries.
+    pub size: u64,
+}
+
+/// The server's counters ([`server_stats`]), after it has released what
+/// dead clients held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerStats {
+    /// Clients holding handles or a staged path.
+    pub clients: u64,
+    /// Handles over all clients.
+    pub handles: u64,
+    /// Open-file records (shared by duplicated handles).
+    pub open_files: u64,
+    /// Live inodes, the root included.
+    pub inodes: u64,
+    /// File data held, in bytes (whole pages).
+    pub bytes: u64,
+}
+
+/// Opens `path` as an object (not in the descriptor table).
+pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
+    let server = server()?;
+    let full = path::absolute(path)?;
+    let r = client::path_call(server, op::OPEN, flags.bits() & proto::flags::ALL, full.as_bytes())?;
+    Ok(OpenFile::new(server, r[1]))
+}
+
+/// Opens `path` as a descriptor object, to install or to give a child
+/// (`SpawnOptions::stdout` and the like).
+pub fn open_handle(path: &str, flags: OpenFlags) -> Result<Handle, IoError> {
+    let file: Arc<dyn File> = Arc::new(open_file(path, flags)?);
+    Ok(Handle::from(file))
+}
+
+/// Opens `path` and puts it in the lowest free descriptor; returns it.
+pub fn open(path: &str, flags: OpenFlags) -> Result<usize, IoError> {
+    fd::install(open_handle(path, flags)?)
+}
+
+/// Makes the directory `path`.
+pub fn mkdir(path: &str) -> Result<(), IoError> {
+    path_op(op::MKDIR, path).map(|_| ())
+}
+
+/// Removes the file name `path` (`IsDir` for a directory). The file's data
+/// goes with its last name and its last open handle.
+pub fn unlink(path: &str) -> Result<(), IoError> {
+    path_op(op::UNLINK, path).map(|_| ())
+}
+
+/// Removes the empty directory `path` (`NotEmpty`, `NotDir`).
+pub fn rmdir(path: &str) -> Result<(), IoError> {
+    path_op(op::RMDIR, path).map(|_| ())
+}
+
+/// Renames `from` to `to`, replacing a file (or an empty directory) there.
+pub fn rename(from: &str, to: &str) -> Result<(), IoError> {
+    let mut payload = path::absolute(from)?.into_bytes();
+    payload.push(0);
+    payload.extend_from_slice(path::absolute(to)?.as_bytes());
+    client::path_call(server()?, op::RENAME, 0, &payload).map(|_| ())
+}
+
+/// Kind and size of `path`.
+pub fn stat(path: &str) -> Result<Metadata, IoError> {
+    path_op(op::STAT, path).map(|r| Metadata::from_words(&r[1..]))
+}
+
+/// The entries of directory `path`, sorted by name.
+pub fn read_dir(path: &str) -> Result<Vec<DirEntry>, IoError> {
+    let dir = open_file(path, OpenFlags::READ | OpenFlags::DIRECTORY)?;
+    let mut entries = Vec::new();
+    while let Some(e) = dir.next_entry()? {
+        entries.push(e);
+    }
+    Ok(entries)
+}
+
+/// Makes `path` (a directory) the current directory.
+pub fn chdir(path: &str) -> Result<(), IoError> {
+    let full = path::normalize(&path::absolute(path)?);
+    if !stat(&full)?.is_dir() {
+        return Err(IoError::NotDir);
+    }
+    crate::environ::set_var(PWD, &full);
+    Ok(())
+}
+
+/// The whole content of the file `path`.
+pub fn read_file(path: &str) -> Result<Vec<u8>, IoError> {
+    let f = open_file(path, OpenFlags::READ)?;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 512];
+    loop {
+        match f.read(&mut buf)? {
+            0 => return Ok(out),
+            n => out.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// Makes `path` a file holding exactly `data`.
+pub fn write_file(path: &str, data: &[u8]) -> Result<(), IoError> {
+    let f = open_file(path, OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::TRUNCATE)?;
+    let mut rest = data;
+    while !rest.is_empty() {
+        let n = f.write(rest)?;
+        if n == 0 {
+            return Err(IoError::NoSpace);
+        }
+        rest = &rest[n.min(rest.len())..];
+    }
+    Ok(())
+}
+
+/// The server's counters.
+pub fn server_stats() -> Result<ServerStats, IoError> {
+    let r = client::handle_call(server()?, op::INFO, 0, 0, &[])?;
+    Ok(ServerStats { clients: r[1], handles: r[2], open_files: r[3], inodes: r[4], bytes: r[5] })
+}
+
+/// Starts the file server `fsd` from the boot archive as a child and names
+/// it in `OXOK_FSD`, so this process and every child it starts afterwards
+/// use it. Stop it with [`stop_server`] (a sleeping server keeps the
+/// machine from halting).
+pub fn spawn_server() -> Result<Child, IoError> {
+    let child = exec::spawn("fsd", &["fsd"]).map_err(|e| match e {
+        exec::SpawnError::Kernel(k) => IoError::Kernel(k),
+        _ => IoError::NoServer,
+    })?;
+    crate::environ::set_var(SERVER_VAR, &alloc::format!("{}", child.id));
+    Ok(child)
+}
+
+/// Stops a server started by [`spawn_server`] (only its creator may) and
+/// waits for it to end. If it does not take the request it is destroyed.
+pub fn stop_server(child: Child) -> Result<ExitStatus, IoError> {
+    let mut m = [0u64; proto::WORDS];
+    m[0] = proto::request(op::STOP, 0, 0);
+    if crate::environ::var(SERVER_VAR) == Some(alloc::format!("{}", child.id)) {
+        crate::environ::remove_var(SERVER_VAR);
+    }
+    if let Err(e) = client::call(child.id, &m) {
+        let _ = crate::sys::env_destroy(child.slot);
+        return Err(e);
+    }
+    Ok(exec::wait(child)?)
+}
+
+/// The descriptor object `file:<server>:<handle>` (see [`OpenFile`]'s
+/// spec).
+pub fn from_spec(spec: &str) -> Result<Handle, IoError> {
+    let file: Arc<dyn File> = Arc::new(file::from_spec(spec)?);
+    Ok(Handle::from(file))
+}
+
+/// A request whose only argument is `path`.
+fn path_op(op: u8, path: &str) -> Result<crate::pct::Msg, IoError> {
+    client::path_call(server()?, op, 0, path::absolute(path)?.as_bytes())
+}

@@ -1,0 +1,88 @@
+//! Paths on the client side: the current directory, kept per process in the
+//! environment variable `PWD` (so a child started by `spawn` starts where
+//! its parent was), and relative paths made absolute against it.
+//!
+//! The server resolves `.` and `..` itself (with POSIX's rules: `file/..`
+//! is `NotDir`), so requests carry the joined path as written. Only the
+//! current directory is normalised, lexically — exact here, since the file
+//! system has no symbolic links.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::proto::PATH_MAX;
+use crate::environ;
+use crate::fd::IoError;
+
+/// The variable holding the current directory.
+pub const PWD: &str = "PWD";
+
+/// The current directory: `PWD` if it is an absolute path, else `/`.
+pub fn cwd() -> String {
+    environ::var(PWD).filter(|p| p.starts_with('/')).unwrap_or_else(|| String::from("/"))
+}
+
+/// `path` made absolute against the current directory, as written
+/// otherwise. `NotFound` for an empty path (as POSIX), `Invalid` for a NUL
+/// byte, `Invalid` if the result is [`PATH_MAX`] bytes or longer.
+pub fn absolute(path: &str) -> Result<String, IoError> {
+    if path.is_empty() {
+        return Err(IoError::NotFound);
+    }
+    if path.contains('\0') {
+        return Err(IoError::Invalid);
+    }
+    let full = if path.starts_with('/') {
+        String::from(path)
+    } else {
+        let mut base = cwd();
+        if !base.ends_with('/') {
+            base.push('/');
+        }
+        base.push_str(path);
+        base
+    };
+    if full.len() >= PATH_MAX {
+        return Err(IoError::Invalid);
+    }
+    Ok(full)
+}
+
+/// The absolute path `path` with `.`, `..` and repeated slashes resolved
+/// lexically (the root is its own parent), without a trailing slash.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            name => parts.push(name),
+        }
+    }
+    let mut out = String::new();
+    for part in parts {
+        out.push('/');
+        out.push_str(part);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// The last component of `path` (`""` for the root).
+pub fn file_name(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+}
+
+/// `dir` joined with `name` by one slash.
+pub fn join(dir: &str, name: &str) -> String {
+    let mut out = String::from(dir);
+    if !out.ends_with('/') {
+        out.push('/');
+    }
+    out.push_str(name);
+    out
+}
