@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::vm::{self, Fork, Prot, appel};
-use oxok_libos::{Args, exposed, println};
+use oxok_libos::{Args, exposed, fd, fs, println};
 use oxok_tests::Checks;
 
 oxok_libos::main!(main);
@@ -38,6 +38,7 @@ fn main(_args: Args) -> i32 {
     demand_zero(&mut t);
     nested(&mut t);
     big(&mut t);
+    descriptors(&mut t);
     many(&mut t);
     trap(&mut t);
     t.finish()
@@ -184,6 +185,43 @@ fn big(t: &mut Checks) {
         Err(e) => t.check(false, &alloc::format!("fork of a 4 MiB process failed: {e}")),
     }
     t.check(vm::unmap(r, len).is_ok(), "unmap 4 MiB");
+}
+
+/// A fork child inherits an open file and a pipe: it writes to both; the
+/// parent reads the pipe and then the file, which has both writes.
+fn descriptors(t: &mut Checks) {
+    let Ok(server) = fs::spawn_server() else {
+        t.check(false, "file server started");
+        return;
+    };
+    let flags = fs::OpenFlags::READ | fs::OpenFlags::WRITE | fs::OpenFlags::CREATE | fs::OpenFlags::APPEND;
+    let file = fs::open("/forked", flags);
+    let pipe = fd::pipe::pipe();
+    t.check(file.is_ok() && pipe.is_ok(), "a file and a pipe open");
+    let (Ok(file), Ok((r, w))) = (file, pipe) else { return };
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            drop(r);
+            let a = fd::write_all(file, b"child;").is_ok();
+            let b = w.write(b"through the pipe").is_ok();
+            oxok_libos::process::exit(if a && b { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(c)) => {
+            drop(w);
+            let mut got = Vec::new();
+            let mut buf = [0u8; 64];
+            while let Ok(n @ 1..) = r.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+            t.expect(got.as_slice(), &b"through the pipe"[..], "the child's pipe write arrived, then end of file");
+            t.expect(exec::wait(c), Ok(ExitStatus::Exited(0)), "the child wrote to the inherited file and pipe");
+            t.check(fd::write_all(file, b"parent").is_ok(), "the parent's handle still works");
+            let _ = fd::close(file);
+            t.expect(fs::read_file("/forked").ok().as_deref(), Some(&b"child;parent"[..]), "the file has both writes");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
+    t.check(fs::stop_server(server).is_ok(), "file server stopped");
 }
 
 /// 64 forked children, each writing to its copy and exiting with a code:
