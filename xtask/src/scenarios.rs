@@ -502,6 +502,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "hostile-selfcorrupt",
+        about: "a program that overwrites its own libOS state harms only itself: its parent keeps working, the kernel answers, no frame is lost",
+        cmdline: "run=hostile-selfcorrupt",
+        expect: &["hostile-selfcorrupt: corrupted", "hostile-selfcorrupt: ok (", "none leaked"],
+        forbid: &["FAIL", "frames leaked", "KERNEL PANIC"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "spawn",
         about: "libOS exec: spawn from the boot archive with argv and wait; 64 children leave nothing behind; refusals; a crashing child",
         cmdline: "run=spawn",
