@@ -5,22 +5,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_libos::abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_ORPHAN, OWNER_RESERVED};
 use oxok_libos::abi::layout::ENV_TABLE_ROWS;
-use oxok_libos::abi::{
-    ENV_CREATED, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry,
-};
+use oxok_libos::abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry};
 use oxok_libos::{exposed, println};
-
-fn status_name(s: u32) -> &'static str {
-    match s {
-        ENV_CREATED => "created",
-        ENV_RUNNABLE => "runnable",
-        ENV_RUNNING => "running",
-        ENV_WAITING => "waiting",
-        ENV_SLEEPING => "sleeping",
-        ENV_ZOMBIE => "zombie",
-        _ => "?",
-    }
-}
 
 /// An environment row's name (up to the first NUL).
 pub fn name_of(row: &EnvEntry) -> String {
@@ -62,7 +48,7 @@ pub fn ps() {
             r.id,
             r.parent,
             name_of(&r),
-            status_name(r.status),
+            oxok_libos::proc::status_name(r.status),
             r.frames,
             r.runs,
             ticks,

@@ -19,6 +19,7 @@
 use oxok_libos::abi::layout::{ENV_TABLE_ROWS, PAGE_SIZE};
 use oxok_libos::fd::pipe::{PIPE_BASE, PIPE_PAGES};
 use oxok_libos::{Args, eprintln, exposed, sys};
+use oxok_testrng::Rng;
 use oxok_tests::mem;
 
 oxok_libos::main!(main);
@@ -44,7 +45,7 @@ fn main(args: Args) -> i32 {
     let count = frames.iter().flatten().count();
     eprintln!("pipe-scribbler: {count} pipe frame(s) within reach");
     let live = live_ids();
-    let mut rng = Rng(exposed::rdtsc() | 1);
+    let mut rng = Rng::new(exposed::rdtsc());
     for round in 0..rounds {
         for &va in frames.iter().flatten() {
             scribble(va, round, &live, &mut rng);
@@ -119,16 +120,4 @@ fn worst(va: u64, live: &[u64; 8]) {
     mem::write(va + 16, 1000 + 100_000);
     mem::write(va + 24, live[0]);
     holders(va, live);
-}
-
-/// xorshift64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
