@@ -1,0 +1,67 @@
+//! Waiting for a child: its end, read from the exposed environment table,
+//! and its exit status (`env_reap`).
+
+use super::{Child, WAIT_SLOT};
+use crate::{exposed, sys};
+use oxok_abi::layout::{ENV_TABLE, ENV_TABLE_ROWS};
+use oxok_abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry, Error};
+use oxok_pred::Builder;
+
+/// How a child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// It called `env_exit` with this code.
+    Exited(i32),
+    /// The kernel destroyed it: a fault with no handler (the CPU vector), an
+    /// overrun or a kill (`None`).
+    Killed(Option<u8>),
+}
+
+impl ExitStatus {
+    /// From the kernel's `exit_status` word.
+    pub fn from_raw(raw: u64) -> ExitStatus {
+        if raw & EXIT_KILLED != 0 {
+            let vector = (raw & 0xff) as u8;
+            ExitStatus::Killed((vector != 0xff).then_some(vector))
+        } else {
+            ExitStatus::Exited(raw as u32 as i32)
+        }
+    }
+
+    /// The shell's view: the exit code, or 128 + vector for a kill.
+    pub fn code(self) -> i32 {
+        match self {
+            ExitStatus::Exited(c) => c,
+            ExitStatus::Killed(v) => 128 + i32::from(v.unwrap_or(9)),
+        }
+    }
+}
+
+/// Sleeps until `child` has ended — exited, or destroyed by the kernel —
+/// then reaps it and returns how it ended. It watches the child's row in
+/// the exposed environment table with a wakeup predicate in slot
+/// [`WAIT_SLOT`]: the row turns `ENV_ZOMBIE` (holding the exit status) when
+/// the child ends. Reaping frees the row and the caller's capability slot.
+/// The child's frames may still be in the kernel's bounded-step reaping
+/// queue when `wait` returns.
+pub fn wait(child: Child) -> Result<ExitStatus, Error> {
+    let row = (child.id as usize) & (ENV_TABLE_ROWS - 1);
+    let base = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
+    let id_word = base + core::mem::offset_of!(EnvEntry, id) as u64;
+    let status_word = base + core::mem::offset_of!(EnvEntry, status) as u64;
+    let code = Builder::new()
+        .load_u32(id_word)
+        .ne_imm(child.id & 0xffff_ffff)
+        .or()
+        .load_u32(status_word)
+        .eq_imm(u64::from(ENV_ZOMBIE))
+        .build()
+        .map_err(|_| Error::Invalid)?;
+    let bytes = code.as_bytes();
+    sys::pred_install(0, WAIT_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    while exposed::env_entry(child.id).is_some_and(|r| r.status != ENV_ZOMBIE) {
+        sys::env_sleep(1 << WAIT_SLOT)?;
+    }
+    let [raw] = sys::env_reap(child.slot)?;
+    Ok(ExitStatus::from_raw(raw))
+}
