@@ -111,6 +111,17 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "shell-kill",
+        about: "kill from the prompt: the target (a background job) refuses its sibling, the shell forwards the signal, \
+                the job ends with 128+15",
+        cmdline: "run=init",
+        // init 1024, fsd 1025, shell 1026: the job is 1027 on a fresh boot.
+        input: "spin bg 100000 &\nkill -TERM 1027\nwait\nexit 0\n",
+        expect: &["[1] 1027", "spin bg: start", "env 1027 (spin) exited with status 143", "(status 143)", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "shell-views",
         about: "the shell's views of the exposed tables (ps with ticks, frames by owner, the slot vector) and a \
                 background job that runs while the shell takes commands, listed by jobs and reaped by wait",

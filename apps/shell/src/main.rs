@@ -45,6 +45,9 @@ pub struct Shell {
 
 fn main(_args: Args) -> i32 {
     println!("Oxok shell — `help` lists the commands.");
+    // `kill` run from the prompt is the shell's child, a sibling of its
+    // target: the target refuses it, and it asks the shell to forward.
+    oxok_libos::signal::accept_forwarding(true);
     let mut sh = Shell { vars: BTreeMap::new(), status: 0, editor: LineEditor::new(), jobs: jobs::Jobs::default() };
     let mut input = Input::new();
     loop {
