@@ -307,9 +307,11 @@ macro_rules! for_each_call {
 
             /// Sleeps until one of the caller's predicates named by the bits
             /// of `mask` holds; returns the index of the first that does. The
-            /// kernel evaluates them now, and then at every timer tick while
-            /// the caller sleeps, reading memory through the caller's own page
-            /// tables with user permissions — a predicate can never read
+            /// kernel evaluates them now, and then while the caller sleeps
+            /// at every timer tick, every yield and every environment's end
+            /// (so a parent waiting on its child's row wakes at once),
+            /// reading memory through the caller's own page tables with user
+            /// permissions — a predicate can never read
             /// memory its installer could not. A sleeping caller's state is
             /// "about to call `env_sleep(mask)`" (its `rip` is on the
             /// `syscall`), so state export captures the sleep.

@@ -368,6 +368,9 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
         log::warn!("env {id}: destroy of a dead environment");
         return;
     }
+    // An end changes the exposed environment table (the row turns zombie):
+    // a parent waiting for it wakes now, not at the next tick.
+    wake_sleepers(k);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
             env.waiting_for = None;

@@ -117,7 +117,13 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         cmdline: "run=init",
         // init 1024, fsd 1025, shell 1026: the job is 1027 on a fresh boot.
         input: "spin bg 100000 &\nkill -TERM 1027\nwait\nexit 0\n",
-        expect: &["[1] 1027", "spin bg: start", "env 1027 (spin) exited with status 143", "(status 143)", "none leaked"],
+        expect: &[
+            "[1] 1027",
+            "spin bg: start",
+            "env 1027 (spin) exited with status 143",
+            "(status 143)",
+            "none leaked",
+        ],
         forbid: F,
         ..Scenario::DEFAULT
     },
