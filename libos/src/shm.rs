@@ -119,11 +119,9 @@ impl Region {
     /// [`writable`]: Region::writable
     pub fn words(&self) -> &[AtomicU64] {
         let len = self.pages * (PAGE_SIZE as usize) / 8;
-        // SAFETY: `[va, va + pages pages)` is mapped in this process (checked
-        // by `create`/`attach`) and stays mapped until `self` drops, except
-        // that a creator holding a capability for this process may unmap
-        // it (documented: a fault, never a wrong reference); atomics may
-        // alias memory other processes write.
+        // SAFETY: the pages are mapped here (checked by `create`/`attach`)
+        // until `self` drops (an unmap by a capability holder faults, never
+        // aliases wrongly); atomics may alias memory other processes write.
         unsafe { core::slice::from_raw_parts(self.va as *const AtomicU64, len) }
     }
 }

@@ -83,10 +83,9 @@ impl Frame {
 
     /// The header.
     pub fn header(&self) -> &Header {
-        // SAFETY: `va` is page-aligned and mapped writable for as long as
-        // `self` lives (the invariant on `Frame`); `Header` is only atomics,
-        // for which concurrent changes by other processes are defined, and
-        // any bit pattern is valid.
+        // SAFETY: `va` is page-aligned and mapped writable while `self` lives
+        // (invariant on `Frame`); `Header` is only atomics, which other
+        // processes may change concurrently, and any bit pattern is valid.
         unsafe { &*(self.va as *const Header) }
     }
 
@@ -102,11 +101,9 @@ impl Frame {
         while done < dst.len() {
             let at = (pos.wrapping_add(done as u64) % CAPACITY) as usize;
             let n = (dst.len() - done).min(CAPACITY as usize - at);
-            // SAFETY: `at + n <= CAPACITY`, so the source lies inside the
-            // mapped page (invariant on `Frame`); the destination is a
-            // distinct, exclusively borrowed Rust buffer of at least
-            // `done + n` bytes; u8 has no invalid values, so whatever a
-            // partner wrote there is a valid byte.
+            // SAFETY: `at + n <= CAPACITY`: the source is in the mapped page
+            // (invariant on `Frame`); the destination is an exclusively borrowed
+            // buffer of `done + n` bytes or more; any byte is a valid u8.
             unsafe {
                 core::ptr::copy_nonoverlapping(
                     (self.va + RING_AT + at as u64) as *const u8,
