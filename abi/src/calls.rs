@@ -61,9 +61,12 @@ macro_rules! for_each_call {
             /// number.
             ///
             /// Checks: a specific frame exists, is RAM and is free
-            /// (`Invalid`, `Busy`); a frame is free (`NoMemory`); the
-            /// capability list has room (`NoMemory`, nothing allocated).
-            /// Changes: the frame table entry (owner, generation unchanged).
+            /// (`Invalid`, `Busy`); a frame is free and the caller's
+            /// account (see `env_limit`) and every ancestor have room for
+            /// one more (`NoMemory`); the capability list has room
+            /// (`NoMemory`, nothing allocated).
+            /// Changes: the frame table entry (owner, generation unchanged);
+            /// the caller's account.
             5 => frame_alloc(pfn) -> [slot, frame];
 
             /// Frees the frame named by the capability in `slot` and drops
@@ -171,8 +174,13 @@ macro_rules! for_each_call {
             /// capability (slot 0). It does not run until `env_run`. Returns
             /// the caller's new capability slot for it and its id.
             ///
-            /// Checks: room in the environment table and the caller's list
-            /// (`NoMemory`). Changes: a new environment.
+            /// The new environment is charged (1 environment, 1 frame for
+            /// its application area) to the caller's account (see
+            /// `env_limit`).
+            ///
+            /// Checks: room in the environment table, the caller's list and
+            /// the caller's account and its ancestors (`NoMemory`).
+            /// Changes: a new environment; the caller's account.
             14 => env_create() -> [slot, id];
 
             /// Destroys the environment named by `env_slot` and releases
@@ -331,8 +339,15 @@ macro_rules! for_each_call {
             /// child. The caller may drop the capability once it has mapped
             /// the frame. `pfn` as for `frame_alloc`.
             ///
-            /// Checks: write on the environment (`Denied`); as `frame_alloc`.
-            /// Changes: the frame table; the target's owned frames.
+            /// The frame is charged to the target's account (see
+            /// `env_limit`), which must be the caller's own account or one
+            /// nested inside it: a caller spends only budget it is itself
+            /// inside of.
+            ///
+            /// Checks: write on the environment (`Denied`); the target's
+            /// account within the caller's (`Denied`); as `frame_alloc`.
+            /// Changes: the frame table; the target's owned frames and
+            /// account.
             28 => frame_alloc_for(env_slot, pfn) -> [slot, frame];
 
             /// Names the environment named by `env_slot` (for logs and the
@@ -417,9 +432,51 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`, `BadEnv`).
             /// Changes: the spare-time request list.
             35 => slot_spare(env_slot, on) -> [];
+
+            /// Puts the environment named by `env_slot` into a **new
+            /// sub-account** of the account it is charged to now, limited
+            /// to `frames` frames and `envs` environments. Every
+            /// environment is charged to one account: 1 environment plus 1
+            /// frame (its application area) when created, 1 frame per
+            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader);
+            /// freeing, repossession and death give them back. A new
+            /// environment is charged to its creator's account, so
+            /// everything the environment creates from now on shares the
+            /// new budget. Its current charges move into the new account.
+            ///
+            /// Accounts nest, and a charge counts against the account and
+            /// **every ancestor**: limits only ever narrow. Asking for more
+            /// than the current account allows is accepted but gains
+            /// nothing (the ancestor's limit binds first). Any environment
+            /// may restrict itself (slot 0); a parent typically limits a
+            /// child before `env_run`. Beyond a limit, the charging call
+            /// (`env_create`, `frame_alloc`, …) fails with `NoMemory`.
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`); the
+            /// new account at most [`ACCOUNT_MAX_DEPTH`](crate::ACCOUNT_MAX_DEPTH)
+            /// below the root (`Invalid`); its current charges fit the new
+            /// limits and kernel memory for the account (`NoMemory`,
+            /// nothing changed). Changes: the environment's account (the
+            /// `account` field of its environment-table row).
+            36 => env_limit(env_slot, frames, envs) -> [];
+
+            /// Reports the account the environment named by `env_slot` is
+            /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES)
+            /// or [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS)) the amount charged
+            /// to the account and every account nested in it, and the
+            /// account's own limit ([`ACCOUNT_UNLIMITED`](crate::ACCOUNT_UNLIMITED)
+            /// for none; an ancestor's may bind first); and the account's
+            /// number (as in the environment table).
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
+            /// known (`Invalid`). Changes: nothing.
+            37 => account_info(env_slot, kind) -> [used, limit, account];
         }
     };
 }
+
+/// How deep `env_limit` may nest accounts below the root.
+pub const ACCOUNT_MAX_DEPTH: u64 = 8;
 
 /// Maximum bytes one `console_write` accepts.
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;

@@ -39,7 +39,7 @@ pub mod boot;
 mod calls;
 pub mod cap_kind;
 pub mod frames;
-pub use calls::{CONSOLE_WRITE_MAX, Call};
+pub use calls::{ACCOUNT_MAX_DEPTH, CONSOLE_WRITE_MAX, Call};
 mod error;
 pub mod layout;
 pub mod pred;
@@ -49,8 +49,8 @@ pub mod upcall;
 
 pub use error::Error;
 pub use state::{
-    ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry,
-    EnvState, ExceptionFrame, MapEntry, Regs,
+    ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_UNLIMITED, ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING,
+    ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
 };
 
 /// `frame_alloc` argument asking for any free frame.

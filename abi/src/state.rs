@@ -125,9 +125,21 @@ pub struct EnvEntry {
     /// bits, as `i32`), or [`EXIT_KILLED`] plus the CPU vector when the kernel
     /// destroyed it.
     pub exit_status: u64,
+    /// The resource account it is charged to (0: the root account of the
+    /// boot programs); see `env_limit` and `account_info`. Environments
+    /// with the same value share one budget.
+    pub account: u32,
     /// Reserved; zero.
-    pub _reserved: u64,
+    pub _reserved: u32,
 }
+
+/// `account_info` kind: frames (owned frames plus one application-area
+/// frame per environment).
+pub const ACCOUNT_FRAMES: u64 = 0;
+/// `account_info` kind: environments.
+pub const ACCOUNT_ENVS: u64 = 1;
+/// An account limit that never binds (the root account's).
+pub const ACCOUNT_UNLIMITED: u64 = u64::MAX;
 
 /// Empty table row.
 pub const ENV_FREE: u32 = 0;

@@ -2,6 +2,7 @@
 //! register state, upcall entry points, a capability list and an
 //! application area — and the table that holds them.
 
+use crate::account;
 use crate::arch::trapframe::TrapFrame;
 use crate::mem::paging::AddressSpace;
 use crate::mem::{PAGE_SIZE, exposed, frame};
@@ -78,6 +79,10 @@ pub struct Env {
     /// CPU accounting (debt, strikes, run statistics), changed only by the
     /// scheduler; exposed at `layout::RUN_STATS`.
     pub account: oxok_slots::Account,
+    /// The resource account it is charged to (`crate::account`): 1
+    /// environment and `owned.len() + 1` frames (the `+ 1` is its
+    /// application area), always.
+    pub quota: crate::account::AccountId,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -127,6 +132,7 @@ impl Env {
                 repossessed: self.repossessed,
                 name,
                 exit_status: 0,
+                account: self.quota,
                 _reserved: 0,
             },
         );
@@ -171,8 +177,25 @@ impl EnvTable {
     }
 
     /// Creates an environment: empty address space, application area, and a
-    /// capability list holding its own capability in slot 0.
+    /// capability list holding its own capability in slot 0. It is charged
+    /// (1 environment, 1 frame for the application area) to its creator's
+    /// account, or to the root account for boot programs (`parent` 0).
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
+        let quota = self.get(parent).map_or(account::ROOT, |p| p.quota);
+        account::charge(quota, 1, 1)?;
+        match self.build(name, parent, quota) {
+            Ok(id) => {
+                let _ = account::with(|a| a.attach(quota));
+                Ok(id)
+            }
+            Err(e) => {
+                account::uncharge(quota, 1, 1);
+                Err(e)
+            }
+        }
+    }
+
+    fn build(&mut self, name: &str, parent: EnvId, quota: account::AccountId) -> Result<EnvId, Error> {
         crate::mem::heap::reserve(size_of::<Env>() + size_of::<CapList<CAP_SLOTS>>() + 1024)?;
         let index = self.slots.iter().position(|s| s.env.is_none() && s.zombie.is_none()).ok_or(Error::NoMemory)?;
         let mut space = AddressSpace::new()?;
@@ -214,6 +237,7 @@ impl EnvTable {
             waiting_for: None,
             preds: Default::default(),
             account: oxok_slots::Account::new(),
+            quota,
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));
@@ -252,7 +276,11 @@ impl EnvTable {
         let parent = env.parent;
         let row_index = (id as usize) & (MAX_ENVS - 1);
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
-        let Env { space, app_area, owned, caps, name, runs, .. } = *env;
+        let Env { space, app_area, owned, caps, name, runs, quota, .. } = *env;
+        // Everything it is charged for goes back now; frames that live on
+        // as orphans are the mappers' to hold.
+        account::uncharge(quota, owned.len() as u64 + 1, 1);
+        account::with(|a| a.detach(quota));
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);
         }
@@ -357,7 +385,9 @@ impl EnvTable {
         }
         let Some(env) = self.get(entry.owner) else { return };
         frame::with(|f| f.free(pfn * PAGE_SIZE));
-        env.owned.remove(&pfn);
+        if env.owned.remove(&pfn) {
+            account::uncharge(env.quota, 1, 0);
+        }
         env.publish();
     }
 

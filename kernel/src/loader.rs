@@ -81,8 +81,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
         let end = align_up(seg.vaddr + seg.mem_size, PAGE_SIZE);
         let mut page = start;
         while page < end {
-            let pa = frame::with(|f| f.alloc(id)).ok_or(Error::NoMemory)?;
-            env.owned.insert(pa / PAGE_SIZE);
+            let pa = owned_frame(env)?;
             // Copy the part of the file image that falls on this page.
             let file_start = seg.vaddr;
             let file_end = seg.vaddr + seg.data.len() as u64;
@@ -101,8 +100,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
     let mut top_frame = 0;
     let mut page = STACK_TOP - STACK_SIZE;
     while page < STACK_TOP {
-        let pa = frame::with(|f| f.alloc(id)).ok_or(Error::NoMemory)?;
-        env.owned.insert(pa / PAGE_SIZE);
+        let pa = owned_frame(env)?;
         env::map_frame(env, page, pa, pte::WRITABLE | pte::NO_EXECUTE)?;
         top_frame = pa;
         page += PAGE_SIZE;
@@ -111,6 +109,19 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
     user::write_frame(top_frame, (sp - (STACK_TOP - PAGE_SIZE)) as usize, &image);
     env.regs = TrapFrame::new_user(elf.entry(), sp);
     Ok(())
+}
+
+/// A new frame owned by (and charged to the account of) `env`.
+fn owned_frame(env: &mut env::Env) -> Result<u64, Error> {
+    crate::account::charge(env.quota, 1, 0)?;
+    let Some(pa) = frame::with(|f| f.alloc(env.id)) else {
+        crate::account::uncharge(env.quota, 1, 0);
+        return Err(Error::NoMemory);
+    };
+    if !env.owned.insert(pa / PAGE_SIZE) {
+        crate::account::uncharge(env.quota, 1, 0);
+    }
+    Ok(pa)
 }
 
 /// Builds the System V initial stack for the top page; returns its bytes and

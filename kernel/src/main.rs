@@ -21,6 +21,7 @@ mod boot;
 #[allow(unsafe_code)]
 mod mem;
 
+mod account;
 mod calls;
 mod cmdline;
 mod console;

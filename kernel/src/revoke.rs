@@ -103,7 +103,9 @@ fn abort(env: &mut Env, owed: u64) -> u64 {
             }
             f.free(pfn * PAGE_SIZE);
         });
-        env.owned.remove(&pfn);
+        if env.owned.remove(&pfn) {
+            crate::account::uncharge(env.quota, 1, 0);
+        }
         env.caps.remove_where(|c| {
             let comps = c.name.components();
             comps.len() == 3 && comps[0] == oxok_cap::Kind::Frame.number() && comps[1] == pfn

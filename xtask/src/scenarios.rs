@@ -519,6 +519,24 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "hostile-forkbomb-limited",
+        about: "a fork bomb that limited itself (env_limit: 3000 frames, 40 environments) never holds more, gets NoMemory, and cannot escape its budget by raising limits, limiting a child or charging an outsider; a victim keeps computing; no frame leaks",
+        cmdline: "run=hostile-forkbomb+victim&hostile-forkbomb-limited",
+        expect: &[
+            "hostile-forkbomb-limited: raised its own limit, still refused after * frames",
+            "hostile-forkbomb-limited escape: ok (",
+            "hostile-forkbomb-limited: bomb refused with: ",
+            "hostile-forkbomb-limited: bomb root took * more frames, then NoMemory",
+            "hostile-forkbomb-limited bomb: ok (",
+            "hostile-forkbomb-limited: peak * processes, * frames in the bomb's account",
+            "hostile-forkbomb-limited: ok (",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "KERNEL PANIC"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "hostile-selfcorrupt",
         about: "a program that overwrites its own libOS state harms only itself: its parent keeps working, the kernel answers, no frame is lost",
         cmdline: "run=hostile-selfcorrupt",

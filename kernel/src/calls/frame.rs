@@ -2,6 +2,7 @@
 
 use super::Cx;
 use super::check::{cap_error, env_cap, frame_cap};
+use crate::account;
 use crate::arch::cpu;
 use crate::env::count_frame_ref;
 use crate::env::{EnvId, Revocation};
@@ -16,9 +17,16 @@ pub fn frame_alloc(cx: &mut Cx<'_>, pfn: u64) -> Result<[u64; 2], Error> {
 }
 
 /// Allocates a frame owned by another environment; the capability is the
-/// caller's.
+/// caller's. The frame is charged to the owner's account, which must be the
+/// caller's own or one nested inside it: a caller spends only budget it is
+/// itself inside of, so it cannot escape its limits by charging someone
+/// else.
 pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: u64, pfn: u64) -> Result<[u64; 2], Error> {
     let owner = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let theirs = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.quota;
+    if !account::within(theirs, cx.env()?.quota) {
+        return Err(Error::Denied);
+    }
     alloc_owned_by(cx, owner, pfn)
 }
 
@@ -28,10 +36,18 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }
-    let pa = if pfn == ANY_FRAME {
-        frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?
+    let quota = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.quota;
+    account::charge(quota, 1, 0)?;
+    let pa = match if pfn == ANY_FRAME {
+        frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)
     } else {
-        frame::with(|f| f.alloc_at(pfn, owner))?
+        frame::with(|f| f.alloc_at(pfn, owner))
+    } {
+        Ok(pa) => pa,
+        Err(e) => {
+            account::uncharge(quota, 1, 0);
+            return Err(e);
+        }
     };
     let pfn = pa / PAGE_SIZE;
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
@@ -43,12 +59,18 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
         }
         Err(e) => {
             frame::with(|f| f.free(pa));
+            account::uncharge(quota, 1, 0);
             return Err(cap_error(e));
         }
     };
-    if let Some(env) = cx.k.envs.get(owner) {
-        env.owned.insert(pfn);
-        env.publish();
+    match cx.k.envs.get(owner) {
+        Some(env) => {
+            if !env.owned.insert(pfn) {
+                account::uncharge(quota, 1, 0);
+            }
+            env.publish();
+        }
+        None => account::uncharge(quota, 1, 0),
     }
     Ok([slot as u64, pfn])
 }
@@ -67,7 +89,9 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     frame::with(|f| f.free(pfn * PAGE_SIZE));
     let env = cx.env()?;
     let _ = env.caps.remove(slot);
-    env.owned.remove(&pfn);
+    if env.owned.remove(&pfn) {
+        account::uncharge(env.quota, 1, 0);
+    }
     if let Some(r) = env.revoke.as_mut() {
         r.owed = r.owed.saturating_sub(1);
         if r.owed == 0 {

@@ -2,6 +2,7 @@
 //! the name the table gives it. Each takes the call context and the
 //! arguments as `u64`s and returns as many results as the table declares.
 
+mod account;
 mod cap;
 mod check;
 mod console;
@@ -14,6 +15,7 @@ mod pct;
 mod pred;
 mod slot;
 
+pub use account::{account_info, env_limit};
 pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;

@@ -125,7 +125,11 @@ const FAULT_PRESENT: u64 = 1 << 0;
 fn on_fault(frame: &mut ExceptionFrame) -> Outcome {
     let va = frame.addr & !(PAGE_SIZE - 1);
     let resolved = if frame.error & FAULT_PRESENT != 0 {
-        frame.error & FAULT_WRITE != 0 && (cow::resolve(va).unwrap_or(false) || appel::trap(va))
+        frame.error & FAULT_WRITE != 0
+            && match cow::resolve(va) {
+                Ok(done) => done || appel::trap(va),
+                Err(_) => out_of_memory(),
+            }
     } else {
         region::find(va).is_some_and(|prot| cow::fill_zero(va, prot).is_ok())
     };
@@ -140,6 +144,16 @@ fn on_fault(frame: &mut ExceptionFrame) -> Outcome {
     // `upcall::handler` in `init`.
     let previous = unsafe { core::mem::transmute::<*mut (), upcall::Handler>(previous) };
     previous(frame)
+}
+
+/// A copy-on-write page that cannot be copied (no frame left, or the
+/// account's limit reached): the process cannot go on, and its own exit
+/// path would write to more such pages. End it here, touching no memory.
+fn out_of_memory() -> bool {
+    const MSG: &[u8] = b"vm: out of memory for a copy-on-write page; exiting with status 137\n";
+    let _ = crate::sys::console_write(MSG.as_ptr() as u64, MSG.len() as u64);
+    let _ = crate::sys::env_exit(137);
+    false
 }
 
 fn check_range(addr: u64, len: u64) -> Result<u64, VmError> {

@@ -1,0 +1,63 @@
+//! Resource accounts: the kernel glue for `oxok_account` (see that crate
+//! for the model). Every environment is charged to one account — 1
+//! environment and 1 frame (its application area) when it is created, 1
+//! frame per frame it owns (`frame_alloc`, `frame_alloc_for`, the loader)
+//! — and uncharged when it frees a frame, when the abort protocol or
+//! `EnvTable::collect` takes one, and all at once when it is destroyed.
+//! Frames that outlive their owner as orphans (another environment still
+//! maps them) are uncharged at that moment: the mapper holds them now.
+//!
+//! A charge counts against the account and every ancestor, so an
+//! environment put into a sub-account with `env_limit` — and everything it
+//! creates, which is charged to its creator's account — holds at most what
+//! the limits all the way up allow: a fork bomb is bounded by its parent's
+//! grant (`Error::NoMemory` beyond it, nothing changed). Boot programs are
+//! charged to the unlimited root account.
+//!
+//! Page-table frames are not charged yet (each environment's are bounded by
+//! its mappings, and environments by the environment limit). CPU needs no
+//! account: an environment runs only in slots it owns or in spare time
+//! lent round robin (`slots.rs`).
+
+use oxok_abi::Error;
+use oxok_account::{AccountError, Accounts, Amount};
+use spin::Mutex;
+
+pub use oxok_account::{AccountId, ROOT};
+
+static ACCOUNTS: Mutex<Option<Accounts>> = Mutex::new(None);
+
+/// Runs `f` with the account table locked (created on first use).
+pub fn with<R>(f: impl FnOnce(&mut Accounts) -> R) -> R {
+    let mut guard = ACCOUNTS.lock();
+    let accounts = guard.get_or_insert_with(|| Accounts::new(Amount::UNLIMITED));
+    f(accounts)
+}
+
+/// The ABI error for an account refusal.
+pub fn error(e: AccountError) -> Error {
+    match e {
+        AccountError::Exceeded | AccountError::NoRoom => Error::NoMemory,
+        AccountError::TooDeep => Error::Invalid,
+        AccountError::NoAccount => Error::BadEnv,
+    }
+}
+
+/// Charges `frames` frames and `envs` environments to `id` and its
+/// ancestors, or refuses with `NoMemory` and charges nothing.
+pub fn charge(id: AccountId, frames: u64, envs: u64) -> Result<(), Error> {
+    with(|a| a.charge(id, Amount::new(frames, envs))).map_err(error)
+}
+
+/// Gives back what [`charge`] took.
+pub fn uncharge(id: AccountId, frames: u64, envs: u64) {
+    with(|a| a.uncharge(id, Amount::new(frames, envs)));
+}
+
+/// True if account `inner` is `outer` or nested inside it.
+pub fn within(inner: AccountId, outer: AccountId) -> bool {
+    with(|a| a.within(inner, outer))
+}
+
+const _: () = assert!(oxok_account::MAX_DEPTH as u64 == oxok_abi::ACCOUNT_MAX_DEPTH);
+const _: () = assert!(oxok_account::UNLIMITED == oxok_abi::ACCOUNT_UNLIMITED);

@@ -1,0 +1,35 @@
+//! `env_limit`, `account_info`: resource accounts (see `crate::account`).
+
+use super::Cx;
+use super::check::env_cap;
+use crate::account;
+use oxok_abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, Error};
+use oxok_account::Amount;
+use oxok_cap::Rights;
+
+/// Moves an environment into a new sub-account of its account.
+pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    // The table may grow by a row.
+    crate::mem::heap::reserve(1024)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let usage = Amount::new(env.owned.len() as u64 + 1, 1);
+    let new = account::with(|a| a.split(env.quota, Amount::new(frames, envs), usage)).map_err(account::error)?;
+    log::debug!("env {target} ({}): account {} -> {new} (limits {frames} frames, {envs} envs)", env.name, env.quota);
+    env.quota = new;
+    env.publish();
+    Ok([])
+}
+
+/// Usage and limit of an environment's account.
+pub fn account_info(cx: &mut Cx<'_>, env_slot: u64, kind: u64) -> Result<[u64; 3], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    let id = cx.k.envs.get(target).ok_or(Error::BadEnv)?.quota;
+    let info = account::with(|a| a.info(id)).ok_or(Error::BadEnv)?;
+    let (used, limit) = match kind {
+        ACCOUNT_FRAMES => (info.used.frames, info.limit.frames),
+        ACCOUNT_ENVS => (info.used.envs, info.limit.envs),
+        _ => return Err(Error::Invalid),
+    };
+    Ok([used, limit, u64::from(id)])
+}
