@@ -82,12 +82,14 @@ macro_rules! for_each_call {
             /// Copies the capability in `slot` into the list of the
             /// environment named by the capability in `env_slot`, with
             /// `rights` (a subset of the source's). Returns the slot in the
-            /// target's list.
+            /// target's list. The copy is derived from the source (see
+            /// `cap_derive`): `cap_revoke` on the source takes it back.
             ///
             /// Checks: the source carries grant (`Denied`); `rights` are
             /// valid and no wider than the source's (`Invalid`, `Denied`);
             /// the environment capability carries write (`Denied`); the
-            /// target's list has room (`NoMemory`).
+            /// target's list has room (`NoMemory`); the derivation depth
+            /// (`Invalid`, see `cap_derive`).
             /// Changes: one slot in the target's list.
             7 => cap_grant(slot, env_slot, rights) -> [target_slot];
 
@@ -471,12 +473,48 @@ macro_rules! for_each_call {
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.
             37 => account_info(env_slot, kind) -> [used, limit, account];
+
+            /// Derives a narrower capability from the one in `slot`: the
+            /// same name with `rights` (a subset of the source's), in the
+            /// first free slot of the caller's own list; returns that slot.
+            /// The child is recorded as derived from the source, so
+            /// `cap_revoke` on the source (or on anything the source was
+            /// derived from) takes it — and everything later derived or
+            /// granted from it, in any list — away. At most
+            /// [`CAP_DERIVE_DEPTH`](crate::CAP_DERIVE_DEPTH) derivations
+            /// (grants included) below the first.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`); `rights`
+            /// valid (`Invalid`) and no wider than the source's (`Denied`);
+            /// the derivation depth (`Invalid`); room in the list
+            /// (`NoMemory`). Needs no right: a child only ever has less.
+            /// Changes: one slot of the caller's list.
+            42 => cap_derive(slot, rights) -> [new_slot];
+
+            /// Revokes everything derived from the capability in `slot`:
+            /// removes from **every** environment's list each capability
+            /// that `cap_derive` or `cap_grant` made from it, directly or
+            /// through any number of further derivations and grants.
+            /// Returns how many were removed. The capability in `slot`
+            /// itself stays (drop it with `cap_drop`); bindings already made
+            /// with a removed capability (mappings) stay too — frames are
+            /// taken back with `frame_revoke`. Atomic: one pass over a
+            /// table of constant size.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`). Needs no
+            /// right: only what came from the caller's own capability goes.
+            /// Changes: slots of any list.
+            43 => cap_revoke(slot) -> [removed];
         }
     };
 }
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;
+
+/// How many derivations (`cap_derive`, `cap_grant`) a capability can be
+/// below the first capability derived from.
+pub const CAP_DERIVE_DEPTH: u64 = 7;
 
 /// Maximum bytes one `console_write` accepts.
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;

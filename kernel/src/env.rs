@@ -396,6 +396,11 @@ impl EnvTable {
         self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
     }
 
+    /// Every live environment, in table order.
+    pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
+        self.slots.iter_mut().filter_map(|s| s.env.as_deref_mut())
+    }
+
     /// Number of live environments.
     pub fn count(&self) -> usize {
         self.slots.iter().filter(|s| s.env.is_some()).count()

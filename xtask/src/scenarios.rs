@@ -833,6 +833,21 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "hostile-derive",
+        about: "cap_derive narrows only (widening, grant without grant, too deep refused); cap_revoke takes every derived and granted copy from every list; a second program keeps running",
+        cmdline: "run=hostile-derive&spin+v+300",
+        expect: &[
+            "hostile-derive holder: ok (",
+            "hostile-derive: ok (",
+            "env * (hostile-derive) exited with status 0",
+            "spin v: done",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

@@ -8,6 +8,10 @@ use oxok_abi::Error;
 use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
 use oxok_cap::{Cap, CapError, Kind, Name, Rights};
 
+/// Read, write and grant: what a fresh frame or slot capability carries
+/// (call means nothing for them).
+pub const RWG: Rights = Rights::READ.union(Rights::WRITE).union(Rights::GRANT);
+
 /// The ABI error for a capability failure (mapping documented in
 /// `oxok_cap`).
 pub fn cap_error(e: CapError) -> Error {

@@ -16,7 +16,7 @@ mod pred;
 mod slot;
 
 pub use account::{account_info, env_limit};
-pub use cap::{cap_drop, cap_grant, cap_info};
+pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_revoke};
 pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;
 pub use env::{

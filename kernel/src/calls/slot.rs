@@ -47,7 +47,7 @@ fn slot_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<usize, Error> {
 /// A full capability for slot `index` at its current generation.
 fn new_cap(cx: &Cx<'_>, index: usize) -> Cap {
     let generation = cx.k.sched.vector.generation(index).unwrap_or(0);
-    Cap::new(Name::slot(0, index as u64, u64::from(generation)), Rights::ALL)
+    Cap::new(Name::slot(0, index as u64, u64::from(generation)), super::check::RWG)
 }
 
 /// Allocates a slot by placement.
