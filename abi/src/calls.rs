@@ -252,14 +252,25 @@ macro_rules! for_each_call {
             /// handler ends its slot in time (ticks it ran past the slot's
             /// end are charged; strikes reset).
             ///
-            /// Checks: `target` is 0 or names a live environment
-            /// (`BadEnv`) that can run now (`Busy`: created, sleeping or
-            /// waiting for a reply). If no time is left in the slot the
-            /// yield is plain. Changes: who runs.
+            /// `target` is a target word ([`call_target`](crate::call_target)):
+            /// the environment id in the low 32 bits, and in the high 32
+            /// bits the slot of the caller's capability for it, which must
+            /// carry [`rights::CALL`](crate::rights::CALL) — the target
+            /// (or whoever created it) hands that out, so nobody can push
+            /// its time onto an environment that did not agree.
+            ///
+            /// Checks: the id is 0 or names a live environment (`BadEnv`;
+            /// the caller's own id is a plain yield and needs no
+            /// capability) that can run now (`Busy`: created, sleeping or
+            /// waiting for a reply); the slot holds a capability for that
+            /// environment (`BadCap`) with call (`Denied`). If no time is
+            /// left in the slot the yield is plain. Changes: who runs.
             21 => yield_cpu(target) -> [];
 
             /// Synchronous protected control transfer to environment
-            /// `target` (in `rdi`). Every other general register is the
+            /// `target` (in `rdi`, a target word as for `yield_cpu`: the
+            /// id, and the slot of the caller's capability for it with
+            /// [`rights::CALL`](crate::rights::CALL)). Every other general register is the
             /// message and reaches the callee intact, except: `rdi` becomes
             /// the caller's id (supplied by the kernel, unforgeable), `rcx`
             /// is 1 (synchronous), `rax` 0, `rsp` 0 (the callee's entry sets
@@ -272,8 +283,12 @@ macro_rules! for_each_call {
             /// Checks: `target` is a live environment other than the caller
             /// (`BadEnv`, `Invalid`) with a `PCT` entry — an environment
             /// accepts calls by registering one (`Denied`) — that is not
-            /// already serving a call or waiting for a reply (`Busy`).
-            /// Changes: who runs; the caller waits.
+            /// already serving a call or waiting for a reply, and has run
+            /// (`Busy`: also for a created environment never started with
+            /// `env_run`); the capability slot holds a capability for it
+            /// (`BadCap`) with call (`Denied`) — the callee or its creator
+            /// hands those out (boot programs started together get them
+            /// for each other). Changes: who runs; the caller waits.
             22 => pct_call(target) -> [];
 
             /// Asynchronous protected control transfer: as `pct_call`, but
@@ -281,7 +296,8 @@ macro_rules! for_each_call {
             /// donates the rest of its time to the callee and stays
             /// runnable (this call returns 0 to it when it next runs).
             ///
-            /// Checks: as `pct_call`. Changes: who runs.
+            /// Checks: as `pct_call` (the capability with call included).
+            /// Changes: who runs.
             23 => pct_send(target) -> [];
 
             /// Ends serving a protected control transfer. After a
@@ -511,6 +527,17 @@ macro_rules! for_each_call {
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;
+
+/// The target word of `yield_cpu`, `pct_call` and `pct_send`: environment
+/// `env` (an id) and `cap_slot`, the slot of the caller's capability for it
+/// with [`rights::CALL`](crate::rights::CALL).
+pub const fn call_target(env: u64, cap_slot: u64) -> u64 {
+    (env & 0xffff_ffff) | (cap_slot << 32)
+}
+
+/// A capability slot that never holds a capability (for a target word when
+/// the caller has none: the call then fails with `BadCap`).
+pub const NO_CAP_SLOT: u64 = 0xffff_ffff;
 
 /// How many derivations (`cap_derive`, `cap_grant`) a capability can be
 /// below the first capability derived from.

@@ -39,7 +39,7 @@ pub mod boot;
 mod calls;
 pub mod cap_kind;
 pub mod frames;
-pub use calls::{ACCOUNT_MAX_DEPTH, CAP_DERIVE_DEPTH, CONSOLE_WRITE_MAX, Call};
+pub use calls::{ACCOUNT_MAX_DEPTH, CAP_DERIVE_DEPTH, CONSOLE_WRITE_MAX, Call, NO_CAP_SLOT, call_target};
 mod error;
 pub mod layout;
 pub mod pred;
@@ -79,7 +79,7 @@ pub mod rights {
     pub const GRANT: u64 = 4;
     /// Call (an environment: protected control transfer to it, directed
     /// yield to it).
-    pub const CALL: u64 = 8;
+    pub const CALL: u64 = 16;
 }
 
 /// The Oxok release, printed by the kernel and by init.

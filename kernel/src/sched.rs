@@ -303,15 +303,20 @@ fn start_step(k: &mut Kernel) -> bool {
     }
     let Some(step) = k.steps.pop_front() else { return false };
     while !k.envs.reap(usize::MAX) {}
+    let mut started = alloc::vec::Vec::new();
     for prog in &step {
         match crate::loader::load(&mut k.envs, k.archive, &prog.argv) {
             Ok(id) => {
                 log::info!("env {id} ({}) started", prog.argv[0]);
                 make_runnable(k, id);
+                if started.try_reserve(1).is_ok() {
+                    started.push(id);
+                }
             }
             Err(e) => log::error!("cannot start {:?}: {e}", prog.argv[0]),
         }
     }
+    crate::bootcaps::introduce(&mut k.envs, &started);
     true
 }
 

@@ -34,7 +34,7 @@ impl Rights {
     pub const GRANT: Rights = Rights(1 << 2);
     /// Permission to transfer control to the resource (an environment:
     /// `pct_call`, `pct_send`, directed `yield_cpu`).
-    pub const CALL: Rights = Rights(1 << 3);
+    pub const CALL: Rights = Rights(1 << 4);
     /// Every right.
     pub const ALL: Rights = Rights(Self::READ.0 | Self::WRITE.0 | Self::GRANT.0 | Self::CALL.0);
 
@@ -115,7 +115,7 @@ mod tests {
     #[test]
     fn all_is_the_four_rights() {
         assert_eq!(Rights::ALL, Rights::READ | Rights::WRITE | Rights::GRANT | Rights::CALL);
-        assert_eq!(Rights::ALL.bits(), 0b1111);
+        assert_eq!(Rights::ALL.bits(), 0b1_0111);
     }
 
     #[test]

@@ -90,3 +90,17 @@ pub fn env_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> R
     oxok_cap::check(&cap, &env_name(id), need).map_err(cap_error)?;
     Ok(id)
 }
+
+/// Splits a control-transfer target word (`oxok_abi::call_target`): the
+/// environment id (low 32 bits) and the capability slot (high 32 bits).
+pub fn split_target(word: u64) -> (EnvId, u64) {
+    (word as u32, word >> 32)
+}
+
+/// Checks that `caller`'s slot `slot` holds a capability for environment
+/// `target` with the call right (`BadCap`: empty, another resource or a
+/// stale generation; `Denied`: no call right).
+pub fn call_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, target: EnvId) -> Result<(), Error> {
+    let cap = cap_in(envs, caller, slot)?;
+    oxok_cap::check(&cap, &env_name(target), Rights::CALL).map_err(cap_error)
+}
