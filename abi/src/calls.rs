@@ -102,7 +102,7 @@ macro_rules! for_each_call {
 
             /// Describes the capability in `slot`: its resource kind (see
             /// [`cap_kind`](crate::cap_kind)), the resource's number (frame
-            /// number, environment id), and its rights bits.
+            /// number, environment id, time slot index), and its rights bits.
             ///
             /// Checks: the slot holds a capability (`BadCap`). Changes: nothing.
             9 => cap_info(slot) -> [kind, number, rights];
@@ -407,11 +407,16 @@ macro_rules! for_each_call {
             /// Returns the capability slot and the slot's index. Ownership
             /// takes effect at the next slot boundary.
             ///
+            /// The slot is charged to the caller's account (see
+            /// `env_limit_slots`).
+            ///
             /// Checks: `placement` known and `arg` inside the vector
-            /// (`Invalid`); `AT` a free slot (`Busy`); a free slot exists
-            /// (`NoMemory`); room in the capability list (`NoMemory`,
-            /// nothing allocated). Changes: one slot's owner and
-            /// generation; one capability slot.
+            /// (`Invalid`); the caller's account and every ancestor have
+            /// room for one more slot (`NoMemory`); `AT` a free slot
+            /// (`Busy`); a free slot exists (`NoMemory`); room in the
+            /// capability list (`NoMemory`, nothing allocated). Changes:
+            /// one slot's owner and generation; one capability slot; the
+            /// caller's account.
             32 => slot_alloc(placement, arg) -> [slot_cap, index];
 
             /// Frees the time slot named by the capability in `slot_cap` and
@@ -432,9 +437,12 @@ macro_rules! for_each_call {
             /// there.
             ///
             /// Checks: as `slot_free`; write on the target environment
-            /// (`Denied`, `BadEnv`); room in the target's list (`NoMemory`,
-            /// nothing changed). Changes: the slot's owner and generation;
-            /// one capability slot in each list.
+            /// (`Denied`, `BadEnv`); room in the target's list and, when
+            /// the target is charged to another account, room for one more
+            /// slot in that account and its ancestors (`NoMemory`, nothing
+            /// changed). Changes: the slot's owner and generation; one
+            /// capability slot in each list; the slot's charge moves to the
+            /// receiver's account.
             34 => slot_give(slot_cap, env_slot) -> [target_slot];
 
             /// Makes the environment named by `env_slot` ask for spare time
@@ -479,8 +487,9 @@ macro_rules! for_each_call {
             36 => env_limit(env_slot, frames, envs) -> [];
 
             /// Reports the account the environment named by `env_slot` is
-            /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES)
-            /// or [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS)) the amount charged
+            /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES),
+            /// [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS) or
+            /// [`ACCOUNT_SLOTS`](crate::ACCOUNT_SLOTS)) the amount charged
             /// to the account and every account nested in it, and the
             /// account's own limit ([`ACCOUNT_UNLIMITED`](crate::ACCOUNT_UNLIMITED)
             /// for none; an ancestor's may bind first); and the account's
@@ -521,6 +530,24 @@ macro_rules! for_each_call {
             /// right: only what came from the caller's own capability goes.
             /// Changes: slots of any list.
             43 => cap_revoke(slot) -> [removed];
+
+            /// Puts the environment named by `env_slot` into a **new
+            /// sub-account** of the account it is charged to now, limited
+            /// to `slots` CPU time slots (frames and environments limited
+            /// only by the ancestors), as `env_limit` does for frames and
+            /// environments. Every slot an environment owns is charged to
+            /// its account and every ancestor: `slot_alloc` charges one,
+            /// a slot received by `slot_give` is charged to the receiver's
+            /// account (and given back by the giver's), `slot_free` and
+            /// death give it back. So a process tree holds at most the
+            /// slots its account allows, whatever its members do.
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`); the
+            /// new account at most [`ACCOUNT_MAX_DEPTH`](crate::ACCOUNT_MAX_DEPTH)
+            /// below the root (`Invalid`); the slots it owns now fit
+            /// `slots`, and kernel memory for the account (`NoMemory`,
+            /// nothing changed). Changes: the environment's account.
+            44 => env_limit_slots(env_slot, slots) -> [];
         }
     };
 }

@@ -49,8 +49,8 @@ pub mod upcall;
 
 pub use error::Error;
 pub use state::{
-    ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_UNLIMITED, ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING,
-    ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
+    ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_SLOTS, ACCOUNT_UNLIMITED, ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING,
+    ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
 };
 
 /// `frame_alloc` argument asking for any free frame.

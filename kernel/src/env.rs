@@ -83,6 +83,8 @@ pub struct Env {
     /// environment and `owned.len() + 1` frames (the `+ 1` is its
     /// application area), always.
     pub quota: crate::account::AccountId,
+    /// CPU time slots it owns, charged to `quota`.
+    pub slots: u64,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -238,6 +240,7 @@ impl EnvTable {
             preds: Default::default(),
             account: oxok_slots::Account::new(),
             quota,
+            slots: 0,
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));

@@ -369,6 +369,12 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
+    // Its slots go back to the vector below (or already did, after an
+    // overrun): give back their charge while its account is known.
+    if let Some(env) = k.envs.get(id) {
+        crate::account::uncharge_slots(env.quota, env.slots);
+        env.slots = 0;
+    }
     if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;

@@ -645,9 +645,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "slots-hostile",
         about: "a spinner without slots gets no tick while an owner holds every slot; an env ignoring its \
-                slot ends is charged then destroyed; a critical section cannot hold the CPU",
+                slot ends is charged then destroyed; a critical section cannot hold the CPU; a program cannot \
+                take slots beyond its account's slot quota, alone or through a child",
         cmdline: "run=slots-hostile+owner&slots-hostile+lazy,slots-hostile+ignore&slots-hostile+fair+ignore,\
-                  slots-hostile+critical&slots-hostile+fair+critical,hello",
+                  slots-hostile+critical&slots-hostile+fair+critical,slots-hostile+quota,hello",
         expect: &[
             "slots-hostile owner: ran * ticks in 1 s; the lazy spinner ran 0",
             "slots-hostile owner: ok (",
@@ -658,6 +659,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "slots-hostile fair: ok (",
             "slots-hostile critical: ok (",
             "slots-hostile fair: ok (",
+            "slots-hostile quota: ok (",
             "hello: ok",
             "none leaked",
         ],

@@ -62,6 +62,9 @@ pub fn cap_info(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 3], Error> {
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
         (2, [_, index, generation]) => (generation << 10) | index,
+        // A time slot: its index in the vector (the name's second
+        // component is the CPU).
+        (3, [_, _cpu, index, _]) => *index,
         (_, [_, n, ..]) => *n,
         _ => 0,
     };

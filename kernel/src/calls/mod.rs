@@ -15,7 +15,7 @@ mod pct;
 mod pred;
 mod slot;
 
-pub use account::{account_info, env_limit};
+pub use account::{account_info, env_limit, env_limit_slots};
 pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_revoke};
 pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;
