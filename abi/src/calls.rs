@@ -26,7 +26,9 @@ macro_rules! for_each_call {
             /// Checks: every byte of `[ptr, ptr+len)` lies below
             /// [`layout::USER_TOP`](crate::layout::USER_TOP) and is mapped
             /// user-readable in the caller's page table
-            /// ([`Error::BadAddress`](crate::Error::BadAddress) otherwise);
+            /// ([`Error::BadAddress`](crate::Error::BadAddress) otherwise;
+            /// a zero-length range is accepted at any `ptr` below
+            /// `USER_TOP`, mapped or not, aligned or not, and writes nothing);
             /// `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
             /// ([`Error::Invalid`](crate::Error::Invalid)).
             /// Changes: nothing but the console. Returns the bytes written.
@@ -112,7 +114,10 @@ macro_rules! for_each_call {
             /// caller), with `flags` (`pte::WRITABLE`, `pte::NO_EXECUTE`,
             /// libOS bits). The secure binding: the check happens here, once.
             ///
-            /// Checks: the environment capability carries write (`Denied`);
+            /// Checks: the environment capability carries write, and
+            /// [`rights::EXECUTE`](crate::rights::EXECUTE) if the mapping
+            /// is executable (`flags` without `NO_EXECUTE`) (`Denied`);
+            /// `flags` has no bit besides those above (`Invalid`);
             /// the frame capability names a live frame (`BadCap`) with read,
             /// and write if `flags` asks for it (`Denied`); `va` is
             /// page-aligned and below `USER_TOP` (`BadAddress`); nothing is
@@ -137,8 +142,11 @@ macro_rules! for_each_call {
             /// process can drop a frame's own capability once it is mapped
             /// and still re-enable write later (copy-on-write, `unprot`).
             ///
-            /// Checks: as `page_unmap`, plus the capability when write is
-            /// added (`BadCap`, `Denied`). Changes: one entry.
+            /// Checks: as `page_unmap`, plus execute on the environment
+            /// capability if the new flags leave the page executable
+            /// (`Denied`), no unknown bit in `flags` (`Invalid`), and the
+            /// capability when write is added (`BadCap`, `Denied`).
+            /// Changes: one entry.
             12 => page_protect(env_slot, va, flags, frame_slot) -> [];
 
             /// Applies `count` [`MapEntry`](crate::MapEntry) records at user
@@ -165,7 +173,10 @@ macro_rules! for_each_call {
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
-            /// Checks: per record, as the single calls; a share's `src` must
+            /// Checks: per record, as the single calls (a map, protect or
+            /// share record without `NO_EXECUTE` needs execute on the
+            /// environment capability: `Denied`; unknown flag bits:
+            /// `Invalid`); a share's `src` must
             /// be mapped in the caller (`NotFound`) with at least the rights
             /// asked (`Denied`); the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
@@ -222,7 +233,8 @@ macro_rules! for_each_call {
             ///
             /// Checks: write on the environment (`Denied`); `buf` readable
             /// (`BadAddress`); `rip`, `rsp` and upcall entries canonical and
-            /// below `USER_TOP` (`Invalid`). Changes: the state.
+            /// strictly below `USER_TOP` (`Invalid`; `rsp == USER_TOP` too).
+            /// Changes: the state.
             18 => env_set_state(env_slot, buf) -> [];
 
             /// Sets upcall entry `kind` (see [`upcall`](crate::upcall)) of
@@ -382,18 +394,24 @@ macro_rules! for_each_call {
             /// the call never blocks — sleep on `SysInfo::console_in`).
             ///
             /// Checks: `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
-            /// (`Invalid`); the buffer writable (`BadAddress`, nothing
-            /// consumed). Changes: consumes the bytes returned.
+            /// (`Invalid`); the buffer below `USER_TOP` and writable
+            /// (`BadAddress`, nothing consumed; a zero-length buffer is
+            /// accepted at any `ptr` below `USER_TOP` and reads nothing).
+            /// Changes: consumes the bytes returned.
             30 => console_read(ptr, len) -> [read];
 
-            /// Reaps an ended child: returns its exit status (see
+            /// Reaps an ended environment: returns its exit status (see
             /// [`EnvEntry::exit_status`](crate::EnvEntry::exit_status)) and
-            /// frees its table row; the capability slot empties.
+            /// frees its table row; the capability slot empties. An ended
+            /// environment's row stays (a zombie) only while its creator is
+            /// alive, so in practice the creator reaps — but what is checked
+            /// is the capability, not the family tree.
             ///
-            /// Checks: the capability names an environment the caller
-            /// created (`BadCap`, `Denied`); it has ended (`Busy` while it
-            /// runs; `BadEnv` if it is gone or already reaped).
-            /// Changes: the row and the caller's slot.
+            /// Checks: the slot holds a capability naming an environment
+            /// (`BadCap`) with write (`Denied`, also while the environment
+            /// still runs); it has ended (`Busy` while it runs); its row is
+            /// waiting to be reaped (`BadEnv` if it is gone or already
+            /// reaped). Changes: the row and the caller's slot.
             31 => env_reap(env_slot) -> [status];
             /// Allocates a CPU time slot of CPU 0's slot vector to the
             /// caller and puts a capability for it (read, write, grant;

@@ -80,6 +80,8 @@ pub mod rights {
     /// Call (an environment: protected control transfer to it, directed
     /// yield to it).
     pub const CALL: u64 = 16;
+    /// Execute (an environment: map pages into it without `NO_EXECUTE`).
+    pub const EXECUTE: u64 = 32;
 }
 
 /// The Oxok release, printed by the kernel and by init.

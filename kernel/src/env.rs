@@ -399,6 +399,13 @@ impl EnvTable {
         self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
     }
 
+    /// The creator recorded in ended environment `id`'s zombie row, if it
+    /// has one (`env_reap` reaps on the creator's behalf).
+    pub fn zombie_parent(&self, id: EnvId) -> Option<EnvId> {
+        let slot = self.slots.get((id as usize) & (MAX_ENVS - 1))?;
+        slot.zombie.filter(|z| z.id == id).map(|z| z.parent)
+    }
+
     /// Every live environment, in table order.
     pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
         self.slots.iter_mut().filter_map(|s| s.env.as_deref_mut())

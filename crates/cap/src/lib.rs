@@ -14,7 +14,7 @@
 //!   resource is reallocated — [`Name::frame`] `/1/frame/gen`, [`Name::env`]
 //!   `/2/id/gen`, [`Name::slot`] `/3/cpu/index/gen`; later filters (4), rings
 //!   (5) and disk extents (6). A name covers every name it is a prefix of.
-//! - [`Rights`] are `READ`, `WRITE`, `GRANT` and `CALL`.
+//! - [`Rights`] are `READ`, `WRITE`, `GRANT`, `CALL` and `EXECUTE`.
 //! - A [`Cap`] is a name plus rights. `a` [dominates](Cap::dominates) `b`
 //!   when `a.name` covers `b.name` and `a.rights ⊇ b.rights`. [`Cap::ROOT`]
 //!   dominates everything; the kernel holds it.

@@ -124,7 +124,7 @@ fn random_derivations_and_revocations() {
             let from = rng.below(4) as usize;
             let to = rng.below(4) as usize;
             let slot = rng.below(N as u64 + 2);
-            let rights = Rights::from_bits(rng.below(32) as u8 & 0b1_0111).unwrap();
+            let rights = Rights::from_bits(rng.below(64) as u8 & 0b11_0111).unwrap();
             let Ok((cap, lineage)) = derive_child(&mut lists[from], slot, rights, &mut ids) else { continue };
             let parent = *lists[from].get(slot).unwrap();
             assert!(parent.dominates(&cap), "a child never has more than its parent");
