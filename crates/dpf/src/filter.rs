@@ -121,6 +121,7 @@ impl Filter {
             self.atoms[w] = self.atoms[r];
             w += 1;
         }
+        self.atoms[w..len].fill(FILLER);
         self.len = w as u8;
     }
 
