@@ -65,7 +65,7 @@ struct Path {
 }
 
 impl Trie {
-    pub(crate) fn new(seed: u64) -> Trie {
+    pub(crate) const fn new(seed: u64) -> Trie {
         // splitmix64's finaliser: any seed gives a well-mixed odd multiplier.
         let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -268,7 +268,7 @@ impl Trie {
                     None => false,
                 },
                 Group::Shift { field, scale, child } => match field.read(w.packet, base) {
-                    Some(v) => self.visit(*child, base + v as usize * *scale as usize, w),
+                    Some(v) => self.visit(*child, base.saturating_add((v as usize).saturating_mul(*scale as usize)), w),
                     None => false,
                 },
             };

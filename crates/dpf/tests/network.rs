@@ -210,3 +210,12 @@ fn demux_cost_does_not_grow_with_filters_on_one_field() {
     assert!(many < 12, "{many} nodes visited");
     assert!(nodes < 2 * 500 + 20, "shared prefix: {nodes} nodes");
 }
+
+#[test]
+fn filters_print_for_the_shell() {
+    let f = build::tcp_listen(80).build().unwrap();
+    assert_eq!(
+        f.to_string(),
+        "u16[12]&ffff=0800 u8[14]&f0=40 u16[20]&1fff=0000 u8[23]&ff=06 >>u8[14]&0f*4 u16[16]&ffff=0050"
+    );
+}
