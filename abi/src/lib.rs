@@ -38,6 +38,7 @@
 pub mod boot;
 mod calls;
 pub mod cap_kind;
+pub mod filter;
 pub mod frames;
 pub use calls::{ACCOUNT_MAX_DEPTH, CAP_DERIVE_DEPTH, CONSOLE_WRITE_MAX, Call, NO_CAP_SLOT, call_target};
 mod error;
