@@ -10,7 +10,8 @@
 //! its capability. The holder then finds its capability gone — it can
 //! neither map nor describe nor pass it on — and exits 0; the owner's own
 //! capability still maps, the frame table counts exactly one capability,
-//! and nothing leaked.
+//! and nothing leaked. A read-only capability derived for an environment
+//! reads its state until revoked, and then reads nothing.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -105,6 +106,10 @@ fn owner() -> i32 {
     t.check(chain.iter().all(|&s| sys::cap_info(s) == Err(Error::BadCap)), "every link of the chain is gone");
     t.expect(sys::page_map(0, ro, VA2, 0), Err(Error::BadCap), "a revoked capability no longer maps");
     t.expect(refs(), Some(1), "frame table: only the owner's capability");
+
+    // An environment capability: a derived read-only one reads the state
+    // until it is revoked, and never more than read.
+    env_state(&mut t);
 
     // Across environments: the holder gets a read-write child by grant.
     let holder = across(&mut t, cap, pfn);
@@ -208,4 +213,27 @@ fn holder(pfn: u64) -> i32 {
     t.check(find().is_none(), "no capability for the frame is left");
     t.expect(sys::page_unmap(0, VA), Ok([]), "holder unmaps its old binding");
     t.finish()
+}
+
+/// A read-only capability derived from a child's reads its state, cannot
+/// write it or gain call, and reads nothing once revoked.
+fn env_state(t: &mut Checks) {
+    let Ok([env, _]) = sys::env_create() else {
+        t.check(false, "env_create");
+        return;
+    };
+    let mut state = oxok_libos::abi::EnvState::default();
+    let buf = &raw mut state as u64;
+    match sys::cap_derive(env, R) {
+        Ok([ro]) => {
+            t.expect(sys::env_get_state(ro, buf), Ok([]), "a derived read-only capability reads the state");
+            t.expect(sys::env_set_state(ro, buf), Err(Error::Denied), "but cannot write it");
+            t.expect(sys::cap_derive(ro, R | rights::CALL).map(|_| ()), Err(Error::Denied), "nor derive call");
+            t.expect(sys::cap_revoke(env), Ok([1]), "revoke what was derived from the environment capability");
+            t.expect(sys::env_get_state(ro, buf), Err(Error::BadCap), "the revoked capability no longer reads");
+            t.expect(sys::env_get_state(env, buf), Ok([]), "the creator's own still does");
+        }
+        Err(_) => t.check(false, "derive a read-only environment capability"),
+    }
+    t.expect(sys::env_destroy(env), Ok([]), "destroy it");
 }
