@@ -30,7 +30,11 @@ macro_rules! for_each_call {
             /// a zero-length range is accepted at any `ptr` below
             /// `USER_TOP`, mapped or not, aligned or not, and writes nothing);
             /// `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
-            /// ([`Error::Invalid`](crate::Error::Invalid)).
+            /// ([`Error::Invalid`](crate::Error::Invalid)); then, for a
+            /// non-empty range, that the caller holds a capability for the
+            /// console ([`cap_kind::CONSOLE`](crate::cap_kind::CONSOLE))
+            /// with write, in any slot (`Denied`). Boot programs get one
+            /// from the kernel; the libOS passes it on to children.
             /// Changes: nothing but the console. Returns the bytes written.
             1 => console_write(ptr, len) -> [written];
 
@@ -396,7 +400,9 @@ macro_rules! for_each_call {
             /// Checks: `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
             /// (`Invalid`); the buffer below `USER_TOP` and writable
             /// (`BadAddress`, nothing consumed; a zero-length buffer is
-            /// accepted at any `ptr` below `USER_TOP` and reads nothing).
+            /// accepted at any `ptr` below `USER_TOP` and reads nothing);
+            /// then a console capability with read in the caller's list
+            /// (`Denied`, nothing consumed).
             /// Changes: consumes the bytes returned.
             30 => console_read(ptr, len) -> [read];
 

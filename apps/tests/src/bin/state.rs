@@ -101,6 +101,9 @@ fn main(_args: Args) -> i32 {
 
 /// Makes a child runnable; checks the table and that its state stayed.
 fn run(slot: u64, id: u64, state: &EnvState) -> bool {
+    // What every libOS child gets before it runs (the console capability
+    // among it: the child writes its line).
+    oxok_libos::callcap::pass_on(slot);
     let ran = sys::env_run(slot);
     let status = exposed::env_entry(id).map(|r| r.status);
     let regs = get(slot).map(|s| s.regs);
