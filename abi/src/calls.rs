@@ -485,7 +485,8 @@ macro_rules! for_each_call {
 
             /// Puts the environment named by `env_slot` into a **new
             /// sub-account** of the account it is charged to now, limited
-            /// to `frames` frames and `envs` environments. Every
+            /// to `frames` frames and `envs` environments (its CPU slots
+            /// limited only by the ancestors: see `env_limit_slots`). Every
             /// environment is charged to one account: 1 environment plus 1
             /// frame (its application area) when created, 1 frame per
             /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader);
