@@ -132,6 +132,9 @@ fn indices(va: u64) -> [usize; 4] {
 /// PML4 entries); the lower half below `USER_TOP` is the environment's.
 pub struct AddressSpace {
     root: u64,
+    /// Page-table frames below the root this space holds (see
+    /// [`Self::tables`]).
+    tables: u64,
 }
 
 impl AddressSpace {
@@ -146,7 +149,7 @@ impl AddressSpace {
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
         write_entry(root, UVPT_SLOT, root | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
-        Ok(AddressSpace { root })
+        Ok(AddressSpace { root, tables: 0 })
     }
 
     /// Makes this the current address space.
@@ -174,6 +177,7 @@ impl AddressSpace {
                 e & pte::ADDRESS_MASK
             } else {
                 let next = new_table()?;
+                self.tables += 1;
                 write_entry(t, i, next | pte::PRESENT | pte::WRITABLE | pte::USER);
                 next
             };
@@ -184,6 +188,77 @@ impl AddressSpace {
         let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
         write_entry(t, idx[3], pa | (flags & allowed) | pte::PRESENT | pte::USER);
         Ok(())
+    }
+
+    /// Page-table frames below the root this space holds: they only grow
+    /// (with [`Self::map`]) until the space is torn down.
+    pub fn tables(&self) -> u64 {
+        self.tables
+    }
+
+    /// How many new page-table frames [`Self::map`] at `va` would need
+    /// (0 to 3); 0 for an address `map` refuses anyway.
+    pub fn tables_needed(&self, va: u64) -> u64 {
+        if va >= USER_TOP {
+            return 0;
+        }
+        let mut t = self.root;
+        for (level, &i) in indices(va)[..3].iter().enumerate() {
+            let e = read_entry(t, i);
+            if e & pte::PRESENT == 0 {
+                return 3 - level as u64;
+            }
+            t = e & pte::ADDRESS_MASK;
+        }
+        0
+    }
+
+    /// One bounded step of a walk over the user half: from `cursor` on,
+    /// for every present page `f(va, entry)` decides whether the mapping
+    /// is removed (true: the entry is cleared, its TLB entry flushed if
+    /// this space is current). Each last-level table examined costs one
+    /// unit of `budget`; skipping absent entries is free (every upper table
+    /// holds at least one lower one, so at most ~1,300 absent entries are
+    /// skipped per unit). Returns true when the walk is complete.
+    pub fn sweep_step(&mut self, cursor: &mut u64, budget: &mut usize, mut f: impl FnMut(u64, u64) -> bool) -> bool {
+        const GIB: u64 = 1 << 30;
+        const PML4_SPAN: u64 = 1 << 39;
+        let end = (USER_SLOTS as u64) << 39;
+        let current = cpu::cr3() == self.root;
+        while *cursor < end {
+            let va = *cursor;
+            let [i4, i3, i2, _] = indices(va);
+            let e4 = read_entry(self.root, i4);
+            if e4 & pte::PRESENT == 0 {
+                *cursor = (va | (PML4_SPAN - 1)) + 1;
+                continue;
+            }
+            let e3 = read_entry(e4 & pte::ADDRESS_MASK, i3);
+            if e3 & pte::PRESENT == 0 {
+                *cursor = (va | (GIB - 1)) + 1;
+                continue;
+            }
+            let e2 = read_entry(e3 & pte::ADDRESS_MASK, i2);
+            if e2 & pte::PRESENT != 0 {
+                if *budget == 0 {
+                    return false;
+                }
+                *budget -= 1;
+                let pt = e2 & pte::ADDRESS_MASK;
+                for i1 in 0..ENTRIES {
+                    let e1 = read_entry(pt, i1);
+                    let page = va | ((i1 as u64) << 12);
+                    if e1 & pte::PRESENT != 0 && f(page, e1) {
+                        write_entry(pt, i1, 0);
+                        if current {
+                            cpu::invlpg(page);
+                        }
+                    }
+                }
+            }
+            *cursor = va + (1 << 21);
+        }
+        true
     }
 
     /// Removes the mapping at `va`; returns the old entry.
@@ -218,36 +293,6 @@ impl AddressSpace {
             cpu::invlpg(va);
         }
         Ok(old)
-    }
-
-    /// Calls `f(va, entry)` for every present user page.
-    pub fn for_each_page(&self, mut f: impl FnMut(u64, u64)) {
-        for i4 in 0..USER_SLOTS {
-            let e4 = read_entry(self.root, i4);
-            if e4 & pte::PRESENT == 0 {
-                continue;
-            }
-            for i3 in 0..ENTRIES {
-                let e3 = read_entry(e4 & pte::ADDRESS_MASK, i3);
-                if e3 & pte::PRESENT == 0 {
-                    continue;
-                }
-                for i2 in 0..ENTRIES {
-                    let e2 = read_entry(e3 & pte::ADDRESS_MASK, i2);
-                    if e2 & pte::PRESENT == 0 {
-                        continue;
-                    }
-                    for i1 in 0..ENTRIES {
-                        let e1 = read_entry(e2 & pte::ADDRESS_MASK, i1);
-                        if e1 & pte::PRESENT != 0 {
-                            let va =
-                                ((i4 as u64) << 39) | ((i3 as u64) << 30) | ((i2 as u64) << 21) | ((i1 as u64) << 12);
-                            f(va, e1);
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /// The leaf entry mapping `va`, if present.
@@ -328,20 +373,18 @@ impl AddressSpace {
         while !space.teardown_step(&mut cursor, usize::MAX, &mut leaf) {}
     }
 
-    /// One bounded step of tearing down the user half: examines at most
-    /// `budget` page-directory entries from `cursor` on, calling `leaf(va,
-    /// entry)` for every present page and freeing each page-table frame once
-    /// passed. Returns true when everything, the PML4 included, is freed.
+    /// One bounded step of tearing down the user half: from `cursor` on,
+    /// calls `leaf(va, entry)` for every present page and frees each
+    /// page-table frame once passed. Each last-level table examined costs
+    /// one unit of `budget` (absent entries are skipped for free, as in
+    /// [`Self::sweep_step`]). Returns true when everything, the PML4
+    /// included, is freed.
     pub fn teardown_step(&mut self, cursor: &mut u64, mut budget: usize, mut leaf: impl FnMut(u64, u64)) -> bool {
         const GIB: u64 = 1 << 30;
         const PML4_SPAN: u64 = 1 << 39;
         let end = (USER_SLOTS as u64) << 39;
         self.deactivate();
         while *cursor < end {
-            if budget == 0 {
-                return false;
-            }
-            budget -= 1;
             let va = *cursor;
             let [i4, i3, i2, _] = indices(va);
             let e4 = read_entry(self.root, i4);
@@ -355,6 +398,10 @@ impl AddressSpace {
                 let pd = e3 & pte::ADDRESS_MASK;
                 let e2 = read_entry(pd, i2);
                 if e2 & pte::PRESENT != 0 {
+                    if budget == 0 {
+                        return false;
+                    }
+                    budget -= 1;
                     let pt = e2 & pte::ADDRESS_MASK;
                     for i1 in 0..ENTRIES {
                         let e1 = read_entry(pt, i1);
@@ -364,11 +411,13 @@ impl AddressSpace {
                     }
                     write_entry(pd, i2, 0);
                     frame::with(|f| f.free(pt));
+                    self.tables = self.tables.saturating_sub(1);
                 }
                 *cursor = va + (1 << 21);
                 if i2 == ENTRIES - 1 {
                     write_entry(pdpt, i3, 0);
                     frame::with(|f| f.free(pd));
+                    self.tables = self.tables.saturating_sub(1);
                 }
             } else {
                 *cursor = (va | (GIB - 1)) + 1;
@@ -376,6 +425,7 @@ impl AddressSpace {
             if cursor.is_multiple_of(PML4_SPAN) {
                 write_entry(self.root, i4, 0);
                 frame::with(|f| f.free(pdpt));
+                self.tables = self.tables.saturating_sub(1);
             }
         }
         if self.root != 0 {
