@@ -159,14 +159,14 @@ impl Env {
                 id: self.id,
                 status: self.status,
                 parent: self.parent,
-                frames: (self.charged_frames() - 1).min(u64::from(u32::MAX)) as u32,
+                frames: self.owned.len() as u32,
                 runs: self.runs,
                 revoke_pending: self.revoke.map_or(0, |r| r.owed.min(u64::from(u32::MAX)) as u32),
                 repossessed: self.repossessed,
                 name,
                 exit_status: 0,
                 account: self.quota,
-                _reserved: 0,
+                tables: self.pt_charged.min(u64::from(u32::MAX)) as u32,
             },
         );
     }

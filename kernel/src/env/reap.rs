@@ -68,10 +68,8 @@ fn collect_in(slots: &mut [Slot], pfn: u64) {
         return;
     }
     let id = entry.owner;
-    let Some(env) = slots
-        .get_mut((id as usize) & (super::MAX_ENVS - 1))
-        .and_then(|s| s.env.as_deref_mut())
-        .filter(|e| e.id == id)
+    let Some(env) =
+        slots.get_mut((id as usize) & (super::MAX_ENVS - 1)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id)
     else {
         return;
     };
