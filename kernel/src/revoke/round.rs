@@ -196,7 +196,7 @@ impl Repossess {
         let want = owed.min(ROUND as u64) as usize;
         // Preference: (class, order found).
         let mut keys = [(u8::MAX, 0u16, 0usize); CANDIDATES];
-        for i in 0..self.ncand {
+        for (i, key) in keys.iter_mut().enumerate().take(self.ncand) {
             let Some(e) = frame::with(|f| f.entry(self.cand[i]).copied()) else { continue };
             if e.owner != id || !env.owned.contains(&self.cand[i]) {
                 continue;
@@ -208,7 +208,7 @@ impl Repossess {
                 _ if only_mine => 2,
                 _ => 3,
             };
-            keys[i] = (class, self.order[i], i);
+            *key = (class, self.order[i], i);
         }
         keys[..self.ncand].sort_unstable();
         self.nvict = 0;

@@ -19,7 +19,7 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 use oxok_libos::abi::frames::OWNER_RETIRED;
-use oxok_libos::abi::layout::{ENV_TABLE_ROWS, PAGE_SIZE};
+use oxok_libos::abi::layout::ENV_TABLE_ROWS;
 use oxok_libos::abi::{ACCOUNT_FRAMES, ANY_FRAME, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
@@ -98,6 +98,5 @@ fn main(args: Args) -> i32 {
     c.check(refused.is_some() && cycles < limit, "the frame was retired at the generation limit");
     c.check(exposed::frame_entry(pfn).is_some_and(|e| e.owner == OWNER_RETIRED), "the frame table says retired");
     c.check(sys::page_map(0, fstale, 0x3000_0000_0000, 0).is_err(), "the stale frame capability maps nothing");
-    let _ = PAGE_SIZE;
     c.finish()
 }
