@@ -12,10 +12,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL};
-use oxok_abi::frames::{OWNER_FREE, OWNER_RESERVED};
 use oxok_abi::layout::{APP_AREA, pte};
 use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
-use oxok_cap::{Cap, CapList, Kind, Name, Rights};
+use oxok_cap::{Cap, CapList, Name, Rights};
 
 /// Most environments alive at once (the exposed table's rows).
 pub const MAX_ENVS: usize = oxok_abi::layout::ENV_TABLE_ROWS;
@@ -406,30 +405,6 @@ impl EnvTable {
     }
 }
 
-/// The frame number a frame capability names, if it is one.
-pub fn frame_of_cap(cap: &Cap) -> Option<u64> {
-    let comps = cap.name.components();
-    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| comps[1])
-}
-
-/// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
-/// the frame table's `refs`, if `cap` names a frame of the current
-/// generation (a stale capability names nothing any more).
-pub fn count_frame_ref(cap: &Cap, delta: i32) {
-    let comps = cap.name.components();
-    if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
-        return;
-    }
-    frame::with(|f| {
-        if let Some(e) = f.entry_mut(comps[1])
-            && u64::from(e.generation) == comps[2]
-            && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED)
-        {
-            e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
-        }
-    });
-}
-
 /// Publishes the kernel heap's use in the system-information page.
 fn publish_heap() {
     let (used, _) = crate::mem::heap::usage();
@@ -437,4 +412,4 @@ fn publish_heap() {
 }
 
 mod reap;
-pub use reap::{map_frame, release_mapping};
+pub use reap::{count_frame_ref, frame_of_cap, map_frame, release_mapping};

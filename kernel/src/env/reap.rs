@@ -6,8 +6,9 @@ use super::{Dying, Env, EnvTable, Slot, publish_heap};
 use crate::account;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
-use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_ORPHAN};
+use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
 use oxok_abi::layout::pte;
+use oxok_cap::{Cap, Kind};
 
 impl EnvTable {
     /// Continues tearing down destroyed environments for at most `budget`
@@ -126,4 +127,28 @@ pub fn release_mapping(pa: u64) -> bool {
         }
         unreachable
     })
+}
+
+/// The frame number a frame capability names, if it is one.
+pub fn frame_of_cap(cap: &Cap) -> Option<u64> {
+    let comps = cap.name.components();
+    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| comps[1])
+}
+
+/// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
+/// the frame table's `refs`, if `cap` names a frame of the current
+/// generation (a stale capability names nothing any more).
+pub fn count_frame_ref(cap: &Cap, delta: i32) {
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
+        return;
+    }
+    frame::with(|f| {
+        if let Some(e) = f.entry_mut(comps[1])
+            && u64::from(e.generation) == comps[2]
+            && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED)
+        {
+            e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
+        }
+    });
 }
