@@ -894,11 +894,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "hostile-revoke-dodge",
-        about: "revocation cannot be dodged: a target that never runs and shares its frames with an accomplice loses them at the deadline, enforced from the timer, with every mapping (the accomplice's too) removed; a victim keeps working",
+        about: "revocation cannot be dodged: a target that never runs, and a forked child asleep for good, both sharing frames with an accomplice, lose them at the deadline, enforced from the timer, with every mapping (the accomplice's too) removed; a victim keeps working",
         cmdline: "run=hostile-victim+hostile-revoke-dodge&hostile-revoke-dodge",
         expect: &[
             "(hostile-revoke-dodge.child): revocation deadline passed; abort protocol took 4 of 4 frames",
             "hostile-revoke-dodge: target * never ran; repossessed Some(4) of 4",
+            "hostile-revoke-dodge: sleeping child * repossessed Some(*) of",
             "hostile-revoke-dodge: ok (",
             "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
             "none leaked",
