@@ -471,12 +471,40 @@ macro_rules! for_each_call {
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.
             37 => account_info(env_slot, kind) -> [used, limit, account];
+
+            /// Sets the FS base (`which` = [`BASE_FS`](crate::BASE_FS)) or
+            /// the GS base ([`BASE_GS`](crate::BASE_GS)) of the environment
+            /// named by `env_slot` to `value`: `%fs:`/`%gs:` addressing then
+            /// starts there (thread-local storage; Linux's `arch_prctl`).
+            /// Each environment has its own pair, switched with it, zero
+            /// when created, part of [`EnvState`](crate::EnvState). (A
+            /// program that loads a segment selector into FS or GS resets
+            /// that base, as the CPU does.)
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`);
+            /// `which` known and `value` below
+            /// [`layout::USER_TOP`](crate::layout::USER_TOP) (`Invalid`).
+            /// Changes: that base (at once, if it is the caller's own).
+            38 => env_set_base(env_slot, which, value) -> [];
+
+            /// Returns the FS base (`which` = [`BASE_FS`](crate::BASE_FS))
+            /// or the GS base ([`BASE_GS`](crate::BASE_GS)) of the
+            /// environment named by `env_slot`.
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`);
+            /// `which` known (`Invalid`). Changes: nothing.
+            39 => env_get_base(env_slot, which) -> [value];
         }
     };
 }
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;
+
+/// `env_set_base`/`env_get_base`: the FS base.
+pub const BASE_FS: u64 = 0;
+/// `env_set_base`/`env_get_base`: the GS base.
+pub const BASE_GS: u64 = 1;
 
 /// Maximum bytes one `console_write` accepts.
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;

@@ -83,6 +83,8 @@ pub struct Env {
     /// environment and `owned.len() + 1` frames (the `+ 1` is its
     /// application area), always.
     pub quota: crate::account::AccountId,
+    /// Its x87/SSE state and FS/GS bases (`crate::fpu`).
+    pub ext: crate::fpu::Extended,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -238,6 +240,7 @@ impl EnvTable {
             preds: Default::default(),
             account: oxok_slots::Account::new(),
             quota,
+            ext: crate::fpu::Extended::new(),
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));

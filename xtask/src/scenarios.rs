@@ -833,6 +833,62 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "hostile-fpu-leak",
+        about: "x87/SSE state does not leak: a program leaves 1234567.875 on the x87 stack, markers in every XMM register and its own MXCSR; the next finds the clean state",
+        cmdline: "run=hostile-fpu-leak+plant,hostile-fpu-leak+probe",
+        expect: &["hostile-fpu-leak: planted (own state holds)", "hostile-fpu-leak: ok (", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-fpu-leak-lazy",
+        about: "as hostile-fpu-leak, with lazy FPU switching (CR0.TS, #NM)",
+        cmdline: "run=hostile-fpu-leak+plant,hostile-fpu-leak+probe fpu=lazy",
+        expect: &[
+            "lazy switching",
+            "hostile-fpu-leak: planted (own state holds)",
+            "hostile-fpu-leak: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fpu-isolation",
+        about: "two environments compute with x87 and SSE under one-tick preemption; each keeps its registers, MXCSR and results",
+        cmdline: "run=fpu-isolation+a+3&fpu-isolation+b+8 slot_ticks=1",
+        expect: &[
+            "fpu-isolation * ok (150 rounds, preempted",
+            "fpu-isolation * ok (150 rounds, preempted",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 90,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fpu-isolation-lazy",
+        about: "as fpu-isolation, with lazy FPU switching (CR0.TS, #NM)",
+        cmdline: "run=fpu-isolation+a+3&fpu-isolation+b+8 slot_ticks=1 fpu=lazy",
+        expect: &[
+            "fpu-isolation * ok (150 rounds, preempted",
+            "fpu-isolation * ok (150 rounds, preempted",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 90,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fsbase",
+        about: "FS and GS bases per environment: two programs read %fs:0 and %gs:0 under one-tick preemption and always see their own; bad bases refused",
+        cmdline: "run=fsbase+0&fsbase+1 slot_ticks=1",
+        expect: &["fsbase *: ok (", "fsbase *: ok (", "none leaked"],
+        forbid: F,
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

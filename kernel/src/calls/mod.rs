@@ -3,6 +3,7 @@
 //! arguments as `u64`s and returns as many results as the table declares.
 
 mod account;
+mod base;
 mod cap;
 mod check;
 mod console;
@@ -16,6 +17,7 @@ mod pred;
 mod slot;
 
 pub use account::{account_info, env_limit};
+pub use base::{env_get_base, env_set_base};
 pub use cap::{cap_drop, cap_grant, cap_info};
 pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;

@@ -35,29 +35,7 @@ const FLAGS_CF: u64 = 1;
 const FLAGS_IOPL3: u64 = 3 << 12;
 
 /// A read-only buffer for the bad-buffer checks.
-static READ_ONLY: EnvState = EnvState {
-    regs: Regs {
-        rax: 0,
-        rbx: 0,
-        rcx: 0,
-        rdx: 0,
-        rsi: 0,
-        rdi: 0,
-        rbp: 0,
-        rsp: 0,
-        r8: 0,
-        r9: 0,
-        r10: 0,
-        r11: 0,
-        r12: 0,
-        r13: 0,
-        r14: 0,
-        r15: 0,
-        rip: 0,
-        rflags: 0,
-    },
-    upcalls: [0; upcall::KINDS],
-};
+static READ_ONLY: EnvState = EnvState::new();
 
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("state");
@@ -144,6 +122,7 @@ fn child_state() -> EnvState {
             rflags: FLAGS_IF | FLAGS_RESERVED,
         },
         upcalls: [0; upcall::KINDS],
+        ..EnvState::new()
     }
 }
 
