@@ -376,10 +376,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     wake_sleepers(k);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
-            env.waiting_for = None;
-            env.regs.rax = oxok_abi::Error::BadEnv.code();
-            env.status = ENV_RUNNABLE;
-            env.publish();
+            crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);
         }
     }
     match k.sched.remove(id, &mut View(&mut k.envs)) {

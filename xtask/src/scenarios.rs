@@ -371,6 +371,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "state: ok (",
             "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
             "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
+            "state-fpu: ok (",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
+            "state-sleeper: ok (",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
             "none leaked",
         ],
         forbid: &["FAIL", "frames leaked", "destroyed:", "exited with status 1"],
@@ -887,6 +892,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         expect: &["fsbase *: ok (", "fsbase *: ok (", "none leaked"],
         forbid: F,
         timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "pct-restart",
+        about: "Fluke's restart rule for PCT: a waiting caller exports pct_wait(callee, ticket); imported elsewhere it gets the reply; replaced, it is not clobbered; forged and duplicate waits refused",
+        cmdline: "run=pct-restart",
+        expect: &["pct-restart: ok (", "none leaked"],
+        forbid: F,
         ..Scenario::DEFAULT
     },
 ];
