@@ -84,6 +84,8 @@ pub fn parse(line: &str) -> Cmdline {
                 Ok(n) if n >= 2 => crate::mem::frame::set_gen_limit(n),
                 _ => log::warn!("cmdline: frame_gen_limit must be a number >= 2"),
             }
+        } else if crate::fpu::config_word(word) {
+            // `fpu=eager|lazy`, taken (or refused with a warning).
         } else if word == "ktest" {
             c.ktest = true;
         } else if !word.starts_with("log=") {
