@@ -1,0 +1,149 @@
+//! The buffer-cache registry: one entry per allocated block (block →
+//! frame, type, state), kept sorted by block number, memory proportional to
+//! the allocated blocks.
+
+use alloc::vec::Vec;
+
+use oxok_abi::xn::{DATA, state};
+
+use crate::Refusal;
+
+/// XN's record of one allocated block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// File system index.
+    pub fs: u32,
+    /// `DATA` or a template number of the file system.
+    pub ty: u32,
+    /// Allocation generation (distinct for every allocation).
+    pub generation: u64,
+    /// The owning metadata block and its generation; `None` for a root.
+    pub parent: Option<(u64, u64)>,
+    /// Blocks this metadata block owns in core.
+    pub children: u64,
+    /// The frame holding the cached block.
+    pub frame: Option<u64>,
+    /// Cached content changed since the last write was issued.
+    pub dirty: bool,
+    /// A write is in flight.
+    pub in_flight: bool,
+    /// Writes issued so far (the sequence number of the last one).
+    pub issued: u64,
+    /// The last completed write: (sequence, epoch of completion).
+    pub last_done: (u64, u64),
+    /// A completed write known to be durable (sequence), or 0.
+    pub durable_seq: u64,
+    /// Freed in core when the parent had issued this many writes; the block
+    /// waits on the will-free list.
+    pub freed: Option<u64>,
+    /// The parent's `issued` when this block was allocated.
+    pub parent_issued_at_alloc: u64,
+}
+
+impl Entry {
+    /// A freshly allocated (tainted, uncached) entry.
+    pub fn new(fs: u32, ty: u32, generation: u64, parent: Option<(u64, u64)>, parent_issued: u64) -> Entry {
+        Entry {
+            fs,
+            ty,
+            generation,
+            parent,
+            children: 0,
+            frame: None,
+            dirty: false,
+            in_flight: false,
+            issued: 0,
+            last_done: (0, 0),
+            durable_seq: 0,
+            freed: None,
+            parent_issued_at_alloc: parent_issued,
+        }
+    }
+
+    /// An entry found on disk at recovery: durable, uncached.
+    pub fn recovered(fs: u32, ty: u32, generation: u64, parent: Option<(u64, u64)>) -> Entry {
+        Entry { issued: 1, last_done: (1, 0), durable_seq: 1, ..Entry::new(fs, ty, generation, parent, 0) }
+    }
+
+    /// Whether it is a metadata block.
+    pub fn is_meta(&self) -> bool {
+        self.ty != DATA
+    }
+
+    /// The latest write known durable once epochs up to `durable` are.
+    pub fn durable_seq(&self, durable: u64) -> u64 {
+        if self.last_done.0 > 0 && self.last_done.1 <= durable { self.last_done.0 } else { self.durable_seq }
+    }
+
+    /// Records a completed write at `epoch`.
+    pub fn completed(&mut self, seq: u64, epoch: u64, durable: u64) {
+        self.durable_seq = self.durable_seq(durable);
+        self.last_done = (seq, epoch);
+    }
+
+    /// The exposed state ([`oxok_abi::xn::state`]).
+    pub fn state(&self, durable: u64) -> u8 {
+        if self.in_flight {
+            state::IN_FLIGHT
+        } else if self.durable_seq(durable) == 0 {
+            state::TAINTED
+        } else if self.dirty || self.last_done.1 > durable {
+            state::DIRTY
+        } else {
+            state::CLEAN
+        }
+    }
+}
+
+/// The entries, sorted by block.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Registry(Vec<(u64, Entry)>);
+
+impl Registry {
+    fn find(&self, block: u64) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&block, |&(b, _)| b)
+    }
+
+    pub fn get(&self, block: u64) -> Option<&Entry> {
+        self.find(block).ok().and_then(|i| self.0.get(i)).map(|(_, e)| e)
+    }
+
+    pub fn get_mut(&mut self, block: u64) -> Option<&mut Entry> {
+        self.find(block).ok().and_then(|i| self.0.get_mut(i)).map(|(_, e)| e)
+    }
+
+    /// Makes room for `n` more entries.
+    pub fn reserve(&mut self, n: u64) -> Result<(), Refusal> {
+        let n = usize::try_from(n).map_err(|_| Refusal::NoMemory)?;
+        self.0.try_reserve(n).map_err(|_| Refusal::NoMemory)
+    }
+
+    /// Inserts (after [`reserve`](Registry::reserve)); replaces an existing
+    /// entry for the block.
+    pub fn insert(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
+        match self.find(block) {
+            Ok(i) => {
+                if let Some(slot) = self.0.get_mut(i) {
+                    slot.1 = entry;
+                }
+            }
+            Err(i) => {
+                self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+                self.0.insert(i, (block, entry));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn remove(&mut self, block: u64) -> Option<Entry> {
+        self.find(block).ok().map(|i| self.0.remove(i).1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {
+        self.0.iter().map(|(b, e)| (*b, e))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
