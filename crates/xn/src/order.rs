@@ -103,12 +103,14 @@ impl Xn {
         }
     }
 
-    /// Examines at most `budget` will-free entries and frees those whose
+    /// Examines at most `budget` will-free entries (each at most once),
+    /// resuming where the last call stopped, and frees those whose
     /// last on-disk pointer is gone; returns how many it freed. The wrapper
     /// calls it after each flush with a bounded budget; a parent freed now
     /// may let its children go on the next call.
     pub fn reap(&mut self, budget: usize) -> usize {
         let (mut seen, mut freed) = (0, 0);
+        let budget = budget.min(self.will_free.len());
         while seen < budget && !self.will_free.is_empty() {
             if self.reap_cursor >= self.will_free.len() {
                 self.reap_cursor = 0;

@@ -8,6 +8,9 @@ use oxok_abi::xn::{DATA, state};
 
 use crate::Refusal;
 
+/// Open epochs with completions an entry remembers exactly.
+pub(crate) const PENDING: usize = 4;
+
 /// XN's record of one allocated block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
@@ -29,9 +32,12 @@ pub(crate) struct Entry {
     pub in_flight: bool,
     /// Writes issued so far (the sequence number of the last one).
     pub issued: u64,
-    /// The last completed write: (sequence, epoch of completion).
-    pub last_done: (u64, u64),
-    /// A completed write known to be durable (sequence), or 0.
+    /// Completed writes not yet known durable: (epoch of completion,
+    /// highest sequence completed in it), oldest first; `pending` are used.
+    pub done: [(u64, u64); PENDING],
+    /// Entries of `done` in use.
+    pub pending: u8,
+    /// The highest sequence known durable, or 0.
     pub durable_seq: u64,
     /// Freed in core when the parent had issued this many writes; the block
     /// waits on the will-free list.
@@ -53,7 +59,8 @@ impl Entry {
             dirty: false,
             in_flight: false,
             issued: 0,
-            last_done: (0, 0),
+            done: [(0, 0); PENDING],
+            pending: 0,
             durable_seq: 0,
             freed: None,
             parent_issued_at_alloc: parent_issued,
@@ -62,7 +69,7 @@ impl Entry {
 
     /// An entry found on disk at recovery: durable, uncached.
     pub fn recovered(fs: u32, ty: u32, generation: u64, parent: Option<(u64, u64)>) -> Entry {
-        Entry { issued: 1, last_done: (1, 0), durable_seq: 1, ..Entry::new(fs, ty, generation, parent, 0) }
+        Entry { issued: 1, durable_seq: 1, ..Entry::new(fs, ty, generation, parent, 0) }
     }
 
     /// Whether it is a metadata block.
@@ -70,15 +77,51 @@ impl Entry {
         self.ty != DATA
     }
 
-    /// The latest write known durable once epochs up to `durable` are.
-    pub fn durable_seq(&self, durable: u64) -> u64 {
-        if self.last_done.0 > 0 && self.last_done.1 <= durable { self.last_done.0 } else { self.durable_seq }
+    /// The completions recorded in `done`.
+    fn pending(&self) -> &[(u64, u64)] {
+        self.done.get(..usize::from(self.pending)).unwrap_or(&[])
     }
 
-    /// Records a completed write at `epoch`.
+    /// The highest sequence whose write is durable once every epoch up to
+    /// `durable` is (exact, as long as at most [`PENDING`] epochs with
+    /// completions are open; beyond that, later — never earlier).
+    pub fn durable_seq(&self, durable: u64) -> u64 {
+        self.pending().iter().filter(|&&(e, _)| e <= durable).map(|&(_, s)| s).fold(self.durable_seq, u64::max)
+    }
+
+    /// Records the completion of write `seq` in `epoch`.
     pub fn completed(&mut self, seq: u64, epoch: u64, durable: u64) {
+        // Fold what is durable now, keep the rest in order.
         self.durable_seq = self.durable_seq(durable);
-        self.last_done = (seq, epoch);
+        let mut kept = [(0, 0); PENDING];
+        let mut n = 0;
+        for &(e, s) in self.pending() {
+            if e > durable {
+                kept[n] = (e, s);
+                n += 1;
+            }
+        }
+        match kept.get_mut(n.wrapping_sub(1)) {
+            Some(last) if last.0 == epoch => last.1 = last.1.max(seq),
+            _ if n == PENDING => {
+                // Full: merge the two oldest into the later one
+                // (conservative: the older completion counts later).
+                kept[1].1 = kept[1].1.max(kept[0].1);
+                kept.copy_within(1.., 0);
+                kept[PENDING - 1] = (epoch, seq);
+            }
+            _ => {
+                kept[n] = (epoch, seq);
+                n += 1;
+            }
+        }
+        self.done = kept;
+        self.pending = n as u8;
+    }
+
+    /// Whether a completed write is not yet durable.
+    pub fn undurable(&self, durable: u64) -> bool {
+        self.pending().iter().any(|&(e, _)| e > durable)
     }
 
     /// The exposed state ([`oxok_abi::xn::state`]).
@@ -87,7 +130,7 @@ impl Entry {
             state::IN_FLIGHT
         } else if self.durable_seq(durable) == 0 {
             state::TAINTED
-        } else if self.dirty || self.last_done.1 > durable {
+        } else if self.dirty || self.undurable(durable) {
             state::DIRTY
         } else {
             state::CLEAN
