@@ -286,3 +286,32 @@ fn registration_refuses_bad_template_sets() {
     assert_eq!(xn.add_root(&mut mem, fs, 1, DIR, f, &dir(1, 1)), Err(Refusal::NotFree(1)));
     assert_eq!(xn.roots().len(), 1);
 }
+
+#[test]
+fn hostile_a_udf_that_loops_or_reads_outside_its_block_is_refused_at_registration() {
+    use oxok_xn::VerifyError;
+    let halt = Asm::new().halt();
+    let acl = dir_acl();
+    let cases = [
+        // No backward jump can be written: a skip of 0 (jump to itself) ...
+        (Asm::new().li(0, 1).jnz(0, 0), VerifyError::BadJump { at: 1 }),
+        // ... or a skip that would wrap around.
+        (Asm::new().jz(0, u32::MAX), VerifyError::BadJump { at: 0 }),
+        // Loops are bounded by constants, and so is their product.
+        (
+            Asm::new().repeat(0, 4096, 3).repeat(1, 4096, 1).ld32(2, 1, 0).ext(2, 2, 3),
+            VerifyError::TooCostly { steps: 1 + 4096 * (1 + 4096 + 1) },
+        ),
+        (Asm::new().repeat(0, u32::MAX, 1).li(1, 0), VerifyError::BadLoop { at: 0 }),
+        // A read past the block by its constant offset.
+        (Asm::new().ld64(0, 7, 4090).ext(0, 0, 0), VerifyError::OutOfBlock { at: 0 }),
+        // Another function's result.
+        (Asm::new().prin(0, rights::ALL), VerifyError::WrongFunction { at: 0 }),
+    ];
+    let mut xn = Xn::new(64).unwrap();
+    for (owns, want) in cases {
+        assert_eq!(xn.register_fs(&[&template(&owns, &acl, &halt)]), Err(want));
+    }
+    // Nothing was registered: the first good file system is number 0.
+    assert_eq!(xn.register_fs(&[&dir_template()]), Ok(oxok_xn::FsId(0)));
+}
