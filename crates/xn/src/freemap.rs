@@ -32,8 +32,12 @@ impl FreeMap {
         block < self.nblocks && self.word(block).is_some_and(|w| w & bit(block) == 0)
     }
 
-    /// Marks `block` allocated (`true`) or free.
+    /// Marks `block` allocated (`true`) or free; ignores blocks past the
+    /// disk.
     pub fn set(&mut self, block: u64, allocated: bool) {
+        if block >= self.nblocks {
+            return;
+        }
         if let Some(w) = usize::try_from(block / 64).ok().and_then(|i| self.words.get_mut(i)) {
             if allocated {
                 *w |= bit(block);

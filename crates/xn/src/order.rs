@@ -29,6 +29,10 @@ impl Xn {
     /// initialised — else [`Refusal::TaintedPointer`] names the first that
     /// is not (write and flush it first). Cost: one registry lookup per
     /// owned block. Then the block is in flight and no longer dirty.
+    ///
+    /// Writing needs no rights (as in Xok, any process may flush a dirty
+    /// block: writing back what the cache holds harms no one); changing
+    /// what the cache holds is what the rights guard.
     pub fn write_begin(&mut self, mem: &impl Frames, block: u64) -> Result<WriteTicket, Refusal> {
         let e = *self.live(block)?;
         if e.in_flight {

@@ -7,8 +7,11 @@ use oxok_xn::{Asm, Extent, Fault, Frames, Refusal, SetError, Xn, template};
 mod common;
 use common::*;
 
+/// The registry, the free map and every frame.
+type Snapshot = (Vec<(u64, oxok_xn::BlockView)>, Vec<u64>, Vec<(u64, Block)>);
+
 /// The registry and free map, to compare before and after a refusal.
-fn snapshot(xn: &Xn, mem: &Mem) -> (Vec<(u64, oxok_xn::BlockView)>, Vec<u64>, Vec<(u64, Block)>) {
+fn snapshot(xn: &Xn, mem: &Mem) -> Snapshot {
     let mut frames: Vec<_> = mem.frames.iter().map(|(k, v)| (*k, *v)).collect();
     frames.sort();
     (xn.blocks().collect(), xn.free_map().words().to_vec(), frames)
@@ -35,6 +38,12 @@ fn allocate_adds_exactly_the_declared_extent() {
     assert_eq!(xn.block(1).unwrap().state, state::TAINTED); // a root, never written
     assert_eq!(xn.usage(fs), 5);
     assert_eq!(xn.owns(&mem, 1).unwrap().blocks(), 4);
+    // A change that keeps what it owns: the size the template reports.
+    let mut sized = new;
+    sized[16..24].copy_from_slice(&12_345u64.to_le_bytes());
+    xn.modify(&mut mem, &[OWNER], 1, &sized).unwrap();
+    assert_eq!(xn.size(&mem, 1), Ok(12_345));
+    assert_eq!(xn.size(&mem, 10), Err(Refusal::NotMetadata(10)));
 }
 
 #[test]

@@ -149,3 +149,23 @@ fn a_block_never_pointed_to_on_disk_is_freed_at_once() {
     xn.free(&mut mem, &[OWNER], 1, &gone, Extent::new(7, 1, DATA), &mut |_, _| {}).unwrap();
     assert!(xn.free_map().is_free(7) && xn.will_free().is_empty());
 }
+
+#[test]
+fn many_open_flushes_never_count_a_write_durable_too_early() {
+    let (mut xn, mut mem, _) = toy(64);
+    alloc_child(&mut xn, &mut mem, 1, 0, 5, DATA, 5);
+    let mut flushes = Vec::new();
+    for _ in 0..7 {
+        write(&mut xn, &mem, 5);
+        assert!(xn.is_tainted(5), "no flush has completed yet");
+        flushes.push(xn.flush_begin());
+    }
+    write(&mut xn, &mem, 5); // completes after every flush began
+    for t in flushes {
+        xn.flush_done(t);
+    }
+    assert!(!xn.is_tainted(5));
+    assert_eq!(xn.block(5).unwrap().state, state::DIRTY, "the last write is not covered by any flush");
+    flush(&mut xn);
+    assert_eq!(xn.block(5).unwrap().state, state::CLEAN);
+}

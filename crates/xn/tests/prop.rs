@@ -361,7 +361,7 @@ impl Model {
 fn random_sequences_keep_the_invariants_in_core_and_across_crashes() {
     let mut totals: HashMap<u64, u64> = HashMap::new();
     let (mut crashes, mut reaped) = (0, 0);
-    for seed in 1..=24 {
+    for seed in 1..=16 {
         let mut m = Model::new(seed * 7919);
         for n in 0..400 {
             m.step();
@@ -382,7 +382,7 @@ fn random_sequences_keep_the_invariants_in_core_and_across_crashes() {
     for code in [refuse::OWNS_MISMATCH, refuse::TAINTED_POINTER, refuse::IN_FLIGHT, refuse::NOT_EMPTY] {
         assert!(totals.get(&code).copied().unwrap_or(0) > 5, "refusal {code} seen {:?} times", totals.get(&code));
     }
-    assert!(crashes > 1500);
+    assert!(crashes > 1000);
     eprintln!("{crashes} crash states, {reaped} blocks reaped, refusals by code {totals:?}");
     assert!(reaped > 20, "only {reaped} blocks left the will-free list");
 }

@@ -178,7 +178,7 @@ fn templates_must_be_well_formed() {
 /// every accepted program runs within its worst case and `MAX_STEPS`.
 #[test]
 fn fuzz_verify_and_run() {
-    let mut rng = Rng::new(0x5eed_0f_0d);
+    let mut rng = Rng::new(0x5eed_0f0d);
     let ops = [
         op::LI,
         op::MOV,
