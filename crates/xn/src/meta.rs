@@ -46,9 +46,14 @@ impl Xn {
         self.reg.reserve(ext.len)?;
         self.commit(mem, meta, new)?;
         let parent = Some((meta, e.generation));
+        let first = self.next_gen;
+        self.next_gen += ext.len;
+        let mut generation = first;
+        self.reg.insert_run(ext.start, ext.len, || {
+            generation += 1;
+            Entry::new(e.fs, ext.ty, generation, parent, e.issued)
+        })?;
         for b in ext.blocks() {
-            let entry = Entry::new(e.fs, ext.ty, self.new_generation(), parent, e.issued);
-            self.reg.insert(b, entry)?;
             self.map.set(b, true);
         }
         if let Some(m) = self.reg.get_mut(meta) {
@@ -114,13 +119,13 @@ impl Xn {
             }
             if c.parent_issued_at_alloc == e.issued {
                 // No write of `meta` since the allocation: no pointer on disk.
-                self.reg.remove(b);
                 self.map.set(b, false);
             } else {
                 c.freed = Some(e.issued);
                 self.will_free.push(b);
             }
         }
+        self.reg.remove_run(ext.start, ext.end(), |_, c| c.freed.is_none());
         if let Some(m) = self.reg.get_mut(meta) {
             m.children = m.children.saturating_sub(ext.len);
         }

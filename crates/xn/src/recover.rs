@@ -36,7 +36,8 @@ impl Xn {
     /// Rebuilds the registry and free map of a fresh `Xn` (file systems
     /// registered, nothing allocated) from `roots`. `read(block, buf)` fills
     /// `buf` with the block's disk content, or returns false. Every block
-    /// is visited at most once, so the work is bounded by the disk size.
+    /// is visited at most once, so the work is bounded by the disk size
+    /// (time O(n log n) in the reachable blocks).
     pub fn recover(
         &mut self,
         roots: &[Root],
@@ -47,53 +48,54 @@ impl Xn {
             return Err(Refusal::Busy(0));
         }
         let mut report = Report::default();
-        let mut work: Vec<u64> = Vec::new();
+        // (block, fs, type, generation) of metadata still to read.
+        let mut work: Vec<(u64, u32, u32, u64)> = Vec::new();
         for &r in roots {
             self.template(r.fs.0, r.ty)?;
             if r.block >= self.map.nblocks() {
                 return Err(Refusal::OutOfRange(r.block));
             }
             if !self.map.is_free(r.block) {
-                let first = self.reg.get(r.block).and_then(|e| e.parent).map(|(p, _)| p);
-                push(&mut report.duplicates, Duplicate { block: r.block, first, second: None })?;
+                push(&mut report.duplicates, Duplicate { block: r.block, first: None, second: None })?;
                 continue;
             }
             let generation = self.new_generation();
-            self.reg.insert(r.block, Entry::recovered(r.fs.0, r.ty, generation, None))?;
+            self.reg.push_unsorted(r.block, Entry::recovered(r.fs.0, r.ty, generation, None))?;
             self.map.set(r.block, true);
             push(&mut self.roots, r)?;
-            push(&mut work, r.block)?;
+            push(&mut work, (r.block, r.fs.0, r.ty, generation))?;
             report.reachable += 1;
         }
-        while let Some(b) = work.pop() {
-            let Some(&e) = self.reg.get(b) else { continue };
+        while let Some((b, fs, ty, generation)) = work.pop() {
             if !read(b, buf) {
                 push(&mut report.unreadable, b)?;
                 continue;
             }
-            let Ok(owned) = self.template(e.fs, e.ty).and_then(|t| self.owns_of(t, e.fs, b, buf)) else {
+            let Ok(owned) = self.template(fs, ty).and_then(|t| self.owns_of(t, fs, b, buf)) else {
                 push(&mut report.unreadable, b)?;
                 continue;
             };
             for x in owned.extents() {
                 for c in x.blocks() {
                     if !self.map.is_free(c) {
-                        let first = self.reg.get(c).and_then(|ce| ce.parent).map(|(p, _)| p);
-                        push(&mut report.duplicates, Duplicate { block: c, first, second: Some(b) })?;
+                        push(&mut report.duplicates, Duplicate { block: c, first: None, second: Some(b) })?;
                         continue;
                     }
-                    let generation = self.new_generation();
-                    self.reg.insert(c, Entry::recovered(e.fs, x.ty, generation, Some((b, e.generation))))?;
+                    let cg = self.new_generation();
+                    self.reg.push_unsorted(c, Entry::recovered(fs, x.ty, cg, Some((b, generation))))?;
                     self.map.set(c, true);
-                    if let Some(pe) = self.reg.get_mut(b) {
-                        pe.children += 1;
-                    }
                     report.reachable += 1;
                     if x.ty != DATA {
-                        push(&mut work, c)?;
+                        push(&mut work, (c, fs, x.ty, cg))?;
                     }
                 }
             }
+        }
+        // One sort instead of an ordered insert per block.
+        self.reg.sort();
+        self.reg.count_children();
+        for d in &mut report.duplicates {
+            d.first = self.reg.get(d.block).and_then(|e| e.parent).map(|(p, _)| p);
         }
         Ok(report)
     }

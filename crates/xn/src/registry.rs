@@ -178,6 +178,62 @@ impl Registry {
         Ok(())
     }
 
+    /// Inserts `n` entries for the blocks `start..start + n`, none of which
+    /// is present (after [`reserve`](Registry::reserve)): one move of the
+    /// tail, not one per block.
+    pub fn insert_run(&mut self, start: u64, n: u64, mut make: impl FnMut() -> Entry) -> Result<(), Refusal> {
+        let count = usize::try_from(n).map_err(|_| Refusal::NoMemory)?;
+        self.0.try_reserve(count).map_err(|_| Refusal::NoMemory)?;
+        let at = self.0.partition_point(|&(b, _)| b < start);
+        for b in start..start.saturating_add(n) {
+            self.0.push((b, make()));
+        }
+        if let Some(tail) = self.0.get_mut(at..) {
+            tail.rotate_right(count);
+        }
+        Ok(())
+    }
+
+    /// Removes the entries of blocks `start..end` for which `drop` holds, in
+    /// one pass.
+    pub fn remove_run(&mut self, start: u64, end: u64, mut drop: impl FnMut(u64, &Entry) -> bool) {
+        let lo = self.0.partition_point(|&(b, _)| b < start);
+        let hi = self.0.partition_point(|&(b, _)| b < end);
+        let mut w = lo;
+        for r in lo..hi {
+            let keep = self.0.get(r).is_some_and(|(b, e)| !drop(*b, e));
+            if keep {
+                self.0.swap(w, r);
+                w += 1;
+            }
+        }
+        self.0.drain(w..hi);
+    }
+
+    /// Appends without keeping the order (recovery); [`sort`](Registry::sort)
+    /// before any lookup.
+    pub fn push_unsorted(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
+        self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+        self.0.push((block, entry));
+        Ok(())
+    }
+
+    /// Restores the order after [`push_unsorted`](Registry::push_unsorted).
+    pub fn sort(&mut self) {
+        self.0.sort_unstable_by_key(|&(b, _)| b);
+    }
+
+    /// Sets every metadata entry's `children` to the number of entries
+    /// naming it as parent (recovery; the registry must be sorted).
+    pub fn count_children(&mut self) {
+        for i in 0..self.0.len() {
+            let Some(&(_, Entry { parent: Some((p, _)), .. })) = self.0.get(i) else { continue };
+            if let Some(pe) = self.get_mut(p) {
+                pe.children += 1;
+            }
+        }
+    }
+
     pub fn remove(&mut self, block: u64) -> Option<Entry> {
         self.find(block).ok().map(|i| self.0.remove(i).1)
     }

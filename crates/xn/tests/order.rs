@@ -169,3 +169,33 @@ fn many_open_flushes_never_count_a_write_durable_too_early() {
     flush(&mut xn);
     assert_eq!(xn.block(5).unwrap().state, state::CLEAN);
 }
+
+#[test]
+fn one_free_may_release_some_blocks_at_once_and_defer_others() {
+    let (mut xn, mut mem, _) = toy(4096);
+    let a = with_entry(cached(&xn, &mem, 1), 0, 10, 2, DATA, 0);
+    xn.allocate(&mut mem, &[OWNER], 1, &a, Extent::new(10, 2, DATA)).unwrap();
+    for b in [10, 11] {
+        let f = mem.frame();
+        xn.insert(b, f).unwrap();
+        write(&mut xn, &mem, b);
+    }
+    flush(&mut xn);
+    write(&mut xn, &mem, 1);
+    flush(&mut xn);
+    // 12..1012 (a thousand blocks) never reach the disk's copy of 1.
+    let b = with_entry(a, 1, 12, 1000, DATA, 0);
+    xn.allocate(&mut mem, &[OWNER], 1, &b, Extent::new(12, 1000, DATA)).unwrap();
+    assert_eq!(xn.usage(oxok_xn::FsId(0)), 1003);
+    // Free 11..13: 11 is on disk (deferred), 12 is not (free at once).
+    let c = with_entry(with_entry(b, 0, 10, 1, DATA, 0), 1, 13, 999, DATA, 0);
+    xn.free(&mut mem, &[OWNER], 1, &c, Extent::new(11, 2, DATA), &mut |_, _| {}).unwrap();
+    assert_eq!(xn.will_free(), [11]);
+    assert!(xn.free_map().is_free(12) && !xn.free_map().is_free(11));
+    assert_eq!(xn.block(10).unwrap().parent, Some(1));
+    assert_eq!(xn.block(13).unwrap().parent, Some(1));
+    let listed: Vec<u64> = xn.blocks().map(|(b, _)| b).collect();
+    assert!(listed.windows(2).all(|w| w[0] < w[1]), "registry stays sorted");
+    assert_eq!(listed.len(), 1 + 1 + 1 + 999);
+    assert_eq!(xn.free_map().free_count(), 4096 - 1002);
+}
