@@ -35,6 +35,31 @@
 //! | evict a clean block | [`Xn::evict`] | reuse the frame |
 //! | views | [`Xn::block`], [`Xn::blocks`], [`Xn::will_free`], [`Xn::usage`], [`Xn::owns`], [`Xn::size`] | — |
 //!
+//! # Invariants (what the host tests check)
+//!
+//! * The free map is the complement of the registry; the registry is the
+//!   blocks reachable in core from the roots plus the will-free list;
+//!   nothing is owned twice.
+//! * Every metadata block's in-core `owns` is exactly the set of live registry
+//!   entries naming it as parent (changes go only through the checks).
+//! * In every crash state — the durable writes plus any subset of those
+//!   completed or in flight since the last completed flush — every pointer
+//!   reachable from a root leads to content written for it, recovery finds
+//!   nothing owned twice, and nothing reachable there is free in the
+//!   running XN.
+//!
+//! # Limits
+//!
+//! * A block changes parent only by free and allocate (no in-place move,
+//!   Ganger's third rule is left to libFSes as in Xok).
+//! * Xok's two taint exceptions (temporary file systems, unattached
+//!   subtrees) are not implemented: every allocated block is ordered.
+//! * A duplicate found by recovery is reported, not repaired: the second
+//!   claim stays in its metadata and cannot be freed through XN.
+//! * Durability per block is tracked exactly for up to 4 open flush epochs
+//!   with completions; beyond that a write counts as durable later, never
+//!   earlier.
+//!
 //! ```
 //! use oxok_abi::xn::{BLOCK_SIZE, DATA, rights};
 //! use oxok_xn::{Asm, Extent, Frames, Refusal, Xn, template};

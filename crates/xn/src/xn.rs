@@ -104,7 +104,10 @@ impl Xn {
     /// Makes the free `block` a root of `fs` of template `ty`, cached in
     /// `frame` with `content` (copied there). The content may own nothing
     /// yet; the root is tainted until written and flushed. The kernel
-    /// wrapper persists the root list in its catalogue.
+    /// wrapper persists the root in its catalogue only once the root is no
+    /// longer tainted ([`Xn::is_tainted`]), so recovery never reads an
+    /// uninitialised root. Adding roots needs no privilege; the wrapper
+    /// charges the block to the caller's account.
     pub fn add_root(
         &mut self,
         mem: &mut impl Frames,
