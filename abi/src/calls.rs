@@ -125,8 +125,13 @@ macro_rules! for_each_call {
             /// the frame capability names a live frame (`BadCap`) with read,
             /// and write if `flags` asks for it (`Denied`); `va` is
             /// page-aligned and below `USER_TOP` (`BadAddress`); nothing is
-            /// mapped there (`Exists`); page-table memory (`NoMemory`).
-            /// Changes: one page-table entry; the frame's mapping count.
+            /// mapped there (`Exists`); the page-table frames the mapping
+            /// needs (up to 3) fit the target environment's account and its
+            /// ancestors (see `env_limit`), and memory for them (`NoMemory`,
+            /// nothing changed).
+            /// Changes: one page-table entry; the frame's mapping count; new
+            /// page-table frames, charged to the target's account (they
+            /// stay, and stay charged, until its teardown is finished).
             10 => page_map(env_slot, frame_slot, va, flags) -> [];
 
             /// Removes the mapping at `va` in the environment named by
@@ -177,12 +182,14 @@ macro_rules! for_each_call {
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
-            /// Checks: per record, as the single calls (a map, protect or
-            /// share record without `NO_EXECUTE` needs execute on the
-            /// environment capability: `Denied`; unknown flag bits:
-            /// `Invalid`); a share's `src` must
-            /// be mapped in the caller (`NotFound`) with at least the rights
-            /// asked (`Denied`); the record array must be readable
+            /// Checks: per record, as the single calls (page-table frames
+            /// are charged to the target's account as for `page_map`; a
+            /// map, protect or share record without `NO_EXECUTE` needs
+            /// execute on the environment capability: `Denied`; unknown
+            /// flag bits: `Invalid`); a share's `src` must be mapped in the
+            /// caller (`NotFound`) with at least the rights asked (`Denied`)
+            /// and its frame must not be one the abort protocol is taking
+            /// (`Denied`); the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 
@@ -195,6 +202,12 @@ macro_rules! for_each_call {
             /// its application area) to the caller's account (see
             /// `env_limit`).
             ///
+            /// A table row is reused only after the teardown of its last
+            /// environment is finished, and never once its generation (the
+            /// id's upper 22 bits) has reached its limit: such a row is
+            /// retired for good, so a stale capability or id never names a
+            /// new environment.
+            ///
             /// Checks: room in the environment table, the caller's list and
             /// the caller's account and its ancestors (`NoMemory`).
             /// Changes: a new environment; the caller's account.
@@ -205,6 +218,12 @@ macro_rules! for_each_call {
             /// Destroyed by its creator, it leaves no zombie; destroyed by
             /// another holder of the capability, it becomes one (exit status
             /// `EXIT_KILLED | 0xff`) for its creator to reap.
+            ///
+            /// The release happens in bounded steps; until it is finished the
+            /// destroyed environment stays charged to its account (1
+            /// environment, its frames and page tables) and its table row
+            /// is not reused, so a create/destroy loop holds no more than
+            /// its account allows.
             ///
             /// Checks: the capability carries write (`Denied`) and names a
             /// live environment (`BadEnv`). Changes: as described.
@@ -220,10 +239,17 @@ macro_rules! for_each_call {
             16 => env_run(env_slot) -> [];
 
             /// Copies the complete user-visible state of the environment
-            /// named by `env_slot` — registers (a pending restart is encoded
-            /// in them), upcall entries, exception stack — into the
-            /// [`EnvState`](crate::EnvState) at user address `buf`. Works at
-            /// any moment, whatever the environment is doing.
+            /// named by `env_slot` — registers (a call in progress is
+            /// encoded in them: a restartable call's advanced arguments, a
+            /// sleeper's `env_sleep`, a waiting caller's `pct_wait`),
+            /// upcall entries, exception stack, x87/SSE state (FXSAVE
+            /// image), FS/GS bases, the transfer it serves (the interrupted
+            /// state `pct_reply` resumes, the caller and ticket owed a
+            /// reply), wakeup predicates with their parameters — into the
+            /// [`EnvState`](crate::EnvState) (version
+            /// [`ENV_STATE_VERSION`](crate::ENV_STATE_VERSION)) at user
+            /// address `buf`. Works at any moment, whatever the environment
+            /// is doing.
             ///
             /// Checks: read on the environment (`Denied`); `buf` writable
             /// (`BadAddress`). Changes: the caller's buffer.
@@ -233,12 +259,25 @@ macro_rules! for_each_call {
             /// named by `env_slot` with the [`EnvState`](crate::EnvState) at
             /// `buf`. Selectors and privileged flags are forced to user
             /// values. Replacing the caller's own state resumes it from the
-            /// new state.
+            /// new state. Sleep and wait end: a sleeper or a waiting caller
+            /// runs the new registers (which may say `env_sleep` or
+            /// `pct_wait` again); a reply to a call it waited for is
+            /// dropped, never written over the new state. A serving record
+            /// stays owed only if the environment already owed exactly that
+            /// reply; otherwise the imported one is served with the reply
+            /// owed to nobody (`pct_reply` still resumes the saved state),
+            /// and whoever waited for a reply the environment owed resumes
+            /// from its `pct_wait` with `BadEnv`.
             ///
             /// Checks: write on the environment (`Denied`); `buf` readable
-            /// (`BadAddress`); `rip`, `rsp` and upcall entries canonical and
-            /// strictly below `USER_TOP` (`Invalid`; `rsp == USER_TOP` too).
-            /// Changes: the state.
+            /// (`BadAddress`); `version` is `ENV_STATE_VERSION`, `rip`,
+            /// `rsp` (also of the served transfer's saved state) and upcall
+            /// entries canonical and strictly below `USER_TOP` (`rsp ==
+            /// USER_TOP` too), FS/GS bases below
+            /// `USER_TOP`, MXCSR with no reserved bit, `pct.serving` 0 or 1,
+            /// every predicate verifies (`Invalid`); kernel memory for the
+            /// predicates (`NoMemory`). Nothing changes unless every check
+            /// passes. Changes: the state.
             18 => env_set_state(env_slot, buf) -> [];
 
             /// Sets upcall entry `kind` (see [`upcall`](crate::upcall)) of
@@ -251,8 +290,13 @@ macro_rules! for_each_call {
             /// Asks the environment named by `env_slot` to give back `count`
             /// frames within `deadline` TSC cycles (revocation upcall). If it
             /// has not freed that many by then, the abort protocol takes the
-            /// rest — first those its repossession vector lists — unmaps and
-            /// frees them, and records them in its application area.
+            /// rest, whatever the target is doing (enforced from the timer,
+            /// in bounded, restartable rounds of at most 32 frames): first
+            /// listed frames only it maps, then unmapped ones, then frames
+            /// only it maps (highest first), then frames others map too. It
+            /// removes every mapping of each taken frame in every
+            /// environment, frees it, and records it in the target's
+            /// application area. `count` 0 cancels the request.
             ///
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
@@ -489,8 +533,10 @@ macro_rules! for_each_call {
             /// limited only by the ancestors: see `env_limit_slots`). Every
             /// environment is charged to one account: 1 environment plus 1
             /// frame (its application area) when created, 1 frame per
-            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader);
-            /// freeing, repossession and death give them back. A new
+            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader)
+            /// and 1 per page-table frame its mappings made (`page_map`,
+            /// `page_batch`); freeing and repossession give frames back,
+            /// and the end of its teardown after death gives back the rest. A new
             /// environment is charged to its creator's account, so
             /// everything the environment creates from now on shares the
             /// new budget. Its current charges move into the new account.
@@ -518,11 +564,57 @@ macro_rules! for_each_call {
             /// to the account and every account nested in it, and the
             /// account's own limit ([`ACCOUNT_UNLIMITED`](crate::ACCOUNT_UNLIMITED)
             /// for none; an ancestor's may bind first); and the account's
-            /// number (as in the environment table).
+            /// number (as in the environment table). Frames include page
+            /// tables (each row's `frames + tables + 1`) and destroyed
+            /// environments still being torn down.
             ///
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.
             37 => account_info(env_slot, kind) -> [used, limit, account];
+
+            /// Sets the FS base (`which` = [`BASE_FS`](crate::BASE_FS)) or
+            /// the GS base ([`BASE_GS`](crate::BASE_GS)) of the environment
+            /// named by `env_slot` to `value`: `%fs:`/`%gs:` addressing then
+            /// starts there (thread-local storage; Linux's `arch_prctl`).
+            /// Each environment has its own pair, switched with it, zero
+            /// when created, part of [`EnvState`](crate::EnvState). (A
+            /// program that loads a segment selector into FS or GS resets
+            /// that base, as the CPU does.)
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`);
+            /// `which` known and `value` below
+            /// [`layout::USER_TOP`](crate::layout::USER_TOP) (`Invalid`).
+            /// Changes: that base (at once, if it is the caller's own).
+            38 => env_set_base(env_slot, which, value) -> [];
+
+            /// Returns the FS base (`which` = [`BASE_FS`](crate::BASE_FS))
+            /// or the GS base ([`BASE_GS`](crate::BASE_GS)) of the
+            /// environment named by `env_slot`.
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`);
+            /// `which` known (`Invalid`). Changes: nothing.
+            39 => env_get_base(env_slot, which) -> [value];
+
+            /// Waits for the reply to the synchronous `pct_call` with
+            /// `ticket` that environment `callee` serves. A program does not
+            /// normally issue this itself: while a `pct_call` caller waits,
+            /// its registers say `pct_wait(callee, ticket)` with `rip` on
+            /// the `syscall` (Fluke's restart rule), so its exported state,
+            /// imported into any environment (itself included), resumes
+            /// the wait; the reply completes this call as it would have
+            /// completed the `pct_call` (`rax` 0, the reply registers,
+            /// `rdi` the callee). A ticket is unguessable and names one call
+            /// for the machine's life.
+            ///
+            /// Checks: `callee` is not the caller (`Invalid`); `callee` is
+            /// alive and serving the call with `ticket`
+            /// (`BadEnv`: that reply can never come — the callee died,
+            /// replied already, or its state was replaced); no other
+            /// environment waits for it (`Busy`; e.g. the original caller
+            /// still does). Changes: the caller waits (`ENV_WAITING`) and
+            /// gives the rest of its slot to the callee; the reply goes to
+            /// it.
+            40 => pct_wait(callee, ticket) -> [];
 
             /// Derives a narrower capability from the one in `slot`: the
             /// same name with `rights` (a subset of the source's), in the
@@ -579,6 +671,11 @@ macro_rules! for_each_call {
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;
+
+/// `env_set_base`/`env_get_base`: the FS base.
+pub const BASE_FS: u64 = 0;
+/// `env_set_base`/`env_get_base`: the GS base.
+pub const BASE_GS: u64 = 1;
 
 /// The target word of `yield_cpu`, `pct_call` and `pct_send`: environment
 /// `env` (an id) and `cap_slot`, the slot of the caller's capability for it

@@ -40,18 +40,22 @@ mod calls;
 pub mod cap_kind;
 pub mod filter;
 pub mod frames;
-pub use calls::{ACCOUNT_MAX_DEPTH, CAP_DERIVE_DEPTH, CONSOLE_WRITE_MAX, Call, NO_CAP_SLOT, call_target};
+pub use calls::{
+    ACCOUNT_MAX_DEPTH, BASE_FS, BASE_GS, CAP_DERIVE_DEPTH, CONSOLE_WRITE_MAX, Call, NO_CAP_SLOT, call_target,
+};
 mod error;
 pub mod layout;
 pub mod pred;
 pub mod slot_placement;
 mod state;
 pub mod upcall;
+pub mod xn;
 
 pub use error::Error;
 pub use state::{
     ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_SLOTS, ACCOUNT_UNLIMITED, ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING,
-    ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
+    ENV_SLEEPING, ENV_STATE_VERSION, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame,
+    FCW_DEFAULT, FpuState, MXCSR_DEFAULT, MapEntry, PctState, PredState, Regs,
 };
 
 /// `frame_alloc` argument asking for any free frame.
