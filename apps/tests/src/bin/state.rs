@@ -169,6 +169,10 @@ fn extended() -> bool {
         return false;
     }
     // One after the other, so their lines come in a fixed order.
+    // What every libOS child gets before it runs (its console capability:
+    // the children write their lines).
+    oxok_libos::callcap::pass_on(a);
+    oxok_libos::callcap::pass_on(b);
     let mut ran = sys::env_run(a).is_ok();
     wait_end(aid);
     ran &= sys::env_run(b).is_ok();
@@ -189,6 +193,8 @@ fn sleeper(code: u64) -> bool {
     let mut st = fpu_state();
     st.preds[0].params[0] = 0;
     t.expect(sys::env_set_state(s, &raw const st as u64), Ok([]), "set a state that will sleep");
+    // Its console capability (it writes its line when it wakes).
+    oxok_libos::callcap::pass_on(s);
     t.expect(sys::env_run(s), Ok([]), "run it");
     for _ in 0..100_000 {
         if exposed::env_entry(sid).is_none_or(|r| r.status == ENV_SLEEPING) {
