@@ -13,6 +13,7 @@ mod deps;
 mod hosttest;
 mod iso;
 mod json;
+mod linuxprogs;
 mod lint;
 mod meta;
 mod pattern;

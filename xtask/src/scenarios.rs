@@ -833,6 +833,77 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "linux-hello",
+        about: "the Linux personality runs unmodified static musl programs from the shell: hello world with its exit \
+                status, then start-up, ids, memory, time, random, terminal and signal-bookkeeping checks",
+        cmdline: "run=init",
+        input: "linux lx-hello a b\necho status $?\nlinux lx-basics one 'two words'\necho status $?\n\
+                linux --calls | wc -l\nexit 0\n",
+        expect: &[
+            "hello from Linux, argc=3 argv[0]=lx-hello",
+            "status 7",
+            "ok tls",
+            "ok mmap-anon",
+            "ok getrandom",
+            "ok unknown-enosys",
+            "linux: unknown system call 400: ENOSYS",
+            "lx-basics: * checks, 0 failed",
+            "status 0",
+            "env * (init) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-files",
+        about: "a static musl program works with the file server's files through the personality: create, write, \
+                read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices; a native tool sees its file",
+        cmdline: "run=init",
+        input: "linux lx-files\necho status $?\nexit 0\n",
+        expect: &["ok open-create", "ok readdir", "ok rmdir", "ok dev-zero", "lx-files: * checks, 0 failed", "status 0", "none leaked"],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-busybox",
+        about: "Debian's busybox-static runs unmodified under the Linux personality: echo, ls of the file server's root, \
+                a file written by a native tool read by busybox cat",
+        cmdline: "run=init",
+        input: "linux busybox echo hi from busybox\necho status $?\nmkdir /bb; echo native > /bb/n\n\
+                linux busybox ls /\nlinux busybox cat /bb/n\nexit 0\n",
+        expect: &["hi from busybox", "status 0", "bb", "native", "env * (init) exited with status 0", "none leaked"],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 180,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-hostile",
+        about: "a Linux program passing bad pointers (unmapped, kernel, the personality's own image, exposed tables, \
+                read-only and PROT_NONE memory, wrapping ranges) gets -EFAULT and the personality goes on; one that \
+                scribbles over its personality ends only itself: a spinner beside it finishes, the kernel answers, \
+                no frame leaks",
+        cmdline: "run=spin+bystander+400&linux+lx-efault,linux+lx-scribble,hello",
+        expect: &[
+            "ok write-null-page",
+            "ok read-personality-data",
+            "ok stat-exposed",
+            "ok open-wrap",
+            "ok write-protnone",
+            "ok mmap-fixed-personality",
+            "lx-efault: * checks, 0 failed",
+            "lx-scribble: scribbling over the personality",
+            "hello: ok",
+            "spin bystander: done",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "lx-scribble: still here", "KERNEL PANIC"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

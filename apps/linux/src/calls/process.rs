@@ -1,0 +1,44 @@
+//! Process calls: ids, exit, the thread pointer, yield.
+
+use crate::errno::{EINVAL, Res};
+use oxok_libos::abi::ExceptionFrame;
+use oxok_libos::{proc, sys};
+
+/// The Linux pid of environment `id` (ids fit in 31 bits: generation and
+/// row).
+pub fn linux_pid(id: u64) -> i64 {
+    (id & 0x7fff_ffff) as i64
+}
+
+pub fn getpid(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Ok(linux_pid(proc::pid()))
+}
+
+pub fn getppid(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Ok(proc::parent(proc::pid()).map_or(0, linux_pid))
+}
+
+pub fn exit(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    oxok_libos::process::exit((a[0] & 0xff) as i32)
+}
+
+pub fn sched_yield(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let _ = sys::yield_cpu(0);
+    Ok(0)
+}
+
+/// `set_tid_address`: the clear-child-tid word matters only for threads,
+/// which the personality does not run yet; the call returns the tid.
+pub fn set_tid_address(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Ok(linux_pid(proc::pid()))
+}
+
+pub fn set_robust_list(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    // struct robust_list_head is 24 bytes.
+    if a[1] != 24 { Err(EINVAL) } else { Ok(0) }
+}
+
+/// `arch_prctl`: the thread pointer ([`crate::tls`]).
+pub fn arch_prctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    crate::tls::arch_prctl(a[0], a[1])
+}

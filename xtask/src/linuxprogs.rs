@@ -1,0 +1,70 @@
+//! Linux programs for the boot archive, run on Oxok by the Linux
+//! personality (`apps/linux`): the test programs `apps/linux-tests/*.c`,
+//! each built static with `musl-gcc` as `lx-<name>`, and Debian's
+//! `busybox-static` as `busybox` (fetched like the benchmark guest's, into
+//! `<target>/bench/linux/`). `musl-tools` is installed with apt when
+//! missing.
+
+use crate::bench::host::Apt;
+use crate::deps;
+use crate::meta::Workspace;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Flags of every test-program build.
+const CFLAGS: &[&str] = &["-O2", "-static", "-Wall", "-Wextra"];
+
+/// (name in the archive, file) of every Linux program to pack.
+pub(crate) fn prepare(ws: &Workspace) -> Result<Vec<(String, PathBuf)>, String> {
+    let cache = crate::bench::linux::cache_dir(ws);
+    std::fs::create_dir_all(&cache).map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
+    let mut apt = Apt::new(cache.join("apt.log"));
+    let mut out = Vec::new();
+    let src = ws.root.join("apps").join("linux-tests");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&src)
+        .map_err(|e| format!("cannot read {}: {e}", src.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    sources.sort();
+    if !sources.is_empty() && !deps::have_program("musl-gcc") {
+        apt.ensure_program("musl-gcc", "musl-tools", "to build the Linux test programs")?;
+    }
+    let dir = ws.out_dir().join("linux-tests");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let header = src.join("check.h");
+    for c in &sources {
+        let stem = c.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let exe = dir.join(&stem);
+        if stale(&exe, &[c.as_path(), header.as_path()]) {
+            compile(c, &exe)?;
+        }
+        out.push((format!("lx-{stem}"), exe));
+    }
+    let (busybox, _version) = crate::bench::linux::busybox(&cache, &mut apt)?;
+    out.push(("busybox".to_string(), busybox));
+    Ok(out)
+}
+
+/// True if `exe` is missing or older than any of `inputs` that exist.
+fn stale(exe: &Path, inputs: &[&Path]) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(built) = modified(exe) else { return true };
+    inputs.iter().filter_map(|p| modified(p)).any(|m| m > built)
+}
+
+fn compile(source: &Path, out: &Path) -> Result<(), String> {
+    let status = Command::new("musl-gcc")
+        .args(CFLAGS)
+        .arg("-o")
+        .arg(out)
+        .arg(source)
+        .status()
+        .map_err(|e| format!("could not run musl-gcc: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        let _ = std::fs::remove_file(out);
+        Err(format!("musl-gcc failed building {} (messages above)", source.display()))
+    }
+}
