@@ -41,9 +41,12 @@ int main(int argc, char **argv, char **envp) {
     free(small);
     free(big);
 
-    void *brk0 = sbrk(0);
-    CHECK("brk-grow", sbrk(65536) == brk0 && sbrk(0) == (char *)brk0 + 65536);
-    ((char *)brk0)[65535] = 1;
+    /* musl's sbrk only reads the break; move it with the raw call. */
+    char *brk0 = (char *)syscall(SYS_brk, 0);
+    CHECK("brk-grow", (char *)syscall(SYS_brk, brk0 + 65536) == brk0 + 65536);
+    brk0[65535] = 1;
+    CHECK("brk-shrink", (char *)syscall(SYS_brk, brk0 + 4096) == brk0 + 4096 && brk0[100] == 0);
+    CHECK("brk-refused", (char *)syscall(SYS_brk, (char *)0x70000000) == brk0 + 4096);
 
     char *m = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK("mmap-anon", m != MAP_FAILED && m[0] == 0 && m[3 * 4096 - 1] == 0);

@@ -87,7 +87,9 @@ linux_calls! {
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
     39 getpid Full "" => process::getpid;
+    40 sendfile Full "" => file::sendfile;
     60 exit Full "" => process::exit;
+    62 kill Partial "to itself: default action ends it, ignored ignores, handlers ENOSYS; others via libOS signals" => signal::kill;
     63 uname Full "" => info::uname;
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
     74 fsync Full "" => file::fsync;
@@ -112,14 +114,17 @@ linux_calls! {
     121 getpgid Partial "the process is its own group" => process::getpid;
     124 getsid Partial "the process is its own session" => process::getpid;
     131 sigaltstack Partial "recorded and reported" => signal::sigaltstack;
+    157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
     186 gettid Full "" => process::getpid;
+    200 tkill Partial "as kill" => signal::tkill;
     201 time Partial "counts from boot" => time::time;
     217 getdents64 Full "" => fs::getdents64;
     218 set_tid_address Full "" => process::set_tid_address;
     228 clock_gettime Partial "REALTIME counts from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
     231 exit_group Full "" => process::exit;
+    234 tgkill Partial "as kill" => signal::tgkill;
     257 openat Full "" => fs::openat;
     258 mkdirat Partial "mode ignored" => fs::mkdirat;
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;

@@ -233,10 +233,14 @@ const TIOCGPGRP: u64 = 0x540f;
 const TIOCSPGRP: u64 = 0x5410;
 const TIOCGWINSZ: u64 = 0x5413;
 
-/// The console's `struct termios` (60 bytes): cooked mode with echo, as a
-/// serial console is, 38400 baud.
-fn termios() -> [u8; 60] {
-    let mut t = [0u8; 60];
+/// Bytes of the kernel's `struct termios` (four flag words, the line
+/// discipline, 19 control characters): what `TCGETS` writes.
+const TERMIOS_LEN: usize = 36;
+
+/// The console's `struct termios`: cooked mode with echo, as a serial
+/// console is, 38400 baud.
+fn termios() -> [u8; TERMIOS_LEN] {
+    let mut t = [0u8; TERMIOS_LEN];
     let words: [u32; 4] = [0o2400 /* ICRNL|IXON */, 0o5 /* OPOST|ONLCR */, 0o277 /* B38400|CS8|CREAD */, 0o105073];
     for (i, w) in words.iter().enumerate() {
         t[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
@@ -255,7 +259,7 @@ pub fn ioctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
     match req {
         TCGETS => uaccess::write(arg, &termios()).map(|()| 0),
-        TCSETS | TCSETSW | TCSETSF => uaccess::read_vec(arg, 60).map(|_| 0),
+        TCSETS | TCSETSW | TCSETSF => uaccess::read_vec(arg, TERMIOS_LEN).map(|_| 0),
         TIOCGWINSZ => uaccess::write(arg, &[24, 0, 80, 0, 0, 0, 0, 0]).map(|()| 0),
         TIOCGPGRP => {
             let pid = crate::calls::process::linux_pid(oxok_libos::proc::pid()) as u32;
@@ -263,5 +267,43 @@ pub fn ioctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         }
         TIOCSPGRP => uaccess::read_vec(arg, 4).map(|_| 0),
         _ => Err(ENOTTY),
+    }
+}
+
+/// `sendfile(out, in, offset, count)`: copies through the personality's
+/// buffer; with `offset`, reads from there and leaves `in`'s position.
+pub fn sendfile(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (out, input, offset, count) = (handle(a[0])?, handle(a[1])?, a[2], a[3]);
+    let start = if offset != 0 { Some(uaccess::read_u64(offset)?) } else { None };
+    let copy = || -> Res {
+        let mut done = 0u64;
+        let mut buf = vec![0u8; uaccess::CHUNK];
+        while done < count {
+            let want = ((count - done) as usize).min(buf.len());
+            let n = match input.read(&mut buf[..want]) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if done == 0 => return Err(from_io(e)),
+                Err(_) => break,
+            };
+            let mut off = 0;
+            while off < n {
+                match out.write(&buf[off..n]) {
+                    Ok(w) => off += w,
+                    Err(e) if done + off as u64 == 0 => return Err(from_io(e)),
+                    Err(_) => return Ok((done + off as u64) as i64),
+                }
+            }
+            done += n as u64;
+        }
+        Ok(done as i64)
+    };
+    match start {
+        None => copy(),
+        Some(pos) => {
+            let n = at_offset(&input, pos, copy)?;
+            uaccess::write_u64s(offset, &[pos + n as u64])?;
+            Ok(n)
+        }
     }
 }

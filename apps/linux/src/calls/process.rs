@@ -42,3 +42,28 @@ pub fn set_robust_list(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 pub fn arch_prctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     crate::tls::arch_prctl(a[0], a[1])
 }
+
+const PR_SET_NAME: u64 = 15;
+const PR_GET_NAME: u64 = 16;
+
+/// `prctl`: the process name (`PR_SET_NAME` renames the environment, as
+/// `ps` shows it; `PR_GET_NAME`); other options `EINVAL`.
+pub fn prctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    match a[0] {
+        PR_SET_NAME => {
+            let name = crate::uaccess::read_vec(a[1], 16)?;
+            let len = name.iter().position(|&b| b == 0).unwrap_or(15);
+            let name = &name[..len];
+            sys::env_rename(0, name.as_ptr() as u64, name.len() as u64).map_err(crate::errno::from_kernel)?;
+            Ok(0)
+        }
+        PR_GET_NAME => {
+            let row = oxok_libos::proc::process(proc::pid()).ok_or(EINVAL)?;
+            let mut name = [0u8; 16];
+            let n = row.name().len().min(15);
+            name[..n].copy_from_slice(&row.name().as_bytes()[..n]);
+            crate::uaccess::write(a[1], &name).map(|()| 0)
+        }
+        _ => Err(EINVAL),
+    }
+}

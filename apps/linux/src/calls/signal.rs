@@ -102,3 +102,61 @@ pub fn sigaltstack(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
     Ok(0)
 }
+
+/// Signals whose default action is to be ignored.
+fn ignored_by_default(sig: u64) -> bool {
+    matches!(sig, 17 /* SIGCHLD */ | 18 /* SIGCONT */ | 23 /* SIGURG */ | 28 /* SIGWINCH */)
+}
+
+const SIG_DFL: u64 = 0;
+const SIG_IGN: u64 = 1;
+
+/// A signal to the caller itself: the default action ends it (status 128
+/// + signal, as a shell reports a killed child), an ignored one does
+/// nothing; running a handler is not built yet (`ENOSYS`).
+fn to_self(sig: u64) -> Res {
+    if sig == 0 {
+        return Ok(0);
+    }
+    let handler = ACTIONS.lock()[(sig - 1) as usize][0];
+    match handler {
+        SIG_IGN => Ok(0),
+        SIG_DFL if ignored_by_default(sig) => Ok(0),
+        SIG_DFL => oxok_libos::process::exit(128 + sig as i32),
+        _ => Err(crate::errno::ENOSYS),
+    }
+}
+
+/// `kill(pid, sig)`: to itself as [`to_self`]; to another process through
+/// the libOS's signals (accepted only from ancestors, as there).
+pub fn kill(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (pid, sig) = (a[0] as i64 as i32, a[1]);
+    if sig > NSIG {
+        return Err(EINVAL);
+    }
+    let me = crate::calls::process::linux_pid(oxok_libos::proc::pid());
+    if i64::from(pid) == me || pid == 0 {
+        return to_self(sig);
+    }
+    if pid < 0 {
+        return Err(crate::errno::ESRCH);
+    }
+    if sig == 0 {
+        return if oxok_libos::proc::alive(pid as u64) { Ok(0) } else { Err(crate::errno::ESRCH) };
+    }
+    match oxok_libos::signal::kill(pid as u64, sig as i32) {
+        Ok(()) => Ok(0),
+        Err(oxok_libos::Error::Denied) => Err(crate::errno::EPERM),
+        Err(_) => Err(crate::errno::ESRCH),
+    }
+}
+
+/// `tgkill(tgid, tid, sig)`: one thread per process, so as `kill(tid)`.
+pub fn tgkill(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    kill(&[a[1], a[2], 0, 0, 0, 0], f)
+}
+
+/// `tkill(tid, sig)`.
+pub fn tkill(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    kill(a, f)
+}
