@@ -121,7 +121,8 @@ fn write_images(ws: &Workspace, exes: &[Executable], linux: &[(String, PathBuf)]
     oxok_archive::finish(&mut tar);
     let initrd = out.join("initrd.tar");
     write_if_changed(&initrd, &tar)?;
-    let mut names: Vec<String> = programs.iter().map(|p| p.name.clone()).chain(linux.iter().map(|(n, _)| n.clone())).collect();
+    let mut names: Vec<String> =
+        programs.iter().map(|p| p.name.clone()).chain(linux.iter().map(|(n, _)| n.clone())).collect();
     names.sort();
     Ok(Images { kernel, initrd, programs: names })
 }

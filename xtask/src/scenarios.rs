@@ -863,7 +863,15 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
                 read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices; a native tool sees its file",
         cmdline: "run=init",
         input: "linux lx-files\necho status $?\nexit 0\n",
-        expect: &["ok open-create", "ok readdir", "ok rmdir", "ok dev-zero", "lx-files: * checks, 0 failed", "status 0", "none leaked"],
+        expect: &[
+            "ok open-create",
+            "ok readdir",
+            "ok rmdir",
+            "ok dev-zero",
+            "lx-files: * checks, 0 failed",
+            "status 0",
+            "none leaked",
+        ],
         forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
         timeout_secs: 120,
         ..Scenario::DEFAULT

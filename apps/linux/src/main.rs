@@ -141,6 +141,9 @@ fn on_exception(frame: &mut ExceptionFrame) -> Outcome {
 /// 128 + signal), saying why.
 fn die(what: &str, frame: &ExceptionFrame, signal: i32) -> ! {
     let rip = frame.regs.rip;
-    eprintln!("linux: {what} (vector {}, address {:#x}) at rip {rip:#x}; killed by signal {signal}", frame.vector, frame.addr);
+    eprintln!(
+        "linux: {what} (vector {}, address {:#x}) at rip {rip:#x}; killed by signal {signal}",
+        frame.vector, frame.addr
+    );
     oxok_libos::process::exit(128 + signal)
 }

@@ -73,7 +73,7 @@ fn cut(areas: &mut Vec<Area>, start: u64, end: u64) {
 /// (their present pages are unmapped first). `ENOMEM` when the range is
 /// not the program's to have or the table is full.
 pub fn add(start: u64, end: u64, prot: u64) -> Result<(), i64> {
-    if !guest_range(start, end) || start % PAGE_SIZE != 0 || end % PAGE_SIZE != 0 {
+    if !guest_range(start, end) || !start.is_multiple_of(PAGE_SIZE) || !end.is_multiple_of(PAGE_SIZE) {
         return Err(ENOMEM);
     }
     unmap_pages(start, end);

@@ -241,7 +241,8 @@ const TERMIOS_LEN: usize = 36;
 /// console is, 38400 baud.
 fn termios() -> [u8; TERMIOS_LEN] {
     let mut t = [0u8; TERMIOS_LEN];
-    let words: [u32; 4] = [0o2400 /* ICRNL|IXON */, 0o5 /* OPOST|ONLCR */, 0o277 /* B38400|CS8|CREAD */, 0o105073];
+    let words: [u32; 4] =
+        [0o2400 /* ICRNL|IXON */, 0o5 /* OPOST|ONLCR */, 0o277 /* B38400|CS8|CREAD */, 0o105073];
     for (i, w) in words.iter().enumerate() {
         t[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
     }

@@ -29,7 +29,9 @@ pub fn mmap(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     if len == 0 || prot & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0 || flags & (MAP_SHARED | MAP_PRIVATE) == 0 {
         return Err(EINVAL);
     }
-    if offset % PAGE_SIZE != 0 || addr % PAGE_SIZE != 0 && flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
+    if !offset.is_multiple_of(PAGE_SIZE)
+        || !addr.is_multiple_of(PAGE_SIZE) && flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0
+    {
         return Err(EINVAL);
     }
     let len = page_up(len).ok_or(ENOMEM)?;
@@ -98,7 +100,7 @@ fn place(len: u64) -> Result<u64, i64> {
 }
 
 fn range(addr: u64, len: u64) -> Result<(u64, u64), i64> {
-    if addr % PAGE_SIZE != 0 || len == 0 {
+    if !addr.is_multiple_of(PAGE_SIZE) || len == 0 {
         return Err(EINVAL);
     }
     let end = addr.checked_add(page_up(len).ok_or(EINVAL)?).ok_or(EINVAL)?;

@@ -111,9 +111,9 @@ fn ignored_by_default(sig: u64) -> bool {
 const SIG_DFL: u64 = 0;
 const SIG_IGN: u64 = 1;
 
-/// A signal to the caller itself: the default action ends it (status 128
-/// + signal, as a shell reports a killed child), an ignored one does
-/// nothing; running a handler is not built yet (`ENOSYS`).
+/// A signal to the caller itself: the default action ends it (status
+/// 128 plus the signal, as a shell reports a killed child), an ignored one
+/// does nothing; running a handler is not built yet (`ENOSYS`).
 fn to_self(sig: u64) -> Res {
     if sig == 0 {
         return Ok(0);
