@@ -76,5 +76,14 @@ int main(void) {
     CHECK("dev-zero", fd >= 0 && read(fd, z, 8) == 8 && z[0] == 0 && z[7] == 0 && close(fd) == 0);
     fd = open("/dev/urandom", O_RDONLY);
     CHECK("dev-urandom", fd >= 0 && read(fd, z, 8) == 8 && close(fd) == 0);
+    int p[2];
+    CHECK("pipe", pipe(p) == 0 && write(p[1], "through", 7) == 7 && close(p[1]) == 0);
+    CHECK("pipe-read", read(p[0], buf, sizeof buf) == 7 && memcmp(buf, "through", 7) == 0 && read(p[0], buf, 1) == 0);
+    close(p[0]);
+    struct stat pst;
+    CHECK("pipe2-fstat", pipe2(p, O_CLOEXEC) == 0 && fstat(p[0], &pst) == 0 && S_ISFIFO(pst.st_mode) &&
+                             fcntl(p[1], F_GETFD) == FD_CLOEXEC);
+    close(p[0]);
+    close(p[1]);
     return summary("lx-files");
 }

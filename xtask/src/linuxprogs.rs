@@ -68,3 +68,70 @@ fn compile(source: &Path, out: &Path) -> Result<(), String> {
         Err(format!("musl-gcc failed building {} (messages above)", source.display()))
     }
 }
+
+/// The Linux personality's system-call table (`apps/linux/src/table.rs`)
+/// as the Markdown page `docs/linux-calls.md`: one row per call, then how
+/// many calls each level has.
+pub(crate) fn calls_doc(table_rs: &str) -> String {
+    let mut rows = Vec::new();
+    let mut counts = [0usize; 3];
+    for line in table_rs.lines() {
+        let Some((head, rest)) = line.trim().split_once(" \"") else { continue };
+        let Some((note, _handler)) = rest.rsplit_once("\" => ") else { continue };
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let [nr, name, level] = words[..] else { continue };
+        let (Ok(nr), Some(i)) = (nr.parse::<u32>(), ["Full", "Partial", "Enosys"].iter().position(|l| *l == level))
+        else {
+            continue;
+        };
+        counts[i] += 1;
+        let level = ["full", "partial", "ENOSYS"][i];
+        rows.push(format!("| {nr} | `{name}` | {level} | {note} |"));
+    }
+    let mut doc = String::from(
+        "# Linux system calls of the Oxok personality\n\n\
+         Generated from `apps/linux/src/table.rs` (the one table; `linux --calls` prints it on Oxok).\n\
+         Numbers the table does not list return `-ENOSYS` and are logged once each.\n\n",
+    );
+    doc.push_str(&format!(
+        "{} calls: {} full, {} partial, {} ENOSYS.\n\n| nr | call | level | note |\n| ---: | --- | --- | --- |\n",
+        rows.len(),
+        counts[0],
+        counts[1],
+        counts[2]
+    ));
+    for r in rows {
+        doc.push_str(&r);
+        doc.push('\n');
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::calls_doc;
+
+    /// `docs/linux-calls.md` matches the table; `OXOK_BLESS=1 cargo test -p
+    /// xtask` rewrites it.
+    #[test]
+    fn linux_calls_doc_is_current() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let table = std::fs::read_to_string(root.join("apps/linux/src/table.rs")).expect("the table exists");
+        let doc = calls_doc(&table);
+        let path = root.join("docs/linux-calls.md");
+        if std::env::var_os("OXOK_BLESS").is_some() {
+            std::fs::create_dir_all(root.join("docs")).expect("docs/ can be made");
+            std::fs::write(&path, &doc).expect("docs/linux-calls.md can be written");
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(current == doc, "docs/linux-calls.md is out of date: run OXOK_BLESS=1 cargo test -p xtask");
+    }
+
+    #[test]
+    fn reads_table_rows() {
+        let doc =
+            calls_doc("    0 read Full \"\" => file::read;\n    9 mmap Partial \"anonymous\" => memory::mmap;\nx\n");
+        assert!(doc.contains("2 calls: 1 full, 1 partial, 0 ENOSYS."));
+        assert!(doc.contains("| 9 | `mmap` | partial | anonymous |"));
+    }
+}

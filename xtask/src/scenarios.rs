@@ -860,7 +860,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "linux-files",
         about: "a static musl program works with the file server's files through the personality: create, write, \
-                read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices; a native tool sees its file",
+                read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices, pipes",
         cmdline: "run=init",
         input: "linux lx-files\necho status $?\nexit 0\n",
         expect: &[

@@ -81,6 +81,7 @@ linux_calls! {
     19 readv Full "" => file::readv;
     20 writev Full "" => file::writev;
     21 access Partial "existence only: every mode is granted to the one user" => fs::access;
+    22 pipe Full "" => file::pipe;
     24 sched_yield Full "" => process::sched_yield;
     25 mremap Enosys "" => enosys;
     28 madvise Partial "MADV_DONTNEED frees the pages (zero at next touch); other advice ignored" => memory::madvise;
@@ -132,6 +133,7 @@ linux_calls! {
     269 faccessat Partial "as access" => fs::faccessat;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
     292 dup3 Full "" => file::dup3;
+    293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
     302 prlimit64 Partial "own process; fixed limits reported, setting refused (EPERM)" => info::prlimit64;
     318 getrandom Full "" => info::getrandom;
     332 statx Enosys "" => enosys;

@@ -308,3 +308,34 @@ pub fn sendfile(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         }
     }
 }
+
+const O_NONBLOCK: u64 = 0o4000;
+
+/// `pipe2(fds, flags)`: a libOS pipe (shared frames, directed yield), the
+/// same kind native programs use, so the ends pass to either kind of child.
+pub fn pipe2(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (fds, flags) = (a[0], a[1]);
+    if flags & !(O_CLOEXEC | O_NONBLOCK) != 0 {
+        return Err(EINVAL);
+    }
+    uaccess::writable(fds, 8)?;
+    let (reader, writer) = fd::pipe::pipe().map_err(from_io)?;
+    let r = fd::install(reader).map_err(|_| EMFILE)?;
+    let w = match fd::install(writer) {
+        Ok(w) => w,
+        Err(_) => {
+            let _ = fd::close(r);
+            return Err(EMFILE);
+        }
+    };
+    for end in [r, w] {
+        fdtab::set(end, fdtab::Info { cloexec: flags & O_CLOEXEC != 0, ..fdtab::Info::default() });
+    }
+    let pair = [(r as u32).to_le_bytes(), (w as u32).to_le_bytes()].concat();
+    uaccess::write(fds, &pair)?;
+    Ok(0)
+}
+
+pub fn pipe(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    pipe2(&[a[0], 0, 0, 0, 0, 0], f)
+}
