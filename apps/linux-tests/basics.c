@@ -64,6 +64,12 @@ int main(int argc, char **argv, char **envp) {
     }
     clock_gettime(CLOCK_MONOTONIC, &t2);
     CHECK("clock-advances", t2.tv_sec > t1.tv_sec || (t2.tv_sec == t1.tv_sec && t2.tv_nsec > t1.tv_nsec));
+    struct timespec nap = {0, 20 * 1000 * 1000}, before, after;
+    clock_gettime(CLOCK_MONOTONIC, &before);
+    CHECK("nanosleep", nanosleep(&nap, NULL) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    long slept = (after.tv_sec - before.tv_sec) * 1000000000L + (after.tv_nsec - before.tv_nsec);
+    CHECK("nanosleep-long-enough", slept >= 20 * 1000 * 1000);
     struct timeval tv;
     CHECK("gettimeofday", gettimeofday(&tv, NULL) == 0 && tv.tv_usec < 1000000);
 

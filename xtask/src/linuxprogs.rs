@@ -69,6 +69,7 @@ fn compile(source: &Path, out: &Path) -> Result<(), String> {
     }
 }
 
+#[cfg(test)]
 /// The Linux personality's system-call table (`apps/linux/src/table.rs`)
 /// as the Markdown page `docs/linux-calls.md`: one row per call, then how
 /// many calls each level has.

@@ -448,6 +448,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "bench: start",
             "bench: null_call * cycles",
             "bench: libos_call * cycles",
+            "bench: linux_getppid * cycles",
             "bench: exception_upcall * cycles",
             "bench: demand_zero_fault * cycles",
             "bench: page_map * cycles",
@@ -845,6 +846,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "status 7",
             "ok tls",
             "ok mmap-anon",
+            "ok nanosleep-long-enough",
             "ok getrandom",
             "linux: unknown system call 400: ENOSYS",
             "ok unknown-enosys",
@@ -868,6 +870,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "ok readdir",
             "ok rmdir",
             "ok dev-zero",
+            "ok pipe-read",
             "lx-files: * checks, 0 failed",
             "status 0",
             "none leaked",
@@ -880,12 +883,13 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         name: "linux-busybox",
         about: "Debian's busybox-static runs unmodified under the Linux personality: echo, ls (-l) of the file server's \
                 files, a file written by a native tool read by busybox cat and wc, busybox in pipelines with native tools, \
-                uname, seq, tr, and busybox sh -c with a loop and arithmetic",
+                uname, seq, tr, sleep, and busybox sh -c with a loop and arithmetic",
         cmdline: "run=init",
         input: "linux busybox echo hi from busybox\necho status $?\nmkdir /bb; echo native > /bb/n\n\
                 linux busybox ls /\nlinux busybox cat /bb/n\nlinux busybox sh -c 'echo a; echo b'\nlinux busybox uname -a\n\
                 linux busybox wc /bb/n\nlinux busybox cat /bb/n | wc\necho xyz | linux busybox tr x q\nlinux busybox ls -l /bb\n\
-                linux busybox seq 3\nlinux busybox sh -c 'for i in 1 2 3; do echo n$i; done; X=$((6*7)); echo $X'\nexit 0\n",
+                linux busybox seq 3\nlinux busybox sh -c 'for i in 1 2 3; do echo n$i; done; X=$((6*7)); echo $X'\n\
+                linux busybox sleep 0.05 && echo slept\nexit 0\n",
         expect: &[
             "hi from busybox",
             "status 0",
@@ -901,6 +905,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "qyz",
             "-rw-r--r--    1 0        0                7 * n",
             "n1\r\nn2\r\nn3\r\n42",
+            "slept",
             "env * (init) exited with status 0",
             "none leaked",
         ],

@@ -87,6 +87,7 @@ linux_calls! {
     28 madvise Partial "MADV_DONTNEED frees the pages (zero at next touch); other advice ignored" => memory::madvise;
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
+    35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; not interrupted by signals" => time::nanosleep;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
     60 exit Full "" => process::exit;
@@ -124,6 +125,7 @@ linux_calls! {
     218 set_tid_address Full "" => process::set_tid_address;
     228 clock_gettime Partial "REALTIME counts from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
+    230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
     231 exit_group Full "" => process::exit;
     234 tgkill Partial "as kill" => signal::tgkill;
     257 openat Full "" => fs::openat;

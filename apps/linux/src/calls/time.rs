@@ -75,3 +75,65 @@ pub fn time(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
     Ok(s as i64)
 }
+
+/// The wakeup-predicate slot the personality sleeps on (the libOS keeps
+/// 2 for the console and 3 for `wait`).
+const SLEEP_SLOT: u64 = 1;
+
+/// Sleeps until `deadline` (nanoseconds since boot): the environment
+/// waits on a predicate over the clock page's tick count, in whole timer
+/// ticks (so at least as long as asked), then until the TSC passes the
+/// deadline.
+fn sleep_until(deadline: u64) -> Res {
+    let clock = oxok_libos::exposed::clock().ok_or(EINVAL)?;
+    let now = now_ns();
+    if deadline > now && clock.tick_hz > 0 {
+        let wait = u128::from(deadline - now) * u128::from(clock.tick_hz);
+        let ticks = clock.ticks.saturating_add(wait.div_ceil(1_000_000_000) as u64);
+        let word = oxok_libos::abi::layout::CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64;
+        let code = oxok_pred::Builder::new().load_u64(word).ge_imm(ticks).build().map_err(|_| EINVAL)?;
+        let bytes = code.as_bytes();
+        oxok_libos::sys::pred_install(0, SLEEP_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
+            .map_err(crate::errno::from_kernel)?;
+        oxok_libos::sys::env_sleep(1 << SLEEP_SLOT).map_err(crate::errno::from_kernel)?;
+    }
+    while now_ns() < deadline {
+        let _ = oxok_libos::sys::yield_cpu(0);
+    }
+    Ok(0)
+}
+
+/// A `struct timespec` at `addr` in nanoseconds (`EINVAL` if malformed).
+fn timespec_ns(addr: u64) -> Result<u64, i64> {
+    let raw = uaccess::read_vec(addr, 16)?;
+    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap_or([0; 8]));
+    let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap_or([0; 8]));
+    if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
+        return Err(EINVAL);
+    }
+    Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
+}
+
+pub fn nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let ns = timespec_ns(a[0])?;
+    sleep_until(now_ns().saturating_add(ns))?;
+    if a[1] != 0 {
+        uaccess::write_u64s(a[1], &[0, 0])?;
+    }
+    Ok(0)
+}
+
+const TIMER_ABSTIME: u64 = 1;
+
+pub fn clock_nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if !known(a[0]) || a[1] & !TIMER_ABSTIME != 0 {
+        return Err(EINVAL);
+    }
+    let ns = timespec_ns(a[2])?;
+    let deadline = if a[1] & TIMER_ABSTIME != 0 { ns } else { now_ns().saturating_add(ns) };
+    sleep_until(deadline)?;
+    if a[1] & TIMER_ABSTIME == 0 && a[3] != 0 {
+        uaccess::write_u64s(a[3], &[0, 0])?;
+    }
+    Ok(0)
+}
