@@ -203,10 +203,17 @@ macro_rules! for_each_call {
             16 => env_run(env_slot) -> [];
 
             /// Copies the complete user-visible state of the environment
-            /// named by `env_slot` — registers (a pending restart is encoded
-            /// in them), upcall entries, exception stack — into the
-            /// [`EnvState`](crate::EnvState) at user address `buf`. Works at
-            /// any moment, whatever the environment is doing.
+            /// named by `env_slot` — registers (a call in progress is
+            /// encoded in them: a restartable call's advanced arguments, a
+            /// sleeper's `env_sleep`, a waiting caller's `pct_wait`),
+            /// upcall entries, exception stack, x87/SSE state (FXSAVE
+            /// image), FS/GS bases, the transfer it serves (the interrupted
+            /// state `pct_reply` resumes, the caller and ticket owed a
+            /// reply), wakeup predicates with their parameters — into the
+            /// [`EnvState`](crate::EnvState) (version
+            /// [`ENV_STATE_VERSION`](crate::ENV_STATE_VERSION)) at user
+            /// address `buf`. Works at any moment, whatever the environment
+            /// is doing.
             ///
             /// Checks: read on the environment (`Denied`); `buf` writable
             /// (`BadAddress`). Changes: the caller's buffer.
@@ -216,11 +223,24 @@ macro_rules! for_each_call {
             /// named by `env_slot` with the [`EnvState`](crate::EnvState) at
             /// `buf`. Selectors and privileged flags are forced to user
             /// values. Replacing the caller's own state resumes it from the
-            /// new state.
+            /// new state. Sleep and wait end: a sleeper or a waiting caller
+            /// runs the new registers (which may say `env_sleep` or
+            /// `pct_wait` again); a reply to a call it waited for is
+            /// dropped, never written over the new state. A serving record
+            /// stays owed only if the environment already owed exactly that
+            /// reply; otherwise the imported one is served with the reply
+            /// owed to nobody (`pct_reply` still resumes the saved state),
+            /// and whoever waited for a reply the environment owed resumes
+            /// from its `pct_wait` with `BadEnv`.
             ///
             /// Checks: write on the environment (`Denied`); `buf` readable
-            /// (`BadAddress`); `rip`, `rsp` and upcall entries canonical and
-            /// below `USER_TOP` (`Invalid`). Changes: the state.
+            /// (`BadAddress`); `version` is `ENV_STATE_VERSION`, `rip`,
+            /// `rsp` (also of the served transfer's saved state) and upcall
+            /// entries canonical and below `USER_TOP`, FS/GS bases below
+            /// `USER_TOP`, MXCSR with no reserved bit, `pct.serving` 0 or 1,
+            /// every predicate verifies (`Invalid`); kernel memory for the
+            /// predicates (`NoMemory`). Nothing changes unless every check
+            /// passes. Changes: the state.
             18 => env_set_state(env_slot, buf) -> [];
 
             /// Sets upcall entry `kind` (see [`upcall`](crate::upcall)) of
@@ -471,12 +491,61 @@ macro_rules! for_each_call {
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.
             37 => account_info(env_slot, kind) -> [used, limit, account];
+
+            /// Sets the FS base (`which` = [`BASE_FS`](crate::BASE_FS)) or
+            /// the GS base ([`BASE_GS`](crate::BASE_GS)) of the environment
+            /// named by `env_slot` to `value`: `%fs:`/`%gs:` addressing then
+            /// starts there (thread-local storage; Linux's `arch_prctl`).
+            /// Each environment has its own pair, switched with it, zero
+            /// when created, part of [`EnvState`](crate::EnvState). (A
+            /// program that loads a segment selector into FS or GS resets
+            /// that base, as the CPU does.)
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`);
+            /// `which` known and `value` below
+            /// [`layout::USER_TOP`](crate::layout::USER_TOP) (`Invalid`).
+            /// Changes: that base (at once, if it is the caller's own).
+            38 => env_set_base(env_slot, which, value) -> [];
+
+            /// Returns the FS base (`which` = [`BASE_FS`](crate::BASE_FS))
+            /// or the GS base ([`BASE_GS`](crate::BASE_GS)) of the
+            /// environment named by `env_slot`.
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`);
+            /// `which` known (`Invalid`). Changes: nothing.
+            39 => env_get_base(env_slot, which) -> [value];
+
+            /// Waits for the reply to the synchronous `pct_call` with
+            /// `ticket` that environment `callee` serves. A program does not
+            /// normally issue this itself: while a `pct_call` caller waits,
+            /// its registers say `pct_wait(callee, ticket)` with `rip` on
+            /// the `syscall` (Fluke's restart rule), so its exported state,
+            /// imported into any environment (itself included), resumes
+            /// the wait; the reply completes this call as it would have
+            /// completed the `pct_call` (`rax` 0, the reply registers,
+            /// `rdi` the callee). A ticket is unguessable and names one call
+            /// for the machine's life.
+            ///
+            /// Checks: `callee` is not the caller (`Invalid`); `callee` is
+            /// alive and serving the call with `ticket`
+            /// (`BadEnv`: that reply can never come — the callee died,
+            /// replied already, or its state was replaced); no other
+            /// environment waits for it (`Busy`; e.g. the original caller
+            /// still does). Changes: the caller waits (`ENV_WAITING`) and
+            /// gives the rest of its slot to the callee; the reply goes to
+            /// it.
+            40 => pct_wait(callee, ticket) -> [];
         }
     };
 }
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;
+
+/// `env_set_base`/`env_get_base`: the FS base.
+pub const BASE_FS: u64 = 0;
+/// `env_set_base`/`env_get_base`: the GS base.
+pub const BASE_GS: u64 = 1;
 
 /// Maximum bytes one `console_write` accepts.
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;

@@ -39,7 +39,7 @@ pub mod boot;
 mod calls;
 pub mod cap_kind;
 pub mod frames;
-pub use calls::{ACCOUNT_MAX_DEPTH, CONSOLE_WRITE_MAX, Call};
+pub use calls::{ACCOUNT_MAX_DEPTH, BASE_FS, BASE_GS, CONSOLE_WRITE_MAX, Call};
 mod error;
 pub mod layout;
 pub mod pred;
@@ -50,7 +50,8 @@ pub mod upcall;
 pub use error::Error;
 pub use state::{
     ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_UNLIMITED, ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING,
-    ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame, MapEntry, Regs,
+    ENV_STATE_VERSION, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EnvEntry, EnvState, ExceptionFrame, FCW_DEFAULT, FpuState,
+    MXCSR_DEFAULT, MapEntry, PctState, PredState, Regs,
 };
 
 /// `frame_alloc` argument asking for any free frame.

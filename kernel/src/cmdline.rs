@@ -74,6 +74,8 @@ pub fn parse(line: &str) -> Cmdline {
             }
         } else if crate::slots::config_word(&mut c.slots, word) {
             // A slot-clock parameter, taken (or refused with a warning).
+        } else if crate::fpu::config_word(word) {
+            // `fpu=eager|lazy`, taken (or refused with a warning).
         } else if word == "ktest" {
             c.ktest = true;
         } else if !word.starts_with("log=") {

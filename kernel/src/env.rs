@@ -83,6 +83,14 @@ pub struct Env {
     /// environment and `owned.len() + 1` frames (the `+ 1` is its
     /// application area), always.
     pub quota: crate::account::AccountId,
+    /// Its x87/SSE state and FS/GS bases (`crate::fpu`).
+    pub ext: crate::fpu::Extended,
+    /// While serving a synchronous transfer: the caller it arrived from and
+    /// the call's ticket (`None` while serving an asynchronous one, or one
+    /// whose reply is owed to nobody).
+    pub pct_caller: Option<(EnvId, u64)>,
+    /// While waiting (`waiting_for`): the ticket of the call it waits on.
+    pub wait_ticket: u64,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -91,6 +99,10 @@ pub struct Pred {
     pub program: oxok_pred::Program,
     /// Its parameters.
     pub params: [u64; oxok_abi::pred::PARAMS],
+    /// The program as installed (first `len` bytes), for state export.
+    pub code: [u8; oxok_abi::pred::MAX_BYTES],
+    /// Its length in bytes.
+    pub len: usize,
 }
 
 impl Env {
@@ -238,6 +250,9 @@ impl EnvTable {
             preds: Default::default(),
             account: oxok_slots::Account::new(),
             quota,
+            ext: crate::fpu::Extended::new(),
+            pct_caller: None,
+            wait_ticket: 0,
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));

@@ -87,6 +87,8 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let Some(env) = k.envs.get(e) else { return };
     env.space.activate();
     *frame = env.regs;
+    crate::fpu::switch_to(&mut k.envs, e);
+    let Some(env) = k.envs.get(e) else { return };
     env.status = ENV_RUNNING;
     env.runs += 1;
     env.publish();
@@ -368,15 +370,13 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
         log::warn!("env {id}: destroy of a dead environment");
         return;
     }
+    crate::fpu::forget(id);
     // An end changes the exposed environment table (the row turns zombie):
     // a parent waiting for it wakes now, not at the next tick.
     wake_sleepers(k);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
-            env.waiting_for = None;
-            env.regs.rax = oxok_abi::Error::BadEnv.code();
-            env.status = ENV_RUNNABLE;
-            env.publish();
+            crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);
         }
     }
     match k.sched.remove(id, &mut View(&mut k.envs)) {

@@ -371,6 +371,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "state: ok (",
             "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
             "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
+            "state-fpu: ok (",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
+            "state-sleeper: ok (",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
             "none leaked",
         ],
         forbid: &["FAIL", "frames leaked", "destroyed:", "exited with status 1"],
@@ -937,6 +942,70 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ],
         forbid: &["FAIL", "frames leaked", "lx-scribble: still here", "KERNEL PANIC"],
         timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-fpu-leak",
+        about: "x87/SSE state does not leak: a program leaves 1234567.875 on the x87 stack, markers in every XMM register and its own MXCSR; the next finds the clean state",
+        cmdline: "run=hostile-fpu-leak+plant,hostile-fpu-leak+probe",
+        expect: &["hostile-fpu-leak: planted (own state holds)", "hostile-fpu-leak: ok (", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-fpu-leak-lazy",
+        about: "as hostile-fpu-leak, with lazy FPU switching (CR0.TS, #NM)",
+        cmdline: "run=hostile-fpu-leak+plant,hostile-fpu-leak+probe fpu=lazy",
+        expect: &[
+            "lazy switching",
+            "hostile-fpu-leak: planted (own state holds)",
+            "hostile-fpu-leak: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fpu-isolation",
+        about: "two environments compute with x87 and SSE under one-tick preemption; each keeps its registers, MXCSR and results",
+        cmdline: "run=fpu-isolation+a+3&fpu-isolation+b+8 slot_ticks=1",
+        expect: &[
+            "fpu-isolation * ok (150 rounds, preempted",
+            "fpu-isolation * ok (150 rounds, preempted",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 90,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fpu-isolation-lazy",
+        about: "as fpu-isolation, with lazy FPU switching (CR0.TS, #NM)",
+        cmdline: "run=fpu-isolation+a+3&fpu-isolation+b+8 slot_ticks=1 fpu=lazy",
+        expect: &[
+            "fpu-isolation * ok (150 rounds, preempted",
+            "fpu-isolation * ok (150 rounds, preempted",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 90,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fsbase",
+        about: "FS and GS bases per environment: two programs read %fs:0 and %gs:0 under one-tick preemption and always see their own; bad bases refused",
+        cmdline: "run=fsbase+0&fsbase+1 slot_ticks=1",
+        expect: &["fsbase *: ok (", "fsbase *: ok (", "none leaked"],
+        forbid: F,
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "pct-restart",
+        about: "Fluke's restart rule for PCT: a waiting caller exports pct_wait(callee, ticket); imported elsewhere it gets the reply; replaced, it is not clobbered; forged and duplicate waits refused",
+        cmdline: "run=pct-restart",
+        expect: &["pct-restart: ok (", "none leaked"],
+        forbid: F,
         ..Scenario::DEFAULT
     },
 ];

@@ -23,7 +23,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
     let program = oxok_pred::verify(&bytes[..len]).map_err(|_| Error::Invalid)?;
     crate::mem::heap::reserve(size_of::<Pred>())?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS] }));
+    env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS], code: bytes, len }));
     Ok([])
 }
 
