@@ -2,7 +2,7 @@
 //! base through the kernel (which keeps it per environment); the
 //! personality itself never uses FS, so the upcall path needs no switch.
 
-use crate::errno::{EINVAL, ENOSYS, EPERM, Res};
+use crate::errno::{EINVAL, EPERM, Res};
 use crate::uaccess;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -15,8 +15,9 @@ static FS: AtomicU64 = AtomicU64::new(0);
 static GS: AtomicU64 = AtomicU64::new(0);
 
 /// Sets the FS (`gs == false`) or GS base of this environment.
-fn set_base(_gs: bool, _base: u64) -> Result<(), i64> {
-    Err(ENOSYS)
+fn set_base(gs: bool, base: u64) -> Result<(), i64> {
+    let which = if gs { oxok_libos::abi::BASE_GS } else { oxok_libos::abi::BASE_FS };
+    oxok_libos::sys::env_set_base(0, which, base).map(|_| ()).map_err(crate::errno::from_kernel)
 }
 
 pub fn arch_prctl(code: u64, addr: u64) -> Res {
