@@ -919,6 +919,24 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "linux-busybox-sh",
+        about: "busybox's interactive shell (ash, with line editing) reads typed commands through the personality's \
+                console and poll: built-ins, arithmetic, a loop, a function, exit status",
+        cmdline: "run=linux+busybox+sh",
+        input: ": warm up\necho inside $((2+3))\nfor w in x y; do echo w=$w; done\nf() { echo f got $1; }; f 9\nexit 3\n",
+        expect: &[
+            "built-in shell (ash)",
+            "inside 5",
+            "w=x\r\nw=y",
+            "f got 9",
+            "(linux) exited with status 3",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "linux-hostile",
         about: "a Linux program passing bad pointers (unmapped, kernel, the personality's own image, exposed tables, \
                 read-only and PROT_NONE memory, wrapping ranges) gets -EFAULT and the personality goes on; one that \
