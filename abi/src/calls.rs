@@ -114,8 +114,13 @@ macro_rules! for_each_call {
             /// the frame capability names a live frame (`BadCap`) with read,
             /// and write if `flags` asks for it (`Denied`); `va` is
             /// page-aligned and below `USER_TOP` (`BadAddress`); nothing is
-            /// mapped there (`Exists`); page-table memory (`NoMemory`).
-            /// Changes: one page-table entry; the frame's mapping count.
+            /// mapped there (`Exists`); the page-table frames the mapping
+            /// needs (up to 3) fit the target environment's account and its
+            /// ancestors (see `env_limit`), and memory for them (`NoMemory`,
+            /// nothing changed).
+            /// Changes: one page-table entry; the frame's mapping count; new
+            /// page-table frames, charged to the target's account (they
+            /// stay, and stay charged, until its teardown is finished).
             10 => page_map(env_slot, frame_slot, va, flags) -> [];
 
             /// Removes the mapping at `va` in the environment named by
@@ -163,10 +168,13 @@ macro_rules! for_each_call {
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
-            /// Checks: per record, as the single calls; a share's `src` must
-            /// be mapped in the caller (`NotFound`) with at least the rights
-            /// asked (`Denied`); the record array must be readable
-            /// (`BadAddress`). Changes: as the single calls.
+            /// Checks: per record, as the single calls (page-table frames
+            /// are charged to the target's account as for `page_map`); a
+            /// share's `src` must be mapped in the caller (`NotFound`) with
+            /// at least the rights asked (`Denied`) and its frame must not
+            /// be one the abort protocol is taking (`Denied`); the record
+            /// array must be readable (`BadAddress`). Changes: as the
+            /// single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 
             /// Creates an environment with an empty address space, its
@@ -178,6 +186,12 @@ macro_rules! for_each_call {
             /// its application area) to the caller's account (see
             /// `env_limit`).
             ///
+            /// A table row is reused only after the teardown of its last
+            /// environment is finished, and never once its generation (the
+            /// id's upper 22 bits) has reached its limit: such a row is
+            /// retired for good, so a stale capability or id never names a
+            /// new environment.
+            ///
             /// Checks: room in the environment table, the caller's list and
             /// the caller's account and its ancestors (`NoMemory`).
             /// Changes: a new environment; the caller's account.
@@ -188,6 +202,12 @@ macro_rules! for_each_call {
             /// Destroyed by its creator, it leaves no zombie; destroyed by
             /// another holder of the capability, it becomes one (exit status
             /// `EXIT_KILLED | 0xff`) for its creator to reap.
+            ///
+            /// The release happens in bounded steps; until it is finished the
+            /// destroyed environment stays charged to its account (1
+            /// environment, its frames and page tables) and its table row
+            /// is not reused, so a create/destroy loop holds no more than
+            /// its account allows.
             ///
             /// Checks: the capability carries write (`Denied`) and names a
             /// live environment (`BadEnv`). Changes: as described.
@@ -253,8 +273,13 @@ macro_rules! for_each_call {
             /// Asks the environment named by `env_slot` to give back `count`
             /// frames within `deadline` TSC cycles (revocation upcall). If it
             /// has not freed that many by then, the abort protocol takes the
-            /// rest — first those its repossession vector lists — unmaps and
-            /// frees them, and records them in its application area.
+            /// rest, whatever the target is doing (enforced from the timer,
+            /// in bounded, restartable rounds of at most 32 frames): first
+            /// listed frames only it maps, then unmapped ones, then frames
+            /// only it maps (highest first), then frames others map too. It
+            /// removes every mapping of each taken frame in every
+            /// environment, frees it, and records it in the target's
+            /// application area. `count` 0 cancels the request.
             ///
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
@@ -458,8 +483,10 @@ macro_rules! for_each_call {
             /// to `frames` frames and `envs` environments. Every
             /// environment is charged to one account: 1 environment plus 1
             /// frame (its application area) when created, 1 frame per
-            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader);
-            /// freeing, repossession and death give them back. A new
+            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader)
+            /// and 1 per page-table frame its mappings made (`page_map`,
+            /// `page_batch`); freeing and repossession give frames back,
+            /// and the end of its teardown after death gives back the rest. A new
             /// environment is charged to its creator's account, so
             /// everything the environment creates from now on shares the
             /// new budget. Its current charges move into the new account.
@@ -486,7 +513,9 @@ macro_rules! for_each_call {
             /// to the account and every account nested in it, and the
             /// account's own limit ([`ACCOUNT_UNLIMITED`](crate::ACCOUNT_UNLIMITED)
             /// for none; an ancestor's may bind first); and the account's
-            /// number (as in the environment table).
+            /// number (as in the environment table). Frames include page
+            /// tables (each row's `frames + tables + 1`) and destroyed
+            /// environments still being torn down.
             ///
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.

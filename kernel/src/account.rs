@@ -3,7 +3,7 @@
 //! environment and 1 frame (its application area) when it is created, 1
 //! frame per frame it owns (`frame_alloc`, `frame_alloc_for`, the loader)
 //! — and uncharged when it frees a frame, when the abort protocol or
-//! `EnvTable::collect` takes one, and all at once when it is destroyed.
+//! `EnvTable::collect` takes one, and all at once when its teardown ends.
 //! Frames that outlive their owner as orphans (another environment still
 //! maps them) are uncharged at that moment: the mapper holds them now.
 //!
@@ -14,8 +14,9 @@
 //! grant (`Error::NoMemory` beyond it, nothing changed). Boot programs are
 //! charged to the unlimited root account.
 //!
-//! Page-table frames are not charged yet (each environment's are bounded by
-//! its mappings, and environments by the environment limit). CPU needs no
+//! Page-table frames a mapping makes are charged to the mapped
+//! environment's account (`env::map_frame`); a destroyed environment stays
+//! charged until its teardown is finished (`EnvTable::reap`). CPU needs no
 //! account: an environment runs only in slots it owns or in spare time
 //! lent round robin (`slots.rs`).
 

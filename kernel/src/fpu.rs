@@ -11,15 +11,27 @@
 //! The alternative, `fpu=lazy` on the command line, sets CR0.TS instead
 //! and moves the state on the first x87/SSE instruction (#NM).
 //!
-//! Why eager: measured with `cargo xtask bench` both ways in one run
-//! (`fpu=eager` vs `fpu=lazy`, QEMU TCG): a PCT round trip cost about the
-//! same either way — the CR0 writes lazy needs on every switch cost about
-//! as much under emulation as the FXSAVE/FXRSTOR pair it avoids — while
-//! lazy adds a trap, a kernel entry and a lock round on the first SSE
-//! instruction after every switch, and programs built by ordinary Rust
-//! and C toolchains (memcpy, TLS, Linux binaries) use SSE nearly at once.
-//! Eager also keeps the state exact in the environment's own area whenever
-//! it does not run, which export and import rely on.
+//! Why eager: measured with `fpu-bench` (apps/tests; `cargo xtask run
+//! --append "run=fpu-bench+server&fpu-bench+client fpu=eager"`, then
+//! `fpu=lazy`), QEMU TCG on a shared two-core host, two runs each:
+//!
+//! | median cycles               | eager          | lazy           |
+//! | --------------------------- | -------------- | -------------- |
+//! | null call                   | 1111, 1109     | 1213, 1131     |
+//! | PCT round trip, no x87/SSE  | 248713, 268995 | 161965, 212295 |
+//! | PCT round trip, both SSE    | 158870, 171589 | 228192, 185852 |
+//!
+//! (`cargo xtask bench --quick`, same build: `rpc_roundtrip` 488926 vs
+//! 305375, `exception_upcall_ud2` 4208 vs 4734.) The run-to-run spread is
+//! larger than any difference: an FXSAVE/FXRSTOR pair is lost in the cost
+//! of a switch (address space, scheduler), and the CR0 writes lazy needs
+//! on every switch cost about as much under emulation. So the simpler
+//! policy wins: eager has no trap path on the common case — code built by
+//! ordinary Rust and C toolchains (memcpy, Linux binaries) uses SSE almost
+//! at once — and keeps the state exact in the environment's own area
+//! whenever it does not run, which export and import rely on. An upcall
+//! (exception, page fault, slot end) does no FPU work in either mode: the
+//! handler runs with the interrupted state live.
 //!
 //! FS and GS bases are switched eagerly (two WRMSRs) on the same rule;
 //! they are read back on the way out because a program can reset a base by

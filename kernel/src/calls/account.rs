@@ -13,7 +13,7 @@ pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Resu
     // The table may grow by a row.
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let usage = Amount::new(env.owned.len() as u64 + 1, 1);
+    let usage = Amount::new(env.charged_frames(), 1);
     let new = account::with(|a| a.split(env.quota, Amount::new(frames, envs), usage)).map_err(account::error)?;
     log::debug!("env {target} ({}): account {} -> {new} (limits {frames} frames, {envs} envs)", env.name, env.quota);
     env.quota = new;

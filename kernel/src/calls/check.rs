@@ -5,7 +5,7 @@
 use crate::env::{EnvId, EnvTable, env_name};
 use crate::mem::frame;
 use oxok_abi::Error;
-use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_cap::{Cap, CapError, Kind, Name, Rights};
 
 /// The ABI error for a capability failure (mapping documented in
@@ -40,7 +40,7 @@ pub fn frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) ->
     }
     let (pfn, generation) = (comps[1], comps[2]);
     let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
-    let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL);
+    let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL | OWNER_RETIRED | OWNER_REVOKING);
     if dead || u64::from(entry.generation) != generation {
         return Err(Error::BadCap);
     }

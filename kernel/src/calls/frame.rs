@@ -108,11 +108,13 @@ pub fn frame_revoke(cx: &mut Cx<'_>, env_slot: u64, count: u64, deadline: u64) -
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if count == 0 {
         env.revoke = None;
+        env.publish();
     } else {
         let deadline = cpu::rdtsc().saturating_add(deadline);
         env.revoke = Some(Revocation { owed: count, deadline, notified: false });
         log::info!("env {target} ({}): asked to give back {count} frames", env.name);
+        env.publish();
+        cx.k.revoking.note(deadline);
     }
-    env.publish();
     Ok([])
 }

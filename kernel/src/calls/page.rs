@@ -5,7 +5,7 @@ use super::Cx;
 use super::check::{env_cap, frame_cap, owned_frame_cap};
 use crate::env::{self, EnvId};
 use crate::mem::{PAGE_SIZE, user};
-use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_abi::layout::pte;
 use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
@@ -40,7 +40,9 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> R
     // Only environments' frames travel: never the application area or any
     // other kernel frame that happens to be mapped.
     let owner = crate::mem::frame::with(|f| f.entry(pa / PAGE_SIZE).map(|e| e.owner)).ok_or(Error::BadAddress)?;
-    if matches!(owner, OWNER_FREE | OWNER_KERNEL | OWNER_RESERVED) {
+    // Nor a frame the abort protocol is taking (it removes every mapping
+    // and must not meet new ones).
+    if matches!(owner, OWNER_FREE | OWNER_KERNEL | OWNER_RESERVED | OWNER_RETIRED | OWNER_REVOKING) {
         return Err(Error::Denied);
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
