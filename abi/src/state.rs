@@ -310,6 +310,8 @@ pub struct EnvEntry {
 pub const ACCOUNT_FRAMES: u64 = 0;
 /// `account_info` kind: environments.
 pub const ACCOUNT_ENVS: u64 = 1;
+/// `account_info` kind: CPU time slots owned.
+pub const ACCOUNT_SLOTS: u64 = 2;
 /// An account limit that never binds (the root account's).
 pub const ACCOUNT_UNLIMITED: u64 = u64::MAX;
 

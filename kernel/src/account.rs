@@ -16,7 +16,12 @@
 //!
 //! Page-table frames a mapping makes are charged to the mapped
 //! environment's account (`env::map_frame`); a destroyed environment stays
-//! charged until its teardown is finished (`EnvTable::reap`). CPU needs no
+//! charged until its teardown is finished (`EnvTable::reap`).
+//!
+//! CPU time slots are charged too: 1 per slot an environment owns
+//! (`slot_alloc`, a slot received by `slot_give`), given back when it frees
+//! or gives the slot away and when it dies (`sched::kill`); `env_limit_slots`
+//! makes a sub-account with a slot limit. CPU time itself needs no
 //! account: an environment runs only in slots it owns or in spare time
 //! lent round robin (`slots.rs`).
 
@@ -53,6 +58,17 @@ pub fn charge(id: AccountId, frames: u64, envs: u64) -> Result<(), Error> {
 /// Gives back what [`charge`] took.
 pub fn uncharge(id: AccountId, frames: u64, envs: u64) {
     with(|a| a.uncharge(id, Amount::new(frames, envs)));
+}
+
+/// Charges `slots` CPU time slots to `id` and its ancestors, or refuses
+/// with `NoMemory` and charges nothing.
+pub fn charge_slots(id: AccountId, slots: u64) -> Result<(), Error> {
+    with(|a| a.charge(id, Amount::slots(slots))).map_err(error)
+}
+
+/// Gives back what [`charge_slots`] took.
+pub fn uncharge_slots(id: AccountId, slots: u64) {
+    with(|a| a.uncharge(id, Amount::slots(slots)));
 }
 
 /// True if account `inner` is `outer` or nested inside it.

@@ -117,6 +117,8 @@ pub struct Env {
     pub pct_caller: Option<(EnvId, u64)>,
     /// While waiting (`waiting_for`): the ticket of the call it waits on.
     pub wait_ticket: u64,
+    /// CPU time slots it owns, charged to `quota`.
+    pub slots: u64,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -300,6 +302,7 @@ impl EnvTable {
             ext: crate::fpu::Extended::new(),
             pct_caller: None,
             wait_ticket: 0,
+            slots: 0,
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));
@@ -412,6 +415,18 @@ impl EnvTable {
     /// Ids of the live environments for which `f` holds.
     pub fn ids_where(&self, mut f: impl FnMut(&Env) -> bool) -> Vec<EnvId> {
         self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
+    }
+
+    /// The creator recorded in ended environment `id`'s zombie row, if it
+    /// has one (`env_reap` reaps on the creator's behalf).
+    pub fn zombie_parent(&self, id: EnvId) -> Option<EnvId> {
+        let slot = self.slots.get((id as usize) & (MAX_ENVS - 1))?;
+        slot.zombie.filter(|z| z.id == id).map(|z| z.parent)
+    }
+
+    /// Every live environment, in table order.
+    pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
+        self.slots.iter_mut().filter_map(|s| s.env.as_deref_mut())
     }
 
     /// Number of live environments.

@@ -22,6 +22,7 @@ mod boot;
 mod mem;
 
 mod account;
+mod bootcaps;
 mod calls;
 mod cmdline;
 mod console;

@@ -312,15 +312,20 @@ fn start_step(k: &mut Kernel) -> bool {
     let Some(step) = k.steps.pop_front() else { return false };
     crate::revoke::drain(k);
     while !k.envs.reap(usize::MAX) {}
+    let mut started = alloc::vec::Vec::new();
     for prog in &step {
         match crate::loader::load(&mut k.envs, k.archive, &prog.argv) {
             Ok(id) => {
                 log::info!("env {id} ({}) started", prog.argv[0]);
                 make_runnable(k, id);
+                if started.try_reserve(1).is_ok() {
+                    started.push(id);
+                }
             }
             Err(e) => log::error!("cannot start {:?}: {e}", prog.argv[0]),
         }
     }
+    crate::bootcaps::introduce(&mut k.envs, &started);
     true
 }
 
@@ -375,6 +380,12 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
+    // Its slots go back to the vector below (or already did, after an
+    // overrun): give back their charge while its account is known.
+    if let Some(env) = k.envs.get(id) {
+        crate::account::uncharge_slots(env.quota, env.slots);
+        env.slots = 0;
+    }
     if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;

@@ -651,9 +651,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "slots-hostile",
         about: "a spinner without slots gets no tick while an owner holds every slot; an env ignoring its \
-                slot ends is charged then destroyed; a critical section cannot hold the CPU",
+                slot ends is charged then destroyed; a critical section cannot hold the CPU; a program cannot \
+                take slots beyond its account's slot quota, alone or through a child",
         cmdline: "run=slots-hostile+owner&slots-hostile+lazy,slots-hostile+ignore&slots-hostile+fair+ignore,\
-                  slots-hostile+critical&slots-hostile+fair+critical,hello",
+                  slots-hostile+critical&slots-hostile+fair+critical,slots-hostile+quota,hello",
         expect: &[
             "slots-hostile owner: ran * ticks in 1 s; the lazy spinner ran 0",
             "slots-hostile owner: ok (",
@@ -664,6 +665,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "slots-hostile fair: ok (",
             "slots-hostile critical: ok (",
             "slots-hostile fair: ok (",
+            "slots-hostile quota: ok (",
             "hello: ok",
             "none leaked",
         ],
@@ -976,6 +978,45 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         cmdline: "run=pct-restart",
         expect: &["pct-restart: ok (", "none leaked"],
         forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-derive",
+        about: "cap_derive narrows only (widening, grant without grant, too deep refused); cap_revoke takes every derived and granted copy from every list; the holder keeps running",
+        cmdline: "run=hostile-derive",
+        expect: &[
+            "hostile-derive holder: ok (",
+            "hostile-derive: ok (",
+            "env * (hostile-derive) exited with status 0",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-pct",
+        about: "pct_call, pct_send and directed yield need a call capability for the target: a sibling without one (or with a read-only one) is refused, the victim served none of it and keeps answering",
+        cmdline: "run=hostile-pct",
+        expect: &[
+            "hostile-pct attacker: ok (",
+            "hostile-pct victim: served * transfers, 0 from the attacker",
+            "hostile-pct: ok (",
+            "env * (hostile-pct) exited with status 0",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-guards",
+        about: "executable mappings need execute on the environment capability (map, protect, batch, share); reaping needs write; \
+                zero-length console ranges, rsp == USER_TOP and transfers to never-run environments answer as documented",
+        cmdline: "run=hostile-guards",
+        expect: &["hostile-guards: ok (", "env * (hostile-guards) exited with status 0", "none leaked"],
+        forbid: F,
+        timeout_secs: 120,
         ..Scenario::DEFAULT
     },
     Scenario {
