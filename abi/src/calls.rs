@@ -285,7 +285,12 @@ macro_rules! for_each_call {
             /// upcall entry, on the caller's time; the caller waits until
             /// the callee's `pct_reply`, and then resumes with the callee's
             /// registers as the reply (`rdi` = the callee's id). If the
-            /// callee dies first, the call fails with `BadEnv`.
+            /// callee dies first, or its state is replaced so that it no
+            /// longer serves the call, the call fails with `BadEnv`. While
+            /// it waits, the caller's exported registers say
+            /// `pct_wait(target, ticket)` on the `syscall` (see `pct_wait`);
+            /// on failure `rsi` holds the ticket. A reply to a caller whose
+            /// state was replaced meanwhile is dropped.
             ///
             /// Checks: `target` is a live environment other than the caller
             /// (`BadEnv`, `Invalid`) with a `PCT` entry — an environment
