@@ -297,15 +297,21 @@ pub struct EnvEntry {
     /// boot programs); see `env_limit` and `account_info`. Environments
     /// with the same value share one budget.
     pub account: u32,
-    /// Reserved; zero.
-    pub _reserved: u32,
+    /// Page-table frames its mappings made (beyond the root and the tables
+    /// of its application area, which come with the environment), charged
+    /// to its account beside `frames` until its teardown is finished.
+    pub tables: u32,
 }
 
-/// `account_info` kind: frames (owned frames plus one application-area
-/// frame per environment).
+/// `account_info` kind: frames (owned frames, one application-area frame
+/// per environment, and the page-table frames its mappings made — the
+/// `frames + tables + 1` of each environment-table row charged there,
+/// including destroyed environments whose teardown is not finished).
 pub const ACCOUNT_FRAMES: u64 = 0;
 /// `account_info` kind: environments.
 pub const ACCOUNT_ENVS: u64 = 1;
+/// `account_info` kind: CPU time slots owned.
+pub const ACCOUNT_SLOTS: u64 = 2;
 /// An account limit that never binds (the root account's).
 pub const ACCOUNT_UNLIMITED: u64 = u64::MAX;
 

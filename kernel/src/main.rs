@@ -22,6 +22,7 @@ mod boot;
 mod mem;
 
 mod account;
+mod bootcaps;
 mod calls;
 mod cmdline;
 mod console;
@@ -100,6 +101,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
         sleepers: alloc::vec::Vec::with_capacity(env::MAX_ENVS),
+        revoking: alloc::boxed::Box::new(revoke::Repossess::new()),
     });
 
     if cmd.ktest {

@@ -102,7 +102,14 @@ pub fn env_reap(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 1], Error> {
     let index = u32::try_from(comps[1]).ok().filter(|&i| (i as usize) < crate::env::MAX_ENVS).ok_or(Error::BadCap)?;
     let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
     let id = generation.checked_shl(10).ok_or(Error::BadCap)? | index;
-    let status = cx.k.envs.take_zombie(caller, id)?;
+    // The right, not the family tree: reaping ends the row, which needs
+    // write on the environment (as destroying it does).
+    oxok_cap::check(&cap, &crate::env::env_name(id), Rights::WRITE).map_err(super::check::cap_error)?;
+    if cx.k.envs.alive(id) {
+        return Err(Error::Busy);
+    }
+    let parent = cx.k.envs.zombie_parent(id).ok_or(Error::BadEnv)?;
+    let status = cx.k.envs.take_zombie(parent, id)?;
     let _ = cx.env()?.caps.remove(env_slot);
     Ok([status])
 }

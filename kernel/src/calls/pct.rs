@@ -82,7 +82,7 @@ fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Er
 
 fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let callee = u32::try_from(target).map_err(|_| Error::BadEnv)?;
+    let (callee, cap_slot) = super::check::split_target(target);
     if callee == caller {
         return Err(Error::Invalid);
     }
@@ -97,6 +97,8 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
         }
         entry
     };
+    // The credential: a capability for the callee with the call right.
+    super::check::call_cap(&mut cx.k.envs, caller, cap_slot, callee)?;
     // The message: the caller's registers, with the kernel's additions.
     let mut msg = *cx.frame;
     msg.rdi = u64::from(caller);

@@ -61,7 +61,17 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
             env.regs.rip -= 2;
             env.status = ENV_SLEEPING;
             env.publish();
-            cx.k.sleepers.push(me);
+            // Listed once however often it sleeps; the list was reserved
+            // for every environment at boot, so this never allocates.
+            if !env.sleep_listed {
+                if cx.k.sleepers.len() == cx.k.sleepers.capacity() && cx.k.sleepers.try_reserve(1).is_err() {
+                    env.status = oxok_abi::ENV_RUNNING;
+                    env.publish();
+                    return Err(Error::NoMemory);
+                }
+                env.sleep_listed = true;
+                cx.k.sleepers.push(me);
+            }
             crate::sched::give_up(cx.k, cx.frame, me, None);
             cx.replaced = true;
             Ok([0])

@@ -55,7 +55,7 @@ fn export(env: &mut Env, live: Option<oxok_abi::Regs>) -> EnvState {
 /// A user frame from exported registers, checked as `env_set_state` says.
 fn frame_of(regs: &oxok_abi::Regs) -> Result<TrapFrame, Error> {
     let frame = TrapFrame::from_regs(regs).ok_or(Error::Invalid)?;
-    if frame.rip >= USER_TOP || frame.rsp > USER_TOP {
+    if frame.rip >= USER_TOP || frame.rsp >= USER_TOP {
         return Err(Error::Invalid);
     }
     Ok(frame)
