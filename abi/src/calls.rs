@@ -604,7 +604,10 @@ macro_rules! for_each_call {
             /// `rdi` the callee). A ticket is unguessable and names one call
             /// for the machine's life.
             ///
-            /// Checks: `callee` is not the caller (`Invalid`); `callee` is
+            /// Checks: no capability — the ticket is the credential (only
+            /// the call's exported state holds it; it names no callee for
+            /// new calls, so it reaches nothing `pct_call` could not);
+            /// `callee` is not the caller (`Invalid`); `callee` is
             /// alive and serving the call with `ticket`
             /// (`BadEnv`: that reply can never come — the callee died,
             /// replied already, or its state was replaced); no other

@@ -23,7 +23,7 @@
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, Call, ENV_WAITING, ENV_ZOMBIE, EnvState, Error, Regs};
+use oxok_libos::abi::{ANY_FRAME, Call, ENV_WAITING, ENV_ZOMBIE, EnvState, Error, Regs, call_target, rights};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
@@ -66,9 +66,14 @@ fn main(_args: Args) -> i32 {
     let Some((c, cid)) = child(&mut t, 0) else { return t.finish() };
     SLOTS[C].store(c, Ordering::Relaxed);
     // C starts on its `syscall`: pct_call(me) with the question in rsi.
+    // C's credential: a call-only capability for this program.
+    let Ok([call_slot]) = sys::cap_grant(0, c, rights::CALL) else {
+        t.check(false, "grant C a call capability");
+        return t.finish();
+    };
     let mut regs = start_regs();
     regs.rax = Call::pct_call.number();
-    regs.rdi = me;
+    regs.rdi = call_target(me, call_slot);
     regs.rsi = ASK;
     t.expect(import(c, &regs), Ok([]), "set C's state");
     t.expect(sys::env_run(c), Ok([]), "run C");
@@ -106,9 +111,13 @@ fn lost_callee(t: &mut Checks, kill: bool) {
     regs.rip = spin;
     t.expect(import_with_entry(x, &regs, spin), Ok([]), "set the callee's state");
     t.expect(sys::env_run(x), Ok([]), "run the callee");
+    let Ok([call_slot]) = sys::cap_grant(x, y, rights::CALL) else {
+        t.check(false, "grant the caller a call capability");
+        return;
+    };
     regs = start_regs();
     regs.rax = Call::pct_call.number();
-    regs.rdi = xid;
+    regs.rdi = call_target(xid, call_slot);
     regs.rsi = ASK;
     t.expect(import(y, &regs), Ok([]), "set the caller's state");
     t.expect(sys::env_run(y), Ok([]), "run the caller");
