@@ -338,7 +338,12 @@ macro_rules! for_each_call {
             /// upcall entry, on the caller's time; the caller waits until
             /// the callee's `pct_reply`, and then resumes with the callee's
             /// registers as the reply (`rdi` = the callee's id). If the
-            /// callee dies first, the call fails with `BadEnv`.
+            /// callee dies first, or its state is replaced so that it no
+            /// longer serves the call, the call fails with `BadEnv`. While
+            /// it waits, the caller's exported registers say
+            /// `pct_wait(target, ticket)` on the `syscall` (see `pct_wait`);
+            /// on failure `rsi` holds the ticket. A reply to a caller whose
+            /// state was replaced meanwhile is dropped.
             ///
             /// Checks: `target` is a live environment other than the caller
             /// (`BadEnv`, `Invalid`) with a `PCT` entry — an environment
@@ -606,7 +611,10 @@ macro_rules! for_each_call {
             /// `rdi` the callee). A ticket is unguessable and names one call
             /// for the machine's life.
             ///
-            /// Checks: `callee` is not the caller (`Invalid`); `callee` is
+            /// Checks: no capability — the ticket is the credential (only
+            /// the call's exported state holds it; it names no callee for
+            /// new calls, so it reaches nothing `pct_call` could not);
+            /// `callee` is not the caller (`Invalid`); `callee` is
             /// alive and serving the call with `ticket`
             /// (`BadEnv`: that reply can never come — the callee died,
             /// replied already, or its state was replaced); no other
