@@ -42,6 +42,7 @@ pub mod frames;
 pub use calls::{ACCOUNT_MAX_DEPTH, CONSOLE_WRITE_MAX, Call};
 mod error;
 pub mod layout;
+pub mod net;
 pub mod pred;
 pub mod slot_placement;
 mod state;

@@ -6,8 +6,8 @@
 //! `mem` (frames, page tables, heap, user access), `env` (environments),
 //! `loader`, `sched`, `syscall` and `calls` (the call handlers), `trap`.
 //!
-//! `unsafe` lives only in `arch`, `boot` and `mem`; the rest of the kernel is
-//! checked by `#![deny(unsafe_code)]`.
+//! `unsafe` lives only in `arch`, `boot`, `mem` and `dev` (device drivers);
+//! the rest of the kernel is checked by `#![deny(unsafe_code)]`.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -19,6 +19,8 @@ mod arch;
 #[allow(unsafe_code)]
 mod boot;
 #[allow(unsafe_code)]
+mod dev;
+#[allow(unsafe_code)]
 mod mem;
 
 mod account;
@@ -29,6 +31,7 @@ mod env;
 mod ktest;
 mod loader;
 mod log;
+mod net;
 mod panic;
 mod revoke;
 mod sched;
@@ -80,6 +83,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
 
     let cmd = cmdline::parse(boot.cmdline());
+    net::init();
     let archive = match boot.modules().first() {
         Some(m) => mem::phys::bytes(m.start, (m.end - m.start) as usize),
         None => {

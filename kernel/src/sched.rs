@@ -184,6 +184,9 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
 /// dropped; the new one's registers are not loaded yet).
 pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     let now = crate::timer::ticks();
+    if k.ticked < now {
+        crate::net::poll();
+    }
     while k.ticked < now {
         k.ticked += 1;
         wake_sleepers(k);
@@ -364,6 +367,7 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
+    crate::net::forget(id);
     if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;

@@ -24,6 +24,7 @@ pub mod fs;
 #[allow(unsafe_code)]
 pub mod heap;
 pub mod lrpc;
+pub mod net;
 #[allow(unsafe_code)]
 pub mod pct;
 pub mod proc;

@@ -6,6 +6,7 @@ pub mod backtrace;
 pub mod cpu;
 pub mod gdt;
 pub mod idt;
+pub mod pci;
 pub mod pic;
 pub mod qemu;
 pub mod serial;

@@ -10,6 +10,7 @@ mod cpu;
 mod env;
 mod frame;
 mod info;
+mod net;
 mod page;
 mod pct;
 mod pred;
@@ -25,6 +26,7 @@ pub use env::{
 };
 pub use frame::{frame_alloc, frame_alloc_for, frame_free, frame_revoke};
 pub use info::{mem_info, null};
+pub use net::{net_info, net_send, net_template, ring_bind, ring_unbind};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
 pub use pct::{pct_call, pct_reply, pct_send};
 pub use pred::{env_sleep, pred_install, pred_param};

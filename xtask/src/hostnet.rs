@@ -1,0 +1,82 @@
+//! The host side of network scenarios: the guest's NIC (QEMU user
+//! networking with host ports forwarded to guest ports) and the host
+//! programs that talk to the guest while a scenario runs.
+
+use std::net::UdpSocket;
+use std::time::{Duration, Instant};
+
+/// A guest NIC for a scenario: guest UDP ports to reach from the host, and
+/// a host program to run against them while the machine runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NetSpec {
+    /// Guest UDP ports forwarded from free host ports on 127.0.0.1.
+    pub udp: &'static [u16],
+    /// Runs on the host while the machine runs, with the host ports (in
+    /// `udp`'s order); its error fails the scenario, its text goes to the log.
+    pub host: Option<fn(&[u16]) -> Result<String, String>>,
+}
+
+/// QEMU arguments for a virtio-net NIC on user networking with `forwards`
+/// (`(protocol, host port, guest port)`), offloads off as on Linux guests
+/// in the benchmarks.
+pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
+    let mut netdev = String::from("user,id=n0");
+    for (proto, host, guest) in forwards {
+        netdev.push_str(&format!(",hostfwd={proto}:127.0.0.1:{host}-:{guest}"));
+    }
+    vec![
+        "-netdev".into(),
+        netdev,
+        "-device".into(),
+        "virtio-net-pci,netdev=n0,csum=off,guest_csum=off,host_tso4=off,guest_tso4=off,host_ecn=off,guest_ecn=off,host_ufo=off,guest_ufo=off,mrg_rxbuf=off".into(),
+    ]
+}
+
+/// A UDP port on 127.0.0.1 that is free right now.
+pub(crate) fn free_udp_port() -> Result<u16, String> {
+    let s = UdpSocket::bind("127.0.0.1:0").map_err(|e| format!("no free UDP port: {e}"))?;
+    s.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Datagrams [`udp_echo`] sends.
+const ECHO_COUNT: usize = 20;
+
+/// Sends numbered datagrams to the echo server behind `ports[0]`, each
+/// until its echo comes back (the guest may still be booting; lost
+/// datagrams are sent again), checks every echo byte for byte, then sends
+/// `quit` until that is echoed too (the server ends on it).
+pub(crate) fn udp_echo(ports: &[u16]) -> Result<String, String> {
+    let port = *ports.first().ok_or("no forwarded port")?;
+    let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    sock.set_read_timeout(Some(Duration::from_millis(300))).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut sizes = Vec::new();
+    let exchange = |msg: &[u8]| -> Result<(), String> {
+        let mut buf = [0u8; 2048];
+        loop {
+            if Instant::now() > deadline {
+                return Err(format!("no echo of {:?} in time", String::from_utf8_lossy(&msg[..msg.len().min(24)])));
+            }
+            sock.send_to(msg, ("127.0.0.1", port)).map_err(|e| e.to_string())?;
+            let resend = Instant::now() + Duration::from_millis(600);
+            while Instant::now() < resend {
+                match sock.recv_from(&mut buf) {
+                    Ok((n, _)) if &buf[..n] == msg => return Ok(()),
+                    Ok((n, _)) if buf[..n].starts_with(b"oxok-echo") || &buf[..n] == b"quit" => continue, // a late echo of an earlier resend
+                    Ok((n, _)) => return Err(format!("wrong echo: {:?}", String::from_utf8_lossy(&buf[..n]))),
+                    Err(_) => break,
+                }
+            }
+        }
+    };
+    for i in 0..ECHO_COUNT {
+        // Sizes from a few bytes to a full 1472-byte UDP payload.
+        let len = [9, 64, 512, 1472][i % 4];
+        let mut msg = format!("oxok-echo {i:03} ").into_bytes();
+        msg.resize(len.max(msg.len()), b'a' + (i % 26) as u8);
+        exchange(&msg)?;
+        sizes.push(msg.len());
+    }
+    exchange(b"quit")?;
+    Ok(format!("host: {} datagrams echoed ({} bytes)", sizes.len(), sizes.iter().sum::<usize>()))
+}
