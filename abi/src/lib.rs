@@ -38,6 +38,7 @@
 pub mod boot;
 mod calls;
 pub mod cap_kind;
+pub mod filter;
 pub mod frames;
 pub use calls::{ACCOUNT_MAX_DEPTH, CONSOLE_WRITE_MAX, Call};
 mod error;
