@@ -532,6 +532,37 @@ macro_rules! for_each_call {
             /// `Denied`); a NIC (`NotFound`); a free transmit buffer
             /// (`WouldBlock`). Changes: the packet is queued on the NIC.
             56 => net_send(pieces, count) -> [len];
+
+            /// Installs the packet filter at `filter` (a
+            /// [`FILTER_BYTES`](crate::filter::FILTER_BYTES) block, format
+            /// in [`filter`](crate::filter)) feeding the caller's ring
+            /// `ring`: every received packet it accepts (the most specific
+            /// filter wins) is copied into the ring. `refines` is the
+            /// capability slot of an installed filter the new one narrows,
+            /// or `u64::MAX` for none. Returns the slot of the new filter's
+            /// capability (read, write, grant) and the filter's number.
+            ///
+            /// Checks: the block readable (`BadAddress`) and verified
+            /// (`Invalid`: bad atoms, reads beyond
+            /// [`MAX_PACKET`](crate::filter::MAX_PACKET), contradictions);
+            /// `refines` names an installed filter with write (`BadCap`,
+            /// `Denied`); the ring is the caller's (`NotFound`, `Denied`);
+            /// the filter **cannot accept any packet another installed
+            /// filter accepts** unless it strictly narrows the one it
+            /// refines (`Exists` for an overlap, `Invalid` for a
+            /// non-refinement); room in the table, the capability list and
+            /// kernel memory (`NoMemory`). Changes: the filter table; one
+            /// capability slot.
+            57 => filter_install(ring, filter, refines) -> [slot, id];
+
+            /// Removes the filter named by the capability in `slot` and
+            /// empties the slot; filters that refined it now refine the one
+            /// it refined. Filters also go when their ring is unbound or
+            /// their installer ends.
+            ///
+            /// Checks: the capability names an installed filter (`BadCap`)
+            /// with write (`Denied`). Changes: the filter table; the slot.
+            58 => filter_remove(slot) -> [];
         }
     };
 }

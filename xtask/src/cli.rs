@@ -225,8 +225,10 @@ mod tests {
                 kernel_words: vec!["log=debug".into(), "ktest".into(), "run=a".into()],
                 memory: Some("1G".into()),
                 qemu_args: vec![],
+                net: false,
             }))
         );
+        assert_eq!(p("run --net"), Ok(Cmd::Run(MachineOpts { net: true, ..Default::default() })));
         assert_eq!(
             p("test -j1 --filter=iso --no-host"),
             Ok(Cmd::Test(TestOpts {

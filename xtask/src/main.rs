@@ -22,6 +22,7 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
+mod scenarios_net;
 mod testcmd;
 
 use cli::{Cmd, Firmware, MachineOpts};

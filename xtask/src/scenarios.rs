@@ -833,6 +833,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },
+    // The network (issue 13): `scenarios_net.rs`.
+    crate::scenarios_net::NET_SCENARIOS[0],
+    crate::scenarios_net::NET_SCENARIOS[1],
 ];
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod check;
 mod console;
 mod cpu;
 mod env;
+mod filter;
 mod frame;
 mod info;
 mod net;
@@ -24,6 +25,7 @@ pub use env::{
     env_create, env_destroy, env_exit, env_get_state, env_reap, env_rename, env_run, env_self, env_set_state,
     upcall_register,
 };
+pub use filter::{filter_install, filter_remove};
 pub use frame::{frame_alloc, frame_alloc_for, frame_free, frame_revoke};
 pub use info::{mem_info, null};
 pub use net::{net_info, net_send, net_template, ring_bind, ring_unbind};

@@ -15,11 +15,14 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::Error;
 use oxok_abi::net::{RINGS_PER_ENV, TxTemplate};
+use oxok_dpf::Dpf;
 use ring::Ring;
 use spin::Mutex;
 
 /// Most rings bound at once, machine-wide.
 pub const MAX_RINGS: usize = 64;
+/// Most filters installed at once, machine-wide.
+pub const MAX_FILTERS: usize = 256;
 
 /// The network state.
 pub struct Net {
@@ -27,6 +30,8 @@ pub struct Net {
     pub nic: Option<Nic>,
     /// Bound rings; a ring's number is `index | generation << 8`.
     rings: Vec<(u32, Option<Ring>)>,
+    /// Installed filters; each names the environment and ring it feeds.
+    pub filters: Dpf<(EnvId, u64)>,
     /// Transmit templates by environment.
     pub templates: BTreeMap<EnvId, TxTemplate>,
     /// Packets received, and received with no filter accepting them.
@@ -52,7 +57,8 @@ pub fn init() {
         None => log::info!("net: no NIC"),
     }
     let rings = (0..MAX_RINGS).map(|_| (0, None)).collect();
-    *NET.lock() = Some(Net { nic, rings, templates: BTreeMap::new(), received: 0, unclaimed: 0, sent: 0 });
+    let filters = Dpf::new(MAX_FILTERS, crate::arch::cpu::rdtsc());
+    *NET.lock() = Some(Net { nic, rings, filters, templates: BTreeMap::new(), received: 0, unclaimed: 0, sent: 0 });
 }
 
 /// Runs `f` with the network state locked (`NotFound` before `init`).
@@ -67,26 +73,19 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
 /// number) and copies each into the ring of the filter that accepts it.
 pub fn poll() {
     let _ = with(|net| {
-        let Net { nic, rings, received, unclaimed, .. } = net;
+        let Net { nic, rings, filters, received, unclaimed, .. } = net;
         let Some(nic) = nic.as_mut() else { return Ok(()) };
         nic.receive(|packet| {
             *received += 1;
-            match crate::net::classify(packet) {
-                Some(ring) => {
-                    if let Some(r) = ring_mut(rings, ring) {
-                        r.push(packet);
-                    }
+            match filters.demux(packet).and_then(|(_, &(_, ring))| ring_mut(rings, ring)) {
+                Some(r) => {
+                    r.push(packet);
                 }
                 None => *unclaimed += 1,
             }
         });
         Ok(())
     });
-}
-
-/// The ring a packet belongs to, by the installed filters.
-fn classify(_packet: &[u8]) -> Option<u64> {
-    None
 }
 
 fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
@@ -121,6 +120,7 @@ impl Net {
     /// Unbinds ring `id`; returns the frames to unpin (physical addresses).
     pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Vec<u64>, Error> {
         self.ring(owner, id)?;
+        self.filters.remove_where(|&(_, ring)| ring == id);
         let entry = &mut self.rings[(id & 0xff) as usize];
         entry.0 = entry.0.wrapping_add(1) & 0x00ff_ffff;
         Ok(entry.1.take().map(|r| r.frames().collect()).unwrap_or_default())
@@ -130,6 +130,7 @@ impl Net {
     /// template.
     pub fn forget(&mut self, owner: EnvId) -> Vec<u64> {
         self.templates.remove(&owner);
+        self.filters.remove_where(|&(env, _)| env == owner);
         let ids: Vec<u64> = self
             .rings
             .iter()

@@ -59,11 +59,6 @@ impl Ring {
         stored
     }
 
-    /// The counters.
-    pub fn state(&self) -> RingHeader {
-        self.state
-    }
-
     fn publish(&self) {
         let s = &self.state;
         let mut bytes = [0u8; 32];

@@ -7,6 +7,8 @@
 
 pub mod ether;
 
+pub use oxok_dpf::build as filters;
+
 use crate::shm::Region;
 use crate::sys;
 use core::sync::atomic::Ordering;
@@ -168,4 +170,39 @@ pub fn send_pieces(pieces: &[TxPiece]) -> Result<(), Error> {
         rec[12..16].copy_from_slice(&p.len.to_le_bytes());
     }
     sys::net_send(raw.as_ptr() as u64, pieces.len() as u64).map(|_| ())
+}
+
+/// An installed packet filter (its capability slot and number). Dropping
+/// it removes the filter.
+pub struct Filter {
+    slot: u64,
+    id: u64,
+}
+
+impl Filter {
+    /// Installs `filter` (see `oxok_dpf::build`) feeding `ring`;
+    /// `refines` is the filter it narrows, if any (its capability is
+    /// needed). `Exists` when it overlaps a filter someone installed.
+    pub fn install(ring: &Ring, filter: &oxok_dpf::Builder, refines: Option<&Filter>) -> Result<Filter, Error> {
+        let block = filter.raw().to_bytes();
+        let refines = refines.map_or(u64::MAX, |f| f.slot);
+        let [slot, id] = sys::filter_install(ring.id, block.as_ptr() as u64, refines)?;
+        Ok(Filter { slot, id })
+    }
+
+    /// Its capability slot.
+    pub fn slot(&self) -> u64 {
+        self.slot
+    }
+
+    /// The kernel's number for it.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl Drop for Filter {
+    fn drop(&mut self) {
+        let _ = sys::filter_remove(self.slot);
+    }
 }

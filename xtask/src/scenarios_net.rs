@@ -1,0 +1,54 @@
+//! The network scenarios (issue 13): each boots with a virtio-net NIC on
+//! QEMU's user network; some run a host program against the guest through
+//! forwarded ports (`hostnet.rs`). `scenarios.rs` lists them with the
+//! others.
+
+use crate::hostnet::{self, NetSpec};
+use crate::scenario::Scenario;
+
+/// A NIC with nothing forwarded.
+#[allow(dead_code)]
+const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], host: None });
+
+/// Every network scenario, in the order `scenarios.rs` lists them.
+pub(crate) const NET_SCENARIOS: [Scenario; 2] = [UDPECHO, NONE];
+
+const UDPECHO: Scenario = Scenario {
+    name: "net-udpecho",
+    about: "the host sends 21 UDP datagrams (9 to 1472 bytes) through hostfwd; udpecho answers ARP and echoes each over its ring and checked transmit",
+    cmdline: "run=udpecho",
+    expect: &[
+        "net: virtio-net",
+        "udpecho: listening on 10.0.2.15:7",
+        "udpecho: answering ARP",
+        "udpecho: * datagrams echoed, quit",
+        "none leaked",
+    ],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 150,
+    net: Some(NetSpec { udp: &[7], host: Some(hostnet::udp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const NONE: Scenario = Scenario {
+    name: "net-none",
+    about: "without a NIC the kernel boots as before and the network calls say NotFound",
+    cmdline: "run=udpecho",
+    expect: &["net: no NIC", "udpecho: no NIC", "none leaked"],
+    forbid: &["frames leaked", "panic"],
+    ..Scenario::DEFAULT
+};
+
+#[cfg(test)]
+mod tests {
+    use super::NET_SCENARIOS;
+    use crate::scenarios::SCENARIOS;
+
+    #[test]
+    fn all_listed() {
+        for s in NET_SCENARIOS {
+            assert!(s.name.starts_with("net-"));
+            assert_eq!(SCENARIOS.iter().filter(|t| t.name == s.name).count(), 1, "{} listed once", s.name);
+        }
+    }
+}
