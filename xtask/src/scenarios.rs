@@ -836,6 +836,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // The network (issue 13): `scenarios_net.rs`.
     crate::scenarios_net::NET_SCENARIOS[0],
     crate::scenarios_net::NET_SCENARIOS[1],
+    crate::scenarios_net::NET_SCENARIOS[2],
 ];
 
 #[cfg(test)]

@@ -7,11 +7,10 @@ use crate::hostnet::{self, NetSpec};
 use crate::scenario::Scenario;
 
 /// A NIC with nothing forwarded.
-#[allow(dead_code)]
 const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 2] = [UDPECHO, NONE];
+pub(crate) const NET_SCENARIOS: [Scenario; 3] = [UDPECHO, NONE, HOSTILE];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -36,6 +35,17 @@ const NONE: Scenario = Scenario {
     cmdline: "run=udpecho",
     expect: &["net: no NIC", "udpecho: no NIC", "none leaked"],
     forbid: &["frames leaked", "panic"],
+    ..Scenario::DEFAULT
+};
+
+const HOSTILE: Scenario = Scenario {
+    name: "net-hostile",
+    about: "rings into others' frames, overlapping/superset/stolen filters, spoofed sources and widened templates are refused; nothing leaks",
+    cmdline: "run=hostile-net",
+    expect: &["net: virtio-net", "hostile-net: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 60,
+    net: NIC,
     ..Scenario::DEFAULT
 };
 
