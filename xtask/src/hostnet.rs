@@ -80,3 +80,36 @@ pub(crate) fn udp_echo(ports: &[u16]) -> Result<String, String> {
     exchange(b"quit")?;
     Ok(format!("host: {} datagrams echoed ({} bytes)", sizes.len(), sizes.iter().sum::<usize>()))
 }
+
+/// Floods the guest's never-draining receiver behind `ports[1]` with
+/// datagrams (one a millisecond) while [`udp_echo`] runs against
+/// `ports[0]`, and for 800 more after it: the echo server must be
+/// unaffected, and the flood ends with the receiver's ring long full.
+pub(crate) fn flood_and_echo(ports: &[u16]) -> Result<String, String> {
+    let (echo, sink) = match ports {
+        [e, s, ..] => (*e, *s),
+        _ => return Err("two forwarded ports needed".into()),
+    };
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let flood = |stop: &std::sync::atomic::AtomicBool| -> Result<u64, String> {
+        let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let mut sent = 0u64;
+        let mut after = 0;
+        while after < 800 {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                after += 1;
+            }
+            sock.send_to(format!("flood {sent}").as_bytes(), ("127.0.0.1", sink)).map_err(|e| e.to_string())?;
+            sent += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(sent)
+    };
+    let (echoed, flooded) = std::thread::scope(|s| {
+        let f = s.spawn(|| flood(&done));
+        let r = udp_echo(&[echo]);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (r, f.join().unwrap_or_else(|_| Err("flood thread panicked".into())))
+    });
+    Ok(format!("{}; host: {} flood datagrams sent", echoed?, flooded?))
+}

@@ -837,6 +837,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[0],
     crate::scenarios_net::NET_SCENARIOS[1],
     crate::scenarios_net::NET_SCENARIOS[2],
+    crate::scenarios_net::NET_SCENARIOS[3],
 ];
 
 #[cfg(test)]

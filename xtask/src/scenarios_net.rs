@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 3] = [UDPECHO, NONE, HOSTILE];
+pub(crate) const NET_SCENARIOS: [Scenario; 4] = [UDPECHO, NONE, HOSTILE, SINK];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -46,6 +46,17 @@ const HOSTILE: Scenario = Scenario {
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 60,
     net: NIC,
+    ..Scenario::DEFAULT
+};
+
+const SINK: Scenario = Scenario {
+    name: "net-flood-sink",
+    about: "a receiver that never drains its ring while the host floods it: drops counted, nothing overwritten, the echo server beside it unaffected",
+    cmdline: "run=net-sink&udpecho",
+    expect: &["net-sink: produced 2, dropped *", "net-sink: ok (", "udpecho: * datagrams echoed, quit", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 150,
+    net: Some(NetSpec { udp: &[7, 9], host: Some(hostnet::flood_and_echo) }),
     ..Scenario::DEFAULT
 };
 

@@ -102,11 +102,23 @@ impl Ring {
     }
 
     /// Sleeps until the kernel has put more than `seen` packets in the
-    /// ring (compare [`produced`](Ring::produced)), or a tick passes `until`
-    /// (0: no limit).
+    /// ring (compare [`produced`](Ring::produced)), or the clock's tick
+    /// count reaches `until_tick` (0: no limit).
     pub fn wait(&self, seen: u64, until_tick: u64) -> Result<(), Error> {
+        self.wait_on(0, seen, until_tick)
+    }
+
+    /// Sleeps until more than `seen` packets were dropped (compare
+    /// [`dropped`](Ring::dropped)), or the tick count reaches `until_tick`.
+    pub fn wait_dropped(&self, seen: u64, until_tick: u64) -> Result<(), Error> {
+        self.wait_on(8, seen, until_tick)
+    }
+
+    /// One predicate: the header word at `offset` above parameter 0, or
+    /// (with a limit) the clock's ticks at parameter 1.
+    fn wait_on(&self, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
         let mut b = oxok_pred::Builder::new();
-        b.load_u64(self.region.va()).gt_param(0);
+        b.load_u64(self.region.va() + offset).gt_param(0);
         if until_tick != 0 {
             let ticks = oxok_abi::layout::CLOCK + core::mem::offset_of!(oxok_abi::layout::Clock, ticks) as u64;
             b.or().load_u64(ticks).ge_param(1);

@@ -9,7 +9,9 @@
 //! 3. Sleeps on a wakeup predicate over the ring's `produced` counter (a
 //!    parameter, no reinstall), answers ARP requests for its address, and
 //!    sends every datagram back to its sender with the addresses swapped.
-//! 4. Ends after echoing a datagram that says `quit`, printing the count.
+//! 4. After echoing a datagram that says `quit` it lingers for
+//!    [`LINGER_TICKS`] (echoing what still comes, such as a resent `quit`
+//!    whose echo was lost), then ends, printing the count.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -20,6 +22,9 @@ use oxok_libos::net::{self, Filter, Ring, Tx, filters};
 use oxok_libos::{Args, println};
 
 oxok_libos::main!(main);
+
+/// How long to keep serving after `quit`, in timer ticks.
+const LINGER_TICKS: u64 = 300;
 
 /// The guest's address on QEMU's user network.
 const IP: [u8; 4] = [10, 0, 2, 15];
@@ -53,6 +58,7 @@ fn serve(port: u16) -> Result<u64, &'static str> {
     let mut packet = [0u8; 2048];
     let mut reply = [0u8; 2048];
     let (mut echoed, mut arps) = (0u64, 0u64);
+    let mut until = 0;
     loop {
         let seen = ring.produced();
         while let Some(len) = ring.recv(&mut packet) {
@@ -73,12 +79,19 @@ fn serve(port: u16) -> Result<u64, &'static str> {
             let Some(n) = ether::build_udp(&mut reply, mac, d.src_mac, &back) else { continue };
             send_retrying(&tx, &reply[..n])?;
             echoed += 1;
-            if d.payload == b"quit" {
-                return Ok(echoed);
+            if d.payload == b"quit" && until == 0 {
+                until = ticks() + LINGER_TICKS;
             }
         }
-        ring.wait(seen, 0).map_err(|_| "wait failed")?;
+        if until != 0 && ticks() >= until {
+            return Ok(echoed);
+        }
+        ring.wait(seen, until).map_err(|_| "wait failed")?;
     }
+}
+
+fn ticks() -> u64 {
+    oxok_libos::exposed::clock().map_or(0, |c| c.ticks)
 }
 
 /// Sends, yielding while every transmit buffer is still with the device.

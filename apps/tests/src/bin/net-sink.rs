@@ -1,0 +1,39 @@
+//! net-sink: a receiver that never drains its ring (`net-flood-sink`
+//! scenario). It binds a one-frame ring (two entries), claims UDP port 9,
+//! and sleeps until the kernel has counted 100 drops; then checks that the
+//! ring holds exactly its two packets and that the kernel counted every
+//! later one as a drop instead of overwriting anything.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use oxok_libos::net::{Filter, Ring, filters};
+use oxok_libos::{Args, println};
+use oxok_tests::Checks;
+
+oxok_libos::main!(main);
+
+/// Drops to wait for.
+const DROPS: u64 = 100;
+
+fn main(_args: Args) -> i32 {
+    let mut c = Checks::new("net-sink");
+    let Ok(ring) = Ring::new(1) else {
+        println!("net-sink: FAIL no ring");
+        return 1;
+    };
+    let filter = Filter::install(&ring, &filters::udp(9), None);
+    c.check(filter.is_ok(), "UDP 9 filter");
+    println!("net-sink: ring of 2 entries bound to UDP 9, never draining");
+    while ring.dropped() < DROPS {
+        if ring.wait_dropped(DROPS - 1, 0).is_err() {
+            c.check(false, "wait");
+            break;
+        }
+    }
+    let (produced, dropped) = (ring.produced(), ring.dropped());
+    println!("net-sink: produced {produced}, dropped {dropped}");
+    c.expect(produced, 2, "exactly the ring's entries were filled");
+    c.check(dropped >= DROPS, "drops counted");
+    c.finish()
+}
