@@ -13,8 +13,11 @@ pub(crate) struct NetSpec {
     pub udp: &'static [u16],
     /// Runs on the host while the machine runs, with the host ports (in
     /// `udp`'s order); its error fails the scenario, its text goes to the log.
-    pub host: Option<fn(&[u16]) -> Result<String, String>>,
+    pub host: Option<HostProgram>,
 }
+
+/// A host program: given the host ports, a line for the log or an error.
+pub(crate) type HostProgram = fn(&[u16]) -> Result<String, String>;
 
 /// QEMU arguments for a virtio-net NIC on user networking with `forwards`
 /// (`(protocol, host port, guest port)`), offloads off as on Linux guests
