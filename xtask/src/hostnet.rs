@@ -2,7 +2,8 @@
 //! networking with host ports forwarded to guest ports) and the host
 //! programs that talk to the guest while a scenario runs.
 
-use std::net::UdpSocket;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream, UdpSocket};
 use std::time::{Duration, Instant};
 
 /// A guest NIC for a scenario: guest UDP ports to reach from the host, and
@@ -11,6 +12,9 @@ use std::time::{Duration, Instant};
 pub(crate) struct NetSpec {
     /// Guest UDP ports forwarded from free host ports on 127.0.0.1.
     pub udp: &'static [u16],
+    /// Guest TCP ports forwarded likewise (their host ports come after the
+    /// UDP ones).
+    pub tcp: &'static [u16],
     /// Runs on the host while the machine runs, with the host ports (in
     /// `udp`'s order); its error fails the scenario, its text goes to the log.
     pub host: Option<HostProgram>,
@@ -38,6 +42,12 @@ pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
 /// A UDP port on 127.0.0.1 that is free right now.
 pub(crate) fn free_udp_port() -> Result<u16, String> {
     let s = UdpSocket::bind("127.0.0.1:0").map_err(|e| format!("no free UDP port: {e}"))?;
+    s.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// A TCP port on 127.0.0.1 that is free right now.
+pub(crate) fn free_tcp_port() -> Result<u16, String> {
+    let s = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("no free TCP port: {e}"))?;
     s.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
 }
 
@@ -115,4 +125,61 @@ pub(crate) fn flood_and_echo(ports: &[u16]) -> Result<String, String> {
         (r, f.join().unwrap_or_else(|_| Err("flood thread panicked".into())))
     });
     Ok(format!("{}; host: {} flood datagrams sent", echoed?, flooded?))
+}
+
+/// One TCP exchange with the echo server behind host port `port`: sends
+/// `data` (from a second thread, so a large echo never stalls on full
+/// windows), reads back as many bytes, closes its side and waits for the
+/// server's close. `Err` if the connection broke first (e.g. the guest was
+/// not up yet and QEMU closed it).
+fn tcp_exchange(port: u16, data: &[u8]) -> Result<(), String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
+    let mut w = s.try_clone().map_err(|e| e.to_string())?;
+    let mut back = vec![0u8; data.len()];
+    std::thread::scope(|t| {
+        let writer = t.spawn(move || w.write_all(data));
+        let read = s.read_exact(&mut back).map_err(|e| format!("echo: {e}"));
+        let wrote = writer.join().map_err(|_| "writer panicked".to_string())?.map_err(|e| format!("send: {e}"));
+        read.and(wrote)
+    })?;
+    if back != data {
+        return Err("echo differs from what was sent".into());
+    }
+    s.shutdown(Shutdown::Write).map_err(|e| e.to_string())?;
+    let mut rest = Vec::new();
+    s.read_to_end(&mut rest).map_err(|e| format!("close: {e}"))?;
+    if rest.is_empty() { Ok(()) } else { Err(format!("{} bytes after the echo", rest.len())) }
+}
+
+/// Three TCP connections to the echo server behind `ports[0]` (12 bytes,
+/// 20 kB and 200 kB, each checked byte for byte; a connection that breaks
+/// before the guest is up is retried), then one that says `quit`.
+pub(crate) fn tcp_echo(ports: &[u16]) -> Result<String, String> {
+    let port = *ports.first().ok_or("no forwarded port")?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut total = 0;
+    let mut retries = 0;
+    for (i, len) in [12usize, 20_000, 200_000].into_iter().enumerate() {
+        let data: Vec<u8> = (0..len).map(|k| (k * 7 + i * 13) as u8).collect();
+        loop {
+            match tcp_exchange(port, &data) {
+                Ok(()) => break,
+                Err(_) if Instant::now() < deadline => {
+                    retries += 1;
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        total += len;
+    }
+    loop {
+        match tcp_exchange(port, b"quit") {
+            Ok(()) => break,
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => std::thread::sleep(Duration::from_millis(300)),
+        }
+    }
+    Ok(format!("host: 3 TCP connections echoed ({total} bytes), then quit ({retries} early attempts retried)"))
 }

@@ -213,6 +213,11 @@ fn with_nic(machine: &Qemu, net: Option<&NetSpec>) -> Result<(Qemu, Vec<u16>), S
         ports.push(host);
         forwards.push(("udp", host, guest));
     }
+    for &guest in net.tcp {
+        let host = hostnet::free_tcp_port()?;
+        ports.push(host);
+        forwards.push(("tcp", host, guest));
+    }
     m.extra.extend(hostnet::nic_args(&forwards));
     Ok((m, ports))
 }

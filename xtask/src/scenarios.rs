@@ -838,6 +838,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[1],
     crate::scenarios_net::NET_SCENARIOS[2],
     crate::scenarios_net::NET_SCENARIOS[3],
+    crate::scenarios_net::NET_SCENARIOS[4],
 ];
 
 #[cfg(test)]

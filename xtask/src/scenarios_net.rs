@@ -7,10 +7,10 @@ use crate::hostnet::{self, NetSpec};
 use crate::scenario::Scenario;
 
 /// A NIC with nothing forwarded.
-const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], host: None });
+const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 4] = [UDPECHO, NONE, HOSTILE, SINK];
+pub(crate) const NET_SCENARIOS: [Scenario; 5] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -25,7 +25,7 @@ const UDPECHO: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 150,
-    net: Some(NetSpec { udp: &[7], host: Some(hostnet::udp_echo) }),
+    net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -56,7 +56,18 @@ const SINK: Scenario = Scenario {
     expect: &["net-sink: produced 2, dropped *", "net-sink: ok (", "udpecho: * datagrams echoed, quit", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 150,
-    net: Some(NetSpec { udp: &[7, 9], host: Some(hostnet::flood_and_echo) }),
+    net: Some(NetSpec { udp: &[7, 9], tcp: &[], host: Some(hostnet::flood_and_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const TCPECHO: Scenario = Scenario {
+    name: "net-tcpecho",
+    about: "smoltcp in the libOS: the host opens TCP connections through hostfwd (12 B, 20 kB, 200 kB) and checks every byte echoed",
+    cmdline: "run=tcpecho",
+    expect: &["tcpecho: listening on 10.0.2.15:7", "tcpecho: * connections, * bytes echoed, quit", "none leaked"],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 180,
+    net: Some(NetSpec { udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
     ..Scenario::DEFAULT
 };
 

@@ -6,6 +6,7 @@
 //! the kernel copies accepted packets into it (see `oxok_abi::net`).
 
 pub mod ether;
+pub mod stack;
 
 pub use oxok_dpf::build as filters;
 
