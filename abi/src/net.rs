@@ -18,6 +18,57 @@
 //! reinstalling (`ld u64 [header]; gt p0`). The owner may scribble on its own
 //! header: the kernel never reads it back.
 
+/// The network table, read-only in every address space (one page): a
+/// [`NetHeader`] at offset 0, then [`RING_ROWS_MAX`] [`RingRow`]s at
+/// [`RING_ROWS`], row `ring & 0xff` for ring number `ring`. A predicate that
+/// waits for packets loads the row's `produced` and compares it with a
+/// parameter; unlike the copy in the ring's own header frame, nobody but the
+/// kernel can write it.
+pub const NET_TABLE: u64 = crate::layout::EXPOSED_BASE + 0x9000_0000;
+/// Offset of the first ring row in the network table.
+pub const RING_ROWS: u64 = 64;
+/// Rows (rings bound at once, machine-wide).
+pub const RING_ROWS_MAX: usize = 64;
+
+/// The network table's header.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetHeader {
+    /// The NIC's Ethernet address in bytes 0–5 (0: no NIC).
+    pub mac: u64,
+    /// Packets received since boot.
+    pub received: u64,
+    /// Packets no filter accepted.
+    pub unclaimed: u64,
+    /// Packets sent.
+    pub sent: u64,
+    /// Packets `net_send` refused for their headers (template).
+    pub refused: u64,
+    /// Filters installed now.
+    pub filters: u64,
+    /// Rings bound now.
+    pub rings: u64,
+    /// Zero.
+    pub reserved: u64,
+}
+
+/// One ring as the network table shows it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RingRow {
+    /// The environment that bound it (0: the row is free).
+    pub owner: u64,
+    /// The ring's number.
+    pub ring: u64,
+    /// Packets copied into it.
+    pub produced: u64,
+    /// Packets dropped because it was full.
+    pub dropped: u64,
+}
+
+const _: () = assert!(RING_ROWS as usize + RING_ROWS_MAX * core::mem::size_of::<RingRow>() <= 4096);
+const _: () = assert!(core::mem::size_of::<NetHeader>() <= RING_ROWS as usize);
+
 /// Largest Ethernet frame (no FCS) the network carries: 14-byte header plus
 /// a 1500-byte payload.
 pub const PACKET_MAX: usize = 1514;

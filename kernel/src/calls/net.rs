@@ -133,6 +133,7 @@ pub fn net_send(cx: &mut Cx<'_>, pieces: u64, count: u64) -> Result<[u64; 1], Er
         let t = n.templates.get(&caller).copied().ok_or(Error::Denied)?;
         if let Some(why) = template_violation(&t, packet) {
             log::debug!("env {caller}: packet refused by its template: {why}");
+            n.refused += 1;
             return Err(Error::Denied);
         }
         let nic = n.nic.as_mut().ok_or(Error::NotFound)?;

@@ -8,19 +8,20 @@
 //! interrupt handler.
 
 pub mod ring;
+mod table;
 
 use crate::dev::virtio_net::{self, Nic};
 use crate::env::EnvId;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::Error;
-use oxok_abi::net::{RINGS_PER_ENV, TxTemplate};
+use oxok_abi::net::{NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::Dpf;
 use ring::Ring;
 use spin::Mutex;
 
 /// Most rings bound at once, machine-wide.
-pub const MAX_RINGS: usize = 64;
+pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
 /// Most filters installed at once, machine-wide.
 pub const MAX_FILTERS: usize = 256;
 
@@ -40,6 +41,8 @@ pub struct Net {
     pub unclaimed: u64,
     /// Packets sent.
     pub sent: u64,
+    /// Packets refused for their headers.
+    pub refused: u64,
 }
 
 static NET: Mutex<Option<Net>> = Mutex::new(None);
@@ -57,14 +60,23 @@ pub fn init() {
         None => log::info!("net: no NIC"),
     }
     let rings = (0..MAX_RINGS).map(|_| (0, None)).collect();
+    if let Err(e) = table::init() {
+        log::warn!("net: no network table: {e:?}");
+    }
     let filters = Dpf::new(MAX_FILTERS, crate::arch::cpu::rdtsc());
-    *NET.lock() = Some(Net { nic, rings, filters, templates: BTreeMap::new(), received: 0, unclaimed: 0, sent: 0 });
+    let net = Net { nic, rings, filters, templates: BTreeMap::new(), received: 0, unclaimed: 0, sent: 0, refused: 0 };
+    net.publish();
+    *NET.lock() = Some(net);
 }
 
 /// Runs `f` with the network state locked (`NotFound` before `init`).
 pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error> {
     match NET.lock().as_mut() {
-        Some(net) => f(net),
+        Some(net) => {
+            let r = f(net);
+            net.publish();
+            r
+        }
         None => Err(Error::NotFound),
     }
 }
@@ -77,9 +89,12 @@ pub fn poll() {
         let Some(nic) = nic.as_mut() else { return Ok(()) };
         nic.receive(|packet| {
             *received += 1;
-            match filters.demux(packet).and_then(|(_, &(_, ring))| ring_mut(rings, ring)) {
-                Some(r) => {
-                    r.push(packet);
+            match filters.demux(packet).map(|(_, &(_, ring))| ring) {
+                Some(ring) => {
+                    if let Some(r) = ring_mut(rings, ring) {
+                        r.push(packet);
+                        table::set_ring((ring & 0xff) as usize, &r.row(ring));
+                    }
                 }
                 None => *unclaimed += 1,
             }
@@ -97,6 +112,25 @@ fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
 }
 
 impl Net {
+    /// Rewrites the network table's header.
+    fn publish(&self) {
+        let mac = self.nic.as_ref().map_or(0, |n| {
+            let mut w = [0u8; 8];
+            w[..6].copy_from_slice(&n.mac());
+            u64::from_le_bytes(w)
+        });
+        table::set_header(&NetHeader {
+            mac,
+            received: self.received,
+            unclaimed: self.unclaimed,
+            sent: self.sent,
+            refused: self.refused,
+            filters: self.filters.len() as u64,
+            rings: self.rings.iter().filter(|(_, r)| r.is_some()).count() as u64,
+            reserved: 0,
+        });
+    }
+
     /// Binds a ring over pinned frames; returns its number.
     pub fn bind(&mut self, owner: EnvId, header: u64, data: Vec<u64>) -> Result<u64, Error> {
         if self.rings.iter().filter(|(_, r)| r.as_ref().is_some_and(|r| r.owner == owner)).count() >= RINGS_PER_ENV {
@@ -104,8 +138,11 @@ impl Net {
         }
         let (index, entry) =
             self.rings.iter_mut().enumerate().find(|(_, (_, r))| r.is_none()).ok_or(Error::NoMemory)?;
-        entry.1 = Some(Ring::new(owner, header, data));
-        Ok(index as u64 | u64::from(entry.0) << 8)
+        let ring = Ring::new(owner, header, data);
+        let id = index as u64 | u64::from(entry.0) << 8;
+        table::set_ring(index, &ring.row(id));
+        entry.1 = Some(ring);
+        Ok(id)
     }
 
     /// The ring numbered `id` if `owner` bound it.
@@ -123,6 +160,7 @@ impl Net {
         self.filters.remove_where(|&(_, ring)| ring == id);
         let entry = &mut self.rings[(id & 0xff) as usize];
         entry.0 = entry.0.wrapping_add(1) & 0x00ff_ffff;
+        table::set_ring((id & 0xff) as usize, &RingRow::default());
         Ok(entry.1.take().map(|r| r.frames().collect()).unwrap_or_default())
     }
 

@@ -7,7 +7,7 @@ use crate::env::EnvId;
 use crate::mem::dma::{read_u32, write_frame};
 use alloc::vec::Vec;
 use core::sync::atomic::{Ordering, compiler_fence};
-use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, RingHeader};
+use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, RingHeader, RingRow};
 
 /// One bound ring.
 pub struct Ring {
@@ -57,6 +57,11 @@ impl Ring {
         };
         self.publish();
         stored
+    }
+
+    /// Its row in the network table, as ring number `id`.
+    pub fn row(&self, id: u64) -> RingRow {
+        RingRow { owner: u64::from(self.owner), ring: id, produced: self.state.produced, dropped: self.state.dropped }
     }
 
     fn publish(&self) {

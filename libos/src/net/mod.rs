@@ -66,14 +66,31 @@ impl Ring {
         self.region.frame_slots()
     }
 
-    /// Packets the kernel put in the ring so far.
+    /// Packets the kernel put in the ring so far (from the read-only
+    /// network table).
     pub fn produced(&self) -> u64 {
-        self.region.words()[0].load(Ordering::Acquire)
+        crate::exposed::ring_row(self.id).map_or(0, |r| r.produced)
     }
 
     /// Packets dropped because the ring was full.
     pub fn dropped(&self) -> u64 {
-        self.region.words()[1].load(Ordering::Acquire)
+        crate::exposed::ring_row(self.id).map_or(0, |r| r.dropped)
+    }
+
+    /// The kernel's copy of the counters in the ring's own header frame
+    /// (`produced`, `dropped`): the owner may overwrite these, the table
+    /// row nobody can.
+    pub fn header_counters(&self) -> (u64, u64) {
+        let w = self.region.words();
+        (w[0].load(Ordering::Acquire), w[1].load(Ordering::Acquire))
+    }
+
+    /// Overwrites the ring's header frame (for tests: the owner's own
+    /// memory, which the kernel never reads back).
+    pub fn scribble_header(&self, value: u64) {
+        for w in &self.region.words()[..4] {
+            w.store(value, Ordering::Release);
+        }
     }
 
     fn entry_word(&self, i: usize) -> usize {
@@ -115,11 +132,15 @@ impl Ring {
         self.wait_on(8, seen, until_tick)
     }
 
-    /// One predicate: the header word at `offset` above parameter 0, or
-    /// (with a limit) the clock's ticks at parameter 1.
+    /// One predicate: the word at `offset` in the ring's row of the
+    /// read-only network table above parameter 0, or (with a limit) the
+    /// clock's ticks at parameter 1.
     fn wait_on(&self, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
+        let row = oxok_abi::net::NET_TABLE
+            + oxok_abi::net::RING_ROWS
+            + (self.id & 0xff) * core::mem::size_of::<oxok_abi::net::RingRow>() as u64;
         let mut b = oxok_pred::Builder::new();
-        b.load_u64(self.region.va() + offset).gt_param(0);
+        b.load_u64(row + 16 + offset).gt_param(0);
         if until_tick != 0 {
             let ticks = oxok_abi::layout::CLOCK + core::mem::offset_of!(oxok_abi::layout::Clock, ticks) as u64;
             b.or().load_u64(ticks).ge_param(1);

@@ -2,7 +2,9 @@
 //! scenario). It binds a one-frame ring (two entries), claims UDP port 9,
 //! and sleeps until the kernel has counted 100 drops; then checks that the
 //! ring holds exactly its two packets and that the kernel counted every
-//! later one as a drop instead of overwriting anything.
+//! later one as a drop instead of overwriting anything; the counters in
+//! the read-only network table agree with the copy in the ring's header and
+//! survive the owner scribbling over that copy.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -35,5 +37,12 @@ fn main(_args: Args) -> i32 {
     println!("net-sink: produced {produced}, dropped {dropped}");
     c.expect(produced, 2, "exactly the ring's entries were filled");
     c.check(dropped >= DROPS, "drops counted");
+    let (hp, hd) = ring.header_counters();
+    c.check(hp == produced && hd >= dropped, "the header frame's copy agrees with the table");
+    // The header frame is ours to scribble on; the table is not.
+    ring.scribble_header(u64::MAX);
+    c.expect(ring.produced(), produced, "the table's count survives a scribbled header");
+    let row = oxok_libos::exposed::ring_row(ring.id()).map(|r| r.owner);
+    c.expect(row, Some(oxok_libos::exposed::self_id()), "the table names the owner");
     c.finish()
 }
