@@ -550,7 +550,9 @@ macro_rules! for_each_call {
             /// the filter **cannot accept any packet another installed
             /// filter accepts** unless it strictly narrows the one it
             /// refines (`Exists` for an overlap, `Invalid` for a
-            /// non-refinement); room in the table, the capability list and
+            /// non-refinement); at most
+            /// [`FILTERS_PER_ENV`](crate::net::FILTERS_PER_ENV) filters of
+            /// the caller's, room in the table, the capability list and
             /// kernel memory (`NoMemory`). Changes: the filter table; one
             /// capability slot.
             57 => filter_install(ring, filter, refines) -> [slot, id];

@@ -84,6 +84,9 @@ pub const ENTRIES_PER_FRAME: usize = 4096 / ENTRY_BYTES;
 pub const RING_DATA_FRAMES_MAX: usize = 16;
 /// Most rings one environment may have bound at once.
 pub const RINGS_PER_ENV: usize = 4;
+/// Most filters one environment may have installed at once (so no one
+/// fills the machine's filter table).
+pub const FILTERS_PER_ENV: usize = 32;
 
 /// The ring's counters, as the kernel writes them at the start of the
 /// header frame.

@@ -8,6 +8,7 @@ use crate::mem::user;
 use crate::net;
 use oxok_abi::Error;
 use oxok_abi::filter::FILTER_BYTES;
+use oxok_abi::net::FILTERS_PER_ENV;
 use oxok_cap::{Cap, Kind, Name, Rights};
 use oxok_dpf::{FilterId, InstallError};
 
@@ -49,6 +50,9 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     crate::mem::heap::reserve(1024)?;
     let id = net::with(|n| {
         n.ring(caller, ring)?;
+        if n.filters.iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
+            return Err(Error::NoMemory);
+        }
         n.filters.insert(parsed, (caller, ring), refined).map_err(|e| match e {
             InstallError::Overlap { .. } => Error::Exists,
             InstallError::NoSuchFilter => Error::BadCap,

@@ -9,7 +9,8 @@
 //! filter are refused; a refinement needs the refined filter's capability
 //! with write; malformed filters and filters reading beyond the packet
 //! limit are refused; a filter on a ring that does not exist is refused;
-//! a removed filter's capability is stale.
+//! a removed filter's capability is stale; an environment cannot install
+//! more than `FILTERS_PER_ENV` filters.
 //! Transmit: nothing without a template; spoofed Ethernet source, IPv4
 //! source, source port, ARP sender or an unknown Ethernet type refused; a
 //! template cannot be widened (own or a child's); pieces outside their
@@ -146,6 +147,26 @@ fn filters_attacked(c: &mut Checks) {
     // With the listener gone, the wider filter is free to install.
     let wide = Filter::install(&ring, &filters::ipv4(filters::PROTO_UDP), None);
     c.check(wide.is_ok(), "all UDP installs once nothing overlaps");
+    // Nobody fills the machine's filter table: a per-environment limit.
+    let limit = oxok_libos::abi::net::FILTERS_PER_ENV;
+    let mut many = [0u64; 40];
+    let mut installed = 0;
+    let mut last = Ok(0);
+    for (i, slot) in many.iter_mut().enumerate() {
+        last = install(r, &filters::tcp_listen(5000 + i as u16), u64::MAX);
+        match last {
+            Ok(s) => {
+                *slot = s;
+                installed += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    c.expect(installed, limit - 1, "filters up to the per-environment limit");
+    c.expect(last, Err(Error::NoMemory), "one filter past the limit");
+    for &s in &many[..installed] {
+        let _ = sys::filter_remove(s);
+    }
 }
 
 fn transmit(c: &mut Checks, mac: [u8; 6], child: u64) {
