@@ -333,12 +333,16 @@ pub fn net_header() -> Option<oxok_abi::net::NetHeader> {
 /// The network table's row for ring number `ring` (`None` if the row is
 /// not that ring's any more).
 pub fn ring_row(ring: u64) -> Option<oxok_abi::net::RingRow> {
-    let index = (ring & 0xff) as usize;
+    ring_row_at((ring & 0xff) as usize).filter(|row| row.ring == ring)
+}
+
+/// Row `index` of the network table's rings, if a ring is bound there.
+pub fn ring_row_at(index: usize) -> Option<oxok_abi::net::RingRow> {
     if index >= oxok_abi::net::RING_ROWS_MAX {
         return None;
     }
     let size = core::mem::size_of::<oxok_abi::net::RingRow>();
     let row: oxok_abi::net::RingRow =
         read_exposed(oxok_abi::net::NET_TABLE + oxok_abi::net::RING_ROWS + (index * size) as u64)?;
-    (row.ring == ring && row.owner != 0).then_some(row)
+    (row.owner != 0).then_some(row)
 }

@@ -120,6 +120,9 @@ fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
         // Host UDP and TCP port 5555 reach the guest's port 7 (echo).
         machine.extra.extend(hostnet::nic_args(&[("udp", NET_PORT, 7), ("tcp", NET_PORT, 7)]));
         eprintln!("xtask: NIC on user networking; host 127.0.0.1:{NET_PORT} (udp, tcp) -> guest port 7");
+        eprintln!(
+            "xtask: servers send only with a template, which boot programs set: try `-- run=tcpecho` or `run=udpecho`"
+        );
     }
     machine.extra.extend(m.qemu_args.iter().cloned());
     machine

@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 5] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO];
+pub(crate) const NET_SCENARIOS: [Scenario; 6] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -68,6 +68,23 @@ const TCPECHO: Scenario = Scenario {
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 180,
     net: Some(NetSpec { udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const SHELL: Scenario = Scenario {
+    name: "net-shell",
+    about: "the shell's net view reads the network table (NIC address, counters, rings) without a call",
+    cmdline: "run=init",
+    input: "net\nexit 0\n",
+    expect: &[
+        "nic 52:54:00:12:34:56",
+        "received * unclaimed * sent 0 * filters 0 * rings 0",
+        "RING * OWNER",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "no network table"],
+    timeout_secs: 60,
+    net: NIC,
     ..Scenario::DEFAULT
 };
 
