@@ -565,6 +565,17 @@ macro_rules! for_each_call {
             /// Checks: the capability names an installed filter (`BadCap`)
             /// with write (`Denied`). Changes: the filter table; the slot.
             58 => filter_remove(slot) -> [];
+
+            /// Reports the transmit template of the environment named by
+            /// `env_slot`: the Ethernet address (bytes 0–5 of `mac`, first
+            /// byte lowest), the IPv4 address (bytes 0–3 of `ip`, in packet
+            /// order) and the source ports (`port_lo | port_hi << 16`).
+            /// A parent passes its own on to a child this way
+            /// (`net_template` with the same values).
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`); it has
+            /// a template (`NotFound`). Changes: nothing.
+            59 => net_template_get(env_slot) -> [mac, ip, ports];
         }
     };
 }

@@ -73,18 +73,22 @@ const TCPECHO: Scenario = Scenario {
 
 const SHELL: Scenario = Scenario {
     name: "net-shell",
-    about: "the shell's net view reads the network table (NIC address, counters, rings) without a call",
+    about: "the shell's net view reads the network table; udpecho started from the shell inherits init's template \
+            through spawn, narrows it and echoes the host's datagrams",
     cmdline: "run=init",
-    input: "net\nexit 0\n",
+    input: "net\nudpecho\nnet\nexit 0\n",
     expect: &[
         "nic 52:54:00:12:34:56",
         "received * unclaimed * sent 0 * filters 0 * rings 0",
         "RING * OWNER",
+        "udpecho: listening on 10.0.2.15:7",
+        "udpecho: * datagrams echoed, quit",
+        "received * sent * filters 0 * rings 0",
         "none leaked",
     ],
-    forbid: &["FAIL", "frames leaked", "panic", "no network table"],
-    timeout_secs: 60,
-    net: NIC,
+    forbid: &["FAIL", "frames leaked", "panic", "no network table", "template refused"],
+    timeout_secs: 120,
+    net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
     ..Scenario::DEFAULT
 };
 

@@ -28,7 +28,7 @@ pub use env::{
 pub use filter::{filter_install, filter_remove};
 pub use frame::{frame_alloc, frame_alloc_for, frame_free, frame_revoke};
 pub use info::{mem_info, null};
-pub use net::{net_info, net_send, net_template, ring_bind, ring_unbind};
+pub use net::{net_info, net_send, net_template, net_template_get, ring_bind, ring_unbind};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
 pub use pct::{pct_call, pct_reply, pct_send};
 pub use pred::{env_sleep, pred_install, pred_param};

@@ -108,6 +108,19 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u6
     })
 }
 
+/// Reports an environment's transmit template.
+pub fn net_template_get(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 3], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    net::with(|n| {
+        let t = n.templates.get(&target).ok_or(Error::NotFound)?;
+        let mut mac = [0u8; 8];
+        mac[..6].copy_from_slice(&t.mac);
+        let mut ip = [0u8; 8];
+        ip[..4].copy_from_slice(&t.ip);
+        Ok([u64::from_le_bytes(mac), u64::from_le_bytes(ip), u64::from(t.port_lo) | u64::from(t.port_hi) << 16])
+    })
+}
+
 /// Sends one packet gathered from the pieces described at `pieces`.
 pub fn net_send(cx: &mut Cx<'_>, pieces: u64, count: u64) -> Result<[u64; 1], Error> {
     let count = usize::try_from(count).ok().filter(|&c| (1..=TX_PIECES_MAX).contains(&c)).ok_or(Error::Invalid)?;

@@ -38,6 +38,28 @@ pub fn set_template(env_slot: u64, t: &TxTemplate) -> Result<(), Error> {
     sys::net_template(env_slot, bytes.as_ptr() as u64).map(|_| ())
 }
 
+/// The transmit template of the environment named by `env_slot` (0: this
+/// one), if it has one.
+pub fn template(env_slot: u64) -> Result<TxTemplate, Error> {
+    let [mac, ip, ports] = sys::net_template_get(env_slot)?;
+    let (m, i) = (mac.to_le_bytes(), ip.to_le_bytes());
+    Ok(TxTemplate {
+        mac: [m[0], m[1], m[2], m[3], m[4], m[5]],
+        pad: [0; 2],
+        ip: [i[0], i[1], i[2], i[3]],
+        port_lo: ports as u16,
+        port_hi: (ports >> 16) as u16,
+    })
+}
+
+/// Gives the child named by `child_slot` this process's own template, if
+/// it has one (`spawn` does this, so programs a shell starts can send).
+pub fn pass_template(child_slot: u64) {
+    if let Ok(t) = template(0) {
+        let _ = set_template(child_slot, &t);
+    }
+}
+
 /// A bound packet ring.
 pub struct Ring {
     region: Region,
