@@ -121,6 +121,7 @@ impl Filter {
             self.atoms[w] = self.atoms[r];
             w += 1;
         }
+        self.atoms[w..len].fill(FILLER);
         self.len = w as u8;
     }
 
@@ -141,7 +142,7 @@ impl Filter {
                     }
                 }
                 Atom::Shift { field, scale } => match field.read(packet, base) {
-                    Some(v) => base += v as usize * scale as usize,
+                    Some(v) => base = base.saturating_add((v as usize).saturating_mul(scale as usize)),
                     None => return false,
                 },
             }
@@ -157,5 +158,33 @@ impl Filter {
             *r = a.to_raw();
         }
         raw
+    }
+}
+
+/// One atom as text: `u16[12]&ffff=0800`, `>>u8[14]&0f*4` (a shift).
+impl core::fmt::Display for Atom {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let field = self.field();
+        let w = 2 * field.size as usize;
+        let bits = 8 * field.size as u32;
+        match *self {
+            Atom::Eq { value, .. } => {
+                write!(f, "u{bits}[{}]&{:0w$x}={:0w$x}", field.offset, field.mask, value)
+            }
+            Atom::Shift { scale, .. } => write!(f, ">>u{bits}[{}]&{:0w$x}*{scale}", field.offset, field.mask),
+        }
+    }
+}
+
+/// The atoms as text, separated by spaces (for the shell's filter view).
+impl core::fmt::Display for Filter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, a) in self.atoms().iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{a}")?;
+        }
+        Ok(())
     }
 }

@@ -127,15 +127,11 @@ pub struct Dpf<O> {
 impl<O> Dpf<O> {
     /// An empty table holding at most `capacity` filters. `seed` keys the
     /// hash nodes (pick it unpredictably, e.g. from the TSC at boot).
-    /// Allocates nothing until the first insert.
-    pub fn new(capacity: usize, seed: u64) -> Dpf<O> {
-        Dpf {
-            slots: Vec::new(),
-            free: Vec::new(),
-            len: 0,
-            capacity: capacity.min(u32::MAX as usize),
-            trie: Trie::new(seed),
-        }
+    /// Allocates nothing until the first insert (`const`, so it can
+    /// initialise a `static`).
+    pub const fn new(capacity: usize, seed: u64) -> Dpf<O> {
+        let capacity = if capacity > u32::MAX as usize - 1 { u32::MAX as usize - 1 } else { capacity };
+        Dpf { slots: Vec::new(), free: Vec::new(), len: 0, capacity, trie: Trie::new(seed) }
     }
 
     /// Installed filters.

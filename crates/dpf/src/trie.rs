@@ -65,7 +65,7 @@ struct Path {
 }
 
 impl Trie {
-    pub(crate) fn new(seed: u64) -> Trie {
+    pub(crate) const fn new(seed: u64) -> Trie {
         // splitmix64's finaliser: any seed gives a well-mixed odd multiplier.
         let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -85,6 +85,8 @@ impl Trie {
     }
 
     fn alloc(&mut self) -> Result<u32, NoMemory> {
+        #[cfg(test)]
+        inject::take()?;
         if self.free != NONE {
             let n = self.free;
             self.free = self.nodes[n as usize].next_free;
@@ -138,8 +140,12 @@ impl Trie {
                     Atom::Eq { field, .. } => Group::Eq { field, table: Table::default() },
                     Atom::Shift { field, scale } => Group::Shift { field, scale, child: self.alloc()? },
                 };
+                #[cfg(test)]
+                let injected = inject::take().is_err();
+                #[cfg(not(test))]
+                let injected = false;
                 let groups = &mut self.nodes[cur as usize].groups;
-                if groups.try_reserve(1).is_err() {
+                if injected || groups.try_reserve(1).is_err() {
                     if let Group::Shift { child, .. } = group {
                         self.release(child);
                     }
@@ -160,7 +166,7 @@ impl Trie {
         let child = self.alloc()?;
         let mult = self.mult;
         if let Group::Eq { table, .. } = &mut self.nodes[cur as usize].groups[gi]
-            && table.insert(value, child, mult).is_err()
+            && (inject_fails() || table.insert(value, child, mult).is_err())
         {
             self.release(child);
             return Err(NoMemory);
@@ -268,7 +274,7 @@ impl Trie {
                     None => false,
                 },
                 Group::Shift { field, scale, child } => match field.read(w.packet, base) {
-                    Some(v) => self.visit(*child, base + v as usize * *scale as usize, w),
+                    Some(v) => self.visit(*child, base.saturating_add((v as usize).saturating_mul(*scale as usize)), w),
                     None => false,
                 },
             };
@@ -285,4 +291,85 @@ struct Walk<'a> {
     rank: &'a dyn Fn(u32) -> (u32, bool),
     best: Option<(u32, u32)>,
     visits: usize,
+}
+
+/// Whether the injected allocation failure hits here (tests only).
+#[cfg(test)]
+fn inject_fails() -> bool {
+    inject::take().is_err()
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn inject_fails() -> bool {
+    false
+}
+
+/// Allocation failures on demand, for the rollback tests: every allocation
+/// point in `insert` spends one unit of the budget, and fails when none is
+/// left.
+#[cfg(test)]
+pub(crate) mod inject {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::hash::NoMemory;
+
+    pub(crate) static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+    pub(crate) fn take() -> Result<(), NoMemory> {
+        BUDGET.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |b| b.checked_sub(1)).map(|_| ()).map_err(|_| NoMemory)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::sync::atomic::Ordering;
+
+    use super::inject::BUDGET;
+    use crate::{Dpf, InstallError, build};
+
+    /// An insert that runs out of memory at any of its allocation points
+    /// leaves the table and the trie exactly as they were.
+    #[test]
+    fn failed_inserts_roll_back() {
+        let filters = [
+            build::udp(1).build().unwrap(),
+            build::udp(2).build().unwrap(),
+            build::tcp_listen(2).build().unwrap(),
+            build::arp().build().unwrap(),
+            build::Builder::new().eq16(12, 0x88b5).shift(1, 1, 0x0f, 2).eq8(3, 3).build().unwrap(),
+            build::Builder::new().eq16(12, 0x88b5).shift(1, 1, 0x0f, 2).eq8(3, 4).build().unwrap(),
+        ];
+        let mut failures = 0;
+        for k in 0..filters.len() {
+            for budget in 0..12 {
+                let mut dpf: Dpf<usize> = Dpf::new(16, 3);
+                for (i, f) in filters[..k].iter().enumerate() {
+                    dpf.insert(*f, i, None).unwrap();
+                }
+                let nodes = dpf.node_count();
+                BUDGET.store(budget, Ordering::SeqCst);
+                let r = dpf.insert(filters[k], k, None);
+                BUDGET.store(usize::MAX, Ordering::SeqCst);
+                match r {
+                    Err(e) => {
+                        assert_eq!(e, InstallError::NoMemory);
+                        failures += 1;
+                        // (the root, once made, stays)
+                        let now = dpf.node_count();
+                        assert!(now == nodes || (nodes == 0 && now == 1), "filter {k}, budget {budget}: {now}");
+                        assert_eq!(dpf.len(), k);
+                        dpf.insert(filters[k], k, None).unwrap();
+                    }
+                    Ok(_) => assert!(budget > 0 || k > 0),
+                }
+                let ids: alloc::vec::Vec<_> = dpf.iter().map(|i| i.id).collect();
+                for id in ids {
+                    dpf.remove(id).unwrap();
+                }
+                assert!(dpf.node_count() <= 1);
+            }
+        }
+        assert!(failures > 20, "{failures}");
+    }
 }
