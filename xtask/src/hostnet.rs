@@ -183,3 +183,36 @@ pub(crate) fn tcp_echo(ports: &[u16]) -> Result<String, String> {
     }
     Ok(format!("host: 3 TCP connections echoed ({total} bytes), then quit ({retries} early attempts retried)"))
 }
+
+/// Seconds [`blast_and_echo`] floods for.
+const BLAST_SECS: u64 = 12;
+
+/// Floods `ports[1]` (a port no guest filter claims) with full-size
+/// datagrams as fast as the host sends them for [`BLAST_SECS`] seconds, and
+/// in the middle of it runs [`udp_echo`] against `ports[0]`: the echo
+/// server must answer while the kernel sheds the flood.
+pub(crate) fn blast_and_echo(ports: &[u16]) -> Result<String, String> {
+    let (echo, blast) = match ports {
+        [e, b, ..] => (*e, *b),
+        _ => return Err("two forwarded ports needed".into()),
+    };
+    let blaster = || -> Result<u64, String> {
+        let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let payload = [0x5au8; 1472];
+        let end = Instant::now() + Duration::from_secs(BLAST_SECS);
+        let mut sent = 0u64;
+        while Instant::now() < end {
+            if sock.send_to(&payload, ("127.0.0.1", blast)).is_ok() {
+                sent += 1;
+            }
+        }
+        Ok(sent)
+    };
+    let (echoed, blasted) = std::thread::scope(|s| {
+        let b = s.spawn(blaster);
+        std::thread::sleep(Duration::from_secs(BLAST_SECS / 2));
+        let r = udp_echo(&[echo]);
+        (r, b.join().unwrap_or_else(|_| Err("blast thread panicked".into())))
+    });
+    Ok(format!("{}; host: {} datagrams of 1472 bytes blasted at an unclaimed port", echoed?, blasted?))
+}

@@ -840,6 +840,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[3],
     crate::scenarios_net::NET_SCENARIOS[4],
     crate::scenarios_net::NET_SCENARIOS[5],
+    crate::scenarios_net::NET_SCENARIOS[6],
 ];
 
 #[cfg(test)]

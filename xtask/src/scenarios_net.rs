@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 6] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL];
+pub(crate) const NET_SCENARIOS: [Scenario; 7] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -89,6 +89,18 @@ const SHELL: Scenario = Scenario {
     forbid: &["FAIL", "frames leaked", "panic", "no network table", "template refused"],
     timeout_secs: 120,
     net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const BLAST: Scenario = Scenario {
+    name: "net-blast",
+    about: "the host blasts full-size datagrams at an unclaimed port as fast as it can for 12 s; in the middle of it \
+            the echo server still answers every datagram and nothing leaks",
+    cmdline: "run=udpecho",
+    expect: &["udpecho: listening on 10.0.2.15:7", "udpecho: * datagrams echoed, quit", "none leaked"],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 180,
+    net: Some(NetSpec { udp: &[7, 9999], tcp: &[], host: Some(hostnet::blast_and_echo) }),
     ..Scenario::DEFAULT
 };
 

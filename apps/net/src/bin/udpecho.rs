@@ -34,6 +34,9 @@ fn main(args: Args) -> i32 {
     match serve(port) {
         Ok(n) => {
             println!("udpecho: {n} datagrams echoed, quit");
+            if let Some(h) = oxok_libos::exposed::net_header() {
+                println!("udpecho: the NIC received {}, {} claimed by no filter", h.received, h.unclaimed);
+            }
             0
         }
         Err(why) => {
