@@ -841,6 +841,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[4],
     crate::scenarios_net::NET_SCENARIOS[5],
     crate::scenarios_net::NET_SCENARIOS[6],
+    crate::scenarios_net::NET_SCENARIOS[7],
 ];
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 7] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST];
+pub(crate) const NET_SCENARIOS: [Scenario; 8] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -101,6 +101,17 @@ const BLAST: Scenario = Scenario {
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 180,
     net: Some(NetSpec { udp: &[7, 9999], tcp: &[], host: Some(hostnet::blast_and_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const PING: Scenario = Scenario {
+    name: "net-ping",
+    about: "ping (smoltcp's ICMP socket in the libOS) gets QEMU's gateway to answer 3 echo requests",
+    cmdline: "run=ping+10.0.2.2+3",
+    expect: &["ping: * bytes from 10.0.2.2: icmp_seq=0", "ping: 10.0.2.2: 3 sent, 3 received", "none leaked"],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 60,
+    net: NIC,
     ..Scenario::DEFAULT
 };
 

@@ -7,8 +7,10 @@ use super::{Ring, Tx};
 use crate::{exposed, sys};
 use oxok_abi::Error;
 use oxok_abi::net::PACKET_MAX;
+use smoltcp::iface::{Config, Interface};
 use smoltcp::phy::{self, Device, DeviceCapabilities, Medium};
 use smoltcp::time::Instant;
+use smoltcp::wire::{EthernetAddress, IpAddress, IpCidr, Ipv4Address};
 
 /// A ring and a transmit frame as a smoltcp device.
 pub struct RingDevice {
@@ -97,4 +99,18 @@ impl Device for RingDevice {
         caps.max_burst_size = Some(1);
         caps
     }
+}
+
+/// A smoltcp interface on `dev` with Ethernet address `mac`, IPv4 address
+/// `ip`/`prefix` and default gateway `gateway`.
+pub fn interface(dev: &mut RingDevice, mac: [u8; 6], ip: [u8; 4], prefix: u8, gateway: [u8; 4]) -> Interface {
+    let mut config = Config::new(EthernetAddress(mac).into());
+    config.random_seed = crate::time::rdtsc();
+    let mut iface = Interface::new(config, dev, now());
+    iface.update_ip_addrs(|a| {
+        let _ = a.push(IpCidr::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), prefix));
+    });
+    let gw = Ipv4Address::new(gateway[0], gateway[1], gateway[2], gateway[3]);
+    let _ = iface.routes_mut().add_default_ipv4_route(gw);
+    iface
 }

@@ -15,12 +15,11 @@ extern crate alloc;
 
 use alloc::vec;
 use oxok_libos::abi::net::TxTemplate;
-use oxok_libos::net::stack::{RingDevice, ms_to_ticks, now};
+use oxok_libos::net::stack::{self, RingDevice, ms_to_ticks, now};
 use oxok_libos::net::{self, Filter, Ring, filters};
-use oxok_libos::{Args, exposed, println, time};
-use smoltcp::iface::{Config, Interface, SocketSet};
+use oxok_libos::{Args, exposed, println};
+use smoltcp::iface::SocketSet;
 use smoltcp::socket::tcp;
-use smoltcp::wire::{EthernetAddress, IpAddress, IpCidr, Ipv4Address};
 
 oxok_libos::main!(main);
 
@@ -54,13 +53,7 @@ fn serve(port: u16) -> Result<(u64, u64), &'static str> {
     let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
     let _tcp = Filter::install(&ring, &filters::tcp_listen(port), None).map_err(|_| "TCP filter refused")?;
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;
-    let mut config = Config::new(EthernetAddress(mac).into());
-    config.random_seed = time::rdtsc();
-    let mut iface = Interface::new(config, &mut dev, now());
-    iface.update_ip_addrs(|a| {
-        let _ = a.push(IpCidr::new(IpAddress::v4(10, 0, 2, 15), 24));
-    });
-    iface.routes_mut().add_default_ipv4_route(Ipv4Address::new(10, 0, 2, 2)).map_err(|_| "no route")?;
+    let mut iface = stack::interface(&mut dev, mac, [10, 0, 2, 15], 24, [10, 0, 2, 2]);
     let mut sockets = SocketSet::new(vec![]);
     let socket = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; 65535]), tcp::SocketBuffer::new(vec![0; 65535]));
     let h = sockets.add(socket);
