@@ -102,7 +102,7 @@ fn ping(target: [u8; 4], count: u16) -> Result<u16, &'static str> {
             }
         }
         iface.poll(now(), &mut dev, &mut sockets);
-        if (seq == count && received == count) || (seq == count && ticks() >= next_send) {
+        if seq == count && (received == count || ticks() >= next_send) {
             return Ok(received);
         }
         dev.ring.wait(seen, next_send.max(ticks() + 1)).map_err(|_| "wait failed")?;
