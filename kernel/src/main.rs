@@ -24,10 +24,12 @@ mod dev;
 mod mem;
 
 mod account;
+mod bootcaps;
 mod calls;
 mod cmdline;
 mod console;
 mod env;
+mod fpu;
 mod ktest;
 mod loader;
 mod log;
@@ -63,6 +65,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     }
 
     arch::init();
+    fpu::init();
     if let Err(e) = mem::frame::init(&boot) {
         panic!("frame allocator: {e:?}");
     }
@@ -83,6 +86,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
 
     let cmd = cmdline::parse(boot.cmdline());
+    ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
     net::init();
     let archive = match boot.modules().first() {
         Some(m) => mem::phys::bytes(m.start, (m.end - m.start) as usize),
@@ -101,6 +105,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
         sleepers: alloc::vec::Vec::with_capacity(env::MAX_ENVS),
+        revoking: alloc::boxed::Box::new(revoke::Repossess::new()),
     });
 
     if cmd.ktest {
