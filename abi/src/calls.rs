@@ -673,6 +673,110 @@ macro_rules! for_each_call {
             /// `slots`, and kernel memory for the account (`NoMemory`,
             /// nothing changed). Changes: the environment's account.
             44 => env_limit_slots(env_slot, slots) -> [];
+            /// Describes the network: the NIC's Ethernet address (bytes 0–5
+            /// of `mac`, first byte lowest), packets received since boot,
+            /// and those no filter accepted.
+            ///
+            /// Checks: the machine has a NIC (`NotFound`). Changes: nothing.
+            52 => net_info() -> [mac, received, unclaimed];
+
+            /// Binds a packet ring over `count` frames whose capability
+            /// slots are the `count` `u64`s at `slots`: the header frame,
+            /// then 1..=[`RING_DATA_FRAMES_MAX`](crate::net::RING_DATA_FRAMES_MAX)
+            /// entry frames (layout in [`net`](crate::net)). The frames
+            /// are pinned (counted as mapped) until the ring is unbound or
+            /// the caller ends. Returns the ring's number.
+            ///
+            /// Checks: `count` in range (`Invalid`); the slots are readable
+            /// (`BadAddress`); each names a live frame with read and write
+            /// (`BadCap`, `Denied`) **owned by the caller** (`Denied`: a
+            /// ring never points into another environment's frames); no
+            /// frame twice (`Invalid`); at most
+            /// [`RINGS_PER_ENV`](crate::net::RINGS_PER_ENV) rings per
+            /// environment and kernel memory (`NoMemory`).
+            /// Changes: a new ring; the frames' mapping counts.
+            53 => ring_bind(slots, count) -> [ring];
+
+            /// Unbinds the caller's ring `ring` (its filters stop matching)
+            /// and unpins its frames.
+            ///
+            /// Checks: the ring exists (`NotFound`) and is the caller's
+            /// (`Denied`). Changes: the ring is gone.
+            54 => ring_unbind(ring) -> [];
+
+            /// Sets the transmit template (a
+            /// [`TxTemplate`](crate::net::TxTemplate) at `template`) of the
+            /// environment named by `env_slot`: every packet it sends must
+            /// match it. The first templates come from boot programs (for
+            /// themselves or their children); a template holder may give
+            /// itself or a child one that is narrower than its own.
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`); the
+            /// template readable (`BadAddress`) and well formed (`Invalid`);
+            /// the target is the caller or its child, and the caller is a
+            /// boot program without a template or the new template lies
+            /// within the caller's own (`Denied`).
+            /// Changes: the target's template.
+            55 => net_template(env_slot, template) -> [];
+
+            /// Sends one Ethernet frame gathered from the `count`
+            /// [`TxPiece`](crate::net::TxPiece)s at `pieces`, copied into a
+            /// kernel transmit buffer. Returns the frame's length.
+            ///
+            /// Checks: `count` in 1..=[`TX_PIECES_MAX`](crate::net::TX_PIECES_MAX)
+            /// (`Invalid`); the records readable (`BadAddress`); each piece
+            /// inside its frame and the total at most
+            /// [`PACKET_MAX`](crate::net::PACKET_MAX) (`Invalid`); read on
+            /// each frame (`BadCap`, `Denied`); the caller has a template
+            /// and the frame's headers match it
+            /// ([`template_violation`](crate::net::template_violation);
+            /// `Denied`); a NIC (`NotFound`); a free transmit buffer
+            /// (`WouldBlock`). Changes: the packet is queued on the NIC.
+            56 => net_send(pieces, count) -> [len];
+
+            /// Installs the packet filter at `filter` (a
+            /// [`FILTER_BYTES`](crate::filter::FILTER_BYTES) block, format
+            /// in [`filter`](crate::filter)) feeding the caller's ring
+            /// `ring`: every received packet it accepts (the most specific
+            /// filter wins) is copied into the ring. `refines` is the
+            /// capability slot of an installed filter the new one narrows,
+            /// or `u64::MAX` for none. Returns the slot of the new filter's
+            /// capability (read, write, grant) and the filter's number.
+            ///
+            /// Checks: the block readable (`BadAddress`) and verified
+            /// (`Invalid`: bad atoms, reads beyond
+            /// [`MAX_PACKET`](crate::filter::MAX_PACKET), contradictions);
+            /// `refines` names an installed filter with write (`BadCap`,
+            /// `Denied`); the ring is the caller's (`NotFound`, `Denied`);
+            /// the filter **cannot accept any packet another installed
+            /// filter accepts** unless it strictly narrows the one it
+            /// refines (`Exists` for an overlap, `Invalid` for a
+            /// non-refinement); at most
+            /// [`FILTERS_PER_ENV`](crate::net::FILTERS_PER_ENV) filters of
+            /// the caller's, room in the table, the capability list and
+            /// kernel memory (`NoMemory`). Changes: the filter table; one
+            /// capability slot.
+            57 => filter_install(ring, filter, refines) -> [slot, id];
+
+            /// Removes the filter named by the capability in `slot` and
+            /// empties the slot; filters that refined it now refine the one
+            /// it refined. Filters also go when their ring is unbound or
+            /// their installer ends.
+            ///
+            /// Checks: the capability names an installed filter (`BadCap`)
+            /// with write (`Denied`). Changes: the filter table; the slot.
+            58 => filter_remove(slot) -> [];
+
+            /// Reports the transmit template of the environment named by
+            /// `env_slot`: the Ethernet address (bytes 0–5 of `mac`, first
+            /// byte lowest), the IPv4 address (bytes 0–3 of `ip`, in packet
+            /// order) and the source ports (`port_lo | port_hi << 16`).
+            /// A parent passes its own on to a child this way
+            /// (`net_template` with the same values).
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`); it has
+            /// a template (`NotFound`). Changes: nothing.
+            59 => net_template_get(env_slot) -> [mac, ip, ports];
         }
     };
 }

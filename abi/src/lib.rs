@@ -45,6 +45,7 @@ pub use calls::{
 };
 mod error;
 pub mod layout;
+pub mod net;
 pub mod pred;
 pub mod slot_placement;
 mod state;

@@ -6,8 +6,8 @@
 //! `mem` (frames, page tables, heap, user access), `env` (environments),
 //! `loader`, `sched`, `syscall` and `calls` (the call handlers), `trap`.
 //!
-//! `unsafe` lives only in `arch`, `boot` and `mem`; the rest of the kernel is
-//! checked by `#![deny(unsafe_code)]`.
+//! `unsafe` lives only in `arch`, `boot`, `mem` and `dev` (device drivers);
+//! the rest of the kernel is checked by `#![deny(unsafe_code)]`.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -18,6 +18,8 @@ extern crate alloc;
 mod arch;
 #[allow(unsafe_code)]
 mod boot;
+#[allow(unsafe_code)]
+mod dev;
 #[allow(unsafe_code)]
 mod mem;
 
@@ -31,6 +33,7 @@ mod fpu;
 mod ktest;
 mod loader;
 mod log;
+mod net;
 mod panic;
 mod revoke;
 mod sched;
@@ -84,6 +87,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
 
     let cmd = cmdline::parse(boot.cmdline());
     ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
+    net::init();
     let archive = match boot.modules().first() {
         Some(m) => mem::phys::bytes(m.start, (m.end - m.start) as usize),
         None => {

@@ -189,6 +189,7 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     if k.ticked < now {
         // Deadlines hold whatever the target does: bounded work per tick.
         crate::revoke::step(k, crate::revoke::STEP_BUDGET);
+        crate::net::poll();
     }
     while k.ticked < now {
         k.ticked += 1;
@@ -386,6 +387,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
         crate::account::uncharge_slots(env.quota, env.slots);
         env.slots = 0;
     }
+    crate::net::forget(id);
     if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;

@@ -182,6 +182,8 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable, calls
         let name = &name.as_bytes()[..name.len().min(32)];
         let _ = sys::env_rename(slot, name.as_ptr() as u64, name.len() as u64);
     }
+    // It may send what its parent may (narrower if it asks later).
+    crate::net::pass_template(slot);
     let built = inherit::with_child_env(id, slot, table, envp, |envp| {
         let initial = InitialStack::new(elf, argv, envp).ok_or(SpawnError::BadArguments)?;
         build(slot, elf, &initial, calls).map_err(SpawnError::Kernel)

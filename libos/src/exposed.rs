@@ -323,3 +323,26 @@ pub fn free_frames() -> Option<u64> {
 pub fn owned_frames() -> Option<u32> {
     env_entry(self_id()).map(|e| e.frames)
 }
+
+/// The network table's header (NIC address and counters); `None` if the
+/// kernel exposes no network table.
+pub fn net_header() -> Option<oxok_abi::net::NetHeader> {
+    read_exposed(oxok_abi::net::NET_TABLE)
+}
+
+/// The network table's row for ring number `ring` (`None` if the row is
+/// not that ring's any more).
+pub fn ring_row(ring: u64) -> Option<oxok_abi::net::RingRow> {
+    ring_row_at((ring & 0xff) as usize).filter(|row| row.ring == ring)
+}
+
+/// Row `index` of the network table's rings, if a ring is bound there.
+pub fn ring_row_at(index: usize) -> Option<oxok_abi::net::RingRow> {
+    if index >= oxok_abi::net::RING_ROWS_MAX {
+        return None;
+    }
+    let size = core::mem::size_of::<oxok_abi::net::RingRow>();
+    let row: oxok_abi::net::RingRow =
+        read_exposed(oxok_abi::net::NET_TABLE + oxok_abi::net::RING_ROWS + (index * size) as u64)?;
+    (row.owner != 0).then_some(row)
+}

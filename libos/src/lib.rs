@@ -27,6 +27,7 @@ pub mod guest;
 #[allow(unsafe_code)]
 pub mod heap;
 pub mod lrpc;
+pub mod net;
 #[allow(unsafe_code)]
 pub mod pct;
 pub mod proc;

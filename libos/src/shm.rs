@@ -103,6 +103,12 @@ impl Region {
         self.va
     }
 
+    /// The capability slots of its frames (the creator's; empty in a
+    /// partner's view).
+    pub fn frame_slots(&self) -> &[u64] {
+        if self.creator { &self.caps[..self.pages] } else { &[] }
+    }
+
     /// Its length in pages.
     pub fn pages(&self) -> usize {
         self.pages

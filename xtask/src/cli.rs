@@ -15,6 +15,8 @@ COMMANDS
                                default `run=init`; other words: `ktest`, `log=<level>`
           --memory <size>      guest memory (default 512M)
           --qemu \"<args>\"      extra QEMU arguments
+          --net                a virtio-net NIC; host 127.0.0.1:5555 (UDP, TCP)
+                               is forwarded to guest port 7
   test [options]
         Host unit tests of every host crate, then the QEMU scenarios.
         Ends with `N passed, N failed`; exits non-zero on any failure.
@@ -59,6 +61,8 @@ pub(crate) struct MachineOpts {
     pub memory: Option<String>,
     /// Extra QEMU arguments.
     pub qemu_args: Vec<String>,
+    /// A virtio-net NIC with host ports forwarded (`--net`).
+    pub net: bool,
 }
 
 /// Options of `cargo xtask test`.
@@ -128,7 +132,8 @@ fn machine_opts(a: &mut Args) -> Result<MachineOpts, String> {
     let mut kernel_words = a.values(&["--append"])?;
     kernel_words.append(&mut a.trailing);
     let qemu_args = a.values(&["--qemu"])?.iter().flat_map(|s| s.split_whitespace()).map(String::from).collect();
-    Ok(MachineOpts { kernel_words, memory: a.value(&["--memory"])?, qemu_args })
+    let net = a.flag(&["--net"]);
+    Ok(MachineOpts { kernel_words, memory: a.value(&["--memory"])?, qemu_args, net })
 }
 
 /// Options not yet consumed, and the words after `--`.
@@ -220,8 +225,10 @@ mod tests {
                 kernel_words: vec!["log=debug".into(), "ktest".into(), "run=a".into()],
                 memory: Some("1G".into()),
                 qemu_args: vec![],
+                net: false,
             }))
         );
+        assert_eq!(p("run --net"), Ok(Cmd::Run(MachineOpts { net: true, ..Default::default() })));
         assert_eq!(
             p("test -j1 --filter=iso --no-host"),
             Ok(Cmd::Test(TestOpts {

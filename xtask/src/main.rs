@@ -10,6 +10,7 @@ mod bench;
 mod build;
 mod cli;
 mod deps;
+mod hostnet;
 mod hosttest;
 mod iso;
 mod json;
@@ -22,6 +23,7 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
+mod scenarios_net;
 mod testcmd;
 
 use cli::{Cmd, Firmware, MachineOpts};
@@ -115,9 +117,20 @@ fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
     if let Some(mem) = &m.memory {
         machine.memory = mem.clone();
     }
+    if m.net {
+        // Host UDP and TCP port 5555 reach the guest's port 7 (echo).
+        machine.extra.extend(hostnet::nic_args(&[("udp", NET_PORT, 7), ("tcp", NET_PORT, 7)]));
+        eprintln!("xtask: NIC on user networking; host 127.0.0.1:{NET_PORT} (udp, tcp) -> guest port 7");
+        eprintln!(
+            "xtask: servers send only with a template, which boot programs set: try `-- run=tcpecho` or `run=udpecho`"
+        );
+    }
     machine.extra.extend(m.qemu_args.iter().cloned());
     machine
 }
+
+/// The host port `run --net` forwards to the guest.
+const NET_PORT: u16 = 5555;
 
 /// Boots `machine` with the serial console on this terminal and says how it ended.
 fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {

@@ -2,6 +2,7 @@
 //! capture the serial port, and judge the run by its output and exit status.
 //! The scenarios themselves are listed in `scenarios.rs`.
 
+use crate::hostnet::{self, NetSpec};
 use crate::pattern::{find, first_missing_in_order, line_at};
 use crate::proc::{Captured, run_captured};
 use crate::qemu::{Qemu, status_meaning};
@@ -39,6 +40,9 @@ pub(crate) struct Scenario {
     /// Bytes typed on the serial console (QEMU's stdin) once the machine
     /// starts; empty for none.
     pub input: &'static str,
+    /// A virtio-net NIC, host ports forwarded to it and a host program to
+    /// run against it (see `hostnet.rs`); `None`: no NIC.
+    pub net: Option<NetSpec>,
 }
 
 impl Scenario {
@@ -54,6 +58,7 @@ impl Scenario {
         boot: Boot::Pvh,
         memory: None,
         input: "",
+        net: None,
     };
 }
 
@@ -155,12 +160,30 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
-    let run = match run_captured(machine.command(), Duration::from_secs(s.timeout_secs), Some(log), s.input.as_bytes())
-    {
+    let (machine, ports) = match with_nic(machine, s.net.as_ref()) {
+        Ok(m) => m,
+        Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
+    };
+    let timeout = Duration::from_secs(s.timeout_secs);
+    let (run, host) = std::thread::scope(|scope| {
+        let ports = &ports;
+        let host = s.net.and_then(|n| n.host).map(|f| scope.spawn(move || f(ports)));
+        let run = run_captured(machine.command(), timeout, Some(log), s.input.as_bytes());
+        (run, host.map(|h| h.join().unwrap_or_else(|_| Err("the host program panicked".into()))))
+    });
+    let run = match run {
         Ok(run) => run,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
-    let why = judge(s, &run);
+    let mut why = judge(s, &run);
+    match host {
+        Some(Ok(text)) => append_log(log, &text),
+        Some(Err(e)) => {
+            append_log(log, &format!("host: {e}"));
+            why.push(format!("host program: {e}"));
+        }
+        None => {}
+    }
     let secs = run.elapsed.as_secs_f64();
     if why.is_empty() {
         return (why, format!("{head} ok ({secs:.1} s)"));
@@ -176,6 +199,34 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
     text.push_str(&format!("    last serial output:\n{}\n", tail(&run.serial, 40)));
     text.push_str(&format!("    full serial log: {}", log.display()));
     (why, text)
+}
+
+/// `machine` with the NIC `net` asks for (free host ports forwarded to
+/// its guest ports, returned in order); unchanged without one.
+fn with_nic(machine: &Qemu, net: Option<&NetSpec>) -> Result<(Qemu, Vec<u16>), String> {
+    let mut m = machine.clone();
+    let Some(net) = net else { return Ok((m, Vec::new())) };
+    let mut ports = Vec::new();
+    let mut forwards = Vec::new();
+    for &guest in net.udp {
+        let host = hostnet::free_udp_port()?;
+        ports.push(host);
+        forwards.push(("udp", host, guest));
+    }
+    for &guest in net.tcp {
+        let host = hostnet::free_tcp_port()?;
+        ports.push(host);
+        forwards.push(("tcp", host, guest));
+    }
+    m.extra.extend(hostnet::nic_args(&forwards));
+    Ok((m, ports))
+}
+
+fn append_log(log: &Path, text: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(log) {
+        let _ = writeln!(f, "{text}");
+    }
 }
 
 #[cfg(test)]

@@ -1143,6 +1143,15 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },
+    // The network (issue 13): `scenarios_net.rs`.
+    crate::scenarios_net::NET_SCENARIOS[0],
+    crate::scenarios_net::NET_SCENARIOS[1],
+    crate::scenarios_net::NET_SCENARIOS[2],
+    crate::scenarios_net::NET_SCENARIOS[3],
+    crate::scenarios_net::NET_SCENARIOS[4],
+    crate::scenarios_net::NET_SCENARIOS[5],
+    crate::scenarios_net::NET_SCENARIOS[6],
+    crate::scenarios_net::NET_SCENARIOS[7],
 ];
 
 #[cfg(test)]

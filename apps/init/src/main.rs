@@ -30,6 +30,15 @@ fn main(args: Args) -> i32 {
     if args.get(1) == Some("banner") {
         return 0;
     }
+    // With a NIC, the machine's address (QEMU's user network) and every
+    // port: what init and everything it starts may send (each may narrow it).
+    if let Ok(mac) = oxok_libos::net::mac() {
+        let t =
+            oxok_libos::abi::net::TxTemplate { mac, pad: [0; 2], ip: [10, 0, 2, 15], port_lo: 0, port_hi: u16::MAX };
+        if let Err(e) = oxok_libos::net::set_template(0, &t) {
+            println!("init: no transmit template ({e})");
+        }
+    }
     // The file server first: `spawn_server` names it in OXOK_FSD, which
     // the shell and everything it starts inherit.
     let fsd = oxok_libos::fs::spawn_server().map_err(|e| println!("init: no file server ({e})")).ok();

@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs",
+    "mem", "clock", "caps", "programs", "net",
 ];
 
 /// True if `name` is a built-in (it wins over a program of the same name,
@@ -76,6 +76,7 @@ impl Shell {
             "clock" => view(tables::clock),
             "caps" => view(tables::caps),
             "programs" => programs(),
+            "net" => view(crate::netview::net),
             other => {
                 eprintln!("{other}: not a built-in");
                 127
@@ -138,6 +139,7 @@ fn help() -> i32 {
     println!("  ps, envs       the environment table: id, parent, name, status, frames, runs, ticks");
     println!("  frames         the frame table, summarised by owner (free, kernel, reserved, each environment)");
     println!("  slots          the slot vector: each slot's owner and last use, and run statistics");
+    println!("  net            the network table: NIC address and counters, rings with owner, packets and drops");
     println!("  mem            usable and free memory");
     println!("  clock          the clock page");
     println!("  caps           this shell's capability list");

@@ -20,6 +20,7 @@ extern crate alloc;
 
 mod builtins;
 mod jobs;
+mod netview;
 mod pipeline;
 mod run;
 mod slots;

@@ -126,3 +126,11 @@ pub fn wait_for_interrupt() {
     // in kernel mode touch only atomics.
     unsafe { asm!("sti; hlt; cli", options(nomem, nostack)) }
 }
+
+/// Reads a 32-bit value from an I/O port.
+pub fn inl(port: u16) -> u32 {
+    let value: u32;
+    // SAFETY: port input has no memory effects visible to Rust.
+    unsafe { asm!("in eax, dx", in("dx") port, out("eax") value, options(nomem, nostack, preserves_flags)) }
+    value
+}

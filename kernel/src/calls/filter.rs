@@ -1,0 +1,79 @@
+//! Packet filters: `filter_install`, `filter_remove`. The filters
+//! themselves (verifier, overlap, trie, demux) are `oxok_dpf`'s.
+
+use super::Cx;
+use super::check::{cap_error, cap_in};
+use crate::env::EnvId;
+use crate::mem::user;
+use crate::net;
+use oxok_abi::Error;
+use oxok_abi::filter::FILTER_BYTES;
+use oxok_abi::net::FILTERS_PER_ENV;
+use oxok_cap::{Cap, Kind, Name, Rights};
+use oxok_dpf::{FilterId, InstallError};
+
+/// Slot value meaning "refines no filter".
+pub const NO_FILTER: u64 = u64::MAX;
+
+fn filter_name(id: FilterId) -> Result<Name, Error> {
+    Name::new(&[Kind::Filter.number(), u64::from(id.index()), u64::from(id.generation())]).map_err(cap_error)
+}
+
+/// The installed filter the capability in `slot` names, checked for `need`.
+fn filter_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<FilterId, Error> {
+    let cap = cap_in(&mut cx.k.envs, cx.caller, slot)?;
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Filter) || comps.len() != 3 {
+        return Err(Error::BadCap);
+    }
+    let index = u32::try_from(comps[1]).map_err(|_| Error::BadCap)?;
+    let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
+    let id = FilterId::from_u64(u64::from(generation) << 32 | u64::from(index));
+    if net::with(|n| Ok(n.filters.get(id).is_some()))? {
+        oxok_cap::check(&cap, &filter_name(id)?, need).map_err(cap_error)?;
+        Ok(id)
+    } else {
+        Err(Error::BadCap)
+    }
+}
+
+/// Installs a filter feeding one of the caller's rings.
+pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> Result<[u64; 2], Error> {
+    let caller: EnvId = cx.caller;
+    let mut block = [0u8; FILTER_BYTES];
+    user::copy_from_user(&cx.env()?.space, filter, &mut block)?;
+    let parsed = oxok_dpf::decode(&block).map_err(|_| Error::Invalid)?;
+    let refined = if refines == NO_FILTER { None } else { Some(filter_cap(cx, refines, Rights::WRITE)?) };
+    if cx.env()?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    crate::mem::heap::reserve(1024)?;
+    let id = net::with(|n| {
+        n.ring(caller, ring)?;
+        if n.filters.iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
+            return Err(Error::NoMemory);
+        }
+        n.filters.insert(parsed, (caller, ring), refined).map_err(|e| match e {
+            InstallError::Overlap { .. } => Error::Exists,
+            InstallError::NoSuchFilter => Error::BadCap,
+            InstallError::NotRefinement | InstallError::TooDeep => Error::Invalid,
+            InstallError::Full | InstallError::NoMemory => Error::NoMemory,
+        })
+    })?;
+    let cap = Cap::new(filter_name(id)?, Rights::ALL);
+    match cx.env()?.caps.insert(cap) {
+        Ok(slot) => Ok([slot as u64, id.to_u64()]),
+        Err(e) => {
+            let _ = net::with(|n| Ok(n.filters.remove(id)));
+            Err(cap_error(e))
+        }
+    }
+}
+
+/// Removes the filter named by the capability in `slot` and empties it.
+pub fn filter_remove(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
+    let id = filter_cap(cx, slot, Rights::WRITE)?;
+    net::with(|n| Ok(n.filters.remove(id)))?;
+    let _ = cx.env()?.caps.remove(slot);
+    Ok([])
+}

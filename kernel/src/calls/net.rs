@@ -1,0 +1,161 @@
+//! The network calls: `net_info`, `ring_bind`, `ring_unbind`,
+//! `net_template`, `net_send` (filters: `calls/filter.rs`).
+
+use super::Cx;
+use super::check::{env_cap, frame_cap};
+use crate::mem::{PAGE_SIZE, dma, frame, user};
+use crate::net;
+use alloc::vec::Vec;
+use oxok_abi::Error;
+use oxok_abi::net::{PACKET_MAX, RING_DATA_FRAMES_MAX, TX_PIECES_MAX, TxTemplate, template_violation};
+use oxok_cap::Rights;
+
+/// The NIC's address and the receive counters.
+pub fn net_info(_cx: &mut Cx<'_>) -> Result<[u64; 3], Error> {
+    net::with(|n| {
+        let mac = n.nic.as_ref().ok_or(Error::NotFound)?.mac();
+        let mut word = [0u8; 8];
+        word[..6].copy_from_slice(&mac);
+        Ok([u64::from_le_bytes(word), n.received, n.unclaimed])
+    })
+}
+
+/// Binds a ring over the frames named by the `count` capability slots at
+/// `slots` (header frame first).
+pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Error> {
+    let count = usize::try_from(count).ok().filter(|&c| (2..=RING_DATA_FRAMES_MAX + 1).contains(&c));
+    let count = count.ok_or(Error::Invalid)?;
+    let mut raw = [0u8; 8 * (RING_DATA_FRAMES_MAX + 1)];
+    user::copy_from_user(&cx.env()?.space, slots, &mut raw[..count * 8])?;
+    let caller = cx.caller;
+    let mut pfns: Vec<u64> = Vec::new();
+    pfns.try_reserve(count).map_err(|_| Error::NoMemory)?;
+    for chunk in raw[..count * 8].chunks_exact(8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let pfn = frame_cap(&mut cx.k.envs, caller, u64::from_le_bytes(w), Rights::READ | Rights::WRITE)?;
+        // Only the caller's own frames: a capability someone granted is no
+        // licence to have the kernel write packets into their memory.
+        let owner = frame::with(|f| f.entry(pfn).map(|e| e.owner));
+        if owner != Some(caller) {
+            return Err(Error::Denied);
+        }
+        if pfns.contains(&pfn) {
+            return Err(Error::Invalid);
+        }
+        pfns.push(pfn);
+    }
+    crate::mem::heap::reserve(64 + count * 8)?;
+    let header = pfns[0] * PAGE_SIZE;
+    let data: Vec<u64> = pfns[1..].iter().map(|p| p * PAGE_SIZE).collect();
+    let ring = net::with(|n| n.bind(caller, header, data))?;
+    for &pfn in &pfns {
+        net::pin(pfn);
+    }
+    Ok([ring])
+}
+
+/// Unbinds one of the caller's rings and unpins its frames.
+pub fn ring_unbind(cx: &mut Cx<'_>, ring: u64) -> Result<[u64; 0], Error> {
+    let caller = cx.caller;
+    let frames = net::with(|n| n.unbind(caller, ring))?;
+    for pa in frames {
+        if net::unpin(pa) {
+            cx.k.envs.collect(pa / PAGE_SIZE);
+        }
+    }
+    Ok([])
+}
+
+fn template_from(bytes: &[u8; 16]) -> TxTemplate {
+    let mut t = TxTemplate::default();
+    t.mac.copy_from_slice(&bytes[0..6]);
+    t.ip.copy_from_slice(&bytes[8..12]);
+    t.port_lo = u16::from_le_bytes([bytes[12], bytes[13]]);
+    t.port_hi = u16::from_le_bytes([bytes[14], bytes[15]]);
+    t
+}
+
+/// Sets the transmit template of the environment named by `env_slot`.
+pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u64; 0], Error> {
+    let caller = cx.caller;
+    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let mut bytes = [0u8; 16];
+    user::copy_from_user(&cx.env()?.space, template, &mut bytes)?;
+    if bytes[6..8] != [0, 0] {
+        return Err(Error::Invalid);
+    }
+    let t = template_from(&bytes);
+    if t.port_lo > t.port_hi {
+        return Err(Error::Invalid);
+    }
+    let is_boot_program = cx.env()?.parent == 0;
+    let target_parent = cx.k.envs.get(target).ok_or(Error::BadEnv)?.parent;
+    crate::mem::heap::reserve(64)?;
+    net::with(|n| {
+        let mine = n.templates.get(&caller).copied();
+        let allowed = match mine {
+            // A template holder may give a child (or itself) a narrower one.
+            Some(m) => t.within(&m) && (target == caller || target_parent == caller),
+            // A boot program sets the first templates: its own or a child's.
+            None => is_boot_program && (target == caller || target_parent == caller),
+        };
+        if !allowed {
+            return Err(Error::Denied);
+        }
+        n.templates.insert(target, t);
+        Ok([])
+    })
+}
+
+/// Reports an environment's transmit template.
+pub fn net_template_get(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 3], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    net::with(|n| {
+        let t = n.templates.get(&target).ok_or(Error::NotFound)?;
+        let mut mac = [0u8; 8];
+        mac[..6].copy_from_slice(&t.mac);
+        let mut ip = [0u8; 8];
+        ip[..4].copy_from_slice(&t.ip);
+        Ok([u64::from_le_bytes(mac), u64::from_le_bytes(ip), u64::from(t.port_lo) | u64::from(t.port_hi) << 16])
+    })
+}
+
+/// Sends one packet gathered from the pieces described at `pieces`.
+pub fn net_send(cx: &mut Cx<'_>, pieces: u64, count: u64) -> Result<[u64; 1], Error> {
+    let count = usize::try_from(count).ok().filter(|&c| (1..=TX_PIECES_MAX).contains(&c)).ok_or(Error::Invalid)?;
+    let mut raw = [0u8; 16 * TX_PIECES_MAX];
+    user::copy_from_user(&cx.env()?.space, pieces, &mut raw[..count * 16])?;
+    let caller = cx.caller;
+    let mut packet = [0u8; PACKET_MAX];
+    let mut len = 0usize;
+    for rec in raw[..count * 16].chunks_exact(16) {
+        let word = |i: usize| u64::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3], 0, 0, 0, 0]);
+        let mut slot = [0u8; 8];
+        slot.copy_from_slice(&rec[..8]);
+        let (offset, piece) = (word(8) as usize, word(12) as usize);
+        if offset + piece > PAGE_SIZE as usize || len + piece > PACKET_MAX {
+            return Err(Error::Invalid);
+        }
+        let pfn = frame_cap(&mut cx.k.envs, caller, u64::from_le_bytes(slot), Rights::READ)?;
+        dma::read_frame(pfn * PAGE_SIZE, offset, &mut packet[len..len + piece]);
+        len += piece;
+    }
+    let packet = &packet[..len];
+    net::with(|n| {
+        let t = n.templates.get(&caller).copied().ok_or(Error::Denied)?;
+        if let Some(why) = template_violation(&t, packet) {
+            log::debug!("env {caller}: packet refused by its template: {why}");
+            n.refused += 1;
+            return Err(Error::Denied);
+        }
+        let nic = n.nic.as_mut().ok_or(Error::NotFound)?;
+        nic.send(|buf| {
+            let m = packet.len().min(buf.len());
+            buf[..m].copy_from_slice(&packet[..m]);
+            m
+        })?;
+        n.sent += 1;
+        Ok([len as u64])
+    })
+}

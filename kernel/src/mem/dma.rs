@@ -1,0 +1,132 @@
+//! Memory the network device reads and writes: the `virtio-drivers` [`Hal`]
+//! and kernel-owned buffer frames. There is no IOMMU, so the device can reach
+//! any physical address it is given; every address handed to it comes from
+//! here and is a frame the kernel owns (checked in the frame table).
+
+use super::{PAGE_SIZE, frame, phys};
+use core::ptr::NonNull;
+use oxok_abi::frames::OWNER_KERNEL;
+use virtio_drivers::{BufferDirection, Hal, PhysAddr};
+
+/// The first physical address past the uncached MMIO window of the direct
+/// map (the 3–4 GiB gigabyte is mapped cache-disabled, see `paging::init`).
+const MMIO_WINDOW: (u64, u64) = (3 << 30, 4 << 30);
+
+/// True if `[pa, pa+len)` lies in the direct map's uncached window, where
+/// device registers may be accessed.
+pub fn mmio_ok(pa: u64, len: u64) -> bool {
+    pa >= MMIO_WINDOW.0 && pa.checked_add(len).is_some_and(|end| end <= MMIO_WINDOW.1)
+}
+
+/// True if every frame of `[pa, pa+len)` is owned by the kernel.
+fn kernel_owned(pa: u64, len: u64) -> bool {
+    let first = pa / PAGE_SIZE;
+    let last = (pa + len.max(1) - 1) / PAGE_SIZE;
+    frame::with(|f| (first..=last).all(|n| f.entry(n).is_some_and(|e| e.owner == OWNER_KERNEL)))
+}
+
+/// The `Hal` of the kernel's virtio devices.
+pub struct KernelHal;
+
+// SAFETY: `dma_alloc` returns zeroed, physically contiguous, kernel-owned
+// frames that nothing else uses until `dma_dealloc`; `share` hands the
+// device the physical address of a buffer only after checking that it lies
+// in kernel-owned, direct-mapped frames (no bounce buffers are needed: the
+// direct map is identity-offset and coherent).
+unsafe impl Hal for KernelHal {
+    fn dma_alloc(pages: usize, _direction: BufferDirection) -> (PhysAddr, NonNull<u8>) {
+        match frame::with(|f| f.alloc_contiguous(pages, 1, OWNER_KERNEL)) {
+            Some(pa) => {
+                for i in 0..pages as u64 {
+                    frame::zero(pa + i * PAGE_SIZE);
+                }
+                match NonNull::new(phys::virt(pa) as *mut u8) {
+                    Some(va) => (pa, va),
+                    None => (0, NonNull::dangling()),
+                }
+            }
+            None => (0, NonNull::dangling()),
+        }
+    }
+
+    unsafe fn dma_dealloc(paddr: PhysAddr, _vaddr: NonNull<u8>, pages: usize) -> i32 {
+        frame::with(|f| {
+            for i in 0..pages as u64 {
+                f.free(paddr + i * PAGE_SIZE);
+            }
+        });
+        0
+    }
+
+    unsafe fn mmio_phys_to_virt(paddr: PhysAddr, size: usize) -> NonNull<u8> {
+        // The network module checks every BAR with `mmio_ok` before it
+        // builds a transport; anything else is a kernel bug.
+        assert!(mmio_ok(paddr, size as u64), "device registers outside the uncached window");
+        NonNull::new(phys::virt(paddr) as *mut u8).unwrap_or(NonNull::dangling())
+    }
+
+    unsafe fn share(buffer: NonNull<[u8]>, _direction: BufferDirection) -> PhysAddr {
+        let va = buffer.as_ptr() as *mut u8 as u64;
+        let len = buffer.len() as u64;
+        let pa = va.wrapping_sub(phys::DIRECT_BASE);
+        // Only `DmaBuf`s and `dma_alloc` memory are ever shared; a buffer
+        // elsewhere would be a kernel bug, and the device must not see it.
+        assert!(va >= phys::DIRECT_BASE && kernel_owned(pa, len), "DMA buffer outside kernel frames");
+        pa
+    }
+
+    unsafe fn unshare(_paddr: PhysAddr, _buffer: NonNull<[u8]>, _direction: BufferDirection) {}
+}
+
+/// One kernel-owned frame used as a device buffer (a received or
+/// transmitted packet with its virtio header). Freed when dropped.
+pub struct DmaBuf {
+    pa: u64,
+}
+
+impl DmaBuf {
+    /// A fresh zeroed kernel frame, or `None` when memory is out.
+    pub fn new() -> Option<DmaBuf> {
+        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| DmaBuf { pa })
+    }
+
+    /// The frame's bytes.
+    pub fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: the frame is kernel-owned, direct-mapped and referenced by
+        // this `DmaBuf` alone; the borrow of `self` keeps the slice unique on
+        // the CPU side (the device writes it only while it is posted, and
+        // the driver reads it only after the device returned it).
+        unsafe { core::slice::from_raw_parts_mut(phys::virt(self.pa) as *mut u8, PAGE_SIZE as usize) }
+    }
+}
+
+impl Drop for DmaBuf {
+    fn drop(&mut self) {
+        frame::with(|f| f.free(self.pa));
+    }
+}
+
+/// Copies `data` into frame `pa` at `offset`, clamped to the frame. For
+/// frames the caller checked and pinned (an environment's packet ring).
+pub fn write_frame(pa: u64, offset: usize, data: &[u8]) {
+    super::user::write_frame(pa, offset, data);
+}
+
+/// Copies from frame `pa` at `offset` into `out`, clamped to the frame;
+/// returns the bytes copied. For frames whose capability the caller checked.
+pub fn read_frame(pa: u64, offset: usize, out: &mut [u8]) -> usize {
+    let offset = offset.min(PAGE_SIZE as usize);
+    let n = out.len().min(PAGE_SIZE as usize - offset);
+    // SAFETY: `[pa+offset, pa+offset+n)` stays inside one direct-mapped
+    // frame (clamped above); reading RAM as bytes is always defined.
+    unsafe { core::ptr::copy_nonoverlapping((phys::virt(pa) as *const u8).add(offset), out.as_mut_ptr(), n) }
+    n
+}
+
+/// Reads the little-endian `u32` at `offset` (4-aligned, inside the frame)
+/// of frame `pa`.
+pub fn read_u32(pa: u64, offset: usize) -> u32 {
+    let mut b = [0u8; 4];
+    read_frame(pa, offset, &mut b);
+    u32::from_le_bytes(b)
+}

@@ -1,0 +1,206 @@
+//! The network: the kernel's NIC, the rings packets are copied into, the
+//! filters that decide whose ring a packet goes to, and the transmit
+//! templates every sent packet is checked against. No protocol processing:
+//! ARP, IP, UDP and TCP are the libOS's.
+//!
+//! All of it sits behind one lock, taken only with the kernel lock held
+//! (from calls and from the scheduler's tick processing), never from an
+//! interrupt handler.
+
+pub mod ring;
+mod table;
+
+use crate::dev::virtio_net::{self, Nic};
+use crate::env::EnvId;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use oxok_abi::Error;
+use oxok_abi::net::{NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
+use oxok_dpf::Dpf;
+use ring::Ring;
+use spin::Mutex;
+
+/// Most rings bound at once, machine-wide.
+pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
+/// Most filters installed at once, machine-wide.
+pub const MAX_FILTERS: usize = 256;
+
+/// The network state.
+pub struct Net {
+    /// The device, if the machine has one.
+    pub nic: Option<Nic>,
+    /// Bound rings; a ring's number is `index | generation << 8`.
+    rings: Vec<(u32, Option<Ring>)>,
+    /// Installed filters; each names the environment and ring it feeds.
+    pub filters: Dpf<(EnvId, u64)>,
+    /// Transmit templates by environment.
+    pub templates: BTreeMap<EnvId, TxTemplate>,
+    /// Packets received, and received with no filter accepting them.
+    pub received: u64,
+    /// Packets no filter accepted.
+    pub unclaimed: u64,
+    /// Packets sent.
+    pub sent: u64,
+    /// Packets refused for their headers.
+    pub refused: u64,
+}
+
+static NET: Mutex<Option<Net>> = Mutex::new(None);
+
+/// Looks for a NIC and sets up the (possibly device-less) network state.
+/// Called once at boot, before any environment exists, so the device's
+/// buffers count as the kernel's own share of memory.
+pub fn init() {
+    let nic = virtio_net::probe();
+    match &nic {
+        Some(n) => {
+            let m = n.mac();
+            log::info!("net: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5])
+        }
+        None => log::info!("net: no NIC"),
+    }
+    let rings = (0..MAX_RINGS).map(|_| (0, None)).collect();
+    if let Err(e) = table::init() {
+        log::warn!("net: no network table: {e:?}");
+    }
+    let filters = Dpf::new(MAX_FILTERS, crate::arch::cpu::rdtsc());
+    let net = Net { nic, rings, filters, templates: BTreeMap::new(), received: 0, unclaimed: 0, sent: 0, refused: 0 };
+    net.publish();
+    *NET.lock() = Some(net);
+}
+
+/// Runs `f` with the network state locked (`NotFound` before `init`).
+pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error> {
+    match NET.lock().as_mut() {
+        Some(net) => {
+            let r = f(net);
+            net.publish();
+            r
+        }
+        None => Err(Error::NotFound),
+    }
+}
+
+/// Takes the packets the NIC received since the last call (a bounded
+/// number) and copies each into the ring of the filter that accepts it.
+pub fn poll() {
+    let _ = with(|net| {
+        let Net { nic, rings, filters, received, unclaimed, .. } = net;
+        let Some(nic) = nic.as_mut() else { return Ok(()) };
+        nic.receive(|packet| {
+            *received += 1;
+            match filters.demux(packet).map(|(_, &(_, ring))| ring) {
+                Some(ring) => {
+                    if let Some(r) = ring_mut(rings, ring) {
+                        r.push(packet);
+                        table::set_ring((ring & 0xff) as usize, &r.row(ring));
+                    }
+                }
+                None => *unclaimed += 1,
+            }
+        });
+        Ok(())
+    });
+}
+
+fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
+    let (generation, ring) = rings.get_mut((id & 0xff) as usize)?;
+    if u64::from(*generation) != id >> 8 {
+        return None;
+    }
+    ring.as_mut()
+}
+
+impl Net {
+    /// Rewrites the network table's header.
+    fn publish(&self) {
+        let mac = self.nic.as_ref().map_or(0, |n| {
+            let mut w = [0u8; 8];
+            w[..6].copy_from_slice(&n.mac());
+            u64::from_le_bytes(w)
+        });
+        table::set_header(&NetHeader {
+            mac,
+            received: self.received,
+            unclaimed: self.unclaimed,
+            sent: self.sent,
+            refused: self.refused,
+            filters: self.filters.len() as u64,
+            rings: self.rings.iter().filter(|(_, r)| r.is_some()).count() as u64,
+            reserved: 0,
+        });
+    }
+
+    /// Binds a ring over pinned frames; returns its number.
+    pub fn bind(&mut self, owner: EnvId, header: u64, data: Vec<u64>) -> Result<u64, Error> {
+        if self.rings.iter().filter(|(_, r)| r.as_ref().is_some_and(|r| r.owner == owner)).count() >= RINGS_PER_ENV {
+            return Err(Error::NoMemory);
+        }
+        let (index, entry) =
+            self.rings.iter_mut().enumerate().find(|(_, (_, r))| r.is_none()).ok_or(Error::NoMemory)?;
+        let ring = Ring::new(owner, header, data);
+        let id = index as u64 | u64::from(entry.0) << 8;
+        table::set_ring(index, &ring.row(id));
+        entry.1 = Some(ring);
+        Ok(id)
+    }
+
+    /// The ring numbered `id` if `owner` bound it.
+    pub fn ring(&mut self, owner: EnvId, id: u64) -> Result<&mut Ring, Error> {
+        match ring_mut(&mut self.rings, id) {
+            Some(r) if r.owner == owner => Ok(r),
+            Some(_) => Err(Error::Denied),
+            None => Err(Error::NotFound),
+        }
+    }
+
+    /// Unbinds ring `id`; returns the frames to unpin (physical addresses).
+    pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Vec<u64>, Error> {
+        self.ring(owner, id)?;
+        self.filters.remove_where(|&(_, ring)| ring == id);
+        let entry = &mut self.rings[(id & 0xff) as usize];
+        entry.0 = entry.0.wrapping_add(1) & 0x00ff_ffff;
+        table::set_ring((id & 0xff) as usize, &RingRow::default());
+        Ok(entry.1.take().map(|r| r.frames().collect()).unwrap_or_default())
+    }
+
+    /// Everything `owner` had: its rings (frames to unpin returned) and its
+    /// template.
+    pub fn forget(&mut self, owner: EnvId) -> Vec<u64> {
+        self.templates.remove(&owner);
+        self.filters.remove_where(|&(env, _)| env == owner);
+        let ids: Vec<u64> = self
+            .rings
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, r))| r.as_ref().is_some_and(|r| r.owner == owner))
+            .map(|(i, (g, _))| i as u64 | u64::from(*g) << 8)
+            .collect();
+        ids.into_iter().flat_map(|id| self.unbind(owner, id).unwrap_or_default()).collect()
+    }
+}
+
+/// Drops everything environment `id` had in the network (it is being
+/// destroyed): its rings are unbound and their frames unpinned.
+pub fn forget(id: EnvId) {
+    let frames = with(|net| Ok(net.forget(id))).unwrap_or_default();
+    for pa in frames {
+        unpin(pa);
+    }
+}
+
+/// Pins frame `pfn` for a ring (counted like a mapping, so it cannot be
+/// freed while the device path may write it).
+pub fn pin(pfn: u64) {
+    crate::mem::frame::with(|f| {
+        if let Some(e) = f.entry_mut(pfn) {
+            e.maps = e.maps.saturating_add(1);
+        }
+    });
+}
+
+/// Drops a ring's pin on the frame at `pa`. Returns true if the frame just
+/// became unreachable (see [`crate::env::release_mapping`]).
+pub fn unpin(pa: u64) -> bool {
+    crate::env::release_mapping(pa)
+}

@@ -1,0 +1,75 @@
+//! Packet rings: frames an environment supplied and the kernel pinned when
+//! the ring was bound (layout in `oxok_abi::net`). The kernel keeps the
+//! ring's position and counters itself and never trusts what the owner
+//! writes into the frames, except an entry's owner word (0: free).
+
+use crate::env::EnvId;
+use crate::mem::dma::{read_u32, write_frame};
+use alloc::vec::Vec;
+use core::sync::atomic::{Ordering, compiler_fence};
+use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, RingHeader, RingRow};
+
+/// One bound ring.
+pub struct Ring {
+    /// The environment that bound it.
+    pub owner: EnvId,
+    /// Physical address of the header frame.
+    header: u64,
+    /// Physical addresses of the entry frames.
+    data: Vec<u64>,
+    /// The kernel's own counters (the header frame holds a copy).
+    state: RingHeader,
+}
+
+impl Ring {
+    /// A ring over pinned frames `header` and `data` (physical addresses).
+    pub fn new(owner: EnvId, header: u64, data: Vec<u64>) -> Ring {
+        let entries = (data.len() * ENTRIES_PER_FRAME) as u64;
+        let ring = Ring { owner, header, data, state: RingHeader { entries, ..RingHeader::default() } };
+        ring.publish();
+        ring
+    }
+
+    /// Every frame of the ring (physical addresses).
+    pub fn frames(&self) -> impl Iterator<Item = u64> + '_ {
+        core::iter::once(self.header).chain(self.data.iter().copied())
+    }
+
+    /// Copies `packet` into the next entry if it is free; otherwise counts
+    /// a drop. Returns true if the packet was stored.
+    pub fn push(&mut self, packet: &[u8]) -> bool {
+        let entries = self.state.entries.max(1);
+        let i = (self.state.next % entries) as usize;
+        let Some(&frame) = self.data.get(i / ENTRIES_PER_FRAME) else { return false };
+        let offset = (i % ENTRIES_PER_FRAME) * ENTRY_BYTES;
+        let len = packet.len().min(ENTRY_BYTES - ENTRY_DATA);
+        let stored = if read_u32(frame, offset) != 0 {
+            self.state.dropped += 1;
+            false
+        } else {
+            write_frame(frame, offset + ENTRY_DATA, &packet[..len]);
+            // The packet is in place before the owner word says so.
+            compiler_fence(Ordering::Release);
+            write_frame(frame, offset, &(len as u32).to_le_bytes());
+            self.state.produced += 1;
+            self.state.next = (self.state.next + 1) % entries;
+            true
+        };
+        self.publish();
+        stored
+    }
+
+    /// Its row in the network table, as ring number `id`.
+    pub fn row(&self, id: u64) -> RingRow {
+        RingRow { owner: u64::from(self.owner), ring: id, produced: self.state.produced, dropped: self.state.dropped }
+    }
+
+    fn publish(&self) {
+        let s = &self.state;
+        let mut bytes = [0u8; 32];
+        for (i, v) in [s.produced, s.dropped, s.entries, s.next].iter().enumerate() {
+            bytes[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        write_frame(self.header, 0, &bytes);
+    }
+}

@@ -1,0 +1,116 @@
+//! smoltcp over a packet ring: the [`Device`] that receives from a [`Ring`]
+//! and sends through a [`Tx`] frame (every packet still goes through the
+//! kernel's template check), and the clock smoltcp runs on. TCP, UDP, ARP
+//! and ICMP are all smoltcp's, in this process.
+
+use super::{Ring, Tx};
+use crate::{exposed, sys};
+use oxok_abi::Error;
+use oxok_abi::net::PACKET_MAX;
+use smoltcp::iface::{Config, Interface};
+use smoltcp::phy::{self, Device, DeviceCapabilities, Medium};
+use smoltcp::time::Instant;
+use smoltcp::wire::{EthernetAddress, IpAddress, IpCidr, Ipv4Address};
+
+/// A ring and a transmit frame as a smoltcp device.
+pub struct RingDevice {
+    /// Where the kernel puts this process's packets.
+    pub ring: Ring,
+    tx: Tx,
+    rx: [u8; PACKET_MAX],
+    /// Packets the kernel refused to send (template) or could not queue.
+    pub tx_errors: u64,
+}
+
+impl RingDevice {
+    /// A device over `ring`, sending from a fresh frame.
+    pub fn new(ring: Ring) -> Result<RingDevice, Error> {
+        Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0 })
+    }
+}
+
+/// The current time for smoltcp, from the exposed clock's ticks.
+pub fn now() -> Instant {
+    let c = exposed::clock().unwrap_or_default();
+    let hz = c.tick_hz.max(1);
+    Instant::from_millis((c.ticks.saturating_mul(1000) / hz) as i64)
+}
+
+/// Milliseconds as timer ticks (at least one).
+pub fn ms_to_ticks(ms: u64) -> u64 {
+    let hz = exposed::clock().map_or(1000, |c| c.tick_hz.max(1));
+    (ms.saturating_mul(hz) / 1000).max(1)
+}
+
+/// One received packet.
+pub struct Rx<'a>(&'a [u8]);
+
+/// Permission to send one packet.
+pub struct Send<'a> {
+    tx: &'a Tx,
+    errors: &'a mut u64,
+}
+
+impl phy::RxToken for Rx<'_> {
+    fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
+        f(self.0)
+    }
+}
+
+impl phy::TxToken for Send<'_> {
+    fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
+        let mut buf = [0u8; PACKET_MAX];
+        let len = len.min(PACKET_MAX);
+        let r = f(&mut buf[..len]);
+        // Every transmit buffer may be with the device: yield and retry,
+        // a bounded number of times (the kernel reclaims on each send).
+        for _ in 0..100 {
+            match self.tx.send(&buf[..len]) {
+                Ok(()) => return r,
+                Err(Error::WouldBlock) => {
+                    let _ = sys::yield_cpu(0);
+                }
+                Err(_) => break,
+            }
+        }
+        *self.errors += 1;
+        r
+    }
+}
+
+impl Device for RingDevice {
+    type RxToken<'a> = Rx<'a>;
+    type TxToken<'a> = Send<'a>;
+
+    fn receive(&mut self, _timestamp: Instant) -> Option<(Rx<'_>, Send<'_>)> {
+        let n = self.ring.recv(&mut self.rx)?;
+        let n = n.min(self.rx.len());
+        Some((Rx(&self.rx[..n]), Send { tx: &self.tx, errors: &mut self.tx_errors }))
+    }
+
+    fn transmit(&mut self, _timestamp: Instant) -> Option<Send<'_>> {
+        Some(Send { tx: &self.tx, errors: &mut self.tx_errors })
+    }
+
+    fn capabilities(&self) -> DeviceCapabilities {
+        let mut caps = DeviceCapabilities::default();
+        caps.medium = Medium::Ethernet;
+        caps.max_transmission_unit = PACKET_MAX;
+        caps.max_burst_size = Some(1);
+        caps
+    }
+}
+
+/// A smoltcp interface on `dev` with Ethernet address `mac`, IPv4 address
+/// `ip`/`prefix` and default gateway `gateway`.
+pub fn interface(dev: &mut RingDevice, mac: [u8; 6], ip: [u8; 4], prefix: u8, gateway: [u8; 4]) -> Interface {
+    let mut config = Config::new(EthernetAddress(mac).into());
+    config.random_seed = crate::time::rdtsc();
+    let mut iface = Interface::new(config, dev, now());
+    iface.update_ip_addrs(|a| {
+        let _ = a.push(IpCidr::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), prefix));
+    });
+    let gw = Ipv4Address::new(gateway[0], gateway[1], gateway[2], gateway[3]);
+    let _ = iface.routes_mut().add_default_ipv4_route(gw);
+    iface
+}

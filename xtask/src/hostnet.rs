@@ -1,0 +1,218 @@
+//! The host side of network scenarios: the guest's NIC (QEMU user
+//! networking with host ports forwarded to guest ports) and the host
+//! programs that talk to the guest while a scenario runs.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream, UdpSocket};
+use std::time::{Duration, Instant};
+
+/// A guest NIC for a scenario: guest UDP ports to reach from the host, and
+/// a host program to run against them while the machine runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NetSpec {
+    /// Guest UDP ports forwarded from free host ports on 127.0.0.1.
+    pub udp: &'static [u16],
+    /// Guest TCP ports forwarded likewise (their host ports come after the
+    /// UDP ones).
+    pub tcp: &'static [u16],
+    /// Runs on the host while the machine runs, with the host ports (in
+    /// `udp`'s order); its error fails the scenario, its text goes to the log.
+    pub host: Option<HostProgram>,
+}
+
+/// A host program: given the host ports, a line for the log or an error.
+pub(crate) type HostProgram = fn(&[u16]) -> Result<String, String>;
+
+/// QEMU arguments for a virtio-net NIC on user networking with `forwards`
+/// (`(protocol, host port, guest port)`), offloads off as on Linux guests
+/// in the benchmarks.
+pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
+    let mut netdev = String::from("user,id=n0");
+    for (proto, host, guest) in forwards {
+        netdev.push_str(&format!(",hostfwd={proto}:127.0.0.1:{host}-:{guest}"));
+    }
+    vec![
+        "-netdev".into(),
+        netdev,
+        "-device".into(),
+        "virtio-net-pci,netdev=n0,csum=off,guest_csum=off,host_tso4=off,guest_tso4=off,host_ecn=off,guest_ecn=off,host_ufo=off,guest_ufo=off,mrg_rxbuf=off".into(),
+    ]
+}
+
+/// A UDP port on 127.0.0.1 that is free right now.
+pub(crate) fn free_udp_port() -> Result<u16, String> {
+    let s = UdpSocket::bind("127.0.0.1:0").map_err(|e| format!("no free UDP port: {e}"))?;
+    s.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// A TCP port on 127.0.0.1 that is free right now.
+pub(crate) fn free_tcp_port() -> Result<u16, String> {
+    let s = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("no free TCP port: {e}"))?;
+    s.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Datagrams [`udp_echo`] sends.
+const ECHO_COUNT: usize = 20;
+
+/// Sends numbered datagrams to the echo server behind `ports[0]`, each
+/// until its echo comes back (the guest may still be booting; lost
+/// datagrams are sent again), checks every echo byte for byte, then sends
+/// `quit` until that is echoed too (the server ends on it).
+pub(crate) fn udp_echo(ports: &[u16]) -> Result<String, String> {
+    let port = *ports.first().ok_or("no forwarded port")?;
+    let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    sock.set_read_timeout(Some(Duration::from_millis(300))).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut sizes = Vec::new();
+    let exchange = |msg: &[u8]| -> Result<(), String> {
+        let mut buf = [0u8; 2048];
+        loop {
+            if Instant::now() > deadline {
+                return Err(format!("no echo of {:?} in time", String::from_utf8_lossy(&msg[..msg.len().min(24)])));
+            }
+            sock.send_to(msg, ("127.0.0.1", port)).map_err(|e| e.to_string())?;
+            let resend = Instant::now() + Duration::from_millis(600);
+            while Instant::now() < resend {
+                match sock.recv_from(&mut buf) {
+                    Ok((n, _)) if &buf[..n] == msg => return Ok(()),
+                    Ok((n, _)) if buf[..n].starts_with(b"oxok-echo") || &buf[..n] == b"quit" => continue, // a late echo of an earlier resend
+                    Ok((n, _)) => return Err(format!("wrong echo: {:?}", String::from_utf8_lossy(&buf[..n]))),
+                    Err(_) => break,
+                }
+            }
+        }
+    };
+    for i in 0..ECHO_COUNT {
+        // Sizes from a few bytes to a full 1472-byte UDP payload.
+        let len = [9, 64, 512, 1472][i % 4];
+        let mut msg = format!("oxok-echo {i:03} ").into_bytes();
+        msg.resize(len.max(msg.len()), b'a' + (i % 26) as u8);
+        exchange(&msg)?;
+        sizes.push(msg.len());
+    }
+    exchange(b"quit")?;
+    Ok(format!("host: {} datagrams echoed ({} bytes)", sizes.len(), sizes.iter().sum::<usize>()))
+}
+
+/// Floods the guest's never-draining receiver behind `ports[1]` with
+/// datagrams (one a millisecond) while [`udp_echo`] runs against
+/// `ports[0]`, and for 800 more after it: the echo server must be
+/// unaffected, and the flood ends with the receiver's ring long full.
+pub(crate) fn flood_and_echo(ports: &[u16]) -> Result<String, String> {
+    let (echo, sink) = match ports {
+        [e, s, ..] => (*e, *s),
+        _ => return Err("two forwarded ports needed".into()),
+    };
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let flood = |stop: &std::sync::atomic::AtomicBool| -> Result<u64, String> {
+        let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let mut sent = 0u64;
+        let mut after = 0;
+        while after < 800 {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                after += 1;
+            }
+            sock.send_to(format!("flood {sent}").as_bytes(), ("127.0.0.1", sink)).map_err(|e| e.to_string())?;
+            sent += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(sent)
+    };
+    let (echoed, flooded) = std::thread::scope(|s| {
+        let f = s.spawn(|| flood(&done));
+        let r = udp_echo(&[echo]);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (r, f.join().unwrap_or_else(|_| Err("flood thread panicked".into())))
+    });
+    Ok(format!("{}; host: {} flood datagrams sent", echoed?, flooded?))
+}
+
+/// One TCP exchange with the echo server behind host port `port`: sends
+/// `data` (from a second thread, so a large echo never stalls on full
+/// windows), reads back as many bytes, closes its side and waits for the
+/// server's close. `Err` if the connection broke first (e.g. the guest was
+/// not up yet and QEMU closed it).
+fn tcp_exchange(port: u16, data: &[u8]) -> Result<(), String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
+    let mut w = s.try_clone().map_err(|e| e.to_string())?;
+    let mut back = vec![0u8; data.len()];
+    std::thread::scope(|t| {
+        let writer = t.spawn(move || w.write_all(data));
+        let read = s.read_exact(&mut back).map_err(|e| format!("echo: {e}"));
+        let wrote = writer.join().map_err(|_| "writer panicked".to_string())?.map_err(|e| format!("send: {e}"));
+        read.and(wrote)
+    })?;
+    if back != data {
+        return Err("echo differs from what was sent".into());
+    }
+    s.shutdown(Shutdown::Write).map_err(|e| e.to_string())?;
+    let mut rest = Vec::new();
+    s.read_to_end(&mut rest).map_err(|e| format!("close: {e}"))?;
+    if rest.is_empty() { Ok(()) } else { Err(format!("{} bytes after the echo", rest.len())) }
+}
+
+/// Three TCP connections to the echo server behind `ports[0]` (12 bytes,
+/// 20 kB and 200 kB, each checked byte for byte; a connection that breaks
+/// before the guest is up is retried), then one that says `quit`.
+pub(crate) fn tcp_echo(ports: &[u16]) -> Result<String, String> {
+    let port = *ports.first().ok_or("no forwarded port")?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut total = 0;
+    let mut retries = 0;
+    for (i, len) in [12usize, 20_000, 200_000].into_iter().enumerate() {
+        let data: Vec<u8> = (0..len).map(|k| (k * 7 + i * 13) as u8).collect();
+        loop {
+            match tcp_exchange(port, &data) {
+                Ok(()) => break,
+                Err(_) if Instant::now() < deadline => {
+                    retries += 1;
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        total += len;
+    }
+    loop {
+        match tcp_exchange(port, b"quit") {
+            Ok(()) => break,
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => std::thread::sleep(Duration::from_millis(300)),
+        }
+    }
+    Ok(format!("host: 3 TCP connections echoed ({total} bytes), then quit ({retries} early attempts retried)"))
+}
+
+/// Seconds [`blast_and_echo`] floods for.
+const BLAST_SECS: u64 = 12;
+
+/// Floods `ports[1]` (a port no guest filter claims) with full-size
+/// datagrams as fast as the host sends them for [`BLAST_SECS`] seconds, and
+/// in the middle of it runs [`udp_echo`] against `ports[0]`: the echo
+/// server must answer while the kernel sheds the flood.
+pub(crate) fn blast_and_echo(ports: &[u16]) -> Result<String, String> {
+    let (echo, blast) = match ports {
+        [e, b, ..] => (*e, *b),
+        _ => return Err("two forwarded ports needed".into()),
+    };
+    let blaster = || -> Result<u64, String> {
+        let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let payload = [0x5au8; 1472];
+        let end = Instant::now() + Duration::from_secs(BLAST_SECS);
+        let mut sent = 0u64;
+        while Instant::now() < end {
+            if sock.send_to(&payload, ("127.0.0.1", blast)).is_ok() {
+                sent += 1;
+            }
+        }
+        Ok(sent)
+    };
+    let (echoed, blasted) = std::thread::scope(|s| {
+        let b = s.spawn(blaster);
+        std::thread::sleep(Duration::from_secs(BLAST_SECS / 2));
+        let r = udp_echo(&[echo]);
+        (r, b.join().unwrap_or_else(|_| Err("blast thread panicked".into())))
+    });
+    Ok(format!("{}; host: {} datagrams of 1472 bytes blasted at an unclaimed port", echoed?, blasted?))
+}

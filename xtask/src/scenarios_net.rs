@@ -1,0 +1,130 @@
+//! The network scenarios (issue 13): each boots with a virtio-net NIC on
+//! QEMU's user network; some run a host program against the guest through
+//! forwarded ports (`hostnet.rs`). `scenarios.rs` lists them with the
+//! others.
+
+use crate::hostnet::{self, NetSpec};
+use crate::scenario::Scenario;
+
+/// A NIC with nothing forwarded.
+const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], tcp: &[], host: None });
+
+/// Every network scenario, in the order `scenarios.rs` lists them.
+pub(crate) const NET_SCENARIOS: [Scenario; 8] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING];
+
+const UDPECHO: Scenario = Scenario {
+    name: "net-udpecho",
+    about: "the host sends 21 UDP datagrams (9 to 1472 bytes) through hostfwd; udpecho answers ARP and echoes each over its ring and checked transmit",
+    cmdline: "run=udpecho",
+    expect: &[
+        "net: virtio-net",
+        "udpecho: listening on 10.0.2.15:7",
+        "udpecho: answering ARP",
+        "udpecho: * datagrams echoed, quit",
+        "none leaked",
+    ],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 150,
+    net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const NONE: Scenario = Scenario {
+    name: "net-none",
+    about: "without a NIC the kernel boots as before and the network calls say NotFound",
+    cmdline: "run=udpecho",
+    expect: &["net: no NIC", "udpecho: no NIC", "none leaked"],
+    forbid: &["frames leaked", "panic"],
+    ..Scenario::DEFAULT
+};
+
+const HOSTILE: Scenario = Scenario {
+    name: "net-hostile",
+    about: "rings into others' frames, overlapping/superset/stolen filters, spoofed sources and widened templates are refused; nothing leaks",
+    cmdline: "run=hostile-net",
+    expect: &["net: virtio-net", "hostile-net: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 60,
+    net: NIC,
+    ..Scenario::DEFAULT
+};
+
+const SINK: Scenario = Scenario {
+    name: "net-flood-sink",
+    about: "a receiver that never drains its ring while the host floods it: drops counted, nothing overwritten, the echo server beside it unaffected",
+    cmdline: "run=net-sink&udpecho",
+    expect: &["net-sink: produced 2, dropped *", "net-sink: ok (", "udpecho: * datagrams echoed, quit", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 150,
+    net: Some(NetSpec { udp: &[7, 9], tcp: &[], host: Some(hostnet::flood_and_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const TCPECHO: Scenario = Scenario {
+    name: "net-tcpecho",
+    about: "smoltcp in the libOS: the host opens TCP connections through hostfwd (12 B, 20 kB, 200 kB) and checks every byte echoed",
+    cmdline: "run=tcpecho",
+    expect: &["tcpecho: listening on 10.0.2.15:7", "tcpecho: * connections, * bytes echoed, quit", "none leaked"],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 180,
+    net: Some(NetSpec { udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const SHELL: Scenario = Scenario {
+    name: "net-shell",
+    about: "the shell's net view reads the network table; udpecho started from the shell inherits init's template \
+            through spawn, narrows it and echoes the host's datagrams",
+    cmdline: "run=init",
+    input: "net\nudpecho\nnet\nexit 0\n",
+    expect: &[
+        "nic 52:54:00:12:34:56",
+        "received * unclaimed * sent 0 * filters 0 * rings 0",
+        "RING * OWNER",
+        "udpecho: listening on 10.0.2.15:7",
+        "udpecho: * datagrams echoed, quit",
+        "received * sent * filters 0 * rings 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "no network table", "template refused"],
+    timeout_secs: 120,
+    net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const BLAST: Scenario = Scenario {
+    name: "net-blast",
+    about: "the host blasts full-size datagrams at an unclaimed port as fast as it can for 12 s; in the middle of it \
+            the echo server still answers every datagram and nothing leaks",
+    cmdline: "run=udpecho",
+    expect: &["udpecho: listening on 10.0.2.15:7", "udpecho: * datagrams echoed, quit", "none leaked"],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 180,
+    net: Some(NetSpec { udp: &[7, 9999], tcp: &[], host: Some(hostnet::blast_and_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const PING: Scenario = Scenario {
+    name: "net-ping",
+    about: "ping (smoltcp's ICMP socket in the libOS) gets QEMU's gateway to answer 3 echo requests",
+    cmdline: "run=ping+10.0.2.2+3",
+    expect: &["ping: * bytes from 10.0.2.2: icmp_seq=0", "ping: 10.0.2.2: 3 sent, 3 received", "none leaked"],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 60,
+    net: NIC,
+    ..Scenario::DEFAULT
+};
+
+#[cfg(test)]
+mod tests {
+    use super::NET_SCENARIOS;
+    use crate::scenarios::SCENARIOS;
+
+    #[test]
+    fn all_listed() {
+        for s in NET_SCENARIOS {
+            assert!(s.name.starts_with("net-"));
+            assert_eq!(SCENARIOS.iter().filter(|t| t.name == s.name).count(), 1, "{} listed once", s.name);
+        }
+    }
+}
