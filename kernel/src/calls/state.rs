@@ -120,6 +120,10 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0
     }
     super::pct::state_replaced(cx.k, target, owed.is_some());
     cx.k.sleepers.retain(|&s| s != target);
+    if let Some(env) = cx.k.envs.get(target) {
+        // Off the sleeper list: a later `env_sleep` lists it again.
+        env.sleep_listed = false;
+    }
     if target == caller {
         *cx.frame = frame;
         cx.replaced = true;
