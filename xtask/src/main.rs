@@ -36,6 +36,9 @@ pub(crate) enum Failure {
     /// Tests, lints or the guest failed (exit 1); already reported unless
     /// the message is non-empty.
     Failed(String),
+    /// The guest halted with this exit status (`exit N` in the shell):
+    /// `cargo xtask run` exits with it.
+    Status(u8),
 }
 
 impl From<String> for Failure {
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+        Err(Failure::Status(n)) => ExitCode::from(n),
         Err(Failure::Setup(msg)) => {
             eprintln!("xtask: {msg}");
             ExitCode::from(2)
@@ -79,8 +83,12 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             let ws = Workspace::load()?;
             deps::ensure(&ws, &[Need::RustTarget, Need::Qemu])?;
             let images = build::build_images(&ws)?;
-            let cmdline = qemu::assemble_cmdline(qemu::DEFAULT_CMDLINE, &m.kernel_words);
+            let cmdline = qemu::assemble_cmdline(qemu::RUN_CMDLINE, &m.kernel_words);
             let machine = with_options(qemu::Qemu::pvh(&images, &cmdline)?, &m);
+            if m.gdb {
+                eprintln!("xtask: QEMU waits for GDB on localhost:1234; in another terminal type:");
+                eprintln!("xtask:   {}", gdb_command(&images.kernel));
+            }
             boot_on_terminal(&machine)
         }
         Cmd::Iso { boot, machine: m } => {
@@ -109,24 +117,35 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
     }
 }
 
-/// Applies `--memory` and `--qemu`.
+/// Applies `--memory`, `--gdb` and `--qemu`, and marks the machine as on
+/// a person's terminal (Ctrl-C to the guest, Ctrl-A X quits).
 fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
     if let Some(mem) = &m.memory {
         machine.memory = mem.clone();
+    }
+    machine.interactive = true;
+    if m.gdb {
+        machine.extra.extend(["-s".to_string(), "-S".to_string()]);
     }
     machine.extra.extend(m.qemu_args.iter().cloned());
     machine
 }
 
+/// The gdb command line that attaches to a machine started with `--gdb`.
+fn gdb_command(kernel: &std::path::Path) -> String {
+    format!("gdb {} -ex 'target remote localhost:1234' -ex 'hbreak kernel_main' -ex continue", kernel.display())
+}
+
 /// Boots `machine` with the serial console on this terminal and says how it ended.
 fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {
     eprintln!("xtask: {}", machine.display());
-    eprintln!("xtask: serial console follows; Ctrl-C quits");
+    eprintln!("xtask: serial console follows; Ctrl-C goes to Oxok, Ctrl-A X quits QEMU");
     let status = proc::run_interactive(machine.command())?;
     let meaning = qemu::status_meaning(status.code());
     eprintln!("xtask: QEMU exited with {} ({meaning})", proc::describe(status));
-    match status.code() {
-        Some(c) if c == scenario::Exit::Halt.status() => Ok(()),
-        _ => Err(Failure::Failed(String::new())),
+    match status.code().and_then(oxok_abi::boot::guest_status) {
+        Some(0) => Ok(()),
+        Some(n) => Err(Failure::Status(n as u8)),
+        None => Err(Failure::Failed(String::new())),
     }
 }

@@ -39,6 +39,11 @@ pub(crate) struct Scenario {
     /// Bytes typed on the serial console (QEMU's stdin) once the machine
     /// starts; empty for none.
     pub input: &'static str,
+    /// The kernel log level the harness adds to `cmdline` (as `log=LEVEL`)
+    /// unless `cmdline` names one; `None` boots at the kernel's default
+    /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
+    /// such as `env N (x) exited with status 0`, so the default is `info`.
+    pub log: Option<&'static str>,
 }
 
 impl Scenario {
@@ -54,7 +59,20 @@ impl Scenario {
         boot: Boot::Pvh,
         memory: None,
         input: "",
+        log: Some("info"),
     };
+
+    /// The kernel command line the machine boots with: `cmdline` plus
+    /// `log=LEVEL` when [`Scenario::log`] asks for one and `cmdline` has
+    /// no `log=` word.
+    pub(crate) fn kernel_cmdline(&self) -> String {
+        match self.log {
+            Some(level) if !self.cmdline.split_whitespace().any(|w| w.starts_with("log=")) => {
+                format!("{} log={level}", self.cmdline)
+            }
+            _ => self.cmdline.to_string(),
+        }
+    }
 }
 
 /// The expected end of a run.
@@ -188,6 +206,15 @@ mod tests {
 
     const S: Scenario =
         Scenario { name: "t", expect: &["Oxok", "env * destroyed"], forbid: &["oops"], ..Scenario::DEFAULT };
+
+    #[test]
+    fn harness_log_level() {
+        assert_eq!(S.kernel_cmdline(), "run=init log=info");
+        let quiet = Scenario { log: None, ..S };
+        assert_eq!(quiet.kernel_cmdline(), "run=init");
+        let own = Scenario { cmdline: "log=debug run=x", ..S };
+        assert_eq!(own.kernel_cmdline(), "log=debug run=x");
+    }
 
     #[test]
     fn passes_on_halt_with_expectations() {
