@@ -76,6 +76,11 @@ impl Child {
     pub fn release(self) -> Result<(), Error> {
         sys::cap_drop(self.slot).map(|_| ())
     }
+
+    /// Starts a child spawned with [`SpawnOptions::held`] (`env_run`).
+    pub fn start(&self) -> Result<(), Error> {
+        sys::env_run(self.slot).map(|_| ())
+    }
 }
 
 /// Why [`spawn`] failed. Whatever it had built is gone again: the child
@@ -167,14 +172,14 @@ pub fn spawn_image_with(image: &[u8], argv: &[&str], opts: &SpawnOptions<'_>) ->
     InitialStack::new(&elf, argv, &[]).ok_or(SpawnError::BadArguments)?;
     let table = opts.table().map_err(SpawnError::Descriptor)?;
     match opts.explicit_env() {
-        Some(envp) => create(&elf, argv, envp, &table),
-        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table)),
+        Some(envp) => create(&elf, argv, envp, &table, !opts.is_held()),
+        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table, !opts.is_held())),
     }
 }
 
 /// Creates the child, completes its environment `envp` with the
-/// descriptors of `table`, and builds and starts it.
-fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Result<Child, SpawnError> {
+/// descriptors of `table`, and builds it; starts it if `start`.
+fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable, start: bool) -> Result<Child, SpawnError> {
     let [slot, id] = sys::env_create()?;
     // Name the child after its program (argv[0]), for logs and the table.
     if let Some(name) = argv.first() {
@@ -183,7 +188,7 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Re
     }
     let built = inherit::with_child_env(id, slot, table, envp, |envp| {
         let initial = InitialStack::new(elf, argv, envp).ok_or(SpawnError::BadArguments)?;
-        build(slot, elf, &initial).map_err(SpawnError::Kernel)
+        build(slot, elf, &initial, start).map_err(SpawnError::Kernel)
     });
     match built.map_err(SpawnError::Descriptor).and_then(|r| r) {
         Ok(()) => Ok(Child { slot, id }),
@@ -198,8 +203,8 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Re
 }
 
 /// Fills the new environment `child` (capability slot) with the program and
-/// its stack, sets its registers and makes it runnable.
-fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>) -> Result<(), Error> {
+/// its stack, sets its registers and (if `start`) makes it runnable.
+fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, start: bool) -> Result<(), Error> {
     let mut loader = Loader::new(child);
     for segment in elf.segments() {
         load_segment(&mut loader, &segment)?;
@@ -218,7 +223,9 @@ fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>) -> Result<(), Er
     let regs = Regs { rip: elf.entry(), rsp: initial.sp(), rflags: START_RFLAGS, ..Regs::default() };
     let state = EnvState { regs, ..EnvState::default() };
     sys::env_set_state(child, &raw const state as u64)?;
-    sys::env_run(child)?;
+    if start {
+        sys::env_run(child)?;
+    }
     Ok(())
 }
 

@@ -44,9 +44,11 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    /// Adds a started pipeline; prints `[id] env` (the last program's
-    /// environment id) and returns the job id.
-    pub fn add(&mut self, text: String, stages: Vec<Outcome>) -> u32 {
+    /// Adds a pipeline whose programs were spawned held; prints `[id] env`
+    /// (the last program's environment id), then starts them, so the line
+    /// comes before anything the job prints. Returns the job id and the
+    /// last program's id (`$!`).
+    pub fn add(&mut self, text: String, stages: Vec<Outcome>) -> (u32, Option<u64>) {
         let id = self.list.last().map_or(1, |j| j.id + 1);
         let last = stages.iter().rev().find_map(|s| match s {
             Outcome::Running { child, .. } => Some(child.id),
@@ -56,8 +58,9 @@ impl Jobs {
             Some(env) => println!("[{id}] {env}"),
             None => println!("[{id}] (nothing left running)"),
         }
+        pipeline::start_held(&stages);
         self.list.push(Job { id, text, stages });
-        id
+        (id, last)
     }
 
     /// Reaps and reports every job that has finished.

@@ -17,7 +17,7 @@ impl Shell {
             Err(e) => {
                 let col = e.column(line);
                 eprintln!("{:>width$}^", "", width = col + 6);
-                eprintln!("syntax error: {e}");
+                eprintln!("{e}");
                 self.status = 2;
                 return None;
             }
@@ -41,6 +41,7 @@ impl Shell {
                 if let Some(code) = started.exit {
                     return Some(code);
                 }
+                self.keyboard.run_foreground(&started.stages, started.feeder);
                 self.status = pipeline::wait_all(started.stages);
             }
         }
@@ -57,18 +58,28 @@ impl Shell {
         }
         let Some(pipeline) = self.expand(&item.and_or.first) else { return };
         let started = self.start(&pipeline, true);
-        self.jobs.add(alloc::format!("{pipeline}"), started.stages);
+        let (_, last) = self.jobs.add(alloc::format!("{pipeline}"), started.stages);
+        if let Some(pid) = last {
+            self.last_background = Some(pid);
+        }
         self.status = 0;
     }
 
-    /// Expands `$NAME` and `$?` in `p` (shell variables first, then the
-    /// environment); `None` after reporting an error.
+    /// Expands `$NAME`, `$?` (the last status), `$$` (the shell's process
+    /// id) and `$!` (the last background job's last program) in `p` (shell
+    /// variables first, then the environment); `None` after reporting an
+    /// error.
     fn expand(&mut self, p: &Pipeline<Word>) -> Option<Pipeline> {
         let status = self.status;
         let vars = &self.vars;
+        let last_background = self.last_background;
         let lookup = |name: &str| -> Option<String> {
             if name == "?" {
                 Some(alloc::format!("{status}"))
+            } else if name == "$" {
+                Some(alloc::format!("{}", oxok_libos::proc::pid()))
+            } else if name == "!" {
+                last_background.map(|pid| alloc::format!("{pid}"))
             } else {
                 vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
             }
