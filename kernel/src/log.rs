@@ -132,7 +132,10 @@ pub fn init(line: &str) {
         log::set_max_level(filter.max());
     }
     if filter.rejected > 0 {
-        log::warn!("cmdline: {} part(s) of log= not understood (levels: off error warn info debug trace)", filter.rejected);
+        log::warn!(
+            "cmdline: {} part(s) of log= not understood (levels: off error warn info debug trace)",
+            filter.rejected
+        );
     }
 }
 

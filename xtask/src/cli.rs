@@ -271,8 +271,17 @@ mod tests {
 
     #[test]
     fn usage_errors() {
-        for bad in ["frobnicate", "test -j 0", "test -j", "test --bogus", "iso --boot efi", "lint -- x", "run --memory", "test --repeat 0", "test --repeat x"]
-        {
+        for bad in [
+            "frobnicate",
+            "test -j 0",
+            "test -j",
+            "test --bogus",
+            "iso --boot efi",
+            "lint -- x",
+            "run --memory",
+            "test --repeat 0",
+            "test --repeat x",
+        ] {
             assert!(p(bad).is_err(), "{bad} should be refused");
         }
     }

@@ -142,7 +142,10 @@ fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {
     eprintln!("xtask: serial console follows; Ctrl-C goes to Oxok, Ctrl-A X quits QEMU");
     let status = proc::run_interactive(machine.command())?;
     let meaning = qemu::status_meaning(status.code());
-    eprintln!("xtask: QEMU exited with {} ({meaning})", proc::describe(status));
+    match status.code().and_then(oxok_abi::boot::guest_status) {
+        Some(n) if n > 0 => eprintln!("xtask: Oxok halted; the last boot program exited with status {n}"),
+        _ => eprintln!("xtask: QEMU exited with {} ({meaning})", proc::describe(status)),
+    }
     match status.code().and_then(oxok_abi::boot::guest_status) {
         Some(0) => Ok(()),
         Some(n) => Err(Failure::Status(n as u8)),

@@ -252,6 +252,9 @@ mod tests {
         let line = q.display();
         assert!(line.contains("-chardev stdio,id=con0,mux=on,signal=off -serial chardev:con0"), "{line}");
         assert!(!line.contains("-serial stdio"));
-        assert_eq!(status_meaning(Some(oxok_abi::boot::qemu_status(0x43))), "halt: the last boot program exited with this status");
+        assert_eq!(
+            status_meaning(Some(oxok_abi::boot::qemu_status(0x43))),
+            "halt: the last boot program exited with this status"
+        );
     }
 }

@@ -83,6 +83,9 @@ pub(crate) enum Exit {
     /// The kernel panicked on purpose (QEMU status 35).
     #[allow(dead_code)] // for deliberate-panic scenarios
     Panic,
+    /// With `halt_status` on the command line: the kernel halted after the
+    /// last boot program exited with this status (1..=63).
+    Status(u32),
 }
 
 impl Exit {
@@ -91,6 +94,7 @@ impl Exit {
         match self {
             Exit::Halt => qemu_status(EXIT_HALT),
             Exit::Panic => qemu_status(EXIT_PANIC),
+            Exit::Status(n) => qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n),
         }
     }
 }
@@ -122,7 +126,7 @@ pub(crate) fn judge(s: &Scenario, run: &Captured) -> Vec<String> {
         let after = if i > 0 { format!(" (after {:?})", s.expect[i - 1]) } else { String::new() };
         why.push(format!("missing expectation {:?}{after}", s.expect[i]));
     }
-    let implicit = (s.exit == Exit::Halt).then_some(PANIC_LINE);
+    let implicit = (s.exit != Exit::Panic).then_some(PANIC_LINE);
     for f in s.forbid.iter().copied().chain(implicit) {
         if let Some(m) = find(&run.serial, f, 0) {
             why.push(format!("forbidden {f:?} found: {}", printable(line_at(&run.serial, m.start))));

@@ -478,7 +478,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "sleep-clock",
         about: "wakeup predicate on the clock page; a parameter change takes effect without reinstalling; hostile reads refused",
-        cmdline: "run=sleep+clock,hello",
+        cmdline: "run=pred-sleep+clock,hello",
         expect: &["sleep: woke at tick", "sleep: woke again at tick", "sleep: ok (", "hello: ok", "none leaked"],
         forbid: F,
         ..Scenario::DEFAULT
@@ -486,7 +486,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "sleep-watch",
         about: "a predicate wakes its sleeper when the watched word (another env's table row) changes",
-        cmdline: "run=sleep+watch&spin+x+300",
+        cmdline: "run=pred-sleep+watch&spin+x+300",
         expect: &[
             "sleep watch: watching env table row",
             "spin x: done",
@@ -831,6 +831,133 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ],
         forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
         timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-quiet",
+        about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \
+                programs print: no [info] line after a command or inside a pipeline",
+        cmdline: "run=init",
+        log: None,
+        input: "echo quiet\nls | wc -l\nhello from the shell\nexit 0\n",
+        expect: &[
+            "Oxok shell",
+            "oxok$ echo quiet",
+            "quiet",
+            "oxok$ ls | wc -l",
+            "hello: environment * running",
+            "oxok$ exit 0",
+        ],
+        forbid: &["[info]", "[debug]", "FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "log-subsystem",
+        about: "a per-subsystem log level (log=warn,env=info): the environment calls' info lines show, the boot's \
+                and the scheduler's do not",
+        cmdline: "log=warn,env=info run=hello",
+        expect: &["hello: ok", "[info] env * (hello) exited with status 0"],
+        forbid: &["[info] Oxok", "[info] clock:", "none leaked", "[debug]"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-keys",
+        about: "control keys typed on the serial console: Enter is CR and gives a new line, DEL erases, ^D ends a \
+                program's input (cat, wc), ^C interrupts the foreground job (SIGINT, status 130) whether it reads \
+                the keyboard or not, and the prompt still answers",
+        cmdline: "run=init",
+        input: "cat\rline one\rtypo\x7f\x7fo\r\x04echo after cat $?\r\
+                spin k 100000000\r\x03echo alive $?\r\
+                wc\rsome words here\r\x04\
+                cat\rpartial\x03echo interrupted $?\r\
+                echo typed ahead\rexit 0\r",
+        expect: &[
+            "oxok$ cat",
+            "line one",
+            "line one",
+            "\ntyo\r",
+            "oxok$ echo after cat $?",
+            "after cat 0",
+            "oxok$ spin k 100000000",
+            "^C",
+            "alive 130",
+            "oxok$ wc",
+            "      1       3      16",
+            "oxok$ cat",
+            "^C",
+            "interrupted 130",
+            "typed ahead",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "destroyed:", "frames leaked"],
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-eof",
+        about: "end of console input (^D at the prompt, what `cargo xtask run < /dev/null` types) ends the shell \
+                and the machine halts instead of waiting",
+        cmdline: "run=init",
+        input: "echo before eof\n\x04",
+        expect: &[
+            "before eof",
+            "env * (shell) exited with status 0",
+            "env * (init) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-exit-status",
+        about: "with halt_status (added by `cargo xtask run`), `exit 3` in the shell ends QEMU with the status the \
+                host tool turns into 3",
+        cmdline: "run=init halt_status",
+        input: "exit 3\n",
+        expect: &["env * (shell) exited with status 3", "env * (init) exited with status 3"],
+        exit: crate::scenario::Exit::Status(3),
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-small",
+        about: "the first hour's small things: touch without a file is a usage error, $$ and $!, one `syntax error` \
+                prefix, sleep is a tool, programs lists tools with a line each (tests hidden), and a line over \
+                1,024 bytes is refused whole, never cut and run",
+        cmdline: "run=init",
+        // shell 1026: the first job is 1027 on a fresh boot.
+        input: "echo pid $$\nspin b 10 &\necho last $!\nwait\ntouch\necho touch $?\n\
+                echo a | | b\nsleep 0.2\necho slept $?\nsleep x\necho bad $?\nprograms\n\
+                echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n\
+                echo still here\nexit 0\n",
+        expect: &[
+            "pid 1026",
+            "[1] 1027",
+            "last 1027",
+            "usage: touch file...",
+            "touch 2",
+            "syntax error at byte",
+            "slept 0",
+            "sleep: invalid time interval 'x'",
+            "bad 2",
+            "  sleep      wait a number of seconds",
+            "test programs not shown: programs -a",
+            "shell: line refused: 1105 bytes, the limit is 1024; nothing was run",
+            "still here",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["syntax error: syntax error", "\nxxxxxxxxxx", "  hostile-priv", "FAIL", "destroyed:"],
         ..Scenario::DEFAULT
     },
 ];

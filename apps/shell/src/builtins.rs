@@ -75,7 +75,7 @@ impl Shell {
             "mem" => view(tables::mem),
             "clock" => view(tables::clock),
             "caps" => view(tables::caps),
-            "programs" => programs(),
+            "programs" => programs(args),
             other => {
                 eprintln!("{other}: not a built-in");
                 127
@@ -141,7 +141,7 @@ fn help() -> i32 {
     println!("  mem            usable and free memory");
     println!("  clock          the clock page");
     println!("  caps           this shell's capability list");
-    println!("  programs       the programs in the boot archive");
+    println!("  programs [-a]  the tools in the boot archive, one line each (-a: also the test programs)");
     println!("  cd [DIR]       change directory (/ without DIR);   pwd  print it");
     println!("  echo WORDS     print WORDS;   NAME=value  set a variable;   set  list them");
     println!("  export NAME[=value]   pass a variable to programs (export alone lists them)");
@@ -157,13 +157,55 @@ fn help() -> i32 {
     0
 }
 
-fn programs() -> i32 {
+/// The programs meant to be typed, with what each does. Everything else in
+/// the boot archive is a test program (scenarios start them by name).
+const TOOLS: &[(&str, &str)] = &[
+    ("cat", "copy files (or standard input) to standard output"),
+    ("echo", "print its arguments (the built-in wins; this one is for pipelines' tests)"),
+    ("kill", "send a signal to a process: kill [-SIG] pid"),
+    ("ls", "list a directory of the file server"),
+    ("mkdir", "make directories (-p: with parents)"),
+    ("mv", "rename files"),
+    ("rm", "remove files (-r: directories, -f: no complaint)"),
+    ("sleep", "wait a number of seconds (0.5 allowed)"),
+    ("stride", "a user-level stride scheduler over owned time slots (stride N)"),
+    ("touch", "create empty files"),
+    ("wc", "count lines, words and bytes"),
+    ("fsd", "the RAM file server (init starts it)"),
+    ("init", "the first program: banner, file server, shell"),
+    ("shell", "this shell"),
+];
+
+/// `programs`: the tools, one line each; `programs -a`: then the test
+/// programs too.
+fn programs(args: &[&str]) -> i32 {
+    let all = match args {
+        [] => false,
+        ["-a"] => true,
+        _ => {
+            eprintln!("usage: programs [-a]");
+            return 2;
+        }
+    };
     let Some(archive) = oxok_libos::exposed::boot_archive() else {
         eprintln!("programs: no boot archive");
         return 1;
     };
-    for entry in oxok_archive::Archive::new(archive).entries().flatten() {
-        println!("  {:<24} {:>8} bytes", entry.name, entry.data.len());
+    let names: alloc::vec::Vec<&str> =
+        oxok_archive::Archive::new(archive).entries().flatten().map(|e| e.name).collect();
+    for (name, about) in TOOLS {
+        if names.contains(name) {
+            println!("  {name:<10} {about}");
+        }
+    }
+    let tests: alloc::vec::Vec<&&str> = names.iter().filter(|n| !TOOLS.iter().any(|(t, _)| t == *n)).collect();
+    if all {
+        println!("test programs (the scenarios of `cargo xtask test` start them):");
+        for name in &tests {
+            println!("  {name}");
+        }
+    } else {
+        println!("({} test programs not shown: programs -a)", tests.len());
     }
     0
 }

@@ -48,7 +48,7 @@ pub struct Shell {
 }
 
 fn main(_args: Args) -> i32 {
-    println!("Oxok shell — `help` lists the commands.");
+    println!("Oxok shell — `help` lists the commands; ^C interrupts a program, ^D ends input, Ctrl-A X quits QEMU.");
     // `kill` run from the prompt is the shell's child, a sibling of its
     // target: the target refuses it, and it asks the shell to forward.
     oxok_libos::signal::accept_forwarding(true);
@@ -77,4 +77,3 @@ fn main(_args: Args) -> i32 {
         }
     }
 }
-

@@ -77,7 +77,8 @@ impl Shell {
         }
         // The keyboard, for a foreground job that starts with a program.
         let mut feeder = None;
-        let first_is_program = p.commands.first().and_then(|c| c.argv.first()).is_some_and(|a| !builtins::is_builtin(a));
+        let first_is_program =
+            p.commands.first().and_then(|c| c.argv.first()).is_some_and(|a| !builtins::is_builtin(a));
         if !background && first_is_program && stdins[0].is_none() {
             match pipe::fed_pipe() {
                 Ok((r, f)) => {

@@ -109,7 +109,11 @@ impl Keyboard {
     /// The first signal key in the line being typed (up to the first line
     /// end or `^D`), removed with what was typed before it.
     fn take_signal_key(&mut self, t: &Termios) -> Option<i32> {
-        let keys = [(t.cc[oxok_tty::VINTR], tty::SIGINT), (t.cc[oxok_tty::VQUIT], tty::SIGQUIT), (t.cc[oxok_tty::VSUSP], tty::SIGTSTP)];
+        let keys = [
+            (t.cc[oxok_tty::VINTR], tty::SIGINT),
+            (t.cc[oxok_tty::VQUIT], tty::SIGQUIT),
+            (t.cc[oxok_tty::VSUSP], tty::SIGTSTP),
+        ];
         for (i, &b) in self.pending.iter().enumerate() {
             if b == b'\r' || b == b'\n' || b == t.cc[oxok_tty::VEOF] {
                 return None;
@@ -128,6 +132,10 @@ impl Keyboard {
     pub fn run_foreground(&mut self, stages: &[Outcome], mut feeder: Option<Feeder>) {
         let t = Termios::sane();
         let mut disc = Box::new(Discipline::new());
+        // A signal key's signal, and the programs that have not taken it
+        // yet (one that has not started accepting transfers refuses it; it
+        // is tried again at every look until the job ends).
+        let mut owed: Option<(i32, Vec<u64>)> = None;
         loop {
             let running: Vec<u64> = stages
                 .iter()
@@ -138,6 +146,12 @@ impl Keyboard {
                 .filter(|&id| exposed::env_entry(id).is_some_and(|r| r.status != ENV_ZOMBIE))
                 .collect();
             let Some(&first) = running.first() else { return };
+            if let Some((sig, ids)) = owed.as_mut() {
+                ids.retain(|id| running.contains(id) && signal::kill(*id, *sig).is_err());
+                if ids.is_empty() {
+                    owed = None;
+                }
+            }
             self.poll();
             if let Some(sig) = self.take_signal_key(&t) {
                 let _ = console::write(match sig {
@@ -145,11 +159,12 @@ impl Keyboard {
                     tty::SIGQUIT => b"^\\\n",
                     _ => b"^Z\n",
                 });
-                self.signal(&running, sig);
+                disc.clear();
+                owed = signal_job(&running, sig);
                 continue;
             }
             let fed = match feeder.as_ref().filter(|f| f.wanted()) {
-                Some(f) => self.feed(&t, &mut disc, f, &running),
+                Some(f) => self.feed(&t, &mut disc, f),
                 None => Fed::Nothing,
             };
             match fed {
@@ -157,6 +172,10 @@ impl Keyboard {
                 Fed::Eof => {
                     // The job's end of input: it sees the pipe close.
                     feeder = None;
+                    continue;
+                }
+                Fed::Signal(sig) => {
+                    owed = signal_job(&running, sig);
                     continue;
                 }
                 Fed::Nothing => {}
@@ -167,7 +186,7 @@ impl Keyboard {
 
     /// Runs the discipline over typed bytes until a line (or the end of
     /// input) is ready for the job, and writes it to `f`.
-    fn feed(&mut self, t: &Termios, disc: &mut Discipline, f: &Feeder, running: &[u64]) -> Fed {
+    fn feed(&mut self, t: &Termios, disc: &mut Discipline, f: &Feeder) -> Fed {
         let mut echo = tty::EchoBuf::default();
         let mut outcome = Fed::Nothing;
         while let Some(b) = self.pending.pop_front() {
@@ -185,9 +204,7 @@ impl Keyboard {
                     break;
                 }
                 Some(Ready::Signal(sig)) => {
-                    echo.flush();
-                    self.signal(running, sig);
-                    outcome = Fed::Something;
+                    outcome = Fed::Signal(sig);
                     break;
                 }
             }
@@ -195,27 +212,29 @@ impl Keyboard {
         echo.flush();
         outcome
     }
+}
 
-    /// Sends `sig` to every program of the foreground job.
-    fn signal(&self, running: &[u64], sig: i32) {
-        if sig == tty::SIGTSTP {
-            oxok_libos::eprintln!("shell: ^Z: job control (stopping a job) is not supported yet");
-            return;
-        }
-        for &id in running {
-            let _ = signal::kill(id, sig);
-        }
+/// Sends `sig` to every program of the foreground job; the programs that
+/// did not take it yet, to be tried again.
+fn signal_job(running: &[u64], sig: i32) -> Option<(i32, Vec<u64>)> {
+    if sig == tty::SIGTSTP {
+        oxok_libos::eprintln!("shell: ^Z: job control (stopping a job) is not supported yet");
+        return None;
     }
+    let left: Vec<u64> = running.iter().copied().filter(|&id| signal::kill(id, sig).is_err()).collect();
+    (!left.is_empty()).then_some((sig, left))
 }
 
 /// What feeding the job did.
 enum Fed {
     /// Nothing was ready.
     Nothing,
-    /// A line went to the job, or a signal key was handled.
+    /// A line went to the job.
     Something,
     /// End of input for the job.
     Eof,
+    /// A signal key was typed (the discipline echoed it).
+    Signal(i32),
 }
 
 /// Sleeps until something is typed, the program `watch` ends, the job asks

@@ -249,6 +249,12 @@ impl Discipline {
         }
     }
 
+    /// Forgets everything typed and not taken (a signal key from elsewhere).
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.ready = false;
+    }
+
     /// Whether input is complete and not yet consumed (then [`feed`](Self::feed)
     /// must not be called until it is).
     pub fn is_ready(&self) -> bool {
