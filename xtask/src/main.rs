@@ -144,6 +144,9 @@ fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {
     let meaning = qemu::status_meaning(status.code());
     match status.code().and_then(oxok_abi::boot::guest_status) {
         Some(n) if n > 0 => eprintln!("xtask: Oxok halted; the last boot program exited with status {n}"),
+        None if status.code() == Some(0) => {
+            eprintln!("xtask: QEMU exited with status 0 (quit with Ctrl-A X, or a triple fault or reset)")
+        }
         _ => eprintln!("xtask: QEMU exited with {} ({meaning})", proc::describe(status)),
     }
     match status.code().and_then(oxok_abi::boot::guest_status) {
