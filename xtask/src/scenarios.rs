@@ -960,6 +960,54 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         forbid: &["syntax error: syntax error", "\nxxxxxxxxxx", "  hostile-priv", "FAIL", "destroyed:"],
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "tools-text",
+        about: "the text tools people expect: sort (-u), uniq -c, head/tail -n, grep (-c -v, status 1 when nothing \
+                matches), cp, true/false, env",
+        cmdline: "run=init",
+        input: "echo b > /f; echo a >> /f; echo b >> /f; echo c >> /f\nsort /f\nsort -u /f | wc -l\n\
+                head -n 2 /f\ntail -n 1 /f\ngrep -c b /f\ngrep -v b /f\ngrep zzz /f; echo none $?\n\
+                sort /f | uniq -c\ncp /f /g; cat /g | wc -l\nmkdir /d; cp /f /g /d; ls /d\n\
+                true && echo yes\nfalse || echo no $?\nexport K=v; env\nhead -n x /f; echo usage $?\nexit 0\n",
+        expect: &[
+            "oxok$ sort /f",
+            "\na\r",
+            "\nb\r",
+            "\nb\r",
+            "\nc\r",
+            "oxok$ sort -u /f | wc -l",
+            "      3",
+            "oxok$ head -n 2 /f",
+            "\nb\r",
+            "\na\r",
+            "oxok$ tail -n 1 /f",
+            "\nc\r",
+            "oxok$ grep -c b /f",
+            "\n2\r",
+            "oxok$ grep -v b /f",
+            "\na\r",
+            "\nc\r",
+            "none 1",
+            "oxok$ sort /f | uniq -c",
+            "      1 a",
+            "      2 b",
+            "      1 c",
+            "oxok$ cp /f /g; cat /g | wc -l",
+            "      4",
+            "oxok$ mkdir /d; cp /f /g /d; ls /d",
+            "f",
+            "g",
+            "yes",
+            "no 1",
+            "K=v",
+            "head: x: not a number",
+            "usage 2",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "destroyed:"],
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]
