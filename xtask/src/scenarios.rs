@@ -1008,6 +1008,44 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         forbid: &["FAIL", "destroyed:"],
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "shell-jobs",
+        about: "job control from the keyboard: ^Z stops the foreground job (its CPU time withdrawn), jobs lists it \
+                stopped, bg continues it, fg brings it back and ^C ends it; a stopped cat keeps its keyboard feed \
+                and reads on after fg",
+        cmdline: "run=init",
+        // shell 1026: the first job is 1027 on a fresh boot.
+        input: "spin z 100000000\r\x1ajobs\rbg %1\rjobs\rfg\r\x03echo back $?\r\
+                cat\rone\r\x1afg %1\rtwo\r\x04echo done $?\rexit 0\r",
+        expect: &[
+            "oxok$ spin z 100000000",
+            "^Z",
+            "[1] stopped  spin z 100000000",
+            "oxok$ jobs",
+            "[1] stopped  envs 1027  spin z 100000000",
+            "oxok$ bg %1",
+            "[1] spin z 100000000 &",
+            "oxok$ jobs",
+            "[1] running  envs 1027  spin z 100000000",
+            "oxok$ fg",
+            "spin z 100000000",
+            "^C",
+            "back 130",
+            "oxok$ cat",
+            // The echo; cat's own "one" may come before or after the stop.
+            "one",
+            "[1] stopped  cat",
+            "oxok$ fg %1",
+            "two",
+            "two",
+            "done 0",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "destroyed:", "no such job"],
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

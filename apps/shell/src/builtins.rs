@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs",
+    "mem", "clock", "caps", "programs", "fg", "bg",
 ];
 
 /// True if `name` is a built-in (it wins over a program of the same name,
@@ -69,6 +69,11 @@ impl Shell {
             }
             "jobs" => self.jobs.show(),
             "wait" => self.jobs.wait_all(),
+            "fg" => match self.jobs.take_for_foreground(args.first().copied()) {
+                Some((text, stages, feeder)) => self.foreground(text, stages, feeder),
+                None => 1,
+            },
+            "bg" => self.jobs.continue_in_background(args.first().copied()),
             "ps" | "envs" => view(tables::ps),
             "frames" => view(tables::frames),
             "slots" => view(slots::slots),
@@ -145,7 +150,9 @@ fn help() -> i32 {
     println!("  cd [DIR]       change directory (/ without DIR);   pwd  print it");
     println!("  echo WORDS     print WORDS;   NAME=value  set a variable;   set  list them");
     println!("  export NAME[=value]   pass a variable to programs (export alone lists them)");
-    println!("  jobs           background jobs still running;   wait  wait for all of them");
+    println!("  jobs           background and stopped jobs;   wait  wait for the running ones");
+    println!("  fg [%N]        continue a job in the foreground;   bg [%N]  continue it in the background");
+    println!("  ^C interrupts the foreground job, ^Z stops it, ^D ends its input");
     println!("  history        lines typed so far (arrow keys recall them)");
     println!("  exit [CODE]    leave the shell");
     println!("  help           this text");

@@ -41,11 +41,27 @@ impl Shell {
                 if let Some(code) = started.exit {
                     return Some(code);
                 }
-                self.keyboard.run_foreground(&started.stages, started.feeder);
-                self.status = pipeline::wait_all(started.stages);
+                self.status = self.foreground(alloc::format!("{pipeline}"), started.stages, started.feeder);
             }
         }
         None
+    }
+
+    /// Runs a started job in the foreground until it ends (its status) or
+    /// is stopped with `^Z` (it joins the job list; status 148).
+    pub fn foreground(
+        &mut self,
+        text: String,
+        stages: alloc::vec::Vec<pipeline::Outcome>,
+        feeder: Option<oxok_libos::fd::pipe::Feeder>,
+    ) -> i32 {
+        match self.keyboard.run_foreground(&stages, feeder) {
+            crate::term::Foreground::Ended => pipeline::wait_all(stages),
+            crate::term::Foreground::Stopped(feeder) => {
+                self.jobs.add_stopped(text, stages, feeder);
+                128 + oxok_libos::tty::SIGTSTP
+            }
+        }
     }
 
     /// `pipeline &`: started, not waited for; `$?` is 0. An and-or list

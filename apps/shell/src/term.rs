@@ -12,8 +12,12 @@
 //!   prompt. A signal key (`^C` → `SIGINT`, `^\` → `SIGQUIT`) typed in the
 //!   line being entered goes to every program of the job, whether the job
 //!   reads the keyboard (`cat`) or not (`spin`); the shell then waits for
-//!   the job to end as usual. `^Z` (`SIGTSTP`) is refused with a message:
-//!   there is no job control yet.
+//!   the job to end as usual. `^Z` stops the job: the shell, which created
+//!   its programs and holds their capabilities, withdraws their CPU time
+//!   (`slot_spare(env, 0)`; a stopped program still takes signals, which
+//!   run on the sender's time) and puts the job in the job list, with its
+//!   keyboard feed, for `fg` and `bg`. (A program that owns time slots
+//!   keeps them: stopping withdraws only spare time.)
 //!
 //! Typed input the shell read but did not use yet waits in [`Keyboard`].
 
@@ -129,7 +133,7 @@ impl Keyboard {
     /// Waits for the foreground job `stages`, feeding the keyboard to
     /// `feeder` (the job's standard input, if it is the keyboard) and
     /// turning signal keys into signals for the job (module documentation).
-    pub fn run_foreground(&mut self, stages: &[Outcome], mut feeder: Option<Feeder>) {
+    pub fn run_foreground(&mut self, stages: &[Outcome], mut feeder: Option<Feeder>) -> Foreground {
         let t = Termios::sane();
         let mut disc = Box::new(Discipline::new());
         // A signal key's signal, and the programs that have not taken it
@@ -145,7 +149,7 @@ impl Keyboard {
                 })
                 .filter(|&id| exposed::env_entry(id).is_some_and(|r| r.status != ENV_ZOMBIE))
                 .collect();
-            let Some(&first) = running.first() else { return };
+            let Some(&first) = running.first() else { return Foreground::Ended };
             if let Some((sig, ids)) = owed.as_mut() {
                 ids.retain(|id| running.contains(id) && signal::kill(*id, *sig).is_err());
                 if ids.is_empty() {
@@ -160,6 +164,10 @@ impl Keyboard {
                     _ => b"^Z\n",
                 });
                 disc.clear();
+                if sig == tty::SIGTSTP {
+                    set_running(stages, false);
+                    return Foreground::Stopped(feeder);
+                }
                 owed = signal_job(&running, sig);
                 continue;
             }
@@ -173,6 +181,10 @@ impl Keyboard {
                     // The job's end of input: it sees the pipe close.
                     feeder = None;
                     continue;
+                }
+                Fed::Signal(tty::SIGTSTP) => {
+                    set_running(stages, false);
+                    return Foreground::Stopped(feeder);
                 }
                 Fed::Signal(sig) => {
                     owed = signal_job(&running, sig);
@@ -214,13 +226,28 @@ impl Keyboard {
     }
 }
 
+/// How a foreground job left the foreground.
+pub enum Foreground {
+    /// Every program ended (still to be reaped).
+    Ended,
+    /// `^Z`: stopped, with its keyboard feed.
+    Stopped(Option<Feeder>),
+}
+
+/// Stops (`false`) or continues (`true`) every program of a job: whether
+/// the kernel lends it spare CPU time (`slot_spare`, allowed to the shell
+/// because it holds write on the children it created).
+pub fn set_running(stages: &[Outcome], on: bool) {
+    for stage in stages {
+        if let Outcome::Running { child, .. } = stage {
+            let _ = sys::slot_spare(child.slot, u64::from(on));
+        }
+    }
+}
+
 /// Sends `sig` to every program of the foreground job; the programs that
 /// did not take it yet, to be tried again.
 fn signal_job(running: &[u64], sig: i32) -> Option<(i32, Vec<u64>)> {
-    if sig == tty::SIGTSTP {
-        oxok_libos::eprintln!("shell: ^Z: job control (stopping a job) is not supported yet");
-        return None;
-    }
     let left: Vec<u64> = running.iter().copied().filter(|&id| signal::kill(id, sig).is_err()).collect();
     (!left.is_empty()).then_some((sig, left))
 }
