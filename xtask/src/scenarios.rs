@@ -963,12 +963,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "tools-text",
         about: "the text tools people expect: sort (-u), uniq -c, head/tail -n, grep (-c -v, status 1 when nothing \
-                matches), cp, true/false, env",
+                matches), cp, true/false, env, source FILE",
         cmdline: "run=init",
         input: "echo b > /f; echo a >> /f; echo b >> /f; echo c >> /f\nsort /f\nsort -u /f | wc -l\n\
                 head -n 2 /f\ntail -n 1 /f\ngrep -c b /f\ngrep -v b /f\ngrep zzz /f; echo none $?\n\
                 sort /f | uniq -c\ncp /f /g; cat /g | wc -l\nmkdir /d; cp /f /g /d; ls /d\n\
-                true && echo yes\nfalse || echo no $?\nexport K=v; env\nhead -n x /f; echo usage $?\nexit 0\n",
+                true && echo yes\nfalse || echo no $?\nexport K=v; env\nhead -n x /f; echo usage $?\n\
+                echo 'echo from a script $?' > /script; echo false >> /script\nsource /script\n\
+                echo script status $?\nexit 0\n",
         expect: &[
             "oxok$ sort /f",
             "\na\r",
@@ -1002,6 +1004,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "K=v",
             "head: x: not a number",
             "usage 2",
+            "oxok$ source /script",
+            "from a script 0",
+            "script status 1",
             "env * (shell) exited with status 0",
             "none leaked",
         ],

@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs", "fg", "bg",
+    "mem", "clock", "caps", "programs", "fg", "bg", "source", ".",
 ];
 
 /// True if `name` is a built-in (it wins over a program of the same name,
@@ -74,6 +74,10 @@ impl Shell {
                 None => 1,
             },
             "bg" => self.jobs.continue_in_background(args.first().copied()),
+            "source" | "." => match self.source(args) {
+                Ok(status) => status,
+                Err(code) => return Step::Exit(code),
+            },
             "ps" | "envs" => view(tables::ps),
             "frames" => view(tables::frames),
             "slots" => view(slots::slots),
@@ -87,6 +91,28 @@ impl Shell {
             }
         };
         Step::Status(status)
+    }
+
+    /// `source FILE` (or `. FILE`): runs the file's lines as if typed (a
+    /// script). `Err(code)` when a line ran `exit`.
+    fn source(&mut self, args: &[&str]) -> Result<i32, i32> {
+        let [path] = args else {
+            eprintln!("usage: source FILE");
+            return Ok(2);
+        };
+        let text = match read_file(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("source: {path}: {e}");
+                return Ok(1);
+            }
+        };
+        for line in text.lines() {
+            if let Some(code) = self.run_line(line) {
+                return Err(code);
+            }
+        }
+        Ok(self.status)
     }
 
     /// `export NAME[=value]…`: puts shell variables into the environment
@@ -133,6 +159,22 @@ fn cd(args: &[&str]) -> i32 {
     }
 }
 
+/// A whole file of the file server, as text (invalid UTF-8 replaced).
+fn read_file(path: &str) -> Result<String, oxok_libos::fd::IoError> {
+    let f = fs::open(path, fs::OpenFlags::READ)?;
+    let mut all = alloc::vec::Vec::new();
+    let mut buf = [0u8; 512];
+    let result = loop {
+        match oxok_libos::fd::read(f, &mut buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => all.extend_from_slice(&buf[..n]),
+            Err(e) => break Err(e),
+        }
+    };
+    let _ = oxok_libos::fd::close(f);
+    result.map(|()| String::from_utf8_lossy(&all).into_owned())
+}
+
 fn view(f: fn()) -> i32 {
     f();
     0
@@ -152,6 +194,7 @@ fn help() -> i32 {
     println!("  export NAME[=value]   pass a variable to programs (export alone lists them)");
     println!("  jobs           background and stopped jobs;   wait  wait for the running ones");
     println!("  fg [%N]        continue a job in the foreground;   bg [%N]  continue it in the background");
+    println!("  source FILE    run the lines of FILE (also: . FILE)");
     println!("  ^C interrupts the foreground job, ^Z stops it, ^D ends its input");
     println!("  history        lines typed so far (arrow keys recall them)");
     println!("  exit [CODE]    leave the shell");
