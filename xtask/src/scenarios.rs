@@ -1051,6 +1051,36 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 60,
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "shell-script",
+        about: "compound commands: for over words, if/elif/else on statuses, until and while with test, lines \
+                continued while a compound command is open, a script file with a loop, ^C ends a loop of built-ins",
+        cmdline: "run=init",
+        input: "for x in a \"b c\" $UNSET d; do echo item $x; done\n\
+                if false; then echo wrong; elif test 1 -lt 2; then echo right; else echo wrong2; fi\n\
+                until test -e /stop; do touch /stop; echo once; done\n\
+                while test -e /stop\ndo rm /stop; echo removed\ndone\n\
+                echo 'for y in 1 2; do' > /s; echo '  if test $y = 2; then echo two; fi' >> /s; echo done >> /s\n\
+                source /s\n\
+                while true; do echo spinning > /dev-null-file; done\n\x03echo stopped $?\nexit 0\n",
+        expect: &[
+            "item a",
+            "item b c",
+            "item d",
+            "right",
+            "once",
+            "> do rm /stop; echo removed",
+            "removed",
+            "oxok$ source /s",
+            "two",
+            "stopped 130",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["\nwrong", "FAIL", "syntax error", "destroyed:"],
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

@@ -107,10 +107,24 @@ impl Shell {
                 return Ok(1);
             }
         };
+        // A compound command may span lines: gather them until it closes.
+        let mut pending = String::new();
         for line in text.lines() {
-            if let Some(code) = self.run_line(line) {
+            if !pending.is_empty() {
+                pending.push('\n');
+            }
+            pending.push_str(line);
+            if crate::script::needs_more(&pending) {
+                continue;
+            }
+            if let Some(code) = self.run_line(&core::mem::take(&mut pending)) {
                 return Err(code);
             }
+        }
+        if !pending.is_empty()
+            && let Some(code) = self.run_line(&pending)
+        {
+            return Err(code);
         }
         Ok(self.status)
     }
@@ -195,6 +209,7 @@ fn help() -> i32 {
     println!("  jobs           background and stopped jobs;   wait  wait for the running ones");
     println!("  fg [%N]        continue a job in the foreground;   bg [%N]  continue it in the background");
     println!("  source FILE    run the lines of FILE (also: . FILE)");
+    println!("  if c; then a; elif d; then b; else e; fi   while c; do a; done   until …   for X in w…; do a; done");
     println!("  ^C interrupts the foreground job, ^Z stops it, ^D ends its input");
     println!("  history        lines typed so far (arrow keys recall them)");
     println!("  exit [CODE]    leave the shell");
@@ -227,6 +242,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("sort", "sort lines (-r reversed, -u without repeats)"),
     ("stride", "a user-level stride scheduler over owned time slots (stride N)"),
     ("tail", "the last lines (-n N)"),
+    ("test", "check a condition for if/while: -n -z = != -eq -lt … -e -f -d !"),
     ("touch", "create empty files"),
     ("true", "do nothing, successfully (status 0)"),
     ("uniq", "drop adjacent repeated lines (-c counts)"),

@@ -22,6 +22,7 @@ mod builtins;
 mod jobs;
 mod pipeline;
 mod run;
+mod script;
 mod slots;
 mod stage;
 mod tables;
@@ -64,7 +65,7 @@ fn main(_args: Args) -> i32 {
         // Background jobs that ended since the last prompt.
         sh.jobs.reap_finished();
         print!("oxok$ ");
-        let line = match sh.keyboard.read_line(&mut sh.editor) {
+        let mut line = match sh.keyboard.read_line(&mut sh.editor) {
             term::Read::Line(line) => line,
             term::Read::Nothing => continue,
             term::Read::Eof => {
@@ -72,6 +73,18 @@ fn main(_args: Args) -> i32 {
                 return sh.status;
             }
         };
+        // An open `if`/`while`/`for` goes on on the next lines.
+        while script::needs_more(&line) {
+            print!("> ");
+            match sh.keyboard.read_line(&mut sh.editor) {
+                term::Read::Line(more) => {
+                    line.push('\n');
+                    line.push_str(&more);
+                }
+                term::Read::Nothing => break,
+                term::Read::Eof => break,
+            }
+        }
         if let Some(code) = sh.run_line(&line) {
             return code;
         }

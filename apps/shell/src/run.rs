@@ -7,13 +7,14 @@ use crate::Shell;
 use crate::pipeline;
 use alloc::string::String;
 use oxok_libos::eprintln;
-use oxok_shparse::{Connector, Item, Pipeline, Word, parse};
+use oxok_shparse::{Connector, Item, Pipeline, Word, parse_script};
 
 impl Shell {
-    /// Runs one line; `Some(code)` when the shell should exit.
+    /// Runs one line (or several lines of one compound command); `Some(code)`
+    /// when the shell should exit.
     pub fn run_line(&mut self, line: &str) -> Option<i32> {
-        let cmd = match parse(line) {
-            Ok(cmd) => cmd,
+        let script = match parse_script(line) {
+            Ok(script) => script,
             Err(e) => {
                 let col = e.column(line);
                 eprintln!("{:>width$}^", "", width = col + 6);
@@ -22,27 +23,30 @@ impl Shell {
                 return None;
             }
         };
-        for item in &cmd.items {
-            if item.background {
-                self.background(item);
+        self.run_stmts(&script)
+    }
+
+    /// Runs one and-or list, in the background if it says so.
+    pub fn run_item(&mut self, item: &Item<Word>) -> Option<i32> {
+        if item.background {
+            self.background(item);
+            return None;
+        }
+        for (connector, pipeline) in item.and_or.pipelines() {
+            let skip = match connector {
+                Some(Connector::And) => self.status != 0,
+                Some(Connector::Or) => self.status == 0,
+                None => false,
+            };
+            if skip {
                 continue;
             }
-            for (connector, pipeline) in item.and_or.pipelines() {
-                let skip = match connector {
-                    Some(Connector::And) => self.status != 0,
-                    Some(Connector::Or) => self.status == 0,
-                    None => false,
-                };
-                if skip {
-                    continue;
-                }
-                let Some(pipeline) = self.expand(pipeline) else { continue };
-                let started = self.start(&pipeline, false);
-                if let Some(code) = started.exit {
-                    return Some(code);
-                }
-                self.status = self.foreground(alloc::format!("{pipeline}"), started.stages, started.feeder);
+            let Some(pipeline) = self.expand(pipeline) else { continue };
+            let started = self.start(&pipeline, false);
+            if let Some(code) = started.exit {
+                return Some(code);
             }
+            self.status = self.foreground(alloc::format!("{pipeline}"), started.stages, started.feeder);
         }
         None
     }
@@ -81,25 +85,25 @@ impl Shell {
         self.status = 0;
     }
 
-    /// Expands `$NAME`, `$?` (the last status), `$$` (the shell's process
-    /// id) and `$!` (the last background job's last program) in `p` (shell
-    /// variables first, then the environment); `None` after reporting an
-    /// error.
+    /// The value of `$name`: `$?` (the last status), `$$` (the shell's
+    /// process id), `$!` (the last background job's last program), then
+    /// shell variables, then the environment.
+    pub fn var(&self, name: &str) -> Option<String> {
+        if name == "?" {
+            Some(alloc::format!("{}", self.status))
+        } else if name == "$" {
+            Some(alloc::format!("{}", oxok_libos::proc::pid()))
+        } else if name == "!" {
+            self.last_background.map(|pid| alloc::format!("{pid}"))
+        } else {
+            self.vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
+        }
+    }
+
+    /// Expands the variables in `p` ([`Shell::var`]); `None` after
+    /// reporting an error.
     fn expand(&mut self, p: &Pipeline<Word>) -> Option<Pipeline> {
-        let status = self.status;
-        let vars = &self.vars;
-        let last_background = self.last_background;
-        let lookup = |name: &str| -> Option<String> {
-            if name == "?" {
-                Some(alloc::format!("{status}"))
-            } else if name == "$" {
-                Some(alloc::format!("{}", oxok_libos::proc::pid()))
-            } else if name == "!" {
-                last_background.map(|pid| alloc::format!("{pid}"))
-            } else {
-                vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
-            }
-        };
+        let lookup = |name: &str| self.var(name);
         match p.expand(lookup) {
             Ok(p) => Some(p),
             Err(e) => {

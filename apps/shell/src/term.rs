@@ -41,6 +41,9 @@ const LOOK_TICKS: u64 = 5;
 #[derive(Default)]
 pub struct Keyboard {
     pending: VecDeque<u8>,
+    /// `^C` was typed for a foreground job since [`Keyboard::interrupted`]
+    /// last looked (a loop around the job stops too).
+    interrupt: bool,
 }
 
 /// What the prompt read.
@@ -82,6 +85,7 @@ impl Keyboard {
 
     /// The next line from the editor.
     pub fn read_line(&mut self, editor: &mut LineEditor) -> Read {
+        self.interrupt = false;
         let mut echo: Vec<u8> = Vec::new();
         loop {
             if self.pending.is_empty() && !self.fill() {
@@ -108,6 +112,25 @@ impl Keyboard {
                 }
             }
         }
+    }
+
+    /// Whether `^C` was typed (in the line being typed, after what was
+    /// read); it is taken and echoed. For loops of built-ins, which no
+    /// foreground wait watches.
+    pub fn interrupted(&mut self) -> bool {
+        if core::mem::take(&mut self.interrupt) {
+            return true;
+        }
+        self.poll();
+        let t = Termios::sane();
+        let at = self.pending.iter().position(|&b| b == b'\r' || b == b'\n' || b == t.cc[oxok_tty::VEOF]);
+        let end = at.unwrap_or(self.pending.len());
+        let Some(i) = self.pending.iter().take(end).position(|&b| b == t.cc[oxok_tty::VINTR]) else {
+            return false;
+        };
+        self.pending.drain(..=i);
+        let _ = console::write(b"^C\n");
+        true
     }
 
     /// The first signal key in the line being typed (up to the first line
@@ -164,6 +187,7 @@ impl Keyboard {
                     _ => b"^Z\n",
                 });
                 disc.clear();
+                self.interrupt |= sig == tty::SIGINT;
                 if sig == tty::SIGTSTP {
                     set_running(stages, false);
                     return Foreground::Stopped(feeder);
@@ -187,6 +211,7 @@ impl Keyboard {
                     return Foreground::Stopped(feeder);
                 }
                 Fed::Signal(sig) => {
+                    self.interrupt |= sig == tty::SIGINT;
                     owed = signal_job(&running, sig);
                     continue;
                 }
