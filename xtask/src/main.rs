@@ -155,3 +155,20 @@ fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {
         None => Err(Failure::Failed(String::new())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_options_make_an_interactive_machine_and_gdb_waits() {
+        let q = qemu::Qemu::new(qemu::Boot::Pvh { kernel: "k".into(), initrd: "i".into(), cmdline: "run=init".into() });
+        let m = with_options(q, &MachineOpts { gdb: true, memory: Some("1G".into()), ..Default::default() });
+        let line = m.display();
+        assert!(line.contains("-m 1G") && line.contains("signal=off"), "{line}");
+        assert!(line.ends_with(" -s -S"), "QEMU must wait for GDB: {line}");
+        let gdb = gdb_command(std::path::Path::new("/t/kernel.elf"));
+        assert!(gdb.starts_with("gdb /t/kernel.elf -ex 'target remote localhost:1234'"), "{gdb}");
+        assert_eq!(qemu::assemble_cmdline(qemu::RUN_CMDLINE, &["log=info".into()]), "run=init halt_status log=info");
+    }
+}
