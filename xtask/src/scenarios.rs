@@ -1081,6 +1081,23 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 60,
         ..Scenario::DEFAULT
     },
+    Scenario {
+        name: "shell-tab",
+        about: "Tab completes a command, a path (a directory with /), and lists the candidates when several match",
+        cmdline: "run=init",
+        input: "ech\thi\nmkdir /tabdir; touch /tabdir/somefile\nls /tabd\t\nsl\t\x15echo listed\nexit 0\n",
+        expect: &[
+            "oxok$ echo hi",
+            "\nhi\r",
+            "oxok$ ls /tabdir/",
+            "somefile",
+            "sleep  slots",
+            "listed",
+            "env * (shell) exited with status 0",
+        ],
+        forbid: &["FAIL", "not found"],
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

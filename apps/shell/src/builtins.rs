@@ -15,6 +15,11 @@ const NAMES: &[&str] = &[
     "mem", "clock", "caps", "programs", "fg", "bg", "source", ".",
 ];
 
+/// Every built-in's name (for completion).
+pub fn names() -> &'static [&'static str] {
+    NAMES
+}
+
 /// True if `name` is a built-in (it wins over a program of the same name,
 /// as `echo` does in every shell).
 pub fn is_builtin(name: &str) -> bool {

@@ -19,6 +19,7 @@
 extern crate alloc;
 
 mod builtins;
+mod complete;
 mod jobs;
 mod pipeline;
 mod run;

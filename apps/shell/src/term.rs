@@ -93,6 +93,10 @@ impl Keyboard {
             }
             while let Some(b) = self.pending.pop_front() {
                 echo.clear();
+                if b == b'\t' {
+                    tab(editor);
+                    continue;
+                }
                 let event = editor.feed(b, &mut echo);
                 if !echo.is_empty() {
                     let _ = console::write(&echo);
@@ -275,6 +279,27 @@ pub fn set_running(stages: &[Outcome], on: bool) {
 fn signal_job(running: &[u64], sig: i32) -> Option<(i32, Vec<u64>)> {
     let left: Vec<u64> = running.iter().copied().filter(|&id| signal::kill(id, sig).is_err()).collect();
     (!left.is_empty()).then_some((sig, left))
+}
+
+/// Tab at the prompt: completes the word before the cursor, or lists the
+/// candidates and shows the line again (`crate::complete`).
+fn tab(editor: &mut LineEditor) {
+    let mut echo: Vec<u8> = Vec::new();
+    match crate::complete::complete(editor.line()) {
+        crate::complete::Completion::Insert(text) => {
+            for b in text.bytes() {
+                let _ = editor.feed(b, &mut echo);
+            }
+        }
+        crate::complete::Completion::List(names) => {
+            echo.extend_from_slice(b"\n");
+            echo.extend_from_slice(names.join("  ").as_bytes());
+            echo.extend_from_slice(b"\noxok$ ");
+            editor.redraw(&mut echo);
+        }
+        crate::complete::Completion::Nothing => echo.push(0x07),
+    }
+    let _ = console::write(&echo);
 }
 
 /// What feeding the job did.
