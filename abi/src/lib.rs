@@ -49,6 +49,7 @@ pub mod pred;
 pub mod slot_placement;
 mod state;
 pub mod upcall;
+pub mod xn;
 
 pub use error::Error;
 pub use state::{
