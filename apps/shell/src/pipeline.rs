@@ -53,7 +53,16 @@ pub struct Started {
     pub exit: Option<i32>,
     /// The foreground job's keyboard feed (its first program's stdin).
     pub feeder: Option<pipe::Feeder>,
+    /// The job reads the console itself (a program that drives the
+    /// terminal, see [`TERMINAL_PROGRAMS`]): the shell keeps off the
+    /// keyboard until it ends.
+    pub terminal: bool,
 }
+
+/// Programs that drive the terminal themselves and get the console, not a
+/// keyboard feed: the Linux personality, which gives its programs a real
+/// tty (`TCGETS`, `poll` on the console, busybox's own line editing).
+pub const TERMINAL_PROGRAMS: &[&str] = &["linux"];
 
 impl Shell {
     /// Starts every stage of `p` (see the module documentation). In the
@@ -71,21 +80,34 @@ impl Shell {
                 }
                 Err(e) => {
                     eprintln!("shell: cannot make a pipe: {e}");
-                    return Started { stages: (0..n).map(|_| Outcome::Done(1)).collect(), exit: None, feeder: None };
+                    return Started {
+                        stages: (0..n).map(|_| Outcome::Done(1)).collect(),
+                        exit: None,
+                        feeder: None,
+                        terminal: false,
+                    };
                 }
             }
         }
         // The keyboard, for a foreground job that starts with a program.
         let mut feeder = None;
-        let first_is_program =
-            p.commands.first().and_then(|c| c.argv.first()).is_some_and(|a| !builtins::is_builtin(a));
+        let mut terminal = false;
+        let first = p.commands.first().and_then(|c| c.argv.first());
+        let first_is_program = first.is_some_and(|a| !builtins::is_builtin(a));
         if !background && first_is_program && stdins[0].is_none() {
-            match pipe::fed_pipe() {
-                Ok((r, f)) => {
-                    stdins[0] = Some(r);
-                    feeder = Some(f);
+            if first.is_some_and(|a| TERMINAL_PROGRAMS.contains(&a.as_str())) {
+                terminal = true;
+            } else {
+                match pipe::fed_pipe() {
+                    Ok((r, f)) => {
+                        stdins[0] = Some(r);
+                        feeder = Some(f);
+                    }
+                    Err(e) => {
+                        eprintln!("shell: no keyboard feed for the job ({e}); it reads the console itself");
+                        terminal = true;
+                    }
                 }
-                Err(e) => eprintln!("shell: no keyboard feed for the job ({e}); it reads the console itself"),
             }
         }
         let mut stages = Vec::with_capacity(n);
@@ -137,7 +159,7 @@ impl Shell {
                 }
             });
         }
-        Started { stages, exit, feeder }
+        Started { stages, exit, feeder, terminal }
     }
 }
 

@@ -46,7 +46,11 @@ impl Shell {
             if let Some(code) = started.exit {
                 return Some(code);
             }
-            self.status = self.foreground(alloc::format!("{pipeline}"), started.stages, started.feeder);
+            self.status = if started.terminal {
+                pipeline::wait_all(started.stages)
+            } else {
+                self.foreground(alloc::format!("{pipeline}"), started.stages, started.feeder)
+            };
         }
         None
     }

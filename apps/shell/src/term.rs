@@ -19,6 +19,10 @@
 //!   keyboard feed, for `fg` and `bg`. (A program that owns time slots
 //!   keeps them: stopping withdraws only spare time.)
 //!
+//! * A program that drives the terminal itself (`linux`, see
+//!   `pipeline::TERMINAL_PROGRAMS`) gets the console: the shell keeps off
+//!   the keyboard until it ends (its own signal handling applies).
+//!
 //! Typed input the shell read but did not use yet waits in [`Keyboard`].
 
 use crate::pipeline::Outcome;
