@@ -30,7 +30,11 @@ macro_rules! for_each_call {
             /// a zero-length range is accepted at any `ptr` below
             /// `USER_TOP`, mapped or not, aligned or not, and writes nothing);
             /// `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
-            /// ([`Error::Invalid`](crate::Error::Invalid)).
+            /// ([`Error::Invalid`](crate::Error::Invalid)); then, for a
+            /// non-empty range, that the caller holds a capability for the
+            /// console ([`cap_kind::CONSOLE`](crate::cap_kind::CONSOLE))
+            /// with write, in any slot (`Denied`). Boot programs get one
+            /// from the kernel; the libOS passes it on to children.
             /// Changes: nothing but the console. Returns the bytes written.
             1 => console_write(ptr, len) -> [written];
 
@@ -440,7 +444,9 @@ macro_rules! for_each_call {
             /// Checks: `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
             /// (`Invalid`); the buffer below `USER_TOP` and writable
             /// (`BadAddress`, nothing consumed; a zero-length buffer is
-            /// accepted at any `ptr` below `USER_TOP` and reads nothing).
+            /// accepted at any `ptr` below `USER_TOP` and reads nothing);
+            /// then a console capability with read in the caller's list
+            /// (`Denied`, nothing consumed).
             /// Changes: consumes the bytes returned.
             30 => console_read(ptr, len) -> [read];
 
@@ -523,7 +529,8 @@ macro_rules! for_each_call {
 
             /// Puts the environment named by `env_slot` into a **new
             /// sub-account** of the account it is charged to now, limited
-            /// to `frames` frames and `envs` environments. Every
+            /// to `frames` frames and `envs` environments (its CPU slots
+            /// limited only by the ancestors: see `env_limit_slots`). Every
             /// environment is charged to one account: 1 environment plus 1
             /// frame (its application area) when created, 1 frame per
             /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader)

@@ -60,10 +60,12 @@ fn main(_args: Args) -> i32 {
     SLOTS[CODE].store(code, Ordering::Relaxed);
     let Some((c, cid)) = child(&mut t, 0) else { return t.finish() };
     SLOTS[C].store(c, Ordering::Relaxed);
-    // C starts on its `syscall`: pct_call(me) with the question in rsi.
+    // C starts on its `syscall`: pct_call(me) with the question in rsi,
+    // naming the call capability for this environment it is handed.
+    let call_slot = sys::cap_grant(0, c, oxok_libos::abi::rights::CALL).map_or(oxok_libos::abi::NO_CAP_SLOT, |[s]| s);
     let mut regs = start_regs();
     regs.rax = Call::pct_call.number();
-    regs.rdi = me;
+    regs.rdi = oxok_libos::abi::call_target(me, call_slot);
     regs.rsi = ASK;
     t.expect(import(c, &regs), Ok([]), "set C's state");
     t.expect(sys::env_run(c), Ok([]), "run C");
