@@ -57,3 +57,17 @@ fn qemu_status_is_never_plain_failure() {
     assert_eq!(boot::qemu_status(boot::EXIT_HALT), 33);
     assert_eq!(boot::qemu_status(boot::EXIT_PANIC), 35);
 }
+
+#[test]
+fn guest_status_round_trips() {
+    use crate::boot::{EXIT_HALT, EXIT_PANIC, EXIT_STATUS_BASE, EXIT_STATUS_MAX, guest_status, qemu_status};
+    assert_eq!(guest_status(qemu_status(EXIT_HALT)), Some(0));
+    assert_eq!(guest_status(qemu_status(EXIT_PANIC)), None);
+    for n in 1..=EXIT_STATUS_MAX {
+        let q = qemu_status(EXIT_STATUS_BASE + n);
+        assert!(q <= 255, "a process status is 8 bits");
+        assert_eq!(guest_status(q), Some(n as i32));
+    }
+    assert_eq!(guest_status(1), None);
+    assert_eq!(guest_status(0), None);
+}

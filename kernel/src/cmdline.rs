@@ -2,7 +2,6 @@
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use log::LevelFilter;
 
 /// A program to start at boot: its name in the boot archive and its argv.
 #[derive(Debug, Clone)]
@@ -26,15 +25,6 @@ pub struct Cmdline {
     pub slots: oxok_slots::Config,
     /// Slots in the vector (`slots=N`, 1..=32).
     pub slot_count: usize,
-}
-
-/// Only the log level, read before the heap exists.
-pub fn log_level(line: &str) -> LevelFilter {
-    line.split_whitespace()
-        .filter_map(|w| w.strip_prefix("log="))
-        .filter_map(|l| l.parse().ok())
-        .next_back()
-        .unwrap_or(LevelFilter::Info)
 }
 
 /// Parses the whole line. Unknown words are logged and ignored.
@@ -74,6 +64,8 @@ pub fn parse(line: &str) -> Cmdline {
             }
         } else if crate::slots::config_word(&mut c.slots, word) {
             // A slot-clock parameter, taken (or refused with a warning).
+        } else if word == "halt_status" {
+            crate::sched::HALT_WITH_STATUS.store(true, core::sync::atomic::Ordering::Relaxed);
         } else if let Some(n) = word.strip_prefix("gen_limit=") {
             match n.parse::<u32>() {
                 Ok(n) if n >= 2 => crate::env::set_gen_limit(n),

@@ -55,7 +55,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         Ok(b) => b,
         Err(e) => panic!("cannot use the boot information: {e:?}"),
     };
-    log::init(cmdline::log_level(boot.cmdline()));
+    log::init(boot.cmdline());
     ::log::info!("Oxok {} booting ({:?})", oxok_abi::VERSION, boot.protocol);
     let ram: u64 = boot.regions().iter().filter(|r| r.kind == RegionKind::Ram).map(|r| r.end - r.start).sum();
     let ram_end = boot.regions().iter().filter(|r| r.kind == RegionKind::Ram).map(|r| r.end).max().unwrap_or(0);

@@ -354,7 +354,25 @@ fn halt(k: &mut Kernel) -> ! {
             _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }
     }
-    qemu::exit(EXIT_HALT)
+    qemu::exit(halt_value())
+}
+
+/// Whether the halt carries the exit status of the last boot program to
+/// end (the command-line word `halt_status`, which `cargo xtask run` adds).
+pub static HALT_WITH_STATUS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+/// The exit status of the last boot program (no parent) that ended.
+static LAST_BOOT_STATUS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// The debug-exit value of an orderly halt: [`EXIT_HALT`], or with
+/// `halt_status` and a nonzero last boot status, `EXIT_STATUS_BASE + status`.
+fn halt_value() -> u32 {
+    use core::sync::atomic::Ordering::Relaxed;
+    let status = LAST_BOOT_STATUS.load(Relaxed) as u32;
+    if HALT_WITH_STATUS.load(Relaxed) && status != 0 {
+        oxok_abi::boot::EXIT_STATUS_BASE + status.min(oxok_abi::boot::EXIT_STATUS_MAX)
+    } else {
+        EXIT_HALT
+    }
 }
 
 /// Starts the first boot programs; never returns.
@@ -381,6 +399,9 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
+    if k.envs.get(id).is_some_and(|e| e.parent == 0) {
+        LAST_BOOT_STATUS.store(status, core::sync::atomic::Ordering::Relaxed);
+    }
     // Its slots go back to the vector below (or already did, after an
     // overrun): give back their charge while its account is known.
     if let Some(env) = k.envs.get(id) {

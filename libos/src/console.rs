@@ -97,6 +97,23 @@ macro_rules! println {
     ($($arg:tt)*) => { $crate::console::_print(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
+/// Takes the console input already received, up to `buf.len()` bytes,
+/// without waiting; 0 when there is none.
+pub fn try_read(buf: &mut [u8]) -> Result<usize, crate::Error> {
+    let len = buf.len().min(oxok_abi::CONSOLE_WRITE_MAX as usize);
+    crate::vm::prepare_write(&mut buf[..len]);
+    let [n] = crate::sys::console_read(buf.as_mut_ptr() as u64, len as u64)?;
+    Ok(n as usize)
+}
+
+/// The count of console bytes ever received (the system-information page),
+/// and its address, for wakeup predicates that wait for typing.
+pub fn received() -> (u64, u64) {
+    use oxok_abi::layout::{SYSINFO, SysInfo};
+    let counter = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
+    (counter, crate::exposed::sysinfo().map_or(0, |i| i.console_in))
+}
+
 /// The wakeup-predicate slot the console reserves for blocking reads.
 pub const INPUT_PRED_SLOT: u64 = 2;
 

@@ -76,6 +76,11 @@ impl Child {
     pub fn release(self) -> Result<(), Error> {
         sys::cap_drop(self.slot).map(|_| ())
     }
+
+    /// Starts a child spawned with [`SpawnOptions::held`] (`env_run`).
+    pub fn start(&self) -> Result<(), Error> {
+        sys::env_run(self.slot).map(|_| ())
+    }
 }
 
 /// Why [`spawn`] failed. Whatever it had built is gone again: the child
@@ -168,14 +173,21 @@ pub fn spawn_image_with(image: &[u8], argv: &[&str], opts: &SpawnOptions<'_>) ->
     let table = opts.table().map_err(SpawnError::Descriptor)?;
     let calls = opts.calls();
     match opts.explicit_env() {
-        Some(envp) => create(&elf, argv, envp, &table, &calls),
-        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table, &calls)),
+        Some(envp) => create(&elf, argv, envp, &table, &calls, !opts.is_held()),
+        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table, &calls, !opts.is_held())),
     }
 }
 
 /// Creates the child, completes its environment `envp` with the
-/// descriptors of `table`, and builds and starts it.
-fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable, calls: &[u64]) -> Result<Child, SpawnError> {
+/// descriptors of `table`, and builds it; starts it if `start`.
+fn create(
+    elf: &Elf<'_>,
+    argv: &[&str],
+    envp: &[&str],
+    table: &ChildTable,
+    calls: &[u64],
+    start: bool,
+) -> Result<Child, SpawnError> {
     let [slot, id] = sys::env_create()?;
     // Name the child after its program (argv[0]), for logs and the table.
     if let Some(name) = argv.first() {
@@ -186,7 +198,7 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable, calls
     crate::net::pass_template(slot);
     let built = inherit::with_child_env(id, slot, table, envp, |envp| {
         let initial = InitialStack::new(elf, argv, envp).ok_or(SpawnError::BadArguments)?;
-        build(slot, elf, &initial, calls).map_err(SpawnError::Kernel)
+        build(slot, elf, &initial, calls, start).map_err(SpawnError::Kernel)
     });
     match built.map_err(SpawnError::Descriptor).and_then(|r| r) {
         Ok(()) => Ok(Child { slot, id }),
@@ -201,8 +213,8 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable, calls
 }
 
 /// Fills the new environment `child` (capability slot) with the program and
-/// its stack, sets its registers and makes it runnable.
-fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, calls: &[u64]) -> Result<(), Error> {
+/// its stack, sets its registers and (if `start`) makes it runnable.
+fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, calls: &[u64], start: bool) -> Result<(), Error> {
     let mut loader = Loader::new(child);
     for segment in elf.segments() {
         load_segment(&mut loader, &segment)?;
@@ -225,7 +237,9 @@ fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, calls: &[u64]) -
     for &env in calls.iter().filter(|&&e| e != 0) {
         crate::callcap::grant_call(env, child);
     }
-    sys::env_run(child)?;
+    if start {
+        sys::env_run(child)?;
+    }
     Ok(())
 }
 

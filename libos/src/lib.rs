@@ -41,6 +41,7 @@ pub mod signal;
 pub mod sys;
 #[allow(unsafe_code)]
 pub mod time;
+pub mod tty;
 #[allow(unsafe_code)]
 pub mod upcall;
 #[allow(unsafe_code)]

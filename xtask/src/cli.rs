@@ -9,7 +9,12 @@ USAGE: cargo xtask <command> [options]
 COMMANDS
   run [options] [-- <kernel words>]
         Build everything and boot Oxok under QEMU with the serial console on
-        this terminal. Quit with Ctrl-C, or wait for the kernel to halt.
+        this terminal. Ctrl-C goes to Oxok (it interrupts the running program);
+        quit with Ctrl-A X, or `exit N` in the shell (this command then exits
+        with status N). Only warnings from the kernel show unless asked:
+        `-- log=info`, `-- log=warn,sched=debug`.
+          --gdb                QEMU waits for GDB on localhost:1234 (-s -S);
+                               the gdb command to type is printed first
           --append \"<words>\"   extra kernel command-line words, e.g. \"log=debug\"
                                (also: words after --); `run=a,b` replaces the
                                default `run=init`; other words: `ktest`, `log=<level>`
@@ -25,6 +30,8 @@ COMMANDS
           --no-bench           skip the one quick run of the bench harness
           --list               list the scenarios and what each proves
           -j, --jobs <n>       scenarios run at once (default 2)
+          --repeat <n>         run the chosen scenarios n times (flakiness check);
+                               any failing round fails the run
   iso [options] [-- <kernel words>]
         Build <target>/oxok/oxok.iso (GRUB, BIOS and UEFI).
           --boot bios|uefi     then boot it under QEMU on this terminal
@@ -63,6 +70,8 @@ pub(crate) struct MachineOpts {
     pub qemu_args: Vec<String>,
     /// A virtio-net NIC with host ports forwarded (`--net`).
     pub net: bool,
+    /// Start QEMU halted with its GDB server on (`--gdb`).
+    pub gdb: bool,
 }
 
 /// Options of `cargo xtask test`.
@@ -74,6 +83,8 @@ pub(crate) struct TestOpts {
     pub no_bench: bool,
     pub list: bool,
     pub jobs: usize,
+    /// Rounds of the scenarios (`--repeat N`, default 1).
+    pub repeat: usize,
 }
 
 /// Firmware for booting the ISO.
@@ -112,7 +123,14 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
                 None => 2,
                 Some(n) => n.parse().ok().filter(|&n| n > 0).ok_or(format!("-j takes a positive number, not `{n}`"))?,
             };
+            let repeat = match a.value(&["--repeat"])? {
+                None => 1,
+                Some(n) => {
+                    n.parse().ok().filter(|&n| n > 0).ok_or(format!("--repeat takes a positive number, not `{n}`"))?
+                }
+            };
             Cmd::Test(TestOpts {
+                repeat,
                 filter: a.value(&["--filter"])?,
                 no_host: a.flag(&["--no-host"]),
                 no_bench: a.flag(&["--no-bench"]),
@@ -133,7 +151,8 @@ fn machine_opts(a: &mut Args) -> Result<MachineOpts, String> {
     kernel_words.append(&mut a.trailing);
     let qemu_args = a.values(&["--qemu"])?.iter().flat_map(|s| s.split_whitespace()).map(String::from).collect();
     let net = a.flag(&["--net"]);
-    Ok(MachineOpts { kernel_words, memory: a.value(&["--memory"])?, qemu_args, net })
+    let gdb = a.flag(&["--gdb"]);
+    Ok(MachineOpts { kernel_words, memory: a.value(&["--memory"])?, qemu_args, net, gdb })
 }
 
 /// Options not yet consumed, and the words after `--`.
@@ -226,6 +245,7 @@ mod tests {
                 memory: Some("1G".into()),
                 qemu_args: vec![],
                 net: false,
+                gdb: false,
             }))
         );
         assert_eq!(p("run --net"), Ok(Cmd::Run(MachineOpts { net: true, ..Default::default() })));
@@ -236,12 +256,13 @@ mod tests {
                 no_host: true,
                 no_bench: false,
                 list: false,
-                jobs: 1
+                jobs: 1,
+                repeat: 1,
             }))
         );
         assert_eq!(
             p("test --jobs 3 --list"),
-            Ok(Cmd::Test(TestOpts { filter: None, no_host: false, no_bench: false, list: true, jobs: 3 }))
+            Ok(Cmd::Test(TestOpts { filter: None, no_host: false, no_bench: false, list: true, jobs: 3, repeat: 1 }))
         );
         assert_eq!(
             p("iso --boot uefi --qemu=-s"),
@@ -250,13 +271,24 @@ mod tests {
                 machine: MachineOpts { qemu_args: vec!["-s".into()], ..Default::default() }
             })
         );
+        assert_eq!(p("run --gdb"), Ok(Cmd::Run(MachineOpts { gdb: true, ..Default::default() })));
+        assert!(matches!(p("test --repeat 20"), Ok(Cmd::Test(TestOpts { repeat: 20, .. }))));
         assert_eq!(p("bench --x -- y"), Ok(Cmd::Bench(vec!["--x".into(), "--".into(), "y".into()])));
     }
 
     #[test]
     fn usage_errors() {
-        for bad in ["frobnicate", "test -j 0", "test -j", "test --bogus", "iso --boot efi", "lint -- x", "run --memory"]
-        {
+        for bad in [
+            "frobnicate",
+            "test -j 0",
+            "test -j",
+            "test --bogus",
+            "iso --boot efi",
+            "lint -- x",
+            "run --memory",
+            "test --repeat 0",
+            "test --repeat x",
+        ] {
             assert!(p(bad).is_err(), "{bad} should be refused");
         }
     }

@@ -39,6 +39,9 @@ pub(crate) enum Failure {
     /// Tests, lints or the guest failed (exit 1); already reported unless
     /// the message is non-empty.
     Failed(String),
+    /// The guest halted with this exit status (`exit N` in the shell):
+    /// `cargo xtask run` exits with it.
+    Status(u8),
 }
 
 impl From<String> for Failure {
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+        Err(Failure::Status(n)) => ExitCode::from(n),
         Err(Failure::Setup(msg)) => {
             eprintln!("xtask: {msg}");
             ExitCode::from(2)
@@ -82,8 +86,12 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             let ws = Workspace::load()?;
             deps::ensure(&ws, &[Need::RustTarget, Need::Qemu])?;
             let images = build::build_images(&ws)?;
-            let cmdline = qemu::assemble_cmdline(qemu::DEFAULT_CMDLINE, &m.kernel_words);
+            let cmdline = qemu::assemble_cmdline(qemu::RUN_CMDLINE, &m.kernel_words);
             let machine = with_options(qemu::Qemu::pvh(&images, &cmdline)?, &m);
+            if m.gdb {
+                eprintln!("xtask: QEMU waits for GDB on localhost:1234; in another terminal type:");
+                eprintln!("xtask:   {}", gdb_command(&images.kernel));
+            }
             boot_on_terminal(&machine)
         }
         Cmd::Iso { boot, machine: m } => {
@@ -112,10 +120,15 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
     }
 }
 
-/// Applies `--memory` and `--qemu`.
+/// Applies `--memory`, `--gdb` and `--qemu`, and marks the machine as on
+/// a person's terminal (Ctrl-C to the guest, Ctrl-A X quits).
 fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
     if let Some(mem) = &m.memory {
         machine.memory = mem.clone();
+    }
+    machine.interactive = true;
+    if m.gdb {
+        machine.extra.extend(["-s".to_string(), "-S".to_string()]);
     }
     if m.net {
         // Host UDP and TCP port 5555 reach the guest's port 7 (echo).
@@ -132,15 +145,44 @@ fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
 /// The host port `run --net` forwards to the guest.
 const NET_PORT: u16 = 5555;
 
+/// The gdb command line that attaches to a machine started with `--gdb`.
+fn gdb_command(kernel: &std::path::Path) -> String {
+    format!("gdb {} -ex 'target remote localhost:1234' -ex 'hbreak kernel_main' -ex continue", kernel.display())
+}
+
 /// Boots `machine` with the serial console on this terminal and says how it ended.
 fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {
     eprintln!("xtask: {}", machine.display());
-    eprintln!("xtask: serial console follows; Ctrl-C quits");
+    eprintln!("xtask: serial console follows; Ctrl-C goes to Oxok, Ctrl-A X quits QEMU");
     let status = proc::run_interactive(machine.command())?;
     let meaning = qemu::status_meaning(status.code());
-    eprintln!("xtask: QEMU exited with {} ({meaning})", proc::describe(status));
-    match status.code() {
-        Some(c) if c == scenario::Exit::Halt.status() => Ok(()),
-        _ => Err(Failure::Failed(String::new())),
+    match status.code().and_then(oxok_abi::boot::guest_status) {
+        Some(n) if n > 0 => eprintln!("xtask: Oxok halted; the last boot program exited with status {n}"),
+        None if status.code() == Some(0) => {
+            eprintln!("xtask: QEMU exited with status 0 (quit with Ctrl-A X, or a triple fault or reset)")
+        }
+        _ => eprintln!("xtask: QEMU exited with {} ({meaning})", proc::describe(status)),
+    }
+    match status.code().and_then(oxok_abi::boot::guest_status) {
+        Some(0) => Ok(()),
+        Some(n) => Err(Failure::Status(n as u8)),
+        None => Err(Failure::Failed(String::new())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_options_make_an_interactive_machine_and_gdb_waits() {
+        let q = qemu::Qemu::new(qemu::Boot::Pvh { kernel: "k".into(), initrd: "i".into(), cmdline: "run=init".into() });
+        let m = with_options(q, &MachineOpts { gdb: true, memory: Some("1G".into()), ..Default::default() });
+        let line = m.display();
+        assert!(line.contains("-m 1G") && line.contains("signal=off"), "{line}");
+        assert!(line.ends_with(" -s -S"), "QEMU must wait for GDB: {line}");
+        let gdb = gdb_command(std::path::Path::new("/t/kernel.elf"));
+        assert!(gdb.starts_with("gdb /t/kernel.elf -ex 'target remote localhost:1234'"), "{gdb}");
+        assert_eq!(qemu::assemble_cmdline(qemu::RUN_CMDLINE, &["log=info".into()]), "run=init halt_status log=info");
     }
 }

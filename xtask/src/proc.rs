@@ -107,13 +107,71 @@ pub(crate) fn run_captured(
     })
 }
 
-/// Runs `cmd` on the terminal (stdio inherited, same process group, so
-/// Ctrl-C reaches it) and returns its status. If this tool dies first the
-/// child gets SIGTERM, which lets QEMU restore the terminal's settings.
+/// Runs `cmd` on the terminal (stdio inherited) and returns its status. If
+/// this tool dies first the child gets SIGTERM, which lets QEMU restore the
+/// terminal's settings. When standard input is not a terminal (`< file`,
+/// `< /dev/null`, a pipe), it is copied to the guest and its end becomes
+/// the console's end of input ([`forward_then_eof`]), so the shell ends
+/// and the machine halts instead of waiting at the prompt forever.
 pub(crate) fn run_interactive(cmd: Command) -> Result<ExitStatus, String> {
+    use std::io::IsTerminal;
     let mut cmd = with_parent_death_signal(cmd, "TERM");
     let program = cmd.get_program().to_string_lossy().into_owned();
-    cmd.status().map_err(|e| format!("could not start {program}: {e}"))
+    if std::io::stdin().is_terminal() {
+        return cmd.status().map_err(|e| format!("could not start {program}: {e}"));
+    }
+    cmd.stdin(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| format!("could not start {program}: {e}"))?;
+    let Some(mut pipe) = child.stdin.take() else {
+        return child.wait().map_err(|e| format!("waiting for {program}: {e}"));
+    };
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = done.clone();
+    // Not joined: it may be blocked reading a standard input that never ends.
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        forward_then_eof(&mut input, &mut pipe, &flag, EOF_REPEAT);
+    });
+    let status = child.wait().map_err(|e| format!("waiting for {program}: {e}"));
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    status
+}
+
+/// How often the end of input is typed again once standard input ended.
+const EOF_REPEAT: Duration = Duration::from_secs(1);
+/// The console's end-of-input key (`^D`).
+const EOT: u8 = 0x04;
+
+/// Copies `input` to the guest's console `out`; at its end, a newline if the
+/// last line had none, then `^D` (the console's end of input) — and again
+/// every `every` until `done`, as reading an ended input gives its end on
+/// every read (a program reading the keyboard takes one, the shell the next).
+pub(crate) fn forward_then_eof(
+    input: &mut impl Read,
+    out: &mut impl Write,
+    done: &std::sync::atomic::AtomicBool,
+    every: Duration,
+) {
+    let mut buf = [0u8; 4096];
+    let mut last = b'\n';
+    while let Ok(n @ 1..) = input.read(&mut buf) {
+        last = buf[n - 1];
+        if out.write_all(&buf[..n]).and_then(|()| out.flush()).is_err() {
+            return;
+        }
+    }
+    if last != b'\n' && out.write_all(b"\n").is_err() {
+        return;
+    }
+    loop {
+        if out.write_all(&[EOT]).and_then(|()| out.flush()).is_err() {
+            return;
+        }
+        if done.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        std::thread::sleep(every);
+    }
 }
 
 /// Readable exit status: code or signal.
@@ -155,4 +213,21 @@ fn kill_group(child: &mut std::process::Child, pgid: u32) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn end_of_standard_input_is_the_consoles_end_of_input() {
+        let done = AtomicBool::new(true);
+        let mut out = Vec::new();
+        forward_then_eof(&mut &b"echo hi\nexit 3"[..], &mut out, &done, Duration::ZERO);
+        assert_eq!(out, b"echo hi\nexit 3\n\x04");
+        let mut out = Vec::new();
+        forward_then_eof(&mut &b""[..], &mut out, &done, Duration::ZERO);
+        assert_eq!(out, b"\x04", "< /dev/null: end of input at once");
+    }
 }

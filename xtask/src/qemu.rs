@@ -13,6 +13,9 @@ pub(crate) const QEMU: &str = "qemu-system-x86_64";
 pub(crate) const DEFAULT_MEMORY: &str = "512M";
 /// The kernel command line when nothing else is asked for.
 pub(crate) const DEFAULT_CMDLINE: &str = "run=init";
+/// The kernel command line of `cargo xtask run`: the default, and the halt
+/// carries the shell's exit status to the host (`exit 3` → status 3).
+pub(crate) const RUN_CMDLINE: &str = "run=init halt_status";
 
 /// QEMU's accelerator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +75,19 @@ pub(crate) struct Qemu {
     pub accel: Accel,
     /// Further QEMU arguments, appended last.
     pub extra: Vec<String>,
+    /// On a person's terminal: the serial port shares stdio with QEMU's
+    /// monitor through a multiplexer, with the terminal's signal keys off, so
+    /// Ctrl-C reaches the guest and Ctrl-A X quits ([`INTERACTIVE_SERIAL`]).
+    /// Captured runs (tests) keep plain `-serial stdio`.
+    pub interactive: bool,
 }
+
+/// The serial console on a person's terminal: stdio multiplexed between
+/// the guest's serial port and QEMU's monitor (Ctrl-A C switches, Ctrl-A X
+/// quits, Ctrl-A H lists the keys), and `signal=off`, so Ctrl-C and Ctrl-Z
+/// are bytes for the guest rather than signals for QEMU.
+pub(crate) const INTERACTIVE_SERIAL: [&str; 6] =
+    ["-chardev", "stdio,id=con0,mux=on,signal=off", "-serial", "chardev:con0", "-mon", "chardev=con0,mode=readline"];
 
 impl Qemu {
     /// A machine booting `images` by PVH with kernel command line `cmdline`;
@@ -88,7 +103,7 @@ impl Qemu {
 
     /// A machine booting `boot`, with TCG and the default memory.
     pub(crate) fn new(boot: Boot) -> Qemu {
-        Qemu { boot, memory: DEFAULT_MEMORY.into(), accel: Accel::Tcg, extra: Vec::new() }
+        Qemu { boot, memory: DEFAULT_MEMORY.into(), accel: Accel::Tcg, extra: Vec::new(), interactive: false }
     }
 
     /// Sets the accelerator from [`Accel::detect`].
@@ -107,8 +122,14 @@ impl Qemu {
         for s in ["-accel", self.accel.name(), "-no-reboot", "-display", "none"] {
             push(s);
         }
-        for s in ["-serial", "stdio", "-monitor", "none"] {
-            push(s);
+        if self.interactive {
+            for s in INTERACTIVE_SERIAL {
+                push(s);
+            }
+        } else {
+            for s in ["-serial", "stdio", "-monitor", "none"] {
+                push(s);
+            }
         }
         push("-device");
         push("isa-debug-exit,iobase=0xf4,iosize=0x04");
@@ -167,6 +188,7 @@ fn pflash(file: &Path, readonly: bool) -> OsString {
 pub(crate) fn status_meaning(status: Option<i32>) -> &'static str {
     match status {
         Some(s) if s == qemu_status(EXIT_HALT) => "halt: nothing left to run",
+        Some(s) if oxok_abi::boot::guest_status(s).is_some() => "halt: the last boot program exited with this status",
         Some(s) if s == qemu_status(EXIT_PANIC) => "kernel panic",
         Some(0) => "triple fault or reset",
         Some(1) => "QEMU error",
@@ -221,5 +243,18 @@ mod tests {
         assert_eq!(status_meaning(Some(33)), "halt: nothing left to run");
         assert_eq!(status_meaning(Some(35)), "kernel panic");
         assert_eq!(status_meaning(Some(0)), "triple fault or reset");
+    }
+
+    #[test]
+    fn interactive_serial_passes_ctrl_c_to_the_guest() {
+        let mut q = Qemu::new(Boot::Pvh { kernel: "k".into(), initrd: "i".into(), cmdline: "run=init".into() });
+        q.interactive = true;
+        let line = q.display();
+        assert!(line.contains("-chardev stdio,id=con0,mux=on,signal=off -serial chardev:con0"), "{line}");
+        assert!(!line.contains("-serial stdio"));
+        assert_eq!(
+            status_meaning(Some(oxok_abi::boot::qemu_status(0x43))),
+            "halt: the last boot program exited with this status"
+        );
     }
 }

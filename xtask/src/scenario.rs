@@ -43,6 +43,11 @@ pub(crate) struct Scenario {
     /// A virtio-net NIC, host ports forwarded to it and a host program to
     /// run against it (see `hostnet.rs`); `None`: no NIC.
     pub net: Option<NetSpec>,
+    /// The kernel log level the harness adds to `cmdline` (as `log=LEVEL`)
+    /// unless `cmdline` names one; `None` boots at the kernel's default
+    /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
+    /// such as `env N (x) exited with status 0`, so the default is `info`.
+    pub log: Option<&'static str>,
 }
 
 impl Scenario {
@@ -59,7 +64,20 @@ impl Scenario {
         memory: None,
         input: "",
         net: None,
+        log: Some("info"),
     };
+
+    /// The kernel command line the machine boots with: `cmdline` plus
+    /// `log=LEVEL` when [`Scenario::log`] asks for one and `cmdline` has
+    /// no `log=` word.
+    pub(crate) fn kernel_cmdline(&self) -> String {
+        match self.log {
+            Some(level) if !self.cmdline.split_whitespace().any(|w| w.starts_with("log=")) => {
+                format!("{} log={level}", self.cmdline)
+            }
+            _ => self.cmdline.to_string(),
+        }
+    }
 }
 
 /// The expected end of a run.
@@ -70,6 +88,9 @@ pub(crate) enum Exit {
     /// The kernel panicked on purpose (QEMU status 35).
     #[allow(dead_code)] // for deliberate-panic scenarios
     Panic,
+    /// With `halt_status` on the command line: the kernel halted after the
+    /// last boot program exited with this status (1..=63).
+    Status(u32),
 }
 
 impl Exit {
@@ -78,6 +99,7 @@ impl Exit {
         match self {
             Exit::Halt => qemu_status(EXIT_HALT),
             Exit::Panic => qemu_status(EXIT_PANIC),
+            Exit::Status(n) => qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n),
         }
     }
 }
@@ -109,7 +131,7 @@ pub(crate) fn judge(s: &Scenario, run: &Captured) -> Vec<String> {
         let after = if i > 0 { format!(" (after {:?})", s.expect[i - 1]) } else { String::new() };
         why.push(format!("missing expectation {:?}{after}", s.expect[i]));
     }
-    let implicit = (s.exit == Exit::Halt).then_some(PANIC_LINE);
+    let implicit = (s.exit != Exit::Panic).then_some(PANIC_LINE);
     for f in s.forbid.iter().copied().chain(implicit) {
         if let Some(m) = find(&run.serial, f, 0) {
             why.push(format!("forbidden {f:?} found: {}", printable(line_at(&run.serial, m.start))));
@@ -239,6 +261,15 @@ mod tests {
 
     const S: Scenario =
         Scenario { name: "t", expect: &["Oxok", "env * destroyed"], forbid: &["oops"], ..Scenario::DEFAULT };
+
+    #[test]
+    fn harness_log_level() {
+        assert_eq!(S.kernel_cmdline(), "run=init log=info");
+        let quiet = Scenario { log: None, ..S };
+        assert_eq!(quiet.kernel_cmdline(), "run=init");
+        let own = Scenario { cmdline: "log=debug run=x", ..S };
+        assert_eq!(own.kernel_cmdline(), "log=debug run=x");
+    }
 
     #[test]
     fn passes_on_halt_with_expectations() {

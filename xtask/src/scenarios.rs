@@ -484,7 +484,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "sleep-clock",
         about: "wakeup predicate on the clock page; a parameter change takes effect without reinstalling; hostile reads refused",
-        cmdline: "run=sleep+clock,hello",
+        cmdline: "run=pred-sleep+clock,hello",
         expect: &["sleep: woke at tick", "sleep: woke again at tick", "sleep: ok (", "hello: ok", "none leaked"],
         forbid: F,
         ..Scenario::DEFAULT
@@ -492,7 +492,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "sleep-watch",
         about: "a predicate wakes its sleeper when the watched word (another env's table row) changes",
-        cmdline: "run=sleep+watch&spin+x+300",
+        cmdline: "run=pred-sleep+watch&spin+x+300",
         expect: &[
             "sleep watch: watching env table row",
             "spin x: done",
@@ -1152,6 +1152,271 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[5],
     crate::scenarios_net::NET_SCENARIOS[6],
     crate::scenarios_net::NET_SCENARIOS[7],
+    Scenario {
+        name: "console-quiet",
+        about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \
+                programs print: no [info] line after a command or inside a pipeline",
+        cmdline: "run=init",
+        log: None,
+        input: "echo quiet\nls | wc -l\nhello from the shell\nexit 0\n",
+        expect: &[
+            "Oxok shell",
+            "oxok$ echo quiet",
+            "quiet",
+            "oxok$ ls | wc -l",
+            "hello: environment * running",
+            "oxok$ exit 0",
+        ],
+        forbid: &["[info]", "[debug]", "FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "log-subsystem",
+        about: "a per-subsystem log level (log=warn,env=info): the environment calls' info lines show, the boot's \
+                and the scheduler's do not",
+        cmdline: "log=warn,env=info run=hello",
+        expect: &["hello: ok", "[info] env * (hello) exited with status 0"],
+        forbid: &["[info] Oxok", "[info] clock:", "none leaked", "[debug]"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-keys",
+        about: "control keys typed on the serial console: Enter is CR and gives a new line, DEL erases, ^D ends a \
+                program's input (cat, wc), ^C interrupts the foreground job (SIGINT, status 130) whether it reads \
+                the keyboard or not, and the prompt still answers",
+        cmdline: "run=init",
+        input: "cat\rline one\rtypo\x7f\x7fo\r\x04echo after cat $?\r\
+                spin k 100000000\r\x03echo alive $?\r\
+                wc\rsome words here\r\x04\
+                cat\rpartial\x03echo interrupted $?\r\
+                echo typed ahead\rexit 0\r",
+        expect: &[
+            "oxok$ cat",
+            "line one",
+            "line one",
+            "\ntyo\r",
+            "oxok$ echo after cat $?",
+            "after cat 0",
+            "oxok$ spin k 100000000",
+            "^C",
+            "alive 130",
+            "oxok$ wc",
+            "      1       3      16",
+            "oxok$ cat",
+            "^C",
+            "interrupted 130",
+            "typed ahead",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "destroyed:", "frames leaked"],
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-eof",
+        about: "end of console input (^D at the prompt, what `cargo xtask run < /dev/null` types) ends the shell \
+                and the machine halts instead of waiting",
+        cmdline: "run=init",
+        input: "echo before eof\n\x04",
+        expect: &[
+            "before eof",
+            "env * (shell) exited with status 0",
+            "env * (init) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "console-exit-status",
+        about: "with halt_status (added by `cargo xtask run`), `exit 3` in the shell ends QEMU with the status the \
+                host tool turns into 3",
+        cmdline: "run=init halt_status",
+        input: "exit 3\n",
+        expect: &["env * (shell) exited with status 3", "env * (init) exited with status 3"],
+        exit: crate::scenario::Exit::Status(3),
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-small",
+        about: "the first hour's small things: touch without a file is a usage error, $$ and $!, one `syntax error` \
+                prefix, sleep is a tool, programs lists tools with a line each (tests hidden), and a line over \
+                1,024 bytes is refused whole, never cut and run",
+        cmdline: "run=init",
+        // shell 1026: the first job is 1027 on a fresh boot.
+        input: "echo pid $$\nspin b 10 &\necho last $!\nwait\ntouch\necho touch $?\n\
+                echo a | | b\nsleep 0.2\necho slept $?\nsleep x\necho bad $?\nprograms\n\
+                echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\
+             xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n\
+                echo still here\nexit 0\n",
+        expect: &[
+            "pid 1026",
+            "[1] 1027",
+            "last 1027",
+            "usage: touch file...",
+            "touch 2",
+            "syntax error at byte",
+            "slept 0",
+            "sleep: invalid time interval 'x'",
+            "bad 2",
+            "  sleep      wait a number of seconds",
+            "test programs not shown: programs -a",
+            "shell: line refused: 1105 bytes, the limit is 1024; nothing was run",
+            "still here",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["syntax error: syntax error", "\nxxxxxxxxxx", "  hostile-priv", "FAIL", "destroyed:"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "tools-text",
+        about: "the text tools people expect: sort (-u), uniq -c, head/tail -n, grep (-c -v, status 1 when nothing \
+                matches), cp, true/false, env, source FILE",
+        cmdline: "run=init",
+        input: "echo b > /f; echo a >> /f; echo b >> /f; echo c >> /f\nsort /f\nsort -u /f | wc -l\n\
+                head -n 2 /f\ntail -n 1 /f\ngrep -c b /f\ngrep -v b /f\ngrep zzz /f; echo none $?\n\
+                sort /f | uniq -c\ncp /f /g; cat /g | wc -l\nmkdir /d; cp /f /g /d; ls /d\n\
+                true && echo yes\nfalse || echo no $?\nexport K=v; env\nhead -n x /f; echo usage $?\n\
+                echo 'echo from a script $?' > /script; echo false >> /script\nsource /script\n\
+                echo script status $?\nexit 0\n",
+        expect: &[
+            "oxok$ sort /f",
+            "\na\r",
+            "\nb\r",
+            "\nb\r",
+            "\nc\r",
+            "oxok$ sort -u /f | wc -l",
+            "      3",
+            "oxok$ head -n 2 /f",
+            "\nb\r",
+            "\na\r",
+            "oxok$ tail -n 1 /f",
+            "\nc\r",
+            "oxok$ grep -c b /f",
+            "\n2\r",
+            "oxok$ grep -v b /f",
+            "\na\r",
+            "\nc\r",
+            "none 1",
+            "oxok$ sort /f | uniq -c",
+            "      1 a",
+            "      2 b",
+            "      1 c",
+            "oxok$ cp /f /g; cat /g | wc -l",
+            "      4",
+            "oxok$ mkdir /d; cp /f /g /d; ls /d",
+            "f",
+            "g",
+            "yes",
+            "no 1",
+            "K=v",
+            "head: x: not a number",
+            "usage 2",
+            "oxok$ source /script",
+            "from a script 0",
+            "script status 1",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "destroyed:"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-jobs",
+        about: "job control from the keyboard: ^Z stops the foreground job (its CPU time withdrawn), jobs lists it \
+                stopped, bg continues it, fg brings it back and ^C ends it; a stopped cat keeps its keyboard feed \
+                and reads on after fg",
+        cmdline: "run=init",
+        // shell 1026: the first job is 1027 on a fresh boot.
+        input: "spin z 100000000\r\x1ajobs\rbg %1\rjobs\rfg\r\x03echo back $?\r\
+                cat\rone\r\x1afg %1\rtwo\r\x04echo done $?\rexit 0\r",
+        expect: &[
+            "oxok$ spin z 100000000",
+            "^Z",
+            "[1] stopped  spin z 100000000",
+            "oxok$ jobs",
+            "[1] stopped  envs 1027  spin z 100000000",
+            "oxok$ bg %1",
+            "[1] spin z 100000000 &",
+            "oxok$ jobs",
+            "[1] running  envs 1027  spin z 100000000",
+            "oxok$ fg",
+            "spin z 100000000",
+            "^C",
+            "back 130",
+            "oxok$ cat",
+            // The echo; cat's own "one" may come before or after the stop.
+            "one",
+            "[1] stopped  cat",
+            "oxok$ fg %1",
+            "two",
+            "two",
+            "done 0",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "destroyed:", "no such job"],
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-script",
+        about: "compound commands: for over words, if/elif/else on statuses, until and while with test, lines \
+                continued while a compound command is open, a script file with a loop, ^C ends a loop of built-ins",
+        cmdline: "run=init",
+        input: "for x in a \"b c\" $UNSET d; do echo item $x; done\n\
+                if false; then echo wrong; elif test 1 -lt 2; then echo right; else echo wrong2; fi\n\
+                until test -e /stop; do touch /stop; echo once; done\n\
+                while test -e /stop\ndo rm /stop; echo removed\ndone\n\
+                echo 'for y in 1 2; do' > /s; echo '  if test $y = 2; then echo two; fi' >> /s; echo done >> /s\n\
+                source /s\n\
+                while true; do echo spinning > /dev-null-file; done\n\x03echo stopped $?\nexit 0\n",
+        expect: &[
+            "item a",
+            "item b c",
+            "item d",
+            "right",
+            "once",
+            "> do rm /stop; echo removed",
+            "removed",
+            "oxok$ source /s",
+            "two",
+            "stopped 130",
+            "env * (shell) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["\nwrong", "FAIL", "syntax error", "destroyed:"],
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-tab",
+        about: "Tab completes a command, a path (a directory with /), and lists the candidates when several match",
+        cmdline: "run=init",
+        input: "ech\thi\nmkdir /tabdir; touch /tabdir/somefile\nls /tabd\t\nsl\t\x15echo listed\nexit 0\n",
+        expect: &[
+            "oxok$ echo hi",
+            "\nhi\r",
+            "oxok$ ls /tabdir/",
+            "somefile",
+            "sleep  slots",
+            "listed",
+            "env * (shell) exited with status 0",
+        ],
+        forbid: &["FAIL", "not found"],
+        ..Scenario::DEFAULT
+    },
 ];
 
 #[cfg(test)]

@@ -47,13 +47,26 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
         std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
         match build::build_images(&ws) {
             Ok(images) => {
-                let runs = machines(&ws, &images, &chosen);
-                let outcomes = scenario::run_all(runs, opts.jobs, &log_dir);
-                let failed: Vec<&str> = outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
-                tally.passed += outcomes.len() - failed.len();
-                tally.failed += failed.len();
-                if !failed.is_empty() {
-                    println!("failed scenarios: {} (logs in {})", failed.join(" "), log_dir.display());
+                for round in 1..=opts.repeat {
+                    if opts.repeat > 1 {
+                        println!("round {round} of {}", opts.repeat);
+                    }
+                    let runs = machines(&ws, &images, &chosen);
+                    let outcomes = scenario::run_all(runs, opts.jobs, &log_dir);
+                    let failed: Vec<&str> =
+                        outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
+                    tally.passed += outcomes.len() - failed.len();
+                    tally.failed += failed.len();
+                    if !failed.is_empty() {
+                        println!("failed scenarios: {} (logs in {})", failed.join(" "), log_dir.display());
+                    }
+                    if opts.repeat > 1 {
+                        // The next round overwrites NAME.log: keep the failing ones.
+                        for name in &failed {
+                            let from = log_dir.join(format!("{name}.log"));
+                            let _ = std::fs::copy(&from, log_dir.join(format!("{name}.round{round}.log")));
+                        }
+                    }
                 }
             }
             Err(e) => {
@@ -125,20 +138,21 @@ fn needs(chosen: &[Scenario]) -> Vec<Need> {
 /// The machine for each scenario. ISOs are built once per distinct command
 /// line; a failure to prepare one becomes that scenario's failure.
 fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenario, Result<Qemu, String>)> {
-    let mut isos: BTreeMap<&str, Result<PathBuf, String>> = BTreeMap::new();
+    let mut isos: BTreeMap<String, Result<PathBuf, String>> = BTreeMap::new();
     chosen
         .iter()
         .map(|s| {
+            let cmdline = s.kernel_cmdline();
             let machine = match s.boot {
-                Boot::Pvh => Qemu::pvh(images, s.cmdline),
+                Boot::Pvh => Qemu::pvh(images, &cmdline),
                 Boot::IsoBios | Boot::IsoUefi => {
-                    let iso = isos.entry(s.cmdline).or_insert_with(|| {
-                        let path = if s.cmdline == crate::qemu::DEFAULT_CMDLINE {
+                    let iso = isos.entry(cmdline.clone()).or_insert_with(|| {
+                        let path = if cmdline == crate::qemu::DEFAULT_CMDLINE {
                             iso::default_iso_path(ws)
                         } else {
                             ws.out_dir().join(format!("{}.iso", s.name))
                         };
-                        iso::build_iso(ws, images, s.cmdline, &path).map(|()| path)
+                        iso::build_iso(ws, images, &cmdline, &path).map(|()| path)
                     });
                     let vars = ws.out_dir().join(format!("{}.OVMF_VARS.fd", s.name));
                     iso.clone().and_then(|iso| iso::machine(&iso, s.boot == Boot::IsoUefi, &vars))

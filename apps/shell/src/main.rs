@@ -19,19 +19,21 @@
 extern crate alloc;
 
 mod builtins;
+mod complete;
 mod jobs;
 mod netview;
 mod pipeline;
 mod run;
+mod script;
 mod slots;
 mod stage;
 mod tables;
+mod term;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
-use alloc::vec::Vec;
-use oxok_libos::{Args, console, print, println};
-use oxok_shparse::{Event, LineEditor};
+use oxok_libos::{Args, print, println};
+use oxok_shparse::LineEditor;
 
 oxok_libos::main!(main);
 
@@ -42,65 +44,51 @@ pub struct Shell {
     status: i32,
     editor: LineEditor,
     jobs: jobs::Jobs,
+    /// The keyboard: typed bytes not used yet, foreground jobs' input.
+    keyboard: term::Keyboard,
+    /// `$!`: the last background job's last program.
+    last_background: Option<u64>,
 }
 
 fn main(_args: Args) -> i32 {
-    println!("Oxok shell — `help` lists the commands.");
+    println!("Oxok shell — `help` lists the commands; ^C interrupts a program, ^D ends input, Ctrl-A X quits QEMU.");
     // `kill` run from the prompt is the shell's child, a sibling of its
     // target: the target refuses it, and it asks the shell to forward.
     oxok_libos::signal::accept_forwarding(true);
-    let mut sh = Shell { vars: BTreeMap::new(), status: 0, editor: LineEditor::new(), jobs: jobs::Jobs::default() };
-    let mut input = Input::new();
+    let mut sh = Shell {
+        vars: BTreeMap::new(),
+        status: 0,
+        editor: LineEditor::new(),
+        jobs: jobs::Jobs::default(),
+        keyboard: term::Keyboard::new(),
+        last_background: None,
+    };
     loop {
         // Background jobs that ended since the last prompt.
         sh.jobs.reap_finished();
         print!("oxok$ ");
-        let Some(line) = read_line(&mut sh.editor, &mut input) else {
-            println!();
-            return sh.status;
+        let mut line = match sh.keyboard.read_line(&mut sh.editor) {
+            term::Read::Line(line) => line,
+            term::Read::Nothing => continue,
+            term::Read::Eof => {
+                println!();
+                return sh.status;
+            }
         };
+        // An open `if`/`while`/`for` goes on on the next lines.
+        while script::needs_more(&line) {
+            print!("> ");
+            match sh.keyboard.read_line(&mut sh.editor) {
+                term::Read::Line(more) => {
+                    line.push('\n');
+                    line.push_str(&more);
+                }
+                term::Read::Nothing => break,
+                term::Read::Eof => break,
+            }
+        }
         if let Some(code) = sh.run_line(&line) {
             return code;
-        }
-    }
-}
-
-/// Console input not yet fed to the editor (a read may carry several lines).
-struct Input {
-    buf: [u8; 64],
-    start: usize,
-    end: usize,
-}
-
-impl Input {
-    /// Nothing buffered.
-    const fn new() -> Input {
-        Input { buf: [0; 64], start: 0, end: 0 }
-    }
-}
-
-/// The next line from the console; `None` at end of input (Ctrl-D).
-fn read_line(editor: &mut LineEditor, input: &mut Input) -> Option<String> {
-    let mut echo: Vec<u8> = Vec::new();
-    loop {
-        if input.start == input.end {
-            input.end = console::read(&mut input.buf).ok()?;
-            input.start = 0;
-        }
-        while input.start < input.end {
-            let b = input.buf[input.start];
-            input.start += 1;
-            echo.clear();
-            let event = editor.feed(b, &mut echo);
-            if !echo.is_empty() {
-                let _ = console::write(&echo);
-            }
-            match event {
-                Some(Event::Line(line)) => return Some(line),
-                Some(Event::Cancel) => return Some(String::new()),
-                Some(Event::Eof) => return None,
-                None => {}
-            }
         }
     }
 }

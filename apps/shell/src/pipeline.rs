@@ -13,8 +13,12 @@
 //!    started (a reader downstream is then running), with the stage's
 //!    descriptors swapped in; they never read their standard input, which is
 //!    closed at once (an upstream writer gets a broken pipe).
-//! 5. In the foreground the shell waits for every stage; the status is the
-//!    last stage's. A background pipeline's stages go to the job list.
+//! 5. In the foreground the first program's standard input, unless
+//!    redirected, is a pipe the shell feeds from the keyboard
+//!    ([`crate::term`]), and the shell waits for every stage; the status is
+//!    the last stage's. A background pipeline's programs are created held,
+//!    announced (`[1] 1027`) and only then started, so the announcement
+//!    always comes before anything the job prints; they go to the job list.
 
 use crate::Shell;
 use crate::builtins::{self, Step};
@@ -47,7 +51,18 @@ pub struct Started {
     pub stages: Vec<Outcome>,
     /// `exit` ran as the pipeline's only command, with this code.
     pub exit: Option<i32>,
+    /// The foreground job's keyboard feed (its first program's stdin).
+    pub feeder: Option<pipe::Feeder>,
+    /// The job reads the console itself (a program that drives the
+    /// terminal, see [`TERMINAL_PROGRAMS`]): the shell keeps off the
+    /// keyboard until it ends.
+    pub terminal: bool,
 }
+
+/// Programs that drive the terminal themselves and get the console, not a
+/// keyboard feed: the Linux personality, which gives its programs a real
+/// tty (`TCGETS`, `poll` on the console, busybox's own line editing).
+pub const TERMINAL_PROGRAMS: &[&str] = &["linux"];
 
 impl Shell {
     /// Starts every stage of `p` (see the module documentation). In the
@@ -65,7 +80,33 @@ impl Shell {
                 }
                 Err(e) => {
                     eprintln!("shell: cannot make a pipe: {e}");
-                    return Started { stages: (0..n).map(|_| Outcome::Done(1)).collect(), exit: None };
+                    return Started {
+                        stages: (0..n).map(|_| Outcome::Done(1)).collect(),
+                        exit: None,
+                        feeder: None,
+                        terminal: false,
+                    };
+                }
+            }
+        }
+        // The keyboard, for a foreground job that starts with a program.
+        let mut feeder = None;
+        let mut terminal = false;
+        let first = p.commands.first().and_then(|c| c.argv.first());
+        let first_is_program = first.is_some_and(|a| !builtins::is_builtin(a));
+        if !background && first_is_program && stdins[0].is_none() {
+            if first.is_some_and(|a| TERMINAL_PROGRAMS.contains(&a.as_str())) {
+                terminal = true;
+            } else {
+                match pipe::fed_pipe() {
+                    Ok((r, f)) => {
+                        stdins[0] = Some(r);
+                        feeder = Some(f);
+                    }
+                    Err(e) => {
+                        eprintln!("shell: no keyboard feed for the job ({e}); it reads the console itself");
+                        terminal = true;
+                    }
                 }
             }
         }
@@ -102,7 +143,7 @@ impl Shell {
                 stages.push(Outcome::Done(0));
                 continue;
             }
-            stages.push(spawn(cmd, &stage));
+            stages.push(spawn(cmd, &stage, background));
         }
         let mut exit = None;
         for (i, stage) in builtins {
@@ -118,13 +159,14 @@ impl Shell {
                 }
             });
         }
-        Started { stages, exit }
+        Started { stages, exit, feeder, terminal }
     }
 }
 
 /// Spawns the program of `cmd` with the descriptors of `stage`, and the
-/// command's `NAME=value` assignments added to its environment.
-fn spawn(cmd: &Simple, stage: &Stage) -> Outcome {
+/// command's `NAME=value` assignments added to its environment; `held`:
+/// created, not started (see [`start_held`]).
+fn spawn(cmd: &Simple, stage: &Stage, held: bool) -> Outcome {
     let argv: Vec<&str> = cmd.argv.iter().map(String::as_str).collect();
     let mut env: Vec<String> = Vec::new();
     if !cmd.assignments.is_empty() {
@@ -140,6 +182,7 @@ fn spawn(cmd: &Simple, stage: &Stage) -> Outcome {
     if !cmd.assignments.is_empty() {
         opts.env(&envp);
     }
+    opts.held(held);
     match exec::spawn_with(argv[0], &argv, &opts) {
         Ok(child) => Outcome::Running { name: String::from(argv[0]), child },
         Err(SpawnError::NotFound) => {
@@ -149,6 +192,18 @@ fn spawn(cmd: &Simple, stage: &Stage) -> Outcome {
         Err(e) => {
             eprintln!("{}: cannot start: {e}", argv[0]);
             Outcome::Done(126)
+        }
+    }
+}
+
+/// Starts the programs of a pipeline spawned held (a background job, once
+/// announced).
+pub fn start_held(stages: &[Outcome]) {
+    for stage in stages {
+        if let Outcome::Running { name, child } = stage
+            && let Err(e) = child.start()
+        {
+            eprintln!("{name}: cannot start: {e}");
         }
     }
 }

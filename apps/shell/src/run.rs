@@ -7,44 +7,69 @@ use crate::Shell;
 use crate::pipeline;
 use alloc::string::String;
 use oxok_libos::eprintln;
-use oxok_shparse::{Connector, Item, Pipeline, Word, parse};
+use oxok_shparse::{Connector, Item, Pipeline, Word, parse_script};
 
 impl Shell {
-    /// Runs one line; `Some(code)` when the shell should exit.
+    /// Runs one line (or several lines of one compound command); `Some(code)`
+    /// when the shell should exit.
     pub fn run_line(&mut self, line: &str) -> Option<i32> {
-        let cmd = match parse(line) {
-            Ok(cmd) => cmd,
+        let script = match parse_script(line) {
+            Ok(script) => script,
             Err(e) => {
                 let col = e.column(line);
                 eprintln!("{:>width$}^", "", width = col + 6);
-                eprintln!("syntax error: {e}");
+                eprintln!("{e}");
                 self.status = 2;
                 return None;
             }
         };
-        for item in &cmd.items {
-            if item.background {
-                self.background(item);
+        self.run_stmts(&script)
+    }
+
+    /// Runs one and-or list, in the background if it says so.
+    pub fn run_item(&mut self, item: &Item<Word>) -> Option<i32> {
+        if item.background {
+            self.background(item);
+            return None;
+        }
+        for (connector, pipeline) in item.and_or.pipelines() {
+            let skip = match connector {
+                Some(Connector::And) => self.status != 0,
+                Some(Connector::Or) => self.status == 0,
+                None => false,
+            };
+            if skip {
                 continue;
             }
-            for (connector, pipeline) in item.and_or.pipelines() {
-                let skip = match connector {
-                    Some(Connector::And) => self.status != 0,
-                    Some(Connector::Or) => self.status == 0,
-                    None => false,
-                };
-                if skip {
-                    continue;
-                }
-                let Some(pipeline) = self.expand(pipeline) else { continue };
-                let started = self.start(&pipeline, false);
-                if let Some(code) = started.exit {
-                    return Some(code);
-                }
-                self.status = pipeline::wait_all(started.stages);
+            let Some(pipeline) = self.expand(pipeline) else { continue };
+            let started = self.start(&pipeline, false);
+            if let Some(code) = started.exit {
+                return Some(code);
             }
+            self.status = if started.terminal {
+                pipeline::wait_all(started.stages)
+            } else {
+                self.foreground(alloc::format!("{pipeline}"), started.stages, started.feeder)
+            };
         }
         None
+    }
+
+    /// Runs a started job in the foreground until it ends (its status) or
+    /// is stopped with `^Z` (it joins the job list; status 148).
+    pub fn foreground(
+        &mut self,
+        text: String,
+        stages: alloc::vec::Vec<pipeline::Outcome>,
+        feeder: Option<oxok_libos::fd::pipe::Feeder>,
+    ) -> i32 {
+        match self.keyboard.run_foreground(&stages, feeder) {
+            crate::term::Foreground::Ended => pipeline::wait_all(stages),
+            crate::term::Foreground::Stopped(feeder) => {
+                self.jobs.add_stopped(text, stages, feeder);
+                128 + oxok_libos::tty::SIGTSTP
+            }
+        }
     }
 
     /// `pipeline &`: started, not waited for; `$?` is 0. An and-or list
@@ -57,22 +82,32 @@ impl Shell {
         }
         let Some(pipeline) = self.expand(&item.and_or.first) else { return };
         let started = self.start(&pipeline, true);
-        self.jobs.add(alloc::format!("{pipeline}"), started.stages);
+        let (_, last) = self.jobs.add(alloc::format!("{pipeline}"), started.stages);
+        if let Some(pid) = last {
+            self.last_background = Some(pid);
+        }
         self.status = 0;
     }
 
-    /// Expands `$NAME` and `$?` in `p` (shell variables first, then the
-    /// environment); `None` after reporting an error.
+    /// The value of `$name`: `$?` (the last status), `$$` (the shell's
+    /// process id), `$!` (the last background job's last program), then
+    /// shell variables, then the environment.
+    pub fn var(&self, name: &str) -> Option<String> {
+        if name == "?" {
+            Some(alloc::format!("{}", self.status))
+        } else if name == "$" {
+            Some(alloc::format!("{}", oxok_libos::proc::pid()))
+        } else if name == "!" {
+            self.last_background.map(|pid| alloc::format!("{pid}"))
+        } else {
+            self.vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
+        }
+    }
+
+    /// Expands the variables in `p` ([`Shell::var`]); `None` after
+    /// reporting an error.
     fn expand(&mut self, p: &Pipeline<Word>) -> Option<Pipeline> {
-        let status = self.status;
-        let vars = &self.vars;
-        let lookup = |name: &str| -> Option<String> {
-            if name == "?" {
-                Some(alloc::format!("{status}"))
-            } else {
-                vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
-            }
-        };
+        let lookup = |name: &str| self.var(name);
         match p.expand(lookup) {
             Ok(p) => Some(p),
             Err(e) => {

@@ -73,3 +73,61 @@ pub fn copy(from: usize, to: Option<usize>, mut seen: impl FnMut(&[u8])) -> Resu
         }
     }
 }
+
+/// Everything readable from descriptor `from` (until its end).
+pub fn read_all(from: usize) -> Result<Vec<u8>, IoError> {
+    let mut all = Vec::new();
+    copy(from, None, |piece| all.extend_from_slice(piece))?;
+    Ok(all)
+}
+
+/// Runs `each` on the contents of every operand of `cmd` (`-` or none:
+/// standard input), in order; a file that cannot be read is reported and
+/// makes the status 1.
+pub fn for_each_input(cmd: &Command, mut each: impl FnMut(&str, &[u8])) -> i32 {
+    let stdin = ["-"];
+    let names: &[&str] = if cmd.operands.is_empty() { &stdin } else { &cmd.operands };
+    let mut status = 0;
+    for &name in names {
+        let data = if name == "-" {
+            read_all(fd::STDIN)
+        } else {
+            oxok_libos::fs::open(name, oxok_libos::fs::OpenFlags::READ).and_then(|f| {
+                let r = read_all(f);
+                let _ = fd::close(f);
+                r
+            })
+        };
+        match data {
+            Ok(d) => each(name, &d),
+            Err(e) => {
+                cmd.error(name, e);
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+/// Writes `bytes` to standard output; false if it is gone (a closed pipe).
+pub fn out(bytes: &[u8]) -> bool {
+    fd::write_all(fd::STDOUT, bytes).is_ok()
+}
+
+/// `-n N` style count from the option operands: the number after `-n`
+/// (removed from `operands`), or `default`. `Err(2)` after a usage line.
+pub fn take_count(cmd: &mut Command, default: usize, usage: &str) -> Result<usize, i32> {
+    if !cmd.has('n') {
+        return Ok(default);
+    }
+    if cmd.operands.is_empty() {
+        eprintln!("{}: -n needs a number", cmd.name);
+        eprintln!("usage: {} {usage}", cmd.name);
+        return Err(2);
+    }
+    let n = cmd.operands.remove(0);
+    n.parse().map_err(|_| {
+        eprintln!("{}: {n}: not a number", cmd.name);
+        2
+    })
+}

@@ -16,6 +16,12 @@ pub enum Event {
     Cancel,
     /// `^D` on an empty line: end of input.
     Eof,
+    /// Enter on a line that did not fit: it is discarded whole (never cut
+    /// and run); `typed` is how many bytes were typed for it.
+    TooLong {
+        /// Bytes typed for the line, the refused ones included.
+        typed: usize,
+    },
 }
 
 /// Where we are in an escape sequence.
@@ -43,7 +49,7 @@ const ERASE: &[u8] = b"\x08 \x08";
 /// | input | effect |
 /// | --- | --- |
 /// | printable ASCII, UTF-8 | appended and echoed; a bell (`\x07`) instead if the line would exceed its byte limit |
-/// | CR, LF (CR LF counts once) | `\r\n`, [`Event::Line`]; recorded in the history |
+/// | CR, LF (CR LF counts once) | `\r\n`, [`Event::Line`]; recorded in the history; [`Event::TooLong`] instead if anything was refused for the limit |
 /// | BS (`^H`), DEL | erase the last character: `\x08 \x08` |
 /// | `^U` | erase the whole line |
 /// | `^W` | erase the last word (and the blanks after it) |
@@ -81,6 +87,8 @@ pub struct LineEditor {
     /// The previous byte was CR, so an LF now is its partner.
     after_cr: bool,
     history: History,
+    /// Bytes refused for the line limit since the line began.
+    refused: usize,
     /// Which history entry is shown (0 = newest), if browsing.
     browse: Option<usize>,
     /// The line being typed when browsing started.
@@ -116,6 +124,7 @@ impl LineEditor {
             esc: Escape::None,
             after_cr: false,
             history: History::new(history),
+            refused: 0,
             browse: None,
             draft: String::new(),
         }
@@ -177,13 +186,18 @@ impl LineEditor {
                 self.after_cr = byte == b'\r';
                 out.extend_from_slice(b"\r\n");
                 let line = core::mem::take(&mut self.line);
-                self.history.push(&line);
                 self.end_browsing();
+                let refused = core::mem::take(&mut self.refused);
+                if refused > 0 {
+                    return Some(Event::TooLong { typed: line.len() + refused });
+                }
+                self.history.push(&line);
                 return Some(Event::Line(line));
             }
             0x03 => {
                 out.extend_from_slice(b"^C\r\n");
                 self.line.clear();
+                self.refused = 0;
                 self.end_browsing();
                 return Some(Event::Cancel);
             }
@@ -261,6 +275,7 @@ impl LineEditor {
         }
         if self.line.len() + s.len() > self.max_len {
             out.push(BELL);
+            self.refused += s.len();
             return;
         }
         self.line.push_str(s);

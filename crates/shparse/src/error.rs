@@ -94,6 +94,15 @@ pub enum ErrorKind {
     Unsupported(Unsupported),
     /// A NUL character: arguments are passed as C strings.
     NulByte,
+    /// A compound command (`if`, `while`, `until`, `for`) is not closed:
+    /// this keyword is still expected (at the end of the input). Incomplete.
+    MissingKeyword(&'static str),
+    /// This keyword where it cannot stand, as in `fi` without `if` or
+    /// `for 1 in` (at the keyword).
+    UnexpectedKeyword(&'static str),
+    /// Compound commands nested deeper than the parser allows (at the
+    /// keyword that would go deeper).
+    TooDeep,
 }
 
 impl fmt::Display for ErrorKind {
@@ -111,6 +120,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::UnexpectedOperator(op) => write!(f, "unexpected {op}"),
             ErrorKind::Unsupported(what) => what.fmt(f),
             ErrorKind::NulByte => f.write_str("NUL character in input"),
+            ErrorKind::MissingKeyword(kw) => write!(f, "missing `{kw}`"),
+            ErrorKind::UnexpectedKeyword(kw) => write!(f, "unexpected `{kw}`"),
+            ErrorKind::TooDeep => write!(f, "compound commands nested more than {} deep", crate::script::MAX_DEPTH),
         }
     }
 }
@@ -127,8 +139,9 @@ pub struct ParseError {
 
 impl ParseError {
     /// Whether more input could complete the line (an open quote, a
-    /// trailing `\`, `|`, `&&` or `||`). An interactive shell may read a
-    /// continuation line and parse `line + "\n" + more` again.
+    /// trailing `\`, `|`, `&&` or `||`, an open compound command). An
+    /// interactive shell may read a continuation line and parse
+    /// `line + "\n" + more` again.
     pub fn is_incomplete(&self) -> bool {
         matches!(
             self.kind,
@@ -136,6 +149,7 @@ impl ParseError {
                 | ErrorKind::UnterminatedDoubleQuote
                 | ErrorKind::TrailingBackslash
                 | ErrorKind::TrailingOperator(_)
+                | ErrorKind::MissingKeyword(_)
         )
     }
 

@@ -91,6 +91,7 @@ mod expand;
 mod history;
 mod lexer;
 mod parser;
+mod script;
 
 pub use ast::{AndOr, Command, Connector, Item, List, Part, Pipeline, Redirect, Simple, Span, Target, Word};
 pub use display::{Place, ShellText};
@@ -99,3 +100,4 @@ pub use error::{ErrorKind, ExpandError, Operator, ParseError, Unsupported};
 pub use expand::expand;
 pub use history::History;
 pub use parser::parse;
+pub use script::{MAX_DEPTH, Stmt, parse_script};

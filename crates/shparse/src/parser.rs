@@ -32,11 +32,18 @@ pub fn parse(line: &str) -> Result<Command, ParseError> {
     Parser { line, lexer: lexer(line)?, next: None }.line()
 }
 
-struct Parser<'a> {
-    line: &'a str,
+pub(crate) struct Parser<'a> {
+    pub(crate) line: &'a str,
     lexer: Lexer<'a>,
     /// The lookahead token, once read.
     next: Option<Token>,
+}
+
+impl<'a> Parser<'a> {
+    /// A parser at the start of `line`.
+    pub(crate) fn new(line: &'a str) -> Result<Parser<'a>, ParseError> {
+        Ok(Parser { line, lexer: lexer(line)?, next: None })
+    }
 }
 
 fn err<T>(pos: usize, kind: ErrorKind) -> Result<T, ParseError> {
@@ -45,7 +52,7 @@ fn err<T>(pos: usize, kind: ErrorKind) -> Result<T, ParseError> {
 
 impl Parser<'_> {
     /// The next token without consuming it; `None` at the end.
-    fn peek(&mut self) -> Result<Option<&Token>, ParseError> {
+    pub(crate) fn peek(&mut self) -> Result<Option<&Token>, ParseError> {
         if self.next.is_none() {
             self.next = self.lexer.next_token()?;
         }
@@ -53,7 +60,7 @@ impl Parser<'_> {
     }
 
     /// The next token if it is a control operator.
-    fn peek_op(&mut self) -> Result<Option<Operator>, ParseError> {
+    pub(crate) fn peek_op(&mut self) -> Result<Option<Operator>, ParseError> {
         Ok(match self.peek()? {
             Some(Token { tok: Tok::Op(op), .. }) => Some(*op),
             _ => None,
@@ -61,11 +68,11 @@ impl Parser<'_> {
     }
 
     /// Consumes the token [`Parser::peek`] returned.
-    fn bump(&mut self) -> Option<Token> {
+    pub(crate) fn bump(&mut self) -> Option<Token> {
         self.next.take()
     }
 
-    fn skip_newlines(&mut self) -> Result<(), ParseError> {
+    pub(crate) fn skip_newlines(&mut self) -> Result<(), ParseError> {
         while self.peek_op()? == Some(Operator::Newline) {
             self.bump();
         }
@@ -101,7 +108,7 @@ impl Parser<'_> {
         }
     }
 
-    fn and_or(&mut self) -> Result<AndOr<Word>, ParseError> {
+    pub(crate) fn and_or(&mut self) -> Result<AndOr<Word>, ParseError> {
         let first = self.pipeline()?;
         let mut rest = Vec::new();
         loop {

@@ -113,8 +113,14 @@ fn length_limit_rings_the_bell() {
     let mut ed = LineEditor::with_limits(4, 8);
     assert_eq!(ed.max_len(), 4);
     let (ev, out) = feed_all(&mut ed, b"abcdef\r");
-    assert_eq!(ev, [line("abcd")]);
+    // Issue 18: a line over the limit is refused whole, never cut and run.
+    assert_eq!(ev, [Event::TooLong { typed: 6 }]);
     assert_eq!(out, b"abcd\x07\x07\r\n");
+    assert!(ed.history().is_empty(), "a refused line is not recalled");
+    // The next line starts afresh.
+    assert_eq!(feed_all(&mut ed, b"ok\r").0, [line("ok")]);
+    // ^C forgets the overflow too.
+    assert_eq!(feed_all(&mut ed, b"abcdef\x03ab\r").0, [Event::Cancel, line("ab")]);
     // A multi-byte character that would cross the limit is refused whole.
     let mut ed = LineEditor::with_limits(5, 8);
     let (_, out) = feed_all(&mut ed, "abcdé".as_bytes());

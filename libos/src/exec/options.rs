@@ -38,6 +38,7 @@ pub struct SpawnOptions<'a> {
     inherit: bool,
     env: Option<&'a [&'a str]>,
     bad_fd: bool,
+    held: bool,
     calls: [u64; MAX_CALLS],
 }
 
@@ -89,6 +90,19 @@ impl<'a> SpawnOptions<'a> {
     pub fn env(&mut self, envp: &'a [&'a str]) -> &mut Self {
         self.env = Some(envp);
         self
+    }
+
+    /// Whether the child is left created but not started: it runs only
+    /// once the caller calls [`Child::start`](super::Child::start). A shell
+    /// announces a background job (`[1] 1027`) before the job can print.
+    pub fn held(&mut self, on: bool) -> &mut Self {
+        self.held = on;
+        self
+    }
+
+    /// Whether [`held`](Self::held) is on.
+    pub(super) fn is_held(&self) -> bool {
+        self.held
     }
 
     /// The child also gets a call-only capability for environment `env`

@@ -1,5 +1,5 @@
 //! The console as a file: writes go to `console_write`, reads block for
-//! keyboard input (`crate::console::read`).
+//! keyboard input through this process's line discipline (`crate::tty`).
 
 use super::File;
 use super::IoError;
@@ -10,7 +10,7 @@ pub struct Console;
 
 impl File for Console {
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
-        Ok(crate::console::read(buf)?)
+        Ok(crate::tty::read(buf)?)
     }
 
     fn write(&self, buf: &[u8]) -> Result<usize, IoError> {

@@ -194,10 +194,21 @@ fn add_boot_notes(res: &mut Results) {
     res.notes.extend(notes);
 }
 
+/// Where results go: `--out DIR` if given; a quick run's under
+/// `<target>/bench/quick/`, so it never replaces the committed figures of
+/// a full run in `bench/results/`; a full run's in `bench/results/`.
+pub(crate) fn out_dir(root: &std::path::Path, target: &std::path::Path, opts: &Options) -> PathBuf {
+    match &opts.out {
+        Some(dir) => dir.clone(),
+        None if opts.quick => target.join("bench").join("quick"),
+        None => root.join("bench").join("results"),
+    }
+}
+
 /// Writes `<stamp>.json`, `latest.md`, `latest.svg`, and after a full run
 /// into `bench/results/` the table in `bench/README.md`. Returns the directory.
 fn write_outputs(ws: &Workspace, opts: &Options, res: &Results, stamp: &str) -> Result<PathBuf, String> {
-    let out = opts.out.clone().unwrap_or_else(|| ws.root.join("bench").join("results"));
+    let out = out_dir(&ws.root, &ws.target_dir, opts);
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let md = report::markdown(res);
     for (name, text) in [

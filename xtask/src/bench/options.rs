@@ -68,8 +68,9 @@ pub(crate) struct Options {
     /// Sides to boot (the others' figures are missing).
     pub sides: Vec<Side>,
     pub linux_boot: LinuxBoot,
-    /// Where results go; `None`: `bench/results/` of the workspace (and the
-    /// table in `bench/README.md` is refreshed after a full run).
+    /// Where results go; `None`: `bench/results/` of the workspace for a
+    /// full run (and the table in `bench/README.md` is refreshed), or
+    /// `<target>/bench/quick/` for a quick one (`bench::out_dir`).
     pub out: Option<PathBuf>,
 }
 
@@ -92,7 +93,9 @@ bench/results/<UTC time>.json, latest.md and latest.svg (see bench/README.md).
   --only SIDE    boot one side only; the other's figures are missing
   --linux-boot B pvh (default): Debian's kernel unpacked to ELF and entered
                  by PVH like Oxok; bzimage: the bzImage as shipped
-  --out DIR      write results to DIR instead of bench/results/
+  --out DIR      write results to DIR instead of bench/results/ (a --quick
+                 run writes to <target>/bench/quick/ unless --out is given,
+                 never over the committed full results)
 ";
 
 impl Options {
@@ -182,6 +185,16 @@ mod tests {
 
     fn parse(s: &str) -> Result<Options, String> {
         Options::parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn quick_runs_never_write_the_committed_results() {
+        use std::path::Path;
+        let (root, target) = (Path::new("/r"), Path::new("/r/target"));
+        let out = |args: &str| crate::bench::out_dir(root, target, &parse(args).unwrap());
+        assert_eq!(out("--quick"), Path::new("/r/target/bench/quick"));
+        assert_eq!(out(""), Path::new("/r/bench/results"));
+        assert_eq!(out("--quick --out /tmp/x"), Path::new("/tmp/x"));
     }
 
     #[test]

@@ -15,6 +15,11 @@ fn main(args: Args) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if cmd.operands.is_empty() {
+        oxok_libos::eprintln!("touch: missing file operand");
+        oxok_libos::eprintln!("usage: touch file...");
+        return 2;
+    }
     let mut status = 0;
     for &path in &cmd.operands {
         if let Err(e) = fs::open_file(path, OpenFlags::WRITE | OpenFlags::CREATE) {

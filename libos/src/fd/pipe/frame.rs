@@ -9,6 +9,8 @@
 //! 24   lock      id of the writer copying now, 0 when free (writers)
 //! 32   holders[0][0..8]  ids of processes holding a read end
 //! 96   holders[1][0..8]  ids of processes holding a write end
+//! 160  demand    `read + 1` stored by a reader about to wait on an empty
+//!                pipe: more than `written` means "a reader wants bytes"
 //! 256  ring      CAPACITY bytes; byte n of the stream is at 256 + n % CAPACITY
 //! ```
 //!
@@ -53,6 +55,10 @@ pub struct Header {
     pub lock: AtomicU64,
     /// Environment ids of the processes holding each end; 0 is free.
     pub holders: [[AtomicU64; HOLDERS]; 2],
+    /// A waiting reader's `read + 1` (see the layout above): a writer that
+    /// feeds on demand (the shell's keyboard feed) writes only while this
+    /// is above `written`.
+    pub demand: AtomicU64,
 }
 
 const _: () = assert!(core::mem::size_of::<Header>() as u64 <= RING_AT);

@@ -84,6 +84,47 @@ pub fn pipe() -> Result<(Handle, Handle), IoError> {
     Ok((Handle::Object(read), Handle::Object(write)))
 }
 
+/// A pipe whose write end is fed on demand: `(read end, feeder)`. The
+/// shell gives the read end to a foreground job as its standard input and
+/// writes the keyboard's lines into the feeder only when the job waits for
+/// them ([`Feeder::wanted`]), so type-ahead the job never reads stays with
+/// the shell. Dropping the feeder is the end of input for the reader.
+pub fn fed_pipe() -> Result<(Handle, Feeder), IoError> {
+    let (r, w) = local::create()?;
+    let read = Arc::new(PipeEnd { frame: r, side: Side::Read });
+    Ok((Handle::Object(read), Feeder { end: PipeEnd { frame: w, side: Side::Write } }))
+}
+
+/// The write end of a [`fed_pipe`].
+pub struct Feeder {
+    end: PipeEnd,
+}
+
+impl Feeder {
+    /// Whether a reader waits on the empty pipe (it stored its demand and
+    /// nothing was written since).
+    pub fn wanted(&self) -> bool {
+        let h = self.end.frame.header();
+        h.demand.load(Ordering::Acquire) > h.written.load(Ordering::Acquire)
+    }
+
+    /// The address and the current value of the demand word, for a wakeup
+    /// predicate that fires when a reader starts waiting.
+    pub fn demand_word(&self) -> (u64, u64) {
+        let h = self.end.frame.header();
+        (self.end.frame.word_address(&h.demand), h.demand.load(Ordering::Acquire))
+    }
+
+    /// Writes all of `bytes` (blocking while the pipe is full).
+    pub fn write_all(&self, mut bytes: &[u8]) -> Result<(), IoError> {
+        while !bytes.is_empty() {
+            let n = self.end.write(bytes)?;
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
+}
+
 /// The end a spec (`pipe:r:<va>` / `pipe:w:<va>`) names, in a child whose
 /// parent mapped the frame there.
 pub fn from_spec(spec: &str) -> Result<PipeEnd, IoError> {
@@ -175,7 +216,10 @@ impl File for PipeEnd {
             }
             match writers {
                 Err(()) => return Ok(0),
-                Ok(partner) => waiter.wait(partner, self.frame.word_address(&h.written), written),
+                Ok(partner) => {
+                    h.demand.fetch_max(read.wrapping_add(1), Ordering::AcqRel);
+                    waiter.wait(partner, self.frame.word_address(&h.written), written)
+                }
             }
         }
     }

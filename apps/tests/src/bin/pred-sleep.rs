@@ -1,4 +1,4 @@
-//! sleep MODE: wakeup predicates.
+//! pred-sleep MODE: wakeup predicates (the test program; `sleep` is the tool).
 //!
 //! * `clock`: sleep until the clock page's tick count passes a parameter;
 //!   then move the deadline with `pred_param` (no reinstall) and sleep again.
