@@ -10,6 +10,7 @@ mod bench;
 mod build;
 mod cli;
 mod deps;
+mod fuzz;
 mod hosttest;
 mod iso;
 mod json;
@@ -105,6 +106,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         }
         Cmd::Test(opts) => testcmd::run(&opts),
         Cmd::Lint => lint::run(),
+        Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
     }
 }

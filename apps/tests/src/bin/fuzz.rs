@@ -43,7 +43,9 @@ fn num(args: &Args, i: usize) -> u64 {
 fn main(args: Args) -> i32 {
     match args.get(1) {
         Some("drive") => drive(num(&args, 2), num(&args, 3)),
-        Some("sandbox") => sandbox(u64::from_str_radix(args.get(2).unwrap_or("0"), 16).unwrap_or(0), num(&args, 3), num(&args, 4)),
+        Some("sandbox") => {
+            sandbox(u64::from_str_radix(args.get(2).unwrap_or("0"), 16).unwrap_or(0), num(&args, 3), num(&args, 4))
+        }
         Some("probe") => probe(args.get(2).unwrap_or(""), num(&args, 3)),
         _ => {
             println!("fuzz: usage: fuzz drive CALLS SEED");
@@ -68,8 +70,15 @@ fn victim() -> Option<u64> {
     }
 }
 
+/// Seconds since `start` (TSC).
+fn secs(start: u64) -> u64 {
+    let hz = exposed::clock().map_or(1_000_000_000, |c| c.tsc_hz).max(1);
+    exposed::rdtsc().wrapping_sub(start) / hz
+}
+
 fn drive(calls: u64, seed: u64) -> i32 {
     let mut failures = 0u32;
+    let start = exposed::rdtsc();
     let Some(victim) = victim() else {
         println!("fuzz: FAIL no fuzz-victim running beside the driver");
         return 1;
@@ -88,7 +97,13 @@ fn drive(calls: u64, seed: u64) -> i32 {
         }
         let n = (calls - done).min(CHUNK);
         let chunk_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(chunk).rotate_left(17) ^ seed;
-        let argv = [String::from("fuzz"), String::from("sandbox"), format!("{:x}", page.va()), format!("{n}"), format!("{chunk_seed}")];
+        let argv = [
+            String::from("fuzz"),
+            String::from("sandbox"),
+            format!("{:x}", page.va()),
+            format!("{n}"),
+            format!("{chunk_seed}"),
+        ];
         let argv: [&str; 5] = [&argv[0], &argv[1], &argv[2], &argv[3], &argv[4]];
         let child = match exec::spawn("fuzz", &argv) {
             Ok(c) => c,
@@ -110,7 +125,9 @@ fn drive(calls: u64, seed: u64) -> i32 {
             early += 1;
             let last = words[W_LAST].load(Ordering::Relaxed) as usize;
             let during = last.checked_sub(1).and_then(|i| TABLE.get(i)).map_or("none", |(c, _)| c.name());
-            println!("fuzz: sandbox {chunk} (seed {chunk_seed}) ended {status:?} after {issued} calls; call in flight: {during}");
+            println!(
+                "fuzz: sandbox {chunk} (seed {chunk_seed}) ended {status:?} after {issued} calls; call in flight: {during}"
+            );
         }
         barren = if issued == 0 { barren + 1 } else { 0 };
         if barren >= MAX_BARREN {
@@ -127,9 +144,11 @@ fn drive(calls: u64, seed: u64) -> i32 {
             println!("fuzz: {done} calls so far");
         }
     }
-    report(&totals, chunk, early);
+    report(&totals, chunk, early, secs(start));
     for (name, _) in PROBES {
+        let t = exposed::rdtsc();
         failures += u32::from(!run_probe(name, calls));
+        println!("fuzz: probe {name} took {} s", secs(t));
     }
     if !proc::alive(victim) {
         println!("fuzz: FAIL isolation break: the victim is gone after the probes");
@@ -146,8 +165,11 @@ fn drive(calls: u64, seed: u64) -> i32 {
 }
 
 /// Prints the counts: by outcome, then by call.
-fn report(totals: &[u64; WORDS], sandboxes: u64, early: u64) {
-    println!("fuzz: {} calls in {sandboxes} sandboxes ({early} ended early by their own calls)", totals[W_CALLS]);
+fn report(totals: &[u64; WORDS], sandboxes: u64, early: u64, secs: u64) {
+    println!(
+        "fuzz: {} calls in {sandboxes} sandboxes ({early} ended early by their own calls) in {secs} s",
+        totals[W_CALLS]
+    );
     let mut line = format!("fuzz: outcomes: ok {}", totals[W_OK]);
     for code in 1..=MAX_CODE {
         let n = totals[W_ERR + code];

@@ -5,18 +5,18 @@
 //! (`apps/tests/src/bin/fuzz.rs`), word by word as laid out below, so they
 //! survive a sandbox that ends early.
 
-pub mod values;
 pub mod probes;
 mod raw;
 pub mod shape;
 pub mod table;
+pub mod values;
 
 use core::sync::atomic::{AtomicU64, Ordering};
-use values::{DATA, DATA_PAGES, World};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
 use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, cap_kind};
 use oxok_libos::sys;
 use table::{TABLE, kind_of};
+use values::{DATA, DATA_PAGES, World};
 
 /// Counter word: calls issued.
 pub const W_CALLS: usize = 0;
@@ -110,10 +110,12 @@ fn track(w: &mut World, call: oxok_libos::abi::Call, status: u64, a: &[u64; 6], 
 /// Destroys every other environment the fuzzer holds a capability for.
 fn release(w: &World) {
     for s in 1..CAP_SLOTS as u64 {
-        if let Ok([kind, number, _]) = sys::cap_info(s) {
-            if kind == cap_kind::ENV && number != w.me && w.reserved & (1 << s) == 0 {
-                let _ = sys::env_destroy(s);
-            }
+        if let Ok([kind, number, _]) = sys::cap_info(s)
+            && kind == cap_kind::ENV
+            && number != w.me
+            && w.reserved & (1 << s) == 0
+        {
+            let _ = sys::env_destroy(s);
         }
     }
 }

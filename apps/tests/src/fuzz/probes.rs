@@ -14,13 +14,12 @@ use oxok_pred::Builder;
 /// Where `map_many` maps its frame (4 GiB of address space for 2²⁰ pages).
 const MANY_BASE: u64 = 0x6000_0000_0000;
 
+/// A probe: scale in, a figure or why it failed out.
+pub type Probe = fn(u64) -> Result<String, String>;
+
 /// The probes by name, in the order the driver runs them.
-pub const PROBES: &[(&str, fn(u64) -> Result<String, String>)] = &[
-    ("map-many", map_many),
-    ("create-destroy", create_destroy),
-    ("preds", preds),
-    ("grant-chain", grant_chain),
-];
+pub const PROBES: &[(&str, Probe)] =
+    &[("map-many", map_many), ("create-destroy", create_destroy), ("preds", preds), ("grant-chain", grant_chain)];
 
 /// Limits the caller to what it uses now plus `frames` frames and `envs`
 /// environments (itself included).
@@ -114,7 +113,10 @@ pub fn create_destroy(scale: u64) -> Result<String, String> {
     if !back {
         let u = process::usage(0).map_or(0, |u| u.frames);
         let f = exposed::free_frames().unwrap_or(0);
-        return Err(format!("after {cycles} cycles: account {u} frames (was {}), free {f} (was {free_before})", before.frames));
+        return Err(format!(
+            "after {cycles} cycles: account {u} frames (was {}), free {f} (was {free_before})",
+            before.frames
+        ));
     }
     Ok(format!("{cycles} cycles, {retries} NoMemory retries; account and free frames back"))
 }

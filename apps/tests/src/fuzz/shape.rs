@@ -31,10 +31,10 @@ use oxok_libos::sys;
 pub fn prepare(w: &mut World, call: Call, a: &mut [u64; 6]) -> bool {
     match call {
         Call::env_exit => return false,
-        Call::env_destroy | Call::env_set_state | Call::frame_revoke | Call::upcall_register | Call::env_limit => {
-            if names_self(w, a[0]) {
-                return false;
-            }
+        Call::env_destroy | Call::env_set_state | Call::frame_revoke | Call::upcall_register | Call::env_limit
+            if names_self(w, a[0]) =>
+        {
+            return false;
         }
         Call::slot_spare if a[1] == 0 && names_self(w, a[0]) => return false,
         Call::env_sleep => {
@@ -151,7 +151,8 @@ fn fill_state(w: &mut World) {
 /// Random bytes (often printable) at `DATA`.
 fn fill_bytes(w: &mut World, len: u64) {
     for i in 0..len.div_ceil(8) {
-        let v = if w.rng.chance(2) { 0x6161_6161_6161_6161 + (w.rng.next() & 0x0f0f_0f0f_0f0f_0f0f) } else { w.rng.next() };
+        let v =
+            if w.rng.chance(2) { 0x6161_6161_6161_6161 + (w.rng.next() & 0x0f0f_0f0f_0f0f_0f0f) } else { w.rng.next() };
         put(i, &[v]);
     }
 }

@@ -58,10 +58,12 @@ impl World {
         let mut foreign_pfns = Vec::new();
         for _ in 0..4096 {
             let pfn = rng.below(total_frames.max(1));
-            if let Some(f) = exposed::frame_entry(pfn) {
-                if f.owner != OWNER_FREE && f.owner >= OWNER_FIRST_ENV && u64::from(f.owner) != me {
-                    foreign_pfns.push(pfn);
-                }
+            if let Some(f) = exposed::frame_entry(pfn)
+                && f.owner != OWNER_FREE
+                && f.owner >= OWNER_FIRST_ENV
+                && u64::from(f.owner) != me
+            {
+                foreign_pfns.push(pfn);
             }
             if foreign_pfns.len() >= 64 {
                 break;
@@ -73,16 +75,7 @@ impl World {
                 reserved |= 1 << s;
             }
         }
-        World {
-            rng,
-            me,
-            others,
-            stale_ids: Vec::new(),
-            foreign_pfns,
-            children: Vec::new(),
-            reserved,
-            total_frames,
-        }
+        World { rng, me, others, stale_ids: Vec::new(), foreign_pfns, children: Vec::new(), reserved, total_frames }
     }
 
     /// A value for an argument of kind `k`.
@@ -163,7 +156,7 @@ impl World {
         let r = &mut self.rng;
         match r.below(12) {
             0..=6 => ARENA + r.below(ARENA_PAGES) * PAGE_SIZE,
-            7 => ARENA + r.below(ARENA_PAGES * PAGE_SIZE) | 1,
+            7 => (ARENA + r.below(ARENA_PAGES * PAGE_SIZE)) | 1,
             8 => *r.pick(&[0, USER_TOP, USER_TOP - PAGE_SIZE, UVPT, 0xffff_8000_0000_0000, 0x8000_0000_0000]),
             9 => 0x0001_0000_0000_0000 | (r.next() & !0xfff),
             10 => DATA + r.below(DATA_PAGES + 1) * PAGE_SIZE,
