@@ -14,6 +14,8 @@
 //! | `strikes=S` | consecutive overruns that destroy an environment, 1..=1000 (default 3) |
 //! | `slots=N` | slots per CPU, 1..=32 (`layout::SLOT_VECTOR_SLOTS`, the default); the exposed vector's header says how many are in use |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
+//! | `gen_limit=N` | test aid: an environment-table row is retired for good once its generation reaches N (default and most 2²²−1), so the retirement that keeps stale environment capabilities from ever matching can be seen in seconds |
+//! | `frame_gen_limit=N` | test aid: a frame is retired for good (owner `OWNER_RETIRED`) when freeing it would take its generation to N (default 2³²−1), so stale frame capabilities never match a new owner |
 //! | `log=error\|warn\|info\|debug\|trace` | kernel log level (default `info`) |
 //!
 //! ## Leaving QEMU

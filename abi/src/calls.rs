@@ -26,7 +26,9 @@ macro_rules! for_each_call {
             /// Checks: every byte of `[ptr, ptr+len)` lies below
             /// [`layout::USER_TOP`](crate::layout::USER_TOP) and is mapped
             /// user-readable in the caller's page table
-            /// ([`Error::BadAddress`](crate::Error::BadAddress) otherwise);
+            /// ([`Error::BadAddress`](crate::Error::BadAddress) otherwise;
+            /// a zero-length range is accepted at any `ptr` below
+            /// `USER_TOP`, mapped or not, aligned or not, and writes nothing);
             /// `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
             /// ([`Error::Invalid`](crate::Error::Invalid)).
             /// Changes: nothing but the console. Returns the bytes written.
@@ -82,12 +84,14 @@ macro_rules! for_each_call {
             /// Copies the capability in `slot` into the list of the
             /// environment named by the capability in `env_slot`, with
             /// `rights` (a subset of the source's). Returns the slot in the
-            /// target's list.
+            /// target's list. The copy is derived from the source (see
+            /// `cap_derive`): `cap_revoke` on the source takes it back.
             ///
             /// Checks: the source carries grant (`Denied`); `rights` are
             /// valid and no wider than the source's (`Invalid`, `Denied`);
             /// the environment capability carries write (`Denied`); the
-            /// target's list has room (`NoMemory`).
+            /// target's list has room (`NoMemory`); the derivation depth
+            /// (`Invalid`, see `cap_derive`).
             /// Changes: one slot in the target's list.
             7 => cap_grant(slot, env_slot, rights) -> [target_slot];
 
@@ -100,7 +104,7 @@ macro_rules! for_each_call {
 
             /// Describes the capability in `slot`: its resource kind (see
             /// [`cap_kind`](crate::cap_kind)), the resource's number (frame
-            /// number, environment id), and its rights bits.
+            /// number, environment id, time slot index), and its rights bits.
             ///
             /// Checks: the slot holds a capability (`BadCap`). Changes: nothing.
             9 => cap_info(slot) -> [kind, number, rights];
@@ -110,12 +114,20 @@ macro_rules! for_each_call {
             /// caller), with `flags` (`pte::WRITABLE`, `pte::NO_EXECUTE`,
             /// libOS bits). The secure binding: the check happens here, once.
             ///
-            /// Checks: the environment capability carries write (`Denied`);
+            /// Checks: the environment capability carries write, and
+            /// [`rights::EXECUTE`](crate::rights::EXECUTE) if the mapping
+            /// is executable (`flags` without `NO_EXECUTE`) (`Denied`);
+            /// `flags` has no bit besides those above (`Invalid`);
             /// the frame capability names a live frame (`BadCap`) with read,
             /// and write if `flags` asks for it (`Denied`); `va` is
             /// page-aligned and below `USER_TOP` (`BadAddress`); nothing is
-            /// mapped there (`Exists`); page-table memory (`NoMemory`).
-            /// Changes: one page-table entry; the frame's mapping count.
+            /// mapped there (`Exists`); the page-table frames the mapping
+            /// needs (up to 3) fit the target environment's account and its
+            /// ancestors (see `env_limit`), and memory for them (`NoMemory`,
+            /// nothing changed).
+            /// Changes: one page-table entry; the frame's mapping count; new
+            /// page-table frames, charged to the target's account (they
+            /// stay, and stay charged, until its teardown is finished).
             10 => page_map(env_slot, frame_slot, va, flags) -> [];
 
             /// Removes the mapping at `va` in the environment named by
@@ -135,8 +147,11 @@ macro_rules! for_each_call {
             /// process can drop a frame's own capability once it is mapped
             /// and still re-enable write later (copy-on-write, `unprot`).
             ///
-            /// Checks: as `page_unmap`, plus the capability when write is
-            /// added (`BadCap`, `Denied`). Changes: one entry.
+            /// Checks: as `page_unmap`, plus execute on the environment
+            /// capability if the new flags leave the page executable
+            /// (`Denied`), no unknown bit in `flags` (`Invalid`), and the
+            /// capability when write is added (`BadCap`, `Denied`).
+            /// Changes: one entry.
             12 => page_protect(env_slot, va, flags, frame_slot) -> [];
 
             /// Applies `count` [`MapEntry`](crate::MapEntry) records at user
@@ -163,9 +178,14 @@ macro_rules! for_each_call {
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
-            /// Checks: per record, as the single calls; a share's `src` must
-            /// be mapped in the caller (`NotFound`) with at least the rights
-            /// asked (`Denied`); the record array must be readable
+            /// Checks: per record, as the single calls (page-table frames
+            /// are charged to the target's account as for `page_map`; a
+            /// map, protect or share record without `NO_EXECUTE` needs
+            /// execute on the environment capability: `Denied`; unknown
+            /// flag bits: `Invalid`); a share's `src` must be mapped in the
+            /// caller (`NotFound`) with at least the rights asked (`Denied`)
+            /// and its frame must not be one the abort protocol is taking
+            /// (`Denied`); the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 
@@ -178,6 +198,12 @@ macro_rules! for_each_call {
             /// its application area) to the caller's account (see
             /// `env_limit`).
             ///
+            /// A table row is reused only after the teardown of its last
+            /// environment is finished, and never once its generation (the
+            /// id's upper 22 bits) has reached its limit: such a row is
+            /// retired for good, so a stale capability or id never names a
+            /// new environment.
+            ///
             /// Checks: room in the environment table, the caller's list and
             /// the caller's account and its ancestors (`NoMemory`).
             /// Changes: a new environment; the caller's account.
@@ -188,6 +214,12 @@ macro_rules! for_each_call {
             /// Destroyed by its creator, it leaves no zombie; destroyed by
             /// another holder of the capability, it becomes one (exit status
             /// `EXIT_KILLED | 0xff`) for its creator to reap.
+            ///
+            /// The release happens in bounded steps; until it is finished the
+            /// destroyed environment stays charged to its account (1
+            /// environment, its frames and page tables) and its table row
+            /// is not reused, so a create/destroy loop holds no more than
+            /// its account allows.
             ///
             /// Checks: the capability carries write (`Denied`) and names a
             /// live environment (`BadEnv`). Changes: as described.
@@ -203,10 +235,17 @@ macro_rules! for_each_call {
             16 => env_run(env_slot) -> [];
 
             /// Copies the complete user-visible state of the environment
-            /// named by `env_slot` — registers (a pending restart is encoded
-            /// in them), upcall entries, exception stack — into the
-            /// [`EnvState`](crate::EnvState) at user address `buf`. Works at
-            /// any moment, whatever the environment is doing.
+            /// named by `env_slot` — registers (a call in progress is
+            /// encoded in them: a restartable call's advanced arguments, a
+            /// sleeper's `env_sleep`, a waiting caller's `pct_wait`),
+            /// upcall entries, exception stack, x87/SSE state (FXSAVE
+            /// image), FS/GS bases, the transfer it serves (the interrupted
+            /// state `pct_reply` resumes, the caller and ticket owed a
+            /// reply), wakeup predicates with their parameters — into the
+            /// [`EnvState`](crate::EnvState) (version
+            /// [`ENV_STATE_VERSION`](crate::ENV_STATE_VERSION)) at user
+            /// address `buf`. Works at any moment, whatever the environment
+            /// is doing.
             ///
             /// Checks: read on the environment (`Denied`); `buf` writable
             /// (`BadAddress`). Changes: the caller's buffer.
@@ -216,11 +255,25 @@ macro_rules! for_each_call {
             /// named by `env_slot` with the [`EnvState`](crate::EnvState) at
             /// `buf`. Selectors and privileged flags are forced to user
             /// values. Replacing the caller's own state resumes it from the
-            /// new state.
+            /// new state. Sleep and wait end: a sleeper or a waiting caller
+            /// runs the new registers (which may say `env_sleep` or
+            /// `pct_wait` again); a reply to a call it waited for is
+            /// dropped, never written over the new state. A serving record
+            /// stays owed only if the environment already owed exactly that
+            /// reply; otherwise the imported one is served with the reply
+            /// owed to nobody (`pct_reply` still resumes the saved state),
+            /// and whoever waited for a reply the environment owed resumes
+            /// from its `pct_wait` with `BadEnv`.
             ///
             /// Checks: write on the environment (`Denied`); `buf` readable
-            /// (`BadAddress`); `rip`, `rsp` and upcall entries canonical and
-            /// below `USER_TOP` (`Invalid`). Changes: the state.
+            /// (`BadAddress`); `version` is `ENV_STATE_VERSION`, `rip`,
+            /// `rsp` (also of the served transfer's saved state) and upcall
+            /// entries canonical and strictly below `USER_TOP` (`rsp ==
+            /// USER_TOP` too), FS/GS bases below
+            /// `USER_TOP`, MXCSR with no reserved bit, `pct.serving` 0 or 1,
+            /// every predicate verifies (`Invalid`); kernel memory for the
+            /// predicates (`NoMemory`). Nothing changes unless every check
+            /// passes. Changes: the state.
             18 => env_set_state(env_slot, buf) -> [];
 
             /// Sets upcall entry `kind` (see [`upcall`](crate::upcall)) of
@@ -233,8 +286,13 @@ macro_rules! for_each_call {
             /// Asks the environment named by `env_slot` to give back `count`
             /// frames within `deadline` TSC cycles (revocation upcall). If it
             /// has not freed that many by then, the abort protocol takes the
-            /// rest — first those its repossession vector lists — unmaps and
-            /// frees them, and records them in its application area.
+            /// rest, whatever the target is doing (enforced from the timer,
+            /// in bounded, restartable rounds of at most 32 frames): first
+            /// listed frames only it maps, then unmapped ones, then frames
+            /// only it maps (highest first), then frames others map too. It
+            /// removes every mapping of each taken frame in every
+            /// environment, frees it, and records it in the target's
+            /// application area. `count` 0 cancels the request.
             ///
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
@@ -250,14 +308,25 @@ macro_rules! for_each_call {
             /// handler ends its slot in time (ticks it ran past the slot's
             /// end are charged; strikes reset).
             ///
-            /// Checks: `target` is 0 or names a live environment
-            /// (`BadEnv`) that can run now (`Busy`: created, sleeping or
-            /// waiting for a reply). If no time is left in the slot the
-            /// yield is plain. Changes: who runs.
+            /// `target` is a target word ([`call_target`](crate::call_target)):
+            /// the environment id in the low 32 bits, and in the high 32
+            /// bits the slot of the caller's capability for it, which must
+            /// carry [`rights::CALL`](crate::rights::CALL) — the target
+            /// (or whoever created it) hands that out, so nobody can push
+            /// its time onto an environment that did not agree.
+            ///
+            /// Checks: the id is 0 or names a live environment (`BadEnv`;
+            /// the caller's own id is a plain yield and needs no
+            /// capability) that can run now (`Busy`: created, sleeping or
+            /// waiting for a reply); the slot holds a capability for that
+            /// environment (`BadCap`) with call (`Denied`). If no time is
+            /// left in the slot the yield is plain. Changes: who runs.
             21 => yield_cpu(target) -> [];
 
             /// Synchronous protected control transfer to environment
-            /// `target` (in `rdi`). Every other general register is the
+            /// `target` (in `rdi`, a target word as for `yield_cpu`: the
+            /// id, and the slot of the caller's capability for it with
+            /// [`rights::CALL`](crate::rights::CALL)). Every other general register is the
             /// message and reaches the callee intact, except: `rdi` becomes
             /// the caller's id (supplied by the kernel, unforgeable), `rcx`
             /// is 1 (synchronous), `rax` 0, `rsp` 0 (the callee's entry sets
@@ -270,8 +339,12 @@ macro_rules! for_each_call {
             /// Checks: `target` is a live environment other than the caller
             /// (`BadEnv`, `Invalid`) with a `PCT` entry — an environment
             /// accepts calls by registering one (`Denied`) — that is not
-            /// already serving a call or waiting for a reply (`Busy`).
-            /// Changes: who runs; the caller waits.
+            /// already serving a call or waiting for a reply, and has run
+            /// (`Busy`: also for a created environment never started with
+            /// `env_run`); the capability slot holds a capability for it
+            /// (`BadCap`) with call (`Denied`) — the callee or its creator
+            /// hands those out (boot programs started together get them
+            /// for each other). Changes: who runs; the caller waits.
             22 => pct_call(target) -> [];
 
             /// Asynchronous protected control transfer: as `pct_call`, but
@@ -279,7 +352,8 @@ macro_rules! for_each_call {
             /// donates the rest of its time to the callee and stays
             /// runnable (this call returns 0 to it when it next runs).
             ///
-            /// Checks: as `pct_call`. Changes: who runs.
+            /// Checks: as `pct_call` (the capability with call included).
+            /// Changes: who runs.
             23 => pct_send(target) -> [];
 
             /// Ends serving a protected control transfer. After a
@@ -364,18 +438,24 @@ macro_rules! for_each_call {
             /// the call never blocks — sleep on `SysInfo::console_in`).
             ///
             /// Checks: `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
-            /// (`Invalid`); the buffer writable (`BadAddress`, nothing
-            /// consumed). Changes: consumes the bytes returned.
+            /// (`Invalid`); the buffer below `USER_TOP` and writable
+            /// (`BadAddress`, nothing consumed; a zero-length buffer is
+            /// accepted at any `ptr` below `USER_TOP` and reads nothing).
+            /// Changes: consumes the bytes returned.
             30 => console_read(ptr, len) -> [read];
 
-            /// Reaps an ended child: returns its exit status (see
+            /// Reaps an ended environment: returns its exit status (see
             /// [`EnvEntry::exit_status`](crate::EnvEntry::exit_status)) and
-            /// frees its table row; the capability slot empties.
+            /// frees its table row; the capability slot empties. An ended
+            /// environment's row stays (a zombie) only while its creator is
+            /// alive, so in practice the creator reaps — but what is checked
+            /// is the capability, not the family tree.
             ///
-            /// Checks: the capability names an environment the caller
-            /// created (`BadCap`, `Denied`); it has ended (`Busy` while it
-            /// runs; `BadEnv` if it is gone or already reaped).
-            /// Changes: the row and the caller's slot.
+            /// Checks: the slot holds a capability naming an environment
+            /// (`BadCap`) with write (`Denied`, also while the environment
+            /// still runs); it has ended (`Busy` while it runs); its row is
+            /// waiting to be reaped (`BadEnv` if it is gone or already
+            /// reaped). Changes: the row and the caller's slot.
             31 => env_reap(env_slot) -> [status];
             /// Allocates a CPU time slot of CPU 0's slot vector to the
             /// caller and puts a capability for it (read, write, grant;
@@ -389,11 +469,16 @@ macro_rules! for_each_call {
             /// Returns the capability slot and the slot's index. Ownership
             /// takes effect at the next slot boundary.
             ///
+            /// The slot is charged to the caller's account (see
+            /// `env_limit_slots`).
+            ///
             /// Checks: `placement` known and `arg` inside the vector
-            /// (`Invalid`); `AT` a free slot (`Busy`); a free slot exists
-            /// (`NoMemory`); room in the capability list (`NoMemory`,
-            /// nothing allocated). Changes: one slot's owner and
-            /// generation; one capability slot.
+            /// (`Invalid`); the caller's account and every ancestor have
+            /// room for one more slot (`NoMemory`); `AT` a free slot
+            /// (`Busy`); a free slot exists (`NoMemory`); room in the
+            /// capability list (`NoMemory`, nothing allocated). Changes:
+            /// one slot's owner and generation; one capability slot; the
+            /// caller's account.
             32 => slot_alloc(placement, arg) -> [slot_cap, index];
 
             /// Frees the time slot named by the capability in `slot_cap` and
@@ -414,9 +499,12 @@ macro_rules! for_each_call {
             /// there.
             ///
             /// Checks: as `slot_free`; write on the target environment
-            /// (`Denied`, `BadEnv`); room in the target's list (`NoMemory`,
-            /// nothing changed). Changes: the slot's owner and generation;
-            /// one capability slot in each list.
+            /// (`Denied`, `BadEnv`); room in the target's list and, when
+            /// the target is charged to another account, room for one more
+            /// slot in that account and its ancestors (`NoMemory`, nothing
+            /// changed). Changes: the slot's owner and generation; one
+            /// capability slot in each list; the slot's charge moves to the
+            /// receiver's account.
             34 => slot_give(slot_cap, env_slot) -> [target_slot];
 
             /// Makes the environment named by `env_slot` ask for spare time
@@ -438,8 +526,10 @@ macro_rules! for_each_call {
             /// to `frames` frames and `envs` environments. Every
             /// environment is charged to one account: 1 environment plus 1
             /// frame (its application area) when created, 1 frame per
-            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader);
-            /// freeing, repossession and death give them back. A new
+            /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader)
+            /// and 1 per page-table frame its mappings made (`page_map`,
+            /// `page_batch`); freeing and repossession give frames back,
+            /// and the end of its teardown after death gives back the rest. A new
             /// environment is charged to its creator's account, so
             /// everything the environment creates from now on shares the
             /// new budget. Its current charges move into the new account.
@@ -461,22 +551,139 @@ macro_rules! for_each_call {
             36 => env_limit(env_slot, frames, envs) -> [];
 
             /// Reports the account the environment named by `env_slot` is
-            /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES)
-            /// or [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS)) the amount charged
+            /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES),
+            /// [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS) or
+            /// [`ACCOUNT_SLOTS`](crate::ACCOUNT_SLOTS)) the amount charged
             /// to the account and every account nested in it, and the
             /// account's own limit ([`ACCOUNT_UNLIMITED`](crate::ACCOUNT_UNLIMITED)
             /// for none; an ancestor's may bind first); and the account's
-            /// number (as in the environment table).
+            /// number (as in the environment table). Frames include page
+            /// tables (each row's `frames + tables + 1`) and destroyed
+            /// environments still being torn down.
             ///
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.
             37 => account_info(env_slot, kind) -> [used, limit, account];
+
+            /// Sets the FS base (`which` = [`BASE_FS`](crate::BASE_FS)) or
+            /// the GS base ([`BASE_GS`](crate::BASE_GS)) of the environment
+            /// named by `env_slot` to `value`: `%fs:`/`%gs:` addressing then
+            /// starts there (thread-local storage; Linux's `arch_prctl`).
+            /// Each environment has its own pair, switched with it, zero
+            /// when created, part of [`EnvState`](crate::EnvState). (A
+            /// program that loads a segment selector into FS or GS resets
+            /// that base, as the CPU does.)
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`);
+            /// `which` known and `value` below
+            /// [`layout::USER_TOP`](crate::layout::USER_TOP) (`Invalid`).
+            /// Changes: that base (at once, if it is the caller's own).
+            38 => env_set_base(env_slot, which, value) -> [];
+
+            /// Returns the FS base (`which` = [`BASE_FS`](crate::BASE_FS))
+            /// or the GS base ([`BASE_GS`](crate::BASE_GS)) of the
+            /// environment named by `env_slot`.
+            ///
+            /// Checks: read on the environment (`Denied`, `BadEnv`);
+            /// `which` known (`Invalid`). Changes: nothing.
+            39 => env_get_base(env_slot, which) -> [value];
+
+            /// Waits for the reply to the synchronous `pct_call` with
+            /// `ticket` that environment `callee` serves. A program does not
+            /// normally issue this itself: while a `pct_call` caller waits,
+            /// its registers say `pct_wait(callee, ticket)` with `rip` on
+            /// the `syscall` (Fluke's restart rule), so its exported state,
+            /// imported into any environment (itself included), resumes
+            /// the wait; the reply completes this call as it would have
+            /// completed the `pct_call` (`rax` 0, the reply registers,
+            /// `rdi` the callee). A ticket is unguessable and names one call
+            /// for the machine's life.
+            ///
+            /// Checks: `callee` is not the caller (`Invalid`); `callee` is
+            /// alive and serving the call with `ticket`
+            /// (`BadEnv`: that reply can never come — the callee died,
+            /// replied already, or its state was replaced); no other
+            /// environment waits for it (`Busy`; e.g. the original caller
+            /// still does). Changes: the caller waits (`ENV_WAITING`) and
+            /// gives the rest of its slot to the callee; the reply goes to
+            /// it.
+            40 => pct_wait(callee, ticket) -> [];
+
+            /// Derives a narrower capability from the one in `slot`: the
+            /// same name with `rights` (a subset of the source's), in the
+            /// first free slot of the caller's own list; returns that slot.
+            /// The child is recorded as derived from the source, so
+            /// `cap_revoke` on the source (or on anything the source was
+            /// derived from) takes it — and everything later derived or
+            /// granted from it, in any list — away. At most
+            /// [`CAP_DERIVE_DEPTH`](crate::CAP_DERIVE_DEPTH) derivations
+            /// (grants included) below the first.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`); `rights`
+            /// valid (`Invalid`) and no wider than the source's (`Denied`);
+            /// the derivation depth (`Invalid`); room in the list
+            /// (`NoMemory`). Needs no right: a child only ever has less.
+            /// Changes: one slot of the caller's list.
+            42 => cap_derive(slot, rights) -> [new_slot];
+
+            /// Revokes everything derived from the capability in `slot`:
+            /// removes from **every** environment's list each capability
+            /// that `cap_derive` or `cap_grant` made from it, directly or
+            /// through any number of further derivations and grants.
+            /// Returns how many were removed. The capability in `slot`
+            /// itself stays (drop it with `cap_drop`); bindings already made
+            /// with a removed capability (mappings) stay too — frames are
+            /// taken back with `frame_revoke`. Atomic: one pass over a
+            /// table of constant size.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`). Needs no
+            /// right: only what came from the caller's own capability goes.
+            /// Changes: slots of any list.
+            43 => cap_revoke(slot) -> [removed];
+
+            /// Puts the environment named by `env_slot` into a **new
+            /// sub-account** of the account it is charged to now, limited
+            /// to `slots` CPU time slots (frames and environments limited
+            /// only by the ancestors), as `env_limit` does for frames and
+            /// environments. Every slot an environment owns is charged to
+            /// its account and every ancestor: `slot_alloc` charges one,
+            /// a slot received by `slot_give` is charged to the receiver's
+            /// account (and given back by the giver's), `slot_free` and
+            /// death give it back. So a process tree holds at most the
+            /// slots its account allows, whatever its members do.
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`); the
+            /// new account at most [`ACCOUNT_MAX_DEPTH`](crate::ACCOUNT_MAX_DEPTH)
+            /// below the root (`Invalid`); the slots it owns now fit
+            /// `slots`, and kernel memory for the account (`NoMemory`,
+            /// nothing changed). Changes: the environment's account.
+            44 => env_limit_slots(env_slot, slots) -> [];
         }
     };
 }
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;
+
+/// `env_set_base`/`env_get_base`: the FS base.
+pub const BASE_FS: u64 = 0;
+/// `env_set_base`/`env_get_base`: the GS base.
+pub const BASE_GS: u64 = 1;
+
+/// The target word of `yield_cpu`, `pct_call` and `pct_send`: environment
+/// `env` (an id) and `cap_slot`, the slot of the caller's capability for it
+/// with [`rights::CALL`](crate::rights::CALL).
+pub const fn call_target(env: u64, cap_slot: u64) -> u64 {
+    (env & 0xffff_ffff) | (cap_slot << 32)
+}
+
+/// A capability slot that never holds a capability (for a target word when
+/// the caller has none: the call then fails with `BadCap`).
+pub const NO_CAP_SLOT: u64 = 0xffff_ffff;
+
+/// How many derivations (`cap_derive`, `cap_grant`) a capability can be
+/// below the first capability derived from.
+pub const CAP_DERIVE_DEPTH: u64 = 7;
 
 /// Maximum bytes one `console_write` accepts.
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;

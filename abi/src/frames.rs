@@ -26,5 +26,11 @@ pub const OWNER_RESERVED: u32 = 2;
 /// The owner was destroyed while other environments still mapped the
 /// frame; it is freed when the last mapping goes.
 pub const OWNER_ORPHAN: u32 = 3;
+/// Freeing the frame would have wrapped its generation: it is out of use for
+/// good, so no stale capability naming it can ever match a new owner.
+pub const OWNER_RETIRED: u32 = 4;
+/// The abort protocol is taking the frame from its owner: every mapping of
+/// it, in every environment, is being removed; nothing may map it anew.
+pub const OWNER_REVOKING: u32 = 5;
 /// Environment ids start here.
 pub const OWNER_FIRST_ENV: u32 = 0x100;

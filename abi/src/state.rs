@@ -25,16 +25,182 @@ pub struct Regs {
     pub rflags: u64,
 }
 
+/// Layout version of [`EnvState`]: `env_set_state` refuses any other.
+pub const ENV_STATE_VERSION: u64 = 2;
+
 /// An environment's complete user-visible state (`env_get_state`,
-/// `env_set_state`). A call in progress is part of `regs`: restartable calls
-/// leave `rip` on their `syscall` with advanced arguments.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// `env_set_state`), version [`ENV_STATE_VERSION`]. A call in progress is
+/// part of `regs`: restartable calls leave `rip` on their `syscall` with
+/// advanced arguments — a sleeper's registers say `env_sleep(mask)`, and a
+/// caller waiting for a synchronous `pct_call` reply says
+/// `pct_wait(callee, ticket)` — so the state, imported anywhere, continues
+/// the call. Build one with [`EnvState::new`] (version set, clean FPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct EnvState {
+    /// [`ENV_STATE_VERSION`].
+    pub version: u64,
+    /// Reserved; 0 (ignored on import). The status (`ENV_*`) is in the
+    /// environment table; an import clears sleep and wait.
+    pub reserved0: u64,
     /// General registers, `rip` and `rflags`.
     pub regs: Regs,
     /// Upcall entries by kind (see [`crate::upcall`]); 0 = none.
     pub upcalls: [u64; crate::upcall::KINDS],
+    /// FS base (`env_set_base`; `%fs:` addressing, thread-local storage).
+    pub fs_base: u64,
+    /// GS base (`env_set_base`; `%gs:` addressing).
+    pub gs_base: u64,
+    /// The x87/MMX/SSE state in FXSAVE format.
+    pub fpu: FpuState,
+    /// The protected control transfer it is serving, if any.
+    pub pct: PctState,
+    /// Installed wakeup predicates by slot.
+    pub preds: [PredState; crate::PRED_SLOTS],
+    /// Reserved (keeps the size a multiple of 16 with no padding); 0.
+    pub reserved: u64,
+}
+
+impl EnvState {
+    /// An all-zero state of the current version with a clean FPU.
+    pub const fn new() -> EnvState {
+        const Z: Regs = Regs {
+            rax: 0,
+            rbx: 0,
+            rcx: 0,
+            rdx: 0,
+            rsi: 0,
+            rdi: 0,
+            rbp: 0,
+            rsp: 0,
+            r8: 0,
+            r9: 0,
+            r10: 0,
+            r11: 0,
+            r12: 0,
+            r13: 0,
+            r14: 0,
+            r15: 0,
+            rip: 0,
+            rflags: 0,
+        };
+        EnvState {
+            version: ENV_STATE_VERSION,
+            reserved0: 0,
+            regs: Z,
+            upcalls: [0; crate::upcall::KINDS],
+            fs_base: 0,
+            gs_base: 0,
+            fpu: FpuState::CLEAN,
+            pct: PctState { serving: 0, caller: 0, ticket: 0, saved: Z },
+            preds: [PredState::EMPTY; crate::PRED_SLOTS],
+            reserved: 0,
+        }
+    }
+}
+
+impl Default for EnvState {
+    fn default() -> EnvState {
+        EnvState::new()
+    }
+}
+
+/// The x87/MMX/SSE register state in the 512-byte FXSAVE format (Intel
+/// SDM vol. 1 §10.5.1): FCW at byte 0, FSW 2, abridged FTW 4, MXCSR 24,
+/// ST0–ST7 at 32 (16 bytes each), XMM0–XMM15 at 160 (16 bytes each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
+pub struct FpuState {
+    /// The raw FXSAVE image.
+    pub bytes: [u8; 512],
+}
+
+/// MXCSR after reset: all SIMD exceptions masked, round to nearest.
+pub const MXCSR_DEFAULT: u32 = 0x1f80;
+/// x87 control word after `fninit`.
+pub const FCW_DEFAULT: u16 = 0x037f;
+
+impl FpuState {
+    /// The state of a new environment: as after `fninit` (empty x87 stack,
+    /// control word 0x37f), MXCSR 0x1f80, every register zero.
+    pub const CLEAN: FpuState = {
+        let mut bytes = [0u8; 512];
+        let fcw = FCW_DEFAULT.to_le_bytes();
+        bytes[0] = fcw[0];
+        bytes[1] = fcw[1];
+        let mx = MXCSR_DEFAULT.to_le_bytes();
+        bytes[24] = mx[0];
+        bytes[25] = mx[1];
+        bytes[26] = mx[2];
+        bytes[27] = mx[3];
+        FpuState { bytes }
+    };
+
+    /// The x87 control word.
+    pub fn fcw(&self) -> u16 {
+        u16::from_le_bytes([self.bytes[0], self.bytes[1]])
+    }
+
+    /// MXCSR.
+    pub fn mxcsr(&self) -> u32 {
+        u32::from_le_bytes([self.bytes[24], self.bytes[25], self.bytes[26], self.bytes[27]])
+    }
+
+    /// XMM register `i` (0..16) as two little-endian halves.
+    pub fn xmm(&self, i: usize) -> [u64; 2] {
+        let at = 160 + 16 * (i % 16);
+        let mut lo = [0u8; 8];
+        let mut hi = [0u8; 8];
+        lo.copy_from_slice(&self.bytes[at..at + 8]);
+        hi.copy_from_slice(&self.bytes[at + 8..at + 16]);
+        [u64::from_le_bytes(lo), u64::from_le_bytes(hi)]
+    }
+}
+
+impl Default for FpuState {
+    fn default() -> FpuState {
+        FpuState::CLEAN
+    }
+}
+
+/// A protected control transfer being served (`EnvState::pct`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct PctState {
+    /// 1 while serving a transfer (between the entry and `pct_reply`).
+    pub serving: u64,
+    /// The synchronous caller owed a reply (0: asynchronous, or owed to
+    /// nobody).
+    pub caller: u64,
+    /// The call's ticket (the caller's `pct_wait` names it); 0 with no
+    /// caller.
+    pub ticket: u64,
+    /// The state the transfer interrupted; `pct_reply` resumes it.
+    pub saved: Regs,
+}
+
+/// One wakeup-predicate slot (`EnvState::preds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct PredState {
+    /// Length of the program in bytes; 0: the slot is empty.
+    pub len: u64,
+    /// Its parameters (`pred_param`).
+    pub params: [u64; crate::pred::PARAMS],
+    /// The program as given to `pred_install` (first `len` bytes).
+    pub code: [u8; crate::pred::MAX_BYTES],
+}
+
+impl PredState {
+    /// An empty slot.
+    pub const EMPTY: PredState =
+        PredState { len: 0, params: [0; crate::pred::PARAMS], code: [0; crate::pred::MAX_BYTES] };
+}
+
+impl Default for PredState {
+    fn default() -> PredState {
+        PredState::EMPTY
+    }
 }
 
 /// What the kernel writes on the exception stack for an exception, page
@@ -48,7 +214,9 @@ pub struct ExceptionFrame {
     pub error: u64,
     /// Faulting address for page faults; 0 otherwise.
     pub addr: u64,
-    /// The interrupted registers; the handler resumes from them.
+    /// The interrupted registers; the handler resumes from them. The
+    /// interrupted x87/SSE state is not copied here: it is still live in
+    /// the unit while the handler runs (see [`crate::upcall`]).
     pub regs: Regs,
 }
 
@@ -129,15 +297,21 @@ pub struct EnvEntry {
     /// boot programs); see `env_limit` and `account_info`. Environments
     /// with the same value share one budget.
     pub account: u32,
-    /// Reserved; zero.
-    pub _reserved: u32,
+    /// Page-table frames its mappings made (beyond the root and the tables
+    /// of its application area, which come with the environment), charged
+    /// to its account beside `frames` until its teardown is finished.
+    pub tables: u32,
 }
 
-/// `account_info` kind: frames (owned frames plus one application-area
-/// frame per environment).
+/// `account_info` kind: frames (owned frames, one application-area frame
+/// per environment, and the page-table frames its mappings made — the
+/// `frames + tables + 1` of each environment-table row charged there,
+/// including destroyed environments whose teardown is not finished).
 pub const ACCOUNT_FRAMES: u64 = 0;
 /// `account_info` kind: environments.
 pub const ACCOUNT_ENVS: u64 = 1;
+/// `account_info` kind: CPU time slots owned.
+pub const ACCOUNT_SLOTS: u64 = 2;
 /// An account limit that never binds (the root account's).
 pub const ACCOUNT_UNLIMITED: u64 = u64::MAX;
 
@@ -163,3 +337,16 @@ pub const EXIT_KILLED: u64 = 1 << 32;
 
 const _: () = assert!(core::mem::size_of::<EnvEntry>() == 64);
 const _: () = assert!(core::mem::size_of::<Regs>() == 18 * 8);
+const _: () = assert!(core::mem::offset_of!(EnvState, fpu).is_multiple_of(16));
+const _: () = assert!(core::mem::size_of::<EnvState>().is_multiple_of(16));
+const _: () = assert!(
+    core::mem::size_of::<EnvState>()
+        == 16
+            + 18 * 8
+            + 8 * crate::upcall::KINDS
+            + 16
+            + 512
+            + (3 + 18) * 8
+            + crate::PRED_SLOTS * (8 + 8 * crate::pred::PARAMS + crate::pred::MAX_BYTES)
+            + 8
+);

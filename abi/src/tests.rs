@@ -2,11 +2,20 @@ use crate::{CALL_BASE, Call, Error, boot, layout};
 
 #[test]
 fn call_numbers_round_trip() {
-    for (i, &c) in Call::ALL.iter().enumerate() {
-        assert_eq!(c as usize, i, "table indices are dense and in order");
+    // Indices are in order; ranges reserved for calls being built on other
+    // branches may be missing (and are unknown numbers).
+    for pair in Call::ALL.windows(2) {
+        assert!((pair[0] as u64) < (pair[1] as u64), "table indices in order");
+    }
+    for &c in Call::ALL {
         assert_eq!(Call::from_number(c.number()), Some(c));
     }
-    assert_eq!(Call::from_number(CALL_BASE + Call::ALL.len() as u64), None);
+    let end = Call::ALL.last().map_or(0, |&c| c as u64 + 1);
+    for i in 0..=end {
+        let known = Call::ALL.iter().any(|&c| c as u64 == i);
+        assert_eq!(Call::from_number(CALL_BASE + i).is_some(), known, "index {i}");
+    }
+    assert_eq!(Call::from_number(CALL_BASE + end), None);
     // Linux numbers are never Oxok calls: they go to the foreign-call upcall.
     for linux_nr in [0u64, 1, 39, 60, 231, 435] {
         assert_eq!(Call::from_number(linux_nr), None);

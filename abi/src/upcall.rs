@@ -7,6 +7,13 @@
 //! the interrupted `rsp` when the handler itself faulted), then starts the
 //! handler with `rdi` pointing at it and `rsp` just below it (as if called).
 //! The handler resumes the interrupted code itself, without the kernel.
+//!
+//! The handler runs with the interrupted code's x87/SSE state (and FS/GS
+//! bases) still live in the registers: the kernel neither saves nor resets
+//! them for an upcall, so a handler that uses x87/SSE must save and restore
+//! what it changes (FXSAVE/FXRSTOR on its exception stack) before resuming
+//! the interrupted code. The same holds for a protected control transfer's
+//! entry: the callee runs with its own unit state as it last left it.
 
 /// Any exception without a more specific entry.
 pub const EXCEPTION: u64 = 0;

@@ -3,7 +3,7 @@
 //! environment and 1 frame (its application area) when it is created, 1
 //! frame per frame it owns (`frame_alloc`, `frame_alloc_for`, the loader)
 //! — and uncharged when it frees a frame, when the abort protocol or
-//! `EnvTable::collect` takes one, and all at once when it is destroyed.
+//! `EnvTable::collect` takes one, and all at once when its teardown ends.
 //! Frames that outlive their owner as orphans (another environment still
 //! maps them) are uncharged at that moment: the mapper holds them now.
 //!
@@ -14,8 +14,14 @@
 //! grant (`Error::NoMemory` beyond it, nothing changed). Boot programs are
 //! charged to the unlimited root account.
 //!
-//! Page-table frames are not charged yet (each environment's are bounded by
-//! its mappings, and environments by the environment limit). CPU needs no
+//! Page-table frames a mapping makes are charged to the mapped
+//! environment's account (`env::map_frame`); a destroyed environment stays
+//! charged until its teardown is finished (`EnvTable::reap`).
+//!
+//! CPU time slots are charged too: 1 per slot an environment owns
+//! (`slot_alloc`, a slot received by `slot_give`), given back when it frees
+//! or gives the slot away and when it dies (`sched::kill`); `env_limit_slots`
+//! makes a sub-account with a slot limit. CPU time itself needs no
 //! account: an environment runs only in slots it owns or in spare time
 //! lent round robin (`slots.rs`).
 
@@ -52,6 +58,17 @@ pub fn charge(id: AccountId, frames: u64, envs: u64) -> Result<(), Error> {
 /// Gives back what [`charge`] took.
 pub fn uncharge(id: AccountId, frames: u64, envs: u64) {
     with(|a| a.uncharge(id, Amount::new(frames, envs)));
+}
+
+/// Charges `slots` CPU time slots to `id` and its ancestors, or refuses
+/// with `NoMemory` and charges nothing.
+pub fn charge_slots(id: AccountId, slots: u64) -> Result<(), Error> {
+    with(|a| a.charge(id, Amount::slots(slots))).map_err(error)
+}
+
+/// Gives back what [`charge_slots`] took.
+pub fn uncharge_slots(id: AccountId, slots: u64) {
+    with(|a| a.uncharge(id, Amount::slots(slots)));
 }
 
 /// True if account `inner` is `outer` or nested inside it.

@@ -74,6 +74,18 @@ pub fn parse(line: &str) -> Cmdline {
             }
         } else if crate::slots::config_word(&mut c.slots, word) {
             // A slot-clock parameter, taken (or refused with a warning).
+        } else if let Some(n) = word.strip_prefix("gen_limit=") {
+            match n.parse::<u32>() {
+                Ok(n) if n >= 2 => crate::env::set_gen_limit(n),
+                _ => log::warn!("cmdline: gen_limit must be a number >= 2"),
+            }
+        } else if let Some(n) = word.strip_prefix("frame_gen_limit=") {
+            match n.parse::<u32>() {
+                Ok(n) if n >= 2 => crate::mem::frame::set_gen_limit(n),
+                _ => log::warn!("cmdline: frame_gen_limit must be a number >= 2"),
+            }
+        } else if crate::fpu::config_word(word) {
+            // `fpu=eager|lazy`, taken (or refused with a warning).
         } else if word == "ktest" {
             c.ktest = true;
         } else if !word.starts_with("log=") {

@@ -5,16 +5,16 @@
 use crate::account;
 use crate::arch::trapframe::TrapFrame;
 use crate::mem::paging::AddressSpace;
-use crate::mem::{PAGE_SIZE, exposed, frame};
+use crate::mem::{exposed, frame};
 use alloc::boxed::Box;
 use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
-use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
-use oxok_abi::frames::{OWNER_FREE, OWNER_RESERVED};
+use core::sync::atomic::{AtomicU32, Ordering};
+use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL};
 use oxok_abi::layout::{APP_AREA, pte};
 use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
-use oxok_cap::{Cap, CapList, Kind, Name, Rights};
+use oxok_cap::{Cap, CapList, Name, Rights};
 
 /// Most environments alive at once (the exposed table's rows).
 pub const MAX_ENVS: usize = oxok_abi::layout::ENV_TABLE_ROWS;
@@ -22,8 +22,28 @@ const INDEX_BITS: u32 = 10;
 
 /// An environment id: `generation << 10 | slot`. Generations start at 1, so
 /// every id is ≥ `OWNER_FIRST_ENV`, and a slot's next environment gets a new
-/// id (stale capabilities and ids stop matching).
+/// id (stale capabilities and ids stop matching). Generations never wrap: a
+/// row whose generation reached [`gen_limit`] is retired for good, so no
+/// capability or id naming an environment of the past can ever match a new
+/// one.
 pub type EnvId = u32;
+
+/// Highest generation an environment-table row may reach (22 bits).
+pub const MAX_GENERATION: u32 = (1 << (32 - INDEX_BITS)) - 1;
+
+static GEN_LIMIT: AtomicU32 = AtomicU32::new(MAX_GENERATION);
+
+/// The generation at which a row is retired ([`MAX_GENERATION`] unless the
+/// `gen_limit=` test aid narrowed it).
+pub fn gen_limit() -> u32 {
+    GEN_LIMIT.load(Ordering::Relaxed)
+}
+
+/// Narrows the generation limit (the `gen_limit=` command-line word, a
+/// test aid so that retirement can be seen in seconds).
+pub fn set_gen_limit(limit: u32) {
+    GEN_LIMIT.store(limit.clamp(1, MAX_GENERATION), Ordering::Relaxed);
+}
 
 /// The capability name guarding environment `id`.
 pub fn env_name(id: EnvId) -> Name {
@@ -80,9 +100,25 @@ pub struct Env {
     /// scheduler; exposed at `layout::RUN_STATS`.
     pub account: oxok_slots::Account,
     /// The resource account it is charged to (`crate::account`): 1
-    /// environment and `owned.len() + 1` frames (the `+ 1` is its
-    /// application area), always.
+    /// environment and [`Env::charged_frames`] frames, always (and until
+    /// its teardown is finished, after it is destroyed).
     pub quota: crate::account::AccountId,
+    /// Page-table frames its mappings made, charged to `quota` (the root
+    /// and the tables of the application area are part of the environment
+    /// charge).
+    pub pt_charged: u64,
+    /// Whether it is on the kernel's sleeper list (never listed twice).
+    pub sleep_listed: bool,
+    /// Its x87/SSE state and FS/GS bases (`crate::fpu`).
+    pub ext: crate::fpu::Extended,
+    /// While serving a synchronous transfer: the caller it arrived from and
+    /// the call's ticket (`None` while serving an asynchronous one, or one
+    /// whose reply is owed to nobody).
+    pub pct_caller: Option<(EnvId, u64)>,
+    /// While waiting (`waiting_for`): the ticket of the call it waits on.
+    pub wait_ticket: u64,
+    /// CPU time slots it owns, charged to `quota`.
+    pub slots: u64,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -91,6 +127,10 @@ pub struct Pred {
     pub program: oxok_pred::Program,
     /// Its parameters.
     pub params: [u64; oxok_abi::pred::PARAMS],
+    /// The program as installed (first `len` bytes), for state export.
+    pub code: [u8; oxok_abi::pred::MAX_BYTES],
+    /// Its length in bytes.
+    pub len: usize,
 }
 
 impl Env {
@@ -115,6 +155,12 @@ impl Env {
 }
 
 impl Env {
+    /// Frames charged to its account for it: those it owns, its
+    /// application area and the page tables its mappings made.
+    pub fn charged_frames(&self) -> u64 {
+        self.owned.len() as u64 + 1 + self.pt_charged
+    }
+
     /// Refreshes its row of the exposed environment table.
     pub fn publish(&self) {
         let mut name = [0u8; 16];
@@ -133,7 +179,7 @@ impl Env {
                 name,
                 exit_status: 0,
                 account: self.quota,
-                _reserved: 0,
+                tables: self.pt_charged.min(u64::from(u32::MAX)) as u32,
             },
         );
     }
@@ -144,19 +190,25 @@ struct Slot {
     env: Option<Box<Env>>,
     /// An ended environment's row, kept until its creator reaps it.
     zombie: Option<EnvEntry>,
+    /// Its last environment is still being torn down: the row is not
+    /// reused until that is finished (so at most `MAX_ENVS` are dying).
+    tearing: bool,
 }
 
-/// A destroyed environment whose resources are still being released.
+/// A destroyed environment whose resources are still being released; its
+/// account stays charged (1 environment, `frames` frames) until then.
 struct Dying {
     id: EnvId,
     space: AddressSpace,
     cursor: u64,
     app_area: u64,
     owned: BTreeSet<u64>,
+    quota: account::AccountId,
+    frames: u64,
 }
 
-/// Page-directory entries the reaper examines per kernel entry: bounds the
-/// time any one entry spends tearing down destroyed environments.
+/// Last-level page tables the reaper tears down per kernel entry: bounds
+/// the time any one entry spends tearing down destroyed environments.
 pub const REAP_BUDGET: usize = 64;
 
 /// All environments, by slot, and those being torn down.
@@ -172,8 +224,9 @@ impl EnvTable {
     /// An empty table.
     pub fn new() -> EnvTable {
         let mut slots = Vec::with_capacity(MAX_ENVS);
-        slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None, zombie: None });
-        EnvTable { slots, dying: VecDeque::new() }
+        slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None, zombie: None, tearing: false });
+        // Rows stay taken while torn down, so this never grows.
+        EnvTable { slots, dying: VecDeque::with_capacity(MAX_ENVS) }
     }
 
     /// Creates an environment: empty address space, application area, and a
@@ -197,7 +250,12 @@ impl EnvTable {
 
     fn build(&mut self, name: &str, parent: EnvId, quota: account::AccountId) -> Result<EnvId, Error> {
         crate::mem::heap::reserve(size_of::<Env>() + size_of::<CapList<CAP_SLOTS>>() + 1024)?;
-        let index = self.slots.iter().position(|s| s.env.is_none() && s.zombie.is_none()).ok_or(Error::NoMemory)?;
+        let limit = gen_limit();
+        let index = self
+            .slots
+            .iter()
+            .position(|s| s.env.is_none() && s.zombie.is_none() && !s.tearing && s.generation < limit)
+            .ok_or(Error::NoMemory)?;
         let mut space = AddressSpace::new()?;
         let app_area = match frame::with(|f| f.alloc(OWNER_KERNEL)) {
             Some(pa) => pa,
@@ -212,10 +270,11 @@ impl EnvTable {
             return Err(e);
         }
         let slot = &mut self.slots[index];
-        slot.generation = match slot.generation.wrapping_add(1) & ((1 << (32 - INDEX_BITS)) - 1) {
-            0 => 1,
-            g => g,
-        };
+        // Below the limit (checked above), so this never wraps.
+        slot.generation += 1;
+        if slot.generation >= limit {
+            log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
+        }
         let id = (slot.generation << INDEX_BITS) | index as u32;
         let mut caps = Box::new(CapList::new());
         let _ = caps.insert_at(0, Cap::new(env_name(id), Rights::ALL));
@@ -238,6 +297,12 @@ impl EnvTable {
             preds: Default::default(),
             account: oxok_slots::Account::new(),
             quota,
+            pt_charged: 0,
+            sleep_listed: false,
+            ext: crate::fpu::Extended::new(),
+            pct_caller: None,
+            wait_ticket: 0,
+            slots: 0,
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));
@@ -252,6 +317,11 @@ impl EnvTable {
         slot.env.as_deref_mut().filter(|e| e.id == id)
     }
 
+    /// The live environment in table row `row`, if any.
+    pub fn by_row(&mut self, row: usize) -> Option<&mut Env> {
+        self.slots.get_mut(row)?.env.as_deref_mut()
+    }
+
     /// True if `id` names a live environment.
     pub fn alive(&self, id: EnvId) -> bool {
         self.slots.get((id as usize) & (MAX_ENVS - 1)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
@@ -262,7 +332,8 @@ impl EnvTable {
     /// release of everything it owns for [`Self::reap`], which works in
     /// bounded steps: its mappings, page tables, application area, and every
     /// frame it owns — or, for a frame another environment still maps,
-    /// hands it to the orphan owner so the last unmapping frees it.
+    /// hands it to the orphan owner so the last unmapping frees it. Its
+    /// account stays charged, and its table row taken, until that is done.
     ///
     /// If its creator is alive, its row stays as an `ENV_ZOMBIE` with
     /// `status` until the creator reaps it ([`Self::take_zombie`]). Zombies
@@ -276,16 +347,21 @@ impl EnvTable {
         let parent = env.parent;
         let row_index = (id as usize) & (MAX_ENVS - 1);
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
+        let frames = env.charged_frames();
         let Env { space, app_area, owned, caps, name, runs, quota, .. } = *env;
-        // Everything it is charged for goes back now; frames that live on
-        // as orphans are the mappers' to hold.
-        account::uncharge(quota, owned.len() as u64 + 1, 1);
-        account::with(|a| a.detach(quota));
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);
         }
         space.deactivate();
-        self.dying.push_back(Dying { id, space, cursor: 0, app_area, owned });
+        // Rows are taken while dying, so there is always room: the queue
+        // was reserved for every row at boot and never grows.
+        slot.tearing = true;
+        if self.dying.len() < self.dying.capacity() || self.dying.try_reserve(1).is_ok() {
+            // Newest first: the budget below finishes a small one at once.
+            self.dying.push_front(Dying { id, space, cursor: 0, app_area, owned, quota, frames });
+        } else {
+            log::error!("env {id}: no room to queue its teardown");
+        }
         if parent != 0 && self.alive(parent) {
             let mut row_name = [0u8; 16];
             let n = name.len().min(15);
@@ -336,64 +412,21 @@ impl EnvTable {
         }
     }
 
-    /// Continues tearing down destroyed environments for at most `budget`
-    /// page-directory entries (`usize::MAX`: until done). Returns true when
-    /// nothing is left to reap.
-    pub fn reap(&mut self, budget: usize) -> bool {
-        let Some(d) = self.dying.front_mut() else { return true };
-        let mut unreachable = Vec::new();
-        let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
-            let pa = entry & pte::ADDRESS_MASK;
-            if release_mapping(pa) {
-                unreachable.push(pa / PAGE_SIZE);
-            }
-        });
-        for pfn in unreachable {
-            self.collect(pfn);
-        }
-        if !done {
-            return false;
-        }
-        let Some(Dying { id, app_area, owned, .. }) = self.dying.pop_front() else { return true };
-        publish_heap();
-        frame::with(|f| {
-            f.free(app_area);
-            for pfn in owned {
-                let Some(e) = f.entry_mut(pfn) else { continue };
-                if e.owner != id {
-                    continue;
-                }
-                if e.maps == 0 {
-                    f.free(pfn * PAGE_SIZE);
-                } else {
-                    e.owner = OWNER_ORPHAN;
-                }
-            }
-        });
-        self.dying.is_empty()
-    }
-
-    /// Frees frame `pfn` if it belongs to a live environment and nothing
-    /// reaches it any more: no mapping and no capability anywhere. Its owner
-    /// could never name it again, so this is no policy, only the end of a
-    /// leak (a page the libOS unmapped after dropping its capability, or a
-    /// copy-on-write original whose last sharer died).
-    pub fn collect(&mut self, pfn: u64) {
-        let Some(entry) = frame::with(|f| f.entry(pfn).copied()) else { return };
-        if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
-            return;
-        }
-        let Some(env) = self.get(entry.owner) else { return };
-        frame::with(|f| f.free(pfn * PAGE_SIZE));
-        if env.owned.remove(&pfn) {
-            account::uncharge(env.quota, 1, 0);
-        }
-        env.publish();
-    }
-
     /// Ids of the live environments for which `f` holds.
     pub fn ids_where(&self, mut f: impl FnMut(&Env) -> bool) -> Vec<EnvId> {
         self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
+    }
+
+    /// The creator recorded in ended environment `id`'s zombie row, if it
+    /// has one (`env_reap` reaps on the creator's behalf).
+    pub fn zombie_parent(&self, id: EnvId) -> Option<EnvId> {
+        let slot = self.slots.get((id as usize) & (MAX_ENVS - 1))?;
+        slot.zombie.filter(|z| z.id == id).map(|z| z.parent)
+    }
+
+    /// Every live environment, in table order.
+    pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
+        self.slots.iter_mut().filter_map(|s| s.env.as_deref_mut())
     }
 
     /// Number of live environments.
@@ -402,64 +435,11 @@ impl EnvTable {
     }
 }
 
-/// The frame number a frame capability names, if it is one.
-pub fn frame_of_cap(cap: &Cap) -> Option<u64> {
-    let comps = cap.name.components();
-    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| comps[1])
-}
-
-/// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
-/// the frame table's `refs`, if `cap` names a frame of the current
-/// generation (a stale capability names nothing any more).
-pub fn count_frame_ref(cap: &Cap, delta: i32) {
-    let comps = cap.name.components();
-    if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
-        return;
-    }
-    frame::with(|f| {
-        if let Some(e) = f.entry_mut(comps[1])
-            && u64::from(e.generation) == comps[2]
-            && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED)
-        {
-            e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
-        }
-    });
-}
-
 /// Publishes the kernel heap's use in the system-information page.
 fn publish_heap() {
     let (used, _) = crate::mem::heap::usage();
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
-/// Maps frame `pa` into `env`'s space at `va` and counts the mapping.
-pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
-    env.space.map(va, pa, flags)?;
-    frame::with(|f| {
-        if let Some(e) = f.entry_mut(pa / PAGE_SIZE) {
-            e.maps = e.maps.saturating_add(1);
-        }
-    });
-    Ok(())
-}
-
-/// Drops one mapping of the frame at `pa`; an orphaned frame is freed when
-/// its last mapping goes. Returns true if an environment's frame just
-/// became unreachable (no mapping, no capability): the caller passes it to
-/// [`EnvTable::collect`].
-pub fn release_mapping(pa: u64) -> bool {
-    frame::with(|f| {
-        let (free, unreachable) = match f.entry_mut(pa / PAGE_SIZE) {
-            Some(e) => {
-                e.maps = e.maps.saturating_sub(1);
-                let idle = e.maps == 0;
-                (e.owner == OWNER_ORPHAN && idle, e.owner >= OWNER_FIRST_ENV && idle && e.refs == 0)
-            }
-            None => (false, false),
-        };
-        if free {
-            f.free(pa);
-        }
-        unreachable
-    })
-}
+mod reap;
+pub use reap::{count_frame_ref, frame_of_cap, map_frame, release_mapping};

@@ -22,10 +22,12 @@ mod boot;
 mod mem;
 
 mod account;
+mod bootcaps;
 mod calls;
 mod cmdline;
 mod console;
 mod env;
+mod fpu;
 mod ktest;
 mod loader;
 mod log;
@@ -60,6 +62,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     }
 
     arch::init();
+    fpu::init();
     if let Err(e) = mem::frame::init(&boot) {
         panic!("frame allocator: {e:?}");
     }
@@ -80,6 +83,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
 
     let cmd = cmdline::parse(boot.cmdline());
+    ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
     let archive = match boot.modules().first() {
         Some(m) => mem::phys::bytes(m.start, (m.end - m.start) as usize),
         None => {
@@ -97,6 +101,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
         sleepers: alloc::vec::Vec::with_capacity(env::MAX_ENVS),
+        revoking: alloc::boxed::Box::new(revoke::Repossess::new()),
     });
 
     if cmd.ktest {

@@ -87,6 +87,8 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let Some(env) = k.envs.get(e) else { return };
     env.space.activate();
     *frame = env.regs;
+    crate::fpu::switch_to(&mut k.envs, e);
+    let Some(env) = k.envs.get(e) else { return };
     env.status = ENV_RUNNING;
     env.runs += 1;
     env.publish();
@@ -184,6 +186,10 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
 /// dropped; the new one's registers are not loaded yet).
 pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     let now = crate::timer::ticks();
+    if k.ticked < now {
+        // Deadlines hold whatever the target does: bounded work per tick.
+        crate::revoke::step(k, crate::revoke::STEP_BUDGET);
+    }
     while k.ticked < now {
         k.ticked += 1;
         wake_sleepers(k);
@@ -228,6 +234,7 @@ pub fn wake_sleepers(k: &mut Kernel) {
             continue;
         };
         if env.status != oxok_abi::ENV_SLEEPING {
+            env.sleep_listed = false;
             k.sleepers.swap_remove(i);
             continue;
         }
@@ -243,6 +250,7 @@ pub fn wake_sleepers(k: &mut Kernel) {
         };
         if wake {
             env.status = ENV_RUNNABLE;
+            env.sleep_listed = false;
             env.publish();
             k.sleepers.swap_remove(i);
         } else {
@@ -302,20 +310,27 @@ fn start_step(k: &mut Kernel) -> bool {
         return false;
     }
     let Some(step) = k.steps.pop_front() else { return false };
+    crate::revoke::drain(k);
     while !k.envs.reap(usize::MAX) {}
+    let mut started = alloc::vec::Vec::new();
     for prog in &step {
         match crate::loader::load(&mut k.envs, k.archive, &prog.argv) {
             Ok(id) => {
                 log::info!("env {id} ({}) started", prog.argv[0]);
                 make_runnable(k, id);
+                if started.try_reserve(1).is_ok() {
+                    started.push(id);
+                }
             }
             Err(e) => log::error!("cannot start {:?}: {e}", prog.argv[0]),
         }
     }
+    crate::bootcaps::introduce(&mut k.envs, &started);
     true
 }
 
 fn halt(k: &mut Kernel) -> ! {
+    crate::revoke::drain(k);
     while !k.envs.reap(usize::MAX) {}
     let blocked = k.envs.ids_where(|e| e.waiting_for.is_some());
     if !blocked.is_empty() {
@@ -328,8 +343,9 @@ fn halt(k: &mut Kernel) -> ! {
     let alive = k.envs.count();
     log::info!("no runnable environments left ({alive} alive); halting");
     if alive == 0 {
-        let free = crate::mem::frame::with(|f| f.free_count());
-        match k.baseline_free_frames.checked_sub(free) {
+        let (free, retired) = crate::mem::frame::with(|f| (f.free_count(), f.retired()));
+        // Retired frames (generation limit) are out of use for good, not lost.
+        match k.baseline_free_frames.checked_sub(free + retired) {
             Some(0) => {
                 let (used, _) = crate::mem::heap::usage();
                 log::info!("frames: all {free} free again, none leaked; kernel heap {used} bytes in use")
@@ -364,19 +380,23 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
+    // Its slots go back to the vector below (or already did, after an
+    // overrun): give back their charge while its account is known.
+    if let Some(env) = k.envs.get(id) {
+        crate::account::uncharge_slots(env.quota, env.slots);
+        env.slots = 0;
+    }
     if k.envs.destroy(id, status).is_err() {
         log::warn!("env {id}: destroy of a dead environment");
         return;
     }
+    crate::fpu::forget(id);
     // An end changes the exposed environment table (the row turns zombie):
     // a parent waiting for it wakes now, not at the next tick.
     wake_sleepers(k);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
-            env.waiting_for = None;
-            env.regs.rax = oxok_abi::Error::BadEnv.code();
-            env.status = ENV_RUNNABLE;
-            env.publish();
+            crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);
         }
     }
     match k.sched.remove(id, &mut View(&mut k.envs)) {

@@ -28,6 +28,9 @@ pub struct Kernel {
     pub baseline_free_frames: usize,
     /// Environments asleep on wakeup predicates.
     pub sleepers: Vec<EnvId>,
+    /// The abort protocol's progress (one bounded, restartable round at a
+    /// time; see `revoke`).
+    pub revoking: Box<crate::revoke::Repossess>,
     /// Boot programs not started yet, in steps (see `cmdline`).
     pub steps: VecDeque<Vec<crate::cmdline::Program>>,
 }

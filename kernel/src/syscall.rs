@@ -72,6 +72,7 @@ pub fn handle(frame: &mut TrapFrame) {
                 if k.current == Some(caller) {
                     revoke::enforce(k, caller, frame);
                 }
+                revoke::step(k, revoke::STEP_BUDGET);
             }
             None if nr.wrapping_sub(CALL_BASE) < CALL_RANGE => frame.rax = Error::BadCall.code(),
             None => {

@@ -11,6 +11,7 @@ use crate::{revoke, sched, state};
 use oxok_abi::upcall as kinds;
 
 const PAGE_FAULT: u64 = 14;
+const DEVICE_NOT_AVAILABLE: u64 = 7;
 /// First vector that is an interrupt rather than an exception.
 const FIRST_IRQ: u64 = 32;
 
@@ -30,6 +31,11 @@ pub fn handle(frame: &mut TrapFrame) {
             sched::resume(k, frame);
             return;
         };
+        if frame.vector == DEVICE_NOT_AVAILABLE && crate::fpu::device_not_available(&mut k.envs, id) {
+            // Lazy FPU switching: its state is in the unit now; retry.
+            sched::resume(k, frame);
+            return;
+        }
         let kind = if frame.vector == PAGE_FAULT { kinds::PAGE_FAULT } else { kinds::EXCEPTION };
         let ev = Event { kind, vector: frame.vector, error: frame.error, addr };
         let delivered = match k.envs.get(id) {

@@ -36,7 +36,7 @@ use oxok_elf::{Elf, ElfError, Segment};
 use stack::InitialStack;
 pub use wait::{ExitStatus, wait};
 
-pub use options::SpawnOptions;
+pub use options::{MAX_CALLS, SpawnOptions};
 
 /// Start of the scratch region where [`spawn`] maps a child's frames into
 /// the caller's own space while it fills them: far above programs (linked at
@@ -166,15 +166,16 @@ pub fn spawn_image_with(image: &[u8], argv: &[&str], opts: &SpawnOptions<'_>) ->
     // argv alone must fit before anything is created.
     InitialStack::new(&elf, argv, &[]).ok_or(SpawnError::BadArguments)?;
     let table = opts.table().map_err(SpawnError::Descriptor)?;
+    let calls = opts.calls();
     match opts.explicit_env() {
-        Some(envp) => create(&elf, argv, envp, &table),
-        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table)),
+        Some(envp) => create(&elf, argv, envp, &table, &calls),
+        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table, &calls)),
     }
 }
 
 /// Creates the child, completes its environment `envp` with the
 /// descriptors of `table`, and builds and starts it.
-fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Result<Child, SpawnError> {
+fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable, calls: &[u64]) -> Result<Child, SpawnError> {
     let [slot, id] = sys::env_create()?;
     // Name the child after its program (argv[0]), for logs and the table.
     if let Some(name) = argv.first() {
@@ -183,7 +184,7 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Re
     }
     let built = inherit::with_child_env(id, slot, table, envp, |envp| {
         let initial = InitialStack::new(elf, argv, envp).ok_or(SpawnError::BadArguments)?;
-        build(slot, elf, &initial).map_err(SpawnError::Kernel)
+        build(slot, elf, &initial, calls).map_err(SpawnError::Kernel)
     });
     match built.map_err(SpawnError::Descriptor).and_then(|r| r) {
         Ok(()) => Ok(Child { slot, id }),
@@ -199,7 +200,7 @@ fn create(elf: &Elf<'_>, argv: &[&str], envp: &[&str], table: &ChildTable) -> Re
 
 /// Fills the new environment `child` (capability slot) with the program and
 /// its stack, sets its registers and makes it runnable.
-fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>) -> Result<(), Error> {
+fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, calls: &[u64]) -> Result<(), Error> {
     let mut loader = Loader::new(child);
     for segment in elf.segments() {
         load_segment(&mut loader, &segment)?;
@@ -218,6 +219,10 @@ fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>) -> Result<(), Er
     let regs = Regs { rip: elf.entry(), rsp: initial.sp(), rflags: START_RFLAGS, ..Regs::default() };
     let state = EnvState { regs, ..EnvState::default() };
     sys::env_set_state(child, &raw const state as u64)?;
+    crate::callcap::pass_on(child);
+    for &env in calls.iter().filter(|&&e| e != 0) {
+        crate::callcap::grant_call(env, child);
+    }
     sys::env_run(child)?;
     Ok(())
 }

@@ -157,7 +157,7 @@ pub fn call(server: u64, number: u64, args: &[u64]) -> Result<Results, LrpcError
 
 /// Gives the busy server the CPU (directed yield), or yields plainly.
 fn backoff(server: u64) {
-    if sys::yield_cpu(server).is_err() {
+    if crate::callcap::yield_to(server).is_err() {
         let _ = sys::yield_cpu(0);
     }
 }

@@ -30,8 +30,15 @@ pub const WORDS: usize = 9;
 pub type Msg = [u64; WORDS];
 
 /// Synchronous transfer to environment `target`: returns the callee's id
-/// and its reply.
+/// and its reply. The credential is this environment's call capability
+/// for `target` ([`crate::callcap`]); without one the kernel refuses with
+/// `BadCap`.
 pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
+    crate::callcap::with_target(target, |word| call_word(word, msg))
+}
+
+/// [`call`] with a kernel target word (`oxok_abi::call_target`).
+pub fn call_word(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
     let mut m = *msg;
     let (rax, rdi): (u64, u64);
     // SAFETY: `syscall` into the kernel; per the ABI every register except
@@ -63,8 +70,14 @@ pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
 }
 
 /// Asynchronous transfer: the callee gets `msg` and the rest of this
-/// environment's time; returns when this environment next runs.
+/// environment's time; returns when this environment next runs. The
+/// credential as for [`call`].
 pub fn send(target: u64, msg: &Msg) -> Result<(), Error> {
+    crate::callcap::with_target(target, |word| send_word(word, msg))
+}
+
+/// [`send`] with a kernel target word (`oxok_abi::call_target`).
+pub fn send_word(target: u64, msg: &Msg) -> Result<(), Error> {
     let rax: u64;
     // SAFETY: as in `call`; nothing comes back but the status.
     unsafe {

@@ -193,7 +193,7 @@ pub fn ping_pong(counter: &AtomicU64, side: u64, partner: u64, rounds: u64) -> R
         } else if !proc::alive(partner) {
             return Err(PingPongError::PartnerGone);
         }
-        if sys::yield_cpu(partner).is_err() {
+        if crate::callcap::yield_to(partner).is_err() {
             let _ = sys::yield_cpu(0);
         }
     }

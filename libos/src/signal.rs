@@ -184,8 +184,9 @@ pub fn accept_forwarding(on: bool) {
 }
 
 /// Sends `sig` to process `pid`. Errors: `Invalid` (no such signal),
-/// `BadEnv` (no live process `pid`), `Denied` (the target refused: the
-/// caller is not its ancestor; or it accepts no transfers), `Busy` (still
+/// `BadEnv` (no live process `pid`), `Denied` (no call capability for it —
+/// see [`crate::callcap`] — or the target refused: the caller is not its
+/// ancestor; or it accepts no transfers), `Busy` (still
 /// busy after [`TRIES`] transfers). A signal to the caller itself is
 /// delivered at once, without a transfer.
 pub fn kill(pid: Pid, sig: i32) -> Result<(), Error> {
@@ -233,6 +234,9 @@ fn transfer(target: Pid, msg: Msg) -> Result<(), Error> {
                 c => return Err(Error::from_code(c).unwrap_or(Error::Invalid)),
             },
             Err(Error::Busy) => {}
+            // No call capability for the target: nobody handed this
+            // process the right to reach it, so it may not signal it.
+            Err(Error::BadCap) => return Err(Error::Denied),
             Err(Error::Denied) if attempt < ENTRY_TRIES => {}
             // Alive when called, gone now: it ended while handling the
             // signal (the default action), or on its own meanwhile.
@@ -240,7 +244,7 @@ fn transfer(target: Pid, msg: Msg) -> Result<(), Error> {
             Err(e) => return Err(e),
         }
         // Let the target finish what it holds, then try again.
-        if sys::yield_cpu(target).is_err() {
+        if crate::callcap::yield_to(target).is_err() {
             let _ = sys::yield_cpu(0);
         }
     }

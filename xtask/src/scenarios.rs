@@ -394,6 +394,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "state: ok (",
             "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
             "state-child: r12=0x0123456789abcdef r15=0xfedcba9876543210",
+            "state-fpu: ok (",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
+            "state-sleeper: ok (",
+            "state-fpu: sleep=0x0000000000000000 xmm0=0x1122334455667788 fs0=0x000000005eedf500 gs0=0x000000005eed6500 mxcsr=0x0000000000007f80",
             "none leaked",
         ],
         forbid: &["FAIL", "frames leaked", "destroyed:", "exited with status 1"],
@@ -668,9 +673,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "slots-hostile",
         about: "a spinner without slots gets no tick while an owner holds every slot; an env ignoring its \
-                slot ends is charged then destroyed; a critical section cannot hold the CPU",
+                slot ends is charged then destroyed; a critical section cannot hold the CPU; a program cannot \
+                take slots beyond its account's slot quota, alone or through a child",
         cmdline: "run=slots-hostile+owner&slots-hostile+lazy,slots-hostile+ignore&slots-hostile+fair+ignore,\
-                  slots-hostile+critical&slots-hostile+fair+critical,hello",
+                  slots-hostile+critical&slots-hostile+fair+critical,slots-hostile+quota,hello",
         expect: &[
             "slots-hostile owner: ran * ticks in 1 s; the lazy spinner ran 0",
             "slots-hostile owner: ok (",
@@ -681,6 +687,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "slots-hostile fair: ok (",
             "slots-hostile critical: ok (",
             "slots-hostile fair: ok (",
+            "slots-hostile quota: ok (",
             "hello: ok",
             "none leaked",
         ],
@@ -853,6 +860,184 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "none leaked",
         ],
         forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-revoke-bomb",
+        about: "a program maps one of its frames 1,200,000 times and revokes it from itself: the abort protocol takes it in bounded, restartable steps (no allocation, no freeze), removes every mapping; the kernel keeps running, a victim keeps working, no frame leaks",
+        cmdline: "run=hostile-victim+hostile-revoke-bomb&hostile-revoke-bomb",
+        expect: &[
+            "hostile-revoke-bomb: frame * mapped 1200000 times",
+            "(hostile-revoke-bomb): revocation deadline passed; abort protocol took 1 of 1 frames",
+            "hostile-revoke-bomb: all 1200000 mappings removed",
+            "hostile-revoke-bomb: ok (",
+            "victim: ok, * rounds, data intact",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 400,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-envcycle",
+        about: "a program limited to its frames + 8 and 2 environments loops env_create/env_destroy 20,000 times: teardown stays charged to its account until done, so free frames never fall by more than it allows, the dying queue stays within its reservation, and a victim's env_create keeps working",
+        cmdline: "run=hostile-victim+hostile-envcycle&hostile-envcycle",
+        expect: &[
+            "hostile-envcycle: * of 20000 create/destroy cycles; free frames fell by at most",
+            "hostile-envcycle: ok (",
+            "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 300,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-ptcharge",
+        about: "page-table frames are charged to the account whose mappings made them: one frame mapped 1 GiB apart under a 48-frame limit is refused with NoMemory once the tables fill the limit; account_info and the table row count them; a victim keeps working",
+        cmdline: "run=hostile-victim+hostile-ptcharge&hostile-ptcharge",
+        expect: &[
+            "hostile-ptcharge: * mappings 1 GiB apart, then Some(NoMemory)",
+            "hostile-ptcharge: ok (",
+            "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-genwrap",
+        about: "names are never reused while a capability could match: with the generation limits narrowed to 64 (gen_limit=, frame_gen_limit=), an environment-table row and a frame are retired at the limit and stale capabilities match nothing; a victim keeps working",
+        cmdline: "gen_limit=64 frame_gen_limit=64 run=hostile-victim+hostile-genwrap&hostile-genwrap+64",
+        expect: &[
+            "hostile-genwrap: row * reused * times in 128 cycles",
+            "hostile-genwrap: frame * reallocated * times, then Some(",
+            "hostile-genwrap: ok (",
+            "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-revoke-dodge",
+        about: "revocation cannot be dodged: a target that never runs, and a forked child asleep for good, both sharing frames with an accomplice, lose them at the deadline, enforced from the timer, with every mapping (the accomplice's too) removed; a victim keeps working",
+        cmdline: "run=hostile-victim+hostile-revoke-dodge&hostile-revoke-dodge",
+        expect: &[
+            "(hostile-revoke-dodge.child): revocation deadline passed; abort protocol took 4 of 4 frames",
+            "hostile-revoke-dodge: target * never ran; repossessed Some(4) of 4",
+            "hostile-revoke-dodge: sleeping child * repossessed Some(*) of",
+            "hostile-revoke-dodge: ok (",
+            "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-fpu-leak",
+        about: "x87/SSE state does not leak: a program leaves 1234567.875 on the x87 stack, markers in every XMM register and its own MXCSR; the next finds the clean state",
+        cmdline: "run=hostile-fpu-leak+plant,hostile-fpu-leak+probe",
+        expect: &["hostile-fpu-leak: planted (own state holds)", "hostile-fpu-leak: ok (", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-fpu-leak-lazy",
+        about: "as hostile-fpu-leak, with lazy FPU switching (CR0.TS, #NM)",
+        cmdline: "run=hostile-fpu-leak+plant,hostile-fpu-leak+probe fpu=lazy",
+        expect: &[
+            "lazy switching",
+            "hostile-fpu-leak: planted (own state holds)",
+            "hostile-fpu-leak: ok (",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fpu-isolation",
+        about: "two environments compute with x87 and SSE under one-tick preemption; each keeps its registers, MXCSR and results",
+        cmdline: "run=fpu-isolation+a+3&fpu-isolation+b+8 slot_ticks=1",
+        expect: &[
+            "fpu-isolation * ok (150 rounds, preempted",
+            "fpu-isolation * ok (150 rounds, preempted",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 90,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fpu-isolation-lazy",
+        about: "as fpu-isolation, with lazy FPU switching (CR0.TS, #NM)",
+        cmdline: "run=fpu-isolation+a+3&fpu-isolation+b+8 slot_ticks=1 fpu=lazy",
+        expect: &[
+            "fpu-isolation * ok (150 rounds, preempted",
+            "fpu-isolation * ok (150 rounds, preempted",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 90,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fsbase",
+        about: "FS and GS bases per environment: two programs read %fs:0 and %gs:0 under one-tick preemption and always see their own; bad bases refused",
+        cmdline: "run=fsbase+0&fsbase+1 slot_ticks=1",
+        expect: &["fsbase *: ok (", "fsbase *: ok (", "none leaked"],
+        forbid: F,
+        timeout_secs: 60,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "pct-restart",
+        about: "Fluke's restart rule for PCT: a waiting caller exports pct_wait(callee, ticket); imported elsewhere it gets the reply; replaced, it is not clobbered; forged and duplicate waits refused",
+        cmdline: "run=pct-restart",
+        expect: &["pct-restart: ok (", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-derive",
+        about: "cap_derive narrows only (widening, grant without grant, too deep refused); cap_revoke takes every derived and granted copy from every list; the holder keeps running",
+        cmdline: "run=hostile-derive",
+        expect: &[
+            "hostile-derive holder: ok (",
+            "hostile-derive: ok (",
+            "env * (hostile-derive) exited with status 0",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-pct",
+        about: "pct_call, pct_send and directed yield need a call capability for the target: a sibling without one (or with a read-only one) is refused, the victim served none of it and keeps answering",
+        cmdline: "run=hostile-pct",
+        expect: &[
+            "hostile-pct attacker: ok (",
+            "hostile-pct victim: served * transfers, 0 from the attacker",
+            "hostile-pct: ok (",
+            "env * (hostile-pct) exited with status 0",
+            "none leaked",
+        ],
+        forbid: F,
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-guards",
+        about: "executable mappings need execute on the environment capability (map, protect, batch, share); reaping needs write; \
+                zero-length console ranges, rsp == USER_TOP and transfers to never-run environments answer as documented",
+        cmdline: "run=hostile-guards",
+        expect: &["hostile-guards: ok (", "env * (hostile-guards) exited with status 0", "none leaked"],
+        forbid: F,
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },

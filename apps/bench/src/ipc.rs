@@ -192,7 +192,7 @@ fn with_partner(c: &Counts, frame: u64) -> Result<f64, Error> {
                 counter.store(n + 1, Ordering::Release);
                 let mut yields = 0;
                 while counter.load(Ordering::Acquire) != n + 2 {
-                    sys::yield_cpu(partner)?;
+                    oxok_libos::callcap::yield_to(partner)?;
                     yields += 1;
                     if yields == MAX_YIELDS {
                         return Err(Error::Busy);

@@ -146,7 +146,7 @@ fn main(args: Args) -> i32 {
     while given < quanta && !tasks.is_empty() && exposed::rdtsc() < limit {
         let (i, _) = tasks.iter().enumerate().min_by_key(|(i, task)| (task.pass, *i)).unwrap_or((0, &tasks[0]));
         let task = &mut tasks[i];
-        if sys::yield_cpu(task.child.id).is_err() {
+        if oxok_libos::callcap::yield_to(task.child.id).is_err() {
             refused += 1;
         }
         task.pass += task.stride;

@@ -53,6 +53,8 @@ impl Checks {
     }
 }
 
+pub mod fpu;
+
 /// Helpers for the CPU-slot scenarios.
 pub mod cpu {
     use oxok_libos::abi::layout::ENV_TABLE_ROWS;

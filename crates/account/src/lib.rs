@@ -29,34 +29,54 @@ pub const MAX_DEPTH: u32 = 8;
 /// A limit that never binds.
 pub const UNLIMITED: u64 = u64::MAX;
 
-/// An amount of the two resources accounts count.
+/// An amount of the resources accounts count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Amount {
     /// Physical frames.
     pub frames: u64,
     /// Environments.
     pub envs: u64,
+    /// CPU time slots of the slot vector.
+    pub slots: u64,
 }
 
 impl Amount {
-    /// `frames` frames and `envs` environments.
+    /// `frames` frames and `envs` environments (no slots).
     pub const fn new(frames: u64, envs: u64) -> Amount {
-        Amount { frames, envs }
+        Amount { frames, envs, slots: 0 }
+    }
+
+    /// `slots` time slots (nothing else).
+    pub const fn slots(slots: u64) -> Amount {
+        Amount { frames: 0, envs: 0, slots }
+    }
+
+    /// The same frames and environments with `slots` slots.
+    pub const fn with_slots(self, slots: u64) -> Amount {
+        Amount { slots, ..self }
     }
 
     /// No limit at all.
-    pub const UNLIMITED: Amount = Amount::new(UNLIMITED, UNLIMITED);
+    pub const UNLIMITED: Amount = Amount::new(UNLIMITED, UNLIMITED).with_slots(UNLIMITED);
 
     fn fits(self, limit: Amount) -> bool {
-        self.frames <= limit.frames && self.envs <= limit.envs
+        self.frames <= limit.frames && self.envs <= limit.envs && self.slots <= limit.slots
     }
 
     fn checked_add(self, o: Amount) -> Option<Amount> {
-        Some(Amount::new(self.frames.checked_add(o.frames)?, self.envs.checked_add(o.envs)?))
+        Some(Amount {
+            frames: self.frames.checked_add(o.frames)?,
+            envs: self.envs.checked_add(o.envs)?,
+            slots: self.slots.checked_add(o.slots)?,
+        })
     }
 
     fn saturating_sub(self, o: Amount) -> Amount {
-        Amount::new(self.frames.saturating_sub(o.frames), self.envs.saturating_sub(o.envs))
+        Amount {
+            frames: self.frames.saturating_sub(o.frames),
+            envs: self.envs.saturating_sub(o.envs),
+            slots: self.slots.saturating_sub(o.slots),
+        }
     }
 }
 

@@ -220,3 +220,26 @@ fn random_population_keeps_every_limit() {
     assert_eq!(a.live(), 1);
     assert_eq!(a.info(ROOT).unwrap().used, Amount::default());
 }
+
+#[test]
+fn slots_nest_like_frames() {
+    // A sub-account limited to 3 slots (frames and environments unlimited
+    // at its level), and one below it that asks for 10.
+    let (mut a, sub) = limited(Amount::UNLIMITED.with_slots(3));
+    let below = a.split(sub, Amount::UNLIMITED.with_slots(10), one_env(3)).unwrap();
+    a.charge(below, Amount::slots(2)).unwrap();
+    a.charge(sub, Amount::slots(1)).unwrap();
+    // The parent's limit binds the child whatever the child was given.
+    assert_eq!(a.charge(below, Amount::slots(1)), Err(AccountError::Exceeded));
+    assert_eq!(a.charge(sub, Amount::slots(1)), Err(AccountError::Exceeded));
+    assert_eq!(a.info(sub).unwrap().used.slots, 3);
+    assert_eq!(a.info(below).unwrap().used.slots, 2);
+    assert_eq!(a.info(ROOT).unwrap().used.slots, 3);
+    // Frames still charge freely (no frame limit up the chain).
+    a.charge(below, Amount::new(100, 0)).unwrap();
+    a.uncharge(below, Amount::slots(2));
+    a.charge(below, Amount::slots(2)).unwrap();
+    assert_eq!(a.info(ROOT).unwrap().used.slots, 3);
+    // A split whose current slots exceed the new limit is refused.
+    assert_eq!(a.split(below, Amount::UNLIMITED.with_slots(1), one_env(3).with_slots(2)), Err(AccountError::Exceeded));
+}

@@ -14,7 +14,7 @@
 //!   resource is reallocated — [`Name::frame`] `/1/frame/gen`, [`Name::env`]
 //!   `/2/id/gen`, [`Name::slot`] `/3/cpu/index/gen`; later filters (4), rings
 //!   (5) and disk extents (6). A name covers every name it is a prefix of.
-//! - [`Rights`] are `READ`, `WRITE` and `GRANT`.
+//! - [`Rights`] are `READ`, `WRITE`, `GRANT`, `CALL` and `EXECUTE`.
 //! - A [`Cap`] is a name plus rights. `a` [dominates](Cap::dominates) `b`
 //!   when `a.name` covers `b.name` and `a.rights ⊇ b.rights`. [`Cap::ROOT`]
 //!   dominates everything; the kernel holds it.
@@ -30,6 +30,12 @@
 //! - [`revoke_matching`] removes every capability a name covers; the kernel
 //!   runs it over the lists when a resource dies or an environment is
 //!   destroyed.
+//! - Every list slot also records its capability's derivation
+//!   [`Lineage`]. [`derive_child`] makes a child with a subset of the
+//!   source's rights and the same name (the kernel's `cap_derive`, and every
+//!   `cap_grant`); [`revoke_derived`] removes, from a list, everything
+//!   derived from one capability, however many derivations deep (the
+//!   kernel's `cap_revoke` runs it over every list).
 //!
 //! ```
 //! use oxok_cap::{Cap, CapError, CapList, Name, Rights, check_slot, grant};
@@ -86,6 +92,7 @@ mod cap;
 mod error;
 mod grant;
 mod guard;
+mod lineage;
 mod list;
 mod name;
 mod revoke;
@@ -95,6 +102,7 @@ pub use cap::{Cap, WIRE_WORDS};
 pub use error::CapError;
 pub use grant::{derive_into, grant};
 pub use guard::{check, check_slot};
+pub use lineage::{Lineage, MAX_LINEAGE, derive_child, revoke_derived};
 pub use list::CapList;
 pub use name::{Kind, MAX_DEPTH, Name};
 pub use revoke::revoke_matching;

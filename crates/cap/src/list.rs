@@ -1,6 +1,6 @@
 //! Capability lists: the capabilities an environment holds, named by slot.
 
-use crate::{Cap, CapError, Name, Rights, check};
+use crate::{Cap, CapError, Lineage, Name, Rights, check};
 
 /// An environment's capability list: `N` slots, each empty or holding one
 /// [`Cap`]. The kernel uses `N = 64`.
@@ -13,6 +13,9 @@ use crate::{Cap, CapError, Name, Rights, check};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CapList<const N: usize> {
     slots: [Option<Cap>; N],
+    /// Each slot's derivation lineage ([`Lineage::EMPTY`] when the slot is
+    /// empty or nothing was derived from or to it).
+    lineage: [Lineage; N],
 }
 
 impl<const N: usize> CapList<N> {
@@ -21,7 +24,7 @@ impl<const N: usize> CapList<N> {
 
     /// An empty list.
     pub const fn new() -> CapList<N> {
-        CapList { slots: [None; N] }
+        CapList { slots: [None; N], lineage: [Lineage::EMPTY; N] }
     }
 
     /// The slot index for a raw slot number, if it is in range.
@@ -32,9 +35,53 @@ impl<const N: usize> CapList<N> {
     /// Puts `cap` into the first empty slot and returns that slot's number,
     /// or [`CapError::Full`] if there is none.
     pub fn insert(&mut self, cap: Cap) -> Result<usize, CapError> {
+        self.insert_derived(cap, Lineage::EMPTY)
+    }
+
+    /// Puts `cap` with its derivation `lineage` (from
+    /// [`derive_child`](crate::derive_child)) into the first empty slot and
+    /// returns that slot's number, or [`CapError::Full`] if there is none.
+    pub fn insert_derived(&mut self, cap: Cap, lineage: Lineage) -> Result<usize, CapError> {
         let (i, slot) = self.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(CapError::Full)?;
         *slot = Some(cap);
+        if let Some(l) = self.lineage.get_mut(i) {
+            *l = lineage;
+        }
         Ok(i)
+    }
+
+    /// The derivation lineage of the capability in slot `slot`.
+    ///
+    /// Errors: as for [`CapList::get`].
+    pub fn lineage(&self, slot: u64) -> Result<Lineage, CapError> {
+        self.get(slot)?;
+        let i = Self::index(slot)?;
+        self.lineage.get(i).copied().ok_or(CapError::BadSlot)
+    }
+
+    /// Sets the lineage of the capability in slot `slot` (errors as for
+    /// [`CapList::get`]).
+    pub(crate) fn set_lineage(&mut self, slot: u64, lineage: Lineage) -> Result<(), CapError> {
+        self.get(slot)?;
+        let i = Self::index(slot)?;
+        *self.lineage.get_mut(i).ok_or(CapError::BadSlot)? = lineage;
+        Ok(())
+    }
+
+    /// Removes every capability derived from node `node` (see
+    /// [`revoke_derived`](crate::revoke_derived)).
+    pub(crate) fn remove_descendants(&mut self, node: u64, mut removed: impl FnMut(&Cap)) -> usize {
+        let mut count = 0;
+        for (slot, lineage) in self.slots.iter_mut().zip(self.lineage.iter_mut()) {
+            if lineage.descends_from(node) {
+                if let Some(cap) = slot.take() {
+                    removed(&cap);
+                    count += 1;
+                }
+                *lineage = Lineage::EMPTY;
+            }
+        }
+        count
     }
 
     /// Puts `cap` into slot `slot`, returning what was there before (a list
@@ -43,7 +90,11 @@ impl<const N: usize> CapList<N> {
     pub fn insert_at(&mut self, slot: u64, cap: Cap) -> Result<Option<Cap>, CapError> {
         let i = Self::index(slot)?;
         let entry = self.slots.get_mut(i).ok_or(CapError::BadSlot)?;
-        Ok(entry.replace(cap))
+        let old = entry.replace(cap);
+        if let Some(l) = self.lineage.get_mut(i) {
+            *l = Lineage::EMPTY;
+        }
+        Ok(old)
     }
 
     /// The capability in slot `slot`.
@@ -60,7 +111,11 @@ impl<const N: usize> CapList<N> {
     /// Errors: as for [`CapList::get`].
     pub fn remove(&mut self, slot: u64) -> Result<Cap, CapError> {
         let i = Self::index(slot)?;
-        self.slots.get_mut(i).ok_or(CapError::BadSlot)?.take().ok_or(CapError::EmptySlot)
+        let cap = self.slots.get_mut(i).ok_or(CapError::BadSlot)?.take().ok_or(CapError::EmptySlot)?;
+        if let Some(l) = self.lineage.get_mut(i) {
+            *l = Lineage::EMPTY;
+        }
+        Ok(cap)
     }
 
     /// The occupied slots, in slot order, as `(slot, capability)`.
@@ -96,9 +151,10 @@ impl<const N: usize> CapList<N> {
     /// for the usual predicate.
     pub fn remove_where(&mut self, mut doomed: impl FnMut(&Cap) -> bool) -> usize {
         let mut removed = 0;
-        for slot in &mut self.slots {
+        for (slot, lineage) in self.slots.iter_mut().zip(self.lineage.iter_mut()) {
             if slot.as_ref().is_some_and(&mut doomed) {
                 *slot = None;
+                *lineage = Lineage::EMPTY;
                 removed += 1;
             }
         }
@@ -108,6 +164,7 @@ impl<const N: usize> CapList<N> {
     /// Empties every slot.
     pub fn clear(&mut self) {
         self.slots = [None; N];
+        self.lineage = [Lineage::EMPTY; N];
     }
 }
 

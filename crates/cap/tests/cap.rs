@@ -136,7 +136,7 @@ fn check_agrees_with_domination() {
 fn display() {
     let cap = Cap::new(Name::frame(42, 7), RW);
     assert_eq!(cap.to_string(), "/1/42/7 rw-");
-    assert_eq!(format!("{:?}", Cap::ROOT), "Cap(/ rwg)");
+    assert_eq!(format!("{:?}", Cap::ROOT), "Cap(/ rwgcx)");
     for e in CapError::ALL {
         assert!(!e.to_string().is_empty());
     }

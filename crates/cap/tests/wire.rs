@@ -11,7 +11,7 @@ fn layout() {
     assert_eq!(WIRE_WORDS, 10);
     let cap = Cap::new(Name::slot(1, 2, 3), Rights::READ | Rights::GRANT);
     assert_eq!(cap.encode(), [4, 0b101, 3, 1, 2, 3, 0, 0, 0, 0]);
-    assert_eq!(Cap::ROOT.encode(), [0, 7, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(Cap::ROOT.encode(), [0, 0b11_0111, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert_eq!(Cap::decode(&[0; WIRE_WORDS]), Ok(Cap::new(Name::ROOT, Rights::NONE)));
 }
 

@@ -7,8 +7,10 @@ use super::gdt::{USER_CS, USER_DS};
 /// `vector` value for an entry through `syscall` (not a CPU vector).
 pub const VECTOR_SYSCALL: u64 = 0x100;
 
-/// RFLAGS bits a user may hold: CF PF AF ZF SF TF DF OF AC ID (and bit 1,
-/// always set). IF is forced on; IOPL, NT, RF, VM, VIF, VIP are forced off.
+/// RFLAGS bits a user may hold: CF PF AF ZF SF TF DF OF RF AC ID (and bit 1,
+/// always set). IF is forced on; IOPL, NT, VM, VIF, VIP are forced off. RF
+/// is kept: it only suppresses instruction breakpoints for one instruction,
+/// and users set no breakpoints.
 const USER_FLAGS_ALLOWED: u64 = 0x0025_0fd5;
 const FLAG_IF: u64 = 1 << 9;
 const FLAG_RESERVED1: u64 = 1 << 1;

@@ -3,7 +3,7 @@
 use super::Cx;
 use super::check::env_cap;
 use crate::account;
-use oxok_abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, Error};
+use oxok_abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_SLOTS, Error};
 use oxok_account::Amount;
 use oxok_cap::Rights;
 
@@ -13,8 +13,9 @@ pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Resu
     // The table may grow by a row.
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let usage = Amount::new(env.owned.len() as u64 + 1, 1);
-    let new = account::with(|a| a.split(env.quota, Amount::new(frames, envs), usage)).map_err(account::error)?;
+    let usage = Amount::new(env.charged_frames(), 1).with_slots(env.slots);
+    let limit = Amount::new(frames, envs).with_slots(oxok_account::UNLIMITED);
+    let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
     log::debug!("env {target} ({}): account {} -> {new} (limits {frames} frames, {envs} envs)", env.name, env.quota);
     env.quota = new;
     env.publish();
@@ -29,7 +30,23 @@ pub fn account_info(cx: &mut Cx<'_>, env_slot: u64, kind: u64) -> Result<[u64; 3
     let (used, limit) = match kind {
         ACCOUNT_FRAMES => (info.used.frames, info.limit.frames),
         ACCOUNT_ENVS => (info.used.envs, info.limit.envs),
+        ACCOUNT_SLOTS => (info.used.slots, info.limit.slots),
         _ => return Err(Error::Invalid),
     };
     Ok([used, limit, u64::from(id)])
+}
+
+/// Moves an environment into a new sub-account limited to `slots` CPU
+/// time slots (frames and environments limited only by the ancestors).
+pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: u64, slots: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    crate::mem::heap::reserve(1024)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let usage = Amount::new(env.owned.len() as u64 + 1, 1).with_slots(env.slots);
+    let limit = Amount::UNLIMITED.with_slots(slots);
+    let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
+    log::debug!("env {target} ({}): account {} -> {new} (limit {slots} slots)", env.name, env.quota);
+    env.quota = new;
+    env.publish();
+    Ok([])
 }

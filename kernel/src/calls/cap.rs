@@ -1,10 +1,24 @@
-//! `cap_grant`, `cap_drop`, `cap_info`.
+//! `cap_grant`, `cap_drop`, `cap_info`, `cap_derive`, `cap_revoke`.
 
 use super::Cx;
 use super::check::{cap_error, cap_in, env_cap, rights_arg};
 use crate::env::count_frame_ref;
+use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::Error;
-use oxok_cap::Rights;
+use oxok_cap::{Cap, Lineage, Rights};
+
+/// The last derivation node id handed out (`oxok_cap::derive_child`); ids
+/// are never reused. Only changed under the kernel lock.
+static LAST_NODE: AtomicU64 = AtomicU64::new(0);
+
+/// A child of the capability in the caller's slot `slot`, with `rights`.
+fn child_of(cx: &mut Cx<'_>, slot: u64, rights: Rights) -> Result<(Cap, Lineage), Error> {
+    let env = cx.env()?;
+    let mut next = LAST_NODE.load(Ordering::Relaxed);
+    let child = oxok_cap::derive_child(&mut env.caps, slot, rights, &mut next).map_err(cap_error)?;
+    LAST_NODE.store(next, Ordering::Relaxed);
+    Ok(child)
+}
 
 /// Copies a capability (with at most its rights) into another list.
 pub fn cap_grant(cx: &mut Cx<'_>, slot: u64, env_slot: u64, rights: u64) -> Result<[u64; 1], Error> {
@@ -15,9 +29,15 @@ pub fn cap_grant(cx: &mut Cx<'_>, slot: u64, env_slot: u64, rights: u64) -> Resu
         return Err(Error::Denied);
     }
     let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
-    let copy = source.derive(&[], rights).map_err(cap_error)?;
+    source.derive(&[], rights).map_err(cap_error)?;
+    if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    // The copy is a child of the source: `cap_revoke` on the source (or on
+    // anything it was derived from) takes it back.
+    let (copy, lineage) = child_of(cx, slot, rights)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let slot = env.caps.insert(copy).map_err(cap_error)?;
+    let slot = env.caps.insert_derived(copy, lineage).map_err(cap_error)?;
     count_frame_ref(&copy, 1);
     Ok([slot as u64])
 }
@@ -42,8 +62,42 @@ pub fn cap_info(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 3], Error> {
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
         (2, [_, index, generation]) => (generation << 10) | index,
+        // A time slot: its index in the vector (the name's second
+        // component is the CPU).
+        (3, [_, _cpu, index, _]) => *index,
         (_, [_, n, ..]) => *n,
         _ => 0,
     };
     Ok([kind, number, u64::from(cap.rights.bits())])
+}
+
+/// Derives a child with fewer rights into the caller's own list.
+pub fn cap_derive(cx: &mut Cx<'_>, slot: u64, rights: u64) -> Result<[u64; 1], Error> {
+    let rights = rights_arg(rights)?;
+    cap_in(&mut cx.k.envs, cx.caller, slot)?.derive(&[], rights).map_err(cap_error)?;
+    if cx.env()?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    let (child, lineage) = child_of(cx, slot, rights)?;
+    let new = cx.env()?.caps.insert_derived(child, lineage).map_err(cap_error)?;
+    count_frame_ref(&child, 1);
+    Ok([new as u64])
+}
+
+/// Removes everything derived from the capability in `slot`, from every
+/// environment's list. One pass over the table (at most `MAX_ENVS` lists of
+/// `CAP_SLOTS` slots, each a comparison of at most `MAX_LINEAGE` words): a
+/// constant bound, done in one entry so that nothing derived from the
+/// capability can move into a list the pass has already left.
+///
+/// No frame needs collecting afterwards: everything removed has the name of
+/// the capability in `slot`, which stays.
+pub fn cap_revoke(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 1], Error> {
+    let lineage = cx.env()?.caps.lineage(slot).map_err(cap_error)?;
+    let Some(node) = lineage.node() else { return Ok([0]) };
+    let mut removed = 0u64;
+    for env in cx.k.envs.envs_mut() {
+        removed += oxok_cap::revoke_derived(&mut *env.caps, node, |cap| count_frame_ref(cap, -1)) as u64;
+    }
+    Ok([removed])
 }

@@ -5,8 +5,12 @@
 use crate::env::{EnvId, EnvTable, env_name};
 use crate::mem::frame;
 use oxok_abi::Error;
-use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_cap::{Cap, CapError, Kind, Name, Rights};
+
+/// Read, write and grant: what a fresh frame or slot capability carries
+/// (call means nothing for them).
+pub const RWG: Rights = Rights::READ.union(Rights::WRITE).union(Rights::GRANT);
 
 /// The ABI error for a capability failure (mapping documented in
 /// `oxok_cap`).
@@ -40,7 +44,7 @@ pub fn frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) ->
     }
     let (pfn, generation) = (comps[1], comps[2]);
     let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
-    let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL);
+    let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL | OWNER_RETIRED | OWNER_REVOKING);
     if dead || u64::from(entry.generation) != generation {
         return Err(Error::BadCap);
     }
@@ -85,4 +89,18 @@ pub fn env_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> R
     }
     oxok_cap::check(&cap, &env_name(id), need).map_err(cap_error)?;
     Ok(id)
+}
+
+/// Splits a control-transfer target word (`oxok_abi::call_target`): the
+/// environment id (low 32 bits) and the capability slot (high 32 bits).
+pub fn split_target(word: u64) -> (EnvId, u64) {
+    (word as u32, word >> 32)
+}
+
+/// Checks that `caller`'s slot `slot` holds a capability for environment
+/// `target` with the call right (`BadCap`: empty, another resource or a
+/// stale generation; `Denied`: no call right).
+pub fn call_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, target: EnvId) -> Result<(), Error> {
+    let cap = cap_in(envs, caller, slot)?;
+    oxok_cap::check(&cap, &env_name(target), Rights::CALL).map_err(cap_error)
 }

@@ -14,6 +14,11 @@ pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Er
     if !user_range_ok(ptr, len) {
         return Err(Error::BadAddress);
     }
+    // A zero-length range below USER_TOP is accepted wherever it starts
+    // (`user_range_ok`): no page of it needs to be mapped.
+    if len == 0 {
+        return Ok([0]);
+    }
     let env = cx.env()?;
     // Check every page first: a failure must leave no output behind.
     let mut page = ptr & !(PAGE_SIZE - 1);
@@ -39,6 +44,9 @@ pub fn console_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Err
     }
     if !user_range_ok(ptr, len) {
         return Err(Error::BadAddress);
+    }
+    if len == 0 {
+        return Ok([0]);
     }
     let want = (len as usize).min(crate::console::pending()).min(512);
     let env = cx.env()?;

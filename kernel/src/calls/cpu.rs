@@ -1,6 +1,7 @@
 //! CPU calls: yield.
 
 use super::Cx;
+use super::check::{call_cap, split_target};
 use crate::sched;
 use oxok_abi::Error;
 
@@ -8,17 +9,21 @@ use oxok_abi::Error;
 /// to `target`. The caller's registers are saved with `rax` 0 and it
 /// resumes from them at its next turn.
 pub fn yield_cpu(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
-    let to = match target {
-        0 => None,
-        t => {
-            let id = u32::try_from(t).map_err(|_| Error::BadEnv)?;
+    let to = match split_target(target) {
+        (0, _) => None,
+        (id, slot) => {
             if !cx.k.envs.alive(id) {
                 return Err(Error::BadEnv);
             }
-            if !sched::runnable(cx.k, id) {
-                return Err(Error::Busy);
+            if id == cx.caller {
+                None
+            } else {
+                if !sched::runnable(cx.k, id) {
+                    return Err(Error::Busy);
+                }
+                call_cap(&mut cx.k.envs, cx.caller, slot, id)?;
+                Some(id)
             }
-            Some(id)
         }
     };
     sched::yield_now(cx.k, cx.frame, cx.caller, to);

@@ -3,11 +3,10 @@
 
 use super::Cx;
 use super::check::{cap_error, env_cap};
-use crate::arch::trapframe::TrapFrame;
 use crate::env::env_name;
 use crate::mem::user;
 use oxok_abi::layout::USER_TOP;
-use oxok_abi::{EnvState, Error, upcall};
+use oxok_abi::{Error, upcall};
 use oxok_cap::{Cap, Rights};
 
 /// Ends the caller.
@@ -67,40 +66,6 @@ pub fn env_run(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
     Ok([])
 }
 
-/// Reads an environment's complete state.
-pub fn env_get_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0], Error> {
-    let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::READ)?;
-    let state = {
-        let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-        let regs = if target == caller { cx.frame.regs() } else { env.regs.regs() };
-        EnvState { regs, upcalls: env.upcalls }
-    };
-    let space = &cx.env()?.space;
-    user::write_struct(space, buf, &state)?;
-    Ok([])
-}
-
-/// Replaces an environment's complete state.
-pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0], Error> {
-    let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
-    let state: EnvState = user::read_struct(&cx.env()?.space, buf)?;
-    let frame = TrapFrame::from_regs(&state.regs).ok_or(Error::Invalid)?;
-    if frame.rip >= USER_TOP || frame.rsp > USER_TOP || state.upcalls.iter().any(|&u| u >= USER_TOP) {
-        return Err(Error::Invalid);
-    }
-    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env.upcalls = state.upcalls;
-    if target == caller {
-        *cx.frame = frame;
-        cx.replaced = true;
-    } else {
-        env.regs = frame;
-    }
-    Ok([])
-}
-
 /// Sets one upcall entry.
 pub fn upcall_register(cx: &mut Cx<'_>, env_slot: u64, kind: u64, entry: u64) -> Result<[u64; 0], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
@@ -137,7 +102,14 @@ pub fn env_reap(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 1], Error> {
     let index = u32::try_from(comps[1]).ok().filter(|&i| (i as usize) < crate::env::MAX_ENVS).ok_or(Error::BadCap)?;
     let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
     let id = generation.checked_shl(10).ok_or(Error::BadCap)? | index;
-    let status = cx.k.envs.take_zombie(caller, id)?;
+    // The right, not the family tree: reaping ends the row, which needs
+    // write on the environment (as destroying it does).
+    oxok_cap::check(&cap, &crate::env::env_name(id), Rights::WRITE).map_err(super::check::cap_error)?;
+    if cx.k.envs.alive(id) {
+        return Err(Error::Busy);
+    }
+    let parent = cx.k.envs.zombie_parent(id).ok_or(Error::BadEnv)?;
+    let status = cx.k.envs.take_zombie(parent, id)?;
     let _ = cx.env()?.caps.remove(env_slot);
     Ok([status])
 }

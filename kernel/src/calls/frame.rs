@@ -51,7 +51,7 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
     };
     let pfn = pa / PAGE_SIZE;
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
-    let cap = Cap::new(Name::frame(pfn, u64::from(generation)), Rights::ALL);
+    let cap = Cap::new(Name::frame(pfn, u64::from(generation)), super::check::RWG);
     let slot = match cx.env()?.caps.insert(cap) {
         Ok(slot) => {
             count_frame_ref(&cap, 1);
@@ -78,7 +78,7 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
 /// Frees a frame the caller owns and maps nowhere.
 pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let pfn = frame_cap(&mut cx.k.envs, caller, slot, Rights::ALL)?;
+    let pfn = frame_cap(&mut cx.k.envs, caller, slot, super::check::RWG)?;
     let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
     if entry.owner != caller {
         return Err(Error::Denied);
@@ -108,11 +108,13 @@ pub fn frame_revoke(cx: &mut Cx<'_>, env_slot: u64, count: u64, deadline: u64) -
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if count == 0 {
         env.revoke = None;
+        env.publish();
     } else {
         let deadline = cpu::rdtsc().saturating_add(deadline);
         env.revoke = Some(Revocation { owed: count, deadline, notified: false });
         log::info!("env {target} ({}): asked to give back {count} frames", env.name);
+        env.publish();
+        cx.k.revoking.note(deadline);
     }
-    env.publish();
     Ok([])
 }

@@ -3,6 +3,7 @@
 //! arguments as `u64`s and returns as many results as the table declares.
 
 mod account;
+mod base;
 mod cap;
 mod check;
 mod console;
@@ -14,21 +15,21 @@ mod page;
 mod pct;
 mod pred;
 mod slot;
+mod state;
 
-pub use account::{account_info, env_limit};
-pub use cap::{cap_drop, cap_grant, cap_info};
+pub use account::{account_info, env_limit, env_limit_slots};
+pub use base::{env_get_base, env_set_base};
+pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_revoke};
 pub use console::{console_read, console_write};
 pub use cpu::yield_cpu;
-pub use env::{
-    env_create, env_destroy, env_exit, env_get_state, env_reap, env_rename, env_run, env_self, env_set_state,
-    upcall_register,
-};
+pub use env::{env_create, env_destroy, env_exit, env_reap, env_rename, env_run, env_self, upcall_register};
 pub use frame::{frame_alloc, frame_alloc_for, frame_free, frame_revoke};
 pub use info::{mem_info, null};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
-pub use pct::{pct_call, pct_reply, pct_send};
+pub use pct::{pct_call, pct_reply, pct_send, pct_wait, wake_with as pct_wake_with};
 pub use pred::{env_sleep, pred_install, pred_param};
 pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
+pub use state::{env_get_state, env_set_state};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};

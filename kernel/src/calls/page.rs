@@ -5,12 +5,19 @@ use super::Cx;
 use super::check::{env_cap, frame_cap, owned_frame_cap};
 use crate::env::{self, EnvId};
 use crate::mem::{PAGE_SIZE, user};
-use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_abi::layout::pte;
 use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
 
 const FLAGS_ALLOWED: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+
+/// What the environment capability must carry to map or protect with
+/// `flags`: write, and execute for an executable mapping (`NO_EXECUTE`
+/// clear) — execute permission is a right of its own.
+fn env_need(flags: u64) -> Rights {
+    if flags & pte::NO_EXECUTE == 0 { Rights::WRITE.union(Rights::EXECUTE) } else { Rights::WRITE }
+}
 
 fn flags_ok(flags: u64) -> Result<(), Error> {
     if flags & !FLAGS_ALLOWED != 0 { Err(Error::Invalid) } else { Ok(()) }
@@ -40,7 +47,9 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> R
     // Only environments' frames travel: never the application area or any
     // other kernel frame that happens to be mapped.
     let owner = crate::mem::frame::with(|f| f.entry(pa / PAGE_SIZE).map(|e| e.owner)).ok_or(Error::BadAddress)?;
-    if matches!(owner, OWNER_FREE | OWNER_KERNEL | OWNER_RESERVED) {
+    // Nor a frame the abort protocol is taking (it removes every mapping
+    // and must not meet new ones).
+    if matches!(owner, OWNER_FREE | OWNER_KERNEL | OWNER_RESERVED | OWNER_RETIRED | OWNER_REVOKING) {
         return Err(Error::Denied);
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
@@ -86,7 +95,7 @@ fn protect_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, frame_slot: 
 
 /// Maps a frame (secure binding: the capability is checked here, once).
 pub fn page_map(cx: &mut Cx<'_>, env_slot: u64, frame_slot: u64, va: u64, flags: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(flags))?;
     map_one(cx, target, frame_slot, va, flags).map(|()| [])
 }
 
@@ -98,7 +107,7 @@ pub fn page_unmap(cx: &mut Cx<'_>, env_slot: u64, va: u64) -> Result<[u64; 0], E
 
 /// Changes a mapping's flags.
 pub fn page_protect(cx: &mut Cx<'_>, env_slot: u64, va: u64, flags: u64, frame_slot: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(flags))?;
     protect_one(cx, target, va, flags, frame_slot).map(|()| [])
 }
 
@@ -106,6 +115,7 @@ pub fn page_protect(cx: &mut Cx<'_>, env_slot: u64, va: u64, flags: u64, frame_s
 /// caller's registers, and restarts itself while records remain.
 pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> Result<[u64; 0], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    let exec = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(0)).is_ok();
     let (mut at, mut left) = (entries, count);
     let mut done = 0;
     while left > 0 {
@@ -116,6 +126,9 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> R
         let caller = cx.caller;
         let space = &cx.k.envs.get(caller).ok_or(Error::BadEnv)?.space;
         let rec: MapEntry = user::read_struct(space, at)?;
+        if rec.frame_slot != UNMAP && rec.flags & pte::NO_EXECUTE == 0 && !exec {
+            return Err(Error::Denied);
+        }
         match rec.frame_slot {
             UNMAP => unmap_one(cx, target, rec.va)?,
             PROTECT => protect_one(cx, target, rec.va, rec.flags, rec.src)?,

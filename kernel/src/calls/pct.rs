@@ -1,7 +1,7 @@
 //! Protected control transfer (Aegis §5.1): `pct_call`, `pct_send`,
-//! `pct_reply`. The registers are the message; the kernel adds only the
-//! caller's id. The switch happens here, inside the call: the handler
-//! replaces the registers the system-call path returns to.
+//! `pct_reply`, `pct_wait`. The registers are the message; the kernel adds
+//! only the caller's id. The switch happens here, inside the call: the
+//! handler replaces the registers the system-call path returns to.
 //!
 //! For the CPU scheduler a transfer is a donation of the rest of the slot
 //! (directed yield): a synchronous callee runs on its caller's time, and
@@ -9,14 +9,49 @@
 //! turn. If the slot has no time left, the next slot begins instead and
 //! the callee (or the replied-to caller) runs at its next turn; the
 //! message (or reply) waits in its saved registers.
+//!
+//! Fluke's restart rule: a synchronous caller's wait is in its registers.
+//! While it waits they say `pct_wait(callee, ticket)` with `rip` on the
+//! `syscall`, so its exported state, imported anywhere, waits again for the
+//! same reply; the reply completes that call (`rip` past it, `rax` 0). A
+//! caller whose state was replaced is no longer waiting: the reply meant
+//! for it is dropped, never written over the new state.
 
 use super::Cx;
 use crate::arch::trapframe::TrapFrame;
 use crate::env::EnvId;
-use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING, ENV_WAITING, Error, upcall};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::{Call, ENV_RUNNABLE, ENV_RUNNING, ENV_WAITING, Error, upcall};
 
 const SYNC: u64 = 1;
 const ASYNC: u64 = 0;
+/// Length of the `syscall` instruction.
+const SYSCALL_LEN: u64 = 2;
+
+/// Tickets issued so far (the input of [`next_ticket`]).
+static TICKETS: AtomicU64 = AtomicU64::new(0);
+/// Mixed into tickets: the TSC when the first was issued.
+static SECRET: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh call ticket: never 0, never repeated in the machine's life, and
+/// not guessable from the last one (a SplitMix64 step of a counter mixed
+/// with the boot TSC), since holding a ticket lets an environment take
+/// over a wait whose original caller is gone.
+fn next_ticket() -> u64 {
+    if SECRET.load(Ordering::Relaxed) == 0 {
+        SECRET.store(crate::arch::cpu::rdtsc() | 1, Ordering::Relaxed);
+    }
+    let n = TICKETS.fetch_add(1, Ordering::Relaxed);
+    // Odd multiplier and xor-shifts: a bijection of the counter, so
+    // tickets never repeat.
+    let mut z = n.wrapping_add(SECRET.load(Ordering::Relaxed)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    match z ^ (z >> 31) {
+        0 => 1,
+        t => t,
+    }
+}
 
 /// Synchronous transfer: the caller waits for the reply.
 pub fn pct_call(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
@@ -28,9 +63,26 @@ pub fn pct_send(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
     transfer(cx, target, ASYNC)
 }
 
+/// Puts `me` (registers in `cx.frame`, `rip` after the `syscall`) to wait
+/// for `callee`'s reply to the call with `ticket`, and gives its time to
+/// the callee.
+fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Error> {
+    let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
+    env.regs = *cx.frame;
+    env.regs.rip -= SYSCALL_LEN;
+    env.regs.rax = Call::pct_wait.number();
+    env.regs.rdi = u64::from(callee);
+    env.regs.rsi = ticket;
+    env.status = ENV_WAITING;
+    env.waiting_for = Some(callee);
+    env.wait_ticket = ticket;
+    env.publish();
+    Ok(())
+}
+
 fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let callee = u32::try_from(target).map_err(|_| Error::BadEnv)?;
+    let (callee, cap_slot) = super::check::split_target(target);
     if callee == caller {
         return Err(Error::Invalid);
     }
@@ -45,6 +97,8 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
         }
         entry
     };
+    // The credential: a capability for the callee with the call right.
+    super::check::call_cap(&mut cx.k.envs, caller, cap_slot, callee)?;
     // The message: the caller's registers, with the kernel's additions.
     let mut msg = *cx.frame;
     msg.rdi = u64::from(caller);
@@ -66,22 +120,23 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     message.r15 = msg.r15;
 
     // The caller: waits (sync) or stays runnable (async).
-    {
+    let owed = if mode == SYNC {
+        let ticket = next_ticket();
+        wait(cx, caller, callee, ticket)?;
+        Some((caller, ticket))
+    } else {
         let me = cx.k.envs.get(caller).ok_or(Error::BadEnv)?;
         me.regs = *cx.frame;
         me.regs.rax = 0;
-        if mode == SYNC {
-            me.status = ENV_WAITING;
-            me.waiting_for = Some(callee);
-        } else {
-            me.status = ENV_RUNNABLE;
-        }
+        me.status = ENV_RUNNABLE;
         me.publish();
-    }
+        None
+    };
     // The callee: keeps its interrupted state aside and runs the entry on
     // the caller's time.
     let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
     env.pct_saved = Some(env.regs);
+    env.pct_caller = owed;
     env.regs = message;
     env.status = ENV_RUNNABLE;
     env.publish();
@@ -90,38 +145,61 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     Ok([])
 }
 
+/// The environment waiting on `callee`'s call with `ticket`, if any: the
+/// original caller `first` (checked first), else whoever took the wait over
+/// with `pct_wait`.
+fn waiter(cx: &mut Cx<'_>, callee: EnvId, first: EnvId, ticket: u64) -> Option<EnvId> {
+    let waits = |e: &crate::env::Env| e.waiting_for == Some(callee) && e.wait_ticket == ticket;
+    if cx.k.envs.get(first).is_some_and(|e| waits(e)) {
+        return Some(first);
+    }
+    cx.k.envs.ids_where(waits).first().copied()
+}
+
 /// Ends serving a transfer; resumes the waiting caller with the reply.
 pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
     let me = cx.caller;
-    let waiting: Option<EnvId> = match caller {
+    let named: Option<EnvId> = match caller {
         0 => None,
         id => Some(u32::try_from(id).map_err(|_| Error::BadEnv)?),
     };
-    let saved = {
+    let (saved, owed) = {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-        env.pct_saved.ok_or(Error::Invalid)?
+        (env.pct_saved.ok_or(Error::Invalid)?, env.pct_caller)
     };
-    if let Some(w) = waiting {
-        let ok = cx.k.envs.get(w).is_some_and(|e| e.waiting_for == Some(me));
-        if !ok {
-            return Err(Error::BadEnv);
+    // Who gets the reply: whoever waits on this call now. A caller named
+    // that this environment serves but that no longer waits (its state was
+    // replaced, or it died) gets nothing: the reply is dropped.
+    let target = match (named, owed) {
+        (None, _) => None,
+        (Some(w), Some((first, ticket))) if w == first => waiter(cx, me, first, ticket),
+        (Some(w), _) => {
+            // Not the caller of this call: only a plain waiter (the rule
+            // before tickets) is accepted.
+            let ok = cx.k.envs.get(w).is_some_and(|e| e.waiting_for == Some(me) && owed.is_none());
+            if !ok {
+                return Err(Error::BadEnv);
+            }
+            Some(w)
         }
-    }
+    };
     let reply = *cx.frame;
     // This environment returns to what it was doing when the call came.
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
         env.pct_saved = None;
+        env.pct_caller = None;
         env.regs = saved;
         env.status = ENV_RUNNABLE;
         env.publish();
     }
-    match waiting {
+    match target {
         Some(w) => {
-            // The caller resumes with the reply in its registers, on the
-            // rest of this slot.
+            // The waiter's pct_wait completes with the reply in its
+            // registers, on the rest of this slot.
             let env = cx.k.envs.get(w).ok_or(Error::BadEnv)?;
             let f = &mut env.regs;
+            f.rip += SYSCALL_LEN;
             f.rax = 0;
             f.rbx = reply.rbx;
             f.rdx = reply.rdx;
@@ -136,6 +214,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             f.r14 = reply.r14;
             f.r15 = reply.r15;
             env.waiting_for = None;
+            env.wait_ticket = 0;
             env.status = ENV_RUNNABLE;
             env.publish();
             crate::sched::give_up(cx.k, cx.frame, me, Some(w));
@@ -150,4 +229,55 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
     }
     cx.replaced = true;
     Ok([])
+}
+
+/// Waits (again) for the reply to the synchronous call with `ticket` that
+/// `callee` serves.
+pub fn pct_wait(cx: &mut Cx<'_>, callee: u64, ticket: u64) -> Result<[u64; 0], Error> {
+    let me = cx.caller;
+    let callee = u32::try_from(callee).map_err(|_| Error::BadEnv)?;
+    if callee == me {
+        return Err(Error::Invalid);
+    }
+    let serving =
+        cx.k.envs.get(callee).is_some_and(|e| e.pct_saved.is_some() && e.pct_caller.is_some_and(|(_, t)| t == ticket));
+    if ticket == 0 || !serving {
+        return Err(Error::BadEnv);
+    }
+    if let Some(first) = cx.k.envs.get(callee).and_then(|e| e.pct_caller).map(|(c, _)| c)
+        && waiter(cx, callee, first, ticket).is_some_and(|w| w != me)
+    {
+        return Err(Error::Busy);
+    }
+    wait(cx, me, callee, ticket)?;
+    crate::sched::give_up(cx.k, cx.frame, me, Some(callee));
+    cx.replaced = true;
+    Ok([])
+}
+
+/// Environment `id`'s state was replaced: a wait it had is over (the reply
+/// will be dropped), and a reply it owed is owed by nobody now — whoever
+/// waits for it resumes from its `pct_wait` with `BadEnv`.
+pub fn state_replaced(k: &mut crate::state::Kernel, id: EnvId, keeps_owed: bool) {
+    let Some(env) = k.envs.get(id) else { return };
+    env.waiting_for = None;
+    env.wait_ticket = 0;
+    let owed = if keeps_owed { None } else { env.pct_caller.take() };
+    if let Some((_, ticket)) = owed {
+        for w in k.envs.ids_where(|e| e.waiting_for == Some(id) && e.wait_ticket == ticket) {
+            if let Some(e) = k.envs.get(w) {
+                wake_with(e, Error::BadEnv);
+            }
+        }
+    }
+}
+
+/// Completes waiter `e`'s `pct_wait` with `err` and makes it runnable.
+pub fn wake_with(e: &mut crate::env::Env, err: Error) {
+    e.waiting_for = None;
+    e.wait_ticket = 0;
+    e.regs.rip += SYSCALL_LEN;
+    e.regs.rax = err.code();
+    e.status = ENV_RUNNABLE;
+    e.publish();
 }

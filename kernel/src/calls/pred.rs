@@ -23,7 +23,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
     let program = oxok_pred::verify(&bytes[..len]).map_err(|_| Error::Invalid)?;
     crate::mem::heap::reserve(size_of::<Pred>())?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS] }));
+    env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS], code: bytes, len }));
     Ok([])
 }
 
@@ -61,7 +61,17 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
             env.regs.rip -= 2;
             env.status = ENV_SLEEPING;
             env.publish();
-            cx.k.sleepers.push(me);
+            // Listed once however often it sleeps; the list was reserved
+            // for every environment at boot, so this never allocates.
+            if !env.sleep_listed {
+                if cx.k.sleepers.len() == cx.k.sleepers.capacity() && cx.k.sleepers.try_reserve(1).is_err() {
+                    env.status = oxok_abi::ENV_RUNNING;
+                    env.publish();
+                    return Err(Error::NoMemory);
+                }
+                env.sleep_listed = true;
+                cx.k.sleepers.push(me);
+            }
             crate::sched::give_up(cx.k, cx.frame, me, None);
             cx.replaced = true;
             Ok([0])

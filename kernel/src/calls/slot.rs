@@ -5,7 +5,7 @@
 
 use super::Cx;
 use super::check::{cap_error, cap_in, env_cap};
-use crate::slots;
+use crate::{account, slots};
 use oxok_abi::layout::SLOT_VECTOR_SLOTS;
 use oxok_abi::{Error, slot_placement};
 use oxok_cap::{Cap, Kind, Name, Rights};
@@ -47,7 +47,7 @@ fn slot_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<usize, Error> {
 /// A full capability for slot `index` at its current generation.
 fn new_cap(cx: &Cx<'_>, index: usize) -> Cap {
     let generation = cx.k.sched.vector.generation(index).unwrap_or(0);
-    Cap::new(Name::slot(0, index as u64, u64::from(generation)), Rights::ALL)
+    Cap::new(Name::slot(0, index as u64, u64::from(generation)), super::check::RWG)
 }
 
 /// Allocates a slot by placement.
@@ -63,15 +63,26 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }
-    let index = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
+    let quota = cx.env()?.quota;
+    account::charge_slots(quota, 1)?;
+    let index = match cx.k.sched.vector.alloc(caller, placement) {
+        Ok(i) => i,
+        Err(e) => {
+            account::uncharge_slots(quota, 1);
+            return Err(slot_error(e));
+        }
+    };
     let cap = new_cap(cx, index);
-    let slot = match cx.env()?.caps.insert(cap) {
+    let env = cx.env()?;
+    let slot = match env.caps.insert(cap) {
         Ok(s) => s,
         Err(e) => {
             let _ = cx.k.sched.vector.free(index, caller);
+            account::uncharge_slots(quota, 1);
             return Err(cap_error(e));
         }
     };
+    env.slots += 1;
     slots::publish_vector(&cx.k.sched);
     Ok([slot as u64, index as u64])
 }
@@ -81,7 +92,10 @@ pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: u64) -> Result<[u64; 0], Error>
     let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
     cx.k.sched.vector.free(index, caller).map_err(slot_error)?;
-    let _ = cx.env()?.caps.remove(slot_cap_slot);
+    let env = cx.env()?;
+    let _ = env.caps.remove(slot_cap_slot);
+    account::uncharge_slots(env.quota, 1);
+    env.slots = env.slots.saturating_sub(1);
     slots::publish_vector(&cx.k.sched);
     Ok([])
 }
@@ -97,10 +111,28 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: u64, env_slot: u64) -> Result<[
     if cx.k.sched.vector.owner(index) != Some(caller) {
         return Err(Error::Denied);
     }
-    cx.k.sched.vector.give(index, caller, target).map_err(slot_error)?;
+    // The receiver's account pays from now on (and must have room). The
+    // giver's charge goes first, so a move into a nested account is not
+    // counted twice; on a refusal it comes back (the kernel lock is held,
+    // so its room is still there).
+    let to_quota = cx.k.envs.get(target).ok_or(Error::BadEnv)?.quota;
+    let from_quota = cx.env()?.quota;
+    account::uncharge_slots(from_quota, 1);
+    if let Err(e) = account::charge_slots(to_quota, 1) {
+        let _ = account::charge_slots(from_quota, 1);
+        return Err(e);
+    }
+    if let Err(e) = cx.k.sched.vector.give(index, caller, target) {
+        account::uncharge_slots(to_quota, 1);
+        let _ = account::charge_slots(from_quota, 1);
+        return Err(slot_error(e));
+    }
     let cap = new_cap(cx, index);
-    let _ = cx.env()?.caps.remove(slot_cap_slot);
+    let me = cx.env()?;
+    let _ = me.caps.remove(slot_cap_slot);
+    me.slots = me.slots.saturating_sub(1);
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env.slots += 1;
     let tslot = env.caps.insert(cap).map_err(cap_error)?;
     slots::publish_vector(&cx.k.sched);
     Ok([tslot as u64])

@@ -7,7 +7,8 @@
 
 use super::{PAGE_SIZE, align_down, align_up, phys};
 use crate::boot::{BootInfo, RegionKind};
-use oxok_abi::frames::{FrameEntry, OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED};
+use core::sync::atomic::{AtomicU32, Ordering};
+use oxok_abi::frames::{FrameEntry, OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED};
 use oxok_bitmap::Bitmap;
 use spin::Mutex;
 
@@ -23,9 +24,19 @@ pub struct Frames {
     usable: usize,
     table_pa: u64,
     table_bytes: u64,
+    retired: usize,
 }
 
 static FRAMES: Mutex<Option<Frames>> = Mutex::new(None);
+
+/// A frame whose generation would reach this when freed is retired
+/// instead (`OWNER_RETIRED`): generations never wrap.
+static GEN_LIMIT: AtomicU32 = AtomicU32::new(u32::MAX);
+
+/// Narrows the frame generation limit (the `frame_gen_limit=` test aid).
+pub fn set_gen_limit(limit: u32) {
+    GEN_LIMIT.store(limit.max(2), Ordering::Relaxed);
+}
 
 unsafe extern "C" {
     static __kernel_phys_start: u8;
@@ -103,7 +114,7 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
         reserve(&mut bitmap, table, s, e, OWNER_KERNEL);
     }
     usable += bitmap.free_count();
-    *FRAMES.lock() = Some(Frames { bitmap, table, usable, table_pa: meta, table_bytes });
+    *FRAMES.lock() = Some(Frames { bitmap, table, usable, table_pa: meta, table_bytes, retired: 0 });
     Ok(())
 }
 
@@ -186,16 +197,25 @@ impl Frames {
     }
 
     /// Returns the frame at `pa` to the free pool; its generation advances.
-    /// Freeing a free or reserved frame is ignored (and logged): a kernel
-    /// bug, never a user's doing.
+    /// A frame whose generation would reach the limit is retired instead
+    /// (owner `OWNER_RETIRED`, never allocated again): generations never
+    /// wrap, so a capability naming the frame's past can never match a
+    /// new owner. Freeing a free, reserved or retired frame is ignored (and
+    /// logged): a kernel bug, never a user's doing.
     pub fn free(&mut self, pa: u64) {
         let n = (pa / PAGE_SIZE) as usize;
         match self.table.get_mut(n) {
-            Some(e) if e.owner != OWNER_FREE && e.owner != OWNER_RESERVED => {
-                e.owner = OWNER_FREE;
-                e.generation = e.generation.wrapping_add(1);
+            Some(e) if !matches!(e.owner, OWNER_FREE | OWNER_RESERVED | OWNER_RETIRED) => {
+                e.generation = e.generation.saturating_add(1);
                 e.maps = 0;
                 e.refs = 0;
+                if e.generation >= GEN_LIMIT.load(Ordering::Relaxed) {
+                    e.owner = OWNER_RETIRED;
+                    self.retired += 1;
+                    log::info!("frame {n:#x} reached generation {}: retired", e.generation);
+                    return;
+                }
+                e.owner = OWNER_FREE;
                 if self.bitmap.free(n).is_err() {
                     log::error!("frame {n:#x}: table and bitmap disagree");
                 }
@@ -217,6 +237,11 @@ impl Frames {
     /// Usable RAM frames found at boot (after the kernel's own share).
     pub fn usable(&self) -> usize {
         self.usable
+    }
+
+    /// Frames retired for good (their generation reached the limit).
+    pub fn retired(&self) -> usize {
+        self.retired
     }
 
     /// Frames free now.

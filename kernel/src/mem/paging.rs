@@ -132,6 +132,9 @@ fn indices(va: u64) -> [usize; 4] {
 /// PML4 entries); the lower half below `USER_TOP` is the environment's.
 pub struct AddressSpace {
     root: u64,
+    /// Page-table frames below the root this space holds (see
+    /// [`Self::tables`]).
+    tables: u64,
 }
 
 impl AddressSpace {
@@ -146,7 +149,7 @@ impl AddressSpace {
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
         write_entry(root, UVPT_SLOT, root | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
-        Ok(AddressSpace { root })
+        Ok(AddressSpace { root, tables: 0 })
     }
 
     /// Makes this the current address space.
@@ -174,6 +177,7 @@ impl AddressSpace {
                 e & pte::ADDRESS_MASK
             } else {
                 let next = new_table()?;
+                self.tables += 1;
                 write_entry(t, i, next | pte::PRESENT | pte::WRITABLE | pte::USER);
                 next
             };
@@ -184,6 +188,29 @@ impl AddressSpace {
         let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
         write_entry(t, idx[3], pa | (flags & allowed) | pte::PRESENT | pte::USER);
         Ok(())
+    }
+
+    /// Page-table frames below the root this space holds: they only grow
+    /// (with [`Self::map`]) until the space is torn down.
+    pub fn tables(&self) -> u64 {
+        self.tables
+    }
+
+    /// How many new page-table frames [`Self::map`] at `va` would need
+    /// (0 to 3); 0 for an address `map` refuses anyway.
+    pub fn tables_needed(&self, va: u64) -> u64 {
+        if va >= USER_TOP {
+            return 0;
+        }
+        let mut t = self.root;
+        for (level, &i) in indices(va)[..3].iter().enumerate() {
+            let e = read_entry(t, i);
+            if e & pte::PRESENT == 0 {
+                return 3 - level as u64;
+            }
+            t = e & pte::ADDRESS_MASK;
+        }
+        0
     }
 
     /// Removes the mapping at `va`; returns the old entry.
@@ -218,36 +245,6 @@ impl AddressSpace {
             cpu::invlpg(va);
         }
         Ok(old)
-    }
-
-    /// Calls `f(va, entry)` for every present user page.
-    pub fn for_each_page(&self, mut f: impl FnMut(u64, u64)) {
-        for i4 in 0..USER_SLOTS {
-            let e4 = read_entry(self.root, i4);
-            if e4 & pte::PRESENT == 0 {
-                continue;
-            }
-            for i3 in 0..ENTRIES {
-                let e3 = read_entry(e4 & pte::ADDRESS_MASK, i3);
-                if e3 & pte::PRESENT == 0 {
-                    continue;
-                }
-                for i2 in 0..ENTRIES {
-                    let e2 = read_entry(e3 & pte::ADDRESS_MASK, i2);
-                    if e2 & pte::PRESENT == 0 {
-                        continue;
-                    }
-                    for i1 in 0..ENTRIES {
-                        let e1 = read_entry(e2 & pte::ADDRESS_MASK, i1);
-                        if e1 & pte::PRESENT != 0 {
-                            let va =
-                                ((i4 as u64) << 39) | ((i3 as u64) << 30) | ((i2 as u64) << 21) | ((i1 as u64) << 12);
-                            f(va, e1);
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /// The leaf entry mapping `va`, if present.
@@ -320,68 +317,6 @@ impl AddressSpace {
         }
         Some(t + (va & (PAGE_SIZE - 1)))
     }
-
-    /// Tears down the whole user half at once (see [`Self::teardown_step`]).
-    pub fn destroy(self, mut leaf: impl FnMut(u64, u64)) {
-        let mut cursor = 0;
-        let mut space = self;
-        while !space.teardown_step(&mut cursor, usize::MAX, &mut leaf) {}
-    }
-
-    /// One bounded step of tearing down the user half: examines at most
-    /// `budget` page-directory entries from `cursor` on, calling `leaf(va,
-    /// entry)` for every present page and freeing each page-table frame once
-    /// passed. Returns true when everything, the PML4 included, is freed.
-    pub fn teardown_step(&mut self, cursor: &mut u64, mut budget: usize, mut leaf: impl FnMut(u64, u64)) -> bool {
-        const GIB: u64 = 1 << 30;
-        const PML4_SPAN: u64 = 1 << 39;
-        let end = (USER_SLOTS as u64) << 39;
-        self.deactivate();
-        while *cursor < end {
-            if budget == 0 {
-                return false;
-            }
-            budget -= 1;
-            let va = *cursor;
-            let [i4, i3, i2, _] = indices(va);
-            let e4 = read_entry(self.root, i4);
-            if e4 & pte::PRESENT == 0 {
-                *cursor = (va | (PML4_SPAN - 1)) + 1;
-                continue;
-            }
-            let pdpt = e4 & pte::ADDRESS_MASK;
-            let e3 = read_entry(pdpt, i3);
-            if e3 & pte::PRESENT != 0 {
-                let pd = e3 & pte::ADDRESS_MASK;
-                let e2 = read_entry(pd, i2);
-                if e2 & pte::PRESENT != 0 {
-                    let pt = e2 & pte::ADDRESS_MASK;
-                    for i1 in 0..ENTRIES {
-                        let e1 = read_entry(pt, i1);
-                        if e1 & pte::PRESENT != 0 {
-                            leaf(va | ((i1 as u64) << 12), e1);
-                        }
-                    }
-                    write_entry(pd, i2, 0);
-                    frame::with(|f| f.free(pt));
-                }
-                *cursor = va + (1 << 21);
-                if i2 == ENTRIES - 1 {
-                    write_entry(pdpt, i3, 0);
-                    frame::with(|f| f.free(pd));
-                }
-            } else {
-                *cursor = (va | (GIB - 1)) + 1;
-            }
-            if cursor.is_multiple_of(PML4_SPAN) {
-                write_entry(self.root, i4, 0);
-                frame::with(|f| f.free(pdpt));
-            }
-        }
-        if self.root != 0 {
-            frame::with(|f| f.free(self.root));
-            self.root = 0;
-        }
-        true
-    }
 }
+
+mod walk;

@@ -18,6 +18,8 @@ unsafe impl Pod for EnvState {}
 unsafe impl Pod for ExceptionFrame {}
 // SAFETY: as above.
 unsafe impl Pod for MapEntry {}
+// SAFETY: as above (u64 and byte-array fields; sizes asserted in oxok_abi).
+unsafe impl Pod for oxok_abi::FpuState {}
 // SAFETY: a plain integer.
 unsafe impl Pod for u64 {}
 
@@ -27,14 +29,9 @@ pub fn bytes_of<T: Pod>(value: &T) -> &[u8] {
     unsafe { core::slice::from_raw_parts(value as *const T as *const u8, size_of::<T>()) }
 }
 
-/// A `T` from exactly `size_of::<T>()` bytes.
-pub fn from_bytes<T: Pod>(bytes: &[u8]) -> Option<T> {
-    if bytes.len() != size_of::<T>() {
-        return None;
-    }
-    let mut value = T::default();
-    // SAFETY: T is Pod (any bytes are a valid T), sizes match, and the
-    // regions do not overlap.
-    unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), &mut value as *mut T as *mut u8, bytes.len()) };
-    Some(value)
+/// The bytes of `value`, writable (any bytes make a valid `T`).
+pub fn bytes_of_mut<T: Pod>(value: &mut T) -> &mut [u8] {
+    // SAFETY: T is Pod: any byte pattern is a valid T and every byte is
+    // initialised; the slice borrows value exclusively.
+    unsafe { core::slice::from_raw_parts_mut(value as *mut T as *mut u8, size_of::<T>()) }
 }

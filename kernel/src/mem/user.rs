@@ -69,11 +69,9 @@ pub fn write_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, value: &T
 
 /// Reads a plain-old-data value from user address `va`.
 pub fn read_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64) -> Result<T, Error> {
-    let mut buf = [0u8; 512];
-    let n = size_of::<T>();
-    let slice = buf.get_mut(..n).ok_or(Error::Invalid)?;
-    copy_from_user(space, va, slice)?;
-    super::pod::from_bytes(slice).ok_or(Error::Invalid)
+    let mut value = T::default();
+    copy_from_user(space, va, super::pod::bytes_of_mut(&mut value))?;
+    Ok(value)
 }
 
 /// Reads an aligned `size`-byte word (1, 2, 4 or 8) at `va` as the

@@ -38,7 +38,11 @@ pub struct SpawnOptions<'a> {
     inherit: bool,
     env: Option<&'a [&'a str]>,
     bad_fd: bool,
+    calls: [u64; MAX_CALLS],
 }
+
+/// How many environments [`SpawnOptions::call`] can name.
+pub const MAX_CALLS: usize = 4;
 
 impl<'a> SpawnOptions<'a> {
     /// Every descriptor inherited, the caller's environment.
@@ -85,6 +89,24 @@ impl<'a> SpawnOptions<'a> {
     pub fn env(&mut self, envp: &'a [&'a str]) -> &mut Self {
         self.env = Some(envp);
         self
+    }
+
+    /// The child also gets a call-only capability for environment `env`
+    /// (see [`crate::callcap`]), granted before it runs: it may then reach
+    /// `env` by protected control transfer and directed yield. The caller
+    /// must hold a capability for `env` with call and grant (it created
+    /// `env`, or was handed one); otherwise, or beyond [`MAX_CALLS`], the
+    /// child goes without.
+    pub fn call(&mut self, env: u64) -> &mut Self {
+        if let Some(free) = self.calls.iter_mut().find(|c| **c == 0) {
+            *free = env;
+        }
+        self
+    }
+
+    /// The environments named with [`call`](Self::call).
+    pub(super) fn calls(&self) -> [u64; MAX_CALLS] {
+        self.calls
     }
 
     /// The explicit environment, if one was given.

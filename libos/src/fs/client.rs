@@ -42,7 +42,7 @@ pub fn raw_call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
             Err(Error::Busy) if busy < BUSY_TRIES => {
                 busy += 1;
                 // Let the server finish the call in progress on our time.
-                if sys::yield_cpu(server).is_err() {
+                if crate::callcap::yield_to(server).is_err() {
                     let _ = sys::yield_cpu(0);
                 }
             }

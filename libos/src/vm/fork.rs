@@ -104,6 +104,7 @@ const CHILD_MARK: u64 = 0x00_6368_696c_6400; // "child"
 pub fn fork() -> Result<Fork, VmError> {
     super::init()?;
     let [slot, id] = sys::env_create()?;
+    crate::callcap::pass_on(slot);
     // Descriptors: pipes register the child as a holder before it runs;
     // files get handles of the child's own.
     crate::fd::pipe::share_with(id);

@@ -48,7 +48,7 @@ fn main(args: Args) -> i32 {
         if c & 1 == 1 {
             counter.store(c + 1, Ordering::Release);
         }
-        if sys::yield_cpu(id).is_err() {
+        if oxok_libos::callcap::yield_to(id).is_err() {
             let _ = sys::yield_cpu(0);
         }
     }

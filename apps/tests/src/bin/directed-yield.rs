@@ -43,7 +43,7 @@ fn a() -> i32 {
         let before = exposed::run_stats(b).map_or(0, |r| r.donated);
         let seed = 0x1111_0000_0000_0000 * (round + 1);
         let values = [seed | 0xb, seed | 0xbe, seed | 0x12, seed | 0x13, seed | 0x14, seed | 0x15];
-        let (status, got) = regs::yield_with(b, values);
+        let (status, got) = regs::yield_with(oxok_libos::callcap::target(b), values);
         let after = exposed::run_stats(b).map_or(0, |r| r.donated);
         t.check(status == 0, "directed yield succeeded");
         t.check(got == values, "rbx, rbp, r12-r15 intact after the yield");

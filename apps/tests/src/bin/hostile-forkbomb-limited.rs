@@ -97,7 +97,7 @@ fn watch(bomb: &Child, mine: u32) -> Peak {
             let (mut envs, mut frames) = (0u64, 0u64);
             for r in rows().filter(|r| r.account == root.account && r.status != ENV_ZOMBIE) {
                 envs += 1;
-                frames += u64::from(r.frames) + 1;
+                frames += u64::from(r.frames) + u64::from(r.tables) + 1;
             }
             peak.envs = peak.envs.max(envs);
             peak.frames = peak.frames.max(frames);
@@ -154,10 +154,11 @@ fn usage() -> Usage {
 }
 
 /// True if the caller's account holds just the caller: one environment and
-/// the frames its table row shows (+ 1, its application area).
+/// the frames its table row shows (+ its page tables, + 1, its application
+/// area).
 fn alone() -> bool {
     let u = usage();
-    let own = exposed::env_entry(exposed::self_id()).map_or(0, |r| u64::from(r.frames) + 1);
+    let own = exposed::env_entry(exposed::self_id()).map_or(0, |r| u64::from(r.frames) + u64::from(r.tables) + 1);
     u.envs == 1 && u.frames == own
 }
 
@@ -219,7 +220,7 @@ fn escape() -> i32 {
         return c.finish();
     };
     let sink_usage = usage();
-    let own = exposed::env_entry(exposed::self_id()).map_or(0, |r| u64::from(r.frames) + 1);
+    let own = exposed::env_entry(exposed::self_id()).map_or(0, |r| u64::from(r.frames) + u64::from(r.tables) + 1);
     warm_stack(16);
     let (n, err) = hoard(0, sink);
     let full = usage().frames;
@@ -321,7 +322,7 @@ fn bomb() -> i32 {
     let (mut rows_envs, mut rows_frames) = (0u64, 0u64);
     for r in rows().filter(|r| u64::from(r.account) == u.account) {
         rows_envs += 1;
-        rows_frames += u64::from(r.frames) + 1;
+        rows_frames += u64::from(r.frames) + u64::from(r.tables) + 1;
     }
     let _ = sys::env_destroy(sink);
     c.expect(err, Error::NoMemory, "frames beyond the budget");

@@ -130,7 +130,7 @@ fn raw(server: u64, msg: &Msg) -> Result<Msg, Error> {
     loop {
         match pct::call(server, msg) {
             Err(Error::Busy) => {
-                let _ = sys::yield_cpu(server);
+                let _ = oxok_libos::callcap::yield_to(server);
             }
             other => return other.map(|(_, r)| r),
         }

@@ -76,7 +76,7 @@ fn main(_args: Args) -> i32 {
                 mem::write(va + 8 * w, rng.next());
             }
         }
-        let _ = sys::yield_cpu(partner.id);
+        let _ = oxok_libos::callcap::yield_to(partner.id);
     }
 
     tables(&mut t, victim);
@@ -123,7 +123,7 @@ fn start_partner(t: &mut Checks) -> Option<(Child, Region, [usize; 2])> {
         if counter.load(Ordering::Acquire) == 2 {
             break;
         }
-        if sys::yield_cpu(child.id).is_err() {
+        if oxok_libos::callcap::yield_to(child.id).is_err() {
             let _ = sys::yield_cpu(0);
         }
     }

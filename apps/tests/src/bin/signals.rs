@@ -281,7 +281,11 @@ fn parent() -> i32 {
         t.expect(signal::kill(id, SIGUSR2), Ok(()), "SIGUSR2 (ignored) sent");
         t.expect(signal::kill(id, 0), Ok(()), "signal 0 probes");
         let id_text = format!("{id}");
-        match exec::spawn("signals", &["signals", "attacker", &id_text]) {
+        // The attacker gets the kernel's credential for the victim (a call
+        // capability): what stops it is the victim's own policy.
+        let mut opts = exec::SpawnOptions::new();
+        opts.call(id);
+        match exec::spawn_with("signals", &["signals", "attacker", &id_text], &opts) {
             Ok(a) => t.expect(exec::wait(a), Ok(ExitStatus::Exited(0)), "the attacker was refused everything"),
             Err(_) => t.check(false, "spawn attacker"),
         }

@@ -13,13 +13,18 @@
 //!   section flag set. Its slot ends are deferred by at most the critical
 //!   grace, charged as debt, and it is still preempted every turn: it
 //!   cannot hold the CPU; `fair` keeps its turns.
+//! * `quota`: limits its own account to 3 slots (`env_limit_slots`) and
+//!   cannot take a 4th, neither by `slot_alloc` nor through a child in a
+//!   nested account with a bigger limit; a slot given to the child counts
+//!   against the same budget until the child dies; `cap_info` of a slot
+//!   capability reports the slot's index.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 use oxok_libos::abi::layout::SLOT_VECTOR_SLOTS;
 use oxok_libos::abi::slot_placement::{ANY, AT, NEAR, SPREAD};
-use oxok_libos::abi::{Error, rights};
+use oxok_libos::abi::{ACCOUNT_SLOTS, Error, cap_kind, rights};
 use oxok_libos::upcall::{self, Kind, Outcome};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::{Checks, cpu};
@@ -35,6 +40,7 @@ fn main(args: Args) -> i32 {
         Some("ignore") => ignore(),
         Some("critical") => critical(),
         Some("fair") => fair(args.get(2).unwrap_or("ignore")),
+        Some("quota") => quota(),
         _ => {
             println!("{NAME}: FAIL unknown mode");
             1
@@ -226,5 +232,69 @@ fn fair(peer_mode: &str) -> i32 {
     } else {
         t.check(deferrals >= 1, "the peer's slot ends were deferred");
     }
+    t.finish()
+}
+
+/// A program limited to 3 slots cannot own more, alone or with a child.
+fn quota() -> i32 {
+    let mut t = Checks::new("slots-hostile quota");
+    let me = exposed::self_id();
+    let used = || sys::account_info(0, ACCOUNT_SLOTS).map(|[u, l, _]| (u, l));
+    let mine = || (0..SLOT_VECTOR_SLOTS).filter_map(exposed::slot_row).filter(|r| u64::from(r.owner) == me).count();
+    t.expect(sys::env_limit_slots(0, 3), Ok([]), "limit itself to 3 slots");
+    t.expect(used(), Ok((0, 3)), "account_info: 0 of 3 slots");
+    let mut caps = [0u64; 3];
+    for c in caps.iter_mut() {
+        match sys::slot_alloc(ANY, 0) {
+            Ok([cap, index]) => {
+                *c = cap;
+                t.expect(
+                    sys::cap_info(cap),
+                    Ok([cap_kind::SLOT, index, rights::READ | rights::WRITE | rights::GRANT]),
+                    "cap_info reports the slot index",
+                );
+            }
+            Err(_) => t.check(false, "allocate a slot within the quota"),
+        }
+    }
+    t.expect(sys::slot_alloc(ANY, 0).map(|_| ()), Err(Error::NoMemory), "a 4th slot is refused");
+    t.expect(sys::slot_alloc(AT, 31).map(|_| ()), Err(Error::NoMemory), "a 4th slot AT a free index is refused");
+    t.expect(used(), Ok((3, 3)), "account_info: 3 of 3 slots");
+    t.expect(mine(), 3, "exposed vector: it owns 3 slots");
+    t.expect(sys::env_limit_slots(0, 1), Err(Error::NoMemory), "a limit below what it owns is refused");
+    // A child in a nested account that asks for 10 is still bound by 3.
+    match sys::env_create() {
+        Ok([child, child_id]) => {
+            t.expect(sys::env_limit_slots(child, 10), Ok([]), "the child's own account asks for 10");
+            t.check(sys::slot_give(caps[0], child).is_ok(), "give the child a slot");
+            t.check(exposed::slot_row(0).is_some() && mine() == 2, "the child owns it now");
+            t.expect(
+                sys::account_info(child, ACCOUNT_SLOTS).map(|[u, _, _]| u),
+                Ok(1),
+                "charged to the child's account",
+            );
+            t.expect(used(), Ok((3, 3)), "and still to the parent's: 3 of 3");
+            t.expect(sys::slot_alloc(ANY, 0).map(|_| ()), Err(Error::NoMemory), "the tree cannot take a 4th");
+            t.expect(
+                sys::slot_give(caps[1], child).map(|_| ()).is_ok(),
+                true,
+                "moving a slot inside the budget is fine",
+            );
+            t.expect(used(), Ok((3, 3)), "a move changes nothing in total");
+            let owned_by_child =
+                (0..SLOT_VECTOR_SLOTS).filter_map(exposed::slot_row).filter(|r| u64::from(r.owner) == child_id).count();
+            t.expect(owned_by_child, 2, "the child owns 2");
+            t.expect(sys::env_destroy(child), Ok([]), "destroy the child");
+            t.expect(used(), Ok((1, 3)), "its slots are given back to the budget");
+        }
+        Err(_) => t.check(false, "create a child"),
+    }
+    match sys::slot_alloc(ANY, 0) {
+        Ok([cap, _]) => t.expect(sys::slot_free(cap), Ok([]), "room again after the child died"),
+        Err(_) => t.check(false, "room again after the child died"),
+    }
+    t.expect(sys::slot_free(caps[2]), Ok([]), "free the last slot");
+    t.expect(used(), Ok((0, 3)), "account_info: 0 of 3 slots");
+    t.expect(mine(), 0, "it owns no slot");
     t.finish()
 }

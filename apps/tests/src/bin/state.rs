@@ -10,12 +10,25 @@
 //! `rip`/`rsp`/upcall entries (`Invalid`, nothing changed), bad buffers
 //! (`BadAddress`), forced user flags; and the caller replacing its own
 //! state resumes from the new state.
+//!
+//! Then the rest of the state (version 2): a second child's complete state
+//! — x87/SSE (a marker in xmm0, MXCSR 0x7f80), FS and GS bases (pointing at
+//! markers in its stack page), a wakeup predicate with a parameter, and
+//! registers that start it on `env_sleep(1)` — is set, read back
+//! identical, refused whole when any part is bad (version, MXCSR reserved
+//! bits, bases at USER_TOP, a predicate that does not verify, a bad serving
+//! flag), and copied into a fresh environment. Both run: the imported
+//! predicate holds, so the sleep returns at once, and each prints
+//! `state-fpu: sleep=0 xmm0=… fs0=… gs0=… mxcsr=…` from its own registers.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 use oxok_libos::abi::layout::{PAGE_SIZE, USER_TOP, pte};
-use oxok_libos::abi::{ANY_FRAME, ENV_CREATED, ENV_RUNNABLE, EnvState, Error, Regs, rights, upcall};
+use oxok_libos::abi::{
+    ANY_FRAME, Call, ENV_CREATED, ENV_RUNNABLE, ENV_SLEEPING, ENV_STATE_VERSION, EnvState, Error, FpuState, Regs,
+    rights, upcall,
+};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
 
@@ -35,29 +48,7 @@ const FLAGS_CF: u64 = 1;
 const FLAGS_IOPL3: u64 = 3 << 12;
 
 /// A read-only buffer for the bad-buffer checks.
-static READ_ONLY: EnvState = EnvState {
-    regs: Regs {
-        rax: 0,
-        rbx: 0,
-        rcx: 0,
-        rdx: 0,
-        rsi: 0,
-        rdi: 0,
-        rbp: 0,
-        rsp: 0,
-        r8: 0,
-        r9: 0,
-        r10: 0,
-        r11: 0,
-        r12: 0,
-        r13: 0,
-        r14: 0,
-        r15: 0,
-        rip: 0,
-        rflags: 0,
-    },
-    upcalls: [0; upcall::KINDS],
-};
+static READ_ONLY: EnvState = EnvState::new();
 
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("state");
@@ -93,10 +84,180 @@ fn main(_args: Args) -> i32 {
         return status;
     }
     let mut ok = run(child, cid, &state);
+    let mut ids = [cid, cid];
     if let Some((slot, id)) = twin {
         ok &= run(slot, id, &state);
+        ids[1] = id;
     }
+    // The second part starts once the first children are done, so the
+    // output keeps its order.
+    for id in ids {
+        wait_end(id);
+    }
+    ok &= extended();
     if ok { 0 } else { 1 }
+}
+
+/// Yields until environment `id` has ended.
+fn wait_end(id: u64) {
+    for _ in 0..100_000 {
+        if exposed::env_entry(id).is_none_or(|r| r.status == oxok_libos::abi::ENV_ZOMBIE) {
+            return;
+        }
+        let _ = sys::yield_cpu(0);
+    }
+}
+
+const XMM0: u64 = 0x1122_3344_5566_7788;
+const FS_MARK: u64 = 0x0000_0000_5eed_f500;
+const GS_MARK: u64 = 0x0000_0000_5eed_6500;
+const MXCSR: u32 = 0x7f80;
+/// Where the parent writes the second child's stack markers.
+const SCRATCH2: u64 = SCRATCH + 0x10_0000;
+
+/// The second part: FPU, bases and predicates round-trip into a fresh
+/// environment, which then behaves the same.
+fn extended() -> bool {
+    let mut t = Checks::new("state-fpu");
+    let Some(code) = code_frame_of(&mut t, child::fpu_code()) else {
+        return t.finish() == 0;
+    };
+    let Ok([a, aid]) = sys::env_create() else {
+        t.check(false, "create the fpu child");
+        return t.finish() == 0;
+    };
+    marked_space(&mut t, a, code);
+    let st = fpu_state();
+    t.expect(sys::env_set_state(a, &raw const st as u64), Ok([]), "set the complete state");
+    let back = get(a);
+    t.expect(back.map(|s| s.version), Some(ENV_STATE_VERSION), "exported version");
+    t.expect(back.map(|s| s.fpu), Some(st.fpu), "FPU state reads back identical");
+    t.expect(back.map(|s| (s.fs_base, s.gs_base)), Some((st.fs_base, st.gs_base)), "bases read back");
+    t.expect(back.map(|s| s.preds), Some(st.preds), "predicates read back");
+    t.expect(back.as_ref(), Some(&st), "the whole state reads back identical");
+    let bad: &[(&str, Spoil)] = &[
+        ("version 1", |s| s.version = 1),
+        ("MXCSR reserved bit", |s| s.fpu.bytes[26] = 0x01),
+        ("FS base at USER_TOP", |s| s.fs_base = USER_TOP),
+        ("kernel GS base", |s| s.gs_base = 0xffff_8000_0000_0000),
+        ("predicate that does not verify", |s| s.preds[1].len = 3),
+        ("predicate longer than allowed", |s| s.preds[0].len = 1 << 20),
+        ("serving flag 2", |s| s.pct.serving = 2),
+        ("served state with a kernel rip", |s| {
+            s.pct.serving = 1;
+            s.pct.saved.rip = 0xffff_ffff_8020_0000;
+        }),
+    ];
+    for &(what, spoil) in bad {
+        let mut b = st;
+        spoil(&mut b);
+        t.expect(sys::env_set_state(a, &raw const b as u64), Err(Error::Invalid), what);
+    }
+    t.expect(get(a).as_ref(), Some(&st), "refused imports changed nothing");
+    let Ok([b, bid]) = sys::env_create() else {
+        t.check(false, "create the fresh environment");
+        return t.finish() == 0;
+    };
+    marked_space(&mut t, b, code);
+    let Some(exported) = get(a) else {
+        t.check(false, "export");
+        return t.finish() == 0;
+    };
+    t.expect(sys::env_set_state(b, &raw const exported as u64), Ok([]), "import into a fresh environment");
+    t.expect(get(b).as_ref(), Some(&exported), "the fresh environment's state is identical");
+    if t.finish() != 0 {
+        return false;
+    }
+    // One after the other, so their lines come in a fixed order.
+    let mut ran = sys::env_run(a).is_ok();
+    wait_end(aid);
+    ran &= sys::env_run(b).is_ok();
+    wait_end(bid);
+    ran && sleeper(code)
+}
+
+/// A sleeper's state: exported, it says "about to call env_sleep"; a new
+/// state ends the sleep, whatever mask its registers name (here the same
+/// one, with the predicate now true through the imported parameter).
+fn sleeper(code: u64) -> bool {
+    let mut t = Checks::new("state-sleeper");
+    let Ok([s, sid]) = sys::env_create() else {
+        t.check(false, "create the sleeper");
+        return t.finish() == 0;
+    };
+    marked_space(&mut t, s, code);
+    let mut st = fpu_state();
+    st.preds[0].params[0] = 0;
+    t.expect(sys::env_set_state(s, &raw const st as u64), Ok([]), "set a state that will sleep");
+    t.expect(sys::env_run(s), Ok([]), "run it");
+    for _ in 0..100_000 {
+        if exposed::env_entry(sid).is_none_or(|r| r.status == ENV_SLEEPING) {
+            break;
+        }
+        let _ = sys::yield_cpu(0);
+    }
+    t.expect(exposed::env_entry(sid).map(|r| r.status), Some(ENV_SLEEPING), "it sleeps");
+    let asleep = get(s);
+    t.expect(
+        asleep.map(|a| (a.regs.rax, a.regs.rdi, a.regs.rip)),
+        Some((Call::env_sleep.number(), 1, CHILD_CODE)),
+        "a sleeper exports its env_sleep call, on the syscall",
+    );
+    t.expect(asleep.map(|a| a.preds[0].params[0]), Some(0), "… and its predicate's parameter");
+    st.preds[0].params[0] = 7;
+    t.expect(sys::env_set_state(s, &raw const st as u64), Ok([]), "replace the sleeper's state");
+    t.check(exposed::env_entry(sid).is_some_and(|r| r.status != ENV_SLEEPING), "the sleep ended");
+    let status = t.finish();
+    wait_end(sid);
+    status == 0
+}
+
+/// The second child's complete state.
+fn fpu_state() -> EnvState {
+    let mut st = EnvState::new();
+    st.regs.rip = CHILD_CODE;
+    st.regs.rsp = CHILD_STACK + PAGE_SIZE;
+    st.regs.rflags = FLAGS_IF | FLAGS_RESERVED;
+    st.regs.rbx = 0;
+    st.regs.rax = Call::env_sleep.number();
+    st.regs.rdi = 1;
+    st.fs_base = CHILD_STACK;
+    st.gs_base = CHILD_STACK + 8;
+    let mut fpu = FpuState::CLEAN;
+    fpu.bytes[24..28].copy_from_slice(&MXCSR.to_le_bytes());
+    fpu.bytes[160..168].copy_from_slice(&XMM0.to_le_bytes());
+    st.fpu = fpu;
+    // Holds when parameter 0 is 7.
+    let mut b = oxok_pred::Builder::new();
+    b.load_param(0).eq_imm(7);
+    if let Ok(code) = b.build() {
+        let bytes = code.as_bytes();
+        st.preds[0].len = bytes.len() as u64;
+        st.preds[0].code[..bytes.len()].copy_from_slice(bytes);
+        st.preds[0].params[0] = 7;
+        // Slot 1 holds the same program; spoiled by the hostile checks.
+        st.preds[1] = st.preds[0];
+    }
+    st
+}
+
+/// Maps the code and a stack page holding the FS and GS markers.
+fn marked_space(t: &mut Checks, env: u64, code: u64) {
+    t.expect(sys::page_map(env, code, CHILD_CODE, 0), Ok([]), "map the code into the child");
+    let Ok([stack, _]) = sys::frame_alloc(ANY_FRAME) else {
+        t.check(false, "frame for the stack");
+        return;
+    };
+    t.expect(sys::page_map(0, stack, SCRATCH2, pte::WRITABLE | pte::NO_EXECUTE), Ok([]), "map the stack here");
+    oxok_tests::mem::write(SCRATCH2, FS_MARK);
+    oxok_tests::mem::write(SCRATCH2 + 8, GS_MARK);
+    t.expect(sys::page_unmap(0, SCRATCH2), Ok([]), "unmap it here");
+    t.expect(
+        sys::page_map(env, stack, CHILD_STACK, pte::WRITABLE | pte::NO_EXECUTE),
+        Ok([]),
+        "map the stack into the child",
+    );
+    t.expect(sys::cap_drop(stack), Ok([]), "drop the stack capability");
 }
 
 /// Makes a child runnable; checks the table and that its state stayed.
@@ -144,11 +305,17 @@ fn child_state() -> EnvState {
             rflags: FLAGS_IF | FLAGS_RESERVED,
         },
         upcalls: [0; upcall::KINDS],
+        ..EnvState::new()
     }
 }
 
 /// A frame holding the child's code, written through a scratch mapping.
 fn code_frame(t: &mut Checks) -> Option<u64> {
+    code_frame_of(t, child::code())
+}
+
+/// A frame holding `code`, written through a scratch mapping.
+fn code_frame_of(t: &mut Checks, code: &[u8]) -> Option<u64> {
     let Ok([slot, _]) = sys::frame_alloc(ANY_FRAME) else {
         t.check(false, "frame for the code");
         return None;
@@ -158,7 +325,6 @@ fn code_frame(t: &mut Checks) -> Option<u64> {
     if mapped.is_err() {
         return None;
     }
-    let code = child::code();
     t.check(code.len() < PAGE_SIZE as usize && !code.is_empty(), "child code fits a page");
     child::copy_to(SCRATCH, code);
     t.expect(sys::page_unmap(0, SCRATCH), Ok([]), "unmap it from the parent");
@@ -361,9 +527,100 @@ mod child {
         exit = const Call::env_exit.number(),
     );
 
+    // Position-independent: runs the `syscall` its registers name (an
+    // `env_sleep`), then writes "state-fpu: sleep=0x… xmm0=0x… fs0=0x…
+    // gs0=0x… mxcsr=0x…\n" from the call's status, xmm0, %fs:0, %gs:0 and
+    // MXCSR, console_write()s it and exits with status bl.
+    global_asm!(
+        ".pushsection .rodata.oxok_state_fpu, \"a\"",
+        ".balign 16",
+        ".global oxok_state_fpu_start",
+        "oxok_state_fpu_start:",
+        "syscall",
+        "mov r12, rax",
+        "sub rsp, 160",
+        "mov rdi, rsp",
+        "lea rsi, [rip + oxok_state_fpu_p0]",
+        "call oxok_state_fpu_copyz",
+        "mov rax, r12",
+        "call oxok_state_fpu_hex16",
+        "lea rsi, [rip + oxok_state_fpu_p1]",
+        "call oxok_state_fpu_copyz",
+        "movq rax, xmm0",
+        "call oxok_state_fpu_hex16",
+        "lea rsi, [rip + oxok_state_fpu_p2]",
+        "call oxok_state_fpu_copyz",
+        "mov rax, qword ptr fs:[0]",
+        "call oxok_state_fpu_hex16",
+        "lea rsi, [rip + oxok_state_fpu_p3]",
+        "call oxok_state_fpu_copyz",
+        "mov rax, qword ptr gs:[0]",
+        "call oxok_state_fpu_hex16",
+        "lea rsi, [rip + oxok_state_fpu_p4]",
+        "call oxok_state_fpu_copyz",
+        "stmxcsr [rsp - 8]",
+        "mov eax, [rsp - 8]",
+        "call oxok_state_fpu_hex16",
+        "mov byte ptr [rdi], 10",
+        "inc rdi",
+        "mov rsi, rdi",
+        "sub rsi, rsp",
+        "mov rdi, rsp",
+        "mov eax, {write}",
+        "syscall",
+        "movzx edi, bl",
+        "mov eax, {exit}",
+        "syscall",
+        "ud2",
+        "oxok_state_fpu_copyz:",
+        "mov al, [rsi]",
+        "test al, al",
+        "jz oxok_state_fpu_copyz_done",
+        "mov [rdi], al",
+        "inc rsi",
+        "inc rdi",
+        "jmp oxok_state_fpu_copyz",
+        "oxok_state_fpu_copyz_done:",
+        "ret",
+        "oxok_state_fpu_hex16:",
+        "mov ecx, 16",
+        "oxok_state_fpu_hex_next:",
+        "rol rax, 4",
+        "mov edx, eax",
+        "and edx, 15",
+        "lea r8, [rip + oxok_state_fpu_digits]",
+        "mov dl, [r8 + rdx]",
+        "mov [rdi], dl",
+        "inc rdi",
+        "dec ecx",
+        "jnz oxok_state_fpu_hex_next",
+        "ret",
+        "oxok_state_fpu_p0: .asciz \"state-fpu: sleep=0x\"",
+        "oxok_state_fpu_p1: .asciz \" xmm0=0x\"",
+        "oxok_state_fpu_p2: .asciz \" fs0=0x\"",
+        "oxok_state_fpu_p3: .asciz \" gs0=0x\"",
+        "oxok_state_fpu_p4: .asciz \" mxcsr=0x\"",
+        "oxok_state_fpu_digits: .ascii \"0123456789abcdef\"",
+        ".global oxok_state_fpu_end",
+        "oxok_state_fpu_end:",
+        ".popsection",
+        write = const Call::console_write.number(),
+        exit = const Call::env_exit.number(),
+    );
+
     unsafe extern "C" {
         static oxok_state_child_start: u8;
         static oxok_state_child_end: u8;
+        static oxok_state_fpu_start: u8;
+        static oxok_state_fpu_end: u8;
+    }
+
+    /// The second routine's bytes.
+    pub fn fpu_code() -> &'static [u8] {
+        let start = &raw const oxok_state_fpu_start;
+        let end = &raw const oxok_state_fpu_end;
+        // SAFETY: both symbols delimit one assembled block in .rodata.
+        unsafe { core::slice::from_raw_parts(start, end as usize - start as usize) }
     }
 
     /// The routine's bytes.

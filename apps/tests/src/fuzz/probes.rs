@@ -153,42 +153,63 @@ pub fn preds(scale: u64) -> Result<String, String> {
     Ok(format!("{installs} installs, {sleeps} sleeps woken by the clock"))
 }
 
-/// A capability for one frame granted to itself `scale` times, each copy
-/// made from the last and the last dropped, while a child receives a copy
-/// at every step (until its list is full); then the frame is freed: the
-/// chain's tip and the child's copies must be stale.
+/// Capability trees to their limits, `scale / 100` times (at most 2000):
+/// a chain of grants from one frame capability into its own list until the
+/// kernel refuses (the derivation depth), the child's whole list filled
+/// with copies, then `cap_revoke` of the root: it must remove exactly the
+/// chain and the copies, in both lists, and the chain's tip must no longer
+/// map the frame.
 pub fn grant_chain(scale: u64) -> Result<String, String> {
     limit_self(64, 2)?;
     let [root, pfn] = sys::frame_alloc(ANY_FRAME).map_err(|e| format!("frame_alloc: {e}"))?;
     let [child, _] = sys::env_create().map_err(|e| format!("env_create: {e}"))?;
     let all = rights::READ | rights::WRITE | rights::GRANT;
-    let (mut tip, mut given, mut full) = (root, 0u64, 0u64);
-    for depth in 0..scale {
-        let [next] = sys::cap_grant(tip, 0, all).map_err(|e| format!("cap_grant at depth {depth}: {e}"))?;
-        if tip != root {
-            sys::cap_drop(tip).map_err(|e| format!("cap_drop: {e}"))?;
+    let (mut deepest, mut removed_total, mut given_total) = (0u64, 0u64, 0u64);
+    let rounds = (scale / 100).clamp(1, 2000);
+    for round in 0..rounds {
+        let (mut tip, mut depth) = (root, 0u64);
+        let refused = loop {
+            match sys::cap_grant(tip, 0, all) {
+                Ok([next]) => (tip, depth) = (next, depth + 1),
+                Err(e) => break e,
+            }
+            if depth > 64 {
+                return Err("a grant chain longer than the capability list".into());
+            }
+        };
+        if refused != Error::Invalid && refused != Error::NoMemory {
+            return Err(format!("grant chain refused with {refused}"));
         }
-        tip = next;
-        match sys::cap_grant(tip, child, rights::READ) {
-            Ok(_) => given += 1,
-            Err(Error::NoMemory) => full += 1,
-            Err(e) => return Err(format!("grant to the child: {e}")),
+        deepest = deepest.max(depth);
+        let mut given = 0u64;
+        let full = loop {
+            match sys::cap_grant(root, child, rights::READ) {
+                Ok(_) => given += 1,
+                Err(e) => break e,
+            }
+            if given > 64 {
+                return Err("the child's list never filled".into());
+            }
+        };
+        if full != Error::NoMemory {
+            return Err(format!("filling the child's list: {full}"));
         }
-    }
-    match sys::cap_info(tip) {
-        Ok([_, number, _]) if number == pfn => {}
-        other => return Err(format!("the tip names {other:?}, not frame {pfn}")),
-    }
-    sys::page_map(0, tip, MANY_BASE, pte::NO_EXECUTE).map_err(|e| format!("map through the tip: {e}"))?;
-    sys::page_unmap(0, MANY_BASE).map_err(|e| format!("page_unmap: {e}"))?;
-    sys::frame_free(root).map_err(|e| format!("frame_free of the chain's root: {e}"))?;
-    if tip != root {
-        let stale = sys::page_map(0, tip, MANY_BASE, pte::NO_EXECUTE);
-        if stale.is_ok() || exposed::readable(MANY_BASE) {
-            return Err(format!("the chain's tip still maps the freed frame ({stale:?})"));
+        let [removed] = sys::cap_revoke(root).map_err(|e| format!("cap_revoke: {e}"))?;
+        if removed != depth + given {
+            return Err(format!("round {round}: cap_revoke removed {removed}, want {depth} + {given}"));
         }
-        sys::cap_drop(tip).map_err(|e| format!("cap_drop: {e}"))?;
+        if depth > 0 && (sys::cap_info(tip).is_ok() || sys::page_map(0, tip, MANY_BASE, pte::NO_EXECUTE).is_ok()) {
+            return Err(format!("round {round}: the revoked tip (slot {tip}) still works"));
+        }
+        removed_total += removed;
+        given_total += given;
     }
+    sys::frame_free(root).map_err(|e| format!("frame_free of the root: {e}"))?;
     sys::env_destroy(child).map_err(|e| format!("env_destroy: {e}"))?;
-    Ok(format!("depth {scale}, {given} copies given to a child ({full} refused: list full), frame freed"))
+    if exposed::frame_entry(pfn).is_some_and(|f| u64::from(f.owner) == exposed::self_id()) {
+        return Err(format!("frame {pfn} still owned after frame_free"));
+    }
+    Ok(format!(
+        "{rounds} rounds: chains {deepest} deep, {given_total} copies in a child's list, {removed_total} revoked"
+    ))
 }

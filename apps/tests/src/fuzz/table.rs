@@ -29,8 +29,11 @@ pub enum Kind {
     Len,
     /// A physical frame number (`pfn`).
     Pfn,
-    /// A raw environment id (`target`, `caller`).
+    /// A raw environment id (`caller`, `callee`).
     EnvId,
+    /// A transfer target word: an id and the slot of a capability with
+    /// call (`target`, see `call_target`).
+    Target,
     /// A small selector or bit set (`kind`, `index`, `flags`, `rights`…).
     Small,
     /// A quantity (`frames`, `envs`, `deadline`, `value`).
@@ -48,9 +51,10 @@ pub fn kind_of(name: &str) -> Kind {
         "va" | "entry" => Kind::Va,
         "len" | "count" => Kind::Len,
         "pfn" => Kind::Pfn,
-        "target" | "caller" => Kind::EnvId,
-        "rights" | "flags" | "kind" | "index" | "param" | "mask" | "placement" | "arg" | "on" => Kind::Small,
-        "frames" | "envs" | "deadline" | "value" | "slots" => Kind::Amount,
+        "target" => Kind::Target,
+        "caller" | "callee" => Kind::EnvId,
+        "rights" | "flags" | "kind" | "index" | "param" | "mask" | "placement" | "arg" | "on" | "which" => Kind::Small,
+        "frames" | "envs" | "deadline" | "value" | "slots" | "ticket" => Kind::Amount,
         n if n.ends_with("_slot") || n.ends_with("_cap") => Kind::CapSlot,
         n if n.ends_with("ptr") || n.ends_with("buf") => Kind::Ptr,
         n if n.ends_with("_va") || n.ends_with("addr") => Kind::Va,

@@ -7,7 +7,9 @@ use super::table::Kind;
 use alloc::vec::Vec;
 use oxok_libos::abi::frames::{OWNER_FIRST_ENV, OWNER_FREE};
 use oxok_libos::abi::layout::{APP_AREA, ENV_TABLE_ROWS, FRAME_TABLE, PAGE_SIZE, PROGRAM_BASE, USER_TOP, UVPT, pte};
-use oxok_libos::abi::{ACCOUNT_UNLIMITED, ANY_FRAME, CAP_SLOTS, CONSOLE_WRITE_MAX, PROTECT, SHARE, UNMAP};
+use oxok_libos::abi::{
+    ACCOUNT_UNLIMITED, ANY_FRAME, CAP_SLOTS, CONSOLE_WRITE_MAX, NO_CAP_SLOT, PROTECT, SHARE, UNMAP, call_target,
+};
 use oxok_libos::exposed;
 use oxok_testrng::Rng;
 
@@ -88,6 +90,7 @@ impl World {
             Kind::Len => self.len(),
             Kind::Pfn => self.pfn(),
             Kind::EnvId => self.env_id(),
+            Kind::Target => self.target(),
             Kind::Small => self.small(),
             Kind::Amount => self.amount(),
             Kind::Any => match self.rng.below(8) {
@@ -197,6 +200,18 @@ impl World {
             6 if !self.stale_ids.is_empty() => *self.rng.pick(&self.stale_ids),
             7 => 0x100 + self.rng.below(0x800),
             8 => self.me ^ (1 << (10 + self.rng.below(22))),
+            _ => self.rng.next(),
+        }
+    }
+
+    /// A target word: mostly an id with a capability slot (right or
+    /// wrong), sometimes a bare id or garbage.
+    fn target(&mut self) -> u64 {
+        let env = self.env_id();
+        match self.rng.below(6) {
+            0..=2 => call_target(env, self.rng.below(CAP_SLOTS as u64 + 1)),
+            3 => call_target(env, NO_CAP_SLOT),
+            4 => env,
             _ => self.rng.next(),
         }
     }

@@ -34,7 +34,7 @@ impl RngExt for Rng {
     }
 
     fn rights(&mut self) -> Rights {
-        Rights::from_bits((self.next() & 7) as u8).unwrap()
+        Rights::from_bits((self.next() & 0b11_0111) as u8).unwrap()
     }
 
     fn name(&mut self) -> Name {
@@ -62,5 +62,5 @@ impl RngExt for Rng {
 
 /// Every rights value.
 pub fn all_rights() -> impl Iterator<Item = Rights> {
-    (0u8..8).map(|b| Rights::from_bits(b).unwrap())
+    (0u8..64).filter_map(Rights::from_bits)
 }

@@ -33,7 +33,7 @@ impl Waiter {
     /// from `seen`. Returns when the caller should look again.
     pub fn wait(&mut self, partner: Option<u64>, word: u64, seen: u64) {
         if let Some(p) = partner
-            && sys::yield_cpu(p).is_ok()
+            && crate::callcap::yield_to(p).is_ok()
         {
             return;
         }

@@ -1,0 +1,56 @@
+//! Binding blocks to frames: the registry maps each cached block to exactly
+//! one frame (so every libFS sees the same copy), rights are checked once
+//! when a frame is bound into an address space, and metadata frames are
+//! never bound writable.
+
+use oxok_abi::xn::rights;
+
+use crate::xn::Frames;
+use crate::{Refusal, Xn};
+
+impl Xn {
+    /// Registers `frame` as the cache of the live `block`. The wrapper calls
+    /// it only after filling the frame itself — from disk (read-and-insert)
+    /// or with zeros for a block allocated since its last durable write — so
+    /// no one can plant a fake cached copy.
+    pub fn insert(&mut self, block: u64, frame: u64) -> Result<(), Refusal> {
+        if self.live(block)?.frame.is_some() {
+            return Err(Refusal::AlreadyBound(block));
+        }
+        if let Some(e) = self.reg.get_mut(block) {
+            e.frame = Some(frame);
+        }
+        Ok(())
+    }
+
+    /// The frame to map for a caller asking for `want` ([`rights`]) over
+    /// `block`: refused for a metadata block asked writable, unless the
+    /// `acl` over it (its parent's; a root's own) grants the caller `want`,
+    /// or when the block is not cached. This is the one check: afterwards
+    /// the caller reads and writes the frame directly.
+    pub fn bind(&self, mem: &impl Frames, creds: &[u64], block: u64, want: u32) -> Result<u64, Refusal> {
+        let e = self.live(block)?;
+        if e.is_meta() && want & rights::WRITE != 0 {
+            return Err(Refusal::MetadataWritable(block));
+        }
+        let frame = e.frame.ok_or(Refusal::NotBound(block))?;
+        self.check_rights(mem, creds, block, want)?;
+        Ok(frame)
+    }
+
+    /// Takes `block` out of the cache and returns its frame: only when it
+    /// is clean (every write durable, not dirty, nothing in flight).
+    pub fn evict(&mut self, block: u64) -> Result<u64, Refusal> {
+        let durable = self.durable;
+        let e = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
+        let frame = e.frame.ok_or(Refusal::NotBound(block))?;
+        if e.in_flight {
+            return Err(Refusal::InFlight(block));
+        }
+        if e.dirty || e.durable_seq(durable) == 0 || e.undurable(durable) {
+            return Err(Refusal::Busy(block));
+        }
+        e.frame = None;
+        Ok(frame)
+    }
+}

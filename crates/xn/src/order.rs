@@ -1,0 +1,135 @@
+//! Ordering (Ganger and Patt's rules as Xok enforces them): a write may not
+//! persist a pointer to a tainted block; a freed block is not reused while
+//! a pointer to it may remain on disk. Durability comes only from a flush
+//! (virtio-blk has no FUA): a write counts once a flush that began after it
+//! completed has completed.
+
+use crate::xn::Frames;
+use crate::{Refusal, Xn};
+
+/// A write XN let the wrapper submit; hand it back on completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteTicket {
+    /// The block.
+    pub block: u64,
+    generation: u64,
+    seq: u64,
+}
+
+/// A flush XN knows about; hand it back on completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlushTicket(u64);
+
+impl Xn {
+    /// Asks to write the cached `block` to disk (the wrapper submits the
+    /// request when this succeeds, from the frame XN names).
+    ///
+    /// Checks: the block is live, cached, with no write in flight; if it is
+    /// metadata, every block its current content owns is durably
+    /// initialised — else [`Refusal::TaintedPointer`] names the first that
+    /// is not (write and flush it first). Cost: one registry lookup per
+    /// owned block. Then the block is in flight and no longer dirty.
+    ///
+    /// Writing needs no rights (as in Xok, any process may flush a dirty
+    /// block: writing back what the cache holds harms no one); changing
+    /// what the cache holds is what the rights guard.
+    pub fn write_begin(&mut self, mem: &impl Frames, block: u64) -> Result<WriteTicket, Refusal> {
+        let e = *self.live(block)?;
+        if e.in_flight {
+            return Err(Refusal::InFlight(block));
+        }
+        let frame = e.frame.ok_or(Refusal::NotBound(block))?;
+        if e.is_meta() {
+            let content = mem.read(frame).ok_or(Refusal::NotBound(block))?;
+            let owned = self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content)?;
+            for child in owned.extents().iter().flat_map(|x| x.blocks()) {
+                let c = self.reg.get(child).ok_or(Refusal::NotAllocated(child))?;
+                if c.durable_seq(self.durable) == 0 {
+                    return Err(Refusal::TaintedPointer { block, child });
+                }
+            }
+        }
+        let m = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
+        m.issued += 1;
+        m.in_flight = true;
+        m.dirty = false;
+        Ok(WriteTicket { block, generation: m.generation, seq: m.issued })
+    }
+
+    /// The write completed (not yet durable: that takes a flush).
+    pub fn write_done(&mut self, t: WriteTicket) {
+        let (epoch, durable) = (self.epoch, self.durable);
+        if let Some(e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
+            e.in_flight = false;
+            e.completed(t.seq, epoch, durable);
+        }
+    }
+
+    /// The write failed. The block is dirty again; since part of it may
+    /// have reached the disk, it still counts as issued.
+    pub fn write_failed(&mut self, t: WriteTicket) {
+        if let Some(e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
+            e.in_flight = false;
+            e.dirty = true;
+        }
+    }
+
+    /// A flush is being submitted: it makes durable every write completed
+    /// before now.
+    pub fn flush_begin(&mut self) -> FlushTicket {
+        let t = FlushTicket(self.epoch);
+        self.epoch += 1;
+        t
+    }
+
+    /// The flush completed. O(1): taint and will-free are judged lazily
+    /// against the durable epoch.
+    pub fn flush_done(&mut self, t: FlushTicket) {
+        self.durable = self.durable.max(t.0);
+    }
+
+    /// The wrapper saw the application dirty a data block's frame.
+    pub fn mark_dirty(&mut self, block: u64) {
+        if let Some(e) = self.reg.get_mut(block) {
+            e.dirty = true;
+        }
+    }
+
+    /// Whether the will-free `block` can be reused: no disk version of its
+    /// parent that points to it can be reached any more — a write of the
+    /// parent issued after the free is durable, or the parent is gone.
+    fn reclaimable(&self, block: u64) -> bool {
+        let Some(e) = self.reg.get(block) else { return true };
+        let (Some(k), Some((p, generation))) = (e.freed, e.parent) else { return false };
+        match self.reg.get(p) {
+            Some(pe) if pe.generation == generation => pe.durable_seq(self.durable) > k,
+            _ => true,
+        }
+    }
+
+    /// Examines at most `budget` will-free entries (each at most once),
+    /// resuming where the last call stopped, and frees those whose
+    /// last on-disk pointer is gone; returns how many it freed. The wrapper
+    /// calls it after each flush with a bounded budget; a parent freed now
+    /// may let its children go on the next call.
+    pub fn reap(&mut self, budget: usize) -> usize {
+        let (mut seen, mut freed) = (0, 0);
+        let budget = budget.min(self.will_free.len());
+        while seen < budget && !self.will_free.is_empty() {
+            if self.reap_cursor >= self.will_free.len() {
+                self.reap_cursor = 0;
+            }
+            let Some(&b) = self.will_free.get(self.reap_cursor) else { break };
+            seen += 1;
+            if self.reclaimable(b) {
+                self.will_free.swap_remove(self.reap_cursor);
+                self.reg.remove(b);
+                self.map.set(b, false);
+                freed += 1;
+            } else {
+                self.reap_cursor += 1;
+            }
+        }
+        freed
+    }
+}

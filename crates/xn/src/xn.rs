@@ -1,0 +1,287 @@
+//! [`Xn`]: the state (file systems, roots, free map, registry, will-free
+//! list, flush epochs), registration, and the read-only views.
+
+use alloc::vec::Vec;
+
+use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
+
+use crate::registry::{Entry, Registry};
+use crate::template::Acl;
+use crate::{FreeMap, Owned, OwnsError, Refusal, Template, VerifyError};
+
+/// The kernel's access to frame contents (its direct map; a `HashMap` in
+/// tests). XN only ever names frames the wrapper gave it.
+pub trait Frames {
+    /// The bytes of `frame`, if it is one.
+    fn read(&self, frame: u64) -> Option<&[u8; BLOCK_SIZE]>;
+    /// The bytes of `frame`, writable, if it is one.
+    fn write(&mut self, frame: u64) -> Option<&mut [u8; BLOCK_SIZE]>;
+}
+
+/// A registered file system, by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FsId(pub u32);
+
+/// A registered root: the block, its file system and template number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Root {
+    /// File system.
+    pub fs: FsId,
+    /// Block.
+    pub block: u64,
+    /// Template number (`>= 1`).
+    pub ty: u32,
+}
+
+/// What the registry says about one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockView {
+    /// File system.
+    pub fs: FsId,
+    /// `DATA` or a template number.
+    pub ty: u32,
+    /// The owning metadata block (`None` for a root).
+    pub parent: Option<u64>,
+    /// The frame caching it.
+    pub frame: Option<u64>,
+    /// [`oxok_abi::xn::state`].
+    pub state: u8,
+    /// Freed, waiting on the will-free list.
+    pub will_free: bool,
+}
+
+/// XN's whole state for one disk.
+#[derive(Clone, Debug)]
+pub struct Xn {
+    pub(crate) map: FreeMap,
+    pub(crate) fss: Vec<Vec<Template>>,
+    pub(crate) roots: Vec<Root>,
+    pub(crate) reg: Registry,
+    pub(crate) will_free: Vec<u64>,
+    /// Where the next [`reap`](Xn::reap) starts looking.
+    pub(crate) reap_cursor: usize,
+    /// Epoch of write completions now (flush_begin closes it).
+    pub(crate) epoch: u64,
+    /// Every epoch up to this one is durable.
+    pub(crate) durable: u64,
+    pub(crate) next_gen: u64,
+}
+
+impl Xn {
+    /// XN for a disk of `nblocks` blocks, all free.
+    pub fn new(nblocks: u64) -> Result<Xn, Refusal> {
+        Ok(Xn {
+            map: FreeMap::new(nblocks)?,
+            fss: Vec::new(),
+            roots: Vec::new(),
+            reg: Registry::default(),
+            will_free: Vec::new(),
+            reap_cursor: 0,
+            epoch: 1,
+            durable: 0,
+            next_gen: 1,
+        })
+    }
+
+    /// Registers a file system's templates (each in the layout of
+    /// [`oxok_abi::xn`]; template `n` is `templates[n - 1]`). Needs no
+    /// privilege; templates never change once registered.
+    pub fn register_fs(&mut self, templates: &[&[u8]]) -> Result<FsId, VerifyError> {
+        if templates.is_empty() || templates.len() > MAX_TEMPLATES {
+            return Err(VerifyError::BadTemplate);
+        }
+        let mut list = Vec::new();
+        list.try_reserve_exact(templates.len()).map_err(|_| VerifyError::NoMemory)?;
+        for t in templates {
+            list.push(Template::parse(t)?);
+        }
+        let id = u32::try_from(self.fss.len()).map_err(|_| VerifyError::NoMemory)?;
+        self.fss.try_reserve(1).map_err(|_| VerifyError::NoMemory)?;
+        self.fss.push(list);
+        Ok(FsId(id))
+    }
+
+    /// Makes the free `block` a root of `fs` of template `ty`, cached in
+    /// `frame` with `content` (copied there). The content may own nothing
+    /// yet; the root is tainted until written and flushed. The kernel
+    /// wrapper persists the root in its catalogue only once the root is no
+    /// longer tainted ([`Xn::is_tainted`]), so recovery never reads an
+    /// uninitialised root. Adding roots needs no privilege; the wrapper
+    /// charges the block to the caller's account.
+    pub fn add_root(
+        &mut self,
+        mem: &mut impl Frames,
+        fs: FsId,
+        block: u64,
+        ty: u32,
+        frame: u64,
+        content: &[u8; BLOCK_SIZE],
+    ) -> Result<(), Refusal> {
+        let t = self.template(fs.0, ty)?;
+        if block >= self.map.nblocks() {
+            return Err(Refusal::OutOfRange(block));
+        }
+        if !self.map.is_free(block) {
+            return Err(Refusal::NotFree(block));
+        }
+        if !self.owns_of(t, fs.0, block, content)?.is_empty() {
+            return Err(Refusal::OwnsMismatch(block));
+        }
+        self.reg.reserve(1)?;
+        self.roots.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+        mem.write(frame).ok_or(Refusal::NotBound(block))?.copy_from_slice(content);
+        let mut e = Entry::new(fs.0, ty, self.new_generation(), None, 0);
+        e.frame = Some(frame);
+        e.dirty = true;
+        self.reg.insert(block, e)?;
+        self.map.set(block, true);
+        self.roots.push(Root { fs, block, ty });
+        Ok(())
+    }
+
+    /// The registry entry of `block`, as exposed.
+    pub fn block(&self, block: u64) -> Option<BlockView> {
+        self.reg.get(block).map(|e| BlockView {
+            fs: FsId(e.fs),
+            ty: e.ty,
+            parent: e.parent.map(|(p, _)| p),
+            frame: e.frame,
+            state: e.state(self.durable),
+            will_free: e.freed.is_some(),
+        })
+    }
+
+    /// Every registered block, in order.
+    pub fn blocks(&self) -> impl Iterator<Item = (u64, BlockView)> + '_ {
+        self.reg.iter().filter_map(|(b, _)| Some((b, self.block(b)?)))
+    }
+
+    /// The free map.
+    pub fn free_map(&self) -> &FreeMap {
+        &self.map
+    }
+
+    /// Blocks freed in core that still wait for no on-disk pointer to remain.
+    pub fn will_free(&self) -> &[u64] {
+        &self.will_free
+    }
+
+    /// The registered roots.
+    pub fn roots(&self) -> &[Root] {
+        &self.roots
+    }
+
+    /// Blocks allocated to `fs` (a view; walks the registry).
+    pub fn usage(&self, fs: FsId) -> u64 {
+        self.reg.iter().filter(|(_, e)| e.fs == fs.0).count() as u64
+    }
+
+    /// Whether `block` is allocated and not durably initialised.
+    pub fn is_tainted(&self, block: u64) -> bool {
+        self.reg.get(block).is_some_and(|e| e.durable_seq(self.durable) == 0)
+    }
+
+    /// Runs `size` over the cached metadata `block`.
+    pub fn size(&self, mem: &impl Frames, block: u64) -> Result<u64, Refusal> {
+        let (e, content) = self.cached_meta(mem, block)?;
+        let t = self.template(e.fs, e.ty)?;
+        t.size(content).map_err(|f| Refusal::UdfFault(block, f))
+    }
+
+    /// Runs `owns` over the cached metadata `block`.
+    pub fn owns(&self, mem: &impl Frames, block: u64) -> Result<Owned, Refusal> {
+        let (e, content) = self.cached_meta(mem, block)?;
+        self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content)
+    }
+
+    // ---- helpers shared by the operations ----
+
+    pub(crate) fn new_generation(&mut self) -> u64 {
+        self.next_gen += 1;
+        self.next_gen
+    }
+
+    /// Template `ty` of file system `fs`.
+    pub(crate) fn template(&self, fs: u32, ty: u32) -> Result<&Template, Refusal> {
+        let list = self.fss.get(fs as usize).ok_or(Refusal::BadFs)?;
+        let i = (ty as usize).checked_sub(1).ok_or(Refusal::BadFs)?;
+        list.get(i).ok_or(Refusal::BadFs)
+    }
+
+    pub(crate) fn types(&self, fs: u32) -> u32 {
+        self.fss.get(fs as usize).map_or(0, |l| l.len() as u32)
+    }
+
+    pub(crate) fn owns_of(
+        &self,
+        t: &Template,
+        fs: u32,
+        block: u64,
+        content: &[u8; BLOCK_SIZE],
+    ) -> Result<Owned, Refusal> {
+        t.owns(content, self.map.nblocks(), self.types(fs)).map_err(|e| match e {
+            OwnsError::Fault(f) => Refusal::UdfFault(block, f),
+            OwnsError::Set(s) => Refusal::BadOwns(block, s),
+        })
+    }
+
+    /// A live (not freed) entry.
+    pub(crate) fn live(&self, block: u64) -> Result<&Entry, Refusal> {
+        if block >= self.map.nblocks() {
+            return Err(Refusal::OutOfRange(block));
+        }
+        let e = self.reg.get(block).ok_or(Refusal::NotAllocated(block))?;
+        if e.freed.is_some() {
+            return Err(Refusal::WillFree(block));
+        }
+        Ok(e)
+    }
+
+    /// A live metadata block and its cached content.
+    pub(crate) fn cached_meta<'m>(
+        &self,
+        mem: &'m impl Frames,
+        block: u64,
+    ) -> Result<(Entry, &'m [u8; BLOCK_SIZE]), Refusal> {
+        let e = *self.live(block)?;
+        if e.ty == DATA {
+            return Err(Refusal::NotMetadata(block));
+        }
+        let content = e.frame.and_then(|f| mem.read(f)).ok_or(Refusal::NotBound(block))?;
+        Ok((e, content))
+    }
+
+    /// The grants over `block`: its parent's `acl` (its own for a root).
+    pub(crate) fn acl_over(&self, mem: &impl Frames, block: u64) -> Result<Acl, Refusal> {
+        let e = self.live(block)?;
+        let holder = e.parent.map_or(block, |(p, _)| p);
+        let (he, content) = self.cached_meta(mem, holder)?;
+        self.template(he.fs, he.ty)?.acl(content).map_err(|f| Refusal::UdfFault(holder, f))
+    }
+
+    /// Refuses unless the caller holds `need` over `block`.
+    pub(crate) fn check_rights(&self, mem: &impl Frames, creds: &[u64], block: u64, need: u32) -> Result<(), Refusal> {
+        if self.acl_over(mem, block)?.allows(creds, need) { Ok(()) } else { Err(Refusal::Denied(block)) }
+    }
+
+    /// The common checks of allocate, free and modify: `meta` is a live,
+    /// cached metadata block not in flight, and the caller may write it.
+    /// Returns (entry, template, owns before, owns after).
+    pub(crate) fn change_check(
+        &self,
+        mem: &impl Frames,
+        creds: &[u64],
+        meta: u64,
+        new: &[u8; BLOCK_SIZE],
+    ) -> Result<(Entry, Owned, Owned), Refusal> {
+        let (e, old) = self.cached_meta(mem, meta)?;
+        if e.in_flight {
+            return Err(Refusal::InFlight(meta));
+        }
+        self.check_rights(mem, creds, meta, rights::WRITE)?;
+        let t = self.template(e.fs, e.ty)?;
+        let before = self.owns_of(t, e.fs, meta, old)?;
+        let after = self.owns_of(t, e.fs, meta, new)?;
+        Ok((e, before, after))
+    }
+}

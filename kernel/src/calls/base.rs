@@ -1,0 +1,34 @@
+//! FS and GS bases per environment: `env_set_base`, `env_get_base`.
+
+use super::Cx;
+use super::check::env_cap;
+use oxok_abi::{BASE_FS, BASE_GS, Error};
+use oxok_cap::Rights;
+
+/// Sets an environment's FS or GS base.
+pub fn env_set_base(cx: &mut Cx<'_>, env_slot: u64, which: u64, value: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    if !matches!(which, BASE_FS | BASE_GS) || !crate::fpu::base_ok(value) {
+        return Err(Error::Invalid);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    crate::fpu::sync(env);
+    if which == BASE_FS {
+        env.ext.fs_base = value;
+    } else {
+        env.ext.gs_base = value;
+    }
+    crate::fpu::reload(env);
+    Ok([])
+}
+
+/// Reads an environment's FS or GS base.
+pub fn env_get_base(cx: &mut Cx<'_>, env_slot: u64, which: u64) -> Result<[u64; 1], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    if !matches!(which, BASE_FS | BASE_GS) {
+        return Err(Error::Invalid);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    crate::fpu::sync(env);
+    Ok([if which == BASE_FS { env.ext.fs_base } else { env.ext.gs_base }])
+}

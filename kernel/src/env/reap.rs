@@ -1,0 +1,154 @@
+//! Tearing destroyed environments down in bounded steps, collecting
+//! unreachable frames, and counting mappings (with the page tables they
+//! make charged to the mapped environment's account).
+
+use super::{Dying, Env, EnvTable, Slot, publish_heap};
+use crate::account;
+use crate::mem::{PAGE_SIZE, frame};
+use oxok_abi::Error;
+use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
+use oxok_abi::layout::pte;
+use oxok_cap::{Cap, Kind};
+
+impl EnvTable {
+    /// Continues tearing down destroyed environments for at most `budget`
+    /// last-level page tables (`usize::MAX`: until done). When one is
+    /// finished its account is given back everything it was charged (1
+    /// environment, its frames and page tables; frames that live on as
+    /// orphans are the mappers' to hold) and its table row is free again.
+    /// Returns true when nothing is left to reap.
+    pub fn reap(&mut self, budget: usize) -> bool {
+        let EnvTable { slots, dying } = self;
+        let Some(d) = dying.front_mut() else { return true };
+        let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
+            let pa = entry & pte::ADDRESS_MASK;
+            if release_mapping(pa) {
+                collect_in(slots, pa / PAGE_SIZE);
+            }
+        });
+        if !done {
+            return false;
+        }
+        let Some(Dying { id, app_area, owned, quota, frames, .. }) = dying.pop_front() else { return true };
+        frame::with(|f| {
+            f.free(app_area);
+            for pfn in owned {
+                let Some(e) = f.entry_mut(pfn) else { continue };
+                if e.owner != id {
+                    continue;
+                }
+                if e.maps == 0 {
+                    f.free(pfn * PAGE_SIZE);
+                } else {
+                    e.owner = OWNER_ORPHAN;
+                }
+            }
+        });
+        account::uncharge(quota, frames, 1);
+        account::with(|a| a.detach(quota));
+        if let Some(s) = slots.get_mut((id as usize) & (super::MAX_ENVS - 1)) {
+            s.tearing = false;
+        }
+        publish_heap();
+        dying.is_empty()
+    }
+
+    /// Frees frame `pfn` if it belongs to a live environment and nothing
+    /// reaches it any more: no mapping and no capability anywhere. Its owner
+    /// could never name it again, so this is no policy, only the end of a
+    /// leak (a page the libOS unmapped after dropping its capability, or a
+    /// copy-on-write original whose last sharer died).
+    pub fn collect(&mut self, pfn: u64) {
+        collect_in(&mut self.slots, pfn);
+    }
+}
+
+fn collect_in(slots: &mut [Slot], pfn: u64) {
+    let Some(entry) = frame::with(|f| f.entry(pfn).copied()) else { return };
+    if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
+        return;
+    }
+    let id = entry.owner;
+    let Some(env) =
+        slots.get_mut((id as usize) & (super::MAX_ENVS - 1)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id)
+    else {
+        return;
+    };
+    frame::with(|f| f.free(pfn * PAGE_SIZE));
+    if env.owned.remove(&pfn) {
+        account::uncharge(env.quota, 1, 0);
+    }
+    env.publish();
+}
+
+/// Maps frame `pa` into `env`'s space at `va` and counts the mapping. The
+/// page-table frames the mapping needs are charged to `env`'s account
+/// first (`NoMemory`, nothing changed, if the account has no room).
+pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
+    let need = env.space.tables_needed(va);
+    if need > 0 {
+        account::charge(env.quota, need, 0)?;
+    }
+    let before = env.space.tables();
+    let mapped = env.space.map(va, pa, flags);
+    let made = env.space.tables().saturating_sub(before);
+    env.pt_charged += made;
+    if made < need {
+        account::uncharge(env.quota, need - made, 0);
+    }
+    if made > 0 {
+        env.publish();
+    }
+    mapped?;
+    frame::with(|f| {
+        if let Some(e) = f.entry_mut(pa / PAGE_SIZE) {
+            e.maps = e.maps.saturating_add(1);
+        }
+    });
+    Ok(())
+}
+
+/// Drops one mapping of the frame at `pa`; an orphaned frame is freed when
+/// its last mapping goes. Returns true if an environment's frame just
+/// became unreachable (no mapping, no capability): the caller passes it to
+/// [`EnvTable::collect`].
+pub fn release_mapping(pa: u64) -> bool {
+    frame::with(|f| {
+        let (free, unreachable) = match f.entry_mut(pa / PAGE_SIZE) {
+            Some(e) => {
+                e.maps = e.maps.saturating_sub(1);
+                let idle = e.maps == 0;
+                (e.owner == OWNER_ORPHAN && idle, e.owner >= OWNER_FIRST_ENV && idle && e.refs == 0)
+            }
+            None => (false, false),
+        };
+        if free {
+            f.free(pa);
+        }
+        unreachable
+    })
+}
+
+/// The frame number a frame capability names, if it is one.
+pub fn frame_of_cap(cap: &Cap) -> Option<u64> {
+    let comps = cap.name.components();
+    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| comps[1])
+}
+
+/// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
+/// the frame table's `refs`, if `cap` names a frame of the current
+/// generation (a stale capability names nothing any more).
+pub fn count_frame_ref(cap: &Cap, delta: i32) {
+    let comps = cap.name.components();
+    if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
+        return;
+    }
+    frame::with(|f| {
+        if let Some(e) = f.entry_mut(comps[1])
+            && u64::from(e.generation) == comps[2]
+            && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED)
+        {
+            e.refs = if delta > 0 { e.refs.saturating_add(1) } else { e.refs.saturating_sub(1) };
+        }
+    });
+}

@@ -1,0 +1,180 @@
+//! Each environment's CPU state beyond the general registers — the x87/SSE
+//! unit (an FXSAVE image) and the FS and GS bases — multiplexed between
+//! environments, and what `env_get_state`/`env_set_state` see of it.
+//!
+//! The unit holds one environment's state at a time, `FPU_LIVE`'s (0: an
+//! environment that ended, nobody's); the kernel never uses it. Switching
+//! is **eager** by default: when the scheduler loads an environment other
+//! than the one whose state is live, the live one is saved (FXSAVE) and
+//! the incoming one restored (FXRSTOR) at once; resuming the same
+//! environment (after a call, an idle stretch, an upcall) costs nothing.
+//! The alternative, `fpu=lazy` on the command line, sets CR0.TS instead
+//! and moves the state on the first x87/SSE instruction (#NM).
+//!
+//! Why eager: measured with `fpu-bench` (apps/tests; `cargo xtask run
+//! --append "run=fpu-bench+server&fpu-bench+client fpu=eager"`, then
+//! `fpu=lazy`), QEMU TCG on a shared two-core host, two runs each:
+//!
+//! | median cycles               | eager          | lazy           |
+//! | --------------------------- | -------------- | -------------- |
+//! | null call                   | 1111, 1109     | 1213, 1131     |
+//! | PCT round trip, no x87/SSE  | 248713, 268995 | 161965, 212295 |
+//! | PCT round trip, both SSE    | 158870, 171589 | 228192, 185852 |
+//!
+//! (`cargo xtask bench --quick`, same build: `rpc_roundtrip` 488926 vs
+//! 305375, `exception_upcall_ud2` 4208 vs 4734.) The run-to-run spread is
+//! larger than any difference: an FXSAVE/FXRSTOR pair is lost in the cost
+//! of a switch (address space, scheduler), and the CR0 writes lazy needs
+//! on every switch cost about as much under emulation. So the simpler
+//! policy wins: eager has no trap path on the common case — code built by
+//! ordinary Rust and C toolchains (memcpy, Linux binaries) uses SSE almost
+//! at once — and keeps the state exact in the environment's own area
+//! whenever it does not run, which export and import rely on. An upcall
+//! (exception, page fault, slot end) does no FPU work in either mode: the
+//! handler runs with the interrupted state live.
+//!
+//! FS and GS bases are switched eagerly (two WRMSRs) on the same rule;
+//! they are read back on the way out because a program can reset a base by
+//! loading a segment selector. The kernel uses neither FS nor GS and never
+//! executes `swapgs`, so `IA32_KERNEL_GS_BASE` plays no part.
+
+use crate::arch::fpu;
+use crate::env::{Env, EnvId, EnvTable};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use oxok_abi::FpuState;
+use oxok_abi::layout::USER_TOP;
+
+/// The x87/SSE state and the segment bases of one environment.
+#[derive(Clone, Copy)]
+pub struct Extended {
+    /// Its FXSAVE image (exact whenever its state is not live).
+    pub fpu: FpuState,
+    /// FS base.
+    pub fs_base: u64,
+    /// GS base.
+    pub gs_base: u64,
+}
+
+impl Extended {
+    /// A new environment's: clean FPU (after `fninit`, MXCSR 0x1f80), bases 0.
+    pub const fn new() -> Extended {
+        Extended { fpu: FpuState::CLEAN, fs_base: 0, gs_base: 0 }
+    }
+}
+
+/// The environment whose x87/SSE state is in the unit (0: none).
+static FPU_LIVE: AtomicU32 = AtomicU32::new(0);
+/// The environment whose bases are in the MSRs (0: none).
+static BASES_LIVE: AtomicU32 = AtomicU32::new(0);
+/// Lazy switching (CR0.TS and #NM) instead of eager.
+static LAZY: AtomicBool = AtomicBool::new(false);
+
+/// Enables the unit (once, at boot).
+pub fn init() {
+    fpu::init();
+}
+
+/// Takes the command-line word `fpu=eager` or `fpu=lazy`; false if `word`
+/// is not an `fpu=` word.
+pub fn config_word(word: &str) -> bool {
+    match word.strip_prefix("fpu=") {
+        Some("lazy") => LAZY.store(true, Ordering::Relaxed),
+        Some("eager") => LAZY.store(false, Ordering::Relaxed),
+        Some(other) => log::warn!("cmdline: fpu must be eager or lazy, not {other:?}"),
+        None => return false,
+    }
+    true
+}
+
+/// The switching policy's name, for the boot log.
+pub fn policy() -> &'static str {
+    if LAZY.load(Ordering::Relaxed) { "lazy" } else { "eager" }
+}
+
+/// Environment `e` is about to run: its bases go into the MSRs and its
+/// x87/SSE state into the unit (eager) or the unit traps until it is
+/// needed (lazy).
+pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
+    let bases_live = BASES_LIVE.load(Ordering::Relaxed);
+    if bases_live != e {
+        if let Some(old) = envs.get(bases_live) {
+            (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
+        }
+        let (fs, gs) = envs.get(e).map_or((0, 0), |n| (n.ext.fs_base, n.ext.gs_base));
+        fpu::set_bases(fs, gs);
+        BASES_LIVE.store(e, Ordering::Relaxed);
+    }
+    if FPU_LIVE.load(Ordering::Relaxed) == e {
+        fpu::set_trap(false);
+    } else if LAZY.load(Ordering::Relaxed) {
+        fpu::set_trap(true);
+    } else {
+        take_unit(envs, e);
+    }
+}
+
+/// Saves the live state into its owner's area and loads `e`'s.
+fn take_unit(envs: &mut EnvTable, e: EnvId) {
+    if let Some(old) = envs.get(FPU_LIVE.load(Ordering::Relaxed)) {
+        fpu::save(&mut old.ext.fpu);
+    }
+    match envs.get(e) {
+        Some(new) => {
+            fpu::restore(&new.ext.fpu);
+            FPU_LIVE.store(e, Ordering::Relaxed);
+        }
+        None => FPU_LIVE.store(0, Ordering::Relaxed),
+    }
+    fpu::set_trap(false);
+}
+
+/// A #NM (device not available) from `current` in user mode: with lazy
+/// switching, its state moves into the unit and it retries the
+/// instruction (true). Otherwise it is an ordinary exception (false).
+pub fn device_not_available(envs: &mut EnvTable, current: EnvId) -> bool {
+    if !LAZY.load(Ordering::Relaxed) || FPU_LIVE.load(Ordering::Relaxed) == current {
+        return false;
+    }
+    take_unit(envs, current);
+    true
+}
+
+/// Makes `env.ext` exact (before it is exported): copies the live state
+/// out of the unit and the MSRs if they are `env`'s.
+pub fn sync(env: &mut Env) {
+    if FPU_LIVE.load(Ordering::Relaxed) == env.id {
+        fpu::save(&mut env.ext.fpu);
+    }
+    if BASES_LIVE.load(Ordering::Relaxed) == env.id {
+        (env.ext.fs_base, env.ext.gs_base) = fpu::bases();
+    }
+}
+
+/// `env.ext` was replaced (an import, `env_set_base`): if its state is
+/// live, the unit and the MSRs take the new values at once.
+pub fn reload(env: &Env) {
+    if FPU_LIVE.load(Ordering::Relaxed) == env.id {
+        fpu::restore(&env.ext.fpu);
+    }
+    if BASES_LIVE.load(Ordering::Relaxed) == env.id {
+        fpu::set_bases(env.ext.fs_base, env.ext.gs_base);
+    }
+}
+
+/// Environment `id` ended: its live state belongs to nobody now (the next
+/// environment loads its own over it; nothing of it is ever saved).
+pub fn forget(id: EnvId) {
+    let _ = FPU_LIVE.compare_exchange(id, 0, Ordering::Relaxed, Ordering::Relaxed);
+    let _ = BASES_LIVE.compare_exchange(id, 0, Ordering::Relaxed, Ordering::Relaxed);
+}
+
+/// True if `state` may be imported: MXCSR reserved bits clear.
+pub fn importable(state: &FpuState) -> bool {
+    fpu::valid(state)
+}
+
+/// True if `base` may be an FS or GS base: a user address (canonical,
+/// below `USER_TOP`).
+pub fn base_ok(base: u64) -> bool {
+    base < USER_TOP
+}
