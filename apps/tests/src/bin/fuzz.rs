@@ -1,10 +1,11 @@
 //! fuzz: the system-call fuzzer (see `oxok_tests::fuzz`).
 //!
-//! * `fuzz drive CALLS SEED` — the driver (a boot program beside
+//! * `fuzz drive CALLS SEED [SCALE]` — the driver (a boot program beside
 //!   `fuzz-victim`): spawns sandboxes that issue CALLS random calls in
 //!   chunks, each in an account of its own, then the directed probes;
 //!   prints calls per outcome and per call, and its verdict. A sandbox that
 //!   ends early (its own hostile call ended it) is replaced by the next.
+//!   The probes scale to SCALE (default CALLS).
 //! * `fuzz sandbox VA N SEED` — N random calls; counters in the page the
 //!   driver shared at VA.
 //! * `fuzz probe NAME SCALE` — one directed probe.
@@ -42,7 +43,7 @@ fn num(args: &Args, i: usize) -> u64 {
 
 fn main(args: Args) -> i32 {
     match args.get(1) {
-        Some("drive") => drive(num(&args, 2), num(&args, 3)),
+        Some("drive") => drive(num(&args, 2), num(&args, 3), args.get(4).and_then(|s| s.parse().ok())),
         Some("sandbox") => {
             sandbox(u64::from_str_radix(args.get(2).unwrap_or("0"), 16).unwrap_or(0), num(&args, 3), num(&args, 4))
         }
@@ -76,7 +77,7 @@ fn secs(start: u64) -> u64 {
     exposed::rdtsc().wrapping_sub(start) / hz
 }
 
-fn drive(calls: u64, seed: u64) -> i32 {
+fn drive(calls: u64, seed: u64, scale: Option<u64>) -> i32 {
     let mut failures = 0u32;
     let start = exposed::rdtsc();
     let Some(victim) = victim() else {
@@ -147,7 +148,7 @@ fn drive(calls: u64, seed: u64) -> i32 {
     report(&totals, chunk, early, secs(start));
     for (name, _) in PROBES {
         let t = exposed::rdtsc();
-        failures += u32::from(!run_probe(name, calls));
+        failures += u32::from(!run_probe(name, scale.unwrap_or(calls)));
         println!("fuzz: probe {name} took {} s", secs(t));
     }
     if !proc::alive(victim) {

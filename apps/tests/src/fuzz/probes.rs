@@ -73,7 +73,10 @@ pub fn map_many(scale: u64) -> Result<String, String> {
     sys::frame_revoke(0, 1, 0).map_err(|e| format!("frame_revoke: {e}"))?;
     let taken = settle(|| {
         let _ = sys::null();
-        !exposed::readable(MANY_BASE) && !exposed::readable(MANY_BASE + (mapped - 1) * PAGE_SIZE)
+        exposed::repossessed_count() > 0
+            && !exposed::readable(MANY_BASE)
+            && !exposed::readable(MANY_BASE + mapped / 2 * PAGE_SIZE)
+            && !exposed::readable(MANY_BASE + (mapped - 1) * PAGE_SIZE)
     });
     if !taken {
         return Err(format!("{mapped} mappings of frame {pfn}: not taken back"));
@@ -86,10 +89,11 @@ pub fn map_many(scale: u64) -> Result<String, String> {
     Ok(format!("frame {pfn} mapped {mapped} times ({why}), revoked: all unmapped, owner now {owner}"))
 }
 
-/// `scale` cycles of `env_create`/`env_destroy` in an account of 3
+/// `scale / 10` cycles of `env_create`/`env_destroy` in an account of 3
 /// environments and 64 frames: every create must eventually succeed, and
 /// the account and the machine's free frames must come back.
 pub fn create_destroy(scale: u64) -> Result<String, String> {
+    let scale = (scale / 10).max(1);
     let before = limit_self(64, 3)?;
     let free_before = exposed::free_frames().unwrap_or(0);
     let (mut retries, mut cycles) = (0u64, 0u64);
@@ -121,10 +125,11 @@ pub fn create_destroy(scale: u64) -> Result<String, String> {
     Ok(format!("{cycles} cycles, {retries} NoMemory retries; account and free frames back"))
 }
 
-/// `scale` predicate installs (replacing each other) and parameter changes
+/// `scale / 10` predicate installs (replacing each other) and parameter changes
 /// on itself and on a child, with a sleep woken by the next tick every 64,
 /// then the child destroyed: the account comes back.
 pub fn preds(scale: u64) -> Result<String, String> {
+    let scale = (scale / 10).max(1);
     let before = limit_self(64, 2)?;
     let [child, _] = sys::env_create().map_err(|e| format!("env_create: {e}"))?;
     let ticks = CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64;
