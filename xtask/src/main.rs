@@ -11,6 +11,7 @@ mod build;
 mod cli;
 mod deps;
 mod hostnet;
+mod fuzz;
 mod hosttest;
 mod iso;
 mod json;
@@ -116,6 +117,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         }
         Cmd::Test(opts) => testcmd::run(&opts),
         Cmd::Lint => lint::run(),
+        Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
     }
 }
