@@ -17,6 +17,7 @@ mod lint;
 mod meta;
 mod pattern;
 mod proc;
+mod profile;
 mod qemu;
 mod report;
 mod scenario;
@@ -106,6 +107,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Test(opts) => testcmd::run(&opts),
         Cmd::Lint => lint::run(),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
+        Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
     }
 }
 

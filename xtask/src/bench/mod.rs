@@ -12,7 +12,7 @@ mod host;
 mod jsonw;
 mod linux;
 mod options;
-mod oxok;
+pub(crate) mod oxok;
 mod parse;
 mod report;
 mod results;
