@@ -1,6 +1,7 @@
 //! The GDB remote serial protocol, as much as the profiler needs: packet
-//! framing (`$data#xx`, checksum the byte sum mod 256), no-ack mode, the
-//! interrupt byte 0x03, `g` (read registers) and `c` (continue).
+//! framing (`$data#xx`, checksum the byte sum mod 256), acks (`+`, or
+//! no-ack mode where QEMU offers it), the interrupt byte 0x03, `g` (read
+//! registers) and `c` (continue).
 
 use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
@@ -73,11 +74,15 @@ pub(crate) fn stop_kind(reply: &str) -> Option<Stop> {
 pub(crate) struct Client {
     out: TcpStream,
     input: std::io::Bytes<BufReader<TcpStream>>,
+    /// Whether packets received must be acknowledged with `+`.
+    ack: bool,
 }
 
 impl Client {
     /// Connects to `127.0.0.1:port`, retrying until `within` has passed
-    /// (QEMU opens the port a moment after it starts), then turns acks off.
+    /// (QEMU opens the port a moment after it starts), then turns acks off
+    /// if the stub can. QEMU stops the guest when a debugger attaches (and
+    /// says so with a stop reply): call [`Client::resume`] next.
     pub(crate) fn connect(port: u16, within: Duration) -> Result<Client, String> {
         let start = Instant::now();
         let stream = loop {
@@ -91,13 +96,16 @@ impl Client {
         };
         let _ = stream.set_nodelay(true);
         let read = stream.try_clone().map_err(|e| format!("gdbstub socket: {e}"))?;
-        let mut c = Client { out: stream, input: BufReader::new(read).bytes() };
+        let mut c = Client { out: stream, input: BufReader::new(read).bytes(), ack: true };
         c.send(&frame("QStartNoAckMode"))?;
-        let reply = c.packet()?;
-        c.send(b"+")?;
-        if reply != "OK" {
-            return Err(format!("the gdbstub refused no-ack mode ({reply:?})"));
-        }
+        // Skip the stop reply of the attach; `OK` or an empty (unsupported) reply follows.
+        let reply = loop {
+            let p = c.packet()?;
+            if stop_kind(&p).is_none() {
+                break p;
+            }
+        };
+        c.ack = reply != "OK";
         Ok(c)
     }
 
@@ -106,7 +114,11 @@ impl Client {
     }
 
     fn packet(&mut self) -> Result<String, String> {
-        read_packet(&mut self.input)
+        let p = read_packet(&mut self.input)?;
+        if self.ack {
+            self.send(b"+")?;
+        }
+        Ok(p)
     }
 
     /// Stops the guest (0x03) and waits for the stop reply; skips any

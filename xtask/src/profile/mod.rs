@@ -33,11 +33,11 @@ Boots the bench program under QEMU TCG and samples the guest's rip through
 QEMU's gdbstub while WORKLOAD runs (from the bench line before its own to its
 own line); prints the hottest functions and the layers they belong to.
   --samples N       keep at most N samples of the window (default 5000)
-  --interval-us US  time between samples (default 200; 0: back to back)
+  --interval-us US  time between samples (default 100; 0: back to back)
   --top N           functions listed (default 25)
   --quick           the bench program's quick counts (`run=bench+quick`)
   --icount          add `-icount shift=0,sleep=off` (as `bench --mode icount`)
-  --timeout SECS    give up after SECS (default 900)
+  --timeout SECS    give up after SECS (default 600)
 ";
 
 /// Parsed options.
@@ -57,11 +57,11 @@ impl Options {
         let mut o = Options {
             workload: String::new(),
             samples: 5000,
-            interval: Duration::from_micros(200),
+            interval: Duration::from_micros(100),
             top: 25,
             quick: false,
             icount: false,
-            timeout: Duration::from_secs(900),
+            timeout: Duration::from_secs(600),
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -157,13 +157,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit());
     let mut guard = Guard(cmd.spawn().map_err(|e| format!("could not start QEMU: {e}"))?);
     let stdout = guard.0.stdout.take().ok_or("QEMU's serial console is not readable")?;
+    std::fs::create_dir_all(ws.log_dir()).map_err(|e| format!("cannot create {}: {e}", ws.log_dir().display()))?;
     let log_path = ws.log_dir().join("profile.log");
     let console = Console::default();
     let workload = opts.workload.clone();
     let (samples, windows) = std::thread::scope(|s| {
         let console = &console;
         s.spawn(move || watch_console(stdout, &workload, console, &log_path));
-        sample(port, &opts, console)
+        let result = sample(port, &opts, console);
+        // Ends the console thread too (its pipe closes).
+        let _ = guard.0.kill();
+        result
     })?;
     drop(guard);
     if !console.finished.load(Ordering::Relaxed) {
@@ -224,6 +228,7 @@ fn watch_console(out: std::process::ChildStdout, workload: &str, console: &Conso
 /// samples of the last window (at most `--samples`) and its number.
 fn sample(port: u16, opts: &Options, console: &Console) -> Result<(Vec<u64>, usize), String> {
     let mut gdb = gdb::Client::connect(port, Duration::from_secs(10))?;
+    gdb.resume()?;
     let start = Instant::now();
     let mut window = 0;
     let mut samples = Vec::with_capacity(opts.samples);

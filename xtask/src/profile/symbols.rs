@@ -46,7 +46,8 @@ impl Table {
         let shnum = u16_at(elf, 0x3c).ok_or_else(bad)? as usize;
         let section = |i: usize| -> Option<(u32, usize, usize, u32)> {
             let h = shoff.checked_add(i.checked_mul(shentsize)?)?;
-            let (ty, off, size, link) = (u32_at(elf, h + 4)?, u64_at(elf, h + 0x18)?, u64_at(elf, h + 0x20)?, u32_at(elf, h + 0x28)?);
+            let (ty, off, size, link) =
+                (u32_at(elf, h + 4)?, u64_at(elf, h + 0x18)?, u64_at(elf, h + 0x20)?, u32_at(elf, h + 0x28)?);
             Some((ty, off as usize, size as usize, link))
         };
         let mut syms = Vec::new();
@@ -109,7 +110,12 @@ mod tests {
 
     #[test]
     fn lookup_by_address() {
-        let t = Table::new(vec![sym(0x300, 0, "label"), sym(0x100, 0x10, "f"), sym(0x200, 0x80, "g"), sym(0x200, 0, "g_alias")]);
+        let t = Table::new(vec![
+            sym(0x300, 0, "label"),
+            sym(0x100, 0x10, "f"),
+            sym(0x200, 0x80, "g"),
+            sym(0x200, 0, "g_alias"),
+        ]);
         assert_eq!(t.len(), 3);
         assert_eq!(t.lookup(0xff), None);
         assert_eq!(t.lookup(0x100).map(|s| s.name.as_str()), Some("f"));

@@ -139,7 +139,13 @@ mod tests {
         assert_eq!(p.functions[1], ("oxok_kernel::syscall::handle".to_string(), Layer::KernelCalls, 2));
         assert_eq!(
             p.layers,
-            vec![(Layer::KernelEntry, 1), (Layer::KernelCalls, 2), (Layer::LibOs, 3), (Layer::Program, 1), (Layer::Unknown, 2)]
+            vec![
+                (Layer::KernelEntry, 1),
+                (Layer::KernelCalls, 2),
+                (Layer::LibOs, 3),
+                (Layer::Program, 1),
+                (Layer::Unknown, 2)
+            ]
         );
         let text = render(&p, 2);
         assert!(text.contains("       3  33.3%  libOS                oxok_libos::sys::null\n"), "{text}");
