@@ -10,6 +10,14 @@
 //! set-up, warm-up batch and timed batches. Each sample is attributed to a
 //! function through the kernel ELF's symbols (upper half) or the `bench`
 //! ELF's from the boot archive (lower half).
+//!
+//! Why the gdbstub and not the monitor: one small binary protocol on a TCP
+//! socket, one round trip per register read, and no text of `info
+//! registers` to parse. What a sample weighs: QEMU stops a TCG guest
+//! between translation blocks, after a host-time interval, so a function's
+//! share is its share of the host's emulation time in the window (an I/O
+//! port write or a CR3 load costs TCG far more than an `add`), landing on
+//! block starts; it is not an exact instruction count.
 
 mod gdb;
 mod symbols;
@@ -131,10 +139,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let opts = Options::parse(args)?;
     let ws = Workspace::load()?;
     deps::ensure(&ws, &[Need::Qemu])?;
-    let images = match oxok::prepare(&ws)? {
-        Ok(images) => images,
-        Err(note) => return Err(note),
-    };
+    let images = oxok::prepare(&ws)??;
     let kernel = symbols::Table::from_elf(&read(&images.kernel)?).map_err(|e| format!("kernel.elf: {e}"))?;
     let tar = read(&images.initrd)?;
     let program_elf = oxok_archive::Archive::new(&tar)

@@ -33,9 +33,12 @@ impl Layer {
 /// Kernel addresses start here (the upper half).
 pub(crate) const KERNEL_BASE: u64 = 0xffff_8000_0000_0000;
 
+/// The kernel's assembly labels on the way in and out.
+const ENTRY_LABELS: &[&str] = &["syscall_entry", "exit_to_user", "trap_common", "trap_stubs"];
+
 /// The layer of a kernel symbol.
 pub(crate) fn kernel_layer(name: &str) -> Layer {
-    let entry = !name.contains("::")
+    let entry = ENTRY_LABELS.contains(&name)
         || name.starts_with("oxok_kernel::arch::syscall")
         || name.starts_with("oxok_kernel::arch::idt");
     if entry { Layer::KernelEntry } else { Layer::KernelCalls }
@@ -122,6 +125,7 @@ mod tests {
         assert_eq!(kernel_layer("syscall_entry"), Layer::KernelEntry);
         assert_eq!(kernel_layer("oxok_kernel::arch::idt::trap_entry"), Layer::KernelEntry);
         assert_eq!(kernel_layer("oxok_kernel::syscall::handle"), Layer::KernelCalls);
+        assert_eq!(kernel_layer("memcpy"), Layer::KernelCalls);
         assert_eq!(user_layer("oxok_libos::sys::null"), Layer::LibOs);
         assert_eq!(user_layer("<oxok_libos::x::Y as core::fmt::Write>::write_str"), Layer::LibOs);
         assert_eq!(user_layer("bench::null_call"), Layer::Program);
