@@ -24,6 +24,7 @@ mod symbols;
 mod table;
 
 use crate::bench::oxok;
+use crate::build::Images;
 use crate::deps::{self, Need};
 use crate::meta::Workspace;
 use crate::qemu::{Boot, Qemu};
@@ -34,18 +35,19 @@ use std::time::{Duration, Instant};
 
 /// The usage text.
 pub(crate) const USAGE: &str = "\
-usage: cargo xtask profile WORKLOAD [--samples N] [--interval-us US] [--top N]
-                           [--quick] [--icount] [--timeout SECS]
+usage: cargo xtask profile WORKLOAD [--samples N] [--boots N] [--interval-us US]
+                           [--top N] [--quick] [--icount] [--timeout SECS]
 
 Boots the bench program under QEMU TCG and samples the guest's rip through
 QEMU's gdbstub while WORKLOAD runs (from the bench line before its own to its
 own line); prints the hottest functions and the layers they belong to.
-  --samples N       keep at most N samples of the window (default 5000)
-  --interval-us US  time between samples (default 100; 0: back to back)
+  --samples N       boot again until N samples of the window (default 1000)
+  --boots N         but at most N boots (default 8)
+  --interval-us US  time between samples (default 0: back to back)
   --top N           functions listed (default 25)
   --quick           the bench program's quick counts (`run=bench+quick`)
   --icount          add `-icount shift=0,sleep=off` (as `bench --mode icount`)
-  --timeout SECS    give up after SECS (default 600)
+  --timeout SECS    give up on a boot after SECS (default 600)
 ";
 
 /// Parsed options.
@@ -53,6 +55,8 @@ own line); prints the hottest functions and the layers they belong to.
 pub(crate) struct Options {
     pub workload: String,
     pub samples: usize,
+    /// Most boots to reach `samples`.
+    pub boots: usize,
     pub interval: Duration,
     pub top: usize,
     pub quick: bool,
@@ -64,8 +68,9 @@ impl Options {
     pub(crate) fn parse(args: &[String]) -> Result<Options, String> {
         let mut o = Options {
             workload: String::new(),
-            samples: 5000,
-            interval: Duration::from_micros(100),
+            samples: 1000,
+            boots: 8,
+            interval: Duration::ZERO,
             top: 25,
             quick: false,
             icount: false,
@@ -84,6 +89,7 @@ impl Options {
             match name {
                 "--samples" => o.samples = num(name)?.max(1) as usize,
                 "--interval-us" => o.interval = Duration::from_micros(num(name)?),
+                "--boots" => o.boots = num(name)?.max(1) as usize,
                 "--top" => o.top = num(name)?.max(1) as usize,
                 "--timeout" => o.timeout = Duration::from_secs(num(name)?.max(1)),
                 "--quick" => o.quick = true,
@@ -147,29 +153,58 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         .ok_or(format!("the boot archive has no `{}`", oxok::PROGRAM))?;
     let program = symbols::Table::from_elf(program_elf).map_err(|e| format!("{}: {e}", oxok::PROGRAM))?;
 
+    std::fs::create_dir_all(ws.log_dir()).map_err(|e| format!("cannot create {}: {e}", ws.log_dir().display()))?;
+    let mut samples = Vec::new();
+    let mut boots = 0;
+    while samples.len() < opts.samples && boots < opts.boots {
+        boots += 1;
+        let got = boot_once(&ws, &images, &opts, opts.samples - samples.len(), boots)?;
+        eprintln!("profile: boot {boots}: {} samples in the window of {}", got.len(), opts.workload);
+        samples.extend(got);
+    }
+    let p = table::aggregate(&samples, &kernel, &program);
+    println!(
+        "profile of {} ({} samples in its window over {boots} boots; kernel: {} symbols, {}: {} symbols)\n",
+        opts.workload,
+        samples.len(),
+        kernel.len(),
+        oxok::PROGRAM,
+        program.len()
+    );
+    print!("{}", table::render(&p, opts.top));
+    Ok(())
+}
+
+/// Boots the bench program once and returns at most `want` samples of the
+/// workload's window.
+fn boot_once(ws: &Workspace, images: &Images, opts: &Options, want: usize, n: usize) -> Result<Vec<u64>, String> {
     let port = free_port()?;
     let mut q = Qemu::new(Boot::Pvh {
         kernel: images.kernel.clone(),
         initrd: images.initrd.clone(),
         cmdline: oxok::cmdline(opts.quick),
     });
-    q.extra.extend(["-gdb".to_string(), format!("tcp:127.0.0.1:{port}")]);
+    // nodelay: without it each stop reply waits on Nagle and delayed acks,
+    // and the stub manages ~60 samples a second instead of thousands.
+    q.extra.extend(["-gdb".to_string(), format!("tcp:127.0.0.1:{port},server=on,wait=off,nodelay=on")]);
     if opts.icount {
         q.extra.extend(["-icount".to_string(), "shift=0,sleep=off".to_string()]);
     }
-    eprintln!("profile: {}", q.display());
+    if n == 1 {
+        eprintln!("profile: {}", q.display());
+    }
     let mut cmd = q.command();
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::inherit());
     let mut guard = Guard(cmd.spawn().map_err(|e| format!("could not start QEMU: {e}"))?);
     let stdout = guard.0.stdout.take().ok_or("QEMU's serial console is not readable")?;
-    std::fs::create_dir_all(ws.log_dir()).map_err(|e| format!("cannot create {}: {e}", ws.log_dir().display()))?;
     let log_path = ws.log_dir().join("profile.log");
     let console = Console::default();
     let workload = opts.workload.clone();
-    let (samples, windows) = std::thread::scope(|s| {
+    let samples = std::thread::scope(|s| {
         let console = &console;
-        s.spawn(move || watch_console(stdout, &workload, console, &log_path));
-        let result = sample(port, &opts, console);
+        let log = &log_path;
+        s.spawn(move || watch_console(stdout, &workload, console, log));
+        let result = sample(port, opts, want, console);
         // Ends the console thread too (its pipe closes).
         let _ = guard.0.kill();
         result
@@ -179,21 +214,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Err(format!(
             "the bench program never printed a `bench: {}` line (serial log: {}); is it a workload it runs?",
             opts.workload,
-            ws.log_dir().join("profile.log").display()
+            log_path.display()
         ));
     }
-    let p = table::aggregate(&samples, &kernel, &program);
-    println!(
-        "profile of {} ({} samples in its window, {} windows before it; kernel: {} symbols, {}: {} symbols)\n",
-        opts.workload,
-        samples.len(),
-        windows,
-        kernel.len(),
-        oxok::PROGRAM,
-        program.len()
-    );
-    print!("{}", table::render(&p, opts.top));
-    Ok(())
+    Ok(samples)
 }
 
 fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
@@ -230,13 +254,13 @@ fn watch_console(out: std::process::ChildStdout, workload: &str, console: &Conso
 }
 
 /// Samples `rip` until the workload's line (or the end); returns the
-/// samples of the last window (at most `--samples`) and its number.
-fn sample(port: u16, opts: &Options, console: &Console) -> Result<(Vec<u64>, usize), String> {
+/// first `want` samples of the last window.
+fn sample(port: u16, opts: &Options, want: usize, console: &Console) -> Result<Vec<u64>, String> {
     let mut gdb = gdb::Client::connect(port, Duration::from_secs(10))?;
     gdb.resume()?;
     let start = Instant::now();
     let mut window = 0;
-    let mut samples = Vec::with_capacity(opts.samples);
+    let mut samples = Vec::with_capacity(want);
     loop {
         std::thread::sleep(opts.interval);
         if console.finished.load(Ordering::SeqCst) || console.ended.load(Ordering::SeqCst) {
@@ -250,7 +274,7 @@ fn sample(port: u16, opts: &Options, console: &Console) -> Result<(Vec<u64>, usi
             window = now;
             samples.clear();
         }
-        if samples.len() >= opts.samples {
+        if samples.len() >= want {
             continue;
         }
         if gdb.interrupt()? == gdb::Stop::Gone {
@@ -264,7 +288,7 @@ fn sample(port: u16, opts: &Options, console: &Console) -> Result<(Vec<u64>, usi
         }
         gdb.resume()?;
     }
-    Ok((samples, window))
+    Ok(samples)
 }
 
 #[cfg(test)]
