@@ -2,9 +2,10 @@
 //! the bench program (apps/bench) runs one workload.
 //!
 //! Oxok boots with `run=bench` under QEMU TCG with its gdbstub open on a
-//! local port. This tool speaks the GDB remote protocol itself: every
-//! `--interval-us` it stops the guest (0x03), reads `rip` (`g`) and lets it
-//! run again (`c`). The serial console splits the run into windows: the
+//! local port. This tool speaks the GDB remote protocol itself: back to
+//! back (or every `--interval-us`) it stops the guest (0x03), reads `rip`
+//! (`g`) and lets it run again (`c`); it boots again until `--samples` are
+//! in the workload's window. The serial console splits the run into windows: the
 //! workload's window is the time between the bench line before its own
 //! (`bench: <previous> …`) and its own line (`bench: WORKLOAD …`), i.e. its
 //! set-up, warm-up batch and timed batches. Each sample is attributed to a
@@ -14,10 +15,11 @@
 //! Why the gdbstub and not the monitor: one small binary protocol on a TCP
 //! socket, one round trip per register read, and no text of `info
 //! registers` to parse. What a sample weighs: QEMU stops a TCG guest
-//! between translation blocks, after a host-time interval, so a function's
-//! share is its share of the host's emulation time in the window (an I/O
-//! port write or a CR3 load costs TCG far more than an `add`), landing on
-//! block starts; it is not an exact instruction count.
+//! at a block start or right after an exception (`syscall`, faults), after
+//! a host-time interval, so a function's share is roughly its share of the
+//! host's emulation time in the window (an I/O port write or a CR3 load
+//! costs TCG far more than an `add`), leaning toward the first block after
+//! each `syscall` or trap; it is not an exact instruction count.
 
 mod gdb;
 mod symbols;
