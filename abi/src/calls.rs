@@ -30,7 +30,11 @@ macro_rules! for_each_call {
             /// a zero-length range is accepted at any `ptr` below
             /// `USER_TOP`, mapped or not, aligned or not, and writes nothing);
             /// `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
-            /// ([`Error::Invalid`](crate::Error::Invalid)).
+            /// ([`Error::Invalid`](crate::Error::Invalid)); then, for a
+            /// non-empty range, that the caller holds a capability for the
+            /// console ([`cap_kind::CONSOLE`](crate::cap_kind::CONSOLE))
+            /// with write, in any slot (`Denied`). Boot programs get one
+            /// from the kernel; the libOS passes it on to children.
             /// Changes: nothing but the console. Returns the bytes written.
             1 => console_write(ptr, len) -> [written];
 
@@ -334,7 +338,12 @@ macro_rules! for_each_call {
             /// upcall entry, on the caller's time; the caller waits until
             /// the callee's `pct_reply`, and then resumes with the callee's
             /// registers as the reply (`rdi` = the callee's id). If the
-            /// callee dies first, the call fails with `BadEnv`.
+            /// callee dies first, or its state is replaced so that it no
+            /// longer serves the call, the call fails with `BadEnv`. While
+            /// it waits, the caller's exported registers say
+            /// `pct_wait(target, ticket)` on the `syscall` (see `pct_wait`);
+            /// on failure `rsi` holds the ticket. A reply to a caller whose
+            /// state was replaced meanwhile is dropped.
             ///
             /// Checks: `target` is a live environment other than the caller
             /// (`BadEnv`, `Invalid`) with a `PCT` entry — an environment
@@ -440,7 +449,9 @@ macro_rules! for_each_call {
             /// Checks: `len` ≤ [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX)
             /// (`Invalid`); the buffer below `USER_TOP` and writable
             /// (`BadAddress`, nothing consumed; a zero-length buffer is
-            /// accepted at any `ptr` below `USER_TOP` and reads nothing).
+            /// accepted at any `ptr` below `USER_TOP` and reads nothing);
+            /// then a console capability with read in the caller's list
+            /// (`Denied`, nothing consumed).
             /// Changes: consumes the bytes returned.
             30 => console_read(ptr, len) -> [read];
 
@@ -523,7 +534,8 @@ macro_rules! for_each_call {
 
             /// Puts the environment named by `env_slot` into a **new
             /// sub-account** of the account it is charged to now, limited
-            /// to `frames` frames and `envs` environments. Every
+            /// to `frames` frames and `envs` environments (its CPU slots
+            /// limited only by the ancestors: see `env_limit_slots`). Every
             /// environment is charged to one account: 1 environment plus 1
             /// frame (its application area) when created, 1 frame per
             /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader)
@@ -599,7 +611,10 @@ macro_rules! for_each_call {
             /// `rdi` the callee). A ticket is unguessable and names one call
             /// for the machine's life.
             ///
-            /// Checks: `callee` is not the caller (`Invalid`); `callee` is
+            /// Checks: no capability — the ticket is the credential (only
+            /// the call's exported state holds it; it names no callee for
+            /// new calls, so it reaches nothing `pct_call` could not);
+            /// `callee` is not the caller (`Invalid`); `callee` is
             /// alive and serving the call with `ticket`
             /// (`BadEnv`: that reply can never come — the callee died,
             /// replied already, or its state was replaced); no other

@@ -7,3 +7,5 @@ pub const FRAME: u64 = 1;
 pub const ENV: u64 = 2;
 /// A CPU time slot.
 pub const SLOT: u64 = 3;
+/// The console.
+pub const CONSOLE: u64 = 7;

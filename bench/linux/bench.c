@@ -71,6 +71,13 @@ static uint64_t w_null_call(unsigned ops)
 	return rdtsc() - t0;
 }
 
+/* Linux's side of linux_getppid: the same raw getppid (Oxok runs it in a
+   static Linux program under its Linux personality). */
+static uint64_t w_linux_getppid(unsigned ops)
+{
+	return w_null_call(ops);
+}
+
 /* libc's getpid (musl does not cache it: one system call). */
 static uint64_t w_libos_call(unsigned ops)
 {
@@ -130,6 +137,7 @@ struct workload {
 static const struct workload workloads[] = {
 	W(null_call, NULL_CALL, NULL),
 	W(libos_call, LIBOS_CALL, NULL),
+	W(linux_getppid, NULL_CALL, NULL),
 	W(exception_upcall, EXCEPTION_UPCALL, vm_finish),
 	W(appel_dirty, APPEL_DIRTY, vm_finish),
 	W(appel_prot1, APPEL_PROT1, vm_finish),

@@ -130,16 +130,32 @@ pub fn yield_to(id: u64) -> Result<(), Error> {
 }
 
 /// Hands the new environment `child` (capability slot) what it needs to
-/// reach its family: a call-only capability for this environment, and one
-/// (with grant, to pass on) for the file server if this environment can
-/// call it. Best effort: a full list or a too-deep derivation just goes
+/// reach its family and the terminal: a call-only capability for this
+/// environment, one (with grant, to pass on) for the file server if this
+/// environment can call it, and a copy of its console capability. Best effort: a full list or a too-deep derivation just goes
 /// without (the child then cannot reach that environment).
 pub fn pass_on(child: u64) {
     let _ = sys::cap_grant(0, child, rights::CALL);
-    if let Ok(server) = crate::fs::server()
-        && let Some(slot) = scan(server, rights::GRANT)
-    {
-        let _ = sys::cap_grant(slot, child, rights::CALL | rights::GRANT);
+    let server = crate::fs::server().ok();
+    let fsd_rights = rights::CALL | rights::GRANT;
+    // One pass over the list, stopping once both are found.
+    let (mut console, mut fsd) = (None, server.is_none());
+    for s in 0..CAP_SLOTS as u64 {
+        if console.is_some() && fsd {
+            break;
+        }
+        match sys::cap_info(s) {
+            // The console: the same rights this environment has for it.
+            Ok([cap_kind::CONSOLE, _, r]) if console.is_none() && r & rights::GRANT != 0 => {
+                console = Some(());
+                let _ = sys::cap_grant(s, child, r);
+            }
+            Ok([cap_kind::ENV, id, r]) if !fsd && Some(id) == server && r & fsd_rights == fsd_rights => {
+                fsd = true;
+                let _ = sys::cap_grant(s, child, fsd_rights);
+            }
+            _ => {}
+        }
     }
 }
 

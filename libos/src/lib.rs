@@ -6,7 +6,7 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `heap`, `time`, `pct`, `shm`, `vm`, `exec::scratch` and `fd::pipe::frame`), each block with a `// SAFETY:` comment.
+//! `exposed`, `heap`, `time`, `pct`, `shm`, `vm`, `exec::scratch`, `fd::pipe::frame` and `guest`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 
@@ -22,6 +22,8 @@ pub mod exec;
 pub mod exposed;
 pub mod fd;
 pub mod fs;
+#[allow(unsafe_code)]
+pub mod guest;
 #[allow(unsafe_code)]
 pub mod heap;
 pub mod lrpc;

@@ -37,7 +37,8 @@ pub(crate) struct Executable {
 pub(crate) fn build_images(ws: &Workspace) -> Result<Images, String> {
     deps::ensure(ws, &[Need::RustTarget])?;
     let exes = cargo_build(ws)?;
-    write_images(ws, &exes)
+    let linux = crate::linuxprogs::prepare(ws)?;
+    write_images(ws, &exes, &linux)
 }
 
 /// `cargo build --release --target x86_64-unknown-none -p oxok-kernel -p
@@ -87,8 +88,9 @@ pub(crate) fn parse_artifact(line: &str) -> Option<Executable> {
     })
 }
 
-/// Copies the kernel to `kernel.elf` and archives the programs into `initrd.tar`.
-fn write_images(ws: &Workspace, exes: &[Executable]) -> Result<Images, String> {
+/// Copies the kernel to `kernel.elf` and archives the programs, and the
+/// Linux programs `linux` (name, file), into `initrd.tar`.
+fn write_images(ws: &Workspace, exes: &[Executable], linux: &[(String, PathBuf)]) -> Result<Images, String> {
     let out = ws.out_dir();
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let kernel_dir = ws
@@ -111,14 +113,18 @@ fn write_images(ws: &Workspace, exes: &[Executable]) -> Result<Images, String> {
         return Err(format!("two user programs are both called `{}`", w[0].name));
     }
     let mut tar = Vec::new();
-    for p in &programs {
-        let data = std::fs::read(&p.path).map_err(|e| format!("cannot read {}: {e}", p.path.display()))?;
-        oxok_archive::append(&mut tar, &p.name, &data).map_err(|e| format!("cannot archive `{}`: {e:?}", p.name))?;
+    let files = programs.iter().map(|p| (&p.name, &p.path)).chain(linux.iter().map(|(n, p)| (n, p)));
+    for (name, path) in files {
+        let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        oxok_archive::append(&mut tar, name, &data).map_err(|e| format!("cannot archive `{name}`: {e:?}"))?;
     }
     oxok_archive::finish(&mut tar);
     let initrd = out.join("initrd.tar");
     write_if_changed(&initrd, &tar)?;
-    Ok(Images { kernel, initrd, programs: programs.iter().map(|p| p.name.clone()).collect() })
+    let mut names: Vec<String> =
+        programs.iter().map(|p| p.name.clone()).chain(linux.iter().map(|(n, _)| n.clone())).collect();
+    names.sort();
+    Ok(Images { kernel, initrd, programs: names })
 }
 
 /// Copies `from` to `to` unless `to` already holds the same bytes (keeps

@@ -14,6 +14,7 @@ mod hosttest;
 mod iso;
 mod json;
 mod lint;
+mod linuxprogs;
 mod meta;
 mod pattern;
 mod proc;

@@ -453,6 +453,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "bench: start",
             "bench: null_call * cycles",
             "bench: libos_call * cycles",
+            "bench: linux_getppid * cycles",
             "bench: exception_upcall * cycles",
             "bench: demand_zero_fault * cycles",
             "bench: page_map * cycles",
@@ -1011,10 +1012,134 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "hostile-guards",
         about: "executable mappings need execute on the environment capability (map, protect, batch, share); reaping needs write; \
-                zero-length console ranges, rsp == USER_TOP and transfers to never-run environments answer as documented",
+                console output and input need a console capability; zero-length console ranges, rsp == USER_TOP and \
+                transfers to never-run environments answer as documented",
         cmdline: "run=hostile-guards",
-        expect: &["hostile-guards: ok (", "env * (hostile-guards) exited with status 0", "none leaked"],
-        forbid: F,
+        expect: &["mute?", "hostile-guards: ok (", "env * (hostile-guards) exited with status 0", "none leaked"],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "leak!"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-hello",
+        about: "the Linux personality runs unmodified static musl programs from the shell: hello world with its exit \
+                status, then start-up, ids, memory, time, random, terminal and signal-bookkeeping checks",
+        cmdline: "run=init",
+        input: "linux lx-hello a b\necho status $?\nlinux lx-basics one 'two words'\necho status $?\n\
+                linux --calls | wc -l\nexit 0\n",
+        expect: &[
+            "hello from Linux, argc=3 argv[0]=lx-hello",
+            "status 7",
+            "ok tls",
+            "ok mmap-anon",
+            "ok nanosleep-long-enough",
+            "ok getrandom",
+            "linux: unknown system call 400: ENOSYS",
+            "ok unknown-enosys",
+            "lx-basics: * checks, 0 failed",
+            "status 0",
+            "env * (init) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-files",
+        about: "a static musl program works with the file server's files through the personality: create, write, \
+                read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices, pipes",
+        cmdline: "run=init",
+        input: "linux lx-files\necho status $?\nexit 0\n",
+        expect: &[
+            "ok open-create",
+            "ok readdir",
+            "ok rmdir",
+            "ok dev-zero",
+            "ok pipe-read",
+            "lx-files: * checks, 0 failed",
+            "status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-busybox",
+        about: "Debian's busybox-static runs unmodified under the Linux personality: echo, ls (-l) of the file server's \
+                files, a file written by a native tool read by busybox cat and wc, busybox in pipelines with native tools, \
+                uname, seq, tr, sleep, and busybox sh -c with a loop and arithmetic",
+        cmdline: "run=init",
+        input: "linux busybox echo hi from busybox\necho status $?\nmkdir /bb; echo native > /bb/n\n\
+                linux busybox ls /\nlinux busybox cat /bb/n\nlinux busybox sh -c 'echo a; echo b'\nlinux busybox uname -a\n\
+                linux busybox wc /bb/n\nlinux busybox cat /bb/n | wc\necho xyz | linux busybox tr x q\nlinux busybox ls -l /bb\n\
+                linux busybox seq 3\nlinux busybox sh -c 'for i in 1 2 3; do echo n$i; done; X=$((6*7)); echo $X'\n\
+                linux busybox sleep 0.05 && echo slept\nexit 0\n",
+        expect: &[
+            "hi from busybox",
+            "status 0",
+            "oxok$ linux busybox ls /",
+            "bb",
+            "oxok$ linux busybox cat /bb/n",
+            "native",
+            "oxok$ linux busybox sh -c 'echo a; echo b'",
+            "a\r\nb",
+            "Linux oxok 6.1.0-oxok * x86_64",
+            "        1         1         7 /bb/n",
+            "      1       1       7",
+            "qyz",
+            "-rw-r--r--    1 0        0                7 * n",
+            "n1\r\nn2\r\nn3\r\n42",
+            "slept",
+            "env * (init) exited with status 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 180,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-busybox-sh",
+        about: "busybox's interactive shell (ash, with line editing) reads typed commands through the personality's \
+                console and poll: built-ins, arithmetic, a loop, a function, exit status",
+        cmdline: "run=linux+busybox+sh",
+        input: ": warm up\necho inside $((2+3))\nfor w in x y; do echo w=$w; done\nf() { echo f got $1; }; f 9\nexit 3\n",
+        expect: &[
+            "built-in shell (ash)",
+            "inside 5",
+            "w=x\r\nw=y",
+            "f got 9",
+            "(linux) exited with status 3",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-hostile",
+        about: "a Linux program passing bad pointers (unmapped, kernel, the personality's own image, exposed tables, \
+                read-only and PROT_NONE memory, wrapping ranges) gets -EFAULT and the personality goes on; one that \
+                scribbles over its personality ends only itself: a spinner beside it finishes, the kernel answers, \
+                no frame leaks",
+        cmdline: "run=spin+bystander+15000&linux+lx-scribble,linux+lx-efault,hello",
+        expect: &[
+            "spin bystander: start",
+            "lx-scribble: scribbling over the personality",
+            "(linux) destroyed: ",
+            "spin bystander: done",
+            "ok write-null-page",
+            "ok read-personality-data",
+            "ok stat-exposed",
+            "ok open-wrap",
+            "ok write-protnone",
+            "ok mmap-fixed-personality",
+            "lx-efault: * checks, 0 failed",
+            "hello: ok",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "lx-scribble: still here", "KERNEL PANIC"],
         timeout_secs: 120,
         ..Scenario::DEFAULT
     },

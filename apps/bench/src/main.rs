@@ -12,6 +12,8 @@
 #![no_main]
 #![deny(unsafe_code)]
 
+extern crate alloc;
+
 mod appel;
 mod cpu;
 mod envs;
@@ -33,6 +35,7 @@ fn main(args: Args) -> i32 {
     envs::kernel_mem_per_env(c.kernel_mem_envs);
     measure("null_call", c.null_call, c.batches, null_call);
     measure("libos_call", c.libos_call, c.batches, libos_call);
+    proc::linux_getppid(&c);
     vm::run(&c);
     appel::run(&c);
     ipc::run(&c);

@@ -82,3 +82,19 @@ fn spawn_exec(ops: u32) -> Result<u64, Error> {
     }
     Ok(crate::cpu::now() - t0)
 }
+
+/// `linux_getppid`: a static Linux program (`lx-bench-getppid`, built by
+/// xtask with musl) run under the Linux personality times the raw getppid
+/// system call itself, as Linux's side does, and prints the result line;
+/// this only starts it with the same counts and waits.
+pub fn linux_getppid(c: &Counts) {
+    let (ops, batches) = (alloc::format!("{}", c.null_call), alloc::format!("{}", c.batches));
+    let argv = ["linux", "lx-bench-getppid", ops.as_str(), batches.as_str()];
+    let ran = exec::spawn("linux", &argv).map_err(kernel_error).and_then(|child| match exec::wait(child)? {
+        ExitStatus::Exited(0) => Ok(()),
+        _ => Err(Error::Invalid),
+    });
+    if let Err(e) = ran {
+        crate::skip("linux_getppid", e);
+    }
+}

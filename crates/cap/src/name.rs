@@ -30,11 +30,14 @@ pub enum Kind {
     Ring = 5,
     /// Disk block extents (later).
     Extent = 6,
+    /// The console (serial port): `/7/0`.
+    Console = 7,
 }
 
 impl Kind {
     /// Every kind, in number order.
-    pub const ALL: [Kind; 6] = [Kind::Frame, Kind::Env, Kind::Slot, Kind::Filter, Kind::Ring, Kind::Extent];
+    pub const ALL: [Kind; 7] =
+        [Kind::Frame, Kind::Env, Kind::Slot, Kind::Filter, Kind::Ring, Kind::Extent, Kind::Console];
 
     /// The stable number of this kind (the first component of its names).
     pub const fn number(self) -> u64 {
@@ -50,6 +53,7 @@ impl Kind {
             4 => Some(Kind::Filter),
             5 => Some(Kind::Ring),
             6 => Some(Kind::Extent),
+            7 => Some(Kind::Console),
             _ => None,
         }
     }
@@ -123,6 +127,14 @@ impl Name {
         components[2] = index;
         components[3] = generation;
         Name { depth: 4, components }
+    }
+
+    /// `/7/0`: the console (the serial port the kernel writes to and reads
+    /// typed input from).
+    pub const fn console() -> Name {
+        let mut components = [0; MAX_DEPTH];
+        components[0] = Kind::Console.number();
+        Name { depth: 2, components }
     }
 
     /// How many components the name has (0 for [`Name::ROOT`]).

@@ -34,14 +34,21 @@ fn resource_names_have_documented_paths() {
 
 #[test]
 fn kind_numbers_are_stable() {
-    let expect =
-        [(Kind::Frame, 1), (Kind::Env, 2), (Kind::Slot, 3), (Kind::Filter, 4), (Kind::Ring, 5), (Kind::Extent, 6)];
+    let expect = [
+        (Kind::Frame, 1),
+        (Kind::Env, 2),
+        (Kind::Slot, 3),
+        (Kind::Filter, 4),
+        (Kind::Ring, 5),
+        (Kind::Extent, 6),
+        (Kind::Console, 7),
+    ];
     for (kind, n) in expect {
         assert_eq!(kind.number(), n);
         assert_eq!(Kind::from_number(n), Some(kind));
         assert_eq!(Name::kind_root(kind).kind(), Some(kind));
     }
-    for n in [0, 7, 8, u64::MAX] {
+    for n in [0, 8, 9, u64::MAX] {
         assert_eq!(Kind::from_number(n), None);
     }
     assert_eq!(Kind::ALL.len(), expect.len());

@@ -42,7 +42,7 @@ pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: u64, slots: u64) -> Result<[u6
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let usage = Amount::new(env.owned.len() as u64 + 1, 1).with_slots(env.slots);
+    let usage = Amount::new(env.charged_frames(), 1).with_slots(env.slots);
     let limit = Amount::UNLIMITED.with_slots(slots);
     let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
     log::debug!("env {target} ({}): account {} -> {new} (limit {slots} slots)", env.name, env.quota);

@@ -1,10 +1,20 @@
-//! `console_write`.
+//! `console_write`, `console_read`: guarded by a capability for the
+//! console (`Name::console()`), which boot programs get from the kernel and
+//! parents pass on.
 
 use super::Cx;
 use crate::arch::serial;
 use crate::mem::{PAGE_SIZE, user};
 use oxok_abi::layout::user_range_ok;
 use oxok_abi::{CONSOLE_WRITE_MAX, Error};
+use oxok_cap::{Name, Rights};
+
+/// Checks that the caller holds a console capability with `need`
+/// (`Denied` otherwise). The call names no slot — the console is one
+/// resource and its calls keep their arguments — so the list is searched.
+fn console_cap(cx: &mut Cx<'_>, need: Rights) -> Result<(), Error> {
+    cx.env()?.caps.find_dominating(&Name::console(), need).map(|_| ()).ok_or(Error::Denied)
+}
 
 /// Writes user bytes to the console; all or nothing.
 pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
@@ -19,6 +29,7 @@ pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Er
     if len == 0 {
         return Ok([0]);
     }
+    console_cap(cx, Rights::WRITE)?;
     let env = cx.env()?;
     // Check every page first: a failure must leave no output behind.
     let mut page = ptr & !(PAGE_SIZE - 1);
@@ -48,6 +59,7 @@ pub fn console_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Err
     if len == 0 {
         return Ok([0]);
     }
+    console_cap(cx, Rights::READ)?;
     let want = (len as usize).min(crate::console::pending()).min(512);
     let env = cx.env()?;
     // Check the whole buffer first: a failure must consume nothing.

@@ -142,7 +142,7 @@ fn pvh_kernel(cache: &Path, vmlinuz: &Path, apt: &mut Apt) -> Result<PathBuf, St
 }
 
 /// `busybox` from `busybox-static`, and its version.
-fn busybox(cache: &Path, apt: &mut Apt) -> Result<(PathBuf, String), String> {
+pub(crate) fn busybox(cache: &Path, apt: &mut Apt) -> Result<(PathBuf, String), String> {
     let (bin, version) = (cache.join("busybox"), cache.join("busybox.version"));
     if let (true, Ok(v)) = (bin.exists(), std::fs::read_to_string(&version)) {
         return Ok((bin, v.trim().to_string()));

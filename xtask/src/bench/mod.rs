@@ -8,9 +8,9 @@
 //! boot timed out) is reported as missing, never estimated.
 
 mod cpio;
-mod host;
+pub(crate) mod host;
 mod jsonw;
-mod linux;
+pub(crate) mod linux;
 mod options;
 pub(crate) mod oxok;
 mod parse;

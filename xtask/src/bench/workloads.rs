@@ -25,6 +25,7 @@ const fn w(name: &'static str, unit: &'static str, what: &'static str) -> Worklo
 pub(crate) const ALL: &[Workload] = &[
     w("null_call", "cycles", "null system call"),
     w("libos_call", "cycles", "getpid (Oxok: libOS procedure call)"),
+    w("linux_getppid", "cycles", "raw getppid of a static Linux program (Oxok: Linux personality upcall)"),
     w("exception_upcall", "cycles", "exception to user handler and back"),
     w("appel_dirty", "cycles", "Appel-Li dirty: query a page's dirty bit"),
     w("appel_prot1", "cycles", "Appel-Li prot1: protect 1 page"),

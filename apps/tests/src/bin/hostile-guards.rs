@@ -9,6 +9,8 @@
 //! * Reaping needs write on the environment's capability: a read-only
 //!   capability is refused (`Denied`) while the child runs and after it
 //!   ended, the full one gets `Busy` while it runs and the status after.
+//! * The console: a boot program holds a console capability and passes it
+//!   on; a child that drops it can neither write nor read the console.
 //! * Edges (issue 10): zero-length console ranges at unmapped, unaligned
 //!   pointers are accepted; `env_set_state` refuses `rsp == USER_TOP`; a
 //!   transfer to a created, never-run environment is `Busy`.
@@ -18,7 +20,7 @@
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, USER_TOP, pte};
-use oxok_libos::abi::{ANY_FRAME, ENV_ZOMBIE, EnvState, Error, MapEntry, SHARE, rights, upcall};
+use oxok_libos::abi::{ANY_FRAME, ENV_ZOMBIE, EnvState, Error, MapEntry, SHARE, cap_kind, rights, upcall};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::{Args, exposed, println, sys};
@@ -38,6 +40,7 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 fn main(args: Args) -> i32 {
     match args.get(1) {
         Some("child") => child(),
+        Some("mute") => mute(),
         _ => parent(),
     }
 }
@@ -62,7 +65,39 @@ fn parent() -> i32 {
     execute(&mut t);
     reap(&mut t);
     edges(&mut t);
+    console(&mut t);
     t.finish()
+}
+
+/// A child that gives up its console capability can neither write nor
+/// read the console (it reports by its exit status: 0 if every check held).
+fn mute() -> i32 {
+    let Some(slot) = (0..64).find(|&s| sys::cap_info(s).is_ok_and(|[k, _, _]| k == cap_kind::CONSOLE)) else {
+        return 10;
+    };
+    let mut failures = 0;
+    let mut buf = [0u8; 8];
+    failures += i32::from(sys::console_write(b"mute?\n".as_ptr() as u64, 6).is_err());
+    failures += i32::from(sys::cap_drop(slot).is_err());
+    failures += i32::from(sys::console_write(b"leak!\n".as_ptr() as u64, 6) != Err(Error::Denied));
+    failures += i32::from(sys::console_read(buf.as_mut_ptr() as u64, 8) != Err(Error::Denied));
+    failures += i32::from(sys::console_write(b"".as_ptr() as u64, 0) != Ok([0]));
+    failures
+}
+
+/// The console capability: passed on to children; without it, no output.
+fn console(t: &mut Checks) {
+    let held = (0..64)
+        .any(|s| sys::cap_info(s).is_ok_and(|[k, n, r]| k == cap_kind::CONSOLE && n == 0 && r & rights::WRITE != 0));
+    t.check(held, "a boot program holds a console capability");
+    match exec::spawn("hostile-guards", &["hostile-guards", "mute"]) {
+        Ok(c) => t.expect(
+            exec::wait(c),
+            Ok(ExitStatus::Exited(0)),
+            "without its console capability a child cannot write or read",
+        ),
+        Err(_) => t.check(false, "spawn the mute child"),
+    }
 }
 
 /// Executable mappings need execute on the environment capability.

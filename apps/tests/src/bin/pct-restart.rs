@@ -12,13 +12,18 @@
 //!   itself and on nobody are refused;
 //! - the reply goes to F (rax 0, the reply word), never over C's new state
 //!   (C ends with rax 0 and its own rsi).
+//!
+//! Then two callers wait on a callee that never replies (a child spinning
+//! in its entry): one callee is destroyed, the other's state is replaced
+//! by one that serves nothing; each waiting caller's call completes with
+//! `BadEnv` (its `pct_wait` ends, `rip` past it).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, Call, ENV_WAITING, ENV_ZOMBIE, EnvState, Error, Regs};
+use oxok_libos::abi::{ANY_FRAME, Call, ENV_WAITING, ENV_ZOMBIE, EnvState, Error, Regs, call_target, rights};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
@@ -61,9 +66,14 @@ fn main(_args: Args) -> i32 {
     let Some((c, cid)) = child(&mut t, 0) else { return t.finish() };
     SLOTS[C].store(c, Ordering::Relaxed);
     // C starts on its `syscall`: pct_call(me) with the question in rsi.
+    // C's credential: a call-only capability for this program.
+    let Ok([call_slot]) = sys::cap_grant(0, c, rights::CALL) else {
+        t.check(false, "grant C a call capability");
+        return t.finish();
+    };
     let mut regs = start_regs();
     regs.rax = Call::pct_call.number();
-    regs.rdi = me;
+    regs.rdi = call_target(me, call_slot);
     regs.rsi = ASK;
     t.expect(import(c, &regs), Ok([]), "set C's state");
     t.expect(sys::env_run(c), Ok([]), "run C");
@@ -85,7 +95,56 @@ fn main(_args: Args) -> i32 {
     for i in [C, F, G] {
         let _ = sys::env_destroy(SLOTS[i].load(Ordering::Relaxed));
     }
+    lost_callee(&mut t, true);
+    lost_callee(&mut t, false);
     t.finish()
+}
+
+/// A caller waits on a callee that spins in its entry; the callee is
+/// destroyed (`kill`) or its state replaced: the caller's call ends with
+/// `BadEnv`.
+fn lost_callee(t: &mut Checks, kill: bool) {
+    let what = if kill { "callee destroyed" } else { "callee's state replaced" };
+    let (Some((x, xid)), Some((y, yid))) = (child(t, 3), child(t, 4)) else { return };
+    let spin = CHILD_CODE + child_code::spin_offset();
+    let mut regs = start_regs();
+    regs.rip = spin;
+    t.expect(import_with_entry(x, &regs, spin), Ok([]), "set the callee's state");
+    t.expect(sys::env_run(x), Ok([]), "run the callee");
+    let Ok([call_slot]) = sys::cap_grant(x, y, rights::CALL) else {
+        t.check(false, "grant the caller a call capability");
+        return;
+    };
+    regs = start_regs();
+    regs.rax = Call::pct_call.number();
+    regs.rdi = call_target(xid, call_slot);
+    regs.rsi = ASK;
+    t.expect(import(y, &regs), Ok([]), "set the caller's state");
+    t.expect(sys::env_run(y), Ok([]), "run the caller");
+    settle(yid, ENV_WAITING);
+    t.expect(exposed::env_entry(yid).map(|r| r.status), Some(ENV_WAITING), "the caller waits");
+    if kill {
+        t.expect(sys::env_destroy(x), Ok([]), what);
+    } else {
+        let mut other = start_regs();
+        other.rip = spin;
+        t.expect(import_with_entry(x, &other, spin), Ok([]), what);
+    }
+    t.check(wait_end(yid), "the caller ended");
+    t.expect(result(4).0, Error::BadEnv.code(), what);
+    let _ = sys::env_destroy(y);
+    if !kill {
+        let _ = sys::env_destroy(x);
+    }
+}
+
+/// Sets an environment's state: `regs`, a PCT entry, everything else fresh.
+#[inline(never)]
+fn import_with_entry(slot: u64, regs: &Regs, entry: u64) -> Result<[u64; 0], Error> {
+    let mut st = EnvState::new();
+    st.regs = *regs;
+    st.upcalls[oxok_libos::abi::upcall::PCT as usize] = entry;
+    sys::env_set_state(slot, &raw const st as u64)
 }
 
 /// The handler: C is waiting for this reply. (It runs on the libOS's
@@ -275,6 +334,10 @@ mod child_code {
         "mov eax, {exit}",
         "syscall",
         "ud2",
+        ".global oxok_pct_restart_spin",
+        "oxok_pct_restart_spin:",
+        "pause",
+        "jmp oxok_pct_restart_spin",
         ".global oxok_pct_restart_end",
         "oxok_pct_restart_end:",
         ".popsection",
@@ -284,6 +347,12 @@ mod child_code {
     unsafe extern "C" {
         static oxok_pct_restart_start: u8;
         static oxok_pct_restart_end: u8;
+        static oxok_pct_restart_spin: u8;
+    }
+
+    /// Offset of the spin loop (a PCT entry that never replies).
+    pub fn spin_offset() -> u64 {
+        (&raw const oxok_pct_restart_spin) as u64 - (&raw const oxok_pct_restart_start) as u64
     }
 
     /// The routine's bytes.

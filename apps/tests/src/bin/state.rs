@@ -169,6 +169,10 @@ fn extended() -> bool {
         return false;
     }
     // One after the other, so their lines come in a fixed order.
+    // What every libOS child gets before it runs (its console capability:
+    // the children write their lines).
+    oxok_libos::callcap::pass_on(a);
+    oxok_libos::callcap::pass_on(b);
     let mut ran = sys::env_run(a).is_ok();
     wait_end(aid);
     ran &= sys::env_run(b).is_ok();
@@ -189,6 +193,8 @@ fn sleeper(code: u64) -> bool {
     let mut st = fpu_state();
     st.preds[0].params[0] = 0;
     t.expect(sys::env_set_state(s, &raw const st as u64), Ok([]), "set a state that will sleep");
+    // Its console capability (it writes its line when it wakes).
+    oxok_libos::callcap::pass_on(s);
     t.expect(sys::env_run(s), Ok([]), "run it");
     for _ in 0..100_000 {
         if exposed::env_entry(sid).is_none_or(|r| r.status == ENV_SLEEPING) {
@@ -262,6 +268,9 @@ fn marked_space(t: &mut Checks, env: u64, code: u64) {
 
 /// Makes a child runnable; checks the table and that its state stayed.
 fn run(slot: u64, id: u64, state: &EnvState) -> bool {
+    // What every libOS child gets before it runs (the console capability
+    // among it: the child writes its line).
+    oxok_libos::callcap::pass_on(slot);
     let ran = sys::env_run(slot);
     let status = exposed::env_entry(id).map(|r| r.status);
     let regs = get(slot).map(|s| s.regs);

@@ -1,0 +1,352 @@
+//! Descriptor calls: read and write (plain, vectored, positioned), seek,
+//! close, dup, fcntl, terminal ioctls. Descriptors are the libOS's own
+//! (console, pipes, files of the file server, devices).
+
+use crate::errno::{EBADF, EINVAL, EMFILE, ENOTTY, ESPIPE, Res, from_io};
+use crate::{fdtab, uaccess};
+use alloc::vec;
+use alloc::vec::Vec;
+use oxok_libos::abi::ExceptionFrame;
+use oxok_libos::fd::{self, Handle, MAX_FDS, SeekFrom};
+
+/// The object behind Linux descriptor `fd`.
+pub fn handle(fd: u64) -> Result<Handle, i64> {
+    if fd >= MAX_FDS as u64 {
+        return Err(EBADF);
+    }
+    fd::get(fd as usize).map_err(|_| EBADF)
+}
+
+/// Reads up to `len` bytes from `h` into the program's `buf`, one chunk
+/// (a read returns what one underlying read gave, as Linux does).
+fn read_into(h: &Handle, buf: u64, len: u64) -> Res {
+    let n = len.min(uaccess::CHUNK as u64) as usize;
+    uaccess::writable(buf, n as u64)?;
+    let mut tmp = vec![0u8; n];
+    let got = h.read(&mut tmp).map_err(from_io)?;
+    uaccess::write(buf, &tmp[..got])?;
+    Ok(got as i64)
+}
+
+/// Writes all of the program's `[buf, buf + len)` to `h`, chunk by chunk;
+/// returns the bytes taken (short only when an error followed some).
+fn write_from(h: &Handle, buf: u64, len: u64) -> Res {
+    let mut done = 0u64;
+    while done < len {
+        let n = (len - done).min(uaccess::CHUNK as u64) as usize;
+        let data = uaccess::read_vec(buf + done, n)?;
+        let mut off = 0;
+        while off < n {
+            match h.write(&data[off..]) {
+                Ok(w) => off += w,
+                Err(e) if done + off as u64 == 0 => return Err(from_io(e)),
+                Err(_) => return Ok((done + off as u64) as i64),
+            }
+        }
+        done += n as u64;
+    }
+    Ok(done as i64)
+}
+
+pub fn read(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    if a[2] == 0 {
+        return Ok(0);
+    }
+    if h.kind() == "console" {
+        // Input `poll` already took comes first.
+        let n = a[2].min(uaccess::CHUNK as u64) as usize;
+        uaccess::writable(a[1], n as u64)?;
+        let mut tmp = vec![0u8; n];
+        let got = crate::calls::poll::take_pending(&mut tmp);
+        if got > 0 {
+            uaccess::write(a[1], &tmp[..got])?;
+            return Ok(got as i64);
+        }
+    }
+    read_into(&h, a[1], a[2])
+}
+
+pub fn write(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    write_from(&h, a[1], a[2])
+}
+
+/// The `(base, len)` pairs of an iovec array (at most `IOV_MAX`).
+fn iovecs(addr: u64, count: u64) -> Result<Vec<(u64, u64)>, i64> {
+    if count > 1024 {
+        return Err(EINVAL);
+    }
+    let raw = uaccess::read_vec(addr, count as usize * 16)?;
+    Ok(raw
+        .chunks(16)
+        .map(|c| {
+            let w = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().unwrap_or([0; 8]));
+            (w(0), w(8))
+        })
+        .collect())
+}
+
+pub fn readv(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    let mut total = 0;
+    for (base, len) in iovecs(a[1], a[2])? {
+        if len == 0 {
+            continue;
+        }
+        let got = read_into(&h, base, len)?;
+        total += got;
+        if (got as u64) < len {
+            break;
+        }
+    }
+    Ok(total)
+}
+
+pub fn writev(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    let mut total = 0;
+    for (base, len) in iovecs(a[1], a[2])? {
+        match write_from(&h, base, len) {
+            Ok(n) => total += n,
+            Err(e) if total == 0 => return Err(e),
+            Err(_) => break,
+        }
+    }
+    Ok(total)
+}
+
+/// Runs `f` with `h` positioned at `offset`, then puts the position back.
+fn at_offset(h: &Handle, offset: u64, f: impl FnOnce() -> Res) -> Res {
+    let saved = h.seek(SeekFrom::Current(0)).map_err(|_| ESPIPE)?;
+    h.seek(SeekFrom::Start(offset)).map_err(from_io)?;
+    let r = f();
+    let _ = h.seek(SeekFrom::Start(saved));
+    r
+}
+
+pub fn pread64(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    at_offset(&h, a[3], || read_into(&h, a[1], a[2]))
+}
+
+pub fn pwrite64(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    at_offset(&h, a[3], || write_from(&h, a[1], a[2]))
+}
+
+pub fn lseek(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let h = handle(a[0])?;
+    let off = a[1] as i64;
+    let to = match a[2] {
+        0 if off >= 0 => SeekFrom::Start(off as u64),
+        1 => SeekFrom::Current(off),
+        2 => SeekFrom::End(off),
+        _ => return Err(EINVAL),
+    };
+    if h.kind() != "file" {
+        return Err(ESPIPE);
+    }
+    h.seek(to).map(|p| p as i64).map_err(from_io)
+}
+
+pub fn close(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    handle(a[0])?;
+    fd::close(a[0] as usize).map_err(from_io)?;
+    fdtab::remove(a[0] as usize);
+    Ok(0)
+}
+
+/// Makes `new` a duplicate of `old`.
+fn dup_to(old: u64, new: u64) -> Res {
+    let h = handle(old)?;
+    if new >= MAX_FDS as u64 {
+        return Err(EBADF);
+    }
+    if old != new {
+        fd::install_at(new as usize, h).map_err(from_io)?;
+        fdtab::duplicate(old as usize, new as usize);
+    }
+    Ok(new as i64)
+}
+
+/// Duplicates `old` into the lowest free descriptor at or above `min`.
+fn dup_from(old: u64, min: u64) -> Res {
+    let h = handle(old)?;
+    let new = (min as usize..MAX_FDS).find(|&i| fd::get(i).is_err()).ok_or(EMFILE)?;
+    fd::install_at(new, h).map_err(from_io)?;
+    fdtab::duplicate(old as usize, new);
+    Ok(new as i64)
+}
+
+pub fn dup(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    dup_from(a[0], 0)
+}
+
+pub fn dup2(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    dup_to(a[0], a[1])
+}
+
+const O_CLOEXEC: u64 = 0o2000000;
+
+pub fn dup3(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if a[0] == a[1] || a[2] & !O_CLOEXEC != 0 {
+        return Err(EINVAL);
+    }
+    let fd = dup_to(a[0], a[1])?;
+    fdtab::update(fd as usize, |i| i.cloexec = a[2] & O_CLOEXEC != 0);
+    Ok(fd)
+}
+
+const F_DUPFD: u64 = 0;
+const F_GETFD: u64 = 1;
+const F_SETFD: u64 = 2;
+const F_GETFL: u64 = 3;
+const F_SETFL: u64 = 4;
+const F_DUPFD_CLOEXEC: u64 = 1030;
+const FD_CLOEXEC: u64 = 1;
+/// `O_RDWR`: what the console and pipes report when the personality did
+/// not open them itself.
+const O_RDWR: u64 = 2;
+
+pub fn fcntl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (fd, cmd, arg) = (a[0], a[1], a[2]);
+    handle(fd)?;
+    let fdu = fd as usize;
+    match cmd {
+        F_DUPFD => dup_from(fd, arg),
+        F_DUPFD_CLOEXEC => {
+            let new = dup_from(fd, arg)?;
+            fdtab::update(new as usize, |i| i.cloexec = true);
+            Ok(new)
+        }
+        F_GETFD => Ok(fdtab::get(fdu).map_or(0, |i| if i.cloexec { FD_CLOEXEC as i64 } else { 0 })),
+        F_SETFD => {
+            fdtab::update(fdu, |i| i.cloexec = arg & FD_CLOEXEC != 0);
+            Ok(0)
+        }
+        F_GETFL => Ok(fdtab::get(fdu).map_or(O_RDWR, |i| if i.path.is_empty() { O_RDWR } else { i.flags }) as i64),
+        F_SETFL => Ok(0),
+        _ => Err(EINVAL),
+    }
+}
+
+pub fn fsync(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    // The file server applies every write before it answers.
+    handle(a[0]).map(|_| 0)
+}
+
+const TCGETS: u64 = 0x5401;
+const TCSETS: u64 = 0x5402;
+const TCSETSW: u64 = 0x5403;
+const TCSETSF: u64 = 0x5404;
+const TIOCGPGRP: u64 = 0x540f;
+const TIOCSPGRP: u64 = 0x5410;
+const TIOCGWINSZ: u64 = 0x5413;
+
+/// Bytes of the kernel's `struct termios` (four flag words, the line
+/// discipline, 19 control characters): what `TCGETS` writes.
+const TERMIOS_LEN: usize = 36;
+
+/// The console's `struct termios`: cooked mode with echo, as a serial
+/// console is, 38400 baud.
+fn termios() -> [u8; TERMIOS_LEN] {
+    let mut t = [0u8; TERMIOS_LEN];
+    let words: [u32; 4] =
+        [0o2400 /* ICRNL|IXON */, 0o5 /* OPOST|ONLCR */, 0o277 /* B38400|CS8|CREAD */, 0o105073];
+    for (i, w) in words.iter().enumerate() {
+        t[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    // c_cc: VINTR ^C, VQUIT ^\, VERASE DEL, VKILL ^U, VEOF ^D, VTIME 0, VMIN 1.
+    let cc = [3u8, 28, 127, 21, 4, 0, 1];
+    t[17..17 + cc.len()].copy_from_slice(&cc);
+    t
+}
+
+pub fn ioctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (fd, req, arg) = (a[0], a[1], a[2]);
+    let h = handle(fd)?;
+    if h.kind() != "console" {
+        return Err(ENOTTY);
+    }
+    match req {
+        TCGETS => uaccess::write(arg, &termios()).map(|()| 0),
+        TCSETS | TCSETSW | TCSETSF => uaccess::read_vec(arg, TERMIOS_LEN).map(|_| 0),
+        TIOCGWINSZ => uaccess::write(arg, &[24, 0, 80, 0, 0, 0, 0, 0]).map(|()| 0),
+        TIOCGPGRP => {
+            let pid = crate::calls::process::linux_pid(oxok_libos::proc::pid()) as u32;
+            uaccess::write(arg, &pid.to_le_bytes()).map(|()| 0)
+        }
+        TIOCSPGRP => uaccess::read_vec(arg, 4).map(|_| 0),
+        _ => Err(ENOTTY),
+    }
+}
+
+/// `sendfile(out, in, offset, count)`: copies through the personality's
+/// buffer; with `offset`, reads from there and leaves `in`'s position.
+pub fn sendfile(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (out, input, offset, count) = (handle(a[0])?, handle(a[1])?, a[2], a[3]);
+    let start = if offset != 0 { Some(uaccess::read_u64(offset)?) } else { None };
+    let copy = || -> Res {
+        let mut done = 0u64;
+        let mut buf = vec![0u8; uaccess::CHUNK];
+        while done < count {
+            let want = ((count - done) as usize).min(buf.len());
+            let n = match input.read(&mut buf[..want]) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if done == 0 => return Err(from_io(e)),
+                Err(_) => break,
+            };
+            let mut off = 0;
+            while off < n {
+                match out.write(&buf[off..n]) {
+                    Ok(w) => off += w,
+                    Err(e) if done + off as u64 == 0 => return Err(from_io(e)),
+                    Err(_) => return Ok((done + off as u64) as i64),
+                }
+            }
+            done += n as u64;
+        }
+        Ok(done as i64)
+    };
+    match start {
+        None => copy(),
+        Some(pos) => {
+            let n = at_offset(&input, pos, copy)?;
+            uaccess::write_u64s(offset, &[pos + n as u64])?;
+            Ok(n)
+        }
+    }
+}
+
+const O_NONBLOCK: u64 = 0o4000;
+
+/// `pipe2(fds, flags)`: a libOS pipe (shared frames, directed yield), the
+/// same kind native programs use, so the ends pass to either kind of child.
+pub fn pipe2(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (fds, flags) = (a[0], a[1]);
+    if flags & !(O_CLOEXEC | O_NONBLOCK) != 0 {
+        return Err(EINVAL);
+    }
+    uaccess::writable(fds, 8)?;
+    let (reader, writer) = fd::pipe::pipe().map_err(from_io)?;
+    let r = fd::install(reader).map_err(|_| EMFILE)?;
+    let w = match fd::install(writer) {
+        Ok(w) => w,
+        Err(_) => {
+            let _ = fd::close(r);
+            return Err(EMFILE);
+        }
+    };
+    for end in [r, w] {
+        fdtab::set(end, fdtab::Info { cloexec: flags & O_CLOEXEC != 0, ..fdtab::Info::default() });
+    }
+    let pair = [(r as u32).to_le_bytes(), (w as u32).to_le_bytes()].concat();
+    uaccess::write(fds, &pair)?;
+    Ok(0)
+}
+
+pub fn pipe(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    pipe2(&[a[0], 0, 0, 0, 0, 0], f)
+}

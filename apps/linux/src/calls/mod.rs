@@ -1,0 +1,11 @@
+//! The Linux system calls, one module per group; [`crate::table`] lists
+//! them.
+
+pub mod file;
+pub mod fs;
+pub mod info;
+pub mod memory;
+pub mod poll;
+pub mod process;
+pub mod signal;
+pub mod time;

@@ -1,0 +1,139 @@
+//! Time from the exposed clock page and the time-stamp counter: no kernel
+//! entry. The clock page has no wall-clock time yet, so `CLOCK_REALTIME`
+//! counts from boot like `CLOCK_MONOTONIC`.
+
+use crate::errno::{EINVAL, Res};
+use crate::uaccess;
+use oxok_libos::abi::ExceptionFrame;
+use oxok_libos::exposed;
+
+const CLOCK_REALTIME: u64 = 0;
+const CLOCK_MONOTONIC: u64 = 1;
+const CLOCK_PROCESS_CPUTIME_ID: u64 = 2;
+const CLOCK_THREAD_CPUTIME_ID: u64 = 3;
+const CLOCK_MONOTONIC_RAW: u64 = 4;
+const CLOCK_REALTIME_COARSE: u64 = 5;
+const CLOCK_MONOTONIC_COARSE: u64 = 6;
+const CLOCK_BOOTTIME: u64 = 7;
+
+/// Nanoseconds since boot.
+pub fn now_ns() -> u64 {
+    let Some((ticks, hz)) = exposed::tsc_since_boot() else { return 0 };
+    if hz == 0 {
+        return 0;
+    }
+    ((u128::from(ticks) * 1_000_000_000) / u128::from(hz)) as u64
+}
+
+fn known(clock: u64) -> bool {
+    matches!(
+        clock,
+        CLOCK_REALTIME
+            | CLOCK_MONOTONIC
+            | CLOCK_PROCESS_CPUTIME_ID
+            | CLOCK_THREAD_CPUTIME_ID
+            | CLOCK_MONOTONIC_RAW
+            | CLOCK_REALTIME_COARSE
+            | CLOCK_MONOTONIC_COARSE
+            | CLOCK_BOOTTIME
+    )
+}
+
+pub fn clock_gettime(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if !known(a[0]) {
+        return Err(EINVAL);
+    }
+    let ns = now_ns();
+    uaccess::write_u64s(a[1], &[ns / 1_000_000_000, ns % 1_000_000_000]).map(|()| 0)
+}
+
+pub fn clock_getres(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if !known(a[0]) {
+        return Err(EINVAL);
+    }
+    if a[1] != 0 {
+        uaccess::write_u64s(a[1], &[0, 1])?;
+    }
+    Ok(0)
+}
+
+pub fn gettimeofday(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let ns = now_ns();
+    if a[0] != 0 {
+        uaccess::write_u64s(a[0], &[ns / 1_000_000_000, (ns % 1_000_000_000) / 1000])?;
+    }
+    if a[1] != 0 {
+        uaccess::write_u64s(a[1], &[0])?;
+    }
+    Ok(0)
+}
+
+pub fn time(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let s = now_ns() / 1_000_000_000;
+    if a[0] != 0 {
+        uaccess::write_u64s(a[0], &[s])?;
+    }
+    Ok(s as i64)
+}
+
+/// The wakeup-predicate slot the personality sleeps on (the libOS keeps
+/// 2 for the console and 3 for `wait`).
+const SLEEP_SLOT: u64 = 1;
+
+/// Sleeps until `deadline` (nanoseconds since boot): the environment
+/// waits on a predicate over the clock page's tick count, in whole timer
+/// ticks (so at least as long as asked), then until the TSC passes the
+/// deadline.
+fn sleep_until(deadline: u64) -> Res {
+    let clock = oxok_libos::exposed::clock().ok_or(EINVAL)?;
+    let now = now_ns();
+    if deadline > now && clock.tick_hz > 0 {
+        let wait = u128::from(deadline - now) * u128::from(clock.tick_hz);
+        let ticks = clock.ticks.saturating_add(wait.div_ceil(1_000_000_000) as u64);
+        let word = oxok_libos::abi::layout::CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64;
+        let code = oxok_pred::Builder::new().load_u64(word).ge_imm(ticks).build().map_err(|_| EINVAL)?;
+        let bytes = code.as_bytes();
+        oxok_libos::sys::pred_install(0, SLEEP_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
+            .map_err(crate::errno::from_kernel)?;
+        oxok_libos::sys::env_sleep(1 << SLEEP_SLOT).map_err(crate::errno::from_kernel)?;
+    }
+    while now_ns() < deadline {
+        let _ = oxok_libos::sys::yield_cpu(0);
+    }
+    Ok(0)
+}
+
+/// A `struct timespec` at `addr` in nanoseconds (`EINVAL` if malformed).
+fn timespec_ns(addr: u64) -> Result<u64, i64> {
+    let raw = uaccess::read_vec(addr, 16)?;
+    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap_or([0; 8]));
+    let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap_or([0; 8]));
+    if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
+        return Err(EINVAL);
+    }
+    Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
+}
+
+pub fn nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let ns = timespec_ns(a[0])?;
+    sleep_until(now_ns().saturating_add(ns))?;
+    if a[1] != 0 {
+        uaccess::write_u64s(a[1], &[0, 0])?;
+    }
+    Ok(0)
+}
+
+const TIMER_ABSTIME: u64 = 1;
+
+pub fn clock_nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if !known(a[0]) || a[1] & !TIMER_ABSTIME != 0 {
+        return Err(EINVAL);
+    }
+    let ns = timespec_ns(a[2])?;
+    let deadline = if a[1] & TIMER_ABSTIME != 0 { ns } else { now_ns().saturating_add(ns) };
+    sleep_until(deadline)?;
+    if a[1] & TIMER_ABSTIME == 0 && a[3] != 0 {
+        uaccess::write_u64s(a[3], &[0, 0])?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,172 @@
+//! Loading a static Linux program into the personality's own address
+//! space: every `PT_LOAD` segment at its own addresses (an area per
+//! segment, pages filled from the file now, bss zero on first touch), the
+//! break after the image, a demand-zero stack, and the System V initial
+//! stack Linux's `execve` builds: argc, argv, NULL, envp, NULL, the
+//! auxiliary vector, then the strings and the 16 `AT_RANDOM` bytes.
+
+use crate::layout::{IMAGE_LIMIT, STACK_SIZE, STACK_TOP};
+use crate::mem::{self, PROT_EXEC, PROT_READ, PROT_WRITE};
+use crate::{random, uaccess};
+use alloc::string::String;
+use alloc::vec::Vec;
+use oxok_elf::Elf;
+use oxok_libos::abi::layout::PAGE_SIZE;
+
+const AT_NULL: u64 = 0;
+const AT_PHDR: u64 = 3;
+const AT_PHENT: u64 = 4;
+const AT_PHNUM: u64 = 5;
+const AT_PAGESZ: u64 = 6;
+const AT_BASE: u64 = 7;
+const AT_FLAGS: u64 = 8;
+const AT_ENTRY: u64 = 9;
+const AT_UID: u64 = 11;
+const AT_EUID: u64 = 12;
+const AT_GID: u64 = 13;
+const AT_EGID: u64 = 14;
+const AT_PLATFORM: u64 = 15;
+const AT_HWCAP: u64 = 16;
+const AT_CLKTCK: u64 = 17;
+const AT_SECURE: u64 = 23;
+const AT_RANDOM: u64 = 25;
+const AT_HWCAP2: u64 = 26;
+const AT_EXECFN: u64 = 31;
+
+/// Clock ticks per second Linux reports (`sysconf(_SC_CLK_TCK)`).
+pub const CLKTCK: u64 = 100;
+
+/// Where the program starts: entry point and initial stack pointer.
+pub struct Start {
+    pub entry: u64,
+    pub sp: u64,
+}
+
+/// Loads `image` (a whole ELF file) and builds its stack with `argv` and
+/// `envp`; `execfn` is the path `AT_EXECFN` names.
+pub fn load(image: &[u8], argv: &[String], envp: &[String], execfn: &str) -> Result<Start, String> {
+    let elf = Elf::parse(image, IMAGE_LIMIT).map_err(|e| alloc::format!("not a static x86-64 executable: {e}"))?;
+    let mut image_end = 0;
+    for seg in elf.segments() {
+        let end = seg.vaddr.checked_add(seg.mem_size).ok_or("segment wraps")?;
+        let (start, end_page) = (seg.vaddr & !(PAGE_SIZE - 1), mem::page_up(end).ok_or("segment wraps")?);
+        let mut prot = PROT_READ;
+        if seg.flags.write {
+            prot |= PROT_WRITE;
+        }
+        if seg.flags.exec {
+            prot |= PROT_EXEC;
+        }
+        // Segments may share a page at their edges: the page keeps the
+        // union of their protections and its contents.
+        let edges = [start, end_page - PAGE_SIZE];
+        let shared = edges.map(|p| mem::prot_at(p).unwrap_or(0));
+        let rw = PROT_READ | PROT_WRITE;
+        for (page, other) in edges.into_iter().zip(shared) {
+            if other != 0 {
+                mem::protect(page, page + PAGE_SIZE, rw).map_err(|_| "cannot protect a segment")?;
+            }
+        }
+        let first = if shared[0] != 0 { start + PAGE_SIZE } else { start };
+        let last = if shared[1] != 0 { end_page - PAGE_SIZE } else { end_page };
+        if first < last {
+            mem::add(first, last, rw).map_err(|_| "segment outside the program's range")?;
+        }
+        uaccess::write(seg.vaddr, seg.data).map_err(|_| "cannot fill a segment")?;
+        mem::protect(start, end_page, prot).map_err(|_| "cannot protect a segment")?;
+        for (page, other) in edges.into_iter().zip(shared) {
+            if other != 0 {
+                mem::protect(page, page + PAGE_SIZE, prot | other).map_err(|_| "cannot protect a segment")?;
+            }
+        }
+        image_end = image_end.max(end_page);
+    }
+    mem::set_brk_start(image_end);
+    mem::add(STACK_TOP - STACK_SIZE, STACK_TOP, PROT_READ | PROT_WRITE).map_err(|_| "no room for the stack")?;
+    let sp = build_stack(&elf, argv, envp, execfn)?;
+    Ok(Start { entry: elf.entry(), sp })
+}
+
+/// Writes the initial stack below [`STACK_TOP`]; returns the stack pointer.
+fn build_stack(elf: &Elf<'_>, argv: &[String], envp: &[String], execfn: &str) -> Result<u64, String> {
+    // Strings and the random bytes at the top, in this order from the top
+    // down: execfn, platform, random, envp strings, argv strings.
+    let mut blob: Vec<u8> = Vec::new();
+    let mut offsets = Vec::new();
+    for s in argv.iter().chain(envp) {
+        if s.as_bytes().contains(&0) {
+            return Err("an argument contains NUL".into());
+        }
+        offsets.push(blob.len());
+        blob.extend_from_slice(s.as_bytes());
+        blob.push(0);
+    }
+    let random_at = blob.len();
+    blob.extend_from_slice(&random::bytes16());
+    let platform_at = blob.len();
+    blob.extend_from_slice(b"x86_64\0");
+    let execfn_at = blob.len();
+    blob.extend_from_slice(execfn.as_bytes());
+    blob.push(0);
+    let strings = (STACK_TOP - 16 - blob.len() as u64) & !15;
+    let at = |off: usize| strings + off as u64;
+
+    let mut auxv = Vec::new();
+    if let Some(phdr) = elf.program_headers_vaddr() {
+        auxv.extend([AT_PHDR, phdr]);
+    }
+    auxv.extend([
+        AT_PHENT,
+        u64::from(elf.phent()),
+        AT_PHNUM,
+        u64::from(elf.phnum()),
+        AT_PAGESZ,
+        PAGE_SIZE,
+        AT_BASE,
+        0,
+        AT_FLAGS,
+        0,
+        AT_ENTRY,
+        elf.entry(),
+        AT_UID,
+        0,
+        AT_EUID,
+        0,
+        AT_GID,
+        0,
+        AT_EGID,
+        0,
+        AT_SECURE,
+        0,
+        AT_CLKTCK,
+        CLKTCK,
+        AT_HWCAP,
+        oxok_libos::guest::hwcap(),
+        AT_HWCAP2,
+        0,
+        AT_RANDOM,
+        at(random_at),
+        AT_PLATFORM,
+        at(platform_at),
+        AT_EXECFN,
+        at(execfn_at),
+        AT_NULL,
+        0,
+    ]);
+    let mut words = Vec::new();
+    words.push(argv.len() as u64);
+    words.extend(offsets[..argv.len()].iter().map(|&o| at(o)));
+    words.push(0);
+    words.extend(offsets[argv.len()..].iter().map(|&o| at(o)));
+    words.push(0);
+    words.extend(auxv);
+    let sp = (strings - words.len() as u64 * 8) & !15;
+    if sp < STACK_TOP - STACK_SIZE / 2 {
+        return Err("arguments too long".into());
+    }
+    uaccess::write(strings, &blob).map_err(|_| "cannot write the stack")?;
+    uaccess::write_u64s(sp, &words).map_err(|_| "cannot write the stack")?;
+    // The page just below, which the first push touches.
+    uaccess::writable(sp - 8, 8).map_err(|_| "cannot write the stack")?;
+    Ok(sp)
+}

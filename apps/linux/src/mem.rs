@@ -1,0 +1,239 @@
+//! The Linux program's memory: a table of areas (image, break, `mmap`
+//! mappings, stack), each with a Linux protection, backed on first touch by
+//! zeroed frames (the page-fault upcall), and the checks every pointer a
+//! program passes goes through: a range is usable only if it lies in the
+//! program's areas with the access it needs — never the personality's own
+//! memory — so a bad pointer is `-EFAULT`, never a fault in the
+//! personality.
+
+use crate::errno::{EFAULT, ENOMEM};
+use crate::layout::guest_range;
+use alloc::vec::Vec;
+use oxok_libos::abi::layout::{PAGE_SIZE, pte};
+use oxok_libos::abi::{ANY_FRAME, MapEntry};
+use oxok_libos::{exposed, sys};
+use spin::Mutex;
+
+/// `PROT_READ`.
+pub const PROT_READ: u64 = 1;
+/// `PROT_WRITE`.
+pub const PROT_WRITE: u64 = 2;
+/// `PROT_EXEC`.
+pub const PROT_EXEC: u64 = 4;
+
+/// Most areas a program may have (Linux's default is 65530).
+pub const MAX_AREAS: usize = 4096;
+
+/// One area: `[start, end)`, page-aligned, with a Linux protection.
+#[derive(Clone, Copy, Debug)]
+struct Area {
+    start: u64,
+    end: u64,
+    prot: u64,
+}
+
+/// The areas, sorted by address and never overlapping.
+static AREAS: Mutex<Vec<Area>> = Mutex::new(Vec::new());
+
+/// Page-table flags for a Linux protection. `PROT_NONE` pages are never
+/// mapped; pages already present when an area becomes `PROT_NONE` stay
+/// mapped read-only (their contents must survive).
+pub fn flags(prot: u64) -> u64 {
+    (if prot & PROT_WRITE != 0 { pte::WRITABLE } else { 0 }) | if prot & PROT_EXEC != 0 { 0 } else { pte::NO_EXECUTE }
+}
+
+fn page_down(a: u64) -> u64 {
+    a & !(PAGE_SIZE - 1)
+}
+
+/// `a` rounded up to a page; `None` on overflow.
+pub fn page_up(a: u64) -> Option<u64> {
+    a.checked_add(PAGE_SIZE - 1).map(page_down)
+}
+
+/// Cuts `[start, end)` out of the table (splitting areas at the edges).
+fn cut(areas: &mut Vec<Area>, start: u64, end: u64) {
+    let mut out = Vec::with_capacity(areas.len() + 1);
+    for a in areas.iter() {
+        if a.end <= start || end <= a.start {
+            out.push(*a);
+            continue;
+        }
+        if a.start < start {
+            out.push(Area { start: a.start, end: start, prot: a.prot });
+        }
+        if end < a.end {
+            out.push(Area { start: end, end: a.end, prot: a.prot });
+        }
+    }
+    *areas = out;
+}
+
+/// Adds `[start, end)` with `prot`, replacing whatever areas were there
+/// (their present pages are unmapped first). `ENOMEM` when the range is
+/// not the program's to have or the table is full.
+pub fn add(start: u64, end: u64, prot: u64) -> Result<(), i64> {
+    if !guest_range(start, end) || !start.is_multiple_of(PAGE_SIZE) || !end.is_multiple_of(PAGE_SIZE) {
+        return Err(ENOMEM);
+    }
+    unmap_pages(start, end);
+    let mut areas = AREAS.lock();
+    cut(&mut areas, start, end);
+    if areas.len() >= MAX_AREAS {
+        return Err(ENOMEM);
+    }
+    let at = areas.partition_point(|a| a.start < start);
+    areas.insert(at, Area { start, end, prot });
+    Ok(())
+}
+
+/// True if any area overlaps `[start, end)`.
+pub fn overlaps(start: u64, end: u64) -> bool {
+    AREAS.lock().iter().any(|a| a.start < end && start < a.end)
+}
+
+/// Removes `[start, end)` from the areas and unmaps its pages (frames go
+/// back to the kernel).
+pub fn remove(start: u64, end: u64) {
+    cut(&mut AREAS.lock(), start, end);
+    unmap_pages(start, end);
+}
+
+/// Gives back the frames of `[start, end)` but keeps its areas: the pages
+/// read as zero at their next touch.
+pub fn discard(start: u64, end: u64) {
+    unmap_pages(start, end);
+}
+
+/// Sets the protection of `[start, end)`, which areas must cover wholly
+/// (`ENOMEM` otherwise, as Linux), and of its present pages.
+pub fn protect(start: u64, end: u64, prot: u64) -> Result<(), i64> {
+    {
+        let mut areas = AREAS.lock();
+        let mut at = start;
+        for a in areas.iter().filter(|a| a.end > start && a.start < end) {
+            if a.start > at {
+                return Err(ENOMEM);
+            }
+            at = a.end;
+        }
+        if at < end {
+            return Err(ENOMEM);
+        }
+        cut(&mut areas, start, end);
+        let i = areas.partition_point(|a| a.start < start);
+        areas.insert(i, Area { start, end, prot });
+    }
+    let want = flags(prot) & !if prot == 0 { pte::WRITABLE } else { 0 };
+    let mut batch = Vec::new();
+    exposed::walk(start, end, |va, entry| {
+        if entry & (pte::WRITABLE | pte::NO_EXECUTE) != want {
+            batch.push(MapEntry::protect_with(va, want, 0));
+        }
+    });
+    apply(&batch).map_err(|_| ENOMEM)
+}
+
+/// The protection of the area holding `va`.
+pub fn prot_at(va: u64) -> Option<u64> {
+    let areas = AREAS.lock();
+    let i = areas.partition_point(|a| a.end <= va);
+    areas.get(i).filter(|a| a.start <= va).map(|a| a.prot)
+}
+
+/// Unmaps every present page in `[start, end)`.
+fn unmap_pages(start: u64, end: u64) {
+    let mut batch = Vec::new();
+    exposed::walk(start, end, |va, _| batch.push(MapEntry::unmap(va)));
+    let _ = apply(&batch);
+}
+
+fn apply(records: &[MapEntry]) -> Result<(), oxok_libos::Error> {
+    for chunk in records.chunks(64) {
+        sys::page_batch(0, chunk.as_ptr() as u64, chunk.len() as u64)?;
+    }
+    Ok(())
+}
+
+/// Gives the page at `va` a fresh zeroed frame with the flags of `prot`.
+fn fill_zero(va: u64, prot: u64) -> Result<(), i64> {
+    let [slot, _] = sys::frame_alloc(ANY_FRAME).map_err(|_| ENOMEM)?;
+    match sys::page_map(0, slot, va, flags(prot)) {
+        Ok(_) => {
+            let _ = sys::cap_drop(slot);
+            Ok(())
+        }
+        Err(_) => {
+            let _ = sys::frame_free(slot);
+            Err(ENOMEM)
+        }
+    }
+}
+
+/// Makes `[addr, addr + len)` usable for a copy by the personality: every
+/// page must lie in an area whose protection allows the access (`write`:
+/// `PROT_WRITE`; otherwise any protection but `PROT_NONE`), and is given a
+/// frame if it has none yet. `EFAULT` otherwise.
+pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
+    if len == 0 {
+        return Ok(());
+    }
+    let last = addr.checked_add(len - 1).ok_or(EFAULT)?;
+    let mut page = page_down(addr);
+    loop {
+        let prot = prot_at(page).ok_or(EFAULT)?;
+        let ok = if write { prot & PROT_WRITE != 0 } else { prot != 0 };
+        if !ok {
+            return Err(EFAULT);
+        }
+        if exposed::pte(page).is_none() {
+            fill_zero(page, prot).map_err(|_| EFAULT)?;
+        }
+        match page.checked_add(PAGE_SIZE) {
+            Some(next) if next <= last => page = next,
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Resolves a page fault of the program at `addr`: a page with no frame
+/// in an area whose protection allows the access gets one. False if the
+/// fault is the program's error (Linux would send `SIGSEGV`).
+pub fn fault(addr: u64, write: bool, fetch: bool) -> bool {
+    let page = page_down(addr);
+    let Some(prot) = prot_at(page) else { return false };
+    let allowed = prot != 0 && (!write || prot & PROT_WRITE != 0) && (!fetch || prot & PROT_EXEC != 0);
+    allowed && exposed::pte(page).is_none() && fill_zero(page, prot).is_ok()
+}
+
+/// The program break: where it started (end of the image) and where it is.
+struct Brk {
+    start: u64,
+    now: u64,
+}
+
+static BRK: Mutex<Brk> = Mutex::new(Brk { start: 0, now: 0 });
+
+/// Sets the initial break (page-aligned end of the image).
+pub fn set_brk_start(start: u64) {
+    *BRK.lock() = Brk { start, now: start };
+}
+
+/// `brk(addr)`: moves the break to `addr` if it can and returns where the
+/// break is (Linux's raw `brk` never fails, it returns the old break).
+pub fn brk(addr: u64) -> u64 {
+    let mut b = BRK.lock();
+    if addr < b.start || addr > b.start + crate::layout::BRK_MAX {
+        return b.now;
+    }
+    let (Some(old_end), Some(new_end)) = (page_up(b.now), page_up(addr)) else { return b.now };
+    if new_end > old_end {
+        if overlaps(old_end, new_end) || add(old_end, new_end, PROT_READ | PROT_WRITE).is_err() {
+            return b.now;
+        }
+    } else if new_end < old_end {
+        remove(new_end, old_end);
+    }
+    b.now = addr;
+    addr
+}

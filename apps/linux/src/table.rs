@@ -1,0 +1,176 @@
+//! The one table of Linux system calls: for each call its x86-64 number,
+//! name, support level (full, partial with a note, or `-ENOSYS`) and
+//! handler, one module per group (`calls/`). [`dispatch`] and the listing
+//! `linux --calls` are generated from it. A number the table does not
+//! know returns `-ENOSYS` and is logged once.
+
+use crate::calls::{file, fs, info, memory, poll, process, signal, time};
+use crate::errno::{ENOSYS, Res};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_libos::abi::ExceptionFrame;
+
+/// How completely a call is emulated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// As Linux does it, for everything a single-threaded program can ask.
+    Full,
+    /// Works as the note says; the rest is refused or simplified.
+    Partial,
+    /// Known, returns `-ENOSYS` (programs fall back).
+    Enosys,
+}
+
+/// A handler: the six argument registers, the upcall frame (for the calls
+/// that change registers), the result or `-errno`.
+pub type Handler = fn(&[u64; 6], &mut ExceptionFrame) -> Res;
+
+/// One row of the table.
+pub struct Entry {
+    pub nr: u64,
+    pub name: &'static str,
+    pub level: Level,
+    pub note: &'static str,
+    pub handler: Handler,
+}
+
+/// Returns `-ENOSYS` for a call the table lists as unsupported.
+fn enosys(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Err(ENOSYS)
+}
+
+macro_rules! linux_calls {
+    ($($nr:literal $name:ident $level:ident $note:literal => $handler:path;)*) => {
+        /// Every call the personality knows, by number.
+        pub const TABLE: &[Entry] = &[
+            $(Entry { nr: $nr, name: stringify!($name), level: Level::$level, note: $note, handler: $handler },)*
+        ];
+
+        /// Runs call `nr` with `args`; the value for `rax`.
+        pub fn dispatch(nr: u64, args: &[u64; 6], frame: &mut ExceptionFrame) -> i64 {
+            let handler = BY_NUMBER.get(nr as usize).copied().flatten();
+            let result = match handler {
+                Some(h) => h(args, frame),
+                None => unknown(nr),
+            };
+            match result {
+                Ok(v) => v,
+                Err(e) => -e,
+            }
+        }
+    };
+}
+
+linux_calls! {
+    0 read Full "" => file::read;
+    1 write Full "" => file::write;
+    2 open Full "" => fs::open;
+    3 close Full "" => file::close;
+    4 stat Partial "owner root, times 0, modes fixed by kind" => fs::stat;
+    5 fstat Partial "as stat" => fs::fstat;
+    6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
+    7 poll Partial "the console's readiness is real; files, devices and pipes always read as ready" => poll::poll;
+    8 lseek Full "" => file::lseek;
+    9 mmap Partial "anonymous, and private file mappings read at map time; MAP_SHARED anonymous is private" => memory::mmap;
+    10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
+    11 munmap Full "" => memory::munmap;
+    12 brk Full "" => memory::brk;
+    13 rt_sigaction Partial "actions are recorded and reported; no signal is delivered yet" => signal::rt_sigaction;
+    14 rt_sigprocmask Partial "the mask is recorded and reported" => signal::rt_sigprocmask;
+    16 ioctl Partial "TCGETS/TCSETS*/TIOCGWINSZ/TIOCGPGRP/TIOCSPGRP on the console; ENOTTY elsewhere" => file::ioctl;
+    17 pread64 Full "" => file::pread64;
+    18 pwrite64 Full "" => file::pwrite64;
+    19 readv Full "" => file::readv;
+    20 writev Full "" => file::writev;
+    21 access Partial "existence only: every mode is granted to the one user" => fs::access;
+    22 pipe Full "" => file::pipe;
+    24 sched_yield Full "" => process::sched_yield;
+    25 mremap Enosys "" => enosys;
+    28 madvise Partial "MADV_DONTNEED frees the pages (zero at next touch); other advice ignored" => memory::madvise;
+    32 dup Full "" => file::dup;
+    33 dup2 Full "" => file::dup2;
+    35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; not interrupted by signals" => time::nanosleep;
+    39 getpid Full "" => process::getpid;
+    40 sendfile Full "" => file::sendfile;
+    60 exit Full "" => process::exit;
+    62 kill Partial "to itself: default action ends it, ignored ignores, handlers ENOSYS; others via libOS signals" => signal::kill;
+    63 uname Full "" => info::uname;
+    72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
+    74 fsync Full "" => file::fsync;
+    75 fdatasync Full "" => file::fsync;
+    77 ftruncate Full "" => fs::ftruncate;
+    79 getcwd Full "" => fs::getcwd;
+    80 chdir Full "" => fs::chdir;
+    82 rename Full "" => fs::rename;
+    83 mkdir Partial "mode ignored" => fs::mkdir;
+    84 rmdir Full "" => fs::rmdir;
+    87 unlink Full "" => fs::unlink;
+    89 readlink Partial "/proc/self/exe only (no symbolic links)" => fs::readlink;
+    95 umask Full "" => fs::umask;
+    96 gettimeofday Partial "wall time counts from boot (no real-time clock is exposed)" => time::gettimeofday;
+    97 getrlimit Partial "fixed limits; see prlimit64" => info::getrlimit;
+    102 getuid Full "" => info::zero;
+    104 getgid Full "" => info::zero;
+    107 geteuid Full "" => info::zero;
+    108 getegid Full "" => info::zero;
+    109 setpgid Partial "a process is its own group; only that is accepted" => process::setpgid;
+    110 getppid Full "" => process::getppid;
+    111 getpgrp Partial "the process is its own group" => process::getpid;
+    121 getpgid Partial "the process is its own group" => process::getpid;
+    124 getsid Partial "the process is its own session" => process::getpid;
+    131 sigaltstack Partial "recorded and reported" => signal::sigaltstack;
+    157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
+    158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
+    186 gettid Full "" => process::getpid;
+    200 tkill Partial "as kill" => signal::tkill;
+    201 time Partial "counts from boot" => time::time;
+    217 getdents64 Full "" => fs::getdents64;
+    218 set_tid_address Full "" => process::set_tid_address;
+    228 clock_gettime Partial "REALTIME counts from boot" => time::clock_gettime;
+    229 clock_getres Full "" => time::clock_getres;
+    230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
+    231 exit_group Full "" => process::exit;
+    234 tgkill Partial "as kill" => signal::tgkill;
+    257 openat Full "" => fs::openat;
+    258 mkdirat Partial "mode ignored" => fs::mkdirat;
+    262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
+    263 unlinkat Full "" => fs::unlinkat;
+    269 faccessat Partial "as access" => fs::faccessat;
+    271 ppoll Partial "as poll; the signal mask is not applied" => poll::ppoll;
+    273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
+    292 dup3 Full "" => file::dup3;
+    293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
+    302 prlimit64 Partial "own process; fixed limits reported, setting refused (EPERM)" => info::prlimit64;
+    318 getrandom Full "" => info::getrandom;
+    332 statx Enosys "" => enosys;
+    334 rseq Enosys "" => enosys;
+    439 faccessat2 Partial "as access" => fs::faccessat2;
+}
+
+/// Numbers past the last Linux call the table could name.
+const NUMBERS: usize = 512;
+
+/// The handlers indexed by number, built from [`TABLE`] at compile time.
+static BY_NUMBER: [Option<Handler>; NUMBERS] = {
+    let mut by = [None; NUMBERS];
+    let mut i = 0;
+    while i < TABLE.len() {
+        assert!((TABLE[i].nr as usize) < NUMBERS && by[TABLE[i].nr as usize].is_none(), "call numbers are unique");
+        by[TABLE[i].nr as usize] = Some(TABLE[i].handler);
+        i += 1;
+    }
+    by
+};
+
+/// Numbers already logged as unknown (one bit each, up to 1024).
+static LOGGED: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
+
+fn unknown(nr: u64) -> Res {
+    let first = match LOGGED.get((nr / 64) as usize) {
+        Some(w) => w.fetch_or(1 << (nr % 64), Ordering::Relaxed) & (1 << (nr % 64)) == 0,
+        None => true,
+    };
+    if first {
+        oxok_libos::eprintln!("linux: unknown system call {nr}: ENOSYS");
+    }
+    Err(ENOSYS)
+}

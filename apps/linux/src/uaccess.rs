@@ -1,0 +1,78 @@
+//! Copies between the Linux program's memory and the personality's, each
+//! checked against the program's areas first ([`mem::ensure`]): a pointer
+//! outside them, or without the access it needs, is `-EFAULT`.
+
+use crate::errno::{EFAULT, ENAMETOOLONG};
+use crate::mem;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use oxok_libos::abi::layout::PAGE_SIZE;
+use oxok_libos::guest;
+
+/// Longest path accepted (Linux's `PATH_MAX`).
+pub const PATH_MAX: usize = 4096;
+
+/// Most bytes one call moves through the personality's buffers at once.
+pub const CHUNK: usize = 64 * 1024;
+
+/// Reads `buf.len()` bytes at `addr`.
+pub fn read(addr: u64, buf: &mut [u8]) -> Result<(), i64> {
+    mem::ensure(addr, buf.len() as u64, false)?;
+    guest::copy_in(addr, buf).map_err(|_| EFAULT)
+}
+
+/// Reads `len` bytes at `addr` into a new buffer.
+pub fn read_vec(addr: u64, len: usize) -> Result<Vec<u8>, i64> {
+    let mut v = vec![0u8; len];
+    read(addr, &mut v)?;
+    Ok(v)
+}
+
+/// Writes `data` at `addr`.
+pub fn write(addr: u64, data: &[u8]) -> Result<(), i64> {
+    mem::ensure(addr, data.len() as u64, true)?;
+    guest::copy_out(addr, data).map_err(|_| EFAULT)
+}
+
+/// Checks that `[addr, addr + len)` may be written (before a call that
+/// would otherwise have an effect and then fail to report it).
+pub fn writable(addr: u64, len: u64) -> Result<(), i64> {
+    mem::ensure(addr, len, true)
+}
+
+/// Reads a little-endian `u64` at `addr`.
+pub fn read_u64(addr: u64) -> Result<u64, i64> {
+    let mut b = [0u8; 8];
+    read(addr, &mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// Writes `words` (little-endian) at `addr`.
+pub fn write_u64s(addr: u64, words: &[u64]) -> Result<(), i64> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    write(addr, &bytes)
+}
+
+/// Reads a NUL-terminated path at `addr` (at most [`PATH_MAX`] bytes
+/// with the NUL), page by page so a string ending just before an
+/// unmapped page is fine.
+pub fn read_path(addr: u64) -> Result<String, i64> {
+    let mut out = Vec::new();
+    let mut at = addr;
+    loop {
+        let in_page = (PAGE_SIZE - at % PAGE_SIZE) as usize;
+        let n = in_page.min(PATH_MAX + 1 - out.len());
+        let mut chunk = vec![0u8; n];
+        read(at, &mut chunk)?;
+        if let Some(nul) = chunk.iter().position(|&b| b == 0) {
+            out.extend_from_slice(&chunk[..nul]);
+            return String::from_utf8(out).map_err(|_| crate::errno::EINVAL);
+        }
+        out.extend_from_slice(&chunk);
+        if out.len() > PATH_MAX {
+            return Err(ENAMETOOLONG);
+        }
+        at = at.checked_add(n as u64).ok_or(EFAULT)?;
+    }
+}

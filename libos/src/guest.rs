@@ -1,0 +1,139 @@
+//! A foreign program in the same address space (the Linux personality's
+//! guest): checked copies between its memory and the libOS's, entering it
+//! for the first time, and the CPU's own answers a loader passes on to it
+//! (feature bits, random numbers).
+//!
+//! Every copy first checks, through the exposed page tables, that each page
+//! of the range is present and user-accessible (and writable for writes),
+//! so a copy never faults: a bad range is an error, and the caller turns it
+//! into `-EFAULT`. Which ranges the guest may name at all is the caller's
+//! policy (its own table of the guest's memory); this module only makes the
+//! access itself safe.
+
+use crate::exposed;
+use oxok_abi::Error;
+use oxok_abi::layout::PAGE_SIZE;
+
+/// True if every page of `[addr, addr + len)` is mapped user-accessible
+/// (and user-writable when `write`). Empty ranges are accepted.
+pub fn mapped(addr: u64, len: u64, write: bool) -> bool {
+    if len == 0 {
+        return true;
+    }
+    let Some(last) = addr.checked_add(len - 1) else { return false };
+    let mut page = addr & !(PAGE_SIZE - 1);
+    loop {
+        let ok = if write { exposed::writable(page) } else { exposed::readable(page) };
+        if !ok {
+            return false;
+        }
+        match page.checked_add(PAGE_SIZE) {
+            Some(next) if next <= last => page = next,
+            _ => return true,
+        }
+    }
+}
+
+/// Copies `buf.len()` bytes at guest address `addr` into `buf`.
+/// `BadAddress` if any page of the range is not mapped user-readable.
+pub fn copy_in(addr: u64, buf: &mut [u8]) -> Result<(), Error> {
+    if !mapped(addr, buf.len() as u64, false) {
+        return Err(Error::BadAddress);
+    }
+    // SAFETY: every page of the source range is mapped user-readable
+    // (checked just above); the guest runs only while the libOS does not,
+    // so nothing unmaps it during the copy. The destination is a Rust
+    // buffer that cannot overlap guest memory the caller handed out
+    // (the personality keeps its own memory out of the guest's table).
+    unsafe { core::ptr::copy(addr as *const u8, buf.as_mut_ptr(), buf.len()) };
+    Ok(())
+}
+
+/// Copies `data` to guest address `addr`. `BadAddress` if any page of the
+/// range is not mapped user-writable.
+pub fn copy_out(addr: u64, data: &[u8]) -> Result<(), Error> {
+    if !mapped(addr, data.len() as u64, true) {
+        return Err(Error::BadAddress);
+    }
+    // SAFETY: every page of the destination is mapped user-writable
+    // (checked above) and not moved while the copy runs (see `copy_in`);
+    // `copy` allows the ranges to overlap.
+    unsafe { core::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
+    Ok(())
+}
+
+/// Writes `len` zero bytes at guest address `addr` (checked as
+/// [`copy_out`]).
+pub fn zero(addr: u64, len: u64) -> Result<(), Error> {
+    if !mapped(addr, len, true) {
+        return Err(Error::BadAddress);
+    }
+    let len = usize::try_from(len).map_err(|_| Error::Invalid)?;
+    // SAFETY: the range is mapped user-writable (checked above).
+    unsafe { core::ptr::write_bytes(addr as *mut u8, 0, len) };
+    Ok(())
+}
+
+/// Starts the guest at `entry` with stack pointer `sp` (its System V
+/// initial stack) and every other general register zero — `rdx` too, which
+/// the ELF ABI reads as "no function for `atexit`". Never returns: the
+/// guest comes back into the libOS only through upcalls.
+pub fn enter(entry: u64, sp: u64) -> ! {
+    // SAFETY: the caller built the guest's memory and initial stack; from
+    // here on the libOS's own stack is abandoned (nothing on it is used
+    // again) and the guest's code runs in this environment.
+    unsafe {
+        core::arch::asm!(
+            "mov rsp, {sp}",
+            "push {entry}",
+            "xor eax, eax",
+            "xor ebx, ebx",
+            "xor ecx, ecx",
+            "xor edx, edx",
+            "xor esi, esi",
+            "xor edi, edi",
+            "xor ebp, ebp",
+            "xor r8d, r8d",
+            "xor r9d, r9d",
+            "xor r10d, r10d",
+            "xor r11d, r11d",
+            "xor r12d, r12d",
+            "xor r13d, r13d",
+            "xor r14d, r14d",
+            "xor r15d, r15d",
+            "ret",
+            sp = in(reg) sp,
+            entry = in(reg) entry,
+            options(noreturn),
+        )
+    }
+}
+
+/// The CPU's feature bits for `AT_HWCAP` (CPUID leaf 1, `edx`), as Linux
+/// reports them on x86.
+pub fn hwcap() -> u64 {
+    u64::from(core::arch::x86_64::__cpuid(1).edx)
+}
+
+/// Eight random bytes from the CPU (`rdrand`), if it has the instruction
+/// and it delivered (it may fail transiently; tried a few times).
+pub fn rdrand() -> Option<u64> {
+    if core::arch::x86_64::__cpuid(1).ecx & (1 << 30) == 0 {
+        return None;
+    }
+    for _ in 0..10 {
+        let mut v = 0u64;
+        // SAFETY: CPUID says the CPU has RDRAND (checked above); the
+        // intrinsic only writes `v`.
+        if unsafe { rdrand_step(&mut v) } == 1 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// `rdrand` into `v`; 1 when it delivered. Only for CPUs that have it.
+#[target_feature(enable = "rdrand")]
+fn rdrand_step(v: &mut u64) -> i32 {
+    core::arch::x86_64::_rdrand64_step(v)
+}
