@@ -46,6 +46,9 @@ COMMANDS
   build        Build kernel.elf and initrd.tar in <target>/oxok/ and print their paths.
   lint         cargo fmt --check, and clippy -D warnings for host and bare-metal crates.
   bench [...]  Benchmarks (see `cargo xtask bench --help`).
+  profile WORKLOAD [...]
+               Where the guest's instructions go in one bench workload
+               (see `cargo xtask profile --help`).
   help         This text.
 
 ENVIRONMENT
@@ -64,6 +67,7 @@ pub(crate) enum Cmd {
     Lint,
     Bench(Vec<String>),
     Fuzz(crate::fuzz::FuzzOpts),
+    Profile(Vec<String>),
 }
 
 /// Options shared by the commands that boot a machine on the terminal.
@@ -108,6 +112,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
     };
     if cmd == "bench" {
         return Ok(Cmd::Bench(rest.to_vec()));
+    }
+    if cmd == "profile" {
+        return Ok(Cmd::Profile(rest.to_vec()));
     }
     let mut a = Args::new(rest);
     let parsed = match cmd.as_str() {

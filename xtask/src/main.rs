@@ -20,6 +20,7 @@ mod linuxprogs;
 mod meta;
 mod pattern;
 mod proc;
+mod profile;
 mod qemu;
 mod report;
 mod scenario;
@@ -119,6 +120,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Lint => lint::run(),
         Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
+        Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
     }
 }
 
