@@ -37,9 +37,18 @@ COMMANDS
           --boot bios|uefi     then boot it under QEMU on this terminal
           --append \"<words>\"   as for run
           --memory <size>, --qemu \"<args>\"   as for run
+  fuzz [options]
+        The system-call fuzzer: random calls with hostile arguments from a
+        sandbox under a small account, then directed probes; fails on a
+        kernel panic, a hang, a frozen or changed victim, or a leak.
+          --calls <n>          random calls (default 100000)
+          --seed <s>           the generator's seed (default 1; same seed, same calls)
   build        Build kernel.elf and initrd.tar in <target>/oxok/ and print their paths.
   lint         cargo fmt --check, and clippy -D warnings for host and bare-metal crates.
   bench [...]  Benchmarks (see `cargo xtask bench --help`).
+  profile WORKLOAD [...]
+               Where the guest's instructions go in one bench workload
+               (see `cargo xtask profile --help`).
   help         This text.
 
 ENVIRONMENT
@@ -57,6 +66,8 @@ pub(crate) enum Cmd {
     Iso { boot: Option<Firmware>, machine: MachineOpts },
     Lint,
     Bench(Vec<String>),
+    Fuzz(crate::fuzz::FuzzOpts),
+    Profile(Vec<String>),
 }
 
 /// Options shared by the commands that boot a machine on the terminal.
@@ -102,6 +113,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
     if cmd == "bench" {
         return Ok(Cmd::Bench(rest.to_vec()));
     }
+    if cmd == "profile" {
+        return Ok(Cmd::Profile(rest.to_vec()));
+    }
     let mut a = Args::new(rest);
     let parsed = match cmd.as_str() {
         "help" | "-h" | "--help" => Cmd::Help,
@@ -137,6 +151,16 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
                 list: a.flag(&["--list"]),
                 jobs,
             })
+        }
+        "fuzz" => {
+            let mut o = crate::fuzz::FuzzOpts::DEFAULT;
+            if let Some(n) = a.value(&["--calls"])? {
+                o.calls = n.parse().map_err(|_| format!("--calls takes a number, not `{n}`"))?;
+            }
+            if let Some(s) = a.value(&["--seed"])? {
+                o.seed = s.parse().map_err(|_| format!("--seed takes a number, not `{s}`"))?;
+            }
+            Cmd::Fuzz(o)
         }
         other => {
             return Err(format!("unknown command `{other}`; `cargo xtask help` lists the commands"));
@@ -273,12 +297,19 @@ mod tests {
         );
         assert_eq!(p("run --gdb"), Ok(Cmd::Run(MachineOpts { gdb: true, ..Default::default() })));
         assert!(matches!(p("test --repeat 20"), Ok(Cmd::Test(TestOpts { repeat: 20, .. }))));
+        assert_eq!(
+            p("fuzz --calls 1000000 --seed=7"),
+            Ok(Cmd::Fuzz(crate::fuzz::FuzzOpts { calls: 1_000_000, seed: 7 }))
+        );
+        assert_eq!(p("fuzz"), Ok(Cmd::Fuzz(crate::fuzz::FuzzOpts::DEFAULT)));
         assert_eq!(p("bench --x -- y"), Ok(Cmd::Bench(vec!["--x".into(), "--".into(), "y".into()])));
     }
 
     #[test]
     fn usage_errors() {
         for bad in [
+            "fuzz --calls x",
+            "fuzz --seed",
             "frobnicate",
             "test -j 0",
             "test -j",

@@ -10,6 +10,7 @@ mod bench;
 mod build;
 mod cli;
 mod deps;
+mod fuzz;
 mod hostnet;
 mod hosttest;
 mod iso;
@@ -19,6 +20,7 @@ mod linuxprogs;
 mod meta;
 mod pattern;
 mod proc;
+mod profile;
 mod qemu;
 mod report;
 mod scenario;
@@ -116,7 +118,9 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         }
         Cmd::Test(opts) => testcmd::run(&opts),
         Cmd::Lint => lint::run(),
+        Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
+        Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
     }
 }
 

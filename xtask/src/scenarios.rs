@@ -23,6 +23,29 @@ const BANNER: &[&str] = &["Oxok * an exokernel for x86-64", "init: environment *
 /// any environment dying where none should.
 const F: &[&str] = &["FAIL", "frames leaked", "destroyed:"];
 
+/// The fuzzer's short fixed-seed run (`fuzz-short`).
+pub(crate) const FUZZ_SHORT: &str = "run=fuzz-victim&fuzz+drive+10000+1";
+
+/// What every fuzzer run must print (`fuzz-short`, `cargo xtask fuzz`).
+pub(crate) const FUZZ_EXPECT: &[&str] = &[
+    "fuzz: * random calls, seed ",
+    "fuzz: * calls in * sandboxes",
+    "fuzz: outcomes: ok ",
+    "fuzz: per call: ",
+    "fuzz: probe map-many: ",
+    "fuzz: probe create-destroy: ",
+    "fuzz: probe preds: ",
+    "fuzz: probe grant-chain: ",
+    "fuzz: isolation breaks 0",
+    "fuzz: ok (",
+    "fuzz-victim: * rounds, 0 checksum changes, longest pause",
+    "fuzz-victim: ok (",
+    "none leaked",
+];
+
+/// Never in a fuzzer run: a failed check, a leak, the victim harmed.
+pub(crate) const FUZZ_FORBID: &[&str] = &["FAIL", "frames leaked", "(fuzz-victim) destroyed", "CHANGED", "deadlock"];
+
 /// Every scenario, in the order they are started.
 pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -1415,6 +1438,18 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "env * (shell) exited with status 0",
         ],
         forbid: &["FAIL", "not found"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "fuzz-short",
+        about: "the system-call fuzzer, fixed seed: 10000 random calls from the call table with hostile arguments by a \
+                sandbox under a small account, then directed probes (one frame mapped 10000 times and revoked, \
+                create/destroy cycles, predicate churn, a grant chain); the victim's checksum holds, it is never \
+                frozen, the kernel stays up, nothing leaks (`cargo xtask fuzz` runs longer ones)",
+        cmdline: FUZZ_SHORT,
+        expect: FUZZ_EXPECT,
+        forbid: FUZZ_FORBID,
+        timeout_secs: 240,
         ..Scenario::DEFAULT
     },
 ];

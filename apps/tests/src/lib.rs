@@ -3,6 +3,10 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+extern crate alloc;
+
+pub mod fuzz;
+
 use core::fmt::Debug;
 use oxok_libos::println;
 

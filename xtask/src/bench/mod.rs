@@ -12,7 +12,7 @@ pub(crate) mod host;
 mod jsonw;
 pub(crate) mod linux;
 mod options;
-mod oxok;
+pub(crate) mod oxok;
 mod parse;
 mod report;
 mod results;
