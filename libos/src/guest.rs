@@ -40,11 +40,10 @@ pub fn copy_in(addr: u64, buf: &mut [u8]) -> Result<(), Error> {
     if !mapped(addr, buf.len() as u64, false) {
         return Err(Error::BadAddress);
     }
-    // SAFETY: every page of the source range is mapped user-readable
-    // (checked just above); the guest runs only while the libOS does not,
-    // so nothing unmaps it during the copy. The destination is a Rust
-    // buffer that cannot overlap guest memory the caller handed out
-    // (the personality keeps its own memory out of the guest's table).
+    // The destination is a Rust buffer that cannot overlap guest memory (the
+    // personality keeps its own memory out of the guest's table).
+    // SAFETY: every page of the source range is mapped user-readable (checked
+    // above); the guest runs only while the libOS does not, so nothing unmaps it.
     unsafe { core::ptr::copy(addr as *const u8, buf.as_mut_ptr(), buf.len()) };
     Ok(())
 }

@@ -92,10 +92,10 @@ impl DmaBuf {
 
     /// The frame's bytes.
     pub fn bytes(&mut self) -> &mut [u8] {
+        // The device writes the frame only while it is posted, and the driver
+        // reads it only after the device returned it.
         // SAFETY: the frame is kernel-owned, direct-mapped and referenced by
-        // this `DmaBuf` alone; the borrow of `self` keeps the slice unique on
-        // the CPU side (the device writes it only while it is posted, and
-        // the driver reads it only after the device returned it).
+        // this `DmaBuf` alone; the borrow of `self` keeps the slice unique.
         unsafe { core::slice::from_raw_parts_mut(phys::virt(self.pa) as *mut u8, PAGE_SIZE as usize) }
     }
 }

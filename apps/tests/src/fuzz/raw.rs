@@ -10,11 +10,11 @@ use oxok_libos::sys::Raw;
 /// `extra` in `r12`–`r15`, `rbx` and `rbp`; returns status and `rdi rsi rdx`.
 pub fn syscall(nr: u64, a: [u64; 6], extra: [u64; 6]) -> Raw {
     let (status, r0, r1, r2);
+    // Every register the kernel or a transfer's reply may change is an
+    // output here, except rbx and rbp (reserved by the compiler): those are
+    // saved on the stack and restored; the kernel never changes rsp on return.
     // SAFETY: `syscall` enters the kernel, which reads only registers and
-    // memory it checks itself. Every register the kernel or a transfer's
-    // reply may change is an output here, except rbx and rbp (which the
-    // compiler reserves): those are saved on the stack and restored, and
-    // the kernel never changes rsp on return to the caller.
+    // memory it checks itself; no Rust-visible state changes behind our back.
     unsafe {
         core::arch::asm!(
             "push rbx",
