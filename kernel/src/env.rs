@@ -4,14 +4,15 @@
 
 use crate::account;
 use crate::arch::trapframe::TrapFrame;
+use crate::mem::access::KernelFrame;
+use crate::mem::exposed;
 use crate::mem::paging::AddressSpace;
-use crate::mem::{exposed, frame};
 use alloc::boxed::Box;
 use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
-use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL};
+use oxok_abi::frames::OWNER_FIRST_ENV;
 use oxok_abi::layout::{APP_AREA, pte};
 use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
 use oxok_cap::{Cap, CapList, Name, Rights};
@@ -78,7 +79,7 @@ pub struct Env {
     /// Upcall entry points by kind (`oxok_abi::upcall`); 0 = none.
     pub upcalls: [u64; upcall::KINDS],
     /// Frame of the application area (kernel-owned, mapped at `APP_AREA`).
-    pub app_area: u64,
+    pub app_area: KernelFrame,
     /// Frames it owns (allocated with `frame_alloc` or by its loader).
     pub owned: BTreeSet<u64>,
     /// Pending revocation, if any.
@@ -201,7 +202,7 @@ struct Dying {
     id: EnvId,
     space: AddressSpace,
     cursor: u64,
-    app_area: u64,
+    app_area: KernelFrame,
     owned: BTreeSet<u64>,
     quota: account::AccountId,
     frames: u64,
@@ -257,16 +258,16 @@ impl EnvTable {
             .position(|s| s.env.is_none() && s.zombie.is_none() && !s.tearing && s.generation < limit)
             .ok_or(Error::NoMemory)?;
         let mut space = AddressSpace::new()?;
-        let app_area = match frame::with(|f| f.alloc(OWNER_KERNEL)) {
-            Some(pa) => pa,
+        let app_area = match KernelFrame::alloc() {
+            Some(frame) => frame,
             None => {
                 space.destroy(|_, _| {});
                 return Err(Error::NoMemory);
             }
         };
-        if let Err(e) = space.map(APP_AREA, app_area, pte::WRITABLE | pte::NO_EXECUTE) {
+        if let Err(e) = space.map(APP_AREA, app_area.pa(), pte::WRITABLE | pte::NO_EXECUTE) {
             space.destroy(|_, _| {});
-            frame::with(|f| f.free(app_area));
+            app_area.free();
             return Err(e);
         }
         let slot = &mut self.slots[index];

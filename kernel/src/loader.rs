@@ -5,7 +5,8 @@
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{self, EnvId, EnvTable};
-use crate::mem::{PAGE_SIZE, align_down, align_up, frame, user};
+use crate::mem::access::FrameRef;
+use crate::mem::{PAGE_SIZE, align_down, align_up};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -81,7 +82,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
         let end = align_up(seg.vaddr + seg.mem_size, PAGE_SIZE);
         let mut page = start;
         while page < end {
-            let pa = owned_frame(env)?;
+            let frame = owned_frame(env)?;
             // Copy the part of the file image that falls on this page.
             let file_start = seg.vaddr;
             let file_end = seg.vaddr + seg.data.len() as u64;
@@ -89,39 +90,41 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
             let hi = (page + PAGE_SIZE).min(file_end);
             if lo < hi {
                 let src = &seg.data[(lo - file_start) as usize..(hi - file_start) as usize];
-                user::write_frame(pa, (lo - page) as usize, src);
+                frame.write((lo - page) as usize, src);
             }
-            env::map_frame(env, page, pa, flags)?;
+            env::map_frame(env, page, frame.pa(), flags)?;
             page += PAGE_SIZE;
         }
     }
 
     // The stack; its top page receives the initial stack image.
-    let mut top_frame = 0;
+    let mut top_frame = None;
     let mut page = STACK_TOP - STACK_SIZE;
     while page < STACK_TOP {
-        let pa = owned_frame(env)?;
-        env::map_frame(env, page, pa, pte::WRITABLE | pte::NO_EXECUTE)?;
-        top_frame = pa;
+        let frame = owned_frame(env)?;
+        env::map_frame(env, page, frame.pa(), pte::WRITABLE | pte::NO_EXECUTE)?;
+        top_frame = Some(frame);
         page += PAGE_SIZE;
     }
     let (image, sp) = initial_stack(elf, argv)?;
-    user::write_frame(top_frame, (sp - (STACK_TOP - PAGE_SIZE)) as usize, &image);
+    if let Some(frame) = top_frame {
+        frame.write((sp - (STACK_TOP - PAGE_SIZE)) as usize, &image);
+    }
     env.regs = TrapFrame::new_user(elf.entry(), sp);
     Ok(())
 }
 
 /// A new frame owned by (and charged to the account of) `env`.
-fn owned_frame(env: &mut env::Env) -> Result<u64, Error> {
+fn owned_frame(env: &mut env::Env) -> Result<FrameRef, Error> {
     crate::account::charge(env.quota, 1, 0)?;
-    let Some(pa) = frame::with(|f| f.alloc(env.id)) else {
+    let Some(frame) = FrameRef::alloc(env.id) else {
         crate::account::uncharge(env.quota, 1, 0);
         return Err(Error::NoMemory);
     };
-    if !env.owned.insert(pa / PAGE_SIZE) {
+    if !env.owned.insert(frame.pfn()) {
         crate::account::uncharge(env.quota, 1, 0);
     }
-    Ok(pa)
+    Ok(frame)
 }
 
 /// Builds the System V initial stack for the top page; returns its bytes and

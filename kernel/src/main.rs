@@ -88,8 +88,8 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     let cmd = cmdline::parse(boot.cmdline());
     ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
     net::init();
-    let archive = match boot.modules().first() {
-        Some(m) => mem::phys::bytes(m.start, (m.end - m.start) as usize),
+    let archive = match boot.module_bytes(0) {
+        Some(m) => m,
         None => {
             ::log::warn!("no boot archive: no programs to run");
             &[]

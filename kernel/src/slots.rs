@@ -40,7 +40,7 @@ impl Envs for View<'_> {
     /// `AppArea::critical` (offset 0 of its application-area frame).
     fn critical(&mut self, env: u32) -> bool {
         const _: () = assert!(core::mem::offset_of!(AppArea, critical) == 0);
-        self.0.get(env).is_some_and(|e| crate::mem::phys::read::<u64>(e.app_area) != 0)
+        self.0.get(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
     }
 
     fn account(&mut self, env: u32) -> Option<&mut Account> {

@@ -69,12 +69,22 @@ pub enum BootError {
     UnknownProtocol,
     /// The loader passed no memory map.
     NoMemoryMap,
+    /// The boot information was already read once (it is parsed at entry
+    /// only: later calls could aim the parser at any physical address).
+    AlreadyParsed,
 }
+
+/// Set once [`BootInfo::from_entry`] ran.
+static PARSED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 impl BootInfo {
     /// Builds the boot information from the two registers the trampoline
     /// preserved: `eax` and `ebx` at entry.
+    /// Works once: later calls return [`BootError::AlreadyParsed`].
     pub fn from_entry(eax: u64, ebx: u64) -> Result<BootInfo, BootError> {
+        if PARSED.swap(true, core::sync::atomic::Ordering::Relaxed) {
+            return Err(BootError::AlreadyParsed);
+        }
         let mut info = BootInfo {
             protocol: Protocol::Pvh,
             regions: [Region { start: 0, end: 0, kind: RegionKind::Reserved }; MAX_REGIONS],
@@ -138,10 +148,30 @@ impl BootInfo {
         &self.modules[..self.module_count]
     }
 
+    /// The bytes of boot module `index`: frames the kernel reserved at boot
+    /// and never frees or writes.
+    pub fn module_bytes(&self, index: usize) -> Option<&'static [u8]> {
+        let m = self.modules().get(index)?;
+        let len = usize::try_from(m.end.checked_sub(m.start)?).ok()?;
+        // SAFETY: a module the boot loader reported (not an address a caller
+        // chose: `BootInfo` is built only by `from_entry`, once); its frames
+        // are kernel-owned from `frame::init` on, direct-mapped and never
+        // written or freed.
+        Some(unsafe { crate::mem::phys::bytes(m.start, len) })
+    }
+
     /// The kernel command line (invalid UTF-8 reads as empty).
     pub fn cmdline(&self) -> &str {
         core::str::from_utf8(&self.cmdline[..self.cmdline_len]).unwrap_or("")
     }
+}
+
+/// Reads a `T` at physical address `pa` of a structure the boot loader
+/// handed over (boot code only: never reachable from safe modules).
+fn read_phys<T: Copy>(pa: u64) -> T {
+    // SAFETY: boot structures live in the first 4 GiB, direct-mapped by the
+    // boot page tables; callers read integers, for which any bits are valid.
+    unsafe { crate::mem::phys::read(pa) }
 }
 
 /// Reads a NUL-terminated string of at most `max` bytes at physical address
@@ -149,7 +179,7 @@ impl BootInfo {
 fn read_cstr(pa: u64, out: &mut [u8]) -> usize {
     let mut n = 0;
     while n < out.len() {
-        let b: u8 = crate::mem::phys::read(pa + n as u64);
+        let b: u8 = read_phys(pa + n as u64);
         if b == 0 {
             break;
         }

@@ -3,7 +3,8 @@
 
 use super::Cx;
 use super::check::{env_cap, frame_cap};
-use crate::mem::{PAGE_SIZE, dma, frame, user};
+use crate::mem::access::FrameRef;
+use crate::mem::{PAGE_SIZE, user};
 use crate::net;
 use alloc::vec::Vec;
 use oxok_abi::Error;
@@ -28,28 +29,26 @@ pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Er
     let mut raw = [0u8; 8 * (RING_DATA_FRAMES_MAX + 1)];
     user::copy_from_user(&cx.env()?.space, slots, &mut raw[..count * 8])?;
     let caller = cx.caller;
-    let mut pfns: Vec<u64> = Vec::new();
-    pfns.try_reserve(count).map_err(|_| Error::NoMemory)?;
-    for chunk in raw[..count * 8].chunks_exact(8) {
+    let mut frames: Vec<FrameRef> = Vec::new();
+    frames.try_reserve(count).map_err(|_| Error::NoMemory)?;
+    let mut pfns = [0u64; RING_DATA_FRAMES_MAX + 1];
+    for (i, chunk) in raw[..count * 8].chunks_exact(8).enumerate() {
         let mut w = [0u8; 8];
         w.copy_from_slice(chunk);
         let pfn = frame_cap(&mut cx.k.envs, caller, u64::from_le_bytes(w), Rights::READ | Rights::WRITE)?;
         // Only the caller's own frames: a capability someone granted is no
         // licence to have the kernel write packets into their memory.
-        let owner = frame::with(|f| f.entry(pfn).map(|e| e.owner));
-        if owner != Some(caller) {
-            return Err(Error::Denied);
-        }
-        if pfns.contains(&pfn) {
+        let frame = FrameRef::owned_by(pfn, caller).ok_or(Error::Denied)?;
+        if pfns[..i].contains(&pfn) {
             return Err(Error::Invalid);
         }
-        pfns.push(pfn);
+        pfns[i] = pfn;
+        frames.push(frame);
     }
     crate::mem::heap::reserve(64 + count * 8)?;
-    let header = pfns[0] * PAGE_SIZE;
-    let data: Vec<u64> = pfns[1..].iter().map(|p| p * PAGE_SIZE).collect();
-    let ring = net::with(|n| n.bind(caller, header, data))?;
-    for &pfn in &pfns {
+    let header = frames.remove(0);
+    let ring = net::with(|n| n.bind(caller, header, frames))?;
+    for &pfn in &pfns[..count] {
         net::pin(pfn);
     }
     Ok([ring])
@@ -138,7 +137,9 @@ pub fn net_send(cx: &mut Cx<'_>, pieces: u64, count: u64) -> Result<[u64; 1], Er
             return Err(Error::Invalid);
         }
         let pfn = frame_cap(&mut cx.k.envs, caller, u64::from_le_bytes(slot), Rights::READ)?;
-        dma::read_frame(pfn * PAGE_SIZE, offset, &mut packet[len..len + piece]);
+        // A frame the capability names is an environment's, never the kernel's.
+        let frame = FrameRef::of_any_env(pfn).ok_or(Error::Denied)?;
+        frame.read(offset, &mut packet[len..len + piece]);
         len += piece;
     }
     let packet = &packet[..len];

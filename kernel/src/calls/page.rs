@@ -61,7 +61,9 @@ fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
         return Err(Error::BadAddress);
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if va == oxok_abi::layout::APP_AREA && env.space.lookup(va).is_some_and(|e| e & pte::ADDRESS_MASK == env.app_area) {
+    if va == oxok_abi::layout::APP_AREA
+        && env.space.lookup(va).is_some_and(|e| e & pte::ADDRESS_MASK == env.app_area.pa())
+    {
         // The application area is the kernel's frame: unmapping it only
         // removes the environment's view, and no count changes.
         env.space.unmap(va);

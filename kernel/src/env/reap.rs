@@ -31,7 +31,7 @@ impl EnvTable {
         }
         let Some(Dying { id, app_area, owned, quota, frames, .. }) = dying.pop_front() else { return true };
         frame::with(|f| {
-            f.free(app_area);
+            app_area.free_in(f);
             for pfn in owned {
                 let Some(e) = f.entry_mut(pfn) else { continue };
                 if e.owner != id {

@@ -38,7 +38,9 @@ unsafe impl Hal for KernelHal {
         match frame::with(|f| f.alloc_contiguous(pages, 1, OWNER_KERNEL)) {
             Some(pa) => {
                 for i in 0..pages as u64 {
-                    frame::zero(pa + i * PAGE_SIZE);
+                    // SAFETY: the frames were just allocated to the kernel
+                    // for this buffer; nothing else uses them.
+                    unsafe { frame::zero(pa + i * PAGE_SIZE) };
                 }
                 match NonNull::new(phys::virt(pa) as *mut u8) {
                     Some(va) => (pa, va),
@@ -104,29 +106,4 @@ impl Drop for DmaBuf {
     fn drop(&mut self) {
         frame::with(|f| f.free(self.pa));
     }
-}
-
-/// Copies `data` into frame `pa` at `offset`, clamped to the frame. For
-/// frames the caller checked and pinned (an environment's packet ring).
-pub fn write_frame(pa: u64, offset: usize, data: &[u8]) {
-    super::user::write_frame(pa, offset, data);
-}
-
-/// Copies from frame `pa` at `offset` into `out`, clamped to the frame;
-/// returns the bytes copied. For frames whose capability the caller checked.
-pub fn read_frame(pa: u64, offset: usize, out: &mut [u8]) -> usize {
-    let offset = offset.min(PAGE_SIZE as usize);
-    let n = out.len().min(PAGE_SIZE as usize - offset);
-    // SAFETY: `[pa+offset, pa+offset+n)` stays inside one direct-mapped
-    // frame (clamped above); reading RAM as bytes is always defined.
-    unsafe { core::ptr::copy_nonoverlapping((phys::virt(pa) as *const u8).add(offset), out.as_mut_ptr(), n) }
-    n
-}
-
-/// Reads the little-endian `u32` at `offset` (4-aligned, inside the frame)
-/// of frame `pa`.
-pub fn read_u32(pa: u64, offset: usize) -> u32 {
-    let mut b = [0u8; 4];
-    read_frame(pa, offset, &mut b);
-    u32::from_le_bytes(b)
 }

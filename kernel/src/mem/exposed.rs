@@ -27,7 +27,8 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
         .ok_or(Error::NoMemory)?;
     for i in 0..env_bytes / PAGE_SIZE {
-        frame::zero(env_pa + i * PAGE_SIZE);
+        // SAFETY: frames just allocated to the kernel for this table.
+        unsafe { frame::zero(env_pa + i * PAGE_SIZE) };
     }
     let clock_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
     ENV_TABLE_PA.store(env_pa, Ordering::Relaxed);
@@ -55,14 +56,17 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     unsafe { (phys::virt(info_pa) as *mut SysInfo).write_volatile(info) };
     paging::expose(SYSINFO, info_pa, PAGE_SIZE)?;
     let slots_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
-    frame::zero(slots_pa);
+    // SAFETY: a frame just allocated to the kernel (already zeroed by
+    // `alloc`; cleared again for clarity).
+    unsafe { frame::zero(slots_pa) };
     SLOTS_PA.store(slots_pa, Ordering::Relaxed);
     paging::expose(SLOT_VECTOR, slots_pa, PAGE_SIZE)?;
     let run_bytes = align_up((ENV_TABLE_ROWS * size_of::<RunRow>()) as u64, PAGE_SIZE);
     let run_pa = frame::with(|f| f.alloc_contiguous((run_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
         .ok_or(Error::NoMemory)?;
     for i in 0..run_bytes / PAGE_SIZE {
-        frame::zero(run_pa + i * PAGE_SIZE);
+        // SAFETY: frames just allocated to the kernel for this table.
+        unsafe { frame::zero(run_pa + i * PAGE_SIZE) };
     }
     RUN_PA.store(run_pa, Ordering::Relaxed);
     paging::expose(RUN_STATS, run_pa, run_bytes)?;

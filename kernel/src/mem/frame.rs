@@ -188,7 +188,8 @@ impl Frames {
 
     fn take(&mut self, n: usize, owner: u32) -> u64 {
         let pa = n as u64 * PAGE_SIZE;
-        zero(pa);
+        // SAFETY: frame `n` just left the free pool: nothing else uses it.
+        unsafe { zero(pa) };
         let e = &mut self.table[n];
         e.owner = owner;
         e.maps = 0;
@@ -261,8 +262,12 @@ impl Frames {
 }
 
 /// Fills the frame at `pa` with zeroes.
-pub fn zero(pa: u64) {
-    // SAFETY: callers pass frames they own (just allocated); the direct map
-    // covers all RAM the allocator manages.
+///
+/// # Safety
+/// The frame at `pa` must be RAM the allocator manages (direct-mapped) and
+/// owned by the caller, with no Rust reference into it.
+pub unsafe fn zero(pa: u64) {
+    // SAFETY: the caller owns the frame (see above); the direct map covers
+    // all RAM the allocator manages.
     unsafe { core::ptr::write_bytes(phys::virt(pa) as *mut u8, 0, PAGE_SIZE as usize) }
 }

@@ -1,6 +1,7 @@
 //! Physical memory, page tables, the kernel heap and checked access to user
 //! memory. `unsafe` is allowed here (with `arch` and `boot`).
 
+pub mod access;
 pub mod dma;
 pub mod exposed;
 pub mod frame;

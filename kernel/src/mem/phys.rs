@@ -12,20 +12,28 @@ pub const fn virt(pa: u64) -> u64 {
 
 /// Reads a `T` from physical address `pa` (unaligned reads allowed).
 ///
-/// `pa` must be direct-mapped (RAM, or the first 4 GiB); anything else
-/// faults in the kernel, which panics with a clear message — it cannot
-/// corrupt memory. Only boot code and kernel-owned frames are read this way.
-pub fn read<T: Copy>(pa: u64) -> T {
-    // SAFETY: the direct map covers `pa` (see above), every bit pattern is
-    // read as plain data by callers (`T` is an integer type in practice),
-    // and read_unaligned has no alignment requirement.
+/// Safe code outside `mem` reaches frames through
+/// [`super::access::KernelFrame`] and [`super::access::FrameRef`] instead.
+///
+/// # Safety
+/// `pa..pa+size_of::<T>()` must be direct-mapped (RAM, or the first 4 GiB)
+/// memory the caller may read (boot structures, a frame it owns or checked
+/// in the frame table), and every bit pattern must be a valid `T` (an
+/// integer type).
+pub unsafe fn read<T: Copy>(pa: u64) -> T {
+    // SAFETY: the caller guarantees the range is mapped, readable and any
+    // bits are a valid `T`; read_unaligned has no alignment requirement.
     unsafe { core::ptr::read_unaligned(virt(pa) as *const T) }
 }
 
-/// The bytes of physical range `[pa, pa+len)` as a slice. For boot modules
-/// the kernel reserved and never frees.
-pub fn bytes(pa: u64, len: usize) -> &'static [u8] {
-    // SAFETY: callers pass ranges of frames the kernel owns for ever
-    // (reserved at boot), direct-mapped and never written after boot.
+/// The bytes of physical range `[pa, pa+len)` as a slice.
+///
+/// # Safety
+/// The range must be direct-mapped RAM that is not written for as long as
+/// the slice lives (`'static`: boot modules the kernel reserved and never
+/// frees), or the caller must drop the slice before anything writes it.
+pub unsafe fn bytes(pa: u64, len: usize) -> &'static [u8] {
+    // SAFETY: the caller guarantees the range is mapped and unchanging for
+    // the slice's life.
     unsafe { core::slice::from_raw_parts(virt(pa) as *const u8, len) }
 }

@@ -18,7 +18,9 @@ pub fn copy_from_user(space: &AddressSpace, va: u64, buf: &mut [u8]) -> Result<(
         let addr = va + done;
         let pa = space.translate_user(addr, false).ok_or(Error::BadAddress)?;
         let chunk = (PAGE_SIZE - (addr % PAGE_SIZE)).min(len - done);
-        let src = phys::bytes(pa, chunk as usize);
+        // SAFETY: `pa..pa+chunk` lies within one user-readable frame of this
+        // address space, direct-mapped; the slice is dropped at once.
+        let src = unsafe { phys::bytes(pa, chunk as usize) };
         buf[done as usize..(done + chunk) as usize].copy_from_slice(src);
         done += chunk;
     }
@@ -53,15 +55,6 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
     Ok(())
 }
 
-/// Writes `data` into the frame at `pa` at byte `offset` (kernel-owned or
-/// just-allocated frames only: the loader filling a fresh program image).
-pub fn write_frame(pa: u64, offset: usize, data: &[u8]) {
-    let n = data.len().min(PAGE_SIZE as usize - offset.min(PAGE_SIZE as usize));
-    // SAFETY: the range stays within the one frame at `pa` (clamped above),
-    // which is direct-mapped RAM the caller owns.
-    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), (phys::virt(pa) as *mut u8).add(offset), n) }
-}
-
 /// Copies a plain-old-data value to user address `va`.
 pub fn write_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, value: &T) -> Result<(), Error> {
     copy_to_user(space, va, super::pod::bytes_of(value))
@@ -82,10 +75,15 @@ pub fn read_word(space: &AddressSpace, va: u64, size: u8) -> Option<u64> {
         return None;
     }
     let pa = space.translate_readable(va)?;
-    Some(match size {
-        1 => u64::from(super::phys::read::<u8>(pa)),
-        2 => u64::from(super::phys::read::<u16>(pa)),
-        4 => u64::from(super::phys::read::<u32>(pa)),
-        _ => super::phys::read::<u64>(pa),
+    // SAFETY: `pa` is readable by the environment through its own tables
+    // (translated above), aligned to `size` so the word stays in one
+    // direct-mapped frame; integers accept any bits.
+    Some(unsafe {
+        match size {
+            1 => u64::from(phys::read::<u8>(pa)),
+            2 => u64::from(phys::read::<u16>(pa)),
+            4 => u64::from(phys::read::<u32>(pa)),
+            _ => phys::read::<u64>(pa),
+        }
     })
 }

@@ -12,6 +12,7 @@ mod table;
 
 use crate::dev::virtio_net::{self, Nic};
 use crate::env::EnvId;
+use crate::mem::access::FrameRef;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::Error;
@@ -132,7 +133,7 @@ impl Net {
     }
 
     /// Binds a ring over pinned frames; returns its number.
-    pub fn bind(&mut self, owner: EnvId, header: u64, data: Vec<u64>) -> Result<u64, Error> {
+    pub fn bind(&mut self, owner: EnvId, header: FrameRef, data: Vec<FrameRef>) -> Result<u64, Error> {
         if self.rings.iter().filter(|(_, r)| r.as_ref().is_some_and(|r| r.owner == owner)).count() >= RINGS_PER_ENV {
             return Err(Error::NoMemory);
         }

@@ -4,7 +4,7 @@
 //! writes into the frames, except an entry's owner word (0: free).
 
 use crate::env::EnvId;
-use crate::mem::dma::{read_u32, write_frame};
+use crate::mem::access::FrameRef;
 use alloc::vec::Vec;
 use core::sync::atomic::{Ordering, compiler_fence};
 use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, RingHeader, RingRow};
@@ -13,17 +13,17 @@ use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, RingHeader, Ring
 pub struct Ring {
     /// The environment that bound it.
     pub owner: EnvId,
-    /// Physical address of the header frame.
-    header: u64,
-    /// Physical addresses of the entry frames.
-    data: Vec<u64>,
+    /// The header frame (the owner's, checked when bound).
+    header: FrameRef,
+    /// The entry frames (the owner's, checked when bound).
+    data: Vec<FrameRef>,
     /// The kernel's own counters (the header frame holds a copy).
     state: RingHeader,
 }
 
 impl Ring {
-    /// A ring over pinned frames `header` and `data` (physical addresses).
-    pub fn new(owner: EnvId, header: u64, data: Vec<u64>) -> Ring {
+    /// A ring over pinned frames `header` and `data`.
+    pub fn new(owner: EnvId, header: FrameRef, data: Vec<FrameRef>) -> Ring {
         let entries = (data.len() * ENTRIES_PER_FRAME) as u64;
         let ring = Ring { owner, header, data, state: RingHeader { entries, ..RingHeader::default() } };
         ring.publish();
@@ -32,7 +32,7 @@ impl Ring {
 
     /// Every frame of the ring (physical addresses).
     pub fn frames(&self) -> impl Iterator<Item = u64> + '_ {
-        core::iter::once(self.header).chain(self.data.iter().copied())
+        core::iter::once(&self.header).chain(self.data.iter()).map(FrameRef::pa)
     }
 
     /// Copies `packet` into the next entry if it is free; otherwise counts
@@ -40,17 +40,17 @@ impl Ring {
     pub fn push(&mut self, packet: &[u8]) -> bool {
         let entries = self.state.entries.max(1);
         let i = (self.state.next % entries) as usize;
-        let Some(&frame) = self.data.get(i / ENTRIES_PER_FRAME) else { return false };
+        let Some(frame) = self.data.get(i / ENTRIES_PER_FRAME) else { return false };
         let offset = (i % ENTRIES_PER_FRAME) * ENTRY_BYTES;
         let len = packet.len().min(ENTRY_BYTES - ENTRY_DATA);
-        let stored = if read_u32(frame, offset) != 0 {
+        let stored = if frame.read_u32(offset) != 0 {
             self.state.dropped += 1;
             false
         } else {
-            write_frame(frame, offset + ENTRY_DATA, &packet[..len]);
+            frame.write(offset + ENTRY_DATA, &packet[..len]);
             // The packet is in place before the owner word says so.
             compiler_fence(Ordering::Release);
-            write_frame(frame, offset, &(len as u32).to_le_bytes());
+            frame.write(offset, &(len as u32).to_le_bytes());
             self.state.produced += 1;
             self.state.next = (self.state.next + 1) % entries;
             true
@@ -70,6 +70,6 @@ impl Ring {
         for (i, v) in [s.produced, s.dropped, s.entries, s.next].iter().enumerate() {
             bytes[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
         }
-        write_frame(self.header, 0, &bytes);
+        self.header.write(0, &bytes);
     }
 }

@@ -3,7 +3,7 @@
 use super::ROUND;
 use crate::arch::cpu;
 use crate::env::{EnvId, EnvTable, MAX_ENVS, frame_of_cap};
-use crate::mem::{PAGE_SIZE, frame, phys, user};
+use crate::mem::{PAGE_SIZE, frame};
 use core::mem::offset_of;
 use oxok_abi::frames::{OWNER_ORPHAN, OWNER_REVOKING};
 use oxok_abi::layout::{AppArea, REPOSSESS_SLOTS, REPOSSESSED_SLOTS, pte};
@@ -123,9 +123,10 @@ impl Repossess {
             self.owed = r.owed;
             self.ncand = 0;
             let id = env.id;
-            let area: AppArea = phys::read(env.app_area);
-            let listed = (area.repossess_count as usize).min(REPOSSESS_SLOTS);
-            for &pfn in &area.repossess[..listed] {
+            let area = &env.app_area;
+            let listed = (area.read_u64(offset_of!(AppArea, repossess_count)) as usize).min(REPOSSESS_SLOTS);
+            for i in 0..listed {
+                let pfn = area.read_u64(offset_of!(AppArea, repossess) + i * 8);
                 if env.owned.contains(&pfn) {
                     self.add(pfn, true);
                 }
@@ -294,18 +295,17 @@ impl Repossess {
             });
         }
         let Some(env) = envs.get(self.target) else { return };
-        let area: AppArea = phys::read(env.app_area);
-        let mut recorded = area.repossessed_count as usize;
+        let mut recorded = env.app_area.read_u64(offset_of!(AppArea, repossessed_count)) as usize;
         for (&pfn, &va) in self.victims[..n].iter().zip(&self.first_va[..n]) {
             if recorded < REPOSSESSED_SLOTS {
                 let off = offset_of!(AppArea, repossessed) + recorded * 16;
-                user::write_frame(env.app_area, off, &pfn.to_le_bytes());
-                user::write_frame(env.app_area, off + 8, &va.to_le_bytes());
+                env.app_area.write(off, &pfn.to_le_bytes());
+                env.app_area.write(off + 8, &va.to_le_bytes());
             }
             recorded += 1;
         }
         let count_off = offset_of!(AppArea, repossessed_count);
-        user::write_frame(env.app_area, count_off, &(recorded as u64).to_le_bytes());
+        env.app_area.write(count_off, &(recorded as u64).to_le_bytes());
         env.repossessed = env.repossessed.saturating_add(n as u32);
         log::info!(
             "env {} ({}): revocation deadline passed; abort protocol took {n} of {} frames",

@@ -1,0 +1,144 @@
+//! The only ways safe kernel code reaches physical memory: a [`KernelFrame`]
+//! (a kernel-owned frame taken from the allocator, held by whoever allocated
+//! it) or a [`FrameRef`] (an environment's frame, handed out only after the
+//! frame table says who owns it). Raw access by address is `unsafe` (see
+//! [`super::phys`]) and stays inside `mem`, `arch` and `boot`.
+
+use super::{PAGE_SIZE, frame, phys};
+use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
+
+/// Copies `data` into frame `pa` at `offset`, clamped to the frame.
+///
+/// # Safety
+/// The frame at `pa` must be direct-mapped RAM that no Rust reference
+/// aliases, and the caller must be entitled to write it.
+unsafe fn write_at(pa: u64, offset: usize, data: &[u8]) {
+    let offset = offset.min(PAGE_SIZE as usize);
+    let n = data.len().min(PAGE_SIZE as usize - offset);
+    // SAFETY: `[pa+offset, pa+offset+n)` stays inside the one frame at `pa`
+    // (clamped above), which the caller vouches for.
+    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), (phys::virt(pa) as *mut u8).add(offset), n) }
+}
+
+/// Copies from frame `pa` at `offset` into `out`, clamped to the frame;
+/// returns the bytes copied.
+///
+/// # Safety
+/// The frame at `pa` must be direct-mapped RAM the caller may read.
+unsafe fn read_at(pa: u64, offset: usize, out: &mut [u8]) -> usize {
+    let offset = offset.min(PAGE_SIZE as usize);
+    let n = out.len().min(PAGE_SIZE as usize - offset);
+    // SAFETY: `[pa+offset, pa+offset+n)` stays inside one direct-mapped
+    // frame (clamped above); reading RAM as bytes is always defined.
+    unsafe { core::ptr::copy_nonoverlapping((phys::virt(pa) as *const u8).add(offset), out.as_mut_ptr(), n) }
+    n
+}
+
+/// A kernel-owned frame, obtained only from the allocator. Not `Clone`: its
+/// holder is its one owner and gives it back with [`KernelFrame::free`].
+#[derive(Debug)]
+pub struct KernelFrame {
+    pa: u64,
+}
+
+impl KernelFrame {
+    /// A fresh zeroed kernel frame, or `None` when memory is out.
+    pub fn alloc() -> Option<KernelFrame> {
+        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| KernelFrame { pa })
+    }
+
+    /// Its physical address.
+    pub fn pa(&self) -> u64 {
+        self.pa
+    }
+
+    /// Copies `data` into the frame at `offset`, clamped to the frame.
+    pub fn write(&self, offset: usize, data: &[u8]) {
+        // SAFETY: the frame is kernel-owned and held by `self`; the kernel
+        // keeps no Rust reference into it, so the copy aliases nothing.
+        unsafe { write_at(self.pa, offset, data) }
+    }
+
+    /// The little-endian `u64` at `offset` (zero past the frame's end).
+    pub fn read_u64(&self, offset: usize) -> u64 {
+        let mut b = [0u8; 8];
+        // SAFETY: the frame is kernel-owned, held by `self`, direct-mapped.
+        unsafe { read_at(self.pa, offset, &mut b) };
+        u64::from_le_bytes(b)
+    }
+
+    /// Returns the frame to the allocator.
+    pub fn free(self) {
+        frame::with(|f| f.free(self.pa));
+    }
+
+    /// Returns the frame to an allocator the caller already locked.
+    pub fn free_in(self, frames: &mut frame::Frames) {
+        frames.free(self.pa);
+    }
+}
+
+/// An environment's frame, checked in the frame table when made: proof that
+/// the kernel may touch it on that environment's behalf. Not `Clone`.
+#[derive(Debug)]
+pub struct FrameRef {
+    pa: u64,
+}
+
+impl FrameRef {
+    /// A fresh zeroed frame now owned by environment `owner`, or `None` when
+    /// memory is out (or `owner` is not an environment).
+    pub fn alloc(owner: u32) -> Option<FrameRef> {
+        if owner < OWNER_FIRST_ENV {
+            return None;
+        }
+        frame::with(|f| f.alloc(owner)).map(|pa| FrameRef { pa })
+    }
+
+    /// Frame `pfn` if the frame table says environment `owner` owns it.
+    pub fn owned_by(pfn: u64, owner: u32) -> Option<FrameRef> {
+        let ok = owner >= OWNER_FIRST_ENV && frame::with(|f| f.entry(pfn).is_some_and(|e| e.owner == owner));
+        ok.then(|| FrameRef { pa: pfn * PAGE_SIZE })
+    }
+
+    /// Frame `pfn` if the frame table says it is user memory: owned by some
+    /// environment, or orphaned (a dead environment's frame still mapped
+    /// elsewhere) — never a kernel, free, reserved, retired or revoking
+    /// frame. For frames whose capability the caller checked.
+    pub fn of_any_env(pfn: u64) -> Option<FrameRef> {
+        let user = |owner: u32| owner >= OWNER_FIRST_ENV || owner == OWNER_ORPHAN;
+        frame::with(|f| f.entry(pfn).is_some_and(|e| user(e.owner))).then(|| FrameRef { pa: pfn * PAGE_SIZE })
+    }
+
+    /// Its physical address.
+    pub fn pa(&self) -> u64 {
+        self.pa
+    }
+
+    /// Its frame number.
+    pub fn pfn(&self) -> u64 {
+        self.pa / PAGE_SIZE
+    }
+
+    /// Copies `data` into the frame at `offset`, clamped to the frame.
+    pub fn write(&self, offset: usize, data: &[u8]) {
+        // SAFETY: an environment's frame (checked when `self` was made); the
+        // kernel holds no Rust reference to user frames.
+        unsafe { write_at(self.pa, offset, data) }
+    }
+
+    /// Copies from the frame at `offset` into `out`, clamped to the frame;
+    /// returns the bytes copied.
+    pub fn read(&self, offset: usize, out: &mut [u8]) -> usize {
+        // SAFETY: an environment's frame (checked when `self` was made),
+        // direct-mapped RAM.
+        unsafe { read_at(self.pa, offset, out) }
+    }
+
+    /// The little-endian `u32` at `offset` (zero past the frame's end).
+    pub fn read_u32(&self, offset: usize) -> u32 {
+        let mut b = [0u8; 4];
+        self.read(offset, &mut b);
+        u32::from_le_bytes(b)
+    }
+}
