@@ -155,8 +155,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         about: "the shell's views of the exposed tables (ps with ticks, frames by owner, the slot vector) and a \
                 background job that runs while the shell takes commands, listed by jobs and reaped by wait",
         cmdline: "run=init",
+        // `slots` is typed only once the stride job donates slots (its start lines are then
+        // printed), so no job output lands between the prompt and the echoed `slots`.
         input: "ps\nframes\nslots\nslots | wc -l\nspin bg 1500 &\necho started\njobs\nwait\necho status $?\n\
-                stride 300 &\nspin w 200\nslots\nwait\nexit 0\n",
+                stride 300 &\nuntil slots | grep -c donated; do spin w 20; done\nslots\nwait\nexit 0\n",
         expect: &[
             "Oxok shell",
             "oxok$ ps",
