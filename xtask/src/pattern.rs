@@ -4,6 +4,13 @@
 //! characters within one line (never a newline): `"env * destroyed"` matches
 //! `env 3 was destroyed` but not `env 3\ndestroyed`. There is no escape for
 //! a literal `*`.
+//!
+//! An expectation made of several patterns joined by ` <&> ` is a group:
+//! each of its patterns must occur after the previous expectation, in any
+//! order, each at a place of its own (two equal patterns need two
+//! occurrences); the next expectation is looked for after the last of them.
+//! Use it only where the order is genuinely not determined (two programs
+//! running at once).
 
 /// A match of a pattern in a text: byte range `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,17 +50,41 @@ fn match_rest(text: &str, mut pos: usize, pieces: &[&str]) -> Option<usize> {
     Some(pos)
 }
 
+/// Joins the patterns of an expectation matched in any order.
+pub(crate) const ANY_ORDER: &str = " <&> ";
+
 /// Finds `patterns` one after another in `text`; returns the index of the
-/// first pattern that does not occur after the previous one's match.
+/// first pattern that does not occur after the previous one's match. A
+/// pattern with [`ANY_ORDER`] is a group (see the module documentation).
 pub(crate) fn first_missing_in_order(text: &str, patterns: &[&str]) -> Option<usize> {
     let mut from = 0;
     for (i, p) in patterns.iter().enumerate() {
-        match find(text, p, from) {
-            Some(m) => from = m.end,
+        match find_group(text, p, from) {
+            Some(end) => from = end,
             None => return Some(i),
         }
     }
     None
+}
+
+/// Matches each member of the group `group` at or after `from`, each at a
+/// start of its own (leftmost first); returns where the last match ends.
+fn find_group(text: &str, group: &str, from: usize) -> Option<usize> {
+    let mut used: Vec<usize> = Vec::new();
+    let mut end = from;
+    for member in group.split(ANY_ORDER) {
+        let mut at = from;
+        let m = loop {
+            let m = find(text, member, at)?;
+            if !used.contains(&m.start) {
+                break m;
+            }
+            at = m.start + text[m.start..].chars().next().map_or(1, char::len_utf8);
+        };
+        used.push(m.start);
+        end = end.max(m.end);
+    }
+    Some(end)
 }
 
 /// The whole line of `text` around byte offset `at`, trimmed.
@@ -94,6 +125,25 @@ mod tests {
         assert_eq!(first_missing_in_order(text, &["init", "Oxok"]), Some(1));
         assert_eq!(first_missing_in_order(text, &["Oxok", "Oxok"]), Some(1));
         assert_eq!(first_missing_in_order(text, &[]), None);
+    }
+
+    #[test]
+    fn groups_match_in_any_order() {
+        let g = "fair: ok <&> critical: ok <&> fair: ok";
+        let a = "start\nfair: ok\ncritical: ok\nfair: ok\nend";
+        let b = "start\ncritical: ok\nfair: ok\nfair: ok\nend";
+        let c = "start\nfair: ok\nfair: ok\ncritical: ok\nend";
+        for text in [a, b, c] {
+            assert_eq!(first_missing_in_order(text, &["start", g, "end"]), None, "{text}");
+        }
+        // Each member needs a place of its own; all after the previous expectation.
+        assert_eq!(first_missing_in_order("start\ncritical: ok\nfair: ok\nend", &["start", g]), Some(1));
+        assert_eq!(first_missing_in_order("fair: ok\nstart\ncritical: ok\nfair: ok", &["start", g]), Some(1));
+        // The next expectation comes after the last member, whichever it was.
+        assert_eq!(first_missing_in_order(b, &[g, "start"]), Some(1));
+        assert_eq!(first_missing_in_order("critical: ok\nend\nfair: ok\nfair: ok", &[g, "end"]), Some(1));
+        assert_eq!(first_missing_in_order("b\na", &["a <&> b"]), None);
+        assert_eq!(first_missing_in_order("b\nb", &["a <&> b"]), Some(0));
     }
 
     #[test]
