@@ -153,10 +153,10 @@ impl BootInfo {
     pub fn module_bytes(&self, index: usize) -> Option<&'static [u8]> {
         let m = self.modules().get(index)?;
         let len = usize::try_from(m.end.checked_sub(m.start)?).ok()?;
-        // SAFETY: a module the boot loader reported (not an address a caller
-        // chose: `BootInfo` is built only by `from_entry`, once); its frames
-        // are kernel-owned from `frame::init` on, direct-mapped and never
-        // written or freed.
+        // `BootInfo` is built only by `from_entry`, once, so this is not an
+        // address a caller chose.
+        // SAFETY: a module the boot loader reported; its frames are kernel-owned
+        // from `frame::init` on, direct-mapped and never written or freed.
         Some(unsafe { crate::mem::phys::bytes(m.start, len) })
     }
 
