@@ -114,11 +114,14 @@ pub fn out(bytes: &[u8]) -> bool {
     fd::write_all(fd::STDOUT, bytes).is_ok()
 }
 
-/// `-n N` style count from the option operands: the number after `-n`
-/// (removed from `operands`), or `default`. `Err(2)` after a usage line.
-pub fn take_count(cmd: &mut Command, default: usize, usage: &str) -> Result<usize, i32> {
+/// Parses a line-counting tool's arguments (`NAME [-n lines] [file...]`,
+/// as `head` and `tail` take them): the command with `-n N` removed from its
+/// operands, and N (or `default`). `Err(2)` after a usage line.
+pub fn parse_counted(args: &Args, name: &'static str, default: usize) -> Result<(Command, usize), i32> {
+    let usage = "[-n lines] [file...]";
+    let mut cmd = Command::parse(args, name, "n", usage)?;
     if !cmd.has('n') {
-        return Ok(default);
+        return Ok((cmd, default));
     }
     if cmd.operands.is_empty() {
         eprintln!("{}: -n needs a number", cmd.name);
@@ -126,8 +129,11 @@ pub fn take_count(cmd: &mut Command, default: usize, usage: &str) -> Result<usiz
         return Err(2);
     }
     let n = cmd.operands.remove(0);
-    n.parse().map_err(|_| {
-        eprintln!("{}: {n}: not a number", cmd.name);
-        2
-    })
+    match n.parse() {
+        Ok(count) => Ok((cmd, count)),
+        Err(_) => {
+            eprintln!("{}: {n}: not a number", cmd.name);
+            Err(2)
+        }
+    }
 }

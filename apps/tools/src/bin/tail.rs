@@ -7,18 +7,13 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 use oxok_libos::Args;
-use oxok_tools::{Command, for_each_input, out, take_count};
+use oxok_tools::{for_each_input, out, parse_counted};
 
 oxok_libos::main!(main);
 
 fn main(args: Args) -> i32 {
-    let usage = "[-n lines] [file...]";
-    let mut cmd = match Command::parse(&args, "tail", "n", usage) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let n = match take_count(&mut cmd, 10, usage) {
-        Ok(n) => n,
+    let (cmd, n) = match parse_counted(&args, "tail", 10) {
+        Ok(parsed) => parsed,
         Err(code) => return code,
     };
     for_each_input(&cmd, |_, data| {
