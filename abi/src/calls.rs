@@ -777,6 +777,130 @@ macro_rules! for_each_call {
             /// Checks: read on the environment (`Denied`, `BadEnv`); it has
             /// a template (`NotFound`). Changes: nothing.
             59 => net_template_get(env_slot) -> [mac, ip, ports];
+
+            /// Registers a library file system with XN: `count` templates
+            /// (layout in [`xn`](crate::xn)) back to back in the `len`
+            /// bytes at `templates`, verified and written to the disk's
+            /// catalogue. Returns `[0, fs, 0]`, or
+            /// `[`[`xn::REJECTED`](crate::xn::REJECTED)`, reject, index]`
+            /// when template `index` fails verification (a loop that does
+            /// not end, a load past the block…; codes in
+            /// [`xn::reject`](crate::xn::reject)).
+            ///
+            /// Checks: a disk (`NotFound`); `count` in
+            /// 1..=[`MAX_TEMPLATES`](crate::xn::MAX_TEMPLATES) and `len` at
+            /// most [`MAX_TEMPLATE_BYTES`](crate::xn::MAX_TEMPLATE_BYTES)
+            /// (`Invalid`); the bytes readable (`BadAddress`); room for
+            /// another of [`MAX_FS`](crate::xn::MAX_FS) file systems
+            /// (`NoMemory`). Changes: XN's file systems; the catalogue.
+            60 => xn_register(templates, len, count) -> [refusal, fs, detail];
+
+            /// Makes the free XN block `block` a root of file system `fs`
+            /// with template `ty` and the 4096-byte content at `content`
+            /// (it must own nothing yet). The root is cached (one frame
+            /// charged to the caller's account), tainted until written and
+            /// flushed, and recorded in the catalogue after that.
+            /// Every XN call returns `[refusal, block, detail]`: `refusal`
+            /// 0 when done, else an [`xn::refuse`](crate::xn::refuse) code
+            /// naming the block concerned (and for a tainted pointer the
+            /// child in `detail`); nothing changed on a refusal.
+            ///
+            /// Checks: a disk (`NotFound`); the content readable
+            /// (`BadAddress`); fewer than [`MAX_ROOTS`](crate::xn::MAX_ROOTS)
+            /// roots and the caller's account has a frame (`NoMemory`);
+            /// XN's checks (refusal). Changes: the registry, free map,
+            /// roots.
+            61 => xn_root(fs, block, ty, content) -> [refusal, at, detail];
+
+            /// Allocates the free XN blocks `start..start+len` of type `ty`
+            /// to the metadata block `meta`, whose new content (4096 bytes
+            /// at `content`) must own exactly them in addition to what it
+            /// owned (`owns` run before and after). The new blocks are
+            /// cached as zeroed frames charged to the caller, tainted until
+            /// written and flushed.
+            ///
+            /// Checks: a disk (`NotFound`); `len` in
+            /// 1..=[`MAX_EXTENT_CALL`](crate::xn::MAX_EXTENT_CALL)
+            /// (`Invalid`); content readable (`BadAddress`); account room
+            /// for `len` frames (`NoMemory`); `acl` over `meta` grants the
+            /// caller write, the blocks are free, `owns` matches (refusal).
+            /// Changes: registry, free map, the cached `meta`.
+            62 => xn_alloc(meta, content, start, len, ty) -> [refusal, at, detail];
+
+            /// Frees XN blocks `start..start+len` from `meta`, whose new
+            /// content (at `content`) must own exactly them less. A block a
+            /// durable write of `meta` may still point to waits on the
+            /// will-free list until a later write of `meta` is durable.
+            ///
+            /// Checks: as `xn_alloc`; the blocks are owned by `meta`, have
+            /// no write in flight, and a metadata block among them owns
+            /// nothing (refusal). Changes: registry, free map, will-free
+            /// list, the cached `meta`; the freed blocks' frames.
+            63 => xn_free(meta, content, start, len) -> [refusal, at, detail];
+
+            /// Replaces the cached metadata block `meta` with the content at
+            /// `content`, which must own exactly what it owned.
+            ///
+            /// Checks: a disk (`NotFound`); content readable
+            /// (`BadAddress`); `acl` grants write, `owns` unchanged
+            /// (refusal). Changes: the cached `meta` (dirty).
+            64 => xn_modify(meta, content) -> [refusal, at, detail];
+
+            /// Brings the allocated XN block `block` into the cache: the
+            /// kernel reads it from disk into a fresh frame (charged to the
+            /// caller) and registers the frame when the read completes — no
+            /// one else ever fills a cached block. Returns
+            /// `[0, seq, 0]`: the request's sequence number (wait until
+            /// [`XnHeader::oldest_pending`](crate::xn::XnHeader) is above
+            /// it), or 0 when the block is already cached.
+            ///
+            /// Checks: a disk (`NotFound`); a free request slot
+            /// (`WouldBlock`); account room (`NoMemory`); the block is live
+            /// (refusal). Changes: a request; later, the registry.
+            65 => xn_read(block) -> [refusal, seq, detail];
+
+            /// Maps the frame caching XN block `block` at page `va` of the
+            /// caller, readable, and writable when `want` has
+            /// [`rights::WRITE`](crate::xn::rights::WRITE): the one rights
+            /// check; afterwards the caller reads and writes the frame
+            /// directly. Remove it with `page_unmap`.
+            ///
+            /// Checks: a disk (`NotFound`); `va` page-aligned below
+            /// `USER_TOP` (`BadAddress`); `want` non-zero and known
+            /// (`Invalid`); the block cached and live, `acl` over it grants
+            /// `want`, a metadata block never writable (refusal).
+            /// Changes: the caller's page table.
+            66 => xn_bind(block, va, want) -> [refusal, at, detail];
+
+            /// Writes the cached XN block `block` to disk from its frame.
+            /// Returns `[0, seq, 0]` (see `xn_read`). A metadata block whose
+            /// content points to a block not durably written is refused
+            /// with [`refuse::TAINTED_POINTER`](crate::xn::refuse::TAINTED_POINTER)
+            /// and the child in `detail`.
+            ///
+            /// Checks: a disk (`NotFound`); a free request slot
+            /// (`WouldBlock`); the block live, cached, no write in flight,
+            /// no pointer to a tainted block (refusal). Changes: a request;
+            /// the block's state.
+            67 => xn_write(block) -> [refusal, seq, detail];
+
+            /// Asks the disk to make every completed write durable (the
+            /// only barrier). Returns `[0, seq, 0]`; once it completes,
+            /// blocks written before it are no longer tainted and freed
+            /// blocks whose last on-disk pointer is gone leave the will-free
+            /// list (a bounded number per kernel entry).
+            ///
+            /// Checks: a disk (`NotFound`); a free request slot
+            /// (`WouldBlock`). Changes: a request.
+            68 => xn_flush() -> [refusal, seq, detail];
+
+            /// Takes the clean, unmapped XN block `block` out of the cache
+            /// and frees its frame (the charge goes back).
+            ///
+            /// Checks: a disk (`NotFound`); the block is cached, clean and
+            /// durable (refusal); no mapping of its frame remains (`Busy`).
+            /// Changes: the registry; the frame.
+            69 => xn_evict(block) -> [refusal, at, detail];
         }
     };
 }

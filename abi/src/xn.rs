@@ -362,6 +362,140 @@ impl TemplateHeader {
     }
 }
 
+// ---- The kernel's XN: the disk layout, the exposed table, the calls ----
+
+/// Disk blocks (4 KiB) at the start of the disk that hold XN's catalogue
+/// (the registered file systems' templates and roots); XN block `b` is disk
+/// block `CATALOG_BLOCKS + b`.
+pub const CATALOG_BLOCKS: u64 = 64;
+/// Most file systems registered on one disk.
+pub const MAX_FS: usize = 8;
+/// Most bytes of one file system's templates (they live in
+/// [`CATALOG_FS_BLOCKS`] catalogue blocks).
+pub const MAX_TEMPLATE_BYTES: usize = CATALOG_FS_BLOCKS * BLOCK_SIZE;
+/// Catalogue blocks per file system.
+pub const CATALOG_FS_BLOCKS: usize = 4;
+/// Most roots on one disk.
+pub const MAX_ROOTS: usize = 64;
+/// Most blocks one `xn_alloc` or `xn_free` extent covers.
+pub const MAX_EXTENT_CALL: u64 = 64;
+/// Most XN blocks the kernel manages (larger disks are used up to this).
+pub const MAX_BLOCKS: u64 = (XN_FREE_MAP_PAGES * 4096 * 8) as u64;
+
+/// XN's table, read-only in every address space: an [`XnHeader`] at 0,
+/// [`XnRoot`]s at [`XN_ROOTS`], [`XnFs`] rows at [`XN_FSS`], the free map
+/// at [`XN_FREE_MAP`] (bit `b % 64` of word `b / 64` set: XN block `b` is
+/// allocated) and the buffer-cache registry's first [`XN_ROWS_MAX`]
+/// entries as [`XnRow`]s at [`XN_ROWS`].
+pub const XN_TABLE: u64 = crate::layout::EXPOSED_BASE + 0x9100_0000;
+/// Byte offset of the root rows.
+pub const XN_ROOTS: u64 = 512;
+/// Byte offset of the file-system rows.
+pub const XN_FSS: u64 = 2048;
+/// Byte offset of the free map.
+pub const XN_FREE_MAP: u64 = 4096;
+/// Pages of the free map.
+pub const XN_FREE_MAP_PAGES: usize = 8;
+/// Byte offset of the registry rows.
+pub const XN_ROWS: u64 = XN_FREE_MAP + XN_FREE_MAP_PAGES as u64 * 4096;
+/// Registry rows exposed (the header counts them all).
+pub const XN_ROWS_MAX: usize = 2048;
+/// Pages of the whole table.
+pub const XN_TABLE_PAGES: u64 = XN_ROWS / 4096 + (XN_ROWS_MAX * 32 / 4096) as u64;
+/// Byte offset of [`XnHeader::oldest_pending`] (for wakeup predicates).
+pub const XN_OLDEST_PENDING: u64 = 7 * 8;
+
+/// The header of [`XN_TABLE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct XnHeader {
+    /// 1 when a disk is attached, 0 otherwise.
+    pub present: u64,
+    /// XN blocks (the disk less the catalogue).
+    pub nblocks: u64,
+    /// Free blocks.
+    pub free: u64,
+    /// Registry entries (allocated blocks, will-free ones included).
+    pub registered: u64,
+    /// Registered file systems.
+    pub fss: u64,
+    /// Registered roots.
+    pub roots: u64,
+    /// Requests submitted since boot (the last one's sequence number).
+    pub submitted: u64,
+    /// The lowest request sequence number not yet completed
+    /// (`submitted + 1` when none is outstanding): request `s` is done
+    /// once this is above `s`.
+    pub oldest_pending: u64,
+    /// Requests that failed.
+    pub errors: u64,
+    /// Blocks on the will-free list.
+    pub will_free: u64,
+    /// 1 while roots wait to be written to the catalogue.
+    pub catalog_pending: u64,
+    /// Duplicates recovery found at boot.
+    pub duplicates: u64,
+    /// Blocks recovery found reachable at boot.
+    pub recovered: u64,
+    /// Cached blocks.
+    pub cached: u64,
+    /// Reserved.
+    pub reserved: [u64; 2],
+}
+
+/// One root row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct XnRoot {
+    /// XN block.
+    pub block: u64,
+    /// File system.
+    pub fs: u32,
+    /// Template number.
+    pub ty: u32,
+}
+
+/// One file-system row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct XnFs {
+    /// Templates registered (0: no such file system).
+    pub templates: u64,
+    /// Blocks allocated to it.
+    pub blocks: u64,
+}
+
+/// One registry row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct XnRow {
+    /// XN block.
+    pub block: u64,
+    /// Frame number caching it, or `u64::MAX`.
+    pub frame: u64,
+    /// The owning metadata block, or `u64::MAX` for a root.
+    pub parent: u64,
+    /// File system.
+    pub fs: u16,
+    /// `DATA` or a template number.
+    pub ty: u16,
+    /// [`state`].
+    pub state: u8,
+    /// 1 when freed and waiting on the will-free list.
+    pub will_free: u8,
+    /// Reserved.
+    pub reserved: u16,
+}
+
+const _: () = assert!(core::mem::size_of::<XnHeader>() <= XN_ROOTS as usize);
+const _: () = assert!(XN_ROOTS as usize + MAX_ROOTS * 16 <= XN_FSS as usize);
+const _: () = assert!(XN_FSS as usize + MAX_FS * 16 <= XN_FREE_MAP as usize);
+const _: () = assert!(core::mem::size_of::<XnRow>() == 32);
+
+/// `xn_register`'s first result when the templates were refused: the
+/// second result is a [`reject`] code, the third the template's index.
+pub const REJECTED: u64 = 0x100;
+
 #[cfg(test)]
 mod tests {
     use super::*;

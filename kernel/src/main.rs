@@ -43,6 +43,7 @@ mod syscall;
 mod timer;
 mod trap;
 mod upcall;
+mod xn;
 
 use boot::{BootInfo, RegionKind};
 use oxok_abi::boot::EXIT_PANIC;
@@ -88,6 +89,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     let cmd = cmdline::parse(boot.cmdline());
     ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
     net::init();
+    xn::init();
     let archive = match boot.module_bytes(0) {
         Some(m) => m,
         None => {

@@ -190,6 +190,7 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
         // Deadlines hold whatever the target does: bounded work per tick.
         crate::revoke::step(k, crate::revoke::STEP_BUDGET);
         crate::net::poll();
+        crate::xn::poll();
     }
     while k.ticked < now {
         k.ticked += 1;

@@ -346,3 +346,40 @@ pub fn ring_row_at(index: usize) -> Option<oxok_abi::net::RingRow> {
         read_exposed(oxok_abi::net::NET_TABLE + oxok_abi::net::RING_ROWS + (index * size) as u64)?;
     (row.owner != 0).then_some(row)
 }
+
+/// XN's table header (`None` if the kernel exposes no XN table).
+pub fn xn_header() -> Option<oxok_abi::xn::XnHeader> {
+    read_exposed(oxok_abi::xn::XN_TABLE)
+}
+
+/// Row `i` of XN's exposed registry.
+pub fn xn_row(i: usize) -> Option<oxok_abi::xn::XnRow> {
+    if i >= oxok_abi::xn::XN_ROWS_MAX {
+        return None;
+    }
+    read_exposed(oxok_abi::xn::XN_TABLE + oxok_abi::xn::XN_ROWS + (i * 32) as u64)
+}
+
+/// Root row `i` of XN's table.
+pub fn xn_root(i: usize) -> Option<oxok_abi::xn::XnRoot> {
+    if i >= oxok_abi::xn::MAX_ROOTS {
+        return None;
+    }
+    read_exposed(oxok_abi::xn::XN_TABLE + oxok_abi::xn::XN_ROOTS + (i * 16) as u64)
+}
+
+/// File-system row `i` of XN's table.
+pub fn xn_fs(i: usize) -> Option<oxok_abi::xn::XnFs> {
+    if i >= oxok_abi::xn::MAX_FS {
+        return None;
+    }
+    read_exposed(oxok_abi::xn::XN_TABLE + oxok_abi::xn::XN_FSS + (i * 16) as u64)
+}
+
+/// Word `i` of XN's exposed free map.
+pub fn xn_free_word(i: u64) -> Option<u64> {
+    if i >= (oxok_abi::xn::XN_FREE_MAP_PAGES as u64) * 512 {
+        return None;
+    }
+    read_exposed(oxok_abi::xn::XN_TABLE + oxok_abi::xn::XN_FREE_MAP + i * 8)
+}

@@ -18,6 +18,7 @@ mod pct;
 mod pred;
 mod slot;
 mod state;
+mod xn;
 
 pub use account::{account_info, env_limit, env_limit_slots};
 pub use base::{env_get_base, env_set_base};
@@ -34,6 +35,7 @@ pub use pct::{pct_call, pct_reply, pct_send, pct_wait, wake_with as pct_wake_wit
 pub use pred::{env_sleep, pred_install, pred_param};
 pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
 pub use state::{env_get_state, env_set_state};
+pub use xn::{xn_alloc, xn_bind, xn_evict, xn_flush, xn_free, xn_modify, xn_read, xn_register, xn_root, xn_write};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};

@@ -3,3 +3,4 @@
 //! contract is "this buffer stays put until the device gives it back".
 
 pub mod virtio_net;
+pub mod virtio_blk;

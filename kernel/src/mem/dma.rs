@@ -92,6 +92,11 @@ impl DmaBuf {
         frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| DmaBuf { pa })
     }
 
+    /// Its physical address.
+    pub fn pa(&self) -> u64 {
+        self.pa
+    }
+
     /// The frame's bytes.
     pub fn bytes(&mut self) -> &mut [u8] {
         // The device writes the frame only while it is posted, and the driver

@@ -2,6 +2,7 @@
 //! memory. `unsafe` is allowed here (with `arch` and `boot`).
 
 pub mod access;
+pub mod cache;
 pub mod dma;
 pub mod exposed;
 pub mod frame;

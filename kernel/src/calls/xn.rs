@@ -1,0 +1,292 @@
+//! The XN calls (60–69): a thin layer that copies the caller's arguments
+//! in, charges cache frames to the caller's account and lets `oxok-xn`
+//! decide. Every call returns `[refusal, a, b]`: `refusal` 0 with the
+//! call's results, or an `oxok_abi::xn::refuse` code with the block
+//! concerned (and, for a tainted pointer, the child).
+
+use super::Cx;
+use crate::env;
+use crate::mem::{PAGE_SIZE, user};
+use crate::xn::{self, XnState};
+use alloc::vec::Vec;
+use oxok_abi::Error;
+use oxok_abi::layout::{APP_AREA, USER_TOP, pte};
+use oxok_abi::xn::{
+    BLOCK_SIZE, MAX_EXTENT_CALL, MAX_ROOTS, MAX_TEMPLATE_BYTES, MAX_TEMPLATES, REJECTED, TEMPLATE_HEADER,
+    TemplateHeader, reject, rights,
+};
+use oxok_xn::{Extent, FsId, Refusal, Template};
+
+type Out = Result<[u64; 3], Error>;
+
+/// The refusal as the call's results.
+fn refused(r: Refusal) -> [u64; 3] {
+    let (block, detail) = match r {
+        Refusal::OutOfRange(b)
+        | Refusal::NotFree(b)
+        | Refusal::NotAllocated(b)
+        | Refusal::NotMetadata(b)
+        | Refusal::Denied(b)
+        | Refusal::OwnsMismatch(b)
+        | Refusal::BadOwns(b, _)
+        | Refusal::UdfFault(b, _)
+        | Refusal::InFlight(b)
+        | Refusal::NotEmpty(b)
+        | Refusal::AlreadyBound(b)
+        | Refusal::NotBound(b)
+        | Refusal::MetadataWritable(b)
+        | Refusal::Busy(b)
+        | Refusal::WillFree(b) => (b, 0),
+        Refusal::TaintedPointer { block, child } => (block, child),
+        Refusal::NoMemory | Refusal::BadFs => (0, 0),
+    };
+    log::debug!("xn: refused: {r}");
+    [r.code(), block, detail]
+}
+
+/// The caller's principals.
+fn creds(cx: &Cx<'_>) -> [u64; 1] {
+    [u64::from(cx.caller)]
+}
+
+/// The 4096 bytes at `ptr` in the caller's space.
+fn content(cx: &mut Cx<'_>, ptr: u64) -> Result<[u8; BLOCK_SIZE], Error> {
+    let mut b = [0u8; BLOCK_SIZE];
+    user::copy_from_user(&cx.env()?.space, ptr, &mut b)?;
+    Ok(b)
+}
+
+/// Splits `bytes` into `count` templates by their headers.
+fn split(bytes: &[u8], count: usize) -> Result<Vec<&[u8]>, u64> {
+    let mut out = Vec::new();
+    out.try_reserve(count).map_err(|_| 0u64)?;
+    let mut at = 0;
+    for i in 0..count {
+        let head: Option<&[u8; TEMPLATE_HEADER]> = bytes.get(at..at + TEMPLATE_HEADER).and_then(|h| h.try_into().ok());
+        let h = head.and_then(TemplateHeader::from_bytes).ok_or(i as u64)?;
+        let len = TEMPLATE_HEADER + (usize::from(h.owns) + usize::from(h.acl) + usize::from(h.size)) * 8;
+        out.push(bytes.get(at..at + len).ok_or(i as u64)?);
+        at += len;
+    }
+    if at == bytes.len() { Ok(out) } else { Err(count.saturating_sub(1) as u64) }
+}
+
+pub fn xn_register(cx: &mut Cx<'_>, templates: u64, len: u64, count: u64) -> Out {
+    let count = usize::try_from(count).ok().filter(|c| (1..=MAX_TEMPLATES).contains(c)).ok_or(Error::Invalid)?;
+    let len = usize::try_from(len).ok().filter(|&l| l > 0 && l <= MAX_TEMPLATE_BYTES).ok_or(Error::Invalid)?;
+    crate::mem::heap::reserve(len * 2)?;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len).map_err(|_| Error::NoMemory)?;
+    bytes.resize(len, 0);
+    user::copy_from_user(&cx.env()?.space, templates, &mut bytes)?;
+    let list = match split(&bytes, count) {
+        Ok(l) => l,
+        Err(i) => return Ok([REJECTED, reject::BAD_TEMPLATE, i]),
+    };
+    for (i, t) in list.iter().enumerate() {
+        if let Err(e) = Template::parse(t) {
+            return Ok([REJECTED, e.code(), i as u64]);
+        }
+    }
+    xn::with(|s| {
+        if s.free_slots() < MAX_TEMPLATE_BYTES / BLOCK_SIZE {
+            return Err(Error::WouldBlock);
+        }
+        if s.fs_count() >= oxok_abi::xn::MAX_FS {
+            return Err(Error::NoMemory);
+        }
+        let fs = match s.xn.register_fs(&list) {
+            Ok(fs) => fs,
+            Err(e) => return Ok([REJECTED, e.code(), 0]),
+        };
+        s.catalog_add_fs(count as u32, &bytes)?;
+        log::info!("xn: file system {} registered ({count} templates)", fs.0);
+        Ok([0, u64::from(fs.0), 0])
+    })
+}
+
+pub fn xn_root(cx: &mut Cx<'_>, fs: u64, block: u64, ty: u64, ptr: u64) -> Out {
+    let c = content(cx, ptr)?;
+    let acct = cx.env()?.quota;
+    let (fs, ty) = (u32::try_from(fs).map_err(|_| Error::Invalid)?, u32::try_from(ty).map_err(|_| Error::Invalid)?);
+    xn::with(|s| {
+        if s.xn.roots().len() >= MAX_ROOTS {
+            return Err(Error::NoMemory);
+        }
+        let pfn = s.mem.alloc(acct)?;
+        match s.xn.add_root(&mut s.mem, FsId(fs), block, ty, pfn, &c) {
+            Ok(()) => Ok([0, block, 0]),
+            Err(r) => {
+                s.mem.release(pfn);
+                Ok(refused(r))
+            }
+        }
+    })
+}
+
+pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: u64) -> Out {
+    if !(1..=MAX_EXTENT_CALL).contains(&len) {
+        return Err(Error::Invalid);
+    }
+    let ty = u32::try_from(ty).map_err(|_| Error::Invalid)?;
+    let c = content(cx, ptr)?;
+    let acct = cx.env()?.quota;
+    let who = creds(cx);
+    xn::with(|s| {
+        let mut frames = [0u64; MAX_EXTENT_CALL as usize];
+        for i in 0..len as usize {
+            match s.mem.alloc(acct) {
+                Ok(pfn) => frames[i] = pfn,
+                Err(e) => {
+                    frames[..i].iter().for_each(|&f| s.mem.release(f));
+                    return Err(e);
+                }
+            }
+        }
+        let frames = &frames[..len as usize];
+        if let Err(r) = s.xn.allocate(&mut s.mem, &who, meta, &c, Extent::new(start, len, ty)) {
+            frames.iter().for_each(|&f| s.mem.release(f));
+            return Ok(refused(r));
+        }
+        for (b, &pfn) in (start..start + len).zip(frames) {
+            if s.xn.insert(b, pfn).is_err() {
+                s.mem.release(pfn);
+            }
+        }
+        Ok([0, start, 0])
+    })
+}
+
+pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Out {
+    if !(1..=MAX_EXTENT_CALL).contains(&len) {
+        return Err(Error::Invalid);
+    }
+    let c = content(cx, ptr)?;
+    let who = creds(cx);
+    xn::with(|s| {
+        let mut released = [0u64; MAX_EXTENT_CALL as usize];
+        let mut n = 0;
+        let ext = Extent::new(start, len, 0);
+        // The extent's type is what `owns` said; XN compares sets, so look
+        // it up from the registry.
+        let ty = s.xn.block(start).map_or(0, |v| v.ty);
+        let ext = Extent { ty, ..ext };
+        let r = s.xn.free(&mut s.mem, &who, meta, &c, ext, &mut |_, pfn| {
+            if let Some(slot) = released.get_mut(n) {
+                *slot = pfn;
+                n += 1;
+            }
+        });
+        released[..n].iter().for_each(|&f| s.mem.release(f));
+        Ok(match r {
+            Ok(()) => [0, start, 0],
+            Err(r) => refused(r),
+        })
+    })
+}
+
+pub fn xn_modify(cx: &mut Cx<'_>, meta: u64, ptr: u64) -> Out {
+    let c = content(cx, ptr)?;
+    let who = creds(cx);
+    xn::with(|s| {
+        Ok(match s.xn.modify(&mut s.mem, &who, meta, &c) {
+            Ok(()) => [0, meta, 0],
+            Err(r) => refused(r),
+        })
+    })
+}
+
+pub fn xn_read(cx: &mut Cx<'_>, block: u64) -> Out {
+    let acct = cx.env()?.quota;
+    xn::with(|s| {
+        let Some(v) = s.xn.block(block) else { return Ok(refused(Refusal::NotAllocated(block))) };
+        if v.will_free {
+            return Ok(refused(Refusal::WillFree(block)));
+        }
+        if v.frame.is_some() {
+            return Ok([0, 0, 0]);
+        }
+        if let Some(seq) = s.read_pending(block) {
+            return Ok([0, seq, 0]);
+        }
+        if !s.disk.has_room() {
+            return Err(Error::WouldBlock);
+        }
+        let pfn = s.mem.alloc(acct)?;
+        match s.submit_read(block, pfn) {
+            Ok(seq) => Ok([0, seq, 0]),
+            Err(e) => {
+                s.mem.release(pfn);
+                Err(e)
+            }
+        }
+    })
+}
+
+pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
+    let want = u32::try_from(want).ok().filter(|&w| w != 0 && w & !rights::ALL == 0).ok_or(Error::Invalid)?;
+    if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || va == APP_AREA {
+        return Err(Error::BadAddress);
+    }
+    let who = creds(cx);
+    let pfn = match xn::with(|s| Ok(s.xn.bind(&s.mem, &who, block, want)))? {
+        Ok(pfn) => pfn,
+        Err(r) => return Ok(refused(r)),
+    };
+    let flags = pte::NO_EXECUTE | if want & rights::WRITE != 0 { pte::WRITABLE } else { 0 };
+    let me = cx.caller;
+    let e = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
+    env::map_frame(e, va, pfn * PAGE_SIZE, flags)?;
+    if want & rights::WRITE != 0 {
+        xn::with(|s| {
+            s.xn.mark_dirty(block);
+            Ok(())
+        })?;
+    }
+    Ok([0, block, 0])
+}
+
+pub fn xn_write(_cx: &mut Cx<'_>, block: u64) -> Out {
+    xn::with(|s| {
+        if !s.disk.has_room() {
+            return Err(Error::WouldBlock);
+        }
+        let t = match s.xn.write_begin(&s.mem, block) {
+            Ok(t) => t,
+            Err(r) => return Ok(refused(r)),
+        };
+        let Some(pfn) = s.xn.block(block).and_then(|v| v.frame) else {
+            s.xn.write_failed(t);
+            return Ok(refused(Refusal::NotBound(block)));
+        };
+        match s.submit_write(t, pfn) {
+            Ok(seq) => Ok([0, seq, 0]),
+            Err(e) => {
+                s.xn.write_failed(t);
+                Err(e)
+            }
+        }
+    })
+}
+
+pub fn xn_flush(_cx: &mut Cx<'_>) -> Out {
+    xn::with(|s| s.submit_flush(true).map(|seq| [0, seq, 0]))
+}
+
+pub fn xn_evict(_cx: &mut Cx<'_>, block: u64) -> Out {
+    xn::with(|s: &mut XnState| {
+        let Some(pfn) = s.xn.block(block).and_then(|v| v.frame) else {
+            return Ok(refused(Refusal::NotBound(block)));
+        };
+        if s.mem.mapped(pfn) {
+            return Err(Error::Busy);
+        }
+        match s.xn.evict(block) {
+            Ok(pfn) => {
+                s.mem.release(pfn);
+                Ok([0, block, 0])
+            }
+            Err(r) => Ok(refused(r)),
+        }
+    })
+}

@@ -1,0 +1,260 @@
+//! The virtio-blk disk (PCI, modern interface), driven directly over
+//! `virtio-drivers`' transport and [`VirtQueue`] so that every request —
+//! read, write and flush — is asynchronous: [`Disk::submit`] posts it and
+//! returns; [`Disk::poll`] collects what the device finished (called from
+//! the tick and from the XN calls). Blocks are 4 KiB; flush is the only
+//! barrier (virtio-blk has no FUA).
+//!
+//! Every address handed to the device is a kernel-owned frame:
+//! request headers and status bytes live in one [`DmaBuf`] of this
+//! module, and data frames come from the XN buffer cache (kernel frames);
+//! [`KernelHal::share`] checks each in the frame table before the device
+//! sees it.
+
+use crate::arch::pci::PortCam;
+use crate::mem::PAGE_SIZE;
+use crate::mem::dma::{DmaBuf, KernelHal, mmio_ok};
+use crate::mem::phys;
+use oxok_abi::Error;
+use virtio_drivers::queue::VirtQueue;
+use virtio_drivers::transport::pci::bus::{BarInfo, Command, DeviceFunction, PciRoot};
+use virtio_drivers::transport::pci::{PciTransport, virtio_device_type};
+use virtio_drivers::transport::{DeviceType, Transport};
+
+/// Descriptors in the one request queue.
+const QUEUE_SIZE: usize = 64;
+/// Requests in flight at once (each takes at most three descriptors).
+pub const SLOTS: usize = 16;
+/// Sectors per 4 KiB block.
+const SECTORS: u64 = PAGE_SIZE / 512;
+/// Bytes of a request header slot (16-byte header, then the status byte).
+const SLOT_BYTES: usize = 32;
+
+bitflags::bitflags! {
+    /// The feature bits this driver accepts.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Features: u64 {
+        /// The device honours flush requests.
+        const FLUSH = 1 << 9;
+        /// The modern (1.0) interface.
+        const VERSION_1 = 1 << 32;
+    }
+}
+
+/// What a request does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Read one block into a frame.
+    Read,
+    /// Write one block from a frame.
+    Write,
+    /// Make every completed write durable.
+    Flush,
+}
+
+impl Op {
+    const fn code(self) -> u32 {
+        match self {
+            Op::Read => 0,
+            Op::Write => 1,
+            Op::Flush => 4,
+        }
+    }
+}
+
+/// A request the device holds.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    op: Op,
+    /// The caller's tag, handed back on completion.
+    tag: u64,
+    /// The data frame (physical address), none for a flush.
+    frame: u64,
+    token: u16,
+}
+
+/// The disk and the requests posted to it.
+pub struct Disk {
+    transport: PciTransport,
+    queue: VirtQueue<KernelHal, QUEUE_SIZE>,
+    /// Request headers and status bytes, one [`SLOT_BYTES`] slot each.
+    headers: DmaBuf,
+    slots: [Option<Pending>; SLOTS],
+    /// 4 KiB blocks on the device.
+    blocks: u64,
+    /// Whether the device honours flush (else writes are durable at once).
+    flush: bool,
+}
+
+/// Finds the first virtio-blk device on PCI bus 0 and brings it up;
+/// `None` (logged) when there is none or it cannot be used.
+pub fn probe() -> Option<Disk> {
+    let mut root = PciRoot::new(PortCam);
+    let found = root
+        .enumerate_bus(0)
+        .find(|(_, info)| virtio_device_type(info) == Some(DeviceType::Block))
+        .map(|(df, _)| df)?;
+    match bring_up(&mut root, found) {
+        Ok(d) => Some(d),
+        Err(why) => {
+            log::warn!("virtio-blk at {found}: {why}; no disk");
+            None
+        }
+    }
+}
+
+fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Disk, &'static str> {
+    let bars = root.bars(df).map_err(|_| "cannot read its BARs")?;
+    for bar in bars.iter().flatten() {
+        if let BarInfo::Memory { address, size, .. } = *bar
+            && address != 0
+            && !mmio_ok(address, size)
+        {
+            return Err("registers outside the uncached window");
+        }
+    }
+    let (_, command) = root.get_status_command(df);
+    root.set_command(df, command | Command::MEMORY_SPACE | Command::BUS_MASTER);
+    let mut transport = PciTransport::new::<KernelHal, _>(root, df).map_err(|_| "not a modern virtio device")?;
+    let features = transport.begin_init(Features::FLUSH | Features::VERSION_1);
+    let lo: u32 = transport.read_config_space(0).map_err(|_| "cannot read its capacity")?;
+    let hi: u32 = transport.read_config_space(4).map_err(|_| "cannot read its capacity")?;
+    let sectors = u64::from(lo) | u64::from(hi) << 32;
+    let mut queue = VirtQueue::new(&mut transport, 0, false, false).map_err(|_| "queue setup failed")?;
+    transport.finish_init();
+    queue.set_dev_notify(false);
+    let headers = DmaBuf::new().ok_or("no memory for request headers")?;
+    Ok(Disk {
+        transport,
+        queue,
+        headers,
+        slots: [None; SLOTS],
+        blocks: sectors / SECTORS,
+        flush: features.contains(Features::FLUSH),
+    })
+}
+
+impl Disk {
+    /// 4 KiB blocks on the device.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Free request slots.
+    pub fn free_slots(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_none()).count()
+    }
+
+    /// Whether a free request slot exists.
+    pub fn has_room(&self) -> bool {
+        self.slots.iter().any(Option::is_none)
+    }
+
+    /// Posts one request: `op` on `block` with the kernel-owned data frame
+    /// at physical address `frame` (ignored for a flush). `tag` comes back
+    /// from [`poll`](Disk::poll). `WouldBlock` when every slot is taken,
+    /// `Invalid` for a block past the disk.
+    pub fn submit(&mut self, op: Op, block: u64, frame: u64, tag: u64) -> Result<(), Error> {
+        if op != Op::Flush && block >= self.blocks {
+            return Err(Error::Invalid);
+        }
+        let slot = self.slots.iter().position(Option::is_none).ok_or(Error::WouldBlock)?;
+        let flush_noop = op == Op::Flush && !self.flush;
+        let sector = if op == Op::Flush { 0 } else { block * SECTORS };
+        let at = slot * SLOT_BYTES;
+        {
+            let h = self.headers.bytes();
+            h[at..at + 4].copy_from_slice(&op.code().to_le_bytes());
+            h[at + 4..at + 8].fill(0);
+            h[at + 8..at + 16].copy_from_slice(&sector.to_le_bytes());
+            h[at + 16] = 0xff;
+        }
+        if flush_noop {
+            // A device without flush has no volatile write cache: every
+            // completed write is already durable, so the flush completes at
+            // the next poll.
+            self.headers.bytes()[at + 16] = 0;
+            self.slots[slot] = Some(Pending { op, tag, frame: 0, token: u16::MAX });
+            return Ok(());
+        }
+        let (head, status) = self.slot_bufs(slot);
+        let token = match op {
+            // SAFETY: `head`/`status` are this slot's bytes of the kernel's
+            // header frame and `data` is a kernel-owned cache frame; none is
+            // touched until `poll` pops the token with the same buffers.
+            Op::Read => unsafe { self.queue.add(&[head], &mut [data_mut(frame), status]) },
+            // SAFETY: as above; the device only reads `data`.
+            Op::Write => unsafe { self.queue.add(&[head, data(frame)], &mut [status]) },
+            // SAFETY: as above, no data buffer.
+            Op::Flush => unsafe { self.queue.add(&[head], &mut [status]) },
+        }
+        .map_err(|_| Error::WouldBlock)?;
+        if self.queue.should_notify() {
+            self.transport.notify(0);
+        }
+        self.slots[slot] = Some(Pending { op, tag, frame, token });
+        Ok(())
+    }
+
+    /// Hands every finished request to `done(tag, op, ok)` (at most one
+    /// queue's worth); returns how many.
+    pub fn poll(&mut self, mut done: impl FnMut(u64, Op, bool)) -> usize {
+        let mut n = 0;
+        // Flushes on a device without a cache complete at once.
+        for i in 0..SLOTS {
+            if let Some(p) = self.slots[i].filter(|p| p.token == u16::MAX) {
+                self.slots[i] = None;
+                done(p.tag, p.op, true);
+                n += 1;
+            }
+        }
+        while n < SLOTS * 2 {
+            let Some(token) = self.queue.peek_used() else { break };
+            let Some(slot) = self.slots.iter().position(|s| s.is_some_and(|p| p.token == token)) else {
+                log::error!("virtio-blk: unknown token {token}; disk stopped");
+                break;
+            };
+            let Some(p) = self.slots[slot] else { break };
+            let (head, status) = self.slot_bufs(slot);
+            let popped = match p.op {
+                // SAFETY: the buffers posted under `token` by `submit`.
+                Op::Read => unsafe { self.queue.pop_used(token, &[head], &mut [data_mut(p.frame), status]) },
+                // SAFETY: the buffers posted under `token` by `submit`.
+                Op::Write => unsafe { self.queue.pop_used(token, &[head, data(p.frame)], &mut [status]) },
+                // SAFETY: the buffers posted under `token` by `submit`.
+                Op::Flush => unsafe { self.queue.pop_used(token, &[head], &mut [status]) },
+            };
+            let ok = popped.is_ok() && self.headers.bytes()[slot * SLOT_BYTES + 16] == 0;
+            self.slots[slot] = None;
+            done(p.tag, p.op, ok);
+            n += 1;
+        }
+        n
+    }
+
+    /// The header and status bytes of request slot `slot`.
+    fn slot_bufs(&mut self, slot: usize) -> (&'static [u8], &'static mut [u8]) {
+        let base = phys::virt(self.headers.pa()) as *mut u8;
+        let at = slot.min(SLOTS - 1) * SLOT_BYTES;
+        // SAFETY: the header frame is kernel-owned and held by `self` for
+        // the driver's life; slot `slot`'s 16 header bytes and status byte
+        // are disjoint from every other slot's, and only the request in
+        // that slot uses them while it is posted.
+        unsafe { (core::slice::from_raw_parts(base.add(at), 16), core::slice::from_raw_parts_mut(base.add(at + 16), 1)) }
+    }
+}
+
+/// The bytes of the kernel-owned cache frame at `pa`, for the device to read.
+fn data(pa: u64) -> &'static [u8] {
+    // SAFETY: callers pass only XN cache frames (kernel-owned, checked again
+    // by `KernelHal::share`), which stay allocated while a request on them
+    // is posted (XN refuses to free a block with a request in flight).
+    unsafe { core::slice::from_raw_parts(phys::virt(pa) as *const u8, PAGE_SIZE as usize) }
+}
+
+/// The bytes of the kernel-owned cache frame at `pa`, for the device to fill.
+fn data_mut(pa: u64) -> &'static mut [u8] {
+    // SAFETY: as `data`; a frame being read into is not yet in the cache, so
+    // nothing else reads or maps it until the request completes.
+    unsafe { core::slice::from_raw_parts_mut(phys::virt(pa) as *mut u8, PAGE_SIZE as usize) }
+}

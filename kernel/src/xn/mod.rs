@@ -1,0 +1,190 @@
+//! XN in the kernel: a thin wrapper over the pure `oxok-xn` crate. The
+//! wrapper owns the disk ([`Disk`]), the buffer-cache frames
+//! ([`CacheFrames`]) and the catalogue (registered file systems and roots,
+//! in the first [`CATALOG_BLOCKS`] disk blocks); XN decides every
+//! allocation, free, metadata change, binding and write. Requests are
+//! asynchronous: completions are collected at every tick and every XN call,
+//! and published in the exposed table ([`oxok_abi::xn::XN_TABLE`]), where
+//! a wakeup predicate can wait on `oldest_pending`.
+//!
+//! All of it sits behind one lock, taken only with the kernel lock held.
+
+mod boot;
+mod catalog;
+mod table;
+
+use crate::dev::virtio_blk::{Disk, Op};
+use crate::mem::cache::CacheFrames;
+use alloc::collections::BTreeMap;
+use catalog::Catalog;
+use oxok_abi::Error;
+use oxok_abi::xn::CATALOG_BLOCKS;
+use oxok_xn::{FlushTicket, WriteTicket, Xn};
+use spin::Mutex;
+
+pub use boot::init;
+
+/// Will-free entries examined after each completed flush.
+const REAP_BUDGET: usize = 256;
+
+/// What an outstanding request is for.
+#[derive(Clone, Copy, Debug)]
+enum Req {
+    /// Filling cache frame `pfn` with XN block `block`.
+    Read { block: u64, pfn: u64 },
+    /// Writing a cached block.
+    Write(WriteTicket),
+    /// A flush asked for by a program (`n`: flushes submitted before it).
+    Flush(FlushTicket, u64),
+    /// Writing a catalogue block from frame `pfn` (released after unless
+    /// it is the header's): file system `fs`'s templates, or the header
+    /// when `fs` is `u32::MAX`.
+    Catalog { pfn: u64, fs: u32 },
+    /// The flush that follows a catalogue header write.
+    CatalogFlush(FlushTicket, u64),
+}
+
+/// The kernel's XN state for the one disk.
+pub struct XnState {
+    /// The device.
+    pub disk: Disk,
+    /// The checker.
+    pub xn: Xn,
+    /// The cache frames.
+    pub mem: CacheFrames,
+    cat: Catalog,
+    /// Outstanding requests by sequence number.
+    reqs: BTreeMap<u64, Req>,
+    /// The last sequence number handed out.
+    seq: u64,
+    /// Flushes submitted so far.
+    flushes: u64,
+    /// Requests that failed.
+    errors: u64,
+    /// What recovery found at boot.
+    duplicates: u64,
+    recovered: u64,
+    /// The table needs rewriting.
+    changed: bool,
+}
+
+static XN: Mutex<Option<XnState>> = Mutex::new(None);
+
+/// Runs `f` with the XN state locked after collecting completions
+/// (`NotFound` without a disk); republishes the table afterwards.
+pub fn with<R>(f: impl FnOnce(&mut XnState) -> Result<R, Error>) -> Result<R, Error> {
+    let mut guard = XN.lock();
+    let s = guard.as_mut().ok_or(Error::NotFound)?;
+    s.collect();
+    let r = f(s);
+    s.changed = true;
+    s.publish();
+    r
+}
+
+/// Collects finished requests (called every tick).
+pub fn poll() {
+    if let Some(s) = XN.lock().as_mut() {
+        s.collect();
+        s.publish();
+    }
+}
+
+impl XnState {
+    /// Submits `op` on XN block `block` (a catalogue block when `raw`) from
+    /// or into cache frame `pfn`; returns its sequence number.
+    fn submit(&mut self, op: Op, disk_block: u64, pfn: u64, req: Req) -> Result<u64, Error> {
+        crate::mem::heap::reserve(64)?;
+        let seq = self.seq + 1;
+        self.disk.submit(op, disk_block, pfn * crate::mem::PAGE_SIZE, seq)?;
+        self.seq = seq;
+        self.reqs.insert(seq, req);
+        self.changed = true;
+        Ok(seq)
+    }
+
+    /// Reads XN block `block` into the fresh cache frame `pfn`.
+    pub fn submit_read(&mut self, block: u64, pfn: u64) -> Result<u64, Error> {
+        self.submit(Op::Read, CATALOG_BLOCKS + block, pfn, Req::Read { block, pfn })
+    }
+
+    /// Writes a cached block XN has let through.
+    pub fn submit_write(&mut self, t: WriteTicket, pfn: u64) -> Result<u64, Error> {
+        self.submit(Op::Write, CATALOG_BLOCKS + t.block, pfn, Req::Write(t))
+    }
+
+    /// Submits a flush (a program's when `program`, else the catalogue's).
+    pub fn submit_flush(&mut self, program: bool) -> Result<u64, Error> {
+        if !self.disk.has_room() {
+            return Err(Error::WouldBlock);
+        }
+        let t = self.xn.flush_begin();
+        self.flushes += 1;
+        let req = if program { Req::Flush(t, self.flushes) } else { Req::CatalogFlush(t, self.flushes) };
+        self.submit(Op::Flush, 0, 0, req)
+    }
+
+    /// Handles every finished request.
+    fn collect(&mut self) {
+        let mut finished: [(u64, bool); crate::dev::virtio_blk::SLOTS * 2] =
+            [(0, false); crate::dev::virtio_blk::SLOTS * 2];
+        let mut n = 0;
+        self.disk.poll(|tag, _, ok| {
+            if let Some(slot) = finished.get_mut(n) {
+                *slot = (tag, ok);
+                n += 1;
+            }
+        });
+        for &(seq, ok) in &finished[..n] {
+            let Some(req) = self.reqs.remove(&seq) else { continue };
+            self.changed = true;
+            if !ok {
+                self.errors += 1;
+                log::warn!("xn: request {seq} ({req:?}) failed");
+            }
+            match req {
+                Req::Read { block, pfn } => {
+                    if !ok || self.xn.insert(block, pfn).is_err() {
+                        self.mem.release(pfn);
+                    }
+                }
+                Req::Write(t) if ok => self.xn.write_done(t),
+                Req::Write(t) => self.xn.write_failed(t),
+                Req::Flush(t, k) | Req::CatalogFlush(t, k) => {
+                    if ok {
+                        self.xn.flush_done(t);
+                        self.xn.reap(REAP_BUDGET);
+                        self.cat.flushed(k);
+                    }
+                }
+                Req::Catalog { pfn, fs } => {
+                    if fs != u32::MAX {
+                        self.mem.release(pfn);
+                    }
+                    self.cat.written(fs, ok, self.flushes);
+                }
+            }
+        }
+        self.catalog_step();
+    }
+
+    /// Free request slots on the device.
+    pub fn free_slots(&self) -> usize {
+        self.disk.free_slots()
+    }
+
+    /// Registered file systems.
+    pub fn fs_count(&self) -> usize {
+        self.cat.fss.len()
+    }
+
+    /// The sequence number of an outstanding read of `block`.
+    pub fn read_pending(&self, block: u64) -> Option<u64> {
+        self.reqs.iter().find(|(_, r)| matches!(r, Req::Read { block: b, .. } if *b == block)).map(|(&s, _)| s)
+    }
+
+    /// The oldest outstanding sequence number (`seq + 1` when none).
+    fn oldest_pending(&self) -> u64 {
+        self.reqs.keys().next().copied().unwrap_or(self.seq + 1)
+    }
+}

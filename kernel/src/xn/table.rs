@@ -1,0 +1,108 @@
+//! XN's exposed table ([`oxok_abi::xn::XN_TABLE`]): kernel frames mapped
+//! read-only into every address space — header, roots, per-file-system
+//! usage, the free map and the registry rows. Only this module writes it,
+//! rewriting it after every XN call and every tick that changed something.
+
+use super::XnState;
+use crate::mem::access::KernelFrame;
+use crate::mem::{PAGE_SIZE, paging};
+use alloc::vec::Vec;
+use oxok_abi::xn::{
+    MAX_FS, MAX_ROOTS, XN_FREE_MAP, XN_FREE_MAP_PAGES, XN_FSS, XN_ROOTS, XN_ROWS, XN_ROWS_MAX, XN_TABLE,
+    XN_TABLE_PAGES,
+};
+
+static TABLE: spin::Once<Vec<KernelFrame>> = spin::Once::new();
+
+/// Allocates and exposes the table's frames (boot only).
+pub fn init() -> Result<(), oxok_abi::Error> {
+    let mut frames = Vec::new();
+    for i in 0..XN_TABLE_PAGES {
+        let f = KernelFrame::alloc().ok_or(oxok_abi::Error::NoMemory)?;
+        paging::expose(XN_TABLE + i * PAGE_SIZE, f.pa(), PAGE_SIZE)?;
+        frames.push(f);
+    }
+    TABLE.call_once(|| frames);
+    Ok(())
+}
+
+/// Writes `bytes` at byte `offset` of the table.
+fn write(offset: u64, bytes: &[u8]) {
+    let Some(frames) = TABLE.get() else { return };
+    let mut at = offset;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let Some(f) = frames.get((at / PAGE_SIZE) as usize) else { return };
+        let within = (at % PAGE_SIZE) as usize;
+        let n = rest.len().min(PAGE_SIZE as usize - within);
+        f.write(within, &rest[..n]);
+        rest = &rest[n..];
+        at += n as u64;
+    }
+}
+
+fn words(w: &[u64]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+impl XnState {
+    /// Rewrites the table if anything changed.
+    pub(super) fn publish(&mut self) {
+        if !self.changed {
+            return;
+        }
+        self.changed = false;
+        let xn = &self.xn;
+        let map = xn.free_map();
+        let registered = xn.blocks().count() as u64;
+        let cached = xn.blocks().filter(|(_, v)| v.frame.is_some()).count() as u64;
+        let header = [
+            1,
+            map.nblocks(),
+            map.free_count(),
+            registered,
+            self.cat.fss.len() as u64,
+            xn.roots().len() as u64,
+            self.seq,
+            self.oldest_pending(),
+            self.errors,
+            xn.will_free().len() as u64,
+            u64::from(self.catalog_pending()),
+            self.duplicates,
+            self.recovered,
+            cached,
+            0,
+            0,
+        ];
+        write(0, &words(&header));
+        let mut roots = [0u8; MAX_ROOTS * 16];
+        for (j, r) in xn.roots().iter().take(MAX_ROOTS).enumerate() {
+            roots[j * 16..j * 16 + 8].copy_from_slice(&r.block.to_le_bytes());
+            roots[j * 16 + 8..j * 16 + 12].copy_from_slice(&r.fs.0.to_le_bytes());
+            roots[j * 16 + 12..j * 16 + 16].copy_from_slice(&r.ty.to_le_bytes());
+        }
+        write(XN_ROOTS, &roots);
+        let mut fss = [0u64; MAX_FS * 2];
+        for (i, row) in self.cat.fss.iter().take(MAX_FS).enumerate() {
+            fss[i * 2] = u64::from(row.count);
+            fss[i * 2 + 1] = xn.usage(oxok_xn::FsId(i as u32));
+        }
+        write(XN_FSS, &words(&fss));
+        let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
+        let map_words = &map.words()[..map.words().len().min(limit)];
+        write(XN_FREE_MAP, &words(map_words));
+        let mut row = [0u8; 32];
+        let mut n = 0;
+        for (b, v) in xn.blocks().take(XN_ROWS_MAX) {
+            row[0..8].copy_from_slice(&b.to_le_bytes());
+            row[8..16].copy_from_slice(&v.frame.unwrap_or(u64::MAX).to_le_bytes());
+            row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());
+            row[24..26].copy_from_slice(&(v.fs.0 as u16).to_le_bytes());
+            row[26..28].copy_from_slice(&(v.ty as u16).to_le_bytes());
+            row[28] = v.state;
+            row[29] = u8::from(v.will_free);
+            write(XN_ROWS + n * 32, &row);
+            n += 1;
+        }
+    }
+}

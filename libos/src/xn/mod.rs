@@ -1,0 +1,233 @@
+//! XN from a program: the calls (60–69) with their refusals as values,
+//! waiting for requests on a wakeup predicate over the exposed XN table,
+//! the table's readers, and access to bound buffer-cache pages.
+//!
+//! A library file system registers its templates ([`register`]), makes
+//! roots ([`root`]), changes metadata only through [`alloc`], [`free`] and
+//! [`modify`] (the kernel runs the templates' `owns`/`acl` before and
+//! after), brings blocks into the cache with [`read`], maps them with
+//! [`bind`] (data blocks writable, metadata read-only) and writes them back
+//! with [`write`] and [`flush`]. Every refusal names its reason
+//! ([`oxok_abi::xn::refuse`]) and block.
+
+#[allow(unsafe_code)]
+mod page;
+
+use crate::sys;
+use core::fmt;
+use oxok_abi::Error;
+use oxok_abi::xn::{BLOCK_SIZE, REJECTED, XN_OLDEST_PENDING, XN_TABLE, XnHeader, XnRoot, XnRow, refuse};
+
+pub use page::{page, page_mut};
+
+/// Why an XN call did not happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XnError {
+    /// The call itself failed (no disk, bad address, no memory…).
+    Sys(Error),
+    /// XN refused: a [`refuse`] code, the block concerned and a detail
+    /// (for a tainted pointer, the child).
+    Refused {
+        /// The [`refuse`] code.
+        code: u64,
+        /// The block.
+        block: u64,
+        /// The child of a tainted pointer, else 0.
+        detail: u64,
+    },
+    /// Registration refused template `index`: a `reject` code.
+    Rejected {
+        /// The [`oxok_abi::xn::reject`] code.
+        code: u64,
+        /// Which template.
+        index: u64,
+    },
+}
+
+impl From<Error> for XnError {
+    fn from(e: Error) -> XnError {
+        XnError::Sys(e)
+    }
+}
+
+/// The name of a refusal code.
+pub fn refusal_name(code: u64) -> &'static str {
+    match code {
+        refuse::OUT_OF_RANGE => "out of range",
+        refuse::NOT_FREE => "not free",
+        refuse::NOT_ALLOCATED => "not allocated",
+        refuse::NOT_METADATA => "not metadata",
+        refuse::DENIED => "denied by acl",
+        refuse::OWNS_MISMATCH => "owns mismatch",
+        refuse::BAD_OWNS => "bad owns",
+        refuse::UDF_FAULT => "udf fault",
+        refuse::TAINTED_POINTER => "tainted pointer",
+        refuse::IN_FLIGHT => "in flight",
+        refuse::NOT_EMPTY => "not empty",
+        refuse::ALREADY_BOUND => "already bound",
+        refuse::NOT_BOUND => "not cached",
+        refuse::METADATA_WRITABLE => "metadata writable",
+        refuse::BUSY => "busy",
+        refuse::NO_MEMORY => "no memory",
+        refuse::BAD_FS => "bad file system",
+        refuse::WILL_FREE => "will free",
+        _ => "?",
+    }
+}
+
+impl fmt::Display for XnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            XnError::Sys(e) => write!(f, "{e}"),
+            XnError::Refused { code, block, detail: 0 } => {
+                write!(f, "refused: {} (code {code}, block {block})", refusal_name(code))
+            }
+            XnError::Refused { code, block, detail } => {
+                write!(f, "refused: {} (code {code}, block {block}, child {detail})", refusal_name(code))
+            }
+            XnError::Rejected { code, index } => write!(f, "template {index} rejected (code {code})"),
+        }
+    }
+}
+
+fn result(r: Result<[u64; 3], Error>) -> Result<u64, XnError> {
+    let [code, a, b] = r?;
+    match code {
+        0 => Ok(a),
+        REJECTED => Err(XnError::Rejected { code: a, index: b }),
+        _ => Err(XnError::Refused { code, block: a, detail: b }),
+    }
+}
+
+/// Registers a file system with `templates` (each in the layout of
+/// [`oxok_abi::xn`]); its number.
+pub fn register(templates: &[&[u8]]) -> Result<u32, XnError> {
+    let mut bytes = alloc::vec::Vec::new();
+    for t in templates {
+        bytes.extend_from_slice(t);
+    }
+    let r = sys::xn_register(bytes.as_ptr() as u64, bytes.len() as u64, templates.len() as u64);
+    result(r).map(|fs| fs as u32)
+}
+
+/// Makes `block` a root of `fs` with template `ty` and `content`.
+pub fn root(fs: u32, block: u64, ty: u32, content: &[u8; BLOCK_SIZE]) -> Result<(), XnError> {
+    result(sys::xn_root(u64::from(fs), block, u64::from(ty), content.as_ptr() as u64)).map(|_| ())
+}
+
+/// Allocates `start..start+len` of type `ty` to `meta`, now `content`.
+pub fn alloc(meta: u64, content: &[u8; BLOCK_SIZE], start: u64, len: u64, ty: u32) -> Result<(), XnError> {
+    result(sys::xn_alloc(meta, content.as_ptr() as u64, start, len, u64::from(ty))).map(|_| ())
+}
+
+/// Frees `start..start+len` from `meta`, now `content`.
+pub fn free(meta: u64, content: &[u8; BLOCK_SIZE], start: u64, len: u64) -> Result<(), XnError> {
+    result(sys::xn_free(meta, content.as_ptr() as u64, start, len)).map(|_| ())
+}
+
+/// Changes `meta` to `content`, owning the same blocks.
+pub fn modify(meta: u64, content: &[u8; BLOCK_SIZE]) -> Result<(), XnError> {
+    result(sys::xn_modify(meta, content.as_ptr() as u64)).map(|_| ())
+}
+
+/// Starts reading `block` into the cache; the request's sequence number
+/// (0: already cached).
+pub fn read_start(block: u64) -> Result<u64, XnError> {
+    result(sys::xn_read(block))
+}
+
+/// Reads `block` into the cache and waits for it.
+pub fn read(block: u64) -> Result<(), XnError> {
+    let seq = read_start(block)?;
+    wait(seq)?;
+    match row_of(block) {
+        Some(r) if r.frame != u64::MAX => Ok(()),
+        _ => Err(XnError::Refused { code: refuse::NOT_BOUND, block, detail: 0 }),
+    }
+}
+
+/// Maps `block`'s cache frame at `va` with the [`oxok_abi::xn::rights`]
+/// `want`.
+pub fn bind(block: u64, va: u64, want: u32) -> Result<(), XnError> {
+    result(sys::xn_bind(block, va, u64::from(want))).map(|_| ())
+}
+
+/// Starts writing `block`; the request's sequence number.
+pub fn write(block: u64) -> Result<u64, XnError> {
+    result(sys::xn_write(block))
+}
+
+/// Starts a flush; the request's sequence number.
+pub fn flush() -> Result<u64, XnError> {
+    result(sys::xn_flush())
+}
+
+/// Takes `block` out of the cache.
+pub fn evict(block: u64) -> Result<(), XnError> {
+    result(sys::xn_evict(block)).map(|_| ())
+}
+
+/// Writes `block`, flushes, and waits for both: the block is durable.
+pub fn write_sync(block: u64) -> Result<(), XnError> {
+    let w = write(block)?;
+    wait(w)?;
+    let f = flush()?;
+    wait(f)
+}
+
+/// Sleeps until request `seq` (and every one before it) completed.
+pub fn wait(seq: u64) -> Result<(), XnError> {
+    if seq == 0 {
+        return Ok(());
+    }
+    let slot = crate::exec::WAIT_SLOT;
+    let code = oxok_pred::Builder::new()
+        .load_u64(XN_TABLE + XN_OLDEST_PENDING)
+        .gt_param(0)
+        .build()
+        .map_err(|_| Error::Invalid)?;
+    let bytes = code.as_bytes();
+    sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    sys::pred_param(0, slot, 0, seq)?;
+    sys::env_sleep(1 << slot)?;
+    Ok(())
+}
+
+/// Waits until nothing registered is missing from the disk's catalogue.
+pub fn wait_catalog() -> Result<(), XnError> {
+    for _ in 0..10_000 {
+        match header() {
+            Some(h) if h.catalog_pending == 0 => return Ok(()),
+            Some(h) => wait(h.oldest_pending)?,
+            None => return Err(XnError::Sys(Error::NotFound)),
+        }
+        crate::time::sleep_ms(1)?;
+    }
+    Err(XnError::Sys(Error::WouldBlock))
+}
+
+/// The table's header; `None` without a disk.
+pub fn header() -> Option<XnHeader> {
+    crate::exposed::xn_header().filter(|h| h.present == 1)
+}
+
+/// Registry row `i` (of `header().registered`, at most `XN_ROWS_MAX`).
+pub fn row(i: usize) -> Option<XnRow> {
+    crate::exposed::xn_row(i)
+}
+
+/// The registry row of `block`, if it is allocated (and listed).
+pub fn row_of(block: u64) -> Option<XnRow> {
+    let n = header()?.registered as usize;
+    (0..n.min(oxok_abi::xn::XN_ROWS_MAX)).filter_map(row).find(|r| r.block == block)
+}
+
+/// Root row `i`.
+pub fn root_row(i: usize) -> Option<XnRoot> {
+    crate::exposed::xn_root(i)
+}
+
+/// Whether `block` is free in the exposed free map.
+pub fn is_free(block: u64) -> Option<bool> {
+    crate::exposed::xn_free_word(block / 64).map(|w| w & (1 << (block % 64)) == 0)
+}
