@@ -347,10 +347,15 @@ fn halt(k: &mut Kernel) -> ! {
     if alive == 0 {
         let (free, retired) = crate::mem::frame::with(|f| (f.free_count(), f.retired()));
         // Retired frames (generation limit) are out of use for good, not lost.
-        match k.baseline_free_frames.checked_sub(free + retired) {
+        // Frames the XN buffer cache holds stay there across programs.
+        let cached = crate::xn::cached_frames();
+        match k.baseline_free_frames.checked_sub(free + retired + cached) {
             Some(0) => {
                 let (used, _) = crate::mem::heap::usage();
-                log::info!("frames: all {free} free again, none leaked; kernel heap {used} bytes in use")
+                log::info!("frames: all {free} free again, none leaked; kernel heap {used} bytes in use");
+                if cached > 0 {
+                    log::info!("frames: {cached} more in the XN buffer cache");
+                }
             }
             _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }

@@ -22,6 +22,8 @@ COMMANDS
           --qemu \"<args>\"      extra QEMU arguments
           --net                a virtio-net NIC; host 127.0.0.1:5555 (UDP, TCP)
                                is forwarded to guest port 7
+          --disk               a 64 MiB virtio-blk disk, target/oxok/disks/run.img,
+                               kept across runs (XN; the `xn` shell view)
   test [options]
         Host unit tests of every host crate, then the QEMU scenarios.
         Ends with `N passed, N failed`; exits non-zero on any failure.
@@ -83,6 +85,8 @@ pub(crate) struct MachineOpts {
     pub net: bool,
     /// Start QEMU halted with its GDB server on (`--gdb`).
     pub gdb: bool,
+    /// A virtio-blk disk kept across runs (`--disk`).
+    pub disk: bool,
 }
 
 /// Options of `cargo xtask test`.
@@ -176,7 +180,8 @@ fn machine_opts(a: &mut Args) -> Result<MachineOpts, String> {
     let qemu_args = a.values(&["--qemu"])?.iter().flat_map(|s| s.split_whitespace()).map(String::from).collect();
     let net = a.flag(&["--net"]);
     let gdb = a.flag(&["--gdb"]);
-    Ok(MachineOpts { kernel_words, memory: a.value(&["--memory"])?, qemu_args, net, gdb })
+    let disk = a.flag(&["--disk"]);
+    Ok(MachineOpts { kernel_words, memory: a.value(&["--memory"])?, qemu_args, net, gdb, disk })
 }
 
 /// Options not yet consumed, and the words after `--`.
@@ -270,6 +275,7 @@ mod tests {
                 qemu_args: vec![],
                 net: false,
                 gdb: false,
+                disk: false,
             }))
         );
         assert_eq!(p("run --net"), Ok(Cmd::Run(MachineOpts { net: true, ..Default::default() })));

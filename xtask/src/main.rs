@@ -11,6 +11,7 @@ mod build;
 mod cli;
 mod deps;
 mod fuzz;
+mod hostdisk;
 mod hostnet;
 mod hosttest;
 mod iso;
@@ -25,6 +26,7 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
+mod scenarios_disk;
 mod scenarios_net;
 mod testcmd;
 
@@ -89,7 +91,16 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             deps::ensure(&ws, &[Need::RustTarget, Need::Qemu])?;
             let images = build::build_images(&ws)?;
             let cmdline = qemu::assemble_cmdline(qemu::RUN_CMDLINE, &m.kernel_words);
-            let machine = with_options(qemu::Qemu::pvh(&images, &cmdline)?, &m);
+            let mut machine = with_options(qemu::Qemu::pvh(&images, &cmdline)?, &m);
+            if m.disk {
+                // One image kept across runs, so files survive a reboot.
+                let path = ws.out_dir().join("disks").join("run.img");
+                if !path.exists() {
+                    hostdisk::create(&path, 64)?;
+                }
+                machine.extra.extend(hostdisk::drive_args(&path));
+                eprintln!("xtask: disk {} (virtio-blk; delete it for a fresh disk)", path.display());
+            }
             if m.gdb {
                 eprintln!("xtask: QEMU waits for GDB on localhost:1234; in another terminal type:");
                 eprintln!("xtask:   {}", gdb_command(&images.kernel));

@@ -48,6 +48,9 @@ pub(crate) struct Scenario {
     /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
     /// such as `env N (x) exited with status 0`, so the default is `info`.
     pub log: Option<&'static str>,
+    /// A virtio-blk disk (a fresh raw image) and an optional second boot on
+    /// it (see `hostdisk.rs`); `None`: no disk.
+    pub disk: Option<crate::hostdisk::DiskSpec>,
 }
 
 impl Scenario {
@@ -65,6 +68,7 @@ impl Scenario {
         input: "",
         net: None,
         log: Some("info"),
+        disk: None,
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus
@@ -186,6 +190,10 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
+    let machine = match crate::hostdisk::attach(machine, s, log) {
+        Ok(m) => m,
+        Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
+    };
     let timeout = Duration::from_secs(s.timeout_secs);
     let (run, host) = std::thread::scope(|scope| {
         let ports = &ports;
@@ -205,6 +213,9 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
             why.push(format!("host program: {e}"));
         }
         None => {}
+    }
+    if why.is_empty() {
+        why = crate::hostdisk::second_boot(s, &machine, log);
     }
     let secs = run.elapsed.as_secs_f64();
     if why.is_empty() {

@@ -1453,6 +1453,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 240,
         ..Scenario::DEFAULT
     },
+    // The disk (issue 15): `scenarios_disk.rs`.
+    crate::scenarios_disk::DISK_SCENARIOS[0],
+    crate::scenarios_disk::DISK_SCENARIOS[1],
+    crate::scenarios_disk::DISK_SCENARIOS[2],
+    crate::scenarios_disk::DISK_SCENARIOS[3],
+    crate::scenarios_disk::DISK_SCENARIOS[4],
 ];
 
 #[cfg(test)]

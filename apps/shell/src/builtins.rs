@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".",
+    "mem", "clock", "caps", "programs", "net", "xn", "fg", "bg", "source", ".",
 ];
 
 /// Every built-in's name (for completion).
@@ -91,6 +91,7 @@ impl Shell {
             "caps" => view(tables::caps),
             "programs" => programs(args),
             "net" => view(crate::netview::net),
+            "xn" => view(crate::xnview::xn),
             other => {
                 eprintln!("{other}: not a built-in");
                 127
@@ -206,6 +207,7 @@ fn help() -> i32 {
     println!("  frames         the frame table, summarised by owner (free, kernel, reserved, each environment)");
     println!("  slots          the slot vector: each slot's owner and last use, and run statistics");
     println!("  net            the network table: NIC address and counters, rings with owner, packets and drops");
+    println!("  xn             the disk: XN's free map, roots, per-file-system usage and buffer-cache registry");
     println!("  mem            usable and free memory");
     println!("  clock          the clock page");
     println!("  caps           this shell's capability list");

@@ -22,6 +22,7 @@ mod builtins;
 mod complete;
 mod jobs;
 mod netview;
+mod xnview;
 mod pipeline;
 mod run;
 mod script;

@@ -66,6 +66,11 @@ impl CacheFrames {
         self.frames.contains_key(&pfn)
     }
 
+    /// Frames in the pool.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
     /// Whether any mapping of frame `pfn` remains.
     pub fn mapped(&self, pfn: u64) -> bool {
         frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps > 0))

@@ -145,7 +145,9 @@ pub fn init() {
         duplicates,
         recovered,
         changed: true,
+        boot_frames: 0,
     };
+    s.boot_frames = s.mem.len();
     log::info!("xn: disk of {nblocks} blocks ({} free)", s.xn.free_map().free_count());
     s.publish();
     *XN.lock() = Some(s);

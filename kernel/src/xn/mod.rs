@@ -66,6 +66,8 @@ pub struct XnState {
     recovered: u64,
     /// The table needs rewriting.
     changed: bool,
+    /// Cache frames taken at boot (the catalogue header).
+    boot_frames: usize,
 }
 
 static XN: Mutex<Option<XnState>> = Mutex::new(None);
@@ -80,6 +82,12 @@ pub fn with<R>(f: impl FnOnce(&mut XnState) -> Result<R, Error>) -> Result<R, Er
     s.changed = true;
     s.publish();
     r
+}
+
+/// Frames the buffer cache holds beyond those it took at boot (the halt
+/// check counts them as in use, not leaked).
+pub fn cached_frames() -> usize {
+    XN.lock().as_ref().map_or(0, |s| s.mem.len().saturating_sub(s.boot_frames))
 }
 
 /// Collects finished requests (called every tick).

@@ -1,0 +1,282 @@
+//! xntest: XN from a program (`disk-*` scenarios).
+//!
+//! * `xntest basic` — register, root, allocate, write through a writable
+//!   binding, order the writes (a pointer to a tainted block is refused),
+//!   flush, evict and read back from disk, free (will-free), `fsck`.
+//! * `xntest persist-write` / `persist-read` — the first writes a root and
+//!   data blocks durably; after a reboot on the same image the second finds
+//!   the root recovered and the data intact.
+//! * `xntest hostile` — the victim file system, then a child (`xntest
+//!   attack …`, another principal) attacks it; bad templates; disk full;
+//!   the victim passes `fsck` after everything.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::string::ToString;
+use oxok_libos::abi::xn::{BLOCK_SIZE, refuse, reject, rights};
+use oxok_libos::exec::{self, ExitStatus};
+use oxok_libos::xn::{self, XnError};
+use oxok_libos::{Args, exposed, println};
+use oxok_tests::Checks;
+use oxok_tests::xn::{Inode, fsck, inode_template, pattern};
+use oxok_xn::{Asm, template};
+
+oxok_libos::main!(main);
+
+/// Where bound pages go.
+const VA: u64 = 0x5f00_0000_0000;
+/// The persisted root's block.
+const PERSIST_ROOT: u64 = 3;
+/// The persisted data blocks.
+const PERSIST_DATA: (u64, u64) = (10, 4);
+const SEED: u64 = 77;
+
+fn refused(code: u64) -> impl Fn(Result<(), XnError>) -> bool {
+    move |r| matches!(r, Err(XnError::Refused { code: c, .. }) if c == code)
+}
+
+fn main(args: Args) -> i32 {
+    let mode = args.get(1).unwrap_or("basic");
+    if xn::header().is_none() {
+        println!("xntest: no disk");
+        return 1;
+    }
+    match mode {
+        "basic" => basic(),
+        "persist-write" => persist_write(),
+        "persist-read" => persist_read(),
+        "hostile" => hostile(),
+        "attack" => attack(&args),
+        _ => {
+            println!("xntest: unknown mode {mode}");
+            2
+        }
+    }
+}
+
+/// Allocates `start..start+len` as entry `i` of `inode` at `root`, fills
+/// each block with its pattern through a writable binding, writes it and
+/// flushes; then writes the root durably.
+fn fill(c: &mut Checks, root: u64, inode: &Inode, i: u32, start: u64, len: u64) -> Inode {
+    let next = inode.set(i, start, len, 0);
+    c.expect(xn::alloc(root, &next.0, start, len, 0), Ok(()), "allocate data blocks");
+    c.check(xn::row_of(start).is_some_and(|r| r.state == oxok_libos::abi::xn::state::TAINTED), "new block tainted");
+    // The root may not reach the disk while it points to tainted blocks.
+    let w = xn::write(root);
+    c.check(
+        matches!(w, Err(XnError::Refused { code: refuse::TAINTED_POINTER, block, detail }) if block == root && detail == start),
+        "pointer to a tainted block refused",
+    );
+    for b in start..start + len {
+        let va = VA + (b % 256) * BLOCK_SIZE as u64;
+        c.expect(xn::bind(b, va, rights::READ | rights::WRITE), Ok(()), "bind data writable");
+        if let Ok(p) = xn::page_mut(va) {
+            pattern(b, SEED, p);
+        }
+        let _ = oxok_libos::sys::page_unmap(0, va);
+        c.check(xn::write(b).and_then(xn::wait).is_ok(), "write data block");
+    }
+    c.check(xn::flush().and_then(xn::wait).is_ok(), "flush data");
+    c.check(xn::row_of(start).is_some_and(|r| r.state == oxok_libos::abi::xn::state::CLEAN), "data clean");
+    c.check(xn::write_sync(root).is_ok(), "root written once its blocks are durable");
+    next
+}
+
+fn basic() -> i32 {
+    let mut c = Checks::new("xntest basic");
+    let t = inode_template();
+    let fs = match xn::register(&[&t]) {
+        Ok(fs) => fs,
+        Err(e) => {
+            println!("xntest: register: {e}");
+            return 1;
+        }
+    };
+    let free0 = xn::header().map_or(0, |h| h.free);
+    let root = 1;
+    let me = exposed::self_id();
+    let inode = Inode::new(me);
+    c.expect(xn::root(fs, root, 1, &inode.0), Ok(()), "root");
+    // Metadata is never mapped writable.
+    c.check(refused(refuse::METADATA_WRITABLE)(xn::bind(root, VA, rights::WRITE)), "metadata bound writable refused");
+    let inode = fill(&mut c, root, &inode, 0, 20, 3);
+    c.expect(xn::header().map(|h| h.free), Some(free0 - 4), "free map counts the blocks");
+    // Evict a clean data block and read it back from the disk.
+    c.expect(xn::evict(21), Ok(()), "evict clean block");
+    c.check(xn::row_of(21).is_some_and(|r| r.frame == u64::MAX), "evicted");
+    c.expect(xn::read(21), Ok(()), "read back from disk");
+    c.expect(fsck(fs, root, &inode, SEED, VA + 0x10_0000), Ok(3), "fsck");
+    // Free one block: the root on disk still points to it, so it waits.
+    let less = inode.set(0, 20, 2, 0);
+    c.expect(xn::free(root, &less.0, 22, 1), Ok(()), "free a block");
+    c.check(xn::row_of(22).is_some_and(|r| r.will_free == 1), "freed block waits on the will-free list");
+    c.check(xn::is_free(22) == Some(false), "not reusable yet");
+    c.check(xn::write_sync(root).is_ok(), "root without it written");
+    c.check(xn::flush().and_then(xn::wait).is_ok(), "flush");
+    c.check(xn::is_free(22) == Some(true), "reusable once no pointer remains on disk");
+    c.finish()
+}
+
+fn persist_write() -> i32 {
+    let mut c = Checks::new("xntest persist-write");
+    let t = inode_template();
+    let Ok(fs) = xn::register(&[&t]) else {
+        println!("xntest: register failed");
+        return 1;
+    };
+    let inode = Inode::new(0);
+    c.expect(xn::root(fs, PERSIST_ROOT, 1, &inode.0), Ok(()), "root");
+    let inode = fill(&mut c, PERSIST_ROOT, &inode, 0, PERSIST_DATA.0, PERSIST_DATA.1);
+    c.expect(fsck(fs, PERSIST_ROOT, &inode, SEED, VA + 0x10_0000), Ok(PERSIST_DATA.1), "fsck before reboot");
+    c.check(xn::wait_catalog().is_ok(), "catalogue durable");
+    println!("xntest: persisted root {PERSIST_ROOT} of file system {fs}");
+    c.finish()
+}
+
+fn persist_read() -> i32 {
+    let mut c = Checks::new("xntest persist-read");
+    let h = xn::header();
+    c.check(h.is_some_and(|h| h.fss == 1 && h.roots == 1), "catalogue recovered");
+    c.check(h.is_some_and(|h| h.recovered == 1 + PERSIST_DATA.1 && h.duplicates == 0), "blocks recovered");
+    let root = xn::root_row(0);
+    c.check(root.is_some_and(|r| r.block == PERSIST_ROOT && r.fs == 0 && r.ty == 1), "root row");
+    c.expect(xn::read(PERSIST_ROOT), Ok(()), "read root");
+    c.expect(xn::bind(PERSIST_ROOT, VA, rights::READ), Ok(()), "bind root read-only");
+    let Ok(page) = xn::page(VA) else {
+        println!("xntest: root page unreadable");
+        return 1;
+    };
+    let inode = Inode(*page);
+    c.expect(inode.entries().first().copied(), Some((PERSIST_DATA.0, PERSIST_DATA.1, 0)), "root content");
+    c.expect(fsck(0, PERSIST_ROOT, &inode, SEED, VA + 0x10_0000), Ok(PERSIST_DATA.1), "data read back after reboot");
+    c.finish()
+}
+
+/// The victim: a file system with a root and data; bad templates; the
+/// attacker child; the victim's own forbidden moves; disk full; fsck.
+fn hostile() -> i32 {
+    let mut c = Checks::new("xntest hostile");
+    // UDFs that loop too long or read outside their block are refused.
+    let spin = Asm::new().repeat(0, 4096, 2).repeat(1, 4096, 1).li(2, 0);
+    let outside = Asm::new().ld64(0, 7, 4096);
+    let ok_acl = Asm::new().li(0, 0).prin(0, rights::ALL);
+    let ok_size = Asm::new().li(0, 0).size(0);
+    let t_spin = template(&spin, &ok_acl, &ok_size);
+    let t_out = template(&Asm::new().li(0, 0).ext(0, 0, 0), &outside.prin(0, 1), &ok_size);
+    c.check(
+        matches!(xn::register(&[&t_spin]), Err(XnError::Rejected { code: reject::TOO_COSTLY, index: 0 })),
+        "looping UDF rejected",
+    );
+    c.check(
+        matches!(xn::register(&[&inode_template(), &t_out]), Err(XnError::Rejected { code: reject::OUT_OF_BLOCK, index: 1 })),
+        "UDF reading past its block rejected",
+    );
+    // A computed read outside the block stops the run: refused, not a crash.
+    let wild = Asm::new().ld64(1, 7, 0).ld64(2, 1, 0).ext(2, 2, 0);
+    let t_wild = template(&wild, &Asm::new().li(0, 0).prin(0, rights::ALL), &ok_size);
+    let wild_fs = xn::register(&[&t_wild]);
+    c.check(wild_fs.is_ok(), "wild template verifies");
+    if let Ok(wfs) = wild_fs {
+        let mut img = [0u8; BLOCK_SIZE];
+        img[..8].copy_from_slice(&1_000_000u64.to_le_bytes());
+        c.check(refused(refuse::UDF_FAULT)(xn::root(wfs, 60, 1, &img)), "UDF reading outside its block at run time refused");
+    }
+
+    let Ok(fs) = xn::register(&[&inode_template()]) else {
+        println!("xntest: register failed");
+        return 1;
+    };
+    let me = exposed::self_id();
+    let root = 2;
+    let inode = Inode::new(me);
+    c.expect(xn::root(fs, root, 1, &inode.0), Ok(()), "victim root");
+    let inode = fill(&mut c, root, &inode, 0, 30, 4);
+    // Freeing a block the metadata still points to.
+    c.check(refused(refuse::OWNS_MISMATCH)(xn::free(root, &inode.0, 31, 1)), "free of a still-pointed-to block refused");
+    // Allocating a block that is not free (the root itself).
+    let again = inode.set(1, root, 1, 0);
+    c.check(refused(refuse::NOT_FREE)(xn::alloc(root, &again.0, root, 1, 0)), "allocating an allocated block refused");
+
+    // The attacker: another environment, so another principal.
+    let a = [fs.to_string(), root.to_string(), "30".into()];
+    let argv = ["xntest", "attack", a[0].as_str(), a[1].as_str(), a[2].as_str()];
+    match exec::spawn("xntest", &argv).map(exec::wait) {
+        Ok(Ok(ExitStatus::Exited(0))) => c.check(true, "attacker refused everywhere"),
+        other => {
+            println!("xntest: attacker: {other:?}");
+            c.check(false, "attacker refused everywhere")
+        }
+    }
+
+    // Disk full: take every free block, then ask for one more.
+    let mut owned = inode.clone();
+    let mut entry = 1;
+    let mut full = false;
+    while let Some(h) = xn::header() {
+        if h.free == 0 {
+            full = true;
+            break;
+        }
+        let Some(start) = (0..h.nblocks).find(|&b| xn::is_free(b) == Some(true)) else { break };
+        let mut len = 1;
+        while len < 64 && start + len < h.nblocks && xn::is_free(start + len) == Some(true) {
+            len += 1;
+        }
+        if entry >= oxok_tests::xn::ENTRIES {
+            break;
+        }
+        let next = owned.set(entry, start, len, 0);
+        if let Err(e) = xn::alloc(root, &next.0, start, len, 0) {
+            println!("xntest: filling the disk at {start}+{len}: {e}");
+            break;
+        }
+        owned = next;
+        entry += 1;
+    }
+    c.check(full, "disk filled");
+    // Every block is taken: the only ones the victim does not own are its
+    // root and the attacker's root (100).
+    let e = entry.min(oxok_tests::xn::ENTRIES - 1);
+    let more = owned.set(e, 100, 1, 0);
+    c.check(refused(refuse::NOT_FREE)(xn::alloc(root, &more.0, 100, 1, 0)), "disk full: allocation refused");
+    let last = xn::header().map_or(0, |h| h.nblocks);
+    let past = owned.set(e, last, 1, 0);
+    c.check(refused(refuse::BAD_OWNS)(xn::alloc(root, &past.0, last, 1, 0)), "past the disk refused");
+    // Nothing lost: the victim's data is intact.
+    c.expect(fsck(fs, root, &inode, SEED, VA + 0x10_0000).map(|_| ()), Ok(()), "victim passes fsck");
+    c.finish()
+}
+
+/// The attacker (another principal): every move on the victim's blocks
+/// is refused.
+fn attack(args: &Args) -> i32 {
+    let mut c = Checks::new("xntest attack");
+    let n = |i: usize| args.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let (vfs, vroot, vdata) = (n(2) as u32, n(3), n(4));
+    // Writing a block it does not own: binding writable, changing metadata.
+    c.check(refused(refuse::DENIED)(xn::bind(vdata, VA, rights::WRITE)), "bind victim data writable refused");
+    c.check(refused(refuse::DENIED)(xn::bind(vdata, VA, rights::READ)), "bind victim data readable refused");
+    let mut forged = Inode::new(exposed::self_id());
+    c.check(refused(refuse::DENIED)(xn::modify(vroot, &forged.0)), "rewrite victim root refused");
+    c.check(refused(refuse::DENIED)(xn::free(vroot, &forged.0, vdata, 1)), "free victim block refused");
+    let into = forged.set(5, 200, 1, 0);
+    c.check(refused(refuse::DENIED)(xn::alloc(vroot, &into.0, 200, 1, 0)), "allocate into victim root refused");
+    // Forged metadata of its own file system claiming the victim's blocks.
+    let Ok(fs) = xn::register(&[&inode_template()]) else {
+        println!("xntest attack: register failed");
+        return 1;
+    };
+    c.check(fs != vfs, "own file system");
+    let claim = forged.set(0, vdata, 1, 0);
+    c.check(refused(refuse::OWNS_MISMATCH)(xn::root(fs, 100, 1, &claim.0)), "root born owning victim blocks refused");
+    c.expect(xn::root(fs, 100, 1, &forged.0), Ok(()), "own root");
+    c.check(refused(refuse::NOT_FREE)(xn::alloc(100, &claim.0, vdata, 1, 0)), "allocate victim block refused");
+    c.check(refused(refuse::OWNS_MISMATCH)(xn::modify(100, &claim.0)), "claim victim block by rewrite refused");
+    c.check(refused(refuse::NOT_FREE)(xn::root(fs, vroot, 1, &forged.0)), "take victim root refused");
+    forged = forged.set(0, 0, 0, 0);
+    c.check(xn::modify(100, &forged.0).is_ok(), "own root still usable");
+    c.finish()
+}
