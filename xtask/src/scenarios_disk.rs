@@ -41,7 +41,10 @@ const PERSIST: Scenario = Scenario {
         mib: 64,
         reboot: Some(Reboot {
             cmdline: "run=xntest+persist-read",
-            expect: &["xn: recovered 5 blocks from 1 roots of 1 file systems; 0 duplicates", "xntest persist-read: ok ("],
+            expect: &[
+                "xn: recovered 5 blocks from 1 roots of 1 file systems; 0 duplicates",
+                "xntest persist-read: ok (",
+            ],
         }),
     }),
     ..Scenario::DEFAULT

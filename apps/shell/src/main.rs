@@ -22,7 +22,6 @@ mod builtins;
 mod complete;
 mod jobs;
 mod netview;
-mod xnview;
 mod pipeline;
 mod run;
 mod script;
@@ -30,6 +29,7 @@ mod slots;
 mod stage;
 mod tables;
 mod term;
+mod xnview;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;

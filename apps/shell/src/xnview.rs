@@ -67,8 +67,10 @@ pub fn xn() {
     println!("{:>8} {:>3} {:>5} {:>8} {:>8} {:>10}", "BLOCK", "FS", "TYPE", "PARENT", "FRAME", "STATE");
     for i in 0..(h.registered as usize).min(XN_ROWS_MAX) {
         let Some(r) = xn::row(i) else { break };
-        let parent = if r.parent == u64::MAX { alloc::string::String::from("root") } else { alloc::format!("{}", r.parent) };
-        let frame = if r.frame == u64::MAX { alloc::string::String::from("-") } else { alloc::format!("{:#x}", r.frame) };
+        let parent =
+            if r.parent == u64::MAX { alloc::string::String::from("root") } else { alloc::format!("{}", r.parent) };
+        let frame =
+            if r.frame == u64::MAX { alloc::string::String::from("-") } else { alloc::format!("{:#x}", r.frame) };
         let st = if r.will_free == 1 { "will-free" } else { state_name(r.state) };
         println!("{:>8} {:>3} {:>5} {:>8} {:>8} {:>10}", r.block, r.fs, r.ty, parent, frame, st);
     }

@@ -2,5 +2,5 @@
 //! (as in `arch`, `boot` and `mem`) only for the few driver calls whose
 //! contract is "this buffer stays put until the device gives it back".
 
-pub mod virtio_net;
 pub mod virtio_blk;
+pub mod virtio_net;

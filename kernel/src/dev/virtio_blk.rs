@@ -240,7 +240,9 @@ impl Disk {
         // the driver's life; slot `slot`'s 16 header bytes and status byte
         // are disjoint from every other slot's, and only the request in
         // that slot uses them while it is posted.
-        unsafe { (core::slice::from_raw_parts(base.add(at), 16), core::slice::from_raw_parts_mut(base.add(at + 16), 1)) }
+        unsafe {
+            (core::slice::from_raw_parts(base.add(at), 16), core::slice::from_raw_parts_mut(base.add(at + 16), 1))
+        }
     }
 }
 

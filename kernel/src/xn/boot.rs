@@ -73,11 +73,8 @@ pub fn init() {
     let mut cat = Catalog::new(header);
     let mut report = None;
     let mut buf = [0u8; BLOCK_SIZE];
-    let found = if read_sync(&mut disk, 0, header) && mem.copy_out(header, &mut buf) {
-        catalog::decode(&buf)
-    } else {
-        None
-    };
+    let found =
+        if read_sync(&mut disk, 0, header) && mem.copy_out(header, &mut buf) { catalog::decode(&buf) } else { None };
     match found {
         None => log::info!("xn: disk of {nblocks} blocks, no catalogue: fresh"),
         Some(h) => {

@@ -8,8 +8,7 @@ use crate::mem::access::KernelFrame;
 use crate::mem::{PAGE_SIZE, paging};
 use alloc::vec::Vec;
 use oxok_abi::xn::{
-    MAX_FS, MAX_ROOTS, XN_FREE_MAP, XN_FREE_MAP_PAGES, XN_FSS, XN_ROOTS, XN_ROWS, XN_ROWS_MAX, XN_TABLE,
-    XN_TABLE_PAGES,
+    MAX_FS, MAX_ROOTS, XN_FREE_MAP, XN_FREE_MAP_PAGES, XN_FSS, XN_ROOTS, XN_ROWS, XN_ROWS_MAX, XN_TABLE, XN_TABLE_PAGES,
 };
 
 static TABLE: spin::Once<Vec<KernelFrame>> = spin::Once::new();
@@ -92,8 +91,7 @@ impl XnState {
         let map_words = &map.words()[..map.words().len().min(limit)];
         write(XN_FREE_MAP, &words(map_words));
         let mut row = [0u8; 32];
-        let mut n = 0;
-        for (b, v) in xn.blocks().take(XN_ROWS_MAX) {
+        for (n, (b, v)) in xn.blocks().take(XN_ROWS_MAX).enumerate() {
             row[0..8].copy_from_slice(&b.to_le_bytes());
             row[8..16].copy_from_slice(&v.frame.unwrap_or(u64::MAX).to_le_bytes());
             row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());
@@ -101,8 +99,7 @@ impl XnState {
             row[26..28].copy_from_slice(&(v.ty as u16).to_le_bytes());
             row[28] = v.state;
             row[29] = u8::from(v.will_free);
-            write(XN_ROWS + n * 32, &row);
-            n += 1;
+            write(XN_ROWS + n as u64 * 32, &row);
         }
     }
 }

@@ -171,7 +171,10 @@ fn hostile() -> i32 {
         "looping UDF rejected",
     );
     c.check(
-        matches!(xn::register(&[&inode_template(), &t_out]), Err(XnError::Rejected { code: reject::OUT_OF_BLOCK, index: 1 })),
+        matches!(
+            xn::register(&[&inode_template(), &t_out]),
+            Err(XnError::Rejected { code: reject::OUT_OF_BLOCK, index: 1 })
+        ),
         "UDF reading past its block rejected",
     );
     // A computed read outside the block stops the run: refused, not a crash.
@@ -182,7 +185,10 @@ fn hostile() -> i32 {
     if let Ok(wfs) = wild_fs {
         let mut img = [0u8; BLOCK_SIZE];
         img[..8].copy_from_slice(&1_000_000u64.to_le_bytes());
-        c.check(refused(refuse::UDF_FAULT)(xn::root(wfs, 60, 1, &img)), "UDF reading outside its block at run time refused");
+        c.check(
+            refused(refuse::UDF_FAULT)(xn::root(wfs, 60, 1, &img)),
+            "UDF reading outside its block at run time refused",
+        );
     }
 
     let Ok(fs) = xn::register(&[&inode_template()]) else {
@@ -195,7 +201,10 @@ fn hostile() -> i32 {
     c.expect(xn::root(fs, root, 1, &inode.0), Ok(()), "victim root");
     let inode = fill(&mut c, root, &inode, 0, 30, 4);
     // Freeing a block the metadata still points to.
-    c.check(refused(refuse::OWNS_MISMATCH)(xn::free(root, &inode.0, 31, 1)), "free of a still-pointed-to block refused");
+    c.check(
+        refused(refuse::OWNS_MISMATCH)(xn::free(root, &inode.0, 31, 1)),
+        "free of a still-pointed-to block refused",
+    );
     // Allocating a block that is not free (the root itself).
     let again = inode.set(1, root, 1, 0);
     c.check(refused(refuse::NOT_FREE)(xn::alloc(root, &again.0, root, 1, 0)), "allocating an allocated block refused");
