@@ -24,6 +24,8 @@ pub(crate) struct Reboot {
     pub cmdline: &'static str,
     /// Must all appear, in order.
     pub expect: &'static [&'static str],
+    /// Changes the image between the boots (a crash's damage), if set.
+    pub patch: Option<fn(&Path) -> Result<(), String>>,
 }
 
 /// QEMU arguments attaching the raw image at `path` as virtio-blk.
@@ -65,7 +67,12 @@ pub(crate) fn attach(machine: Qemu, s: &Scenario, log: &Path) -> Result<Qemu, St
 /// Boots `machine` again (same disk) with the reboot's command line and
 /// judges it; its serial log is `NAME.reboot.log`. Returns the failures.
 pub(crate) fn second_boot(s: &Scenario, machine: &Qemu, log: &Path) -> Vec<String> {
-    let Some(Reboot { cmdline, expect }) = s.disk.and_then(|d| d.reboot) else { return Vec::new() };
+    let Some(Reboot { cmdline, expect, patch }) = s.disk.and_then(|d| d.reboot) else { return Vec::new() };
+    if let Some(patch) = patch
+        && let Err(e) = patch(&image_for(log, s.name))
+    {
+        return vec![format!("patching the image: {e}")];
+    }
     let second = Scenario { cmdline, expect, ..*s };
     let mut m = machine.clone();
     if let Boot::Pvh { cmdline: c, .. } = &mut m.boot {
@@ -78,6 +85,14 @@ pub(crate) fn second_boot(s: &Scenario, machine: &Qemu, log: &Path) -> Vec<Strin
         Ok(run) => judge(&second, &run).into_iter().map(|w| format!("after reboot: {w}")).collect(),
         Err(e) => vec![format!("after reboot: {e}")],
     }
+}
+
+/// Writes `bytes` at byte `offset` of the image at `path`.
+pub(crate) fn poke(path: &Path, offset: u64, bytes: &[u8]) -> Result<(), String> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+    f.write_all(bytes).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

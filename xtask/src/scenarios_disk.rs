@@ -2,11 +2,12 @@
 //! virtio-blk disk; `disk-persist` boots a second time on the same image.
 //! `scenarios.rs` lists them with the others.
 
-use crate::hostdisk::{DiskSpec, Reboot};
+use crate::hostdisk::{DiskSpec, Reboot, poke};
 use crate::scenario::Scenario;
+use std::path::Path;
 
 /// Every disk scenario, in the order `scenarios.rs` lists them.
-pub(crate) const DISK_SCENARIOS: [Scenario; 5] = [NONE, BASIC, PERSIST, HOSTILE, VIEW];
+pub(crate) const DISK_SCENARIOS: [Scenario; 6] = [NONE, BASIC, PERSIST, HOSTILE, VIEW, DUPLICATE];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "panic", "destroyed:", "xn: request"];
 
@@ -45,6 +46,7 @@ const PERSIST: Scenario = Scenario {
                 "xn: recovered 5 blocks from 1 roots of 1 file systems; 0 duplicates",
                 "xntest persist-read: ok (",
             ],
+            patch: None,
         }),
     }),
     ..Scenario::DEFAULT
@@ -70,5 +72,37 @@ const VIEW: Scenario = Scenario {
     forbid: FORBID,
     timeout_secs: 120,
     disk: Some(DiskSpec { mib: 64, reboot: None }),
+    ..Scenario::DEFAULT
+};
+
+/// Between the boots, the first entry of root 5 (XN block 5, disk block
+/// 64 + 5, entries from byte 64) is made to claim block 12, which root 3
+/// owns: damage no program could cause through XN.
+fn claim_twice(image: &Path) -> Result<(), String> {
+    let mut entry = [0u8; 16];
+    entry[..4].copy_from_slice(&12u32.to_le_bytes());
+    entry[4..8].copy_from_slice(&1u32.to_le_bytes());
+    poke(image, (64 + 5) * 4096 + 64, &entry)
+}
+
+const DUPLICATE: Scenario = Scenario {
+    name: "disk-duplicate",
+    about: "two roots claiming one block on disk (damaged between boots): recovery reports the duplicate, follows it once, and the second claim cannot free it",
+    cmdline: "run=xntest+dup-write",
+    expect: &["xntest dup-write: ok ("],
+    forbid: FORBID,
+    timeout_secs: 90,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=xntest+dup-read",
+            expect: &[
+                "xn: recovered 6 blocks from 2 roots of 1 file systems; 1 duplicates",
+                "xn: block 12 claimed twice",
+                "xntest dup-read: ok (",
+            ],
+            patch: Some(claim_twice),
+        }),
+    }),
     ..Scenario::DEFAULT
 };

@@ -95,11 +95,15 @@ pub fn xn_register(cx: &mut Cx<'_>, templates: u64, len: u64, count: u64) -> Out
         if s.fs_count() >= oxok_abi::xn::MAX_FS {
             return Err(Error::NoMemory);
         }
+        let frames = s.catalog_frames(&bytes)?;
         let fs = match s.xn.register_fs(&list) {
             Ok(fs) => fs,
-            Err(e) => return Ok([REJECTED, e.code(), 0]),
+            Err(e) => {
+                frames.iter().for_each(|&f| s.mem.release(f));
+                return Ok([REJECTED, e.code(), 0]);
+            }
         };
-        s.catalog_add_fs(count as u32, &bytes)?;
+        s.catalog_add_fs(count as u32, bytes.len(), frames);
         log::info!("xn: file system {} registered ({count} templates)", fs.0);
         Ok([0, u64::from(fs.0), 0])
     })

@@ -113,29 +113,44 @@ impl Catalog {
 }
 
 impl XnState {
-    /// Registers a file system: writes its templates to its catalogue
-    /// blocks (the header follows after a flush). `bytes` are verified
-    /// already.
-    pub fn catalog_add_fs(&mut self, count: u32, bytes: &[u8]) -> Result<(), Error> {
-        let fs = self.cat.fss.len();
-        if fs >= MAX_FS {
+    /// Prepares a file system's catalogue blocks: frames holding `bytes`
+    /// (verified already), one per block, and room for its row. Nothing is
+    /// registered yet; on failure nothing is kept.
+    pub fn catalog_frames(&mut self, bytes: &[u8]) -> Result<Vec<u64>, Error> {
+        if self.cat.fss.len() >= MAX_FS {
             return Err(Error::NoMemory);
         }
         self.cat.fss.try_reserve(1).map_err(|_| Error::NoMemory)?;
-        let blocks = bytes.len().div_ceil(BLOCK_SIZE);
-        for (i, chunk) in bytes.chunks(BLOCK_SIZE).enumerate() {
-            let pfn = self.mem.alloc_kernel().ok_or(Error::NoMemory)?;
+        let mut frames = Vec::new();
+        frames.try_reserve(CATALOG_FS_BLOCKS).map_err(|_| Error::NoMemory)?;
+        for chunk in bytes.chunks(BLOCK_SIZE).take(CATALOG_FS_BLOCKS) {
+            let Some(pfn) = self.mem.alloc_kernel() else {
+                frames.iter().for_each(|&f| self.mem.release(f));
+                return Err(Error::NoMemory);
+            };
             let mut b = [0u8; BLOCK_SIZE];
             b[..chunk.len()].copy_from_slice(chunk);
             self.mem.fill(pfn, &b);
+            frames.push(pfn);
+        }
+        Ok(frames)
+    }
+
+    /// Records the file system XN just registered (its id is the next
+    /// row) and writes its template blocks from `frames`
+    /// ([`catalog_frames`](XnState::catalog_frames)); the header follows
+    /// after a flush. A block that cannot be submitted counts as a failed
+    /// write: the file system works but never enters the catalogue.
+    pub fn catalog_add_fs(&mut self, count: u32, len: usize, frames: Vec<u64>) {
+        let fs = self.cat.fss.len();
+        self.cat.fss.push(FsRow { count, len: len as u32, state: FsState::Writing(frames.len() as u32) });
+        for (i, pfn) in frames.into_iter().enumerate() {
             let disk_block = 1 + (fs * CATALOG_FS_BLOCKS + i) as u64;
             if let Err(e) = self.submit(Op::Write, disk_block, pfn, Req::Catalog { pfn, fs: fs as u32 }) {
+                log::warn!("xn: catalogue block {disk_block} not written: {e:?}");
                 self.mem.release(pfn);
-                return Err(e);
             }
         }
-        self.cat.fss.push(FsRow { count, len: bytes.len() as u32, state: FsState::Writing(blocks as u32) });
-        Ok(())
     }
 
     /// The roots the header may name: those of durable file systems that

@@ -50,6 +50,8 @@ fn main(args: Args) -> i32 {
         "persist-read" => persist_read(),
         "hostile" => hostile(),
         "attack" => attack(&args),
+        "dup-write" => dup_write(),
+        "dup-read" => dup_read(),
         _ => {
             println!("xntest: unknown mode {mode}");
             2
@@ -287,5 +289,61 @@ fn attack(args: &Args) -> i32 {
     c.check(refused(refuse::NOT_FREE)(xn::root(fs, vroot, 1, &forged.0)), "take victim root refused");
     forged = forged.set(0, 0, 0, 0);
     c.check(xn::modify(100, &forged.0).is_ok(), "own root still usable");
+    // Cache frames are charged: under a small account a large allocation
+    // fails whole, and a small one fits.
+    use oxok_libos::abi::{ACCOUNT_FRAMES, ACCOUNT_UNLIMITED};
+    use oxok_libos::sys;
+    // A first split gives this environment an account of its own (it
+    // shared its parent's); the second limits it to 16 frames beyond what
+    // it uses.
+    c.check(sys::env_limit(0, ACCOUNT_UNLIMITED, ACCOUNT_UNLIMITED).is_ok(), "own account");
+    let used = sys::account_info(0, ACCOUNT_FRAMES).map_or(0, |[u, _, _]| u);
+    c.check(sys::env_limit(0, used + 16, ACCOUNT_UNLIMITED).is_ok(), "limit own account");
+    let free_before = xn::header().map_or(0, |h| h.free);
+    let big = forged.set(0, 200, 64, 0);
+    c.expect(
+        xn::alloc(100, &big.0, 200, 64, 0),
+        Err(XnError::Sys(oxok_libos::Error::NoMemory)),
+        "allocation beyond the account refused",
+    );
+    c.expect(xn::header().map(|h| h.free), Some(free_before), "nothing allocated");
+    let small = forged.set(0, 200, 4, 0);
+    c.expect(xn::alloc(100, &small.0, 200, 4, 0), Ok(()), "allocation within the account");
+    c.finish()
+}
+
+/// Two roots of one file system: 3 owns data 10..14, 5 owns nothing.
+fn dup_write() -> i32 {
+    let mut c = Checks::new("xntest dup-write");
+    let Ok(fs) = xn::register(&[&inode_template()]) else {
+        println!("xntest: register failed");
+        return 1;
+    };
+    let a = Inode::new(0);
+    c.expect(xn::root(fs, 3, 1, &a.0), Ok(()), "root 3");
+    fill(&mut c, 3, &a, 0, 10, 4);
+    c.expect(xn::root(fs, 5, 1, &Inode::new(0).0), Ok(()), "root 5");
+    c.check(xn::write_sync(5).is_ok(), "root 5 written");
+    c.check(xn::wait_catalog().is_ok(), "catalogue durable");
+    c.finish()
+}
+
+/// After the damage: block 12 is reported, belongs to its first claimant
+/// (root 5, followed first), and root 3 cannot free it.
+fn dup_read() -> i32 {
+    let mut c = Checks::new("xntest dup-read");
+    c.check(xn::header().is_some_and(|h| h.duplicates == 1 && h.recovered == 6), "duplicate reported");
+    c.check(xn::row_of(12).is_some_and(|r| r.parent == 5), "block 12 followed once, for root 5");
+    c.check(xn::row_of(13).is_some_and(|r| r.parent == 3), "root 3 keeps the rest");
+    c.expect(xn::read(3), Ok(()), "read root 3");
+    let rest = Inode::new(0).set(0, 10, 2, 0).set(1, 13, 1, 0);
+    c.check(refused(refuse::NOT_ALLOCATED)(xn::free(3, &rest.0, 12, 1)), "second claim cannot free it");
+    for b in [10, 11, 13] {
+        let va = VA + b * BLOCK_SIZE as u64;
+        let ok = xn::read(b).is_ok()
+            && xn::bind(b, va, rights::READ).is_ok()
+            && xn::page(va).is_ok_and(|p| oxok_tests::xn::has_pattern(b, SEED, p));
+        c.check(ok, "undamaged data intact");
+    }
     c.finish()
 }
