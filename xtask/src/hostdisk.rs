@@ -17,6 +17,9 @@ pub(crate) struct DiskSpec {
     pub reboot: Option<Reboot>,
 }
 
+/// Damage done to an image between two boots.
+pub(crate) type Patch = fn(&Path) -> Result<(), String>;
+
 /// The second boot: its command line and the lines it must show.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Reboot {
@@ -25,7 +28,7 @@ pub(crate) struct Reboot {
     /// Must all appear, in order.
     pub expect: &'static [&'static str],
     /// Changes the image between the boots (a crash's damage), if set.
-    pub patch: Option<fn(&Path) -> Result<(), String>>,
+    pub patch: Option<Patch>,
 }
 
 /// QEMU arguments attaching the raw image at `path` as virtio-blk.
