@@ -54,9 +54,24 @@ pub fn xn() {
         b += 1;
     }
     println!("allocated:{}", if runs.is_empty() { " none" } else { &runs });
+    // Per-root usage: every listed block counts for the root its parent
+    // chain reaches.
+    let rows: alloc::vec::Vec<_> = (0..(h.registered as usize).min(XN_ROWS_MAX)).map_while(xn::row).collect();
+    let parents: alloc::collections::BTreeMap<u64, u64> = rows.iter().map(|r| (r.block, r.parent)).collect();
+    let root_of = |mut b: u64| {
+        for _ in 0..64 {
+            match parents.get(&b) {
+                Some(&u64::MAX) => return Some(b),
+                Some(&p) => b = p,
+                None => return None,
+            }
+        }
+        None
+    };
     for i in 0..h.roots as usize {
         if let Some(r) = xn::root_row(i) {
-            println!("root {}: fs {} type {}", r.block, r.fs, r.ty);
+            let used = rows.iter().filter(|row| root_of(row.block) == Some(r.block)).count();
+            println!("root {}: fs {} type {}, {used} blocks", r.block, r.fs, r.ty);
         }
     }
     for i in 0..(h.fss as usize).min(MAX_FS) {
@@ -65,8 +80,7 @@ pub fn xn() {
         }
     }
     println!("{:>8} {:>3} {:>5} {:>8} {:>8} {:>10}", "BLOCK", "FS", "TYPE", "PARENT", "FRAME", "STATE");
-    for i in 0..(h.registered as usize).min(XN_ROWS_MAX) {
-        let Some(r) = xn::row(i) else { break };
+    for r in &rows {
         let parent =
             if r.parent == u64::MAX { alloc::string::String::from("root") } else { alloc::format!("{}", r.parent) };
         let frame =

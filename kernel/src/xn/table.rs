@@ -53,8 +53,15 @@ impl XnState {
         self.changed = false;
         let xn = &self.xn;
         let map = xn.free_map();
-        let registered = xn.blocks().count() as u64;
-        let cached = xn.blocks().filter(|(_, v)| v.frame.is_some()).count() as u64;
+        // One pass over the registry for every count.
+        let (mut registered, mut cached, mut per_fs) = (0u64, 0u64, [0u64; MAX_FS]);
+        for (_, v) in xn.blocks() {
+            registered += 1;
+            cached += u64::from(v.frame.is_some());
+            if let Some(n) = per_fs.get_mut(v.fs.0 as usize) {
+                *n += 1;
+            }
+        }
         let header = [
             1,
             map.nblocks(),
@@ -84,7 +91,7 @@ impl XnState {
         let mut fss = [0u64; MAX_FS * 2];
         for (i, row) in self.cat.fss.iter().take(MAX_FS).enumerate() {
             fss[i * 2] = u64::from(row.count);
-            fss[i * 2 + 1] = xn.usage(oxok_xn::FsId(i as u32));
+            fss[i * 2 + 1] = per_fs[i];
         }
         write(XN_FSS, &words(&fss));
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
