@@ -151,6 +151,37 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "shell-kill-job",
+        about: "kill %N signals every program of a background job by its job number (a two-stage pipeline ends with \
+                128+15), and an unknown job is refused by the shell without running kill",
+        cmdline: "run=init",
+        input: "spin bg 100000 | spin bg2 100000 &\nkill %7\necho refused $?\nkill %1\nwait\nexit 0\n",
+        expect: &["[1] *", "kill: %7: no such job", "refused 1", "(status 143)", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-top",
+        about: "top: two redraws 200 ms apart show the slot vector and a busy background job with its CPU share; \
+                bad options give the usage line and status 2",
+        cmdline: "run=init",
+        input: "spin bg 100000 &\ntop -x\necho usage $?\ntop -n 2 -d 200\necho top $?\nkill %1\nwait\nexit 0\n",
+        expect: &[
+            "usage: top [-n FRAMES] [-d MS]",
+            "usage 2",
+            "top: frame 1, up * s, timer * Hz",
+            "slot vector: round *, slot * of * now",
+            "ID NAME",
+            " spin ",
+            "top: frame 2,",
+            "top 0",
+            "(status 143)",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "shell-views",
         about: "the shell's views of the exposed tables (ps with ticks, frames by owner, the slot vector) and a \
                 background job that runs while the shell takes commands, listed by jobs and reaped by wait",

@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".",
+    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".", "top",
 ];
 
 /// Every built-in's name (for completion).
@@ -73,6 +73,7 @@ impl Shell {
                 0
             }
             "jobs" => self.jobs.show(),
+            "top" => crate::top::top(args),
             "wait" => self.jobs.wait_all(),
             "fg" => match self.jobs.take_for_foreground(args.first().copied()) {
                 Some((text, stages, feeder)) => self.foreground(text, stages, feeder),
@@ -206,6 +207,7 @@ fn help() -> i32 {
     println!("  frames         the frame table, summarised by owner (free, kernel, reserved, each environment)");
     println!("  slots          the slot vector: each slot's owner and last use, and run statistics");
     println!("  net            the network table: NIC address and counters, rings with owner, packets and drops");
+    println!("  top [-n N]     live view: CPU share per environment, slot vector; q or ^C quits");
     println!("  mem            usable and free memory");
     println!("  clock          the clock page");
     println!("  caps           this shell's capability list");
@@ -240,7 +242,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("false", "do nothing, unsuccessfully (status 1)"),
     ("grep", "lines containing a text (fixed strings; -v -c -i)"),
     ("head", "the first lines (-n N)"),
-    ("kill", "send a signal to a process: kill [-SIG] pid"),
+    ("kill", "send a signal to a process or job: kill [-SIG] pid|%job"),
     ("ls", "list a directory of the file server"),
     ("mkdir", "make directories (-p: with parents)"),
     ("mv", "rename files"),

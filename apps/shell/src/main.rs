@@ -29,6 +29,7 @@ mod slots;
 mod stage;
 mod tables;
 mod term;
+mod top;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;

@@ -104,12 +104,24 @@ impl Shell {
         }
     }
 
-    /// Expands the variables in `p` ([`Shell::var`]); `None` after
-    /// reporting an error.
+    /// Expands the variables in `p` ([`Shell::var`]) and the job specs
+    /// (`%N`) of `kill` ([`crate::jobs::Jobs::job_specs_to_pids`]); `None`
+    /// after reporting an error.
     fn expand(&mut self, p: &Pipeline<Word>) -> Option<Pipeline> {
         let lookup = |name: &str| self.var(name);
         match p.expand(lookup) {
-            Ok(p) => Some(p),
+            Ok(mut p) => {
+                for command in &mut p.commands {
+                    if command.argv.first().is_some_and(|a| a == "kill") {
+                        let Some(argv) = self.jobs.job_specs_to_pids(core::mem::take(&mut command.argv)) else {
+                            self.status = 1;
+                            return None;
+                        };
+                        command.argv = argv;
+                    }
+                }
+                Some(p)
+            }
             Err(e) => {
                 eprintln!("{e}");
                 self.status = 1;
