@@ -182,6 +182,38 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "shell-functions",
+        about: "shell functions typed at the prompt: arguments as $1 $# $@, return N out of a loop, a definition over \
+                several lines, redefinition, recursion bounded with an error, and a function refused in a pipeline",
+        cmdline: "run=init",
+        input: "greet() { echo hello $1, $# args: $@; }\ngreet world a b\n\
+                find3() { for x in $@; do if test $x = 3; then return 7; fi; echo saw $x; done; return 1; }\n\
+                find3 1 2 3 4\necho found $?\nfind3 5\necho missing $?\n\
+                twice()\n{\n$1 $2\n$1 $2\n}\ntwice echo hi\n\
+                greet() { echo bye $1; }\ngreet you\n\
+                deep() { deep; }\ndeep\necho deep $?\n\
+                greet x | wc -l\necho piped $?\nreturn 3\necho outside $?\nexit 0\n",
+        expect: &[
+            "hello world, 3 args: world a b",
+            "saw 1",
+            "saw 2",
+            "found 7",
+            "saw 5",
+            "missing 1",
+            "hi",
+            "hi",
+            "bye you",
+            "shell: functions nested more than 32 deep",
+            "deep 2",
+            "greet: a function runs only as a whole command",
+            "piped 2",
+            "return: not inside a function",
+            "outside 2",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "saw 4", "syntax error", "KERNEL PANIC"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "shell-views",
         about: "the shell's views of the exposed tables (ps with ticks, frames by owner, the slot vector) and a \
                 background job that runs while the shell takes commands, listed by jobs and reaped by wait",

@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".", "top",
+    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".", "top", "return",
 ];
 
 /// Every built-in's name (for completion).
@@ -74,6 +74,7 @@ impl Shell {
             }
             "jobs" => self.jobs.show(),
             "top" => crate::top::top(args),
+            "return" => self.functions.start_return(args, self.status),
             "wait" => self.jobs.wait_all(),
             "fg" => match self.jobs.take_for_foreground(args.first().copied()) {
                 Some((text, stages, feeder)) => self.foreground(text, stages, feeder),
@@ -218,6 +219,7 @@ fn help() -> i32 {
     println!("  jobs           background and stopped jobs;   wait  wait for the running ones");
     println!("  fg [%N]        continue a job in the foreground;   bg [%N]  continue it in the background");
     println!("  source FILE    run the lines of FILE (also: . FILE)");
+    println!("  NAME() {{ commands; }}  define a function; NAME args… runs it ($1…, $#, $@; return [N])");
     println!("  if c; then a; elif d; then b; else e; fi   while c; do a; done   until …   for X in w…; do a; done");
     println!("  ^C interrupts the foreground job, ^Z stops it, ^D ends its input");
     println!("  history        lines typed so far (arrow keys recall them)");

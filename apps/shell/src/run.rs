@@ -4,6 +4,7 @@
 //! for in the foreground, added to the job list in the background.
 
 use crate::Shell;
+use crate::functions::Call;
 use crate::pipeline;
 use alloc::string::String;
 use oxok_libos::eprintln;
@@ -42,6 +43,19 @@ impl Shell {
                 continue;
             }
             let Some(pipeline) = self.expand(pipeline) else { continue };
+            match self.function_call(&pipeline, false) {
+                Call::NotAFunction => {}
+                Call::Function(body, args) => {
+                    if let Some(code) = self.call_function(&body, args) {
+                        return Some(code);
+                    }
+                    continue;
+                }
+                Call::Refused => {
+                    self.status = 2;
+                    continue;
+                }
+            }
             let started = self.start(&pipeline, false);
             if let Some(code) = started.exit {
                 return Some(code);
@@ -81,6 +95,10 @@ impl Shell {
             return;
         }
         let Some(pipeline) = self.expand(&item.and_or.first) else { return };
+        if !matches!(self.function_call(&pipeline, true), Call::NotAFunction) {
+            self.status = 2;
+            return;
+        }
         let started = self.start(&pipeline, true);
         let (_, last) = self.jobs.add(alloc::format!("{pipeline}"), started.stages);
         if let Some(pid) = last {
@@ -99,6 +117,8 @@ impl Shell {
             Some(alloc::format!("{}", oxok_libos::proc::pid()))
         } else if name == "!" {
             self.last_background.map(|pid| alloc::format!("{pid}"))
+        } else if matches!(name.as_bytes().first(), Some(b'0'..=b'9' | b'#' | b'@' | b'*')) {
+            self.functions.positional(name)
         } else {
             self.vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
         }
@@ -108,6 +128,10 @@ impl Shell {
     /// (`%N`) of `kill` ([`crate::jobs::Jobs::job_specs_to_pids`]); `None`
     /// after reporting an error.
     fn expand(&mut self, p: &Pipeline<Word>) -> Option<Pipeline> {
+        let mut p = p.clone();
+        for command in &mut p.commands {
+            command.argv = self.functions.splice_args(&command.argv);
+        }
         let lookup = |name: &str| self.var(name);
         match p.expand(lookup) {
             Ok(mut p) => {
