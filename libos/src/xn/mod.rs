@@ -10,6 +10,7 @@
 //! with [`write`] and [`flush`]. Every refusal names its reason
 //! ([`oxok_abi::xn::refuse`]) and block.
 
+mod bindings;
 #[allow(unsafe_code)]
 mod page;
 
@@ -18,6 +19,7 @@ use core::fmt;
 use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, REJECTED, XN_OLDEST_PENDING, XN_TABLE, XnHeader, XnRoot, XnRow, refuse};
 
+pub use bindings::Bindings;
 pub use page::{page, page_mut};
 
 /// Why an XN call did not happen.

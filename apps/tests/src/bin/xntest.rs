@@ -119,6 +119,24 @@ fn basic() -> i32 {
     c.check(xn::write_sync(root).is_ok(), "root without it written");
     c.check(xn::flush().and_then(xn::wait).is_ok(), "flush");
     c.check(xn::is_free(22) == Some(true), "reusable once no pointer remains on disk");
+    // Bindings: a window of bound pages; a change made through a writable
+    // binding survives eviction (it went to the disk and came back).
+    let mut bs = xn::Bindings::new(VA + 0x20_0000, 8);
+    c.check(bs.get(20).is_ok_and(|p| oxok_tests::xn::has_pattern(20, SEED, p)), "bindings: data read");
+    c.check(bs.get(root).is_ok_and(|p| Inode(*p).entries() == less.entries()), "bindings: metadata read");
+    c.check(refused(refuse::METADATA_WRITABLE)(bs.get_mut(root).map(|_| ())), "bindings: metadata never writable");
+    if let Ok(p) = bs.get_mut(20) {
+        p[0] ^= 0xff;
+    }
+    c.check(xn::write_sync(20).is_ok(), "bindings: write through the binding");
+    c.expect(xn::evict(20), Err(XnError::Sys(oxok_libos::Error::Busy)), "evict of a bound block refused");
+    bs.forget(20);
+    c.expect(xn::evict(20), Ok(()), "evict after forgetting");
+    let mut want = [0u8; BLOCK_SIZE];
+    pattern(20, SEED, &mut want);
+    want[0] ^= 0xff;
+    c.check(bs.get(20).is_ok_and(|p| *p == want), "bindings: the change came back from disk");
+    drop(bs);
     c.finish()
 }
 

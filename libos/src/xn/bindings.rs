@@ -1,0 +1,102 @@
+//! [`Bindings`]: where a program keeps the buffer-cache pages it bound —
+//! one page of its address space per block, read in and bound on first
+//! use, so a library file system reads and writes cached blocks directly.
+
+use super::{XnError, bind, page, page_mut, read};
+use crate::sys;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use oxok_abi::Error;
+use oxok_abi::xn::{BLOCK_SIZE, rights};
+
+/// The blocks this program has bound, each at its own page of a window.
+pub struct Bindings {
+    base: u64,
+    pages: u64,
+    /// Block → (page index, bound writable).
+    bound: BTreeMap<u64, (u64, bool)>,
+    /// Page indices given back by [`forget`](Bindings::forget).
+    spare: Vec<u64>,
+    next: u64,
+}
+
+impl Bindings {
+    /// A window of `pages` pages at `base` (page-aligned, unused by
+    /// anything else in this program).
+    pub const fn new(base: u64, pages: u64) -> Bindings {
+        Bindings { base, pages, bound: BTreeMap::new(), spare: Vec::new(), next: 0 }
+    }
+
+    fn va(&self, index: u64) -> u64 {
+        self.base + index * BLOCK_SIZE as u64
+    }
+
+    /// Reads `block` into the cache if needed and binds it (writable when
+    /// `write`); its address.
+    fn ensure(&mut self, block: u64, write: bool) -> Result<u64, XnError> {
+        match self.bound.get(&block) {
+            Some(&(i, w)) if w || !write => return Ok(self.va(i)),
+            Some(_) => self.forget(block),
+            None => {}
+        }
+        read(block)?;
+        let index = match self.spare.pop() {
+            Some(i) => i,
+            None if self.next < self.pages => {
+                self.next += 1;
+                self.next - 1
+            }
+            None => return Err(XnError::Sys(Error::NoMemory)),
+        };
+        let want = if write { rights::READ | rights::WRITE } else { rights::READ };
+        if let Err(e) = bind(block, self.va(index), want) {
+            self.spare.push(index);
+            return Err(e);
+        }
+        self.bound.insert(block, (index, write));
+        Ok(self.va(index))
+    }
+
+    /// The cached bytes of `block` (metadata or data), bound read-only on
+    /// first use. Metadata changed through `modify`, `alloc` or `free` shows
+    /// here at once: it is the same frame.
+    pub fn get(&mut self, block: u64) -> Result<&[u8; BLOCK_SIZE], XnError> {
+        let va = self.ensure(block, false)?;
+        Ok(page(va)?)
+    }
+
+    /// The cached bytes of data `block`, bound writable (the rights check
+    /// happens at the first bind); write them, then [`super::write`].
+    pub fn get_mut(&mut self, block: u64) -> Result<&mut [u8; BLOCK_SIZE], XnError> {
+        let va = self.ensure(block, true)?;
+        Ok(page_mut(va)?)
+    }
+
+    /// Unbinds `block` (do this before evicting it, and after freeing it:
+    /// a freed block's old frame is no longer its cache).
+    pub fn forget(&mut self, block: u64) {
+        if let Some((i, _)) = self.bound.remove(&block) {
+            let _ = sys::page_unmap(0, self.va(i));
+            self.spare.push(i);
+        }
+    }
+
+    /// Blocks bound now.
+    pub fn len(&self) -> usize {
+        self.bound.len()
+    }
+
+    /// Whether nothing is bound.
+    pub fn is_empty(&self) -> bool {
+        self.bound.is_empty()
+    }
+}
+
+impl Drop for Bindings {
+    fn drop(&mut self) {
+        let blocks: Vec<u64> = self.bound.keys().copied().collect();
+        for b in blocks {
+            self.forget(b);
+        }
+    }
+}
