@@ -148,6 +148,29 @@ pub fn read(block: u64) -> Result<(), XnError> {
     }
 }
 
+/// Brings every block of `blocks` into the cache with as many requests in
+/// flight at once as the disk takes (C-FFS reads a directory's small files
+/// together this way), then waits for them all.
+pub fn prefetch(blocks: &[u64]) -> Result<(), XnError> {
+    let mut last = 0;
+    let mut i = 0;
+    while i < blocks.len() {
+        match read_start(blocks[i]) {
+            Ok(seq) => {
+                last = last.max(seq);
+                i += 1;
+            }
+            // Every request slot is taken: wait for what is in flight.
+            Err(XnError::Sys(Error::WouldBlock)) if last != 0 => {
+                wait(last)?;
+                last = 0;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    wait(last)
+}
+
 /// Maps `block`'s cache frame at `va` with the [`oxok_abi::xn::rights`]
 /// `want`.
 pub fn bind(block: u64, va: u64, want: u32) -> Result<(), XnError> {

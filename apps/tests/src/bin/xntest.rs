@@ -110,6 +110,10 @@ fn basic() -> i32 {
     c.expect(xn::evict(21), Ok(()), "evict clean block");
     c.check(xn::row_of(21).is_some_and(|r| r.frame == u64::MAX), "evicted");
     c.expect(xn::read(21), Ok(()), "read back from disk");
+    // Several reads in flight at once, one wait.
+    c.check(xn::evict(20).is_ok() && xn::evict(21).is_ok() && xn::evict(22).is_ok(), "evict three");
+    c.expect(xn::prefetch(&[20, 21, 22]), Ok(()), "prefetch");
+    c.check([20, 21, 22].iter().all(|&b| xn::row_of(b).is_some_and(|r| r.frame != u64::MAX)), "all cached again");
     c.expect(fsck(fs, root, &inode, SEED, VA + 0x10_0000), Ok(3), "fsck");
     // Free one block: the root on disk still points to it, so it waits.
     let less = inode.set(0, 20, 2, 0);
