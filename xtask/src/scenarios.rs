@@ -14,7 +14,7 @@
 //! `Exit::Panic` is for a deliberate kernel panic (QEMU status 35);
 //! `Boot::IsoBios` / `Boot::IsoUefi` boot the GRUB ISO instead of PVH.
 
-use crate::scenario::{Boot, Scenario};
+use crate::scenario::{Boot, Exit, Scenario};
 
 /// What init prints once it runs; shared by the boot scenarios.
 const BANNER: &[&str] = &["Oxok * an exokernel for x86-64", "init: environment * memory * MiB usable"];
@@ -411,6 +411,36 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "none leaked",
         ],
         forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "backtrace-user",
+        about: "a program ended by an exception nobody handled prints its backtrace (rip, then the frame-pointer \
+                chain), and the log shows each frame's function from the program's symbol table",
+        cmdline: "run=upcalls+unhandled",
+        expect: &[
+            "upcall: unhandled invalid opcode",
+            "backtrace (program upcalls):",
+            "  #0: 0x* oxok_main+0x",
+            "  #1: 0x* oxok_libos::rt::start+0x",
+            "  #2: 0x* _start+0x",
+            "env * (upcalls) exited with status 132",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "backtrace-kernel",
+        about: "a kernel panic (the `crash` test word) prints its report; the log shows the backtrace's functions from \
+                kernel.elf's symbol table, the panicking function among them",
+        cmdline: "crash",
+        expect: &[
+            "KERNEL PANIC at kernel/src/main.rs:*: crash requested on the command line",
+            "backtrace (return addresses):",
+            "  #*: 0x* oxok_kernel::crash_on_purpose+0x",
+        ],
+        exit: Exit::Panic,
         ..Scenario::DEFAULT
     },
     Scenario {
