@@ -26,6 +26,7 @@ mod report;
 mod scenario;
 mod scenarios;
 mod scenarios_net;
+mod strip;
 mod symbolize;
 mod testcmd;
 
