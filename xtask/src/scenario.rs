@@ -51,6 +51,8 @@ pub(crate) struct Scenario {
     /// A virtio-blk disk (a fresh raw image) and an optional second boot on
     /// it (see `hostdisk.rs`); `None`: no disk.
     pub disk: Option<crate::hostdisk::DiskSpec>,
+    /// Further QEMU arguments (e.g. `-rtc base=…` to pin the clock).
+    pub qemu_args: &'static [&'static str],
 }
 
 impl Scenario {
@@ -69,6 +71,7 @@ impl Scenario {
         net: None,
         log: Some("info"),
         disk: None,
+        qemu_args: &[],
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus
@@ -205,6 +208,8 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(run) => run,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
+    let mut run = run;
+    symbolize_log(&machine, log, &mut run.serial);
     let mut why = judge(s, &run);
     match host {
         Some(Ok(text)) => append_log(log, &text),
@@ -253,6 +258,17 @@ fn with_nic(machine: &Qemu, net: Option<&NetSpec>) -> Result<(Qemu, Vec<u16>), S
     }
     m.extra.extend(hostnet::nic_args(&forwards));
     Ok((m, ports))
+}
+
+/// Symbolises the backtraces in `serial` (if there are any) and rewrites
+/// the log with them.
+fn symbolize_log(machine: &Qemu, log: &Path, serial: &mut String) {
+    let crate::qemu::Boot::Pvh { kernel, initrd, .. } = &machine.boot else { return };
+    if !serial.contains("backtrace (") && !serial.contains(") destroyed: ") {
+        return;
+    }
+    *serial = crate::symbolize::Symbolizer::new(kernel, initrd).annotate(serial);
+    let _ = std::fs::write(log, serial.as_bytes());
 }
 
 fn append_log(log: &Path, text: &str) {
