@@ -25,6 +25,7 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
+mod scenarios_ckpt;
 mod scenarios_net;
 mod testcmd;
 

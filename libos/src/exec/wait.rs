@@ -45,6 +45,9 @@ impl ExitStatus {
 /// The child's frames may still be in the kernel's bounded-step reaping
 /// queue when `wait` returns.
 pub fn wait(child: Child) -> Result<ExitStatus, Error> {
+    // The id from the capability, not the copy in `child`: after a restore
+    // (`crate::restore`) the slot is the same but the id is new.
+    let child = Child { id: child.live_id(), ..child };
     let row = (child.id as usize) & (ENV_TABLE_ROWS - 1);
     let base = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
     let id_word = base + core::mem::offset_of!(EnvEntry, id) as u64;
