@@ -44,7 +44,6 @@ const TWICE: Scenario = Scenario {
         "child sum 78 lines 12",
         "child sum 78 lines 12",
         "ckpt: restored tree ended with 0",
-        "ckpt: restored tree ended with 0",
         "none leaked",
     ],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed"],

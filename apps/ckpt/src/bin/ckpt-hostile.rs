@@ -22,14 +22,17 @@ use oxok_ckpt::image::{Image, ImageError};
 use oxok_ckpt::restore::restore;
 use oxok_ckpt::{CkptError, save};
 use oxok_libos::abi::layout::{ENV_TABLE_ROWS, PAGE_SIZE};
-use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE, EnvState, Error, Mapping, Regs, rights};
+use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE, EnvState, Error, Mapping, Regs, cap_kind, rights};
 use oxok_libos::exec::{self, Child};
 use oxok_libos::{Args, exposed, process, sys, time};
 use oxok_tests::Checks;
 
 oxok_libos::main!(main);
 
-fn main(_args: Args) -> i32 {
+fn main(args: Args) -> i32 {
+    if args.get(1) == Some("probe") {
+        return probe();
+    }
     let mut t = Checks::new("ckpt-hostile");
     let victim = match exec::spawn("ckpt-counter", &["ckpt-counter", "100000", "5"]) {
         Ok(c) => c,
@@ -45,6 +48,19 @@ fn main(_args: Args) -> i32 {
     t.finish()
 }
 
+/// In a child: every call on the parent through the call capability
+/// `spawn` handed over.
+fn probe() -> i32 {
+    let mut t = Checks::new("ckpt-hostile probe");
+    let parent = exposed::env_entry(exposed::self_id()).map(|r| u64::from(r.parent)).unwrap_or(0);
+    let slot = (1..64u64).find(|&s| sys::cap_info(s).is_ok_and(|[k, n, _]| k == cap_kind::ENV && n == parent));
+    match slot {
+        Some(s) => refused(&mut t, s, Error::Denied, "a call capability for the parent"),
+        None => t.check(false, "a call capability for the parent"),
+    }
+    t.finish()
+}
+
 /// Every checkpointer call on `slot`, each expected to fail with `want`.
 fn refused(t: &mut Checks, slot: u64, want: Error, what: &str) {
     let mut page = alloc::vec![0u8; PAGE_SIZE as usize];
@@ -57,13 +73,11 @@ fn refused(t: &mut Checks, slot: u64, want: Error, what: &str) {
 }
 
 fn without_caps(t: &mut Checks, victim: &Child) {
-    // The parent (the shell, or init): this process holds only a call
-    // capability for it.
-    let parent = exposed::env_entry(exposed::self_id()).map(|r| u64::from(r.parent)).unwrap_or(0);
-    let call_slot = (1..64u64).find(|&s| sys::cap_info(s).is_ok_and(|[k, n, _]| k == 2 && n == parent));
-    match call_slot {
-        Some(s) => refused(t, s, Error::Denied, "a call capability for the parent"),
-        None => t.check(false, "a call capability for the parent"),
+    // A child of this process holds only the call capability `spawn` gives
+    // it for its parent: it probes this process with it.
+    match exec::spawn("ckpt-hostile", &["ckpt-hostile", "probe"]).map(exec::wait) {
+        Ok(Ok(st)) => t.expect(st.code(), 0, "a child with a call capability for its parent is refused everything"),
+        _ => t.check(false, "spawn the probe"),
     }
     // Derived from the full capability for the victim: read-only can read
     // but not stop or copy out; call-only can do none of it.
@@ -102,11 +116,18 @@ fn live_children() -> usize {
         .count()
 }
 
-/// The account's environments and frames, once teardowns are finished.
+/// The account's environments, and its frames not owned or used for page
+/// tables by this process itself (whose heap grows with the images it
+/// holds), once teardowns are finished.
+fn usage() -> (u64, u64) {
+    let me = exposed::env_entry(exposed::self_id()).map(|r| u64::from(r.frames) + u64::from(r.tables)).unwrap_or(0);
+    process::usage(0).map(|u| (u.envs, u.frames.saturating_sub(me))).unwrap_or((0, 0))
+}
+
 fn settled(want: (u64, u64)) -> (u64, u64) {
     let mut got = (0, 0);
     for _ in 0..20_000 {
-        got = process::usage(0).map(|u| (u.envs, u.frames)).unwrap_or((0, 0));
+        got = usage();
         if got == want {
             break;
         }
@@ -125,8 +146,10 @@ fn forged(t: &mut Checks, victim: &Child) {
     };
     tree.continue_all();
     let good = img.encode();
+    // Warm the heap up to what a decode and a restore attempt need.
+    let _ = Image::decode(&good);
     t.expect(Image::decode(&good).as_ref().map(|i| i.envs.len()).ok(), Some(img.envs.len()), "the real image decodes");
-    let before = process::usage(0).map(|u| (u.envs, u.frames)).unwrap_or((0, 0));
+    let before = usage();
     let children = live_children();
 
     let mut cases: alloc::vec::Vec<(&str, alloc::vec::Vec<u8>, CkptError)> = alloc::vec::Vec::new();
