@@ -745,6 +745,30 @@ macro_rules! for_each_call {
             /// (`Invalid`). Changes: one slot of the caller's list; the
             /// source's derivation record.
             49 => cap_copy(env_slot, slot, rights) -> [new_slot];
+
+            /// Sends up to `len` bytes at `ptr` on the machine's second
+            /// serial line (COM2), raw, as far as the transmitter takes them
+            /// without waiting; returns how many it took (0 when it is busy:
+            /// try again after a yield). The line joins two machines (QEMU's
+            /// socket character device); the checkpointer migrates a process
+            /// over it. It is part of the console device: the same
+            /// capability guards it.
+            ///
+            /// Checks: a second serial line exists (`NotFound`); `len` ≤
+            /// [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX) (`Invalid`);
+            /// the range readable (`BadAddress`); a console capability with
+            /// write (`Denied`). Changes: nothing but the line.
+            50 => aux_write(ptr, len) -> [written];
+
+            /// Copies to `ptr` the bytes waiting on the second serial line,
+            /// at most `len` (and at most 512); never waits.
+            ///
+            /// Checks: a second serial line exists (`NotFound`); `len` ≤
+            /// `CONSOLE_WRITE_MAX` (`Invalid`); the buffer writable
+            /// (`BadAddress`, nothing consumed); a console capability with
+            /// read (`Denied`). Changes: the caller's buffer; the line's
+            /// receiver.
+            51 => aux_read(ptr, len) -> [read];
             /// Describes the network: the NIC's Ethernet address (bytes 0–5
             /// of `mac`, first byte lowest), packets received since boot,
             /// and those no filter accepted.

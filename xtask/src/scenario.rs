@@ -48,6 +48,8 @@ pub(crate) struct Scenario {
     /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
     /// such as `env N (x) exited with status 0`, so the default is `info`.
     pub log: Option<&'static str>,
+    /// A second machine the scenario moves a process to (`scenarios_ckpt.rs`).
+    pub second: Option<&'static crate::scenarios_ckpt::Second>,
 }
 
 impl Scenario {
@@ -65,6 +67,7 @@ impl Scenario {
         input: "",
         net: None,
         log: Some("info"),
+        second: None,
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus
@@ -182,6 +185,9 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
+    if let Some(second) = s.second {
+        return crate::scenarios_ckpt::run_pair(s, second, machine, log);
+    }
     let (machine, ports) = match with_nic(machine, s.net.as_ref()) {
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),

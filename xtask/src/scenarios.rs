@@ -1180,6 +1180,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_ckpt::CKPT_SCENARIOS[0],
     crate::scenarios_ckpt::CKPT_SCENARIOS[1],
     crate::scenarios_ckpt::CKPT_SCENARIOS[2],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[3],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[4],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \

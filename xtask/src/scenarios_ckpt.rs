@@ -3,16 +3,15 @@
 //! mid-sleep — and restores it in fresh environments; the output is the
 //! uninterrupted run's. `scenarios.rs` lists them with the others.
 
-use crate::scenario::Scenario;
+use crate::proc::{Captured, run_captured};
+use crate::qemu::{Boot, Qemu};
+use crate::report::tail;
+use crate::scenario::{Scenario, judge};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Every checkpointer scenario, in the order `scenarios.rs` lists them.
-pub(crate) const CKPT_SCENARIOS: [Scenario; 3] = [MOVE, TWICE, HOSTILE];
-
-/// The counter's whole output for `ckpt-counter 12`, in order.
-const COUNTER_12: &[&str] = &[
-    "count 1", "count 2", "count 3", "count 4", "count 5", "count 6", "count 7", "count 8", "count 9", "count 10",
-    "count 11", "count 12", "child sum 78 lines 12", "counter done 12 child 0",
-];
+pub(crate) const CKPT_SCENARIOS: [Scenario; 5] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE];
 
 const MOVE: Scenario = Scenario {
     name: "ckpt-move",
@@ -61,5 +60,213 @@ const HOSTILE: Scenario = Scenario {
     ..Scenario::DEFAULT
 };
 
-#[allow(dead_code)]
-const _COUNTER_12: &[&str] = COUNTER_12;
+const REBOOT: Scenario = Scenario {
+    name: "ckpt-reboot",
+    about: "a counter tree checkpointed mid-run on one boot (image printed as CKPT lines), restored after a reboot from the boot archive; it finishes with the uninterrupted run's output",
+    cmdline: "run=ckpt+send+150+ckpt-counter+12+0",
+    expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "CKPT-BEGIN *", "CKPT-END", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
+    timeout_secs: 120,
+    second: Some(&Second {
+        link: Link::Archive,
+        cmdline: "run=ckpt+load+ckpt.img",
+        expect: COUNTER_TAIL,
+        forbid: &["FAIL", "frames leaked", "panic", "refused", "count 1\r"],
+    }),
+    ..Scenario::DEFAULT
+};
+
+const MIGRATE: Scenario = Scenario {
+    name: "ckpt-migrate",
+    about: "live migration: a counter tree checkpointed on one machine goes over a socket joining both machines' second serial ports and continues on the other, its console output following it",
+    cmdline: "run=ckpt+migrate+150+ckpt-counter+12+0",
+    expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "ckpt: migrated 2 processes", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
+    timeout_secs: 150,
+    second: Some(&Second {
+        link: Link::Socket,
+        cmdline: "run=ckpt+receive",
+        expect: &[
+            "ckpt: received * bytes",
+            "ckpt: restored 2 processes",
+            "count 12",
+            "child sum 78 lines 12",
+            "counter done 12 child 0",
+            "ckpt: restored tree ended with 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "panic", "refused", "failed"],
+    }),
+    ..Scenario::DEFAULT
+};
+
+/// What the restored counter must still print on the second machine.
+const COUNTER_TAIL: &[&str] = &[
+    "ckpt: restored 2 processes",
+    "count 12",
+    "child sum 78 lines 12",
+    "counter done 12 child 0",
+    "ckpt: restored tree ended with 0",
+    "none leaked",
+];
+
+/// A scenario's second machine: what carries the image there, how it
+/// boots and what it must show. The first machine is the scenario itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Second {
+    pub link: Link,
+    /// Kernel command line of the second machine (`log=info` added).
+    pub cmdline: &'static str,
+    pub expect: &'static [&'static str],
+    pub forbid: &'static [&'static str],
+}
+
+/// How the image moves from the first machine to the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// Live: both machines' second serial ports joined by a Unix socket
+    /// (`-chardev socket`), the second machine started first and waiting.
+    Socket,
+    /// A reboot: the `CKPT` lines the first machine printed are decoded and
+    /// put in the second machine's boot archive as `ckpt.img`.
+    Archive,
+}
+
+/// Runs a two-machine scenario; the failures and the text to print.
+pub(crate) fn run_pair(s: &Scenario, second: &Second, machine: &Qemu, log: &Path) -> (Vec<String>, String) {
+    let head = format!("scenario {} ...", s.name);
+    let log2 = log.with_extension("second.log");
+    let timeout = Duration::from_secs(s.timeout_secs);
+    let cmdline2 = format!("{} log=info", second.cmdline);
+    let both = match second.link {
+        Link::Socket => live(machine, &cmdline2, timeout, log, &log2),
+        Link::Archive => reboot(machine, &cmdline2, timeout, log, &log2),
+    };
+    let (first, other) = match both {
+        Ok(x) => x,
+        Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
+    };
+    let mut why = judge(s, &first);
+    let s2 = Scenario { expect: second.expect, forbid: second.forbid, ..*s };
+    why.extend(judge(&s2, &other).into_iter().map(|w| format!("second machine: {w}")));
+    let secs = first.elapsed.as_secs_f64().max(other.elapsed.as_secs_f64());
+    if why.is_empty() {
+        return (why, format!("{head} ok ({secs:.1} s)"));
+    }
+    let mut text = format!("{head} FAILED ({}) ({secs:.1} s)\n", why[0]);
+    for w in &why[1..] {
+        text.push_str(&format!("    also: {w}\n"));
+    }
+    text.push_str(&format!("    first machine, last serial output:\n{}\n", tail(&first.serial, 20)));
+    text.push_str(&format!("    second machine, last serial output:\n{}\n", tail(&other.serial, 20)));
+    text.push_str(&format!("    full serial logs: {} and {}", log.display(), log2.display()));
+    (why, text)
+}
+
+/// `machine` booting `cmdline` (and `initrd`, if given) instead.
+fn rebooted(machine: &Qemu, cmdline: Option<&str>, initrd: Option<PathBuf>) -> Result<Qemu, String> {
+    let mut m = machine.clone();
+    match &mut m.boot {
+        Boot::Pvh { initrd: i, cmdline: c, .. } => {
+            if let Some(cmd) = cmdline {
+                *c = cmd.to_string();
+            }
+            if let Some(path) = initrd {
+                *i = path;
+            }
+        }
+        _ => return Err("two-machine scenarios boot by PVH".into()),
+    }
+    Ok(m)
+}
+
+/// Both machines at once, their second serial ports joined.
+fn live(machine: &Qemu, cmdline2: &str, timeout: Duration, log: &Path, log2: &Path) -> Result<(Captured, Captured), String> {
+    let sock = log.with_extension("sock");
+    let _ = std::fs::remove_file(&sock);
+    let path = sock.display().to_string();
+    let mut receiver = rebooted(machine, Some(cmdline2), None)?;
+    receiver.extra.extend(["-chardev".into(), format!("socket,id=aux,path={path},server=on,wait=off")]);
+    receiver.extra.extend(["-serial".into(), "chardev:aux".into()]);
+    let mut sender = machine.clone();
+    sender.extra.extend(["-chardev".into(), format!("socket,id=aux,path={path}")]);
+    sender.extra.extend(["-serial".into(), "chardev:aux".into()]);
+    let out = std::thread::scope(|scope| {
+        let second = scope.spawn(|| run_captured(receiver.command(), timeout, Some(log2), b""));
+        // The receiver listens once its socket exists.
+        let start = Instant::now();
+        while !sock.exists() && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let first = run_captured(sender.command(), timeout, Some(log), b"");
+        let second = second.join().unwrap_or_else(|_| Err("the receiving machine's thread panicked".into()));
+        (first, second)
+    });
+    let _ = std::fs::remove_file(&sock);
+    Ok((out.0?, out.1?))
+}
+
+/// The first machine, then a fresh boot with its image in the archive.
+fn reboot(machine: &Qemu, cmdline2: &str, timeout: Duration, log: &Path, log2: &Path) -> Result<(Captured, Captured), String> {
+    let first = run_captured(machine.command(), timeout, Some(log), b"")?;
+    let packed = match image_lines(&first.serial) {
+        Ok(p) => p,
+        // No image: the second machine is not started; the first's
+        // expectations say what went wrong.
+        Err(e) => return Ok((first, not_run(&e))),
+    };
+    let Boot::Pvh { initrd, .. } = &machine.boot else { return Err("two-machine scenarios boot by PVH".into()) };
+    let old = std::fs::read(initrd).map_err(|e| format!("cannot read {}: {e}", initrd.display()))?;
+    let mut tar = Vec::new();
+    for entry in oxok_archive::Archive::new(&old).entries() {
+        let entry = entry.map_err(|e| format!("boot archive: {e:?}"))?;
+        oxok_archive::append(&mut tar, entry.name, entry.data).map_err(|e| format!("archive: {e:?}"))?;
+    }
+    oxok_archive::append(&mut tar, "ckpt.img", &packed).map_err(|e| format!("archive: {e:?}"))?;
+    oxok_archive::finish(&mut tar);
+    let path = log.with_extension("initrd.tar");
+    std::fs::write(&path, &tar).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let second = rebooted(machine, Some(cmdline2), Some(path))?;
+    let other = run_captured(second.command(), timeout, Some(log2), b"")?;
+    Ok((first, other))
+}
+
+/// A run that did not happen, judged as such.
+fn not_run(why: &str) -> Captured {
+    Captured { status: None, timed_out: false, serial: format!("(not started: {why})"), stderr: String::new(), elapsed: Duration::ZERO }
+}
+
+/// The packed image the `CKPT` lines of `serial` carry (`ckpt send`).
+pub(crate) fn image_lines(serial: &str) -> Result<Vec<u8>, String> {
+    let mut lines = serial.lines().map(str::trim_end);
+    let begin = lines.find(|l| l.starts_with("CKPT-BEGIN ")).ok_or("no CKPT-BEGIN line")?;
+    let len: usize = begin["CKPT-BEGIN ".len()..].trim().parse().map_err(|_| "bad CKPT-BEGIN line")?;
+    let mut bytes = Vec::with_capacity(len);
+    for l in lines {
+        if l == "CKPT-END" {
+            return if bytes.len() == len { Ok(bytes) } else { Err(format!("{} image bytes, {len} announced", bytes.len())) };
+        }
+        let Some(hex) = l.strip_prefix("CKPT ") else { continue };
+        if hex.len() % 2 != 0 {
+            return Err("odd CKPT line".into());
+        }
+        for i in (0..hex.len()).step_by(2) {
+            bytes.push(u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| "bad hex in a CKPT line")?);
+        }
+    }
+    Err("no CKPT-END line".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::image_lines;
+
+    #[test]
+    fn image_lines_decode_and_check_the_length() {
+        let log = "noise\r\nCKPT-BEGIN 3\r\nCKPT 0a0b\r\n[info] a kernel line\nCKPT ff\nCKPT-END\r\n";
+        assert_eq!(image_lines(log), Ok(vec![0x0a, 0x0b, 0xff]));
+        assert!(image_lines("CKPT-BEGIN 4\nCKPT 0a0b\nCKPT-END\n").is_err());
+        assert!(image_lines("CKPT-BEGIN 1\nCKPT 0\nCKPT-END\n").is_err());
+        assert!(image_lines("CKPT-BEGIN 1\nCKPT 00\n").is_err());
+    }
+}

@@ -87,3 +87,72 @@ pub fn send(image: &[u8]) {
     }
     println!("CKPT-END");
 }
+
+/// The first bytes of an image on the second serial line.
+const LINE_MAGIC: &[u8; 8] = b"OXMIGRAT";
+/// Seconds `receive_line` waits for an image at most.
+const RECEIVE_SECS: u64 = 120;
+
+/// Sends `image` packed on the second serial line (`aux_write`):
+/// [`LINE_MAGIC`], the packed length, the packed bytes.
+pub fn send_line(image: &[u8]) -> Result<(), oxok_libos::Error> {
+    let packed = pack(image);
+    let mut all = Vec::with_capacity(packed.len() + 16);
+    all.extend_from_slice(LINE_MAGIC);
+    all.extend_from_slice(&(packed.len() as u64).to_le_bytes());
+    all.extend_from_slice(&packed);
+    let mut done = 0;
+    while done < all.len() {
+        let chunk = &all[done..all.len().min(done + 4096)];
+        let [n] = oxok_libos::sys::aux_write(chunk.as_ptr() as u64, chunk.len() as u64)?;
+        done += n as usize;
+        if n == 0 {
+            let _ = oxok_libos::sys::yield_cpu(0);
+        }
+    }
+    Ok(())
+}
+
+/// Waits for an image on the second serial line and returns it unpacked.
+pub fn receive_line() -> Result<Vec<u8>, &'static str> {
+    let deadline = oxok_libos::time::rdtsc()
+        + RECEIVE_SECS * oxok_libos::exposed::clock().map_or(1_000_000_000, |c| c.tsc_hz.max(1));
+    let mut got: Vec<u8> = Vec::new();
+    let mut want: Option<usize> = None;
+    let mut buf = [0u8; 512];
+    loop {
+        let n = match oxok_libos::sys::aux_read(buf.as_mut_ptr() as u64, buf.len() as u64) {
+            Ok([n]) => n as usize,
+            Err(_) => return Err("no second serial line"),
+        };
+        got.extend_from_slice(&buf[..n]);
+        if want.is_none() {
+            // Skip anything before the magic.
+            if let Some(at) = got.windows(LINE_MAGIC.len()).position(|w| w == LINE_MAGIC) {
+                got.drain(..at);
+            } else if got.len() > LINE_MAGIC.len() {
+                got.drain(..got.len() - LINE_MAGIC.len());
+            }
+            if got.len() >= 16 {
+                let len = u64::from_le_bytes(got[8..16].try_into().unwrap_or([0; 8]));
+                if len > MAX_UNPACKED as u64 {
+                    return Err("announced image too large");
+                }
+                want = Some(len as usize);
+                got.drain(..16);
+            }
+        }
+        if let Some(len) = want
+            && got.len() >= len
+        {
+            got.truncate(len);
+            return unpack(&got);
+        }
+        if n == 0 {
+            if oxok_libos::time::rdtsc() > deadline {
+                return Err("nothing arrived");
+            }
+            let _ = oxok_libos::sys::yield_cpu(0);
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! ckpt-counter N [MS] — the checkpointer's test program: a counter that
 //! holds a pipe to a child. It counts to N, printing each number and
 //! writing it into the pipe, pausing MS milliseconds between numbers
-//! (asleep on a wakeup predicate; with MS 0 it yields 200 times instead,
+//! (asleep on a wakeup predicate; with MS 0 it yields 20,000 times instead,
 //! which does not depend on the clock), then closes the pipe and waits for
 //! the child, which prints the sum and the count of the lines it read.
 //! The output is the same however often the tree is checkpointed and
@@ -47,7 +47,7 @@ fn main(args: Args) -> i32 {
             return 1;
         }
         if ms == 0 {
-            for _ in 0..200 {
+            for _ in 0..20_000 {
                 let _ = sys::yield_cpu(0);
             }
         } else {

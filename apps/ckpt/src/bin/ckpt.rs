@@ -9,6 +9,10 @@
 //!                             console (CKPT lines) for another machine
 //! ckpt load NAME              restore the image stored as NAME in the
 //!                             boot archive, wait for it
+//! ckpt migrate MS PROG [ARGS] checkpoint, destroy, send the image on the
+//!                             second serial line to another machine
+//! ckpt receive                wait for an image on the second serial
+//!                             line, restore it, wait for it
 //! ```
 //!
 //! Exit status: the restored root's (the first's, for `twice`); 1 when the
@@ -29,13 +33,14 @@ use oxok_libos::{Args, eprintln, println, time};
 
 oxok_libos::main!(main);
 
-const USAGE: &str = "usage: ckpt move|twice|send MS PROG [ARGS] | ckpt load NAME";
+const USAGE: &str = "usage: ckpt move|twice|send|migrate MS PROG [ARGS] | ckpt load NAME | ckpt receive";
 
 fn main(args: Args) -> i32 {
     let argv: Vec<&str> = args.iter().collect();
     match argv.get(1).copied() {
         Some("load") if argv.len() == 3 => load(argv[2]),
-        Some(cmd @ ("move" | "twice" | "send")) if argv.len() >= 4 => {
+        Some("receive") if argv.len() == 2 => receive(),
+        Some(cmd @ ("move" | "twice" | "send" | "migrate")) if argv.len() >= 4 => {
             let Ok(ms) = argv[2].parse::<u64>() else {
                 eprintln!("{USAGE}");
                 return 2;
@@ -82,6 +87,16 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
             wire::send(&bytes);
             0
         }
+        "migrate" => match wire::send_line(&bytes) {
+            Ok(()) => {
+                println!("ckpt: migrated {} processes", img.envs.len());
+                0
+            }
+            Err(e) => {
+                eprintln!("ckpt: migrate failed: {e:?}");
+                1
+            }
+        },
         "twice" => {
             let (Some(a), Some(b)) = (start(&img), start(&img)) else { return 1 };
             let code = finish(a);
@@ -114,6 +129,27 @@ fn load(name: &str) -> i32 {
         },
         Err(e) => {
             eprintln!("ckpt: {name}: refused: {e}");
+            1
+        }
+    }
+}
+
+fn receive() -> i32 {
+    let bytes = match wire::receive_line() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("ckpt: receive failed: {e}");
+            return 1;
+        }
+    };
+    println!("ckpt: received {} bytes", bytes.len());
+    match Image::decode(&bytes) {
+        Ok(img) => match start(&img) {
+            Some(r) => finish(r),
+            None => 1,
+        },
+        Err(e) => {
+            eprintln!("ckpt: received image refused: {e}");
             1
         }
     }
