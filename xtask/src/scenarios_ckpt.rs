@@ -181,7 +181,13 @@ fn rebooted(machine: &Qemu, cmdline: Option<&str>, initrd: Option<PathBuf>) -> R
 }
 
 /// Both machines at once, their second serial ports joined.
-fn live(machine: &Qemu, cmdline2: &str, timeout: Duration, log: &Path, log2: &Path) -> Result<(Captured, Captured), String> {
+fn live(
+    machine: &Qemu,
+    cmdline2: &str,
+    timeout: Duration,
+    log: &Path,
+    log2: &Path,
+) -> Result<(Captured, Captured), String> {
     let sock = log.with_extension("sock");
     let _ = std::fs::remove_file(&sock);
     let path = sock.display().to_string();
@@ -207,7 +213,13 @@ fn live(machine: &Qemu, cmdline2: &str, timeout: Duration, log: &Path, log2: &Pa
 }
 
 /// The first machine, then a fresh boot with its image in the archive.
-fn reboot(machine: &Qemu, cmdline2: &str, timeout: Duration, log: &Path, log2: &Path) -> Result<(Captured, Captured), String> {
+fn reboot(
+    machine: &Qemu,
+    cmdline2: &str,
+    timeout: Duration,
+    log: &Path,
+    log2: &Path,
+) -> Result<(Captured, Captured), String> {
     let first = run_captured(machine.command(), timeout, Some(log), b"")?;
     let packed = match image_lines(&first.serial) {
         Ok(p) => p,
@@ -233,7 +245,13 @@ fn reboot(machine: &Qemu, cmdline2: &str, timeout: Duration, log: &Path, log2: &
 
 /// A run that did not happen, judged as such.
 fn not_run(why: &str) -> Captured {
-    Captured { status: None, timed_out: false, serial: format!("(not started: {why})"), stderr: String::new(), elapsed: Duration::ZERO }
+    Captured {
+        status: None,
+        timed_out: false,
+        serial: format!("(not started: {why})"),
+        stderr: String::new(),
+        elapsed: Duration::ZERO,
+    }
 }
 
 /// The packed image the `CKPT` lines of `serial` carry (`ckpt send`).
@@ -244,7 +262,11 @@ pub(crate) fn image_lines(serial: &str) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::with_capacity(len);
     for l in lines {
         if l == "CKPT-END" {
-            return if bytes.len() == len { Ok(bytes) } else { Err(format!("{} image bytes, {len} announced", bytes.len())) };
+            return if bytes.len() == len {
+                Ok(bytes)
+            } else {
+                Err(format!("{} image bytes, {len} announced", bytes.len()))
+            };
         }
         let Some(hex) = l.strip_prefix("CKPT ") else { continue };
         if hex.len() % 2 != 0 {

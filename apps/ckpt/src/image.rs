@@ -239,7 +239,10 @@ impl Image {
 
     /// The first address frame `index` is mapped at, and by whom.
     pub fn first_mapping(&self, index: usize) -> Option<(usize, u64)> {
-        self.envs.iter().enumerate().find_map(|(i, e)| e.maps.iter().find(|m| m.frame == index as u64).map(|m| (i, m.va)))
+        self.envs
+            .iter()
+            .enumerate()
+            .find_map(|(i, e)| e.maps.iter().find(|m| m.frame == index as u64).map(|m| (i, m.va)))
     }
 }
 
@@ -279,7 +282,7 @@ fn read_env(r: &mut Reader<'_>, index: usize, frames: usize) -> Result<EnvRec, I
     for _ in 0..nmaps {
         let m = MapRec { va: r.word()?, flags: r.word()?, frame: r.word()? };
         let ordered = maps.last().is_none_or(|p: &MapRec| p.va < m.va);
-        if m.va % PAGE_SIZE != 0 || m.va >= APP_AREA || !ordered {
+        if !m.va.is_multiple_of(PAGE_SIZE) || m.va >= APP_AREA || !ordered {
             return Err(ImageError::Invalid("mapping address"));
         }
         if m.flags & !FLAGS_OK != 0 || m.frame >= frames as u64 {

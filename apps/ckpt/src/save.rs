@@ -72,8 +72,8 @@ impl Tree {
                 if kind != cap_kind::ENV || number == m.id || self.members.iter().any(|o| o.id == number) {
                     continue;
                 }
-                let child = exposed::env_entry(number)
-                    .is_some_and(|r| u64::from(r.parent) == m.id && r.status != ENV_ZOMBIE);
+                let child =
+                    exposed::env_entry(number).is_some_and(|r| u64::from(r.parent) == m.id && r.status != ENV_ZOMBIE);
                 if !child {
                     continue;
                 }
@@ -158,7 +158,8 @@ impl Tree {
         let mut page = vec![0u64; (PAGE_SIZE / 8) as usize];
         let mut va = 0;
         while va < USER_TOP {
-            let [found, next] = sys::env_mappings(m.slot, va, buf.as_mut_ptr() as u64, MAPPINGS_MAX).at("env_mappings")?;
+            let [found, next] =
+                sys::env_mappings(m.slot, va, buf.as_mut_ptr() as u64, MAPPINGS_MAX).at("env_mappings")?;
             for rec in &buf[..found as usize] {
                 let frame = match by_pfn.get(&rec.frame) {
                     Some(&f) => f,

@@ -30,7 +30,7 @@ pub fn env_stop(cx: &mut Cx<'_>, env_slot: u64, on: u64) -> Result<[u64; 0], Err
 /// Lists another environment's mappings from `va` on.
 pub fn env_mappings(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64, count: u64) -> Result<[u64; 2], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
-    if va % PAGE_SIZE != 0 || va >= USER_TOP {
+    if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP {
         return Err(Error::BadAddress);
     }
     if count == 0 || count > MAPPINGS_MAX {
@@ -47,11 +47,8 @@ pub fn env_mappings(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64, count: u6
             return false;
         }
         if found < count as usize {
-            records[found] = Mapping {
-                va: page,
-                flags: entry & !pte::ADDRESS_MASK,
-                frame: (entry & pte::ADDRESS_MASK) / PAGE_SIZE,
-            };
+            records[found] =
+                Mapping { va: page, flags: entry & !pte::ADDRESS_MASK, frame: (entry & pte::ADDRESS_MASK) / PAGE_SIZE };
             found += 1;
         } else if overflow.is_none() {
             overflow = Some(page);
@@ -69,7 +66,7 @@ pub fn env_mappings(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64, count: u6
 /// Copies one page of another environment's memory to the caller.
 pub fn env_peek(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64) -> Result<[u64; 1], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
-    if va % PAGE_SIZE != 0 || va >= USER_TOP || va == APP_AREA {
+    if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || va == APP_AREA {
         return Err(Error::BadAddress);
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;

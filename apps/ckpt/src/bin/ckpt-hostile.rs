@@ -66,8 +66,16 @@ fn refused(t: &mut Checks, slot: u64, want: Error, what: &str) {
     let mut page = alloc::vec![0u8; PAGE_SIZE as usize];
     let mut maps = [Mapping::default(); 4];
     t.expect(sys::env_stop(slot, 1).err(), Some(want), &alloc::format!("env_stop with {what}"));
-    t.expect(sys::env_peek(slot, 0x40_0000, page.as_mut_ptr() as u64).err(), Some(want), &alloc::format!("env_peek with {what}"));
-    t.expect(sys::env_mappings(slot, 0, maps.as_mut_ptr() as u64, 4).err(), Some(want), &alloc::format!("env_mappings with {what}"));
+    t.expect(
+        sys::env_peek(slot, 0x40_0000, page.as_mut_ptr() as u64).err(),
+        Some(want),
+        &alloc::format!("env_peek with {what}"),
+    );
+    t.expect(
+        sys::env_mappings(slot, 0, maps.as_mut_ptr() as u64, 4).err(),
+        Some(want),
+        &alloc::format!("env_mappings with {what}"),
+    );
     t.expect(sys::cap_peek(slot, 0).err(), Some(want), &alloc::format!("cap_peek with {what}"));
     t.expect(sys::cap_copy(slot, 0, rights::READ).err(), Some(want), &alloc::format!("cap_copy with {what}"));
 }
