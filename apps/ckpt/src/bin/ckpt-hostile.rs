@@ -5,6 +5,8 @@
 //!    capability derived from a full one, a process cannot be stopped,
 //!    read, listed or have its capabilities copied (`Denied`); a slot
 //!    naming nothing is `BadCap`. The victim keeps running.
+//!    With every right, the kernel's application-area page is still not
+//!    readable, and bad pages, buffers and counts are refused.
 //! 2. Forged and truncated images are refused with a clear error —
 //!    truncated, bad magic, unknown version, checksum mismatch, a mapping
 //!    at a kernel address, a non-canonical `rip` the kernel itself refuses
@@ -107,6 +109,37 @@ fn without_caps(t: &mut Checks, victim: &Child) {
     // A free slot names nothing.
     let free = (1..64u64).find(|&s| sys::cap_info(s).is_err()).unwrap_or(63);
     refused(t, free, Error::BadCap, "an empty slot");
+    // Full rights still do not reach the kernel's page of the victim, and
+    // the listing is bounded.
+    let mut page = alloc::vec![0u8; PAGE_SIZE as usize];
+    let app_area = oxok_libos::abi::layout::APP_AREA;
+    t.expect(
+        sys::env_peek(victim.slot, app_area, page.as_mut_ptr() as u64).err(),
+        Some(Error::BadAddress),
+        "env_peek of the application area",
+    );
+    t.expect(
+        sys::env_peek(victim.slot, 0x1234_5000, page.as_mut_ptr() as u64).err(),
+        Some(Error::NotFound),
+        "env_peek of an unmapped page",
+    );
+    t.expect(
+        sys::env_peek(victim.slot, 0x40_0000, 0xffff_8000_0000_0000).err(),
+        Some(Error::BadAddress),
+        "env_peek into kernel memory",
+    );
+    let mut maps = [Mapping::default(); 4];
+    t.expect(
+        sys::env_mappings(victim.slot, 0, maps.as_mut_ptr() as u64, 0).err(),
+        Some(Error::Invalid),
+        "env_mappings of 0 records",
+    );
+    t.expect(
+        sys::env_mappings(victim.slot, 0, maps.as_mut_ptr() as u64, 65).err(),
+        Some(Error::Invalid),
+        "env_mappings of 65 records",
+    );
+    t.expect(sys::env_stop(victim.slot, 2).err(), Some(Error::Invalid), "env_stop with on = 2");
     // Stopping oneself is refused.
     t.expect(sys::env_stop(0, 1).err(), Some(Error::Invalid), "env_stop of oneself");
     let runs = exposed::env_entry(victim.id).map(|r| r.runs).unwrap_or(0);
