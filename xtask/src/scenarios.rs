@@ -1245,6 +1245,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_ckpt::CKPT_SCENARIOS[2],
     crate::scenarios_ckpt::CKPT_SCENARIOS[3],
     crate::scenarios_ckpt::CKPT_SCENARIOS[4],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[5],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \

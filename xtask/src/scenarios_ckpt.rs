@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Every checkpointer scenario, in the order `scenarios.rs` lists them.
-pub(crate) const CKPT_SCENARIOS: [Scenario; 5] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE];
+pub(crate) const CKPT_SCENARIOS: [Scenario; 6] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT];
 
 const MOVE: Scenario = Scenario {
     name: "ckpt-move",
@@ -28,6 +28,24 @@ const MOVE: Scenario = Scenario {
         "none leaked",
     ],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed"],
+    timeout_secs: 90,
+    ..Scenario::DEFAULT
+};
+
+const WAIT: Scenario = Scenario {
+    name: "ckpt-wait",
+    about: "checkpointed while the counter waits for its child and the child sleeps: the restored counter re-derives its child's id and reaps it",
+    cmdline: "run=ckpt+move+400+ckpt-counter+3+20+1500",
+    expect: &[
+        "count 3",
+        "ckpt: saved 2 processes, * frames, * bytes",
+        "ckpt: restored 2 processes",
+        "child sum 6 lines 3",
+        "counter done 3 child 0",
+        "ckpt: restored tree ended with 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed", "wait:"],
     timeout_secs: 90,
     ..Scenario::DEFAULT
 };

@@ -1,9 +1,11 @@
-//! ckpt-counter N [MS] — the checkpointer's test program: a counter that
+//! ckpt-counter N [MS [LINGER]] — the checkpointer's test program: a counter that
 //! holds a pipe to a child. It counts to N, printing each number and
 //! writing it into the pipe, pausing MS milliseconds between numbers
 //! (asleep on a wakeup predicate; with MS 0 it yields 20,000 times instead,
 //! which does not depend on the clock), then closes the pipe and waits for
-//! the child, which prints the sum and the count of the lines it read.
+//! the child, which prints the sum and the count of the lines it read
+//! (after sleeping LINGER milliseconds, default 0, so a checkpoint can
+//! catch the counter inside its wait).
 //! The output is the same however often the tree is checkpointed and
 //! restored in between.
 #![no_std]
@@ -21,7 +23,7 @@ oxok_libos::main!(main);
 
 fn main(args: Args) -> i32 {
     if args.get(1) == Some("child") {
-        return child();
+        return child(args.get(2).and_then(|a| a.parse().ok()).unwrap_or(0));
     }
     let n: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
     let ms: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20);
@@ -29,9 +31,10 @@ fn main(args: Args) -> i32 {
         println!("counter: no pipe");
         return 1;
     };
+    let linger = args.get(3).unwrap_or("0");
     let mut opts = SpawnOptions::new();
     opts.stdin(r);
-    let child = match exec::spawn_with("ckpt-counter", &["ckpt-counter", "child"], &opts) {
+    let child = match exec::spawn_with("ckpt-counter", &["ckpt-counter", "child", linger], &opts) {
         Ok(c) => c,
         Err(e) => {
             println!("counter: spawn: {e}");
@@ -62,8 +65,9 @@ fn main(args: Args) -> i32 {
     0
 }
 
-/// Reads numbers, one a line, to the end of file; prints their sum.
-fn child() -> i32 {
+/// Reads numbers, one a line, to the end of file; after `linger` ms
+/// prints their sum.
+fn child(linger: u64) -> i32 {
     let (mut sum, mut lines, mut cur) = (0u64, 0u64, 0u64);
     let mut buf = [0u8; 64];
     loop {
@@ -87,6 +91,9 @@ fn child() -> i32 {
                 return 1;
             }
         }
+    }
+    if linger > 0 {
+        let _ = time::sleep_ms(linger);
     }
     println!("child sum {sum} lines {lines}");
     0
