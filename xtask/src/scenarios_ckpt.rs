@@ -2,6 +2,10 @@
 //! running process tree — a counter holding a pipe to a child, stopped
 //! mid-sleep — and restores it in fresh environments; the output is the
 //! uninterrupted run's. `scenarios.rs` lists them with the others.
+//!
+//! Across machines the counter also sleeps on the clock: a sleep's
+//! deadline is in the first machine's ticks, so on the second it ends at
+//! once or after at most the first machine's uptime, never later.
 
 use crate::proc::{Captured, run_captured};
 use crate::qemu::{Boot, Qemu};
@@ -81,7 +85,7 @@ const HOSTILE: Scenario = Scenario {
 const REBOOT: Scenario = Scenario {
     name: "ckpt-reboot",
     about: "a counter tree checkpointed mid-run on one boot (image printed as CKPT lines), restored after a reboot from the boot archive; it finishes with the uninterrupted run's output",
-    cmdline: "run=ckpt+send+150+ckpt-counter+12+0",
+    cmdline: "run=ckpt+send+150+ckpt-counter+12+30",
     expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "CKPT-BEGIN *", "CKPT-END", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
     timeout_secs: 120,
@@ -97,10 +101,10 @@ const REBOOT: Scenario = Scenario {
 const MIGRATE: Scenario = Scenario {
     name: "ckpt-migrate",
     about: "live migration: a counter tree checkpointed on one machine goes over a socket joining both machines' second serial ports and continues on the other, its console output following it",
-    cmdline: "run=ckpt+migrate+150+ckpt-counter+12+0",
+    cmdline: "run=ckpt+migrate+150+ckpt-counter+12+30",
     expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "ckpt: migrated 2 processes", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
-    timeout_secs: 150,
+    timeout_secs: 240,
     second: Some(&Second {
         link: Link::Socket,
         cmdline: "run=ckpt+receive",

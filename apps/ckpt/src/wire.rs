@@ -6,7 +6,8 @@
 //! Packed form: records of a little-endian `u32` header — bit 31 set: that
 //! many zero bytes (low 31 bits); clear: that many literal bytes follow.
 //! Lines: `CKPT-BEGIN <packed bytes>`, `CKPT <hex>` (at most 64 bytes
-//! each), `CKPT-END`. The image inside carries its own checksum; the
+//! each), `CKPT-END`. On the second serial line: the receiver repeats a
+//! "ready" byte until the image starts, and the sender waits for it. The image inside carries its own checksum; the
 //! packing adds none.
 
 use alloc::string::String;
@@ -93,9 +94,36 @@ const LINE_MAGIC: &[u8; 8] = b"OXMIGRAT";
 /// Seconds `receive_line` waits for an image at most.
 const RECEIVE_SECS: u64 = 120;
 
-/// Sends `image` packed on the second serial line (`aux_write`):
-/// [`LINE_MAGIC`], the packed length, the packed bytes.
+/// The receiver's "ready" byte, repeated until the image starts: the
+/// sender waits for it, so nothing is sent while the receiving machine is
+/// still booting (its UART's initialisation would drop what arrived).
+const READY: u8 = b'R';
+
+/// A deadline `secs` seconds from now, in TSC cycles.
+fn deadline(secs: u64) -> u64 {
+    oxok_libos::time::rdtsc() + secs * oxok_libos::exposed::clock().map_or(1_000_000_000, |c| c.tsc_hz.max(1))
+}
+
+/// Waits until the receiver says it is ready.
+fn await_ready() -> Result<(), oxok_libos::Error> {
+    let until = deadline(RECEIVE_SECS);
+    let mut buf = [0u8; 64];
+    loop {
+        let [n] = oxok_libos::sys::aux_read(buf.as_mut_ptr() as u64, buf.len() as u64)?;
+        if buf[..n as usize].contains(&READY) {
+            return Ok(());
+        }
+        if oxok_libos::time::rdtsc() > until {
+            return Err(oxok_libos::Error::Busy);
+        }
+        let _ = oxok_libos::sys::yield_cpu(0);
+    }
+}
+
+/// Sends `image` packed on the second serial line (`aux_write`) once the
+/// receiver is ready: [`LINE_MAGIC`], the packed length, the packed bytes.
 pub fn send_line(image: &[u8]) -> Result<(), oxok_libos::Error> {
+    await_ready()?;
     let packed = pack(image);
     let mut all = Vec::with_capacity(packed.len() + 16);
     all.extend_from_slice(LINE_MAGIC);
@@ -115,8 +143,7 @@ pub fn send_line(image: &[u8]) -> Result<(), oxok_libos::Error> {
 
 /// Waits for an image on the second serial line and returns it unpacked.
 pub fn receive_line() -> Result<Vec<u8>, &'static str> {
-    let deadline = oxok_libos::time::rdtsc()
-        + RECEIVE_SECS * oxok_libos::exposed::clock().map_or(1_000_000_000, |c| c.tsc_hz.max(1));
+    let until = deadline(RECEIVE_SECS);
     let mut got: Vec<u8> = Vec::new();
     let mut want: Option<usize> = None;
     let mut buf = [0u8; 512];
@@ -149,7 +176,11 @@ pub fn receive_line() -> Result<Vec<u8>, &'static str> {
             return unpack(&got);
         }
         if n == 0 {
-            if oxok_libos::time::rdtsc() > deadline {
+            if want.is_none() {
+                // Not started yet: say "ready" (a busy line takes nothing).
+                let _ = oxok_libos::sys::aux_write(&READY as *const u8 as u64, 1);
+            }
+            if oxok_libos::time::rdtsc() > until {
                 return Err("nothing arrived");
             }
             let _ = oxok_libos::sys::yield_cpu(0);
