@@ -7,7 +7,9 @@
 //! many zero bytes (low 31 bits); clear: that many literal bytes follow.
 //! Lines: `CKPT-BEGIN <packed bytes>`, `CKPT <hex>` (at most 64 bytes
 //! each), `CKPT-END`. On the second serial line: the receiver repeats a
-//! "ready" byte until the image starts, and the sender waits for it. The image inside carries its own checksum; the
+//! "ready" byte until the image starts, and the sender waits for it;
+//! the receiver answers accepted or refused, and the sender waits for that
+//! before it destroys the original (or lets it run on). The image inside carries its own checksum; the
 //! packing adds none.
 
 use alloc::string::String;
@@ -120,9 +122,17 @@ fn await_ready() -> Result<(), oxok_libos::Error> {
     }
 }
 
+/// The receiver's answers once the whole image is in: accepted (it
+/// decoded and checked), or refused.
+const ACCEPTED: u8 = b'A';
+const REFUSED: u8 = b'N';
+
 /// Sends `image` packed on the second serial line (`aux_write`) once the
-/// receiver is ready: [`LINE_MAGIC`], the packed length, the packed bytes.
-pub fn send_line(image: &[u8]) -> Result<(), oxok_libos::Error> {
+/// receiver is ready — [`LINE_MAGIC`], the packed length, the packed bytes
+/// — and waits for its answer: true if it accepted the image. The sender
+/// must not end before the answer: bytes still in transit would be lost
+/// with its end of the link.
+pub fn send_line(image: &[u8]) -> Result<bool, oxok_libos::Error> {
     await_ready()?;
     let packed = pack(image);
     let mut all = Vec::with_capacity(packed.len() + 16);
@@ -138,7 +148,31 @@ pub fn send_line(image: &[u8]) -> Result<(), oxok_libos::Error> {
             let _ = oxok_libos::sys::yield_cpu(0);
         }
     }
-    Ok(())
+    let until = deadline(RECEIVE_SECS);
+    let mut buf = [0u8; 64];
+    loop {
+        let [n] = oxok_libos::sys::aux_read(buf.as_mut_ptr() as u64, buf.len() as u64)?;
+        for &b in &buf[..n as usize] {
+            match b {
+                ACCEPTED => return Ok(true),
+                REFUSED => return Ok(false),
+                _ => {}
+            }
+        }
+        if oxok_libos::time::rdtsc() > until {
+            return Err(oxok_libos::Error::Busy);
+        }
+        let _ = oxok_libos::sys::yield_cpu(0);
+    }
+}
+
+/// Tells the sender whether the image it sent was accepted.
+pub fn answer(accepted: bool) {
+    let b = if accepted { ACCEPTED } else { REFUSED };
+    let until = deadline(10);
+    while oxok_libos::sys::aux_write(&b as *const u8 as u64, 1) == Ok([0]) && oxok_libos::time::rdtsc() < until {
+        let _ = oxok_libos::sys::yield_cpu(0);
+    }
 }
 
 /// Waits for an image on the second serial line and returns it unpacked.

@@ -9,8 +9,9 @@
 //!                             console (CKPT lines) for another machine
 //! ckpt load NAME              restore the image stored as NAME in the
 //!                             boot archive, wait for it
-//! ckpt migrate MS PROG [ARGS] checkpoint, destroy, send the image on the
-//!                             second serial line to another machine
+//! ckpt migrate MS PROG [ARGS] checkpoint, send the image on the second
+//!                             serial line to another machine, destroy the
+//!                             tree once the other side accepted it
 //! ckpt receive                wait for an image on the second serial
 //!                             line, restore it, wait for it
 //! ```
@@ -73,6 +74,9 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
     };
     let bytes = img.encode();
     println!("ckpt: saved {} processes, {} frames, {} bytes", img.envs.len(), img.frames.len(), bytes.len());
+    if cmd == "migrate" {
+        return migrate(tree, &bytes);
+    }
     tree.destroy();
     // The image is read back from its bytes, as a restore elsewhere would.
     let img = match Image::decode(&bytes) {
@@ -87,16 +91,6 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
             wire::send(&bytes);
             0
         }
-        "migrate" => match wire::send_line(&bytes) {
-            Ok(()) => {
-                println!("ckpt: migrated {} processes", img.envs.len());
-                0
-            }
-            Err(e) => {
-                eprintln!("ckpt: migrate failed: {e:?}");
-                1
-            }
-        },
         "twice" => {
             let (Some(a), Some(b)) = (start(&img), start(&img)) else { return 1 };
             let code = finish(a);
@@ -107,6 +101,28 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
             Some(r) => finish(r),
             None => 1,
         },
+    }
+}
+
+/// Sends the stopped tree's image to the other machine; destroys the tree
+/// once the other side accepted it, else lets it run on here.
+fn migrate(tree: save::Tree, bytes: &[u8]) -> i32 {
+    match wire::send_line(bytes) {
+        Ok(true) => {
+            println!("ckpt: migrated {} processes", tree.members.len());
+            tree.destroy();
+            0
+        }
+        answer => {
+            match answer {
+                Ok(_) => eprintln!("ckpt: the other machine refused the image; the tree runs on here"),
+                Err(e) => eprintln!("ckpt: migrate failed ({e:?}); the tree runs on here"),
+            }
+            tree.continue_all();
+            let (slot, id) = (tree.members[0].slot, tree.members[0].id);
+            let _ = exec::wait(Child { slot, id });
+            1
+        }
     }
 }
 
@@ -144,11 +160,15 @@ fn receive() -> i32 {
     };
     println!("ckpt: received {} bytes", bytes.len());
     match Image::decode(&bytes) {
-        Ok(img) => match start(&img) {
-            Some(r) => finish(r),
-            None => 1,
-        },
+        Ok(img) => {
+            wire::answer(true);
+            match start(&img) {
+                Some(r) => finish(r),
+                None => 1,
+            }
+        }
         Err(e) => {
+            wire::answer(false);
             eprintln!("ckpt: received image refused: {e}");
             1
         }
