@@ -48,6 +48,8 @@ pub(crate) struct Scenario {
     /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
     /// such as `env N (x) exited with status 0`, so the default is `info`.
     pub log: Option<&'static str>,
+    /// Further QEMU arguments (e.g. `-rtc base=…` to pin the clock).
+    pub qemu_args: &'static [&'static str],
     /// A second machine the scenario moves a process to (`scenarios_ckpt.rs`).
     pub second: Option<&'static crate::scenarios_ckpt::Second>,
 }
@@ -67,6 +69,7 @@ impl Scenario {
         input: "",
         net: None,
         log: Some("info"),
+        qemu_args: &[],
         second: None,
     };
 
