@@ -673,6 +673,102 @@ macro_rules! for_each_call {
             /// `slots`, and kernel memory for the account (`NoMemory`,
             /// nothing changed). Changes: the environment's account.
             44 => env_limit_slots(env_slot, slots) -> [];
+
+            /// Stops (`on` 1) or continues (`on` 0) the environment named
+            /// by `env_slot` — what a checkpointer or debugger needs to read
+            /// a state that does not change under it. A stopped environment
+            /// is never given the CPU: not in its own slots, not in spare
+            /// time, not by a directed yield or a protected control transfer
+            /// (both refused with `Busy`). Everything that happens *to* it
+            /// still happens: a sleeper whose predicate holds becomes
+            /// runnable, a reply to a call it waits for lands in its
+            /// registers, it can be destroyed. Its exported state
+            /// (`env_get_state`) therefore stays fixed until it is
+            /// continued or its state is replaced.
+            ///
+            /// Checks: write on the environment (`Denied`), alive
+            /// (`BadEnv`); not the caller itself and `on` 0 or 1
+            /// (`Invalid`). Changes: its stopped flag.
+            45 => env_stop(env_slot, on) -> [];
+
+            /// Lists the user mappings of the environment named by
+            /// `env_slot` at or above `va`, in address order: up to `count`
+            /// (at most [`MAPPINGS_MAX`](crate::MAPPINGS_MAX))
+            /// [`Mapping`](crate::Mapping) records (page address, page-table
+            /// flags, frame number) written at `buf`. The application area
+            /// (the kernel's frame) is not listed. Returns how many records
+            /// were written and `next`, the address to continue from
+            /// ([`USER_TOP`](crate::layout::USER_TOP) when the walk is
+            /// complete); at most 16 page tables are examined per call, so
+            /// `found` may be 0 with `next` below `USER_TOP`.
+            ///
+            /// Checks: read on the environment (`Denied`); `va` page-aligned
+            /// and below `USER_TOP` (`BadAddress`); `count` from 1 to
+            /// `MAPPINGS_MAX` (`Invalid`); `buf` writable for the records
+            /// written (`BadAddress`). Changes: the caller's buffer.
+            46 => env_mappings(env_slot, va, buf, count) -> [found, next];
+
+            /// Copies the page mapped at `va` in the environment named by
+            /// `env_slot` (4096 bytes) to the caller's `buf`; returns the
+            /// mapping's page-table flags. Reading another environment's
+            /// memory needs no mapping of its frames.
+            ///
+            /// Checks: read on the environment (`Denied`); `va`
+            /// page-aligned, below `USER_TOP` and not the application area
+            /// (`BadAddress`); a user frame mapped there (`NotFound`);
+            /// `buf` writable for 4096 bytes (`BadAddress`).
+            /// Changes: the caller's buffer.
+            47 => env_peek(env_slot, va, buf) -> [flags];
+
+            /// Describes capability `slot` in the list of the environment
+            /// named by `env_slot`, as `cap_info` describes the caller's own:
+            /// kind, resource number, rights.
+            ///
+            /// Checks: read on the environment (`Denied`); the slot holds a
+            /// capability (`BadCap`). Changes: nothing.
+            48 => cap_peek(env_slot, slot) -> [kind, number, rights];
+
+            /// Copies capability `slot` of the environment named by
+            /// `env_slot` into the caller's own list, with `rights` (a subset
+            /// of the source's); returns the caller's new slot. The copy is
+            /// derived from the source, so `cap_revoke` on the source (or
+            /// anything it came from) takes it back. This is how a
+            /// checkpointer holding a process reaches the process's children:
+            /// write on an environment already lets its holder replace the
+            /// environment's registers and memory, and so make it grant what
+            /// it holds; this call adds no authority beyond that.
+            ///
+            /// Checks: write on the environment (`Denied`); the slot holds a
+            /// capability (`BadCap`) carrying grant (`Denied`); `rights`
+            /// valid and no wider than the source's (`Invalid`, `Denied`);
+            /// room in the caller's list (`NoMemory`); the derivation depth
+            /// (`Invalid`). Changes: one slot of the caller's list; the
+            /// source's derivation record.
+            49 => cap_copy(env_slot, slot, rights) -> [new_slot];
+
+            /// Sends up to `len` bytes at `ptr` on the machine's second
+            /// serial line (COM2), raw, as far as the transmitter takes them
+            /// without waiting; returns how many it took (0 when it is busy:
+            /// try again after a yield). The line joins two machines (QEMU's
+            /// socket character device); the checkpointer migrates a process
+            /// over it. It is part of the console device: the same
+            /// capability guards it.
+            ///
+            /// Checks: a second serial line exists (`NotFound`); `len` ≤
+            /// [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX) (`Invalid`);
+            /// the range readable (`BadAddress`); a console capability with
+            /// write (`Denied`). Changes: nothing but the line.
+            50 => aux_write(ptr, len) -> [written];
+
+            /// Copies to `ptr` the bytes waiting on the second serial line,
+            /// at most `len` (and at most 512); never waits.
+            ///
+            /// Checks: a second serial line exists (`NotFound`); `len` ≤
+            /// `CONSOLE_WRITE_MAX` (`Invalid`); the buffer writable
+            /// (`BadAddress`, nothing consumed); a console capability with
+            /// read (`Denied`). Changes: the caller's buffer; the line's
+            /// receiver.
+            51 => aux_read(ptr, len) -> [read];
             /// Describes the network: the NIC's Ethernet address (bytes 0–5
             /// of `mac`, first byte lowest), packets received since boot,
             /// and those no filter accepted.

@@ -350,3 +350,18 @@ const _: () = assert!(
             + crate::PRED_SLOTS * (8 + 8 * crate::pred::PARAMS + crate::pred::MAX_BYTES)
             + 8
 );
+
+/// Records `env_mappings` writes per call at most.
+pub const MAPPINGS_MAX: u64 = 64;
+
+/// One mapping of an environment's address space (`env_mappings`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Mapping {
+    /// Page address.
+    pub va: u64,
+    /// The page-table entry's flag bits (`layout::pte`), address cleared.
+    pub flags: u64,
+    /// The frame number mapped there.
+    pub frame: u64,
+}

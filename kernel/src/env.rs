@@ -120,6 +120,8 @@ pub struct Env {
     pub wait_ticket: u64,
     /// CPU time slots it owns, charged to `quota`.
     pub slots: u64,
+    /// Stopped by `env_stop`: never given the CPU until continued.
+    pub stopped: bool,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -304,6 +306,7 @@ impl EnvTable {
             pct_caller: None,
             wait_ticket: 0,
             slots: 0,
+            stopped: false,
         });
         env.publish();
         exposed::set_run_row(index, env.account.row(id));

@@ -52,6 +52,7 @@ use oxok_abi::boot::EXIT_PANIC;
 /// protocol registers.
 pub fn start(eax: u64, ebx: u64) -> ! {
     arch::serial::init();
+    arch::serial::aux::init();
     let boot = match BootInfo::from_entry(eax, ebx) {
         Ok(b) => b,
         Err(e) => panic!("cannot use the boot information: {e:?}"),

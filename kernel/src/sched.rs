@@ -109,7 +109,8 @@ fn anyone_can_run(k: &mut Kernel) -> bool {
         return true;
     }
     let sched = &k.sched;
-    let ids = k.envs.ids_where(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none());
+    let ids =
+        k.envs.ids_where(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped);
     ids.iter().any(|&id| sched.spare.contains(id) || sched.vector.count_owned(id) > 0)
 }
 

@@ -32,9 +32,11 @@ pub type Sched = Scheduler<SLOT_VECTOR_SLOTS, SPARE>;
 pub struct View<'a>(pub &'a mut EnvTable);
 
 impl Envs for View<'_> {
-    /// Alive, runnable or running, and not waiting for a reply.
+    /// Alive, runnable or running, not waiting for a reply, not stopped.
     fn runnable(&mut self, env: u32) -> bool {
-        self.0.get(env).is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none())
+        self.0
+            .get(env)
+            .is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped)
     }
 
     /// `AppArea::critical` (offset 0 of its application-area frame).

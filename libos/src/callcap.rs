@@ -59,6 +59,13 @@ pub fn forget(id: u64) {
     }
 }
 
+/// Drops every cached entry (after a restore, every id is new).
+pub fn forget_all() {
+    for e in &ENTRIES {
+        e.store(0, Ordering::Relaxed);
+    }
+}
+
 fn forget_negatives() {
     for e in &ENTRIES {
         let v = e.load(Ordering::Relaxed);

@@ -45,6 +45,28 @@ pub use options::{MAX_CALLS, SpawnOptions};
 /// the like). Every scratch mapping is removed before `spawn` returns.
 pub const SCRATCH: u64 = 0x5000_0000_0000;
 
+/// Where [`fill_frame`] maps the frame it fills (one page, in the scratch
+/// region's neighbourhood but clear of what `spawn` uses).
+pub const FILL_VA: u64 = 0x5200_0000_0000;
+
+/// Copies `bytes` (at most a page) into the frame named by capability
+/// `frame_cap`, through a temporary writable mapping at [`FILL_VA`] in the
+/// caller's own space, removed before returning. For a program building
+/// another environment's memory (the checkpointer's restore). Not
+/// reentrant.
+pub fn fill_frame(frame_cap: u64, bytes: &[u8]) -> Result<(), Error> {
+    if bytes.len() as u64 > oxok_abi::layout::PAGE_SIZE {
+        return Err(Error::Invalid);
+    }
+    sys::page_map(0, frame_cap, FILL_VA, pte::WRITABLE | pte::NO_EXECUTE)?;
+    let r = scratch::with_page(FILL_VA, |page| {
+        page[..bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    });
+    sys::page_unmap(0, FILL_VA)?;
+    r
+}
+
 /// Pages filled and mapped per batch; also the most frame capabilities
 /// [`spawn`] holds at once (the caller's capability list needs that many
 /// free slots, plus one for the child).
@@ -70,6 +92,16 @@ pub struct Child {
 }
 
 impl Child {
+    /// The child's id as the capability in `slot` names it now (it changes
+    /// when the process tree is restored from a checkpoint; `id` is the id
+    /// at spawn), or `id` if the slot no longer names an environment.
+    pub fn live_id(&self) -> u64 {
+        match sys::cap_info(self.slot) {
+            Ok([kind, number, _]) if kind == oxok_abi::cap_kind::ENV => number,
+            _ => self.id,
+        }
+    }
+
     /// Drops the caller's capability for the child (the child, if still
     /// running, keeps running). Do this after [`wait`], or the capability
     /// list fills up: it has only [`CAP_SLOTS`](oxok_abi::CAP_SLOTS) slots.

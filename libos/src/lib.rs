@@ -33,6 +33,7 @@ pub mod net;
 pub mod pct;
 pub mod proc;
 pub mod process;
+pub mod restore;
 #[allow(unsafe_code)]
 mod rt;
 #[allow(unsafe_code)]

@@ -143,6 +143,8 @@ pub const SERVICE_SIGNAL: u16 = 1;
 pub const SERVICE_LRPC: u16 = 2;
 /// Service number of the "nobody here serves that" reply.
 pub const SERVICE_NOT_SERVING: u16 = 0xffff;
+/// Service number of the restore notice ([`crate::restore`]).
+pub const SERVICE_RESTORE: u16 = 3;
 
 /// The libOS tag of `service`: word 0 of its messages.
 pub const fn tag(service: u16) -> u64 {
@@ -155,6 +157,8 @@ pub const TAG_SIGNAL: u64 = tag(SERVICE_SIGNAL);
 pub const TAG_LRPC: u64 = tag(SERVICE_LRPC);
 /// Word 0 of the reply to a message nobody here serves.
 pub const TAG_NOT_SERVING: u64 = tag(SERVICE_NOT_SERVING);
+/// Tag of the restore notice.
+pub const TAG_RESTORE: u64 = tag(SERVICE_RESTORE);
 
 /// The libOS service a message's word 0 names, if it is a libOS tag.
 pub fn service_of(word0: u64) -> Option<u16> {
@@ -231,6 +235,7 @@ extern "C" fn dispatch(caller: u64, mode: u64, msg: *mut Msg) {
     match service_of(msg[0]) {
         Some(SERVICE_SIGNAL) => crate::signal::on_message(caller, sync, msg),
         Some(SERVICE_LRPC) => crate::lrpc::on_message(caller, sync, msg),
+        Some(SERVICE_RESTORE) => crate::restore::on_message(caller, msg),
         Some(_) => not_serving(msg),
         None => match HANDLER.load(Ordering::Acquire) {
             0 => not_serving(msg),

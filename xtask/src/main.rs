@@ -28,6 +28,7 @@ mod report;
 mod scenario;
 mod scenarios;
 mod scenarios_disk;
+mod scenarios_ckpt;
 mod scenarios_net;
 mod strip;
 mod symbolize;

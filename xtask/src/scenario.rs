@@ -53,6 +53,8 @@ pub(crate) struct Scenario {
     pub disk: Option<crate::hostdisk::DiskSpec>,
     /// Further QEMU arguments (e.g. `-rtc base=…` to pin the clock).
     pub qemu_args: &'static [&'static str],
+    /// A second machine the scenario moves a process to (`scenarios_ckpt.rs`).
+    pub second: Option<&'static crate::scenarios_ckpt::Second>,
 }
 
 impl Scenario {
@@ -72,6 +74,7 @@ impl Scenario {
         log: Some("info"),
         disk: None,
         qemu_args: &[],
+        second: None,
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus
@@ -189,6 +192,9 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
+    if let Some(second) = s.second {
+        return crate::scenarios_ckpt::run_pair(s, second, machine, log);
+    }
     let (machine, ports) = match with_nic(machine, s.net.as_ref()) {
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),

@@ -1327,6 +1327,13 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[5],
     crate::scenarios_net::NET_SCENARIOS[6],
     crate::scenarios_net::NET_SCENARIOS[7],
+    // The checkpointer (issue 16): `scenarios_ckpt.rs`.
+    crate::scenarios_ckpt::CKPT_SCENARIOS[0],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[1],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[2],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[3],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[4],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[5],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \

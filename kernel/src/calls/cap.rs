@@ -9,7 +9,7 @@ use oxok_cap::{Cap, Lineage, Rights};
 
 /// The last derivation node id handed out (`oxok_cap::derive_child`); ids
 /// are never reused. Only changed under the kernel lock.
-static LAST_NODE: AtomicU64 = AtomicU64::new(0);
+pub(super) static LAST_NODE: AtomicU64 = AtomicU64::new(0);
 
 /// A child of the capability in the caller's slot `slot`, with `rights`.
 fn child_of(cx: &mut Cx<'_>, slot: u64, rights: Rights) -> Result<(Cap, Lineage), Error> {
@@ -58,6 +58,11 @@ pub fn cap_drop(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
 /// Kind, number and rights of a capability.
 pub fn cap_info(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 3], Error> {
     let cap = cap_in(&mut cx.k.envs, cx.caller, slot)?;
+    Ok(describe(&cap))
+}
+
+/// `cap_info`'s answer for `cap`: kind, number and rights.
+pub fn describe(cap: &Cap) -> [u64; 3] {
     let comps = cap.name.components();
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
@@ -68,7 +73,7 @@ pub fn cap_info(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 3], Error> {
         (_, [_, n, ..]) => *n,
         _ => 0,
     };
-    Ok([kind, number, u64::from(cap.rights.bits())])
+    [kind, number, u64::from(cap.rights.bits())]
 }
 
 /// Derives a child with fewer rights into the caller's own list.

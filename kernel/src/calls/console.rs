@@ -73,3 +73,57 @@ pub fn console_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Err
     user::copy_to_user(&env.space, ptr, &buf[..n])?;
     Ok([n as u64])
 }
+
+/// Checks a buffer for the aux calls: every page of `[ptr, ptr+len)`
+/// mapped (writable if `write`).
+fn aux_buffer(cx: &mut Cx<'_>, ptr: u64, len: u64, write: bool) -> Result<(), Error> {
+    if len > CONSOLE_WRITE_MAX {
+        return Err(Error::Invalid);
+    }
+    if !user_range_ok(ptr, len) {
+        return Err(Error::BadAddress);
+    }
+    let env = cx.env()?;
+    let mut page = ptr & !(PAGE_SIZE - 1);
+    while page < ptr + len {
+        env.space.translate_user(page.max(ptr), write).ok_or(Error::BadAddress)?;
+        page += PAGE_SIZE;
+    }
+    Ok(())
+}
+
+/// Sends bytes on the second serial line, as many as it takes now.
+pub fn aux_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
+    if !serial::aux::present() {
+        return Err(Error::NotFound);
+    }
+    aux_buffer(cx, ptr, len, false)?;
+    console_cap(cx, Rights::WRITE)?;
+    let env = cx.env()?;
+    let mut buf = [0u8; 512];
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(buf.len() as u64) as usize;
+        user::copy_from_user(&env.space, ptr + done, &mut buf[..n])?;
+        let took = serial::aux::write(&buf[..n]);
+        done += took as u64;
+        if took < n {
+            break;
+        }
+    }
+    Ok([done])
+}
+
+/// Takes the bytes waiting on the second serial line; never blocks.
+pub fn aux_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
+    if !serial::aux::present() {
+        return Err(Error::NotFound);
+    }
+    aux_buffer(cx, ptr, len, true)?;
+    console_cap(cx, Rights::READ)?;
+    let mut buf = [0u8; 512];
+    let want = (len as usize).min(buf.len());
+    let n = serial::aux::read(&mut buf[..want]);
+    user::copy_to_user(&cx.env()?.space, ptr, &buf[..n])?;
+    Ok([n as u64])
+}

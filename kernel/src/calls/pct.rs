@@ -92,7 +92,7 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
         if entry == 0 {
             return Err(Error::Denied);
         }
-        if env.pct_saved.is_some() || env.waiting_for.is_some() || env.status == oxok_abi::ENV_CREATED {
+        if env.pct_saved.is_some() || env.waiting_for.is_some() || env.status == oxok_abi::ENV_CREATED || env.stopped {
             return Err(Error::Busy);
         }
         entry

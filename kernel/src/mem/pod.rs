@@ -1,6 +1,6 @@
 //! Plain-old-data structures that cross the user boundary as bytes.
 
-use oxok_abi::{EnvState, ExceptionFrame, MapEntry, Regs};
+use oxok_abi::{EnvState, ExceptionFrame, MapEntry, Mapping, Regs};
 
 /// Types made only of integers with no padding: any byte pattern is a valid
 /// value and every byte of a value is initialised.
@@ -18,6 +18,8 @@ unsafe impl Pod for EnvState {}
 unsafe impl Pod for ExceptionFrame {}
 // SAFETY: as above.
 unsafe impl Pod for MapEntry {}
+// SAFETY: as above.
+unsafe impl Pod for Mapping {}
 // SAFETY: as above (u64 and byte-array fields; sizes asserted in oxok_abi).
 unsafe impl Pod for oxok_abi::FpuState {}
 // SAFETY: a plain integer.

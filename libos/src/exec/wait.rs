@@ -45,13 +45,37 @@ impl ExitStatus {
 /// The child's frames may still be in the kernel's bounded-step reaping
 /// queue when `wait` returns.
 pub fn wait(child: Child) -> Result<ExitStatus, Error> {
-    let row = (child.id as usize) & (ENV_TABLE_ROWS - 1);
+    // The id is read from the capability each round, not kept: a process
+    // restored from a checkpoint (`crate::restore`) in the middle of this
+    // wait has the same slot but a new child id, and its restored
+    // predicate still names the old row, so it wakes, finds the id changed
+    // and installs a new one.
+    let mut watched = None;
+    loop {
+        let id = child.live_id();
+        if watched != Some(id) {
+            install(id)?;
+            watched = Some(id);
+        }
+        if exposed::env_entry(id).is_none_or(|r| r.status == ENV_ZOMBIE) {
+            break;
+        }
+        sys::env_sleep(1 << WAIT_SLOT)?;
+    }
+    let [raw] = sys::env_reap(child.slot)?;
+    Ok(ExitStatus::from_raw(raw))
+}
+
+/// Installs the predicate "child `id`'s row names another environment or a
+/// zombie" in [`WAIT_SLOT`].
+fn install(id: u64) -> Result<(), Error> {
+    let row = (id as usize) & (ENV_TABLE_ROWS - 1);
     let base = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
     let id_word = base + core::mem::offset_of!(EnvEntry, id) as u64;
     let status_word = base + core::mem::offset_of!(EnvEntry, status) as u64;
     let code = Builder::new()
         .load_u32(id_word)
-        .ne_imm(child.id & 0xffff_ffff)
+        .ne_imm(id & 0xffff_ffff)
         .or()
         .load_u32(status_word)
         .eq_imm(u64::from(ENV_ZOMBIE))
@@ -59,9 +83,5 @@ pub fn wait(child: Child) -> Result<ExitStatus, Error> {
         .map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
     sys::pred_install(0, WAIT_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
-    while exposed::env_entry(child.id).is_some_and(|r| r.status != ENV_ZOMBIE) {
-        sys::env_sleep(1 << WAIT_SLOT)?;
-    }
-    let [raw] = sys::env_reap(child.slot)?;
-    Ok(ExitStatus::from_raw(raw))
+    Ok(())
 }

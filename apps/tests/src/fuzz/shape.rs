@@ -23,6 +23,7 @@ use oxok_libos::sys;
 /// * `slot_spare(…, 0)`: on itself it would never be given time again; on
 ///   a child it leaves an environment nobody can end if the sandbox dies
 ///   first (it can run but never gets time, so the machine never halts);
+/// * `env_stop(…, 1)`: the same for a child stopped and then orphaned;
 /// * `cap_drop` of the slot `env_create` returned for a live child: the
 ///   fuzzer's only handle on it; an orphan that was never started lives
 ///   until the machine is idle (a 10⁶-call run filled the environment
@@ -43,6 +44,7 @@ pub fn prepare(w: &mut World, call: Call, a: &mut [u64; 6]) -> bool {
             return false;
         }
         Call::slot_spare if a[1] == 0 => return false,
+        Call::env_stop if a[1] == 1 => return false,
         Call::env_sleep => {
             // Only masks with no bit below PRED_SLOTS, or none at all.
             a[0] &= !((1u64 << PRED_SLOTS) - 1);

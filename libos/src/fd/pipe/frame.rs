@@ -147,3 +147,21 @@ impl Frame {
         h.magic.store(MAGIC, Ordering::Release);
     }
 }
+
+/// Rewrites the holder ids in the image of a pipe page (see
+/// `pipe::rebind_holders`); false, changing nothing, unless the image is in
+/// the pipe region and starts with the magic.
+pub fn rebind_image(va: u64, page: &mut [u8], map: &dyn Fn(u64) -> Option<u64>) -> bool {
+    let word = |p: &[u8], at: usize| p.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+    if !super::local::in_region(va) || word(page, 0) != Some(MAGIC) {
+        return false;
+    }
+    let base = core::mem::offset_of!(Header, holders);
+    for i in 0..2 * HOLDERS {
+        let at = base + i * 8;
+        let Some(old) = word(page, at) else { return false };
+        let new = if old == 0 { 0 } else { map(old).unwrap_or(0) };
+        page[at..at + 8].copy_from_slice(&new.to_le_bytes());
+    }
+    true
+}

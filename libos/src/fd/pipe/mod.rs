@@ -62,6 +62,16 @@ use wait::Waiter;
 
 pub use local::{MAX_PIPES, PIPE_BASE, PIPE_PAGES, reclaim, registry_busy, share_with};
 
+/// For a checkpointer rebuilding a process tree elsewhere: rewrites the
+/// holder slots of a pipe page's image (`page`, the bytes of a frame mapped
+/// at `va`) through `map`, old environment id to new; ids `map` does not
+/// know (processes outside the tree) become 0, a free slot. Nothing is
+/// done unless `va` is in the pipe region and the page carries the pipe
+/// magic. Returns true if it was a pipe page.
+pub fn rebind_holders(va: u64, page: &mut [u8], map: &dyn Fn(u64) -> Option<u64>) -> bool {
+    frame::rebind_image(va, page, map) && local::in_region(va)
+}
+
 /// Consecutive failed compare-and-swaps on `read` before a reader calls
 /// the header corrupt (legitimate readers race only rarely).
 const CAS_TRIES: u32 = 64;

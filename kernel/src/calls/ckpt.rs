@@ -1,0 +1,120 @@
+//! What a user-level checkpointer needs from the kernel (Fluke §4: every
+//! environment's state exportable by an ordinary program holding the
+//! right capabilities): `env_stop` holds an environment still,
+//! `env_mappings` and `env_peek` read its address space, `cap_peek` its
+//! capability list, `cap_copy` takes what it holds. Each is checked against the caller's capability for
+//! the environment, like every other call on another environment.
+
+use super::Cx;
+use super::check::{cap_error, env_cap, rights_arg};
+use crate::mem::access::FrameRef;
+use crate::mem::user;
+use oxok_abi::layout::{APP_AREA, PAGE_SIZE, USER_TOP, pte};
+use oxok_abi::{Error, MAPPINGS_MAX, Mapping};
+use oxok_cap::Rights;
+
+/// Page tables `env_mappings` examines per call at most.
+const TABLES_PER_CALL: usize = 16;
+
+/// Stops or continues another environment.
+pub fn env_stop(cx: &mut Cx<'_>, env_slot: u64, on: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    if target == cx.caller || on > 1 {
+        return Err(Error::Invalid);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env.stopped = on == 1;
+    Ok([])
+}
+
+/// Lists another environment's mappings from `va` on.
+pub fn env_mappings(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64, count: u64) -> Result<[u64; 2], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP {
+        return Err(Error::BadAddress);
+    }
+    if count == 0 || count > MAPPINGS_MAX {
+        return Err(Error::Invalid);
+    }
+    let mut records = [Mapping::default(); MAPPINGS_MAX as usize];
+    let mut found = 0usize;
+    let mut overflow = None;
+    let mut cursor = va & !((1 << 21) - 1);
+    let mut budget = TABLES_PER_CALL;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let done = env.space.sweep_step(&mut cursor, &mut budget, |page, entry| {
+        if page < va || page == APP_AREA {
+            return false;
+        }
+        if found < count as usize {
+            records[found] =
+                Mapping { va: page, flags: entry & !pte::ADDRESS_MASK, frame: (entry & pte::ADDRESS_MASK) / PAGE_SIZE };
+            found += 1;
+        } else if overflow.is_none() {
+            overflow = Some(page);
+        }
+        false
+    });
+    let next = overflow.unwrap_or(if done { USER_TOP } else { cursor.min(USER_TOP) });
+    let space = &cx.env()?.space;
+    for (i, r) in records[..found].iter().enumerate() {
+        user::write_struct(space, buf + (i * size_of::<Mapping>()) as u64, r)?;
+    }
+    Ok([found as u64, next])
+}
+
+/// Copies one page of another environment's memory to the caller.
+pub fn env_peek(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64) -> Result<[u64; 1], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || va == APP_AREA {
+        return Err(Error::BadAddress);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let entry = env.space.lookup(va).ok_or(Error::NotFound)?;
+    let frame = FrameRef::of_any_env((entry & pte::ADDRESS_MASK) / PAGE_SIZE).ok_or(Error::NotFound)?;
+    let space = &cx.env()?.space;
+    // The whole destination first, so a bad buffer changes nothing.
+    if !oxok_abi::layout::user_range_ok(buf, PAGE_SIZE) {
+        return Err(Error::BadAddress);
+    }
+    for page in [buf, buf + PAGE_SIZE - 1] {
+        space.translate_user(page, true).ok_or(Error::BadAddress)?;
+    }
+    let mut chunk = [0u8; 512];
+    for off in (0..PAGE_SIZE as usize).step_by(chunk.len()) {
+        frame.read(off, &mut chunk);
+        user::copy_to_user(space, buf + off as u64, &chunk)?;
+    }
+    Ok([entry & !pte::ADDRESS_MASK])
+}
+
+/// Describes a capability in another environment's list.
+pub fn cap_peek(cx: &mut Cx<'_>, env_slot: u64, slot: u64) -> Result<[u64; 3], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let cap = *env.caps.get(slot).map_err(cap_error)?;
+    Ok(super::cap::describe(&cap))
+}
+
+/// Copies a capability out of another environment's list into the
+/// caller's, derived from it.
+pub fn cap_copy(cx: &mut Cx<'_>, env_slot: u64, slot: u64, rights: u64) -> Result<[u64; 1], Error> {
+    let rights = rights_arg(rights)?;
+    let caller = cx.caller;
+    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let source = *cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.get(slot).map_err(cap_error)?;
+    if !source.rights.contains(Rights::GRANT) {
+        return Err(Error::Denied);
+    }
+    source.derive(&[], rights).map_err(cap_error)?;
+    if cx.env()?.caps.is_full() {
+        return Err(Error::NoMemory);
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let mut next = super::cap::LAST_NODE.load(core::sync::atomic::Ordering::Relaxed);
+    let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot, rights, &mut next).map_err(cap_error)?;
+    super::cap::LAST_NODE.store(next, core::sync::atomic::Ordering::Relaxed);
+    let new = cx.env()?.caps.insert_derived(copy, lineage).map_err(cap_error)?;
+    crate::env::count_frame_ref(&copy, 1);
+    Ok([new as u64])
+}

@@ -1,0 +1,316 @@
+//! The checkpointer's scenarios (issue 16): `ckpt` (`apps/ckpt`) saves a
+//! running process tree — a counter holding a pipe to a child, stopped
+//! mid-sleep — and restores it in fresh environments; the output is the
+//! uninterrupted run's. `scenarios.rs` lists them with the others.
+//!
+//! Across machines the counter also sleeps on the clock: a sleep's
+//! deadline is in the first machine's ticks, so on the second it ends at
+//! once or after at most the first machine's uptime, never later.
+
+use crate::proc::{Captured, run_captured};
+use crate::qemu::{Boot, Qemu};
+use crate::report::tail;
+use crate::scenario::{Scenario, judge};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Every checkpointer scenario, in the order `scenarios.rs` lists them.
+pub(crate) const CKPT_SCENARIOS: [Scenario; 6] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT];
+
+const MOVE: Scenario = Scenario {
+    name: "ckpt-move",
+    about: "a counter with a pipe to a child is stopped mid-sleep, saved, destroyed and restored in fresh environments; it finishes with the uninterrupted run's output",
+    cmdline: "run=ckpt+move+100+ckpt-counter+12+30",
+    expect: &[
+        "count 1",
+        "ckpt: saved 2 processes, * frames, * bytes",
+        "ckpt: restored 2 processes",
+        "count 12",
+        "child sum 78 lines 12",
+        "counter done 12 child 0",
+        "ckpt: restored tree ended with 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed"],
+    timeout_secs: 90,
+    ..Scenario::DEFAULT
+};
+
+const WAIT: Scenario = Scenario {
+    name: "ckpt-wait",
+    about: "checkpointed while the counter waits for its child and the child sleeps: the restored counter re-derives its child's id and reaps it",
+    cmdline: "run=ckpt+move+400+ckpt-counter+3+20+1500",
+    expect: &[
+        "count 3",
+        "ckpt: saved 2 processes, * frames, * bytes",
+        "ckpt: restored 2 processes",
+        "child sum 6 lines 3",
+        "counter done 3 child 0",
+        "ckpt: restored tree ended with 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed", "wait:"],
+    timeout_secs: 90,
+    ..Scenario::DEFAULT
+};
+
+const TWICE: Scenario = Scenario {
+    name: "ckpt-twice",
+    about: "one image restored twice gives two independent trees: each counts to the end with its own pipe and child",
+    cmdline: "run=ckpt+twice+100+ckpt-counter+12+30",
+    expect: &[
+        "ckpt: saved 2 processes, * frames, * bytes",
+        "ckpt: restored 2 processes",
+        "ckpt: restored 2 processes",
+        "child sum 78 lines 12",
+        "child sum 78 lines 12",
+        "ckpt: restored tree ended with 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed"],
+    timeout_secs: 90,
+    ..Scenario::DEFAULT
+};
+
+const HOSTILE: Scenario = Scenario {
+    name: "ckpt-hostile",
+    about: "without write (call-only, read-only, none) a process cannot be stopped, read or have its capabilities copied; forged and truncated images are refused and nothing half-built is left",
+    cmdline: "run=ckpt-hostile",
+    expect: &["ckpt-hostile: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic"],
+    timeout_secs: 90,
+    ..Scenario::DEFAULT
+};
+
+const REBOOT: Scenario = Scenario {
+    name: "ckpt-reboot",
+    about: "a counter tree checkpointed mid-run on one boot (image printed as CKPT lines), restored after a reboot from the boot archive; it finishes with the uninterrupted run's output",
+    cmdline: "run=ckpt+send+150+ckpt-counter+12+30",
+    expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "CKPT-BEGIN *", "CKPT-END", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
+    timeout_secs: 120,
+    second: Some(&Second {
+        link: Link::Archive,
+        cmdline: "run=ckpt+load+ckpt.img",
+        expect: COUNTER_TAIL,
+        forbid: &["FAIL", "frames leaked", "panic", "refused", "count 1\r"],
+    }),
+    ..Scenario::DEFAULT
+};
+
+const MIGRATE: Scenario = Scenario {
+    name: "ckpt-migrate",
+    about: "live migration: a counter tree checkpointed on one machine goes over a socket joining both machines' second serial ports and continues on the other, its console output following it",
+    cmdline: "run=ckpt+migrate+150+ckpt-counter+12+30",
+    expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "ckpt: migrated 2 processes", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
+    timeout_secs: 240,
+    second: Some(&Second {
+        link: Link::Socket,
+        cmdline: "run=ckpt+receive",
+        expect: &[
+            "ckpt: received * bytes",
+            "ckpt: restored 2 processes",
+            "count 12",
+            "child sum 78 lines 12",
+            "counter done 12 child 0",
+            "ckpt: restored tree ended with 0",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "panic", "refused", "failed"],
+    }),
+    ..Scenario::DEFAULT
+};
+
+/// What the restored counter must still print on the second machine.
+const COUNTER_TAIL: &[&str] = &[
+    "ckpt: restored 2 processes",
+    "count 12",
+    "child sum 78 lines 12",
+    "counter done 12 child 0",
+    "ckpt: restored tree ended with 0",
+    "none leaked",
+];
+
+/// A scenario's second machine: what carries the image there, how it
+/// boots and what it must show. The first machine is the scenario itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Second {
+    pub link: Link,
+    /// Kernel command line of the second machine (`log=info` added).
+    pub cmdline: &'static str,
+    pub expect: &'static [&'static str],
+    pub forbid: &'static [&'static str],
+}
+
+/// How the image moves from the first machine to the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// Live: both machines' second serial ports joined by a Unix socket
+    /// (`-chardev socket`), the second machine started first and waiting.
+    Socket,
+    /// A reboot: the `CKPT` lines the first machine printed are decoded and
+    /// put in the second machine's boot archive as `ckpt.img`.
+    Archive,
+}
+
+/// Runs a two-machine scenario; the failures and the text to print.
+pub(crate) fn run_pair(s: &Scenario, second: &Second, machine: &Qemu, log: &Path) -> (Vec<String>, String) {
+    let head = format!("scenario {} ...", s.name);
+    let log2 = log.with_extension("second.log");
+    let timeout = Duration::from_secs(s.timeout_secs);
+    let cmdline2 = format!("{} log=info", second.cmdline);
+    let both = match second.link {
+        Link::Socket => live(machine, &cmdline2, timeout, log, &log2),
+        Link::Archive => reboot(machine, &cmdline2, timeout, log, &log2),
+    };
+    let (first, other) = match both {
+        Ok(x) => x,
+        Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
+    };
+    let mut why = judge(s, &first);
+    let s2 = Scenario { expect: second.expect, forbid: second.forbid, ..*s };
+    why.extend(judge(&s2, &other).into_iter().map(|w| format!("second machine: {w}")));
+    let secs = first.elapsed.as_secs_f64().max(other.elapsed.as_secs_f64());
+    if why.is_empty() {
+        return (why, format!("{head} ok ({secs:.1} s)"));
+    }
+    let mut text = format!("{head} FAILED ({}) ({secs:.1} s)\n", why[0]);
+    for w in &why[1..] {
+        text.push_str(&format!("    also: {w}\n"));
+    }
+    text.push_str(&format!("    first machine, last serial output:\n{}\n", tail(&first.serial, 20)));
+    text.push_str(&format!("    second machine, last serial output:\n{}\n", tail(&other.serial, 20)));
+    text.push_str(&format!("    full serial logs: {} and {}", log.display(), log2.display()));
+    (why, text)
+}
+
+/// `machine` booting `cmdline` (and `initrd`, if given) instead.
+fn rebooted(machine: &Qemu, cmdline: Option<&str>, initrd: Option<PathBuf>) -> Result<Qemu, String> {
+    let mut m = machine.clone();
+    match &mut m.boot {
+        Boot::Pvh { initrd: i, cmdline: c, .. } => {
+            if let Some(cmd) = cmdline {
+                *c = cmd.to_string();
+            }
+            if let Some(path) = initrd {
+                *i = path;
+            }
+        }
+        _ => return Err("two-machine scenarios boot by PVH".into()),
+    }
+    Ok(m)
+}
+
+/// Both machines at once, their second serial ports joined.
+fn live(
+    machine: &Qemu,
+    cmdline2: &str,
+    timeout: Duration,
+    log: &Path,
+    log2: &Path,
+) -> Result<(Captured, Captured), String> {
+    let sock = log.with_extension("sock");
+    let _ = std::fs::remove_file(&sock);
+    let path = sock.display().to_string();
+    let mut receiver = rebooted(machine, Some(cmdline2), None)?;
+    receiver.extra.extend(["-chardev".into(), format!("socket,id=aux,path={path},server=on,wait=off")]);
+    receiver.extra.extend(["-serial".into(), "chardev:aux".into()]);
+    let mut sender = machine.clone();
+    sender.extra.extend(["-chardev".into(), format!("socket,id=aux,path={path}")]);
+    sender.extra.extend(["-serial".into(), "chardev:aux".into()]);
+    let out = std::thread::scope(|scope| {
+        let second = scope.spawn(|| run_captured(receiver.command(), timeout, Some(log2), b""));
+        // The receiver listens once its socket exists.
+        let start = Instant::now();
+        while !sock.exists() && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let first = run_captured(sender.command(), timeout, Some(log), b"");
+        let second = second.join().unwrap_or_else(|_| Err("the receiving machine's thread panicked".into()));
+        (first, second)
+    });
+    let _ = std::fs::remove_file(&sock);
+    Ok((out.0?, out.1?))
+}
+
+/// The first machine, then a fresh boot with its image in the archive.
+fn reboot(
+    machine: &Qemu,
+    cmdline2: &str,
+    timeout: Duration,
+    log: &Path,
+    log2: &Path,
+) -> Result<(Captured, Captured), String> {
+    let first = run_captured(machine.command(), timeout, Some(log), b"")?;
+    let packed = match image_lines(&first.serial) {
+        Ok(p) => p,
+        // No image: the second machine is not started; the first's
+        // expectations say what went wrong.
+        Err(e) => return Ok((first, not_run(&e))),
+    };
+    let Boot::Pvh { initrd, .. } = &machine.boot else { return Err("two-machine scenarios boot by PVH".into()) };
+    let old = std::fs::read(initrd).map_err(|e| format!("cannot read {}: {e}", initrd.display()))?;
+    let mut tar = Vec::new();
+    for entry in oxok_archive::Archive::new(&old).entries() {
+        let entry = entry.map_err(|e| format!("boot archive: {e:?}"))?;
+        oxok_archive::append(&mut tar, entry.name, entry.data).map_err(|e| format!("archive: {e:?}"))?;
+    }
+    oxok_archive::append(&mut tar, "ckpt.img", &packed).map_err(|e| format!("archive: {e:?}"))?;
+    oxok_archive::finish(&mut tar);
+    let path = log.with_extension("initrd.tar");
+    std::fs::write(&path, &tar).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let second = rebooted(machine, Some(cmdline2), Some(path))?;
+    let other = run_captured(second.command(), timeout, Some(log2), b"")?;
+    Ok((first, other))
+}
+
+/// A run that did not happen, judged as such.
+fn not_run(why: &str) -> Captured {
+    Captured {
+        status: None,
+        timed_out: false,
+        serial: format!("(not started: {why})"),
+        stderr: String::new(),
+        elapsed: Duration::ZERO,
+    }
+}
+
+/// The packed image the `CKPT` lines of `serial` carry (`ckpt send`).
+pub(crate) fn image_lines(serial: &str) -> Result<Vec<u8>, String> {
+    let mut lines = serial.lines().map(str::trim_end);
+    let begin = lines.find(|l| l.starts_with("CKPT-BEGIN ")).ok_or("no CKPT-BEGIN line")?;
+    let len: usize = begin["CKPT-BEGIN ".len()..].trim().parse().map_err(|_| "bad CKPT-BEGIN line")?;
+    let mut bytes = Vec::with_capacity(len);
+    for l in lines {
+        if l == "CKPT-END" {
+            return if bytes.len() == len {
+                Ok(bytes)
+            } else {
+                Err(format!("{} image bytes, {len} announced", bytes.len()))
+            };
+        }
+        let Some(hex) = l.strip_prefix("CKPT ") else { continue };
+        if hex.len() % 2 != 0 {
+            return Err("odd CKPT line".into());
+        }
+        for i in (0..hex.len()).step_by(2) {
+            bytes.push(u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| "bad hex in a CKPT line")?);
+        }
+    }
+    Err("no CKPT-END line".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::image_lines;
+
+    #[test]
+    fn image_lines_decode_and_check_the_length() {
+        let log = "noise\r\nCKPT-BEGIN 3\r\nCKPT 0a0b\r\n[info] a kernel line\nCKPT ff\nCKPT-END\r\n";
+        assert_eq!(image_lines(log), Ok(vec![0x0a, 0x0b, 0xff]));
+        assert!(image_lines("CKPT-BEGIN 4\nCKPT 0a0b\nCKPT-END\n").is_err());
+        assert!(image_lines("CKPT-BEGIN 1\nCKPT 0\nCKPT-END\n").is_err());
+        assert!(image_lines("CKPT-BEGIN 1\nCKPT 00\n").is_err());
+    }
+}
