@@ -11,6 +11,7 @@ mod build;
 mod cli;
 mod deps;
 mod fuzz;
+mod hostcheetah;
 mod hostnet;
 mod hosttest;
 mod iso;
@@ -25,6 +26,7 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
+mod scenarios_cheetah;
 mod scenarios_net;
 mod testcmd;
 

@@ -1453,6 +1453,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 240,
         ..Scenario::DEFAULT
     },
+    // Cheetah (issue 14): `scenarios_cheetah.rs`.
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[0],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[1],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[2],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[3],
 ];
 
 #[cfg(test)]

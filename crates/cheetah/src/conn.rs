@@ -6,7 +6,7 @@ use alloc::collections::VecDeque;
 
 use oxok_http::{Event, Limits, Parser, Status};
 
-use crate::server::{Config, Link, Response, Shared, Site};
+use crate::server::{Config, Response, Shared, Site};
 use crate::wire::{Segment, flags};
 
 fn lt(a: u32, b: u32) -> bool {
@@ -132,7 +132,6 @@ impl<S: Copy> Conn<S> {
         now: u64,
         sh: &mut Shared,
         site: &mut impl Site<Stream = S>,
-        link: &mut impl Link<S>,
     ) {
         let cfg = &sh.cfg;
         self.state = State::SynReceived;
@@ -159,23 +158,16 @@ impl<S: Copy> Conn<S> {
         self.last_rx = now;
         self.ack_pending = false;
         self.timer = now + self.rto;
-        self.syn_ack(sh, site, link);
+        self.syn_ack(sh, site);
     }
 
-    fn syn_ack(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    fn syn_ack(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
         let mss = sh.cfg.mss;
-        sh.segment(site, link, self.peer(), self.iss, self.rcv_nxt, flags::SYN | flags::ACK, Some(mss), None);
+        sh.segment(site, self.peer(), self.iss, self.rcv_nxt, flags::SYN | flags::ACK, Some(mss), None);
     }
 
     /// One segment for this connection.
-    pub fn input(
-        &mut self,
-        seg: &Segment,
-        now: u64,
-        sh: &mut Shared,
-        site: &mut impl Site<Stream = S>,
-        link: &mut impl Link<S>,
-    ) {
+    pub fn input(&mut self, seg: &Segment, now: u64, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
         self.last_rx = now;
         if seg.has(flags::RST) {
             let wnd = u32::from(sh.cfg.window);
@@ -187,9 +179,9 @@ impl<S: Copy> Conn<S> {
         }
         if seg.has(flags::SYN) {
             if self.state == State::SynReceived && seg.seq == self.irs {
-                self.syn_ack(sh, site, link); // our SYN-ACK was lost
+                self.syn_ack(sh, site); // our SYN-ACK was lost
             } else {
-                self.send_ack(sh, site, link); // challenge ACK (RFC 5961)
+                self.send_ack(sh, site); // challenge ACK (RFC 5961)
             }
             return;
         }
@@ -198,7 +190,7 @@ impl<S: Copy> Conn<S> {
         }
         if self.state == State::SynReceived {
             if seg.ack != self.iss.wrapping_add(1) {
-                sh.segment(site, link, self.peer(), seg.ack, 0, flags::RST, None, None);
+                sh.segment(site, self.peer(), seg.ack, 0, flags::RST, None, None);
                 return;
             }
             self.state = State::Open;
@@ -207,28 +199,21 @@ impl<S: Copy> Conn<S> {
             self.retries = 0;
             self.rto = sh.cfg.rto_ticks;
         }
-        if !self.ack(seg, now, sh, site, link) {
+        if !self.ack(seg, now, sh, site) {
             return;
         }
         self.receive(seg, sh, site);
-        self.pump(now, false, sh, site, link);
+        self.pump(now, false, sh, site);
         if self.ack_pending {
-            self.send_ack(sh, site, link);
+            self.send_ack(sh, site);
         }
     }
 
     /// The acknowledgment and window of `seg`; `false` if the segment is
     /// to be dropped.
-    fn ack(
-        &mut self,
-        seg: &Segment,
-        now: u64,
-        sh: &mut Shared,
-        site: &mut impl Site<Stream = S>,
-        link: &mut impl Link<S>,
-    ) -> bool {
+    fn ack(&mut self, seg: &Segment, now: u64, sh: &mut Shared, site: &mut impl Site<Stream = S>) -> bool {
         if lt(self.snd_max, seg.ack) {
-            self.send_ack(sh, site, link); // acknowledges what we never sent
+            self.send_ack(sh, site); // acknowledges what we never sent
             return false;
         }
         if lt(self.snd_una, seg.ack) {
@@ -342,14 +327,7 @@ impl<S: Copy> Conn<S> {
     /// response's multiples of the MSS (so their sums are the stored ones),
     /// the FIN rides on the last. `force` sends one segment even into a
     /// closed window (a probe after a timeout).
-    fn pump(
-        &mut self,
-        now: u64,
-        mut force: bool,
-        sh: &mut Shared,
-        site: &mut impl Site<Stream = S>,
-        link: &mut impl Link<S>,
-    ) {
+    fn pump(&mut self, now: u64, mut force: bool, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
         if self.state != State::Open {
             return;
         }
@@ -384,7 +362,7 @@ impl<S: Copy> Conn<S> {
                 }
                 let resend = lt(self.snd_nxt, self.snd_max);
                 let stream = q.resp.stream;
-                sh.segment(site, link, self.peer(), self.snd_nxt, self.rcv_nxt, fl, None, Some((stream, off, len)));
+                sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, fl, None, Some((stream, off, len)));
                 sh.stats.data_segments += 1;
                 if self.ack_pending {
                     sh.stats.piggybacked_acks += 1;
@@ -401,7 +379,7 @@ impl<S: Copy> Conn<S> {
                 if lt(self.snd_nxt, self.snd_max) {
                     sh.stats.retransmits += 1;
                 }
-                sh.segment(site, link, self.peer(), self.snd_nxt, self.rcv_nxt, flags::FIN | flags::ACK, None, None);
+                sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, flags::FIN | flags::ACK, None, None);
                 self.ack_pending = false;
                 self.advance(1, now);
             } else {
@@ -424,8 +402,8 @@ impl<S: Copy> Conn<S> {
         }
     }
 
-    fn send_ack(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
-        sh.segment(site, link, self.peer(), self.snd_nxt, self.rcv_nxt, flags::ACK, None, None);
+    fn send_ack(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
+        sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, flags::ACK, None, None);
         sh.stats.bare_acks += 1;
         self.ack_pending = false;
     }
@@ -439,7 +417,7 @@ impl<S: Copy> Conn<S> {
     /// Timers: retransmission from the cache after a timeout; a FIN for a
     /// connection idle too long, a reset for one idle twice as long (or
     /// left half-closed by the client).
-    pub fn tick(&mut self, now: u64, sh: &mut Shared, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    pub fn tick(&mut self, now: u64, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
         if self.state == State::Free {
             return;
         }
@@ -447,36 +425,36 @@ impl<S: Copy> Conn<S> {
             self.retries += 1;
             if self.retries > sh.cfg.max_retries {
                 sh.stats.aborted += 1;
-                self.abort(sh, site, link);
+                self.abort(sh, site);
                 return;
             }
             sh.stats.timeouts += 1;
             self.rto = (self.rto * 2).min(sh.cfg.rto_max_ticks);
             self.timer = now + self.rto;
             if self.state == State::SynReceived {
-                self.syn_ack(sh, site, link);
+                self.syn_ack(sh, site);
                 return;
             }
             self.snd_nxt = self.snd_una;
             self.cwnd = self.mss;
             self.dupacks = 0;
-            self.pump(now, true, sh, site, link);
+            self.pump(now, true, sh, site);
             return;
         }
         let quiet = now.saturating_sub(self.last_rx);
         if (self.fin_acked() && quiet > sh.cfg.idle_ticks / 4) || quiet > 2 * sh.cfg.idle_ticks {
             sh.stats.aborted += 1;
-            self.abort(sh, site, link);
+            self.abort(sh, site);
         } else if quiet > sh.cfg.idle_ticks && !self.closing && self.state == State::Open {
             self.closing = true;
-            self.pump(now, false, sh, site, link);
+            self.pump(now, false, sh, site);
         }
     }
 
     /// Resets the connection and frees it.
-    pub fn abort(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    pub fn abort(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
         if self.state != State::Free {
-            sh.segment(site, link, self.peer(), self.snd_nxt, 0, flags::RST, None, None);
+            sh.segment(site, self.peer(), self.snd_nxt, 0, flags::RST, None, None);
         }
         self.free(site);
     }

@@ -24,7 +24,7 @@ mod conn;
 mod server;
 mod sums;
 
-pub use server::{Config, Link, Response, Server, Site, Stats};
+pub use server::{Config, Response, Server, Site, Stats};
 pub use sums::SegmentSums;
 
 #[cfg(test)]

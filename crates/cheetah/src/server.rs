@@ -53,7 +53,7 @@ pub struct Response<S> {
     pub len: u32,
 }
 
-/// The file cache as the server sees it.
+/// The file cache and the network as the server sees them.
 pub trait Site {
     /// The site's name for one response's bytes.
     type Stream: Copy;
@@ -69,13 +69,10 @@ pub trait Site {
     /// `off..off + len` of `stream` — stored, when the run is one of the
     /// segments summed in advance.
     fn sum(&mut self, stream: Self::Stream, off: u32, len: u32) -> u64;
-}
-
-/// The network as the server sees it.
-pub trait Link<S> {
     /// Sends a frame made of `head` (headers, or a whole frame) followed by
-    /// `len` bytes at `off` in `stream`, if given. `false`: not sent.
-    fn send(&mut self, head: &[u8], data: Option<(S, u32, u32)>) -> bool;
+    /// `len` bytes at `off` in `stream`, if given: the bytes go from where
+    /// the site keeps them. `false`: not sent.
+    fn send(&mut self, head: &[u8], data: Option<(Self::Stream, u32, u32)>) -> bool;
 }
 
 /// What the server has done.
@@ -129,7 +126,6 @@ impl Shared {
     pub fn segment<S: Copy>(
         &mut self,
         site: &mut impl Site<Stream = S>,
-        link: &mut impl Link<S>,
         peer: (&[u8; 6], [u8; 4], u16),
         seq: u32,
         ack: u32,
@@ -158,7 +154,7 @@ impl Shared {
         };
         let mut buf = [0u8; wire::HEADERS_MAX];
         let n = wire::write_header(&mut buf, &h, len, sum);
-        let ok = link.send(&buf[..n], data);
+        let ok = site.send(&buf[..n], data);
         if !ok {
             self.stats.send_failures += 1;
         }
@@ -193,10 +189,10 @@ impl<S: Copy> Server<S> {
     }
 
     /// Handles one received frame at time `now` (clock ticks).
-    pub fn input(&mut self, frame: &[u8], now: u64, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    pub fn input(&mut self, frame: &[u8], now: u64, site: &mut impl Site<Stream = S>) {
         let mut out = [0u8; 64];
         if let Some(n) = wire::arp_reply(frame, self.sh.cfg.mac, self.sh.cfg.ip, &mut out) {
-            if link.send(&out[..n], None) {
+            if site.send(&out[..n], None) {
                 self.sh.stats.arp_replies += 1;
             }
             return;
@@ -207,16 +203,16 @@ impl<S: Copy> Server<S> {
         }
         match self.by_peer.get(&(seg.src_ip, seg.src_port)).copied() {
             Some(i) => {
-                self.conns[i].input(&seg, now, &mut self.sh, site, link);
+                self.conns[i].input(&seg, now, &mut self.sh, site);
                 self.reap(i, site);
             }
-            None => self.no_conn(&seg, now, site, link),
+            None => self.no_conn(&seg, now, site),
         }
     }
 
     /// A segment for no connection: a SYN opens one, anything else but a
     /// RST is answered with RST.
-    fn no_conn(&mut self, seg: &Segment, now: u64, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    fn no_conn(&mut self, seg: &Segment, now: u64, site: &mut impl Site<Stream = S>) {
         if seg.has(flags::RST) {
             return;
         }
@@ -227,7 +223,7 @@ impl<S: Copy> Server<S> {
                 let iss = self.isn(seg, now);
                 self.by_peer.insert((seg.src_ip, seg.src_port), i);
                 self.sh.stats.accepted += 1;
-                self.conns[i].accept(seg, iss, busy, now, &mut self.sh, site, link);
+                self.conns[i].accept(seg, iss, busy, now, &mut self.sh, site);
                 return;
             }
             self.sh.stats.refused_full += 1;
@@ -235,10 +231,10 @@ impl<S: Copy> Server<S> {
             self.sh.stats.stray += 1;
         }
         if seg.has(flags::ACK) {
-            self.sh.segment(site, link, peer, seg.ack, 0, flags::RST, None, None);
+            self.sh.segment(site, peer, seg.ack, 0, flags::RST, None, None);
         } else {
             let ack = seg.seq.wrapping_add(seg.seq_len());
-            self.sh.segment(site, link, peer, 0, ack, flags::RST | flags::ACK, None, None);
+            self.sh.segment(site, peer, 0, ack, flags::RST | flags::ACK, None, None);
         }
     }
 
@@ -270,10 +266,10 @@ impl<S: Copy> Server<S> {
     }
 
     /// Runs the timers due at `now`: retransmissions, idle closes.
-    pub fn tick(&mut self, now: u64, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    pub fn tick(&mut self, now: u64, site: &mut impl Site<Stream = S>) {
         let used: Vec<usize> = self.by_peer.values().copied().collect();
         for i in used {
-            self.conns[i].tick(now, &mut self.sh, site, link);
+            self.conns[i].tick(now, &mut self.sh, site);
             self.reap(i, site);
         }
     }
@@ -284,10 +280,10 @@ impl<S: Copy> Server<S> {
     }
 
     /// Resets every connection (the server is stopping).
-    pub fn shutdown(&mut self, site: &mut impl Site<Stream = S>, link: &mut impl Link<S>) {
+    pub fn shutdown(&mut self, site: &mut impl Site<Stream = S>) {
         let used: Vec<usize> = self.by_peer.values().copied().collect();
         for i in used {
-            self.conns[i].abort(&mut self.sh, site, link);
+            self.conns[i].abort(&mut self.sh, site);
             self.reap(i, site);
         }
     }

@@ -26,6 +26,7 @@ pub mod date;
 pub mod mime;
 pub mod path;
 pub mod response;
+pub mod samples;
 
 mod parser;
 mod status;

@@ -8,7 +8,7 @@ use oxok_http::response::{self, Connection, Head};
 use oxok_http::{Limits, Method, Request, Status, path};
 
 use crate::checksum;
-use crate::server::{Config, Link, Response, Server, Site};
+use crate::server::{Config, Response, Server, Site};
 use crate::sums::SegmentSums;
 use crate::wire::{self, Header, Segment, flags};
 
@@ -49,6 +49,7 @@ pub struct TestSite {
     pub refs: Vec<u32>,
     pub stored_sums: u64,
     pub computed_sums: u64,
+    pub pending: Vec<Sent>,
 }
 
 impl TestSite {
@@ -64,6 +65,7 @@ impl TestSite {
             refs: Vec::new(),
             stored_sums: 0,
             computed_sums: 0,
+            pending: Vec::new(),
         }
     }
 
@@ -120,6 +122,11 @@ impl Site for TestSite {
         self.refs[s] -= 1;
     }
 
+    fn send(&mut self, head: &[u8], data: Option<(usize, u32, u32)>) -> bool {
+        self.pending.push((Vec::from(head), data));
+        true
+    }
+
     fn sum(&mut self, s: usize, off: u32, len: u32) -> u64 {
         let (bytes, sums) = &self.streams[s];
         match sums.get(off, len) {
@@ -146,20 +153,9 @@ impl Wire {
     }
 }
 
-/// The link: copies head + stream range into a frame (after the server
-/// returns, so the site can be borrowed by both).
+/// A frame the server sent: head and stream range (copied out after the
+/// server returns).
 type Sent = (Vec<u8>, Option<(usize, u32, u32)>);
-
-pub struct Pending {
-    pub frames: Vec<Sent>,
-}
-
-impl Link<usize> for Pending {
-    fn send(&mut self, head: &[u8], data: Option<(usize, u32, u32)>) -> bool {
-        self.frames.push((Vec::from(head), data));
-        true
-    }
-}
 
 /// A server, its site, and what went over the wire.
 pub struct Rig {
@@ -177,8 +173,8 @@ impl Rig {
         Rig { server: Server::new(cfg), site: TestSite::new(), now: 1000, wire: Wire::new(), lose: |_, _| false }
     }
 
-    fn flush(&mut self, pending: Pending) {
-        for (head, data) in pending.frames {
+    fn flush(&mut self) {
+        for (head, data) in core::mem::take(&mut self.site.pending) {
             let mut f = head;
             if let Some((s, off, len)) = data {
                 f.extend_from_slice(&self.site.streams[s].0[off as usize..(off + len) as usize]);
@@ -192,16 +188,14 @@ impl Rig {
     }
 
     pub fn deliver(&mut self, frame: &[u8]) {
-        let mut p = Pending { frames: Vec::new() };
-        self.server.input(frame, self.now, &mut self.site, &mut p);
-        self.flush(p);
+        self.server.input(frame, self.now, &mut self.site);
+        self.flush();
     }
 
     pub fn advance(&mut self, ticks: u64) {
         self.now += ticks;
-        let mut p = Pending { frames: Vec::new() };
-        self.server.tick(self.now, &mut self.site, &mut p);
-        self.flush(p);
+        self.server.tick(self.now, &mut self.site);
+        self.flush();
     }
 }
 

@@ -94,3 +94,15 @@ fn numbers() {
         assert_eq!(v, alloc::format!("{n}").into_bytes());
     }
 }
+
+#[test]
+fn samples_are_deterministic() {
+    use crate::samples::{SAMPLES, index_html, sample_byte};
+    assert_eq!(sample_byte("1k.txt", 0), b'0');
+    assert_eq!(sample_byte("1k.txt", 37), b'0');
+    assert_eq!(sample_byte("100k.bin", 1), 20);
+    let html = index_html("t");
+    for (name, _) in SAMPLES {
+        assert!(html.contains(&alloc::format!("href=\"/{name}\"")));
+    }
+}
