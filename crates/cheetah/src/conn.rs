@@ -59,6 +59,8 @@ pub(crate) struct Conn<S> {
     dupacks: u32,
     last_rx: u64,
     ack_pending: bool,
+    /// Three duplicate ACKs came: send the segment at `snd_una` again.
+    fast_retransmit: bool,
 }
 
 impl<S: Copy> Conn<S> {
@@ -89,6 +91,7 @@ impl<S: Copy> Conn<S> {
             dupacks: 0,
             last_rx: 0,
             ack_pending: false,
+            fast_retransmit: false,
         }
     }
 
@@ -157,6 +160,7 @@ impl<S: Copy> Conn<S> {
         self.dupacks = 0;
         self.last_rx = now;
         self.ack_pending = false;
+        self.fast_retransmit = false;
         self.timer = now + self.rto;
         self.syn_ack(sh, site);
     }
@@ -242,10 +246,10 @@ impl<S: Copy> Conn<S> {
         {
             self.dupacks += 1;
             if self.dupacks == 3 {
-                // Fast retransmit: go back to the first unacknowledged byte.
-                self.snd_nxt = self.snd_una;
+                // Fast retransmit: the segment at the first unacknowledged
+                // byte, once, from the cache (the rest stays in flight).
                 self.cwnd = (self.cwnd / 2).max(2 * self.mss);
-                sh.stats.retransmits += 1;
+                self.fast_retransmit = true;
             }
         }
         self.snd_wnd = u32::from(seg.window);
@@ -331,64 +335,79 @@ impl<S: Copy> Conn<S> {
         if self.state != State::Open {
             return;
         }
-        loop {
-            let in_flight = self.snd_nxt.wrapping_sub(self.snd_una);
-            let room = self.snd_wnd.min(self.cwnd).saturating_sub(in_flight);
-            if lt(self.snd_nxt, self.q_end) {
-                let Some(q) = self
-                    .queue
-                    .iter()
-                    .find(|q| le(q.start, self.snd_nxt) && lt(self.snd_nxt, q.start.wrapping_add(q.resp.len)))
-                else {
-                    return;
-                };
-                let off = self.snd_nxt.wrapping_sub(q.start);
-                let end = ((off / self.mss + 1) * self.mss).min(q.resp.len);
-                let mut len = end - off;
-                if len > room {
-                    if force || (in_flight == 0 && room > 0) {
-                        len = len.min(room.max(1));
-                    } else {
-                        break;
-                    }
-                }
-                let last = self.snd_nxt.wrapping_add(len) == self.q_end;
-                let mut fl = flags::ACK;
-                if off + len == q.resp.len {
-                    fl |= flags::PSH;
-                }
-                if last && self.closing {
-                    fl |= flags::FIN;
-                }
-                let resend = lt(self.snd_nxt, self.snd_max);
-                let stream = q.resp.stream;
-                sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, fl, None, Some((stream, off, len)));
-                sh.stats.data_segments += 1;
-                if self.ack_pending {
-                    sh.stats.piggybacked_acks += 1;
-                    self.ack_pending = false;
-                }
-                if resend {
-                    sh.stats.retransmits += 1;
-                }
-                self.advance(len + u32::from(fl & flags::FIN != 0), now);
-            } else if self.closing && self.snd_nxt == self.q_end {
-                if room == 0 && !force && in_flight != 0 {
-                    break;
-                }
-                if lt(self.snd_nxt, self.snd_max) {
-                    sh.stats.retransmits += 1;
-                }
-                sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, flags::FIN | flags::ACK, None, None);
-                self.ack_pending = false;
-                self.advance(1, now);
-            } else {
-                break;
+        if core::mem::take(&mut self.fast_retransmit) && lt(self.snd_una, self.snd_max) {
+            let resume = self.snd_nxt;
+            self.snd_nxt = self.snd_una;
+            self.send_one(now, true, sh, site);
+            if lt(self.snd_nxt, resume) {
+                self.snd_nxt = resume;
             }
+        }
+        while self.send_one(now, force, sh, site) {
             force = false;
         }
         if self.timer == 0 && (lt(self.snd_nxt, self.q_end) || (self.closing && !self.fin_sent())) {
             self.timer = now + self.rto; // persist: probe a closed window
+        }
+    }
+
+    /// Sends one segment from `snd_nxt` if the windows allow (`force`: even
+    /// into a closed window); whether it did.
+    fn send_one(&mut self, now: u64, force: bool, sh: &mut Shared, site: &mut impl Site<Stream = S>) -> bool {
+        let in_flight = self.snd_nxt.wrapping_sub(self.snd_una);
+        let room = self.snd_wnd.min(self.cwnd).saturating_sub(in_flight);
+        if lt(self.snd_nxt, self.q_end) {
+            let Some(q) = self
+                .queue
+                .iter()
+                .find(|q| le(q.start, self.snd_nxt) && lt(self.snd_nxt, q.start.wrapping_add(q.resp.len)))
+            else {
+                return false;
+            };
+            let off = self.snd_nxt.wrapping_sub(q.start);
+            let end = ((off / self.mss + 1) * self.mss).min(q.resp.len);
+            let mut len = end - off;
+            if len > room {
+                if force || (in_flight == 0 && room > 0) {
+                    len = len.min(room.max(1));
+                } else {
+                    return false;
+                }
+            }
+            let last = self.snd_nxt.wrapping_add(len) == self.q_end;
+            let mut fl = flags::ACK;
+            if off + len == q.resp.len {
+                fl |= flags::PSH;
+            }
+            if last && self.closing {
+                fl |= flags::FIN;
+            }
+            let resend = lt(self.snd_nxt, self.snd_max);
+            let stream = q.resp.stream;
+            sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, fl, None, Some((stream, off, len)));
+            sh.stats.data_segments += 1;
+            if self.ack_pending {
+                sh.stats.piggybacked_acks += 1;
+                self.ack_pending = false;
+            }
+            if resend {
+                sh.stats.retransmits += 1;
+            }
+            self.advance(len + u32::from(fl & flags::FIN != 0), now);
+            true
+        } else if self.closing && self.snd_nxt == self.q_end {
+            if room == 0 && !force && in_flight != 0 {
+                return false;
+            }
+            if lt(self.snd_nxt, self.snd_max) {
+                sh.stats.retransmits += 1;
+            }
+            sh.segment(site, self.peer(), self.snd_nxt, self.rcv_nxt, flags::FIN | flags::ACK, None, None);
+            self.ack_pending = false;
+            self.advance(1, now);
+            true
+        } else {
+            false
         }
     }
 

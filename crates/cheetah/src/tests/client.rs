@@ -208,11 +208,13 @@ pub struct Client {
     pub got: Vec<u8>,
     pub fin: bool,
     pub rst: bool,
+    /// Segments that came out of order (seq → payload, FIN).
+    pub held: alloc::collections::BTreeMap<u32, (Vec<u8>, bool)>,
 }
 
 impl Client {
     pub fn new(port: u16) -> Client {
-        Client { port, seq: 5000, ack: 0, window: 65535, got: Vec::new(), fin: false, rst: false }
+        Client { port, seq: 5000, ack: 0, window: 65535, got: Vec::new(), fin: false, rst: false, held: Default::default() }
     }
 
     pub fn frame(&self, fl: u8, seq: u32, payload: &[u8], mss: Option<u16>) -> Vec<u8> {
@@ -290,13 +292,17 @@ impl Client {
                     self.rst = true;
                     continue;
                 }
-                if s.seq == self.ack && (!s.payload.is_empty() || s.has(flags::FIN)) {
-                    self.got.extend_from_slice(s.payload);
-                    self.ack = self.ack.wrapping_add(s.seq_len());
-                    if s.has(flags::FIN) {
+                if !s.payload.is_empty() || s.has(flags::FIN) {
+                    self.held.insert(s.seq, (Vec::from(s.payload), s.has(flags::FIN)));
+                }
+                while let Some((data, fin)) = self.held.remove(&self.ack) {
+                    self.got.extend_from_slice(&data);
+                    self.ack = self.ack.wrapping_add(data.len() as u32 + u32::from(fin));
+                    if fin {
                         self.fin = true;
                     }
                 }
+                self.held.retain(|&q, _| (q.wrapping_sub(self.ack) as i32) > 0);
                 if !s.payload.is_empty() || s.has(flags::FIN) {
                     let a = self.frame(flags::ACK, self.seq, &[], None);
                     rig.deliver(&a);

@@ -255,3 +255,24 @@ fn pipelined_requests_beyond_the_queue_wait_unacknowledged() {
     let text = alloc::string::String::from_utf8_lossy(&c.got).into_owned();
     assert_eq!(text.matches("200 OK").count(), 6);
 }
+
+#[test]
+fn one_lost_segment_is_fast_retransmitted_alone() {
+    let mut rig = Rig::new(config());
+    // Frame 0 is the SYN-ACK; lose the 4th data segment.
+    rig.lose = |n, _| n == 4;
+    let mut c = Client::new(51_000);
+    c.connect(&mut rig);
+    c.send(&mut rig, b"GET /100k.bin HTTP/1.0\r\n\r\n");
+    for _ in 0..50 {
+        c.pull(&mut rig);
+        if c.fin {
+            break;
+        }
+        rig.advance(50);
+    }
+    assert!(c.fin);
+    assert_eq!(split(&c.got).1, file(102_400, 3));
+    let st = rig.server.stats();
+    assert_eq!((st.retransmits, st.timeouts), (1, 0), "{st:?}");
+}
