@@ -151,6 +151,69 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "shell-kill-job",
+        about: "kill %N signals every program of a background job by its job number (a two-stage pipeline ends with \
+                128+15), and an unknown job is refused by the shell without running kill",
+        cmdline: "run=init",
+        input: "spin bg 100000 | spin bg2 100000 &\nkill %7\necho refused $?\nkill %1\nwait\nexit 0\n",
+        expect: &["[1] *", "kill: %7: no such job", "refused 1", "(status 143)", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-top",
+        about: "top: two redraws 200 ms apart show the slot vector and a busy background job with its CPU share; \
+                bad options give the usage line and status 2",
+        cmdline: "run=init",
+        input: "spin bg 100000 &\ntop -x\necho usage $?\ntop -n 2 -d 200\necho top $?\nkill %1\nwait\nexit 0\n",
+        expect: &[
+            "usage: top [-n FRAMES] [-d MS]",
+            "usage 2",
+            "top: frame 1, up * s, timer * Hz",
+            "slot vector: round *, slot * of * now",
+            "ID NAME",
+            " spin ",
+            "top: frame 2,",
+            "top 0",
+            "(status 143)",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "shell-functions",
+        about: "shell functions typed at the prompt: arguments as $1 $# $@, return N out of a loop, a definition over \
+                several lines, redefinition, recursion bounded with an error, and a function refused in a pipeline",
+        cmdline: "run=init",
+        input: "greet() { echo hello $1, $# args: $@; }\ngreet world a b\n\
+                find3() { for x in $@; do if test $x = 3; then return 7; fi; echo saw $x; done; return 1; }\n\
+                find3 1 2 3 4\necho found $?\nfind3 5\necho missing $?\n\
+                twice()\n{\n$1 $2\n$1 $2\n}\ntwice echo hi\n\
+                greet() { echo bye $1; }\ngreet you\n\
+                deep() { deep; }\ndeep\necho deep $?\n\
+                greet x | wc -l\necho piped $?\nreturn 3\necho outside $?\nexit 0\n",
+        expect: &[
+            "hello world, 3 args: world a b",
+            "saw 1",
+            "saw 2",
+            "found 7",
+            "saw 5",
+            "missing 1",
+            "hi",
+            "hi",
+            "bye you",
+            "shell: functions nested more than 32 deep",
+            "deep 2",
+            "greet: a function runs only as a whole command",
+            "piped 2",
+            "return: not inside a function",
+            "outside 2",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "saw 4", "syntax error", "KERNEL PANIC"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "shell-views",
         about: "the shell's views of the exposed tables (ps with ticks, frames by owner, the slot vector) and a \
                 background job that runs while the shell takes commands, listed by jobs and reaped by wait",
