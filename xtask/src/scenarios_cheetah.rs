@@ -23,7 +23,7 @@ const SERVE: Scenario = Scenario {
         "cheetah: * connections, * requests, 0 errors, 0 busy (503), 0 refused (RST)",
         "cheetah: * data segments, * with a piggybacked ACK, * bare ACKs",
         "cheetah: checksums * stored, * computed; cache * files in * pages, * loaded, 3 by grouping",
-        "cheetah: * frames sent (* bytes), 0 dropped on purpose, * quit",
+        "cheetah: * frames sent (* bytes), * not sent (device busy), 0 dropped on purpose, * quit",
         "none leaked",
     ],
     forbid: FORBID,
@@ -42,7 +42,7 @@ const ROBUST: Scenario = Scenario {
     expect: &[
         "cheetah: serving /www on 10.0.2.15:80",
         "cheetah: * connections, * requests, * errors, 0 busy (503), 0 refused (RST)",
-        "cheetah: * frames sent (* bytes), 0 dropped on purpose, * quit",
+        "cheetah: * frames sent (* bytes), * not sent (device busy), 0 dropped on purpose, * quit",
         "none leaked",
     ],
     forbid: FORBID,
@@ -60,7 +60,7 @@ const LOSSY: Scenario = Scenario {
     expect: &[
         "cheetah: serving /www on 10.0.2.15:80",
         "cheetah: * data segments, * retransmitted, * timeouts",
-        "cheetah: * frames sent (* bytes), * dropped on purpose, * quit",
+        "cheetah: * frames sent (* bytes), * not sent (device busy), * dropped on purpose, * quit",
         "none leaked",
     ],
     forbid: &["frames leaked", "panic", "destroyed:", " 0 retransmitted", " 0 dropped on purpose"],

@@ -36,7 +36,7 @@ use alloc::string::String;
 use oxok_cheetah::{Config, Server};
 use oxok_http::Limits;
 use oxok_http::samples::{SAMPLES, index_html, sample_byte};
-use oxok_libos::abi::net::{PACKET_MAX, TxTemplate};
+use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::fd::IoError;
 use oxok_libos::net::stack::ms_to_ticks;
 use oxok_libos::net::{self, Filter, Ring, filters};
@@ -137,7 +137,7 @@ fn serve(o: &Opts) -> Result<(), String> {
     let mac = net::mac().map_err(|_| "no NIC")?;
     let template = TxTemplate { mac, pad: [0; 2], ip: IP, port_lo: o.port, port_hi: o.port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
-    let mut ring = Ring::new(15).map_err(|_| "cannot bind a ring")?;
+    let ring = Ring::new(15).map_err(|_| "cannot bind a ring")?;
     let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
     let _tcp = Filter::install(&ring, &filters::tcp_listen(o.port), None).map_err(|_| "TCP filter refused")?;
     let (now, hz) = clock();
@@ -158,21 +158,23 @@ fn serve(o: &Opts) -> Result<(), String> {
         seed: oxok_libos::time::rdtsc(),
     };
     let mut server: Server<Stream> = Server::new(cfg);
-    let mut site = Cheetah::new(Cache::new(&o.root, u32::from(MSS)), o.log, o.drop_every)
+    let mut site = Cheetah::new(Cache::new(&o.root, u32::from(MSS)), ring, o.log, o.drop_every)
         .map_err(|e| alloc::format!("no memory for the cache: {e}"))?;
     site.hz = hz;
     site.now = now;
     println!("cheetah: serving {} on 10.0.2.15:{}", o.root, o.port);
 
-    let mut buf = [0u8; PACKET_MAX];
     let mut last_packet = 0u64; // 0: no connection yet
     loop {
-        let seen = ring.produced();
-        while let Some(n) = ring.recv(&mut buf) {
+        let seen = site.ring.produced();
+        site.drain();
+        while let Some(pkt) = site.backlog.pop_front() {
             let (now, _) = clock();
             site.now = now;
-            server.input(&buf[..n.min(buf.len())], now, &mut site);
+            server.input(&pkt, now, &mut site);
+            site.recycle(pkt);
             last_packet = now;
+            site.drain();
         }
         let (now, _) = clock();
         site.now = now;
@@ -184,11 +186,14 @@ fn serve(o: &Opts) -> Result<(), String> {
         {
             break;
         }
+        if !site.backlog.is_empty() {
+            continue;
+        }
         let wake = server.next_deadline().unwrap_or(u64::MAX).min(now + hz).max(now + 1);
-        ring.wait(seen, wake).map_err(|_| "wait failed")?;
+        site.ring.wait(seen, wake).map_err(|_| "wait failed")?;
     }
     server.shutdown(&mut site);
-    report(&server, &site, ring.dropped());
+    report(&server, &site, site.ring.dropped());
     Ok(())
 }
 
@@ -209,7 +214,8 @@ fn report(server: &Server<Stream>, site: &Cheetah, ring_dropped: u64) {
         ss.stored_sums, ss.computed_sums, files, pages, site.cache.loaded, site.cache.grouped
     );
     println!(
-        "cheetah: {} frames sent ({} bytes), {} dropped on purpose, ring drops {}, quit",
-        ss.frames_sent, ss.bytes_sent, ss.dropped, ring_dropped
+        "cheetah: {} frames sent ({} bytes), {} not sent (device busy), {} dropped on purpose, ring drops {}, \
+         {} packets through the backlog ({} dropped), quit",
+        ss.frames_sent, ss.bytes_sent, st.send_failures, ss.dropped, ring_dropped, ss.backlogged, ss.backlog_drops
     );
 }

@@ -3,13 +3,16 @@
 //! kernel a gather list that points into the cache's own frames — headers
 //! from one frame of ours, the payload straight from the file's pages.
 
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use oxok_cheetah::{Response, Site, checksum};
 use oxok_http::response::{Connection, file_status, sends_body};
 use oxok_http::{Method, Request, Status, path};
-use oxok_libos::abi::net::{TX_PIECES_MAX, TxPiece};
+use oxok_libos::abi::net::{PACKET_MAX, TX_PIECES_MAX, TxPiece};
+use oxok_libos::net::Ring;
 use oxok_libos::shm::Region;
-use oxok_libos::{Error, net, println, sys};
+use oxok_libos::{Error, net, println, sys, time};
 
 use crate::cache::{Cache, Found};
 use crate::canned::Errors;
@@ -34,7 +37,14 @@ pub struct SiteStats {
     pub bytes_sent: u64,
     /// Data segments deliberately not sent (`--drop`).
     pub dropped: u64,
+    /// Packets taken out of the ring into the backlog while sending.
+    pub backlogged: u64,
+    /// Packets dropped because the backlog was full.
+    pub backlog_drops: u64,
 }
+
+/// Packets held in the backlog at most.
+const BACKLOG_MAX: usize = 1024;
 
 /// The cache, the canned errors and the transmit side.
 pub struct Cheetah {
@@ -48,11 +58,21 @@ pub struct Cheetah {
     pub drop_every: u64,
     data_sends: u64,
     pub stats: SiteStats,
+    /// Where our packets arrive.
+    pub ring: Ring,
+    /// Packets taken from the ring but not yet handled (oldest first): a
+    /// long burst of sends empties the ring as it goes, so the client's
+    /// ACKs and new SYNs are not dropped behind it.
+    pub backlog: VecDeque<Vec<u8>>,
+    spare: Vec<Vec<u8>>,
 }
 
 impl Cheetah {
-    pub fn new(cache: Cache, log: bool, drop_every: u64) -> Result<Cheetah, Error> {
+    pub fn new(cache: Cache, ring: Ring, log: bool, drop_every: u64) -> Result<Cheetah, Error> {
         Ok(Cheetah {
+            ring,
+            backlog: VecDeque::new(),
+            spare: Vec::new(),
             cache,
             errors: Errors::new()?,
             hdr: Region::create(1)?,
@@ -63,6 +83,34 @@ impl Cheetah {
             data_sends: 0,
             stats: SiteStats::default(),
         })
+    }
+
+    /// Moves what the ring holds into the backlog (bounded; beyond it,
+    /// packets are dropped as the ring would).
+    pub fn drain(&mut self) {
+        loop {
+            let mut buf = self.spare.pop().unwrap_or_default();
+            buf.resize(PACKET_MAX, 0);
+            let Some(n) = self.ring.recv(&mut buf) else {
+                self.spare.push(buf);
+                return;
+            };
+            if self.backlog.len() >= BACKLOG_MAX {
+                self.stats.backlog_drops += 1;
+                self.spare.push(buf);
+                continue;
+            }
+            buf.truncate(n.min(PACKET_MAX));
+            self.stats.backlogged += 1;
+            self.backlog.push_back(buf);
+        }
+    }
+
+    /// Gives a handled packet's buffer back for reuse.
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        if self.spare.len() < 64 {
+            self.spare.push(buf);
+        }
     }
 
     fn canned(&self, status: Status, keep_alive: bool, method: Option<Method>) -> Response<Stream> {
@@ -235,17 +283,27 @@ impl Site for Cheetah {
         if let Some((s, off, len)) = data {
             n += self.pieces(s, off, len, &mut pieces[1..]);
         }
-        // Every transmit buffer may be with the device: yield and retry a
-        // bounded number of times (the kernel reclaims on each send).
-        for _ in 0..200 {
+        // Every transmit buffer may be with the device: yield, then sleep a
+        // tick (the device completes while we are idle), a bounded number
+        // of times (the kernel reclaims on each send). The ring is emptied
+        // meanwhile.
+        for attempt in 0..100 {
             match net::send_pieces(&pieces[..n]) {
                 Ok(()) => {
                     self.stats.frames_sent += 1;
                     self.stats.bytes_sent += pieces[..n].iter().map(|p| u64::from(p.len)).sum::<u64>();
+                    if self.stats.frames_sent.is_multiple_of(8) {
+                        self.drain();
+                    }
                     return true;
                 }
                 Err(Error::WouldBlock) => {
-                    let _ = sys::yield_cpu(0);
+                    self.drain();
+                    if attempt < 20 {
+                        let _ = sys::yield_cpu(0);
+                    } else {
+                        let _ = time::sleep_ms(1);
+                    }
                 }
                 Err(_) => return false,
             }

@@ -214,7 +214,16 @@ pub struct Client {
 
 impl Client {
     pub fn new(port: u16) -> Client {
-        Client { port, seq: 5000, ack: 0, window: 65535, got: Vec::new(), fin: false, rst: false, held: Default::default() }
+        Client {
+            port,
+            seq: 5000,
+            ack: 0,
+            window: 65535,
+            got: Vec::new(),
+            fin: false,
+            rst: false,
+            held: Default::default(),
+        }
     }
 
     pub fn frame(&self, fl: u8, seq: u32, payload: &[u8], mss: Option<u16>) -> Vec<u8> {
