@@ -15,7 +15,7 @@
 //! keep-alive) is `crates/http`'s, as in `httpd`.
 //!
 //! `-q` turns the access log off; `-c` is the number of connections served
-//! at once (16 more slots answer 503; beyond those, RST). `--samples` first
+//! at once (default 1024; 16 more slots answer 503; beyond those, RST). `--samples` first
 //! writes the sample documents into ROOT (default `/www`). `--exit-idle
 //! SECS` ends the server once no connection has been open and no packet
 //! has come for SECS seconds after the first connection, printing its
@@ -69,7 +69,7 @@ fn parse_args(args: &Args) -> Result<Opts, String> {
         port: 80,
         root: String::from("/www"),
         log: true,
-        conns: 128,
+        conns: 1024,
         samples: false,
         exit_idle: 0,
         drop_every: 0,
