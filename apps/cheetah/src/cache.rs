@@ -9,6 +9,12 @@
 //! The RAM file system keeps no modification times, so a file's
 //! `Last-Modified` is when (seconds since boot) its present content entered
 //! the cache, as in `httpd`.
+//!
+//! Every cached page is a frame this environment holds a capability for
+//! (`net_send` names frames by capability slot), and an environment has
+//! `CAP_SLOTS` (64) of them: with the ring and the canned errors, about 40
+//! pages (160 KB) of files fit at once. Files no queue names are evicted,
+//! least recently used first, to make room.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -114,7 +120,14 @@ impl Cache {
         if let Found::File(i) = found
             && group::is_html(&url)
         {
+            // The page itself is not to be evicted for its references.
+            if let Some(f) = self.files[i].as_mut() {
+                f.refs += 1;
+            }
             self.group(i, &url, now, hz);
+            if let Some(f) = self.files[i].as_mut() {
+                f.refs -= 1;
+            }
         }
         found
     }
@@ -150,7 +163,19 @@ impl Cache {
         if !self.make_room(need) {
             return Found::Failed;
         }
-        let Ok(pages) = Pages::new(need) else { return Found::Failed };
+        // Every page is a frame named by one of this environment's few
+        // capability slots (`net_send` names frames by slot): when none is
+        // left, unused files make room.
+        let pages = loop {
+            match Pages::new(need) {
+                Ok(p) => break p,
+                Err(_) => {
+                    if !self.evict_one() {
+                        return Found::Failed;
+                    }
+                }
+            }
+        };
         let mtime = now / hz.max(1);
         let ctype = mime::content_type(url);
         let mut head_page = Vec::with_capacity(PAGE);
@@ -228,15 +253,24 @@ impl Cache {
     /// pages fit the budget.
     fn make_room(&mut self, need: usize) -> bool {
         while self.pages + need > BUDGET_PAGES {
-            let victim = self
-                .files
-                .iter()
-                .enumerate()
-                .filter_map(|(i, f)| f.as_ref().filter(|f| f.refs == 0).map(|f| (f.last_used, i)))
-                .min();
-            let Some((_, i)) = victim else { return false };
-            self.retire(i);
+            if !self.evict_one() {
+                return false;
+            }
         }
+        true
+    }
+
+    /// Retires the least recently used file no queue names; `false` if
+    /// there is none.
+    fn evict_one(&mut self) -> bool {
+        let victim = self
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_ref().filter(|f| f.refs == 0).map(|f| (f.last_used, i)))
+            .min();
+        let Some((_, i)) = victim else { return false };
+        self.retire(i);
         true
     }
 
