@@ -17,6 +17,8 @@ pub(crate) enum Need {
     IsoTools,
     /// UEFI firmware for QEMU (OVMF).
     Ovmf,
+    /// The HTTP load generators `ab` and `wrk`.
+    LoadGen,
 }
 
 /// A missing piece that a Debian package provides.
@@ -28,6 +30,7 @@ struct Missing {
 
 const FOR_QEMU: &str = "to boot Oxok under QEMU";
 const FOR_ISO: &str = "to build the GRUB ISO";
+const FOR_HTTP: &str = "to load the HTTP servers in `cargo xtask bench --http`";
 const FOR_UEFI: &str = "to boot the ISO under UEFI";
 
 /// Makes sure everything in `needs` is present, installing Debian packages
@@ -78,6 +81,10 @@ fn missing_packages(needs: &[Need]) -> Vec<Missing> {
     };
     if needs.contains(&Need::Qemu) {
         program("qemu-system-x86_64", "qemu-system-x86", FOR_QEMU);
+    }
+    if needs.contains(&Need::LoadGen) {
+        program("ab", "apache2-utils", FOR_HTTP);
+        program("wrk", "wrk", FOR_HTTP);
     }
     if needs.contains(&Need::IsoTools) {
         program("grub-mkrescue", "grub-common", FOR_ISO);

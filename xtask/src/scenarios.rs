@@ -1619,6 +1619,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_disk::DISK_SCENARIOS[3],
     crate::scenarios_disk::DISK_SCENARIOS[4],
     crate::scenarios_disk::DISK_SCENARIOS[5],
+    // Cheetah (issue 14): `scenarios_cheetah.rs`.
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[0],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[1],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[2],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[3],
 ];
 
 #[cfg(test)]

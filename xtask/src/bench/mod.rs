@@ -9,6 +9,8 @@
 
 mod cpio;
 pub(crate) mod host;
+mod http;
+mod httpload;
 mod jsonw;
 pub(crate) mod linux;
 mod options;
@@ -33,6 +35,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Runs `cargo xtask bench <args>`.
 pub fn run(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--http") {
+        return http::run(args);
+    }
     if Options::wants_help(args) {
         print!("{USAGE}");
         return Ok(());
