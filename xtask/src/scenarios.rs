@@ -1453,6 +1453,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 240,
         ..Scenario::DEFAULT
     },
+    // The Linux personality's process model (issue 12): `scenarios_lxproc.rs`.
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[0],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[1],
 ];
 
 #[cfg(test)]

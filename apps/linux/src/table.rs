@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{file, fs, info, memory, poll, process, signal, time};
+use crate::calls::{exec, file, fork, fs, info, memory, poll, process, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -74,8 +74,8 @@ linux_calls! {
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
     11 munmap Full "" => memory::munmap;
     12 brk Full "" => memory::brk;
-    13 rt_sigaction Partial "actions are recorded and reported; no signal is delivered yet" => signal::rt_sigaction;
-    14 rt_sigprocmask Partial "the mask is recorded and reported" => signal::rt_sigprocmask;
+    13 rt_sigaction Partial "handlers get Linux frames (siginfo, ucontext, FXSAVE) at call returns and faults; stop signals act as ignored" => signal::rt_sigaction;
+    14 rt_sigprocmask Full "" => signal::rt_sigprocmask;
     16 ioctl Partial "TCGETS/TCSETS*/TIOCGWINSZ/TIOCGPGRP/TIOCSPGRP on the console; ENOTTY elsewhere" => file::ioctl;
     17 pread64 Full "" => file::pread64;
     18 pwrite64 Full "" => file::pwrite64;
@@ -92,7 +92,7 @@ linux_calls! {
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
     60 exit Full "" => process::exit;
-    62 kill Partial "to itself: default action ends it, ignored ignores, handlers ENOSYS; others via libOS signals" => signal::kill;
+    62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); pid -1 and other groups ESRCH" => signal::kill;
     63 uname Full "" => info::uname;
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
     74 fsync Full "" => file::fsync;
@@ -117,14 +117,14 @@ linux_calls! {
     111 getpgrp Partial "the process is its own group" => process::getpid;
     121 getpgid Partial "the process is its own group" => process::getpid;
     124 getsid Partial "the process is its own session" => process::getpid;
-    131 sigaltstack Partial "recorded and reported" => signal::sigaltstack;
+    131 sigaltstack Full "" => signal::sigaltstack;
     157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
     186 gettid Full "" => process::getpid;
     200 tkill Partial "as kill" => signal::tkill;
     201 time Partial "counts from boot" => time::time;
     217 getdents64 Full "" => fs::getdents64;
-    218 set_tid_address Full "" => process::set_tid_address;
+    218 set_tid_address Partial "recorded; one thread per process, so never cleared" => process::set_tid_address;
     228 clock_gettime Partial "REALTIME counts from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
     230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
@@ -144,6 +144,17 @@ linux_calls! {
     332 statx Enosys "" => enosys;
     334 rseq Enosys "" => enosys;
     439 faccessat2 Partial "as access" => fs::faccessat2;
+    // Processes and signals (issue 12, process model).
+    15 rt_sigreturn Full "" => signal::rt_sigreturn;
+    34 pause Full "" => signal::pause;
+    56 clone Partial "new processes (fork-like; CLONE_VM|CLONE_VFORK copies); threads, CLONE_FILES/FS EINVAL" => fork::clone;
+    57 fork Full "" => fork::fork;
+    58 vfork Partial "as fork (the child gets a copy, not the parent's memory)" => fork::vfork;
+    59 execve Partial "Linux programs in place; native Oxok programs run in a child the process waits for" => exec::execve;
+    61 wait4 Partial "process groups are single processes; rusage zero" => wait::wait4;
+    127 rt_sigpending Full "" => signal::rt_sigpending;
+    130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
+    247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;
 }
 
 /// Numbers past the last Linux call the table could name.

@@ -30,6 +30,11 @@ use core::fmt;
 use file_header::PHDR_SIZE;
 use program_header::{PT_LOAD, PT_PHDR, PT_TLS, ProgramHeader};
 
+/// Program header types only Linux toolchains emit (see
+/// [`Elf::linux_abi`]): PT_INTERP, PT_NOTE, PT_GNU_EH_FRAME,
+/// PT_GNU_RELRO, PT_GNU_PROPERTY.
+const LINUX_MARKS: [u32; 5] = [3, 4, 0x6474_e550, 0x6474_e552, 0x6474_e553];
+
 /// The most PT_LOAD segments an executable may have.
 pub const MAX_SEGMENTS: usize = 64;
 
@@ -43,6 +48,7 @@ pub struct Elf<'a> {
     tls: Option<Segment<'a>>,
     tls_align: u64,
     phdr_vaddr: Option<u64>,
+    gnu_marks: bool,
 }
 
 impl<'a> Elf<'a> {
@@ -65,6 +71,7 @@ impl<'a> Elf<'a> {
         let mut tls_align = 0;
         let mut phdr = None;
         let mut phdr_in_load = None;
+        let mut gnu_marks = false;
         for index in 0..usize::from(header.phnum) {
             let ph = ProgramHeader::read(table, index).ok_or(ElfError::BadProgramHeaders)?;
             match ph.kind {
@@ -92,6 +99,7 @@ impl<'a> Elf<'a> {
                     tls_align = ph.align;
                 }
                 PT_PHDR => phdr = phdr.or(Some(ph.vaddr)),
+                kind if LINUX_MARKS.contains(&kind) => gnu_marks = true,
                 _ => {}
             }
         }
@@ -109,6 +117,7 @@ impl<'a> Elf<'a> {
             tls,
             tls_align,
             phdr_vaddr: phdr.or(phdr_in_load),
+            gnu_marks,
         })
     }
 
@@ -143,6 +152,16 @@ impl<'a> Elf<'a> {
     /// The number of program headers (`e_phnum`), for `AT_PHNUM`.
     pub fn phnum(&self) -> u16 {
         self.phnum
+    }
+
+    /// True if the executable was made by a Linux toolchain (GNU ld or
+    /// gold behind gcc or musl-gcc): it has one of the program headers
+    /// those always add — `PT_INTERP`, `PT_NOTE`, `PT_GNU_RELRO`,
+    /// `PT_GNU_PROPERTY`, `PT_GNU_EH_FRAME`. Oxok's own programs
+    /// (`libos/user.ld`: no notes, no RELRO) have none of them, so a
+    /// loader can tell which personality a program needs.
+    pub fn linux_abi(&self) -> bool {
+        self.gnu_marks
     }
 
     /// The size of one program header (`e_phentsize`, always 56), for `AT_PHENT`.

@@ -1,7 +1,9 @@
 //! The Linux system calls, one module per group; [`crate::table`] lists
 //! them.
 
+pub mod exec;
 pub mod file;
+pub mod fork;
 pub mod fs;
 pub mod info;
 pub mod memory;
@@ -9,3 +11,4 @@ pub mod poll;
 pub mod process;
 pub mod signal;
 pub mod time;
+pub mod wait;

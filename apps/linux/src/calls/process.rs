@@ -27,9 +27,19 @@ pub fn sched_yield(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     Ok(0)
 }
 
-/// `set_tid_address`: the clear-child-tid word matters only for threads,
-/// which the personality does not run yet; the call returns the tid.
-pub fn set_tid_address(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// The clear-child-tid word (`set_tid_address`, `CLONE_CHILD_CLEARTID`):
+/// only a thread sharing the memory could see it cleared at exit, and the
+/// personality runs one thread per process, so it is only recorded.
+static CLEAR_TID: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// Records the clear-child-tid word.
+pub fn set_clear_tid(addr: u64) {
+    CLEAR_TID.store(addr, core::sync::atomic::Ordering::Relaxed);
+}
+
+/// `set_tid_address`: records the word; returns the tid.
+pub fn set_tid_address(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    set_clear_tid(a[0]);
     Ok(linux_pid(proc::pid()))
 }
 

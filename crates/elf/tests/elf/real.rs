@@ -36,6 +36,7 @@ fn compile(dir: &Path, cc: &str, args: &[&str]) -> Option<Vec<u8>> {
 /// Checks a real static executable the way the loader will use it.
 fn check_static(file: &[u8]) {
     let elf = Elf::parse(file, LIMIT).expect("real static executable parses");
+    assert!(elf.linux_abi(), "a Linux toolchain's output is recognised as such");
     let segs: Vec<_> = elf.segments().collect();
     assert!(!segs.is_empty());
     assert!(segs.iter().any(|s| s.flags.exec));
