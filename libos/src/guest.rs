@@ -12,8 +12,8 @@
 
 use crate::exposed;
 use core::mem::offset_of;
-use oxok_abi::{Error, Regs};
 use oxok_abi::layout::PAGE_SIZE;
+use oxok_abi::{Error, Regs};
 
 /// True if every page of `[addr, addr + len)` is mapped user-accessible
 /// (and user-writable when `write`). Empty ranges are accepted.

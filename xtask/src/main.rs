@@ -25,8 +25,8 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
-mod scenarios_net;
 mod scenarios_lxproc;
+mod scenarios_net;
 mod testcmd;
 
 use cli::{Cmd, Firmware, MachineOpts};

@@ -102,7 +102,6 @@ pub fn newly_ended() -> bool {
     any
 }
 
-
 /// Sleeps until a child among `which` may have ended or a signal the
 /// program does not block is pending (`signals`: the address of the
 /// pending word and the mask of signals that interrupt).

@@ -148,7 +148,10 @@ fn linux_toolchain_marks_are_reported() {
     for kind in [3u32, 4, 0x6474_e552, 0x6474_e553] {
         let f = image(
             0x400000,
-            &[load(R | X, 0x1000, 0x400000, 0x10, 0x10), Ph { kind, flags: R, offset: 0x1000, vaddr: 0x400000, filesz: 8, memsz: 8, align: 1 }],
+            &[
+                load(R | X, 0x1000, 0x400000, 0x10, 0x10),
+                Ph { kind, flags: R, offset: 0x1000, vaddr: 0x400000, filesz: 8, memsz: 8, align: 1 },
+            ],
             0x1010,
         );
         assert!(Elf::parse(&f, LIMIT).expect("valid").linux_abi(), "type {kind:#x}");
