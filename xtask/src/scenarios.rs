@@ -1456,6 +1456,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // The Linux personality's process model (issue 12): `scenarios_lxproc.rs`.
     crate::scenarios_lxproc::LXPROC_SCENARIOS[0],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[1],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[2],
 ];
 
 #[cfg(test)]

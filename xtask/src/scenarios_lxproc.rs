@@ -4,7 +4,7 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 2] = [PROC, SIGNAL];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 3] = [PROC, SIGNAL, BUSYBOX_PIPES];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -34,7 +34,7 @@ const PROC: Scenario = Scenario {
         "none leaked",
     ],
     forbid: FORBID,
-    timeout_secs: 100,
+    timeout_secs: 180,
     ..Scenario::DEFAULT
 };
 
@@ -66,5 +66,43 @@ const SIGNAL: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const BUSYBOX_PIPES: Scenario = Scenario {
+    name: "linux-busybox-pipes",
+    about: "busybox sh forks and execs external busybox applets: a pipeline of two, a loop piped into one, command \
+            substitution, a script file with a loop, a function and $(...), exit statuses through wait",
+    cmdline: "run=init",
+    input: "linux busybox sh -c 'echo a | busybox wc -c'\n\
+            linux busybox sh -c 'echo abc | busybox wc -c | busybox sed s/^/chars=/'\n\
+            linux busybox sh -c 'for i in 1 2 3; do echo line$i; done | busybox wc -l | busybox sed s/^/lines=/'\n\
+            linux busybox sh -c 'X=$(busybox echo sub); echo got $X'\n\
+            linux busybox sh -c 'busybox false; echo false gave $?; busybox true && echo true gave $?'\n\
+            echo 'n=0' > /t.sh\n\
+            echo 'f() { echo f$1; }' >> /t.sh\n\
+            echo 'for w in x y z; do n=$((n+1)); f $w; done' >> /t.sh\n\
+            echo 'c=$(busybox echo $n | busybox tr 3 T)' >> /t.sh\n\
+            echo 'echo count $c' >> /t.sh\n\
+            echo 'busybox seq 5 | busybox sort -r | busybox head -n 2' >> /t.sh\n\
+            linux busybox sh /t.sh\n\
+            echo status $?\n\
+            exit 0\n",
+    expect: &[
+        "oxok$ linux busybox sh -c 'echo a | busybox wc -c'",
+        "chars=4",
+        "lines=3",
+        "got sub",
+        "false gave 1",
+        "true gave 0",
+        "fx\r\nfy\r\nfz",
+        "count T",
+        "5\r\n4",
+        "status 0",
+        "env * (init) exited with status 0",
+        "none leaked",
+    ],
+    forbid: FORBID,
+    timeout_secs: 240,
     ..Scenario::DEFAULT
 };
