@@ -72,7 +72,8 @@ const SIGNAL: Scenario = Scenario {
 const BUSYBOX_PIPES: Scenario = Scenario {
     name: "linux-busybox-pipes",
     about: "busybox sh forks and execs external busybox applets: a pipeline of two, a loop piped into one, command \
-            substitution, a script file with a loop, a function and $(...), exit statuses through wait",
+            substitution, a script file with a loop, a function and $(...), exit statuses through wait; the native \
+            shell recognises Linux programs and runs them without the `linux` prefix",
     cmdline: "run=init",
     input: "linux busybox sh -c 'echo a | busybox wc -c'\n\
             linux busybox sh -c 'echo abc | busybox wc -c | busybox sed s/^/chars=/'\n\
@@ -87,6 +88,10 @@ const BUSYBOX_PIPES: Scenario = Scenario {
             echo 'busybox seq 5 | busybox sort -r | busybox head -n 2' >> /t.sh\n\
             linux busybox sh /t.sh\n\
             echo status $?\n\
+            busybox echo no prefix needed | busybox tr a-z A-Z\n\
+            lx-hello direct\n\
+            echo status $?\n\
+            busybox sh -c 'busybox seq 3 | busybox wc -l' | wc -l\n\
             exit 0\n",
     expect: &[
         "oxok$ linux busybox sh -c 'echo a | busybox wc -c'",
@@ -99,6 +104,9 @@ const BUSYBOX_PIPES: Scenario = Scenario {
         "count T",
         "5\r\n4",
         "status 0",
+        "NO PREFIX NEEDED",
+        "hello from Linux, argc=2 argv[0]=lx-hello",
+        "status 7",
         "env * (init) exited with status 0",
         "none leaked",
     ],
