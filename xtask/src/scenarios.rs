@@ -1457,6 +1457,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[0],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[1],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[2],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[3],
 ];
 
 #[cfg(test)]

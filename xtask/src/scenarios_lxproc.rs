@@ -4,7 +4,7 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 3] = [PROC, SIGNAL, BUSYBOX_PIPES];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 4] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -107,6 +107,36 @@ const BUSYBOX_PIPES: Scenario = Scenario {
         "NO PREFIX NEEDED",
         "hello from Linux, argc=2 argv[0]=lx-hello",
         "status 7",
+        "env * (init) exited with status 0",
+        "none leaked",
+    ],
+    forbid: FORBID,
+    timeout_secs: 240,
+    ..Scenario::DEFAULT
+};
+
+const FORKBOMB: Scenario = Scenario {
+    name: "linux-forkbomb",
+    about: "hostile: a Linux fork bomb under RLIMIT_NPROC (the personality makes it the account's environment limit) \
+            cannot hold more environments than the limit — set by itself, or by busybox sh's ulimit for the whole \
+            subtree; forks past it fail with EAGAIN, everything ends, the shell survives and runs programs, no leak",
+    cmdline: "run=init",
+    input: "lx-forkbomb 12\necho status $?\nbusybox sh -c 'ulimit -u 6; lx-forkbomb; echo inner $?'\n\
+            echo alive\nhello\nexit 0\n",
+    expect: &[
+        "ok setrlimit-nproc",
+        "ok raise-refused",
+        "ok fork-refused",
+        "forkbomb: * processes besides the first",
+        "ok bounded",
+        "ok all-ended",
+        "lx-forkbomb: * checks, 0 failed",
+        "status 0",
+        "ok fork-refused",
+        "lx-forkbomb: * checks, 0 failed",
+        "inner 0",
+        "alive",
+        "hello: ok",
         "env * (init) exited with status 0",
         "none leaked",
     ],

@@ -139,7 +139,7 @@ linux_calls! {
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
-    302 prlimit64 Partial "own process; fixed limits reported, setting refused (EPERM)" => info::prlimit64;
+    302 prlimit64 Partial "own process; RLIMIT_NPROC narrows the account's environment limit; others fixed (setting EPERM)" => info::prlimit64;
     318 getrandom Full "" => info::getrandom;
     332 statx Enosys "" => enosys;
     334 rseq Enosys "" => enosys;
@@ -155,6 +155,7 @@ linux_calls! {
     127 rt_sigpending Full "" => signal::rt_sigpending;
     130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
     247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;
+    160 setrlimit Partial "as prlimit64" => info::setrlimit;
 }
 
 /// Numbers past the last Linux call the table could name.
