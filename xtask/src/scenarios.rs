@@ -1458,6 +1458,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[1],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[2],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[3],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[4],
 ];
 
 #[cfg(test)]

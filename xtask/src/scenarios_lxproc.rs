@@ -4,7 +4,7 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 4] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 5] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -142,5 +142,31 @@ const FORKBOMB: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 240,
+    ..Scenario::DEFAULT
+};
+
+const PTHREAD: Scenario = Scenario {
+    name: "linux-pthread",
+    about: "musl pthreads on the personality's threads (clone CLONE_VM|CLONE_THREAD|CLONE_SETTLS|CLONE_CHILD_CLEARTID, \
+            futex, set_tid_address): four threads contend for a mutex, a condition variable feeds three consumers, \
+            TLS and tids are per thread, join returns values, a timed lock times out, bad futex pointers are EFAULT",
+    cmdline: "run=init",
+    input: "lx-pthread\necho status $?\nexit 0\n",
+    expect: &[
+        "ok create",
+        "ok join-values-tls",
+        "ok mutex-counter",
+        "ok tids-distinct",
+        "ok condvar",
+        "ok timedlock-timeout",
+        "ok futex-efault",
+        "ok futex-timeout",
+        "lx-pthread: * checks, 0 failed",
+        "status 0",
+        "env * (init) exited with status 0",
+        "none leaked",
+    ],
+    forbid: FORBID,
+    timeout_secs: 180,
     ..Scenario::DEFAULT
 };

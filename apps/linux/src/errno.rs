@@ -29,6 +29,7 @@ pub const ENAMETOOLONG: i64 = 36;
 pub const ENODEV: i64 = 19;
 pub const ENOSYS: i64 = 38;
 pub const ENOTEMPTY: i64 = 39;
+pub const ETIMEDOUT: i64 = 110;
 
 /// A failed call's result: `-errno`.
 pub type Res = Result<i64, i64>;

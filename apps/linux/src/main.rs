@@ -27,6 +27,7 @@ mod random;
 mod sigframe;
 mod signals;
 mod table;
+mod threads;
 mod tls;
 mod uaccess;
 

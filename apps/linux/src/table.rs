@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{exec, file, fork, fs, info, memory, poll, process, signal, time, wait};
+use crate::calls::{exec, file, fork, fs, futex, info, memory, poll, process, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -91,7 +91,7 @@ linux_calls! {
     35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; not interrupted by signals" => time::nanosleep;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
-    60 exit Full "" => process::exit;
+    60 exit Full "" => process::exit_thread;
     62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); pid -1 and other groups ESRCH" => signal::kill;
     63 uname Full "" => info::uname;
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
@@ -120,16 +120,16 @@ linux_calls! {
     131 sigaltstack Full "" => signal::sigaltstack;
     157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
-    186 gettid Full "" => process::getpid;
-    200 tkill Partial "as kill" => signal::tkill;
+    186 gettid Full "" => process::gettid;
+    200 tkill Partial "to its own threads: a process signal; others as kill" => signal::tkill;
     201 time Partial "counts from boot" => time::time;
     217 getdents64 Full "" => fs::getdents64;
-    218 set_tid_address Partial "recorded; one thread per process, so never cleared" => process::set_tid_address;
+    218 set_tid_address Full "" => process::set_tid_address;
     228 clock_gettime Partial "REALTIME counts from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
     230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
     231 exit_group Full "" => process::exit;
-    234 tgkill Partial "as kill" => signal::tgkill;
+    234 tgkill Partial "as tkill" => signal::tgkill;
     257 openat Full "" => fs::openat;
     258 mkdirat Partial "mode ignored" => fs::mkdirat;
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
@@ -147,7 +147,7 @@ linux_calls! {
     // Processes and signals (issue 12, process model).
     15 rt_sigreturn Full "" => signal::rt_sigreturn;
     34 pause Full "" => signal::pause;
-    56 clone Partial "new processes (fork-like; CLONE_VM|CLONE_VFORK copies); threads, CLONE_FILES/FS EINVAL" => fork::clone;
+    56 clone Partial "processes (CLONE_VM|CLONE_VFORK copies); threads are cooperative (switch at futex wait, yield, exit); CLONE_FILES/FS without THREAD EINVAL" => fork::clone;
     57 fork Full "" => fork::fork;
     58 vfork Partial "as fork (the child gets a copy, not the parent's memory)" => fork::vfork;
     59 execve Partial "Linux programs in place; native Oxok programs run in a child the process waits for" => exec::execve;
@@ -156,6 +156,7 @@ linux_calls! {
     130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
     247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;
     160 setrlimit Partial "as prlimit64" => info::setrlimit;
+    202 futex Partial "WAIT/WAKE (BITSET), REQUEUE, CMP_REQUEUE between the process's threads; timeouts; WAKE_OP, PI ENOSYS" => futex::futex;
 }
 
 /// Numbers past the last Linux call the table could name.

@@ -94,6 +94,7 @@ pub fn execve(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     mem::clear();
     close_on_exec();
     signals::on_exec();
+    crate::threads::only_current();
     let _ = crate::tls::arch_prctl(0x1002, 0);
     crate::calls::fs::set_exe(&path);
     let short = fs::file_name(&path).as_bytes();

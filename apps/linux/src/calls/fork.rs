@@ -104,11 +104,14 @@ pub fn vfork(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
 }
 
 /// `clone(flags, stack, parent_tid, child_tid, tls)` for a new process.
-/// Threads (`CLONE_THREAD`, or `CLONE_VM` without `CLONE_VFORK`) are
-/// refused (`EINVAL`).
+/// Threads (`CLONE_THREAD`, which needs `CLONE_VM|CLONE_SIGHAND`) are
+/// [`crate::threads`]'s; `CLONE_VM` without either is refused (`EINVAL`).
 pub fn clone(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let (flags, stack, parent_tid, child_tid, tls) = (a[0], a[1], a[2], a[3], a[4]);
-    if flags & (CLONE_THREAD | CLONE_SIGHAND) != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
+    if flags & CLONE_THREAD != 0 {
+        return thread(flags, stack, parent_tid, child_tid, tls, frame);
+    }
+    if flags & CLONE_SIGHAND != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
         return Err(EINVAL);
     }
     // Sharing descriptors or the directory with a separate process is not
@@ -136,6 +139,33 @@ pub fn clone(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     )
 }
 
+/// A new thread: the caller's registers with `rax` 0 on the new stack,
+/// its own TLS; tids written where `CLONE_PARENT_SETTID` and
+/// `CLONE_CHILD_SETTID` ask (the memory is one).
+fn thread(flags: u64, stack: u64, parent_tid: u64, child_tid: u64, tls: u64, frame: &mut ExceptionFrame) -> Res {
+    let needed = CLONE_VM | CLONE_SIGHAND;
+    if flags & needed != needed || stack == 0 {
+        return Err(EINVAL);
+    }
+    for (bit, addr) in [(CLONE_PARENT_SETTID, parent_tid), (CLONE_CHILD_SETTID, child_tid)] {
+        if flags & bit != 0 {
+            uaccess::writable(addr, 4)?;
+        }
+    }
+    let mut regs = saved(frame);
+    regs.rax = 0;
+    regs.rsp = stack;
+    let fs = if flags & CLONE_SETTLS != 0 { tls } else { crate::tls::fs_base() };
+    let clear = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
+    let tid = crate::threads::spawn(regs, fs, clear).ok_or(EAGAIN)?;
+    for (bit, addr) in [(CLONE_PARENT_SETTID, parent_tid), (CLONE_CHILD_SETTID, child_tid)] {
+        if flags & bit != 0 {
+            uaccess::write(addr, &(tid as u32).to_le_bytes())?;
+        }
+    }
+    Ok(tid)
+}
+
 /// Runs on the service stack: forks and resumes the program on each side.
 extern "C" fn forked() -> ! {
     let Some(p) = PENDING.lock().take() else { crate::die_quietly(crate::signals::SIGSEGV) };
@@ -156,7 +186,8 @@ extern "C" fn forked() -> ! {
                     let _ = uaccess::write(addr, &me.to_le_bytes());
                 }
             }
-            crate::calls::process::set_clear_tid(p.clear_tid);
+            crate::threads::only_current();
+            crate::threads::set_clear_tid(p.clear_tid);
         }
         Ok(Fork::Parent(child)) => {
             let pid = linux_pid(child.id);

@@ -5,6 +5,7 @@ pub mod exec;
 pub mod file;
 pub mod fork;
 pub mod fs;
+pub mod futex;
 pub mod info;
 pub mod memory;
 pub mod poll;

@@ -22,25 +22,34 @@ pub fn exit(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     oxok_libos::process::exit((a[0] & 0xff) as i32)
 }
 
-pub fn sched_yield(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// `sched_yield`: another thread of the process runs if one can, else
+/// another environment.
+pub fn sched_yield(_: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
+    if crate::threads::count() > 1 {
+        crate::threads::block(frame, crate::threads::Wait::Ready, 0);
+        return Ok(0);
+    }
     let _ = sys::yield_cpu(0);
     Ok(0)
 }
 
-/// The clear-child-tid word (`set_tid_address`, `CLONE_CHILD_CLEARTID`):
-/// only a thread sharing the memory could see it cleared at exit, and the
-/// personality runs one thread per process, so it is only recorded.
-static CLEAR_TID: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
-
-/// Records the clear-child-tid word.
-pub fn set_clear_tid(addr: u64) {
-    CLEAR_TID.store(addr, core::sync::atomic::Ordering::Relaxed);
+/// `set_tid_address`: the calling thread's clear-child-tid word (zeroed
+/// and woken when it exits, [`crate::threads`]); returns its tid.
+pub fn set_tid_address(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    crate::threads::set_clear_tid(a[0]);
+    Ok(crate::threads::tid())
 }
 
-/// `set_tid_address`: records the word; returns the tid.
-pub fn set_tid_address(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    set_clear_tid(a[0]);
-    Ok(linux_pid(proc::pid()))
+pub fn gettid(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Ok(crate::threads::tid())
+}
+
+/// `exit`: ends the calling thread; the last one ends the process.
+pub fn exit_thread(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
+    if crate::threads::exit_current(frame) {
+        return Ok(0);
+    }
+    exit(a, frame)
 }
 
 pub fn set_robust_list(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {

@@ -137,13 +137,19 @@ pub fn kill(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
 }
 
-/// `tgkill(tgid, tid, sig)`: one thread per process, so as `kill(tid)`.
+/// `tgkill(tgid, tid, sig)`: to a thread of this process, the signal is
+/// the process's (pending and masks are per process but for the running
+/// thread's mask); else as `kill(tid)`.
 pub fn tgkill(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
-    kill(&[a[1], a[2], 0, 0, 0, 0], f)
+    tkill(&[a[1], a[2], 0, 0, 0, 0], f)
 }
 
 /// `tkill(tid, sig)`.
 pub fn tkill(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    if a[1] <= NSIG && crate::threads::is_ours(a[0] as i64 as i32 as i64) {
+        signals::raise(a[1]);
+        return Ok(0);
+    }
     kill(a, f)
 }
 

@@ -114,9 +114,25 @@ fn timespec_ns(addr: u64) -> Result<u64, i64> {
     Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
 }
 
-pub fn nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// Sleeps until `deadline`; with other threads, they run meanwhile
+/// (`true`: the frame now holds another thread, which the caller returns
+/// to at once).
+fn sleep_or_switch(deadline: u64, frame: &mut ExceptionFrame) -> Result<bool, i64> {
+    if crate::threads::count() > 1 {
+        crate::threads::block(frame, crate::threads::Wait::Sleep { deadline }, 0);
+        return Ok(true);
+    }
+    sleep_until(deadline).map(|_| false)
+}
+
+pub fn nanosleep(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let ns = timespec_ns(a[0])?;
-    sleep_until(now_ns().saturating_add(ns))?;
+    if a[1] != 0 {
+        uaccess::writable(a[1], 16)?;
+    }
+    if sleep_or_switch(now_ns().saturating_add(ns), frame)? {
+        return Ok(0);
+    }
     if a[1] != 0 {
         uaccess::write_u64s(a[1], &[0, 0])?;
     }
@@ -125,13 +141,15 @@ pub fn nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 
 const TIMER_ABSTIME: u64 = 1;
 
-pub fn clock_nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn clock_nanosleep(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     if !known(a[0]) || a[1] & !TIMER_ABSTIME != 0 {
         return Err(EINVAL);
     }
     let ns = timespec_ns(a[2])?;
     let deadline = if a[1] & TIMER_ABSTIME != 0 { ns } else { now_ns().saturating_add(ns) };
-    sleep_until(deadline)?;
+    if sleep_or_switch(deadline, frame)? {
+        return Ok(0);
+    }
     if a[1] & TIMER_ABSTIME == 0 && a[3] != 0 {
         uaccess::write_u64s(a[3], &[0, 0])?;
     }
