@@ -27,6 +27,10 @@ int main(int argc, char **argv) {
     fflush(stdout);
     pid_t top = getpid();
     int children = 0, failed_errno = 0;
+    /* Each fork that succeeds is reported by its parent ('c'); each process
+       but the first reports its own failure ('f') and then waits for the
+       release. When every created process has failed, nothing can fork any
+       more, and all of them are alive at once. */
     for (int i = 0; i < TRIES; i++) {
         pid_t c = fork();
         if (c == 0) {
@@ -38,28 +42,29 @@ int main(int argc, char **argv) {
             break;
         }
         children++;
+        write(report[1], "c", 1);
     }
     if (getpid() != top) {
-        /* One byte per process in the bomb, then wait for the release. */
         close(release[1]);
-        write(report[1], "p", 1);
+        write(report[1], "f", 1);
         char b;
         read(release[0], &b, 1);
         while (wait(NULL) > 0) {
         }
         _exit(failed_errno == EAGAIN ? 0 : 1);
     }
-    close(report[1]);
     CHECK("fork-refused", failed_errno == EAGAIN);
-    /* Count the others: each wrote a byte before blocking on the release.
-       The count cannot exceed the limit, whoever forked whom. */
-    int others = 0;
-    char buf[64];
-    /* Release everyone, then read until every writer has gone. */
+    int created = 0, failed = 0;
+    char b;
+    while (children > 0 && (failed < created || created == 0)) {
+        if (read(report[0], &b, 1) != 1) break;
+        if (b == 'c') created++;
+        if (b == 'f') failed++;
+    }
+    int others = created;
+    close(report[1]);
     close(release[1]);
     close(release[0]);
-    ssize_t n;
-    while ((n = read(report[0], buf, sizeof buf)) > 0) others += n;
     int all_ok = 1, st;
     while (wait(&st) > 0) all_ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
     printf("forkbomb: %d processes besides the first, %d direct children\n", others, children);
