@@ -1459,6 +1459,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[2],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[3],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[4],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[5],
 ];
 
 #[cfg(test)]

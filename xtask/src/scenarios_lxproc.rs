@@ -4,7 +4,7 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 5] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 6] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -162,6 +162,36 @@ const PTHREAD: Scenario = Scenario {
         "ok futex-efault",
         "ok futex-timeout",
         "lx-pthread: * checks, 0 failed",
+        "status 0",
+        "env * (init) exited with status 0",
+        "none leaked",
+    ],
+    forbid: FORBID,
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const POLL: Scenario = Scenario {
+    name: "linux-poll",
+    about: "poll, ppoll, select and pselect6 over pipes (data, room, hang-up, error read from the pipe's counters), \
+            files and devices: timeouts, a writer in another process waking a sleeping poll, a parent's signal \
+            ending a child's ppoll with EINTR under ppoll's mask; EBADF, POLLNVAL and EFAULT",
+    cmdline: "run=init",
+    input: "lx-poll\necho status $?\nexit 0\n",
+    expect: &[
+        "ok empty-not-ready",
+        "ok poll-timeout",
+        "ok data-ready",
+        "ok hangup",
+        "ok reader-gone",
+        "ok woken-by-writer",
+        "ok select-one-ready",
+        "ok select-timeout",
+        "ok pselect-write",
+        "ok select-ebadf",
+        "ok poll-efault",
+        "ok ppoll-eintr",
+        "lx-poll: * checks, 0 failed",
         "status 0",
         "env * (init) exited with status 0",
         "none leaked",

@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{exec, file, fork, fs, futex, info, memory, poll, process, signal, time, wait};
+use crate::calls::{exec, file, fork, fs, futex, info, memory, poll, process, select, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -68,7 +68,7 @@ linux_calls! {
     4 stat Partial "owner root, times 0, modes fixed by kind" => fs::stat;
     5 fstat Partial "as stat" => fs::fstat;
     6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
-    7 poll Partial "the console's readiness is real; files, devices and pipes always read as ready" => poll::poll;
+    7 poll Full "" => poll::poll;
     8 lseek Full "" => file::lseek;
     9 mmap Partial "anonymous, and private file mappings read at map time; MAP_SHARED anonymous is private" => memory::mmap;
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
@@ -135,7 +135,7 @@ linux_calls! {
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
     263 unlinkat Full "" => fs::unlinkat;
     269 faccessat Partial "as access" => fs::faccessat;
-    271 ppoll Partial "as poll; the signal mask is not applied" => poll::ppoll;
+    271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
@@ -156,6 +156,8 @@ linux_calls! {
     130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
     247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;
     160 setrlimit Partial "as prlimit64" => info::setrlimit;
+    23 select Partial "the timeout is not updated with the time left" => select::select;
+    270 pselect6 Full "" => select::pselect6;
     202 futex Partial "WAIT/WAKE (BITSET), REQUEUE, CMP_REQUEUE between the process's threads; timeouts; WAKE_OP, PI ENOSYS" => futex::futex;
 }
 

@@ -10,6 +10,7 @@ pub mod info;
 pub mod memory;
 pub mod poll;
 pub mod process;
+pub mod select;
 pub mod signal;
 pub mod time;
 pub mod wait;
