@@ -1460,6 +1460,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[3],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[4],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[5],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[6],
 ];
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 6] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 7] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL, JOBS];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -197,6 +197,33 @@ const POLL: Scenario = Scenario {
         "none leaked",
     ],
     forbid: FORBID,
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const JOBS: Scenario = Scenario {
+    name: "linux-shell-signals",
+    about: "signals from the Oxok shell reach Linux programs: the kill tool's SIGINT runs a Linux program's handler \
+            (twice), its SIGTERM ends it by the default action (143); ^C ends busybox sleep (130) and a busybox sh \
+            running a child; the shell goes on",
+    cmdline: "run=init",
+    input: "lx-sigwait &\nsleep 1\nkill -INT $!\nsleep 1\nkill -INT $!\nsleep 1\nkill -TERM $!\nsleep 1\n\
+            jobs\necho next\nbusybox sleep 30\r\x03echo after ^C $?\r\
+            busybox sh -c 'busybox sleep 30; X=went; echo $X on'\r\x03echo sh after ^C $?\r\
+            hello\rexit 0\r",
+    expect: &[
+        "lx-sigwait: ready",
+        "lx-sigwait: caught SIGINT (1)",
+        "lx-sigwait: caught SIGINT (2)",
+        "(linux) exited with status 143",
+        "oxok$ echo next",
+        "after ^C 130",
+        "sh after ^C 130",
+        "hello: ok",
+        "env * (init) exited with status 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC", "went on"],
     timeout_secs: 180,
     ..Scenario::DEFAULT
 };
