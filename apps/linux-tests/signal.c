@@ -72,14 +72,15 @@ static struct sigaction action(void (*h)(int), int flags) {
 }
 
 /* The child of the restart test: a wait4 for a grandchild is interrupted
-   by SIGUSR1 from the parent; SA_RESTART restarts it. */
-static int restart_child(int ready_fd) {
+   by SIGUSR1 from the parent; SA_RESTART restarts it. The grandchild ends
+   only once the parent has sent the signal (it writes to `gate`). */
+static int restart_child(int ready_fd, int gate_fd) {
     struct sigaction sa = action(mark, SA_RESTART);
     sigaction(SIGUSR1, &sa, NULL);
     pid_t g = fork();
     if (g == 0) {
-        struct timespec t = {0, 300 * 1000 * 1000};
-        nanosleep(&t, NULL);
+        char b;
+        read(gate_fd, &b, 1);
         _exit(5);
     }
     write(ready_fd, "r", 1);
@@ -186,17 +187,24 @@ int main(void) {
     sigaction(SIGCHLD, &sa, NULL);
 
     /* SIGPIPE: the default ends the writer; ignored, write says EPIPE. */
-    int p[2];
+    int p[2], go[2];
     pipe(p);
+    pipe(go);
     fflush(stdout);
     c = fork();
     if (c == 0) {
         close(p[0]);
+        close(go[1]);
+        char g;
+        read(go[0], &g, 1); /* until the parent has closed its read end */
         write(p[1], "x", 1);
         _exit(0);
     }
     close(p[0]);
     close(p[1]);
+    close(go[0]);
+    write(go[1], "g", 1);
+    close(go[1]);
     CHECK("sigpipe-default", status_of(c) == 128 + SIGPIPE);
     pipe(p);
     close(p[0]);
@@ -215,21 +223,27 @@ int main(void) {
 
     /* A signal from the parent interrupts the child's wait4; SA_RESTART
        restarts it after the handler. */
+    int gate[2];
     pipe(p);
+    pipe(gate);
     fflush(stdout);
     c = fork();
     if (c == 0) {
         close(p[0]);
-        _exit(restart_child(p[1]));
+        close(gate[1]);
+        _exit(restart_child(p[1], gate[0]));
     }
     close(p[1]);
+    close(gate[0]);
     char r;
     CHECK("restart-ready", read(p[0], &r, 1) == 1);
     struct timespec t = {0, 50 * 1000 * 1000};
-    nanosleep(&t, NULL);
+    nanosleep(&t, NULL); /* most likely the child is in wait4 by now */
     CHECK("kill-child-usr1", kill(c, SIGUSR1) == 0);
+    write(gate[1], "g", 1);
     CHECK("sa-restart", status_of(c) == 0);
     close(p[0]);
+    close(gate[1]);
 
     /* Hostile: bad pointers are EFAULT; a frame that cannot be pushed or a
        garbage rt_sigreturn ends only the program that made it. */
