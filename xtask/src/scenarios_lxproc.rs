@@ -207,7 +207,7 @@ const JOBS: Scenario = Scenario {
             (twice), its SIGTERM ends it by the default action (143); ^C ends busybox sleep (130) and a busybox sh \
             running a child; the shell goes on",
     cmdline: "run=init",
-    input: "lx-sigwait &\nsleep 1\nkill -INT $!\nsleep 1\nkill -INT $!\nsleep 1\nkill -TERM $!\nsleep 1\n\
+    input: "lx-sigwait &\nsleep 2\nkill -INT $!\nsleep 1\nkill -INT $!\nsleep 1\nkill -TERM $!\nsleep 1\n\
             jobs\necho next\nbusybox sleep 30\r\x03echo after ^C $?\r\
             busybox sh -c 'busybox sleep 30; X=went; echo $X on'\r\x03echo sh after ^C $?\r\
             hello\rexit 0\r",
