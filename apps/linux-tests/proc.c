@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <stdint.h>
 
@@ -186,6 +187,24 @@ int main(int argc, char **argv) {
     CHECK("posix_spawn", posix_spawn(&sp, "/bin/lx-hello", NULL, NULL, sargs, environ) == 0 && sp > 0);
     CHECK("posix_spawn-status", waitpid(sp, &st, 0) == sp && WEXITSTATUS(st) == 7);
     CHECK("posix_spawn-missing", posix_spawn(&sp, "/no/such", NULL, NULL, sargs, environ) == ENOENT);
+    /* Bad pointers in the process calls are EFAULT, never the
+       personality's end; the child is then reaped or still waitable. */
+    volatile uintptr_t bad = 8;
+    c = spawn_fn(exit_three);
+    CHECK("wait4-status-efault", syscall(SYS_wait4, c, bad, 0, 0) == -1 && errno == EFAULT);
+    pid_t wr = waitpid(c, &st, 0);
+    CHECK("reaped-or-waitable", (wr == c && WEXITSTATUS(st) == 3) || (wr == -1 && errno == ECHILD));
+    c = spawn_fn(exit_three);
+    CHECK("wait4-rusage-efault", syscall(SYS_wait4, c, 0, 0, bad) == -1 && errno == EFAULT);
+    waitpid(c, &st, 0);
+    c = spawn_fn(exit_three);
+    CHECK("waitid-info-efault", syscall(SYS_waitid, P_PID, c, bad, WEXITED, 0) == -1 && errno == EFAULT);
+    waitpid(c, &st, 0);
+    CHECK("prlimit-efault", syscall(SYS_prlimit64, 0, RLIMIT_NPROC, bad, 0) == -1 && errno == EFAULT);
+    CHECK("sigsuspend-efault", syscall(SYS_rt_sigsuspend, bad, 8) == -1 && errno == EFAULT);
+    char *badargs[] = {"lx-hello", (char *)bad, NULL};
+    CHECK("execve-efault-arg", execve("/bin/lx-hello", badargs, environ) == -1 && errno == EFAULT);
+    CHECK("execve-efault-env", syscall(SYS_execve, "/bin/lx-hello", none, bad) == -1 && errno == EFAULT);
     CHECK("ids-unchanged", getpid() == me && getppid() == parent);
     return summary("lx-proc");
 }
