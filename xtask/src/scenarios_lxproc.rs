@@ -12,9 +12,11 @@ const PROC: Scenario = Scenario {
     name: "linux-proc",
     about: "a static musl program forks (copy-on-write, a read into a shared page), vforks, posix_spawns, execs \
             Linux programs in place keeping its pid (close-on-exec honoured) and a native Oxok program, waits with \
-            wait4/waitid (one, any, WNOHANG, ECHILD), kills a child; getpid/getppid agree throughout",
+            wait4/waitid (one, any, WNOHANG, ECHILD), kills a child; getpid/getppid agree throughout; a glibc \
+            static-pie loads at its own base from the shell and from busybox sh's execve",
     cmdline: "run=init",
-    input: "linux lx-proc\necho status $?\nexit 0\n",
+    input: "linux lx-proc\necho status $?\nlx-hello-pie x\necho pie status $?\n\
+            busybox sh -c 'lx-hello-pie y; echo pie from sh $?'\nexit 0\n",
     expect: &[
         "ok fork",
         "ok cow-isolated",
@@ -30,6 +32,10 @@ const PROC: Scenario = Scenario {
         "ok posix_spawn-status",
         "lx-proc: * checks, 0 failed",
         "status 0",
+        "hello from a static-pie, main at a high base, argc=2 argv[1]=x, tls=5, heap ok",
+        "pie status 5",
+        "hello from a static-pie, main at a high base, argc=2 argv[1]=y, tls=5, heap ok",
+        "pie from sh 5",
         "env * (init) exited with status 0",
         "none leaked",
     ],

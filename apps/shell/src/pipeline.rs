@@ -203,7 +203,8 @@ fn spawn(cmd: &Simple, stage: &Stage, held: bool) -> Outcome {
 /// toolchain (`Elf::linux_abi`): the shell runs it under the Linux
 /// personality, as `linux NAME …` would.
 fn is_linux_program(name: &str) -> bool {
-    exec::program(name).is_some_and(|image| oxok_elf::Elf::parse(image, u64::MAX).is_ok_and(|elf| elf.linux_abi()))
+    exec::program(name)
+        .is_some_and(|image| oxok_elf::Elf::parse_pie(image, u64::MAX, 0).is_ok_and(|elf| elf.linux_abi()))
 }
 
 /// Starts the programs of a pipeline spawned held (a background job, once

@@ -16,7 +16,7 @@
 //! `/bin/NAME` (or any `…/NAME` absent from the file server).
 
 use crate::errno::{E2BIG, EFAULT, ENOENT, ENOEXEC, Res};
-use crate::{fdtab, layout, mem, signals, uaccess};
+use crate::{fdtab, mem, signals, uaccess};
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -84,11 +84,11 @@ pub fn execve(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let argv = strings(a[1], &mut total)?;
     let envp = strings(a[2], &mut total)?;
     let (image, path) = find(&name).ok_or(ENOENT)?;
-    let elf = Elf::parse(&image, u64::MAX).map_err(|_| ENOEXEC)?;
+    let elf = Elf::parse_pie(&image, u64::MAX, 0).map_err(|_| ENOEXEC)?;
     if !elf.linux_abi() {
         return run_native(&image, &argv, &envp);
     }
-    Elf::parse(&image, layout::IMAGE_LIMIT).map_err(|_| ENOEXEC)?;
+    crate::load::parse(&image).map_err(|_| ENOEXEC)?;
 
     // The point of no return: the old program goes.
     mem::clear();
