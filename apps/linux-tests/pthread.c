@@ -53,6 +53,13 @@ static void *consumer(void *arg) {
     return (void *)got;
 }
 
+static int pfd[2];
+static void *reader(void *arg) {
+    (void)arg;
+    char buf[16];
+    return (void *)read(pfd[0], buf, sizeof buf);
+}
+
 static void *holder(void *arg) {
     pthread_mutex_t *m = arg;
     pthread_mutex_lock(m);
@@ -119,6 +126,15 @@ int main(void) {
     CHECK("timedlock-timeout", pthread_mutex_timedlock(&m, &dl) == ETIMEDOUT);
     CHECK("join-holder", pthread_join(h, NULL) == 0);
     CHECK("lock-after", pthread_mutex_trylock(&m) == 0 && pthread_mutex_unlock(&m) == 0);
+
+    /* A thread blocked reading an empty pipe lets the others run; the
+       write of another thread lets its read go ahead. */
+    pthread_t rt;
+    void *nread = NULL;
+    CHECK("pipe", pipe(pfd) == 0 && pthread_create(&rt, NULL, reader, NULL) == 0);
+    sched_yield(); /* the reader finds the pipe empty */
+    CHECK("write-to-reader", write(pfd[1], "hello", 5) == 5);
+    CHECK("reader-thread-read", pthread_join(rt, &nread) == 0 && (long)nread == 5);
 
     CHECK("futex-efault", syscall(SYS_futex, (void *)8, 0 /*WAIT*/, 0, NULL, NULL, 0) == -1 && errno == EFAULT);
     CHECK("futex-eagain", syscall(SYS_futex, &counter, 0, 12345, NULL, NULL, 0) == -1 && errno == EAGAIN);

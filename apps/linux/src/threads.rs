@@ -1,25 +1,26 @@
 //! Linux threads of one process, run by the personality in its one
 //! environment: many-to-one and cooperative. A thread runs until it makes
 //! a call that waits — `futex` wait, `nanosleep`, `sched_yield`, its own
-//! `exit` — and
-//! the personality then switches the upcall's frame to another thread
-//! that can run: registers, FS base (its TLS), FXSAVE image and signal
+//! `exit` — and the personality then switches the upcall's frame to
+//! another thread that can run: registers, FS base (its TLS), FXSAVE image and signal
 //! mask are each thread's own; memory, descriptors and dispositions are
 //! the process's, as Linux's `CLONE_VM|CLONE_FILES|CLONE_SIGHAND` threads
-//! share them. Other calls that block (reads, `wait4`, `poll`) block
+//! share them. A read or write of a pipe or the console that would block
+//! waits the same way and runs again once the descriptor is ready. Other
+//! calls that block (`wait4`, `poll`, a write that fills a pipe) block
 //! every thread, and a thread that spins without a call keeps the others
 //! from running (there is no preemption between threads).
 //!
 //! When every thread waits, the environment sleeps on one wakeup
-//! predicate: the earliest futex timeout, or a signal the program does
-//! not block; a signal makes one waiting thread's wait return `EINTR` so
+//! predicate: the earliest timeout, a signal the program does not block,
+//! the counters of the pipes waited for, console input; a signal makes one waiting thread's wait return `EINTR` so
 //! its handler can run.
 
 use crate::errno::{EINTR, ETIMEDOUT};
 use crate::signals::{self, MASK};
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
-use oxok_libos::abi::layout::{CLOCK, Clock};
+use oxok_libos::abi::layout::{CLOCK, Clock, SYSINFO, SysInfo};
 use oxok_libos::abi::{ExceptionFrame, Regs};
 use oxok_libos::guest::{self, Fxsave};
 use oxok_libos::{exposed, sys};
@@ -35,6 +36,10 @@ pub enum Wait {
     Futex { addr: u64, bitset: u32, deadline: Option<u64> },
     /// The deadline only (`nanosleep`).
     Sleep { deadline: u64 },
+    /// Descriptor `fd` to have one of `events` (`poll` bits): the call
+    /// (number `nr`, which returns to `rip`) then runs again from the
+    /// start.
+    Io { fd: i32, events: u16, nr: u64, rip: u64 },
 }
 
 /// A thread that is not running: everything the CPU would hold.
@@ -182,6 +187,19 @@ pub fn block(frame: &mut ExceptionFrame, wait: Wait, result: i64) {
     run_next(frame);
 }
 
+/// With other threads, a call on `fd` that would block until one of
+/// `events` holds lets them run instead and starts again once it holds
+/// (true: the frame now holds another thread). Alone, the call blocks as
+/// usual (false).
+pub fn wait_io(frame: &mut ExceptionFrame, fd: u64, events: u16) -> bool {
+    if count() < 2 || crate::calls::poll::ready(fd as i32, events, &mut Vec::new()) {
+        return false;
+    }
+    let (nr, rip) = (frame.regs.rax, frame.regs.rip);
+    block(frame, Wait::Io { fd: fd as i32, events, nr, rip }, 0);
+    true
+}
+
 /// The calling thread ends (its `exit`): its clear-child-tid word is
 /// zeroed and woken, and another thread runs. False if it is the last
 /// thread (the process ends instead).
@@ -206,11 +224,22 @@ pub fn exit_current(frame: &mut ExceptionFrame) -> bool {
 fn run_next(frame: &mut ExceptionFrame) {
     loop {
         let now = crate::calls::time::now_ns();
+        let mut wake = Vec::new();
         let mut t = TABLE.lock();
         for th in t.others.iter_mut() {
             let (deadline, result) = match th.wait {
                 Wait::Futex { deadline, .. } => (deadline, -ETIMEDOUT),
                 Wait::Sleep { deadline } => (Some(deadline), 0),
+                Wait::Io { fd, events, nr, rip } => {
+                    if crate::calls::poll::ready(fd, events, &mut wake) {
+                        // Back onto the `syscall` instruction: the call
+                        // runs again and now goes ahead.
+                        th.wait = Wait::Ready;
+                        th.regs.rax = nr;
+                        th.regs.rip = rip - 2;
+                    }
+                    (None, 0)
+                }
                 Wait::Ready => (None, 0),
             };
             if deadline.is_some_and(|d| d <= now) {
@@ -221,6 +250,9 @@ fn run_next(frame: &mut ExceptionFrame) {
         if !t.others.iter().any(|th| th.wait == Wait::Ready) && signals::interrupted() {
             // A signal: the first waiter's call ends with EINTR.
             if let Some(th) = t.others.first_mut() {
+                if let Wait::Io { rip, .. } = th.wait {
+                    th.regs.rip = rip;
+                }
                 th.wait = Wait::Ready;
                 set_result(&mut th.regs, -EINTR);
             }
@@ -243,24 +275,40 @@ fn run_next(frame: &mut ExceptionFrame) {
             .filter_map(|th| match th.wait {
                 Wait::Futex { deadline, .. } => deadline,
                 Wait::Sleep { deadline } => Some(deadline),
-                Wait::Ready => None,
+                Wait::Ready | Wait::Io { .. } => None,
             })
             .min();
         drop(t);
-        sleep(deadline);
+        sleep(deadline, &wake);
     }
 }
 
-/// Sleeps until `deadline` (ns since boot) or a signal the program does
-/// not block.
-fn sleep(deadline: Option<u64>) {
+/// Sleeps until `deadline` (ns since boot), a signal the program does
+/// not block, or a change of a word in `wake` (descriptors waited for;
+/// those are also looked at again every few ticks, and console input
+/// wakes the sleep too).
+fn sleep(deadline: Option<u64>, wake: &[(u64, u64)]) {
     let (word, interrupting) = signals::watch();
     let mut b = oxok_pred::Builder::new();
     b.load_u64(word).and_imm(interrupting).ne_imm(0);
-    if let (Some(d), Some(clock)) = (deadline, exposed::clock()) {
+    for &(w, seen) in wake.iter().take(8) {
+        b.or().load_u64(w).ne_imm(seen);
+    }
+    let io = TABLE.lock().others.iter().any(|th| matches!(th.wait, Wait::Io { .. }));
+    let Some(clock) = exposed::clock() else { return };
+    let mut until = None;
+    if let Some(d) = deadline {
         let now = crate::calls::time::now_ns();
         let wait = u128::from(d.saturating_sub(now)) * u128::from(clock.tick_hz);
-        let ticks = clock.ticks.saturating_add(wait.div_ceil(1_000_000_000) as u64 + 1);
+        until = Some(clock.ticks.saturating_add(wait.div_ceil(1_000_000_000) as u64 + 1));
+    }
+    if io {
+        until = Some(until.map_or(clock.ticks + 10, |u: u64| u.min(clock.ticks + 10)));
+        let console = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
+        let seen = exposed::sysinfo().map_or(0, |i| i.console_in);
+        b.or().load_u64(console).ne_imm(seen);
+    }
+    if let Some(ticks) = until {
         b.or().load_u64(CLOCK + core::mem::offset_of!(Clock, ticks) as u64).ge_imm(ticks);
     }
     let Ok(code) = b.build() else { return };

@@ -48,9 +48,21 @@ fn write_from(h: &Handle, buf: u64, len: u64) -> Res {
     Ok(done as i64)
 }
 
-pub fn read(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// A read or write of `fd` that would block lets the process's other
+/// threads run (true: the frame holds another thread now).
+fn thread_waits(frame: &mut ExceptionFrame, fd: u64, events: u16) -> bool {
+    crate::threads::wait_io(frame, fd, events)
+}
+
+const POLLIN: u16 = crate::calls::poll::POLLIN;
+const POLLOUT: u16 = crate::calls::poll::POLLOUT;
+
+pub fn read(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
     if a[2] == 0 {
+        return Ok(0);
+    }
+    if thread_waits(frame, a[0], POLLIN) {
         return Ok(0);
     }
     if h.kind() == "console" {
@@ -67,8 +79,11 @@ pub fn read(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     read_into(&h, a[1], a[2])
 }
 
-pub fn write(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn write(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
+    if a[2] != 0 && thread_waits(frame, a[0], POLLOUT) {
+        return Ok(0);
+    }
     write_from(&h, a[1], a[2])
 }
 
@@ -87,8 +102,11 @@ fn iovecs(addr: u64, count: u64) -> Result<Vec<(u64, u64)>, i64> {
         .collect())
 }
 
-pub fn readv(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn readv(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
+    if thread_waits(frame, a[0], POLLIN) {
+        return Ok(0);
+    }
     let mut total = 0;
     for (base, len) in iovecs(a[1], a[2])? {
         if len == 0 {
@@ -103,8 +121,11 @@ pub fn readv(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     Ok(total)
 }
 
-pub fn writev(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn writev(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
+    if thread_waits(frame, a[0], POLLOUT) {
+        return Ok(0);
+    }
     let mut total = 0;
     for (base, len) in iovecs(a[1], a[2])? {
         match write_from(&h, base, len) {

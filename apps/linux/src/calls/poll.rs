@@ -91,6 +91,12 @@ fn revents(fd: i32, want: u16, wake: &mut Vec<(u64, u64)>) -> u16 {
     ready & (want | POLLHUP | POLLERR | POLLNVAL)
 }
 
+/// True if `fd` has one of `events` now (or an error); a pipe's wake
+/// word goes to `wake`.
+pub fn ready(fd: i32, events: u16, wake: &mut Vec<(u64, u64)>) -> bool {
+    revents(fd, events, wake) != 0
+}
+
 /// Sleeps until console input arrives after `seen` bytes, a pipe word in
 /// `wake` changes, a signal the program does not block is pending, or the
 /// clock reaches `deadline_ticks` (`None`: no timeout).
