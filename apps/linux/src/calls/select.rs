@@ -21,7 +21,7 @@ fn read_set(addr: u64, nfds: u64) -> Result<Vec<u64>, i64> {
     let raw = uaccess::read_vec(addr, words * 8)?;
     let mut set: Vec<u64> = raw.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
     if let Some(last) = set.last_mut()
-        && nfds % 64 != 0
+        && !nfds.is_multiple_of(64)
     {
         *last &= (1 << (nfds % 64)) - 1;
     }
