@@ -106,7 +106,13 @@ fn on_syscall(frame: &mut ExceptionFrame) -> Outcome {
     let r = &frame.regs;
     let (nr, args) = (r.rax, [r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9]);
     let result = table::dispatch(nr, &args, frame);
-    match FRAME.swap(FRAME_RESULT, Ordering::AcqRel) {
+    // A plain load first: the common case writes nothing (the path every
+    // call takes, kept short).
+    let what = match FRAME.load(Ordering::Acquire) {
+        FRAME_RESULT => FRAME_RESULT,
+        _ => FRAME.swap(FRAME_RESULT, Ordering::AcqRel),
+    };
+    match what {
         // The call left the upcall for the service stack (fork): nothing
         // of the program's is in the frame now.
         FRAME_LEFT => return Outcome::Resume,

@@ -214,7 +214,8 @@ pub fn deliver_pending(frame: &mut ExceptionFrame, nr: u64, restartable: bool) {
     let restart = restartable;
     // After rt_sigsuspend: the mask it replaced, which the handler's
     // return (or, without a handler, this return) brings back.
-    let suspended = crate::calls::signal::SUSPEND_MASK.swap(0, Ordering::AcqRel);
+    let word = &crate::calls::signal::SUSPEND_MASK;
+    let suspended = if word.load(Ordering::Acquire) != 0 { word.swap(0, Ordering::AcqRel) } else { 0 };
     let saved = (suspended != 0).then_some(suspended & !crate::calls::signal::SUSPENDED);
     let done = |saved: Option<u64>| {
         if let Some(m) = saved {
