@@ -245,6 +245,41 @@ int main(void) {
     close(p[0]);
     close(gate[1]);
 
+    /* A read of an empty pipe: the parent's signal ends it with EINTR, or,
+       with SA_RESTART, the read goes on and gets what the parent writes. */
+    for (int restart = 0; restart < 2; restart++) {
+        int data[2], ready2[2];
+        pipe(data);
+        pipe(ready2);
+        fflush(stdout);
+        c = fork();
+        if (c == 0) {
+            close(data[1]);
+            close(ready2[0]);
+            struct sigaction sr = action(mark, restart ? SA_RESTART : 0);
+            sigaction(SIGUSR1, &sr, NULL);
+            handler_ran = 0;
+            write(ready2[1], "r", 1);
+            char got[4];
+            ssize_t n = read(data[0], got, sizeof got);
+            int ok = restart ? n == 3 && memcmp(got, "abc", 3) == 0 && handler_ran == 1
+                             : n == -1 && errno == EINTR && handler_ran == 1;
+            _exit(ok ? 0 : 1);
+        }
+        close(data[0]);
+        close(ready2[1]);
+        char rr;
+        read(ready2[0], &rr, 1);
+        struct timespec nap = {0, 50 * 1000 * 1000};
+        nanosleep(&nap, NULL); /* most likely the child is in read by now */
+        kill(c, SIGUSR1);
+        nanosleep(&nap, NULL);
+        write(data[1], "abc", 3);
+        CHECK(restart ? "read-restarted" : "read-eintr", status_of(c) == 0);
+        close(data[1]);
+        close(ready2[0]);
+    }
+
     /* Hostile: bad pointers are EFAULT; a frame that cannot be pushed or a
        garbage rt_sigreturn ends only the program that made it. */
     CHECK("sigaction-efault", syscall(SYS_rt_sigaction, SIGUSR1, 8, 0, 8) == -1 && errno == EFAULT);

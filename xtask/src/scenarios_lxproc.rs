@@ -48,7 +48,8 @@ const SIGNAL: Scenario = Scenario {
     name: "linux-signal",
     about: "signals to a static musl program: handlers with Linux frames restore registers, xmm and MXCSR; mask, \
             pending, sigsuspend, SA_RESETHAND, SA_ONSTACK, a SIGSEGV handler leaving by siglongjmp, SIGCHLD, SIGPIPE \
-            (default and ignored), a parent's signal interrupting a child's wait4 restarted by SA_RESTART; bad \
+            (default and ignored), a parent's signal interrupting a child's wait4 and pipe read (EINTR, or restarted \
+            by SA_RESTART); bad \
             pointers are EFAULT and bad frames end only their program",
     cmdline: "run=init",
     input: "linux lx-signal\necho status $?\nexit 0\n",
@@ -63,6 +64,8 @@ const SIGNAL: Scenario = Scenario {
         "ok sigchld",
         "ok sigpipe-default",
         "ok sa-restart",
+        "ok read-eintr",
+        "ok read-restarted",
         "ok bad-stack-frame-ends-it",
         "ok junk-sigreturn-ends-it",
         "lx-signal: * checks, 0 failed",
