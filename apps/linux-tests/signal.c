@@ -280,6 +280,32 @@ int main(void) {
         close(ready2[0]);
     }
 
+    /* A signal ends a long nanosleep with EINTR and the time left. */
+    {
+        int ready3[2];
+        pipe(ready3);
+        fflush(stdout);
+        c = fork();
+        if (c == 0) {
+            close(ready3[0]);
+            struct sigaction sn = action(mark, SA_RESTART);
+            sigaction(SIGUSR1, &sn, NULL);
+            handler_ran = 0;
+            write(ready3[1], "r", 1);
+            struct timespec longnap = {30, 0}, left = {0, 0};
+            int n = nanosleep(&longnap, &left);
+            _exit(n == -1 && errno == EINTR && handler_ran == 1 && left.tv_sec > 0 && left.tv_sec <= 30 ? 0 : 1);
+        }
+        close(ready3[1]);
+        char rr;
+        read(ready3[0], &rr, 1);
+        struct timespec nap = {0, 50 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        kill(c, SIGUSR1);
+        CHECK("nanosleep-eintr", status_of(c) == 0);
+        close(ready3[0]);
+    }
+
     /* Hostile: bad pointers are EFAULT; a frame that cannot be pushed or a
        garbage rt_sigreturn ends only the program that made it. */
     CHECK("sigaction-efault", syscall(SYS_rt_sigaction, SIGUSR1, 8, 0, 8) == -1 && errno == EFAULT);

@@ -66,6 +66,7 @@ const SIGNAL: Scenario = Scenario {
         "ok sa-restart",
         "ok read-eintr",
         "ok read-restarted",
+        "ok nanosleep-eintr",
         "ok bad-stack-frame-ends-it",
         "ok junk-sigreturn-ends-it",
         "lx-signal: * checks, 0 failed",

@@ -88,7 +88,7 @@ linux_calls! {
     28 madvise Partial "MADV_DONTNEED frees the pages (zero at next touch); other advice ignored" => memory::madvise;
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
-    35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; not interrupted by signals" => time::nanosleep;
+    35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; a signal ends it (EINTR, time left)" => time::nanosleep;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
     60 exit Full "" => process::exit_thread;
