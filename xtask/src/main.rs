@@ -16,6 +16,7 @@ mod hosttest;
 mod iso;
 mod json;
 mod lint;
+mod linuxlibs;
 mod linuxprogs;
 mod meta;
 mod pattern;
@@ -27,6 +28,7 @@ mod scenario;
 mod scenarios;
 mod scenarios_lxproc;
 mod scenarios_net;
+mod strip;
 mod symbolize;
 mod testcmd;
 
