@@ -127,7 +127,7 @@ linux_calls! {
     218 set_tid_address Full "" => process::set_tid_address;
     228 clock_gettime Partial "REALTIME: the RTC read at boot plus the TSC; the CPU-time clocks count from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
-    230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
+    230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME on REALTIME converted at the call (a clock change meanwhile is not seen)" => time::clock_nanosleep;
     231 exit_group Full "" => process::exit;
     234 tgkill Partial "as tkill" => signal::tgkill;
     257 openat Full "" => fs::openat;

@@ -52,10 +52,12 @@ pub fn futex(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
                 return Err(EAGAIN);
             }
             // FUTEX_WAIT's timeout is relative; FUTEX_WAIT_BITSET's is
-            // absolute on the clock both clocks count from (boot).
+            // absolute, on the wall clock with FUTEX_CLOCK_REALTIME, else
+            // on the monotonic clock (which counts from boot).
             let deadline = match timeout {
                 0 => None,
                 t if cmd == FUTEX_WAIT => Some(crate::calls::time::now_ns().saturating_add(timespec(t)?)),
+                t if op & FUTEX_CLOCK_REALTIME != 0 => Some(crate::calls::time::boot_from_realtime(timespec(t)?)),
                 t => Some(timespec(t)?),
             };
             crate::signals::check_interrupted()?;

@@ -175,12 +175,23 @@ pub fn nanosleep(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
 
 const TIMER_ABSTIME: u64 = 1;
 
+/// The boot-relative time (what sleeps wait for) at which the wall clock
+/// reads `realtime` (ns since the epoch).
+pub fn boot_from_realtime(realtime: u64) -> u64 {
+    let (wall, boot) = (realtime_ns(), now_ns());
+    realtime.saturating_sub(wall).saturating_add(boot)
+}
+
 pub fn clock_nanosleep(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     if !known(a[0]) || a[1] & !TIMER_ABSTIME != 0 {
         return Err(EINVAL);
     }
     let ns = timespec_ns(a[2])?;
-    let deadline = if a[1] & TIMER_ABSTIME != 0 { ns } else { now_ns().saturating_add(ns) };
+    let deadline = match (a[1] & TIMER_ABSTIME != 0, a[0]) {
+        (true, CLOCK_REALTIME | CLOCK_REALTIME_COARSE) => boot_from_realtime(ns),
+        (true, _) => ns,
+        (false, _) => now_ns().saturating_add(ns),
+    };
     match sleep_or_switch(deadline, frame) {
         Ok(true) => return Ok(0),
         Err(crate::errno::EINTR) => {
