@@ -11,8 +11,9 @@
 //! access itself safe.
 
 use crate::exposed;
-use oxok_abi::Error;
+use core::mem::offset_of;
 use oxok_abi::layout::PAGE_SIZE;
+use oxok_abi::{Error, Regs};
 
 /// True if every page of `[addr, addr + len)` is mapped user-accessible
 /// (and user-writable when `write`). Empty ranges are accepted.
@@ -106,6 +107,107 @@ pub fn enter(entry: u64, sp: u64) -> ! {
             options(noreturn),
         )
     }
+}
+
+/// Resumes the guest from `regs` — every general register, `rflags`,
+/// `rsp` and `rip` — from ordinary code (not an upcall handler), e.g.
+/// after the personality ran a call that had to leave the exception stack
+/// (a fork). As the upcall runtime's resume sequence: `rip`, `rflags` and
+/// `rax` are stored just below the guest's 128-byte red zone (which stays
+/// untouched), the stack switches there in one instruction, and `pop rax`,
+/// `popfq`, `ret 128` leave `rsp == regs.rsp`. A fault on those stores (a
+/// guest stack page not yet present) is resolved by the page-fault upcall
+/// like any other, on the caller's stack.
+pub fn resume(regs: &Regs) -> ! {
+    // SAFETY: `regs` is a live structure read before the switch; from the
+    // switch on only the guest's stack is used, and the caller's stack is
+    // abandoned (nothing on it is needed again). The three stores lie
+    // below the guest's red zone, where its ABI lets anything write.
+    unsafe {
+        core::arch::asm!(
+            "mov rax, [rdi + {rsp}]",
+            "mov rcx, [rdi + {rip}]",
+            "mov [rax - 136], rcx",
+            "mov rcx, [rdi + {rflags}]",
+            "mov [rax - 144], rcx",
+            "mov rcx, [rdi + {rax}]",
+            "mov [rax - 152], rcx",
+            "mov rbx, [rdi + {rbx}]",
+            "mov rcx, [rdi + {rcx}]",
+            "mov rdx, [rdi + {rdx}]",
+            "mov rsi, [rdi + {rsi}]",
+            "mov rbp, [rdi + {rbp}]",
+            "mov r8, [rdi + {r8}]",
+            "mov r9, [rdi + {r9}]",
+            "mov r10, [rdi + {r10}]",
+            "mov r11, [rdi + {r11}]",
+            "mov r12, [rdi + {r12}]",
+            "mov r13, [rdi + {r13}]",
+            "mov r14, [rdi + {r14}]",
+            "mov r15, [rdi + {r15}]",
+            "mov rdi, [rdi + {rdi}]",
+            "lea rsp, [rax - 152]",
+            "pop rax",
+            "popfq",
+            "ret 128",
+            in("rdi") regs as *const Regs,
+            rax = const offset_of!(Regs, rax),
+            rbx = const offset_of!(Regs, rbx),
+            rcx = const offset_of!(Regs, rcx),
+            rdx = const offset_of!(Regs, rdx),
+            rsi = const offset_of!(Regs, rsi),
+            rdi = const offset_of!(Regs, rdi),
+            rbp = const offset_of!(Regs, rbp),
+            rsp = const offset_of!(Regs, rsp),
+            r8 = const offset_of!(Regs, r8),
+            r9 = const offset_of!(Regs, r9),
+            r10 = const offset_of!(Regs, r10),
+            r11 = const offset_of!(Regs, r11),
+            r12 = const offset_of!(Regs, r12),
+            r13 = const offset_of!(Regs, r13),
+            r14 = const offset_of!(Regs, r14),
+            r15 = const offset_of!(Regs, r15),
+            rip = const offset_of!(Regs, rip),
+            rflags = const offset_of!(Regs, rflags),
+            options(noreturn),
+        )
+    }
+}
+
+/// An FXSAVE image (512 bytes, 16-aligned): the guest's x87/MMX/SSE
+/// state. The libOS is built without SSE, so while an upcall handler runs
+/// the unit still holds exactly what the interrupted guest left there.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Fxsave(pub [u8; 512]);
+
+impl Fxsave {
+    /// A clean state: x87 control word and MXCSR as after reset.
+    pub fn clean() -> Fxsave {
+        let mut b = [0u8; 512];
+        b[0..2].copy_from_slice(&oxok_abi::FCW_DEFAULT.to_le_bytes());
+        b[24..28].copy_from_slice(&oxok_abi::MXCSR_DEFAULT.to_le_bytes());
+        b[28..32].copy_from_slice(&0xffffu32.to_le_bytes());
+        Fxsave(b)
+    }
+}
+
+/// Saves the unit's x87/SSE state (`fxsave64`).
+pub fn fxsave(out: &mut Fxsave) {
+    // SAFETY: `out` is a 16-aligned, 512-byte buffer the instruction
+    // writes and nothing else aliases; the unit's state is unchanged.
+    unsafe { core::arch::asm!("fxsave64 [{}]", in(reg) out.0.as_mut_ptr(), options(nostack)) }
+}
+
+/// Loads the unit's x87/SSE state from `image`, with MXCSR's reserved
+/// bits cleared first (a guest-supplied image could otherwise raise #GP).
+pub fn fxrstor(image: &Fxsave) {
+    let mut clean = *image;
+    let mxcsr = u32::from_le_bytes([clean.0[24], clean.0[25], clean.0[26], clean.0[27]]) & 0xffff;
+    clean.0[24..28].copy_from_slice(&mxcsr.to_le_bytes());
+    // SAFETY: a 16-aligned 512-byte image with MXCSR's reserved bits clear
+    // (the only field whose bad values fault); the instruction only reads it.
+    unsafe { core::arch::asm!("fxrstor64 [{}]", in(reg) clean.0.as_ptr(), options(nostack)) }
 }
 
 /// The CPU's feature bits for `AT_HWCAP` (CPUID leaf 1, `edx`), as Linux

@@ -38,7 +38,7 @@ pub(crate) fn prepare(ws: &Workspace) -> Result<Vec<(String, PathBuf)>, String> 
         let stem = c.file_stem().unwrap_or_default().to_string_lossy().to_string();
         let exe = dir.join(&stem);
         if stale(&exe, &[c.as_path(), header.as_path()]) {
-            compile(c, &exe)?;
+            compile(c, &exe, stem.ends_with("-pie"))?;
         }
         out.push((format!("lx-{stem}"), exe));
     }
@@ -55,19 +55,24 @@ fn stale(exe: &Path, inputs: &[&Path]) -> bool {
     inputs.iter().filter_map(|p| modified(p)).any(|m| m > built)
 }
 
-fn compile(source: &Path, out: &Path) -> Result<(), String> {
-    let status = Command::new("musl-gcc")
-        .args(CFLAGS)
+/// Builds `source` into `out`: static with `musl-gcc`, or — for the
+/// `*-pie.c` programs — a glibc static-pie with `gcc -static-pie` (musl's
+/// `musl-gcc` wrapper cannot link one).
+fn compile(source: &Path, out: &Path, pie: bool) -> Result<(), String> {
+    let (cc, flags): (&str, &[&str]) =
+        if pie { ("gcc", &["-O2", "-static-pie", "-Wall", "-Wextra"]) } else { ("musl-gcc", CFLAGS) };
+    let status = Command::new(cc)
+        .args(flags)
         .arg("-o")
         .arg(out)
         .arg(source)
         .status()
-        .map_err(|e| format!("could not run musl-gcc: {e}"))?;
+        .map_err(|e| format!("could not run {cc}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
         let _ = std::fs::remove_file(out);
-        Err(format!("musl-gcc failed building {} (messages above)", source.display()))
+        Err(format!("{cc} failed building {} (messages above)", source.display()))
     }
 }
 

@@ -31,6 +31,7 @@ mod scenarios;
 mod scenarios_disk;
 mod scenarios_ckpt;
 mod scenarios_cheetah;
+mod scenarios_lxproc;
 mod scenarios_net;
 mod strip;
 mod symbolize;

@@ -6,8 +6,13 @@ use oxok_libos::fd::IoError;
 pub const EPERM: i64 = 1;
 pub const ENOENT: i64 = 2;
 pub const ESRCH: i64 = 3;
+pub const EINTR: i64 = 4;
 pub const EIO: i64 = 5;
+pub const E2BIG: i64 = 7;
+pub const ENOEXEC: i64 = 8;
 pub const EBADF: i64 = 9;
+pub const ECHILD: i64 = 10;
+pub const EAGAIN: i64 = 11;
 pub const ENOMEM: i64 = 12;
 pub const EFAULT: i64 = 14;
 pub const EEXIST: i64 = 17;
@@ -24,6 +29,7 @@ pub const ENAMETOOLONG: i64 = 36;
 pub const ENODEV: i64 = 19;
 pub const ENOSYS: i64 = 38;
 pub const ENOTEMPTY: i64 = 39;
+pub const ETIMEDOUT: i64 = 110;
 
 /// A failed call's result: `-errno`.
 pub type Res = Result<i64, i64>;

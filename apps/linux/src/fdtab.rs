@@ -63,3 +63,20 @@ pub fn duplicate(old: usize, new: usize) {
         }
     }
 }
+
+/// In a fork child: the file objects recorded here are the parent's (the
+/// libOS's table got the child its own), so they are forgotten — not
+/// dropped, which would close the parent's handles. Paths, flags and
+/// cursors stay.
+pub fn after_fork() {
+    for info in INFO.lock().values_mut() {
+        if let Some(file) = info.file.take() {
+            core::mem::forget(file);
+        }
+    }
+}
+
+/// Forgets every record (the descriptors were all closed).
+pub fn clear() {
+    INFO.lock().clear();
+}

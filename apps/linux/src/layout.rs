@@ -16,6 +16,10 @@ pub const LINUX_END: u64 = 0x8000_0000;
 /// comes next).
 pub const IMAGE_LIMIT: u64 = LINUX_BASE;
 
+/// Where a position-independent program (static-pie) is loaded: 256 GiB,
+/// above the personality and below [`FIXED_LIMIT`].
+pub const PIE_BASE: u64 = 0x40_0000_0000;
+
 /// Fixed mappings may go anywhere below this but the personality's range
 /// (1 TiB, where the libOS heap starts).
 pub const FIXED_LIMIT: u64 = 0x100_0000_0000;

@@ -5,12 +5,12 @@
 //! stack Linux's `execve` builds: argc, argv, NULL, envp, NULL, the
 //! auxiliary vector, then the strings and the 16 `AT_RANDOM` bytes.
 
-use crate::layout::{IMAGE_LIMIT, STACK_SIZE, STACK_TOP};
+use crate::layout::{FIXED_LIMIT, IMAGE_LIMIT, PIE_BASE, STACK_SIZE, STACK_TOP};
 use crate::mem::{self, PROT_EXEC, PROT_READ, PROT_WRITE};
 use crate::{random, uaccess};
 use alloc::string::String;
 use alloc::vec::Vec;
-use oxok_elf::Elf;
+use oxok_elf::{Elf, ElfError};
 use oxok_libos::abi::layout::PAGE_SIZE;
 
 const AT_NULL: u64 = 0;
@@ -42,10 +42,20 @@ pub struct Start {
     pub sp: u64,
 }
 
+/// The program in `image` as it will be loaded: an `ET_EXEC` at its own
+/// addresses (below [`IMAGE_LIMIT`]), or a static-pie moved to
+/// [`PIE_BASE`].
+pub fn parse(image: &[u8]) -> Result<Elf<'_>, ElfError> {
+    match Elf::parse(image, IMAGE_LIMIT) {
+        Err(ElfError::NotExecutable) => Elf::parse_pie(image, FIXED_LIMIT, PIE_BASE),
+        r => r,
+    }
+}
+
 /// Loads `image` (a whole ELF file) and builds its stack with `argv` and
 /// `envp`; `execfn` is the path `AT_EXECFN` names.
 pub fn load(image: &[u8], argv: &[String], envp: &[String], execfn: &str) -> Result<Start, String> {
-    let elf = Elf::parse(image, IMAGE_LIMIT).map_err(|e| alloc::format!("not a static x86-64 executable: {e}"))?;
+    let elf = parse(image).map_err(|e| alloc::format!("not a static x86-64 executable: {e}"))?;
     let mut image_end = 0;
     for seg in elf.segments() {
         let end = seg.vaddr.checked_add(seg.mem_size).ok_or("segment wraps")?;

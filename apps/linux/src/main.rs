@@ -16,6 +16,7 @@
 extern crate alloc;
 
 mod calls;
+mod children;
 mod devices;
 mod errno;
 mod fdtab;
@@ -23,15 +24,19 @@ mod layout;
 mod load;
 mod mem;
 mod random;
+mod sigframe;
+mod signals;
 mod table;
+mod threads;
 mod tls;
 mod uaccess;
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU8, Ordering};
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::upcall::{self, Kind, Outcome};
-use oxok_libos::{Args, eprintln, exec, fs, println};
+use oxok_libos::{Args, eprintln, println};
 
 oxok_libos::main!(main);
 
@@ -65,22 +70,8 @@ fn list_calls() {
     println!("linux: {} calls: {} full, {} partial, {} ENOSYS", table::TABLE.len(), counts[0], counts[1], counts[2]);
 }
 
-/// The program `name`: from the boot archive (by name, or by its last path
-/// component), else from the file server.
-fn find(name: &str) -> Option<(&'static [u8], String)> {
-    let base = fs::file_name(name);
-    for n in [name, base] {
-        if let Some(image) = exec::program(n) {
-            return Some((image, alloc::format!("/bin/{n}")));
-        }
-    }
-    let path = fs::normalize(&fs::absolute(name).ok()?);
-    let data = fs::read_file(&path).ok()?;
-    Some((data.leak(), path))
-}
-
 fn run(name: &str, argv: &[String]) -> i32 {
-    let Some((image, path)) = find(name) else {
+    let Some((image, path)) = calls::exec::find(name) else {
         eprintln!("linux: {name}: not found");
         return 127;
     };
@@ -93,7 +84,9 @@ fn run(name: &str, argv: &[String]) -> i32 {
         eprintln!("linux: cannot register the upcalls: {e}");
         return 1;
     }
-    match load::load(image, argv, &envp, &path) {
+    signals::init();
+    oxok_libos::vm::at_fork_child(calls::fork::in_child);
+    match load::load(&image, argv, &envp, &path) {
         Ok(start) => oxok_libos::guest::enter(start.entry, start.sp),
         Err(e) => {
             eprintln!("linux: {name}: {e}");
@@ -105,14 +98,70 @@ fn run(name: &str, argv: &[String]) -> i32 {
 /// A Linux `syscall`: number in `rax`, arguments in `rdi rsi rdx r10 r8
 /// r9`, result in `rax`; `rcx` and `r11` get the return address and flags
 /// as the instruction leaves them on Linux.
+///
+/// Pending signals are delivered as the call returns
+/// ([`signals::deliver_pending`]); a write that met a broken pipe raises
+/// `SIGPIPE` first.
 fn on_syscall(frame: &mut ExceptionFrame) -> Outcome {
     let r = &frame.regs;
     let (nr, args) = (r.rax, [r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9]);
     let result = table::dispatch(nr, &args, frame);
-    frame.regs.rax = result as u64;
-    frame.regs.rcx = frame.regs.rip;
-    frame.regs.r11 = frame.regs.rflags;
+    // A plain load first: the common case writes nothing (the path every
+    // call takes, kept short).
+    let what = match FRAME.load(Ordering::Acquire) {
+        FRAME_RESULT => FRAME_RESULT,
+        _ => FRAME.swap(FRAME_RESULT, Ordering::AcqRel),
+    };
+    match what {
+        // The call left the upcall for the service stack (fork): nothing
+        // of the program's is in the frame now.
+        FRAME_LEFT => return Outcome::Resume,
+        // The call set every register itself (rt_sigreturn, execve).
+        FRAME_KEPT => {}
+        _ => {
+            frame.regs.rax = result as u64;
+            frame.regs.rcx = frame.regs.rip;
+            frame.regs.r11 = frame.regs.rflags;
+        }
+    }
+    if result == -errno::EPIPE && matches!(nr, 1 | 18 | 20 | 40 | 44 | 46) {
+        signals::raise(signals::SIGPIPE);
+    }
+    // Calls SA_RESTART restarts: reads, writes, waits.
+    let restartable = matches!(nr, 0 | 1 | 17 | 18 | 19 | 20 | 61 | 247);
+    signals::deliver_pending(frame, nr, restartable);
     Outcome::Resume
+}
+
+/// What [`on_syscall`] does with the frame after a call: set the result
+/// (the usual), leave the registers as the call set them, or leave the
+/// frame alone (the call redirected the upcall's resume).
+const FRAME_RESULT: u8 = 0;
+const FRAME_KEPT: u8 = 1;
+const FRAME_LEFT: u8 = 2;
+static FRAME: AtomicU8 = AtomicU8::new(FRAME_RESULT);
+
+/// The running call set every register of the frame itself.
+pub fn keep_frame() {
+    FRAME.store(FRAME_KEPT, Ordering::Release);
+}
+
+/// The running call pointed the upcall's resume away from the program.
+pub fn leave_frame() {
+    FRAME.store(FRAME_LEFT, Ordering::Release);
+}
+
+/// Ends the process as `signal`'s default action does (status 128 +
+/// signal), without a message: the program asked for it or could not be
+/// given a handler frame.
+pub fn die_quietly(signal: u64) -> ! {
+    oxok_libos::process::exit(128 + signal as i32)
+}
+
+/// True if the event happened in the Linux program (not in the
+/// personality's own code).
+fn in_program(frame: &ExceptionFrame) -> bool {
+    !(layout::LINUX_BASE..layout::LINUX_END).contains(&frame.regs.rip)
 }
 
 /// Page-fault error-code bits: a write, an instruction fetch.
@@ -121,6 +170,9 @@ const FAULT_FETCH: u64 = 1 << 4;
 
 fn on_fault(frame: &mut ExceptionFrame) -> Outcome {
     if mem::fault(frame.addr, frame.error & FAULT_WRITE != 0, frame.error & FAULT_FETCH != 0) {
+        return Outcome::Resume;
+    }
+    if in_program(frame) && signals::deliver_fault(frame, signals::SIGSEGV) {
         return Outcome::Resume;
     }
     die("segmentation fault", frame, 11)
@@ -134,6 +186,9 @@ fn on_exception(frame: &mut ExceptionFrame) -> Outcome {
         16 | 19 => ("floating-point exception", 8),
         _ => ("general protection fault", 11),
     };
+    if in_program(frame) && signals::deliver_fault(frame, signal as u64) {
+        return Outcome::Resume;
+    }
     die(what, frame, signal)
 }
 

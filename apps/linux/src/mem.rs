@@ -99,6 +99,16 @@ pub fn remove(start: u64, end: u64) {
     unmap_pages(start, end);
 }
 
+/// Removes every area and gives back every page of the program (at
+/// `execve`), and forgets the break.
+pub fn clear() {
+    let areas = core::mem::take(&mut *AREAS.lock());
+    for a in areas {
+        unmap_pages(a.start, a.end);
+    }
+    *BRK.lock() = Brk { start: 0, now: 0 };
+}
+
 /// Gives back the frames of `[start, end)` but keeps its areas: the pages
 /// read as zero at their next touch.
 pub fn discard(start: u64, end: u64) {
@@ -127,7 +137,10 @@ pub fn protect(start: u64, end: u64, prot: u64) -> Result<(), i64> {
     let want = flags(prot) & !if prot == 0 { pte::WRITABLE } else { 0 };
     let mut batch = Vec::new();
     exposed::walk(start, end, |va, entry| {
-        if entry & (pte::WRITABLE | pte::NO_EXECUTE) != want {
+        // A copy-on-write page (after fork) keeps its mark and stays
+        // read-only: its next write fault gives it a frame of its own.
+        let want = if entry & pte::LIBOS_COW != 0 { (want & !pte::WRITABLE) | pte::LIBOS_COW } else { want };
+        if entry & (pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_COW) != want {
             batch.push(MapEntry::protect_with(va, want, 0));
         }
     });
@@ -186,8 +199,16 @@ pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
         if !ok {
             return Err(EFAULT);
         }
-        if exposed::pte(page).is_none() {
-            fill_zero(page, prot).map_err(|_| EFAULT)?;
+        match exposed::pte(page) {
+            None => fill_zero(page, prot).map_err(|_| EFAULT)?,
+            // Shared copy-on-write with a fork relative: copy it now, as
+            // the program's own write would.
+            Some(e) if write && e & pte::WRITABLE == 0 => {
+                if !oxok_libos::vm::break_cow(page).unwrap_or(false) {
+                    return Err(EFAULT);
+                }
+            }
+            Some(_) => {}
         }
         match page.checked_add(PAGE_SIZE) {
             Some(next) if next <= last => page = next,

@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{file, fs, info, memory, poll, process, signal, time};
+use crate::calls::{exec, file, fork, fs, futex, info, memory, poll, process, select, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -68,14 +68,14 @@ linux_calls! {
     4 stat Partial "owner root, times 0, modes fixed by kind" => fs::stat;
     5 fstat Partial "as stat" => fs::fstat;
     6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
-    7 poll Partial "the console's readiness is real; files, devices and pipes always read as ready" => poll::poll;
+    7 poll Full "" => poll::poll;
     8 lseek Full "" => file::lseek;
     9 mmap Partial "anonymous, and private file mappings read at map time; MAP_SHARED anonymous is private" => memory::mmap;
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
     11 munmap Full "" => memory::munmap;
     12 brk Full "" => memory::brk;
-    13 rt_sigaction Partial "actions are recorded and reported; no signal is delivered yet" => signal::rt_sigaction;
-    14 rt_sigprocmask Partial "the mask is recorded and reported" => signal::rt_sigprocmask;
+    13 rt_sigaction Partial "handlers get Linux frames (siginfo, ucontext, FXSAVE) at call returns and faults; stop signals act as ignored" => signal::rt_sigaction;
+    14 rt_sigprocmask Full "" => signal::rt_sigprocmask;
     16 ioctl Partial "TCGETS/TCSETS*/TIOCGWINSZ/TIOCGPGRP/TIOCSPGRP on the console; ENOTTY elsewhere" => file::ioctl;
     17 pread64 Full "" => file::pread64;
     18 pwrite64 Full "" => file::pwrite64;
@@ -88,11 +88,11 @@ linux_calls! {
     28 madvise Partial "MADV_DONTNEED frees the pages (zero at next touch); other advice ignored" => memory::madvise;
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
-    35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; not interrupted by signals" => time::nanosleep;
+    35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; a signal ends it (EINTR, time left)" => time::nanosleep;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
-    60 exit Full "" => process::exit;
-    62 kill Partial "to itself: default action ends it, ignored ignores, handlers ENOSYS; others via libOS signals" => signal::kill;
+    60 exit Full "" => process::exit_thread;
+    62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); pid -1 and other groups ESRCH" => signal::kill;
     63 uname Full "" => info::uname;
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
     74 fsync Full "" => file::fsync;
@@ -117,33 +117,48 @@ linux_calls! {
     111 getpgrp Partial "the process is its own group" => process::getpid;
     121 getpgid Partial "the process is its own group" => process::getpid;
     124 getsid Partial "the process is its own session" => process::getpid;
-    131 sigaltstack Partial "recorded and reported" => signal::sigaltstack;
+    131 sigaltstack Full "" => signal::sigaltstack;
     157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
-    186 gettid Full "" => process::getpid;
-    200 tkill Partial "as kill" => signal::tkill;
+    186 gettid Full "" => process::gettid;
+    200 tkill Partial "to its own threads: a process signal; others as kill" => signal::tkill;
     201 time Full "the RTC read at boot plus the TSC" => time::time;
     217 getdents64 Full "" => fs::getdents64;
     218 set_tid_address Full "" => process::set_tid_address;
     228 clock_gettime Partial "REALTIME: the RTC read at boot plus the TSC; the CPU-time clocks count from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
-    230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
+    230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME on REALTIME converted at the call (a clock change meanwhile is not seen)" => time::clock_nanosleep;
     231 exit_group Full "" => process::exit;
-    234 tgkill Partial "as kill" => signal::tgkill;
+    234 tgkill Partial "as tkill" => signal::tgkill;
     257 openat Full "" => fs::openat;
     258 mkdirat Partial "mode ignored" => fs::mkdirat;
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
     263 unlinkat Full "" => fs::unlinkat;
     269 faccessat Partial "as access" => fs::faccessat;
-    271 ppoll Partial "as poll; the signal mask is not applied" => poll::ppoll;
+    271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
-    302 prlimit64 Partial "own process; fixed limits reported, setting refused (EPERM)" => info::prlimit64;
+    302 prlimit64 Partial "own process; RLIMIT_NPROC narrows the account's environment limit; others fixed (setting EPERM)" => info::prlimit64;
     318 getrandom Full "" => info::getrandom;
     332 statx Enosys "" => enosys;
     334 rseq Enosys "" => enosys;
     439 faccessat2 Partial "as access" => fs::faccessat2;
+    // Processes and signals (issue 12, process model).
+    15 rt_sigreturn Full "" => signal::rt_sigreturn;
+    34 pause Full "" => signal::pause;
+    56 clone Partial "processes (CLONE_VM|CLONE_VFORK copies); threads are cooperative (switch at futex wait, yield, exit); CLONE_FILES/FS without THREAD EINVAL" => fork::clone;
+    57 fork Full "" => fork::fork;
+    58 vfork Partial "as fork (the child gets a copy, not the parent's memory)" => fork::vfork;
+    59 execve Partial "Linux programs in place; native Oxok programs run in a child the process waits for" => exec::execve;
+    61 wait4 Partial "process groups are single processes; rusage zero" => wait::wait4;
+    127 rt_sigpending Full "" => signal::rt_sigpending;
+    130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
+    247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;
+    160 setrlimit Partial "as prlimit64" => info::setrlimit;
+    23 select Partial "the timeout is not updated with the time left" => select::select;
+    270 pselect6 Full "" => select::pselect6;
+    202 futex Partial "WAIT/WAKE (BITSET), REQUEUE, CMP_REQUEUE between the process's threads; timeouts; WAKE_OP, PI ENOSYS" => futex::futex;
 }
 
 /// Numbers past the last Linux call the table could name.

@@ -37,3 +37,8 @@ pub fn arch_prctl(code: u64, addr: u64) -> Res {
         _ => Err(EINVAL),
     }
 }
+
+/// The FS base the program set (its thread pointer).
+pub fn fs_base() -> u64 {
+    FS.load(Ordering::Relaxed)
+}

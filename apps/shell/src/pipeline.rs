@@ -167,7 +167,10 @@ impl Shell {
 /// command's `NAME=value` assignments added to its environment; `held`:
 /// created, not started (see [`start_held`]).
 fn spawn(cmd: &Simple, stage: &Stage, held: bool) -> Outcome {
-    let argv: Vec<&str> = cmd.argv.iter().map(String::as_str).collect();
+    let mut argv: Vec<&str> = cmd.argv.iter().map(String::as_str).collect();
+    if is_linux_program(argv[0]) {
+        argv.insert(0, "linux");
+    }
     let mut env: Vec<String> = Vec::new();
     if !cmd.assignments.is_empty() {
         env = oxok_libos::environ::vars();
@@ -194,6 +197,14 @@ fn spawn(cmd: &Simple, stage: &Stage, held: bool) -> Outcome {
             Outcome::Done(126)
         }
     }
+}
+
+/// True if the boot archive's program `name` was made by a Linux
+/// toolchain (`Elf::linux_abi`): the shell runs it under the Linux
+/// personality, as `linux NAME …` would.
+fn is_linux_program(name: &str) -> bool {
+    exec::program(name)
+        .is_some_and(|image| oxok_elf::Elf::parse_pie(image, u64::MAX, 0).is_ok_and(|elf| elf.linux_abi()))
 }
 
 /// Starts the programs of a pipeline spawned held (a background job, once

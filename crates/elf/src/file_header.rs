@@ -13,6 +13,7 @@ const ELFCLASS64: u8 = 2;
 const ELFDATA2LSB: u8 = 1;
 const EV_CURRENT: u8 = 1;
 const ET_EXEC: u16 = 2;
+const ET_DYN: u16 = 3;
 const EM_X86_64: u16 = 62;
 /// `e_phnum` value meaning "the real count is elsewhere" (unsupported).
 const PN_XNUM: u16 = 0xffff;
@@ -26,10 +27,12 @@ pub(crate) struct FileHeader {
     pub phoff: u64,
     /// `e_phnum`.
     pub phnum: u16,
+    /// `ET_DYN`: position-independent (accepted only when asked for).
+    pub dynamic: bool,
 }
 
-/// Parses and checks the file header.
-pub(crate) fn parse(data: &[u8]) -> Result<FileHeader, ElfError> {
+/// Parses and checks the file header; `ET_DYN` only if `allow_dyn`.
+pub(crate) fn parse(data: &[u8], allow_dyn: bool) -> Result<FileHeader, ElfError> {
     let short = ElfError::TooShort;
     if data.len() < EHDR_SIZE {
         return Err(short);
@@ -46,7 +49,9 @@ pub(crate) fn parse(data: &[u8]) -> Result<FileHeader, ElfError> {
     if u16_at(data, 18) != Some(EM_X86_64) {
         return Err(ElfError::NotX86_64);
     }
-    if u16_at(data, 16) != Some(ET_EXEC) {
+    let kind = u16_at(data, 16);
+    let dynamic = allow_dyn && kind == Some(ET_DYN);
+    if kind != Some(ET_EXEC) && !dynamic {
         return Err(ElfError::NotExecutable);
     }
     let version_ok = u8_at(data, 6) == Some(EV_CURRENT) && u32_at(data, 20) == Some(1);
@@ -59,5 +64,5 @@ pub(crate) fn parse(data: &[u8]) -> Result<FileHeader, ElfError> {
     if phnum == PN_XNUM {
         return Err(ElfError::BadProgramHeaders);
     }
-    Ok(FileHeader { entry: u64_at(data, 24).ok_or(short)?, phoff: u64_at(data, 32).ok_or(short)?, phnum })
+    Ok(FileHeader { entry: u64_at(data, 24).ok_or(short)?, phoff: u64_at(data, 32).ok_or(short)?, phnum, dynamic })
 }

@@ -30,6 +30,11 @@ use core::fmt;
 use file_header::PHDR_SIZE;
 use program_header::{PT_LOAD, PT_PHDR, PT_TLS, ProgramHeader};
 
+/// Program header types only Linux toolchains emit (see
+/// [`Elf::linux_abi`]): PT_INTERP, PT_NOTE, PT_GNU_EH_FRAME,
+/// PT_GNU_RELRO, PT_GNU_PROPERTY.
+const LINUX_MARKS: [u32; 5] = [3, 4, 0x6474_e550, 0x6474_e552, 0x6474_e553];
+
 /// The most PT_LOAD segments an executable may have.
 pub const MAX_SEGMENTS: usize = 64;
 
@@ -43,6 +48,9 @@ pub struct Elf<'a> {
     tls: Option<Segment<'a>>,
     tls_align: u64,
     phdr_vaddr: Option<u64>,
+    gnu_marks: bool,
+    bias: u64,
+    dynamic: bool,
 }
 
 impl<'a> Elf<'a> {
@@ -53,7 +61,22 @@ impl<'a> Elf<'a> {
     /// range, sizes, limit) but not for overlap; a second PT_TLS is refused.
     /// Other program header types are ignored.
     pub fn parse(file: &'a [u8], limit: u64) -> Result<Elf<'a>, ElfError> {
-        let header = file_header::parse(file)?;
+        Self::parse_with(file, limit, None)
+    }
+
+    /// As [`Elf::parse`], also accepting a position-independent executable
+    /// (`ET_DYN`, as `gcc -static-pie` makes), loaded at `bias`: every
+    /// address it reports — segments, entry, program header table, TLS —
+    /// is moved up by `bias`, and `limit` applies to the moved addresses.
+    /// An `ET_EXEC` file is parsed as by [`Elf::parse`] (no bias).
+    pub fn parse_pie(file: &'a [u8], limit: u64, bias: u64) -> Result<Elf<'a>, ElfError> {
+        Self::parse_with(file, limit, Some(bias))
+    }
+
+    fn parse_with(file: &'a [u8], limit: u64, pie_bias: Option<u64>) -> Result<Elf<'a>, ElfError> {
+        let header = file_header::parse(file, pie_bias.is_some())?;
+        let bias = if header.dynamic { pie_bias.unwrap_or(0) } else { 0 };
+        let entry = header.entry.checked_add(bias).ok_or(ElfError::EntryOutsideSegments)?;
         let table_len = usize::from(header.phnum).checked_mul(PHDR_SIZE).ok_or(ElfError::BadProgramHeaders)?;
         let table_len64 = u64::try_from(table_len).map_err(|_| ElfError::BadProgramHeaders)?;
         let table = bytes::range(file, header.phoff, table_len64).ok_or(ElfError::BadProgramHeaders)?;
@@ -65,8 +88,9 @@ impl<'a> Elf<'a> {
         let mut tls_align = 0;
         let mut phdr = None;
         let mut phdr_in_load = None;
+        let mut gnu_marks = false;
         for index in 0..usize::from(header.phnum) {
-            let ph = ProgramHeader::read(table, index).ok_or(ElfError::BadProgramHeaders)?;
+            let ph = ProgramHeader::read(table, index, bias).ok_or(ElfError::BadProgramHeaders)?;
             match ph.kind {
                 PT_LOAD => {
                     check::segment(file, &ph, limit)?;
@@ -78,7 +102,7 @@ impl<'a> Elf<'a> {
                     }
                     *slot = range;
                     loads += 1;
-                    let inside = ph.vaddr <= header.entry && ph.end().is_some_and(|end| header.entry < end);
+                    let inside = ph.vaddr <= entry && ph.end().is_some_and(|end| entry < end);
                     entry_ok |= ph.exec() && inside;
                     if phdr_in_load.is_none() {
                         phdr_in_load = check::table_address(&ph, header.phoff, table_len64);
@@ -92,6 +116,7 @@ impl<'a> Elf<'a> {
                     tls_align = ph.align;
                 }
                 PT_PHDR => phdr = phdr.or(Some(ph.vaddr)),
+                kind if LINUX_MARKS.contains(&kind) => gnu_marks = true,
                 _ => {}
             }
         }
@@ -104,11 +129,14 @@ impl<'a> Elf<'a> {
         Ok(Elf {
             file,
             table,
-            entry: header.entry,
+            entry,
             phnum: header.phnum,
             tls,
             tls_align,
             phdr_vaddr: phdr.or(phdr_in_load),
+            gnu_marks,
+            bias,
+            dynamic: header.dynamic,
         })
     }
 
@@ -119,7 +147,7 @@ impl<'a> Elf<'a> {
 
     /// PT_LOAD segments in file order (already validated).
     pub fn segments(&self) -> Segments<'a> {
-        Segments::new(self.file, self.table)
+        Segments::new(self.file, self.table, self.bias)
     }
 
     /// The PT_TLS segment (the thread-local storage template), if any.
@@ -143,6 +171,22 @@ impl<'a> Elf<'a> {
     /// The number of program headers (`e_phnum`), for `AT_PHNUM`.
     pub fn phnum(&self) -> u16 {
         self.phnum
+    }
+
+    /// True for a position-independent executable (`ET_DYN`, accepted by
+    /// [`Elf::parse_pie`]), whose addresses are moved by its load bias.
+    pub fn is_pie(&self) -> bool {
+        self.dynamic
+    }
+
+    /// True if the executable was made by a Linux toolchain (GNU ld or
+    /// gold behind gcc or musl-gcc): it has one of the program headers
+    /// those always add — `PT_INTERP`, `PT_NOTE`, `PT_GNU_RELRO`,
+    /// `PT_GNU_PROPERTY`, `PT_GNU_EH_FRAME`. Oxok's own programs
+    /// (`libos/user.ld`: no notes, no RELRO) have none of them, so a
+    /// loader can tell which personality a program needs.
+    pub fn linux_abi(&self) -> bool {
+        self.gnu_marks
     }
 
     /// The size of one program header (`e_phentsize`, always 56), for `AT_PHENT`.

@@ -27,14 +27,16 @@ pub(crate) struct ProgramHeader {
 }
 
 impl ProgramHeader {
-    /// Parses the `index`th entry of a table already checked to hold it.
-    pub(crate) fn read(table: &[u8], index: usize) -> Option<ProgramHeader> {
+    /// Parses the `index`th entry of a table already checked to hold it,
+    /// its address moved up by `bias` (a position-independent executable's
+    /// load address; `None` if that overflows).
+    pub(crate) fn read(table: &[u8], index: usize, bias: u64) -> Option<ProgramHeader> {
         let entry = table.get(index.checked_mul(PHDR_SIZE)?..)?.get(..PHDR_SIZE)?;
         Some(ProgramHeader {
             kind: u32_at(entry, 0)?,
             flags: u32_at(entry, 4)?,
             offset: u64_at(entry, 8)?,
-            vaddr: u64_at(entry, 16)?,
+            vaddr: u64_at(entry, 16)?.checked_add(bias)?,
             filesz: u64_at(entry, 32)?,
             memsz: u64_at(entry, 40)?,
             align: u64_at(entry, 48)?,

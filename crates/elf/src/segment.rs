@@ -47,12 +47,14 @@ pub struct Segments<'a> {
     file: &'a [u8],
     table: &'a [u8],
     next: usize,
+    bias: u64,
 }
 
 impl<'a> Segments<'a> {
-    /// Iterates the PT_LOAD entries of a validated program header `table`.
-    pub(crate) fn new(file: &'a [u8], table: &'a [u8]) -> Segments<'a> {
-        Segments { file, table, next: 0 }
+    /// Iterates the PT_LOAD entries of a validated program header `table`,
+    /// their addresses moved up by `bias`.
+    pub(crate) fn new(file: &'a [u8], table: &'a [u8], bias: u64) -> Segments<'a> {
+        Segments { file, table, next: 0, bias }
     }
 }
 
@@ -61,7 +63,7 @@ impl<'a> Iterator for Segments<'a> {
 
     fn next(&mut self) -> Option<Segment<'a>> {
         // `read` returns None only past the end of the table.
-        while let Some(ph) = ProgramHeader::read(self.table, self.next) {
+        while let Some(ph) = ProgramHeader::read(self.table, self.next, self.bias) {
             self.next = self.next.saturating_add(1);
             if ph.kind == PT_LOAD {
                 // Validated by `Elf::parse`, so this always succeeds.

@@ -72,6 +72,25 @@ pub trait File: Send + Sync {
     fn fork_spec(&self, _child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         Ok(None)
     }
+    /// Whether a read or a write would go ahead now, without doing either
+    /// (for `poll`-like waits). The default: always (files, devices).
+    fn readiness(&self) -> Readiness {
+        Readiness { read: true, write: true, hangup: false, wake: None }
+    }
+}
+
+/// What [`File::readiness`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Readiness {
+    /// A read would not block (data, or the end of the file).
+    pub read: bool,
+    /// A write would not block (room, or an error such as a broken pipe).
+    pub write: bool,
+    /// The other side is gone (a pipe's writers, or its readers).
+    pub hangup: bool,
+    /// A word whose change may change the answer and its value now: a
+    /// waiter sleeps on a wakeup predicate `word != value`.
+    pub wake: Option<(u64, u64)>,
 }
 
 /// Descriptors a child of `fork` must reopen: (descriptor, spec).

@@ -156,6 +156,16 @@ fn out_of_memory() -> bool {
     false
 }
 
+/// Makes the copy-on-write page at `va` writable now (a private copy, or
+/// write re-enabled when nothing else maps its frame), as a write fault
+/// would: for code that writes another program's memory in this address
+/// space through checked copies (the Linux personality). `Ok(true)` if
+/// the page is writable afterwards, `Ok(false)` if it is absent or simply
+/// read-only.
+pub fn break_cow(va: u64) -> Result<bool, VmError> {
+    cow::resolve(va & !(PAGE_SIZE - 1)).map_err(VmError::from)
+}
+
 fn check_range(addr: u64, len: u64) -> Result<u64, VmError> {
     let end = addr.checked_add(len).ok_or(VmError::BadRange)?;
     let ok =

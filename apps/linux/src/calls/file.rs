@@ -48,9 +48,34 @@ fn write_from(h: &Handle, buf: u64, len: u64) -> Res {
     Ok(done as i64)
 }
 
-pub fn read(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// Before a read or write of pipe end `fd` that would block: with other
+/// threads, they run meanwhile (`Ok(true)`: the frame holds another thread
+/// now); alone, the pipe is waited for here, where a signal ends the wait
+/// with `EINTR` (restarted after an `SA_RESTART` handler). Other objects
+/// block in their own read (the console's line discipline must see every
+/// byte itself).
+fn wait_turn(frame: &mut ExceptionFrame, h: &Handle, fd: u64, events: u16) -> Result<bool, i64> {
+    if h.kind() != "pipe" {
+        return Ok(false);
+    }
+    if crate::threads::wait_io(frame, fd, events) {
+        return Ok(true);
+    }
+    if !crate::calls::poll::ready(fd as i32, events, &mut Vec::new()) {
+        crate::calls::poll::wait_ready(&mut [(fd as i32, events, 0)], None)?;
+    }
+    Ok(false)
+}
+
+const POLLIN: u16 = crate::calls::poll::POLLIN;
+const POLLOUT: u16 = crate::calls::poll::POLLOUT;
+
+pub fn read(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
     if a[2] == 0 {
+        return Ok(0);
+    }
+    if wait_turn(frame, &h, a[0], POLLIN)? {
         return Ok(0);
     }
     if h.kind() == "console" {
@@ -67,8 +92,11 @@ pub fn read(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     read_into(&h, a[1], a[2])
 }
 
-pub fn write(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn write(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
+    if a[2] != 0 && wait_turn(frame, &h, a[0], POLLOUT)? {
+        return Ok(0);
+    }
     write_from(&h, a[1], a[2])
 }
 
@@ -87,8 +115,11 @@ fn iovecs(addr: u64, count: u64) -> Result<Vec<(u64, u64)>, i64> {
         .collect())
 }
 
-pub fn readv(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn readv(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
+    if wait_turn(frame, &h, a[0], POLLIN)? {
+        return Ok(0);
+    }
     let mut total = 0;
     for (base, len) in iovecs(a[1], a[2])? {
         if len == 0 {
@@ -103,8 +134,11 @@ pub fn readv(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     Ok(total)
 }
 
-pub fn writev(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+pub fn writev(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
+    if wait_turn(frame, &h, a[0], POLLOUT)? {
+        return Ok(0);
+    }
     let mut total = 0;
     for (base, len) in iovecs(a[1], a[2])? {
         match write_from(&h, base, len) {

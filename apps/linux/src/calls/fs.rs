@@ -152,6 +152,11 @@ fn stat_path(path: &str) -> Result<Stat, i64> {
     if let Some(kind) = devices::kind_of(path) {
         return Ok(Stat::device(kind));
     }
+    // The boot archive's programs, where `execve` finds them (so a shell
+    // searching `PATH` finds them too).
+    if let Some(image) = crate::calls::exec::archive_program(path) {
+        return Ok(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
+    }
     lfs::stat(path).map(|m| Stat::of(&m)).map_err(from_io)
 }
 
@@ -273,6 +278,11 @@ static EXE: spin::Mutex<String> = spin::Mutex::new(String::new());
 /// Records the program's path for `/proc/self/exe`.
 pub fn set_exe(path: &str) {
     *EXE.lock() = String::from(path);
+}
+
+/// The program's path (what `/proc/self/exe` names).
+pub fn exe() -> String {
+    EXE.lock().clone()
 }
 
 pub fn readlink(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {

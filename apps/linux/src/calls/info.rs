@@ -22,7 +22,11 @@ pub fn uname(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 
 const RLIM_INFINITY: u64 = u64::MAX;
 const RLIMIT_STACK: u64 = 3;
+const RLIMIT_NPROC: u64 = 6;
 const RLIMIT_NOFILE: u64 = 7;
+
+/// The processes limit set so far (`RLIM_INFINITY`: none).
+static NPROC: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(RLIM_INFINITY);
 const RLIM_NLIMITS: u64 = 16;
 
 /// The limits the personality reports: the stack's size, the descriptor
@@ -31,6 +35,7 @@ fn limit(resource: u64) -> Result<[u64; 2], i64> {
     match resource {
         RLIMIT_STACK => Ok([crate::layout::STACK_SIZE, crate::layout::STACK_SIZE]),
         RLIMIT_NOFILE => Ok([oxok_libos::fd::MAX_FDS as u64; 2]),
+        RLIMIT_NPROC => Ok([NPROC.load(core::sync::atomic::Ordering::Relaxed); 2]),
         r if r < RLIM_NLIMITS => Ok([RLIM_INFINITY; 2]),
         _ => Err(EINVAL),
     }
@@ -48,15 +53,53 @@ pub fn prlimit64(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         return Err(ESRCH);
     }
     let l = limit(resource)?;
+    if old != 0 {
+        uaccess::writable(old, 16)?;
+    }
     if new != 0 {
         let mut want = [0u8; 16];
         uaccess::read(new, &mut want)?;
-        return Err(EPERM);
+        let soft = u64::from_le_bytes(want[..8].try_into().unwrap_or([0; 8]));
+        let hard = u64::from_le_bytes(want[8..].try_into().unwrap_or([0; 8]));
+        if soft > hard {
+            return Err(EINVAL);
+        }
+        match resource {
+            RLIMIT_NPROC => set_nproc(hard.min(soft), l[0])?,
+            // Other limits are fixed; asking for what they are is fine.
+            _ if [soft, hard] == l => {}
+            _ => return Err(EPERM),
+        }
     }
     if old != 0 {
         uaccess::write_u64s(old, &l)?;
     }
     Ok(0)
+}
+
+pub fn setrlimit(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    prlimit64(&[0, a[0], a[1], 0, 0, 0], f)
+}
+
+/// `RLIMIT_NPROC`: the process moves into a new sub-account of its own
+/// whose limit on environments is `n` (itself included), so it and every
+/// process it starts from then on — its whole subtree — can never hold
+/// more than `n` environments, whatever they do (a fork past it fails
+/// with `EAGAIN`). Limits only narrow, as Linux's for an unprivileged
+/// process.
+fn set_nproc(n: u64, now: u64) -> Result<(), i64> {
+    if n > now {
+        return Err(EPERM);
+    }
+    if n == now {
+        return Ok(());
+    }
+    oxok_libos::process::limit(0, oxok_libos::abi::ACCOUNT_UNLIMITED, n).map_err(|e| match e {
+        oxok_libos::abi::Error::NoMemory => crate::errno::EAGAIN,
+        _ => EINVAL,
+    })?;
+    NPROC.store(n, core::sync::atomic::Ordering::Relaxed);
+    Ok(())
 }
 
 const GRND_NONBLOCK: u64 = 1;

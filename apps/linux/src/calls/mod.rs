@@ -1,11 +1,16 @@
 //! The Linux system calls, one module per group; [`crate::table`] lists
 //! them.
 
+pub mod exec;
 pub mod file;
+pub mod fork;
 pub mod fs;
+pub mod futex;
 pub mod info;
 pub mod memory;
 pub mod poll;
 pub mod process;
+pub mod select;
 pub mod signal;
 pub mod time;
+pub mod wait;

@@ -1,10 +1,12 @@
-//! Waiting for descriptors: `poll` and `ppoll`. The console is the one
-//! source whose readiness the personality can see without consuming it:
-//! `poll` takes what has arrived into a small buffer of its own (which
-//! `read` on the console drains first) and sleeps on a wakeup predicate
-//! over the kernel's count of received bytes, or the clock for a timeout.
-//! Files and the devices are always ready; pipes are reported ready (a
-//! read may then block until the writer writes).
+//! Waiting for descriptors: `poll` and `ppoll` (and `select`'s core,
+//! [`wait_ready`]). The console's readiness the personality can see only
+//! by consuming input: `poll` takes what has arrived into a small buffer of
+//! its own (which `read` on the console drains first). A pipe end reports
+//! its readiness from the pipe's shared counters without consuming
+//! anything (`File::readiness`). Files and the devices are always ready.
+//! A wait sleeps on one wakeup predicate over the kernel's count of
+//! received console bytes, the watched pipes' counters, the pending
+//! signals, and the clock for a timeout; a signal ends it with `EINTR`.
 
 use crate::errno::{EINVAL, Res};
 use crate::uaccess;
@@ -14,9 +16,9 @@ use oxok_libos::abi::layout::{CLOCK, Clock, SYSINFO, SysInfo};
 use oxok_libos::{exposed, fd, sys};
 use spin::Mutex;
 
-const POLLIN: u16 = 0x001;
-const POLLOUT: u16 = 0x004;
-const POLLNVAL: u16 = 0x020;
+pub const POLLIN: u16 = 0x001;
+pub const POLLOUT: u16 = 0x004;
+pub const POLLNVAL: u16 = 0x020;
 
 /// Console bytes taken by `poll` and not yet read.
 static PENDING: Mutex<Vec<u8>> = Mutex::new(Vec::new());
@@ -52,27 +54,67 @@ fn console_ready() -> bool {
     }
 }
 
-/// The events of `fd` that hold now, of those in `want`.
-fn revents(fd: i32, want: u16) -> u16 {
+pub const POLLERR: u16 = 0x008;
+pub const POLLHUP: u16 = 0x010;
+
+/// Most pipe words one sleep watches (3 instructions each of 64); beyond
+/// them the sleep also ends every few ticks, to look again.
+const WATCHED: usize = 12;
+
+/// The events of `fd` that hold now, of those in `want` (errors and
+/// hang-ups always count); a pipe's wake word goes to `wake`.
+fn revents(fd: i32, want: u16, wake: &mut Vec<(u64, u64)>) -> u16 {
     if fd < 0 {
         return 0;
     }
     let Ok(h) = fd::get(fd as usize) else { return POLLNVAL };
     let ready = match h.kind() {
         "console" => POLLOUT | if want & POLLIN != 0 && console_ready() { POLLIN } else { 0 },
-        _ => POLLIN | POLLOUT,
+        _ => {
+            let r = h.readiness();
+            if let Some(w) = r.wake {
+                wake.push(w);
+            }
+            let mut ev = 0;
+            if r.read {
+                ev |= POLLIN;
+            }
+            if r.write {
+                ev |= POLLOUT;
+            }
+            if r.hangup {
+                ev |= if r.read { POLLHUP } else { POLLERR };
+            }
+            ev
+        }
     };
-    ready & want
+    ready & (want | POLLHUP | POLLERR | POLLNVAL)
 }
 
-/// Sleeps until console input arrives after `seen` bytes or the clock
-/// reaches `deadline_ticks` (`None`: no timeout).
-fn sleep(seen: u64, deadline_ticks: Option<u64>) -> Result<(), i64> {
+/// True if `fd` has one of `events` now (or an error); a pipe's wake
+/// word goes to `wake`.
+pub fn ready(fd: i32, events: u16, wake: &mut Vec<(u64, u64)>) -> bool {
+    revents(fd, events, wake) != 0
+}
+
+/// Sleeps until console input arrives after `seen` bytes, a pipe word in
+/// `wake` changes, a signal the program does not block is pending, or the
+/// clock reaches `deadline_ticks` (`None`: no timeout).
+fn sleep(seen: u64, wake: &[(u64, u64)], deadline_ticks: Option<u64>) -> Result<(), i64> {
     let counter = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
     let ticks = CLOCK + core::mem::offset_of!(Clock, ticks) as u64;
     let mut b = oxok_pred::Builder::new();
     b.load_u64(counter).ne_imm(seen);
-    if let Some(t) = deadline_ticks {
+    for &(word, value) in wake.iter().take(WATCHED) {
+        b.or().load_u64(word).ne_imm(value);
+    }
+    let (pending, interrupting) = crate::signals::watch();
+    b.or().load_u64(pending).and_imm(interrupting).ne_imm(0);
+    // A pipe's partner can also end by dying, which changes no word: look
+    // again every few ticks while pipes are watched.
+    let now = exposed::clock().map_or(0, |c| c.ticks);
+    let recheck = (!wake.is_empty()).then_some(now + 10);
+    if let Some(t) = [deadline_ticks, recheck].into_iter().flatten().min() {
         b.or().load_u64(ticks).ge_imm(t);
     }
     let code = b.build().map_err(|_| EINVAL)?;
@@ -80,6 +122,40 @@ fn sleep(seen: u64, deadline_ticks: Option<u64>) -> Result<(), i64> {
     sys::pred_install(0, POLL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64).map_err(crate::errno::from_kernel)?;
     sys::env_sleep(1 << POLL_SLOT).map_err(crate::errno::from_kernel)?;
     Ok(())
+}
+
+/// The clock tick `timeout_ms` from now (`None` for a negative timeout:
+/// forever): one tick more than the count, since the current tick is
+/// already partly gone, so the wait is never shorter than asked.
+pub fn deadline(timeout_ms: i64) -> Result<Option<u64>, i64> {
+    let clock = exposed::clock().ok_or(EINVAL)?;
+    Ok((timeout_ms >= 0 && clock.tick_hz > 0).then(|| {
+        clock.ticks.saturating_add((timeout_ms as u64).saturating_mul(clock.tick_hz).div_ceil(1000)).saturating_add(1)
+    }))
+}
+
+/// Waits until one of `records` — (fd, wanted events, events that hold)
+/// — is ready or the clock reaches `deadline` (`Some(0)`: do not wait);
+/// fills in the events; returns how many records have some. `EINTR` when
+/// a signal the program does not block arrives first.
+pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<u64>) -> Res {
+    loop {
+        let seen = exposed::sysinfo().map_or(0, |i| i.console_in);
+        let mut wake = Vec::new();
+        let mut ready = 0;
+        for rec in records.iter_mut() {
+            rec.2 = revents(rec.0, rec.1, &mut wake);
+            if rec.2 != 0 {
+                ready += 1;
+            }
+        }
+        let expired = deadline.is_some_and(|d| exposed::clock().is_none_or(|c| c.ticks >= d));
+        if ready > 0 || expired {
+            return Ok(ready);
+        }
+        crate::signals::check_interrupted()?;
+        sleep(seen, &wake, deadline)?;
+    }
 }
 
 /// Polls the `count` records at `fds` until one is ready or `timeout_ms`
@@ -90,36 +166,25 @@ fn poll_records(fds: u64, count: u64, timeout_ms: i64) -> Res {
     }
     let mut raw = uaccess::read_vec(fds, count as usize * 8)?;
     uaccess::writable(fds, count * 8)?;
-    let clock = exposed::clock().ok_or(EINVAL)?;
-    let deadline = (timeout_ms >= 0 && clock.tick_hz > 0)
-        .then(|| clock.ticks.saturating_add((timeout_ms as u64).saturating_mul(clock.tick_hz).div_ceil(1000)));
-    loop {
-        let seen = exposed::sysinfo().map_or(0, |i| i.console_in);
-        let mut ready = 0;
-        for rec in raw.chunks_mut(8) {
-            let fd = i32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
-            let want = u16::from_le_bytes([rec[4], rec[5]]);
-            let got = revents(fd, want | POLLNVAL);
-            rec[6..8].copy_from_slice(&got.to_le_bytes());
-            if got != 0 {
-                ready += 1;
-            }
-        }
-        let expired = timeout_ms == 0 || deadline.is_some_and(|d| exposed::clock().is_some_and(|c| c.ticks >= d));
-        if ready > 0 || expired {
-            uaccess::write(fds, &raw)?;
-            return Ok(ready);
-        }
-        sleep(seen, deadline)?;
+    let mut records: Vec<(i32, u16, u16)> = raw
+        .chunks(8)
+        .map(|r| (i32::from_le_bytes([r[0], r[1], r[2], r[3]]), u16::from_le_bytes([r[4], r[5]]), 0))
+        .collect();
+    let deadline = if timeout_ms == 0 { Some(0) } else { deadline(timeout_ms)? };
+    let ready = wait_ready(&mut records, deadline)?;
+    for (rec, r) in raw.chunks_mut(8).zip(&records) {
+        rec[6..8].copy_from_slice(&r.2.to_le_bytes());
     }
+    uaccess::write(fds, &raw)?;
+    Ok(ready)
 }
 
 pub fn poll(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     poll_records(a[0], a[1], a[2] as i32 as i64)
 }
 
-/// `ppoll`: as `poll` with a `timespec` timeout; the signal mask is not
-/// applied (no signal is delivered to Linux programs yet).
+/// `ppoll`: as `poll` with a `timespec` timeout and, while it waits, the
+/// signal mask `a[3]` ([`with_mask`]).
 pub fn ppoll(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let timeout_ms = if a[2] == 0 {
         -1
@@ -132,5 +197,29 @@ pub fn ppoll(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         }
         sec.saturating_mul(1000).saturating_add((nsec + 999_999) / 1_000_000)
     };
-    poll_records(a[0], a[1], timeout_ms)
+    let mask = if a[3] != 0 {
+        if a[4] != 8 {
+            return Err(EINVAL);
+        }
+        Some(uaccess::read_u64(a[3])?)
+    } else {
+        None
+    };
+    with_mask(mask, || poll_records(a[0], a[1], timeout_ms))
+}
+
+/// Runs a wait with the signal mask `mask` in force (`ppoll`, `pselect6`):
+/// if a signal interrupts it, the handler runs under that mask and the old
+/// one comes back after it, as `rt_sigsuspend` does.
+pub fn with_mask(mask: Option<u64>, wait: impl FnOnce() -> Res) -> Res {
+    use core::sync::atomic::Ordering;
+    let Some(m) = mask else { return wait() };
+    let old = crate::signals::MASK.swap(m & !crate::signals::UNBLOCKABLE, Ordering::AcqRel);
+    let r = wait();
+    if r == Err(crate::errno::EINTR) {
+        crate::calls::signal::SUSPEND_MASK.store(old | crate::calls::signal::SUSPENDED, Ordering::Release);
+    } else {
+        crate::signals::MASK.store(old, Ordering::Release);
+    }
+    r
 }

@@ -22,15 +22,34 @@ pub fn exit(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     oxok_libos::process::exit((a[0] & 0xff) as i32)
 }
 
-pub fn sched_yield(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// `sched_yield`: another thread of the process runs if one can, else
+/// another environment.
+pub fn sched_yield(_: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
+    if crate::threads::count() > 1 {
+        crate::threads::block(frame, crate::threads::Wait::Ready, 0);
+        return Ok(0);
+    }
     let _ = sys::yield_cpu(0);
     Ok(0)
 }
 
-/// `set_tid_address`: the clear-child-tid word matters only for threads,
-/// which the personality does not run yet; the call returns the tid.
-pub fn set_tid_address(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    Ok(linux_pid(proc::pid()))
+/// `set_tid_address`: the calling thread's clear-child-tid word (zeroed
+/// and woken when it exits, [`crate::threads`]); returns its tid.
+pub fn set_tid_address(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    crate::threads::set_clear_tid(a[0]);
+    Ok(crate::threads::tid())
+}
+
+pub fn gettid(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Ok(crate::threads::tid())
+}
+
+/// `exit`: ends the calling thread; the last one ends the process.
+pub fn exit_thread(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
+    if crate::threads::exit_current(frame) {
+        return Ok(0);
+    }
+    exit(a, frame)
 }
 
 pub fn set_robust_list(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {

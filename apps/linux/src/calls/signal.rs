@@ -1,23 +1,14 @@
-//! Signal bookkeeping: dispositions, the mask and the alternate stack are
-//! recorded and reported back as Linux does; delivering signals to Linux
-//! programs (`SA_RESTORER` frames) is not built yet.
+//! Signal calls: dispositions (`rt_sigaction`), the mask
+//! (`rt_sigprocmask`), the alternate stack, sending (`kill`, `tgkill`,
+//! `tkill`), waiting for one (`rt_sigsuspend`, `pause`), what is pending,
+//! and returning from a handler (`rt_sigreturn`). The state and delivery
+//! are [`crate::signals`]; the frame is [`crate::sigframe`].
 
-use crate::errno::{EINVAL, Res};
+use crate::errno::{EINTR, EINVAL, EPERM, ESRCH, Res};
+use crate::signals::{self, ALTSTACK, MASK, NSIG, SIGKILL, SIGSTOP, UNBLOCKABLE};
 use crate::uaccess;
+use core::sync::atomic::Ordering;
 use oxok_libos::abi::ExceptionFrame;
-use spin::Mutex;
-
-/// Signals 1..=64.
-const NSIG: u64 = 64;
-const SIGKILL: u64 = 9;
-const SIGSTOP: u64 = 19;
-
-/// `struct sigaction` as the kernel sees it: handler, flags, restorer,
-/// mask (32 bytes).
-static ACTIONS: Mutex<[[u64; 4]; NSIG as usize]> = Mutex::new([[0; 4]; NSIG as usize]);
-static MASK: Mutex<u64> = Mutex::new(0);
-/// `stack_t`: sp, flags (+pad), size.
-static ALTSTACK: Mutex<[u64; 3]> = Mutex::new([0, 2 /* SS_DISABLE */, 0]);
 
 pub fn rt_sigaction(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let (sig, act, old, size) = (a[0], a[1], a[2], a[3]);
@@ -37,13 +28,10 @@ pub fn rt_sigaction(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     if old != 0 {
         uaccess::writable(old, 32)?;
     }
-    let mut actions = ACTIONS.lock();
-    let slot = &mut actions[(sig - 1) as usize];
-    let previous = *slot;
+    let previous = signals::ACTIONS.lock()[(sig - 1) as usize];
     if let Some(n) = new {
-        *slot = n;
+        signals::set_action(sig, n);
     }
-    drop(actions);
     if old != 0 {
         uaccess::write_u64s(old, &previous)?;
     }
@@ -53,8 +41,6 @@ pub fn rt_sigaction(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 const SIG_BLOCK: u64 = 0;
 const SIG_UNBLOCK: u64 = 1;
 const SIG_SETMASK: u64 = 2;
-/// SIGKILL and SIGSTOP can never be blocked.
-const UNBLOCKABLE: u64 = (1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1));
 
 pub fn rt_sigprocmask(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let (how, set, old, size) = (a[0], a[1], a[2], a[3]);
@@ -62,24 +48,32 @@ pub fn rt_sigprocmask(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         return Err(EINVAL);
     }
     let new = if set != 0 { Some(uaccess::read_u64(set)?) } else { None };
+    if new.is_some() && how > SIG_SETMASK {
+        return Err(EINVAL);
+    }
     if old != 0 {
         uaccess::writable(old, 8)?;
     }
-    let mut mask = MASK.lock();
-    let previous = *mask;
+    let previous = MASK.load(Ordering::Acquire);
     if let Some(s) = new {
-        *mask = match how {
+        let next = match how {
             SIG_BLOCK => previous | s,
             SIG_UNBLOCK => previous & !s,
-            SIG_SETMASK => s,
-            _ => return Err(EINVAL),
-        } & !UNBLOCKABLE;
+            _ => s,
+        };
+        MASK.store(next & !UNBLOCKABLE, Ordering::Release);
     }
-    drop(mask);
     if old != 0 {
         uaccess::write_u64s(old, &[previous])?;
     }
     Ok(0)
+}
+
+pub fn rt_sigpending(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if a[1] != 8 {
+        return Err(EINVAL);
+    }
+    uaccess::write_u64s(a[0], &[signals::pending() & MASK.load(Ordering::Acquire)]).map(|()| 0)
 }
 
 pub fn sigaltstack(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
@@ -87,10 +81,20 @@ pub fn sigaltstack(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let new = if ss != 0 {
         let raw = uaccess::read_vec(ss, 24)?;
         let w = |i: usize| u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
-        Some([w(0), w(1) & 0xffff_ffff, w(2)])
+        let flags = w(1) & 0xffff_ffff;
+        if flags & !2 != 0 {
+            return Err(EINVAL);
+        }
+        if flags == 0 && w(2) < 2048 {
+            return Err(crate::errno::ENOMEM);
+        }
+        Some([w(0), flags, w(2)])
     } else {
         None
     };
+    if old != 0 {
+        uaccess::writable(old, 24)?;
+    }
     let mut alt = ALTSTACK.lock();
     let previous = *alt;
     if let Some(n) = new {
@@ -103,32 +107,10 @@ pub fn sigaltstack(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     Ok(0)
 }
 
-/// Signals whose default action is to be ignored.
-fn ignored_by_default(sig: u64) -> bool {
-    matches!(sig, 17 /* SIGCHLD */ | 18 /* SIGCONT */ | 23 /* SIGURG */ | 28 /* SIGWINCH */)
-}
-
-const SIG_DFL: u64 = 0;
-const SIG_IGN: u64 = 1;
-
-/// A signal to the caller itself: the default action ends it (status
-/// 128 plus the signal, as a shell reports a killed child), an ignored one
-/// does nothing; running a handler is not built yet (`ENOSYS`).
-fn to_self(sig: u64) -> Res {
-    if sig == 0 {
-        return Ok(0);
-    }
-    let handler = ACTIONS.lock()[(sig - 1) as usize][0];
-    match handler {
-        SIG_IGN => Ok(0),
-        SIG_DFL if ignored_by_default(sig) => Ok(0),
-        SIG_DFL => oxok_libos::process::exit(128 + sig as i32),
-        _ => Err(crate::errno::ENOSYS),
-    }
-}
-
-/// `kill(pid, sig)`: to itself as [`to_self`]; to another process through
-/// the libOS's signals (accepted only from ancestors, as there).
+/// `kill(pid, sig)`: to the caller itself (or its group, which is itself)
+/// the signal is made pending and delivered as the call returns; to
+/// another process it goes through the libOS's signals (accepted only
+/// from an ancestor, as there: a parent can signal its children).
 pub fn kill(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let (pid, sig) = (a[0] as i64 as i32, a[1]);
     if sig > NSIG {
@@ -136,27 +118,87 @@ pub fn kill(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
     let me = crate::calls::process::linux_pid(oxok_libos::proc::pid());
     if i64::from(pid) == me || pid == 0 {
-        return to_self(sig);
+        signals::raise(sig);
+        return Ok(0);
     }
     if pid < 0 {
-        return Err(crate::errno::ESRCH);
+        return Err(ESRCH);
     }
     if sig == 0 {
-        return if oxok_libos::proc::alive(pid as u64) { Ok(0) } else { Err(crate::errno::ESRCH) };
+        return if oxok_libos::proc::alive(pid as u64) { Ok(0) } else { Err(ESRCH) };
+    }
+    if sig >= oxok_libos::signal::NSIG as u64 {
+        return Err(EINVAL);
     }
     match oxok_libos::signal::kill(pid as u64, sig as i32) {
         Ok(()) => Ok(0),
-        Err(oxok_libos::Error::Denied) => Err(crate::errno::EPERM),
-        Err(_) => Err(crate::errno::ESRCH),
+        Err(oxok_libos::Error::Denied) => Err(EPERM),
+        Err(_) => Err(ESRCH),
     }
 }
 
-/// `tgkill(tgid, tid, sig)`: one thread per process, so as `kill(tid)`.
+/// `tgkill(tgid, tid, sig)`: to a thread of this process, the signal is
+/// the process's (pending and masks are per process but for the running
+/// thread's mask); else as `kill(tid)`.
 pub fn tgkill(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
-    kill(&[a[1], a[2], 0, 0, 0, 0], f)
+    tkill(&[a[1], a[2], 0, 0, 0, 0], f)
 }
 
 /// `tkill(tid, sig)`.
 pub fn tkill(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    if a[1] <= NSIG && crate::threads::is_ours(a[0] as i64 as i32 as i64) {
+        signals::raise(a[1]);
+        return Ok(0);
+    }
     kill(a, f)
 }
+
+/// `rt_sigreturn`: back from a handler ([`crate::sigframe::restore`]).
+pub fn rt_sigreturn(_: &[u64; 6], f: &mut ExceptionFrame) -> Res {
+    if crate::sigframe::restore(f).is_err() {
+        crate::die_quietly(signals::SIGSEGV);
+    }
+    crate::keep_frame();
+    Ok(0)
+}
+
+/// Sleeps until a signal the program does not block is pending.
+fn sleep_for_signal() -> Res {
+    let (word, interrupting) = signals::watch();
+    let code = oxok_pred::Builder::new().load_u64(word).and_imm(interrupting).ne_imm(0).build().map_err(|_| EINVAL)?;
+    let bytes = code.as_bytes();
+    while !signals::interrupted() {
+        oxok_libos::sys::pred_install(0, SIGNAL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
+            .map_err(crate::errno::from_kernel)?;
+        oxok_libos::sys::env_sleep(1 << SIGNAL_SLOT).map_err(crate::errno::from_kernel)?;
+    }
+    Err(EINTR)
+}
+
+/// The predicate slot `pause` and `rt_sigsuspend` sleep on (2 is the
+/// console's, which a program in these calls is not reading).
+const SIGNAL_SLOT: u64 = 2;
+
+pub fn pause(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    sleep_for_signal()
+}
+
+/// `rt_sigsuspend(mask, size)`: the mask is replaced while it sleeps; the
+/// handler runs with it, and the old one comes back when it returns
+/// (the frame saves the mask in force at delivery, which is restored
+/// here only if no handler ran).
+pub fn rt_sigsuspend(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if a[1] != 8 {
+        return Err(EINVAL);
+    }
+    let new = uaccess::read_u64(a[0])?;
+    let old = MASK.swap(new & !UNBLOCKABLE, Ordering::AcqRel);
+    let r = sleep_for_signal();
+    SUSPEND_MASK.store(old | SUSPENDED, Ordering::Release);
+    r
+}
+
+/// The mask `rt_sigsuspend` replaced, to restore once the handler's frame
+/// is pushed (bit 63 set: a value is waiting).
+pub static SUSPEND_MASK: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+pub const SUSPENDED: u64 = 1 << 63;

@@ -98,16 +98,37 @@ fn sleep_until(deadline: u64) -> Res {
         let wait = u128::from(deadline - now) * u128::from(clock.tick_hz);
         let ticks = clock.ticks.saturating_add(wait.div_ceil(1_000_000_000) as u64);
         let word = oxok_libos::abi::layout::CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64;
-        let code = oxok_pred::Builder::new().load_u64(word).ge_imm(ticks).build().map_err(|_| EINVAL)?;
+        let (pending, interrupting) = crate::signals::watch();
+        let code = oxok_pred::Builder::new()
+            .load_u64(word)
+            .ge_imm(ticks)
+            .or()
+            .load_u64(pending)
+            .and_imm(interrupting)
+            .ne_imm(0)
+            .build()
+            .map_err(|_| EINVAL)?;
         let bytes = code.as_bytes();
+        crate::signals::check_interrupted()?;
         oxok_libos::sys::pred_install(0, SLEEP_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
             .map_err(crate::errno::from_kernel)?;
         oxok_libos::sys::env_sleep(1 << SLEEP_SLOT).map_err(crate::errno::from_kernel)?;
     }
     while now_ns() < deadline {
+        crate::signals::check_interrupted()?;
         let _ = oxok_libos::sys::yield_cpu(0);
     }
     Ok(0)
+}
+
+/// Writes the time left until `deadline` as a `timespec` at `addr` (for
+/// a sleep a signal ended), if `addr` is not 0.
+fn write_left(addr: u64, deadline: u64) -> Result<(), i64> {
+    if addr == 0 {
+        return Ok(());
+    }
+    let left = deadline.saturating_sub(now_ns());
+    uaccess::write_u64s(addr, &[left / 1_000_000_000, left % 1_000_000_000])
 }
 
 /// A `struct timespec` at `addr` in nanoseconds (`EINVAL` if malformed).
@@ -121,9 +142,31 @@ fn timespec_ns(addr: u64) -> Result<u64, i64> {
     Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
 }
 
-pub fn nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// Sleeps until `deadline`; with other threads, they run meanwhile
+/// (`true`: the frame now holds another thread, which the caller returns
+/// to at once).
+fn sleep_or_switch(deadline: u64, frame: &mut ExceptionFrame) -> Result<bool, i64> {
+    if crate::threads::count() > 1 {
+        crate::threads::block(frame, crate::threads::Wait::Sleep { deadline }, 0);
+        return Ok(true);
+    }
+    sleep_until(deadline).map(|_| false)
+}
+
+pub fn nanosleep(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let ns = timespec_ns(a[0])?;
-    sleep_until(now_ns().saturating_add(ns))?;
+    if a[1] != 0 {
+        uaccess::writable(a[1], 16)?;
+    }
+    let deadline = now_ns().saturating_add(ns);
+    match sleep_or_switch(deadline, frame) {
+        Ok(true) => return Ok(0),
+        Err(crate::errno::EINTR) => {
+            write_left(a[1], deadline)?;
+            return Err(crate::errno::EINTR);
+        }
+        r => r?,
+    };
     if a[1] != 0 {
         uaccess::write_u64s(a[1], &[0, 0])?;
     }
@@ -132,13 +175,33 @@ pub fn nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 
 const TIMER_ABSTIME: u64 = 1;
 
-pub fn clock_nanosleep(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+/// The boot-relative time (what sleeps wait for) at which the wall clock
+/// reads `realtime` (ns since the epoch).
+pub fn boot_from_realtime(realtime: u64) -> u64 {
+    let (wall, boot) = (realtime_ns(), now_ns());
+    realtime.saturating_sub(wall).saturating_add(boot)
+}
+
+pub fn clock_nanosleep(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     if !known(a[0]) || a[1] & !TIMER_ABSTIME != 0 {
         return Err(EINVAL);
     }
     let ns = timespec_ns(a[2])?;
-    let deadline = if a[1] & TIMER_ABSTIME != 0 { ns } else { now_ns().saturating_add(ns) };
-    sleep_until(deadline)?;
+    let deadline = match (a[1] & TIMER_ABSTIME != 0, a[0]) {
+        (true, CLOCK_REALTIME | CLOCK_REALTIME_COARSE) => boot_from_realtime(ns),
+        (true, _) => ns,
+        (false, _) => now_ns().saturating_add(ns),
+    };
+    match sleep_or_switch(deadline, frame) {
+        Ok(true) => return Ok(0),
+        Err(crate::errno::EINTR) => {
+            if a[1] & TIMER_ABSTIME == 0 {
+                write_left(a[3], deadline)?;
+            }
+            return Err(crate::errno::EINTR);
+        }
+        r => r?,
+    };
     if a[1] & TIMER_ABSTIME == 0 && a[3] != 0 {
         uaccess::write_u64s(a[3], &[0, 0])?;
     }

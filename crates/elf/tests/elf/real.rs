@@ -36,6 +36,7 @@ fn compile(dir: &Path, cc: &str, args: &[&str]) -> Option<Vec<u8>> {
 /// Checks a real static executable the way the loader will use it.
 fn check_static(file: &[u8]) {
     let elf = Elf::parse(file, LIMIT).expect("real static executable parses");
+    assert!(elf.linux_abi(), "a Linux toolchain's output is recognised as such");
     let segs: Vec<_> = elf.segments().collect();
     assert!(!segs.is_empty());
     assert!(segs.iter().any(|s| s.flags.exec));
@@ -80,6 +81,38 @@ fn position_independent_executables_are_refused() {
     let dir = scratch("pie");
     if let Some(file) = compile(&dir, "gcc", &["-fPIE", "-pie"]) {
         assert_eq!(Elf::parse(&file, LIMIT).unwrap_err(), ElfError::NotExecutable);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn static_pie_parses_at_a_bias() {
+    let dir = scratch("static-pie");
+    if let Some(file) = compile(&dir, "gcc", &["-static-pie", "-O1"]) {
+        assert_eq!(Elf::parse(&file, LIMIT).unwrap_err(), ElfError::NotExecutable);
+        let bias = 0x40_0000_0000;
+        let elf = Elf::parse_pie(&file, u64::MAX, bias).expect("static-pie parses with a bias");
+        assert!(elf.is_pie() && elf.linux_abi());
+        assert!(elf.segments().all(|s| s.vaddr >= bias));
+        assert!(elf.entry() >= bias);
+        assert!(elf.program_headers_vaddr().is_some_and(|p| p >= bias));
+        assert!(elf.tls().is_some_and(|t| t.vaddr >= bias));
+        // The same file at bias 0 has the file's own addresses.
+        let at0 = Elf::parse_pie(&file, u64::MAX, 0).expect("parses");
+        assert_eq!(at0.entry() + bias, elf.entry());
+        // A bias that pushes it past the limit is refused.
+        assert!(Elf::parse_pie(&file, bias, bias).is_err());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn parse_pie_takes_plain_executables_unbiased() {
+    let dir = scratch("exec-unbiased");
+    if let Some(file) = compile(&dir, "gcc", &["-static", "-no-pie", "-O1"]) {
+        let elf = Elf::parse_pie(&file, LIMIT, 0x40_0000_0000).expect("parses");
+        assert!(!elf.is_pie());
+        assert_eq!(elf.entry(), Elf::parse(&file, LIMIT).unwrap().entry());
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

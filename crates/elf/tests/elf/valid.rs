@@ -140,3 +140,20 @@ fn errors_display() {
     let texts: std::collections::BTreeSet<String> = all.iter().map(ToString::to_string).collect();
     assert_eq!(texts.len(), all.len(), "distinct messages");
 }
+
+#[test]
+fn linux_toolchain_marks_are_reported() {
+    let plain = image(0x400000, &[load(R | X, 0x1000, 0x400000, 0x10, 0x10)], 0x1010);
+    assert!(!Elf::parse(&plain, LIMIT).expect("valid").linux_abi());
+    for kind in [3u32, 4, 0x6474_e552, 0x6474_e553] {
+        let f = image(
+            0x400000,
+            &[
+                load(R | X, 0x1000, 0x400000, 0x10, 0x10),
+                Ph { kind, flags: R, offset: 0x1000, vaddr: 0x400000, filesz: 8, memsz: 8, align: 1 },
+            ],
+            0x1010,
+        );
+        assert!(Elf::parse(&f, LIMIT).expect("valid").linux_abi(), "type {kind:#x}");
+    }
+}

@@ -276,6 +276,29 @@ impl File for PipeEnd {
         "pipe"
     }
 
+    /// A read end is ready when bytes are in the ring or every writer is
+    /// gone, a write end when there is room or every reader is gone; the
+    /// wake word is the counter the other side advances.
+    fn readiness(&self) -> super::Readiness {
+        let h = self.frame.header();
+        let read = h.read.load(Ordering::Acquire);
+        let written = h.written.load(Ordering::Acquire);
+        let used = written.wrapping_sub(read);
+        let other = if self.side == Side::Read { Side::Write } else { Side::Read };
+        let hangup = self.partner(other).is_err();
+        let (ready, word, seen) = if self.side == Side::Read {
+            (used > 0 || hangup, &h.written, written)
+        } else {
+            (used < CAPACITY || hangup, &h.read, read)
+        };
+        super::Readiness {
+            read: self.side == Side::Read && ready,
+            write: self.side == Side::Write && ready,
+            hangup,
+            wake: Some((self.frame.word_address(word), seen)),
+        }
+    }
+
     /// Maps the frame into the child at the same address and registers
     /// the child as a holder of this end: `pipe:r:<va>` / `pipe:w:<va>`.
     fn spec(&self, child: u64, child_slot: u64) -> Result<Option<String>, IoError> {
