@@ -72,6 +72,10 @@ pub trait File: Send + Sync {
     fn fork_spec(&self, _child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         Ok(None)
     }
+    /// The socket this object is, if it is one (`crate::net::socket`).
+    fn as_socket(&self) -> Option<&crate::net::socket::Socket> {
+        None
+    }
 }
 
 /// Descriptors a child of `fork` must reopen: (descriptor, spec).
