@@ -1,0 +1,6 @@
+//! Host tests of the HTTP crate.
+
+mod dates;
+mod parse;
+mod paths;
+mod responses;
