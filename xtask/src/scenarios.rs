@@ -1453,6 +1453,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         timeout_secs: 240,
         ..Scenario::DEFAULT
     },
+    // Sockets and HTTP (issues 13, 14): `scenarios_http.rs`.
+    crate::scenarios_http::HTTP_SCENARIOS[0],
+    crate::scenarios_http::HTTP_SCENARIOS[1],
+    crate::scenarios_http::HTTP_SCENARIOS[2],
 ];
 
 #[cfg(test)]

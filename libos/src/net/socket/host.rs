@@ -12,16 +12,20 @@ use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use oxok_abi::Error;
+use oxok_abi::net::TxTemplate;
 use smoltcp::iface::{Interface, SocketHandle, SocketSet};
 use smoltcp::socket::tcp;
 use spin::Mutex;
 
-/// Data frames of the stack's ring (`ENTRIES_PER_FRAME` packets each).
-const RING_FRAMES: usize = 16;
+/// Data frames of the stack's ring (`ENTRIES_PER_FRAME` packets each;
+/// with the header frame, as many as one `shm::Region` holds).
+const RING_FRAMES: usize = crate::shm::MAX_PAGES - 1;
 /// The network's prefix length and the gateway's last byte (QEMU's user
 /// network: 10.0.2.0/24, gateway .2).
 const PREFIX: u8 = 24;
 const GATEWAY_HOST: u8 = 2;
+/// The address a boot program takes when it has no template.
+const DEFAULT_IP: [u8; 4] = [10, 0, 2, 15];
 /// Ephemeral ports for `connect` and unbound UDP sends.
 const EPHEMERAL: core::ops::RangeInclusive<u16> = 49152..=65535;
 /// How long a closed socket may still deliver its data and FIN.
@@ -72,7 +76,16 @@ fn ticks() -> u64 {
 impl Net {
     fn new() -> Result<Net, Error> {
         let mac = net::mac()?;
-        let t = net::template(0)?;
+        // A program started by another has its template; a boot program
+        // sets the machine's own (QEMU's user network).
+        let t = match net::template(0) {
+            Ok(t) => t,
+            Err(_) => {
+                let t = TxTemplate { mac, pad: [0; 2], ip: DEFAULT_IP, port_lo: 0, port_hi: u16::MAX };
+                net::set_template(0, &t)?;
+                t
+            }
+        };
         let ip = t.ip;
         let ring = Ring::new(RING_FRAMES)?;
         // ARP belongs to whoever installed its filter first; without it
