@@ -1457,6 +1457,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[0],
     crate::scenarios_http::HTTP_SCENARIOS[1],
     crate::scenarios_http::HTTP_SCENARIOS[2],
+    crate::scenarios_http::HTTP_SCENARIOS[3],
 ];
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::hostnet::NetSpec;
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const HTTP_SCENARIOS: [Scenario; 3] = [SOCKECHO, GET, ROBUST];
+pub(crate) const HTTP_SCENARIOS: [Scenario; 4] = [SOCKECHO, GET, ROBUST, LINUX];
 
 const SOCKECHO: Scenario = Scenario {
     name: "net-sockecho",
@@ -64,6 +64,33 @@ const ROBUST: Scenario = Scenario {
     forbid: &["frames leaked", "panic", "destroyed:", "httpd: accept:"],
     timeout_secs: 420,
     net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hosthttp::http_robust) }),
+    ..Scenario::DEFAULT
+};
+
+const LINUX: Scenario = Scenario {
+    name: "linux-sockets",
+    about: "a static musl program echoes the host's UDP datagrams (recvmsg/sendmsg) and TCP streams (accept4, read, \
+            write) through the Linux personality's socket calls, with poll, non-blocking accept and recv, \
+            getsockname/getpeername, socket options, a refused connect and a refused second bind; nothing leaks",
+    cmdline: "run=init",
+    input: "linux lx-sockets\necho status $?\nexit 0\n",
+    expect: &[
+        "ok bind",
+        "ok getsockname",
+        "ok bind-twice-refused",
+        "ok accept-nonblocking-eagain",
+        "ok connect-refused",
+        "lx-sockets: echoing on port 7",
+        "ok accept4-peer",
+        "ok getpeername",
+        "lx-sockets: 4 connections, 220016 bytes echoed, * datagrams echoed*",
+        "lx-sockets: * checks, 0 failed",
+        "status 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "unknown system call"],
+    timeout_secs: 300,
+    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo) }),
     ..Scenario::DEFAULT
 };
 

@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{file, fs, info, memory, poll, process, signal, time};
+use crate::calls::{file, fs, info, memory, net, poll, process, signal, time};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -68,7 +68,7 @@ linux_calls! {
     4 stat Partial "owner root, times 0, modes fixed by kind" => fs::stat;
     5 fstat Partial "as stat" => fs::fstat;
     6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
-    7 poll Partial "the console's readiness is real; files, devices and pipes always read as ready" => poll::poll;
+    7 poll Partial "the console's and sockets' readiness is real; files, devices and pipes always read as ready" => poll::poll;
     8 lseek Full "" => file::lseek;
     9 mmap Partial "anonymous, and private file mappings read at map time; MAP_SHARED anonymous is private" => memory::mmap;
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
@@ -91,10 +91,24 @@ linux_calls! {
     35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; not interrupted by signals" => time::nanosleep;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
+    41 socket Partial "AF_INET stream (TCP) and datagram (UDP); SOCK_NONBLOCK, SOCK_CLOEXEC" => net::socket;
+    42 connect Partial "IPv4; EINPROGRESS when non-blocking" => net::connect;
+    43 accept Full "" => net::accept;
+    44 sendto Partial "MSG_DONTWAIT, MSG_NOSIGNAL; datagrams up to 1472 bytes" => net::sendto;
+    45 recvfrom Partial "MSG_DONTWAIT, MSG_WAITALL; MSG_PEEK is EOPNOTSUPP" => net::recvfrom;
+    46 sendmsg Partial "as sendto, gathered; no control messages" => net::sendmsg;
+    47 recvmsg Partial "as recvfrom, scattered; no control messages" => net::recvmsg;
+    48 shutdown Full "" => net::shutdown;
+    49 bind Partial "IPv4, this machine's address or any" => net::bind;
+    50 listen Partial "backlog clamped to 1..=64" => net::listen;
+    51 getsockname Full "" => net::getsockname;
+    52 getpeername Full "" => net::getpeername;
+    54 setsockopt Partial "SO_REUSEADDR/REUSEPORT/KEEPALIVE accepted; SO_SNDBUF, SO_RCVBUF, SO_RCVTIMEO, TCP_NODELAY" => net::setsockopt;
+    55 getsockopt Partial "SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEADDR, SO_KEEPALIVE, TCP_NODELAY" => net::getsockopt;
     60 exit Full "" => process::exit;
     62 kill Partial "to itself: default action ends it, ignored ignores, handlers ENOSYS; others via libOS signals" => signal::kill;
     63 uname Full "" => info::uname;
-    72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
+    72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL: O_NONBLOCK on sockets, accepted elsewhere" => file::fcntl;
     74 fsync Full "" => file::fsync;
     75 fdatasync Full "" => file::fsync;
     77 ftruncate Full "" => fs::ftruncate;
@@ -137,6 +151,7 @@ linux_calls! {
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Partial "as poll; the signal mask is not applied" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
+    288 accept4 Partial "SOCK_NONBLOCK, SOCK_CLOEXEC" => net::accept4;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
     302 prlimit64 Partial "own process; fixed limits reported, setting refused (EPERM)" => info::prlimit64;

@@ -5,6 +5,7 @@ pub mod file;
 pub mod fs;
 pub mod info;
 pub mod memory;
+pub mod net;
 pub mod poll;
 pub mod process;
 pub mod signal;

@@ -3,20 +3,27 @@
 //! `poll` takes what has arrived into a small buffer of its own (which
 //! `read` on the console drains first) and sleeps on a wakeup predicate
 //! over the kernel's count of received bytes, or the clock for a timeout.
-//! Files and the devices are always ready; pipes are reported ready (a
-//! read may then block until the writer writes).
+//! Sockets report their real readiness (the libOS polls its stack), and a
+//! `poll` over sockets sleeps on the stack's packet ring (in slices of at
+//! most 50 ms when the console is in the set too). Files and the devices
+//! are always ready; pipes are reported ready (a read may then block until
+//! the writer writes).
 
 use crate::errno::{EINVAL, Res};
 use crate::uaccess;
 use alloc::vec::Vec;
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::abi::layout::{CLOCK, Clock, SYSINFO, SysInfo};
+use oxok_libos::net::socket;
 use oxok_libos::{exposed, fd, sys};
 use spin::Mutex;
 
 const POLLIN: u16 = 0x001;
 const POLLOUT: u16 = 0x004;
+const POLLHUP: u16 = 0x010;
 const POLLNVAL: u16 = 0x020;
+/// The longest sleep on sockets when the console is polled too.
+const MIXED_SLICE_MS: u64 = 50;
 
 /// Console bytes taken by `poll` and not yet read.
 static PENDING: Mutex<Vec<u8>> = Mutex::new(Vec::new());
@@ -58,6 +65,12 @@ fn revents(fd: i32, want: u16) -> u16 {
         return 0;
     }
     let Ok(h) = fd::get(fd as usize) else { return POLLNVAL };
+    if let Some(s) = h.as_socket() {
+        let r = s.ready();
+        let mut got = if r.hangup { POLLHUP } else { 0 };
+        got |= if r.read { POLLIN } else { 0 } | if r.write { POLLOUT } else { 0 };
+        return got & (want | POLLHUP);
+    }
     let ready = match h.kind() {
         "console" => POLLOUT | if want & POLLIN != 0 && console_ready() { POLLIN } else { 0 },
         _ => POLLIN | POLLOUT,
@@ -110,7 +123,37 @@ fn poll_records(fds: u64, count: u64, timeout_ms: i64) -> Res {
             uaccess::write(fds, &raw)?;
             return Ok(ready);
         }
-        sleep(seen, deadline)?;
+        let sockets: Vec<(fd::Handle, u16)> = raw
+            .chunks(8)
+            .filter_map(|rec| {
+                let fd = i32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
+                let want = u16::from_le_bytes([rec[4], rec[5]]);
+                let h = fd::get(usize::try_from(fd).ok()?).ok()?;
+                h.as_socket().is_some().then_some((h, want))
+            })
+            .collect();
+        if sockets.is_empty() {
+            sleep(seen, deadline)?;
+            continue;
+        }
+        let console = raw.chunks(8).any(|rec| {
+            let fd = i32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
+            usize::try_from(fd).ok().and_then(|f| fd::get(f).ok()).is_some_and(|h| h.kind() == "console")
+        });
+        let now = exposed::clock().map_or(0, |c| c.ticks);
+        let left_ms = deadline.map(|d| d.saturating_sub(now).saturating_mul(1000) / clock.tick_hz.max(1));
+        let slice = match (console, left_ms) {
+            (true, l) => Some(l.unwrap_or(MIXED_SLICE_MS).clamp(1, MIXED_SLICE_MS)),
+            (false, l) => l.map(|l| l.max(1)),
+        };
+        let set: Vec<(&socket::Socket, socket::Ready)> = sockets
+            .iter()
+            .filter_map(|(h, want)| {
+                let r = socket::Ready { read: want & POLLIN != 0, write: want & POLLOUT != 0, hangup: false };
+                h.as_socket().map(|s| (s, r))
+            })
+            .collect();
+        socket::poll(&set, slice).map_err(crate::errno::from_io)?;
     }
 }
 
