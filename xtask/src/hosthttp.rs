@@ -325,3 +325,63 @@ pub(crate) fn sock_echo(ports: &[u16]) -> Result<String, String> {
     let b = crate::hostnet::tcp_echo(&[tcp])?;
     Ok(format!("{a}; {b}"))
 }
+
+/// What the host answers a guest's connection with in [`connect_back`].
+const BACK_REPLY: &[u8] = b"welcome, guest\n";
+
+/// The guest as a client: a listener on a free host port, `connect PORT`
+/// sent to the guest's UDP echo port until its connection comes; the host
+/// checks the guest's greeting, answers [`BACK_REPLY`] and closes, and the
+/// guest reports the bytes it got.
+fn connect_back(udp: u16) -> Result<String, String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let sock = std::net::UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    sock.set_read_timeout(Some(Duration::from_millis(200))).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut served = false;
+    let mut answer = String::new();
+    while answer.is_empty() {
+        if Instant::now() > deadline {
+            return Err("the guest never connected back".into());
+        }
+        sock.send_to(format!("connect {port}").as_bytes(), ("127.0.0.1", udp)).map_err(|e| e.to_string())?;
+        let end = Instant::now() + Duration::from_millis(600);
+        while Instant::now() < end && answer.is_empty() {
+            if !served && let Ok((mut c, _)) = listener.accept() {
+                c.set_nonblocking(false).map_err(|e| e.to_string())?;
+                c.set_read_timeout(Some(Duration::from_secs(20))).map_err(|e| e.to_string())?;
+                let mut greeting = Vec::new();
+                c.read_to_end(&mut greeting).map_err(|e| format!("greeting: {e}"))?;
+                if greeting != b"hello from sockecho\n" {
+                    return Err(format!("greeting {:?}", String::from_utf8_lossy(&greeting)));
+                }
+                c.write_all(BACK_REPLY).map_err(|e| e.to_string())?;
+                served = true; // `c` closes here
+            }
+            let mut buf = [0u8; 128];
+            if let Ok((n, _)) = sock.recv_from(&mut buf)
+                && buf[..n].starts_with(b"connect")
+            {
+                answer = String::from_utf8_lossy(&buf[..n]).to_string();
+            }
+        }
+    }
+    if answer != format!("connected {}", BACK_REPLY.len()) {
+        return Err(format!("the guest said {answer:?}"));
+    }
+    Ok(format!("host: the guest connected to host port {port}, greeted and got {} bytes back", BACK_REPLY.len()))
+}
+
+/// [`sock_echo`], with the guest connecting back to the host in between.
+pub(crate) fn sock_echo_and_connect(ports: &[u16]) -> Result<String, String> {
+    let (udp, tcp) = match ports {
+        [u, t, ..] => (*u, *t),
+        _ => return Err("two forwarded ports needed".into()),
+    };
+    let a = crate::hostnet::udp_echo(&[udp])?;
+    let b = connect_back(udp)?;
+    let c = crate::hostnet::tcp_echo(&[tcp])?;
+    Ok(format!("{a}; {b}; {c}"))
+}

@@ -14,16 +14,18 @@ pub(crate) const HTTP_SCENARIOS: [Scenario; 4] = [SOCKECHO, GET, ROBUST, LINUX];
 const SOCKECHO: Scenario = Scenario {
     name: "net-sockecho",
     about: "the libOS's sockets API (non-blocking sockets, one poll over a listener, a UDP socket and the connections): \
-            the host's 21 UDP datagrams and 3 TCP connections (12 B, 20 kB, 200 kB) echoed byte for byte; nothing leaks",
+            the host's 21 UDP datagrams and 3 TCP connections (12 B, 20 kB, 200 kB) echoed byte for byte, and a \
+            blocking connect from the guest to a host listener (greeting sent, reply read); nothing leaks",
     cmdline: "run=sockecho",
     expect: &[
         "sockecho: listening on 10.0.2.15:7 (tcp, udp)",
+        "sockecho: connected to 10.0.2.2:*, 15 bytes back",
         "sockecho: 4 connections, 220016 bytes echoed, * datagrams echoed, quit",
         "none leaked",
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 240,
-    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo) }),
+    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo_and_connect) }),
     ..Scenario::DEFAULT
 };
 

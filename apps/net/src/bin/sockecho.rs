@@ -3,7 +3,10 @@
 //! TCP socket and one UDP socket on PORT (default 7), every socket
 //! non-blocking, one `socket::poll` over all of them. Each TCP connection
 //! is echoed until the peer closes; each datagram is sent back to its
-//! sender. Once a TCP connection whose whole content is `quit` has closed
+//! sender — except `connect PORT`, which makes it connect to the gateway
+//! (the host, through QEMU) at PORT, send [`GREETING`], read what comes
+//! back until the host closes, and answer the datagram with `connected N`
+//! (N: the bytes it read). Once a TCP connection whose whole content is `quit` has closed
 //! and a datagram `quit` has come, the server lingers a little (resent
 //! `quit`s are still echoed) and ends, printing what it echoed.
 #![no_std]
@@ -19,6 +22,11 @@ use oxok_libos::net::socket::{self, Kind, Ready, SockAddr, Socket};
 use oxok_libos::{Args, exposed, println};
 
 oxok_libos::main!(main);
+
+/// What sockecho sends on a connection it makes.
+const GREETING: &[u8] = b"hello from sockecho\n";
+/// The host, as QEMU's user network shows it.
+const GATEWAY: [u8; 4] = [10, 0, 2, 2];
 
 /// Ticks to keep serving after the last quit.
 const LINGER_TICKS: u64 = 1500;
@@ -62,6 +70,7 @@ fn serve(port: u16) -> Result<(u64, u64, u64), (&'static str, IoError)> {
     println!("sockecho: listening on {} (tcp, udp)", listener.local_addr().map_err(|e| ("address", e))?);
     let (mut conns, mut bytes, mut dgrams) = (0u64, 0u64, 0u64);
     let (mut udp_quit, mut tcp_quit) = (false, false);
+    let (mut done_back, mut back_bytes) = (None, 0usize);
     let mut until = 0u64;
     let mut open: Vec<Conn> = Vec::new();
     let mut buf = [0u8; 2048];
@@ -90,6 +99,23 @@ fn serve(port: u16) -> Result<(u64, u64, u64), (&'static str, IoError)> {
         if ready[1].read {
             loop {
                 match udp.recv_from(&mut buf) {
+                    Ok((n, from)) if buf[..n].starts_with(b"connect ") => {
+                        let port = core::str::from_utf8(&buf[8..n]).ok().and_then(|p| p.trim().parse::<u16>().ok());
+                        let answer = match port {
+                            Some(p) if done_back != Some(p) => match connect_back(p) {
+                                Ok(got) => {
+                                    println!("sockecho: connected to {}, {got} bytes back", SockAddr::new(GATEWAY, p));
+                                    done_back = Some(p);
+                                    back_bytes = got;
+                                    alloc::format!("connected {got}")
+                                }
+                                Err(e) => alloc::format!("connect failed: {e}"),
+                            },
+                            Some(_) => alloc::format!("connected {back_bytes}"),
+                            None => alloc::string::String::from("connect: bad port"),
+                        };
+                        udp.send_to(answer.as_bytes(), Some(from)).map_err(|e| ("send_to", e))?;
+                    }
                     Ok((n, from)) => {
                         udp.send_to(&buf[..n], Some(from)).map_err(|e| ("send_to", e))?;
                         dgrams += 1;
@@ -137,4 +163,26 @@ fn serve(port: u16) -> Result<(u64, u64, u64), (&'static str, IoError)> {
     drop(open);
     socket::drain(2000);
     Ok((conns, bytes, dgrams))
+}
+
+/// Connects to the host at `port` (a blocking socket), sends the greeting,
+/// shuts its side and reads until the host closes; returns the bytes read.
+fn connect_back(port: u16) -> Result<usize, IoError> {
+    let s = Socket::new(Kind::Tcp)?;
+    s.connect(SockAddr::new(GATEWAY, port))?;
+    let mut rest = GREETING;
+    while !rest.is_empty() {
+        let n = s.send(rest)?;
+        rest = &rest[n..];
+    }
+    s.shutdown(oxok_libos::net::socket::Shutdown::Write)?;
+    s.set_recv_timeout(10_000);
+    let mut got = 0;
+    let mut buf = [0u8; 512];
+    loop {
+        match s.recv(&mut buf)? {
+            0 => return Ok(got),
+            n => got += n,
+        }
+    }
 }
