@@ -7,6 +7,12 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+/// Idle connections [`http_robust`] opens at once. (Issue 14 asks for
+/// 1,000; through QEMU's user-network port forwarding, whose host listener
+/// takes connections one at a time, opening that many takes minutes and
+/// some are refused by QEMU itself before the guest sees them.)
+const IDLE_CONNS: usize = 200;
+
 /// How long the guest may take to boot and start serving.
 const UP_SECS: u64 = 150;
 
@@ -265,7 +271,7 @@ pub(crate) fn http_robust(ports: &[u16]) -> Result<String, String> {
     notes.push("slow client served beside a fast one".to_string());
 
     // Many idle connections: the server keeps serving.
-    let idle: Vec<TcpStream> = (0..200).filter_map(|_| connect(port).ok()).collect();
+    let idle: Vec<TcpStream> = (0..IDLE_CONNS).filter_map(|_| connect(port).ok()).collect();
     std::thread::sleep(Duration::from_secs(1));
     for (path, len, ctype) in SAMPLES {
         check_sample(&get10(port, path)?, path, len, ctype)?;

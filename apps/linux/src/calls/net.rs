@@ -160,7 +160,8 @@ fn with_flags<R>(s: &Socket, flags: u64, f: impl FnOnce() -> Result<R, IoError>)
     }
     let r = f();
     s.set_nonblocking(was);
-    r.map_err(|e| if e == IoError::WouldBlock { EAGAIN } else { from_io(e) })
+    // Linux reports an expired SO_RCVTIMEO as EAGAIN too.
+    r.map_err(|e| if matches!(e, IoError::WouldBlock | IoError::TimedOut) { EAGAIN } else { from_io(e) })
 }
 
 fn send_buf(fd: u64, data: &[u8], flags: u64, to: Option<SockAddr>) -> Res {
