@@ -1552,6 +1552,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[1],
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
+    crate::scenarios_http::HTTP_SCENARIOS[4],
 ];
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::hostnet::NetSpec;
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const HTTP_SCENARIOS: [Scenario; 4] = [SOCKECHO, GET, ROBUST, LINUX];
+pub(crate) const HTTP_SCENARIOS: [Scenario; 5] = [SOCKECHO, GET, ROBUST, LINUX, STEAL];
 
 const SOCKECHO: Scenario = Scenario {
     name: "net-sockecho",
@@ -93,6 +93,24 @@ const LINUX: Scenario = Scenario {
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "unknown system call"],
     timeout_secs: 300,
     net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const STEAL: Scenario = Scenario {
+    name: "net-sockets-steal",
+    about: "two programs start together and both try to take port 7: the kernel's filter check refuses the second \
+            (`listen: address in use`); the first serves the host's datagrams, streams and connect-back (taking the \
+            ARP filter once the loser has gone) and nothing leaks",
+    cmdline: "run=sockecho&sockecho",
+    expect: &[
+        "sockecho: listen: address in use",
+        "sockecho: connected to 10.0.2.2:*, 15 bytes back",
+        "sockecho: 4 connections, 220016 bytes echoed, * datagrams echoed, quit",
+        "none leaked",
+    ],
+    forbid: &["frames leaked", "panic", "destroyed:"],
+    timeout_secs: 240,
+    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo_and_connect) }),
     ..Scenario::DEFAULT
 };
 

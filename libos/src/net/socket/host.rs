@@ -28,6 +28,8 @@ const GATEWAY_HOST: u8 = 2;
 const DEFAULT_IP: [u8; 4] = [10, 0, 2, 15];
 /// Ephemeral ports for `connect` and unbound UDP sends.
 const EPHEMERAL: core::ops::RangeInclusive<u16> = 49152..=65535;
+/// How often a stack without the ARP filter tries to take it.
+const ARP_RETRY_MS: u64 = 1000;
 /// How long a closed socket may still deliver its data and FIN.
 const ORPHAN_MS: u64 = 20_000;
 /// The longest sleep between polls while a call waits.
@@ -60,7 +62,10 @@ pub(crate) struct Net {
     pub iface: Interface,
     pub set: SocketSet<'static>,
     pub ip: [u8; 4],
-    _arp: Option<Filter>,
+    /// The ARP filter, when this stack got it (it is retried each second
+    /// while another program holds it).
+    arp: Option<Filter>,
+    arp_retry: u64,
     listeners: BTreeMap<u16, Listener>,
     udp: BTreeMap<u16, Filter>,
     orphans: Vec<Orphan>,
@@ -100,7 +105,8 @@ impl Net {
             iface,
             set: SocketSet::new(vec![]),
             ip,
-            _arp: arp,
+            arp,
+            arp_retry: ticks() + ms_to_ticks(ARP_RETRY_MS),
             listeners: BTreeMap::new(),
             udp: BTreeMap::new(),
             orphans: Vec::new(),
@@ -110,6 +116,10 @@ impl Net {
 
     /// Lets smoltcp receive, time out and send; frees finished orphans.
     pub fn poll(&mut self) {
+        if self.arp.is_none() && ticks() >= self.arp_retry {
+            self.arp = Filter::install(&self.dev.ring, &filters::arp(), None).ok();
+            self.arp_retry = ticks() + ms_to_ticks(ARP_RETRY_MS);
+        }
         self.iface.poll(now(), &mut self.dev, &mut self.set);
         self.reap();
     }
