@@ -17,6 +17,7 @@ mod hosttest;
 mod iso;
 mod json;
 mod lint;
+mod linuxlibs;
 mod linuxprogs;
 mod meta;
 mod pattern;
