@@ -1,8 +1,8 @@
 //! The documents: read from the file server and kept in a cache keyed by
 //! path. The RAM file system keeps no modification times, so a document's
-//! `Last-Modified` is the moment (seconds since boot, the only clock there
-//! is) httpd first read its present content; a file whose length or inode
-//! changed is read again and gets a new time.
+//! `Last-Modified` is the moment (wall-clock time) httpd first read its
+//! present content; a file whose length or inode changed is read again and
+//! gets a new time.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -40,9 +40,13 @@ pub struct Cache {
     bytes: usize,
 }
 
-/// Seconds since boot.
+/// Unix seconds from the wall clock (read from the RTC at boot), or
+/// seconds since boot on a machine without one.
 pub fn now_secs() -> u64 {
-    oxok_libos::exposed::clock().map_or(0, |c| c.ticks / c.tick_hz.max(1))
+    match oxok_libos::time::unix_ns() {
+        Some(ns) => ns / 1_000_000_000,
+        None => oxok_libos::exposed::clock().map_or(0, |c| c.ticks / c.tick_hz.max(1)),
+    }
 }
 
 impl Cache {
