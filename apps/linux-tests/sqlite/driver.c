@@ -7,8 +7,15 @@
    what was rolled back does not.
 
    `lx-sqlite` runs the checks; `lx-sqlite -e SQL` runs SQL on an
-   in-memory database and prints each row (for the Oxok prompt). */
+   in-memory database and prints each row (for the Oxok prompt);
+   `lx-sqlite --bench [quick]` prints `bench: sqlite_insert CYCLES cycles`:
+   10,000 inserts in one transaction into a fresh in-memory table, the
+   median over rounds (`cargo xtask bench` runs the same program in the
+   Linux benchmark guest and on Oxok, where the benchmark boots with no
+   file server). */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "sqlite3.h"
@@ -68,11 +75,52 @@ static sqlite3 *open_file(void) {
     return db;
 }
 
+static uint64_t rdtsc(void) {
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static int by_value(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static const char *INSERTS =
+    "drop table if exists b; create table b(i integer, sq integer, s text);"
+    "begin;"
+    "with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000)"
+    " insert into b select x, x * x, printf('%05d', x) from c;"
+    "commit;"
+    "select count(*) from b";
+
+/* Prints the median cycles of `rounds` runs of INSERTS on `db` as `name`
+   (0 cycles if a run fails). */
+static void bench(sqlite3 *db, const char *name, int rounds) {
+    uint64_t t[16];
+    for (int i = 0; i < rounds; i++) {
+        uint64_t t0 = rdtsc();
+        if (!db || run(db, INSERTS, 0) != SQLITE_OK || strcmp(last, "10000") != 0) {
+            printf("bench: %s 0 cycles\n", name);
+            return;
+        }
+        t[i] = rdtsc() - t0;
+    }
+    qsort(t, rounds, sizeof t[0], by_value);
+    printf("bench: %s %llu cycles\n", name, (unsigned long long)t[rounds / 2]);
+}
+
 int main(int argc, char **argv) {
     sqlite3 *mem = NULL;
     if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
         printf("lx-sqlite: cannot open an in-memory database\n");
         return 1;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--bench") == 0) {
+        int rounds = argc > 2 && strcmp(argv[2], "quick") == 0 ? 1 : 5;
+        bench(mem, "sqlite_insert", rounds);
+        sqlite3_close(mem);
+        return 0;
     }
     if (argc == 3 && strcmp(argv[1], "-e") == 0) {
         int rc = run(mem, argv[2], 1);
