@@ -3,6 +3,8 @@
 /// Ends the program with `code`.
 pub fn exit(code: i32) -> ! {
     crate::fd::close_all();
+    // Closed connections get a moment to deliver their last data and FIN.
+    crate::net::socket::drain(2000);
     let _ = crate::sys::env_exit(code as i64 as u64);
     // env_exit never returns; if the kernel refused, spin rather than run on.
     loop {

@@ -13,6 +13,7 @@ mod deps;
 mod fuzz;
 mod hostdisk;
 mod hostcheetah;
+mod hosthttp;
 mod hostnet;
 mod hosttest;
 mod iso;
@@ -32,6 +33,7 @@ mod scenarios_disk;
 mod scenarios_ckpt;
 mod scenarios_cheetah;
 mod scenarios_lxproc;
+mod scenarios_http;
 mod scenarios_net;
 mod strip;
 mod symbolize;
@@ -154,9 +156,13 @@ fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
         machine.extra.extend(["-s".to_string(), "-S".to_string()]);
     }
     if m.net {
-        // Host UDP and TCP port 5555 reach the guest's port 7 (echo).
-        machine.extra.extend(hostnet::nic_args(&[("udp", NET_PORT, 7), ("tcp", NET_PORT, 7)]));
+        // Host UDP and TCP port 5555 reach the guest's port 7 (echo), host
+        // TCP 8080 the guest's port 80 (httpd).
+        machine.extra.extend(hostnet::nic_args(&[("udp", NET_PORT, 7), ("tcp", NET_PORT, 7), ("tcp", HTTP_PORT, 80)]));
         eprintln!("xtask: NIC on user networking; host 127.0.0.1:{NET_PORT} (udp, tcp) -> guest port 7");
+        eprintln!(
+            "xtask: host 127.0.0.1:{HTTP_PORT} (tcp) -> guest port 80: `httpd --samples` at the prompt, then `curl http://127.0.0.1:{HTTP_PORT}/`"
+        );
         eprintln!(
             "xtask: servers send only with a template, which boot programs set: try `-- run=tcpecho` or `run=udpecho`"
         );
@@ -167,6 +173,8 @@ fn with_options(mut machine: qemu::Qemu, m: &MachineOpts) -> qemu::Qemu {
 
 /// The host port `run --net` forwards to the guest.
 const NET_PORT: u16 = 5555;
+/// The host port `run --net` forwards to the guest's HTTP port 80.
+const HTTP_PORT: u16 = 8080;
 
 /// The gdb command line that attaches to a machine started with `--gdb`.
 fn gdb_command(kernel: &std::path::Path) -> String {

@@ -1632,6 +1632,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[4],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[5],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[6],
+    // Sockets and HTTP (issues 13, 14): `scenarios_http.rs`.
+    crate::scenarios_http::HTTP_SCENARIOS[0],
+    crate::scenarios_http::HTTP_SCENARIOS[1],
+    crate::scenarios_http::HTTP_SCENARIOS[2],
+    crate::scenarios_http::HTTP_SCENARIOS[3],
+    crate::scenarios_http::HTTP_SCENARIOS[4],
 ];
 
 #[cfg(test)]

@@ -29,7 +29,19 @@ pub const ENAMETOOLONG: i64 = 36;
 pub const ENODEV: i64 = 19;
 pub const ENOSYS: i64 = 38;
 pub const ENOTEMPTY: i64 = 39;
+pub const ENOTSOCK: i64 = 88;
+pub const EDESTADDRREQ: i64 = 89;
+pub const ENOPROTOOPT: i64 = 92;
+pub const EPROTONOSUPPORT: i64 = 93;
+pub const EOPNOTSUPP: i64 = 95;
+pub const EAFNOSUPPORT: i64 = 97;
+pub const EADDRINUSE: i64 = 98;
+pub const ENETDOWN: i64 = 100;
+pub const ECONNRESET: i64 = 104;
+pub const ENOTCONN: i64 = 107;
 pub const ETIMEDOUT: i64 = 110;
+pub const ECONNREFUSED: i64 = 111;
+pub const EINPROGRESS: i64 = 115;
 
 /// A failed call's result: `-errno`.
 pub type Res = Result<i64, i64>;
@@ -49,6 +61,12 @@ pub fn from_io(e: IoError) -> i64 {
         IoError::Invalid => EINVAL,
         IoError::NoSpace => ENOSPC,
         IoError::NoServer => EIO,
+        IoError::WouldBlock => EAGAIN,
+        IoError::AddrInUse => EADDRINUSE,
+        IoError::NotConnected => ENOTCONN,
+        IoError::ConnRefused => ECONNREFUSED,
+        IoError::ConnReset => ECONNRESET,
+        IoError::TimedOut => ETIMEDOUT,
     }
 }
 

@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{exec, file, fork, fs, futex, info, memory, poll, process, select, signal, time, wait};
+use crate::calls::{exec, file, fork, fs, futex, info, memory, net, poll, process, select, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -91,10 +91,24 @@ linux_calls! {
     35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; a signal ends it (EINTR, time left)" => time::nanosleep;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
+    41 socket Partial "AF_INET stream (TCP) and datagram (UDP); SOCK_NONBLOCK, SOCK_CLOEXEC" => net::socket;
+    42 connect Partial "IPv4; EINPROGRESS when non-blocking" => net::connect;
+    43 accept Full "" => net::accept;
+    44 sendto Partial "MSG_DONTWAIT, MSG_NOSIGNAL; datagrams up to 1472 bytes" => net::sendto;
+    45 recvfrom Partial "MSG_DONTWAIT, MSG_WAITALL; MSG_PEEK is EOPNOTSUPP" => net::recvfrom;
+    46 sendmsg Partial "as sendto, gathered; no control messages" => net::sendmsg;
+    47 recvmsg Partial "as recvfrom, scattered; no control messages" => net::recvmsg;
+    48 shutdown Full "" => net::shutdown;
+    49 bind Partial "IPv4, this machine's address or any" => net::bind;
+    50 listen Partial "backlog clamped to 1..=64" => net::listen;
+    51 getsockname Full "" => net::getsockname;
+    52 getpeername Full "" => net::getpeername;
+    54 setsockopt Partial "SO_REUSEADDR/REUSEPORT/KEEPALIVE accepted; SO_SNDBUF, SO_RCVBUF, SO_RCVTIMEO, TCP_NODELAY" => net::setsockopt;
+    55 getsockopt Partial "SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEADDR, SO_KEEPALIVE, TCP_NODELAY" => net::getsockopt;
     60 exit Full "" => process::exit_thread;
     62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); pid -1 and other groups ESRCH" => signal::kill;
     63 uname Full "" => info::uname;
-    72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL accepted" => file::fcntl;
+    72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL: O_NONBLOCK on sockets, accepted elsewhere" => file::fcntl;
     74 fsync Full "" => file::fsync;
     75 fdatasync Full "" => file::fsync;
     77 ftruncate Full "" => fs::ftruncate;
@@ -137,6 +151,7 @@ linux_calls! {
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
+    288 accept4 Partial "SOCK_NONBLOCK, SOCK_CLOEXEC" => net::accept4;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
     302 prlimit64 Partial "own process; RLIMIT_NPROC narrows the account's environment limit; others fixed (setting EPERM)" => info::prlimit64;

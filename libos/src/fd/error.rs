@@ -30,6 +30,18 @@ pub enum IoError {
     NoSpace,
     /// The server that keeps the object cannot be reached.
     NoServer,
+    /// A non-blocking operation would have to wait (sockets).
+    WouldBlock,
+    /// The address or port is taken (sockets).
+    AddrInUse,
+    /// The socket is not connected.
+    NotConnected,
+    /// The peer refused the connection.
+    ConnRefused,
+    /// The peer reset the connection.
+    ConnReset,
+    /// The operation's time limit passed.
+    TimedOut,
 }
 
 impl IoError {
@@ -48,6 +60,12 @@ impl IoError {
             IoError::Invalid => "invalid argument",
             IoError::NoSpace => "no space left",
             IoError::NoServer => "file server unreachable",
+            IoError::WouldBlock => "operation would block",
+            IoError::AddrInUse => "address in use",
+            IoError::NotConnected => "not connected",
+            IoError::ConnRefused => "connection refused",
+            IoError::ConnReset => "connection reset",
+            IoError::TimedOut => "timed out",
         }
     }
 }

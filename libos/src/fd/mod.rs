@@ -77,6 +77,10 @@ pub trait File: Send + Sync {
     fn readiness(&self) -> Readiness {
         Readiness { read: true, write: true, hangup: false, wake: None }
     }
+    /// The socket this object is, if it is one (`crate::net::socket`).
+    fn as_socket(&self) -> Option<&crate::net::socket::Socket> {
+        None
+    }
 }
 
 /// What [`File::readiness`] reports.

@@ -6,6 +6,7 @@
 //! the kernel copies accepted packets into it (see `oxok_abi::net`).
 
 pub mod ether;
+pub mod socket;
 pub mod stack;
 
 pub use oxok_dpf::build as filters;
@@ -158,22 +159,30 @@ impl Ring {
     /// read-only network table above parameter 0, or (with a limit) the
     /// clock's ticks at parameter 1.
     fn wait_on(&self, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
-        let row = oxok_abi::net::NET_TABLE
-            + oxok_abi::net::RING_ROWS
-            + (self.id & 0xff) * core::mem::size_of::<oxok_abi::net::RingRow>() as u64;
-        let mut b = oxok_pred::Builder::new();
-        b.load_u64(row + 16 + offset).gt_param(0);
-        if until_tick != 0 {
-            let ticks = oxok_abi::layout::CLOCK + core::mem::offset_of!(oxok_abi::layout::Clock, ticks) as u64;
-            b.or().load_u64(ticks).ge_param(1);
-        }
-        let code = b.build().map_err(|_| Error::Invalid)?;
-        let bytes = code.as_bytes();
-        sys::pred_install(0, RING_PRED_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
-        sys::pred_param(0, RING_PRED_SLOT, 0, seen)?;
-        sys::pred_param(0, RING_PRED_SLOT, 1, until_tick)?;
-        sys::env_sleep(1 << RING_PRED_SLOT).map(|_| ())
+        wait_ring(self.id, offset, seen, until_tick)
     }
+}
+
+/// Sleeps until the word at `offset` of ring `id`'s row in the network
+/// table (0: produced, 8: dropped) exceeds `seen`, or the tick count
+/// reaches `until_tick` (0: no limit). For code that keeps the [`Ring`]
+/// behind a lock it must not hold while sleeping.
+pub fn wait_ring(id: u64, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
+    let row = oxok_abi::net::NET_TABLE
+        + oxok_abi::net::RING_ROWS
+        + (id & 0xff) * core::mem::size_of::<oxok_abi::net::RingRow>() as u64;
+    let mut b = oxok_pred::Builder::new();
+    b.load_u64(row + 16 + offset).gt_param(0);
+    if until_tick != 0 {
+        let ticks = oxok_abi::layout::CLOCK + core::mem::offset_of!(oxok_abi::layout::Clock, ticks) as u64;
+        b.or().load_u64(ticks).ge_param(1);
+    }
+    let code = b.build().map_err(|_| Error::Invalid)?;
+    let bytes = code.as_bytes();
+    sys::pred_install(0, RING_PRED_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    sys::pred_param(0, RING_PRED_SLOT, 0, seen)?;
+    sys::pred_param(0, RING_PRED_SLOT, 1, until_tick)?;
+    sys::env_sleep(1 << RING_PRED_SLOT).map(|_| ())
 }
 
 impl Drop for Ring {

@@ -259,8 +259,19 @@ pub fn fcntl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
             fdtab::update(fdu, |i| i.cloexec = arg & FD_CLOEXEC != 0);
             Ok(0)
         }
-        F_GETFL => Ok(fdtab::get(fdu).map_or(O_RDWR, |i| if i.path.is_empty() { O_RDWR } else { i.flags }) as i64),
-        F_SETFL => Ok(0),
+        F_GETFL => {
+            let flags = fdtab::get(fdu).map_or(O_RDWR, |i| if i.path.is_empty() { O_RDWR } else { i.flags });
+            let nonblock = fd::get(fdu).ok().and_then(|h| h.as_socket().map(|s| s.nonblocking())) == Some(true);
+            Ok((flags | if nonblock { super::net::NONBLOCK } else { 0 }) as i64)
+        }
+        F_SETFL => {
+            if let Ok(h) = fd::get(fdu)
+                && let Some(s) = h.as_socket()
+            {
+                s.set_nonblocking(arg & super::net::NONBLOCK != 0);
+            }
+            Ok(0)
+        }
         _ => Err(EINVAL),
     }
 }

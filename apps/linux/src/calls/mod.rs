@@ -8,6 +8,7 @@ pub mod fs;
 pub mod futex;
 pub mod info;
 pub mod memory;
+pub mod net;
 pub mod poll;
 pub mod process;
 pub mod select;

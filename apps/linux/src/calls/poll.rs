@@ -4,21 +4,28 @@
 //! its own (which `read` on the console drains first). A pipe end reports
 //! its readiness from the pipe's shared counters without consuming
 //! anything (`File::readiness`). Files and the devices are always ready.
+//! Sockets report their real readiness (the libOS polls its stack).
 //! A wait sleeps on one wakeup predicate over the kernel's count of
 //! received console bytes, the watched pipes' counters, the pending
 //! signals, and the clock for a timeout; a signal ends it with `EINTR`.
+//! A wait over sockets sleeps on the stack's packet ring instead, in
+//! slices of at most 50 ms, then looks at everything again.
 
 use crate::errno::{EINVAL, Res};
 use crate::uaccess;
 use alloc::vec::Vec;
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::abi::layout::{CLOCK, Clock, SYSINFO, SysInfo};
+use oxok_libos::net::socket;
 use oxok_libos::{exposed, fd, sys};
 use spin::Mutex;
 
 pub const POLLIN: u16 = 0x001;
 pub const POLLOUT: u16 = 0x004;
 pub const POLLNVAL: u16 = 0x020;
+/// The longest sleep on sockets before everything is looked at again
+/// (console, pipes, signals).
+const SOCKET_SLICE_MS: u64 = 50;
 
 /// Console bytes taken by `poll` and not yet read.
 static PENDING: Mutex<Vec<u8>> = Mutex::new(Vec::new());
@@ -68,6 +75,12 @@ fn revents(fd: i32, want: u16, wake: &mut Vec<(u64, u64)>) -> u16 {
         return 0;
     }
     let Ok(h) = fd::get(fd as usize) else { return POLLNVAL };
+    if let Some(s) = h.as_socket() {
+        let r = s.ready();
+        let mut got = if r.hangup { POLLHUP } else { 0 };
+        got |= if r.read { POLLIN } else { 0 } | if r.write { POLLOUT } else { 0 };
+        return got & (want | POLLHUP);
+    }
     let ready = match h.kind() {
         "console" => POLLOUT | if want & POLLIN != 0 && console_ready() { POLLIN } else { 0 },
         _ => {
@@ -154,7 +167,28 @@ pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<u64>) -> Res
             return Ok(ready);
         }
         crate::signals::check_interrupted()?;
-        sleep(seen, &wake, deadline)?;
+        let sockets: Vec<(fd::Handle, u16)> = records
+            .iter()
+            .filter_map(|&(fd, want, _)| {
+                let h = fd::get(usize::try_from(fd).ok()?).ok()?;
+                h.as_socket().is_some().then_some((h, want))
+            })
+            .collect();
+        if sockets.is_empty() {
+            sleep(seen, &wake, deadline)?;
+            continue;
+        }
+        let clock = exposed::clock().ok_or(EINVAL)?;
+        let left_ms = deadline.map(|d| d.saturating_sub(clock.ticks).saturating_mul(1000) / clock.tick_hz.max(1));
+        let slice = left_ms.unwrap_or(SOCKET_SLICE_MS).clamp(1, SOCKET_SLICE_MS);
+        let set: Vec<(&socket::Socket, socket::Ready)> = sockets
+            .iter()
+            .filter_map(|(h, want)| {
+                let r = socket::Ready { read: want & POLLIN != 0, write: want & POLLOUT != 0, hangup: false };
+                h.as_socket().map(|s| (s, r))
+            })
+            .collect();
+        socket::poll(&set, Some(slice)).map_err(crate::errno::from_io)?;
     }
 }
 
