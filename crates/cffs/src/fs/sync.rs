@@ -1,0 +1,103 @@
+//! Ordered write-back. XN already refuses to write a block that owns a
+//! block not yet durable; the file system adds its own pairs "`first`
+//! reaches the disk before `then`" ([`Fs::order`]). `sync` writes in rounds:
+//! every dirty block whose XN children and ordered predecessors are durable,
+//! then one flush, until nothing is dirty.
+//!
+//! A block that is still tainted (allocated, never durably written) may be
+//! written whatever it waits for: no durable pointer reaches it, so its
+//! content is invisible until its owner is written — after it.
+
+use alloc::vec::Vec;
+
+use oxok_xn::Refusal;
+
+use super::Fs;
+use crate::disk::Disk;
+use crate::FsError;
+
+/// Most rounds one sync takes (the metadata tree is 4 levels deep; extra
+/// rounds come only from ordered pairs).
+const MAX_ROUNDS: usize = 64;
+
+impl<D: Disk> Fs<D> {
+    /// Records that `first` (changed already) must be durable before the
+    /// next change to `then` reaches the disk. If `then` already waits,
+    /// through other pairs, for something that waits for `first`, syncs
+    /// first instead (so the pairs never form a cycle).
+    pub(crate) fn order(&mut self, first: u64, then: u64) -> Result<(), FsError> {
+        if first == then || !self.is_dirty(first) {
+            return Ok(());
+        }
+        if self.waits_for(first, then) {
+            return self.sync();
+        }
+        self.deps.try_reserve(1).map_err(|_| FsError::NoMemory)?;
+        self.deps.push((first, then));
+        Ok(())
+    }
+
+    /// Whether `a` waits (transitively) for `b`.
+    fn waits_for(&self, a: u64, b: u64) -> bool {
+        let mut stack = Vec::from([a]);
+        let mut seen = Vec::new();
+        while let Some(x) = stack.pop() {
+            if x == b {
+                return true;
+            }
+            if seen.contains(&x) {
+                continue;
+            }
+            seen.push(x);
+            stack.extend(self.deps.iter().filter(|&&(_, t)| t == x).map(|&(f, _)| f));
+        }
+        false
+    }
+
+    fn is_dirty(&self, block: u64) -> bool {
+        let mut d = Vec::new();
+        self.disk.dirty(&mut d);
+        d.contains(&block)
+    }
+
+    /// Makes everything durable, in an order that never lets the disk
+    /// hold a pointer to an uninitialised block or a name of a free inode.
+    pub fn sync(&mut self) -> Result<(), FsError> {
+        let mut dirty = Vec::new();
+        for _ in 0..MAX_ROUNDS {
+            dirty.clear();
+            self.disk.dirty(&mut dirty);
+            if dirty.is_empty() {
+                self.deps.clear();
+                return Ok(());
+            }
+            let mut written = Vec::new();
+            for &b in &dirty {
+                let waits = self.deps.iter().any(|&(f, t)| t == b && (dirty.contains(&f) || written.contains(&f)));
+                if waits && !self.disk.is_tainted(b) {
+                    continue;
+                }
+                match self.disk.write(b) {
+                    Ok(()) => written.push(b),
+                    Err(Refusal::TaintedPointer { .. }) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            self.disk.flush()?;
+            if written.is_empty() {
+                return Err(FsError::Stuck);
+            }
+            dirty.clear();
+            self.disk.dirty(&mut dirty);
+            self.deps.retain(|&(f, _)| dirty.contains(&f));
+        }
+        Err(FsError::Stuck)
+    }
+
+    /// Makes `path`'s data, size and name durable (this file system
+    /// syncs everything: the pairs tie most changes together anyway).
+    pub fn fsync(&mut self, path: &str) -> Result<(), FsError> {
+        self.stat(path)?;
+        self.sync()
+    }
+}
