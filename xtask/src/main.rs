@@ -9,6 +9,7 @@
 mod bench;
 mod build;
 mod cli;
+mod crashtest;
 mod deps;
 mod fuzz;
 mod hostnet;
@@ -121,6 +122,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
         Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
+        Cmd::Cffs(words) => crashtest::run(&words),
     }
 }
 

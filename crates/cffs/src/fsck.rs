@@ -16,9 +16,9 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::BLOCK_SIZE;
 
+use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
-use crate::FsError;
 
 /// What fsck found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -99,15 +99,7 @@ impl MemDisk {
             }
             None => false,
         })?;
-        let d = MemDisk {
-            xn,
-            fs,
-            creds: [owner],
-            cache: Cache::default(),
-            image,
-            dirty: BTreeSet::new(),
-            log: None,
-        };
+        let d = MemDisk { xn, fs, creds: [owner], cache: Cache::default(), image, dirty: BTreeSet::new(), log: None };
         Ok((d, report))
     }
 

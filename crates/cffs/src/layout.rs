@@ -104,7 +104,15 @@ pub struct Record {
 
 impl Default for Record {
     fn default() -> Record {
-        Record { kind: K_FREE, nlink: 0, ino: 0, size: 0, name: [0; NAME_MAX], name_len: 0, ext: [Ext::default(); EXTENTS] }
+        Record {
+            kind: K_FREE,
+            nlink: 0,
+            ino: 0,
+            size: 0,
+            name: [0; NAME_MAX],
+            name_len: 0,
+            ext: [Ext::default(); EXTENTS],
+        }
     }
 }
 

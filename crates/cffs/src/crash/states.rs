@@ -7,8 +7,8 @@
 //! allocation, fsck clean before (but for repairable counts) and after
 //! repair, and every expectation met.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
+use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use super::oracle::{Expect, Step, expect};
@@ -125,10 +125,10 @@ fn check_state(
         out.bugs.push((Bug::Recovery, format!("{tag}: {report:?}")));
     }
     for (b, _) in disk.xn().blocks() {
-        if let Some(a) = last_alloc(events, b, window) {
-            if writer.get(b as usize).copied().flatten().is_none_or(|w| w < a) {
-                out.bugs.push((Bug::Dangling, format!("{tag}: block {b} reachable, allocated at {a}, not written since")));
-            }
+        if let Some(a) = last_alloc(events, b, window)
+            && writer.get(b as usize).copied().flatten().is_none_or(|w| w < a)
+        {
+            out.bugs.push((Bug::Dangling, format!("{tag}: block {b} reachable, allocated at {a}, not written since")));
         }
     }
     match fsck(&mut disk) {

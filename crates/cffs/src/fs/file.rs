@@ -5,9 +5,9 @@
 use oxok_abi::xn::BLOCK_SIZE;
 
 use super::{Found, Fs, Loc};
+use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
-use crate::FsError;
 
 /// Largest file: [`EXTENTS`] full extents.
 pub const MAX_FILE: u64 = EXTENTS as u64 * EXT_MAX * BSIZE;
@@ -84,7 +84,7 @@ impl<D: Disk> Fs<D> {
         let keep = len.div_ceil(BSIZE);
         if len < r.size {
             r = self.shrink(inode, keep)?;
-            if len % BSIZE != 0 {
+            if !len.is_multiple_of(BSIZE) {
                 let block = r.block_at(len / BSIZE).ok_or(FsError::Corrupt("last block missing"))?;
                 let mut b = self.get(block)?;
                 b[(len % BSIZE) as usize..].fill(0);

@@ -15,9 +15,9 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::BLOCK_SIZE;
 
+use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
-use crate::FsError;
 
 pub use file::{Cursor, MAX_FILE, Whence};
 pub use recover::Repairs;

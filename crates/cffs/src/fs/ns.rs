@@ -17,9 +17,9 @@ use alloc::vec::Vec;
 use oxok_abi::xn::BLOCK_SIZE;
 
 use super::{Found, Fs, Loc, blocks_of};
+use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
-use crate::FsError;
 
 impl<D: Disk> Fs<D> {
     /// The parent directory of `path` and its last name, which must not

@@ -9,9 +9,9 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::{Fs, Loc};
+use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
-use crate::FsError;
 
 /// What [`Fs::mount`] repaired.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,9 +8,9 @@
 use oxok_xn::Extent;
 
 use super::{Fs, Loc};
+use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
-use crate::FsError;
 
 /// Blocks in a directory's group.
 pub const GROUP: u64 = 16;
@@ -34,7 +34,8 @@ impl<D: Disk> Fs<D> {
     /// group if one exists, else any free block after `hint`.
     fn group_start(&self, hint: u64) -> Result<u64, FsError> {
         let n = self.disk.nblocks();
-        let group = (GROUP..n.saturating_sub(GROUP)).step_by(GROUP as usize).find(|&g| self.free_after(g, GROUP) == GROUP);
+        let group =
+            (GROUP..n.saturating_sub(GROUP)).step_by(GROUP as usize).find(|&g| self.free_after(g, GROUP) == GROUP);
         match group {
             Some(g) => Ok(g),
             None => self.find_run(hint, 1).map(|(s, _)| s),

@@ -13,8 +13,8 @@ use alloc::vec::Vec;
 use oxok_xn::Refusal;
 
 use super::Fs;
-use crate::disk::Disk;
 use crate::FsError;
+use crate::disk::Disk;
 
 /// Most rounds one sync takes (the metadata tree is 4 levels deep; extra
 /// rounds come only from ordered pairs).
