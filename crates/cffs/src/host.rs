@@ -133,6 +133,22 @@ impl MemDisk {
         self.fs
     }
 
+    /// Caches `block` and the metadata above it (whose `acl` decides
+    /// about it) from the disk, as the kernel's read-and-insert does.
+    fn fill(&mut self, block: u64) -> Result<(), Refusal> {
+        let mut b = Some(block);
+        while let Some(x) = b {
+            let view = self.xn.block(x).ok_or(Refusal::NotAllocated(x))?;
+            if view.frame.is_none() {
+                let content = *self.image.get(x as usize).ok_or(Refusal::OutOfRange(x))?;
+                self.xn.insert(x, x)?;
+                self.cache.0.insert(x, Box::new(content));
+            }
+            b = view.parent;
+        }
+        Ok(())
+    }
+
     fn note(&mut self, e: Event) {
         if let Some(l) = self.log.as_mut() {
             l.push(e);
@@ -154,12 +170,7 @@ impl Disk for MemDisk {
     }
 
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal> {
-        let view = self.xn.block(block).ok_or(Refusal::NotAllocated(block))?;
-        if view.frame.is_none() {
-            let content = *self.image.get(block as usize).ok_or(Refusal::OutOfRange(block))?;
-            self.xn.insert(block, block)?;
-            self.cache.0.insert(block, Box::new(content));
-        }
+        self.fill(block)?;
         let frame = self.xn.bind(&self.cache, &self.creds, block, rights::READ)?;
         out.copy_from_slice(self.cache.read(frame).ok_or(Refusal::NotBound(block))?);
         Ok(())
@@ -176,6 +187,7 @@ impl Disk for MemDisk {
     }
 
     fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
+        self.fill(meta)?;
         self.xn.allocate(&mut self.cache, &self.creds, meta, new, ext)?;
         for b in ext.blocks() {
             self.cache.0.insert(b, Box::new([0; BLOCK_SIZE]));
@@ -188,6 +200,7 @@ impl Disk for MemDisk {
     }
 
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
+        self.fill(meta)?;
         let mut released = Vec::new();
         self.xn.free(&mut self.cache, &self.creds, meta, new, ext, &mut |b, _| released.push(b))?;
         for b in ext.blocks() {
@@ -201,6 +214,7 @@ impl Disk for MemDisk {
     }
 
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
+        self.fill(meta)?;
         self.xn.modify(&mut self.cache, &self.creds, meta, new)?;
         self.dirty.insert(meta);
         Ok(())

@@ -27,3 +27,23 @@ fn a_shard_of_the_operation_pairs_survives_every_crash_state() {
     run_all(2, 3, 8, &mut t);
     check(&t);
 }
+
+/// The harness itself: a log in which one write never reached the disk
+/// (a broken file system or device) is caught as lost data and as a
+/// pointer to a block never written.
+#[test]
+fn the_harness_catches_a_write_that_never_landed() {
+    use oxok_cffs::crash::workload::Op;
+    use oxok_cffs::crash::{check, record};
+    use oxok_cffs::host::Event;
+    let mut r = record(&[Op::Create("/n"), Op::Write("/n", 0, 5000), Op::Fsync("/n")]).unwrap();
+    let mut clean = Totals::default();
+    check(&r, "intact", &mut clean);
+    assert!(clean.ok(), "{:#?}", clean.examples);
+    let first = r.events.iter().position(|e| matches!(e, Event::Write { .. })).unwrap();
+    // The write is gone; the log keeps its length (an empty allocation).
+    r.events[first] = Event::Alloc { start: 0, len: 0 };
+    let mut t = Totals::default();
+    check(&r, "lost write", &mut t);
+    assert!(t.dangling > 0 && t.lost > 0, "{t:?}");
+}

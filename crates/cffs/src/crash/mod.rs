@@ -56,45 +56,37 @@ impl Totals {
     }
 }
 
-/// Runs one workload and checks its crash states into `t`.
-pub fn run_one(ops: &[Op], t: &mut Totals) {
-    t.workloads += 1;
-    let names: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
-    let label = names.join("; ");
+/// A workload run on a recording disk.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The durable image after the setup, when recording began.
+    pub initial: Vec<crate::layout::Block>,
+    /// Every write, flush and allocation of the workload.
+    pub events: Vec<crate::host::Event>,
+    /// Each operation's span of events and its effect on expectations.
+    pub steps: Vec<Step>,
+}
+
+/// Runs the setup, then `ops` and a final `sync` (unless `ops` ends with
+/// one) while recording; `Err` if the file system and the model disagree
+/// or the run fails.
+pub fn record(ops: &[Op]) -> Result<Recorded, String> {
     let mut m = Model::default();
-    let disk = match MemDisk::blank(DISK_BLOCKS, OWNER, 0xa5) {
-        Ok(d) => d,
-        Err(e) => return t.note(format!("[{label}] blank disk: {e}")),
-    };
-    let mut fs = match Fs::mkfs(disk, OWNER) {
-        Ok(fs) => fs,
-        Err(e) => return t.note(format!("[{label}] mkfs: {e}")),
-    };
+    let disk = MemDisk::blank(DISK_BLOCKS, OWNER, 0xa5).map_err(|e| format!("blank disk: {e}"))?;
+    let mut fs = Fs::mkfs(disk, OWNER).map_err(|e| format!("mkfs: {e}"))?;
     for (i, op) in SETUP.iter().enumerate() {
-        if let Err(e) = apply(&mut fs, &mut m, op, i) {
-            t.model += 1;
-            return t.note(format!("[setup] {e}"));
-        }
+        apply(&mut fs, &mut m, op, i).map_err(|e| format!("setup: {e}"))?;
     }
     let mut disk = fs.into_disk();
     let initial = disk.image().to_vec();
     disk.record();
-    let (mut fs, _) = match Fs::mount(disk, OWNER) {
-        Ok(x) => x,
-        Err(e) => return t.note(format!("[{label}] mount: {e}")),
-    };
+    let (mut fs, _) = Fs::mount(disk, OWNER).map_err(|e| format!("mount: {e}"))?;
     let mut steps = vec![Step { start: 0, end: 0, touched: Vec::new(), renamed: None, durable: all_facts(&m) }];
     let last = (ops.last() != Some(&Op::Sync)).then_some(Op::Sync);
     for (i, op) in ops.iter().chain(last.as_ref()).enumerate() {
         let start = fs.disk().event_count();
         let before = touched(&m, op);
-        let ok = match apply(&mut fs, &mut m, op, SETUP.len() + i) {
-            Ok(ok) => ok,
-            Err(e) => {
-                t.model += 1;
-                return t.note(format!("[{label}] {e}"));
-            }
-        };
+        let ok = apply(&mut fs, &mut m, op, SETUP.len() + i)?;
         let durable = match (ok, op) {
             (true, Op::Sync) => all_facts(&m),
             (true, Op::Fsync(p)) => file_facts(&m, p),
@@ -108,7 +100,12 @@ pub fn run_one(ops: &[Op], t: &mut Totals) {
         steps.push(Step { start, end: fs.disk().event_count(), touched, renamed, durable });
     }
     let disk = fs.into_disk();
-    let out = check_run(&initial, disk.events(), &steps, OWNER);
+    Ok(Recorded { initial, events: disk.events().to_vec(), steps })
+}
+
+/// Checks every crash state of a recorded run into `t`.
+pub fn check(r: &Recorded, label: &str, t: &mut Totals) {
+    let out = check_run(&r.initial, &r.events, &r.steps, OWNER);
     t.states += out.states;
     for (bug, what) in out.bugs {
         match bug {
@@ -117,6 +114,19 @@ pub fn run_one(ops: &[Op], t: &mut Totals) {
             Bug::Recovery | Bug::Fsck => t.fsck += 1,
         }
         t.note(format!("[{label}] {what}"));
+    }
+}
+
+/// Runs one workload and checks its crash states into `t`.
+pub fn run_one(ops: &[Op], t: &mut Totals) {
+    t.workloads += 1;
+    let label = ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; ");
+    match record(ops) {
+        Ok(r) => check(&r, &label, t),
+        Err(e) => {
+            t.model += 1;
+            t.note(format!("[{label}] {e}"));
+        }
     }
 }
 
