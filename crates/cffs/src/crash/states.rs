@@ -72,8 +72,10 @@ pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64
                     let mut last = std::collections::BTreeMap::new();
                     for &k in &s {
                         if let Some(Event::Write { block, data }) = events.get(epoch[k]) {
-                            img[*block as usize] = **data;
-                            w[*block as usize] = Some(epoch[k]);
+                            if let (Some(x), Some(y)) = (img.get_mut(*block as usize), w.get_mut(*block as usize)) {
+                                *x = **data;
+                                *y = Some(epoch[k]);
+                            }
                             last.insert(*block, epoch[k]);
                         }
                     }
@@ -86,8 +88,10 @@ pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64
                 }
                 for &k in &epoch {
                     if let Some(Event::Write { block, data }) = events.get(k) {
-                        image[*block as usize] = **data;
-                        writer[*block as usize] = Some(k);
+                        if let (Some(x), Some(y)) = (image.get_mut(*block as usize), writer.get_mut(*block as usize)) {
+                            *x = **data;
+                            *y = Some(k);
+                        }
                     }
                 }
                 epoch.clear();

@@ -99,6 +99,9 @@ impl<D: Disk> Fs<D> {
     /// a crash may leave (link counts, orphaned inodes) and writes the
     /// repairs back.
     pub fn mount(disk: D, owner: u64) -> Result<(Fs<D>, Repairs), FsError> {
+        if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
+            return Err(FsError::Corrupt("disk size"));
+        }
         let mut fs = Fs { disk, owner, deps: Vec::new() };
         let sb = fs.get(SUPER_BLOCK)?;
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {

@@ -20,6 +20,9 @@ impl<D: Disk> Fs<D> {
     /// blocks long.
     pub(crate) fn find_run(&self, hint: u64, want: u64) -> Result<(u64, u64), FsError> {
         let n = self.disk.nblocks();
+        if n < 2 {
+            return Err(FsError::NoSpace);
+        }
         let hint = hint.clamp(1, n - 1);
         let start = (hint..n).chain(1..hint).find(|&b| self.disk.is_free(b)).ok_or(FsError::NoSpace)?;
         Ok((start, self.free_after(start, want.min(EXT_MAX))))
