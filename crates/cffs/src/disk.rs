@@ -24,6 +24,10 @@ pub trait Disk {
     fn is_tainted(&self, block: u64) -> bool;
     /// The cached content of `block` (read from the disk if not cached).
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal>;
+    /// Brings `blocks` (sorted, allocated) into the cache in one batch of
+    /// requests, so a directory's small files come in together (C-FFS
+    /// grouping); blocks already cached cost nothing.
+    fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal>;
     /// Replaces the cached content of the data `block` (bound writable: the
     /// rights check happens there) and marks it dirty.
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal>;

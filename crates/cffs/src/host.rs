@@ -176,6 +176,10 @@ impl Disk for MemDisk {
         Ok(())
     }
 
+    fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
+        blocks.iter().try_for_each(|&b| self.fill(b))
+    }
+
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
         let mut scratch = [0; BLOCK_SIZE];
         self.read(block, &mut scratch)?;

@@ -56,8 +56,6 @@ fn small_files_of_a_directory_sit_together_after_it() {
         fs.create(&p).unwrap();
         fs.write(&p, 0, b"x").unwrap();
     }
-    let dir_block = fs.stat("/d").unwrap().ino.unwrap();
-    let _ = dir_block;
     let blocks: Vec<u64> = (0..5).map(|i| fs.stat(&format!("/d/{i}")).unwrap().blocks).collect();
     assert_eq!(blocks, [1; 5]);
     fs.sync().unwrap();
@@ -71,6 +69,12 @@ fn small_files_of_a_directory_sit_together_after_it() {
     let first = data[0].0;
     assert_eq!(first, parent + 1);
     assert_eq!(data.iter().map(|d| d.0).collect::<Vec<_>>(), (first..first + 5).collect::<Vec<_>>());
+    // After a reboot, reading one small file brings its siblings in with it.
+    let mut fs = reboot(fs);
+    let cached = |fs: &Fs<MemDisk>, b: u64| fs.disk().xn().block(b).is_some_and(|v| v.frame.is_some());
+    assert!(!cached(&fs, first + 4));
+    assert_eq!(fs.read("/d/0", 0, &mut [0; 4]).unwrap(), 1);
+    assert!((first..first + 5).all(|b| cached(&fs, b)));
 }
 
 #[test]

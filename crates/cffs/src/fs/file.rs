@@ -4,7 +4,10 @@
 
 use oxok_abi::xn::BLOCK_SIZE;
 
-use super::{Found, Fs, Loc};
+use alloc::vec::Vec;
+
+use super::space::GROUP;
+use super::{Found, Fs, Loc, blocks_of};
 use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
@@ -24,7 +27,11 @@ impl<D: Disk> Fs<D> {
     /// Reads from byte `off` of `path` into `buf`; returns the bytes read
     /// (0 at or past the end).
     pub fn read(&mut self, path: &str, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
-        let r = self.file(path)?.rec;
+        let f = self.file(path)?;
+        if f.at == f.inode {
+            self.prefetch_group(f.at.block)?;
+        }
+        let r = f.rec;
         let n = r.size.saturating_sub(off).min(buf.len() as u64) as usize;
         let mut done = 0;
         while done < n {
@@ -37,6 +44,20 @@ impl<D: Disk> Fs<D> {
             done += k;
         }
         Ok(n)
+    }
+
+    /// Brings in the data of every small file the directory block `dir`
+    /// embeds (at most [`GROUP`] blocks each), sorted: one batch.
+    fn prefetch_group(&mut self, dir: u64) -> Result<(), FsError> {
+        let b = self.get(dir)?;
+        let mut blocks: Vec<u64> = (0..RECORDS)
+            .map(|i| record(&b, i))
+            .filter(|r| r.kind == K_FILE && r.blocks() <= GROUP)
+            .flat_map(|r| blocks_of(&r))
+            .collect();
+        blocks.sort_unstable();
+        self.disk.prefetch(&blocks)?;
+        Ok(())
     }
 
     /// Writes `data` at byte `off` of `path`, growing it as needed.
