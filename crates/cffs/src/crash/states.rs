@@ -71,12 +71,8 @@ pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64
                     let mut w = writer.clone();
                     let mut last = std::collections::BTreeMap::new();
                     for &k in &s {
-                        if let Some(Event::Write { block, data }) = events.get(epoch[k]) {
-                            if let (Some(x), Some(y)) = (img.get_mut(*block as usize), w.get_mut(*block as usize)) {
-                                *x = **data;
-                                *y = Some(epoch[k]);
-                            }
-                            last.insert(*block, epoch[k]);
+                        if let Some(block) = land(events, epoch[k], &mut img, &mut w) {
+                            last.insert(block, epoch[k]);
                         }
                     }
                     let mut h = DefaultHasher::new();
@@ -87,12 +83,7 @@ pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64
                     }
                 }
                 for &k in &epoch {
-                    if let Some(Event::Write { block, data }) = events.get(k) {
-                        if let (Some(x), Some(y)) = (image.get_mut(*block as usize), writer.get_mut(*block as usize)) {
-                            *x = **data;
-                            *y = Some(k);
-                        }
-                    }
+                    land(events, k, &mut image, &mut writer);
                 }
                 epoch.clear();
                 base = i + 1;
@@ -100,6 +91,14 @@ pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64
         }
     }
     out
+}
+
+/// Applies write event `k` to `image` (recording its writer); the block.
+fn land(events: &[Event], k: usize, image: &mut [Block], writer: &mut [Option<usize>]) -> Option<u64> {
+    let Some(Event::Write { block, data }) = events.get(k) else { return None };
+    *image.get_mut(*block as usize)? = **data;
+    *writer.get_mut(*block as usize)? = Some(k);
+    Some(*block)
 }
 
 /// The last allocation of `block` recorded before event `before`.
