@@ -20,7 +20,7 @@
 //!   ACE-style workloads.
 //!
 //! Limits: at most [`layout::EXTENTS`] extents per file (no indirect
-//! blocks); `fsync` syncs everything; a file moved to another directory
+//! blocks); a file moved to another directory
 //! block (cross-directory rename, first hard link) is copied, because XN
 //! changes a block's owner only by free and allocate.
 

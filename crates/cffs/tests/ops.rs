@@ -155,3 +155,25 @@ fn errors_have_their_codes() {
     let mut fs = reboot(fs);
     assert_eq!(read_all(&mut fs, "/f"), b"keep");
 }
+
+#[test]
+fn fsync_writes_the_file_and_its_path_not_everything() {
+    use oxok_cffs::Disk;
+    let mut fs = fresh(256);
+    fs.mkdir("/a").unwrap();
+    fs.mkdir("/b").unwrap();
+    fs.sync().unwrap();
+    fs.create("/a/x").unwrap();
+    fs.write("/a/x", 0, b"durable").unwrap();
+    fs.create("/b/y").unwrap();
+    fs.write("/b/y", 0, b"in core").unwrap();
+    fs.fsync("/a/x").unwrap();
+    let mut dirty = Vec::new();
+    fs.disk().dirty(&mut dirty);
+    assert_eq!(dirty.len(), 2, "/b's block and /b/y's data wait: {dirty:?}");
+    // A crash now: /a/x is there, /b/y is not.
+    let (d, _) = MemDisk::open(fs.disk().image().to_vec(), OWNER).unwrap();
+    let (mut after, _) = Fs::mount(d, OWNER).unwrap();
+    assert_eq!(read_all(&mut after, "/a/x"), b"durable");
+    assert_eq!(after.stat("/b/y"), Err(FsError::NotFound));
+}

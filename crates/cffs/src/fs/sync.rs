@@ -8,13 +8,16 @@
 //! written whatever it waits for: no durable pointer reaches it, so its
 //! content is invisible until its owner is written — after it.
 
+use alloc::collections::BTreeSet;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use oxok_xn::Refusal;
 
-use super::Fs;
+use super::{Fs, blocks_of};
 use crate::FsError;
 use crate::disk::Disk;
+use crate::layout::SUPER_BLOCK;
 
 /// Most rounds one sync takes (the metadata tree is 4 levels deep; extra
 /// rounds come only from ordered pairs).
@@ -63,28 +66,75 @@ impl<D: Disk> Fs<D> {
     /// Makes everything durable, in an order that never lets the disk
     /// hold a pointer to an uninitialised block or a name of a free inode.
     pub fn sync(&mut self) -> Result<(), FsError> {
+        self.write_back(None)
+    }
+
+    /// Makes `path`'s data, size and name durable: its blocks, the blocks
+    /// holding its inode and its name, the names and inodes of the
+    /// directories above it, and — as XN's refusals and the ordered pairs
+    /// demand — whatever those must wait for. Other changes may stay in
+    /// core.
+    pub fn fsync(&mut self, path: &str) -> Result<(), FsError> {
+        let mut want = BTreeSet::from([SUPER_BLOCK]);
+        let parts = super::split(path)?;
+        for n in 1..=parts.len() {
+            let prefix = parts.get(..n).unwrap_or(&[]).iter().fold(String::new(), |p, c| p + "/" + c);
+            let f = self.resolve(&prefix)?.ok_or(FsError::NotFound)?;
+            want.insert(f.at.block);
+            want.insert(f.inode.block);
+            if n == parts.len() && !f.rec.is_dir() {
+                want.extend(blocks_of(&f.rec));
+            }
+        }
+        self.write_back(Some(want))
+    }
+
+    /// Writes back every dirty block (`None`) or those of `want` and what
+    /// they wait for, in rounds separated by flushes.
+    fn write_back(&mut self, mut want: Option<BTreeSet<u64>>) -> Result<(), FsError> {
         let mut dirty = Vec::new();
         for _ in 0..MAX_ROUNDS {
             dirty.clear();
             self.disk.dirty(&mut dirty);
-            if dirty.is_empty() {
-                self.deps.clear();
+            let mut grew = false;
+            if let Some(w) = want.as_mut() {
+                // Ordered predecessors of wanted blocks are wanted too.
+                loop {
+                    let before = w.len();
+                    let pred: Vec<u64> = self.deps.iter().filter(|&&(_, t)| w.contains(&t)).map(|&(f, _)| f).collect();
+                    w.extend(pred.into_iter().filter(|f| dirty.contains(f)));
+                    if w.len() == before {
+                        break;
+                    }
+                    grew = true;
+                }
+            }
+            let todo: Vec<u64> =
+                dirty.iter().copied().filter(|b| want.as_ref().is_none_or(|w| w.contains(b))).collect();
+            if todo.is_empty() {
+                if want.is_none() {
+                    self.deps.clear();
+                }
                 return Ok(());
             }
             let mut written = Vec::new();
-            for &b in &dirty {
-                let waits = self.deps.iter().any(|&(f, t)| t == b && (dirty.contains(&f) || written.contains(&f)));
+            for &b in &todo {
+                let waits = self.deps.iter().any(|&(f, t)| t == b && dirty.contains(&f));
                 if waits && !self.disk.is_tainted(b) {
                     continue;
                 }
                 match self.disk.write(b) {
                     Ok(()) => written.push(b),
-                    Err(Refusal::TaintedPointer { .. }) => {}
+                    Err(Refusal::TaintedPointer { child, .. }) => {
+                        if let Some(w) = want.as_mut() {
+                            grew |= w.insert(child);
+                        }
+                    }
                     Err(e) => return Err(e.into()),
                 }
             }
             self.disk.flush()?;
-            if written.is_empty() {
+            if written.is_empty() && !grew {
                 return Err(FsError::Stuck);
             }
             dirty.clear();
@@ -92,12 +142,5 @@ impl<D: Disk> Fs<D> {
             self.deps.retain(|&(f, _)| dirty.contains(&f));
         }
         Err(FsError::Stuck)
-    }
-
-    /// Makes `path`'s data, size and name durable (this file system
-    /// syncs everything: the pairs tie most changes together anyway).
-    pub fn fsync(&mut self, path: &str) -> Result<(), FsError> {
-        self.stat(path)?;
-        self.sync()
     }
 }
