@@ -17,7 +17,7 @@ fn check(t: &Totals) {
 fn every_single_operation_survives_every_crash_state() {
     let mut t = Totals::default();
     run_all(1, 0, 1, &mut t);
-    assert_eq!(t.workloads, 23);
+    assert_eq!(t.workloads, 27);
     check(&t);
 }
 

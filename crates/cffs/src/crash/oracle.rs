@@ -49,11 +49,13 @@ pub fn all_facts(m: &Model) -> Facts {
     f
 }
 
-/// The facts a finished `fsync(p)` guarantees.
+/// The facts a finished `fsync(p)` guarantees (a directory: that it exists).
 pub fn file_facts(m: &Model, p: &str) -> Facts {
     let mut f = Facts::new();
     if let Some(c) = m.file(p).and_then(|i| m.files.get(i)) {
         f.insert(p.to_string(), Expect::File(vec![p.to_string()], c.clone()));
+    } else if m.nodes.get(p) == Some(&Node::Dir) {
+        f.insert(p.to_string(), Expect::Dir);
     }
     f
 }

@@ -87,6 +87,10 @@ pub fn pool() -> Vec<Op> {
         Op::Fsync("/g"),
         Op::Fsync("/n"),
         Op::Sync,
+        Op::Create("/B/h"),
+        Op::Write("/l", 0, 200),
+        Op::Rename("/n", "/A/f"),
+        Op::Fsync("/A"),
     ]
 }
 
