@@ -105,11 +105,23 @@ impl<D: Disk> Walk<'_, D> {
     }
 }
 
-/// Checks the file system on `disk`.
+/// Checks the file system on `disk` (superblock at block 0), assumed
+/// the only one there: every block it does not reach must be free.
 pub fn fsck<D: Disk>(disk: &mut D) -> Result<Fsck, FsError> {
+    check(disk, SUPER_BLOCK, true)
+}
+
+/// Checks the file system whose superblock is block `root`, on a disk
+/// other file systems may share (blocks it does not reach are not
+/// checked).
+pub fn fsck_at<D: Disk>(disk: &mut D, root: u64) -> Result<Fsck, FsError> {
+    check(disk, root, false)
+}
+
+fn check<D: Disk>(disk: &mut D, root: u64, whole: bool) -> Result<Fsck, FsError> {
     let mut w = Walk { disk, seen: BTreeSet::new(), out: Fsck::default() };
-    w.claim(SUPER_BLOCK, "superblock");
-    let sb = w.read(SUPER_BLOCK).ok_or(FsError::Corrupt("superblock unreadable"))?;
+    w.claim(root, "superblock");
+    let sb = w.read(root).ok_or(FsError::Corrupt("superblock unreadable"))?;
     if magic(&sb) != MAGIC_SUPER {
         return Err(FsError::Corrupt("no superblock"));
     }
@@ -210,7 +222,7 @@ pub fn fsck<D: Disk>(disk: &mut D) -> Result<Fsck, FsError> {
     // The free map is the complement of what is reachable.
     for b in 0..w.disk.nblocks() {
         let reached = w.seen.contains(&b);
-        if w.disk.is_free(b) == reached {
+        if w.disk.is_free(b) == reached && (reached || whole) {
             let s = if reached { "reachable but free" } else { "allocated but unreachable" };
             w.err(format!("block {b}: {s} in XN's free map"));
         }

@@ -47,4 +47,4 @@ pub mod image;
 pub use disk::Disk;
 pub use error::FsError;
 pub use fs::{Cursor, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
-pub use fsck::{Fsck, fsck};
+pub use fsck::{Fsck, fsck, fsck_at};

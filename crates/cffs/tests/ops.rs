@@ -177,3 +177,17 @@ fn fsync_writes_the_file_and_its_path_not_everything() {
     assert_eq!(read_all(&mut after, "/a/x"), b"durable");
     assert_eq!(after.stat("/b/y"), Err(FsError::NotFound));
 }
+
+#[test]
+fn the_superblock_may_live_elsewhere() {
+    let mut fs = Fs::mkfs_at(MemDisk::blank(128, OWNER, 0).unwrap(), OWNER, 40).unwrap();
+    fs.create("/f").unwrap();
+    fs.write("/f", 0, b"moved root").unwrap();
+    fs.sync().unwrap();
+    let mut d = fs.into_disk();
+    let f = oxok_cffs::fsck_at(&mut d, 40).unwrap();
+    assert!(f.clean() && f.blocks == 4, "{f:?}");
+    assert!(d.xn().free_map().is_free(0));
+    let (mut fs, _) = Fs::mount_at(d, OWNER, 40).unwrap();
+    assert_eq!(read_all(&mut fs, "/f"), b"moved root");
+}

@@ -74,18 +74,26 @@ pub struct Fs<D: Disk> {
     pub(crate) owner: u64,
     /// Write-back order the file system adds to XN's: (first, then).
     pub(crate) deps: Vec<(u64, u64)>,
+    /// The superblock (the XN root).
+    pub(crate) sb: u64,
 }
 
 impl<D: Disk> Fs<D> {
     /// Makes a file system on a blank disk (nothing allocated): superblock
     /// root, the first inode table, the root directory; everything durable
     /// when it returns.
-    pub fn mkfs(mut disk: D, owner: u64) -> Result<Fs<D>, FsError> {
-        if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
+    pub fn mkfs(disk: D, owner: u64) -> Result<Fs<D>, FsError> {
+        Fs::mkfs_at(disk, owner, SUPER_BLOCK)
+    }
+
+    /// [`mkfs`](Fs::mkfs) with the superblock at block `sb` (another file
+    /// system may own block 0); the file system never allocates block 0.
+    pub fn mkfs_at(mut disk: D, owner: u64, sb: u64) -> Result<Fs<D>, FsError> {
+        if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) || sb >= disk.nblocks() {
             return Err(FsError::InvalidArg);
         }
-        disk.add_root(SUPER_BLOCK, T_SUPER, &superblock(owner, disk.nblocks()))?;
-        let mut fs = Fs { disk, owner, deps: Vec::new() };
+        disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb };
         let (loc, _) = fs.new_inode(K_XDIR)?;
         if loc != fs.inode_loc(ROOT_INO)? {
             return Err(FsError::Corrupt("root inode is not inode 0"));
@@ -99,11 +107,16 @@ impl<D: Disk> Fs<D> {
     /// a crash may leave (link counts, orphaned inodes) and writes the
     /// repairs back.
     pub fn mount(disk: D, owner: u64) -> Result<(Fs<D>, Repairs), FsError> {
+        Fs::mount_at(disk, owner, SUPER_BLOCK)
+    }
+
+    /// [`mount`](Fs::mount) with the superblock at block `sb`.
+    pub fn mount_at(disk: D, owner: u64, sb: u64) -> Result<(Fs<D>, Repairs), FsError> {
         if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
             return Err(FsError::Corrupt("disk size"));
         }
-        let mut fs = Fs { disk, owner, deps: Vec::new() };
-        let sb = fs.get(SUPER_BLOCK)?;
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb };
+        let sb = fs.get(fs.sb)?;
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));
         }
@@ -148,7 +161,7 @@ impl<D: Disk> Fs<D> {
         if t >= ITABS {
             return Err(FsError::Corrupt("inode number past the tables"));
         }
-        let block = itab(&self.get(SUPER_BLOCK)?, t);
+        let block = itab(&self.get(self.sb)?, t);
         if block == 0 {
             return Err(FsError::Corrupt("inode in a missing table"));
         }

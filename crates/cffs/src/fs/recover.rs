@@ -61,7 +61,7 @@ impl<D: Disk> Fs<D> {
     pub(crate) fn repair(&mut self) -> Result<Repairs, FsError> {
         let mut rep = Repairs::default();
         let refs = self.count_names(&mut rep)?;
-        let sb = self.get(SUPER_BLOCK)?;
+        let sb = self.get(self.sb)?;
         for t in 0..ITABS {
             let block = itab(&sb, t);
             if block == 0 {

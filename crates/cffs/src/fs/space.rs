@@ -109,13 +109,13 @@ impl<D: Disk> Fs<D> {
     /// A fresh out-of-line inode of `kind` (link count 1), adding an inode
     /// table when all are full.
     pub(crate) fn new_inode(&mut self, kind: u8) -> Result<(Loc, u32), FsError> {
-        let mut sb = self.get(SUPER_BLOCK)?;
+        let mut sb = self.get(self.sb)?;
         for t in 0..ITABS {
             let mut block = itab(&sb, t);
             if block == 0 {
                 let (b, _) = self.find_run(1, 1)?;
                 set_itab(&mut sb, t, b);
-                self.disk.alloc(SUPER_BLOCK, &sb, Extent::new(b, 1, T_ITAB))?;
+                self.disk.alloc(self.sb, &sb, Extent::new(b, 1, T_ITAB))?;
                 self.disk.modify(b, &header(MAGIC_ITAB, self.owner))?;
                 block = b;
             }

@@ -17,7 +17,6 @@ use oxok_xn::Refusal;
 use super::{Fs, blocks_of};
 use crate::FsError;
 use crate::disk::Disk;
-use crate::layout::SUPER_BLOCK;
 
 /// Most rounds one sync takes (the metadata tree is 4 levels deep; extra
 /// rounds come only from ordered pairs).
@@ -75,7 +74,7 @@ impl<D: Disk> Fs<D> {
     /// demand — whatever those must wait for. Other changes may stay in
     /// core.
     pub fn fsync(&mut self, path: &str) -> Result<(), FsError> {
-        let mut want = BTreeSet::from([SUPER_BLOCK]);
+        let mut want = BTreeSet::from([self.sb]);
         let parts = super::split(path)?;
         for n in 1..=parts.len() {
             let prefix = parts.get(..n).unwrap_or(&[]).iter().fold(String::new(), |p, c| p + "/" + c);
