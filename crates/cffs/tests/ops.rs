@@ -191,3 +191,30 @@ fn the_superblock_may_live_elsewhere() {
     let (mut fs, _) = Fs::mount_at(d, OWNER, 40).unwrap();
     assert_eq!(read_all(&mut fs, "/f"), b"moved root");
 }
+
+#[test]
+fn hundreds_of_small_files_in_one_directory() {
+    let mut fs = fresh(2048);
+    fs.mkdir("/d").unwrap();
+    for i in 0..300 {
+        let p = format!("/d/file{i}");
+        fs.create(&p).unwrap();
+        fs.write(&p, 0, p.as_bytes()).unwrap();
+    }
+    let s = fs.stat("/d").unwrap();
+    // 10 blocks of records needed; grown 1, 1, 2, 4, 8 at a time.
+    assert_eq!(s.blocks, 16, "{s:?}");
+    let mut fs = reboot(fs);
+    assert_eq!(fs.readdir("/d").unwrap().len(), 300);
+    for i in (0..300).step_by(37) {
+        let p = format!("/d/file{i}");
+        assert_eq!(read_all(&mut fs, &p), p.as_bytes());
+    }
+    for i in 0..300 {
+        fs.unlink(&format!("/d/file{i}")).unwrap();
+    }
+    fs.unlink("/d").unwrap();
+    let fs = reboot(fs);
+    let f = fsck(&mut fs.into_disk()).unwrap();
+    assert_eq!(f.blocks, 3, "{f:?}");
+}

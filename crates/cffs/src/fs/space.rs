@@ -14,6 +14,8 @@ use crate::layout::*;
 
 /// Blocks in a directory's group.
 pub const GROUP: u64 = 16;
+/// Most blocks a directory grows by at once.
+pub const DIR_STEP_MAX: u64 = 64;
 
 impl<D: Disk> Fs<D> {
     /// The first free run at or after `hint` (wrapping), at most `want`
@@ -129,20 +131,47 @@ impl<D: Disk> Fs<D> {
         Err(FsError::NoSpace)
     }
 
-    /// Adds a directory block to the directory inode at `dir`; returns it.
+    /// Grows the directory inode at `dir` by as many blocks as it has (one
+    /// at first, at most [`DIR_STEP_MAX`]), in one run where the disk has
+    /// one — so a directory's extents cover 1, 1, 2, 4, … blocks — and
+    /// returns the first new block.
     pub(crate) fn add_dir_block(&mut self, dir: Loc) -> Result<u64, FsError> {
         let r = self.rec(dir)?;
         let have = r.blocks();
-        let hint = match r.ext.iter().rposition(|e| e.len > 0) {
-            Some(l) => end(&r.ext[l]),
+        let n = have.clamp(1, DIR_STEP_MAX);
+        let after = r.ext.iter().rposition(|e| e.len > 0).map(|l| end(&r.ext[l]));
+        let hint = match after {
+            Some(e) if self.free_after(e, n) == n => e,
+            Some(e) => self.find_free_run(e, n).unwrap_or(e),
             None => self.group_start(dir.block)?,
         };
-        let mut r = self.grow(dir, have + 1, T_DIR as u16, hint)?;
-        let block = r.block_at(have).ok_or(FsError::Corrupt("directory block missing"))?;
-        self.disk.modify(block, &header(MAGIC_DIR, self.owner))?;
+        let mut r = self.grow(dir, have + n, T_DIR as u16, hint)?;
+        for i in have..have + n {
+            let block = r.block_at(i).ok_or(FsError::Corrupt("directory block missing"))?;
+            self.disk.modify(block, &header(MAGIC_DIR, self.owner))?;
+        }
         r.size = r.blocks() * BSIZE;
         self.put_rec(dir, &r)?;
-        Ok(block)
+        r.block_at(have).ok_or(FsError::Corrupt("directory block missing"))
+    }
+
+    /// The first run of `n` free blocks at or after `hint` (wrapping).
+    fn find_free_run(&self, hint: u64, n: u64) -> Option<u64> {
+        let total = self.disk.nblocks();
+        let mut b = hint.max(1);
+        let mut scanned = 0;
+        while scanned < total {
+            if b >= total {
+                b = 1;
+            }
+            let k = self.free_after(b, n);
+            if k == n {
+                return Some(b);
+            }
+            b += k + 1;
+            scanned += k + 1;
+        }
+        None
     }
 
     /// A free record in the directory at `dir`, preferring block `near`.
