@@ -2,6 +2,7 @@
 //! crashtest`): every single operation, and every pair whose enumeration
 //! index falls in one of 8 shards.
 
+use oxok_cffs::crash::workload::{SETUP, setup_full_table};
 use oxok_cffs::crash::{Totals, run_all};
 
 fn check(t: &Totals) {
@@ -16,7 +17,7 @@ fn check(t: &Totals) {
 #[test]
 fn every_single_operation_survives_every_crash_state() {
     let mut t = Totals::default();
-    run_all(1, 0, 1, &mut t);
+    run_all(&SETUP, 1, 0, 1, &mut t);
     assert_eq!(t.workloads, 27);
     check(&t);
 }
@@ -24,7 +25,7 @@ fn every_single_operation_survives_every_crash_state() {
 #[test]
 fn a_shard_of_the_operation_pairs_survives_every_crash_state() {
     let mut t = Totals::default();
-    run_all(2, 3, 8, &mut t);
+    run_all(&SETUP, 2, 3, 8, &mut t);
     check(&t);
 }
 
@@ -46,4 +47,27 @@ fn the_harness_catches_a_write_that_never_landed() {
     let mut t = Totals::default();
     check(&r, "lost write", &mut t);
     assert!(t.dangling > 0 && t.lost > 0, "{t:?}");
+}
+
+/// A directory whose inode needs a new inode table: the name may not
+/// reach the disk before the superblock lists the table.
+#[test]
+fn a_name_in_a_new_inode_table_waits_for_the_superblock() {
+    use oxok_cffs::crash::workload::Op;
+    use oxok_cffs::crash::{check, record_after};
+    // The root is inode 0; 30 more directories fill the first table.
+    let mut setup: Vec<Op> = (0..30).map(|i| Op::Mkdir(Box::leak(format!("/d{i}").into_boxed_str()))).collect();
+    setup.push(Op::Sync);
+    let r = record_after(&setup, &[Op::Mkdir("/x"), Op::Create("/x/f"), Op::Write("/x/f", 0, 100), Op::Fsync("/x/f")])
+        .unwrap();
+    let mut t = Totals::default();
+    check(&r, "new inode table", &mut t);
+    assert!(t.ok(), "{:#?}", t.examples);
+}
+
+#[test]
+fn every_single_operation_survives_with_the_inode_table_full() {
+    let mut t = Totals::default();
+    run_all(&setup_full_table(), 1, 0, 1, &mut t);
+    check(&t);
 }

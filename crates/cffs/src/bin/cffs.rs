@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use oxok_cffs::crash::workload::{SETUP, setup_full_table};
 use oxok_cffs::crash::{Totals, run_all};
 use oxok_cffs::image;
 
@@ -67,28 +68,33 @@ fn crashtest(rest: &[&str]) -> Result<(), String> {
             _ => return Err(format!("crashtest: bad option {w}")),
         }
     }
-    let handles: Vec<_> = (0..jobs)
-        .map(|shard| {
-            std::thread::spawn(move || {
-                let mut t = Totals::default();
-                run_all(depth, shard, jobs, &mut t);
-                t
-            })
-        })
-        .collect();
     let mut all = Totals::default();
-    for h in handles {
-        let t = h.join().map_err(|_| "a crashtest thread panicked".to_string())?;
-        all.workloads += t.workloads;
-        all.states += t.states;
-        all.lost += t.lost;
-        all.dangling += t.dangling;
-        all.fsck += t.fsck;
-        all.model += t.model;
-        all.examples.extend(t.examples);
+    for (name, setup, depth) in
+        [("small tree", SETUP.to_vec(), depth), ("full inode table", setup_full_table(), depth.min(2))]
+    {
+        let handles: Vec<_> = (0..jobs)
+            .map(|shard| {
+                let setup = setup.clone();
+                std::thread::spawn(move || {
+                    let mut t = Totals::default();
+                    run_all(&setup, depth, shard, jobs, &mut t);
+                    t
+                })
+            })
+            .collect();
+        let mut part = Totals::default();
+        for h in handles {
+            let t = h.join().map_err(|_| "a crashtest thread panicked".to_string())?;
+            part.add(&t);
+        }
+        println!(
+            "crashtest: after the {name} setup, {} workloads of 1..={depth} operations, {} crash states",
+            part.workloads, part.states
+        );
+        all.add(&part);
     }
     println!(
-        "crashtest: {} workloads (sequences of 1..={depth} operations), {} crash states checked: {} lost fsynced data, {} dangling pointers, {} fsck failures, {} model mismatches",
+        "crashtest: {} workloads, {} crash states checked: {} lost fsynced data, {} dangling pointers, {} fsck failures, {} model mismatches",
         all.workloads, all.states, all.lost, all.dangling, all.fsck, all.model
     );
     for e in all.examples.iter().take(20) {

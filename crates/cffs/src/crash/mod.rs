@@ -49,6 +49,17 @@ impl Totals {
         self.lost == 0 && self.dangling == 0 && self.fsck == 0 && self.model == 0
     }
 
+    /// Adds another set of totals.
+    pub fn add(&mut self, o: &Totals) {
+        self.workloads += o.workloads;
+        self.states += o.states;
+        self.lost += o.lost;
+        self.dangling += o.dangling;
+        self.fsck += o.fsck;
+        self.model += o.model;
+        self.examples.extend(o.examples.iter().cloned());
+    }
+
     fn note(&mut self, what: String) {
         if self.examples.len() < 20 {
             self.examples.push(what);
@@ -71,14 +82,39 @@ pub struct Recorded {
 /// one) while recording; `Err` if the file system and the model disagree
 /// or the run fails.
 pub fn record(ops: &[Op]) -> Result<Recorded, String> {
+    record_after(&SETUP, ops)
+}
+
+/// [`record`] from another setup (which should end with a sync).
+pub fn record_after(setup: &[Op], ops: &[Op]) -> Result<Recorded, String> {
+    record_from(&prepare(setup)?, ops)
+}
+
+/// The durable state after a setup, to start many workloads from.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    image: Vec<crate::layout::Block>,
+    model: Model,
+    ops: usize,
+}
+
+/// Runs `setup` (which should end with a sync) on a fresh file system.
+pub fn prepare(setup: &[Op]) -> Result<Prepared, String> {
     let mut m = Model::default();
     let disk = MemDisk::blank(DISK_BLOCKS, OWNER, 0xa5).map_err(|e| format!("blank disk: {e}"))?;
     let mut fs = Fs::mkfs(disk, OWNER).map_err(|e| format!("mkfs: {e}"))?;
-    for (i, op) in SETUP.iter().enumerate() {
+    for (i, op) in setup.iter().enumerate() {
         apply(&mut fs, &mut m, op, i).map_err(|e| format!("setup: {e}"))?;
     }
-    let mut disk = fs.into_disk();
-    let initial = disk.image().to_vec();
+    fs.sync().map_err(|e| format!("setup: {e}"))?;
+    Ok(Prepared { image: fs.into_disk().image().to_vec(), model: m, ops: setup.len() })
+}
+
+/// [`record`] from a prepared state (reopened as after a reboot).
+pub fn record_from(p: &Prepared, ops: &[Op]) -> Result<Recorded, String> {
+    let mut m = p.model.clone();
+    let initial = p.image.clone();
+    let (mut disk, _) = MemDisk::open(initial.clone(), OWNER).map_err(|e| format!("open: {e}"))?;
     disk.record();
     let (mut fs, _) = Fs::mount(disk, OWNER).map_err(|e| format!("mount: {e}"))?;
     let mut steps = vec![Step { start: 0, end: 0, touched: Vec::new(), renamed: None, durable: all_facts(&m) }];
@@ -86,7 +122,7 @@ pub fn record(ops: &[Op]) -> Result<Recorded, String> {
     for (i, op) in ops.iter().chain(last.as_ref()).enumerate() {
         let start = fs.disk().event_count();
         let before = touched(&m, op);
-        let ok = apply(&mut fs, &mut m, op, SETUP.len() + i)?;
+        let ok = apply(&mut fs, &mut m, op, p.ops + i)?;
         let durable = match (ok, op) {
             (true, Op::Sync) => all_facts(&m),
             (true, Op::Fsync(p)) => file_facts(&m, p),
@@ -117,11 +153,12 @@ pub fn check(r: &Recorded, label: &str, t: &mut Totals) {
     }
 }
 
-/// Runs one workload and checks its crash states into `t`.
-pub fn run_one(ops: &[Op], t: &mut Totals) {
+/// Runs one workload from a prepared state and checks its crash states
+/// into `t`.
+pub fn run_one(from: &Prepared, ops: &[Op], t: &mut Totals) {
     t.workloads += 1;
     let label = ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join("; ");
-    match record(ops) {
+    match record_from(from, ops) {
         Ok(r) => check(&r, &label, t),
         Err(e) => {
             t.model += 1;
@@ -130,9 +167,16 @@ pub fn run_one(ops: &[Op], t: &mut Totals) {
     }
 }
 
-/// Every workload of `1..=depth` operations from the pool whose index
-/// (in enumeration order) is `≡ shard (mod shards)`.
-pub fn run_all(depth: usize, shard: usize, shards: usize, t: &mut Totals) {
+/// Every workload of `1..=depth` operations from the pool, after
+/// `setup`, whose index (in enumeration order) is `≡ shard (mod shards)`.
+pub fn run_all(setup: &[Op], depth: usize, shard: usize, shards: usize, t: &mut Totals) {
+    let prepared = match prepare(setup) {
+        Ok(p) => p,
+        Err(e) => {
+            t.model += 1;
+            return t.note(e);
+        }
+    };
     let pool = pool();
     let mut idx = 0usize;
     for len in 1..=depth {
@@ -151,7 +195,7 @@ pub fn run_all(depth: usize, shard: usize, shards: usize, t: &mut Totals) {
                     o
                 })
                 .collect();
-            run_one(&ops, t);
+            run_one(&prepared, &ops, t);
         }
     }
 }

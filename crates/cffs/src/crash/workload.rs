@@ -61,6 +61,21 @@ pub const SETUP: [Op; 6] = [
     Op::Sync,
 ];
 
+/// Directories that, with `/A` and the root, fill the first inode table.
+const FILLERS: [&str; 29] = [
+    "/d0", "/d1", "/d2", "/d3", "/d4", "/d5", "/d6", "/d7", "/d8", "/d9", "/d10", "/d11", "/d12", "/d13", "/d14",
+    "/d15", "/d16", "/d17", "/d18", "/d19", "/d20", "/d21", "/d22", "/d23", "/d24", "/d25", "/d26", "/d27", "/d28",
+];
+
+/// [`SETUP`] with the first inode table full, so the next directory or
+/// first hard link needs a new table (and a superblock change).
+pub fn setup_full_table() -> Vec<Op> {
+    let mut v: Vec<Op> = SETUP[..SETUP.len() - 1].to_vec();
+    v.extend(FILLERS.iter().map(|d| Op::Mkdir(d)));
+    v.push(Op::Sync);
+    v
+}
+
 /// The operation pool.
 pub fn pool() -> Vec<Op> {
     vec![

@@ -4,7 +4,8 @@
 //! Ordering the file system adds to XN's (every change stays in core until
 //! [`sync`](Fs::sync); [`Fs::order`] records "this block reaches the disk
 //! first"):
-//! * a name for an out-of-line inode reaches the disk after the inode;
+//! * a name for an out-of-line inode reaches the disk after the inode (and
+//!   after the superblock, which lists a new inode table);
 //! * an out-of-line inode is freed on disk only after its last name is gone;
 //! * a file moved to another directory block (rename, or the first `link`
 //!   moving C-FFS's embedded inode out of line) is copied — XN moves a block
@@ -53,11 +54,18 @@ impl<D: Disk> Fs<D> {
     /// into directory `dir`, after the inode (ordering).
     fn add_link(&mut self, dir: Loc, name: &[u8], inode: Loc, ino: u32, near: Option<u64>) -> Result<Loc, FsError> {
         let at = self.free_record(dir, near)?;
-        self.order(inode.block, at.block)?;
+        self.order_inode(inode, at.block)?;
         let mut r = Record { kind: K_LINK, ino, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
         Ok(at)
+    }
+
+    /// Orders a name of the out-of-line inode at `inode` after the inode
+    /// and after the superblock (which lists a new inode table).
+    fn order_inode(&mut self, inode: Loc, name: u64) -> Result<(), FsError> {
+        self.order(inode.block, name)?;
+        self.order(self.sb, name)
     }
 
     /// Removes a file's name, or an empty directory.
@@ -115,7 +123,7 @@ impl<D: Disk> Fs<D> {
             self.copy_into(&f, inode, inode.block)?;
             let mut old_name = Record { kind: K_LINK, ino, ..Record::default() };
             old_name.set_name(f.rec.name());
-            self.order(inode.block, f.at.block)?;
+            self.order_inode(inode, f.at.block)?;
             self.shrink(f.at, 0)?;
             self.put_rec(f.at, &old_name)?;
             (inode, ino)

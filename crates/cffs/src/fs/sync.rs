@@ -3,10 +3,6 @@
 //! reaches the disk before `then`" ([`Fs::order`]). `sync` writes in rounds:
 //! every dirty block whose XN children and ordered predecessors are durable,
 //! then one flush, until nothing is dirty.
-//!
-//! A block that is still tainted (allocated, never durably written) may be
-//! written whatever it waits for: no durable pointer reaches it, so its
-//! content is invisible until its owner is written — after it.
 
 use alloc::collections::BTreeSet;
 use alloc::string::String;
@@ -24,14 +20,19 @@ const MAX_ROUNDS: usize = 64;
 
 impl<D: Disk> Fs<D> {
     /// Records that `first` (changed already) must be durable before the
-    /// next change to `then` reaches the disk. If `then` already waits,
-    /// through other pairs, for something that waits for `first`, syncs
-    /// first instead (so the pairs never form a cycle).
+    /// next change to `then` reaches the disk. If either is tainted, or
+    /// `then` already waits, through other pairs, for something that waits
+    /// for `first`, syncs instead (so the pairs never form a cycle, with
+    /// each other or with XN's order).
     pub(crate) fn order(&mut self, first: u64, then: u64) -> Result<(), FsError> {
         if first == then || !self.is_dirty(first) {
             return Ok(());
         }
-        if self.waits_for(first, then) {
+        // A tainted block is reachable on disk only once its owner is
+        // written, which knows nothing of this pair; and a pair could close
+        // a cycle with XN's own order (owner after tainted child). Either
+        // way, write everything now: `first` is then durable and reachable.
+        if self.disk.is_tainted(first) || self.disk.is_tainted(then) || self.waits_for(first, then) {
             return self.sync();
         }
         self.deps.try_reserve(1).map_err(|_| FsError::NoMemory)?;
@@ -74,7 +75,9 @@ impl<D: Disk> Fs<D> {
     /// demand — whatever those must wait for. Other changes may stay in
     /// core.
     pub fn fsync(&mut self, path: &str) -> Result<(), FsError> {
-        let mut want = BTreeSet::from([self.sb]);
+        // The root's inode block owns the blocks of the root directory (a
+        // new one may hold the name).
+        let mut want = BTreeSet::from([self.sb, self.inode_loc(crate::layout::ROOT_INO)?.block]);
         let parts = super::split(path)?;
         for n in 1..=parts.len() {
             let prefix = parts.get(..n).unwrap_or(&[]).iter().fold(String::new(), |p, c| p + "/" + c);
@@ -118,8 +121,7 @@ impl<D: Disk> Fs<D> {
             }
             let mut written = Vec::new();
             for &b in &todo {
-                let waits = self.deps.iter().any(|&(f, t)| t == b && dirty.contains(&f));
-                if waits && !self.disk.is_tainted(b) {
+                if self.deps.iter().any(|&(f, t)| t == b && dirty.contains(&f)) {
                     continue;
                 }
                 match self.disk.write(b) {
