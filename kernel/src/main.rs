@@ -76,7 +76,8 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         panic!("kernel heap: {e}");
     }
     let tsc_hz = arch::tsc::calibrate();
-    let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0 };
+    let boot_unix = arch::rtc::read().map_or(0, |t| arch::rtc::unix_seconds(&t));
+    let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0, boot_unix };
     let archive_range = boot.modules().first().map_or((0, 0), |m| (m.start, m.end));
     if let Err(e) = mem::exposed::init(clock, archive_range) {
         panic!("exposed tables: {e}");
@@ -116,6 +117,10 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         }
     }
 
+    if cmd.crash {
+        crash_on_purpose();
+    }
+
     state::with(|k| k.steps = cmd.run.into_iter().collect());
     let c = cmd.slots;
     ::log::info!(
@@ -128,4 +133,11 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     );
     timer::init(cmd.tick_hz, tsc_hz);
     sched::start()
+}
+
+/// The `crash` command-line word: a panic from a function of its own, so
+/// the report's backtrace has a known frame to show.
+#[inline(never)]
+fn crash_on_purpose() -> ! {
+    panic!("crash requested on the command line")
 }

@@ -54,6 +54,9 @@ COMMANDS
   profile WORKLOAD [...]
                Where the guest's instructions go in one bench workload
                (see `cargo xtask profile --help`).
+  symbolize LOG...
+               Print serial logs with their backtraces symbolised (kernel
+               panics and programs ended by a fault), from the last build.
   help         This text.
 
 ENVIRONMENT
@@ -76,6 +79,7 @@ pub(crate) enum Cmd {
     Bench(Vec<String>),
     Fuzz(crate::fuzz::FuzzOpts),
     Profile(Vec<String>),
+    Symbolize(Vec<String>),
     /// `crashtest`, `mkfs`, `fsck`: the command word and its arguments.
     Cffs(Vec<String>),
 }
@@ -125,6 +129,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
     }
     if cmd == "profile" {
         return Ok(Cmd::Profile(rest.to_vec()));
+    }
+    if cmd == "symbolize" {
+        return Ok(Cmd::Symbolize(rest.to_vec()));
     }
     if crate::crashtest::is_ours(cmd) {
         return Ok(Cmd::Cffs(args.to_vec()));
