@@ -71,3 +71,22 @@ fn every_single_operation_survives_with_the_inode_table_full() {
     run_all(&setup_full_table(), 1, 0, 1, &mut t);
     check(&t);
 }
+
+/// Two sequences the full crashtest once caught (full inode table, so the
+/// root directory grows a block): a name moved to a new block must wait
+/// for its inode, and must not appear twice while an old name with the
+/// same text is still on disk.
+#[test]
+fn regressions_found_by_the_full_crashtest() {
+    use oxok_cffs::crash::workload::Op;
+    use oxok_cffs::crash::{check, record_after};
+    let mut t = Totals::default();
+    for ops in [
+        vec![Op::Mkdir("/B"), Op::Link("/A/f", "/l"), Op::Rename("/A/f", "/g")],
+        vec![Op::Rename("/g", "/A/n"), Op::Create("/n"), Op::Rename("/A/f", "/g")],
+    ] {
+        let r = record_after(&setup_full_table(), &ops).unwrap();
+        check(&r, &format!("{ops:?}"), &mut t);
+    }
+    assert!(t.ok(), "{:#?}", t.examples);
+}

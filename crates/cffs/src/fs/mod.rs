@@ -76,6 +76,9 @@ pub struct Fs<D: Disk> {
     pub(crate) deps: Vec<(u64, u64)>,
     /// The superblock (the XN root).
     pub(crate) sb: u64,
+    /// Names taken out of a directory block and not yet durably gone:
+    /// (block, name). The same name written elsewhere waits for them.
+    pub(crate) vacated: Vec<(u64, Vec<u8>)>,
 }
 
 impl<D: Disk> Fs<D> {
@@ -93,7 +96,7 @@ impl<D: Disk> Fs<D> {
             return Err(FsError::InvalidArg);
         }
         disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
-        let mut fs = Fs { disk, owner, deps: Vec::new(), sb };
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new() };
         let (loc, _) = fs.new_inode(K_XDIR)?;
         if loc != fs.inode_loc(ROOT_INO)? {
             return Err(FsError::Corrupt("root inode is not inode 0"));
@@ -115,7 +118,7 @@ impl<D: Disk> Fs<D> {
         if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
             return Err(FsError::Corrupt("disk size"));
         }
-        let mut fs = Fs { disk, owner, deps: Vec::new(), sb };
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new() };
         let sb = fs.get(fs.sb)?;
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));

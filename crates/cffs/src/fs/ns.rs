@@ -33,10 +33,25 @@ impl<D: Disk> Fs<D> {
         Ok((dir, name))
     }
 
+    /// Notes that `name` left `block` (in core).
+    fn vacate(&mut self, block: u64, name: &[u8]) -> Result<(), FsError> {
+        self.vacated.try_reserve(1).map_err(|_| FsError::NoMemory)?;
+        self.vacated.push((block, Vec::from(name)));
+        Ok(())
+    }
+
+    /// Orders a new `name` in `block` after every removal of the same name
+    /// from another block not yet durable, so no crash shows it twice.
+    fn claim(&mut self, block: u64, name: &[u8]) -> Result<(), FsError> {
+        let from: Vec<u64> = self.vacated.iter().filter(|(b, n)| *b != block && n == name).map(|(b, _)| *b).collect();
+        from.into_iter().try_for_each(|b| self.order(b, block))
+    }
+
     /// Creates an empty file.
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
         let (dir, name) = self.new_name(path)?;
         let at = self.free_record(dir, None)?;
+        self.claim(at.block, name)?;
         let mut r = Record { kind: K_FILE, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)
@@ -55,6 +70,7 @@ impl<D: Disk> Fs<D> {
     fn add_link(&mut self, dir: Loc, name: &[u8], inode: Loc, ino: u32, near: Option<u64>) -> Result<Loc, FsError> {
         let at = self.free_record(dir, near)?;
         self.order_inode(inode, at.block)?;
+        self.claim(at.block, name)?;
         let mut r = Record { kind: K_LINK, ino, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
@@ -89,6 +105,8 @@ impl<D: Disk> Fs<D> {
 
     /// Removes the name `f`; frees the inode with its last name.
     pub(crate) fn drop_name(&mut self, f: Found) -> Result<(), FsError> {
+        let name = self.rec(f.at)?;
+        self.vacate(f.at.block, name.name())?;
         if f.at == f.inode {
             self.shrink(f.at, 0)?;
             return self.put_rec(f.at, &Record::default());
@@ -185,14 +203,18 @@ impl<D: Disk> Fs<D> {
             if let Some(b) = replaced {
                 self.order(b, f.at.block)?;
             }
+            self.claim(f.at.block, name)?;
             let mut r = self.rec(f.at)?;
+            self.vacate(f.at.block, r.name())?;
             r.set_name(name);
             return self.put_rec(f.at, &r);
         }
         // The replaced name's record is reused: removal and new name are one
         // block write.
         let at = self.free_record(dir, replaced)?;
+        self.claim(at.block, name)?;
         let mut r = self.rec(f.at)?;
+        let old_name = r;
         r.set_name(name);
         if f.at == f.inode {
             let mut head = r;
@@ -201,9 +223,12 @@ impl<D: Disk> Fs<D> {
             self.put_rec(at, &head)?;
             self.copy_into(&f, at, at.block + 1)?;
         } else {
+            // The inode must be on disk before this new name is.
+            self.order_inode(f.inode, at.block)?;
             self.put_rec(at, &r)?;
         }
         self.order(at.block, f.at.block)?;
+        self.vacate(f.at.block, old_name.name())?;
         if f.at == f.inode {
             self.shrink(f.at, 0)?;
         }

@@ -116,6 +116,7 @@ impl<D: Disk> Fs<D> {
             if todo.is_empty() {
                 if want.is_none() {
                     self.deps.clear();
+                    self.vacated.clear();
                 }
                 return Ok(());
             }
@@ -141,6 +142,7 @@ impl<D: Disk> Fs<D> {
             dirty.clear();
             self.disk.dirty(&mut dirty);
             self.deps.retain(|&(f, _)| dirty.contains(&f));
+            self.vacated.retain(|(b, _)| dirty.contains(b));
         }
         Err(FsError::Stuck)
     }
