@@ -1,81 +1,138 @@
 //! Linux programs built from C sources nobody here wrote, for the Linux
 //! personality's conformance checks (issue 12): Lua 5.4 from the crate
-//! `lua-src` (a dependency of this tool for its sources only: cargo fetches
-//! and pins it, `Cargo.lock` records its checksum) with a driver of our own
-//! (`apps/linux-tests/lua/driver.c`), built static with `musl-gcc` into the
-//! boot archive as `lx-lua`.
+//! `lua-src` and SQLite from the crate `libsqlite3-sys`, each with a driver
+//! of our own (`apps/linux-tests/{lua,sqlite}/driver.c`), built static with
+//! `musl-gcc` into the boot archive as `lx-lua` and `lx-sqlite`.
+//!
+//! The crates are dependencies of `xtask/csources`, a package that is never
+//! built: `cargo metadata` on it downloads them (checksums in its
+//! `Cargo.lock`) and says where they are.
 
 use crate::json::Json;
 use crate::meta::{Workspace, cargo};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Flags of the Lua build: C99 with POSIX functions (no dlopen, no readline).
-const LUA_CFLAGS: &[&str] = &["-O2", "-static", "-std=gnu99", "-DLUA_USE_POSIX", "-w"];
+/// One program: its name in the archive, its driver, the crate and the
+/// directory in it holding the C sources, which files to leave out, flags.
+struct Program {
+    name: &'static str,
+    driver: &'static str,
+    package: &'static str,
+    /// The first directory of the package whose name starts with this.
+    source_dir: &'static str,
+    /// C files of that directory not to compile (other programs' `main`).
+    leave_out: &'static [&'static str],
+    cflags: &'static [&'static str],
+}
 
-/// The directory of a dependency package of this workspace, from `cargo
-/// metadata` (cargo downloads it if it is not there yet).
-fn package_dir(name: &str) -> Result<PathBuf, String> {
+const PROGRAMS: [Program; 2] = [
+    Program {
+        name: "lx-lua",
+        driver: "lua/driver.c",
+        package: "lua-src",
+        source_dir: "lua-5.4",
+        leave_out: &["lua.c", "luac.c", "onelua.c"],
+        // C99 with POSIX functions (no dlopen, no readline).
+        cflags: &["-O2", "-static", "-std=gnu99", "-DLUA_USE_POSIX", "-w"],
+    },
+    Program {
+        name: "lx-sqlite",
+        driver: "sqlite/driver.c",
+        package: "libsqlite3-sys",
+        source_dir: "sqlite3",
+        leave_out: &["wasm32-wasi-vfs.c"],
+        // One thread, no extension loading (no dlopen), no memory statistics.
+        cflags: &[
+            "-O2",
+            "-static",
+            "-w",
+            "-DSQLITE_THREADSAFE=0",
+            "-DSQLITE_OMIT_LOAD_EXTENSION",
+            "-DSQLITE_DEFAULT_MEMSTATUS=0",
+        ],
+    },
+];
+
+/// Every program, built into `dir` unless newer than its driver: (name in
+/// the archive, file) each.
+pub(crate) fn build_all(ws: &Workspace, dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let tests = ws.root.join("apps").join("linux-tests");
+    let mut packages = None;
+    let mut out = Vec::new();
+    for p in &PROGRAMS {
+        let driver = tests.join(p.driver);
+        let exe = dir.join(p.name);
+        let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
+        let changed = std::fs::metadata(&driver).and_then(|m| m.modified()).ok();
+        if built.is_none() || changed > built {
+            if packages.is_none() {
+                packages = Some(package_dirs(ws)?);
+            }
+            let pkg = packages.as_ref().and_then(|all: &Vec<(String, PathBuf)>| {
+                all.iter().find(|(n, _)| n == p.package).map(|(_, d)| d.clone())
+            });
+            let pkg = pkg.ok_or_else(|| format!("xtask/csources lists no package {}", p.package))?;
+            build(p, &driver, &pkg, &exe)?;
+        }
+        out.push((p.name.to_string(), exe));
+    }
+    Ok(out)
+}
+
+/// (name, directory) of every package `xtask/csources` depends on; cargo
+/// downloads them if they are not there yet.
+fn package_dirs(ws: &Workspace) -> Result<Vec<(String, PathBuf)>, String> {
+    let manifest = ws.root.join("xtask").join("csources").join("Cargo.toml");
     let out = cargo()
-        .args(["metadata", "--format-version", "1", "--filter-platform", "x86_64-unknown-linux-gnu"])
+        .args(["metadata", "--format-version", "1", "--manifest-path"])
+        .arg(&manifest)
         .output()
         .map_err(|e| format!("could not run cargo metadata: {e}"))?;
     if !out.status.success() {
         return Err(format!("cargo metadata failed:\n{}", String::from_utf8_lossy(&out.stderr).trim_end()));
     }
     let j = Json::parse(&String::from_utf8_lossy(&out.stdout)).map_err(|e| format!("cargo metadata: {e}"))?;
-    j.get("packages")
+    Ok(j.get("packages")
         .items()
         .iter()
-        .find(|p| p.get("name").as_str() == Some(name))
-        .and_then(|p| Path::new(p.get("manifest_path").as_str()?).parent().map(Path::to_path_buf))
-        .ok_or_else(|| format!("cargo metadata lists no package {name}"))
+        .filter_map(|p| {
+            let dir = Path::new(p.get("manifest_path").as_str()?).parent()?.to_path_buf();
+            Some((p.get("name").as_str()?.to_string(), dir))
+        })
+        .collect())
 }
 
-/// The Lua 5.4 sources inside `lua-src`.
-fn lua_sources() -> Result<(PathBuf, Vec<PathBuf>), String> {
-    let pkg = package_dir("lua-src")?;
-    let dir = std::fs::read_dir(&pkg)
+/// Compiles `driver` with the C files of `p`'s source directory in `pkg`.
+fn build(p: &Program, driver: &Path, pkg: &Path, exe: &Path) -> Result<(), String> {
+    let dir = std::fs::read_dir(pkg)
         .map_err(|e| format!("cannot read {}: {e}", pkg.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("lua-5.4")))
-        .ok_or_else(|| format!("no lua-5.4 directory in {}", pkg.display()))?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .find(|d| d.is_dir() && d.file_name().is_some_and(|n| n.to_string_lossy().starts_with(p.source_dir)))
+        .ok_or_else(|| format!("no {}* directory in {}", p.source_dir, pkg.display()))?;
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        // The stand-alone interpreter and compiler have their own main.
-        .filter(|p| !matches!(p.file_stem().and_then(|s| s.to_str()), Some("lua" | "luac" | "onelua")))
+        .filter(|f| f.extension().is_some_and(|x| x == "c"))
+        .filter(|f| !f.file_name().is_some_and(|n| p.leave_out.iter().any(|l| n.to_string_lossy() == *l)))
         .collect();
-    files.sort();
-    Ok((dir, files))
-}
-
-/// `lx-lua` in `dir`, built unless it is newer than its driver; (name in
-/// the archive, file).
-pub(crate) fn lua(ws: &Workspace, dir: &Path) -> Result<(String, PathBuf), String> {
-    let driver = ws.root.join("apps").join("linux-tests").join("lua").join("driver.c");
-    let exe = dir.join("lua");
-    let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
-    let changed = std::fs::metadata(&driver).and_then(|m| m.modified()).ok();
-    if built.is_none() || changed > built {
-        let (include, sources) = lua_sources()?;
-        eprintln!("xtask: building lx-lua (Lua 5.4 from lua-src, {} C files) with musl-gcc", sources.len());
-        let status = Command::new("musl-gcc")
-            .args(LUA_CFLAGS)
-            .arg("-I")
-            .arg(&include)
-            .arg("-o")
-            .arg(&exe)
-            .arg(&driver)
-            .args(&sources)
-            .arg("-lm")
-            .status()
-            .map_err(|e| format!("could not run musl-gcc: {e}"))?;
-        if !status.success() {
-            let _ = std::fs::remove_file(&exe);
-            return Err(format!("musl-gcc failed building lx-lua from {}", include.display()));
-        }
+    sources.sort();
+    eprintln!("xtask: building {} ({} C files of {}) with musl-gcc", p.name, sources.len(), dir.display());
+    let status = Command::new("musl-gcc")
+        .args(p.cflags)
+        .arg("-I")
+        .arg(&dir)
+        .arg("-o")
+        .arg(exe)
+        .arg(driver)
+        .args(&sources)
+        .arg("-lm")
+        .status()
+        .map_err(|e| format!("could not run musl-gcc: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        let _ = std::fs::remove_file(exe);
+        Err(format!("musl-gcc failed building {} (messages above)", p.name))
     }
-    Ok(("lx-lua".to_string(), exe))
 }

@@ -1197,6 +1197,30 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "linux-sqlite",
+        about: "SQLite 3 (the amalgamation of the crate libsqlite3-sys, built musl-gcc -static with our driver) runs on \
+                the personality: 10,000 inserts in a transaction, an index, group/order/join, update/delete, JSON, \
+                and a database file on the file server that keeps its commits, drops its rollbacks and passes \
+                integrity_check after reopening",
+        cmdline: "run=init",
+        input: "linux lx-sqlite\necho status $?\nlinux lx-sqlite -e \"select 6 * 7, 'x'\"\nexit 0\n",
+        expect: &[
+            "ok 10000-inserts",
+            "ok index",
+            "ok file-create",
+            "ok file-rollback",
+            "ok file-reopen",
+            "ok integrity",
+            "lx-sqlite: SQLite 3.*, 14 checks, 0 failed",
+            "status 0",
+            "42|x",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 240,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "linux-files",
         about: "a static musl program works with the file server's files through the personality: create, write, \
                 read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices, pipes",

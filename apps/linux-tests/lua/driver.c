@@ -7,8 +7,13 @@
    formatting of floats).
 
    `lx-lua` runs the checks; `lx-lua -e CHUNK` runs one chunk and prints
-   what it returns (for trying things at the Oxok prompt). */
+   what it returns (for trying things at the Oxok prompt); `lx-lua --bench
+   [quick]` prints the benchmark line `bench: lua_sort CYCLES cycles`, the
+   median over rounds of the "sort" check's chunk (the same program in the
+   Linux benchmark guest and on Oxok, `cargo xtask bench`). */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lua.h"
 #include "lauxlib.h"
@@ -104,6 +109,34 @@ static int run(lua_State *L, const char *chunk, char *out, size_t size) {
     return status;
 }
 
+static uint64_t rdtsc(void) {
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static int by_value(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median cycles of `rounds` runs of CHECKS[3] ("sort"). */
+static int bench(lua_State *L, int rounds) {
+    static char got[256];
+    uint64_t t[16];
+    for (int i = 0; i < rounds; i++) {
+        uint64_t t0 = rdtsc();
+        if (run(L, CHECKS[3].chunk, got, sizeof got) != LUA_OK || strcmp(got, CHECKS[3].want) != 0) {
+            printf("bench: lua_sort 0 cycles\n");
+            return 1;
+        }
+        t[i] = rdtsc() - t0;
+    }
+    qsort(t, rounds, sizeof t[0], by_value);
+    printf("bench: lua_sort %llu cycles\n", (unsigned long long)t[rounds / 2]);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -112,6 +145,11 @@ int main(int argc, char **argv) {
     }
     luaL_openlibs(L);
     static char got[4096];
+    if (argc >= 2 && strcmp(argv[1], "--bench") == 0) {
+        int status = bench(L, argc > 2 && strcmp(argv[2], "quick") == 0 ? 1 : 5);
+        lua_close(L);
+        return status;
+    }
     if (argc == 3 && strcmp(argv[1], "-e") == 0) {
         int status = run(L, argv[2], got, sizeof got);
         printf("%s\n", got);
