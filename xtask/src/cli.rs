@@ -45,6 +45,11 @@ COMMANDS
         kernel panic, a hang, a frozen or changed victim, or a leak.
           --calls <n>          random calls (default 100000)
           --seed <s>           the generator's seed (default 1; same seed, same calls)
+  crashtest [--depth N] [--jobs J]
+        The C-FFS crash harness over every workload of up to N (default 3)
+        operations: every crash state recovered and checked (crates/cffs).
+  mkfs IMG [BLOCKS]    A fresh C-FFS disk image (default 16384 blocks of 4 KiB).
+  fsck IMG     Recover and check a C-FFS disk image.
   build        Build kernel.elf and initrd.tar in <target>/oxok/ and print their paths.
   lint         cargo fmt --check, and clippy -D warnings for host and bare-metal crates.
   bench [...]  Benchmarks (see `cargo xtask bench --help`).
@@ -68,12 +73,17 @@ pub(crate) enum Cmd {
     Build,
     Run(MachineOpts),
     Test(TestOpts),
-    Iso { boot: Option<Firmware>, machine: MachineOpts },
+    Iso {
+        boot: Option<Firmware>,
+        machine: MachineOpts,
+    },
     Lint,
     Bench(Vec<String>),
     Fuzz(crate::fuzz::FuzzOpts),
     Profile(Vec<String>),
     Symbolize(Vec<String>),
+    /// `crashtest`, `mkfs`, `fsck`: the command word and its arguments.
+    Cffs(Vec<String>),
 }
 
 /// Options shared by the commands that boot a machine on the terminal.
@@ -126,6 +136,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
     }
     if cmd == "symbolize" {
         return Ok(Cmd::Symbolize(rest.to_vec()));
+    }
+    if crate::crashtest::is_ours(cmd) {
+        return Ok(Cmd::Cffs(args.to_vec()));
     }
     let mut a = Args::new(rest);
     let parsed = match cmd.as_str() {

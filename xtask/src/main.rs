@@ -9,6 +9,7 @@
 mod bench;
 mod build;
 mod cli;
+mod crashtest;
 mod deps;
 mod fuzz;
 mod hostdisk;
@@ -142,6 +143,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
         Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
         Cmd::Symbolize(logs) => symbolize::run(&Workspace::load()?, &logs).map_err(Failure::Failed),
+        Cmd::Cffs(words) => crashtest::run(&words),
     }
 }
 

@@ -1,0 +1,304 @@
+//! [`Fs`]: the file system over a [`Disk`]. This file holds the state,
+//! `mkfs`, `mount`, path resolution and `stat`; the operations live in
+//! `file.rs` (read, write, truncate), `ns.rs` (create, mkdir, unlink,
+//! rename, link), `space.rs` (block and inode placement), `sync.rs`
+//! (ordered write-back) and `recover.rs` (what mount repairs).
+
+mod file;
+mod ns;
+mod recover;
+mod space;
+mod sync;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use oxok_abi::xn::BLOCK_SIZE;
+
+use crate::FsError;
+use crate::disk::Disk;
+use crate::layout::*;
+
+pub use file::{Cursor, MAX_FILE, Whence};
+pub use recover::Repairs;
+pub use space::GROUP;
+
+/// Where a record lives: a directory or inode-table block and the record's
+/// index in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loc {
+    /// The metadata block.
+    pub block: u64,
+    /// Record index.
+    pub rec: usize,
+}
+
+/// A name found in a directory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Found {
+    /// The name's record.
+    pub at: Loc,
+    /// Where the inode is (`at` for an embedded file).
+    pub inode: Loc,
+    /// The inode's record.
+    pub rec: Record,
+}
+
+/// File or directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Regular file.
+    File,
+    /// Directory.
+    Dir,
+}
+
+/// What `stat` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    /// File or directory.
+    pub kind: Kind,
+    /// Bytes (a directory: its blocks × 4096).
+    pub size: u64,
+    /// Names.
+    pub nlink: u16,
+    /// Blocks allocated.
+    pub blocks: u64,
+    /// Out-of-line inode number; `None` for an embedded inode.
+    pub ino: Option<u32>,
+}
+
+/// A mounted file system.
+pub struct Fs<D: Disk> {
+    pub(crate) disk: D,
+    pub(crate) owner: u64,
+    /// Write-back order the file system adds to XN's: (first, then).
+    pub(crate) deps: Vec<(u64, u64)>,
+    /// The superblock (the XN root).
+    pub(crate) sb: u64,
+    /// Names taken out of a directory block and not yet durably gone:
+    /// (block, name). The same name written elsewhere waits for them.
+    pub(crate) vacated: Vec<(u64, Vec<u8>)>,
+}
+
+impl<D: Disk> Fs<D> {
+    /// Makes a file system on a blank disk (nothing allocated): superblock
+    /// root, the first inode table, the root directory; everything durable
+    /// when it returns.
+    pub fn mkfs(disk: D, owner: u64) -> Result<Fs<D>, FsError> {
+        Fs::mkfs_at(disk, owner, SUPER_BLOCK)
+    }
+
+    /// [`mkfs`](Fs::mkfs) with the superblock at block `sb` (another file
+    /// system may own block 0); the file system never allocates block 0.
+    pub fn mkfs_at(mut disk: D, owner: u64, sb: u64) -> Result<Fs<D>, FsError> {
+        if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) || sb >= disk.nblocks() {
+            return Err(FsError::InvalidArg);
+        }
+        disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new() };
+        let (loc, _) = fs.new_inode(K_XDIR)?;
+        if loc != fs.inode_loc(ROOT_INO)? {
+            return Err(FsError::Corrupt("root inode is not inode 0"));
+        }
+        fs.add_dir_block(loc)?;
+        fs.sync()?;
+        Ok(fs)
+    }
+
+    /// Mounts a disk XN has recovered: checks the superblock, repairs what
+    /// a crash may leave (link counts, orphaned inodes) and writes the
+    /// repairs back.
+    pub fn mount(disk: D, owner: u64) -> Result<(Fs<D>, Repairs), FsError> {
+        Fs::mount_at(disk, owner, SUPER_BLOCK)
+    }
+
+    /// [`mount`](Fs::mount) with the superblock at block `sb`.
+    pub fn mount_at(disk: D, owner: u64, sb: u64) -> Result<(Fs<D>, Repairs), FsError> {
+        if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
+            return Err(FsError::Corrupt("disk size"));
+        }
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new() };
+        let sb = fs.get(fs.sb)?;
+        if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
+            return Err(FsError::Corrupt("no superblock"));
+        }
+        let repairs = fs.repair()?;
+        fs.sync()?;
+        Ok((fs, repairs))
+    }
+
+    /// The disk.
+    pub fn disk(&self) -> &D {
+        &self.disk
+    }
+
+    /// Unmounts (after [`sync`](Fs::sync) if the caller wants durability).
+    pub fn into_disk(self) -> D {
+        self.disk
+    }
+
+    // ---- blocks and records ----
+
+    pub(crate) fn get(&mut self, block: u64) -> Result<Block, FsError> {
+        let mut b = [0; BLOCK_SIZE];
+        self.disk.read(block, &mut b)?;
+        Ok(b)
+    }
+
+    pub(crate) fn rec(&mut self, at: Loc) -> Result<Record, FsError> {
+        Ok(record(&self.get(at.block)?, at.rec))
+    }
+
+    /// Rewrites a record without changing what its block owns.
+    pub(crate) fn put_rec(&mut self, at: Loc, r: &Record) -> Result<(), FsError> {
+        let mut b = self.get(at.block)?;
+        set_record(&mut b, at.rec, r);
+        self.disk.modify(at.block, &b)?;
+        Ok(())
+    }
+
+    /// The inode-table location of out-of-line inode `ino`.
+    pub(crate) fn inode_loc(&mut self, ino: u32) -> Result<Loc, FsError> {
+        let (t, rec) = ino_split(ino);
+        if t >= ITABS {
+            return Err(FsError::Corrupt("inode number past the tables"));
+        }
+        let block = itab(&self.get(self.sb)?, t);
+        if block == 0 {
+            return Err(FsError::Corrupt("inode in a missing table"));
+        }
+        Ok(Loc { block, rec })
+    }
+
+    /// The directory blocks of the directory inode at `dir`.
+    pub(crate) fn dir_blocks(&mut self, dir: Loc) -> Result<Vec<u64>, FsError> {
+        let r = self.rec(dir)?;
+        if r.kind != K_XDIR {
+            return Err(FsError::NotDir);
+        }
+        Ok(blocks_of(&r))
+    }
+
+    /// Looks `name` up in the directory inode at `dir`.
+    pub(crate) fn lookup(&mut self, dir: Loc, name: &[u8]) -> Result<Option<Found>, FsError> {
+        for block in self.dir_blocks(dir)? {
+            let b = self.get(block)?;
+            for i in 0..RECORDS {
+                let r = record(&b, i);
+                if (r.kind == K_FILE || r.kind == K_LINK) && r.name() == name {
+                    let at = Loc { block, rec: i };
+                    return Ok(Some(self.found(at, r)?));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The inode behind the name record `r` at `at`.
+    pub(crate) fn found(&mut self, at: Loc, r: Record) -> Result<Found, FsError> {
+        if r.kind == K_LINK {
+            let inode = self.inode_loc(r.ino)?;
+            let rec = self.rec(inode)?;
+            if rec.kind != K_XFILE && rec.kind != K_XDIR {
+                return Err(FsError::Corrupt("name of a free inode"));
+            }
+            Ok(Found { at, inode, rec })
+        } else {
+            Ok(Found { at, inode: at, rec: r })
+        }
+    }
+
+    /// The directory inode of `path`'s parent and its last component.
+    pub(crate) fn parent<'p>(&mut self, path: &'p str) -> Result<(Loc, &'p [u8]), FsError> {
+        let parts = split(path)?;
+        let (last, dirs) = parts.split_last().ok_or(FsError::InvalidPath)?;
+        let mut dir = self.inode_loc(ROOT_INO)?;
+        for c in dirs {
+            let f = self.lookup(dir, c.as_bytes())?.ok_or(FsError::NotFound)?;
+            if !f.rec.is_dir() {
+                return Err(FsError::NotDir);
+            }
+            dir = f.inode;
+        }
+        Ok((dir, last.as_bytes()))
+    }
+
+    /// The inode `path` names (`None` for the root, which has no name).
+    pub(crate) fn resolve(&mut self, path: &str) -> Result<Option<Found>, FsError> {
+        if split(path)?.is_empty() {
+            return Ok(None);
+        }
+        let (dir, name) = self.parent(path)?;
+        self.lookup(dir, name)?.map(Some).ok_or(FsError::NotFound)
+    }
+
+    /// `stat`.
+    pub fn stat(&mut self, path: &str) -> Result<Stat, FsError> {
+        let (rec, ino) = match self.resolve(path)? {
+            None => {
+                let root = self.inode_loc(ROOT_INO)?;
+                (self.rec(root)?, Some(ROOT_INO))
+            }
+            Some(f) => {
+                let ino = (f.at != f.inode).then(|| self.rec(f.at).map(|r| r.ino)).transpose()?;
+                (f.rec, ino)
+            }
+        };
+        let kind = if rec.is_dir() { Kind::Dir } else { Kind::File };
+        let nlink = if rec.kind == K_FILE { 1 } else { rec.nlink };
+        Ok(Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino })
+    }
+
+    /// The names in directory `path`, with their kinds, in disk order.
+    pub fn readdir(&mut self, path: &str) -> Result<Vec<(String, Kind)>, FsError> {
+        let dir = self.dir_of(path)?;
+        let mut out = Vec::new();
+        for block in self.dir_blocks(dir)? {
+            let b = self.get(block)?;
+            for i in 0..RECORDS {
+                let r = record(&b, i);
+                if r.kind == K_FILE || r.kind == K_LINK {
+                    let f = self.found(Loc { block, rec: i }, r)?;
+                    let kind = if f.rec.is_dir() { Kind::Dir } else { Kind::File };
+                    out.push((String::from_utf8_lossy(r.name()).into_owned(), kind));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The inode location of directory `path`.
+    pub(crate) fn dir_of(&mut self, path: &str) -> Result<Loc, FsError> {
+        match self.resolve(path)? {
+            None => self.inode_loc(ROOT_INO),
+            Some(f) if f.rec.is_dir() => Ok(f.inode),
+            Some(_) => Err(FsError::NotDir),
+        }
+    }
+}
+
+/// The blocks of a record's extents, in order.
+pub(crate) fn blocks_of(r: &Record) -> Vec<u64> {
+    r.ext.iter().flat_map(|e| u64::from(e.start)..u64::from(e.start) + u64::from(e.len)).collect()
+}
+
+/// An absolute path's components: no empty, `.` or `..` component, none
+/// longer than [`NAME_MAX`].
+pub(crate) fn split(path: &str) -> Result<Vec<&str>, FsError> {
+    let rest = path.strip_prefix('/').ok_or(FsError::InvalidPath)?;
+    let mut v = Vec::new();
+    for c in rest.split('/') {
+        if c.is_empty() && rest.is_empty() {
+            break;
+        }
+        if c.is_empty() || c == "." || c == ".." {
+            return Err(FsError::InvalidPath);
+        }
+        if c.len() > NAME_MAX {
+            return Err(FsError::NameTooLong);
+        }
+        v.push(c);
+    }
+    Ok(v)
+}

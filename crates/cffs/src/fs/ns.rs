@@ -1,0 +1,252 @@
+//! The name space: create, mkdir, unlink (files and empty directories),
+//! link, rename.
+//!
+//! Ordering the file system adds to XN's (every change stays in core until
+//! [`sync`](Fs::sync); [`Fs::order`] records "this block reaches the disk
+//! first"):
+//! * a name for an out-of-line inode reaches the disk after the inode (and
+//!   after the superblock, which lists a new inode table);
+//! * an out-of-line inode is freed on disk only after its last name is gone;
+//! * a file moved to another directory block (rename, or the first `link`
+//!   moving C-FFS's embedded inode out of line) is copied — XN moves a block
+//!   between owners only by free and allocate — and its old record goes
+//!   only after the new one is durable: a crash leaves the old name, the
+//!   new one, or both, never neither.
+
+use alloc::vec::Vec;
+
+use oxok_abi::xn::BLOCK_SIZE;
+
+use super::{Found, Fs, Loc, blocks_of};
+use crate::FsError;
+use crate::disk::Disk;
+use crate::layout::*;
+
+impl<D: Disk> Fs<D> {
+    /// The parent directory of `path` and its last name, which must not
+    /// exist yet.
+    fn new_name<'p>(&mut self, path: &'p str) -> Result<(Loc, &'p [u8]), FsError> {
+        let (dir, name) = self.parent(path)?;
+        if self.lookup(dir, name)?.is_some() {
+            return Err(FsError::Exists);
+        }
+        Ok((dir, name))
+    }
+
+    /// Notes that `name` left `block` (in core).
+    fn vacate(&mut self, block: u64, name: &[u8]) -> Result<(), FsError> {
+        self.vacated.try_reserve(1).map_err(|_| FsError::NoMemory)?;
+        self.vacated.push((block, Vec::from(name)));
+        Ok(())
+    }
+
+    /// Orders a new `name` in `block` after every removal of the same name
+    /// from another block not yet durable, so no crash shows it twice.
+    fn claim(&mut self, block: u64, name: &[u8]) -> Result<(), FsError> {
+        let from: Vec<u64> = self.vacated.iter().filter(|(b, n)| *b != block && n == name).map(|(b, _)| *b).collect();
+        from.into_iter().try_for_each(|b| self.order(b, block))
+    }
+
+    /// Creates an empty file.
+    pub fn create(&mut self, path: &str) -> Result<(), FsError> {
+        let (dir, name) = self.new_name(path)?;
+        let at = self.free_record(dir, None)?;
+        self.claim(at.block, name)?;
+        let mut r = Record { kind: K_FILE, ..Record::default() };
+        r.set_name(name);
+        self.put_rec(at, &r)
+    }
+
+    /// Creates an empty directory.
+    pub fn mkdir(&mut self, path: &str) -> Result<(), FsError> {
+        let (dir, name) = self.new_name(path)?;
+        let (inode, ino) = self.new_inode(K_XDIR)?;
+        self.add_dir_block(inode)?;
+        self.add_link(dir, name, inode, ino, None).map(|_| ())
+    }
+
+    /// Writes a name record for the out-of-line inode `ino` (at `inode`)
+    /// into directory `dir`, after the inode (ordering).
+    fn add_link(&mut self, dir: Loc, name: &[u8], inode: Loc, ino: u32, near: Option<u64>) -> Result<Loc, FsError> {
+        let at = self.free_record(dir, near)?;
+        self.order_inode(inode, at.block)?;
+        self.claim(at.block, name)?;
+        let mut r = Record { kind: K_LINK, ino, ..Record::default() };
+        r.set_name(name);
+        self.put_rec(at, &r)?;
+        Ok(at)
+    }
+
+    /// Orders a name of the out-of-line inode at `inode` after the inode
+    /// and after the superblock (which lists a new inode table).
+    fn order_inode(&mut self, inode: Loc, name: u64) -> Result<(), FsError> {
+        self.order(inode.block, name)?;
+        self.order(self.sb, name)
+    }
+
+    /// Removes a file's name, or an empty directory.
+    pub fn unlink(&mut self, path: &str) -> Result<(), FsError> {
+        let f = self.resolve(path)?.ok_or(FsError::InvalidPath)?;
+        if f.rec.is_dir() && !self.is_empty_dir(f.inode)? {
+            return Err(FsError::NotEmpty);
+        }
+        self.drop_name(f)
+    }
+
+    fn is_empty_dir(&mut self, dir: Loc) -> Result<bool, FsError> {
+        for block in self.dir_blocks(dir)? {
+            let b = self.get(block)?;
+            if (0..RECORDS).any(|i| record(&b, i).kind != K_FREE) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Removes the name `f`; frees the inode with its last name.
+    pub(crate) fn drop_name(&mut self, f: Found) -> Result<(), FsError> {
+        let name = self.rec(f.at)?;
+        self.vacate(f.at.block, name.name())?;
+        if f.at == f.inode {
+            self.shrink(f.at, 0)?;
+            return self.put_rec(f.at, &Record::default());
+        }
+        self.put_rec(f.at, &Record::default())?;
+        self.order(f.at.block, f.inode.block)?;
+        let mut r = self.rec(f.inode)?;
+        r.nlink = r.nlink.saturating_sub(1);
+        if r.nlink > 0 {
+            return self.put_rec(f.inode, &r);
+        }
+        self.free_inode(f.inode)
+    }
+
+    /// Frees an out-of-line inode and its blocks (a directory's blocks
+    /// must own nothing).
+    pub(crate) fn free_inode(&mut self, inode: Loc) -> Result<(), FsError> {
+        self.shrink(inode, 0)?;
+        self.put_rec(inode, &Record::default())
+    }
+
+    /// Gives the file `old` the additional name `new`. The first extra name
+    /// moves the embedded inode out of line (C-FFS), copying its data.
+    pub fn link(&mut self, old: &str, new: &str) -> Result<(), FsError> {
+        let f = self.resolve(old)?.ok_or(FsError::IsDir)?;
+        if f.rec.is_dir() {
+            return Err(FsError::IsDir);
+        }
+        let (dir, name) = self.new_name(new)?;
+        let (inode, ino) = if f.at == f.inode {
+            let (inode, ino) = self.new_inode(K_XFILE)?;
+            self.copy_into(&f, inode, inode.block)?;
+            let mut old_name = Record { kind: K_LINK, ino, ..Record::default() };
+            old_name.set_name(f.rec.name());
+            self.order_inode(inode, f.at.block)?;
+            self.shrink(f.at, 0)?;
+            self.put_rec(f.at, &old_name)?;
+            (inode, ino)
+        } else {
+            (f.inode, self.rec(f.at)?.ino)
+        };
+        let mut r = self.rec(inode)?;
+        r.nlink = r.nlink.checked_add(1).ok_or(FsError::TooManyLinks)?;
+        self.put_rec(inode, &r)?;
+        self.add_link(dir, name, inode, ino, None).map(|_| ())
+    }
+
+    /// Copies the data and size of file `f` into the (empty) record at
+    /// `to`, allocating near `hint`.
+    fn copy_into(&mut self, f: &Found, to: Loc, hint: u64) -> Result<(), FsError> {
+        let src = blocks_of(&f.rec);
+        let r = self.grow(to, src.len() as u64, 0, hint)?;
+        let dst = blocks_of(&r);
+        let mut buf = [0; BLOCK_SIZE];
+        for (s, d) in src.iter().zip(dst.iter()) {
+            self.disk.read(*s, &mut buf)?;
+            self.disk.write_data(*d, &buf)?;
+        }
+        let mut r = self.rec(to)?;
+        r.size = f.rec.size;
+        self.put_rec(to, &r)
+    }
+
+    /// Renames `old` to `new`, replacing a file (or an empty directory, for
+    /// a directory) at `new`.
+    pub fn rename(&mut self, old: &str, new: &str) -> Result<(), FsError> {
+        let f = self.resolve(old)?.ok_or(FsError::InvalidPath)?;
+        let (dir, name) = self.parent(new)?;
+        if f.rec.is_dir() {
+            let (o, n) = (super::split(old)?, super::split(new)?);
+            if n.len() > o.len() && n[..o.len()] == o[..] {
+                return Err(FsError::InvalidPath);
+            }
+        }
+        let mut replaced = None;
+        if let Some(t) = self.lookup(dir, name)? {
+            if t.inode == f.inode {
+                return Ok(());
+            }
+            replaced = Some(t.at.block);
+            match (f.rec.is_dir(), t.rec.is_dir()) {
+                (true, false) => return Err(FsError::NotDir),
+                (false, true) => return Err(FsError::IsDir),
+                (true, true) if !self.is_empty_dir(t.inode)? => return Err(FsError::NotEmpty),
+                _ => {}
+            }
+            self.drop_name(t)?;
+        }
+        let f = self.resolve(old)?.ok_or(FsError::InvalidPath)?;
+        let same_block = self.dir_blocks(dir)?.contains(&f.at.block);
+        if same_block {
+            // Rename in place; a replaced name in another block goes first,
+            // so no crash shows the name twice.
+            if let Some(b) = replaced {
+                self.order(b, f.at.block)?;
+            }
+            self.claim(f.at.block, name)?;
+            let mut r = self.rec(f.at)?;
+            self.vacate(f.at.block, r.name())?;
+            r.set_name(name);
+            return self.put_rec(f.at, &r);
+        }
+        // The replaced name's record is reused: removal and new name are one
+        // block write.
+        let at = self.free_record(dir, replaced)?;
+        self.claim(at.block, name)?;
+        let mut r = self.rec(f.at)?;
+        let old_name = r;
+        r.set_name(name);
+        if f.at == f.inode {
+            let mut head = r;
+            head.ext = [Ext::default(); EXTENTS];
+            head.size = 0;
+            self.put_rec(at, &head)?;
+            self.copy_into(&f, at, at.block + 1)?;
+        } else {
+            // The inode must be on disk before this new name is.
+            self.order_inode(f.inode, at.block)?;
+            self.put_rec(at, &r)?;
+        }
+        self.order(at.block, f.at.block)?;
+        self.vacate(f.at.block, old_name.name())?;
+        if f.at == f.inode {
+            self.shrink(f.at, 0)?;
+        }
+        self.put_rec(f.at, &Record::default())
+    }
+
+    /// Names every record in use in the directory at `dir` (for repair).
+    pub(crate) fn names(&mut self, dir: Loc) -> Result<Vec<(Loc, Record)>, FsError> {
+        let mut out = Vec::new();
+        for block in self.dir_blocks(dir)? {
+            let b = self.get(block)?;
+            for i in 0..RECORDS {
+                let r = record(&b, i);
+                if r.kind != K_FREE {
+                    out.push((Loc { block, rec: i }, r));
+                }
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,106 @@
+//! The three XN templates of the file system, written in XN's UDF bytecode
+//! (`oxok_abi::xn`). Template `n` is `templates()[n - 1]`, so the extent
+//! types the records carry name them: [`T_SUPER`], [`T_ITAB`], [`T_DIR`].
+//!
+//! Every UDF reads only the one block it is given; registers start at 0, so
+//! `r7` serves as a zero base in the loop-free programs.
+
+use alloc::vec::Vec;
+
+use oxok_abi::xn::{op, rights};
+use oxok_xn::{Asm, template};
+
+use crate::layout::{EXT_AT, EXTENTS, HEADER, ITABS, RECORD, RECORDS, T_ITAB};
+
+/// `acl` of every type: the owner principal (u64 at byte 8) holds every
+/// right.
+fn acl() -> Asm {
+    Asm::new().ld64(0, 7, 8).prin(0, rights::ALL)
+}
+
+/// Superblock `owns`: each non-zero table slot is one block of type
+/// [`T_ITAB`].
+fn super_owns() -> Asm {
+    Asm::new()
+        .li(6, 1)
+        .li(7, T_ITAB)
+        .repeat(0, ITABS as u32, 5)
+        .shl(1, 0, 2)
+        .ld32(2, 1, HEADER as u32)
+        .eq(3, 2, 5) // r5 stays 0: r3 = (slot == 0)
+        .raw(op::SUB, 4, 6, 3, 0) // length 1 - empty
+        .ext(2, 4, 7)
+}
+
+/// Superblock `size`: the disk's bytes.
+fn super_size() -> Asm {
+    Asm::new().ld64(0, 7, 16).shl(0, 0, 12).size(0)
+}
+
+/// Table and directory `owns`: every extent of every record (unused
+/// extents have length 0 and emit nothing).
+fn records_owns() -> Asm {
+    let first = (HEADER + EXT_AT) as u32;
+    Asm::new()
+        .repeat(0, RECORDS as u32, 8)
+        .muli(1, 0, RECORD as u32)
+        .repeat(2, EXTENTS as u32, 6)
+        .shl(3, 2, 3)
+        .add(3, 3, 1)
+        .ld32(4, 3, first)
+        .ld16(5, 3, first + 4)
+        .ld16(6, 3, first + 6)
+        .ext(4, 5, 6)
+}
+
+/// Table and directory `size`: the sum of the records' sizes.
+fn records_size() -> Asm {
+    Asm::new()
+        .repeat(0, RECORDS as u32, 3)
+        .muli(1, 0, RECORD as u32)
+        .ld64(2, 1, (HEADER + 8) as u32)
+        .add(3, 3, 2)
+        .size(3)
+}
+
+/// The templates, in type order (superblock, inode table, directory).
+pub fn templates() -> [Vec<u8>; 3] {
+    [
+        template(&super_owns(), &acl(), &super_size()),
+        template(&records_owns(), &acl(), &records_size()),
+        template(&records_owns(), &acl(), &records_size()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::*;
+    use oxok_xn::{Extent, Template};
+
+    #[test]
+    fn templates_verify_and_describe_the_layout() {
+        let t = templates();
+        let sup = Template::parse(&t[0]).unwrap();
+        let dir = Template::parse(&t[2]).unwrap();
+        let mut sb = superblock(9, 1000);
+        set_itab(&mut sb, 0, 5);
+        set_itab(&mut sb, 3, 6);
+        let owned = sup.owns(&sb, 1000, 3).unwrap();
+        assert_eq!(owned.extents(), [Extent::new(5, 2, T_ITAB)]);
+        assert_eq!(sup.acl(&sb).unwrap().grants(), [(9, rights::ALL)]);
+        assert_eq!(sup.size(&sb).unwrap(), 1000 * 4096);
+
+        let mut d = header(MAGIC_DIR, 9);
+        let mut r = Record { kind: K_FILE, size: 5000, ..Record::default() };
+        r.ext[0] = Ext { start: 10, len: 1, ty: 0 };
+        r.ext[3] = Ext { start: 20, len: 3, ty: 0 };
+        set_record(&mut d, 4, &r);
+        let mut x = Record { kind: K_XDIR, size: 4096, ..Record::default() };
+        x.ext[7] = Ext { start: 30, len: 1, ty: T_DIR as u16 };
+        set_record(&mut d, RECORDS - 1, &x);
+        let owned = dir.owns(&d, 1000, 3).unwrap();
+        assert_eq!(owned.extents(), [Extent::new(10, 1, 0), Extent::new(20, 3, 0), Extent::new(30, 1, T_DIR)]);
+        assert_eq!(dir.size(&d).unwrap(), 9096);
+    }
+}
