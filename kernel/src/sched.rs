@@ -29,7 +29,9 @@ use oxok_slots::{End, Envs, Reason, Step, Switch};
 /// tick gives someone the CPU; with nothing left that could ever run, the
 /// next step of boot programs starts or the machine halts.
 pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
-    k.envs.reap(crate::env::REAP_BUDGET);
+    if k.envs.reaping() {
+        k.envs.reap(crate::env::REAP_BUDGET);
+    }
     loop {
         if let Some(cur) = k.current {
             if k.envs.alive(cur) && k.sched.running() == Some(cur) {
@@ -74,6 +76,27 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
     }
 }
 
+/// Whether a kernel entry has bookkeeping to do beyond its own work: a
+/// revocation outstanding or a round of the abort protocol in progress
+/// (`revoke::pending`), or destroyed environments still being torn down
+/// (`EnvTable::reaping`). Two loads; while it is false the entry paths
+/// skip `revoke::enforce`, `revoke::step` and the reaper, which would do
+/// nothing then.
+#[inline]
+pub fn pending(k: &Kernel) -> bool {
+    crate::revoke::pending(k) || k.envs.reaping()
+}
+
+/// The fast way back to user mode after an entry from `cur`, which the
+/// caller knows to be alive (its registers in the frame): true if nothing
+/// is pending and `cur` is still current and still the scheduler's choice,
+/// so [`resume`] would return at once and the entry may return to user
+/// mode now.
+#[inline]
+pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
+    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur)
+}
+
 /// Loads environment `e` (the scheduler's choice) into `frame`; delivers
 /// its slot-start upcall if its owned slot just started.
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
@@ -99,7 +122,9 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     }
     k.current = Some(e);
     slots::publish_run(&mut k.envs, e);
-    crate::revoke::enforce(k, e, frame);
+    if crate::revoke::pending(k) {
+        crate::revoke::enforce(k, e, frame);
+    }
 }
 
 /// Whether anything could run now or later: a runnable environment that
@@ -188,7 +213,9 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     let now = crate::timer::ticks();
     if k.ticked < now {
         // Deadlines hold whatever the target does: bounded work per tick.
-        crate::revoke::step(k, crate::revoke::STEP_BUDGET);
+        if crate::revoke::pending(k) {
+            crate::revoke::step(k, crate::revoke::STEP_BUDGET);
+        }
         crate::net::poll();
     }
     while k.ticked < now {

@@ -53,7 +53,8 @@ pub fn handle(frame: &mut TrapFrame) {
                 let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
                 let result = dispatch(&mut cx, call);
                 let Cx { k, frame, restart, replaced, .. } = cx;
-                if !k.envs.alive(caller) || replaced {
+                let alive = k.envs.alive(caller);
+                if !alive || replaced {
                     // Nothing to return to, or a new state to resume from.
                 } else if restart && result.is_ok() {
                     // `rax` still holds the number: back onto `syscall`.
@@ -69,10 +70,16 @@ pub fn handle(frame: &mut TrapFrame) {
                         Err(e) => frame.rax = e.code(),
                     }
                 }
-                if k.current == Some(caller) {
-                    revoke::enforce(k, caller, frame);
+                // The common case: nothing pending, the caller goes on.
+                if alive && sched::still_running(k, caller) {
+                    return;
                 }
-                revoke::step(k, revoke::STEP_BUDGET);
+                if revoke::pending(k) {
+                    if k.current == Some(caller) {
+                        revoke::enforce(k, caller, frame);
+                    }
+                    revoke::step(k, revoke::STEP_BUDGET);
+                }
             }
             None if nr.wrapping_sub(CALL_BASE) < CALL_RANGE => frame.rax = Error::BadCall.code(),
             None => {
