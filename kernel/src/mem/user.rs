@@ -33,6 +33,15 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
     if !user_range_ok(va, len) {
         return Err(Error::BadAddress);
     }
+    // The common case, all within one page: one walk, one copy.
+    if len > 0 && va / PAGE_SIZE == (va + len - 1) / PAGE_SIZE {
+        let pa = space.translate_user(va, true).ok_or(Error::BadAddress)?;
+        // SAFETY: `pa..pa+len` lies within one user-writable frame of this
+        // address space, direct-mapped; the kernel holds no Rust reference
+        // to user frames, so this write aliases nothing.
+        unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), phys::virt(pa) as *mut u8, data.len()) };
+        return Ok(());
+    }
     // Check the whole range first so a failure changes nothing.
     let mut addr = va & !(PAGE_SIZE - 1);
     while addr < va + len {
