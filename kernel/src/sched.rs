@@ -97,6 +97,14 @@ pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
     !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur)
 }
 
+/// Refreshes only the status and run count in `env`'s exposed row: what a
+/// switch or a transfer changes (every other field is published by what
+/// changes it, with `Env::publish`). A whole row costs a few times more.
+#[inline]
+pub fn publish_status(env: &crate::env::Env) {
+    crate::mem::exposed::set_env_status((env.id as usize) & (crate::env::MAX_ENVS - 1), env.status, env.runs);
+}
+
 /// Loads environment `e` (the scheduler's choice) into `frame`; delivers
 /// its slot-start upcall if its owned slot just started.
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
@@ -114,7 +122,7 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let Some(env) = k.envs.get(e) else { return };
     env.status = ENV_RUNNING;
     env.runs += 1;
-    env.publish();
+    publish_status(env);
     if slot_start && env.upcalls[kinds::SLOT_START as usize] != 0 {
         // An undeliverable slot-start upcall (bad stack) is skipped: the
         // environment simply resumes.
@@ -171,7 +179,7 @@ fn switched(k: &mut Kernel, sw: Switch) {
             && e.status == ENV_RUNNING
         {
             e.status = ENV_RUNNABLE;
-            e.publish();
+            publish_status(e);
         }
         slots::publish_run(&mut k.envs, out.env);
         if let End::Destroy { .. } = out.end {
@@ -181,7 +189,11 @@ fn switched(k: &mut Kernel, sw: Switch) {
     log::trace!("slot {}: {:?} -> {:?} at tick {}", sw.slot, sw.out, sw.decision, k.ticked);
     k.current = None;
     k.slot_start = sw.decision.reason == Reason::Owner;
-    slots::publish_vector(&k.sched);
+    if sw.decision.reason == Reason::Donated {
+        slots::publish_donation(&k.sched, sw.slot);
+    } else {
+        slots::publish_vector(&k.sched);
+    }
 }
 
 /// The running environment's slot budget is used up: its slot-end upcall,
@@ -306,7 +318,7 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
     if let Some(env) = k.envs.get(me) {
         env.regs = *frame;
         env.status = ENV_RUNNABLE;
-        env.publish();
+        publish_status(env);
     }
     give_up(k, frame, me, to);
 }

@@ -55,6 +55,17 @@ pub fn publish_vector(s: &Sched) {
     exposed::set_slot_vector(s.header(), &rows);
 }
 
+/// After a donation within slot `slot` (a directed yield or a protected
+/// control transfer): the scheduler changed only the header (who runs, and
+/// why) and that slot's row (who used it last, and how), so only those are
+/// copied; the other rows are as last published.
+pub fn publish_donation(s: &Sched, slot: usize) {
+    exposed::set_slot_vector(s.header(), &[]);
+    if let Some(row) = s.vector.row(slot) {
+        exposed::set_slot_row(slot, row);
+    }
+}
+
 /// Copies `id`'s run statistics into its exposed row (if it is alive).
 pub fn publish_run(envs: &mut EnvTable, id: u32) {
     if let Some(e) = envs.get(id) {

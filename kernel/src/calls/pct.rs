@@ -76,7 +76,7 @@ fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Er
     env.status = ENV_WAITING;
     env.waiting_for = Some(callee);
     env.wait_ticket = ticket;
-    env.publish();
+    crate::sched::publish_status(env);
     Ok(())
 }
 
@@ -129,7 +129,7 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
         me.regs = *cx.frame;
         me.regs.rax = 0;
         me.status = ENV_RUNNABLE;
-        me.publish();
+        crate::sched::publish_status(me);
         None
     };
     // The callee: keeps its interrupted state aside and runs the entry on
@@ -139,7 +139,7 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     env.pct_caller = owed;
     env.regs = message;
     env.status = ENV_RUNNABLE;
-    env.publish();
+    crate::sched::publish_status(env);
     crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
     cx.replaced = true;
     Ok([])
@@ -191,7 +191,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
         env.pct_caller = None;
         env.regs = saved;
         env.status = ENV_RUNNABLE;
-        env.publish();
+        crate::sched::publish_status(env);
     }
     match target {
         Some(w) => {
@@ -216,7 +216,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             env.waiting_for = None;
             env.wait_ticket = 0;
             env.status = ENV_RUNNABLE;
-            env.publish();
+            crate::sched::publish_status(env);
             crate::sched::give_up(cx.k, cx.frame, me, Some(w));
         }
         None => {
@@ -224,7 +224,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             *cx.frame = saved;
             let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
             env.status = ENV_RUNNING;
-            env.publish();
+            crate::sched::publish_status(env);
         }
     }
     cx.replaced = true;

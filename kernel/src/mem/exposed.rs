@@ -88,6 +88,23 @@ pub fn set_env_row(index: usize, row: EnvEntry) {
     unsafe { (phys::virt(base) as *mut EnvEntry).add(index).write_volatile(row) }
 }
 
+/// Rewrites only the `status` and `runs` fields of row `index` of the
+/// environment table (what a switch changes; the other fields are
+/// published by whatever changes them).
+pub fn set_env_status(index: usize, status: u32, runs: u64) {
+    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
+    if base == 0 || index >= ENV_TABLE_ROWS {
+        return;
+    }
+    // SAFETY: as in `set_env_row`: kernel-owned, direct-mapped, index in
+    // bounds, read-only to users; the two fields are written in place.
+    unsafe {
+        let row = (phys::virt(base) as *mut EnvEntry).add(index);
+        (&raw mut (*row).status).write_volatile(status);
+        (&raw mut (*row).runs).write_volatile(runs);
+    }
+}
+
 /// Rewrites the clock page.
 pub fn set_clock(clock: Clock) {
     let pa = CLOCK_PA.load(Ordering::Relaxed);
@@ -147,6 +164,19 @@ pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
             base.add(i).write_volatile(*row);
         }
     }
+}
+
+/// Rewrites row `index` of the exposed slot vector (if it fits the page).
+pub fn set_slot_row(index: usize, row: SlotRow) {
+    let pa = SLOTS_PA.load(Ordering::Relaxed);
+    let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
+    if pa == 0 || index >= max {
+        return;
+    }
+    // SAFETY: as in `set_slot_vector`: the slot-vector frame is
+    // kernel-owned, direct-mapped, read-only to users, and row `index` lies
+    // in the page after the header.
+    unsafe { (phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index).write_volatile(row) }
 }
 
 /// Rewrites row `index` of the run statistics.
