@@ -56,13 +56,14 @@ pub fn publish_vector(s: &Sched) {
 }
 
 /// After a donation within slot `slot` (a directed yield or a protected
-/// control transfer): the scheduler changed only the header (who runs, and
-/// why) and that slot's row (who used it last, and how), so only those are
-/// copied; the other rows are as last published.
+/// control transfer): the scheduler changed only who runs and why (the
+/// header's `running` and `reason`) and who used that slot last and how
+/// (its row's `last_env` and `last_use`), so only those are copied; the
+/// rest is as last published.
 pub fn publish_donation(s: &Sched, slot: usize) {
-    exposed::set_slot_vector(s.header(), &[]);
     if let Some(row) = s.vector.row(slot) {
-        exposed::set_slot_row(slot, row);
+        let h = s.header();
+        exposed::set_slot_use(slot, h.running, h.reason, row);
     }
 }
 

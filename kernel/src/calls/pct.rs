@@ -100,16 +100,13 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     // The credential: a capability for the callee with the call right.
     super::check::call_cap(&mut cx.k.envs, caller, cap_slot, callee)?;
     // The message: the caller's registers, with the kernel's additions.
-    let mut msg = *cx.frame;
-    msg.rdi = u64::from(caller);
-    msg.rcx = mode;
-    msg.rax = 0;
+    let msg = &*cx.frame;
     let mut message = TrapFrame::new_user(entry, 0);
     message.rbx = msg.rbx;
-    message.rcx = msg.rcx;
+    message.rcx = mode;
     message.rdx = msg.rdx;
     message.rsi = msg.rsi;
-    message.rdi = msg.rdi;
+    message.rdi = u64::from(caller);
     message.rbp = msg.rbp;
     message.r8 = msg.r8;
     message.r9 = msg.r9;
@@ -183,7 +180,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             Some(w)
         }
     };
-    let reply = *cx.frame;
+    let reply = &*cx.frame;
     // This environment returns to what it was doing when the call came.
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;

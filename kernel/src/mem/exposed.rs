@@ -166,17 +166,27 @@ pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
     }
 }
 
-/// Rewrites row `index` of the exposed slot vector (if it fits the page).
-pub fn set_slot_row(index: usize, row: SlotRow) {
+/// Rewrites only who runs in the exposed slot vector: the header's
+/// `running` and `reason` and the `last_env` and `last_use` of row `index`
+/// (what a donation within a slot changes).
+pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
     let pa = SLOTS_PA.load(Ordering::Relaxed);
     let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
     if pa == 0 || index >= max {
         return;
     }
     // SAFETY: as in `set_slot_vector`: the slot-vector frame is
-    // kernel-owned, direct-mapped, read-only to users, and row `index` lies
-    // in the page after the header.
-    unsafe { (phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index).write_volatile(row) }
+    // kernel-owned, direct-mapped and read-only to users; the header is at
+    // its start and row `index` lies in the page after it. Fields are
+    // written in place.
+    unsafe {
+        let header = phys::virt(pa) as *mut VectorHeader;
+        (&raw mut (*header).running).write_volatile(running);
+        (&raw mut (*header).reason).write_volatile(reason);
+        let r = (phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index);
+        (&raw mut (*r).last_env).write_volatile(row.last_env);
+        (&raw mut (*r).last_use).write_volatile(row.last_use);
+    }
 }
 
 /// Rewrites row `index` of the run statistics.
