@@ -71,9 +71,6 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
         frame: ExceptionFrame { vector: ev.vector, error: ev.error, addr: ev.addr, regs: frame.regs() },
     };
     user::write_struct(&env.space, ret_slot, &record).map_err(|_| "exception stack not writable")?;
-    let mut next = TrapFrame::new_user(entry, ret_slot);
-    next.rdi = at;
-    next.rsi = ev.kind;
-    *frame = next;
+    frame.enter_handler(entry, ret_slot, at, ev.kind);
     Ok(())
 }
