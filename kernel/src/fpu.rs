@@ -35,7 +35,10 @@
 //!
 //! FS and GS bases are switched eagerly (two WRMSRs) on the same rule;
 //! they are read back on the way out because a program can reset a base by
-//! loading a segment selector. The kernel uses neither FS nor GS and never
+//! loading a segment selector. That is also the only change a program can
+//! make to them, so a switch between two environments whose bases are both
+//! zero (the common case) touches no MSR: only the null selectors are
+//! loaded. The kernel uses neither FS nor GS and never
 //! executes `swapgs`, so `IA32_KERNEL_GS_BASE` plays no part.
 
 use crate::arch::fpu;
