@@ -61,6 +61,8 @@ uint64_t w_fork_4mb_exit_wait(unsigned ops);
 uint64_t w_spawn_exec(unsigned ops);
 /* Unmaps the 4 MiB region of fork_4mb_exit_wait. */
 void proc_finish(void);
+/* Runs the Lua and SQLite drivers' benchmarks (lua_sort, sqlite_insert). */
+void linux_programs(int quick);
 /* Measures and reports kernel_mem_per_env itself (bytes per process). */
 void kernel_mem_per_env(unsigned envs);
 

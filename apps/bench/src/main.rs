@@ -40,6 +40,7 @@ fn main(args: Args) -> i32 {
     appel::run(&c);
     ipc::run(&c);
     proc::run(&c);
+    proc::linux_programs(quick);
     println!("bench: done");
     0
 }
