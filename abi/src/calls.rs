@@ -1043,6 +1043,7 @@ macro_rules! define_call_enum {
             pub const ALL: &'static [Call] = &[$(Call::$name,)*];
 
             /// The call with this number (`CALL_BASE + index`), if any.
+            #[inline]
             pub fn from_number(nr: u64) -> Option<Call> {
                 match nr.wrapping_sub($crate::CALL_BASE) {
                     $($idx => Some(Call::$name),)*
@@ -1066,6 +1067,7 @@ macro_rules! define_call_enum {
             }
 
             /// How many result registers the call fills.
+            #[inline]
             pub const fn results(self) -> usize {
                 match self { $(Call::$name => $crate::__count!($($res)*),)* }
             }

@@ -5,7 +5,9 @@
 //! environment's exception stack ([`EXCEPTION_STACK`]): the kernel writes an
 //! [`ExceptionFrame`](crate::ExceptionFrame) below the stack top (or below
 //! the interrupted `rsp` when the handler itself faulted), then starts the
-//! handler with `rdi` pointing at it and `rsp` just below it (as if called).
+//! handler with `rdi` pointing at it, `rsi` holding the upcall kind it was
+//! delivered as (one of the constants below: what the handler need not
+//! derive again from the vector) and `rsp` just below it (as if called).
 //! The handler resumes the interrupted code itself, without the kernel.
 //!
 //! The handler runs with the interrupted code's x87/SSE state (and FS/GS

@@ -35,7 +35,10 @@
 //!
 //! FS and GS bases are switched eagerly (two WRMSRs) on the same rule;
 //! they are read back on the way out because a program can reset a base by
-//! loading a segment selector. The kernel uses neither FS nor GS and never
+//! loading a segment selector. That is also the only change a program can
+//! make to them, so a switch between two environments whose bases are both
+//! zero (the common case) touches no MSR: only the null selectors are
+//! loaded. The kernel uses neither FS nor GS and never
 //! executes `swapgs`, so `IA32_KERNEL_GS_BASE` plays no part.
 
 use crate::arch::fpu;
@@ -66,6 +69,10 @@ impl Extended {
 static FPU_LIVE: AtomicU32 = AtomicU32::new(0);
 /// The environment whose bases are in the MSRs (0: none).
 static BASES_LIVE: AtomicU32 = AtomicU32::new(0);
+/// The base MSRs may hold a nonzero value: one was loaded since they were
+/// last loaded with zeros. A program can only clear a base (by loading a
+/// selector), never set one, so while this is false both MSRs are 0.
+static BASES_NONZERO: AtomicBool = AtomicBool::new(true);
 /// Lazy switching (CR0.TS and #NM) instead of eager.
 static LAZY: AtomicBool = AtomicBool::new(false);
 
@@ -97,11 +104,15 @@ pub fn policy() -> &'static str {
 pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
     let bases_live = BASES_LIVE.load(Ordering::Relaxed);
     if bases_live != e {
-        if let Some(old) = envs.get(bases_live) {
+        // The outgoing environment's bases can only have been cleared since
+        // they were loaded: zeros it holds are still exact, without a read.
+        if let Some(old) = envs.get(bases_live)
+            && (old.ext.fs_base | old.ext.gs_base) != 0
+        {
             (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
         }
         let (fs, gs) = envs.get(e).map_or((0, 0), |n| (n.ext.fs_base, n.ext.gs_base));
-        fpu::set_bases(fs, gs);
+        load_bases(fs, gs);
         BASES_LIVE.store(e, Ordering::Relaxed);
     }
     if FPU_LIVE.load(Ordering::Relaxed) == e {
@@ -110,6 +121,19 @@ pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
         fpu::set_trap(true);
     } else {
         take_unit(envs, e);
+    }
+}
+
+/// Loads the base MSRs (and null selectors); writes the MSRs only when a
+/// base is nonzero or one may be (with both zero and known zero, the null
+/// selectors are all that changes).
+fn load_bases(fs: u64, gs: u64) {
+    let nonzero = (fs | gs) != 0;
+    if nonzero || BASES_NONZERO.load(Ordering::Relaxed) {
+        fpu::set_bases(fs, gs);
+        BASES_NONZERO.store(nonzero, Ordering::Relaxed);
+    } else {
+        fpu::reset_selectors();
     }
 }
 
@@ -157,7 +181,7 @@ pub fn reload(env: &Env) {
         fpu::restore(&env.ext.fpu);
     }
     if BASES_LIVE.load(Ordering::Relaxed) == env.id {
-        fpu::set_bases(env.ext.fs_base, env.ext.gs_base);
+        load_bases(env.ext.fs_base, env.ext.gs_base);
     }
 }
 

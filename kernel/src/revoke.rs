@@ -48,6 +48,14 @@ pub const ROUND: usize = 32;
 /// walks for the abort protocol.
 pub const STEP_BUDGET: usize = 32;
 
+/// Whether anything of the protocol is pending: a round in progress, or
+/// an environment that owes frames (notified or not). While nothing is,
+/// [`enforce`] and [`step`] would do nothing, so kernel entries skip them
+/// (see `sched::pending`).
+pub fn pending(k: &Kernel) -> bool {
+    !k.revoking.quiet()
+}
+
 /// Checks `id`'s pending revocation at a kernel entry: delivers the upcall
 /// once. (The deadline itself is enforced by [`step`].)
 pub fn enforce(k: &mut Kernel, id: EnvId, frame: &mut TrapFrame) {

@@ -29,7 +29,9 @@ use oxok_slots::{End, Envs, Reason, Step, Switch};
 /// tick gives someone the CPU; with nothing left that could ever run, the
 /// next step of boot programs starts or the machine halts.
 pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
-    k.envs.reap(crate::env::REAP_BUDGET);
+    if k.envs.reaping() {
+        k.envs.reap(crate::env::REAP_BUDGET);
+    }
     loop {
         if let Some(cur) = k.current {
             if k.envs.alive(cur) && k.sched.running() == Some(cur) {
@@ -74,6 +76,35 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
     }
 }
 
+/// Whether a kernel entry has bookkeeping to do beyond its own work: a
+/// revocation outstanding or a round of the abort protocol in progress
+/// (`revoke::pending`), or destroyed environments still being torn down
+/// (`EnvTable::reaping`). Two loads; while it is false the entry paths
+/// skip `revoke::enforce`, `revoke::step` and the reaper, which would do
+/// nothing then.
+#[inline]
+pub fn pending(k: &Kernel) -> bool {
+    crate::revoke::pending(k) || k.envs.reaping()
+}
+
+/// The fast way back to user mode after an entry from `cur`, which the
+/// caller knows to be alive (its registers in the frame): true if nothing
+/// is pending and `cur` is still current and still the scheduler's choice,
+/// so [`resume`] would return at once and the entry may return to user
+/// mode now.
+#[inline]
+pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
+    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur)
+}
+
+/// Refreshes only the status and run count in `env`'s exposed row: what a
+/// switch or a transfer changes (every other field is published by what
+/// changes it, with `Env::publish`). A whole row costs a few times more.
+#[inline]
+pub fn publish_status(env: &crate::env::Env) {
+    crate::mem::exposed::set_env_status((env.id as usize) & (crate::env::MAX_ENVS - 1), env.status, env.runs);
+}
+
 /// Loads environment `e` (the scheduler's choice) into `frame`; delivers
 /// its slot-start upcall if its owned slot just started.
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
@@ -91,7 +122,7 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let Some(env) = k.envs.get(e) else { return };
     env.status = ENV_RUNNING;
     env.runs += 1;
-    env.publish();
+    publish_status(env);
     if slot_start && env.upcalls[kinds::SLOT_START as usize] != 0 {
         // An undeliverable slot-start upcall (bad stack) is skipped: the
         // environment simply resumes.
@@ -99,7 +130,9 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     }
     k.current = Some(e);
     slots::publish_run(&mut k.envs, e);
-    crate::revoke::enforce(k, e, frame);
+    if crate::revoke::pending(k) {
+        crate::revoke::enforce(k, e, frame);
+    }
 }
 
 /// Whether anything could run now or later: a runnable environment that
@@ -147,7 +180,7 @@ fn switched(k: &mut Kernel, sw: Switch) {
             && e.status == ENV_RUNNING
         {
             e.status = ENV_RUNNABLE;
-            e.publish();
+            publish_status(e);
         }
         slots::publish_run(&mut k.envs, out.env);
         if let End::Destroy { .. } = out.end {
@@ -157,7 +190,11 @@ fn switched(k: &mut Kernel, sw: Switch) {
     log::trace!("slot {}: {:?} -> {:?} at tick {}", sw.slot, sw.out, sw.decision, k.ticked);
     k.current = None;
     k.slot_start = sw.decision.reason == Reason::Owner;
-    slots::publish_vector(&k.sched);
+    if sw.decision.reason == Reason::Donated {
+        slots::publish_donation(&k.sched, sw.slot);
+    } else {
+        slots::publish_vector(&k.sched);
+    }
 }
 
 /// The running environment's slot budget is used up: its slot-end upcall,
@@ -189,7 +226,9 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     let now = crate::timer::ticks();
     if k.ticked < now {
         // Deadlines hold whatever the target does: bounded work per tick.
-        crate::revoke::step(k, crate::revoke::STEP_BUDGET);
+        if crate::revoke::pending(k) {
+            crate::revoke::step(k, crate::revoke::STEP_BUDGET);
+        }
         crate::net::poll();
         crate::xn::poll();
     }
@@ -281,7 +320,7 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
     if let Some(env) = k.envs.get(me) {
         env.regs = *frame;
         env.status = ENV_RUNNABLE;
-        env.publish();
+        publish_status(env);
     }
     give_up(k, frame, me, to);
 }

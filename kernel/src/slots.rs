@@ -57,6 +57,18 @@ pub fn publish_vector(s: &Sched) {
     exposed::set_slot_vector(s.header(), &rows);
 }
 
+/// After a donation within slot `slot` (a directed yield or a protected
+/// control transfer): the scheduler changed only who runs and why (the
+/// header's `running` and `reason`) and who used that slot last and how
+/// (its row's `last_env` and `last_use`), so only those are copied; the
+/// rest is as last published.
+pub fn publish_donation(s: &Sched, slot: usize) {
+    if let Some(row) = s.vector.row(slot) {
+        let h = s.header();
+        exposed::set_slot_use(slot, h.running, h.reason, row);
+    }
+}
+
 /// Copies `id`'s run statistics into its exposed row (if it is alive).
 pub fn publish_run(envs: &mut EnvTable, id: u32) {
     if let Some(e) = envs.get(id) {

@@ -43,6 +43,7 @@ pub fn init(k: Kernel) {
 }
 
 /// Runs `f` with the kernel state locked.
+#[inline]
 pub fn with<R>(f: impl FnOnce(&mut Kernel) -> R) -> R {
     let mut guard = KERNEL.lock();
     match guard.as_mut() {

@@ -23,6 +23,7 @@ const CALL_RANGE: u64 = 0x1_0000;
 macro_rules! generate_dispatch {
     ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident),*) -> [$($res:ident),*];)*) => {
         /// Runs `call` with its arguments from the caller's registers.
+        #[inline(always)]
         fn dispatch(cx: &mut Cx<'_>, call: Call) -> Result<[u64; MAX_RESULTS], Error> {
             match call {
                 $(Call::$name => {
@@ -40,12 +41,31 @@ macro_rules! generate_dispatch {
 
 oxok_abi::for_each_call!(generate_dispatch);
 
-/// Handles one `syscall` from the current environment.
-pub fn handle(frame: &mut TrapFrame) {
+/// Writes a finished call's status and results into the caller's registers.
+#[inline(always)]
+fn complete(frame: &mut TrapFrame, call: Call, result: Result<[u64; MAX_RESULTS], Error>) {
+    match result {
+        Ok(values) => {
+            frame.rax = 0;
+            for (i, v) in values.iter().take(call.results()).enumerate() {
+                frame.set_result(i, *v);
+            }
+        }
+        Err(e) => frame.rax = e.code(),
+    }
+}
+
+/// Handles one `syscall` from the current environment. True if the caller
+/// simply goes on from its own frame, changed only in `rax` and the result
+/// registers (no restart, no new state, nothing pending, still the
+/// scheduler's choice): the entry stub then returns with `sysret` at once,
+/// checking only that `rip` is canonical. Called by the stub in
+/// `arch::syscall` with the frame it pushed.
+pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
     state::with(|k| {
         let Some(caller) = k.current else {
             sched::resume(k, frame);
-            return;
+            return false;
         };
         let nr = frame.rax;
         match Call::from_number(nr) {
@@ -53,26 +73,31 @@ pub fn handle(frame: &mut TrapFrame) {
                 let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
                 let result = dispatch(&mut cx, call);
                 let Cx { k, frame, restart, replaced, .. } = cx;
-                if !k.envs.alive(caller) || replaced {
-                    // Nothing to return to, or a new state to resume from.
-                } else if restart && result.is_ok() {
-                    // `rax` still holds the number: back onto `syscall`.
-                    frame.rip -= SYSCALL_LEN;
-                } else {
-                    match result {
-                        Ok(values) => {
-                            frame.rax = 0;
-                            for (i, v) in values.iter().take(call.results()).enumerate() {
-                                frame.set_result(i, *v);
-                            }
-                        }
-                        Err(e) => frame.rax = e.code(),
+                if !replaced && !restart {
+                    complete(frame, call, result);
+                    // The common case: nothing pending, the caller still
+                    // current and the scheduler's choice (so alive: ending
+                    // it would have moved the scheduler on) goes on.
+                    if sched::still_running(k, caller) {
+                        debug_assert!(frame.rcx == frame.rip && frame.r11 == frame.rflags);
+                        return true;
+                    }
+                } else if !replaced && k.envs.alive(caller) {
+                    if result.is_ok() {
+                        // `rax` still holds the number: back onto `syscall`.
+                        frame.rip -= SYSCALL_LEN;
+                    } else {
+                        complete(frame, call, result);
                     }
                 }
-                if k.current == Some(caller) {
-                    revoke::enforce(k, caller, frame);
+                // Otherwise nothing to return to, or a new state to resume
+                // from.
+                if revoke::pending(k) {
+                    if k.current == Some(caller) {
+                        revoke::enforce(k, caller, frame);
+                    }
+                    revoke::step(k, revoke::STEP_BUDGET);
                 }
-                revoke::step(k, revoke::STEP_BUDGET);
             }
             None if nr.wrapping_sub(CALL_BASE) < CALL_RANGE => frame.rax = Error::BadCall.code(),
             None => {
@@ -92,5 +117,6 @@ pub fn handle(frame: &mut TrapFrame) {
             }
         }
         sched::resume(k, frame);
-    });
+        false
+    })
 }

@@ -50,8 +50,10 @@ pub fn handle(frame: &mut TrapFrame) {
                 frame.vector,
                 format_args!("{name} at rip={:#x} (error {:#x}){detail}; {why}", frame.rip, frame.error),
             );
-        } else {
+        } else if revoke::pending(k) {
             revoke::enforce(k, id, frame);
+        } else if sched::still_running(k, id) {
+            return;
         }
         sched::resume(k, frame);
     });

@@ -40,6 +40,15 @@ fn entry_for(env: &Env, kind: u64) -> u64 {
     }
 }
 
+/// What delivery writes on the exception stack, lowest address first: the
+/// handler's return address (0: it must not return) and the frame.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+pub struct Delivery {
+    ret: u64,
+    frame: ExceptionFrame,
+}
+
 /// Redirects `frame` (the environment's current registers) into its handler
 /// for `ev`. Errors say why delivery was impossible.
 pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &'static str> {
@@ -55,11 +64,13 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     let base = if nested { frame.rsp.saturating_sub(upcall::RED_ZONE) } else { top };
     let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
     let ret_slot = at.checked_sub(8).ok_or("exception stack overflow")?;
-    let record = ExceptionFrame { vector: ev.vector, error: ev.error, addr: ev.addr, regs: frame.regs() };
-    user::write_struct(&env.space, at, &record).map_err(|_| "exception stack not writable")?;
-    user::write_struct(&env.space, ret_slot, &0u64).map_err(|_| "exception stack not writable")?;
-    let mut next = TrapFrame::new_user(entry, ret_slot);
-    next.rdi = at;
-    *frame = next;
+    // One record, one checked copy (one page-table walk when it lies in
+    // one page, as it nearly always does).
+    let record = Delivery {
+        ret: 0,
+        frame: ExceptionFrame { vector: ev.vector, error: ev.error, addr: ev.addr, regs: frame.regs() },
+    };
+    user::write_struct(&env.space, ret_slot, &record).map_err(|_| "exception stack not writable")?;
+    frame.enter_handler(entry, ret_slot, at, ev.kind);
     Ok(())
 }

@@ -111,6 +111,20 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The handler kind for an upcall the kernel delivered as `upcall`
+    /// (`abi::upcall`; the entry gets it in `rsi`), if it is one.
+    pub fn of_upcall(upcall: u64) -> Option<Kind> {
+        match upcall {
+            kinds::EXCEPTION => Some(Kind::Exception),
+            kinds::PAGE_FAULT => Some(Kind::PageFault),
+            kinds::FOREIGN_SYSCALL => Some(Kind::ForeignSyscall),
+            kinds::REVOCATION => Some(Kind::Revocation),
+            kinds::SLOT_START => Some(Kind::SlotStart),
+            kinds::SLOT_END => Some(Kind::SlotEnd),
+            _ => None,
+        }
+    }
+
     /// The kind of the event a frame describes.
     pub fn of(frame: &ExceptionFrame) -> Kind {
         match frame.vector {
@@ -235,11 +249,13 @@ pub fn uninstall() -> Result<(), Error> {
     Ok(())
 }
 
-/// Called by [`entry`] on the exception stack with the kernel's frame.
+/// Called by [`entry`] on the exception stack with the kernel's frame and
+/// the upcall kind it was delivered as (the kernel's `rsi`, passed on
+/// untouched: the kind is not derived again from the vector).
 /// Returns when the interrupted code may resume from `frame.regs`.
-extern "C" fn dispatch(frame: &mut ExceptionFrame) {
+extern "C" fn dispatch(frame: &mut ExceptionFrame, upcall: u64) {
     DELIVERED.fetch_add(1, Ordering::Relaxed);
-    let kind = Kind::of(frame);
+    let kind = Kind::of_upcall(upcall).unwrap_or_else(|| Kind::of(frame));
     let chosen = match (handler(kind), kind) {
         (Some(h), _) => Some(h),
         (None, Kind::PageFault) => handler(Kind::Exception),
@@ -291,8 +307,9 @@ const RAX_SLOT: usize = 128 + 24;
 
 const _: () = assert!(kinds::RED_ZONE == 128);
 
-/// The upcall entry. The kernel enters with `rdi` → [`ExceptionFrame`] and
-/// `rsp` below it; every other register is undefined. See the module
+/// The upcall entry. The kernel enters with `rdi` → [`ExceptionFrame`],
+/// `rsi` the upcall kind and `rsp` below the frame; every other register
+/// is undefined. Both go to [`dispatch`] as its arguments unchanged. See the module
 /// documentation for the resume sequence.
 #[unsafe(naked)]
 extern "C" fn entry() -> ! {

@@ -166,7 +166,16 @@ impl Name {
     /// This is a partial order: reflexive, transitive and antisymmetric, with
     /// [`Name::ROOT`] below every name.
     pub fn is_prefix_of(&self, other: &Name) -> bool {
-        other.components().starts_with(self.components())
+        // Word by word over the fixed array (no slice compare: this runs in
+        // every capability check). Words past `self`'s depth do not count.
+        if self.depth > other.depth {
+            return false;
+        }
+        let mut same = true;
+        for i in 0..MAX_DEPTH {
+            same &= i >= usize::from(self.depth) || self.components[i] == other.components[i];
+        }
+        same
     }
 
     /// This name with one more component, or [`CapError::TooDeep`] if it

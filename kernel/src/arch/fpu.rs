@@ -115,6 +115,14 @@ pub fn bases() -> (u64, u64) {
     (super::cpu::rdmsr(MSR_FS_BASE), super::cpu::rdmsr(MSR_GS_BASE))
 }
 
+/// Loads FS and GS with the null selector only (no environment sees
+/// another's selectors); the bases stay as they are.
+pub fn reset_selectors() {
+    // SAFETY: loading the null selector into FS and GS is always allowed in
+    // 64-bit mode; the kernel uses neither.
+    unsafe { asm!("mov fs, {0:x}", "mov gs, {0:x}", in(reg) 0u64, options(nostack, preserves_flags)) }
+}
+
 /// Loads FS and GS with the null selector and then the given bases (each a
 /// canonical lower-half address, checked by the caller's call). The
 /// selectors are reset so no environment sees another's.

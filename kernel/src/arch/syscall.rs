@@ -1,9 +1,9 @@
 //! The `syscall` entry: MSR set-up and the stub that saves a full
-//! [`TrapFrame`] on the per-CPU kernel stack.
+//! `TrapFrame` on the per-CPU kernel stack.
 
 use super::cpu::{rdmsr, wrmsr};
 use super::gdt::{KERNEL_CS, USER_CS, USER_DS};
-use super::trapframe::{TrapFrame, VECTOR_SYSCALL};
+use super::trapframe::VECTOR_SYSCALL;
 use core::arch::global_asm;
 
 const MSR_EFER: u32 = 0xC000_0080;
@@ -50,25 +50,49 @@ syscall_entry:
     push %r13
     push %r14
     push %r15
+    /* handle(&mut TrapFrame) -> bool, called directly (no trampoline):
+       rdi is the frame just pushed on this CPU's kernel stack, valid,
+       aligned and used by nothing else until the return. True: the fast
+       return below; false: the full exit_to_user. */
     mov %rsp, %rdi
     call {entry}
-    jmp exit_to_user
+    test %al, %al
+    jz exit_to_user
+    /* The fast return: the caller goes on from its own frame, changed
+       only in rax and the result registers, so rcx is still its rip, r11
+       its rflags and the selectors the user's. Only rip's form is left to
+       check: a `syscall` ending at the top of the lower half returns to a
+       non-canonical rip, which sysret must never be given. */
+    mov 136(%rsp), %rax
+    shr $47, %rax
+    jnz exit_to_user
+    pop %r15
+    pop %r14
+    pop %r13
+    pop %r12
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rbp
+    pop %rdi
+    pop %rsi
+    pop %rdx
+    pop %rcx
+    pop %rbx
+    pop %rax
+    mov 40(%rsp), %rsp
+    sysretq
     "#,
     user_ds = const USER_DS as u64,
     user_cs = const USER_CS as u64,
     vector = const VECTOR_SYSCALL,
-    entry = sym syscall_rust_entry,
+    entry = sym crate::syscall::handle,
     options(att_syntax)
 );
 
 unsafe extern "C" {
     fn syscall_entry();
-}
-
-extern "C" fn syscall_rust_entry(frame: *mut TrapFrame) {
-    // SAFETY: the stub passes the frame it just pushed on the kernel stack.
-    let frame = unsafe { &mut *frame };
-    crate::syscall::handle(frame);
 }
 
 /// Enables `syscall`/`sysret` and points them at the entry stub.

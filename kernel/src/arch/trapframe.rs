@@ -60,6 +60,22 @@ impl TrapFrame {
         }
     }
 
+    /// Redirects this user frame into a handler of the same environment:
+    /// `rip`, `rsp`, the first two argument registers and the flags and
+    /// selectors of a fresh frame. The other registers keep the interrupted
+    /// values (the environment's own, already saved where the handler reads
+    /// them; to the handler they are undefined), which spares rewriting the
+    /// whole frame on every upcall.
+    pub fn enter_handler(&mut self, rip: u64, rsp: u64, rdi: u64, rsi: u64) {
+        self.rip = rip;
+        self.rsp = rsp;
+        self.rdi = rdi;
+        self.rsi = rsi;
+        self.cs = u64::from(USER_CS);
+        self.ss = u64::from(USER_DS);
+        self.rflags = FLAG_IF | FLAG_RESERVED1;
+    }
+
     /// True if the frame was pushed while the CPU was in ring 3.
     pub fn is_user(&self) -> bool {
         self.cs & 3 == 3

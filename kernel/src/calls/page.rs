@@ -120,6 +120,8 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> R
     let exec = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(0)).is_ok();
     let (mut at, mut left) = (entries, count);
     let mut done = 0;
+    // One walk per page of records, not one per record.
+    let mut records = user::RecordReader::new();
     while left > 0 {
         if done == BATCH_STEP {
             cx.restart();
@@ -127,12 +129,16 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> R
         }
         let caller = cx.caller;
         let space = &cx.k.envs.get(caller).ok_or(Error::BadEnv)?.space;
-        let rec: MapEntry = user::read_struct(space, at)?;
+        let rec: MapEntry = records.read(space, at)?;
         if rec.frame_slot != UNMAP && rec.flags & pte::NO_EXECUTE == 0 && !exec {
             return Err(Error::Denied);
         }
         match rec.frame_slot {
-            UNMAP => unmap_one(cx, target, rec.va)?,
+            UNMAP => {
+                // It may unmap the page the records are read from.
+                records.forget();
+                unmap_one(cx, target, rec.va)?
+            }
             PROTECT => protect_one(cx, target, rec.va, rec.flags, rec.src)?,
             SHARE => share_one(cx, target, rec.src, rec.va, rec.flags)?,
             slot => map_one(cx, target, slot, rec.va, rec.flags)?,

@@ -76,7 +76,7 @@ fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Er
     env.status = ENV_WAITING;
     env.waiting_for = Some(callee);
     env.wait_ticket = ticket;
-    env.publish();
+    crate::sched::publish_status(env);
     Ok(())
 }
 
@@ -100,16 +100,13 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     // The credential: a capability for the callee with the call right.
     super::check::call_cap(&mut cx.k.envs, caller, cap_slot, callee)?;
     // The message: the caller's registers, with the kernel's additions.
-    let mut msg = *cx.frame;
-    msg.rdi = u64::from(caller);
-    msg.rcx = mode;
-    msg.rax = 0;
+    let msg = &*cx.frame;
     let mut message = TrapFrame::new_user(entry, 0);
     message.rbx = msg.rbx;
-    message.rcx = msg.rcx;
+    message.rcx = mode;
     message.rdx = msg.rdx;
     message.rsi = msg.rsi;
-    message.rdi = msg.rdi;
+    message.rdi = u64::from(caller);
     message.rbp = msg.rbp;
     message.r8 = msg.r8;
     message.r9 = msg.r9;
@@ -129,7 +126,7 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
         me.regs = *cx.frame;
         me.regs.rax = 0;
         me.status = ENV_RUNNABLE;
-        me.publish();
+        crate::sched::publish_status(me);
         None
     };
     // The callee: keeps its interrupted state aside and runs the entry on
@@ -139,7 +136,7 @@ fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> 
     env.pct_caller = owed;
     env.regs = message;
     env.status = ENV_RUNNABLE;
-    env.publish();
+    crate::sched::publish_status(env);
     crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
     cx.replaced = true;
     Ok([])
@@ -183,7 +180,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             Some(w)
         }
     };
-    let reply = *cx.frame;
+    let reply = &*cx.frame;
     // This environment returns to what it was doing when the call came.
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
@@ -191,7 +188,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
         env.pct_caller = None;
         env.regs = saved;
         env.status = ENV_RUNNABLE;
-        env.publish();
+        crate::sched::publish_status(env);
     }
     match target {
         Some(w) => {
@@ -216,7 +213,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             env.waiting_for = None;
             env.wait_ticket = 0;
             env.status = ENV_RUNNABLE;
-            env.publish();
+            crate::sched::publish_status(env);
             crate::sched::give_up(cx.k, cx.frame, me, Some(w));
         }
         None => {
@@ -224,7 +221,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
             *cx.frame = saved;
             let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
             env.status = ENV_RUNNING;
-            env.publish();
+            crate::sched::publish_status(env);
         }
     }
     cx.replaced = true;

@@ -53,6 +53,12 @@ impl EnvTable {
         dying.is_empty()
     }
 
+    /// True if destroyed environments are still being torn down (there is
+    /// work for [`Self::reap`]).
+    pub fn reaping(&self) -> bool {
+        !self.dying.is_empty()
+    }
+
     /// Frees frame `pfn` if it belongs to a live environment and nothing
     /// reaches it any more: no mapping and no capability anywhere. Its owner
     /// could never name it again, so this is no policy, only the end of a

@@ -88,6 +88,23 @@ pub fn set_env_row(index: usize, row: EnvEntry) {
     unsafe { (phys::virt(base) as *mut EnvEntry).add(index).write_volatile(row) }
 }
 
+/// Rewrites only the `status` and `runs` fields of row `index` of the
+/// environment table (what a switch changes; the other fields are
+/// published by whatever changes them).
+pub fn set_env_status(index: usize, status: u32, runs: u64) {
+    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
+    if base == 0 || index >= ENV_TABLE_ROWS {
+        return;
+    }
+    // SAFETY: as in `set_env_row`: kernel-owned, direct-mapped, index in
+    // bounds, read-only to users; the two fields are written in place.
+    unsafe {
+        let row = (phys::virt(base) as *mut EnvEntry).add(index);
+        (&raw mut (*row).status).write_volatile(status);
+        (&raw mut (*row).runs).write_volatile(runs);
+    }
+}
+
 /// Rewrites the clock page.
 pub fn set_clock(clock: Clock) {
     let pa = CLOCK_PA.load(Ordering::Relaxed);
@@ -146,6 +163,29 @@ pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
         for (i, row) in rows.iter().take(max).enumerate() {
             base.add(i).write_volatile(*row);
         }
+    }
+}
+
+/// Rewrites only who runs in the exposed slot vector: the header's
+/// `running` and `reason` and the `last_env` and `last_use` of row `index`
+/// (what a donation within a slot changes).
+pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
+    let pa = SLOTS_PA.load(Ordering::Relaxed);
+    let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
+    if pa == 0 || index >= max {
+        return;
+    }
+    // SAFETY: as in `set_slot_vector`: the slot-vector frame is
+    // kernel-owned, direct-mapped and read-only to users; the header is at
+    // its start and row `index` lies in the page after it. Fields are
+    // written in place.
+    unsafe {
+        let header = phys::virt(pa) as *mut VectorHeader;
+        (&raw mut (*header).running).write_volatile(running);
+        (&raw mut (*header).reason).write_volatile(reason);
+        let r = (phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index);
+        (&raw mut (*r).last_env).write_volatile(row.last_env);
+        (&raw mut (*r).last_use).write_volatile(row.last_use);
     }
 }
 

@@ -24,6 +24,8 @@ unsafe impl Pod for Mapping {}
 unsafe impl Pod for oxok_abi::FpuState {}
 // SAFETY: a plain integer.
 unsafe impl Pod for u64 {}
+// SAFETY: #[repr(C)] of a u64 and an ExceptionFrame (u64 fields only).
+unsafe impl Pod for crate::upcall::Delivery {}
 
 /// The bytes of `value`.
 pub fn bytes_of<T: Pod>(value: &T) -> &[u8] {

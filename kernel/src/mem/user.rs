@@ -33,6 +33,15 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
     if !user_range_ok(va, len) {
         return Err(Error::BadAddress);
     }
+    // The common case, all within one page: one walk, one copy.
+    if len > 0 && va / PAGE_SIZE == (va + len - 1) / PAGE_SIZE {
+        let pa = space.translate_user(va, true).ok_or(Error::BadAddress)?;
+        // SAFETY: `pa..pa+len` lies within one user-writable frame of this
+        // address space, direct-mapped; the kernel holds no Rust reference
+        // to user frames, so this write aliases nothing.
+        unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), phys::virt(pa) as *mut u8, data.len()) };
+        return Ok(());
+    }
     // Check the whole range first so a failure changes nothing.
     let mut addr = va & !(PAGE_SIZE - 1);
     while addr < va + len {
@@ -86,4 +95,58 @@ pub fn read_word(space: &AddressSpace, va: u64, size: u8) -> Option<u64> {
             _ => phys::read::<u64>(pa),
         }
     })
+}
+
+/// Reads successive records (plain-old-data values) from user memory with
+/// one page-table walk per page instead of one per record: the page last
+/// walked and its frame are remembered. Only an unmapping can make a
+/// readable user page unreadable (changing a mapping's flags keeps
+/// `PRESENT | USER`), so the caller calls [`Self::forget`] after anything
+/// that unmaps; a record that straddles two pages is read the ordinary way.
+pub struct RecordReader {
+    /// The page walked last (`u64::MAX`: none) and its frame.
+    page: u64,
+    pa: u64,
+}
+
+impl RecordReader {
+    /// A reader that remembers no page yet.
+    pub const fn new() -> RecordReader {
+        RecordReader { page: u64::MAX, pa: 0 }
+    }
+
+    /// Reads a `T` at user address `va`, as [`read_struct`] would.
+    pub fn read<T: super::pod::Pod>(&mut self, space: &AddressSpace, va: u64) -> Result<T, Error> {
+        let len = size_of::<T>() as u64;
+        if len == 0 || !user_range_ok(va, len) {
+            return read_struct(space, va);
+        }
+        let page = va & !(PAGE_SIZE - 1);
+        if (va + len - 1) & !(PAGE_SIZE - 1) != page {
+            return read_struct(space, va);
+        }
+        if self.page != page {
+            self.pa = space.translate_user(page, false).ok_or(Error::BadAddress)?;
+            self.page = page;
+        }
+        let mut value = T::default();
+        // SAFETY: `self.pa` is the frame the environment's tables map,
+        // user-readable, at `page` (walked above or, with nothing unmapped
+        // since, earlier in this kernel entry); `va..va+len` lies within
+        // that page. The frame is direct-mapped and the copy goes into a
+        // local value.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                phys::virt(self.pa + (va - page)) as *const u8,
+                super::pod::bytes_of_mut(&mut value).as_mut_ptr(),
+                len as usize,
+            );
+        }
+        Ok(value)
+    }
+
+    /// Drops the remembered page (after an unmapping).
+    pub fn forget(&mut self) {
+        self.page = u64::MAX;
+    }
 }

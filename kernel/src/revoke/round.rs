@@ -78,6 +78,15 @@ impl Repossess {
         self.earliest = self.earliest.min(deadline);
     }
 
+    /// True when no round is in progress and no environment has a
+    /// revocation outstanding: every request lowers `earliest`
+    /// ([`Self::note`]), and only a search that finds none owed raises it
+    /// back to `u64::MAX`. Then [`Self::step`] would do nothing and no
+    /// environment has an upcall to be told of.
+    pub fn quiet(&self) -> bool {
+        self.phase == Phase::Idle && self.earliest == u64::MAX
+    }
+
     /// See `revoke::step`.
     pub fn step(&mut self, envs: &mut EnvTable, budget: usize) -> bool {
         let mut budget = budget;
