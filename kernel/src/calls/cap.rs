@@ -61,7 +61,7 @@ pub fn cap_info(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 3], Error> {
     let comps = cap.name.components();
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
-        (2, [_, index, generation]) => (generation << 10) | index,
+        (2, [_, row, generation]) => oxok_abi::env_id::from_parts(*row, *generation).map_or(0, u64::from),
         // A time slot: its index in the vector (the name's second
         // component is the CPU).
         (3, [_, _cpu, index, _]) => *index,

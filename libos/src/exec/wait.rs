@@ -3,7 +3,7 @@
 
 use super::{Child, WAIT_SLOT};
 use crate::{exposed, sys};
-use oxok_abi::layout::{ENV_TABLE, ENV_TABLE_ROWS};
+use oxok_abi::layout::ENV_TABLE;
 use oxok_abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry, Error};
 use oxok_pred::Builder;
 
@@ -45,7 +45,7 @@ impl ExitStatus {
 /// The child's frames may still be in the kernel's bounded-step reaping
 /// queue when `wait` returns.
 pub fn wait(child: Child) -> Result<ExitStatus, Error> {
-    let row = (child.id as usize) & (ENV_TABLE_ROWS - 1);
+    let row = oxok_abi::env_id::row(child.id);
     let base = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
     let id_word = base + core::mem::offset_of!(EnvEntry, id) as u64;
     let status_word = base + core::mem::offset_of!(EnvEntry, status) as u64;
