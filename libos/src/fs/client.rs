@@ -29,7 +29,7 @@ pub fn server() -> Result<u64, IoError> {
 /// One request; the reply once its status is `Ok`.
 pub fn call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
     let reply = raw_call(server, msg)?;
-    Status::of(reply[0]).result()?;
+    proto::result(Status::of(reply[0]))?;
     Ok(reply)
 }
 

@@ -17,6 +17,7 @@ use super::proto::{self, INLINE, WRITE_MAX, op};
 use super::{FileKind, Metadata};
 use crate::fd::{File, IoError, SeekFrom};
 use crate::pct::Msg;
+use oxok_fdspec::Spec;
 
 /// An open file or directory of the file server.
 #[derive(Debug)]
@@ -133,7 +134,7 @@ impl File for OpenFile {
     /// the server with `DUP`).
     fn spec(&self, child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         let handle = self.dup_for(child)?;
-        Ok(Some(format!("file:{}:{}", self.server, handle)))
+        Ok(Some(format!("{}", Spec::File { server: self.server, handle })))
     }
 
     /// The server knows this handle as the parent's: a fork child gets its
@@ -155,13 +156,9 @@ impl Drop for OpenFile {
 
 /// The object `file:<server>:<handle>` names (see [`OpenFile::spec`]).
 pub fn from_spec(spec: &str) -> Result<OpenFile, IoError> {
-    let mut parts = spec.split(':');
-    let (Some("file"), Some(server), Some(handle), None) = (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let Some(Spec::File { server, handle }) = Spec::parse(spec) else {
         return Err(IoError::Invalid);
     };
-    let server = server.parse::<u64>().map_err(|_| IoError::Invalid)?;
-    let handle = handle.parse::<u64>().map_err(|_| IoError::Invalid)?;
     let file = OpenFile::new(server, handle);
     file.metadata()?; // the server knows this handle as ours
     Ok(file)
