@@ -22,6 +22,7 @@
 
 extern crate alloc;
 
+mod buffers;
 mod io;
 mod server;
 mod table;

@@ -2,16 +2,22 @@
 //! registers of a protected control transfer (Aegis §5.1) between the libOS
 //! file client and `fsd`.
 //!
-//! **Why the data rides in registers.** A shared buffer page would need a
-//! capability path between client and server: `cap_grant` and a `page_batch`
-//! share both need write on the *target* environment's capability, which
-//! only its creator holds (and which would also let the holder destroy it).
-//! The server and an arbitrary client are strangers, so neither can give the
-//! other a frame. The message registers are the one channel the kernel gives
-//! both, with the caller's id added unforgeably; so every request carries at
-//! most [`INLINE`] bytes and the client cuts larger I/O into chunks. A
+//! **Small messages ride in registers.** The message registers are the one
+//! channel the kernel gives client and server, with the caller's id added
+//! unforgeably; a request carries at most [`INLINE`] bytes inline. A
 //! round trip is one `pct_call` and one `pct_reply`, no copy through the
 //! kernel's memory.
+//!
+//! **File data moves by the page.** On `BUFFER` the server allocates one
+//! frame for the calling client, maps it in its own space and hands the
+//! client a read-write capability for it with `pct_grant` (the client
+//! consented by calling; the two need no capability for each other). The
+//! client maps the page and from then on `READ_BUF` and `WRITE_BUF` move up
+//! to [`BUFFER_SIZE`] bytes per round trip through it instead of 56–64 in
+//! registers. The buffer belongs to the caller id the kernel reports, so a
+//! client can only ever see data it asked for in its own page; the server
+//! frees it when the client has ended. A client without a buffer (the
+//! server's table full, a call refused) uses `READ`/`WRITE` as before.
 //!
 //! **Request** word 0: `op | len << 8 | arg << 16` ([`request`]); the other
 //! words depend on the op (below). **Reply** word 0: a [`Status`] in bits
@@ -30,6 +36,9 @@
 //! | `DUP` | handle, child's env id | the child's handle |
 //! | `INFO` | — | clients, handles, open files, inodes, data bytes |
 //! | `STOP` | — | — (only from the server's creator) |
+//! | `BUFFER` | — | the slot of the buffer page's capability in the caller's list |
+//! | `READ_BUF` | handle, most bytes wanted (≤ [`BUFFER_SIZE`]) | bytes read into the buffer page |
+//! | `WRITE_BUF` | handle, bytes in the buffer page (≤ [`BUFFER_SIZE`]) | bytes taken |
 //!
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
@@ -99,7 +108,16 @@ pub mod op {
     pub const INFO: u8 = 16;
     /// Stop serving (the server's creator only).
     pub const STOP: u8 = 17;
+    /// Give the caller its shared buffer page.
+    pub const BUFFER: u8 = 18;
+    /// Read into the buffer page.
+    pub const READ_BUF: u8 = 19;
+    /// Write from the buffer page.
+    pub const WRITE_BUF: u8 = 20;
 }
+
+/// Bytes of a client's shared buffer (one page).
+pub const BUFFER_SIZE: usize = 4096;
 
 /// `OPEN` flag bits (the `arg` of its word 0).
 pub mod flags {

@@ -74,3 +74,33 @@ fn limits_fit_the_message() {
     assert!(NAME_CHUNK <= (WORDS - 3) * 8);
     assert!(STAGED > 0xffff_ffff, "STAGED sits above any inline argument");
 }
+
+#[test]
+fn op_numbers_are_distinct() {
+    let ops = [
+        op::PATH,
+        op::OPEN,
+        op::CLOSE,
+        op::READ,
+        op::WRITE,
+        op::SEEK,
+        op::FSTAT,
+        op::STAT,
+        op::MKDIR,
+        op::UNLINK,
+        op::RMDIR,
+        op::RENAME,
+        op::READDIR,
+        op::DUP,
+        op::TRUNCATE,
+        op::INFO,
+        op::STOP,
+        op::BUFFER,
+        op::READ_BUF,
+        op::WRITE_BUF,
+    ];
+    for (i, a) in ops.iter().enumerate() {
+        assert!(ops[i + 1..].iter().all(|b| a != b), "op {a} twice");
+    }
+    assert!(BUFFER_SIZE >= 64 * INLINE, "the buffer moves many times a message's bytes");
+}

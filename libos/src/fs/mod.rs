@@ -17,6 +17,8 @@
 //! child. Relative paths resolve against the current directory, kept per
 //! process in `PWD` ([`chdir`], [`cwd`]).
 
+#[allow(unsafe_code)]
+pub mod buffer;
 mod client;
 mod file;
 mod path;

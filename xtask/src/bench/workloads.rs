@@ -41,6 +41,7 @@ pub(crate) const ALL: &[Workload] = &[
     w("fork_4mb_exit_wait", "cycles", "fork + exit + wait after touching 4 MiB"),
     w("demand_zero_fault", "cycles", "demand-zero page fault"),
     w("spawn_exec", "cycles", "spawn a tiny program + wait"),
+    w("cat_10mb", "cycles", "read a 10 MiB file to the end in 64 KiB reads (Oxok: file server)"),
     w(BOOT_TO_USER, "us", "QEMU start to first user instruction"),
     w("kernel_mem_per_env", "bytes", "kernel memory per process/environment"),
 ];
