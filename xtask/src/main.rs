@@ -26,6 +26,7 @@ mod report;
 mod scenario;
 mod scenarios;
 mod scenarios_net;
+mod scenarios_vocab;
 mod testcmd;
 
 use cli::{Cmd, Firmware, MachineOpts};

@@ -1176,6 +1176,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[5],
     crate::scenarios_net::NET_SCENARIOS[6],
     crate::scenarios_net::NET_SCENARIOS[7],
+    // File data by the page (issue 11): `scenarios_vocab.rs`.
+    crate::scenarios_vocab::VOCAB_SCENARIOS[0],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \

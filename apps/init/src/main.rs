@@ -39,8 +39,8 @@ fn main(args: Args) -> i32 {
             println!("init: no transmit template ({e})");
         }
     }
-    // The file server first: `spawn_server` names it in OXOK_FSD, which
-    // the shell and everything it starts inherit.
+    // The file server first: the shell and everything it starts find it
+    // as the `fsd` their ancestor init started (`fs::locate`).
     let fsd = oxok_libos::fs::spawn_server().map_err(|e| println!("init: no file server ({e})")).ok();
     let code = match oxok_libos::exec::spawn("shell", &["shell"]) {
         Ok(shell) => match oxok_libos::exec::wait(shell) {

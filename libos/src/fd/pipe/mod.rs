@@ -48,7 +48,7 @@
 mod frame;
 mod holders;
 mod local;
-mod wait;
+pub(crate) mod wait;
 
 use super::{File, Handle, IoError};
 use alloc::format;
