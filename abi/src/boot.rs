@@ -14,6 +14,7 @@
 //! | `strikes=S` | consecutive overruns that destroy an environment, 1..=1000 (default 3) |
 //! | `slots=N` | slots per CPU, 1..=32 (`layout::SLOT_VECTOR_SLOTS`, the default); the exposed vector's header says how many are in use |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
+//! | `crash` | panic on purpose once boot is done (shows the panic report; `cargo xtask` symbolises its backtrace) |
 //! | `halt_status` | an orderly halt passes the exit status of the last boot program to end to the host ([`EXIT_STATUS_BASE`]) |
 //! | `gen_limit=N` | test aid: an environment-table row is retired for good once its generation reaches N (default and most 2²²−1), so the retirement that keeps stale environment capabilities from ever matching can be seen in seconds |
 //! | `frame_gen_limit=N` | test aid: a frame is retired for good (owner `OWNER_RETIRED`) when freeing it would take its generation to N (default 2³²−1), so stale frame capabilities never match a new owner |

@@ -18,6 +18,9 @@ pub struct Cmdline {
     pub run: Vec<Vec<Program>>,
     /// Run the kernel self tests first.
     pub ktest: bool,
+    /// `crash`: panic on purpose once boot is done, to show (and test) the
+    /// panic report and its symbolised backtrace.
+    pub crash: bool,
     /// Timer interrupts per second.
     pub tick_hz: u64,
     /// The slot clock's parameters (`slot_ticks=`, `slot_grace=`,
@@ -32,6 +35,7 @@ pub fn parse(line: &str) -> Cmdline {
     let mut c = Cmdline {
         run: Vec::new(),
         ktest: false,
+        crash: false,
         tick_hz: crate::timer::DEFAULT_HZ,
         slots: oxok_slots::Config::DEFAULT,
         slot_count: oxok_abi::layout::SLOT_VECTOR_SLOTS,
@@ -80,6 +84,8 @@ pub fn parse(line: &str) -> Cmdline {
             // `fpu=eager|lazy`, taken (or refused with a warning).
         } else if word == "ktest" {
             c.ktest = true;
+        } else if word == "crash" {
+            c.crash = true;
         } else if !word.starts_with("log=") {
             log::warn!("cmdline: ignoring unknown word {word:?}");
         }

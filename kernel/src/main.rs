@@ -116,6 +116,10 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         }
     }
 
+    if cmd.crash {
+        crash_on_purpose();
+    }
+
     state::with(|k| k.steps = cmd.run.into_iter().collect());
     let c = cmd.slots;
     ::log::info!(
@@ -128,4 +132,11 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     );
     timer::init(cmd.tick_hz, tsc_hz);
     sched::start()
+}
+
+/// The `crash` command-line word: a panic from a function of its own, so
+/// the report's backtrace has a known frame to show.
+#[inline(never)]
+fn crash_on_purpose() -> ! {
+    panic!("crash requested on the command line")
 }

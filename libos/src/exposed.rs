@@ -88,6 +88,13 @@ pub fn frame_of(va: u64) -> Option<u64> {
     pte(va).map(|e| (e & pte::ADDRESS_MASK) / PAGE_SIZE)
 }
 
+/// The aligned word at `va`, if its page is mapped user-readable — a read
+/// that cannot fault, for walking memory a fault may have left in any
+/// state (a backtrace's frame chain).
+pub fn read_word(va: u64) -> Option<u64> {
+    read_exposed::<u64>(va)
+}
+
 /// Reads a `T` at `addr` if the whole of it is mapped user-readable.
 fn read_exposed<T: Copy>(addr: u64) -> Option<T> {
     let size = core::mem::size_of::<T>() as u64;

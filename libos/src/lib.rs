@@ -14,6 +14,7 @@ extern crate alloc;
 
 #[allow(unsafe_code)]
 mod args;
+pub mod backtrace;
 pub mod callcap;
 pub mod console;
 pub mod environ;

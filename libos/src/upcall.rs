@@ -268,6 +268,7 @@ fn unhandled(kind: Kind, frame: &ExceptionFrame) -> ! {
         "upcall: unhandled {what} (vector {:#x}, error {:#x}, addr {:#x}, rax {:#x}) at rip {:#x}; exiting with status {status}",
         frame.vector, frame.error, frame.addr, frame.regs.rax, frame.regs.rip
     );
+    crate::backtrace::print(frame.regs.rip, frame.regs.rbp);
     crate::process::exit(status)
 }
 

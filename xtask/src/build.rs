@@ -116,6 +116,7 @@ fn write_images(ws: &Workspace, exes: &[Executable], linux: &[(String, PathBuf)]
     let files = programs.iter().map(|p| (&p.name, &p.path)).chain(linux.iter().map(|(n, p)| (n, p)));
     for (name, path) in files {
         let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let data = crate::strip::strip_debug(&data).unwrap_or(data);
         oxok_archive::append(&mut tar, name, &data).map_err(|e| format!("cannot archive `{name}`: {e:?}"))?;
     }
     oxok_archive::finish(&mut tar);

@@ -49,6 +49,9 @@ COMMANDS
   profile WORKLOAD [...]
                Where the guest's instructions go in one bench workload
                (see `cargo xtask profile --help`).
+  symbolize LOG...
+               Print serial logs with their backtraces symbolised (kernel
+               panics and programs ended by a fault), from the last build.
   help         This text.
 
 ENVIRONMENT
@@ -68,6 +71,7 @@ pub(crate) enum Cmd {
     Bench(Vec<String>),
     Fuzz(crate::fuzz::FuzzOpts),
     Profile(Vec<String>),
+    Symbolize(Vec<String>),
 }
 
 /// Options shared by the commands that boot a machine on the terminal.
@@ -115,6 +119,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
     }
     if cmd == "profile" {
         return Ok(Cmd::Profile(rest.to_vec()));
+    }
+    if cmd == "symbolize" {
+        return Ok(Cmd::Symbolize(rest.to_vec()));
     }
     let mut a = Args::new(rest);
     let parsed = match cmd.as_str() {

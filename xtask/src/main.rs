@@ -27,6 +27,8 @@ mod scenario;
 mod scenarios;
 mod scenarios_net;
 mod scenarios_vocab;
+mod strip;
+mod symbolize;
 mod testcmd;
 
 use cli::{Cmd, Firmware, MachineOpts};
@@ -95,7 +97,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 eprintln!("xtask: QEMU waits for GDB on localhost:1234; in another terminal type:");
                 eprintln!("xtask:   {}", gdb_command(&images.kernel));
             }
-            boot_on_terminal(&machine)
+            boot_on_terminal(&machine, &images)
         }
         Cmd::Iso { boot, machine: m } => {
             let ws = Workspace::load()?;
@@ -115,13 +117,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             let Some(fw) = boot else { return Ok(()) };
             let vars = ws.out_dir().join("OVMF_VARS.fd");
             let machine = with_options(iso::machine(&path, fw == Firmware::Uefi, &vars)?, &m);
-            boot_on_terminal(&machine)
+            boot_on_terminal(&machine, &images)
         }
         Cmd::Test(opts) => testcmd::run(&opts),
         Cmd::Lint => lint::run(),
         Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
         Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
+        Cmd::Symbolize(logs) => symbolize::run(&Workspace::load()?, &logs).map_err(Failure::Failed),
     }
 }
 
@@ -156,10 +159,11 @@ fn gdb_command(kernel: &std::path::Path) -> String {
 }
 
 /// Boots `machine` with the serial console on this terminal and says how it ended.
-fn boot_on_terminal(machine: &qemu::Qemu) -> Result<(), Failure> {
+fn boot_on_terminal(machine: &qemu::Qemu, images: &build::Images) -> Result<(), Failure> {
     eprintln!("xtask: {}", machine.display());
     eprintln!("xtask: serial console follows; Ctrl-C goes to Oxok, Ctrl-A X quits QEMU");
-    let status = proc::run_interactive(machine.command())?;
+    let symbols = symbolize::Symbolizer::new(&images.kernel, &images.initrd);
+    let status = proc::run_interactive(machine.command(), symbols)?;
     let meaning = qemu::status_meaning(status.code());
     match status.code().and_then(oxok_abi::boot::guest_status) {
         Some(n) if n > 0 => eprintln!("xtask: Oxok halted; the last boot program exited with status {n}"),

@@ -4,6 +4,7 @@
 //! `setpriv --pdeathsig`) dies with this tool, e.g. on Ctrl-C.
 
 use crate::deps::have_program;
+use crate::symbolize::Symbolizer;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -112,16 +113,26 @@ pub(crate) fn run_captured(
 /// terminal's settings. When standard input is not a terminal (`< file`,
 /// `< /dev/null`, a pipe), it is copied to the guest and its end becomes
 /// the console's end of input ([`forward_then_eof`]), so the shell ends
-/// and the machine halts instead of waiting at the prompt forever.
-pub(crate) fn run_interactive(cmd: Command) -> Result<ExitStatus, String> {
+/// and the machine halts instead of waiting at the prompt forever. The
+/// console's output passes through `symbols` (backtraces get their
+/// function names, [`crate::symbolize`]) on its way to this terminal.
+pub(crate) fn run_interactive(cmd: Command, symbols: Symbolizer) -> Result<ExitStatus, String> {
     use std::io::IsTerminal;
     let mut cmd = with_parent_death_signal(cmd, "TERM");
     let program = cmd.get_program().to_string_lossy().into_owned();
-    if std::io::stdin().is_terminal() {
-        return cmd.status().map_err(|e| format!("could not start {program}: {e}"));
+    cmd.stdout(Stdio::piped());
+    let terminal = std::io::stdin().is_terminal();
+    if !terminal {
+        cmd.stdin(Stdio::piped());
     }
-    cmd.stdin(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| format!("could not start {program}: {e}"))?;
+    if let Some(mut out) = child.stdout.take() {
+        // Not joined: it ends with QEMU's output.
+        std::thread::spawn(move || copy_symbolized(&mut out, &mut std::io::stdout(), symbols));
+    }
+    if terminal {
+        return child.wait().map_err(|e| format!("waiting for {program}: {e}"));
+    }
     let Some(mut pipe) = child.stdin.take() else {
         return child.wait().map_err(|e| format!("waiting for {program}: {e}"));
     };
@@ -135,6 +146,51 @@ pub(crate) fn run_interactive(cmd: Command) -> Result<ExitStatus, String> {
     let status = child.wait().map_err(|e| format!("waiting for {program}: {e}"));
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     status
+}
+
+/// Copies the console `input` to `out` as it arrives, adding a symbol to
+/// each backtrace line before its line end (a trailing `\r` is held back
+/// until the next byte shows whether a line ends there).
+pub(crate) fn copy_symbolized(input: &mut impl Read, out: &mut impl Write, mut symbols: Symbolizer) {
+    let mut lines = crate::symbolize::Lines::default();
+    let mut line: Vec<u8> = Vec::new();
+    let mut held_cr = false;
+    let mut buf = [0u8; 4096];
+    while let Ok(n @ 1..) = input.read(&mut buf) {
+        let mut chunk: Vec<u8> = Vec::with_capacity(n + 1);
+        if std::mem::take(&mut held_cr) {
+            chunk.push(b'\r');
+        }
+        chunk.extend_from_slice(&buf[..n]);
+        if chunk.last() == Some(&b'\r') {
+            chunk.pop();
+            held_cr = true;
+        }
+        let mut rest = chunk.as_slice();
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            let (seg, tail) = rest.split_at(at);
+            let body = seg.strip_suffix(b"\r").unwrap_or(seg);
+            line.extend_from_slice(body);
+            let _ = out.write_all(body);
+            if let Some(note) = lines.note(&mut symbols, &String::from_utf8_lossy(&line)) {
+                let _ = out.write_all(note.as_bytes());
+            }
+            let _ = out.write_all(&seg[body.len()..]);
+            let _ = out.write_all(b"\n");
+            line.clear();
+            rest = &tail[1..];
+        }
+        line.extend_from_slice(rest);
+        if line.len() > 4096 {
+            line.clear();
+        }
+        let _ = out.write_all(rest);
+        let _ = out.flush();
+    }
+    if held_cr {
+        let _ = out.write_all(b"\r");
+    }
+    let _ = out.flush();
 }
 
 /// How often the end of input is typed again once standard input ended.

@@ -197,6 +197,8 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Ok(run) => run,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
+    let mut run = run;
+    symbolize_log(&machine, log, &mut run.serial);
     let mut why = judge(s, &run);
     match host {
         Some(Ok(text)) => append_log(log, &text),
@@ -242,6 +244,17 @@ fn with_nic(machine: &Qemu, net: Option<&NetSpec>) -> Result<(Qemu, Vec<u16>), S
     }
     m.extra.extend(hostnet::nic_args(&forwards));
     Ok((m, ports))
+}
+
+/// Symbolises the backtraces in `serial` (if there are any) and rewrites
+/// the log with them.
+fn symbolize_log(machine: &Qemu, log: &Path, serial: &mut String) {
+    let crate::qemu::Boot::Pvh { kernel, initrd, .. } = &machine.boot else { return };
+    if !serial.contains("backtrace (") && !serial.contains(") destroyed: ") {
+        return;
+    }
+    *serial = crate::symbolize::Symbolizer::new(kernel, initrd).annotate(serial);
+    let _ = std::fs::write(log, serial.as_bytes());
 }
 
 fn append_log(log: &Path, text: &str) {

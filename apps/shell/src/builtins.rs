@@ -12,7 +12,7 @@ use oxok_libos::{eprintln, fs, println};
 /// Every built-in's name (what `help` describes).
 const NAMES: &[&str] = &[
     "exit", "help", "echo", "set", "export", "history", "cd", "pwd", "jobs", "wait", "ps", "envs", "frames", "slots",
-    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".",
+    "mem", "clock", "caps", "programs", "net", "fg", "bg", "source", ".", "top", "return",
 ];
 
 /// Every built-in's name (for completion).
@@ -73,6 +73,8 @@ impl Shell {
                 0
             }
             "jobs" => self.jobs.show(),
+            "top" => crate::top::top(args),
+            "return" => self.functions.start_return(args, self.status),
             "wait" => self.jobs.wait_all(),
             "fg" => match self.jobs.take_for_foreground(args.first().copied()) {
                 Some((text, stages, feeder)) => self.foreground(text, stages, feeder),
@@ -206,6 +208,7 @@ fn help() -> i32 {
     println!("  frames         the frame table, summarised by owner (free, kernel, reserved, each environment)");
     println!("  slots          the slot vector: each slot's owner and last use, and run statistics");
     println!("  net            the network table: NIC address and counters, rings with owner, packets and drops");
+    println!("  top [-n N]     live view: CPU share per environment, slot vector; q or ^C quits");
     println!("  mem            usable and free memory");
     println!("  clock          the clock page");
     println!("  caps           this shell's capability list");
@@ -216,6 +219,7 @@ fn help() -> i32 {
     println!("  jobs           background and stopped jobs;   wait  wait for the running ones");
     println!("  fg [%N]        continue a job in the foreground;   bg [%N]  continue it in the background");
     println!("  source FILE    run the lines of FILE (also: . FILE)");
+    println!("  NAME() {{ commands; }}  define a function; NAME args… runs it ($1…, $#, $@; return [N])");
     println!("  if c; then a; elif d; then b; else e; fi   while c; do a; done   until …   for X in w…; do a; done");
     println!("  ^C interrupts the foreground job, ^Z stops it, ^D ends its input");
     println!("  history        lines typed so far (arrow keys recall them)");
@@ -240,7 +244,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("false", "do nothing, unsuccessfully (status 1)"),
     ("grep", "lines containing a text (fixed strings; -v -c -i)"),
     ("head", "the first lines (-n N)"),
-    ("kill", "send a signal to a process: kill [-SIG] pid"),
+    ("kill", "send a signal to a process or job: kill [-SIG] pid|%job"),
     ("ls", "list a directory of the file server"),
     ("mkdir", "make directories (-p: with parents)"),
     ("mv", "rename files"),

@@ -94,6 +94,31 @@ impl Jobs {
         found
     }
 
+    /// `kill ... %N`: each job spec among `argv`'s operands becomes the
+    /// process ids of that job's running programs, so the `kill` tool
+    /// signals the whole job (the shell, their parent, forwards it).
+    /// `None` after reporting a job that does not exist.
+    pub fn job_specs_to_pids(&self, argv: Vec<String>) -> Option<Vec<String>> {
+        let mut out = Vec::with_capacity(argv.len());
+        for arg in argv {
+            let Some(spec) = arg.strip_prefix('%') else {
+                out.push(arg);
+                continue;
+            };
+            let job = spec.parse::<u32>().ok().and_then(|n| self.list.iter().find(|j| j.id == n));
+            let Some(job) = job else {
+                eprintln!("kill: {arg}: no such job");
+                return None;
+            };
+            for stage in &job.stages {
+                if let Outcome::Running { child, .. } = stage {
+                    out.push(alloc::format!("{}", child.id));
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// `fg [%N]`: takes the job out of the list, continued, with its
     /// keyboard feed, for the shell to run in the foreground.
     pub fn take_for_foreground(&mut self, arg: Option<&str>) -> Option<(String, Vec<Outcome>, Option<Feeder>)> {

@@ -20,6 +20,7 @@ extern crate alloc;
 
 mod builtins;
 mod complete;
+mod functions;
 mod jobs;
 mod netview;
 mod pipeline;
@@ -29,6 +30,7 @@ mod slots;
 mod stage;
 mod tables;
 mod term;
+mod top;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -48,6 +50,8 @@ pub struct Shell {
     keyboard: term::Keyboard,
     /// `$!`: the last background job's last program.
     last_background: Option<u64>,
+    /// Shell functions and the calls under way.
+    functions: functions::Functions,
 }
 
 fn main(_args: Args) -> i32 {
@@ -62,6 +66,7 @@ fn main(_args: Args) -> i32 {
         jobs: jobs::Jobs::default(),
         keyboard: term::Keyboard::new(),
         last_background: None,
+        functions: functions::Functions::default(),
     };
     loop {
         // Background jobs that ended since the last prompt.

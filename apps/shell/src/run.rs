@@ -4,6 +4,7 @@
 //! for in the foreground, added to the job list in the background.
 
 use crate::Shell;
+use crate::functions::Call;
 use crate::pipeline;
 use alloc::string::String;
 use oxok_libos::eprintln;
@@ -42,6 +43,19 @@ impl Shell {
                 continue;
             }
             let Some(pipeline) = self.expand(pipeline) else { continue };
+            match self.function_call(&pipeline, false) {
+                Call::NotAFunction => {}
+                Call::Function(body, args) => {
+                    if let Some(code) = self.call_function(&body, args) {
+                        return Some(code);
+                    }
+                    continue;
+                }
+                Call::Refused => {
+                    self.status = 2;
+                    continue;
+                }
+            }
             let started = self.start(&pipeline, false);
             if let Some(code) = started.exit {
                 return Some(code);
@@ -81,6 +95,10 @@ impl Shell {
             return;
         }
         let Some(pipeline) = self.expand(&item.and_or.first) else { return };
+        if !matches!(self.function_call(&pipeline, true), Call::NotAFunction) {
+            self.status = 2;
+            return;
+        }
         let started = self.start(&pipeline, true);
         let (_, last) = self.jobs.add(alloc::format!("{pipeline}"), started.stages);
         if let Some(pid) = last {
@@ -99,17 +117,35 @@ impl Shell {
             Some(alloc::format!("{}", oxok_libos::proc::pid()))
         } else if name == "!" {
             self.last_background.map(|pid| alloc::format!("{pid}"))
+        } else if matches!(name.as_bytes().first(), Some(b'0'..=b'9' | b'#' | b'@' | b'*')) {
+            self.functions.positional(name)
         } else {
             self.vars.get(name).cloned().or_else(|| oxok_libos::environ::var(name))
         }
     }
 
-    /// Expands the variables in `p` ([`Shell::var`]); `None` after
-    /// reporting an error.
+    /// Expands the variables in `p` ([`Shell::var`]) and the job specs
+    /// (`%N`) of `kill` ([`crate::jobs::Jobs::job_specs_to_pids`]); `None`
+    /// after reporting an error.
     fn expand(&mut self, p: &Pipeline<Word>) -> Option<Pipeline> {
+        let mut p = p.clone();
+        for command in &mut p.commands {
+            command.argv = self.functions.splice_args(&command.argv);
+        }
         let lookup = |name: &str| self.var(name);
         match p.expand(lookup) {
-            Ok(p) => Some(p),
+            Ok(mut p) => {
+                for command in &mut p.commands {
+                    if command.argv.first().is_some_and(|a| a == "kill") {
+                        let Some(argv) = self.jobs.job_specs_to_pids(core::mem::take(&mut command.argv)) else {
+                            self.status = 1;
+                            return None;
+                        };
+                        command.argv = argv;
+                    }
+                }
+                Some(p)
+            }
             Err(e) => {
                 eprintln!("{e}");
                 self.status = 1;

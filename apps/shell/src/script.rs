@@ -21,13 +21,18 @@ impl Shell {
                 Stmt::Item(item) => self.run_item(item),
                 Stmt::If { branches, otherwise } => self.run_if(branches, otherwise),
                 Stmt::Loop { until, cond, body } => self.run_loop(*until, cond, body),
+                Stmt::Function { name, body } => {
+                    self.define_function(name, body);
+                    None
+                }
                 Stmt::For { name, words, body } => {
+                    let words = self.functions.splice_args(words);
                     let values: Vec<String> =
                         words.iter().filter_map(|w| w.expand_arg(|n: &str| self.var(n))).collect();
                     self.run_for(name, &values, body)
                 }
             };
-            if exit.is_some() {
+            if exit.is_some() || self.functions.returning() {
                 return exit;
             }
         }
@@ -56,7 +61,7 @@ impl Shell {
             if let Some(code) = self.run_stmts(cond) {
                 return Some(code);
             }
-            if self.stop_loop() {
+            if self.functions.returning() || self.stop_loop() {
                 return None; // status 130
             }
             if (self.status == 0) == until {
@@ -64,6 +69,9 @@ impl Shell {
             }
             if let Some(code) = self.run_stmts(body) {
                 return Some(code);
+            }
+            if self.functions.returning() {
+                return None;
             }
             last = self.status;
             if self.stop_loop() {
@@ -80,6 +88,9 @@ impl Shell {
             self.vars.insert(String::from(name), v.clone());
             if let Some(code) = self.run_stmts(body) {
                 return Some(code);
+            }
+            if self.functions.returning() {
+                return None;
             }
             last = self.status;
             if self.stop_loop() {

@@ -103,6 +103,9 @@ pub enum ErrorKind {
     /// Compound commands nested deeper than the parser allows (at the
     /// keyword that would go deeper).
     TooDeep,
+    /// `()` anywhere but right after the name that starts a command, as in
+    /// `echo f()` (at the `()`).
+    MisplacedFunction,
 }
 
 impl fmt::Display for ErrorKind {
@@ -123,6 +126,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::MissingKeyword(kw) => write!(f, "missing `{kw}`"),
             ErrorKind::UnexpectedKeyword(kw) => write!(f, "unexpected `{kw}`"),
             ErrorKind::TooDeep => write!(f, "compound commands nested more than {} deep", crate::script::MAX_DEPTH),
+            ErrorKind::MisplacedFunction => f.write_str("`()` only follows a function's name: NAME() { commands; }"),
         }
     }
 }

@@ -10,6 +10,9 @@
 //!   literal backslash.
 //! * `\c` outside quotes: `c` literal; `\` before a newline joins lines.
 //!
+//! `()` is a token of its own (a function definition's); any other `(` or
+//! `)` is refused (no subshells).
+//!
 //! `$NAME`, `${NAME}`, `$?` and the other specials become [`Part::Var`]; a
 //! `$` that starts none of these is literal (and counts as quoted text). All syntax characters are
 //! ASCII, so every offset where the lexer splits is a character boundary.
@@ -41,6 +44,8 @@ pub(crate) enum Tok {
     Op(Operator),
     /// A redirection operator with its explicit fd number, if any.
     Redir { fd: Option<u32>, op: RedirOp },
+    /// `()`, which follows a function's name in its definition.
+    Parens,
 }
 
 /// A token and the byte offset where it starts.
@@ -135,6 +140,10 @@ impl Lexer<'_> {
                     return err(pos, ErrorKind::Unsupported(Unsupported::AmpRedirect));
                 }
                 b'&' => return Ok(Some(self.op(Operator::Amp, 1))),
+                b'(' if self.peek(1) == Some(b')') => {
+                    self.i += 2;
+                    return Ok(Some(Token { tok: Tok::Parens, pos }));
+                }
                 b'(' | b')' => return err(pos, ErrorKind::Unsupported(Unsupported::Subshell)),
                 b'<' | b'>' => return self.redirect(None, pos).map(Some),
                 b'0'..=b'9' => {

@@ -29,7 +29,7 @@ use crate::lexer::{Lexer, RedirOp, Tok, Token, is_name, is_name_start, lexer};
 /// expand each pipeline just before running it (then `false; echo $?`
 /// prints 1). See [`expand`](crate::expand).
 pub fn parse(line: &str) -> Result<Command, ParseError> {
-    Parser { line, lexer: lexer(line)?, next: None }.line()
+    Parser { line, lexer: lexer(line)?, next: None, after: None }.line()
 }
 
 pub(crate) struct Parser<'a> {
@@ -37,12 +37,14 @@ pub(crate) struct Parser<'a> {
     lexer: Lexer<'a>,
     /// The lookahead token, once read.
     next: Option<Token>,
+    /// The token after it, once [`Parser::peek2`] has read it.
+    after: Option<Token>,
 }
 
 impl<'a> Parser<'a> {
     /// A parser at the start of `line`.
     pub(crate) fn new(line: &'a str) -> Result<Parser<'a>, ParseError> {
-        Ok(Parser { line, lexer: lexer(line)?, next: None })
+        Ok(Parser { line, lexer: lexer(line)?, next: None, after: None })
     }
 }
 
@@ -67,9 +69,20 @@ impl Parser<'_> {
         })
     }
 
+    /// The two next tokens without consuming them.
+    pub(crate) fn peek2(&mut self) -> Result<(Option<&Token>, Option<&Token>), ParseError> {
+        self.peek()?;
+        if self.next.is_some() && self.after.is_none() {
+            self.after = self.lexer.next_token()?;
+        }
+        Ok((self.next.as_ref(), self.after.as_ref()))
+    }
+
     /// Consumes the token [`Parser::peek`] returned.
     pub(crate) fn bump(&mut self) -> Option<Token> {
-        self.next.take()
+        let token = self.next.take();
+        self.next = self.after.take();
+        token
     }
 
     pub(crate) fn skip_newlines(&mut self) -> Result<(), ParseError> {
@@ -149,6 +162,7 @@ impl Parser<'_> {
                     _ => cmd.argv.push(w),
                 },
                 Some(Token { tok: Tok::Redir { fd, op }, pos }) => cmd.redirects.push(self.redirect(fd, op, pos)?),
+                Some(Token { tok: Tok::Parens, pos }) => return err(pos, ErrorKind::MisplacedFunction),
                 _ => break,
             }
         }

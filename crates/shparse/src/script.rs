@@ -3,10 +3,11 @@
 //!
 //! ```text
 //! script   := sep* (stmt (sep+ stmt)*)? sep*               sep := ';' | '&' | newline
-//! stmt     := and_or | if | loop | for                      ('&' only after an and_or)
+//! stmt     := and_or | if | loop | for | function                     ('&' only after an and_or)
 //! if       := 'if' script 'then' script ('elif' script 'then' script)* ('else' script)? 'fi'
 //! loop     := ('while' | 'until') script 'do' script 'done'
 //! for      := 'for' NAME ('in' word*)? sep* 'do' script 'done'
+//! function := NAME '()' newline* '{' script '}'
 //! ```
 //!
 //! Keywords count only where a command starts and unquoted (`echo if` and
@@ -48,6 +49,13 @@ pub enum Stmt {
         /// The body.
         body: Vec<Stmt>,
     },
+    /// `NAME() { body; }`: defines (or replaces) a function.
+    Function {
+        /// Its name.
+        name: String,
+        /// Its body, run with the call's arguments as `$1`, `$2`, ….
+        body: Vec<Stmt>,
+    },
     /// `for NAME in words; do b; done`.
     For {
         /// The variable.
@@ -70,7 +78,7 @@ pub fn parse_script(text: &str) -> Result<Vec<Stmt>, ParseError> {
 }
 
 /// Every keyword; those that close a block end it.
-const KEYWORDS: &[&str] = &["if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "in"];
+const KEYWORDS: &[&str] = &["if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "in", "{", "}"];
 
 /// The keyword the next token is, if it is one (unquoted, alone).
 fn keyword(p: &mut Parser<'_>) -> Result<Found, ParseError> {
@@ -103,6 +111,23 @@ fn block(p: &mut Parser<'_>, ends: &[&'static str], depth: usize) -> Result<(Vec
                 return Err(ParseError { pos: *pos, kind: ErrorKind::UnexpectedOperator(*op) });
             }
             Some(_) => {}
+        }
+        if let Some(pos) = function_start(p)? {
+            if depth >= MAX_DEPTH {
+                return Err(ParseError { pos, kind: ErrorKind::TooDeep });
+            }
+            stmts.push(parse_function(p, depth + 1)?);
+            match p.peek_op()? {
+                Some(Operator::Semi | Operator::Newline) => {
+                    p.bump();
+                }
+                Some(op) => {
+                    let pos = p.peek()?.map_or(0, |t| t.pos);
+                    return Err(ParseError { pos, kind: ErrorKind::UnexpectedOperator(op) });
+                }
+                None => {}
+            }
+            continue;
         }
         let stmt = match keyword(p)? {
             Some((kw, pos)) if ends.contains(&kw) => return Ok((stmts, Some((kw, pos)))),
@@ -229,4 +254,41 @@ fn parse_for(p: &mut Parser<'_>, at: usize, depth: usize) -> Result<Stmt, ParseE
     let (body, end) = block(p, &["done"], depth)?;
     expect(p, end, "done")?;
     Ok(Stmt::For { name, words, body })
+}
+
+/// Where a function definition starts, if the next tokens are a plain,
+/// non-keyword name and `()`.
+fn function_start(p: &mut Parser<'_>) -> Result<Option<usize>, ParseError> {
+    Ok(match p.peek2()? {
+        (Some(Token { tok: Tok::Word(w), pos }), Some(Token { tok: Tok::Parens, .. })) => {
+            w.as_plain().filter(|n| is_name(n) && !KEYWORDS.contains(n)).map(|_| *pos)
+        }
+        _ => None,
+    })
+}
+
+/// `NAME() { body }`, at `NAME` ([`function_start`] said so).
+fn parse_function(p: &mut Parser<'_>, depth: usize) -> Result<Stmt, ParseError> {
+    let name = match p.bump() {
+        Some(Token { tok: Tok::Word(w), .. }) => String::from(w.as_plain().unwrap_or_default()),
+        _ => String::new(),
+    };
+    p.bump(); // `()`
+    p.skip_newlines()?;
+    match keyword(p)? {
+        Some(("{", _)) => {
+            p.bump();
+        }
+        Some((k, pos)) => return Err(ParseError { pos, kind: ErrorKind::UnexpectedKeyword(k) }),
+        None => {
+            let end = p.line.len();
+            return Err(match p.peek()? {
+                None => ParseError { pos: end, kind: ErrorKind::MissingKeyword("{") },
+                Some(t) => ParseError { pos: t.pos, kind: ErrorKind::MisplacedFunction },
+            });
+        }
+    }
+    let (body, end) = block(p, &["}"], depth)?;
+    expect(p, end, "}")?;
+    Ok(Stmt::Function { name, body })
 }

@@ -1,4 +1,4 @@
-//! Scripts: compound commands (`if`, `while`, `until`, `for`), keywords
+//! Scripts: compound commands (`if`, `while`, `until`, `for`), functions, keywords
 //! only at command position, incomplete input, bounded nesting.
 
 use oxok_shparse::{ErrorKind, MAX_DEPTH, Stmt, parse_script};
@@ -23,6 +23,7 @@ fn shape(stmts: &[Stmt]) -> String {
                 format!("{}({}:{})", if *until { "until" } else { "while" }, shape(cond), shape(body))
             }
             Stmt::For { name, words, body } => format!("for {name}[{}]({})", words.len(), shape(body)),
+            Stmt::Function { name, body } => format!("fn {name}({})", shape(body)),
         })
         .collect();
     parts.join(",")
@@ -74,4 +75,30 @@ fn nesting_is_bounded() {
     assert_eq!(kind(&deep(MAX_DEPTH + 1)), ErrorKind::TooDeep);
     // Far deeper input is refused the same way, without exhausting the stack.
     assert_eq!(kind(&deep(10_000)), ErrorKind::TooDeep);
+}
+
+#[test]
+fn functions() {
+    assert_eq!(ok("greet() { echo hi $1; }"), "fn greet(I)");
+    assert_eq!(ok("f()\n{\n a\n b\n}\nf x"), "fn f(I,I),I");
+    assert_eq!(ok("f() { if a; then return 1; fi; b; }; f"), "fn f(if(I?I:),I),I");
+    assert_eq!(ok("f() { g() { a; }; }"), "fn f(fn g(I))");
+    // Braces are keywords only where a command starts.
+    assert_eq!(ok("echo { }"), "I");
+    // Incomplete: the shell reads more lines.
+    for text in ["f() {", "f() { a;", "f()"] {
+        assert!(parse_script(text).expect_err(text).is_incomplete(), "{text:?}");
+    }
+    assert_eq!(kind("echo f()"), ErrorKind::MisplacedFunction);
+    assert_eq!(kind("f() echo"), ErrorKind::MisplacedFunction);
+    assert_eq!(kind("if() { a; }"), ErrorKind::MisplacedFunction);
+    assert_eq!(kind("}"), ErrorKind::UnexpectedKeyword("}"));
+    assert_eq!(kind("{ a; }"), ErrorKind::UnexpectedKeyword("{"));
+    assert!(matches!(kind("echo (x)"), ErrorKind::Unsupported(_)));
+}
+
+#[test]
+fn functions_nest_boundedly() {
+    let deep = "f() { ".repeat(MAX_DEPTH + 1) + &"}; ".repeat(MAX_DEPTH + 1);
+    assert_eq!(kind(&deep), ErrorKind::TooDeep);
 }

@@ -22,7 +22,7 @@
 //! each `syscall` or trap; it is not an exact instruction count.
 
 mod gdb;
-mod symbols;
+pub(crate) mod symbols;
 mod table;
 
 use crate::bench::oxok;

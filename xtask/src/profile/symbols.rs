@@ -86,6 +86,12 @@ impl Table {
         Table { syms }
     }
 
+    /// A function symbol at least two bytes long: its address and name.
+    #[cfg(test)]
+    pub(crate) fn any_sized(&self) -> Option<(u64, String)> {
+        self.syms.iter().find(|s| s.size >= 2).map(|s| (s.addr, s.name.clone()))
+    }
+
     /// How many symbols there are.
     pub(crate) fn len(&self) -> usize {
         self.syms.len()
