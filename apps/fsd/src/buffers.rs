@@ -12,16 +12,19 @@ use oxok_libos::pct::Msg;
 
 use crate::server::{Server, alive, status};
 
-/// The pages, by index in the server's part of the buffer region.
+/// The pages, by index in the server's part of the buffer region. Nothing
+/// is allocated until the first client asks (the server starts as fast as
+/// before buffers existed).
 pub struct Buffers {
-    pages: Vec<Option<(u64, ServedPage)>>,
-    /// Staging for one page of data between the file system and a buffer.
+    pages: [Option<(u64, ServedPage)>; SERVED_MAX],
+    /// Staging for one page of data between the file system and a buffer
+    /// (allocated with the first page).
     scratch: Vec<u8>,
 }
 
 impl Default for Buffers {
     fn default() -> Buffers {
-        Buffers { pages: (0..SERVED_MAX).map(|_| None).collect(), scratch: vec![0; BUFFER_SIZE] }
+        Buffers { pages: [const { None }; SERVED_MAX], scratch: Vec::new() }
     }
 }
 
@@ -59,6 +62,9 @@ impl Server {
                 free = self.buffers.pages.iter().position(Option::is_none);
             }
             let index = free.ok_or(Status::NoSpace)?;
+            if self.buffers.scratch.is_empty() {
+                self.buffers.scratch = vec![0; BUFFER_SIZE];
+            }
             let page = ServedPage::new(index).map_err(|_| Status::NoSpace)?;
             self.buffers.pages[index] = Some((caller, page));
         }
