@@ -154,6 +154,10 @@ pub struct Clock {
     pub ticks: u64,
     /// Timer ticks per second (0 while there is no timer).
     pub tick_hz: u64,
+    /// Wall-clock time at boot (`boot_tsc`), seconds since 1970-01-01 UTC,
+    /// read from the real-time clock; 0 if it could not be read. The time
+    /// now is this plus the TSC ticks since `boot_tsc` over `tsc_hz`.
+    pub boot_unix: u64,
 }
 
 /// Entries in the repossession vector.

@@ -170,6 +170,7 @@ int main(int argc, char **argv)
 		if (w->finish)
 			w->finish();
 	}
+	linux_programs(quick);
 	(void)!write(1, done, sizeof done - 1);
 	return 0;
 }

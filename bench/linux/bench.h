@@ -65,6 +65,8 @@ uint64_t w_cat_10mb(unsigned ops);
 void cat_finish(void);
 /* Unmaps the 4 MiB region of fork_4mb_exit_wait. */
 void proc_finish(void);
+/* Runs the Lua and SQLite drivers' benchmarks (lua_sort, sqlite_insert). */
+void linux_programs(int quick);
 /* Measures and reports kernel_mem_per_env itself (bytes per process). */
 void kernel_mem_per_env(unsigned envs);
 

@@ -205,3 +205,24 @@ void kernel_mem_per_env(unsigned envs)
 	}
 	report("kernel_mem_per_env", (double)(after - before) / envs, "bytes");
 }
+
+/*
+ * lua_sort and sqlite_insert: the Lua and SQLite drivers (the same files
+ * Oxok runs through its Linux personality) print their own `bench:` lines;
+ * a driver that cannot run is reported as skipped.
+ */
+void linux_programs(int quick)
+{
+	static const struct {
+		const char *path, *workload;
+	} programs[] = {{"/lx-lua", "lua_sort"}, {"/lx-sqlite", "sqlite_insert"}};
+	for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+		char *argv[] = {(char *)programs[i].path, "--bench", quick ? "quick" : NULL, NULL};
+		pid_t pid;
+		int status;
+		fflush(stdout);
+		if (posix_spawn(&pid, programs[i].path, NULL, NULL, argv, environ) != 0 ||
+		    waitpid(pid, &status, 0) != pid || status != 0)
+			skip(programs[i].workload, "program-failed");
+	}
+}

@@ -25,6 +25,7 @@ pub fn run() -> (usize, usize) {
         ("map_refuses_kernel_and_unaligned", map_refuses),
         ("user_copy_checks_every_page", user_copy_checks),
         ("address_space_teardown_frees_tables", teardown_frees),
+        ("rtc_dates_to_unix_time", rtc_dates),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (name, test) in tests {
@@ -143,4 +144,20 @@ fn teardown_frees() -> TestResult {
     frame::with(|f| f.free(pa));
     check(leaves == 8, "teardown missed pages")?;
     check(free_count() == before, "page-table frames leaked")
+}
+
+fn rtc_dates() -> TestResult {
+    use crate::arch::rtc::{DateTime, decode, unix_seconds};
+    let at =
+        |year, month, day, hour, minute, second| unix_seconds(&DateTime { year, month, day, hour, minute, second });
+    check(at(1970, 1, 1, 0, 0, 0) == 0, "epoch")?;
+    check(at(1971, 1, 1, 0, 0, 0) == 365 * 86_400, "1971")?;
+    check(at(2000, 3, 1, 0, 0, 0) == 951_868_800, "2000-03-01 (a leap century)")?;
+    check(at(2026, 11, 24, 5, 13, 16) == 1_795_497_196, "2026-11-24 05:13:16")?;
+    // BCD, 24-hour: 2026-11-24 17:05:09; the same in binary; 12-hour 5 PM.
+    let bcd = decode([0x09, 0x05, 0x17, 0x24, 0x11, 0x26, 0x20], 0x02);
+    check(bcd == Some(DateTime { year: 2026, month: 11, day: 24, hour: 17, minute: 5, second: 9 }), "BCD")?;
+    check(decode([9, 5, 17, 24, 11, 26, 20], 0x06) == bcd, "binary")?;
+    check(decode([0x09, 0x05, 0x85, 0x24, 0x11, 0x26, 0x20], 0x00) == bcd, "12-hour PM")?;
+    check(decode([0, 0, 0, 0x32, 0x13, 0x26, 0x20], 0x02).is_none(), "month 13 refused")
 }

@@ -76,7 +76,8 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         panic!("kernel heap: {e}");
     }
     let tsc_hz = arch::tsc::calibrate();
-    let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0 };
+    let boot_unix = arch::rtc::read().map_or(0, |t| arch::rtc::unix_seconds(&t));
+    let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0, boot_unix };
     let archive_range = boot.modules().first().map_or((0, 0), |m| (m.start, m.end));
     if let Err(e) = mem::exposed::init(clock, archive_range) {
         panic!("exposed tables: {e}");

@@ -7,6 +7,19 @@ pub fn rdtsc() -> u64 {
     unsafe { core::arch::x86_64::_rdtsc() }
 }
 
+/// The wall-clock time, nanoseconds since 1970-01-01 UTC: the clock page's
+/// time at boot (from the real-time clock) plus the TSC since then. `None`
+/// when the kernel could not read the real-time clock.
+pub fn unix_ns() -> Option<u64> {
+    let c = crate::exposed::clock()?;
+    let (since, hz) = crate::exposed::tsc_since_boot()?;
+    if c.boot_unix == 0 || hz == 0 {
+        return None;
+    }
+    let ns = u128::from(c.boot_unix) * 1_000_000_000 + u128::from(since) * 1_000_000_000 / u128::from(hz);
+    u64::try_from(ns).ok()
+}
+
 /// Sleeps for at least `ms` milliseconds of the kernel's timer ticks, on a
 /// wakeup predicate over the clock page's tick count (no CPU used while
 /// asleep). Uses predicate slot [`WAIT_SLOT`](crate::exec::WAIT_SLOT).

@@ -1,6 +1,7 @@
 //! Linux programs for the boot archive, run on Oxok by the Linux
 //! personality (`apps/linux`): the test programs `apps/linux-tests/*.c`,
-//! each built static with `musl-gcc` as `lx-<name>`, and Debian's
+//! each built static with `musl-gcc` as `lx-<name>`, Lua and SQLite as
+//! `lx-lua` and `lx-sqlite` (`linuxlibs.rs`), and Debian's
 //! `busybox-static` as `busybox` (fetched like the benchmark guest's, into
 //! `<target>/bench/linux/`). `musl-tools` is installed with apt when
 //! missing.
@@ -41,6 +42,7 @@ pub(crate) fn prepare(ws: &Workspace) -> Result<Vec<(String, PathBuf)>, String> 
         }
         out.push((format!("lx-{stem}"), exe));
     }
+    out.extend(crate::linuxlibs::build_all(ws, &dir)?);
     let (busybox, _version) = crate::bench::linux::busybox(&cache, &mut apt)?;
     out.push(("busybox".to_string(), busybox));
     Ok(out)

@@ -16,6 +16,7 @@ mod hosttest;
 mod iso;
 mod json;
 mod lint;
+mod linuxlibs;
 mod linuxprogs;
 mod meta;
 mod pattern;

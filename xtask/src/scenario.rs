@@ -48,6 +48,8 @@ pub(crate) struct Scenario {
     /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
     /// such as `env N (x) exited with status 0`, so the default is `info`.
     pub log: Option<&'static str>,
+    /// Further QEMU arguments (e.g. `-rtc base=…` to pin the clock).
+    pub qemu_args: &'static [&'static str],
 }
 
 impl Scenario {
@@ -65,6 +67,7 @@ impl Scenario {
         input: "",
         net: None,
         log: Some("info"),
+        qemu_args: &[],
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus

@@ -267,7 +267,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         name: "ktest",
         about: "kernel self tests: frame allocator, page tables, checked user copies, teardown",
         cmdline: "ktest run=hello",
-        expect: &["ktest: 7 passed, 0 failed", "hello: ok", "none leaked"],
+        expect: &["ktest: 8 passed, 0 failed", "hello: ok", "none leaked"],
         forbid: &["FAILED"],
         ..Scenario::DEFAULT
     },
@@ -1160,6 +1160,64 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ],
         forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
         timeout_secs: 120,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-lua",
+        about: "Lua 5.4 (the C sources of the crate lua-src, built musl-gcc -static with our driver) runs on the \
+                personality: arithmetic, float formatting, a 20,000-element sort, closures, coroutines, errors \
+                through longjmp, deep recursion, patterns, 2 MB strings, the collector, files, time, metatables",
+        cmdline: "run=init",
+        input: "linux lx-lua\necho status $?\nlinux lx-lua -e \"return 6 * 7\"\nexit 0\n",
+        expect: &[
+            "ok arithmetic",
+            "ok sort",
+            "ok coroutines",
+            "ok deep-recursion",
+            "ok files",
+            "ok metatables",
+            "lx-lua: Lua 5.4.*, 14 checks, 0 failed",
+            "status 0",
+            "42",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 180,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "wall-clock",
+        about: "the kernel reads the real-time clock at boot (QEMU's is pinned to 2026-11-24 05:13:16 UTC here): `date` \
+                shows it, `date +%s` the seconds, and a Linux program's time() and Lua's os.time/os.date agree",
+        cmdline: "run=init",
+        qemu_args: &["-rtc", "base=2026-11-24T05:13:16"],
+        input: "date\ndate +%s\nlinux lx-lua -e \"return os.date('!%Y-%m-%d', os.time())\"\ndate -x\necho usage $?\nexit 0\n",
+        expect: &["Tue Nov 24 05:13:1* UTC 2026", "oxok$ date +%s", "17954971", "2026-11-24", "usage 2", "none leaked"],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "linux-sqlite",
+        about: "SQLite 3 (the amalgamation of the crate libsqlite3-sys, built musl-gcc -static with our driver) runs on \
+                the personality: 10,000 inserts in a transaction, an index, group/order/join, update/delete, JSON, \
+                and a database file on the file server that keeps its commits, drops its rollbacks and passes \
+                integrity_check after reopening",
+        cmdline: "run=init",
+        input: "linux lx-sqlite\necho status $?\nlinux lx-sqlite -e \"select 6 * 7, 'x'\"\nexit 0\n",
+        expect: &[
+            "ok 10000-inserts",
+            "ok index",
+            "ok file-create",
+            "ok file-rollback",
+            "ok file-reopen",
+            "ok integrity",
+            "lx-sqlite: SQLite 3.*, 14 checks, 0 failed",
+            "status 0",
+            "42|x",
+            "none leaked",
+        ],
+        forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "killed by signal"],
+        timeout_secs: 240,
         ..Scenario::DEFAULT
     },
     Scenario {

@@ -27,15 +27,7 @@ const SHT_REL: u32 = 9;
 const SHT_RELA: u32 = 4;
 const SHDR_SIZE: usize = 64;
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
-}
+use crate::profile::symbols::{u16_at, u32_at, u64_at};
 
 /// `elf` without its `.debug*` sections, or `None` when it is not an ELF64
 /// file laid out as the module documentation requires (keep it whole).

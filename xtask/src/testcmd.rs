@@ -162,6 +162,7 @@ fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenar
                 if let Some(mem) = s.memory {
                     m.memory = mem.to_string();
                 }
+                m.extra.extend(s.qemu_args.iter().map(|a| a.to_string()));
                 m
             });
             (*s, machine)

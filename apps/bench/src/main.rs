@@ -42,6 +42,7 @@ fn main(args: Args) -> i32 {
     ipc::run(&c);
     proc::run(&c);
     files::run(&c);
+    proc::linux_programs(quick);
     println!("bench: done");
     0
 }

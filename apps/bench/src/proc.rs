@@ -87,6 +87,27 @@ fn spawn_exec(ops: u32) -> Result<u64, Error> {
 /// xtask with musl) run under the Linux personality times the raw getppid
 /// system call itself, as Linux's side does, and prints the result line;
 /// this only starts it with the same counts and waits.
+/// `lua_sort` and `sqlite_insert`: Lua and SQLite, unmodified C built for
+/// Linux, through the personality; each driver prints its own `bench:`
+/// line (the Linux side runs the same files, `bench/linux/bench.c`).
+pub fn linux_programs(quick: bool) {
+    for (program, workloads) in [("lx-lua", &["lua_sort"][..]), ("lx-sqlite", &["sqlite_insert"][..])] {
+        let mut argv = alloc::vec!["linux", program, "--bench"];
+        if quick {
+            argv.push("quick");
+        }
+        let ran = exec::spawn("linux", &argv).map_err(kernel_error).and_then(|child| match exec::wait(child)? {
+            ExitStatus::Exited(0) => Ok(()),
+            _ => Err(Error::Invalid),
+        });
+        if let Err(e) = ran {
+            for w in workloads {
+                crate::skip(w, e);
+            }
+        }
+    }
+}
+
 pub fn linux_getppid(c: &Counts) {
     let (ops, batches) = (alloc::format!("{}", c.null_call), alloc::format!("{}", c.batches));
     let argv = ["linux", "lx-bench-getppid", ops.as_str(), batches.as_str()];

@@ -106,7 +106,7 @@ linux_calls! {
     87 unlink Full "" => fs::unlink;
     89 readlink Partial "/proc/self/exe only (no symbolic links)" => fs::readlink;
     95 umask Full "" => fs::umask;
-    96 gettimeofday Partial "wall time counts from boot (no real-time clock is exposed)" => time::gettimeofday;
+    96 gettimeofday Full "the RTC read at boot plus the TSC; time zone UTC" => time::gettimeofday;
     97 getrlimit Partial "fixed limits; see prlimit64" => info::getrlimit;
     102 getuid Full "" => info::zero;
     104 getgid Full "" => info::zero;
@@ -122,10 +122,10 @@ linux_calls! {
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
     186 gettid Full "" => process::getpid;
     200 tkill Partial "as kill" => signal::tkill;
-    201 time Partial "counts from boot" => time::time;
+    201 time Full "the RTC read at boot plus the TSC" => time::time;
     217 getdents64 Full "" => fs::getdents64;
     218 set_tid_address Full "" => process::set_tid_address;
-    228 clock_gettime Partial "REALTIME counts from boot" => time::clock_gettime;
+    228 clock_gettime Partial "REALTIME: the RTC read at boot plus the TSC; the CPU-time clocks count from boot" => time::clock_gettime;
     229 clock_getres Full "" => time::clock_getres;
     230 clock_nanosleep Partial "as nanosleep; TIMER_ABSTIME against the boot-relative clocks" => time::clock_nanosleep;
     231 exit_group Full "" => process::exit;

@@ -239,6 +239,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("cat", "copy files (or standard input) to standard output"),
     ("clear", "clear the screen"),
     ("cp", "copy a file, or files into a directory"),
+    ("date", "the wall-clock time in UTC (+%s: seconds since 1970)"),
     ("echo", "print its arguments (the built-in wins; this one is for pipelines' tests)"),
     ("env", "print the environment variables (export sets them)"),
     ("false", "do nothing, unsuccessfully (status 1)"),

@@ -112,26 +112,15 @@ fn block(p: &mut Parser<'_>, ends: &[&'static str], depth: usize) -> Result<(Vec
             }
             Some(_) => {}
         }
-        if let Some(pos) = function_start(p)? {
-            if depth >= MAX_DEPTH {
-                return Err(ParseError { pos, kind: ErrorKind::TooDeep });
-            }
-            stmts.push(parse_function(p, depth + 1)?);
-            match p.peek_op()? {
-                Some(Operator::Semi | Operator::Newline) => {
-                    p.bump();
+        let stmt = match (function_start(p)?, keyword(p)?) {
+            (Some(pos), _) => {
+                if depth >= MAX_DEPTH {
+                    return Err(ParseError { pos, kind: ErrorKind::TooDeep });
                 }
-                Some(op) => {
-                    let pos = p.peek()?.map_or(0, |t| t.pos);
-                    return Err(ParseError { pos, kind: ErrorKind::UnexpectedOperator(op) });
-                }
-                None => {}
+                parse_function(p, depth + 1)?
             }
-            continue;
-        }
-        let stmt = match keyword(p)? {
-            Some((kw, pos)) if ends.contains(&kw) => return Ok((stmts, Some((kw, pos)))),
-            Some((kw @ ("if" | "while" | "until" | "for"), pos)) => {
+            (None, Some((kw, pos))) if ends.contains(&kw) => return Ok((stmts, Some((kw, pos)))),
+            (None, Some((kw @ ("if" | "while" | "until" | "for"), pos))) => {
                 if depth >= MAX_DEPTH {
                     return Err(ParseError { pos, kind: ErrorKind::TooDeep });
                 }
@@ -142,8 +131,8 @@ fn block(p: &mut Parser<'_>, ends: &[&'static str], depth: usize) -> Result<(Vec
                     _ => parse_loop(p, kw == "until", depth + 1)?,
                 }
             }
-            Some((kw, pos)) => return Err(ParseError { pos, kind: ErrorKind::UnexpectedKeyword(kw) }),
-            None => {
+            (None, Some((kw, pos))) => return Err(ParseError { pos, kind: ErrorKind::UnexpectedKeyword(kw) }),
+            (None, None) => {
                 let and_or = p.and_or()?;
                 let background = p.peek_op()? == Some(Operator::Amp);
                 if matches!(p.peek_op()?, Some(Operator::Amp | Operator::Semi | Operator::Newline)) {

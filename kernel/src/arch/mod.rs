@@ -10,6 +10,7 @@ pub mod idt;
 pub mod pci;
 pub mod pic;
 pub mod qemu;
+pub mod rtc;
 pub mod serial;
 pub mod stack;
 pub mod syscall;

@@ -91,6 +91,12 @@ pub(crate) fn prepare(ws: &Workspace, boot: LinuxBoot) -> Result<Guest, String> 
     c.file("init", 0o755, INIT.as_bytes());
     c.file("bench", 0o755, &read(&programs.join("bench"))?);
     c.file("tiny", 0o755, &read(&programs.join("tiny"))?);
+    // The Lua and SQLite drivers, the same files Oxok's boot archive holds.
+    let tests = ws.out_dir().join("linux-tests");
+    mkdir(&tests)?;
+    for (name, file) in crate::linuxlibs::build_all(ws, &tests)? {
+        c.file(&name, 0o755, &read(&file)?);
+    }
     let initramfs = cache.join("initramfs.cpio");
     write_if_changed(&initramfs, &c.finish())?;
     let compiler = output("musl-gcc", &["-dumpversion"]);

@@ -1,6 +1,7 @@
 //! Time from the exposed clock page and the time-stamp counter: no kernel
-//! entry. The clock page has no wall-clock time yet, so `CLOCK_REALTIME`
-//! counts from boot like `CLOCK_MONOTONIC`.
+//! entry. `CLOCK_REALTIME` (and `gettimeofday`, `time`) is the wall clock
+//! the kernel read from the real-time clock at boot plus the TSC since
+//! then; the other clocks count from boot.
 
 use crate::errno::{EINVAL, Res};
 use crate::uaccess;
@@ -39,11 +40,17 @@ fn known(clock: u64) -> bool {
     )
 }
 
+/// Nanoseconds since 1970-01-01 UTC (since boot if the kernel found no
+/// real-time clock).
+pub fn realtime_ns() -> u64 {
+    oxok_libos::time::unix_ns().unwrap_or_else(now_ns)
+}
+
 pub fn clock_gettime(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     if !known(a[0]) {
         return Err(EINVAL);
     }
-    let ns = now_ns();
+    let ns = if matches!(a[0], CLOCK_REALTIME | CLOCK_REALTIME_COARSE) { realtime_ns() } else { now_ns() };
     uaccess::write_u64s(a[1], &[ns / 1_000_000_000, ns % 1_000_000_000]).map(|()| 0)
 }
 
@@ -58,7 +65,7 @@ pub fn clock_getres(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 }
 
 pub fn gettimeofday(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    let ns = now_ns();
+    let ns = realtime_ns();
     if a[0] != 0 {
         uaccess::write_u64s(a[0], &[ns / 1_000_000_000, (ns % 1_000_000_000) / 1000])?;
     }
@@ -69,7 +76,7 @@ pub fn gettimeofday(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 }
 
 pub fn time(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    let s = now_ns() / 1_000_000_000;
+    let s = realtime_ns() / 1_000_000_000;
     if a[0] != 0 {
         uaccess::write_u64s(a[0], &[s])?;
     }
