@@ -80,14 +80,14 @@ pub const SLOT_VECTOR: u64 = EXPOSED_BASE + 0x8000_2000;
 /// The slot rows: `[SlotRow; SLOT_VECTOR_SLOTS]`.
 pub const SLOT_ROWS: u64 = SLOT_VECTOR + 64;
 /// Slots per CPU (fixed at build time; see `boot` for the cmdline).
-pub const SLOT_VECTOR_SLOTS: usize = oxok_slots::DEFAULT_SLOTS;
+pub const SLOT_VECTOR_SLOTS: usize = 32;
 /// Per-environment run statistics, read-only: `[RunRow; ENV_TABLE_ROWS]`,
 /// indexed like the environment table (low 10 bits of the id); a row whose
 /// `env` differs from the id asked about is stale or empty. Ticks run,
 /// owned/spare/donated turns, debt, strikes, overruns, deferrals.
 pub const RUN_STATS: u64 = EXPOSED_BASE + 0x8010_0000;
 
-pub use oxok_slots::exposed::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER, USE_SPARE, VectorHeader};
+pub use crate::slot_rows::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER, USE_SPARE, VectorHeader};
 
 const _: () = assert!(64 + SLOT_VECTOR_SLOTS * core::mem::size_of::<SlotRow>() <= PAGE_SIZE as usize);
 const _: () = assert!(core::mem::size_of::<VectorHeader>() <= 64);

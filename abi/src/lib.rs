@@ -38,6 +38,7 @@
 pub mod boot;
 mod calls;
 pub mod cap_kind;
+pub mod env_id;
 pub mod filter;
 pub mod frames;
 pub use calls::{
@@ -48,6 +49,7 @@ pub mod layout;
 pub mod net;
 pub mod pred;
 pub mod slot_placement;
+pub mod slot_rows;
 mod state;
 pub mod upcall;
 pub mod xn;

@@ -71,3 +71,43 @@ fn guest_status_round_trips() {
     assert_eq!(guest_status(1), None);
     assert_eq!(guest_status(0), None);
 }
+
+#[test]
+fn env_ids_round_trip_and_refuse_out_of_range_parts() {
+    use crate::env_id::{MAX_GENERATION, encode, from_parts, generation, make, row};
+    use crate::layout::ENV_TABLE_ROWS;
+    for (g, r) in [(1, 0), (1, 1), (7, 1023), (MAX_GENERATION, 5), (MAX_GENERATION, ENV_TABLE_ROWS - 1)] {
+        let id = make(g, r).expect("in range");
+        assert_eq!(id, encode(g, r));
+        assert_eq!((generation(id), row(u64::from(id))), (g, r));
+        assert_eq!(from_parts(r as u64, u64::from(g)), Some(id));
+    }
+    assert_eq!(make(1, 1), Some((1 << 10) | 1), "the encoding programs and tests rely on");
+    assert_eq!(make(1, ENV_TABLE_ROWS), None);
+    assert_eq!(make(MAX_GENERATION + 1, 0), None);
+    assert_eq!(from_parts(ENV_TABLE_ROWS as u64, 1), None);
+    assert_eq!(from_parts(0, u64::from(MAX_GENERATION) + 1), None);
+    assert_eq!(from_parts(0, u64::MAX), None);
+}
+
+#[test]
+fn upcall_kinds_and_vectors_are_distinct() {
+    use crate::upcall::*;
+    let kinds = [EXCEPTION, PAGE_FAULT, FOREIGN_SYSCALL, SLOT_START, SLOT_END, PCT, REVOCATION, EXCEPTION_STACK];
+    assert_eq!(kinds.len(), KINDS);
+    for (i, k) in kinds.iter().enumerate() {
+        assert_eq!(*k, i as u64, "kinds are dense from 0");
+    }
+    let vectors = [
+        VECTOR_BREAKPOINT,
+        VECTOR_INVALID_OPCODE,
+        VECTOR_PAGE_FAULT,
+        VECTOR_SYSCALL,
+        VECTOR_REVOCATION,
+        VECTOR_SLOT_START,
+        VECTOR_SLOT_END,
+    ];
+    for (i, a) in vectors.iter().enumerate() {
+        assert!(vectors[i + 1..].iter().all(|b| a != b));
+    }
+}

@@ -51,6 +51,14 @@ pub const EXCEPTION_STACK: u64 = 7;
 /// Number of upcall kinds (including the stack).
 pub const KINDS: usize = 8;
 
+/// CPU vector of a breakpoint (`int3`; `regs.rip` is already after it).
+pub const VECTOR_BREAKPOINT: u64 = 3;
+/// CPU vector of an invalid opcode (`ud2`).
+pub const VECTOR_INVALID_OPCODE: u64 = 6;
+/// CPU vector of a page fault (`ExceptionFrame::addr` is the faulting
+/// address, `error` the CPU's error code); delivered to [`PAGE_FAULT`].
+pub const VECTOR_PAGE_FAULT: u64 = 14;
+
 /// `ExceptionFrame::vector` for a reflected foreign system call.
 pub const VECTOR_SYSCALL: u64 = 0x100;
 /// Bytes below the interrupted `rsp` the kernel skips before writing a

@@ -153,6 +153,7 @@ static const struct workload workloads[] = {
 	W(fork_4mb_exit_wait, FORK_4MB_EXIT_WAIT, proc_finish),
 	W(demand_zero_fault, DEMAND_ZERO_FAULT, NULL),
 	W(spawn_exec, SPAWN_EXEC, NULL),
+	W(cat_10mb, CAT_10MB, cat_finish),
 };
 
 int main(int argc, char **argv)

@@ -59,6 +59,10 @@ void ipc_finish(void);
 uint64_t w_fork_exit_wait(unsigned ops);
 uint64_t w_fork_4mb_exit_wait(unsigned ops);
 uint64_t w_spawn_exec(unsigned ops);
+/* Reads a 10 MiB file of the root to the end (created on first use). */
+uint64_t w_cat_10mb(unsigned ops);
+/* Removes cat_10mb's file. */
+void cat_finish(void);
 /* Unmaps the 4 MiB region of fork_4mb_exit_wait. */
 void proc_finish(void);
 /* Runs the Lua and SQLite drivers' benchmarks (lua_sort, sqlite_insert). */

@@ -60,6 +60,12 @@
 #define SPAWN_EXEC_OPS 30
 #define SPAWN_EXEC_OPS_QUICK 5
 
+/* Files: cat_10mb reads a CAT_BYTES file to the end in CAT_CHUNK reads. */
+#define CAT_10MB_OPS 1
+#define CAT_10MB_OPS_QUICK 1
+#define CAT_BYTES (10u << 20)
+#define CAT_CHUNK (64u << 10)
+
 /* Memory. */
 #define DEMAND_ZERO_FAULT_OPS 512
 #define DEMAND_ZERO_FAULT_OPS_QUICK 64

@@ -1,7 +1,7 @@
 /*
  * Process workloads: fork+exit+wait (tiny, and after touching 4 MiB),
- * posix_spawn of a tiny static program + wait, and kernel memory per
- * process.
+ * posix_spawn of a tiny static program + wait, kernel memory per process,
+ * and cat_10mb (reading a file to the end).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -57,6 +57,66 @@ void proc_finish(void)
 	if (touched)
 		munmap(touched, FORK_4MB_BYTES);
 	touched = NULL;
+}
+
+#define CAT_PATH "/cat10mb"
+
+/* Writes the CAT_BYTES file once; 0 on success. */
+static int cat_fill(void)
+{
+	static int filled;
+	static char chunk[CAT_CHUNK];
+	if (filled)
+		return 0;
+	int fd = open(CAT_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	for (unsigned i = 0; i < CAT_CHUNK; i++)
+		chunk[i] = (char)(i % 251);
+	for (unsigned left = CAT_BYTES; left > 0;) {
+		unsigned want = left < CAT_CHUNK ? left : CAT_CHUNK;
+		ssize_t n = write(fd, chunk, want);
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		left -= (unsigned)n;
+	}
+	close(fd);
+	filled = 1;
+	return 0;
+}
+
+uint64_t w_cat_10mb(unsigned ops)
+{
+	static char buf[CAT_CHUNK];
+	if (cat_fill() != 0) {
+		skip("cat_10mb", "write-failed");
+		return 0;
+	}
+	uint64_t t0 = rdtsc();
+	for (unsigned i = 0; i < ops; i++) {
+		int fd = open(CAT_PATH, O_RDONLY);
+		size_t total = 0;
+		ssize_t n;
+		if (fd < 0) {
+			skip("cat_10mb", "open-failed");
+			return 0;
+		}
+		while ((n = read(fd, buf, sizeof buf)) > 0)
+			total += (size_t)n;
+		close(fd);
+		if (total != CAT_BYTES) {
+			skip("cat_10mb", "short-read");
+			return 0;
+		}
+	}
+	return rdtsc() - t0;
+}
+
+void cat_finish(void)
+{
+	unlink(CAT_PATH);
 }
 
 uint64_t w_spawn_exec(unsigned ops)

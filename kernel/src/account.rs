@@ -71,6 +71,44 @@ pub fn uncharge_slots(id: AccountId, slots: u64) {
     with(|a| a.uncharge(id, Amount::slots(slots)));
 }
 
+/// A charge that is given back when dropped unless [`Charge::commit`]
+/// keeps it: an operation charges first, and every early return after
+/// that (a failed allocation, a full list) uncharges by itself.
+#[must_use = "a charge not committed is given back at once"]
+pub struct Charge {
+    id: AccountId,
+    amount: Amount,
+}
+
+impl Charge {
+    /// Charges `frames` frames and `envs` environments to `id` (as
+    /// [`charge`]), given back on drop unless committed.
+    pub fn new(id: AccountId, frames: u64, envs: u64) -> Result<Charge, Error> {
+        let amount = Amount::new(frames, envs);
+        with(|a| a.charge(id, amount)).map_err(error)?;
+        Ok(Charge { id, amount })
+    }
+
+    /// Charges `slots` CPU time slots to `id` (as [`charge_slots`]), given
+    /// back on drop unless committed.
+    pub fn slots(id: AccountId, slots: u64) -> Result<Charge, Error> {
+        let amount = Amount::slots(slots);
+        with(|a| a.charge(id, amount)).map_err(error)?;
+        Ok(Charge { id, amount })
+    }
+
+    /// Keeps the charge: the operation succeeded and the account now pays.
+    pub fn commit(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        with(|a| a.uncharge(self.id, self.amount));
+    }
+}
+
 /// True if account `inner` is `outer` or nested inside it.
 pub fn within(inner: AccountId, outer: AccountId) -> bool {
     with(|a| a.within(inner, outer))

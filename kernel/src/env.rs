@@ -19,18 +19,17 @@ use oxok_cap::{Cap, CapList, Name, Rights};
 
 /// Most environments alive at once (the exposed table's rows).
 pub const MAX_ENVS: usize = oxok_abi::layout::ENV_TABLE_ROWS;
-const INDEX_BITS: u32 = 10;
-
-/// An environment id: `generation << 10 | slot`. Generations start at 1, so
-/// every id is ≥ `OWNER_FIRST_ENV`, and a slot's next environment gets a new
-/// id (stale capabilities and ids stop matching). Generations never wrap: a
+/// An environment id: `generation << 10 | row`, encoded and decoded only by
+/// [`oxok_abi::env_id`]. Generations start at 1, so every id is
+/// ≥ `OWNER_FIRST_ENV`, and a row's next environment gets a new id (stale
+/// capabilities and ids stop matching). Generations never wrap: a
 /// row whose generation reached [`gen_limit`] is retired for good, so no
 /// capability or id naming an environment of the past can ever match a new
 /// one.
 pub type EnvId = u32;
 
 /// Highest generation an environment-table row may reach (22 bits).
-pub const MAX_GENERATION: u32 = (1 << (32 - INDEX_BITS)) - 1;
+pub const MAX_GENERATION: u32 = oxok_abi::env_id::MAX_GENERATION;
 
 static GEN_LIMIT: AtomicU32 = AtomicU32::new(MAX_GENERATION);
 
@@ -48,7 +47,12 @@ pub fn set_gen_limit(limit: u32) {
 
 /// The capability name guarding environment `id`.
 pub fn env_name(id: EnvId) -> Name {
-    Name::env(u64::from(id & ((1 << INDEX_BITS) - 1)), u64::from(id >> INDEX_BITS))
+    Name::env(row_of(id) as u64, u64::from(oxok_abi::env_id::generation(id)))
+}
+
+/// The environment-table row of `id`.
+pub fn row_of(id: EnvId) -> usize {
+    oxok_abi::env_id::row(u64::from(id))
 }
 
 /// A revocation request in progress.
@@ -97,9 +101,10 @@ pub struct Env {
     pub waiting_for: Option<EnvId>,
     /// Installed wakeup predicates by slot.
     pub preds: [Option<Box<Pred>>; oxok_abi::PRED_SLOTS],
-    /// CPU accounting (debt, strikes, run statistics), changed only by the
-    /// scheduler; exposed at `layout::RUN_STATS`.
-    pub account: oxok_slots::Account,
+    /// Its CPU ledger (debt, strikes, run statistics), changed only by the
+    /// scheduler; exposed at `layout::RUN_STATS`. Not to be confused with
+    /// its resource account, [`Env::quota`].
+    pub cpu_ledger: oxok_slots::Account,
     /// The resource account it is charged to (`crate::account`): 1
     /// environment and [`Env::charged_frames`] frames, always (and until
     /// its teardown is finished, after it is destroyed).
@@ -170,7 +175,7 @@ impl Env {
         let n = self.name.len().min(15);
         name[..n].copy_from_slice(&self.name.as_bytes()[..n]);
         exposed::set_env_row(
-            (self.id as usize) & (MAX_ENVS - 1),
+            row_of(self.id),
             EnvEntry {
                 id: self.id,
                 status: self.status,
@@ -220,8 +225,7 @@ pub struct EnvTable {
     dying: VecDeque<Dying>,
 }
 
-const _: () = assert!(1 << INDEX_BITS >= OWNER_FIRST_ENV as usize);
-const _: () = assert!(1 << INDEX_BITS == MAX_ENVS);
+const _: () = assert!(1 << oxok_abi::env_id::ROW_BITS >= OWNER_FIRST_ENV as usize);
 
 impl EnvTable {
     /// An empty table.
@@ -238,17 +242,11 @@ impl EnvTable {
     /// account, or to the root account for boot programs (`parent` 0).
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
         let quota = self.get(parent).map_or(account::ROOT, |p| p.quota);
-        account::charge(quota, 1, 1)?;
-        match self.build(name, parent, quota) {
-            Ok(id) => {
-                let _ = account::with(|a| a.attach(quota));
-                Ok(id)
-            }
-            Err(e) => {
-                account::uncharge(quota, 1, 1);
-                Err(e)
-            }
-        }
+        let charge = account::Charge::new(quota, 1, 1)?;
+        let id = self.build(name, parent, quota)?;
+        charge.commit();
+        let _ = account::with(|a| a.attach(quota));
+        Ok(id)
     }
 
     fn build(&mut self, name: &str, parent: EnvId, quota: account::AccountId) -> Result<EnvId, Error> {
@@ -278,7 +276,8 @@ impl EnvTable {
         if slot.generation >= limit {
             log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
         }
-        let id = (slot.generation << INDEX_BITS) | index as u32;
+        // Generation below the limit and row below `MAX_ENVS`: in range.
+        let id = oxok_abi::env_id::encode(slot.generation, index);
         let mut caps = Box::new(CapList::new());
         let _ = caps.insert_at(0, Cap::new(env_name(id), Rights::ALL));
         let env = Box::new(Env {
@@ -298,7 +297,7 @@ impl EnvTable {
             pct_saved: None,
             waiting_for: None,
             preds: Default::default(),
-            account: oxok_slots::Account::new(),
+            cpu_ledger: oxok_slots::Account::new(),
             quota,
             pt_charged: 0,
             sleep_listed: false,
@@ -309,7 +308,7 @@ impl EnvTable {
             stopped: false,
         });
         env.publish();
-        exposed::set_run_row(index, env.account.row(id));
+        exposed::set_run_row(index, env.cpu_ledger.row(id));
         slot.env = Some(env);
         publish_heap();
         Ok(id)
@@ -317,7 +316,7 @@ impl EnvTable {
 
     /// The environment with this id, if it is alive.
     pub fn get(&mut self, id: EnvId) -> Option<&mut Env> {
-        let slot = self.slots.get_mut((id as usize) & (MAX_ENVS - 1))?;
+        let slot = self.slots.get_mut(row_of(id))?;
         slot.env.as_deref_mut().filter(|e| e.id == id)
     }
 
@@ -328,7 +327,7 @@ impl EnvTable {
 
     /// True if `id` names a live environment.
     pub fn alive(&self, id: EnvId) -> bool {
-        self.slots.get((id as usize) & (MAX_ENVS - 1)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
+        self.slots.get(row_of(id)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
     }
 
     /// Removes the environment at once (its id is dead from here on: its
@@ -343,13 +342,13 @@ impl EnvTable {
     /// `status` until the creator reaps it ([`Self::take_zombie`]). Zombies
     /// it created itself are freed.
     pub fn destroy(&mut self, id: EnvId, status: u64) -> Result<(), Error> {
-        let slot = self.slots.get_mut((id as usize) & (MAX_ENVS - 1)).ok_or(Error::BadEnv)?;
+        let slot = self.slots.get_mut(row_of(id)).ok_or(Error::BadEnv)?;
         if slot.env.as_ref().is_none_or(|e| e.id != id) {
             return Err(Error::BadEnv);
         }
         let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
         let parent = env.parent;
-        let row_index = (id as usize) & (MAX_ENVS - 1);
+        let row_index = row_of(id);
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
         let frames = env.charged_frames();
         let Env { space, app_area, owned, caps, name, runs, quota, .. } = *env;
@@ -400,7 +399,7 @@ impl EnvTable {
     /// Reaps ended environment `id` for its creator `parent`: its exit
     /// status; the row is freed.
     pub fn take_zombie(&mut self, parent: EnvId, id: EnvId) -> Result<u64, Error> {
-        let index = (id as usize) & (MAX_ENVS - 1);
+        let index = row_of(id);
         let slot = self.slots.get_mut(index).ok_or(Error::BadEnv)?;
         if slot.env.as_ref().is_some_and(|e| e.id == id) {
             return Err(Error::Busy);
@@ -424,7 +423,7 @@ impl EnvTable {
     /// The creator recorded in ended environment `id`'s zombie row, if it
     /// has one (`env_reap` reaps on the creator's behalf).
     pub fn zombie_parent(&self, id: EnvId) -> Option<EnvId> {
-        let slot = self.slots.get((id as usize) & (MAX_ENVS - 1))?;
+        let slot = self.slots.get(row_of(id))?;
         slot.zombie.filter(|z| z.id == id).map(|z| z.parent)
     }
 

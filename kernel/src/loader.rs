@@ -8,12 +8,13 @@ use crate::env::{self, EnvId, EnvTable};
 use crate::mem::access::FrameRef;
 use crate::mem::{PAGE_SIZE, align_down, align_up};
 use alloc::string::String;
-use alloc::vec::Vec;
+use alloc::vec;
 use core::fmt;
 use oxok_abi::Error;
 use oxok_abi::layout::{STACK_SIZE, STACK_TOP, USER_TOP, pte};
 use oxok_archive::Archive;
 use oxok_elf::{Elf, ElfError};
+use oxok_sysvstack::{InitialStack, Program, StackError};
 
 /// Why a program could not be started.
 #[derive(Debug)]
@@ -44,14 +45,6 @@ impl From<Error> for LoadError {
         LoadError::Memory(e)
     }
 }
-
-/// auxv keys we provide.
-const AT_NULL: u64 = 0;
-const AT_PHDR: u64 = 3;
-const AT_PHENT: u64 = 4;
-const AT_PHNUM: u64 = 5;
-const AT_PAGESZ: u64 = 6;
-const AT_ENTRY: u64 = 9;
 
 /// Creates an environment running `argv[0]` from `archive` with `argv`.
 pub fn load(envs: &mut EnvTable, archive: &[u8], argv: &[String]) -> Result<EnvId, LoadError> {
@@ -106,65 +99,27 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
         top_frame = Some(frame);
         page += PAGE_SIZE;
     }
-    let (image, sp) = initial_stack(elf, argv)?;
+    // The System V initial stack (argc, argv, no environment, auxv), laid
+    // out by the same crate as the libOS's exec.
+    let stack = InitialStack::new(STACK_TOP, PAGE_SIZE, Program::of(elf), argv, &[]).map_err(|e| match e {
+        StackError::TooLong | StackError::BadPage => LoadError::ArgsTooLong,
+        StackError::Nul => LoadError::Memory(Error::Invalid),
+    })?;
+    let mut page = vec![0u8; PAGE_SIZE as usize];
+    stack.write(&mut page).map_err(|_| LoadError::ArgsTooLong)?;
     if let Some(frame) = top_frame {
-        frame.write((sp - (STACK_TOP - PAGE_SIZE)) as usize, &image);
+        frame.write(stack.offset(), &page[stack.offset()..]);
     }
-    env.regs = TrapFrame::new_user(elf.entry(), sp);
+    env.regs = TrapFrame::new_user(elf.entry(), stack.sp());
     Ok(())
 }
 
 /// A new frame owned by (and charged to the account of) `env`.
 fn owned_frame(env: &mut env::Env) -> Result<FrameRef, Error> {
-    crate::account::charge(env.quota, 1, 0)?;
-    let Some(frame) = FrameRef::alloc(env.id) else {
-        crate::account::uncharge(env.quota, 1, 0);
-        return Err(Error::NoMemory);
-    };
-    if !env.owned.insert(frame.pfn()) {
-        crate::account::uncharge(env.quota, 1, 0);
+    let charge = crate::account::Charge::new(env.quota, 1, 0)?;
+    let frame = FrameRef::alloc(env.id).ok_or(Error::NoMemory)?;
+    if env.owned.insert(frame.pfn()) {
+        charge.commit();
     }
     Ok(frame)
-}
-
-/// Builds the System V initial stack for the top page; returns its bytes and
-/// the stack pointer (16-byte aligned, pointing at argc).
-fn initial_stack(elf: &Elf<'_>, argv: &[String]) -> Result<(Vec<u8>, u64), LoadError> {
-    // Strings at the very top, then the vector block below them.
-    let strings_len: usize = argv.iter().map(|a| a.len() + 1).sum();
-    let mut auxv: Vec<(u64, u64)> = Vec::new();
-    if let Some(phdr) = elf.program_headers_vaddr() {
-        auxv.push((AT_PHDR, phdr));
-    }
-    auxv.push((AT_PHENT, u64::from(elf.phent())));
-    auxv.push((AT_PHNUM, u64::from(elf.phnum())));
-    auxv.push((AT_PAGESZ, PAGE_SIZE));
-    auxv.push((AT_ENTRY, elf.entry()));
-    auxv.push((AT_NULL, 0));
-    let words = 1 + argv.len() + 1 + 1 + auxv.len() * 2;
-    let strings_at = STACK_TOP - strings_len as u64;
-    let sp = align_down(strings_at - (words * 8) as u64, 16);
-    if STACK_TOP - sp > PAGE_SIZE {
-        return Err(LoadError::ArgsTooLong);
-    }
-    let mut image = Vec::with_capacity((STACK_TOP - sp) as usize);
-    let push = |image: &mut Vec<u8>, w: u64| image.extend_from_slice(&w.to_le_bytes());
-    push(&mut image, argv.len() as u64);
-    let mut at = strings_at;
-    for a in argv {
-        push(&mut image, at);
-        at += a.len() as u64 + 1;
-    }
-    push(&mut image, 0); // end of argv
-    push(&mut image, 0); // empty envp
-    for (k, v) in auxv {
-        push(&mut image, k);
-        push(&mut image, v);
-    }
-    image.resize((strings_at - sp) as usize, 0);
-    for a in argv {
-        image.extend_from_slice(a.as_bytes());
-        image.push(0);
-    }
-    Ok((image, sp))
 }

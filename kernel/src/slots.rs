@@ -46,7 +46,7 @@ impl Envs for View<'_> {
     }
 
     fn account(&mut self, env: u32) -> Option<&mut Account> {
-        self.0.get(env).map(|e| &mut e.account)
+        self.0.get(env).map(|e| &mut e.cpu_ledger)
     }
 }
 
@@ -72,7 +72,7 @@ pub fn publish_donation(s: &Sched, slot: usize) {
 /// Copies `id`'s run statistics into its exposed row (if it is alive).
 pub fn publish_run(envs: &mut EnvTable, id: u32) {
     if let Some(e) = envs.get(id) {
-        exposed::set_run_row((id as usize) & (MAX_ENVS - 1), e.account.row(id));
+        exposed::set_run_row(crate::env::row_of(id), e.cpu_ledger.row(id));
     }
 }
 

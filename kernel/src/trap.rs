@@ -8,9 +8,8 @@ use crate::arch::idt::EXCEPTION_NAMES;
 use crate::arch::trapframe::TrapFrame;
 use crate::upcall::{self, Event};
 use crate::{revoke, sched, state};
-use oxok_abi::upcall as kinds;
+use oxok_abi::upcall::{self as kinds, VECTOR_PAGE_FAULT as PAGE_FAULT};
 
-const PAGE_FAULT: u64 = 14;
 const DEVICE_NOT_AVAILABLE: u64 = 7;
 /// First vector that is an interrupt rather than an exception.
 const FIRST_IRQ: u64 = 32;

@@ -10,7 +10,7 @@
 //! hands the child a call-only capability for its parent — so it can ask
 //! its parent for things (`signal::kill_via_parent`) and donate time to it
 //! (a pipe's other end) — and, if this process can call a file server
-//! (`OXOK_FSD`), one for that server too. Boot programs started together
+//! (`fs::locate`), one for that server too. Boot programs started together
 //! get them for each other from the kernel. Nothing else: a process cannot
 //! reach a sibling or a stranger unless someone who can hands it one.
 //!

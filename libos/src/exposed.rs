@@ -126,7 +126,7 @@ pub fn env_row(index: usize) -> Option<EnvEntry> {
 /// The environment table row of environment `id`, if that environment is
 /// alive (the row's id matches).
 pub fn env_entry(id: u64) -> Option<EnvEntry> {
-    let row = env_row((id as usize) & (ENV_TABLE_ROWS - 1))?;
+    let row = env_row(oxok_abi::env_id::row(id))?;
     (u64::from(row.id) == id && id != 0).then_some(row)
 }
 
@@ -146,7 +146,7 @@ pub fn slot_row(i: usize) -> Option<SlotRow> {
 /// The run statistics of environment `id`, if it is alive (the row's
 /// environment matches).
 pub fn run_stats(id: u64) -> Option<RunRow> {
-    let index = (id as usize) & (ENV_TABLE_ROWS - 1);
+    let index = oxok_abi::env_id::row(id);
     let row: RunRow = read_exposed(RUN_STATS + (index * core::mem::size_of::<RunRow>()) as u64)?;
     (u64::from(row.env) == id && id != 0).then_some(row)
 }

@@ -34,7 +34,7 @@ use crate::exposed;
 use oxok_abi::layout::ENV_TABLE_ROWS;
 use oxok_abi::{ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, ENV_WAITING, ENV_ZOMBIE, EnvEntry};
 
-/// A process id: an environment id (generation << 10 | row).
+/// A process id: an environment id (`oxok_abi::env_id`: generation and row).
 pub type Pid = u64;
 
 /// The calling process's id (cached after the first call).

@@ -57,12 +57,8 @@ use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SLOT_END, VECTOR_SLOT_START, VECTOR_SYSCALL};
 use oxok_abi::{ExceptionFrame, Regs};
 
-/// CPU vector of a page fault.
-pub const VECTOR_PAGE_FAULT: u64 = 14;
-/// CPU vector of an invalid opcode (`ud2`).
-pub const VECTOR_INVALID_OPCODE: u64 = 6;
-/// CPU vector of a breakpoint (`int3`; `regs.rip` is already after it).
-pub const VECTOR_BREAKPOINT: u64 = 3;
+/// The CPU vectors programs match on, defined once in the contract.
+pub use oxok_abi::upcall::{VECTOR_BREAKPOINT, VECTOR_INVALID_OPCODE, VECTOR_PAGE_FAULT};
 
 /// Bytes in the exception stack.
 pub const STACK_SIZE: usize = 64 * 1024;
@@ -80,34 +76,36 @@ pub enum Outcome {
 /// A handler: inspects (and may change) the frame, then decides.
 pub type Handler = fn(&mut ExceptionFrame) -> Outcome;
 
-/// Which handler an event goes to.
+/// Which handler an event goes to. Each kind's number is the contract's
+/// upcall kind (`oxok_abi::upcall`), so a kind means the same event on both
+/// sides of the boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// CPU exceptions other than page faults (and page faults while no
     /// page-fault handler is set).
-    Exception = 0,
+    Exception = kinds::EXCEPTION as isize,
     /// Page faults (`frame.addr` is the faulting address, `frame.error` the
     /// CPU's error code).
-    PageFault = 1,
+    PageFault = kinds::PAGE_FAULT as isize,
     /// `syscall` with a number outside the Oxok range: `regs.rax` is the
     /// number, `regs.rip` is after the instruction; the handler sets
     /// `regs.rax` to the result.
-    ForeignSyscall = 2,
+    ForeignSyscall = kinds::FOREIGN_SYSCALL as isize,
     /// A revocation request: `frame.error` is the number of frames asked
     /// for, `frame.addr` the TSC deadline. The handler gives frames back
     /// (`frame_free`) or not; either way the interrupted code resumes.
     /// Without a handler the request is ignored and the kernel's abort
     /// protocol takes what is still owed at the deadline.
-    Revocation = 3,
+    Revocation = kinds::REVOCATION as isize,
     /// The start of an owned time slot (`frame.error` the slot,
     /// `frame.addr` the ticks it may run). Without a handler the program
     /// simply resumes.
-    SlotStart = 4,
+    SlotStart = kinds::SLOT_START as isize,
     /// The end of its time slot (`frame.error` the slot): the handler saves
     /// what it needs and calls `sys::yield_cpu` (the program resumes from
     /// `frame.regs` at its next turn). Without a handler the program yields
     /// at once.
-    SlotEnd = 5,
+    SlotEnd = kinds::SLOT_END as isize,
 }
 
 impl Kind {
@@ -138,7 +136,7 @@ impl Kind {
     }
 }
 
-static HANDLERS: [AtomicPtr<()>; 6] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 6];
+static HANDLERS: [AtomicPtr<()>; kinds::KINDS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; kinds::KINDS];
 
 /// The upcall kinds [`install`] registers the entry for.
 const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];

@@ -36,6 +36,7 @@ mod scenarios_cheetah;
 mod scenarios_lxproc;
 mod scenarios_http;
 mod scenarios_net;
+mod scenarios_vocab;
 mod strip;
 mod symbolize;
 mod testcmd;

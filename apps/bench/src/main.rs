@@ -17,6 +17,7 @@ extern crate alloc;
 mod appel;
 mod cpu;
 mod envs;
+mod files;
 mod ipc;
 mod params;
 mod proc;
@@ -40,6 +41,7 @@ fn main(args: Args) -> i32 {
     appel::run(&c);
     ipc::run(&c);
     proc::run(&c);
+    files::run(&c);
     proc::linux_programs(quick);
     println!("bench: done");
     0

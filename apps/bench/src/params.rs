@@ -41,6 +41,11 @@ const DEMAND_ZERO_FAULT_OPS: [u32; 2] = [512, 64];
 const KERNEL_MEM_ENVS: [u32; 2] = [64, 64];
 /// Seed of the xorshift64 generator choosing "random" pages (both sides).
 pub const RANDOM_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+/// cat_10mb: whole reads of the file per batch; the file's size and the
+/// size of one read.
+const CAT_10MB_OPS: [u32; 2] = [1, 1];
+pub const CAT_BYTES: usize = 10 << 20;
+pub const CAT_CHUNK: usize = 64 << 10;
 /// Oxok only: single maps (and unmaps) per batch.
 const PAGE_MAP_OPS: [u32; 2] = [1000, 100];
 /// Oxok only: 100-record batches per batch.
@@ -71,6 +76,7 @@ pub struct Counts {
     pub kernel_mem_envs: u32,
     pub page_map: u32,
     pub page_batch: u32,
+    pub cat_10mb: u32,
 }
 
 impl Counts {
@@ -100,6 +106,7 @@ impl Counts {
             kernel_mem_envs: KERNEL_MEM_ENVS[q],
             page_map: PAGE_MAP_OPS[q],
             page_batch: PAGE_BATCH_OPS[q],
+            cat_10mb: CAT_10MB_OPS[q],
         }
     }
 }

@@ -12,7 +12,8 @@
 //! accepting calls and never touches the heap or the state afterwards, so
 //! no lock the handler needs can be held by the code it interrupted.
 //!
-//! Started by init (which publishes its id in `OXOK_FSD`) or by a test
+//! Started by init (clients find it in the exposed environment table as the
+//! `fsd` an ancestor started: `oxok_libos::fs::locate`) or by a test
 //! program (`oxok_libos::fs::spawn_server`); only its creator can stop it
 //! (`STOP`), after which it exits 0. Dead clients' handles are released by
 //! a sweep over the exposed environment table every few requests.
@@ -22,6 +23,7 @@
 
 extern crate alloc;
 
+mod buffers;
 mod io;
 mod server;
 mod table;

@@ -11,6 +11,7 @@ use oxok_libos::fs::proto::{self, INLINE, KIND_DIR, KIND_FILE, STAGED, Status, o
 use oxok_libos::pct::Msg;
 use oxok_ramfs::{Fs, FsError, Ino, Kind};
 
+use crate::buffers::Buffers;
 use crate::table::Table;
 
 /// Requests between two sweeps for dead clients.
@@ -20,6 +21,7 @@ const SWEEP_EVERY: u64 = 64;
 pub struct Server {
     pub(crate) fs: Fs,
     pub(crate) table: Table,
+    pub(crate) buffers: Buffers,
     calls: u64,
     /// The environment that started the server: the only one that may stop it.
     creator: u64,
@@ -32,7 +34,7 @@ type Reply = Result<usize, Status>;
 impl Server {
     /// A server over `fs`, stoppable by `creator`.
     pub fn new(fs: Fs, creator: u64) -> Server {
-        Server { fs, table: Table::default(), calls: 0, creator, stopping: false }
+        Server { fs, table: Table::default(), buffers: Buffers::default(), calls: 0, creator, stopping: false }
     }
 
     /// Serves `msg` from `caller`, replacing it with the reply.
@@ -133,6 +135,9 @@ impl Server {
                 Ok(0)
             }
             op::STOP => Err(Status::Denied),
+            op::BUFFER => self.buffer(caller, out),
+            op::READ_BUF => self.read_buf(caller, req[1], req[2], out),
+            op::WRITE_BUF => self.write_buf(caller, req[1], req[2], out),
             _ => Err(Status::Invalid),
         }
     }
@@ -160,6 +165,7 @@ impl Server {
         for ino in self.table.reclaim(alive) {
             let _ = self.fs.unpin(ino);
         }
+        self.buffers.reclaim();
     }
 }
 

@@ -39,9 +39,15 @@ fn main(args: Args) -> i32 {
             println!("init: no transmit template ({e})");
         }
     }
-    // The file server first: `spawn_server` names it in OXOK_FSD, which
-    // the shell and everything it starts inherit.
+    // The file server first: the shell and everything it starts find it
+    // as the `fsd` their ancestor init started (`fs::locate`).
     let fsd = oxok_libos::fs::spawn_server().map_err(|e| println!("init: no file server ({e})")).ok();
+    // Wait until it answers (its first call waits for it to accept calls),
+    // so the shell starts with a serving file server and the console shows
+    // the server's line before the shell's.
+    if fsd.is_some() {
+        let _ = oxok_libos::fs::server_stats();
+    }
     let code = match oxok_libos::exec::spawn("shell", &["shell"]) {
         Ok(shell) => match oxok_libos::exec::wait(shell) {
             Ok(status) => status.code(),

@@ -117,7 +117,7 @@ pub use vector::SlotVector;
 pub const NO_ENV: u32 = 0;
 
 /// The kernel's default number of slots per CPU.
-pub const DEFAULT_SLOTS: usize = 32;
+pub const DEFAULT_SLOTS: usize = oxok_abi::layout::SLOT_VECTOR_SLOTS;
 
 /// The kernel's default capacity of the spare-time request list.
 pub const DEFAULT_SPARE: usize = 16;

@@ -1,8 +1,9 @@
-//! `cap_grant`, `cap_drop`, `cap_info`, `cap_derive`, `cap_revoke`.
+//! `cap_grant`, `cap_drop`, `cap_info`, `cap_derive`, `cap_revoke`, and
+//! `pct_grant` (a grant into the list of the caller being served).
 
 use super::Cx;
 use super::check::{cap_error, cap_in, env_cap, rights_arg};
-use crate::env::count_frame_ref;
+use crate::env::{EnvId, count_frame_ref};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::Error;
 use oxok_cap::{Cap, Lineage, Rights};
@@ -29,6 +30,28 @@ pub fn cap_grant(cx: &mut Cx<'_>, slot: u64, env_slot: u64, rights: u64) -> Resu
         return Err(Error::Denied);
     }
     let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    grant_into(cx, slot, &source, target, rights)
+}
+
+/// Copies the capability in `slot` into the list of the caller being
+/// served (the transfer's caller consented by calling).
+pub fn pct_grant(cx: &mut Cx<'_>, slot: u64, rights: u64) -> Result<[u64; 1], Error> {
+    let rights = rights_arg(rights)?;
+    let me = cx.caller;
+    let (target, ticket) = cx.env()?.pct_caller.ok_or(Error::Invalid)?;
+    if !cx.k.envs.get(target).is_some_and(|e| e.waiting_for == Some(me) && e.wait_ticket == ticket) {
+        return Err(Error::BadEnv);
+    }
+    let source = cap_in(&mut cx.k.envs, me, slot)?;
+    if !source.rights.contains(Rights::GRANT) {
+        return Err(Error::Denied);
+    }
+    grant_into(cx, slot, &source, target, rights)
+}
+
+/// The shared end of `cap_grant` and `pct_grant`: `source` (the caller's
+/// capability in `slot`, checked for grant) copied into `target`'s list.
+fn grant_into(cx: &mut Cx<'_>, slot: u64, source: &Cap, target: EnvId, rights: Rights) -> Result<[u64; 1], Error> {
     source.derive(&[], rights).map_err(cap_error)?;
     if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
         return Err(Error::NoMemory);
@@ -66,7 +89,7 @@ pub fn describe(cap: &Cap) -> [u64; 3] {
     let comps = cap.name.components();
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
-        (2, [_, index, generation]) => (generation << 10) | index,
+        (2, [_, row, generation]) => oxok_abi::env_id::from_parts(*row, *generation).map_or(0, u64::from),
         // A time slot: its index in the vector (the name's second
         // component is the CPU).
         (3, [_, _cpu, index, _]) => *index,

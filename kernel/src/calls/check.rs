@@ -77,18 +77,21 @@ pub fn owned_frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, pfn: u64, 
 /// `need`; returns its id.
 pub fn env_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> Result<EnvId, Error> {
     let cap = cap_in(envs, caller, slot)?;
-    let comps = cap.name.components();
-    if cap.name.kind() != Some(Kind::Env) || comps.len() != 3 {
-        return Err(Error::BadCap);
-    }
-    let index = u32::try_from(comps[1]).ok().filter(|&i| (i as usize) < crate::env::MAX_ENVS).ok_or(Error::BadCap)?;
-    let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
-    let id = generation.checked_shl(10).ok_or(Error::BadCap)? | index;
+    let id = env_of(&cap)?;
     if !envs.alive(id) {
         return Err(Error::BadEnv);
     }
     oxok_cap::check(&cap, &env_name(id), need).map_err(cap_error)?;
     Ok(id)
+}
+
+/// The environment id a capability names (`BadCap`: not an environment
+/// capability). Checks no right and not whether the environment lives.
+pub fn env_of(cap: &Cap) -> Result<EnvId, Error> {
+    match (cap.name.kind(), cap.name.components()) {
+        (Some(Kind::Env), &[_, row, generation]) => oxok_abi::env_id::from_parts(row, generation).ok_or(Error::BadCap),
+        _ => Err(Error::BadCap),
+    }
 }
 
 /// Splits a control-transfer target word (`oxok_abi::call_target`): the

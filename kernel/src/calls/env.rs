@@ -95,13 +95,7 @@ pub fn env_rename(cx: &mut Cx<'_>, env_slot: u64, ptr: u64, len: u64) -> Result<
 pub fn env_reap(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 1], Error> {
     let caller = cx.caller;
     let cap = super::check::cap_in(&mut cx.k.envs, caller, env_slot)?;
-    let comps = cap.name.components();
-    if cap.name.kind() != Some(oxok_cap::Kind::Env) || comps.len() != 3 {
-        return Err(Error::BadCap);
-    }
-    let index = u32::try_from(comps[1]).ok().filter(|&i| (i as usize) < crate::env::MAX_ENVS).ok_or(Error::BadCap)?;
-    let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
-    let id = generation.checked_shl(10).ok_or(Error::BadCap)? | index;
+    let id = super::check::env_of(&cap)?;
     // The right, not the family tree: reaping ends the row, which needs
     // write on the environment (as destroying it does).
     oxok_cap::check(&cap, &crate::env::env_name(id), Rights::WRITE).map_err(super::check::cap_error)?;

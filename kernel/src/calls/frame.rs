@@ -37,17 +37,12 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
         return Err(Error::NoMemory);
     }
     let quota = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.quota;
-    account::charge(quota, 1, 0)?;
-    let pa = match if pfn == ANY_FRAME {
-        frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)
+    // Given back by every early return below.
+    let charge = account::Charge::new(quota, 1, 0)?;
+    let pa = if pfn == ANY_FRAME {
+        frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?
     } else {
-        frame::with(|f| f.alloc_at(pfn, owner))
-    } {
-        Ok(pa) => pa,
-        Err(e) => {
-            account::uncharge(quota, 1, 0);
-            return Err(e);
-        }
+        frame::with(|f| f.alloc_at(pfn, owner))?
     };
     let pfn = pa / PAGE_SIZE;
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
@@ -59,18 +54,16 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
         }
         Err(e) => {
             frame::with(|f| f.free(pa));
-            account::uncharge(quota, 1, 0);
             return Err(cap_error(e));
         }
     };
-    match cx.k.envs.get(owner) {
-        Some(env) => {
-            if !env.owned.insert(pfn) {
-                account::uncharge(quota, 1, 0);
-            }
-            env.publish();
+    // The owner pays for a frame its set did not hold yet; otherwise (or
+    // with the owner gone) the charge goes back.
+    if let Some(env) = cx.k.envs.get(owner) {
+        if env.owned.insert(pfn) {
+            charge.commit();
         }
-        None => account::uncharge(quota, 1, 0),
+        env.publish();
     }
     Ok([slot as u64, pfn])
 }

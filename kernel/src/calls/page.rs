@@ -35,9 +35,7 @@ fn map_one(cx: &mut Cx<'_>, target: EnvId, frame_slot: u64, va: u64, flags: u64)
 /// no more rights than the caller has there.
 fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> Result<(), Error> {
     flags_ok(flags)?;
-    if !src.is_multiple_of(PAGE_SIZE) || src >= oxok_abi::layout::USER_TOP {
-        return Err(Error::BadAddress);
-    }
+    crate::mem::user_page(src)?;
     let caller = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
     let mine = caller.space.lookup(src).ok_or(Error::NotFound)?;
     if flags & pte::WRITABLE != 0 && mine & pte::WRITABLE == 0 {
@@ -57,9 +55,7 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> R
 }
 
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
-    if !va.is_multiple_of(PAGE_SIZE) || va >= oxok_abi::layout::USER_TOP {
-        return Err(Error::BadAddress);
-    }
+    crate::mem::user_page(va)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if va == oxok_abi::layout::APP_AREA
         && env.space.lookup(va).is_some_and(|e| e & pte::ADDRESS_MASK == env.app_area.pa())
@@ -80,9 +76,7 @@ fn protect_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, frame_slot: 
     flags_ok(flags)?;
     let current = {
         let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-        if !va.is_multiple_of(PAGE_SIZE) || va >= oxok_abi::layout::USER_TOP {
-            return Err(Error::BadAddress);
-        }
+        crate::mem::user_page(va)?;
         env.space.lookup(va).ok_or(Error::NotFound)?
     };
     if flags & pte::WRITABLE != 0 && current & pte::WRITABLE == 0 {

@@ -64,24 +64,19 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
         return Err(Error::NoMemory);
     }
     let quota = cx.env()?.quota;
-    account::charge_slots(quota, 1)?;
-    let index = match cx.k.sched.vector.alloc(caller, placement) {
-        Ok(i) => i,
-        Err(e) => {
-            account::uncharge_slots(quota, 1);
-            return Err(slot_error(e));
-        }
-    };
+    // Given back by every early return below.
+    let charge = account::Charge::slots(quota, 1)?;
+    let index = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
     let cap = new_cap(cx, index);
     let env = cx.env()?;
     let slot = match env.caps.insert(cap) {
         Ok(s) => s,
         Err(e) => {
             let _ = cx.k.sched.vector.free(index, caller);
-            account::uncharge_slots(quota, 1);
             return Err(cap_error(e));
         }
     };
+    charge.commit();
     env.slots += 1;
     slots::publish_vector(&cx.k.sched);
     Ok([slot as u64, index as u64])

@@ -46,7 +46,7 @@ impl EnvTable {
         });
         account::uncharge(quota, frames, 1);
         account::with(|a| a.detach(quota));
-        if let Some(s) = slots.get_mut((id as usize) & (super::MAX_ENVS - 1)) {
+        if let Some(s) = slots.get_mut(super::row_of(id)) {
             s.tearing = false;
         }
         publish_heap();
@@ -75,9 +75,7 @@ fn collect_in(slots: &mut [Slot], pfn: u64) {
         return;
     }
     let id = entry.owner;
-    let Some(env) =
-        slots.get_mut((id as usize) & (super::MAX_ENVS - 1)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id)
-    else {
+    let Some(env) = slots.get_mut(super::row_of(id)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
         return;
     };
     frame::with(|f| f.free(pfn * PAGE_SIZE));

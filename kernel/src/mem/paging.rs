@@ -166,7 +166,8 @@ impl AddressSpace {
     /// Fails with `BadAddress` outside the user range or when unaligned,
     /// `Exists` when something is mapped there already.
     pub fn map(&mut self, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
-        if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || !pa.is_multiple_of(PAGE_SIZE) {
+        super::user_page(va)?;
+        if !pa.is_multiple_of(PAGE_SIZE) {
             return Err(Error::BadAddress);
         }
         let idx = indices(va);
@@ -231,9 +232,7 @@ impl AddressSpace {
     /// old entry. `BadAddress` outside the user range, `NotFound` if nothing
     /// is mapped.
     pub fn protect(&mut self, va: u64, flags: u64) -> Result<u64, Error> {
-        if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP {
-            return Err(Error::BadAddress);
-        }
+        super::user_page(va)?;
         let (t, i) = self.leaf(va).ok_or(Error::NotFound)?;
         let old = read_entry(t, i);
         if old & pte::PRESENT == 0 {

@@ -3,7 +3,7 @@
 
 use super::{Child, WAIT_SLOT};
 use crate::{exposed, sys};
-use oxok_abi::layout::{ENV_TABLE, ENV_TABLE_ROWS};
+use oxok_abi::layout::ENV_TABLE;
 use oxok_abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry, Error};
 use oxok_pred::Builder;
 
@@ -69,7 +69,7 @@ pub fn wait(child: Child) -> Result<ExitStatus, Error> {
 /// Installs the predicate "child `id`'s row names another environment or a
 /// zombie" in [`WAIT_SLOT`].
 fn install(id: u64) -> Result<(), Error> {
-    let row = (id as usize) & (ENV_TABLE_ROWS - 1);
+    let row = oxok_abi::env_id::row(id);
     let base = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
     let id_word = base + core::mem::offset_of!(EnvEntry, id) as u64;
     let status_word = base + core::mem::offset_of!(EnvEntry, status) as u64;

@@ -23,6 +23,6 @@ impl File for Console {
     }
 
     fn spec(&self, _child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
-        Ok(Some(String::from("console")))
+        Ok(Some(alloc::format!("{}", oxok_fdspec::Spec::Console)))
     }
 }

@@ -21,17 +21,13 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// The prefix of the descriptor variables.
-pub const PREFIX: &str = "OXOK_FD";
+/// The prefix of the descriptor variables (`oxok_fdspec` parses them).
+pub use oxok_fdspec::PREFIX;
+use oxok_fdspec::{fd_of, is_fd_var};
 
 /// A child's descriptor table as the parent decided it: entry `n` is the
 /// object the child gets as descriptor `n`.
 pub type ChildTable = [Option<Handle>; MAX_FDS];
-
-/// True for a `OXOK_FD…=…` string.
-fn is_fd_var(entry: &str) -> bool {
-    entry.starts_with(PREFIX)
-}
 
 /// True if `table` is the default one (console on 0–2, nothing else).
 fn is_default(table: &ChildTable) -> bool {
@@ -92,9 +88,9 @@ pub(crate) fn init(args: Args) {
     }
     for entry in args.envp().filter(|e| is_fd_var(e)) {
         let (key, spec) = entry.split_once('=').unwrap_or((entry, ""));
-        let opened = match key[PREFIX.len()..].parse::<usize>() {
-            Ok(n) if n < MAX_FDS => super::from_spec(spec).and_then(|h| super::install_at(n, h)),
-            _ => Err(IoError::BadFd),
+        let opened = match fd_of(key, MAX_FDS) {
+            Some(n) => super::from_spec(spec).and_then(|h| super::install_at(n, h)),
+            None => Err(IoError::BadFd),
         };
         if let Err(e) = opened {
             report(key, e);

@@ -252,10 +252,10 @@ pub fn list() -> alloc::vec::Vec<(usize, &'static str)> {
 /// the text before the first `:` — each parsing the whole spec in its own
 /// module: `console`, `file` ([`crate::fs`]), `pipe` ([`pipe`]).
 pub fn from_spec(spec: &str) -> Result<Handle, IoError> {
-    match spec.split(':').next() {
-        Some("console") => Ok(Handle::Console),
-        Some("file") => crate::fs::from_spec(spec),
-        Some("pipe") => Ok(Handle::Object(Arc::new(pipe::from_spec(spec)?))),
+    match oxok_fdspec::Spec::kind_of(spec) {
+        "console" => Ok(Handle::Console),
+        "file" => crate::fs::from_spec(spec),
+        "pipe" => Ok(Handle::Object(Arc::new(pipe::from_spec(spec)?))),
         _ => Err(IoError::Invalid),
     }
 }

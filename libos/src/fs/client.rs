@@ -2,49 +2,53 @@
 //! protected control transfer, and path payloads cut into chunks.
 //!
 //! The server serves one call at a time: while it serves another client's
-//! call (which may have been preempted half-way) a call fails with `Busy`,
-//! and the client donates its time to the server (`yield_cpu(server)`) so
-//! that the call in progress finishes, then tries again. Until a freshly
-//! started server has registered its entry, calls fail with `Denied`: the
-//! client yields and tries again, a bounded number of times.
+//! call (which may have been preempted half-way) a call fails with `Busy`.
+//! The client then waits its turn without spinning (the pipes' waiter):
+//! it donates its time to the server (`yield_cpu(server)`) so that the call
+//! in progress finishes, and when that cannot help it sleeps on a wakeup
+//! predicate until the server has run again (its `runs` word in the exposed
+//! environment table moves) or a few ticks pass, then tries again — as
+//! long as the server lives. Until a freshly started server has registered
+//! its entry, calls fail with `Denied`: the client yields and tries again,
+//! a bounded number of times.
 
 use super::proto::{self, INLINE, PAYLOAD_MAX, Status, op};
 use crate::fd::IoError;
+use crate::fd::pipe::wait::Waiter;
 use crate::pct::{self, Msg};
-use crate::{Error, environ, sys};
+use crate::{Error, exposed, sys};
+use oxok_abi::EnvEntry;
+use oxok_abi::layout::ENV_TABLE;
 
-/// The environment variable naming the file server's environment id.
-pub const SERVER_VAR: &str = "OXOK_FSD";
-
-/// Tries while the server is busy with other calls.
-const BUSY_TRIES: u32 = 1_000_000;
 /// Tries while the server has not registered its entry yet.
 const START_TRIES: u32 = 1_000;
 
-/// The file server's id, from [`SERVER_VAR`].
+/// The file server's id, found in the exposed environment table
+/// ([`locate`](super::locate)).
 pub fn server() -> Result<u64, IoError> {
-    environ::var(SERVER_VAR).and_then(|v| v.trim().parse::<u64>().ok()).filter(|&id| id != 0).ok_or(IoError::NoServer)
+    super::locate::server().ok_or(IoError::NoServer)
 }
 
 /// One request; the reply once its status is `Ok`.
 pub fn call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
     let reply = raw_call(server, msg)?;
-    Status::of(reply[0]).result()?;
+    proto::result(Status::of(reply[0]))?;
     Ok(reply)
 }
 
 /// One request, whatever the reply's status.
 pub fn raw_call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
-    let (mut busy, mut starting) = (0u32, 0u32);
+    let mut starting = 0u32;
+    let mut waiter = Waiter::default();
     loop {
         match pct::call(server, msg) {
             Ok((_, reply)) => return Ok(reply),
-            Err(Error::Busy) if busy < BUSY_TRIES => {
-                busy += 1;
-                // Let the server finish the call in progress on our time.
-                if crate::callcap::yield_to(server).is_err() {
-                    let _ = sys::yield_cpu(0);
-                }
+            Err(Error::Busy) => {
+                // The server's `runs` word: it moves when the server runs
+                // (and so can finish the call in progress). A server that
+                // has ended fails the next call with `BadEnv`.
+                let Some(row) = exposed::env_entry(server) else { return Err(IoError::NoServer) };
+                waiter.wait(Some(server), runs_word(server), row.runs);
             }
             Err(Error::Denied) if starting < START_TRIES => {
                 starting += 1;
@@ -53,6 +57,12 @@ pub fn raw_call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
             Err(_) => return Err(IoError::NoServer),
         }
     }
+}
+
+/// Address of environment `id`'s `runs` word in the exposed table.
+fn runs_word(id: u64) -> u64 {
+    let row = oxok_abi::env_id::row(id) * core::mem::size_of::<EnvEntry>();
+    ENV_TABLE + (row + core::mem::offset_of!(EnvEntry, runs)) as u64
 }
 
 /// A request with a path payload: the payload's head goes ahead in `PATH`

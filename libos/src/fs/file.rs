@@ -5,18 +5,21 @@
 //! this process; the position, access mode and the pinned inode live in the
 //! server's open-file record, which every handle duplicated from this one
 //! shares (as POSIX's open file description: a child that inherits the
-//! descriptor moves the same position). Reads and writes go in chunks of
-//! one message each ([`proto`](super::proto)); dropping the last reference
-//! closes the handle.
+//! descriptor moves the same position). Reads and writes of more than a
+//! message's worth go a page at a time through the shared buffer
+//! ([`buffer`](super::buffer)), smaller ones (or all, without a buffer) in
+//! chunks of one message each ([`proto`](super::proto)); dropping the last
+//! reference closes the handle.
 
 use alloc::format;
 use alloc::string::String;
 
 use super::client::{call, handle_call};
-use super::proto::{self, INLINE, WRITE_MAX, op};
+use super::proto::{self, BUFFER_SIZE, INLINE, WRITE_MAX, op};
 use super::{FileKind, Metadata};
 use crate::fd::{File, IoError, SeekFrom};
 use crate::pct::Msg;
+use oxok_fdspec::Spec;
 
 /// An open file or directory of the file server.
 #[derive(Debug)]
@@ -85,6 +88,19 @@ impl File for OpenFile {
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
         let mut done = 0;
         while done < buf.len() {
+            // More than a message's worth: a page at a time through the
+            // shared buffer, if this process has one with the server.
+            if buf.len() - done > INLINE
+                && let Some(r) = super::buffer::read(self.server, self.handle, &mut buf[done..])
+            {
+                let want = (buf.len() - done).min(BUFFER_SIZE);
+                let n = r?.min(want);
+                done += n;
+                if n < want {
+                    break; // the end of the file
+                }
+                continue;
+            }
             let want = (buf.len() - done).min(INLINE);
             let r: Msg = handle_call(self.server, op::READ, want, 0, &[self.handle])?;
             let n = proto::len_of(r[0]).min(want);
@@ -99,17 +115,29 @@ impl File for OpenFile {
 
     fn write(&self, buf: &[u8]) -> Result<usize, IoError> {
         let mut done = 0;
-        for chunk in buf.chunks(WRITE_MAX) {
-            let mut words = [0u64; 8];
-            words[0] = self.handle;
-            proto::put_bytes(&mut words[1..], chunk);
-            let taken = match handle_call(self.server, op::WRITE, chunk.len(), 0, &words) {
-                Ok(r) => (r[1] as usize).min(chunk.len()),
+        while done < buf.len() {
+            let rest = &buf[done..];
+            // More than a message's worth: a page at a time through the
+            // shared buffer, if this process has one with the server.
+            let paged =
+                if rest.len() > WRITE_MAX { super::buffer::write(self.server, self.handle, rest) } else { None };
+            let (want, result) = match paged {
+                Some(r) => (rest.len().min(BUFFER_SIZE), r),
+                None => {
+                    let chunk = &rest[..rest.len().min(WRITE_MAX)];
+                    let mut words = [0u64; 8];
+                    words[0] = self.handle;
+                    proto::put_bytes(&mut words[1..], chunk);
+                    (chunk.len(), handle_call(self.server, op::WRITE, chunk.len(), 0, &words).map(|r| r[1] as usize))
+                }
+            };
+            let taken = match result {
+                Ok(n) => n.min(want),
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break, // report what was written
             };
             done += taken;
-            if taken < chunk.len() {
+            if taken < want {
                 break;
             }
         }
@@ -133,7 +161,7 @@ impl File for OpenFile {
     /// the server with `DUP`).
     fn spec(&self, child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         let handle = self.dup_for(child)?;
-        Ok(Some(format!("file:{}:{}", self.server, handle)))
+        Ok(Some(format!("{}", Spec::File { server: self.server, handle })))
     }
 
     /// The server knows this handle as the parent's: a fork child gets its
@@ -155,13 +183,9 @@ impl Drop for OpenFile {
 
 /// The object `file:<server>:<handle>` names (see [`OpenFile::spec`]).
 pub fn from_spec(spec: &str) -> Result<OpenFile, IoError> {
-    let mut parts = spec.split(':');
-    let (Some("file"), Some(server), Some(handle), None) = (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let Some(Spec::File { server, handle }) = Spec::parse(spec) else {
         return Err(IoError::Invalid);
     };
-    let server = server.parse::<u64>().map_err(|_| IoError::Invalid)?;
-    let handle = handle.parse::<u64>().map_err(|_| IoError::Invalid)?;
     let file = OpenFile::new(server, handle);
     file.metadata()?; // the server knows this handle as ours
     Ok(file)

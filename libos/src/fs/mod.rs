@@ -3,13 +3,15 @@
 //! control transfer).
 //!
 //! The RAM file system (`crates/ramfs`) lives in one server environment,
-//! whose id every process finds in the environment variable `OXOK_FSD`
-//! (init starts the server and sets it before the shell; a test program
-//! may start its own with [`spawn_server`]). Nothing of the file system is
-//! shared memory: each request is one transfer whose registers carry the
-//! op, a handle and up to 64 bytes ([`proto`]), and the kernel stamps it
-//! with the caller's id, so the server keys every open file by (client,
-//! handle) and one process can never use another's handles.
+//! which every process finds in the exposed environment table
+//! ([`locate`]: the `fsd` its nearest ancestor started; init starts one
+//! before the shell, a test program may start its own with
+//! [`spawn_server`]). Each request is one transfer whose registers carry
+//! the op, a handle and up to 64 bytes ([`proto`]), and the kernel stamps
+//! it with the caller's id, so the server keys every open file by (client,
+//! handle) and one process can never use another's handles. File data of
+//! more than a message moves through a page the server shares with each
+//! client ([`buffer`]).
 //!
 //! An open file is an [`OpenFile`] in the descriptor table (kind `file`); a
 //! child started by `spawn` inherits it through its spec
@@ -17,8 +19,11 @@
 //! child. Relative paths resolve against the current directory, kept per
 //! process in `PWD` ([`chdir`], [`cwd`]).
 
+#[allow(unsafe_code)]
+pub mod buffer;
 mod client;
 mod file;
+pub mod locate;
 mod path;
 pub mod proto;
 
@@ -30,7 +35,7 @@ use crate::exec::{self, Child, ExitStatus};
 use crate::fd::{self, File, Handle, IoError};
 use proto::op;
 
-pub use client::{SERVER_VAR, server};
+pub use client::server;
 pub use file::OpenFile;
 pub use path::{PWD, absolute, cwd, file_name, join, normalize};
 
@@ -238,16 +243,16 @@ pub fn server_stats() -> Result<ServerStats, IoError> {
     Ok(ServerStats { clients: r[1], handles: r[2], open_files: r[3], inodes: r[4], bytes: r[5] })
 }
 
-/// Starts the file server `fsd` from the boot archive as a child and names
-/// it in `OXOK_FSD`, so this process and every child it starts afterwards
-/// use it. Stop it with [`stop_server`] (a sleeping server keeps the
-/// machine from halting).
+/// Starts the file server `fsd` from the boot archive as a child, so this
+/// process and every child it starts afterwards find it ([`locate`]).
+/// Stop it with [`stop_server`] (a sleeping server keeps the machine from
+/// halting).
 pub fn spawn_server() -> Result<Child, IoError> {
-    let child = exec::spawn("fsd", &["fsd"]).map_err(|e| match e {
+    let child = exec::spawn(locate::SERVER_NAME, &[locate::SERVER_NAME]).map_err(|e| match e {
         exec::SpawnError::Kernel(k) => IoError::Kernel(k),
         _ => IoError::NoServer,
     })?;
-    crate::environ::set_var(SERVER_VAR, &alloc::format!("{}", child.id));
+    locate::remember(child.id);
     Ok(child)
 }
 
@@ -256,9 +261,7 @@ pub fn spawn_server() -> Result<Child, IoError> {
 pub fn stop_server(child: Child) -> Result<ExitStatus, IoError> {
     let mut m = [0u64; proto::WORDS];
     m[0] = proto::request(op::STOP, 0, 0);
-    if crate::environ::var(SERVER_VAR) == Some(alloc::format!("{}", child.id)) {
-        crate::environ::remove_var(SERVER_VAR);
-    }
+    locate::forget();
     if let Err(e) = client::call(child.id, &m) {
         let _ = crate::sys::env_destroy(child.slot);
         return Err(e);

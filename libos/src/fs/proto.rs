@@ -1,257 +1,28 @@
-//! The file server's wire protocol: what travels in the nine message
-//! registers of a protected control transfer (Aegis §5.1) between the libOS
-//! file client and `fsd`.
-//!
-//! **Why the data rides in registers.** A shared buffer page would need a
-//! capability path between client and server: `cap_grant` and a `page_batch`
-//! share both need write on the *target* environment's capability, which
-//! only its creator holds (and which would also let the holder destroy it).
-//! The server and an arbitrary client are strangers, so neither can give the
-//! other a frame. The message registers are the one channel the kernel gives
-//! both, with the caller's id added unforgeably; so every request carries at
-//! most [`INLINE`] bytes and the client cuts larger I/O into chunks. A
-//! round trip is one `pct_call` and one `pct_reply`, no copy through the
-//! kernel's memory.
-//!
-//! **Request** word 0: `op | len << 8 | arg << 16` ([`request`]); the other
-//! words depend on the op (below). **Reply** word 0: a [`Status`] in bits
-//! 0..8 and, for `READ` and `READDIR`, a byte count in bits 8..16.
-//!
-//! | op | words 1.. | reply words 1.. |
-//! | --- | --- | --- |
-//! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
-//! | `OPEN` (arg = [`flags`]), `STAT`, `MKDIR`, `UNLINK`, `RMDIR`, `RENAME` | the payload's last `len` bytes | `OPEN`: handle, kind; `STAT`: [`put_stat`] |
-//! | `CLOSE`, `FSTAT` | handle | `FSTAT`: [`put_stat`] |
-//! | `READ` (len = most bytes wanted) | handle | the bytes |
-//! | `WRITE` | handle, `len` ≤ [`WRITE_MAX`] bytes | bytes taken |
-//! | `SEEK` (arg = whence 0 start, 1 current, 2 end) | handle, offset (`i64`) | position |
-//! | `TRUNCATE` | handle, length | — |
-//! | `READDIR` | handle, offset in the name | [`readdir_word`], size, ≤ [`NAME_CHUNK`] name bytes |
-//! | `DUP` | handle, child's env id | the child's handle |
-//! | `INFO` | — | clients, handles, open files, inodes, data bytes |
-//! | `STOP` | — | — (only from the server's creator) |
-//!
-//! A path payload longer than one message goes ahead in `PATH` chunks that
-//! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
-//! message carries the last chunk (with [`STAGED`] set in its `arg`) and
-//! consumes the staging; any failure drops it. `RENAME`'s
-//! payload is `from NUL to` (paths never hold NUL).
+//! The file server's wire protocol, defined in `oxok-fsproto` (a pure,
+//! host-tested crate the server shares); this module adds the client's
+//! reading of a reply status as an I/O error.
 
-/// Message words.
-pub const WORDS: usize = crate::pct::WORDS;
-/// Payload bytes in words 1..9.
-pub const INLINE: usize = 64;
-/// Data bytes of one `WRITE` (words 2..9).
-pub const WRITE_MAX: usize = 56;
-/// Name bytes of one `READDIR` reply (words 3..9).
-pub const NAME_CHUNK: usize = 48;
-/// The longest payload: two paths and their separator.
-pub const PAYLOAD_MAX: usize = 2 * PATH_MAX + 1;
-/// Paths must be shorter than this (as the RAM file system's `PATH_MAX`).
-pub const PATH_MAX: usize = 4096;
-/// `arg` bit of a path op: the payload starts with what `PATH` staged
-/// (without it the server drops anything staged and uses the inline bytes).
-pub const STAGED: u64 = 1 << 40;
+pub use oxok_fsproto::*;
 
-/// Operation numbers (bits 0..8 of word 0).
-pub mod op {
-    /// Stage a payload chunk.
-    pub const PATH: u8 = 1;
-    /// Open a path; returns a handle.
-    pub const OPEN: u8 = 2;
-    /// Close a handle.
-    pub const CLOSE: u8 = 3;
-    /// Read at the handle's position.
-    pub const READ: u8 = 4;
-    /// Write at the handle's position (at the end with `APPEND`).
-    pub const WRITE: u8 = 5;
-    /// Move the handle's position.
-    pub const SEEK: u8 = 6;
-    /// Status of an open handle.
-    pub const FSTAT: u8 = 7;
-    /// Status of a path.
-    pub const STAT: u8 = 8;
-    /// Make a directory.
-    pub const MKDIR: u8 = 9;
-    /// Remove a file name.
-    pub const UNLINK: u8 = 10;
-    /// Remove an empty directory.
-    pub const RMDIR: u8 = 11;
-    /// Rename `from NUL to`.
-    pub const RENAME: u8 = 12;
-    /// The next entry of an open directory.
-    pub const READDIR: u8 = 13;
-    /// Give a child of the caller its own handle on the same open file.
-    pub const DUP: u8 = 14;
-    /// Set an open file's length.
-    pub const TRUNCATE: u8 = 15;
-    /// Server counters.
-    pub const INFO: u8 = 16;
-    /// Stop serving (the server's creator only).
-    pub const STOP: u8 = 17;
-}
+use crate::fd::IoError;
 
-/// `OPEN` flag bits (the `arg` of its word 0).
-pub mod flags {
-    /// Open for reading.
-    pub const READ: u64 = 1;
-    /// Open for writing.
-    pub const WRITE: u64 = 2;
-    /// Create the file if missing.
-    pub const CREATE: u64 = 4;
-    /// Truncate an existing file.
-    pub const TRUNCATE: u64 = 8;
-    /// Every write goes to the end.
-    pub const APPEND: u64 = 16;
-    /// With `CREATE`: fail if the name exists.
-    pub const EXCLUSIVE: u64 = 32;
-    /// The path must be a directory.
-    pub const DIRECTORY: u64 = 64;
-    /// Every bit defined.
-    pub const ALL: u64 = 127;
-}
+const _: () = assert!(WORDS == crate::pct::WORDS);
 
-/// Kinds in `OPEN`, `STAT` and `READDIR` replies.
-pub const KIND_FILE: u64 = 1;
-/// A directory.
-pub const KIND_DIR: u64 = 2;
-
-/// A reply status (bits 0..8 of reply word 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Status {
-    /// Done.
-    Ok = 0,
-    /// No such file or directory.
-    NotFound = 1,
-    /// The name exists.
-    Exists = 2,
-    /// A component is not a directory.
-    NotDir = 3,
-    /// A directory where a file is needed.
-    IsDir = 4,
-    /// The directory is not empty.
-    NotEmpty = 5,
-    /// A bad argument, path or message.
-    Invalid = 6,
-    /// The file system or a quota is full.
-    NoSpace = 7,
-    /// The handle names no open file of the caller (or lacks the access).
-    BadHandle = 8,
-    /// The object does not do that.
-    Unsupported = 9,
-    /// The server is stopping.
-    Stopped = 10,
-    /// The caller may not do that (`DUP` to a stranger, `STOP`).
-    Denied = 11,
-}
-
-impl Status {
-    /// The status in reply word 0 (unknown codes read as `Invalid`).
-    pub fn of(w0: u64) -> Status {
-        const ALL: [Status; 12] = [
-            Status::Ok,
-            Status::NotFound,
-            Status::Exists,
-            Status::NotDir,
-            Status::IsDir,
-            Status::NotEmpty,
-            Status::Invalid,
-            Status::NoSpace,
-            Status::BadHandle,
-            Status::Unsupported,
-            Status::Stopped,
-            Status::Denied,
-        ];
-        ALL.get((w0 & 0xff) as usize).copied().unwrap_or(Status::Invalid)
-    }
-
-    /// The client's error for a failure status.
-    pub fn result(self) -> Result<(), crate::fd::IoError> {
-        use crate::fd::IoError as E;
-        Err(match self {
-            Status::Ok => return Ok(()),
-            Status::NotFound => E::NotFound,
-            Status::Exists => E::Exists,
-            Status::NotDir => E::NotDir,
-            Status::IsDir => E::IsDir,
-            Status::NotEmpty => E::NotEmpty,
-            Status::Invalid => E::Invalid,
-            Status::NoSpace => E::NoSpace,
-            Status::BadHandle => E::BadFd,
-            Status::Unsupported => E::Unsupported,
-            Status::Stopped => E::NoServer,
-            Status::Denied => E::Kernel(crate::Error::Denied),
-        })
-    }
-}
-
-/// Request word 0.
-pub const fn request(op: u8, len: usize, arg: u64) -> u64 {
-    op as u64 | ((len as u64 & 0xff) << 8) | (arg << 16)
-}
-
-/// The op of request word 0.
-pub const fn op_of(w0: u64) -> u8 {
-    w0 as u8
-}
-
-/// The length field of word 0 (request or reply).
-pub const fn len_of(w0: u64) -> usize {
-    ((w0 >> 8) & 0xff) as usize
-}
-
-/// The argument of request word 0.
-pub const fn arg_of(w0: u64) -> u64 {
-    w0 >> 16
-}
-
-/// Reply word 0: a status and a byte count.
-pub const fn reply(status: Status, len: usize) -> u64 {
-    status as u64 | ((len as u64 & 0xff) << 8)
-}
-
-/// `READDIR` reply word 1: entry present (bit 63), kind (bits 48..56), name
-/// length (bits 0..16).
-pub const fn readdir_word(present: bool, kind: u64, name_len: usize) -> u64 {
-    ((present as u64) << 63) | ((kind & 0xff) << 48) | (name_len as u64 & 0xffff)
-}
-
-/// Splits a `READDIR` word: (present, kind, name length).
-pub const fn split_readdir_word(w: u64) -> (bool, u64, usize) {
-    (w >> 63 != 0, (w >> 48) & 0xff, (w & 0xffff) as usize)
-}
-
-/// `STAT`/`FSTAT` reply words 1..5: kind, size, inode number, links.
-pub fn put_stat(words: &mut [u64], kind: u64, size: u64, ino: u64, nlink: u64) {
-    for (w, v) in words.iter_mut().zip([kind, size, ino, nlink]) {
-        *w = v;
-    }
-}
-
-/// Packs `bytes` little-endian into `words` (at most `8 * words.len()`
-/// bytes taken; the rest of the words zeroed).
-pub fn put_bytes(words: &mut [u64], bytes: &[u8]) -> usize {
-    let mut n = 0;
-    for (i, w) in words.iter_mut().enumerate() {
-        let mut b = [0u8; 8];
-        let chunk = bytes.get(i * 8..).unwrap_or(&[]);
-        let take = chunk.len().min(8);
-        b[..take].copy_from_slice(&chunk[..take]);
-        n += take;
-        *w = u64::from_le_bytes(b);
-    }
-    n
-}
-
-/// Unpacks the first `out.len()` bytes of `words` (at most what they hold).
-pub fn get_bytes(words: &[u64], out: &mut [u8]) -> usize {
-    let mut n = 0;
-    for (i, w) in words.iter().enumerate() {
-        let Some(dst) = out.get_mut(i * 8..) else { break };
-        let take = dst.len().min(8);
-        dst[..take].copy_from_slice(&w.to_le_bytes()[..take]);
-        n += take;
-    }
-    n
+/// The client's error for a failure status.
+pub fn result(status: Status) -> Result<(), IoError> {
+    use IoError as E;
+    Err(match status {
+        Status::Ok => return Ok(()),
+        Status::NotFound => E::NotFound,
+        Status::Exists => E::Exists,
+        Status::NotDir => E::NotDir,
+        Status::IsDir => E::IsDir,
+        Status::NotEmpty => E::NotEmpty,
+        Status::Invalid => E::Invalid,
+        Status::NoSpace => E::NoSpace,
+        Status::BadHandle => E::BadFd,
+        Status::Unsupported => E::Unsupported,
+        Status::Stopped => E::NoServer,
+        Status::Denied => E::Kernel(crate::Error::Denied),
+    })
 }

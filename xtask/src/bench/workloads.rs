@@ -41,6 +41,7 @@ pub(crate) const ALL: &[Workload] = &[
     w("fork_4mb_exit_wait", "cycles", "fork + exit + wait after touching 4 MiB"),
     w("demand_zero_fault", "cycles", "demand-zero page fault"),
     w("spawn_exec", "cycles", "spawn a tiny program + wait"),
+    w("cat_10mb", "cycles", "read a 10 MiB file to the end in 64 KiB reads (Oxok: file server)"),
     w("lua_sort", "cycles", "Lua 5.4: sort 20,000 numbers (Oxok: through the Linux personality)"),
     w("sqlite_insert", "cycles", "SQLite: 10,000 inserts in a transaction, in memory (Oxok: Linux personality)"),
     w(BOOT_TO_USER, "us", "QEMU start to first user instruction"),

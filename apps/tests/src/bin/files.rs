@@ -1,5 +1,5 @@
 //! files: the file server and the libOS file client, end to end. Starts its
-//! own `fsd` (naming it in OXOK_FSD for its children), then: create, write,
+//! own `fsd` (which it and its children find as the `fsd` it started), then: create, write,
 //! read back, seek, append, truncate, stat, rename, unlink (also of an open
 //! file), mkdir, nested directories, readdir with long names, long paths
 //! (staged in chunks), the current directory, and the errors (NotFound,

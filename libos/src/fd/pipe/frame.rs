@@ -16,8 +16,8 @@
 //!
 //! Everything here is shared with the pipe's partners and may be garbage:
 //! this module hands out only atomics and bounds-checked copies, never a
-//! reference into the ring, and every index it computes is reduced modulo
-//! [`CAPACITY`] before use. It is the one `unsafe` part of the pipes.
+//! reference into the ring, and every index it copies at comes from
+//! `oxok_pipering::spans`, which reduces it modulo [`CAPACITY`]. It is the one `unsafe` part of the pipes.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::layout::PAGE_SIZE;
@@ -103,38 +103,33 @@ impl Frame {
     /// Copies `dst.len()` bytes of the stream starting at byte `pos` out
     /// of the ring (wrapping at its end). `dst.len()` ≤ [`CAPACITY`].
     pub fn copy_out(&self, pos: u64, dst: &mut [u8]) {
-        let mut done = 0;
-        while done < dst.len() {
-            let at = (pos.wrapping_add(done as u64) % CAPACITY) as usize;
-            let n = (dst.len() - done).min(CAPACITY as usize - at);
-            // SAFETY: `at + n <= CAPACITY`: the source is in the mapped page
-            // (invariant on `Frame`); the destination is an exclusively borrowed
-            // buffer of `done + n` bytes or more; any byte is a valid u8.
+        for s in oxok_pipering::spans(pos, dst.len(), CAPACITY as usize) {
+            let Some(to) = dst.get_mut(s.buf..s.buf + s.len) else { return };
+            // SAFETY: `s.ring + s.len <= CAPACITY` (`spans` keeps every piece
+            // inside the ring): the source is in the mapped page (invariant
+            // on `Frame`); the destination is an exclusively borrowed slice
+            // of `s.len` bytes; any byte is a valid u8.
             unsafe {
                 core::ptr::copy_nonoverlapping(
-                    (self.va + RING_AT + at as u64) as *const u8,
-                    dst.as_mut_ptr().add(done),
-                    n,
+                    (self.va + RING_AT + s.ring as u64) as *const u8,
+                    to.as_mut_ptr(),
+                    s.len,
                 );
             }
-            done += n;
         }
     }
 
     /// Copies `src` into the ring at stream byte `pos` (wrapping).
     /// `src.len()` ≤ [`CAPACITY`].
     pub fn copy_in(&self, pos: u64, src: &[u8]) {
-        let mut done = 0;
-        while done < src.len() {
-            let at = (pos.wrapping_add(done as u64) % CAPACITY) as usize;
-            let n = (src.len() - done).min(CAPACITY as usize - at);
+        for s in oxok_pipering::spans(pos, src.len(), CAPACITY as usize) {
+            let Some(from) = src.get(s.buf..s.buf + s.len) else { return };
             // SAFETY: as in `copy_out`: the destination lies inside the
             // mapped, writable page and is no Rust object; the source is a
-            // borrowed buffer of at least `done + n` bytes.
+            // borrowed slice of `s.len` bytes.
             unsafe {
-                core::ptr::copy_nonoverlapping(src.as_ptr().add(done), (self.va + RING_AT + at as u64) as *mut u8, n);
+                core::ptr::copy_nonoverlapping(from.as_ptr(), (self.va + RING_AT + s.ring as u64) as *mut u8, s.len);
             }
-            done += n;
         }
     }
 

@@ -48,7 +48,7 @@
 mod frame;
 mod holders;
 mod local;
-mod wait;
+pub(crate) mod wait;
 
 use super::{File, Handle, IoError};
 use alloc::format;
@@ -58,6 +58,8 @@ use core::sync::atomic::Ordering;
 use frame::{CAPACITY, Frame, Side};
 use holders::Peer;
 use oxok_abi::{Error, MapEntry};
+use oxok_fdspec::{PipeSide, Spec};
+use oxok_pipering::Counters;
 use wait::Waiter;
 
 pub use local::{MAX_PIPES, PIPE_BASE, PIPE_PAGES, reclaim, registry_busy, share_with};
@@ -138,17 +140,13 @@ impl Feeder {
 /// The end a spec (`pipe:r:<va>` / `pipe:w:<va>`) names, in a child whose
 /// parent mapped the frame there.
 pub fn from_spec(spec: &str) -> Result<PipeEnd, IoError> {
-    let mut parts = spec.split(':');
-    let (Some("pipe"), Some(side), Some(va), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+    let Some(Spec::Pipe { side, va }) = Spec::parse(spec) else {
         return Err(IoError::Invalid);
     };
     let side = match side {
-        "r" => Side::Read,
-        "w" => Side::Write,
-        _ => return Err(IoError::Invalid),
+        PipeSide::Read => Side::Read,
+        PipeSide::Write => Side::Write,
     };
-    let va = va.strip_prefix("0x").ok_or(IoError::Invalid)?;
-    let va = u64::from_str_radix(va, 16).map_err(|_| IoError::Invalid)?;
     Ok(PipeEnd { frame: local::adopt(va, side)?, side })
 }
 
@@ -200,12 +198,11 @@ impl File for PipeEnd {
             let writers = self.partner(Side::Write);
             let read = h.read.load(Ordering::Acquire);
             let written = h.written.load(Ordering::Acquire);
-            let avail = written.wrapping_sub(read);
-            if avail > CAPACITY {
+            let Some(avail) = (Counters { read, written }).used(CAPACITY) else {
                 // Scribbled on: an error while a writer lives, the end once
                 // none does (so a reader always gets to the end).
                 return if writers.is_err() { Ok(0) } else { Err(corrupt()) };
-            }
+            };
             if avail > 0 {
                 let n = (avail as usize).min(buf.len());
                 self.frame.copy_out(read, &mut buf[..n]);
@@ -251,16 +248,14 @@ impl File for PipeEnd {
             }
             let read = h.read.load(Ordering::Acquire);
             let written = h.written.load(Ordering::Acquire);
-            let used = written.wrapping_sub(read);
-            let outcome = if used > CAPACITY {
-                Some(Err(()))
-            } else if used < CAPACITY {
-                let n = ((CAPACITY - used) as usize).min(buf.len());
-                self.frame.copy_in(written, &buf[..n]);
-                h.written.store(written.wrapping_add(n as u64), Ordering::Release);
-                Some(Ok(n))
-            } else {
-                None
+            let outcome = match (Counters { read, written }).writable(CAPACITY, buf.len()) {
+                None => Some(Err(())),
+                Some(0) => None,
+                Some(n) => {
+                    self.frame.copy_in(written, &buf[..n]);
+                    h.written.store(written.wrapping_add(n as u64), Ordering::Release);
+                    Some(Ok(n))
+                }
             };
             let _ = h.lock.compare_exchange(me, 0, Ordering::AcqRel, Ordering::Relaxed);
             match outcome {
@@ -311,8 +306,8 @@ impl File for PipeEnd {
             Err(e) => return Err(e.into()),
         }
         holders::register(&self.frame, self.side, child)?;
-        let side = if self.side == Side::Read { "r" } else { "w" };
-        Ok(Some(format!("pipe:{side}:{va:#x}")))
+        let side = if self.side == Side::Read { PipeSide::Read } else { PipeSide::Write };
+        Ok(Some(format!("{}", Spec::Pipe { side, va })))
     }
 }
 

@@ -1,0 +1,53 @@
+//! Environment ids, encoded and decoded here and nowhere else.
+//!
+//! An environment id is a `u32`: the environment table row in the low
+//! [`ROW_BITS`] bits and the row's generation above them
+//! (`generation << ROW_BITS | row`). Generations start at 1, so every id is
+//! at least `frames::OWNER_FIRST_ENV`, and a row's next environment gets a
+//! new id (stale capabilities and ids stop matching). The capability name
+//! of an environment carries the same two numbers as separate components
+//! (`[2, row, generation]`); [`from_parts`] puts them back together.
+
+use crate::layout::ENV_TABLE_ROWS;
+
+/// Bits of the row in an id.
+pub const ROW_BITS: u32 = 10;
+/// Highest generation a row may reach (the id's other 22 bits).
+pub const MAX_GENERATION: u32 = (1 << (32 - ROW_BITS)) - 1;
+
+const _: () = assert!(1 << ROW_BITS == ENV_TABLE_ROWS);
+
+/// The id of `generation` of `row`, for parts known to be in range (a
+/// row below `ENV_TABLE_ROWS`, a generation at most [`MAX_GENERATION`]);
+/// out-of-range bits are dropped. [`make`] checks instead.
+pub const fn encode(generation: u32, row: usize) -> u32 {
+    (generation << ROW_BITS) | (row & (ENV_TABLE_ROWS - 1)) as u32
+}
+
+/// The id of `generation` of `row`; `None` when either is out of range.
+pub const fn make(generation: u32, row: usize) -> Option<u32> {
+    if row >= ENV_TABLE_ROWS || generation > MAX_GENERATION {
+        return None;
+    }
+    Some(encode(generation, row))
+}
+
+/// The id named by a capability's `row` and `generation` components;
+/// `None` when either is out of range (no capability the kernel made).
+pub const fn from_parts(row: u64, generation: u64) -> Option<u32> {
+    if row >= ENV_TABLE_ROWS as u64 || generation > MAX_GENERATION as u64 {
+        return None;
+    }
+    make(generation as u32, row as usize)
+}
+
+/// The environment-table row of an id (also the index of its run-statistics
+/// row). Works on any `u64`: only the low bits count.
+pub const fn row(id: u64) -> usize {
+    (id as usize) & (ENV_TABLE_ROWS - 1)
+}
+
+/// The generation of an id.
+pub const fn generation(id: u32) -> u32 {
+    id >> ROW_BITS
+}

@@ -1,0 +1,170 @@
+//! fs-buffer: file data by the page (`fs::buffer`, `pct_grant`). Starts its
+//! own `fsd`, then: a 300 KiB file written in one call and read back in
+//! 64 KiB, 100-byte and 7-byte reads mixed (page and register paths keep
+//! one position); the buffer page is mapped here once big I/O ran; a
+//! forked child gets a buffer of its own and reads and writes correct data
+//! while the parent's keeps working. Refused: `pct_grant` outside a served
+//! call; `READ_BUF`/`WRITE_BUF` before the caller has a buffer; a
+//! `READ_BUF` asking for more than a page; a `READ_BUF` on another
+//! client's handle. At the end the server stops and no frame is leaked.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::vec;
+use alloc::vec::Vec;
+use oxok_libos::abi::rights;
+use oxok_libos::exec::{self, ExitStatus};
+use oxok_libos::fd::{File, SeekFrom};
+use oxok_libos::fs::buffer::BUFFER_BASE;
+use oxok_libos::fs::proto::{self, BUFFER_SIZE, Status, op};
+use oxok_libos::fs::{self, OpenFlags};
+use oxok_libos::pct::{self, Msg};
+use oxok_libos::vm::{self, Fork};
+use oxok_libos::{Args, Error, exposed, println, sys};
+use oxok_tests::Checks;
+
+oxok_libos::main!(main);
+
+const BIG: usize = 300 * 1024;
+const PATH: &str = "/big";
+
+fn byte(i: usize, salt: u8) -> u8 {
+    ((i * 13 + i / 4099) as u8) ^ salt
+}
+
+fn main(_args: Args) -> i32 {
+    let mut t = Checks::new("fs-buffer");
+    t.expect(sys::pct_grant(0, rights::READ).map(|_| ()), Err(Error::Invalid), "pct_grant outside a served call");
+    let server = match fs::spawn_server() {
+        Ok(s) => s,
+        Err(e) => {
+            println!("fs-buffer: FAIL no file server: {e}");
+            return 1;
+        }
+    };
+    before_any_buffer(&mut t);
+    big_file(&mut t);
+    t.check(exposed::writable(BUFFER_BASE), "the buffer page is mapped after big I/O");
+    refusals(&mut t);
+    forked(&mut t);
+    let _ = fs::unlink(PATH);
+    let _ = fs::unlink("/small");
+    t.expect(fs::stop_server(server), Ok(ExitStatus::Exited(0)), "the server stops");
+    t.finish()
+}
+
+/// Raw `READ_BUF`/`WRITE_BUF` before this process asked for a buffer.
+fn before_any_buffer(t: &mut Checks) {
+    let Ok(f) = fs::open_file("/small", OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CREATE) else {
+        return t.check(false, "open /small");
+    };
+    let read = raw(f.server(), &request(op::READ_BUF, &[f.handle(), 16]));
+    t.expect(read, Some(Status::Invalid), "READ_BUF without a buffer");
+    let write = raw(f.server(), &request(op::WRITE_BUF, &[f.handle(), 16]));
+    t.expect(write, Some(Status::Invalid), "WRITE_BUF without a buffer");
+}
+
+/// One 300 KiB write, then reads of every size back.
+fn big_file(t: &mut Checks) {
+    let data: Vec<u8> = (0..BIG).map(|i| byte(i, 0)).collect();
+    let Ok(f) = fs::open_file(PATH, OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CREATE) else {
+        return t.check(false, "open /big");
+    };
+    let mut written = 0;
+    while written < BIG {
+        match f.write(&data[written..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => written += n,
+        }
+    }
+    t.expect(written, BIG, "300 KiB written");
+    t.expect(f.seek(SeekFrom::Start(0)).ok(), Some(0), "seek to the start");
+    let mut back = vec![0u8; BIG];
+    let (mut at, mut turn) = (0, 0usize);
+    while at < BIG {
+        let size = [65536, 100, 7, 4096, 4097, 64, 65][turn % 7];
+        turn += 1;
+        let end = (at + size).min(BIG);
+        match f.read(&mut back[at..end]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => at += n,
+        }
+    }
+    t.expect(at, BIG, "read to the end in mixed sizes");
+    t.check(back == data, "every byte read back as written");
+    let mut tail = [0u8; 10];
+    t.expect(f.read(&mut tail).ok(), Some(0), "nothing after the end");
+}
+
+/// Requests the server must refuse once this process has a buffer.
+fn refusals(t: &mut Checks) {
+    let Ok(f) = fs::open_file(PATH, OpenFlags::READ) else {
+        return t.check(false, "open /big again");
+    };
+    let too_much = raw(f.server(), &request(op::READ_BUF, &[f.handle(), BUFFER_SIZE as u64 + 1]));
+    t.expect(too_much, Some(Status::Invalid), "READ_BUF of more than a page");
+    let foreign = raw(f.server(), &request(op::READ_BUF, &[f.handle() + 1000, 16]));
+    t.expect(foreign, Some(Status::BadHandle), "READ_BUF on a handle that is not ours");
+}
+
+/// A forked child uses its own buffer; the parent's still works after.
+fn forked(t: &mut Checks) {
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let ok = fs::read_file(PATH)
+                .is_ok_and(|d| d.len() == BIG && d.iter().enumerate().all(|(i, &b)| b == byte(i, 0)))
+                && fs::write_file("/child", &(0..BIG).map(|i| byte(i, 0x5a)).collect::<Vec<u8>>()).is_ok();
+            oxok_libos::process::exit(if ok { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(child)) => {
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the forked child read and wrote 300 KiB");
+            let got = read_all("/child");
+            t.check(
+                got.len() == BIG && got.iter().enumerate().all(|(i, &b)| b == byte(i, 0x5a)),
+                "the child's file reads back",
+            );
+            let mine = read_all(PATH);
+            t.check(
+                mine.len() == BIG && mine.iter().enumerate().all(|(i, &b)| b == byte(i, 0)),
+                "the parent's buffer still works",
+            );
+            let _ = fs::unlink("/child");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
+}
+
+/// The whole file in 64 KiB reads.
+fn read_all(path: &str) -> Vec<u8> {
+    let Ok(f) = fs::open_file(path, OpenFlags::READ) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 65536];
+    while let Ok(n @ 1..) = f.read(&mut buf) {
+        out.extend_from_slice(&buf[..n]);
+    }
+    out
+}
+
+fn request(op: u8, words: &[u64]) -> Msg {
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op, 0, 0);
+    for (d, s) in m[1..].iter_mut().zip(words) {
+        *d = *s;
+    }
+    m
+}
+
+/// The status of one raw request (retried while the server is busy).
+fn raw(server: u64, msg: &Msg) -> Option<Status> {
+    loop {
+        match pct::call(server, msg) {
+            Err(Error::Busy) => {
+                let _ = oxok_libos::callcap::yield_to(server);
+            }
+            other => return other.ok().map(|(_, r)| Status::of(r[0])),
+        }
+    }
+}

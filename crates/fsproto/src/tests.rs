@@ -1,0 +1,106 @@
+//! The encodings round-trip and stay within their fields.
+
+use super::*;
+
+#[test]
+fn request_words_round_trip() {
+    for (o, len, arg) in [(op::OPEN, 5, flags::READ), (op::READ, 64, 0), (op::PATH, 255, 1), (op::SEEK, 0, 2 | STAGED)]
+    {
+        let w = request(o, len, arg);
+        assert_eq!((op_of(w), len_of(w), arg_of(w)), (o, len, arg));
+    }
+    // The length field is 8 bits: a longer length cannot spill into arg.
+    let w = request(op::WRITE, 0x1ff, 7);
+    assert_eq!((len_of(w), arg_of(w)), (0xff, 7));
+}
+
+#[test]
+fn reply_words_carry_status_and_count() {
+    for code in 0..12u64 {
+        let s = Status::of(code);
+        assert_eq!(s as u64, code, "every code names its own status");
+        let w = reply(s, 48);
+        assert_eq!((Status::of(w), len_of(w)), (s, 48));
+    }
+    assert_eq!(Status::of(12), Status::Invalid, "unknown codes read as Invalid");
+    assert_eq!(Status::of(0xff), Status::Invalid);
+}
+
+#[test]
+fn readdir_words_split_back() {
+    for (present, kind, len) in [(true, KIND_DIR, 0), (false, 0, 0), (true, KIND_FILE, 4095), (true, 0xff, 0xffff)] {
+        assert_eq!(split_readdir_word(readdir_word(present, kind, len)), (present, kind, len));
+    }
+}
+
+#[test]
+fn bytes_pack_into_words_and_back() {
+    let data: [u8; 64] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+    for n in [0, 1, 7, 8, 9, 55, 56, 63, 64] {
+        let mut words = [0xdead_beef_u64; 8];
+        assert_eq!(put_bytes(&mut words, &data[..n]), n);
+        let mut out = [0u8; 64];
+        assert_eq!(get_bytes(&words, &mut out[..n]), n);
+        assert_eq!(&out[..n], &data[..n]);
+        // The rest of the words is zeroed, not left over.
+        let mut all = [0u8; 64];
+        get_bytes(&words, &mut all);
+        assert!(all[n..].iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn packing_never_overruns_either_side() {
+    let data = [9u8; 100];
+    let mut words = [0u64; 7];
+    assert_eq!(put_bytes(&mut words, &data), WRITE_MAX, "seven words hold a WRITE's bytes");
+    let mut out = [0u8; 100];
+    assert_eq!(get_bytes(&words, &mut out), WRITE_MAX);
+    assert!(out[WRITE_MAX..].iter().all(|&b| b == 0));
+    assert_eq!(get_bytes(&words[..6], &mut out[..NAME_CHUNK]), NAME_CHUNK);
+}
+
+#[test]
+fn stat_fills_four_words() {
+    let mut w = [0u64; WORDS];
+    put_stat(&mut w[1..], KIND_FILE, 10, 3, 1);
+    assert_eq!(&w[..6], &[0, KIND_FILE, 10, 3, 1, 0]);
+}
+
+#[test]
+fn limits_fit_the_message() {
+    assert!(INLINE <= (WORDS - 1) * 8);
+    assert!(WRITE_MAX <= (WORDS - 2) * 8);
+    assert!(NAME_CHUNK <= (WORDS - 3) * 8);
+    assert!(STAGED > 0xffff_ffff, "STAGED sits above any inline argument");
+}
+
+#[test]
+fn op_numbers_are_distinct() {
+    let ops = [
+        op::PATH,
+        op::OPEN,
+        op::CLOSE,
+        op::READ,
+        op::WRITE,
+        op::SEEK,
+        op::FSTAT,
+        op::STAT,
+        op::MKDIR,
+        op::UNLINK,
+        op::RMDIR,
+        op::RENAME,
+        op::READDIR,
+        op::DUP,
+        op::TRUNCATE,
+        op::INFO,
+        op::STOP,
+        op::BUFFER,
+        op::READ_BUF,
+        op::WRITE_BUF,
+    ];
+    for (i, a) in ops.iter().enumerate() {
+        assert!(ops[i + 1..].iter().all(|b| a != b), "op {a} twice");
+    }
+    assert!(BUFFER_SIZE >= 64 * INLINE, "the buffer moves many times a message's bytes");
+}

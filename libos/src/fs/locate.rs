@@ -1,0 +1,115 @@
+//! Finding the file server through a table, not a variable: the exposed
+//! environment table (Xok §5.1), which only the kernel writes. A process's
+//! file server is the live environment named `fsd` that its nearest
+//! ancestor created — itself first, then its parent, and so on up. Init
+//! starts the system's server before the shell, so everything under the
+//! shell finds init's; a test program that starts its own
+//! ([`spawn_server`](super::spawn_server)) finds that one, and so do its
+//! children. A program can only ever pick a server one of its own
+//! ancestors (or itself) started, and it still needs a call capability for
+//! it (`callcap::pass_on` hands children one).
+//!
+//! The answer is cached per process — a forked child takes its parent's —
+//! and checked to be alive on each use (a cached "none" is looked up again
+//! now and then); `spawn_server` and `stop_server` reset the cache. A
+//! lookup reads the table once, whatever the depth of the ancestry.
+
+use crate::{exposed, proc};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::layout::ENV_TABLE_ROWS;
+use oxok_abi::{ENV_FREE, ENV_ZOMBIE, EnvEntry};
+
+/// The program name a file server runs under.
+pub const SERVER_NAME: &str = "fsd";
+
+/// The cached answer: the process it was found for (0: none), the server
+/// (0: there is none), and how many times a "none" was reused.
+static OWNER: AtomicU64 = AtomicU64::new(0);
+static SERVER: AtomicU64 = AtomicU64::new(0);
+static NONE_USES: AtomicU64 = AtomicU64::new(0);
+/// A cached "no server" is looked up again after this many uses (an
+/// ancestor may have started one since).
+const NONE_REUSE: u64 = 64;
+
+/// This process's file server, if an ancestor (or itself) runs one.
+pub fn server() -> Option<u64> {
+    let me = exposed::self_id();
+    let owner = OWNER.load(Ordering::Acquire);
+    // A forked child starts with its parent's memory, cache included: the
+    // parent's answer is the child's too (the child has created nothing).
+    let inherited = owner != me && owner != 0 && proc::parent(me) == Some(owner);
+    if owner == me || inherited {
+        let cached = SERVER.load(Ordering::Acquire);
+        if cached != 0 && exposed::env_entry(cached).is_some_and(|r| serves(&r)) {
+            if inherited {
+                OWNER.store(me, Ordering::Release);
+            }
+            return Some(cached);
+        }
+        if cached == 0 && NONE_USES.fetch_add(1, Ordering::Relaxed) < NONE_REUSE {
+            if inherited {
+                OWNER.store(me, Ordering::Release);
+            }
+            return None;
+        }
+    }
+    let found = find(me);
+    cache(me, found.unwrap_or(0));
+    found
+}
+
+/// Caches `server` as this process's (what `spawn_server` just started).
+pub fn remember(server: u64) {
+    cache(exposed::self_id(), server);
+}
+
+fn cache(owner: u64, server: u64) {
+    OWNER.store(0, Ordering::Release);
+    SERVER.store(server, Ordering::Release);
+    NONE_USES.store(0, Ordering::Relaxed);
+    OWNER.store(owner, Ordering::Release);
+}
+
+/// Drops the cached answer.
+pub fn forget() {
+    OWNER.store(0, Ordering::Release);
+}
+
+/// Most live file servers one lookup considers.
+const CANDIDATES: usize = 8;
+
+/// The nearest ancestor's server: one pass over the table for live file
+/// servers (usually none or one), then up the ancestry (at most
+/// `ENV_TABLE_ROWS` steps) to the first creator of one.
+fn find(me: u64) -> Option<u64> {
+    let mut servers = [(0u64, 0u64); CANDIDATES];
+    let mut n = 0;
+    for r in (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(serves) {
+        if n < CANDIDATES {
+            servers[n] = (u64::from(r.parent), u64::from(r.id));
+            n += 1;
+        }
+    }
+    if n == 0 {
+        return None;
+    }
+    let mut creator = me;
+    for _ in 0..ENV_TABLE_ROWS {
+        if let Some(&(_, id)) = servers[..n].iter().find(|(parent, _)| *parent == creator) {
+            return Some(id);
+        }
+        creator = proc::parent(creator)?;
+    }
+    None
+}
+
+/// True for a live environment running the file server.
+fn serves(r: &EnvEntry) -> bool {
+    r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE && name(r) == SERVER_NAME.as_bytes()
+}
+
+/// The row's program name without its NUL padding.
+fn name(r: &EnvEntry) -> &[u8] {
+    let len = r.name.iter().position(|&b| b == 0).unwrap_or(r.name.len());
+    &r.name[..len]
+}

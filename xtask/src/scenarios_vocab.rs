@@ -1,0 +1,19 @@
+//! Scenarios of issue 11 (one vocabulary; file data by the page).
+//! `scenarios.rs` lists them with the others.
+
+use crate::scenario::Scenario;
+
+/// Every scenario of this file, in the order `scenarios.rs` lists them.
+pub(crate) const VOCAB_SCENARIOS: [Scenario; 1] = [FS_BUFFER];
+
+const FS_BUFFER: Scenario = Scenario {
+    name: "fs-buffer",
+    about: "file data by the page: fsd grants each client a shared buffer page (pct_grant); 300 KiB written and read back \
+            in mixed sizes, a forked child gets its own buffer; pct_grant outside a served call, READ_BUF/WRITE_BUF \
+            without a buffer, more than a page or on a foreign handle are refused; no frame leaked",
+    cmdline: "run=fs-buffer",
+    expect: &["fsd: serving files", "fsd: stopped after", "fs-buffer: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
