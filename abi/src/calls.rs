@@ -624,6 +624,26 @@ macro_rules! for_each_call {
             /// it.
             40 => pct_wait(callee, ticket) -> [];
 
+            /// While serving a synchronous protected control transfer,
+            /// copies the capability in `slot` into the list of the caller
+            /// being served, with `rights` (a subset of the source's), as
+            /// `cap_grant` does: the copy is derived from the source, so
+            /// `cap_revoke` on the source takes it back. The caller
+            /// consented by calling, and no other list can be reached this
+            /// way, so a server needs no capability for its clients (the
+            /// file server hands each client its shared buffer page this
+            /// way, Xok's page ACLs by capability). Returns the slot in the
+            /// caller's list; the callee passes it on in its reply.
+            ///
+            /// Checks: the caller of this call is serving a synchronous
+            /// transfer (`Invalid`) whose caller still waits for it
+            /// (`BadEnv`); the source carries grant (`Denied`); `rights`
+            /// valid and no wider than the source's (`Invalid`, `Denied`);
+            /// room in the served caller's list (`NoMemory`); the
+            /// derivation depth (`Invalid`, see `cap_derive`).
+            /// Changes: one slot in the served caller's list.
+            41 => pct_grant(slot, rights) -> [target_slot];
+
             /// Derives a narrower capability from the one in `slot`: the
             /// same name with `rights` (a subset of the source's), in the
             /// first free slot of the caller's own list; returns that slot.
@@ -997,25 +1017,6 @@ macro_rules! for_each_call {
             /// durable (refusal); no mapping of its frame remains (`Busy`).
             /// Changes: the registry; the frame.
             69 => xn_evict(block) -> [refusal, at, detail];
-            /// While serving a synchronous protected control transfer,
-            /// copies the capability in `slot` into the list of the caller
-            /// being served, with `rights` (a subset of the source's), as
-            /// `cap_grant` does: the copy is derived from the source, so
-            /// `cap_revoke` on the source takes it back. The caller
-            /// consented by calling, and no other list can be reached this
-            /// way, so a server needs no capability for its clients (the
-            /// file server hands each client its shared buffer page this
-            /// way, Xok's page ACLs by capability). Returns the slot in the
-            /// caller's list; the callee passes it on in its reply.
-            ///
-            /// Checks: the caller of this call is serving a synchronous
-            /// transfer (`Invalid`) whose caller still waits for it
-            /// (`BadEnv`); the source carries grant (`Denied`); `rights`
-            /// valid and no wider than the source's (`Invalid`, `Denied`);
-            /// room in the served caller's list (`NoMemory`); the
-            /// derivation depth (`Invalid`, see `cap_derive`).
-            /// Changes: one slot in the served caller's list.
-            41 => pct_grant(slot, rights) -> [target_slot];
         }
     };
 }
