@@ -119,10 +119,10 @@ pub fn enter(entry: u64, sp: u64) -> ! {
 /// guest stack page not yet present) is resolved by the page-fault upcall
 /// like any other, on the caller's stack.
 pub fn resume(regs: &Regs) -> ! {
+    // The caller's stack is abandoned (nothing on it is needed again); the
+    // three stores lie below the guest's red zone, where anything may write.
     // SAFETY: `regs` is a live structure read before the switch; from the
-    // switch on only the guest's stack is used, and the caller's stack is
-    // abandoned (nothing on it is needed again). The three stores lie
-    // below the guest's red zone, where its ABI lets anything write.
+    // switch on only the guest's stack is used.
     unsafe {
         core::arch::asm!(
             "mov rax, [rdi + {rsp}]",

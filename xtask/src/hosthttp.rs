@@ -3,6 +3,7 @@
 //! byte `httpd` sends, the robustness attacks of issue 14, and the socket
 //! echo driver.
 
+use oxok_http::samples::sample_byte;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -15,16 +16,6 @@ const IDLE_CONNS: usize = 200;
 
 /// How long the guest may take to boot and start serving.
 const UP_SECS: u64 = 150;
-
-/// Byte `i` of the sample document `name` (as `httpd --samples` writes it).
-fn sample_byte(name: &str, i: usize) -> u8 {
-    if name.ends_with(".txt") {
-        const LINE: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz\n";
-        LINE[i % LINE.len()]
-    } else {
-        ((i * 7 + 13) % 251) as u8
-    }
-}
 
 fn sample(name: &str, len: usize) -> Vec<u8> {
     (0..len).map(|i| sample_byte(name, i)).collect()

@@ -64,7 +64,8 @@ pub(crate) fn build_all(ws: &Workspace, dir: &Path) -> Result<Vec<(String, PathB
         let driver = tests.join(p.driver);
         let exe = dir.join(p.name);
         let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
-        let changed = std::fs::metadata(&driver).and_then(|m| m.modified()).ok();
+        let modified = |f: &Path| std::fs::metadata(f).and_then(|m| m.modified()).ok();
+        let changed = modified(&driver).max(modified(&tests.join("timing.h")));
         if built.is_none() || changed > built {
             if packages.is_none() {
                 packages = Some(package_dirs(ws)?);

@@ -11,10 +11,9 @@
    [quick]` prints the benchmark line `bench: lua_sort CYCLES cycles`, the
    median over rounds of the "sort" check's chunk (the same program in the
    Linux benchmark guest and on Oxok, `cargo xtask bench`). */
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include "../timing.h"
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
@@ -109,17 +108,6 @@ static int run(lua_State *L, const char *chunk, char *out, size_t size) {
     return status;
 }
 
-static uint64_t rdtsc(void) {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-
-static int by_value(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median cycles of `rounds` runs of CHECKS[3] ("sort"). */
 static int bench(lua_State *L, int rounds) {
     static char got[256];
@@ -132,8 +120,7 @@ static int bench(lua_State *L, int rounds) {
         }
         t[i] = rdtsc() - t0;
     }
-    qsort(t, rounds, sizeof t[0], by_value);
-    printf("bench: lua_sort %llu cycles\n", (unsigned long long)t[rounds / 2]);
+    printf("bench: lua_sort %llu cycles\n", (unsigned long long)median(t, rounds));
     return 0;
 }
 

@@ -13,10 +13,9 @@
    median over rounds (`cargo xtask bench` runs the same program in the
    Linux benchmark guest and on Oxok, where the benchmark boots with no
    file server). */
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include "../timing.h"
 #include <unistd.h>
 #include "sqlite3.h"
 
@@ -75,17 +74,6 @@ static sqlite3 *open_file(void) {
     return db;
 }
 
-static uint64_t rdtsc(void) {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-
-static int by_value(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static const char *INSERTS =
     "drop table if exists b; create table b(i integer, sq integer, s text);"
     "begin;"
@@ -106,8 +94,7 @@ static void bench(sqlite3 *db, const char *name, int rounds) {
         }
         t[i] = rdtsc() - t0;
     }
-    qsort(t, rounds, sizeof t[0], by_value);
-    printf("bench: %s %llu cycles\n", name, (unsigned long long)t[rounds / 2]);
+    printf("bench: %s %llu cycles\n", name, (unsigned long long)median(t, rounds));
 }
 
 int main(int argc, char **argv) {

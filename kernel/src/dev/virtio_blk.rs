@@ -236,10 +236,10 @@ impl Disk {
     fn slot_bufs(&mut self, slot: usize) -> (&'static [u8], &'static mut [u8]) {
         let base = phys::virt(self.headers.pa()) as *mut u8;
         let at = slot.min(SLOTS - 1) * SLOT_BYTES;
-        // SAFETY: the header frame is kernel-owned and held by `self` for
-        // the driver's life; slot `slot`'s 16 header bytes and status byte
-        // are disjoint from every other slot's, and only the request in
-        // that slot uses them while it is posted.
+        // The header frame is kernel-owned and held by `self` for the
+        // driver's life; only the request posted in a slot uses its bytes.
+        // SAFETY: slot `slot`'s 16 header bytes and status byte are
+        // disjoint from every other slot's and in the frame (see above).
         unsafe {
             (core::slice::from_raw_parts(base.add(at), 16), core::slice::from_raw_parts_mut(base.add(at + 16), 1))
         }

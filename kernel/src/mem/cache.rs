@@ -104,10 +104,10 @@ impl oxok_xn::Frames for CacheFrames {
         if !self.contains(pfn) {
             return None;
         }
-        // SAFETY: `pfn` is a kernel-owned frame of this pool, direct-mapped,
-        // allocated until `release`, which needs `&mut self` (so not while
-        // this borrow lives). XN reads only metadata frames this way, which
-        // are never mapped writable and which the device only reads.
+        // XN reads only metadata frames this way, which are never mapped
+        // writable and which the device only reads.
+        // SAFETY: `pfn` is a kernel-owned, direct-mapped frame of this pool,
+        // allocated until `release`, which needs `&mut self` (not while this borrow lives).
         Some(unsafe { &*(phys::virt(pfn * PAGE_SIZE) as *const [u8; BLOCK_SIZE]) })
     }
 

@@ -175,10 +175,10 @@ pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
     if pa == 0 || index >= max {
         return;
     }
+    // Fields are written in place; the header is at the frame's start and
+    // row `index` lies in the page after it.
     // SAFETY: as in `set_slot_vector`: the slot-vector frame is
-    // kernel-owned, direct-mapped and read-only to users; the header is at
-    // its start and row `index` lies in the page after it. Fields are
-    // written in place.
+    // kernel-owned, direct-mapped and read-only to users.
     unsafe {
         let header = phys::virt(pa) as *mut VectorHeader;
         (&raw mut (*header).running).write_volatile(running);

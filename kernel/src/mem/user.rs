@@ -130,11 +130,10 @@ impl RecordReader {
             self.page = page;
         }
         let mut value = T::default();
-        // SAFETY: `self.pa` is the frame the environment's tables map,
-        // user-readable, at `page` (walked above or, with nothing unmapped
-        // since, earlier in this kernel entry); `va..va+len` lies within
-        // that page. The frame is direct-mapped and the copy goes into a
-        // local value.
+        // `self.pa` was walked above or, with nothing unmapped since,
+        // earlier in this kernel entry; the copy goes into a local value.
+        // SAFETY: `self.pa` is the direct-mapped frame the tables map
+        // user-readable at `page`, and `va..va+len` lies within that page.
         unsafe {
             core::ptr::copy_nonoverlapping(
                 phys::virt(self.pa + (va - page)) as *const u8,

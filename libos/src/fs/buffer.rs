@@ -42,10 +42,9 @@ impl SharedPage {
     /// Copies the first `dst.len()` (at most a page) bytes out.
     fn copy_out(&self, dst: &mut [u8]) {
         let n = dst.len().min(BUFFER_SIZE);
-        // SAFETY: the page at `va` is mapped user-writable while `self`
-        // lives (module invariant); `n` ≤ its size; the destination is an
-        // exclusively borrowed slice of at least `n` bytes; the page is no
-        // Rust object and any byte is a valid u8.
+        // The page is no Rust object and any byte is a valid u8.
+        // SAFETY: the page at `va` is mapped while `self` lives (module
+        // invariant); `n` ≤ its size and ≤ the borrowed destination's length.
         unsafe { core::ptr::copy_nonoverlapping(self.va as *const u8, dst.as_mut_ptr(), n) }
     }
 

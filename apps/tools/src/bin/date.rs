@@ -12,20 +12,6 @@ oxok_libos::main!(main);
 const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
 const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/// (year, month 1..=12, day 1..=31) of day `days` since 1970-01-01 (the
-/// civil-from-days count of the proleptic Gregorian calendar).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
 fn main(args: Args) -> i32 {
     let Some(ns) = oxok_libos::time::unix_ns() else {
         eprintln!("date: the kernel found no real-time clock");
@@ -45,7 +31,7 @@ fn main(args: Args) -> i32 {
     }
     let days = secs.div_euclid(86_400);
     let rest = secs.rem_euclid(86_400);
-    let (year, month, day) = civil(days);
+    let (year, month, day) = oxok_http::date::civil_from_days(days);
     println!(
         "{} {} {day:2} {:02}:{:02}:{:02} UTC {year}",
         DAYS[days.rem_euclid(7) as usize],

@@ -105,10 +105,9 @@ impl Frame {
     pub fn copy_out(&self, pos: u64, dst: &mut [u8]) {
         for s in oxok_pipering::spans(pos, dst.len(), CAPACITY as usize) {
             let Some(to) = dst.get_mut(s.buf..s.buf + s.len) else { return };
-            // SAFETY: `s.ring + s.len <= CAPACITY` (`spans` keeps every piece
-            // inside the ring): the source is in the mapped page (invariant
-            // on `Frame`); the destination is an exclusively borrowed slice
-            // of `s.len` bytes; any byte is a valid u8.
+            // `spans` keeps every piece inside the ring; any byte is a valid u8.
+            // SAFETY: `s.ring + s.len <= CAPACITY`, so the source is in the mapped
+            // page (invariant on `Frame`); the destination is a borrowed `s.len` bytes.
             unsafe {
                 core::ptr::copy_nonoverlapping(
                     (self.va + RING_AT + s.ring as u64) as *const u8,

@@ -8,6 +8,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use oxok_http::samples::{SAMPLES, index_html, sample_byte};
 use oxok_libos::fd::IoError;
 use oxok_libos::fs;
 
@@ -93,21 +94,6 @@ impl Cache {
     }
 }
 
-/// The sample documents `--samples` writes: (name, length). Their bytes
-/// are [`sample_byte`]s, so a client can check every one.
-pub const SAMPLES: &[(&str, usize)] = &[("1k.txt", 1024), ("10k.txt", 10 * 1024), ("100k.bin", 100 * 1024)];
-
-/// Byte `i` of the sample named `name`: text lines for `.txt`, a
-/// pattern of all byte values for the rest.
-pub fn sample_byte(name: &str, i: usize) -> u8 {
-    if name.ends_with(".txt") {
-        const LINE: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz\n";
-        LINE[i % LINE.len()]
-    } else {
-        ((i * 7 + 13) % 251) as u8
-    }
-}
-
 /// Writes the samples and an `index.html` into `root`.
 pub fn write_samples(root: &str) -> Result<(), IoError> {
     match fs::mkdir(root) {
@@ -115,12 +101,9 @@ pub fn write_samples(root: &str) -> Result<(), IoError> {
         Err(e) => return Err(e),
     }
     let dir = root.trim_end_matches('/');
-    let mut index = String::from("<!doctype html>\n<title>Oxok httpd</title>\n<h1>Oxok httpd</h1>\n<ul>\n");
     for (name, len) in SAMPLES {
         let data: Vec<u8> = (0..*len).map(|i| sample_byte(name, i)).collect();
         fs::write_file(&alloc::format!("{dir}/{name}"), &data)?;
-        index.push_str(&alloc::format!("<li><a href=\"/{name}\">{name}</a> ({len} bytes)\n"));
     }
-    index.push_str("</ul>\n");
-    fs::write_file(&alloc::format!("{dir}/index.html"), index.as_bytes())
+    fs::write_file(&alloc::format!("{dir}/index.html"), index_html("Oxok httpd").as_bytes())
 }
