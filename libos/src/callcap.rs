@@ -144,11 +144,12 @@ pub fn yield_to(id: u64) -> Result<(), Error> {
 pub fn pass_on(child: u64) {
     let _ = sys::cap_grant(0, child, rights::CALL);
     let server = crate::fs::server().ok();
+    let disk = crate::fs::locate::disk_server();
     let fsd_rights = rights::CALL | rights::GRANT;
-    // One pass over the list, stopping once both are found.
-    let (mut console, mut fsd) = (None, server.is_none());
+    // One pass over the list, stopping once all are found.
+    let (mut console, mut fsd, mut dfsd) = (None, server.is_none(), disk.is_none());
     for s in 0..CAP_SLOTS as u64 {
-        if console.is_some() && fsd {
+        if console.is_some() && fsd && dfsd {
             break;
         }
         match sys::cap_info(s) {
@@ -159,6 +160,10 @@ pub fn pass_on(child: u64) {
             }
             Ok([cap_kind::ENV, id, r]) if !fsd && Some(id) == server && r & fsd_rights == fsd_rights => {
                 fsd = true;
+                let _ = sys::cap_grant(s, child, fsd_rights);
+            }
+            Ok([cap_kind::ENV, id, r]) if !dfsd && Some(id) == disk && r & fsd_rights == fsd_rights => {
+                dfsd = true;
                 let _ = sys::cap_grant(s, child, fsd_rights);
             }
             _ => {}

@@ -20,7 +20,7 @@
 //! entry — and an asynchronous one is dropped.
 
 use core::arch::{asm, naked_asm};
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use oxok_abi::{Call, Error, upcall};
 
 /// Message words per transfer.
@@ -115,7 +115,21 @@ const STACK_SIZE: usize = 16 * 1024;
 struct Stack([u8; STACK_SIZE]);
 static mut PCT_STACK: Stack = Stack([0; STACK_SIZE]);
 
-/// The PCT stack's pages, `[start, end)`.
+/// The top of a stack a program gave with [`set_stack`] (0: the built-in
+/// one).
+static STACK_TOP: AtomicU64 = AtomicU64::new(0);
+
+/// Makes the PCT entry run handlers on `stack` instead of the built-in
+/// 16 KiB one (a server whose handler needs more: the disk file server's
+/// file system keeps whole blocks on the stack). Call it before [`serve`];
+/// the stack is the program's for good. A process that forks afterwards
+/// gives its child the built-in stack's fresh pages only.
+pub fn set_stack(stack: &'static mut [u8]) {
+    let top = (stack.as_mut_ptr() as u64 + stack.len() as u64) & !15;
+    STACK_TOP.store(top, Ordering::Release);
+}
+
+/// The built-in PCT stack's pages, `[start, end)`.
 pub(crate) fn stack_range() -> (u64, u64) {
     let start = (&raw const PCT_STACK) as u64;
     (start, start + STACK_SIZE as u64)
@@ -178,7 +192,11 @@ pub(crate) fn interrupted_busy() -> bool {
 #[unsafe(naked)]
 extern "C" fn entry() -> ! {
     naked_asm!(
+        "mov rsp, qword ptr [rip + {top}]",
+        "test rsp, rsp",
+        "jnz 2f",
         "lea rsp, [rip + {stack} + {size}]",
+        "2:",
         // The message, as a `Msg` on the stack (rsi lowest).
         "push r15",
         "push r14",
@@ -220,6 +238,7 @@ extern "C" fn entry() -> ! {
         "ud2",
         stack = sym PCT_STACK,
         size = const STACK_SIZE,
+        top = sym STACK_TOP,
         dispatch = sym dispatch,
         reply = const Call::pct_reply.number(),
     )

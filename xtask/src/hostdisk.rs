@@ -15,6 +15,9 @@ pub(crate) struct DiskSpec {
     pub mib: u64,
     /// A second boot on the same image after the first passed.
     pub reboot: Option<Reboot>,
+    /// After the boots, the image must pass the host's C-FFS `fsck` (XN
+    /// recovery from the superblock, then every check of `crates/cffs`).
+    pub fsck: bool,
 }
 
 /// Damage done to an image between two boots.
@@ -29,6 +32,8 @@ pub(crate) struct Reboot {
     pub expect: &'static [&'static str],
     /// Changes the image between the boots (a crash's damage), if set.
     pub patch: Option<Patch>,
+    /// Typed on the console of the second boot.
+    pub input: &'static str,
 }
 
 /// QEMU arguments attaching the raw image at `path` as virtio-blk.
@@ -68,15 +73,59 @@ pub(crate) fn attach(machine: Qemu, s: &Scenario, log: &Path) -> Result<Qemu, St
 }
 
 /// Boots `machine` again (same disk) with the reboot's command line and
-/// judges it; its serial log is `NAME.reboot.log`. Returns the failures.
+/// judges it; its serial log is `NAME.reboot.log`. Then, if the scenario
+/// asks, checks the image with the host's `fsck`. Returns the failures.
 pub(crate) fn second_boot(s: &Scenario, machine: &Qemu, log: &Path) -> Vec<String> {
-    let Some(Reboot { cmdline, expect, patch }) = s.disk.and_then(|d| d.reboot) else { return Vec::new() };
+    let mut why = reboot(s, machine, log);
+    if why.is_empty() && s.disk.is_some_and(|d| d.fsck) {
+        why.extend(fsck(&image_for(log, s.name), log));
+    }
+    why
+}
+
+/// The host's C-FFS `fsck` of the image (what `cargo xtask fsck IMG`
+/// prints goes to the log too).
+fn fsck(image: &Path, log: &Path) -> Vec<String> {
+    let result = oxok_cffs::image::load(image).and_then(|img| {
+        oxok_cffs::image::check(img).map_err(|e| format!("fsck: {e}")).map(|(report, f)| {
+            let line = format!(
+                "host fsck: {} blocks reachable, {} directories, {} files, {} orphans, {} wrong link counts, {} duplicates, {} errors",
+                f.blocks,
+                f.dirs,
+                f.files,
+                f.orphans,
+                f.bad_nlinks,
+                report.duplicates.len(),
+                f.errors.len()
+            );
+            let clean = f.clean() && report.duplicates.is_empty() && report.unreadable.is_empty();
+            let errors: Vec<String> = f.errors.iter().map(|e| format!("  {e}")).collect();
+            (line, errors, clean)
+        })
+    });
+    let text = match &result {
+        Ok((line, errors, _)) => format!("{line}\n{}", errors.join("\n")),
+        Err(e) => e.clone(),
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(log) {
+        use std::io::Write;
+        let _ = writeln!(f, "{text}");
+    }
+    match result {
+        Ok((_, _, true)) => Vec::new(),
+        Ok((line, _, false)) => vec![format!("image not clean: {line}")],
+        Err(e) => vec![e],
+    }
+}
+
+fn reboot(s: &Scenario, machine: &Qemu, log: &Path) -> Vec<String> {
+    let Some(Reboot { cmdline, expect, patch, input }) = s.disk.and_then(|d| d.reboot) else { return Vec::new() };
     if let Some(patch) = patch
         && let Err(e) = patch(&image_for(log, s.name))
     {
         return vec![format!("patching the image: {e}")];
     }
-    let second = Scenario { cmdline, expect, ..*s };
+    let second = Scenario { cmdline, expect, input, ..*s };
     let mut m = machine.clone();
     if let Boot::Pvh { cmdline: c, .. } = &mut m.boot {
         *c = second.kernel_cmdline();
@@ -84,7 +133,7 @@ pub(crate) fn second_boot(s: &Scenario, machine: &Qemu, log: &Path) -> Vec<Strin
         return vec!["a reboot needs a PVH boot".into()];
     }
     let log2 = log.with_extension("reboot.log");
-    match run_captured(m.command(), Duration::from_secs(s.timeout_secs), Some(&log2), b"") {
+    match run_captured(m.command(), Duration::from_secs(s.timeout_secs), Some(&log2), input.as_bytes()) {
         Ok(run) => judge(&second, &run).into_iter().map(|w| format!("after reboot: {w}")).collect(),
         Err(e) => vec![format!("after reboot: {e}")],
     }

@@ -27,7 +27,7 @@ const BASIC: Scenario = Scenario {
     expect: &["xn: disk of 16320 blocks", "xntest basic: ok (", "none leaked"],
     forbid: FORBID,
     timeout_secs: 90,
-    disk: Some(DiskSpec { mib: 64, reboot: None }),
+    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),
     ..Scenario::DEFAULT
 };
 
@@ -47,7 +47,9 @@ const PERSIST: Scenario = Scenario {
                 "xntest persist-read: ok (",
             ],
             patch: None,
+            input: "",
         }),
+        fsck: false,
     }),
     ..Scenario::DEFAULT
 };
@@ -59,7 +61,7 @@ const HOSTILE: Scenario = Scenario {
     expect: &["xntest attack: ok (", "xntest hostile: ok (", "none leaked"],
     forbid: FORBID,
     timeout_secs: 120,
-    disk: Some(DiskSpec { mib: 2, reboot: None }),
+    disk: Some(DiskSpec { mib: 2, reboot: None, fsck: false }),
     ..Scenario::DEFAULT
 };
 
@@ -77,7 +79,7 @@ const VIEW: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 120,
-    disk: Some(DiskSpec { mib: 64, reboot: None }),
+    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),
     ..Scenario::DEFAULT
 };
 
@@ -108,7 +110,9 @@ const DUPLICATE: Scenario = Scenario {
                 "xntest dup-read: ok (",
             ],
             patch: Some(claim_twice),
+            input: "",
         }),
+        fsck: false,
     }),
     ..Scenario::DEFAULT
 };

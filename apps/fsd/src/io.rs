@@ -4,7 +4,9 @@
 
 use oxok_libos::fs::proto::{self, INLINE, NAME_CHUNK, Status, WRITE_MAX, flags};
 use oxok_libos::{exposed, pct::Msg};
-use oxok_ramfs::{Ino, OpenFlags};
+use oxok_ramfs::OpenFlags;
+
+use crate::files::Meta;
 
 use crate::server::{Server, alive, kind_code, status};
 use crate::table::{Desc, Pending};
@@ -37,7 +39,7 @@ impl Server {
             directory: has(flags::DIRECTORY),
             write,
         };
-        let ino = self.fs.open(Ino::ROOT, path, o).map_err(status)?;
+        let ino = self.fs.open(path, o).map_err(status)?;
         let kind = kind_code(self.fs.stat(ino).map_err(status)?.kind);
         self.fs.pin(ino).map_err(status)?;
         match self.table.open(caller, Desc::new(ino, read, write, has(flags::APPEND))) {
@@ -112,9 +114,14 @@ impl Server {
     }
 
     /// Kind, size, inode number and links of `ino` in reply words 1..5.
-    pub(crate) fn put_stat(&self, ino: Ino, out: &mut Msg) -> Reply {
+    pub(crate) fn put_stat(&mut self, ino: u64, out: &mut Msg) -> Reply {
         let st = self.fs.stat(ino).map_err(status)?;
-        proto::put_stat(&mut out[1..], kind_code(st.kind), st.size, ino.number(), st.nlink);
+        Self::put_meta(&st, out)
+    }
+
+    /// `st` in reply words 1..5.
+    pub(crate) fn put_meta(st: &Meta, out: &mut Msg) -> Reply {
+        proto::put_stat(&mut out[1..], kind_code(st.kind), st.size, st.number, st.nlink);
         Ok(0)
     }
 
@@ -127,14 +134,8 @@ impl Server {
         let d = self.table.get(caller, handle)?;
         let ino = d.ino;
         if at == 0 {
-            let next = self.fs.readdir_after(ino, d.cursor.as_deref(), 1).map_err(status)?.into_iter().next();
-            let pending = match next {
-                Some(e) => {
-                    let size = self.fs.stat(e.ino).map_or(0, |s| s.size);
-                    Some(Pending { name: e.name, kind: kind_code(e.kind), size })
-                }
-                None => None,
-            };
+            let next = self.fs.next_entry(ino, d.cursor.as_deref()).map_err(status)?;
+            let pending = next.map(|e| Pending { name: e.name, kind: kind_code(e.kind), size: e.size });
             let d = self.table.get(caller, handle)?;
             d.cursor = pending.as_ref().map(|p| p.name.clone()).or(d.cursor.take());
             d.pending = pending;

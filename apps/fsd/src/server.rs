@@ -9,7 +9,9 @@ use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE};
 use oxok_libos::exposed;
 use oxok_libos::fs::proto::{self, INLINE, KIND_DIR, KIND_FILE, STAGED, Status, op};
 use oxok_libos::pct::Msg;
-use oxok_ramfs::{Fs, FsError, Ino, Kind};
+use oxok_ramfs::{FsError, Kind};
+
+use crate::files::Backend;
 
 use crate::buffers::Buffers;
 use crate::table::Table;
@@ -19,7 +21,7 @@ const SWEEP_EVERY: u64 = 64;
 
 /// The file server's state.
 pub struct Server {
-    pub(crate) fs: Fs,
+    pub(crate) fs: Backend,
     pub(crate) table: Table,
     pub(crate) buffers: Buffers,
     calls: u64,
@@ -33,7 +35,7 @@ type Reply = Result<usize, Status>;
 
 impl Server {
     /// A server over `fs`, stoppable by `creator`.
-    pub fn new(fs: Fs, creator: u64) -> Server {
+    pub fn new(fs: Backend, creator: u64) -> Server {
         Server { fs, table: Table::default(), buffers: Buffers::default(), calls: 0, creator, stopping: false }
     }
 
@@ -89,25 +91,25 @@ impl Server {
             }
             op::STAT => {
                 let path = self.payload(caller, req)?;
-                let ino = self.fs.lookup(Ino::ROOT, &path).map_err(status)?;
-                self.put_stat(ino, out)
+                let st = self.fs.stat_path(&path).map_err(status)?;
+                Self::put_meta(&st, out)
             }
             op::MKDIR => {
                 let path = self.payload(caller, req)?;
-                self.fs.mkdir(Ino::ROOT, path).map(|_| 0).map_err(status)
+                self.fs.mkdir(&path).map(|_| 0).map_err(status)
             }
             op::UNLINK => {
                 let path = self.payload(caller, req)?;
-                self.fs.unlink(Ino::ROOT, path).map(|()| 0).map_err(status)
+                self.fs.unlink(&path).map(|()| 0).map_err(status)
             }
             op::RMDIR => {
                 let path = self.payload(caller, req)?;
-                self.fs.rmdir(Ino::ROOT, path).map(|()| 0).map_err(status)
+                self.fs.rmdir(&path).map(|()| 0).map_err(status)
             }
             op::RENAME => {
                 let payload = self.payload(caller, req)?;
                 let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
-                self.fs.rename(Ino::ROOT, &payload[..at], &payload[at + 1..]).map(|()| 0).map_err(status)
+                self.fs.rename(&payload[..at], &payload[at + 1..]).map(|()| 0).map_err(status)
             }
             op::READDIR => self.readdir(caller, req[1], req[2], out),
             op::DUP => self.dup(caller, req[1], req[2], out),
@@ -122,12 +124,11 @@ impl Server {
             op::INFO => {
                 self.sweep();
                 let (clients, handles, descs) = self.table.counts();
-                let st = self.fs.statfs();
-                for (w, v) in out[1..].iter_mut().zip([clients as u64, handles as u64, descs as u64, st.inodes as u64])
-                {
+                let (inodes, used) = self.fs.usage();
+                for (w, v) in out[1..].iter_mut().zip([clients as u64, handles as u64, descs as u64, inodes]) {
                     *w = v;
                 }
-                out[5] = st.used_bytes;
+                out[5] = used;
                 Ok(0)
             }
             op::STOP if caller == self.creator && self.creator != 0 => {

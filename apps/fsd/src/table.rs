@@ -16,7 +16,6 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_libos::fs::proto::{PAYLOAD_MAX, Status};
-use oxok_ramfs::Ino;
 
 /// Handles one client may hold.
 pub const MAX_HANDLES: usize = 64;
@@ -40,7 +39,7 @@ pub struct Pending {
 /// An open file or directory.
 pub struct Desc {
     /// The pinned inode.
-    pub ino: Ino,
+    pub ino: u64,
     /// The position of reads and writes.
     pub offset: u64,
     /// Opened for reading.
@@ -58,7 +57,7 @@ pub struct Desc {
 
 impl Desc {
     /// A fresh record for `ino`.
-    pub fn new(ino: Ino, read: bool, write: bool, append: bool) -> Desc {
+    pub fn new(ino: u64, read: bool, write: bool, append: bool) -> Desc {
         Desc { ino, offset: 0, read, write, append, cursor: None, pending: None, refs: 0 }
     }
 }
@@ -149,7 +148,7 @@ impl Table {
 
     /// Closes `client`'s `handle`; the inode to unpin if that was the
     /// record's last handle.
-    pub fn close(&mut self, client: u64, handle: u64) -> Result<Option<Ino>, Status> {
+    pub fn close(&mut self, client: u64, handle: u64) -> Result<Option<u64>, Status> {
         let h = u32::try_from(handle).map_err(|_| Status::BadHandle)?;
         let c = self.clients.get_mut(&client).ok_or(Status::BadHandle)?;
         let index = c.handles.remove(&h).ok_or(Status::BadHandle)?;
@@ -158,7 +157,7 @@ impl Table {
     }
 
     /// Drops one reference to record `index`; its inode if it was the last.
-    fn release(&mut self, index: usize) -> Option<Ino> {
+    fn release(&mut self, index: usize) -> Option<u64> {
         let slot = self.descs.get_mut(index)?;
         let d = slot.as_mut()?;
         d.refs = d.refs.saturating_sub(1);
@@ -208,7 +207,7 @@ impl Table {
 
     /// Releases everything of every client `alive` says is gone; returns
     /// the inodes to unpin.
-    pub fn reclaim(&mut self, alive: impl Fn(u64) -> bool) -> Vec<Ino> {
+    pub fn reclaim(&mut self, alive: impl Fn(u64) -> bool) -> Vec<u64> {
         let dead: Vec<u64> = self.clients.keys().copied().filter(|&id| !alive(id)).collect();
         let mut unpin = Vec::new();
         for id in dead {

@@ -1,5 +1,5 @@
 //! init: the first program. Prints the banner, then starts the file server
-//! and the shell, waits for the shell and stops the server (`init banner`
+//! (and, with a disk, the disk file server `dfsd`) and the shell, waits for the shell and stops the server (`init banner`
 //! prints the banner only).
 #![no_std]
 #![no_main]
@@ -48,6 +48,17 @@ fn main(args: Args) -> i32 {
     if fsd.is_some() {
         let _ = oxok_libos::fs::server_stats();
     }
+    // With a disk, the disk file server (C-FFS over XN): `/` is on the
+    // disk from here on, `/tmp` stays in the RAM server.
+    let dfsd = if oxok_libos::xn::header().is_some() {
+        let d = oxok_libos::fs::spawn_disk_server().map_err(|e| println!("init: no disk file server ({e})")).ok();
+        if d.is_some() {
+            wait_for_disk();
+        }
+        d
+    } else {
+        None
+    };
     let code = match oxok_libos::exec::spawn("shell", &["shell"]) {
         Ok(shell) => match oxok_libos::exec::wait(shell) {
             Ok(status) => status.code(),
@@ -62,11 +73,44 @@ fn main(args: Args) -> i32 {
         }
     };
     // A sleeping server would keep the machine up: stop it (its frames go
-    // with it) before init ends.
+    // with it) before init ends; the disk's first, which writes back what
+    // it still holds.
+    if let Some(d) = dfsd
+        && let Err(e) = oxok_libos::fs::stop_server(d)
+    {
+        println!("init: stopping the disk file server: {e}");
+    }
     if let Some(fsd) = fsd
         && let Err(e) = oxok_libos::fs::stop_server(fsd)
     {
         println!("init: stopping the file server: {e}");
     }
     code
+}
+
+/// Tries while the disk file server mounts (or makes) its file system, at
+/// 20 ms each: 60 s.
+const DISK_TRIES: u32 = 3_000;
+
+/// Waits until the disk file server answers (mounting replays XN's
+/// recovery and C-FFS's repairs; a fresh disk is formatted first), then
+/// makes the RAM server's `/tmp`, where the disk's `/tmp` leads.
+fn wait_for_disk() {
+    use oxok_libos::fd::IoError;
+    for _ in 0..DISK_TRIES {
+        match oxok_libos::fs::stat("/") {
+            Ok(_) => break,
+            Err(IoError::NoServer) if oxok_libos::fs::locate::disk_server().is_some() => {
+                let _ = oxok_libos::time::sleep_ms(20);
+            }
+            Err(e) => {
+                println!("init: the disk file system does not answer ({e})");
+                break;
+            }
+        }
+    }
+    match oxok_libos::fs::mkdir(oxok_libos::fs::TMP) {
+        Ok(()) | Err(IoError::Exists) => {}
+        Err(e) => println!("init: no {} ({e})", oxok_libos::fs::TMP),
+    }
 }

@@ -21,8 +21,18 @@ pub fn mkfs(nblocks: u64) -> Result<Vec<Block>, FsError> {
     Ok(fs.into_disk().image().to_vec())
 }
 
-/// Recovers and checks an image: XN's report and fsck's.
-pub fn check(image: Vec<Block>) -> Result<(Report, Fsck), FsError> {
+/// The first bytes of the kernel's XN catalogue (disk block 0 of a disk
+/// Oxok has used): XN block `b` is then disk block `CATALOG_BLOCKS + b`.
+pub const CATALOG_MAGIC: [u8; 8] = *b"OXKXNCT1";
+
+/// Recovers and checks an image: XN's report and fsck's. An image of a
+/// disk Oxok used (its catalogue first) is checked from the first block
+/// after the catalogue, as the kernel numbers XN's blocks.
+pub fn check(mut image: Vec<Block>) -> Result<(Report, Fsck), FsError> {
+    if image.first().is_some_and(|b| b[..8] == CATALOG_MAGIC) {
+        let skip = (oxok_abi::xn::CATALOG_BLOCKS as usize).min(image.len());
+        image.drain(..skip);
+    }
     let who = image.get(SUPER_BLOCK as usize).map(owner).ok_or(FsError::Corrupt("empty image"))?;
     let (mut disk, report) = MemDisk::open(image, who)?;
     let f = fsck(&mut disk)?;

@@ -21,58 +21,91 @@ use oxok_abi::{ENV_FREE, ENV_ZOMBIE, EnvEntry};
 
 /// The program name a file server runs under.
 pub const SERVER_NAME: &str = "fsd";
+/// The program name of the disk file server (C-FFS over XN): with one
+/// running, every path but `/tmp` goes to it (`super::route`).
+pub const DISK_SERVER_NAME: &str = "dfsd";
 
-/// The cached answer: the process it was found for (0: none), the server
-/// (0: there is none), and how many times a "none" was reused.
-static OWNER: AtomicU64 = AtomicU64::new(0);
-static SERVER: AtomicU64 = AtomicU64::new(0);
-static NONE_USES: AtomicU64 = AtomicU64::new(0);
+/// The cached answer for one server name: the process it was found for
+/// (0: none), the server (0: there is none), and how many times a "none"
+/// was reused.
+struct Cached {
+    name: &'static str,
+    owner: AtomicU64,
+    server: AtomicU64,
+    none_uses: AtomicU64,
+}
+
+static RAM: Cached = Cached::new(SERVER_NAME);
+static DISK: Cached = Cached::new(DISK_SERVER_NAME);
+
 /// A cached "no server" is looked up again after this many uses (an
 /// ancestor may have started one since).
 const NONE_REUSE: u64 = 64;
 
 /// This process's file server, if an ancestor (or itself) runs one.
 pub fn server() -> Option<u64> {
-    let me = exposed::self_id();
-    let owner = OWNER.load(Ordering::Acquire);
-    // A forked child starts with its parent's memory, cache included: the
-    // parent's answer is the child's too (the child has created nothing).
-    let inherited = owner != me && owner != 0 && proc::parent(me) == Some(owner);
-    if owner == me || inherited {
-        let cached = SERVER.load(Ordering::Acquire);
-        if cached != 0 && exposed::env_entry(cached).is_some_and(|r| serves(&r)) {
-            if inherited {
-                OWNER.store(me, Ordering::Release);
-            }
-            return Some(cached);
-        }
-        if cached == 0 && NONE_USES.fetch_add(1, Ordering::Relaxed) < NONE_REUSE {
-            if inherited {
-                OWNER.store(me, Ordering::Release);
-            }
-            return None;
-        }
-    }
-    let found = find(me);
-    cache(me, found.unwrap_or(0));
-    found
+    RAM.server()
+}
+
+/// This process's disk file server, if an ancestor (or itself) runs one.
+pub fn disk_server() -> Option<u64> {
+    DISK.server()
 }
 
 /// Caches `server` as this process's (what `spawn_server` just started).
 pub fn remember(server: u64) {
-    cache(exposed::self_id(), server);
+    RAM.cache(exposed::self_id(), server);
 }
 
-fn cache(owner: u64, server: u64) {
-    OWNER.store(0, Ordering::Release);
-    SERVER.store(server, Ordering::Release);
-    NONE_USES.store(0, Ordering::Relaxed);
-    OWNER.store(owner, Ordering::Release);
+/// Caches `server` as this process's disk file server.
+pub fn remember_disk(server: u64) {
+    DISK.cache(exposed::self_id(), server);
 }
 
-/// Drops the cached answer.
+/// Drops the cached answers.
 pub fn forget() {
-    OWNER.store(0, Ordering::Release);
+    RAM.owner.store(0, Ordering::Release);
+    DISK.owner.store(0, Ordering::Release);
+}
+
+impl Cached {
+    const fn new(name: &'static str) -> Cached {
+        Cached { name, owner: AtomicU64::new(0), server: AtomicU64::new(0), none_uses: AtomicU64::new(0) }
+    }
+
+    fn server(&self) -> Option<u64> {
+        let me = exposed::self_id();
+        let owner = self.owner.load(Ordering::Acquire);
+        // A forked child starts with its parent's memory, cache included:
+        // the parent's answer is the child's too (the child has created
+        // nothing).
+        let inherited = owner != me && owner != 0 && proc::parent(me) == Some(owner);
+        if owner == me || inherited {
+            let cached = self.server.load(Ordering::Acquire);
+            if cached != 0 && exposed::env_entry(cached).is_some_and(|r| serves(&r, self.name)) {
+                if inherited {
+                    self.owner.store(me, Ordering::Release);
+                }
+                return Some(cached);
+            }
+            if cached == 0 && self.none_uses.fetch_add(1, Ordering::Relaxed) < NONE_REUSE {
+                if inherited {
+                    self.owner.store(me, Ordering::Release);
+                }
+                return None;
+            }
+        }
+        let found = find(me, self.name);
+        self.cache(me, found.unwrap_or(0));
+        found
+    }
+
+    fn cache(&self, owner: u64, server: u64) {
+        self.owner.store(0, Ordering::Release);
+        self.server.store(server, Ordering::Release);
+        self.none_uses.store(0, Ordering::Relaxed);
+        self.owner.store(owner, Ordering::Release);
+    }
 }
 
 /// Most live file servers one lookup considers.
@@ -81,10 +114,10 @@ const CANDIDATES: usize = 8;
 /// The nearest ancestor's server: one pass over the table for live file
 /// servers (usually none or one), then up the ancestry (at most
 /// `ENV_TABLE_ROWS` steps) to the first creator of one.
-fn find(me: u64) -> Option<u64> {
+fn find(me: u64, name: &str) -> Option<u64> {
     let mut servers = [(0u64, 0u64); CANDIDATES];
     let mut n = 0;
-    for r in (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(serves) {
+    for r in (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(|r| serves(r, name)) {
         if n < CANDIDATES {
             servers[n] = (u64::from(r.parent), u64::from(r.id));
             n += 1;
@@ -103,9 +136,9 @@ fn find(me: u64) -> Option<u64> {
     None
 }
 
-/// True for a live environment running the file server.
-fn serves(r: &EnvEntry) -> bool {
-    r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE && name(r) == SERVER_NAME.as_bytes()
+/// True for a live environment running the file server `server`.
+fn serves(r: &EnvEntry, server: &str) -> bool {
+    r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE && name(r) == server.as_bytes()
 }
 
 /// The row's program name without its NUL padding.

@@ -141,10 +141,30 @@ pub struct ServerStats {
     pub bytes: u64,
 }
 
+/// Where the RAM file system stays when the disk holds `/`.
+pub const TMP: &str = "/tmp";
+
+/// Whether the normalized absolute `full` is `/tmp` or under it.
+fn under_tmp(full: &str) -> bool {
+    full == TMP || full.strip_prefix(TMP).is_some_and(|r| r.starts_with('/'))
+}
+
+/// The server holding `path` and the path as it is sent: with a disk file
+/// server ([`locate::disk_server`]) `/` is on the disk and `/tmp` in RAM;
+/// without one, everything is in RAM.
+pub fn route(path: &str) -> Result<(u64, String), IoError> {
+    let full = path::normalize(&path::absolute(path)?);
+    if !under_tmp(&full)
+        && let Some(disk) = locate::disk_server()
+    {
+        return Ok((disk, full));
+    }
+    Ok((server()?, full))
+}
+
 /// Opens `path` as an object (not in the descriptor table).
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
-    let server = server()?;
-    let full = path::absolute(path)?;
+    let (server, full) = route(path)?;
     let r = client::path_call(server, op::OPEN, flags.bits() & proto::flags::ALL, full.as_bytes())?;
     Ok(OpenFile::new(server, r[1]))
 }
@@ -178,11 +198,17 @@ pub fn rmdir(path: &str) -> Result<(), IoError> {
 }
 
 /// Renames `from` to `to`, replacing a file (or an empty directory) there.
+/// Both names must be on one file system (`Unsupported` across `/tmp` and
+/// the disk).
 pub fn rename(from: &str, to: &str) -> Result<(), IoError> {
-    let mut payload = path::absolute(from)?.into_bytes();
+    let ((server, from), (other, to)) = (route(from)?, route(to)?);
+    if server != other {
+        return Err(IoError::Unsupported);
+    }
+    let mut payload = from.into_bytes();
     payload.push(0);
-    payload.extend_from_slice(path::absolute(to)?.as_bytes());
-    client::path_call(server()?, op::RENAME, 0, &payload).map(|_| ())
+    payload.extend_from_slice(to.as_bytes());
+    client::path_call(server, op::RENAME, 0, &payload).map(|_| ())
 }
 
 /// Kind and size of `path`.
@@ -262,7 +288,25 @@ pub fn stop_server(child: Child) -> Result<ExitStatus, IoError> {
     let mut m = [0u64; proto::WORDS];
     m[0] = proto::request(op::STOP, 0, 0);
     locate::forget();
-    if let Err(e) = client::call(child.id, &m) {
+    stop(child, &m)
+}
+
+/// Starts the disk file server `dfsd` (C-FFS over XN) as a child: from
+/// then on this process and every child it starts afterwards keep `/` on
+/// the disk and `/tmp` in the RAM server. Stop it with [`stop_server`]
+/// (which makes everything durable first).
+pub fn spawn_disk_server() -> Result<Child, IoError> {
+    let name = locate::DISK_SERVER_NAME;
+    let child = exec::spawn(name, &[name]).map_err(|e| match e {
+        exec::SpawnError::Kernel(k) => IoError::Kernel(k),
+        _ => IoError::NoServer,
+    })?;
+    locate::remember_disk(child.id);
+    Ok(child)
+}
+
+fn stop(child: Child, m: &crate::pct::Msg) -> Result<ExitStatus, IoError> {
+    if let Err(e) = client::call(child.id, m) {
         let _ = crate::sys::env_destroy(child.slot);
         return Err(e);
     }
@@ -278,5 +322,6 @@ pub fn from_spec(spec: &str) -> Result<Handle, IoError> {
 
 /// A request whose only argument is `path`.
 fn path_op(op: u8, path: &str) -> Result<crate::pct::Msg, IoError> {
-    client::path_call(server()?, op, 0, path::absolute(path)?.as_bytes())
+    let (server, full) = route(path)?;
+    client::path_call(server, op, 0, full.as_bytes())
 }

@@ -81,6 +81,11 @@ impl Bindings {
         }
     }
 
+    /// The blocks bound now, in order.
+    pub fn blocks(&self) -> Vec<u64> {
+        self.bound.keys().copied().collect()
+    }
+
     /// Blocks bound now.
     pub fn len(&self) -> usize {
         self.bound.len()

@@ -11,6 +11,7 @@
 //! ([`oxok_abi::xn::refuse`]) and block.
 
 mod bindings;
+mod disk;
 #[allow(unsafe_code)]
 mod page;
 
@@ -20,6 +21,7 @@ use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, REJECTED, XN_OLDEST_PENDING, XN_TABLE, XnHeader, XnRoot, XnRow, refuse};
 
 pub use bindings::Bindings;
+pub use disk::{WINDOW, WINDOW_PAGES, XnDisk};
 pub use page::{page, page_mut};
 
 /// Why an XN call did not happen.
@@ -141,9 +143,14 @@ pub fn read_start(block: u64) -> Result<u64, XnError> {
 /// Reads `block` into the cache and waits for it.
 pub fn read(block: u64) -> Result<(), XnError> {
     let seq = read_start(block)?;
+    if seq == 0 {
+        return Ok(());
+    }
     wait(seq)?;
-    match row_of(block) {
-        Some(r) if r.frame != u64::MAX => Ok(()),
+    // Cached now, unless the read failed: asking again says which (0:
+    // cached), whatever the size of the registry.
+    match read_start(block)? {
+        0 => Ok(()),
         _ => Err(XnError::Refused { code: refuse::NOT_BOUND, block, detail: 0 }),
     }
 }

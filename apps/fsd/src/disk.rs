@@ -1,0 +1,316 @@
+//! [`DiskFiles`]: the C-FFS library file system (`crates/cffs`) on the
+//! disk, through XN's calls (`oxok_libos::xn::XnDisk`), as the server's
+//! [`Files`]. C-FFS names files by path; an open file is a path this table
+//! keeps (and moves along when a rename moves it or a directory above it).
+//!
+//! Durability: every change to the name space (create, mkdir, unlink,
+//! rmdir, rename, truncate) is synced before the reply, and a file's data
+//! when its last open handle closes — C-FFS's ordered write-back, so a
+//! crash at any point leaves a disk `fsck` accepts.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use oxok_cffs::{Fs, FsError as DiskError, Kind as DiskKind};
+use oxok_libos::println;
+use oxok_libos::xn::XnDisk;
+use oxok_ramfs::{FsError, Kind, OpenFlags};
+
+use crate::files::{Entry, Files, Meta};
+
+struct Node {
+    path: String,
+    pins: u32,
+    wrote: bool,
+}
+
+/// The disk file system (mounted at the first request) and its open files.
+pub struct DiskFiles {
+    mounted: Option<Fs<XnDisk>>,
+    /// Mounting failed (said once): every request is refused.
+    failed: bool,
+    nodes: BTreeMap<u64, Node>,
+    next: u64,
+}
+
+/// The file system's error as the server's.
+fn err(e: DiskError) -> FsError {
+    match e {
+        DiskError::NotFound => FsError::NotFound,
+        DiskError::Exists => FsError::Exists,
+        DiskError::NotDir => FsError::NotADirectory,
+        DiskError::IsDir => FsError::IsADirectory,
+        DiskError::NotEmpty => FsError::NotEmpty,
+        DiskError::NameTooLong => FsError::TooLong,
+        DiskError::InvalidPath => FsError::InvalidName,
+        DiskError::NoSpace | DiskError::TooFragmented => FsError::NoSpace,
+        DiskError::InvalidArg => FsError::FileTooBig,
+        other => {
+            println!("dfsd: {other:?}");
+            FsError::Invalid
+        }
+    }
+}
+
+fn kind(k: DiskKind) -> Kind {
+    match k {
+        DiskKind::File => Kind::File,
+        DiskKind::Dir => Kind::Dir,
+    }
+}
+
+/// `path` (absolute, bytes) as C-FFS takes it: UTF-8, no empty, `.` or
+/// `..` components.
+fn normal(path: &[u8]) -> Result<String, FsError> {
+    let s = core::str::from_utf8(path).map_err(|_| FsError::InvalidName)?;
+    if !s.starts_with('/') {
+        return Err(FsError::InvalidName);
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for c in s.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let mut out = String::new();
+    for p in &parts {
+        out.push('/');
+        out.push_str(p);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    Ok(out)
+}
+
+/// A stable number for a name whose inode is embedded in its directory.
+fn number_of(path: &str) -> u64 {
+    let h = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    h | (1 << 63)
+}
+
+impl DiskFiles {
+    /// Serves the disk's file system, mounted (or made) at the first
+    /// request: requests run on the server's large stack, which C-FFS's
+    /// mount and repairs need.
+    pub fn new() -> DiskFiles {
+        DiskFiles { mounted: None, failed: false, nodes: BTreeMap::new(), next: 1 }
+    }
+
+    /// The mounted file system.
+    fn fs(&mut self) -> Result<&mut Fs<XnDisk>, FsError> {
+        if self.mounted.is_none() && !self.failed {
+            self.mounted = mount();
+            self.failed = self.mounted.is_none();
+        }
+        self.mounted.as_mut().ok_or(FsError::Invalid)
+    }
+
+    fn path(&self, ino: u64) -> Result<String, FsError> {
+        self.nodes.get(&ino).map(|n| n.path.clone()).ok_or(FsError::BadInode)
+    }
+
+    fn meta(&mut self, path: &str) -> Result<Meta, FsError> {
+        let st = self.fs()?.stat(path).map_err(err)?;
+        let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
+        Ok(Meta { kind: kind(st.kind), size: st.size, number, nlink: u64::from(st.nlink) })
+    }
+
+    fn sync(&mut self) -> Result<(), FsError> {
+        self.fs()?.sync().map_err(err)
+    }
+}
+
+impl Files for DiskFiles {
+    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError> {
+        let path = normal(path)?;
+        // Records nobody pinned (an open that failed half-way) go first.
+        self.nodes.retain(|_, n| n.pins > 0);
+        let fs = self.fs()?;
+        match fs.stat(&path) {
+            Ok(_) if o.create && o.exclusive => return Err(FsError::Exists),
+            Ok(st) if st.kind == DiskKind::Dir && o.write => return Err(FsError::IsADirectory),
+            Ok(st) if st.kind == DiskKind::File && o.directory => return Err(FsError::NotADirectory),
+            Ok(st) if st.kind == DiskKind::File && o.truncate && st.size > 0 => {
+                fs.truncate(&path, 0).map_err(err)?;
+                fs.sync().map_err(err)?;
+            }
+            Ok(_) => {}
+            Err(DiskError::NotFound) if o.create && !o.directory => {
+                fs.create(&path).map_err(err)?;
+                fs.sync().map_err(err)?;
+            }
+            Err(e) => return Err(err(e)),
+        }
+        let ino = self.next;
+        self.next += 1;
+        self.nodes.insert(ino, Node { path, pins: 0, wrote: false });
+        Ok(ino)
+    }
+
+    fn stat(&mut self, ino: u64) -> Result<Meta, FsError> {
+        let p = self.path(ino)?;
+        self.meta(&p)
+    }
+
+    fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
+        let p = normal(path)?;
+        self.meta(&p)
+    }
+
+    fn pin(&mut self, ino: u64) -> Result<(), FsError> {
+        let n = self.nodes.get_mut(&ino).ok_or(FsError::BadInode)?;
+        n.pins = n.pins.saturating_add(1);
+        Ok(())
+    }
+
+    fn unpin(&mut self, ino: u64) -> Result<(), FsError> {
+        let n = self.nodes.get_mut(&ino).ok_or(FsError::BadInode)?;
+        n.pins = n.pins.saturating_sub(1);
+        if n.pins == 0 {
+            let wrote = n.wrote;
+            self.nodes.remove(&ino);
+            if wrote {
+                return self.sync();
+            }
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, ino: u64, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
+        let p = self.path(ino)?;
+        self.fs()?.read(&p, off, buf).map_err(err)
+    }
+
+    fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
+        let p = self.path(ino)?;
+        let n = self.fs()?.write(&p, off, data).map_err(err)?;
+        if let Some(node) = self.nodes.get_mut(&ino) {
+            node.wrote = true;
+        }
+        Ok(n)
+    }
+
+    fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError> {
+        let p = self.path(ino)?;
+        self.fs()?.truncate(&p, len).map_err(err)?;
+        self.sync()
+    }
+
+    fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError> {
+        let dir = self.path(ino)?;
+        let mut names = self.fs()?.readdir(&dir).map_err(err)?;
+        names.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let Some((name, k)) = names.into_iter().find(|(n, _)| after.is_none_or(|a| n.as_bytes() > a)) else {
+            return Ok(None);
+        };
+        let size = match k {
+            DiskKind::File => {
+                let child = if dir == "/" { alloc::format!("/{name}") } else { alloc::format!("{dir}/{name}") };
+                self.fs()?.stat(&child).map_or(0, |s| s.size)
+            }
+            DiskKind::Dir => 0,
+        };
+        Ok(Some(Entry { name: name.into_bytes(), kind: kind(k), size }))
+    }
+
+    fn mkdir(&mut self, path: &[u8]) -> Result<(), FsError> {
+        let p = normal(path)?;
+        self.fs()?.mkdir(&p).map_err(err)?;
+        self.sync()
+    }
+
+    fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
+        let p = normal(path)?;
+        if self.fs()?.stat(&p).map_err(err)?.kind == DiskKind::Dir {
+            return Err(FsError::IsADirectory);
+        }
+        self.fs()?.unlink(&p).map_err(err)?;
+        self.sync()
+    }
+
+    fn rmdir(&mut self, path: &[u8]) -> Result<(), FsError> {
+        let p = normal(path)?;
+        if p == "/" {
+            return Err(FsError::Busy);
+        }
+        if self.fs()?.stat(&p).map_err(err)?.kind != DiskKind::Dir {
+            return Err(FsError::NotADirectory);
+        }
+        self.fs()?.unlink(&p).map_err(err)?;
+        self.sync()
+    }
+
+    fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError> {
+        let (from, to) = (normal(from)?, normal(to)?);
+        if from == to {
+            return self.fs()?.stat(&from).map(|_| ()).map_err(err);
+        }
+        self.fs()?.rename(&from, &to).map_err(err)?;
+        // Open files under the old name follow it.
+        for n in self.nodes.values_mut() {
+            if n.path == from {
+                n.path = to.clone();
+            } else if let Some(rest) = n.path.strip_prefix(from.as_str()).filter(|r| r.starts_with('/')) {
+                n.path = alloc::format!("{to}{rest}");
+            }
+        }
+        self.sync()
+    }
+
+    fn usage(&mut self) -> (u64, u64) {
+        let files = self.nodes.len() as u64;
+        let used = oxok_libos::xn::header().map_or(0, |h| h.nblocks.saturating_sub(h.free) * 4096);
+        (files, used)
+    }
+
+    fn finish(&mut self) {
+        if let Some(Err(e)) = self.mounted.as_mut().map(|fs| fs.sync()) {
+            println!("dfsd: final sync: {e:?}");
+        }
+    }
+}
+
+/// Mounts the C-FFS file system whose superblock is a catalogued root
+/// (XN recovered its free map at boot; mount repairs link counts and
+/// orphans), or registers the templates and makes a fresh one with a
+/// `/tmp` (where the RAM server's `/tmp` is reached). The principal is this
+/// environment's id.
+fn mount() -> Option<Fs<XnDisk>> {
+    let me = oxok_libos::exposed::self_id();
+    let nblocks = oxok_libos::xn::header().map_or(0, |h| h.nblocks);
+    let made = match XnDisk::existing() {
+        Some(id) => XnDisk::new(id).ok_or(DiskError::Io).and_then(|d| Fs::mount(d, me)).map(|(fs, r)| {
+            (fs, alloc::format!("mounted file system {id} ({} orphans, {} link counts repaired)", r.orphans, r.nlinks))
+        }),
+        None => match XnDisk::register() {
+            Ok(id) => XnDisk::new(id).ok_or(DiskError::Io).and_then(|d| Fs::mkfs(d, me)).and_then(|mut fs| {
+                fs.mkdir("/tmp")?;
+                fs.sync()?;
+                // The root is catalogued before anyone relies on it.
+                if let Err(e) = oxok_libos::xn::wait_catalog() {
+                    println!("dfsd: catalogue: {e}");
+                }
+                Ok((fs, alloc::format!("made file system {id}")))
+            }),
+            Err(e) => {
+                println!("dfsd: cannot register the templates: {e}");
+                return None;
+            }
+        },
+    };
+    match made {
+        Ok((fs, how)) => {
+            println!("dfsd: C-FFS on a disk of {nblocks} blocks: {how}");
+            Some(fs)
+        }
+        Err(e) => {
+            println!("dfsd: no file system: {e:?}");
+            None
+        }
+    }
+}

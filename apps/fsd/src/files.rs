@@ -1,0 +1,128 @@
+//! [`Files`]: what the server needs of a file system, so one server serves
+//! either the RAM file system (`fsd`, `crates/ramfs`) or the C-FFS library
+//! file system on the disk (`dfsd`, `crates/cffs` over XN). Open files are
+//! named by a word the file system hands out (`open`) and keeps valid while
+//! pinned.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use oxok_ramfs::{Fs, FsError, Ino, Kind, OpenFlags};
+
+/// What `stat` reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Meta {
+    /// File or directory.
+    pub kind: Kind,
+    /// A file's bytes.
+    pub size: u64,
+    /// The inode number shown to programs.
+    pub number: u64,
+    /// Links.
+    pub nlink: u64,
+}
+
+/// One directory entry.
+pub struct Entry {
+    /// Its name.
+    pub name: Vec<u8>,
+    /// File or directory.
+    pub kind: Kind,
+    /// A file's size.
+    pub size: u64,
+}
+
+/// A file system the server serves. Paths are absolute.
+pub trait Files: Send {
+    /// Opens (creates, truncates) `path`: its word.
+    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError>;
+    /// Status of an open file.
+    fn stat(&mut self, ino: u64) -> Result<Meta, FsError>;
+    /// Status of `path`.
+    fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError>;
+    /// Keeps `ino` valid until the matching `unpin`.
+    fn pin(&mut self, ino: u64) -> Result<(), FsError>;
+    /// Drops a pin.
+    fn unpin(&mut self, ino: u64) -> Result<(), FsError>;
+    /// Reads at `off`.
+    fn read(&mut self, ino: u64, off: u64, buf: &mut [u8]) -> Result<usize, FsError>;
+    /// Writes at `off`.
+    fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError>;
+    /// Sets the length.
+    fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError>;
+    /// The entry of directory `ino` after `after` in name order.
+    fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError>;
+    /// Makes a directory.
+    fn mkdir(&mut self, path: &[u8]) -> Result<(), FsError>;
+    /// Removes a file name.
+    fn unlink(&mut self, path: &[u8]) -> Result<(), FsError>;
+    /// Removes an empty directory.
+    fn rmdir(&mut self, path: &[u8]) -> Result<(), FsError>;
+    /// Renames.
+    fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError>;
+    /// (inodes or files, bytes used) for `INFO`.
+    fn usage(&mut self) -> (u64, u64);
+    /// The server's clock (requests served).
+    fn set_time(&mut self, _now: u64) {}
+    /// Makes everything durable (the server is stopping).
+    fn finish(&mut self) {}
+}
+
+fn ino(raw: u64) -> Ino {
+    Ino::from_raw(raw)
+}
+
+impl Files for Fs {
+    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError> {
+        Fs::open(self, Ino::ROOT, path, o).map(Ino::to_raw)
+    }
+    fn stat(&mut self, i: u64) -> Result<Meta, FsError> {
+        let st = Fs::stat(self, ino(i))?;
+        Ok(Meta { kind: st.kind, size: st.size, number: st.ino.number(), nlink: st.nlink })
+    }
+    fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
+        let i = self.lookup(Ino::ROOT, path)?;
+        Files::stat(self, i.to_raw())
+    }
+    fn pin(&mut self, i: u64) -> Result<(), FsError> {
+        Fs::pin(self, ino(i))
+    }
+    fn unpin(&mut self, i: u64) -> Result<(), FsError> {
+        Fs::unpin(self, ino(i))
+    }
+    fn read(&mut self, i: u64, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
+        Fs::read(self, ino(i), off, buf)
+    }
+    fn write(&mut self, i: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
+        Fs::write(self, ino(i), off, data)
+    }
+    fn truncate(&mut self, i: u64, len: u64) -> Result<(), FsError> {
+        Fs::truncate(self, ino(i), len)
+    }
+    fn next_entry(&mut self, i: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError> {
+        let Some(e) = self.readdir_after(ino(i), after, 1)?.into_iter().next() else { return Ok(None) };
+        let size = Fs::stat(self, e.ino).map_or(0, |s| s.size);
+        Ok(Some(Entry { name: e.name, kind: e.kind, size }))
+    }
+    fn mkdir(&mut self, path: &[u8]) -> Result<(), FsError> {
+        Fs::mkdir(self, Ino::ROOT, path).map(|_| ())
+    }
+    fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
+        Fs::unlink(self, Ino::ROOT, path)
+    }
+    fn rmdir(&mut self, path: &[u8]) -> Result<(), FsError> {
+        Fs::rmdir(self, Ino::ROOT, path)
+    }
+    fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError> {
+        Fs::rename(self, Ino::ROOT, from, to)
+    }
+    fn usage(&mut self) -> (u64, u64) {
+        let st = self.statfs();
+        (st.inodes as u64, st.used_bytes)
+    }
+    fn set_time(&mut self, now: u64) {
+        Fs::set_time(self, now)
+    }
+}
+
+/// The server's file system.
+pub type Backend = Box<dyn Files>;

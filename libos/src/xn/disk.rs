@@ -1,0 +1,265 @@
+//! [`XnDisk`]: the C-FFS library file system's disk (`oxok_cffs::Disk`)
+//! over the kernel's XN calls. Every metadata change goes to the kernel as
+//! the proposed block image (`xn_alloc`, `xn_free`, `xn_modify`), which
+//! runs the file system's own `owns`/`acl` templates before and after;
+//! blocks are read into the kernel's buffer cache (`xn_read`, in sorted
+//! batches for [`prefetch`](Disk::prefetch)) and then read and written
+//! through the pages this program bound ([`Bindings`]): file data never
+//! crosses a call. Write-back issues the writes of a round back to back and
+//! waits for them only before the next change or the flush.
+//!
+//! The file system's own bookkeeping: which blocks changed since they were
+//! last written (`dirty`) and which were allocated and are not yet durable
+//! (`tainted`: until a write of them completed before a flush). The kernel
+//! keeps the authoritative copy of both and refuses a write-back that
+//! would persist a pointer to a tainted block whatever this side believes.
+
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
+
+use oxok_abi::Error;
+use oxok_abi::xn::refuse;
+use oxok_cffs::Disk;
+use oxok_cffs::layout::{Block, SUPER_BLOCK, T_SUPER};
+use oxok_xn::{Extent, Fault, Refusal};
+
+use super::{Bindings, XnError};
+
+/// Where the file system's bound cache pages live in its address space.
+pub const WINDOW: u64 = 0x5400_0000_0000;
+/// Pages of the window: blocks bound at once before clean ones are let go.
+pub const WINDOW_PAGES: u64 = 4096;
+/// Levels of metadata above a block (superblock, inode table, directory,
+/// file): how many let-go blocks one bind may have to read again.
+const MAX_DEPTH: usize = 8;
+
+/// The C-FFS disk over XN.
+pub struct XnDisk {
+    fs: u32,
+    nblocks: u64,
+    pages: Bindings,
+    dirty: BTreeSet<u64>,
+    tainted: BTreeSet<u64>,
+    /// Tainted blocks whose write completed since the last flush.
+    written: Vec<u64>,
+    /// The last request issued and not yet waited for (0: none).
+    pending: u64,
+    /// Requests: reads, writes, flushes (for the report).
+    pub requests: u64,
+}
+
+/// XN's refusal (or the call's failure) as the file system sees it.
+fn refusal(e: XnError) -> Refusal {
+    match e {
+        XnError::Refused { code, block, detail } => match code {
+            refuse::OUT_OF_RANGE => Refusal::OutOfRange(block),
+            refuse::NOT_FREE => Refusal::NotFree(block),
+            refuse::NOT_ALLOCATED => Refusal::NotAllocated(block),
+            refuse::NOT_METADATA => Refusal::NotMetadata(block),
+            refuse::DENIED => Refusal::Denied(block),
+            refuse::OWNS_MISMATCH => Refusal::OwnsMismatch(block),
+            refuse::BAD_OWNS => Refusal::BadOwns(block, oxok_xn::SetError::OutOfRange(block)),
+            refuse::UDF_FAULT => Refusal::UdfFault(block, Fault::StepLimit),
+            refuse::TAINTED_POINTER => Refusal::TaintedPointer { block, child: detail },
+            refuse::IN_FLIGHT => Refusal::InFlight(block),
+            refuse::NOT_EMPTY => Refusal::NotEmpty(block),
+            refuse::ALREADY_BOUND => Refusal::AlreadyBound(block),
+            refuse::NOT_BOUND => Refusal::NotBound(block),
+            refuse::METADATA_WRITABLE => Refusal::MetadataWritable(block),
+            refuse::BUSY => Refusal::Busy(block),
+            refuse::BAD_FS => Refusal::BadFs,
+            refuse::WILL_FREE => Refusal::WillFree(block),
+            _ => Refusal::NoMemory,
+        },
+        XnError::Rejected { .. } => Refusal::BadFs,
+        XnError::Sys(_) => Refusal::NoMemory,
+    }
+}
+
+impl XnDisk {
+    /// The disk of file system `fs` (registered with the C-FFS templates),
+    /// or `None` without a disk.
+    pub fn new(fs: u32) -> Option<XnDisk> {
+        let h = super::header()?;
+        Some(XnDisk {
+            fs,
+            nblocks: h.nblocks,
+            pages: Bindings::new(WINDOW, WINDOW_PAGES),
+            dirty: BTreeSet::new(),
+            tainted: BTreeSet::new(),
+            written: Vec::new(),
+            pending: 0,
+            requests: 0,
+        })
+    }
+
+    /// The C-FFS file system already on the disk: the one whose
+    /// superblock is a catalogued root; `None` if there is none.
+    pub fn existing() -> Option<u32> {
+        let n = super::header()?.roots as usize;
+        (0..n.min(oxok_abi::xn::MAX_ROOTS))
+            .filter_map(super::root_row)
+            .find(|r| r.block == SUPER_BLOCK && r.ty == T_SUPER)
+            .map(|r| r.fs)
+    }
+
+    /// Registers the C-FFS templates: a new file system's number.
+    pub fn register() -> Result<u32, XnError> {
+        let t = oxok_cffs::templates::templates();
+        super::register(&[&t[0], &t[1], &t[2]])
+    }
+
+    /// The file system's number.
+    pub fn fs(&self) -> u32 {
+        self.fs
+    }
+
+    /// Waits for the requests issued so far.
+    fn settle(&mut self) -> Result<(), Refusal> {
+        let p = core::mem::replace(&mut self.pending, 0);
+        super::wait(p).map_err(refusal)
+    }
+
+    /// Binds `block` (writable when `write`): its address. Clean blocks
+    /// are let go when the window is full, and metadata above it that was
+    /// let go (whose `acl` decides about it) is read in again.
+    fn bind(&mut self, block: u64, write: bool) -> Result<u64, Refusal> {
+        for _ in 0..MAX_DEPTH {
+            let r = if write {
+                self.pages.get_mut(block).map(|p| p.as_ptr() as u64)
+            } else {
+                self.pages.get(block).map(|p| p.as_ptr() as u64)
+            };
+            match r {
+                Ok(va) => return Ok(va),
+                Err(XnError::Sys(Error::NoMemory)) if !self.pages.is_empty() => self.shed(),
+                Err(XnError::Refused { code: refuse::NOT_BOUND, block: above, .. }) if above != block => {
+                    self.requests += 1;
+                    super::read(above).map_err(refusal)?;
+                }
+                Err(e) => return Err(refusal(e)),
+            }
+        }
+        Err(Refusal::NotBound(block))
+    }
+
+    /// Unbinds and evicts the blocks that hold nothing unwritten (their
+    /// frames go back; a later read brings them in from the disk).
+    fn shed(&mut self) {
+        for b in self.pages.blocks() {
+            if !self.dirty.contains(&b) && !self.tainted.contains(&b) {
+                self.pages.forget(b);
+                let _ = super::evict(b);
+            }
+        }
+    }
+}
+
+impl Disk for XnDisk {
+    fn nblocks(&self) -> u64 {
+        self.nblocks
+    }
+
+    fn is_free(&self, block: u64) -> bool {
+        super::is_free(block).unwrap_or(false)
+    }
+
+    fn is_tainted(&self, block: u64) -> bool {
+        self.tainted.contains(&block)
+    }
+
+    fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal> {
+        let va = self.bind(block, false)?;
+        out.copy_from_slice(super::page(va).map_err(|_| Refusal::NotBound(block))?);
+        Ok(())
+    }
+
+    fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
+        self.requests += blocks.len() as u64;
+        super::prefetch(blocks).map_err(refusal)
+    }
+
+    fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
+        self.settle()?;
+        let va = self.bind(block, true)?;
+        super::page_mut(va).map_err(|_| Refusal::NotBound(block))?.copy_from_slice(data);
+        self.dirty.insert(block);
+        Ok(())
+    }
+
+    fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
+        self.settle()?;
+        super::alloc(meta, new, ext.start, ext.len, ext.ty).map_err(refusal)?;
+        for b in ext.blocks() {
+            self.dirty.insert(b);
+            self.tainted.insert(b);
+        }
+        self.dirty.insert(meta);
+        Ok(())
+    }
+
+    fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
+        self.settle()?;
+        super::free(meta, new, ext.start, ext.len).map_err(refusal)?;
+        for b in ext.blocks() {
+            self.pages.forget(b);
+            self.dirty.remove(&b);
+            self.tainted.remove(&b);
+        }
+        self.dirty.insert(meta);
+        Ok(())
+    }
+
+    fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
+        self.settle()?;
+        super::modify(meta, new).map_err(refusal)?;
+        self.dirty.insert(meta);
+        Ok(())
+    }
+
+    fn dirty(&self, out: &mut Vec<u64>) {
+        out.extend(self.dirty.iter().copied());
+    }
+
+    fn write(&mut self, block: u64) -> Result<(), Refusal> {
+        let seq = loop {
+            match super::write(block) {
+                Ok(seq) => break seq,
+                // Every request slot is taken, or this block's last write
+                // is still going: wait for what was issued.
+                Err(XnError::Sys(Error::WouldBlock)) | Err(XnError::Refused { code: refuse::IN_FLIGHT, .. })
+                    if self.pending != 0 =>
+                {
+                    self.settle()?
+                }
+                Err(e) => return Err(refusal(e)),
+            }
+        };
+        self.requests += 1;
+        self.pending = self.pending.max(seq);
+        self.dirty.remove(&block);
+        if self.tainted.contains(&block) {
+            self.written.push(block);
+        }
+        Ok(())
+    }
+
+    fn add_root(&mut self, block: u64, ty: u32, content: &Block) -> Result<(), Refusal> {
+        self.settle()?;
+        super::root(self.fs, block, ty, content).map_err(refusal)?;
+        self.dirty.insert(block);
+        self.tainted.insert(block);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Refusal> {
+        self.settle()?;
+        let seq = super::flush().map_err(refusal)?;
+        self.requests += 1;
+        super::wait(seq).map_err(refusal)?;
+        for b in self.written.drain(..) {
+            self.tainted.remove(&b);
+        }
+        Ok(())
+    }
+}
