@@ -33,6 +33,7 @@ mod scenarios;
 mod scenarios_cheetah;
 mod scenarios_ckpt;
 mod scenarios_disk;
+mod scenarios_xnfs;
 mod scenarios_http;
 mod scenarios_lxproc;
 mod scenarios_net;

@@ -1640,6 +1640,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
     crate::scenarios_http::HTTP_SCENARIOS[4],
+    // The disk file system from Oxok (issue 15 point 3): `scenarios_xnfs.rs`.
+    crate::scenarios_xnfs::XNFS_SCENARIOS[0],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[1],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[2],
 ];
 
 #[cfg(test)]

@@ -1,0 +1,81 @@
+//! xnfs-attack: a program of another principal attacks the disk file
+//! system `dfsd` serves (C-FFS over XN) through XN's calls directly — it
+//! cannot go around the file server's templates: binding its data,
+//! rewriting its superblock and directories, allocating into and freeing
+//! from them, and forging a file system of its own whose metadata claims
+//! the victim's blocks. Every move must be refused; the scenario then
+//! reads the victim's files back and checks the image with `fsck`.
+#![no_std]
+#![no_main]
+
+extern crate alloc;
+
+use oxok_cffs::layout::{SUPER_BLOCK, T_DIR, T_ITAB, T_SUPER, superblock, set_itab};
+use oxok_libos::abi::xn::{DATA, rights, refuse};
+use oxok_libos::xn::{self, XnDisk, XnError};
+use oxok_libos::{Args, exposed, println};
+use oxok_tests::Checks;
+
+oxok_libos::main!(main);
+
+/// Where the attacker tries to map the victim's blocks.
+const VA: u64 = 0x5f00_0000_0000;
+
+fn refused(code: u64) -> impl Fn(Result<(), XnError>) -> bool {
+    move |r| matches!(r, Err(XnError::Refused { code: c, .. }) if c == code)
+}
+
+fn main(_args: Args) -> i32 {
+    let mut c = Checks::new("xnfs-attack");
+    let (Some(h), Some(vfs)) = (xn::header(), XnDisk::existing()) else {
+        println!("xnfs-attack: no disk file system");
+        return 1;
+    };
+    // The victim's blocks, from the exposed registry.
+    let rows: alloc::vec::Vec<_> = (0..(h.registered as usize).min(oxok_libos::abi::xn::XN_ROWS_MAX))
+        .filter_map(xn::row)
+        .filter(|r| u32::from(r.fs) == vfs && r.will_free == 0)
+        .collect();
+    let data = rows.iter().find(|r| u32::from(r.ty) == DATA);
+    let dir = rows.iter().find(|r| u32::from(r.ty) == T_DIR);
+    let itab = rows.iter().find(|r| u32::from(r.ty) == T_ITAB);
+    let (Some(data), Some(dir), Some(itab)) = (data, dir, itab) else {
+        println!("xnfs-attack: the victim has no data block, directory or inode table yet");
+        return 1;
+    };
+    let free = (0..h.nblocks).rev().find(|&b| xn::is_free(b) == Some(true)).unwrap_or(0);
+    let me = exposed::self_id();
+    println!(
+        "xnfs-attack: victim file system {vfs}: data {} (of {}), directory {}, inode table {}; I am {me}",
+        data.block, data.parent, dir.block, itab.block
+    );
+    // The victim's blocks through XN: every change is the victim's acl's.
+    c.check(refused(refuse::DENIED)(xn::bind(data.block, VA, rights::WRITE)), "bind victim data writable refused");
+    c.check(refused(refuse::DENIED)(xn::bind(data.block, VA, rights::READ)), "bind victim data readable refused");
+    let mut forged = superblock(me, h.nblocks);
+    c.check(refused(refuse::DENIED)(xn::modify(SUPER_BLOCK, &forged)), "rewrite victim superblock refused");
+    let blank = [0u8; 4096];
+    c.check(refused(refuse::DENIED)(xn::modify(dir.block, &blank)), "rewrite victim directory refused");
+    c.check(refused(refuse::DENIED)(xn::free(data.parent, &blank, data.block, 1)), "free victim data refused");
+    c.check(refused(refuse::DENIED)(xn::alloc(dir.block, &blank, free, 1, DATA)), "allocate into victim directory refused");
+    // A file system of its own (the same templates) whose superblock
+    // claims the victim's inode table.
+    let fs = match XnDisk::register() {
+        Ok(fs) => fs,
+        Err(e) => {
+            println!("xnfs-attack: register failed: {e}");
+            return 1;
+        }
+    };
+    c.check(fs != vfs, "own file system");
+    let mut claim = forged;
+    set_itab(&mut claim, 0, itab.block);
+    c.check(refused(refuse::OWNS_MISMATCH)(xn::root(fs, free, T_SUPER, &claim)), "root born owning victim blocks refused");
+    c.expect(xn::root(fs, free, T_SUPER, &forged), Ok(()), "own root");
+    c.check(refused(refuse::OWNS_MISMATCH)(xn::modify(free, &claim)), "claim victim inode table by rewrite refused");
+    c.check(refused(refuse::NOT_FREE)(xn::alloc(free, &claim, itab.block, 1, T_ITAB)), "allocate victim inode table refused");
+    c.check(refused(refuse::NOT_FREE)(xn::root(fs, SUPER_BLOCK, T_SUPER, &forged)), "take victim superblock refused");
+    set_itab(&mut forged, 0, 0);
+    c.check(xn::modify(free, &forged).is_ok(), "own root still usable");
+    c.finish()
+}

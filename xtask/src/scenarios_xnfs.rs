@@ -1,0 +1,93 @@
+//! The disk file system from Oxok itself (issue 15 point 3): with a disk,
+//! init starts `dfsd` (C-FFS over XN), `/` is on the disk and `/tmp` stays
+//! in the RAM server. Each scenario boots twice on one fresh image — what
+//! the shell tools, the Linux personality or the victim wrote before the
+//! reboot is read back after it — and then the host's `fsck` checks the
+//! image (`cargo xtask fsck`). `scenarios.rs` lists them at the end.
+
+use crate::hostdisk::{DiskSpec, Reboot};
+use crate::scenario::Scenario;
+
+/// Every scenario of this file, in the order `scenarios.rs` lists them.
+pub(crate) const XNFS_SCENARIOS: [Scenario; 3] = [TOOLS, LINUX, HOSTILE];
+
+const FORBID: &[&str] = &["FAIL", "frames leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
+
+const TOOLS: Scenario = Scenario {
+    name: "disk-fs-tools",
+    about: "files and directories made with echo >, >>, mkdir, cp, mv, rm on the disk's `/` are there after a reboot; `/tmp` (RAM) is not; the image passes the host's fsck",
+    cmdline: "run=init",
+    input: "echo hello disk > /a.txt\nmkdir /d\nmkdir /d/e\necho line one > /d/one\necho line two >> /d/one\n\
+            cp /a.txt /d/copy\nmv /d/copy /d/e/moved\necho doomed > /doomed\nrm /doomed\n\
+            echo scratch > /tmp/scratch\ncat /tmp/scratch\nls /\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of 16320 blocks: made file system", "scratch", "a.txt", "d", "tmp", "dfsd: stopped"],
+    forbid: FORBID,
+    timeout_secs: 300,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "cat /a.txt\ncat /d/one\nls /d/e\ncat /d/e/moved\nls /d\ncat /doomed\ncat /tmp/scratch\nexit\n",
+            expect: &[
+                "dfsd: C-FFS on a disk of 16320 blocks: mounted file system",
+                "hello disk",
+                "line one",
+                "line two",
+                "moved",
+                "hello disk",
+                "e",
+                "one",
+                "/doomed: no such file",
+                "/tmp/scratch: no such file",
+                "dfsd: stopped",
+            ],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+const LINUX: Scenario = Scenario {
+    name: "disk-fs-linux",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; after a reboot both read them back; fsck passes",
+    cmdline: "run=init",
+    input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
+            busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
+            busybox cat /native.txt\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "moved", "native words", "dfsd: stopped"],
+    forbid: FORBID,
+    timeout_secs: 300,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nexit\n",
+            expect: &["mounted file system", "from linux", "from linux", "13 /native.txt", "dfsd: stopped"],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+const HOSTILE: Scenario = Scenario {
+    name: "disk-fs-hostile",
+    about: "another principal attacks the disk file system through XN directly (binding its data, rewriting its superblock and directories, allocating and freeing in them, a forged file system claiming its blocks): refused; the victim's files read back after a reboot and the image passes fsck",
+    cmdline: "run=init",
+    input: "echo victim data > /v.txt\nmkdir /vd\necho more > /vd/w\nxnfs-attack\ncat /v.txt\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "xnfs-attack: victim file system", "xnfs-attack: ok (", "victim data", "dfsd: stopped"],
+    forbid: FORBID,
+    timeout_secs: 300,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "cat /v.txt\ncat /vd/w\nexit\n",
+            expect: &["mounted file system", "victim data", "more", "dfsd: stopped"],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
