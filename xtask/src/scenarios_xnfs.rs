@@ -20,7 +20,14 @@ const TOOLS: Scenario = Scenario {
     input: "echo hello disk > /a.txt\nmkdir /d\nmkdir /d/e\necho line one > /d/one\necho line two >> /d/one\n\
             cp /a.txt /d/copy\nmv /d/copy /d/e/moved\necho doomed > /doomed\nrm /doomed\n\
             echo scratch > /tmp/scratch\ncat /tmp/scratch\nls /\nexit\n",
-    expect: &["dfsd: C-FFS on a disk of 16320 blocks: made file system", "scratch", "a.txt", "d", "tmp", "dfsd: stopped"],
+    expect: &[
+        "dfsd: C-FFS on a disk of 16320 blocks: made file system",
+        "scratch",
+        "a.txt",
+        "d",
+        "tmp",
+        "dfsd: stopped",
+    ],
     forbid: FORBID,
     timeout_secs: 300,
     disk: Some(DiskSpec {
@@ -76,7 +83,13 @@ const HOSTILE: Scenario = Scenario {
     about: "another principal attacks the disk file system through XN directly (binding its data, rewriting its superblock and directories, allocating and freeing in them, a forged file system claiming its blocks): refused; the victim's files read back after a reboot and the image passes fsck",
     cmdline: "run=init",
     input: "echo victim data > /v.txt\nmkdir /vd\necho more > /vd/w\nxnfs-attack\ncat /v.txt\nexit\n",
-    expect: &["dfsd: C-FFS on a disk of", "xnfs-attack: victim file system", "xnfs-attack: ok (", "victim data", "dfsd: stopped"],
+    expect: &[
+        "dfsd: C-FFS on a disk of",
+        "xnfs-attack: victim file system",
+        "xnfs-attack: ok (",
+        "victim data",
+        "dfsd: stopped",
+    ],
     forbid: FORBID,
     timeout_secs: 300,
     disk: Some(DiskSpec {

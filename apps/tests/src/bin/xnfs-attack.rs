@@ -10,8 +10,8 @@
 
 extern crate alloc;
 
-use oxok_cffs::layout::{SUPER_BLOCK, T_DIR, T_ITAB, T_SUPER, superblock, set_itab};
-use oxok_libos::abi::xn::{DATA, rights, refuse};
+use oxok_cffs::layout::{SUPER_BLOCK, T_DIR, T_ITAB, T_SUPER, set_itab, superblock};
+use oxok_libos::abi::xn::{DATA, refuse, rights};
 use oxok_libos::xn::{self, XnDisk, XnError};
 use oxok_libos::{Args, exposed, println};
 use oxok_tests::Checks;
@@ -57,7 +57,10 @@ fn main(_args: Args) -> i32 {
     let blank = [0u8; 4096];
     c.check(refused(refuse::DENIED)(xn::modify(dir.block, &blank)), "rewrite victim directory refused");
     c.check(refused(refuse::DENIED)(xn::free(data.parent, &blank, data.block, 1)), "free victim data refused");
-    c.check(refused(refuse::DENIED)(xn::alloc(dir.block, &blank, free, 1, DATA)), "allocate into victim directory refused");
+    c.check(
+        refused(refuse::DENIED)(xn::alloc(dir.block, &blank, free, 1, DATA)),
+        "allocate into victim directory refused",
+    );
     // A file system of its own (the same templates) whose superblock
     // claims the victim's inode table.
     let fs = match XnDisk::register() {
@@ -70,10 +73,16 @@ fn main(_args: Args) -> i32 {
     c.check(fs != vfs, "own file system");
     let mut claim = forged;
     set_itab(&mut claim, 0, itab.block);
-    c.check(refused(refuse::OWNS_MISMATCH)(xn::root(fs, free, T_SUPER, &claim)), "root born owning victim blocks refused");
+    c.check(
+        refused(refuse::OWNS_MISMATCH)(xn::root(fs, free, T_SUPER, &claim)),
+        "root born owning victim blocks refused",
+    );
     c.expect(xn::root(fs, free, T_SUPER, &forged), Ok(()), "own root");
     c.check(refused(refuse::OWNS_MISMATCH)(xn::modify(free, &claim)), "claim victim inode table by rewrite refused");
-    c.check(refused(refuse::NOT_FREE)(xn::alloc(free, &claim, itab.block, 1, T_ITAB)), "allocate victim inode table refused");
+    c.check(
+        refused(refuse::NOT_FREE)(xn::alloc(free, &claim, itab.block, 1, T_ITAB)),
+        "allocate victim inode table refused",
+    );
     c.check(refused(refuse::NOT_FREE)(xn::root(fs, SUPER_BLOCK, T_SUPER, &forged)), "take victim superblock refused");
     set_itab(&mut forged, 0, 0);
     c.check(xn::modify(free, &forged).is_ok(), "own root still usable");
