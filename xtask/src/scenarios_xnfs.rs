@@ -61,16 +61,35 @@ const LINUX: Scenario = Scenario {
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
-            busybox cat /native.txt\nexit\n",
-    expect: &["dfsd: C-FFS on a disk of", "moved", "native words", "dfsd: stopped"],
+            busybox cat /native.txt\nbusybox dd if=/dev/zero of=/big bs=4096 count=600\n\
+            busybox seq 1 200000 > /nums\ncp /nums /nums2\nbusybox cmp /nums /nums2 && echo same-bytes\n\
+            rm /big && echo big-removed\nexit\n",
+    expect: &[
+        "dfsd: C-FFS on a disk of",
+        "moved",
+        "native words",
+        "600+0 records out",
+        "same-bytes",
+        "big-removed",
+        "dfsd: stopped",
+    ],
     forbid: FORBID,
     timeout_secs: 300,
     disk: Some(DiskSpec {
         mib: 64,
         reboot: Some(Reboot {
             cmdline: "run=init",
-            input: "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nexit\n",
-            expect: &["mounted file system", "from linux", "from linux", "13 /native.txt", "dfsd: stopped"],
+            input: "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\nexit\n",
+            expect: &[
+                "mounted file system",
+                "from linux",
+                "from linux",
+                "13 /native.txt",
+                // `seq 1 200000 | md5sum` on the host.
+                "0e10426a1d5bddffcef02f1345787128  /nums2",
+                "/big: No such file or directory",
+                "dfsd: stopped",
+            ],
             patch: None,
         }),
         fsck: true,

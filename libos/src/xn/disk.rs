@@ -18,9 +18,10 @@ use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use oxok_abi::Error;
+use oxok_abi::xn::MAX_EXTENT_CALL;
 use oxok_abi::xn::refuse;
 use oxok_cffs::Disk;
-use oxok_cffs::layout::{Block, SUPER_BLOCK, T_SUPER};
+use oxok_cffs::layout::{Block, RECORDS, Record, SUPER_BLOCK, T_SUPER, record, set_record};
 use oxok_xn::{Extent, Fault, Refusal};
 
 use super::{Bindings, XnError};
@@ -74,6 +75,19 @@ fn refusal(e: XnError) -> Refusal {
         XnError::Rejected { .. } => Refusal::BadFs,
         XnError::Sys(_) => Refusal::NoMemory,
     }
+}
+
+/// The record and extent slot of `img` whose extent ends at `end` and
+/// covers `start..end` (the blocks one allocation adds or one free takes).
+fn tail_slot(img: &Block, start: u64, end: u64) -> Option<(usize, usize, Record)> {
+    (0..RECORDS).find_map(|r| {
+        let rec = record(img, r);
+        let e = rec.ext.iter().position(|x| {
+            let (s, l) = (u64::from(x.start), u64::from(x.len));
+            l > 0 && s <= start && s + l == end
+        })?;
+        Some((r, e, rec))
+    })
 }
 
 impl XnDisk {
@@ -189,7 +203,21 @@ impl Disk for XnDisk {
 
     fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.settle()?;
-        super::alloc(meta, new, ext.start, ext.len, ext.ty).map_err(refusal)?;
+        // More than one call takes: the extent grows to its end in steps,
+        // each image `new` with the extent cut where the step ends.
+        let (mut at, end) = (ext.start, ext.start + ext.len);
+        if ext.len > MAX_EXTENT_CALL {
+            let (r, e, mut rec) = tail_slot(new, ext.start, end).ok_or(Refusal::OwnsMismatch(meta))?;
+            let first = u64::from(rec.ext[e].start);
+            let mut step = *new;
+            while end - at > MAX_EXTENT_CALL {
+                rec.ext[e].len = (at + MAX_EXTENT_CALL - first) as u16;
+                set_record(&mut step, r, &rec);
+                super::alloc(meta, &step, at, MAX_EXTENT_CALL, ext.ty).map_err(refusal)?;
+                at += MAX_EXTENT_CALL;
+            }
+        }
+        super::alloc(meta, new, at, end - at, ext.ty).map_err(refusal)?;
         for b in ext.blocks() {
             self.dirty.insert(b);
             self.tainted.insert(b);
@@ -200,7 +228,24 @@ impl Disk for XnDisk {
 
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.settle()?;
-        super::free(meta, new, ext.start, ext.len).map_err(refusal)?;
+        // More than one call takes (a large file's tail or whole extent):
+        // the extent shrinks from its end in steps, each image the old one
+        // with the extent cut where the step begins.
+        let mut end = ext.start + ext.len;
+        if ext.len > MAX_EXTENT_CALL {
+            let mut step = [0u8; oxok_abi::xn::BLOCK_SIZE];
+            self.read(meta, &mut step)?;
+            let (r, e, mut rec) = tail_slot(&step, ext.start, end).ok_or(Refusal::OwnsMismatch(meta))?;
+            let first = u64::from(rec.ext[e].start);
+            while end - ext.start > MAX_EXTENT_CALL {
+                let from = end - MAX_EXTENT_CALL;
+                rec.ext[e].len = (from - first) as u16;
+                set_record(&mut step, r, &rec);
+                super::free(meta, &step, from, MAX_EXTENT_CALL).map_err(refusal)?;
+                end = from;
+            }
+        }
+        super::free(meta, new, ext.start, end - ext.start).map_err(refusal)?;
         for b in ext.blocks() {
             self.pages.forget(b);
             self.dirty.remove(&b);
