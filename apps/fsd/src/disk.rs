@@ -11,7 +11,9 @@
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+use oxok_cffs::layout::SUPER_BLOCK;
 use oxok_cffs::{Fs, FsError as DiskError, Kind as DiskKind};
+use oxok_libos::abi::xn::{BLOCK_SIZE, refuse};
 use oxok_libos::println;
 use oxok_libos::xn::XnDisk;
 use oxok_ramfs::{FsError, Kind, OpenFlags};
@@ -284,9 +286,29 @@ fn mount() -> Option<Fs<XnDisk>> {
     let me = oxok_libos::exposed::self_id();
     let nblocks = oxok_libos::xn::header().map_or(0, |h| h.nblocks);
     let made = match XnDisk::existing() {
-        Some(id) => XnDisk::new(id).ok_or(DiskError::Io).and_then(|d| Fs::mount(d, me)).map(|(fs, r)| {
-            (fs, alloc::format!("mounted file system {id} ({} orphans, {} link counts repaired)", r.orphans, r.nlinks))
-        }),
+        Some(id) => XnDisk::new(id)
+            .ok_or(DiskError::Io)
+            .and_then(|mut d| {
+                // The superblock's acl names its owner: another principal's
+                // file system cannot even be read.
+                let mut sb = [0u8; BLOCK_SIZE];
+                if let Err(r) = oxok_cffs::Disk::read(&mut d, SUPER_BLOCK, &mut sb)
+                    && r.code() == refuse::DENIED
+                {
+                    println!("dfsd: file system {id} belongs to another principal: XN refuses environment {me}");
+                }
+                Fs::mount(d, me)
+            })
+            .map(|(fs, r)| {
+                (
+                    fs,
+                    alloc::format!(
+                        "mounted file system {id} ({} orphans, {} link counts repaired)",
+                        r.orphans,
+                        r.nlinks
+                    ),
+                )
+            }),
         None => match XnDisk::register() {
             Ok(id) => XnDisk::new(id).ok_or(DiskError::Io).and_then(|d| Fs::mkfs(d, me)).and_then(|mut fs| {
                 fs.mkdir("/tmp")?;

@@ -13,6 +13,10 @@
 //! and checked to be alive on each use (a cached "none" is looked up again
 //! now and then); `spawn_server` and `stop_server` reset the cache. A
 //! lookup reads the table once, whatever the depth of the ancestry.
+//!
+//! The disk file server (`dfsd`, C-FFS over XN) is found the same way under
+//! its own name ([`disk_server`]); when there is one, `super::route` sends
+//! it every path but `/tmp`.
 
 use crate::{exposed, proc};
 use core::sync::atomic::{AtomicU64, Ordering};

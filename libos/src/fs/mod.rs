@@ -18,6 +18,10 @@
 //! `file:<server>:<handle>`, the handle being one the server made for the
 //! child. Relative paths resolve against the current directory, kept per
 //! process in `PWD` ([`chdir`], [`cwd`]).
+//!
+//! With a disk, init also starts `dfsd`, the same server over the C-FFS
+//! library file system on XN: [`route`] then sends every path to it but
+//! `/tmp` and what lies under it, which stay in the RAM server.
 
 #[allow(unsafe_code)]
 pub mod buffer;
