@@ -1640,6 +1640,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
     crate::scenarios_http::HTTP_SCENARIOS[4],
+    // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
+    crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
+    crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],
 ];
 
 #[cfg(test)]

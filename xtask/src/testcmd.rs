@@ -126,7 +126,7 @@ fn bench_smoke(ws: &Workspace, tally: &mut Tally) {
 /// What the chosen scenarios need from the host.
 fn needs(chosen: &[Scenario]) -> Vec<Need> {
     let mut needs = vec![Need::RustTarget, Need::Qemu];
-    if chosen.iter().any(|s| s.boot != Boot::Pvh) {
+    if chosen.iter().any(|s| matches!(s.boot, Boot::IsoBios | Boot::IsoUefi)) {
         needs.push(Need::IsoTools);
     }
     if chosen.iter().any(|s| s.boot == Boot::IsoUefi) {
@@ -145,6 +145,7 @@ fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenar
             let cmdline = s.kernel_cmdline();
             let machine = match s.boot {
                 Boot::Pvh => Qemu::pvh(images, &cmdline),
+                Boot::Linux => crate::bbsuite::linux_machine(ws),
                 Boot::IsoBios | Boot::IsoUefi => {
                     let iso = isos.entry(cmdline.clone()).or_insert_with(|| {
                         let path = if cmdline == crate::qemu::DEFAULT_CMDLINE {

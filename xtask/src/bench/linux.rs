@@ -131,6 +131,13 @@ fn kernel(cache: &Path, apt: &mut Apt) -> Result<(PathBuf, String), String> {
     Ok((vmlinuz, version))
 }
 
+/// The kernel to boot by PVH: the ELF unpacked from Debian's bzImage, or
+/// the bzImage itself when it cannot be unpacked.
+pub(crate) fn kernel_elf(cache: &Path, apt: &mut Apt) -> Result<PathBuf, String> {
+    let (vmlinuz, _) = kernel(cache, apt)?;
+    Ok(pvh_kernel(cache, &vmlinuz, apt).unwrap_or(vmlinuz))
+}
+
 /// `kernel/vmlinux`: the ELF unpacked from the bzImage, if it can be entered by PVH.
 fn pvh_kernel(cache: &Path, vmlinuz: &Path, apt: &mut Apt) -> Result<PathBuf, String> {
     let elf = cache.join("kernel").join("vmlinux");

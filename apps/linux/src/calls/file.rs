@@ -178,7 +178,7 @@ pub fn lseek(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         2 => SeekFrom::End(off),
         _ => return Err(EINVAL),
     };
-    if h.kind() != "file" {
+    if !matches!(h.kind(), "file" | "boot") {
         return Err(ESPIPE);
     }
     h.seek(to).map(|p| p as i64).map_err(from_io)

@@ -154,6 +154,9 @@ fn stat_path(path: &str) -> Result<Stat, i64> {
     }
     // The boot archive's programs, where `execve` finds them (so a shell
     // searching `PATH` finds them too).
+    if let Some(data) = devices::boot_file(path) {
+        return Ok(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
+    }
     if let Some(image) = crate::calls::exec::archive_program(path) {
         return Ok(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
     }

@@ -1,0 +1,36 @@
+//! Debian's busybox test suite on Oxok and, as its reference, in the
+//! bench's Linux guest under the same QEMU (`bbsuite.rs`). Each asserts a
+//! floor of passed tests measured on its side (`bbsuite::OXOK_FLOOR`,
+//! `bbsuite::LINUX_FLOOR`); `cargo xtask test` prints both counts.
+
+use crate::scenario::{Boot, Exit, Scenario};
+
+/// Both, in the order `scenarios.rs` lists them.
+pub(crate) const BBSUITE_SCENARIOS: [Scenario; 2] = [OXOK, LINUX];
+
+const OXOK: Scenario = Scenario {
+    name: "linux-bbsuite",
+    about: "Debian's busybox test suite (testsuite/runtest, static flavour's .config) on a subset of applets runs \
+            under busybox sh on Oxok, unpacked from the boot archive by busybox tar; at least the measured floor \
+            of its tests pass, and the shell and file server survive",
+    cmdline: "run=init",
+    input: "busybox tar xf /boot/bbsuite.tar -C /\necho untar $?\nbusybox sh /bb/suite.sh oxok\necho status $?\n\
+            echo alive\nexit 0\n",
+    expect: &["untar 0", "bbsuite: oxok pass * fail * skip *", "bbsuite: floor * met", "status 0", "alive", "none leaked"],
+    forbid: &["KERNEL PANIC", "frames leaked", "upcall: unhandled"],
+    timeout_secs: 900,
+    ..Scenario::DEFAULT
+};
+
+const LINUX: Scenario = Scenario {
+    name: "linux-bbsuite-ref",
+    about: "the same busybox suite and applets in the bench's Linux guest (Debian's kernel, same QEMU settings): \
+            the reference figure for linux-bbsuite",
+    cmdline: "",
+    boot: Boot::Linux,
+    exit: Exit::PowerOff,
+    log: None,
+    expect: &["bbsuite: linux pass * fail * skip *", "bbsuite: floor * met"],
+    timeout_secs: 600,
+    ..Scenario::DEFAULT
+};
