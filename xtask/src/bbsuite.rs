@@ -34,12 +34,14 @@ pub(crate) const APPLETS: &[&str] = &[
     "sort", "strings", "sum", "tail", "tee", "test", "touch", "tr", "true", "unexpand", "uniq", "wc", "xargs",
 ];
 
-/// Tests that must pass on Oxok (`linux-bbsuite`); the Linux guest's
-/// figure on the same list is [`LINUX_FLOOR`]. Measured 2026-11-24; see
-/// the README's issue-12 row.
-pub(crate) const OXOK_FLOOR: u32 = 1;
-/// Tests that must pass in the Linux guest (`linux-bbsuite-ref`).
-pub(crate) const LINUX_FLOOR: u32 = 1;
+/// Tests that must pass on Oxok (`linux-bbsuite`): measured 2026-11-24,
+/// 250 of 262 (10 failed, 2 skipped) against Linux's 256 — 97.7% — so the
+/// floor is what Oxok passes, well above the issue's 90% of Linux (231).
+pub(crate) const OXOK_FLOOR: u32 = 250;
+/// Tests that must pass in the Linux guest (`linux-bbsuite-ref`): measured
+/// 2026-11-24, 256 of 262 (4 failed: unicode in expand, fold and unexpand,
+/// and pwd; 2 skipped: comm and sum are not in the static flavour).
+pub(crate) const LINUX_FLOOR: u32 = 256;
 
 /// `<target>/bench/linux/bbsrc`: the package lists, the downloaded source
 /// and the unpacked suite.
