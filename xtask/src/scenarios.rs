@@ -1643,6 +1643,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],
+    crate::scenarios_bbsuite::ATTRS,
 ];
 
 #[cfg(test)]

@@ -34,3 +34,33 @@ const LINUX: Scenario = Scenario {
     timeout_secs: 600,
     ..Scenario::DEFAULT
 };
+
+/// The attribute calls (`apps/linux/src/calls/attr.rs`).
+pub(crate) const ATTRS: Scenario = Scenario {
+    name: "linux-attrs",
+    about: "chmod, chown (SQLite's fchown) and utimensat on a file system with one user and no kept modes or \
+            times: the owner root and any mode or time accepted, another owner EPERM, missing files ENOENT, \
+            bad descriptors EBADF, bad pointers EFAULT, bad times EINVAL; busybox touch creates a file",
+    cmdline: "run=init",
+    input: "lx-attrs\necho status $?\nbusybox touch /t1\nbusybox ls /t1\nexit 0\n",
+    expect: &[
+        "ok fchown-root",
+        "ok fchown-other-eperm",
+        "ok chown-missing",
+        "ok fchownat-empty-path",
+        "ok chown-efault",
+        "ok chmod",
+        "ok owner-root",
+        "ok utimensat-times",
+        "ok utimensat-bad-nsec",
+        "ok futimens-badfd",
+        "lx-attrs: * checks, 0 failed",
+        "status 0",
+        "oxok$ busybox ls /t1",
+        "/t1",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};

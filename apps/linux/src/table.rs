@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{exec, file, fork, fs, futex, info, memory, net, poll, process, select, signal, time, wait};
+use crate::calls::{attr, exec, file, fork, fs, futex, info, memory, net, poll, process, select, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -119,6 +119,11 @@ linux_calls! {
     84 rmdir Full "" => fs::rmdir;
     87 unlink Full "" => fs::unlink;
     89 readlink Partial "/proc/self/exe only (no symbolic links)" => fs::readlink;
+    90 chmod Partial "the file system keeps no modes: checked, accepted" => attr::chmod;
+    91 fchmod Partial "the file system keeps no modes: checked, accepted" => attr::fchmod;
+    92 chown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
+    93 fchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchown;
+    94 lchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
     95 umask Full "" => fs::umask;
     96 gettimeofday Full "the RTC read at boot plus the TSC; time zone UTC" => time::gettimeofday;
     97 getrlimit Partial "fixed limits; see prlimit64" => info::getrlimit;
@@ -146,11 +151,14 @@ linux_calls! {
     234 tgkill Partial "as tkill" => signal::tgkill;
     257 openat Full "" => fs::openat;
     258 mkdirat Partial "mode ignored" => fs::mkdirat;
+    260 fchownat Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchownat;
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
     263 unlinkat Full "" => fs::unlinkat;
+    268 fchmodat Partial "the file system keeps no modes: checked, accepted" => attr::fchmodat;
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
+    280 utimensat Partial "the file system keeps no times: checked, accepted" => attr::utimensat;
     288 accept4 Partial "SOCK_NONBLOCK, SOCK_CLOEXEC" => net::accept4;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;

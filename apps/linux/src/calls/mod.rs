@@ -1,6 +1,7 @@
 //! The Linux system calls, one module per group; [`crate::table`] lists
 //! them.
 
+pub mod attr;
 pub mod exec;
 pub mod file;
 pub mod fork;
