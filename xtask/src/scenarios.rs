@@ -1644,6 +1644,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],
     crate::scenarios_bbsuite::ATTRS,
+    crate::scenarios_bbsuite::BENCH_SH,
 ];
 
 #[cfg(test)]

@@ -64,3 +64,16 @@ pub(crate) const ATTRS: Scenario = Scenario {
     timeout_secs: 180,
     ..Scenario::DEFAULT
 };
+
+/// The busybox shell workload of the bench row `busybox_sh`, checked.
+pub(crate) const BENCH_SH: Scenario = Scenario {
+    name: "linux-bench-sh",
+    about: "the bench's busybox shell workload (busybox sh -c: a 1,000-iteration arithmetic loop into sort | uniq -c \
+            | wc, 100 files created, read and removed) gives the right output under the personality",
+    cmdline: "run=init",
+    input: "lx-bench-sh\necho status $?\nexit 0\n",
+    expect: &["ok busybox-sh-output", "lx-bench-sh: 1 checks, 0 failed", "status 0", "none leaked"],
+    forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],
+    timeout_secs: 300,
+    ..Scenario::DEFAULT
+};

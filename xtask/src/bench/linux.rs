@@ -97,6 +97,10 @@ pub(crate) fn prepare(ws: &Workspace, boot: LinuxBoot) -> Result<Guest, String> 
     for (name, file) in crate::linuxlibs::build_all(ws, &tests)? {
         c.file(&name, 0o755, &read(&file)?);
     }
+    // The busybox shell workload's driver, as Oxok's archive holds it.
+    let bench_sh = cache.join("programs").join("lx-bench-sh");
+    compile(&[&ws.root.join("apps/linux-tests/bench-sh.c")], &bench_sh)?;
+    c.file("lx-bench-sh", 0o755, &read(&bench_sh)?);
     let initramfs = cache.join("initramfs.cpio");
     write_if_changed(&initramfs, &c.finish())?;
     let compiler = output("musl-gcc", &["-dumpversion"]);
