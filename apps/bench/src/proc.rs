@@ -96,6 +96,19 @@ pub fn linux_programs(quick: bool) {
     let programs =
         [("lx-lua", &["lua_sort"][..]), ("lx-sqlite", &["sqlite_insert"][..]), ("lx-bench-sh", &["busybox_sh"][..])];
     for (program, workloads) in programs {
+        // The shell workload's files live in a file server started for it
+        // (as cat_10mb's) and stopped after it.
+        let server = if program == "lx-bench-sh" {
+            match oxok_libos::fs::spawn_server() {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    crate::skip(workloads[0], Error::Invalid);
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
         let mut argv = alloc::vec!["linux", program, "--bench"];
         if quick {
             argv.push("quick");
@@ -108,6 +121,9 @@ pub fn linux_programs(quick: bool) {
             for w in workloads {
                 crate::skip(w, e);
             }
+        }
+        if let Some(s) = server {
+            let _ = oxok_libos::fs::stop_server(s);
         }
     }
 }
