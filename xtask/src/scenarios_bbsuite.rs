@@ -16,7 +16,14 @@ const OXOK: Scenario = Scenario {
     cmdline: "run=init",
     input: "busybox tar xf /boot/bbsuite.tar -C /\necho untar $?\nbusybox sh /bb/suite.sh oxok\necho status $?\n\
             echo alive\nexit 0\n",
-    expect: &["untar 0", "bbsuite: oxok pass * fail * skip *", "bbsuite: floor * met", "status 0", "alive", "none leaked"],
+    expect: &[
+        "untar 0",
+        "bbsuite: oxok pass * fail * skip *",
+        "bbsuite: floor * met",
+        "status 0",
+        "alive",
+        "none leaked",
+    ],
     forbid: &["KERNEL PANIC", "frames leaked", "upcall: unhandled"],
     timeout_secs: 900,
     ..Scenario::DEFAULT

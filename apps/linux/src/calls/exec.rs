@@ -70,7 +70,8 @@ fn strings(addr: u64, total: &mut usize) -> Result<Vec<String>, i64> {
         if p == 0 {
             return Ok(out);
         }
-        let s = uaccess::read_cstr(p, MAX_STRING).map_err(|e| if e == crate::errno::ENAMETOOLONG { E2BIG } else { e })?;
+        let s =
+            uaccess::read_cstr(p, MAX_STRING).map_err(|e| if e == crate::errno::ENAMETOOLONG { E2BIG } else { e })?;
         *total += s.len() + 1;
         if *total > MAX_BYTES {
             return Err(E2BIG);
