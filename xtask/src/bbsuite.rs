@@ -283,3 +283,19 @@ fn read(p: &Path) -> Result<Vec<u8>, String> {
 fn mkdir(p: &Path) -> Result<(), String> {
     std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
 }
+
+/// After the scenarios ran: the count lines (`bbsuite: SIDE pass P fail F
+/// skip S`) of the suite's runs, from their logs, so `cargo xtask test`
+/// shows the figures beside the verdicts.
+pub(crate) fn print_counts(log_dir: &Path, ran: &[&str]) {
+    for name in ["linux-bbsuite", "linux-bbsuite-ref"] {
+        if !ran.contains(&name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(log_dir.join(format!("{name}.log"))).unwrap_or_default();
+        match text.lines().find(|l| l.starts_with("bbsuite: ") && l.contains(" pass ")) {
+            Some(line) => println!("{name}: {}", line.trim_start_matches("bbsuite: ").trim_end()),
+            None => println!("{name}: no counts in its log"),
+        }
+    }
+}

@@ -1645,6 +1645,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],
     crate::scenarios_bbsuite::ATTRS,
     crate::scenarios_bbsuite::BENCH_SH,
+    crate::scenarios_bbsuite::ALARM,
 ];
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
+//! The Linux personality's compatibility scenarios of issue 12 (part 2).
 //! Debian's busybox test suite on Oxok and, as its reference, in the
-//! bench's Linux guest under the same QEMU (`bbsuite.rs`). Each asserts a
+//! bench's Linux guest under the same QEMU (`bbsuite.rs`): each asserts a
 //! floor of passed tests measured on its side (`bbsuite::OXOK_FLOOR`,
-//! `bbsuite::LINUX_FLOOR`); `cargo xtask test` prints both counts.
+//! `bbsuite::LINUX_FLOOR`), and `cargo xtask test` prints both counts
+//! (`bbsuite::print_counts`). Then the attribute calls, the bench's shell
+//! workload and the real-time timer, each with its C test program.
 
 use crate::scenario::{Boot, Exit, Scenario};
 
@@ -82,5 +85,35 @@ pub(crate) const BENCH_SH: Scenario = Scenario {
     expect: &["ok busybox-sh-output", "lx-bench-sh: 1 checks, 0 failed", "status 0", "none leaked"],
     forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],
     timeout_secs: 300,
+    ..Scenario::DEFAULT
+};
+
+/// The real-time timer (`apps/linux/src/timers.rs`, `calls/itimer.rs`).
+pub(crate) const ALARM: Scenario = Scenario {
+    name: "linux-alarm",
+    about: "alarm and setitimer(ITIMER_REAL): SIGALRM ends pause, nanosleep (time left) and a pipe read on time, \
+            reaches a program making calls, re-arms with an interval, kills by default; getitimer reads what is \
+            left; a fork child has no timer; bad which/usec EINVAL, bad pointers EFAULT",
+    cmdline: "run=init",
+    input: "lx-alarm\necho status $?\nexit 0\n",
+    expect: &[
+        "ok alarm-returns-left",
+        "ok alarm-ends-pause",
+        "ok alarm-on-time",
+        "ok getitimer-armed",
+        "ok itimer-ends-sleep",
+        "ok itimer-periodic",
+        "ok alarm-while-calling",
+        "ok alarm-ends-pipe-read",
+        "ok alarm-default-kills",
+        "ok fork-child-no-timer",
+        "ok parent-keeps-timer",
+        "ok itimer-efault",
+        "lx-alarm: * checks, 0 failed",
+        "status 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],
+    timeout_secs: 180,
     ..Scenario::DEFAULT
 };

@@ -53,6 +53,8 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                     }
                     let runs = machines(&ws, &images, &chosen);
                     let outcomes = scenario::run_all(runs, opts.jobs, &log_dir);
+                    let names: Vec<&str> = outcomes.iter().map(|o| o.name).collect();
+                    crate::bbsuite::print_counts(&log_dir, &names);
                     let failed: Vec<&str> =
                         outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
                     tally.passed += outcomes.len() - failed.len();

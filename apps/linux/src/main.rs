@@ -28,6 +28,7 @@ mod sigframe;
 mod signals;
 mod table;
 mod threads;
+mod timers;
 mod tls;
 mod uaccess;
 
@@ -129,6 +130,7 @@ fn on_syscall(frame: &mut ExceptionFrame) -> Outcome {
     }
     // Calls SA_RESTART restarts: reads, writes, waits.
     let restartable = matches!(nr, 0 | 1 | 17 | 18 | 19 | 20 | 61 | 247);
+    timers::poll();
     signals::deliver_pending(frame, nr, restartable);
     Outcome::Resume
 }

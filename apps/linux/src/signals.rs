@@ -141,6 +141,7 @@ pub fn watch() -> (u64, u64) {
 /// True if a signal the program does not block is pending: a wait should
 /// end with `EINTR`.
 pub fn interrupted() -> bool {
+    crate::timers::poll();
     PENDING.load(Ordering::Acquire) & (!MASK.load(Ordering::Acquire) | UNBLOCKABLE) != 0
 }
 

@@ -4,7 +4,7 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{attr, exec, file, fork, fs, futex, info, memory, net, poll, process, select, signal, time, wait};
+use crate::calls::{attr, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -89,6 +89,9 @@ linux_calls! {
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
     35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; a signal ends it (EINTR, time left)" => time::nanosleep;
+    36 getitimer Partial "ITIMER_REAL only" => itimer::getitimer;
+    37 alarm Partial "SIGALRM on time in a wait, else as the next call returns" => itimer::alarm;
+    38 setitimer Partial "ITIMER_REAL only; SIGALRM as alarm" => itimer::setitimer;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
     41 socket Partial "AF_INET stream (TCP) and datagram (UDP); SOCK_NONBLOCK, SOCK_CLOEXEC" => net::socket;

@@ -210,4 +210,5 @@ pub fn in_child() {
     children::forget_all();
     crate::signals::after_fork(PENDING_AT_FORK.load(Ordering::Acquire));
     crate::fdtab::after_fork();
+    crate::timers::clear();
 }

@@ -8,6 +8,7 @@ pub mod fork;
 pub mod fs;
 pub mod futex;
 pub mod info;
+pub mod itimer;
 pub mod memory;
 pub mod net;
 pub mod poll;

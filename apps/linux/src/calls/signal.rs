@@ -164,10 +164,11 @@ pub fn rt_sigreturn(_: &[u64; 6], f: &mut ExceptionFrame) -> Res {
 
 /// Sleeps until a signal the program does not block is pending.
 fn sleep_for_signal() -> Res {
-    let (word, interrupting) = signals::watch();
-    let code = oxok_pred::Builder::new().load_u64(word).and_imm(interrupting).ne_imm(0).build().map_err(|_| EINVAL)?;
-    let bytes = code.as_bytes();
     while !signals::interrupted() {
+        let mut b = oxok_pred::Builder::new();
+        crate::timers::wake_on(&mut b);
+        let code = b.build().map_err(|_| EINVAL)?;
+        let bytes = code.as_bytes();
         oxok_libos::sys::pred_install(0, SIGNAL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
             .map_err(crate::errno::from_kernel)?;
         oxok_libos::sys::env_sleep(1 << SIGNAL_SLOT).map_err(crate::errno::from_kernel)?;

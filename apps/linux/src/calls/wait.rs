@@ -48,7 +48,7 @@ fn wait_for(which: Which, options: u64, keep: bool) -> Result<Option<(i64, ExitS
             return Ok(None);
         }
         signals::check_interrupted()?;
-        children::sleep(which, signals::watch())?;
+        children::sleep(which)?;
     }
 }
 
