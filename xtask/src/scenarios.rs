@@ -1646,6 +1646,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::ATTRS,
     crate::scenarios_bbsuite::BENCH_SH,
     crate::scenarios_bbsuite::ALARM,
+    crate::scenarios_bbsuite::MAPSHARED,
 ];
 
 #[cfg(test)]

@@ -117,3 +117,30 @@ pub(crate) const ALARM: Scenario = Scenario {
     timeout_secs: 180,
     ..Scenario::DEFAULT
 };
+
+/// `MAP_SHARED` anonymous mappings across fork (`apps/linux/src/mem.rs`).
+pub(crate) const MAPSHARED: Scenario = Scenario {
+    name: "linux-mapshared",
+    about: "MAP_SHARED anonymous memory is shared with fork children both ways (pages touched before the fork or \
+            not), an atomic counter two children increment adds up, mprotect and madvise keep the sharing, a \
+            child's munmap leaves the parent's pages, MAP_PRIVATE stays private, an impossible size is ENOMEM",
+    cmdline: "run=init",
+    input: "lx-mapshared\necho status $?\nexit 0\n",
+    expect: &[
+        "ok mmap-shared",
+        "ok child-writes-seen",
+        "ok parent-writes-seen",
+        "ok atomic-counter",
+        "ok mprotect-keeps-sharing",
+        "ok madvise-keeps-shared",
+        "ok child-munmap-parent-keeps",
+        "ok private-stays-private",
+        "ok huge-enomem",
+        "lx-mapshared: * checks, 0 failed",
+        "status 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};

@@ -4,7 +4,9 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{attr, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait};
+use crate::calls::{
+    attr, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait,
+};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -70,7 +72,7 @@ linux_calls! {
     6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
     7 poll Full "" => poll::poll;
     8 lseek Full "" => file::lseek;
-    9 mmap Partial "anonymous, and private file mappings read at map time; MAP_SHARED anonymous is private" => memory::mmap;
+    9 mmap Partial "anonymous (MAP_SHARED ones shared with fork relatives, frames given at map time, at most half the free ones), and file mappings read at map time (private)" => memory::mmap;
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
     11 munmap Full "" => memory::munmap;
     12 brk Full "" => memory::brk;
