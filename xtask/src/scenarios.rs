@@ -1647,6 +1647,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::BENCH_SH,
     crate::scenarios_bbsuite::ALARM,
     crate::scenarios_bbsuite::MAPSHARED,
+    crate::scenarios_bbsuite::PGROUPS,
 ];
 
 #[cfg(test)]

@@ -144,3 +144,38 @@ pub(crate) const MAPSHARED: Scenario = Scenario {
     timeout_secs: 180,
     ..Scenario::DEFAULT
 };
+
+/// Process groups, sessions and the terminal's foreground group
+/// (`apps/linux/src/groups.rs`).
+pub(crate) const PGROUPS: Scenario = Scenario {
+    name: "linux-pgroups",
+    about: "process groups and sessions: a Linux program from the Oxok shell leads both; setsid/setpgid refuse a \
+            leader; children inherit, move (from either side), are killed and waited for as a group; the \
+            foreground group is the session's (a child sees it); then a busybox sh with job control (set -m): a \
+            SIGINT sent to the shell while a job is in the foreground reaches the job (which ends at once: 130), \
+            not the shell, which goes on (Linux's ash would then re-raise SIGINT for its own trap, seeing the job \
+            killed by a signal; here the job's status reads as exit 130, so it does not)",
+    cmdline: "run=init",
+    input: "lx-pgroups\necho status $?\n\
+            busybox sh -c 'set -m; trap \"echo shell got INT\" INT; busybox sleep 8; echo survived $?' &\n\
+            sleep 3\nkill -INT $!\nsleep 2\necho next\nexit 0\n",
+    expect: &[
+        "ok own-group-and-session",
+        "ok setsid-leader-eperm",
+        "ok child-setsid",
+        "ok setpgid-join-group",
+        "ok tcsetpgrp-child-group",
+        "ok foreground-seen-by-child",
+        "ok tcsetpgrp-back",
+        "ok kill-group",
+        "ok wait-group",
+        "lx-pgroups: * checks, 0 failed",
+        "status 0",
+        "survived 130",
+        "oxok$ echo next",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled", "survived 0"],
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};

@@ -45,6 +45,8 @@ pub fn forget_all() {
 pub enum Which {
     Any,
     Pid(i64),
+    /// The children in a process group.
+    Group(u64),
 }
 
 impl Which {
@@ -52,6 +54,7 @@ impl Which {
         match self {
             Which::Any => true,
             Which::Pid(p) => linux_pid(c.id) == p,
+            Which::Group(g) => crate::groups::of_child(linux_pid(c.id)) == Some(g),
         }
     }
 }

@@ -89,7 +89,7 @@ pub fn init() {
 /// A signal from another process (the libOS's signal context).
 fn from_libos(sig: i32) {
     let sig = sig as u64;
-    if sig == 0 || sig > NSIG {
+    if sig == 0 || sig > NSIG || crate::groups::divert(sig) {
         return;
     }
     let handler = HANDLERS[(sig - 1) as usize].load(Ordering::Acquire);
@@ -142,6 +142,7 @@ pub fn watch() -> (u64, u64) {
 /// end with `EINTR`.
 pub fn interrupted() -> bool {
     crate::timers::poll();
+    crate::groups::forward_pending();
     PENDING.load(Ordering::Acquire) & (!MASK.load(Ordering::Acquire) | UNBLOCKABLE) != 0
 }
 

@@ -111,7 +111,7 @@ linux_calls! {
     54 setsockopt Partial "SO_REUSEADDR/REUSEPORT/KEEPALIVE accepted; SO_SNDBUF, SO_RCVBUF, SO_RCVTIMEO, TCP_NODELAY" => net::setsockopt;
     55 getsockopt Partial "SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEADDR, SO_KEEPALIVE, TCP_NODELAY" => net::getsockopt;
     60 exit Full "" => process::exit_thread;
-    62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); pid -1 and other groups ESRCH" => signal::kill;
+    62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); groups: the caller, its children in them and their descendants; pid -1 ESRCH" => signal::kill;
     63 uname Full "" => info::uname;
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL: O_NONBLOCK on sockets, accepted elsewhere" => file::fcntl;
     74 fsync Full "" => file::fsync;
@@ -136,11 +136,12 @@ linux_calls! {
     104 getgid Full "" => info::zero;
     107 geteuid Full "" => info::zero;
     108 getegid Full "" => info::zero;
-    109 setpgid Partial "a process is its own group; only that is accepted" => process::setpgid;
+    109 setpgid Partial "the caller and its children; a group of the caller's session" => process::setpgid;
     110 getppid Full "" => process::getppid;
-    111 getpgrp Partial "the process is its own group" => process::getpid;
-    121 getpgid Partial "the process is its own group" => process::getpid;
-    124 getsid Partial "the process is its own session" => process::getpid;
+    111 getpgrp Full "" => process::getpgrp;
+    112 setsid Full "" => process::setsid;
+    121 getpgid Partial "the caller and its children; ESRCH for others" => process::getpgid;
+    124 getsid Partial "the caller and its children (the caller's session); ESRCH for others" => process::getsid;
     131 sigaltstack Full "" => signal::sigaltstack;
     157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
@@ -179,7 +180,7 @@ linux_calls! {
     57 fork Full "" => fork::fork;
     58 vfork Partial "as fork (the child gets a copy, not the parent's memory)" => fork::vfork;
     59 execve Partial "Linux programs in place; native Oxok programs run in a child the process waits for" => exec::execve;
-    61 wait4 Partial "process groups are single processes; rusage zero" => wait::wait4;
+    61 wait4 Partial "groups as the caller knows its children's; rusage zero" => wait::wait4;
     127 rt_sigpending Full "" => signal::rt_sigpending;
     130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
     247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;

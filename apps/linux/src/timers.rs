@@ -67,11 +67,13 @@ pub fn clear() {
 }
 
 /// Appends to a wakeup predicate the terms that end a wait for a signal:
-/// a pending signal the program does not block, or — while the timer is
+/// a pending signal the program does not block, a keyboard signal to pass
+/// to the foreground group ([`crate::groups`]), or — while the timer is
 /// armed — the clock reaching the deadline's tick.
 pub fn wake_on(b: &mut oxok_pred::Builder) {
     let (pending, interrupting) = signals::watch();
     b.load_u64(pending).and_imm(interrupting).ne_imm(0);
+    b.or().load_u64(crate::groups::forward_word()).ne_imm(0);
     let d = DEADLINE.load(Ordering::Relaxed);
     let Some(clock) = exposed::clock() else { return };
     if d == 0 || clock.tick_hz == 0 {

@@ -117,9 +117,13 @@ pub fn kill(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         return Err(EINVAL);
     }
     let me = crate::calls::process::linux_pid(oxok_libos::proc::pid());
-    if i64::from(pid) == me || pid == 0 {
+    if i64::from(pid) == me {
         signals::raise(sig);
         return Ok(0);
+    }
+    if pid == 0 || pid < -1 {
+        let group = if pid == 0 { crate::groups::pgid() } else { (-i64::from(pid)) as u64 };
+        return crate::groups::kill_group(group, sig).map(|_| 0);
     }
     if pid < 0 {
         return Err(ESRCH);
