@@ -204,11 +204,17 @@ pub fn divert(sig: u64) -> bool {
     true
 }
 
-/// Passes the recorded keyboard signals to the foreground group.
+/// Passes the recorded keyboard signals to the foreground group (one
+/// load when there are none).
+#[inline(always)]
 pub fn forward_pending() {
-    if FORWARD.load(Ordering::Relaxed) == 0 {
-        return;
+    if FORWARD.load(Ordering::Relaxed) != 0 {
+        forward_now();
     }
+}
+
+#[cold]
+fn forward_now() {
     let sigs = FORWARD.swap(0, Ordering::AcqRel);
     let fg = foreground();
     for sig in 1..64u64 {

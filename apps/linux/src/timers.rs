@@ -24,11 +24,16 @@ const SIGALRM: u64 = 14;
 /// If the deadline has passed: `SIGALRM` pending, and the timer re-armed
 /// one period after the last deadline passed (missed periods give one
 /// signal, as Linux's does) or disarmed. The common case is one load.
+#[inline(always)]
 pub fn poll() {
     let d = DEADLINE.load(Ordering::Relaxed);
-    if d == 0 {
-        return;
+    if d != 0 {
+        poll_armed(d);
     }
+}
+
+#[cold]
+fn poll_armed(d: u64) {
     let now = now_ns();
     if now < d {
         return;
