@@ -207,7 +207,8 @@ void kernel_mem_per_env(unsigned envs)
 }
 
 /*
- * lua_sort and sqlite_insert: the Lua and SQLite drivers (the same files
+ * lua_sort, sqlite_insert and busybox_sh: the Lua and SQLite drivers and
+ * the busybox shell workload (the same files
  * Oxok runs through its Linux personality) print their own `bench:` lines;
  * a driver that cannot run is reported as skipped.
  */
@@ -215,7 +216,7 @@ void linux_programs(int quick)
 {
 	static const struct {
 		const char *path, *workload;
-	} programs[] = {{"/lx-lua", "lua_sort"}, {"/lx-sqlite", "sqlite_insert"}};
+	} programs[] = {{"/lx-lua", "lua_sort"}, {"/lx-sqlite", "sqlite_insert"}, {"/lx-bench-sh", "busybox_sh"}};
 	for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++) {
 		char *argv[] = {(char *)programs[i].path, "--bench", quick ? "quick" : NULL, NULL};
 		pid_t pid;

@@ -45,6 +45,12 @@ pub(crate) fn prepare(ws: &Workspace) -> Result<Vec<(String, PathBuf)>, String> 
     out.extend(crate::linuxlibs::build_all(ws, &dir)?);
     let (busybox, _version) = crate::bench::linux::busybox(&cache, &mut apt)?;
     out.push(("busybox".to_string(), busybox));
+    // Debian's busybox test suite (`bbsuite.rs`); without it only the
+    // scenario `linux-bbsuite` fails.
+    match crate::bbsuite::oxok_tar(ws) {
+        Ok(tar) => out.push(("bbsuite.tar".to_string(), tar)),
+        Err(e) => eprintln!("bbsuite: {e}; the boot archive holds no bbsuite.tar"),
+    }
     Ok(out)
 }
 

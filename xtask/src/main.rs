@@ -6,6 +6,7 @@
 //! usage problem (with a sentence saying what to do).
 #![deny(unsafe_code)]
 
+mod bbsuite;
 mod bench;
 mod build;
 mod cli;
@@ -30,6 +31,7 @@ mod qemu;
 mod report;
 mod scenario;
 mod scenarios;
+mod scenarios_bbsuite;
 mod scenarios_cheetah;
 mod scenarios_ckpt;
 mod scenarios_disk;

@@ -101,6 +101,8 @@ pub(crate) enum Exit {
     /// With `halt_status` on the command line: the kernel halted after the
     /// last boot program exited with this status (1..=63).
     Status(u32),
+    /// A Linux guest powered off (QEMU status 0): [`Boot::Linux`].
+    PowerOff,
 }
 
 impl Exit {
@@ -110,6 +112,7 @@ impl Exit {
             Exit::Halt => qemu_status(EXIT_HALT),
             Exit::Panic => qemu_status(EXIT_PANIC),
             Exit::Status(n) => qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n),
+            Exit::PowerOff => 0,
         }
     }
 }
@@ -123,6 +126,9 @@ pub(crate) enum Boot {
     IsoBios,
     /// The GRUB ISO under OVMF (UEFI).
     IsoUefi,
+    /// Not Oxok: the bench's Linux guest running Debian's busybox test
+    /// suite (`bbsuite.rs`), the reference for `linux-bbsuite`.
+    Linux,
 }
 
 /// Always forbidden unless the scenario expects a panic.

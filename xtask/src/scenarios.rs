@@ -1644,6 +1644,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_xnfs::XNFS_SCENARIOS[0],
     crate::scenarios_xnfs::XNFS_SCENARIOS[1],
     crate::scenarios_xnfs::XNFS_SCENARIOS[2],
+    // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
+    crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
+    crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],
+    crate::scenarios_bbsuite::ATTRS,
+    crate::scenarios_bbsuite::BENCH_SH,
+    crate::scenarios_bbsuite::ALARM,
+    crate::scenarios_bbsuite::MAPSHARED,
+    crate::scenarios_bbsuite::PGROUPS,
 ];
 
 #[cfg(test)]

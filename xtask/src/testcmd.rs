@@ -53,6 +53,8 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                     }
                     let runs = machines(&ws, &images, &chosen);
                     let outcomes = scenario::run_all(runs, opts.jobs, &log_dir);
+                    let names: Vec<&str> = outcomes.iter().map(|o| o.name).collect();
+                    crate::bbsuite::print_counts(&log_dir, &names);
                     let failed: Vec<&str> =
                         outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
                     tally.passed += outcomes.len() - failed.len();
@@ -126,7 +128,7 @@ fn bench_smoke(ws: &Workspace, tally: &mut Tally) {
 /// What the chosen scenarios need from the host.
 fn needs(chosen: &[Scenario]) -> Vec<Need> {
     let mut needs = vec![Need::RustTarget, Need::Qemu];
-    if chosen.iter().any(|s| s.boot != Boot::Pvh) {
+    if chosen.iter().any(|s| matches!(s.boot, Boot::IsoBios | Boot::IsoUefi)) {
         needs.push(Need::IsoTools);
     }
     if chosen.iter().any(|s| s.boot == Boot::IsoUefi) {
@@ -145,6 +147,7 @@ fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenar
             let cmdline = s.kernel_cmdline();
             let machine = match s.boot {
                 Boot::Pvh => Qemu::pvh(images, &cmdline),
+                Boot::Linux => crate::bbsuite::linux_machine(ws),
                 Boot::IsoBios | Boot::IsoUefi => {
                     let iso = isos.entry(cmdline.clone()).or_insert_with(|| {
                         let path = if cmdline == crate::qemu::DEFAULT_CMDLINE {

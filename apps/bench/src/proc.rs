@@ -90,8 +90,25 @@ fn spawn_exec(ops: u32) -> Result<u64, Error> {
 /// `lua_sort` and `sqlite_insert`: Lua and SQLite, unmodified C built for
 /// Linux, through the personality; each driver prints its own `bench:`
 /// line (the Linux side runs the same files, `bench/linux/bench.c`).
+/// `busybox_sh`: `lx-bench-sh` times Debian's `busybox sh` running the
+/// issue's shell workload (a loop, a pipeline, 100 files).
 pub fn linux_programs(quick: bool) {
-    for (program, workloads) in [("lx-lua", &["lua_sort"][..]), ("lx-sqlite", &["sqlite_insert"][..])] {
+    let programs =
+        [("lx-lua", &["lua_sort"][..]), ("lx-sqlite", &["sqlite_insert"][..]), ("lx-bench-sh", &["busybox_sh"][..])];
+    for (program, workloads) in programs {
+        // The shell workload's files live in a file server started for it
+        // (as cat_10mb's) and stopped after it.
+        let server = if program == "lx-bench-sh" {
+            match oxok_libos::fs::spawn_server() {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    crate::skip(workloads[0], Error::Invalid);
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
         let mut argv = alloc::vec!["linux", program, "--bench"];
         if quick {
             argv.push("quick");
@@ -104,6 +121,9 @@ pub fn linux_programs(quick: bool) {
             for w in workloads {
                 crate::skip(w, e);
             }
+        }
+        if let Some(s) = server {
+            let _ = oxok_libos::fs::stop_server(s);
         }
     }
 }

@@ -45,6 +45,8 @@ pub fn forget_all() {
 pub enum Which {
     Any,
     Pid(i64),
+    /// The children in a process group.
+    Group(u64),
 }
 
 impl Which {
@@ -52,6 +54,7 @@ impl Which {
         match self {
             Which::Any => true,
             Which::Pid(p) => linux_pid(c.id) == p,
+            Which::Group(g) => crate::groups::of_child(linux_pid(c.id)) == Some(g),
         }
     }
 }
@@ -105,7 +108,7 @@ pub fn newly_ended() -> bool {
 /// Sleeps until a child among `which` may have ended or a signal the
 /// program does not block is pending (`signals`: the address of the
 /// pending word and the mask of signals that interrupt).
-pub fn sleep(which: Which, signals: (u64, u64)) -> Res {
+pub fn sleep(which: Which) -> Res {
     let ids: Vec<u64> = KIDS.lock().iter().filter(|(c, _)| which.matches(c)).map(|(c, _)| c.id).collect();
     let mut b = oxok_pred::Builder::new();
     for (n, id) in ids.iter().take(WATCHED).enumerate() {
@@ -117,7 +120,10 @@ pub fn sleep(which: Which, signals: (u64, u64)) -> Res {
         b.load_u32(base + core::mem::offset_of!(EnvEntry, id) as u64).ne_imm(id & 0xffff_ffff);
         b.or().load_u32(base + core::mem::offset_of!(EnvEntry, status) as u64).eq_imm(u64::from(ENV_ZOMBIE));
     }
-    b.or().load_u64(signals.0).and_imm(signals.1).ne_imm(0);
+    if !ids.is_empty() {
+        b.or();
+    }
+    crate::timers::wake_on(&mut b);
     if ids.len() > WATCHED {
         let clock = exposed::clock().ok_or(EINVAL)?;
         let ticks = CLOCK + core::mem::offset_of!(Clock, ticks) as u64;

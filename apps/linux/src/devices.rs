@@ -1,8 +1,11 @@
 //! The device files a Linux program expects: `/dev/null`, `/dev/zero`,
 //! `/dev/urandom` (and `/dev/random`), `/dev/tty` (the console), as
-//! descriptor objects of the libOS's table.
+//! descriptor objects of the libOS's table; and `/boot/NAME`, the boot
+//! archive's file NAME, read-only (how a test suite packed into the
+//! archive reaches a Linux program: `busybox tar xf /boot/bbsuite.tar`).
 
-use oxok_libos::fd::{File, Handle, IoError};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_libos::fd::{File, Handle, IoError, SeekFrom};
 
 /// Reads end at once, writes vanish.
 struct Null;
@@ -49,6 +52,45 @@ impl File for Random {
     }
 }
 
+/// A file of the boot archive: reads from the position on, seekable,
+/// writes refused.
+struct BootFile {
+    data: &'static [u8],
+    pos: AtomicU64,
+}
+
+impl File for BootFile {
+    fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
+        let pos = (self.pos.load(Ordering::Relaxed) as usize).min(self.data.len());
+        let n = buf.len().min(self.data.len() - pos);
+        buf[..n].copy_from_slice(&self.data[pos..pos + n]);
+        self.pos.store((pos + n) as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+    fn write(&self, _: &[u8]) -> Result<usize, IoError> {
+        Err(IoError::Unsupported)
+    }
+    fn seek(&self, to: SeekFrom) -> Result<u64, IoError> {
+        let base = |b: u64, d: i64| b.checked_add_signed(d).ok_or(IoError::Invalid);
+        let new = match to {
+            SeekFrom::Start(p) => p,
+            SeekFrom::Current(d) => base(self.pos.load(Ordering::Relaxed), d)?,
+            SeekFrom::End(d) => base(self.data.len() as u64, d)?,
+        };
+        self.pos.store(new, Ordering::Relaxed);
+        Ok(new)
+    }
+    fn kind(&self) -> &'static str {
+        "boot"
+    }
+}
+
+/// The boot archive's file that `/boot/NAME` names, if there is one.
+pub fn boot_file(path: &str) -> Option<&'static [u8]> {
+    let name = path.strip_prefix("/boot/").filter(|n| !n.is_empty() && !n.contains('/'))?;
+    oxok_libos::exec::program(name)
+}
+
 /// A device's major and minor number, as Linux numbers them.
 pub fn rdev(kind: &str) -> Option<(u64, u64)> {
     match kind {
@@ -67,7 +109,7 @@ pub fn open(path: &str) -> Option<Handle> {
         "/dev/zero" => alloc::sync::Arc::new(Zero),
         "/dev/urandom" | "/dev/random" => alloc::sync::Arc::new(Random),
         "/dev/tty" | "/dev/console" => return Some(Handle::Console),
-        _ => return None,
+        _ => alloc::sync::Arc::new(BootFile { data: boot_file(path)?, pos: AtomicU64::new(0) }),
     };
     Some(Handle::Object(obj))
 }

@@ -34,6 +34,10 @@ pub const STACK_TOP: u64 = 0x5800_0000_0000;
 /// Its size (demand-zero below the pages the initial stack fills).
 pub const STACK_SIZE: u64 = 8 << 20;
 
+/// The session's terminal page (`groups.rs`): 92 TiB, between the
+/// program's stack and the libOS's.
+pub const TERMINAL_PAGE: u64 = 0x5c00_0000_0000;
+
 /// The most the program break may grow past the image.
 pub const BRK_MAX: u64 = 1 << 30;
 

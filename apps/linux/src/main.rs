@@ -20,6 +20,7 @@ mod children;
 mod devices;
 mod errno;
 mod fdtab;
+mod groups;
 mod layout;
 mod load;
 mod mem;
@@ -28,6 +29,7 @@ mod sigframe;
 mod signals;
 mod table;
 mod threads;
+mod timers;
 mod tls;
 mod uaccess;
 
@@ -85,6 +87,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
         return 1;
     }
     signals::init();
+    groups::init();
     oxok_libos::vm::at_fork_child(calls::fork::in_child);
     match load::load(&image, argv, &envp, &path) {
         Ok(start) => oxok_libos::guest::enter(start.entry, start.sp),
@@ -129,6 +132,8 @@ fn on_syscall(frame: &mut ExceptionFrame) -> Outcome {
     }
     // Calls SA_RESTART restarts: reads, writes, waits.
     let restartable = matches!(nr, 0 | 1 | 17 | 18 | 19 | 20 | 61 | 247);
+    timers::poll();
+    groups::forward_pending();
     signals::deliver_pending(frame, nr, restartable);
     Outcome::Resume
 }

@@ -24,12 +24,16 @@ pub const PROT_EXEC: u64 = 4;
 /// Most areas a program may have (Linux's default is 65530).
 pub const MAX_AREAS: usize = 4096;
 
-/// One area: `[start, end)`, page-aligned, with a Linux protection.
+/// One area: `[start, end)`, page-aligned, with a Linux protection;
+/// `shared`: a `MAP_SHARED` anonymous mapping, whose frames are given at
+/// map time and marked `LIBOS_SHARED`, so a fork child maps the same
+/// frames writable (the libOS's fork) instead of copy-on-write ones.
 #[derive(Clone, Copy, Debug)]
 struct Area {
     start: u64,
     end: u64,
     prot: u64,
+    shared: bool,
 }
 
 /// The areas, sorted by address and never overlapping.
@@ -60,10 +64,10 @@ fn cut(areas: &mut Vec<Area>, start: u64, end: u64) {
             continue;
         }
         if a.start < start {
-            out.push(Area { start: a.start, end: start, prot: a.prot });
+            out.push(Area { end: start, ..*a });
         }
         if end < a.end {
-            out.push(Area { start: end, end: a.end, prot: a.prot });
+            out.push(Area { start: end, ..*a });
         }
     }
     *areas = out;
@@ -83,7 +87,35 @@ pub fn add(start: u64, end: u64, prot: u64) -> Result<(), i64> {
         return Err(ENOMEM);
     }
     let at = areas.partition_point(|a| a.start < start);
-    areas.insert(at, Area { start, end, prot });
+    areas.insert(at, Area { start, end, prot, shared: false });
+    Ok(())
+}
+
+/// As [`add`], for a `MAP_SHARED` anonymous mapping: every page gets its
+/// zeroed frame now, marked shared (a page first touched after a fork
+/// would otherwise be each side's own). `ENOMEM`, and nothing added, if
+/// the frames cannot all be had — at once if the mapping would take more
+/// than half the machine's free frames.
+pub fn add_shared(start: u64, end: u64, prot: u64) -> Result<(), i64> {
+    let pages = (end - start) / PAGE_SIZE;
+    if pages > exposed::free_frames().unwrap_or(0) / 2 {
+        return Err(ENOMEM);
+    }
+    add(start, end, prot)?;
+    {
+        let mut areas = AREAS.lock();
+        if let Some(a) = areas.iter_mut().find(|a| a.start == start) {
+            a.shared = true;
+        }
+    }
+    let mut va = start;
+    while va < end {
+        if map_zero(va, flags(prot) | pte::LIBOS_SHARED).is_err() {
+            remove(start, end);
+            return Err(ENOMEM);
+        }
+        va += PAGE_SIZE;
+    }
     Ok(())
 }
 
@@ -110,9 +142,18 @@ pub fn clear() {
 }
 
 /// Gives back the frames of `[start, end)` but keeps its areas: the pages
-/// read as zero at their next touch.
+/// read as zero at their next touch. Shared areas keep their frames (the
+/// contents are the partners' too, as a shared mapping's are on Linux).
 pub fn discard(start: u64, end: u64) {
-    unmap_pages(start, end);
+    let private: Vec<(u64, u64)> = AREAS
+        .lock()
+        .iter()
+        .filter(|a| !a.shared && a.end > start && a.start < end)
+        .map(|a| (a.start.max(start), a.end.min(end)))
+        .collect();
+    for (s, e) in private {
+        unmap_pages(s, e);
+    }
 }
 
 /// Sets the protection of `[start, end)`, which areas must cover wholly
@@ -130,17 +171,26 @@ pub fn protect(start: u64, end: u64, prot: u64) -> Result<(), i64> {
         if at < end {
             return Err(ENOMEM);
         }
+        let pieces: Vec<Area> = areas
+            .iter()
+            .filter(|a| a.end > start && a.start < end)
+            .map(|a| Area { start: a.start.max(start), end: a.end.min(end), prot, shared: a.shared })
+            .collect();
         cut(&mut areas, start, end);
         let i = areas.partition_point(|a| a.start < start);
-        areas.insert(i, Area { start, end, prot });
+        for (k, p) in pieces.into_iter().enumerate() {
+            areas.insert(i + k, p);
+        }
     }
     let want = flags(prot) & !if prot == 0 { pte::WRITABLE } else { 0 };
     let mut batch = Vec::new();
     exposed::walk(start, end, |va, entry| {
         // A copy-on-write page (after fork) keeps its mark and stays
         // read-only: its next write fault gives it a frame of its own.
+        // A shared page stays shared.
         let want = if entry & pte::LIBOS_COW != 0 { (want & !pte::WRITABLE) | pte::LIBOS_COW } else { want };
-        if entry & (pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_COW) != want {
+        let want = want | (entry & pte::LIBOS_SHARED);
+        if entry & (pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_COW | pte::LIBOS_SHARED) != want {
             batch.push(MapEntry::protect_with(va, want, 0));
         }
     });
@@ -170,8 +220,13 @@ fn apply(records: &[MapEntry]) -> Result<(), oxok_libos::Error> {
 
 /// Gives the page at `va` a fresh zeroed frame with the flags of `prot`.
 fn fill_zero(va: u64, prot: u64) -> Result<(), i64> {
+    map_zero(va, flags(prot))
+}
+
+/// Gives the page at `va` a fresh zeroed frame with page-table `flags`.
+fn map_zero(va: u64, flags: u64) -> Result<(), i64> {
     let [slot, _] = sys::frame_alloc(ANY_FRAME).map_err(|_| ENOMEM)?;
-    match sys::page_map(0, slot, va, flags(prot)) {
+    match sys::page_map(0, slot, va, flags) {
         Ok(_) => {
             let _ = sys::cap_drop(slot);
             Ok(())

@@ -89,7 +89,7 @@ pub fn init() {
 /// A signal from another process (the libOS's signal context).
 fn from_libos(sig: i32) {
     let sig = sig as u64;
-    if sig == 0 || sig > NSIG {
+    if sig == 0 || sig > NSIG || crate::groups::divert(sig) {
         return;
     }
     let handler = HANDLERS[(sig - 1) as usize].load(Ordering::Acquire);
@@ -141,6 +141,8 @@ pub fn watch() -> (u64, u64) {
 /// True if a signal the program does not block is pending: a wait should
 /// end with `EINTR`.
 pub fn interrupted() -> bool {
+    crate::timers::poll();
+    crate::groups::forward_pending();
     PENDING.load(Ordering::Acquire) & (!MASK.load(Ordering::Acquire) | UNBLOCKABLE) != 0
 }
 

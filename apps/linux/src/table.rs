@@ -4,7 +4,9 @@
 //! `linux --calls` are generated from it. A number the table does not
 //! know returns `-ENOSYS` and is logged once.
 
-use crate::calls::{exec, file, fork, fs, futex, info, memory, net, poll, process, select, signal, time, wait};
+use crate::calls::{
+    attr, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait,
+};
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
@@ -70,7 +72,7 @@ linux_calls! {
     6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
     7 poll Full "" => poll::poll;
     8 lseek Full "" => file::lseek;
-    9 mmap Partial "anonymous, and private file mappings read at map time; MAP_SHARED anonymous is private" => memory::mmap;
+    9 mmap Partial "anonymous (MAP_SHARED ones shared with fork relatives, frames given at map time, at most half the free ones), and file mappings read at map time (private)" => memory::mmap;
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
     11 munmap Full "" => memory::munmap;
     12 brk Full "" => memory::brk;
@@ -89,6 +91,9 @@ linux_calls! {
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
     35 nanosleep Partial "sleeps in whole timer ticks, never less than asked; a signal ends it (EINTR, time left)" => time::nanosleep;
+    36 getitimer Partial "ITIMER_REAL only" => itimer::getitimer;
+    37 alarm Partial "SIGALRM on time in a wait, else as the next call returns" => itimer::alarm;
+    38 setitimer Partial "ITIMER_REAL only; SIGALRM as alarm" => itimer::setitimer;
     39 getpid Full "" => process::getpid;
     40 sendfile Full "" => file::sendfile;
     41 socket Partial "AF_INET stream (TCP) and datagram (UDP); SOCK_NONBLOCK, SOCK_CLOEXEC" => net::socket;
@@ -106,7 +111,7 @@ linux_calls! {
     54 setsockopt Partial "SO_REUSEADDR/REUSEPORT/KEEPALIVE accepted; SO_SNDBUF, SO_RCVBUF, SO_RCVTIMEO, TCP_NODELAY" => net::setsockopt;
     55 getsockopt Partial "SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEADDR, SO_KEEPALIVE, TCP_NODELAY" => net::getsockopt;
     60 exit Full "" => process::exit_thread;
-    62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); pid -1 and other groups ESRCH" => signal::kill;
+    62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); groups: the caller, its children in them and their descendants; pid -1 ESRCH" => signal::kill;
     63 uname Full "" => info::uname;
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL: O_NONBLOCK on sockets, accepted elsewhere" => file::fcntl;
     74 fsync Full "" => file::fsync;
@@ -119,6 +124,11 @@ linux_calls! {
     84 rmdir Full "" => fs::rmdir;
     87 unlink Full "" => fs::unlink;
     89 readlink Partial "/proc/self/exe only (no symbolic links)" => fs::readlink;
+    90 chmod Partial "the file system keeps no modes: checked, accepted" => attr::chmod;
+    91 fchmod Partial "the file system keeps no modes: checked, accepted" => attr::fchmod;
+    92 chown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
+    93 fchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchown;
+    94 lchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
     95 umask Full "" => fs::umask;
     96 gettimeofday Full "the RTC read at boot plus the TSC; time zone UTC" => time::gettimeofday;
     97 getrlimit Partial "fixed limits; see prlimit64" => info::getrlimit;
@@ -126,11 +136,12 @@ linux_calls! {
     104 getgid Full "" => info::zero;
     107 geteuid Full "" => info::zero;
     108 getegid Full "" => info::zero;
-    109 setpgid Partial "a process is its own group; only that is accepted" => process::setpgid;
+    109 setpgid Partial "the caller and its children; a group of the caller's session" => process::setpgid;
     110 getppid Full "" => process::getppid;
-    111 getpgrp Partial "the process is its own group" => process::getpid;
-    121 getpgid Partial "the process is its own group" => process::getpid;
-    124 getsid Partial "the process is its own session" => process::getpid;
+    111 getpgrp Full "" => process::getpgrp;
+    112 setsid Full "" => process::setsid;
+    121 getpgid Partial "the caller and its children; ESRCH for others" => process::getpgid;
+    124 getsid Partial "the caller and its children (the caller's session); ESRCH for others" => process::getsid;
     131 sigaltstack Full "" => signal::sigaltstack;
     157 prctl Partial "PR_SET_NAME/PR_GET_NAME" => process::prctl;
     158 arch_prctl Partial "ARCH_SET_FS/ARCH_GET_FS" => process::arch_prctl;
@@ -146,11 +157,14 @@ linux_calls! {
     234 tgkill Partial "as tkill" => signal::tgkill;
     257 openat Full "" => fs::openat;
     258 mkdirat Partial "mode ignored" => fs::mkdirat;
+    260 fchownat Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchownat;
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
     263 unlinkat Full "" => fs::unlinkat;
+    268 fchmodat Partial "the file system keeps no modes: checked, accepted" => attr::fchmodat;
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
+    280 utimensat Partial "the file system keeps no times: checked, accepted" => attr::utimensat;
     288 accept4 Partial "SOCK_NONBLOCK, SOCK_CLOEXEC" => net::accept4;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;
@@ -166,7 +180,7 @@ linux_calls! {
     57 fork Full "" => fork::fork;
     58 vfork Partial "as fork (the child gets a copy, not the parent's memory)" => fork::vfork;
     59 execve Partial "Linux programs in place; native Oxok programs run in a child the process waits for" => exec::execve;
-    61 wait4 Partial "process groups are single processes; rusage zero" => wait::wait4;
+    61 wait4 Partial "groups as the caller knows its children's; rusage zero" => wait::wait4;
     127 rt_sigpending Full "" => signal::rt_sigpending;
     130 rt_sigsuspend Full "" => signal::rt_sigsuspend;
     247 waitid Partial "WEXITED only; rusage zero" => wait::waitid;

@@ -288,9 +288,8 @@ fn run_next(frame: &mut ExceptionFrame) {
 /// those are also looked at again every few ticks, and console input
 /// wakes the sleep too).
 fn sleep(deadline: Option<u64>, wake: &[(u64, u64)]) {
-    let (word, interrupting) = signals::watch();
     let mut b = oxok_pred::Builder::new();
-    b.load_u64(word).and_imm(interrupting).ne_imm(0);
+    crate::timers::wake_on(&mut b);
     for &(w, seen) in wake.iter().take(8) {
         b.or().load_u64(w).ne_imm(seen);
     }

@@ -58,11 +58,17 @@ pub fn write_u64s(addr: u64, words: &[u64]) -> Result<(), i64> {
 /// with the NUL), page by page so a string ending just before an
 /// unmapped page is fine.
 pub fn read_path(addr: u64) -> Result<String, i64> {
+    read_cstr(addr, PATH_MAX)
+}
+
+/// Reads a NUL-terminated string at `addr` of at most `max` bytes before
+/// the NUL (longer: `ENAMETOOLONG`), page by page as [`read_path`].
+pub fn read_cstr(addr: u64, max: usize) -> Result<String, i64> {
     let mut out = Vec::new();
     let mut at = addr;
     loop {
         let in_page = (PAGE_SIZE - at % PAGE_SIZE) as usize;
-        let n = in_page.min(PATH_MAX + 1 - out.len());
+        let n = in_page.min(max + 1 - out.len());
         let mut chunk = vec![0u8; n];
         read(at, &mut chunk)?;
         if let Some(nul) = chunk.iter().position(|&b| b == 0) {
@@ -70,7 +76,7 @@ pub fn read_path(addr: u64) -> Result<String, i64> {
             return String::from_utf8(out).map_err(|_| crate::errno::EINVAL);
         }
         out.extend_from_slice(&chunk);
-        if out.len() > PATH_MAX {
+        if out.len() > max {
             return Err(ENAMETOOLONG);
         }
         at = at.checked_add(n as u64).ok_or(EFAULT)?;

@@ -97,6 +97,10 @@ pub(crate) fn prepare(ws: &Workspace, boot: LinuxBoot) -> Result<Guest, String> 
     for (name, file) in crate::linuxlibs::build_all(ws, &tests)? {
         c.file(&name, 0o755, &read(&file)?);
     }
+    // The busybox shell workload's driver, as Oxok's archive holds it.
+    let bench_sh = cache.join("programs").join("lx-bench-sh");
+    compile(&[&ws.root.join("apps/linux-tests/bench-sh.c")], &bench_sh)?;
+    c.file("lx-bench-sh", 0o755, &read(&bench_sh)?);
     let initramfs = cache.join("initramfs.cpio");
     write_if_changed(&initramfs, &c.finish())?;
     let compiler = output("musl-gcc", &["-dumpversion"]);
@@ -129,6 +133,13 @@ fn kernel(cache: &Path, apt: &mut Apt) -> Result<(PathBuf, String), String> {
     write_if_changed(&package, version.as_bytes())?;
     let _ = std::fs::remove_dir_all(&download);
     Ok((vmlinuz, version))
+}
+
+/// The kernel to boot by PVH: the ELF unpacked from Debian's bzImage, or
+/// the bzImage itself when it cannot be unpacked.
+pub(crate) fn kernel_elf(cache: &Path, apt: &mut Apt) -> Result<PathBuf, String> {
+    let (vmlinuz, _) = kernel(cache, apt)?;
+    Ok(pvh_kernel(cache, &vmlinuz, apt).unwrap_or(vmlinuz))
 }
 
 /// `kernel/vmlinux`: the ELF unpacked from the bzImage, if it can be entered by PVH.

@@ -7,7 +7,7 @@
 //! A figure a side did not produce (Oxok cannot run the workload yet, or a
 //! boot timed out) is reported as missing, never estimated.
 
-mod cpio;
+pub(crate) mod cpio;
 pub(crate) mod host;
 mod http;
 mod httpload;

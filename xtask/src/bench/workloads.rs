@@ -44,6 +44,11 @@ pub(crate) const ALL: &[Workload] = &[
     w("cat_10mb", "cycles", "read a 10 MiB file to the end in 64 KiB reads (Oxok: file server)"),
     w("lua_sort", "cycles", "Lua 5.4: sort 20,000 numbers (Oxok: through the Linux personality)"),
     w("sqlite_insert", "cycles", "SQLite: 10,000 inserts in a transaction, in memory (Oxok: Linux personality)"),
+    w(
+        "busybox_sh",
+        "cycles",
+        "busybox sh: 1,000-iteration loop into sort | uniq -c | wc, 100 files (Oxok: Linux personality)",
+    ),
     w(BOOT_TO_USER, "us", "QEMU start to first user instruction"),
     w("kernel_mem_per_env", "bytes", "kernel memory per process/environment"),
 ];
@@ -77,7 +82,8 @@ mod tests {
         let sources = read("bench/linux/bench.c")
             + &read("bench/linux/proc.c")
             + &read("apps/linux-tests/lua/driver.c")
-            + &read("apps/linux-tests/sqlite/driver.c");
+            + &read("apps/linux-tests/sqlite/driver.c")
+            + &read("apps/linux-tests/bench-sh.c");
         let readme = read("bench/README.md");
         for w in ALL {
             assert!(readme.contains(&format!("`{}`", w.name)), "README lacks `{}`", w.name);

@@ -29,6 +29,8 @@ use oxok_libos::{fd, fs, guest, sys};
 /// `ARG_MAX` default is 2 MiB; the initial stack here takes half of 8 MiB).
 const MAX_STRINGS: usize = 8192;
 const MAX_BYTES: usize = 1 << 20;
+/// Longest single argument or variable (Linux's `MAX_ARG_STRLEN`, 32 pages).
+const MAX_STRING: usize = 32 * 4096;
 
 /// The boot archive's program a path names: `/bin/NAME`, `/usr/bin/NAME`
 /// and the like, or a bare name.
@@ -68,7 +70,8 @@ fn strings(addr: u64, total: &mut usize) -> Result<Vec<String>, i64> {
         if p == 0 {
             return Ok(out);
         }
-        let s = uaccess::read_path(p).map_err(|e| if e == crate::errno::ENAMETOOLONG { E2BIG } else { e })?;
+        let s =
+            uaccess::read_cstr(p, MAX_STRING).map_err(|e| if e == crate::errno::ENAMETOOLONG { E2BIG } else { e })?;
         *total += s.len() + 1;
         if *total > MAX_BYTES {
             return Err(E2BIG);

@@ -178,7 +178,7 @@ pub fn lseek(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         2 => SeekFrom::End(off),
         _ => return Err(EINVAL),
     };
-    if h.kind() != "file" {
+    if !matches!(h.kind(), "file" | "boot") {
         return Err(ESPIPE);
     }
     h.seek(to).map(|p| p as i64).map_err(from_io)
@@ -318,11 +318,15 @@ pub fn ioctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         TCGETS => uaccess::write(arg, &termios()).map(|()| 0),
         TCSETS | TCSETSW | TCSETSF => uaccess::read_vec(arg, TERMIOS_LEN).map(|_| 0),
         TIOCGWINSZ => uaccess::write(arg, &[24, 0, 80, 0, 0, 0, 0, 0]).map(|()| 0),
-        TIOCGPGRP => {
-            let pid = crate::calls::process::linux_pid(oxok_libos::proc::pid()) as u32;
-            uaccess::write(arg, &pid.to_le_bytes()).map(|()| 0)
+        TIOCGPGRP => uaccess::write(arg, &(crate::groups::foreground() as u32).to_le_bytes()).map(|()| 0),
+        TIOCSPGRP => {
+            let g = uaccess::read_vec(arg, 4)?;
+            let g = i32::from_le_bytes([g[0], g[1], g[2], g[3]]);
+            if g <= 0 {
+                return Err(crate::errno::EINVAL);
+            }
+            crate::groups::set_foreground(g as u64).map(|()| 0)
         }
-        TIOCSPGRP => uaccess::read_vec(arg, 4).map(|_| 0),
         _ => Err(ENOTTY),
     }
 }

@@ -195,6 +195,7 @@ extern "C" fn forked() -> ! {
                 let _ = uaccess::write(p.parent_tid, &(pid as u32).to_le_bytes());
             }
             children::add(child);
+            crate::groups::child_born(pid);
             regs.rax = pid as u64;
         }
         // Out of environments or frames in the account: Linux's answer
@@ -210,4 +211,6 @@ pub fn in_child() {
     children::forget_all();
     crate::signals::after_fork(PENDING_AT_FORK.load(Ordering::Acquire));
     crate::fdtab::after_fork();
+    crate::timers::clear();
+    crate::groups::in_child();
 }

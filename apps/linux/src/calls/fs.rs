@@ -29,7 +29,7 @@ const O_DIRECTORY: u64 = 0o200000;
 const O_CLOEXEC: u64 = 0o2000000;
 
 /// The absolute, normalised path `path` names relative to `dirfd`.
-fn resolve(dirfd: u64, path: &str) -> Result<String, i64> {
+pub(crate) fn resolve(dirfd: u64, path: &str) -> Result<String, i64> {
     if path.is_empty() {
         return Err(ENOENT);
     }
@@ -44,7 +44,7 @@ fn resolve(dirfd: u64, path: &str) -> Result<String, i64> {
 }
 
 /// The path argument at `addr`, resolved against `dirfd`.
-fn path_arg(dirfd: u64, addr: u64) -> Result<String, i64> {
+pub(crate) fn path_arg(dirfd: u64, addr: u64) -> Result<String, i64> {
     resolve(dirfd, &uaccess::read_path(addr)?)
 }
 
@@ -109,7 +109,7 @@ const S_IFDIR: u32 = 0o040000;
 const S_IFREG: u32 = 0o100000;
 
 /// What `stat` reports about one object.
-struct Stat {
+pub(crate) struct Stat {
     mode: u32,
     size: u64,
     ino: u64,
@@ -148,19 +148,22 @@ impl Stat {
     }
 }
 
-fn stat_path(path: &str) -> Result<Stat, i64> {
+pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
     if let Some(kind) = devices::kind_of(path) {
         return Ok(Stat::device(kind));
     }
     // The boot archive's programs, where `execve` finds them (so a shell
     // searching `PATH` finds them too).
+    if let Some(data) = devices::boot_file(path) {
+        return Ok(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
+    }
     if let Some(image) = crate::calls::exec::archive_program(path) {
         return Ok(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
     }
     lfs::stat(path).map(|m| Stat::of(&m)).map_err(from_io)
 }
 
-fn stat_fd(fd: u64) -> Result<Stat, i64> {
+pub(crate) fn stat_fd(fd: u64) -> Result<Stat, i64> {
     let h = crate::calls::file::handle(fd)?;
     if let Some(file) = fdtab::get(fd as usize).and_then(|i| i.file) {
         return file.metadata().map(|m| Stat::of(&m)).map_err(from_io);

@@ -52,6 +52,10 @@ pub fn mmap(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         place(len)?
     };
     let end = start + len;
+    if anonymous && flags & MAP_SHARED != 0 {
+        mem::add_shared(start, end, prot)?;
+        return Ok(start as i64);
+    }
     if anonymous {
         mem::add(start, end, prot)?;
         return Ok(start as i64);

@@ -1,12 +1,14 @@
 //! The Linux system calls, one module per group; [`crate::table`] lists
 //! them.
 
+pub mod attr;
 pub mod exec;
 pub mod file;
 pub mod fork;
 pub mod fs;
 pub mod futex;
 pub mod info;
+pub mod itimer;
 pub mod memory;
 pub mod net;
 pub mod poll;

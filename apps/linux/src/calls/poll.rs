@@ -121,8 +121,7 @@ fn sleep(seen: u64, wake: &[(u64, u64)], deadline_ticks: Option<u64>) -> Result<
     for &(word, value) in wake.iter().take(WATCHED) {
         b.or().load_u64(word).ne_imm(value);
     }
-    let (pending, interrupting) = crate::signals::watch();
-    b.or().load_u64(pending).and_imm(interrupting).ne_imm(0);
+    crate::timers::wake_on(b.or());
     // A pipe's partner can also end by dying, which changes no word: look
     // again every few ticks while pipes are watched.
     let now = exposed::clock().map_or(0, |c| c.ticks);

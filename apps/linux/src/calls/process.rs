@@ -87,9 +87,27 @@ pub fn prctl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
 }
 
-/// `setpgid`: every process is its own group; moving the caller into its
-/// own group succeeds, anything else is refused.
+/// `setpgid(pid, pgid)` for the caller and its children ([`crate::groups`]).
 pub fn setpgid(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    let me = linux_pid(proc::pid()) as u64;
-    if (a[0] == 0 || a[0] == me) && (a[1] == 0 || a[1] == me) { Ok(0) } else { Err(crate::errno::EPERM) }
+    crate::groups::set(a[0] as i64 as i32 as i64, a[1] as i64 as i32 as i64).map(|()| 0)
+}
+
+pub fn getpgrp(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    Ok(crate::groups::pgid() as i64)
+}
+
+/// `getpgid(pid)`: the caller's or a child's group; `ESRCH` for others.
+pub fn getpgid(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    crate::groups::pgid_of(a[0] as i64 as i32 as i64).map(|g| g as i64).ok_or(crate::errno::ESRCH)
+}
+
+/// `getsid(pid)`: the caller's session, which its children share (a child
+/// that made its own answers for itself); `ESRCH` for others.
+pub fn getsid(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let pid = a[0] as i64 as i32 as i64;
+    crate::groups::pgid_of(pid).map(|_| crate::groups::sid() as i64).ok_or(crate::errno::ESRCH)
+}
+
+pub fn setsid(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    crate::groups::new_session().map(|s| s as i64)
 }

@@ -117,9 +117,13 @@ pub fn kill(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         return Err(EINVAL);
     }
     let me = crate::calls::process::linux_pid(oxok_libos::proc::pid());
-    if i64::from(pid) == me || pid == 0 {
+    if i64::from(pid) == me {
         signals::raise(sig);
         return Ok(0);
+    }
+    if pid == 0 || pid < -1 {
+        let group = if pid == 0 { crate::groups::pgid() } else { (-i64::from(pid)) as u64 };
+        return crate::groups::kill_group(group, sig).map(|_| 0);
     }
     if pid < 0 {
         return Err(ESRCH);
@@ -164,10 +168,11 @@ pub fn rt_sigreturn(_: &[u64; 6], f: &mut ExceptionFrame) -> Res {
 
 /// Sleeps until a signal the program does not block is pending.
 fn sleep_for_signal() -> Res {
-    let (word, interrupting) = signals::watch();
-    let code = oxok_pred::Builder::new().load_u64(word).and_imm(interrupting).ne_imm(0).build().map_err(|_| EINVAL)?;
-    let bytes = code.as_bytes();
     while !signals::interrupted() {
+        let mut b = oxok_pred::Builder::new();
+        crate::timers::wake_on(&mut b);
+        let code = b.build().map_err(|_| EINVAL)?;
+        let bytes = code.as_bytes();
         oxok_libos::sys::pred_install(0, SIGNAL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
             .map_err(crate::errno::from_kernel)?;
         oxok_libos::sys::env_sleep(1 << SIGNAL_SLOT).map_err(crate::errno::from_kernel)?;

@@ -98,16 +98,10 @@ fn sleep_until(deadline: u64) -> Res {
         let wait = u128::from(deadline - now) * u128::from(clock.tick_hz);
         let ticks = clock.ticks.saturating_add(wait.div_ceil(1_000_000_000) as u64);
         let word = oxok_libos::abi::layout::CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64;
-        let (pending, interrupting) = crate::signals::watch();
-        let code = oxok_pred::Builder::new()
-            .load_u64(word)
-            .ge_imm(ticks)
-            .or()
-            .load_u64(pending)
-            .and_imm(interrupting)
-            .ne_imm(0)
-            .build()
-            .map_err(|_| EINVAL)?;
+        let mut b = oxok_pred::Builder::new();
+        b.load_u64(word).ge_imm(ticks);
+        crate::timers::wake_on(b.or());
+        let code = b.build().map_err(|_| EINVAL)?;
         let bytes = code.as_bytes();
         crate::signals::check_interrupted()?;
         oxok_libos::sys::pred_install(0, SLEEP_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)

@@ -48,12 +48,13 @@ fn wait_for(which: Which, options: u64, keep: bool) -> Result<Option<(i64, ExitS
             return Ok(None);
         }
         signals::check_interrupted()?;
-        children::sleep(which, signals::watch())?;
+        children::sleep(which)?;
     }
 }
 
-/// `wait4(pid, status, options, rusage)`: `pid` -1 (or 0, or below -1:
-/// every process is its own group, so any child), or one child.
+/// `wait4(pid, status, options, rusage)`: `pid` -1 (any child), 0 (a
+/// child in the caller's group), below -1 (a child in group -pid), or one
+/// child.
 pub fn wait4(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let (pid, status, options, rusage) = (a[0] as i64 as i32, a[1], a[2], a[3]);
     if options & !(WNOHANG | WUNTRACED | WCONTINUED | WNOTHREAD | WALL | WCLONE) != 0 {
@@ -65,7 +66,12 @@ pub fn wait4(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     if rusage != 0 {
         uaccess::writable(rusage, 144)?;
     }
-    let which = if pid > 0 { Which::Pid(i64::from(pid)) } else { Which::Any };
+    let which = match pid {
+        1.. => Which::Pid(i64::from(pid)),
+        0 => Which::Group(crate::groups::pgid()),
+        -1 => Which::Any,
+        _ => Which::Group((-i64::from(pid)) as u64),
+    };
     let Some((child, how)) = wait_for(which, options, false)? else { return Ok(0) };
     if status != 0 {
         let word = match linux_status(how) {
@@ -94,7 +100,9 @@ pub fn waitid(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         return Err(EINVAL);
     }
     let which = match idtype {
-        P_ALL | P_PGID => Which::Any,
+        P_ALL => Which::Any,
+        P_PGID if id == 0 => Which::Group(crate::groups::pgid()),
+        P_PGID => Which::Group(id),
         P_PID => Which::Pid(id as i64),
         _ => return Err(EINVAL),
     };

@@ -1,0 +1,45 @@
+/* File attributes the file system does not keep (calls/attr.rs): chmod,
+   chown and utimensat check their object and arguments and accept what
+   leaves the file as stat shows it (owner root, modes by kind, no times);
+   another owner is EPERM, a missing file ENOENT, a bad descriptor EBADF,
+   a bad pointer EFAULT, a bad time EINVAL. */
+#define _GNU_SOURCE
+#include "check.h"
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <time.h>
+
+int main(void) {
+    mkdir("/lxa", 0755);
+    int fd = open("/lxa/f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    CHECK("create", fd >= 0 && write(fd, "x", 1) == 1);
+    CHECK("fchown-root", fchown(fd, 0, 0) == 0);
+    CHECK("fchown-unchanged", fchown(fd, -1, -1) == 0);
+    CHECK("fchown-other-eperm", fchown(fd, 1000, 1000) == -1 && errno == EPERM);
+    CHECK("fchown-badfd", fchown(77, 0, 0) == -1 && errno == EBADF);
+    CHECK("chown-path", chown("/lxa/f", 0, -1) == 0);
+    CHECK("lchown-path", lchown("/lxa/f", -1, 0) == 0);
+    CHECK("chown-missing", chown("/lxa/none", 0, 0) == -1 && errno == ENOENT);
+    CHECK("fchownat", fchownat(AT_FDCWD, "/lxa/f", 0, 0, 0) == 0);
+    CHECK("fchownat-empty-path", fchownat(fd, "", 0, 0, AT_EMPTY_PATH) == 0);
+    CHECK("fchownat-bad-flags", fchownat(AT_FDCWD, "/lxa/f", 0, 0, 0x40000) == -1 && errno == EINVAL);
+    CHECK("chown-efault", chown((const char *)8, 0, 0) == -1 && errno == EFAULT);
+    CHECK("chmod", chmod("/lxa/f", 0600) == 0);
+    CHECK("fchmod", fchmod(fd, 0640) == 0);
+    CHECK("fchmodat", fchmodat(AT_FDCWD, "/lxa/f", 0644, 0) == 0);
+    CHECK("chmod-missing", chmod("/lxa/none", 0600) == -1 && errno == ENOENT);
+    struct stat st;
+    CHECK("owner-root", fstat(fd, &st) == 0 && st.st_uid == 0 && st.st_gid == 0 && S_ISREG(st.st_mode));
+    CHECK("utimensat-now", utimensat(AT_FDCWD, "/lxa/f", NULL, 0) == 0);
+    struct timespec ts[2] = {{1, 0}, {2, UTIME_OMIT}};
+    CHECK("utimensat-times", utimensat(AT_FDCWD, "/lxa/f", ts, 0) == 0);
+    CHECK("futimens", futimens(fd, ts) == 0);
+    struct timespec bad[2] = {{1, 2000000000}, {2, 0}};
+    CHECK("utimensat-bad-nsec", utimensat(AT_FDCWD, "/lxa/f", bad, 0) == -1 && errno == EINVAL);
+    CHECK("utimensat-missing", utimensat(AT_FDCWD, "/lxa/none", NULL, 0) == -1 && errno == ENOENT);
+    CHECK("utimensat-efault", utimensat(AT_FDCWD, (const char *)8, NULL, 0) == -1 && errno == EFAULT);
+    CHECK("futimens-badfd", futimens(77, NULL) == -1 && errno == EBADF);
+    close(fd);
+    return summary("lx-attrs");
+}

@@ -1,0 +1,301 @@
+//! Debian's busybox test suite (issue 12, point 5): the `testsuite/` of
+//! the `busybox` source package (the version `busybox-static` is built
+//! from) with the static flavour's `.config` (`debian/config/pkg/static`),
+//! run by `apps/linux-tests/bbsuite/suite.sh` under `busybox sh` on Oxok
+//! (scenario `linux-bbsuite`) and in the bench's Linux guest under the same
+//! QEMU (scenario `linux-bbsuite-ref`).
+//!
+//! The source comes with `apt-get source --download-only` through a
+//! sources list of our own (`deb-src` of the archive the host already
+//! uses) and package lists kept in `<target>/bench/linux/bbsrc/`, so the
+//! host's apt setup is left as it is.
+//!
+//! One line of `runtest` differs from Debian's: where `ln -s` cannot make
+//! an applet's link (Oxok's file system has no symbolic links) an empty
+//! file marks the applet as built. The static flavour's shell runs applets
+//! by name itself (`FEATURE_SH_STANDALONE`, `FEATURE_PREFER_APPLETS`), so
+//! the mark only keeps `runtest` from skipping the applet's tests; on Linux
+//! the link is made and the line does nothing.
+
+use crate::bench::cpio::Cpio;
+use crate::build::write_if_changed;
+use crate::meta::Workspace;
+use crate::qemu::{Boot, Qemu};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The applets whose tests run: the suite's text tools, files and the
+/// shell's test builtins — a subset, so the run stays within minutes
+/// under TCG (the whole suite takes far longer on both sides). Both sides
+/// run the same list.
+pub(crate) const APPLETS: &[&str] = &[
+    "basename",
+    "cat",
+    "cmp",
+    "comm",
+    "cut",
+    "dirname",
+    "echo",
+    "expand",
+    "expr",
+    "false",
+    "fold",
+    "head",
+    "hexdump",
+    "md5sum",
+    "mkdir",
+    "nl",
+    "od",
+    "paste",
+    "printf",
+    "pwd",
+    "rev",
+    "rm",
+    "rmdir",
+    "seq",
+    "sha1sum",
+    "sha256sum",
+    "sort",
+    "strings",
+    "sum",
+    "tail",
+    "tee",
+    "test",
+    "touch",
+    "tr",
+    "true",
+    "unexpand",
+    "uniq",
+    "wc",
+    "xargs",
+];
+
+/// Tests that must pass on Oxok (`linux-bbsuite`): measured 2026-11-24,
+/// 254 of 262 (6 failed: Linux's 4, `strings-works-like-GNU` and
+/// `touch-touches-files-after-non-existent-file`; 2 skipped) against
+/// Linux's 256 — 99.2% — so the floor is what Oxok passes, above the
+/// issue's 90% of Linux (231).
+pub(crate) const OXOK_FLOOR: u32 = 254;
+/// Tests that must pass in the Linux guest (`linux-bbsuite-ref`): measured
+/// 2026-11-24, 256 of 262 (4 failed: unicode in expand, fold and unexpand,
+/// and pwd; 2 skipped: comm and sum are not in the static flavour).
+pub(crate) const LINUX_FLOOR: u32 = 256;
+
+/// `<target>/bench/linux/bbsrc`: the package lists, the downloaded source
+/// and the unpacked suite.
+fn cache(ws: &Workspace) -> PathBuf {
+    crate::bench::linux::cache_dir(ws).join("bbsrc")
+}
+
+/// The unpacked `busybox-<version>/` holding `testsuite/`, and the static
+/// flavour's config, fetched once.
+fn source(ws: &Workspace) -> Result<(PathBuf, PathBuf), String> {
+    let dir = cache(ws);
+    let unpacked = dir.join("unpacked");
+    let config = unpacked.join("debian/config/pkg/static");
+    let find_tree = || -> Option<PathBuf> {
+        std::fs::read_dir(&unpacked)
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.join("testsuite/runtest").exists())
+    };
+    if let (Some(tree), true) = (find_tree(), config.exists()) {
+        return Ok((tree, config));
+    }
+    eprintln!("bbsuite: fetching Debian's busybox source into {} …", dir.display());
+    let lists = dir.join("lists");
+    mkdir(&lists.join("partial"))?;
+    let suite = debian_suite()?;
+    let sources = dir.join("sources.list");
+    let line = format!(
+        "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian {suite} main\n"
+    );
+    write_if_changed(&sources, line.as_bytes())?;
+    let opts = [
+        format!("Dir::Etc::SourceList={}", sources.display()),
+        "Dir::Etc::SourceParts=/nonexistent".to_string(),
+        format!("Dir::State::Lists={}", lists.display()),
+        "APT::Sandbox::User=root".to_string(),
+    ];
+    let apt = |args: &[&str], cwd: &Path| -> Result<(), String> {
+        let mut cmd = Command::new("apt-get");
+        for o in &opts {
+            cmd.args(["-o", o]);
+        }
+        let out = cmd
+            .args(args)
+            .current_dir(cwd)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .output()
+            .map_err(|e| format!("could not run apt-get: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("`apt-get {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+        }
+    };
+    apt(&["-q", "update"], &dir)?;
+    let download = dir.join("download");
+    let _ = std::fs::remove_dir_all(&download);
+    mkdir(&download)?;
+    apt(&["-q", "source", "--download-only", "busybox"], &download)?;
+    let _ = std::fs::remove_dir_all(&unpacked);
+    mkdir(&unpacked)?;
+    for entry in std::fs::read_dir(&download).map_err(|e| format!("cannot read {}: {e}", download.display()))? {
+        let p = entry.map_err(|e| e.to_string())?.path();
+        let name = p.file_name().unwrap_or_default().to_string_lossy().to_string();
+        if name.contains(".orig.tar.") || name.contains(".debian.tar.") {
+            run("tar", &["-x", "-f", &p.display().to_string(), "-C", &unpacked.display().to_string()])?;
+        }
+    }
+    match (find_tree(), config.exists()) {
+        (Some(tree), true) => Ok((tree, config)),
+        _ => Err(format!("the busybox source in {} holds no testsuite/runtest or static config", download.display())),
+    }
+}
+
+/// The suite (`bookworm`, …) the host's apt takes Debian from.
+fn debian_suite() -> Result<String, String> {
+    let text = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("VERSION_CODENAME="))
+        .map(|s| s.trim_matches('"').to_string())
+        .filter(|s| !s.is_empty())
+        .ok_or("cannot tell the Debian suite from /etc/os-release (VERSION_CODENAME)".into())
+}
+
+/// `<cache>/stage/bb/`: `testsuite/` (runtest with the one line changed),
+/// `.config`, `suite.sh`.
+fn stage(ws: &Workspace) -> Result<PathBuf, String> {
+    let (tree, config) = source(ws)?;
+    let stage = cache(ws).join("stage");
+    let bb = stage.join("bb");
+    let _ = std::fs::remove_dir_all(&stage);
+    mkdir(&bb)?;
+    run("cp", &["-R", &tree.join("testsuite").display().to_string(), &bb.display().to_string()])?;
+    // Debian's rules drop mdev.tests before running the suite.
+    let _ = std::fs::remove_file(bb.join("testsuite/mdev.tests"));
+    std::fs::copy(&config, bb.join(".config")).map_err(|e| format!("cannot copy {}: {e}", config.display()))?;
+    let runtest = bb.join("testsuite/runtest");
+    let text = std::fs::read_to_string(&runtest).map_err(|e| format!("cannot read {}: {e}", runtest.display()))?;
+    let link = "\tln -s \"$bindir/busybox\" \"$LINKSDIR/$i\" 2>/dev/null\n";
+    if !text.contains(link) {
+        return Err(format!("{} no longer links applets as expected", runtest.display()));
+    }
+    let marked = text.replace(link, &format!("{}\t[ -e \"$LINKSDIR/$i\" ] || : >\"$LINKSDIR/$i\"\n", link));
+    write_if_changed(&runtest, marked.as_bytes())?;
+    let driver = ws.root.join("apps/linux-tests/bbsuite/suite.sh");
+    std::fs::copy(&driver, bb.join("suite.sh")).map_err(|e| format!("cannot copy {}: {e}", driver.display()))?;
+    write_if_changed(&bb.join("applets"), format!("{}\n", APPLETS.join(" ")).as_bytes())?;
+    write_if_changed(&bb.join("floor.oxok"), format!("{OXOK_FLOOR}\n").as_bytes())?;
+    write_if_changed(&bb.join("floor.linux"), format!("{LINUX_FLOOR}\n").as_bytes())?;
+    Ok(stage)
+}
+
+/// The suite as one ustar file for Oxok's boot archive (`bbsuite.tar`,
+/// unpacked there with `busybox tar xf /boot/bbsuite.tar -C /`).
+pub(crate) fn oxok_tar(ws: &Workspace) -> Result<PathBuf, String> {
+    let stage = stage(ws)?;
+    let tar = cache(ws).join("bbsuite.tar");
+    run(
+        "tar",
+        &[
+            "--format=ustar",
+            "--sort=name",
+            "--mtime=@0",
+            "--owner=0",
+            "--group=0",
+            "-c",
+            "-f",
+            &tar.display().to_string(),
+            "-C",
+            &stage.display().to_string(),
+            "bb",
+        ],
+    )?;
+    Ok(tar)
+}
+
+/// The Linux guest running the suite: the bench's kernel, an initramfs of
+/// `busybox` (as `/bb/busybox`, with `/bin/sh`) and the staged suite.
+pub(crate) fn linux_machine(ws: &Workspace) -> Result<Qemu, String> {
+    let cache_dir = crate::bench::linux::cache_dir(ws);
+    let mut apt = crate::bench::host::Apt::new(cache_dir.join("apt.log"));
+    let guest_kernel = crate::bench::linux::kernel_elf(&cache_dir, &mut apt)?;
+    let (busybox, _) = crate::bench::linux::busybox(&cache_dir, &mut apt)?;
+    let stage = stage(ws)?;
+    let mut c = Cpio::new();
+    for d in ["bin", "dev", "proc", "tmp"] {
+        c.dir(d);
+    }
+    c.char_device("dev/console", 0o600, (5, 1));
+    add_tree(&mut c, &stage, "")?;
+    c.file("bb/busybox", 0o755, &read(&busybox)?);
+    c.symlink("bin/sh", "/bb/busybox");
+    c.symlink("bin/busybox", "/bb/busybox");
+    // Applets are run through /proc/self/exe: until /proc is there, by path.
+    let init = "#!/bin/sh\n/bb/busybox mount -t proc proc /proc\n/bb/busybox mount -t devtmpfs dev /dev\n\
+                sh /bb/suite.sh linux\n/bb/busybox poweroff -f\n";
+    c.file("init", 0o755, init.as_bytes());
+    let initramfs = cache(ws).join("initramfs.cpio");
+    write_if_changed(&initramfs, &c.finish())?;
+    Ok(Qemu::new(Boot::Pvh {
+        kernel: guest_kernel,
+        initrd: initramfs,
+        cmdline: "console=ttyS0 quiet panic=-1 rdinit=/init".into(),
+    }))
+}
+
+/// Adds every file and directory under `dir` to `c`, as `prefix` + its path.
+fn add_tree(c: &mut Cpio, dir: &Path, prefix: &str) -> Result<(), String> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = format!("{prefix}{}", p.file_name().unwrap_or_default().to_string_lossy());
+        if p.is_dir() {
+            c.dir(&name);
+            add_tree(c, &p, &format!("{name}/"))?;
+        } else {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&p).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o644);
+            c.file(&name, mode, &read(&p)?);
+        }
+    }
+    Ok(())
+}
+
+fn run(program: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(program).args(args).output().map_err(|e| format!("could not run {program}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+fn read(p: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+}
+
+fn mkdir(p: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
+}
+
+/// After the scenarios ran: the count lines (`bbsuite: SIDE pass P fail F
+/// skip S`) of the suite's runs, from their logs, so `cargo xtask test`
+/// shows the figures beside the verdicts.
+pub(crate) fn print_counts(log_dir: &Path, ran: &[&str]) {
+    for name in ["linux-bbsuite", "linux-bbsuite-ref"] {
+        if !ran.contains(&name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(log_dir.join(format!("{name}.log"))).unwrap_or_default();
+        match text.lines().find(|l| l.starts_with("bbsuite: ") && l.contains(" pass ")) {
+            Some(line) => println!("{name}: {}", line.trim_start_matches("bbsuite: ").trim_end()),
+            None => println!("{name}: no counts in its log"),
+        }
+    }
+}
