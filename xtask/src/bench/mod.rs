@@ -11,8 +11,11 @@ mod cpio;
 pub(crate) mod host;
 mod http;
 mod httpload;
+mod httptable;
 mod jsonw;
 pub(crate) mod linux;
+mod netclient;
+mod netns;
 mod options;
 pub(crate) mod oxok;
 mod parse;
@@ -22,6 +25,7 @@ mod run;
 mod stats;
 mod svg;
 mod vmlinux;
+mod webguest;
 mod workloads;
 
 use crate::deps::{self, Need};
@@ -35,6 +39,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Runs `cargo xtask bench <args>`.
 pub fn run(args: &[String]) -> Result<(), String> {
+    if args.first().is_some_and(|a| a == "--netclient") {
+        return netclient::run(&args[1..]);
+    }
     if args.iter().any(|a| a == "--http") {
         return http::run(args);
     }
