@@ -334,7 +334,7 @@ fn wait_up(ns: &Netns, qemu: &mut Child, mode: &str, port: u16) -> Result<(), St
     let args = [mode.to_string(), GUEST_IP.into(), port.to_string(), "240".into()];
     let mut probe = netclient(ns, &args)?
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start the probe: {e}"))?;
     loop {
@@ -345,7 +345,13 @@ fn wait_up(ns: &Netns, qemu: &mut Child, mode: &str, port: u16) -> Result<(), St
         }
         match probe.try_wait() {
             Ok(Some(s)) if s.success() => return Ok(()),
-            Ok(Some(_)) => return Err("the server never answered".into()),
+            Ok(Some(_)) => {
+                let mut why = String::new();
+                if let Some(mut e) = probe.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut why);
+                }
+                return Err(format!("the server never answered ({})", why.trim()));
+            }
             Ok(None) => std::thread::sleep(Duration::from_millis(200)),
             Err(e) => return Err(format!("probe: {e}")),
         }

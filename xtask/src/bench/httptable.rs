@@ -123,13 +123,13 @@ pub(crate) fn table(machines: &[Machine], c: &Collected, o: &Opts, timestamp: &s
                 wl.name,
                 label(m, false),
                 cell(rps, 1),
-                if is_ref { "1".into() } else { times(over(rps, rr)) },
+                if is_ref && rps.is_some() { "1".into() } else { times(over(rps, rr)) },
                 cell(summary(f, |f| f.mb_per_s), 2),
                 cell(summary(f, |f| f.p50_ms), 1),
                 cell(summary(f, |f| f.p90_ms), 1),
                 cell(summary(f, |f| f.p99_ms), 1),
                 cell(ppr, 2),
-                if is_ref { "1".into() } else { times(over(ppr, pr)) },
+                if is_ref && ppr.is_some() { "1".into() } else { times(over(ppr, pr)) },
                 f.iter().map(|f| f.failed).sum::<u64>(),
             ));
         }
@@ -147,9 +147,9 @@ pub(crate) fn table(machines: &[Machine], c: &Collected, o: &Opts, timestamp: &s
             label(m, true),
             cell(rtt, 0),
             cell(summary(e, |e| e.rtt_p99_us), 0),
-            if is_ref { "1".into() } else { times(over(rtt, summary(eref, |e| e.rtt_p50_us))) },
+            if is_ref && rtt.is_some() { "1".into() } else { times(over(rtt, summary(eref, |e| e.rtt_p50_us))) },
             cell(bulk, 2),
-            if is_ref { "1".into() } else { times(over(bulk, summary(eref, |e| e.bulk_mb_s))) },
+            if is_ref && bulk.is_some() { "1".into() } else { times(over(bulk, summary(eref, |e| e.bulk_mb_s))) },
         ));
     }
     md.push_str("\n## Against the goals (ratios of medians)\n\n");

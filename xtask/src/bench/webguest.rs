@@ -68,6 +68,7 @@ pub(crate) fn prepare(ws: &Workspace) -> Result<WebGuest, String> {
     }
     c.dir("www");
     c.char_device("dev/console", 0o600, (5, 1));
+    c.char_device("dev/null", 0o666, (1, 3));
     c.file("bin/busybox", 0o755, &read(&busybox)?);
     for applet in ["sh", "mount", "insmod", "ip", "sleep", "cat"] {
         c.symlink(&format!("bin/{applet}"), "busybox");
@@ -110,6 +111,7 @@ pub(crate) fn nginx_conf(root: &str, port: u16) -> String {
         "# Written by cargo xtask bench --http.
 user www-data;
 worker_processes 1;
+worker_rlimit_nofile 4096;
 daemon off;
 master_process on;
 pid /run/nginx.pid;
@@ -150,7 +152,7 @@ fn init_script() -> String {
         s.push_str(&format!("insmod /lib/modules/{name}.ko\n"));
     }
     s.push_str(&format!(
-        "ip link set lo up\nip link set eth0 up\nip addr add {GUEST_IP}/24 dev eth0\nip route add default via {HOST_IP}\n"
+        "ip link set lo up\nip link set eth0 up\nip addr add {GUEST_IP}/24 dev eth0\nip route add default via {HOST_IP}\nip addr show dev eth0\n"
     ));
     s.push_str(&format!("/usr/sbin/nginx -e stderr -c /etc/nginx/nginx.conf &\n/echo {ECHO_PORT} &\n"));
     s.push_str("echo \"oxok-web: up\"\nwhile :; do sleep 3600; done\n");
@@ -182,11 +184,13 @@ pub(crate) fn parse_ldd(text: &str) -> Result<Vec<String>, String> {
 fn library_packages(libs: &[String]) -> String {
     let mut seen: Vec<String> = Vec::new();
     for lib in libs {
-        let owner = Command::new("dpkg").arg("-S").arg(lib).output();
-        let Some(pkg) = owner.ok().and_then(|o| {
+        // With merged /usr, dpkg may know the file under /usr only.
+        let owner = |path: &str| {
+            let o = Command::new("dpkg").arg("-S").arg(path).output().ok().filter(|o| o.status.success())?;
             let s = String::from_utf8_lossy(&o.stdout).into_owned();
             s.split(':').next().map(|p| p.trim().to_string()).filter(|p| !p.is_empty())
-        }) else {
+        };
+        let Some(pkg) = owner(lib).or_else(|| owner(&format!("/usr{lib}"))) else {
             continue;
         };
         let v = Command::new("dpkg-query").args(["-W", "-f=${Version}", &pkg]).output();
