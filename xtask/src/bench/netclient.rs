@@ -69,8 +69,20 @@ fn probe(addr: SocketAddr, limit: Duration, http: bool) -> Result<(), String> {
     Err(format!("netclient: {addr} never answered"))
 }
 
+/// Connects; a refusal is retried for 10 s (a server that serves one
+/// connection at a time, as Oxok's `tcpecho`, refuses the next until the
+/// last is closed on its side too).
 fn connect(addr: SocketAddr) -> Result<TcpStream, String> {
-    let s = TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| format!("connect: {e}"))?;
+    let end = Instant::now() + Duration::from_secs(10);
+    let s = loop {
+        match TcpStream::connect_timeout(&addr, Duration::from_secs(10)) {
+            Ok(s) => break s,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && Instant::now() < end => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(format!("connect: {e}")),
+        }
+    };
     s.set_nodelay(true).map_err(|e| e.to_string())?;
     s.set_read_timeout(Some(Duration::from_secs(20))).map_err(|e| e.to_string())?;
     Ok(s)
