@@ -35,12 +35,7 @@ pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
     for (proto, host, guest) in forwards {
         netdev.push_str(&format!(",hostfwd={proto}:127.0.0.1:{host}-:{guest}"));
     }
-    vec![
-        "-netdev".into(),
-        netdev,
-        "-device".into(),
-        format!("virtio-net-pci,netdev=n0,{VIRTIO_NET_OFFLOADS_OFF}"),
-    ]
+    vec!["-netdev".into(), netdev, "-device".into(), format!("virtio-net-pci,netdev=n0,{VIRTIO_NET_OFFLOADS_OFF}")]
 }
 
 /// A UDP port on 127.0.0.1 that is free right now.

@@ -63,7 +63,12 @@ pub(crate) const MACHINES: [Machine; 5] = [
     },
     Machine { name: "nginx", os: Os::Linux { offloads: false }, http: true, echo: true },
     Machine { name: "nginx, offloads", os: Os::Linux { offloads: true }, http: true, echo: true },
-    Machine { name: "tcpecho", os: Os::Oxok { program: "tcpecho", line: "tcpecho 7\nexit 0\n" }, http: false, echo: true },
+    Machine {
+        name: "tcpecho",
+        os: Os::Oxok { program: "tcpecho", line: "tcpecho 7\nexit 0\n" },
+        http: false,
+        echo: true,
+    },
 ];
 
 /// One workload: a name, the document, how it is loaded.
@@ -225,9 +230,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let svg = httptable::chart(&machines, &c, &format!("{timestamp} · {} round(s)", o.rounds));
     let out = o.out.clone().unwrap_or_else(|| ws.target_dir.join("bench").join("http"));
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    for (name, text) in
-        [(format!("{stamp}.md"), &md), ("latest.md".into(), &md), (format!("{stamp}.svg"), &svg), ("latest.svg".into(), &svg)]
-    {
+    for (name, text) in [
+        (format!("{stamp}.md"), &md),
+        ("latest.md".into(), &md),
+        (format!("{stamp}.svg"), &svg),
+        ("latest.svg".into(), &svg),
+    ] {
         std::fs::write(out.join(&name), text).map_err(|e| format!("cannot write {name}: {e}"))?;
     }
     println!("{md}");
@@ -361,12 +369,12 @@ fn wait_up(ns: &Netns, qemu: &mut Child, mode: &str, port: u16) -> Result<(), St
 /// Round trips and bulk echo against the guest's echo server.
 fn echo(ns: &Netns, o: &Opts) -> Result<EchoFigures, String> {
     let bytes = o.bulk_kb as u64 * 1024;
-    let args = ["echo".to_string(), GUEST_IP.into(), ECHO_PORT.to_string(), o.roundtrips.to_string(), bytes.to_string()];
+    let args =
+        ["echo".to_string(), GUEST_IP.into(), ECHO_PORT.to_string(), o.roundtrips.to_string(), bytes.to_string()];
     let out = netclient(ns, &args)?.stdin(Stdio::null()).output().map_err(|e| format!("echo client: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    netclient::parse_echo(&text).ok_or_else(|| {
-        format!("echo client failed: {} {}", text.trim(), String::from_utf8_lossy(&out.stderr).trim())
-    })
+    netclient::parse_echo(&text)
+        .ok_or_else(|| format!("echo client failed: {} {}", text.trim(), String::from_utf8_lossy(&out.stderr).trim()))
 }
 
 /// Options for tests elsewhere.

@@ -62,9 +62,7 @@ pub(crate) fn wrk(ns: &Netns, base: &str, path: &str, secs: u32, connections: u3
 }
 
 fn pinned(ns: &Netns, program: &str, args: &[String]) -> Result<String, String> {
-    let out = ns
-        .pinned(LOAD_CORE, program)
-        .args(args).output().map_err(|e| format!("cannot run {program}: {e}"))?;
+    let out = ns.pinned(LOAD_CORE, program).args(args).output().map_err(|e| format!("cannot run {program}: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         return Err(format!("{program} failed: {} {}", text.trim(), String::from_utf8_lossy(&out.stderr).trim()));

@@ -67,6 +67,15 @@ pub(crate) fn label(m: &Machine, echo: bool) -> String {
     }
 }
 
+/// A short name for the chart's labels.
+fn short(m: &Machine) -> &'static str {
+    match m.os {
+        Os::Oxok { program, .. } => program,
+        Os::Linux { offloads: false } => "Linux",
+        Os::Linux { offloads: true } => "Linux+offloads",
+    }
+}
+
 fn summary<T>(v: &[T], f: impl Fn(&T) -> f64) -> Option<Summary> {
     Summary::of(&v.iter().map(f).collect::<Vec<f64>>())
 }
@@ -90,11 +99,7 @@ fn times(r: Option<f64>) -> String {
 
 /// The figure a workload is judged by: MB/s for 100 KB, requests/s otherwise.
 fn headline(w: usize) -> (fn(&Figures) -> f64, &'static str) {
-    if WORKLOADS[w].path.starts_with("/100k") {
-        (|f| f.mb_per_s, "MB/s")
-    } else {
-        (|f| f.requests_per_s, "requests/s")
-    }
+    if WORKLOADS[w].path.starts_with("/100k") { (|f| f.mb_per_s, "MB/s") } else { (|f| f.requests_per_s, "requests/s") }
 }
 
 /// The markdown report.
@@ -117,7 +122,11 @@ pub(crate) fn table(machines: &[Machine], c: &Collected, o: &Opts, timestamp: &s
             let f = c.http.get(m.name, w);
             let rps = summary(f, |f| f.requests_per_s);
             let ppr = summary(f, |f| f.packets_per_request);
-            let (is_ref, rr, pr) = (m.name == REFERENCE, summary(reference, |f| f.requests_per_s), summary(reference, |f| f.packets_per_request));
+            let (is_ref, rr, pr) = (
+                m.name == REFERENCE,
+                summary(reference, |f| f.requests_per_s),
+                summary(reference, |f| f.packets_per_request),
+            );
             md.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 wl.name,
@@ -176,16 +185,25 @@ pub(crate) fn table(machines: &[Machine], c: &Collected, o: &Opts, timestamp: &s
 pub(crate) fn goals(c: &Collected) -> Vec<String> {
     let w = |tool: Tool, path: &str| WORKLOADS.iter().position(|x| x.tool == tool && x.path == path).unwrap_or(0);
     let (small, big) = (w(Tool::Ab10, "/1k.txt"), w(Tool::Ab10, "/100k.bin"));
-    let http = |name: &str, i: usize, f: fn(&Figures) -> f64| over(summary(c.http.get(name, i), f), summary(c.http.get(REFERENCE, i), f));
-    let echo = |f: fn(&EchoFigures) -> f64| over(summary(c.echo.get("tcpecho", 0), f), summary(c.echo.get(REFERENCE, 0), f));
+    let http = |name: &str, i: usize, f: fn(&Figures) -> f64| {
+        over(summary(c.http.get(name, i), f), summary(c.http.get(REFERENCE, i), f))
+    };
+    let echo =
+        |f: fn(&EchoFigures) -> f64| over(summary(c.echo.get("tcpecho", 0), f), summary(c.echo.get(REFERENCE, 0), f));
     vec![
-        format!("cheetah / nginx, 1 KB HTTP/1.0 requests/s: {} (goal ≥ 4×)", times(http("cheetah", small, |f| f.requests_per_s))),
+        format!(
+            "cheetah / nginx, 1 KB HTTP/1.0 requests/s: {} (goal ≥ 4×)",
+            times(http("cheetah", small, |f| f.requests_per_s))
+        ),
         format!("cheetah / nginx, 100 KB HTTP/1.0 MB/s: {} (goal ≥ 2×)", times(http("cheetah", big, |f| f.mb_per_s))),
         format!(
             "cheetah / nginx, packets per 1 KB HTTP/1.0 request: {} (goal ≤ 0.80×)",
             times(http("cheetah", small, |f| f.packets_per_request))
         ),
-        format!("httpd / nginx, 1 KB HTTP/1.0 requests/s: {} (goal ≥ 1.7×)", times(http("httpd", small, |f| f.requests_per_s))),
+        format!(
+            "httpd / nginx, 1 KB HTTP/1.0 requests/s: {} (goal ≥ 1.7×)",
+            times(http("httpd", small, |f| f.requests_per_s))
+        ),
         format!("tcpecho / Linux, TCP round trip (p50): {} (goal ≤ 0.5×)", times(echo(|e| e.rtt_p50_us))),
         format!("tcpecho / Linux, bulk echo throughput: {} (goal ≥ 1.0×)", times(echo(|e| e.bulk_mb_s))),
     ]
@@ -208,16 +226,17 @@ pub(crate) fn chart(machines: &[Machine], c: &Collected, subtitle: &str) -> Stri
         let theirs = summary(c.http.get(REFERENCE, w), f);
         for m in machines.iter().filter(|m| m.http && m.name != REFERENCE) {
             let mine = summary(c.http.get(m.name, w), f);
-            rows.push(row(format!("{} · {} {unit}", label(m, false), wl.name), mine, theirs, over(mine, theirs)));
+            let unit = if unit == "MB/s" { " MB/s" } else { "" };
+            rows.push(row(format!("{}: {}{unit}", short(m), wl.name), mine, theirs, over(mine, theirs)));
         }
     }
     for m in machines.iter().filter(|m| m.echo && m.name != REFERENCE) {
         let e = c.echo.get(m.name, 0);
         let r = c.echo.get(REFERENCE, 0);
         let (mine, theirs) = (summary(e, |e| e.rtt_p50_us), summary(r, |e| e.rtt_p50_us));
-        rows.push(row(format!("{} · TCP round-trip speed", label(m, true)), mine, theirs, over(theirs, mine)));
+        rows.push(row(format!("{}: TCP round-trip speed (echo)", short(m)), mine, theirs, over(theirs, mine)));
         let (mine, theirs) = (summary(e, |e| e.bulk_mb_s), summary(r, |e| e.bulk_mb_s));
-        rows.push(row(format!("{} · bulk echo MB/s", label(m, true)), mine, theirs, over(mine, theirs)));
+        rows.push(row(format!("{}: bulk echo MB/s", short(m)), mine, theirs, over(mine, theirs)));
     }
     let style = Style {
         title: "Oxok's servers / nginx (echo) on Linux, offloads off (ratio of medians, log scale; higher is better)",
@@ -234,7 +253,13 @@ mod tests {
     use super::*;
 
     fn fig(rps: f64, ppr: f64) -> Figures {
-        Figures { requests_per_s: rps, mb_per_s: rps / 10.0, packets_per_request: ppr, completed: 100, ..Figures::default() }
+        Figures {
+            requests_per_s: rps,
+            mb_per_s: rps / 10.0,
+            packets_per_request: ppr,
+            completed: 100,
+            ..Figures::default()
+        }
     }
 
     fn collected() -> Collected {
@@ -269,7 +294,7 @@ mod tests {
         assert!(md.contains("| tcpecho (Oxok) | 400 | 900 | 0.40× | 3.00 | 1.50× |"), "{md}");
         assert!(md.contains("nginx (Linux, default offloads) | missing"));
         let svg = chart(&MACHINES, &collected(), "t");
-        assert!(svg.contains("tcpecho (Oxok) · TCP round-trip speed") && svg.contains(">2.50×<"));
+        assert!(svg.contains("tcpecho: TCP round-trip speed (echo)") && svg.contains(">2.50×<"));
     }
 
     #[test]

@@ -105,7 +105,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         out.display(),
         began.elapsed().as_secs_f64()
     );
-    check_sides_ran(&res, &machines)
+    let ran = check_sides_ran(&res, &machines);
+    if opts.out.is_none() && !opts.quick && opts.sides.len() == 2 {
+        // A full run into bench/results/ includes the HTTP benchmark (which
+        // needs root for its network namespace); a quick one does not.
+        eprintln!("bench: now the HTTP and TCP benchmark (as `cargo xtask bench --http`) …");
+        let dir = out.join("http").display().to_string();
+        let http = http::run(&["--http".to_string(), "--out".to_string(), dir]);
+        return ran.and(http);
+    }
+    ran
 }
 
 /// Builds the guests that were asked for; returns their machines (TCG,

@@ -146,9 +146,8 @@ pub(crate) fn format_echo(f: &EchoFigures) -> String {
 /// Reads the client's line back.
 pub(crate) fn parse_echo(text: &str) -> Option<EchoFigures> {
     let line = text.lines().find_map(|l| l.trim().strip_prefix("echo-client:"))?;
-    let get = |k: &str| {
-        line.split_whitespace().find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse::<f64>().ok())
-    };
+    let get =
+        |k: &str| line.split_whitespace().find_map(|kv| kv.strip_prefix(k)?.strip_prefix('=')?.parse::<f64>().ok());
     Some(EchoFigures { rtt_p50_us: get("rtt_p50_us")?, rtt_p99_us: get("rtt_p99_us")?, bulk_mb_s: get("bulk_mb_s")? })
 }
 

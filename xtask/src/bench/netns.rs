@@ -93,21 +93,13 @@ pub(crate) fn tap_nic_args(tap: &str, offloads: bool) -> Vec<String> {
         device.push(',');
         device.push_str(crate::hostnet::VIRTIO_NET_OFFLOADS_OFF);
     }
-    vec![
-        "-netdev".into(),
-        format!("tap,id=n0,ifname={tap},script=no,downscript=no"),
-        "-device".into(),
-        device,
-    ]
+    vec!["-netdev".into(), format!("tap,id=n0,ifname={tap},script=no,downscript=no"), "-device".into(), device]
 }
 
 /// Runs `ip args`; an error carries its message.
 fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("could not run ip: {e}"))?;
+    let out =
+        Command::new("ip").args(args).stdin(Stdio::null()).output().map_err(|e| format!("could not run ip: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -116,11 +108,7 @@ fn ip(args: &[&str]) -> Result<(), String> {
 }
 
 fn ip_output(args: &[&str]) -> String {
-    Command::new("ip")
-        .args(args)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
+    Command::new("ip").args(args).output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default()
 }
 
 /// The namespaces in `ip netns list`'s output that this tool made for a
