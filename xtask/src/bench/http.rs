@@ -192,6 +192,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let log_dir = ws.target_dir.join("bench").join("http-logs").join(&stamp);
     std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
     let ns = Netns::create()?;
+    c.load.push(httptable::loadavg());
     for round in 1..=o.rounds {
         let mut order: Vec<&Machine> = machines.iter().collect();
         if round % 2 == 0 {
@@ -226,6 +227,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     }
     drop(ns);
+    c.load.push(httptable::loadavg());
     let md = httptable::table(&machines, &c, &o, &timestamp);
     let svg = httptable::chart(&machines, &c, &format!("{timestamp} · {} round(s)", o.rounds));
     let out = o.out.clone().unwrap_or_else(|| ws.target_dir.join("bench").join("http"));

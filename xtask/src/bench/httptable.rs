@@ -54,6 +54,14 @@ pub(crate) struct Collected {
     pub versions: Vec<(String, String)>,
     /// Each machine's QEMU command line.
     pub commands: Vec<(String, String)>,
+    /// The host's load averages (`/proc/loadavg`) at the start and the end.
+    pub load: Vec<String>,
+}
+
+/// The host's 1/5/15-minute load averages now.
+pub(crate) fn loadavg() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
 }
 
 /// How a machine is named in the table.
@@ -113,6 +121,12 @@ pub(crate) fn table(machines: &[Machine], c: &Collected, o: &Opts, timestamp: &s
          QEMU to core 0. Medians (min–max); × = ratio of medians to nginx (or echo) on Linux with offloads off.\n\n",
         o.rounds, o.requests, o.concurrency, o.secs, o.concurrency, o.roundtrips, o.bulk_kb
     ));
+    if !c.load.is_empty() {
+        md.push_str(&format!(
+            "Host: 2 cores shared with whatever else runs; load averages (1/5/15 min) {}.\n\n",
+            c.load.join(" → ")
+        ));
+    }
     md.push_str("## HTTP (issue 14)\n\n");
     md.push_str("| workload | server | requests/s | × nginx | MB/s | p50 ms | p90 ms | p99 ms | packets/request | × nginx | failed |\n");
     md.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
