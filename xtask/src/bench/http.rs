@@ -14,11 +14,12 @@
 //! rounds with the min–max spread, and ratios to nginx and Linux.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::httpload::{self, Figures};
+use super::httpopts::{Opts, USAGE, parse};
 use super::httptable::{self, Collected};
 use super::netclient::{self, EchoFigures};
 use super::netns::{self, GUEST_IP, Netns};
@@ -97,67 +98,6 @@ pub(crate) const WORKLOADS: [Workload; 7] = [
     Workload { name: "1 KB, keep-alive (wrk)", path: "/1k.txt", tool: Tool::Wrk },
     Workload { name: "100 KB, keep-alive (wrk)", path: "/100k.bin", tool: Tool::Wrk },
 ];
-
-pub(crate) struct Opts {
-    pub rounds: usize,
-    pub requests: u32,
-    pub concurrency: u32,
-    pub secs: u32,
-    pub roundtrips: u32,
-    pub bulk_kb: u32,
-    pub out: Option<PathBuf>,
-    pub quick: bool,
-    pub no_offloads_row: bool,
-    /// Only these machines (`--only httpd,nginx`).
-    pub only: Option<Vec<String>>,
-}
-
-const USAGE: &str = "usage: cargo xtask bench --http [--quick] [--rounds N] [--requests N] [--concurrency C] [--secs S]
-                               [--roundtrips N] [--bulk-kb K] [--no-offloads-row] [--only M,M…] [--out DIR]
-  Machines: httpd, cheetah, tcpecho (Oxok); nginx, nginx-offloads (Linux: nginx and echo).
-  Needs root (a network namespace and a tap device are made for the run and removed after it).\n";
-
-fn parse(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        rounds: 3,
-        requests: 1000,
-        concurrency: 8,
-        secs: 5,
-        roundtrips: 1000,
-        bulk_kb: 4096,
-        out: None,
-        quick: false,
-        no_offloads_row: false,
-        only: None,
-    };
-    let mut it = args.iter().filter(|a| *a != "--http");
-    while let Some(a) = it.next() {
-        let mut num = |what: &str| -> Result<u32, String> {
-            it.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{a} needs {what}\n{USAGE}"))
-        };
-        match a.as_str() {
-            "--quick" => {
-                o.quick = true;
-                o.rounds = 1;
-                o.requests = 200;
-                o.secs = 3;
-                o.roundtrips = 200;
-                o.bulk_kb = 1024;
-            }
-            "--rounds" => o.rounds = num("a number")?.max(1) as usize,
-            "--requests" => o.requests = num("a number")?.max(1),
-            "--concurrency" => o.concurrency = num("a number")?.max(1),
-            "--secs" => o.secs = num("seconds")?.max(1),
-            "--roundtrips" => o.roundtrips = num("a number")?.max(1),
-            "--bulk-kb" => o.bulk_kb = num("a number")?.max(1),
-            "--no-offloads-row" => o.no_offloads_row = true,
-            "--only" => o.only = Some(it.next().ok_or(USAGE)?.split(',').map(String::from).collect()),
-            "--out" => o.out = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
-            _ => return Err(format!("unknown option {a}\n{USAGE}")),
-        }
-    }
-    Ok(o)
-}
 
 /// Runs the HTTP benchmark.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -379,12 +319,6 @@ fn echo(ns: &Netns, o: &Opts) -> Result<EchoFigures, String> {
         .ok_or_else(|| format!("echo client failed: {} {}", text.trim(), String::from_utf8_lossy(&out.stderr).trim()))
 }
 
-/// Options for tests elsewhere.
-#[cfg(test)]
-pub(crate) fn tests_opts() -> Opts {
-    parse(&[]).expect("defaults parse")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,15 +329,6 @@ mod tests {
         assert_eq!(packets_per_request((5, 5), (5, 5), 0), 0.0);
         // A counter that went backwards (never on a live tap) counts nothing.
         assert_eq!(packets_per_request((10, 10), (4, 30), 4), 5.0);
-    }
-
-    #[test]
-    fn options() {
-        let a = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let o = parse(&a("--http --quick --rounds 2 --bulk-kb 64")).expect("parses");
-        assert_eq!((o.rounds, o.requests, o.bulk_kb, o.quick), (2, 200, 64, true));
-        assert!(parse(&a("--http --bogus")).is_err());
-        assert!(parse(&a("--rounds")).is_err());
     }
 
     #[test]

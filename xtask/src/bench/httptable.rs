@@ -3,8 +3,9 @@
 //! — the reference — and the goals of issues 13 and 14 beside them) and
 //! the chart of those ratios.
 
-use super::http::{Machine, Opts, Os, Tool, WORKLOADS};
+use super::http::{Machine, Os, Tool, WORKLOADS};
 use super::httpload::{Figures, LOAD_CORE};
+use super::httpopts::Opts;
 use super::netclient::{EchoFigures, RTT_BYTES};
 use super::options::Mode;
 use super::results::Row;
@@ -301,7 +302,7 @@ mod tests {
 
     #[test]
     fn table_has_every_machine_and_median_spread() {
-        let o = super::super::http::tests_opts();
+        let o = super::super::httpopts::tests_opts();
         let md = table(&MACHINES, &collected(), &o, "2026-11-24 08:00 UTC");
         assert!(md.contains("| 1 KB, HTTP/1.0 (ab) | cheetah (Oxok) | 500.0 (400.0–600.0) | 4.00× |"), "{md}");
         assert!(md.contains("| echo (Linux) | 1000 | 3000 | 1 | 2.00 | 1 |"), "{md}");

@@ -11,6 +11,7 @@ mod cpio;
 pub(crate) mod host;
 mod http;
 mod httpload;
+mod httpopts;
 mod httptable;
 mod jsonw;
 pub(crate) mod linux;
