@@ -106,6 +106,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let o = parse(args)?;
+    let key = |m: &Machine| m.name.replace(", ", "-");
+    if let Some(bad) = o.only.iter().flatten().find(|n| !MACHINES.iter().any(|m| key(m) == **n)) {
+        return Err(format!("--only: no machine `{bad}`\n{USAGE}"));
+    }
     let ws = Workspace::load()?;
     deps::ensure(&ws, &[Need::Qemu, Need::LoadGen])?;
     eprintln!("bench: building Oxok …");
@@ -117,7 +121,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         .iter()
         .copied()
         .filter(|m| !(o.no_offloads_row && m.os == Os::Linux { offloads: true }))
-        .filter(|m| o.only.as_ref().is_none_or(|only| only.iter().any(|n| *n == m.name.replace(", ", "-"))))
+        .filter(|m| o.only.as_ref().is_none_or(|only| only.iter().any(|n| *n == key(m))))
         .filter(|m| match m.os {
             Os::Oxok { program, .. } if !images.programs.iter().any(|q| q == program) => {
                 c.notes.push(format!("Oxok's boot archive has no `{program}`: its figures are missing."));
