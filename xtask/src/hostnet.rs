@@ -23,6 +23,10 @@ pub(crate) struct NetSpec {
 /// A host program: given the host ports, a line for the log or an error.
 pub(crate) type HostProgram = fn(&[u16]) -> Result<String, String>;
 
+/// The virtio-net device options that turn every offload off (the
+/// benchmarks' and scenarios' setting on both sides).
+pub(crate) const VIRTIO_NET_OFFLOADS_OFF: &str = "csum=off,guest_csum=off,host_tso4=off,guest_tso4=off,host_ecn=off,guest_ecn=off,host_ufo=off,guest_ufo=off,mrg_rxbuf=off";
+
 /// QEMU arguments for a virtio-net NIC on user networking with `forwards`
 /// (`(protocol, host port, guest port)`), offloads off as on Linux guests
 /// in the benchmarks.
@@ -31,12 +35,7 @@ pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
     for (proto, host, guest) in forwards {
         netdev.push_str(&format!(",hostfwd={proto}:127.0.0.1:{host}-:{guest}"));
     }
-    vec![
-        "-netdev".into(),
-        netdev,
-        "-device".into(),
-        "virtio-net-pci,netdev=n0,csum=off,guest_csum=off,host_tso4=off,guest_tso4=off,host_ecn=off,guest_ecn=off,host_ufo=off,guest_ufo=off,mrg_rxbuf=off".into(),
-    ]
+    vec!["-netdev".into(), netdev, "-device".into(), format!("virtio-net-pci,netdev=n0,{VIRTIO_NET_OFFLOADS_OFF}")]
 }
 
 /// A UDP port on 127.0.0.1 that is free right now.

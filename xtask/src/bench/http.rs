@@ -1,47 +1,86 @@
-//! `cargo xtask bench --http` (issue 14): Oxok's two web servers — `httpd`
-//! on the libOS sockets and `cheetah` on its own TCP — booted in turn under
-//! the same QEMU settings as every benchmark (one vCPU, TCG), each behind a
-//! virtio-net NIC with offloads off on QEMU's user network, loaded from
-//! the host by `ab` (HTTP/1.0, a connection per request; and keep-alive)
-//! and `wrk` (keep-alive), pinned to the other host core. Packets per
-//! request are counted in a capture of the guest's NIC. Each round boots
-//! every server once, alternating the order; the table gives medians over
-//! the rounds with the min–max spread.
-//!
-//! Not here yet (reported as such): nginx in the Linux guest, the tap
-//! device in a network namespace (the user network stands in for it), the
-//! plot.
+//! `cargo xtask bench --http` (issues 13 and 14): Oxok's two web servers —
+//! `httpd` on the libOS sockets and `cheetah` on its own TCP — and Debian's
+//! nginx in the Linux guest, each booted in turn under the same QEMU
+//! settings as every benchmark (one vCPU, TCG) behind the same virtio-net
+//! device (offloads off; Linux once more with the device's default
+//! offloads) on a tap device in a network namespace the tool creates
+//! (`netns.rs`). The load — `ab` (HTTP/1.0, a connection per request; and
+//! keep-alive) and `wrk` (keep-alive) — runs in that namespace pinned to
+//! the other host core; packets per request are counted on the tap.
+//! Issue 13's rows come from the same boots: TCP round trips and bulk
+//! echo against Oxok's `tcpecho` and the Linux guest's `echo`, measured by
+//! the same client (`netclient.rs`). Each round boots every machine once,
+//! alternating the order; the table (`httptable.rs`) gives medians over the
+//! rounds with the min–max spread, and ratios to nginx and Linux.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::httpload::{self, Figures};
-use super::stats::Summary;
+use super::httpopts::{Opts, USAGE, parse};
+use super::httptable::{self, Collected};
+use super::netclient::{self, EchoFigures};
+use super::netns::{self, GUEST_IP, Netns};
+use super::webguest::{self, ECHO_PORT};
 use crate::build::build_images;
 use crate::deps::{self, Need};
-use crate::hostnet::{free_tcp_port, nic_args};
 use crate::meta::Workspace;
 use crate::qemu::{Boot, Qemu};
 
-/// The servers, each with the line typed at the shell to start it.
-/// They end after 5 idle seconds, so their own counters reach the log.
-const SERVERS: [(&str, &str); 2] = [
-    ("httpd", "httpd -q --samples --exit-idle 5\nexit 0\n"),
-    ("cheetah", "cheetah -q --samples --exit-idle 5\nexit 0\n"),
+/// Which system a machine boots.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Os {
+    /// Oxok, with the program and the line typed at its shell. The servers
+    /// end after 5 idle seconds (their counters reach the log), `tcpecho`
+    /// on the client's `quit`.
+    Oxok { program: &'static str, line: &'static str },
+    /// The Linux guest (nginx and echo); `offloads`: the device's defaults.
+    Linux { offloads: bool },
+}
+
+/// One machine of a round: what it serves.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Machine {
+    pub name: &'static str,
+    pub os: Os,
+    pub http: bool,
+    pub echo: bool,
+}
+
+pub(crate) const MACHINES: [Machine; 5] = [
+    Machine {
+        name: "httpd",
+        os: Os::Oxok { program: "httpd", line: "httpd -q --samples --exit-idle 5\nexit 0\n" },
+        http: true,
+        echo: false,
+    },
+    Machine {
+        name: "cheetah",
+        os: Os::Oxok { program: "cheetah", line: "cheetah -q --samples --exit-idle 5\nexit 0\n" },
+        http: true,
+        echo: false,
+    },
+    Machine { name: "nginx", os: Os::Linux { offloads: false }, http: true, echo: true },
+    Machine { name: "nginx, offloads", os: Os::Linux { offloads: true }, http: true, echo: true },
+    Machine {
+        name: "tcpecho",
+        os: Os::Oxok { program: "tcpecho", line: "tcpecho 7\nexit 0\n" },
+        http: false,
+        echo: true,
+    },
 ];
 
 /// One workload: a name, the document, how it is loaded.
-struct Workload {
-    name: &'static str,
-    path: &'static str,
-    tool: Tool,
+pub(crate) struct Workload {
+    pub name: &'static str,
+    pub path: &'static str,
+    pub tool: Tool,
 }
 
-#[derive(Clone, Copy)]
-enum Tool {
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Tool {
     /// `ab`, HTTP/1.0: a connection per request.
     Ab10,
     /// `ab -k`: keep-alive.
@@ -50,51 +89,15 @@ enum Tool {
     Wrk,
 }
 
-const WORKLOADS: [Workload; 6] = [
+pub(crate) const WORKLOADS: [Workload; 7] = [
     Workload { name: "1 KB, HTTP/1.0 (ab)", path: "/1k.txt", tool: Tool::Ab10 },
     Workload { name: "10 KB, HTTP/1.0 (ab)", path: "/10k.txt", tool: Tool::Ab10 },
     Workload { name: "100 KB, HTTP/1.0 (ab)", path: "/100k.bin", tool: Tool::Ab10 },
     Workload { name: "1 KB, keep-alive (ab -k)", path: "/1k.txt", tool: Tool::AbKeepAlive },
+    Workload { name: "10 KB, keep-alive (ab -k)", path: "/10k.txt", tool: Tool::AbKeepAlive },
     Workload { name: "1 KB, keep-alive (wrk)", path: "/1k.txt", tool: Tool::Wrk },
     Workload { name: "100 KB, keep-alive (wrk)", path: "/100k.bin", tool: Tool::Wrk },
 ];
-
-struct Opts {
-    rounds: usize,
-    requests: u32,
-    concurrency: u32,
-    secs: u32,
-    out: Option<PathBuf>,
-    quick: bool,
-}
-
-const USAGE: &str =
-    "usage: cargo xtask bench --http [--quick] [--rounds N] [--requests N] [--concurrency C] [--secs S] [--out DIR]\n";
-
-fn parse(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts { rounds: 3, requests: 1000, concurrency: 8, secs: 5, out: None, quick: false };
-    let mut it = args.iter().filter(|a| *a != "--http");
-    while let Some(a) = it.next() {
-        let mut num = |what: &str| -> Result<u32, String> {
-            it.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{a} needs {what}\n{USAGE}"))
-        };
-        match a.as_str() {
-            "--quick" => {
-                o.quick = true;
-                o.rounds = 1;
-                o.requests = 200;
-                o.secs = 3;
-            }
-            "--rounds" => o.rounds = num("a number")?.max(1) as usize,
-            "--requests" => o.requests = num("a number")?.max(1),
-            "--concurrency" => o.concurrency = num("a number")?.max(1),
-            "--secs" => o.secs = num("seconds")?.max(1),
-            "--out" => o.out = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
-            _ => return Err(format!("unknown option {a}\n{USAGE}")),
-        }
-    }
-    Ok(o)
-}
 
 /// Runs the HTTP benchmark.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -103,111 +106,160 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let o = parse(args)?;
+    let key = |m: &Machine| m.name.replace(", ", "-");
+    if let Some(bad) = o.only.iter().flatten().find(|n| !MACHINES.iter().any(|m| key(m) == **n)) {
+        return Err(format!("--only: no machine `{bad}`\n{USAGE}"));
+    }
     let ws = Workspace::load()?;
     deps::ensure(&ws, &[Need::Qemu, Need::LoadGen])?;
     eprintln!("bench: building Oxok …");
     let images = build_images(&ws)?;
-    let mut notes = Vec::new();
-    let servers: Vec<(&str, &str)> =
-        SERVERS.iter().copied().filter(|(p, _)| images.programs.iter().any(|q| q == p)).collect();
-    for (p, _) in SERVERS.iter().filter(|(p, _)| !servers.iter().any(|(q, _)| q == p)) {
-        notes.push(format!("Oxok's boot archive has no `{p}`: its figures are missing."));
-    }
-    notes.push("nginx in the Linux guest is not measured yet: its column and the ratios are missing.".into());
+    eprintln!("bench: preparing the Linux guest (nginx) …");
+    let guest = webguest::prepare(&ws)?;
+    let mut c = Collected::default();
+    let machines: Vec<Machine> = MACHINES
+        .iter()
+        .copied()
+        .filter(|m| !(o.no_offloads_row && m.os == Os::Linux { offloads: true }))
+        .filter(|m| o.only.as_ref().is_none_or(|only| only.iter().any(|n| *n == key(m))))
+        .filter(|m| match m.os {
+            Os::Oxok { program, .. } if !images.programs.iter().any(|q| q == program) => {
+                c.notes.push(format!("Oxok's boot archive has no `{program}`: its figures are missing."));
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    c.versions = guest.versions.clone();
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let (_, stamp) = super::results::utc(secs);
+    let (timestamp, stamp) = super::results::utc(secs);
     let log_dir = ws.target_dir.join("bench").join("http-logs").join(&stamp);
     std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
-    // results[server][workload] = figures of each round
-    let mut results: Vec<Vec<Vec<Figures>>> = vec![vec![Vec::new(); WORKLOADS.len()]; servers.len()];
+    let ns = Netns::create()?;
+    c.load.push(httptable::loadavg());
     for round in 1..=o.rounds {
-        let mut order: Vec<usize> = (0..servers.len()).collect();
+        let mut order: Vec<&Machine> = machines.iter().collect();
         if round % 2 == 0 {
             order.reverse();
         }
-        for i in order {
-            let (name, line) = servers[i];
-            let log = log_dir.join(format!("round{round}-{name}.log"));
-            match measure(&images.kernel, &images.initrd, line, &o, &log) {
-                Ok(figs) => {
+        for m in order {
+            let log = log_dir.join(format!("round{round}-{}.log", m.name.replace([' ', ','], "")));
+            let q = machine(m, &images.kernel, &images.initrd, &guest, &ns);
+            if c.commands.iter().all(|(n, _)| n != m.name) {
+                c.commands.push((m.name.to_string(), q.display()));
+            }
+            match measure(m, &q, &ns, &o, &log) {
+                Ok((figs, echo)) => {
                     for (w, f) in figs.into_iter().enumerate() {
                         match f {
-                            Ok(f) => results[i][w].push(f),
-                            Err(e) => notes.push(format!("{name} round {round}, {}: {e}", WORKLOADS[w].name)),
+                            Ok(f) => c.http.entry(m.name, w).push(f),
+                            Err(e) => c.notes.push(format!("{} round {round}, {}: {e}", m.name, WORKLOADS[w].name)),
                         }
                     }
-                    eprintln!("bench: round {round}/{} {name}: measured (log {})", o.rounds, log.display());
+                    match echo {
+                        Some(Ok(e)) => c.echo.entry(m.name, 0).push(e),
+                        Some(Err(e)) => c.notes.push(format!("{} round {round}, echo: {e}", m.name)),
+                        None => {}
+                    }
+                    eprintln!("bench: round {round}/{} {}: measured (log {})", o.rounds, m.name, log.display());
                 }
                 Err(e) => {
-                    eprintln!("bench: round {round}/{} {name}: {e}", o.rounds);
-                    notes.push(format!("{name} round {round}: {e} (log {})", log.display()));
+                    eprintln!("bench: round {round}/{} {}: {e}", o.rounds, m.name);
+                    c.notes.push(format!("{} round {round}: {e} (log {})", m.name, log.display()));
                 }
             }
         }
     }
-    let md = table(&servers, &results, &o, &notes);
+    drop(ns);
+    c.load.push(httptable::loadavg());
+    let md = httptable::table(&machines, &c, &o, &timestamp);
+    let svg = httptable::chart(&machines, &c, &format!("{timestamp} · {} round(s)", o.rounds));
     let out = o.out.clone().unwrap_or_else(|| ws.target_dir.join("bench").join("http"));
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    for name in [format!("{stamp}.md"), "latest.md".to_string()] {
-        std::fs::write(out.join(&name), &md).map_err(|e| format!("cannot write {name}: {e}"))?;
+    for (name, text) in [
+        (format!("{stamp}.md"), &md),
+        ("latest.md".into(), &md),
+        (format!("{stamp}.svg"), &svg),
+        ("latest.svg".into(), &svg),
+    ] {
+        std::fs::write(out.join(&name), text).map_err(|e| format!("cannot write {name}: {e}"))?;
     }
     println!("{md}");
-    eprintln!("bench: wrote {} and latest.md", out.join(format!("{stamp}.md")).display());
-    if results.iter().all(|s| s.iter().all(Vec::is_empty)) {
-        return Err("no server produced a figure".into());
+    eprintln!("bench: wrote {} (.md, .svg) and latest.md, latest.svg", out.join(&stamp).display());
+    if c.http.is_empty() && c.echo.is_empty() {
+        return Err("no machine produced a figure".into());
     }
     Ok(())
 }
 
-/// Boots Oxok, starts the server from the shell, runs every workload.
-fn measure(
-    kernel: &Path,
-    initrd: &Path,
-    line: &str,
-    o: &Opts,
-    log: &Path,
-) -> Result<Vec<Result<Figures, String>>, String> {
-    let port = free_tcp_port()?;
-    let pcap = log.with_extension("pcap");
-    let mut q =
-        Qemu::new(Boot::Pvh { kernel: kernel.to_path_buf(), initrd: initrd.to_path_buf(), cmdline: "run=init".into() });
-    q.extra = nic_args(&[("tcp", port, 80)]);
-    q.extra.extend(["-object".into(), format!("filter-dump,id=cap0,netdev=n0,file={}", pcap.display())]);
+/// The QEMU machine of `m`: one vCPU, TCG, the tap NIC.
+fn machine(m: &Machine, kernel: &Path, initrd: &Path, guest: &webguest::WebGuest, ns: &Netns) -> Qemu {
+    let (boot, offloads) = match m.os {
+        Os::Oxok { .. } => {
+            (Boot::Pvh { kernel: kernel.into(), initrd: initrd.into(), cmdline: "run=init".into() }, false)
+        }
+        Os::Linux { offloads } => (
+            Boot::Pvh {
+                kernel: guest.kernel.clone(),
+                initrd: guest.initramfs.clone(),
+                cmdline: webguest::CMDLINE.into(),
+            },
+            offloads,
+        ),
+    };
+    let mut q = Qemu::new(boot);
+    q.extra = netns::tap_nic_args(&ns.tap, offloads);
+    q
+}
+
+type Measured = (Vec<Result<Figures, String>>, Option<Result<EchoFigures, String>>);
+
+/// Boots the machine in the namespace (pinned to core 0), waits for its
+/// server, runs every workload it serves, stops it.
+fn measure(m: &Machine, q: &Qemu, ns: &Netns, o: &Opts, log: &Path) -> Result<Measured, String> {
     let out = std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-    let mut cmd: Command = q.command();
-    if deps::have_program("taskset") {
-        let mut t = Command::new("taskset");
-        t.args(["-c", "0"]).arg(cmd.get_program()).args(cmd.get_args());
-        cmd = t;
-    }
-    let mut child = cmd
+    let mut child = ns
+        .pinned("0", crate::qemu::QEMU)
+        .args(q.args())
         .stdin(Stdio::piped())
         .stdout(out)
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start QEMU: {e}"))?;
-    let result = (|| {
-        child.stdin.as_mut().ok_or("no stdin")?.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
-        wait_up(port, &mut child)?;
-        Ok(WORKLOADS
-            .iter()
-            .map(|w| {
-                let before = httpload::pcap_packets(&pcap);
-                let mut f = match w.tool {
-                    Tool::Ab10 => httpload::ab(port, w.path, o.requests, o.concurrency, false),
-                    Tool::AbKeepAlive => httpload::ab(port, w.path, o.requests, o.concurrency, true),
-                    Tool::Wrk => httpload::wrk(port, w.path, o.secs, o.concurrency),
-                }?;
-                std::thread::sleep(Duration::from_millis(300)); // the last packets reach the capture
-                let packets = httpload::pcap_packets(&pcap) - before;
-                f.packets_per_request = packets as f64 / f.completed.max(1) as f64;
-                Ok(f)
-            })
-            .collect())
+    let pid = child.id();
+    let result = (|| -> Result<Measured, String> {
+        if let Os::Oxok { line, .. } = m.os {
+            child.stdin.as_mut().ok_or("no stdin")?.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+        }
+        let mut figs = Vec::new();
+        if m.http {
+            wait_up(ns, &mut child, "probe-http", 80)?;
+            for w in &WORKLOADS {
+                let before = ns.tap_packets(pid);
+                let base = format!("{GUEST_IP}:80");
+                let f = match w.tool {
+                    Tool::Ab10 => httpload::ab(ns, &base, w.path, o.requests, o.concurrency, false),
+                    Tool::AbKeepAlive => httpload::ab(ns, &base, w.path, o.requests, o.concurrency, true),
+                    Tool::Wrk => httpload::wrk(ns, &base, w.path, o.secs, o.concurrency),
+                };
+                std::thread::sleep(Duration::from_millis(300)); // the last packets pass the tap
+                figs.push(f.map(|mut f| {
+                    if let (Some(a), Some(b)) = (before, ns.tap_packets(pid)) {
+                        f.packets_per_request = packets_per_request(a, b, f.completed);
+                    }
+                    f
+                }));
+            }
+        }
+        let echo = m.echo.then(|| {
+            wait_up(ns, &mut child, "probe-tcp", ECHO_PORT)?;
+            echo(ns, o)
+        });
+        Ok((figs, echo))
     })();
-    // The server ends after its idle time and the shell with it; a guest
-    // that is still up 30 s later is stopped.
-    let end = Instant::now() + Duration::from_secs(30);
+    // An Oxok server ends after its idle time and the shell with it; a
+    // guest still up 30 s later — and the Linux guest at once — is stopped.
+    let end = Instant::now() + Duration::from_secs(if matches!(m.os, Os::Oxok { .. }) { 30 } else { 0 });
     while Instant::now() < end && matches!(child.try_wait(), Ok(None)) {
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -216,73 +268,80 @@ fn measure(
     result
 }
 
-/// Waits until `GET /` answers 200 (the guest boots, the server starts).
-fn wait_up(port: u16, child: &mut Child) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while Instant::now() < deadline {
-        if let Ok(Some(status)) = child.try_wait() {
+/// Packets on the tap between two readings, per completed request.
+pub(crate) fn packets_per_request(before: (u64, u64), after: (u64, u64), completed: u64) -> f64 {
+    let n = after.0.saturating_sub(before.0) + after.1.saturating_sub(before.1);
+    n as f64 / completed.max(1) as f64
+}
+
+/// `cargo xtask bench --netclient …` inside the namespace, pinned to the
+/// load core.
+fn netclient(ns: &Netns, args: &[String]) -> Result<Command, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the xtask binary: {e}"))?;
+    let mut c = ns.pinned(httpload::LOAD_CORE, &exe.to_string_lossy());
+    c.args(["bench", "--netclient"]).args(args);
+    Ok(c)
+}
+
+/// Waits until the guest's server answers (the guest boots, the server starts).
+fn wait_up(ns: &Netns, qemu: &mut Child, mode: &str, port: u16) -> Result<(), String> {
+    let args = [mode.to_string(), GUEST_IP.into(), port.to_string(), "240".into()];
+    let mut probe = netclient(ns, &args)?
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the probe: {e}"))?;
+    loop {
+        if let Ok(Some(status)) = qemu.try_wait() {
+            let _ = probe.kill();
+            let _ = probe.wait();
             return Err(format!("QEMU exited before the server answered ({status})"));
         }
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
-            let mut reply = Vec::new();
-            if s.write_all(b"GET / HTTP/1.0\r\n\r\n").is_ok()
-                && s.read_to_end(&mut reply).is_ok()
-                && reply.starts_with(b"HTTP/1.1 200")
-            {
-                return Ok(());
+        match probe.try_wait() {
+            Ok(Some(s)) if s.success() => return Ok(()),
+            Ok(Some(_)) => {
+                let mut why = String::new();
+                if let Some(mut e) = probe.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut why);
+                }
+                return Err(format!("the server never answered ({})", why.trim()));
             }
+            Ok(None) => std::thread::sleep(Duration::from_millis(200)),
+            Err(e) => return Err(format!("probe: {e}")),
         }
-        std::thread::sleep(Duration::from_millis(500));
-    }
-    Err("the server never answered".into())
-}
-
-fn cell(values: &[f64], digits: usize) -> String {
-    match Summary::of(values) {
-        None => "missing".into(),
-        Some(s) if s.n == 1 => format!("{:.*}", digits, s.median),
-        Some(s) => format!("{:.*} ({:.*}–{:.*})", digits, s.median, digits, s.min, digits, s.max),
     }
 }
 
-/// The markdown table: per workload and server, medians (min–max).
-fn table(servers: &[(&str, &str)], results: &[Vec<Vec<Figures>>], o: &Opts, notes: &[String]) -> String {
-    let mut md = String::from("# HTTP benchmark: Oxok's servers\n\n");
-    md.push_str(&format!(
-        "{} round(s); ab: {} requests, concurrency {}; wrk: {} s, {} connections, 1 thread; load pinned to host core {}, \
-         QEMU to core 0; virtio-net offloads off, QEMU user network (hostfwd). Medians (min–max).\n\n",
-        o.rounds,
-        o.requests,
-        o.concurrency,
-        o.secs,
-        o.concurrency,
-        httpload::LOAD_CORE
-    ));
-    md.push_str("| workload | server | requests/s | MB/s | p50 ms | p90 ms | p99 ms | packets/request | failed |\n");
-    md.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    for (w, wl) in WORKLOADS.iter().enumerate() {
-        for (i, (name, _)) in servers.iter().enumerate() {
-            let f = &results[i][w];
-            let col = |g: fn(&Figures) -> f64| f.iter().map(g).collect::<Vec<f64>>();
-            md.push_str(&format!(
-                "| {} | {name} | {} | {} | {} | {} | {} | {} | {} |\n",
-                wl.name,
-                cell(&col(|f| f.requests_per_s), 1),
-                cell(&col(|f| f.mb_per_s), 2),
-                cell(&col(|f| f.p50_ms), 1),
-                cell(&col(|f| f.p90_ms), 1),
-                cell(&col(|f| f.p99_ms), 1),
-                cell(&col(|f| f.packets_per_request), 2),
-                f.iter().map(|f| f.failed).sum::<u64>(),
-            ));
-        }
+/// Round trips and bulk echo against the guest's echo server.
+fn echo(ns: &Netns, o: &Opts) -> Result<EchoFigures, String> {
+    let bytes = o.bulk_kb as u64 * 1024;
+    let args =
+        ["echo".to_string(), GUEST_IP.into(), ECHO_PORT.to_string(), o.roundtrips.to_string(), bytes.to_string()];
+    let out = netclient(ns, &args)?.stdin(Stdio::null()).output().map_err(|e| format!("echo client: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    netclient::parse_echo(&text)
+        .ok_or_else(|| format!("echo client failed: {} {}", text.trim(), String::from_utf8_lossy(&out.stderr).trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_packets_per_request() {
+        assert_eq!(packets_per_request((100, 50), (160, 90), 10), 10.0);
+        assert_eq!(packets_per_request((5, 5), (5, 5), 0), 0.0);
+        // A counter that went backwards (never on a live tap) counts nothing.
+        assert_eq!(packets_per_request((10, 10), (4, 30), 4), 5.0);
     }
-    if !notes.is_empty() {
-        md.push_str("\nNotes:\n");
-        for n in notes {
-            md.push_str(&format!("- {n}\n"));
-        }
+
+    #[test]
+    fn machines_alternate_sides_and_share_names_with_the_table() {
+        assert!(MACHINES.iter().any(|m| matches!(m.os, Os::Linux { offloads: false }) && m.http && m.echo));
+        assert!(MACHINES.iter().any(|m| matches!(m.os, Os::Oxok { program: "tcpecho", .. }) && m.echo));
+        let mut names: Vec<&str> = MACHINES.iter().map(|m| m.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), MACHINES.len());
     }
-    md
 }

@@ -1,9 +1,9 @@
-//! The load side of `cargo xtask bench --http`: `ab` and `wrk` runs against
-//! a forwarded port (pinned to the host core QEMU does not use, when
-//! `taskset` exists), their figures parsed, and packets counted in the
-//! guest NIC's capture (QEMU's `filter-dump`).
+//! The load side of `cargo xtask bench --http`: `ab` and `wrk` run inside
+//! the benchmark's network namespace against the guest's address (pinned
+//! to the host core QEMU does not use, when `taskset` exists), and their
+//! figures parsed.
 
-use std::process::Command;
+use super::netns::Netns;
 
 /// What one load run measured.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -15,7 +15,7 @@ pub(crate) struct Figures {
     pub p99_ms: f64,
     pub failed: u64,
     pub completed: u64,
-    /// Packets on the guest's NIC (both ways) per request.
+    /// Packets on the tap (both ways) per request.
     pub packets_per_request: f64,
 }
 
@@ -24,22 +24,29 @@ pub(crate) struct Figures {
 pub(crate) const LOAD_CORE: &str = "1";
 
 /// Runs `ab` (HTTP/1.0: a connection per request; `keep_alive`: `-k`).
-pub(crate) fn ab(port: u16, path: &str, requests: u32, concurrency: u32, keep_alive: bool) -> Result<Figures, String> {
-    let url = format!("http://127.0.0.1:{port}{path}");
+pub(crate) fn ab(
+    ns: &Netns,
+    base: &str,
+    path: &str,
+    requests: u32,
+    concurrency: u32,
+    keep_alive: bool,
+) -> Result<Figures, String> {
+    let url = format!("http://{base}{path}");
     let mut args: Vec<String> = vec!["-q".into(), "-s".into(), "30".into(), "-n".into(), requests.to_string()];
     args.extend(["-c".into(), concurrency.to_string()]);
     if keep_alive {
         args.push("-k".into());
     }
     args.push(url);
-    let out = pinned("ab", &args)?;
+    let out = pinned(ns, "ab", &args)?;
     parse_ab(&out)
         .ok_or_else(|| format!("cannot read ab's output: {}", out.lines().take(12).collect::<Vec<_>>().join(" / ")))
 }
 
 /// Runs `wrk` (keep-alive) for `secs` seconds with `connections`.
-pub(crate) fn wrk(port: u16, path: &str, secs: u32, connections: u32) -> Result<Figures, String> {
-    let url = format!("http://127.0.0.1:{port}{path}");
+pub(crate) fn wrk(ns: &Netns, base: &str, path: &str, secs: u32, connections: u32) -> Result<Figures, String> {
+    let url = format!("http://{base}{path}");
     let args: Vec<String> = vec![
         "-t1".into(),
         format!("-c{connections}"),
@@ -49,20 +56,13 @@ pub(crate) fn wrk(port: u16, path: &str, secs: u32, connections: u32) -> Result<
         "20s".into(),
         url,
     ];
-    let out = pinned("wrk", &args)?;
+    let out = pinned(ns, "wrk", &args)?;
     parse_wrk(&out)
         .ok_or_else(|| format!("cannot read wrk's output: {}", out.lines().take(12).collect::<Vec<_>>().join(" / ")))
 }
 
-fn pinned(program: &str, args: &[String]) -> Result<String, String> {
-    let mut cmd = if crate::deps::have_program("taskset") {
-        let mut c = Command::new("taskset");
-        c.args(["-c", LOAD_CORE, program]);
-        c
-    } else {
-        Command::new(program)
-    };
-    let out = cmd.args(args).output().map_err(|e| format!("cannot run {program}: {e}"))?;
+fn pinned(ns: &Netns, program: &str, args: &[String]) -> Result<String, String> {
+    let out = ns.pinned(LOAD_CORE, program).args(args).output().map_err(|e| format!("cannot run {program}: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         return Err(format!("{program} failed: {} {}", text.trim(), String::from_utf8_lossy(&out.stderr).trim()));
@@ -153,23 +153,6 @@ pub(crate) fn parse_wrk(text: &str) -> Option<Figures> {
     })
 }
 
-/// Packets in a pcap file so far (a partly written last record is not
-/// counted).
-pub(crate) fn pcap_packets(path: &std::path::Path) -> u64 {
-    let Ok(data) = std::fs::read(path) else { return 0 };
-    let mut at = 24;
-    let mut n = 0;
-    while at + 16 <= data.len() {
-        let len = u32::from_le_bytes([data[at + 8], data[at + 9], data[at + 10], data[at + 11]]) as usize;
-        if at + 16 + len > data.len() {
-            break;
-        }
-        at += 16 + len;
-        n += 1;
-    }
-    n
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,24 +204,5 @@ Transfer/sec:      4.40MB
         assert_eq!((f.requests_per_s, f.completed, f.failed), (3800.0, 19000, 0));
         assert_eq!((f.p50_ms, f.p90_ms, f.p99_ms), (2.0, 0.8, 1200.0));
         assert_eq!(f.mb_per_s, 4.4);
-    }
-
-    #[test]
-    fn counts_pcap_records() {
-        let dir = std::env::temp_dir().join(format!("oxok-pcap-{}", std::process::id()));
-        let mut d = vec![0u8; 24];
-        for len in [60u32, 1514, 42] {
-            let mut rec = vec![0u8; 16];
-            rec[8..12].copy_from_slice(&len.to_le_bytes());
-            d.extend(rec);
-            d.extend(vec![0u8; len as usize]);
-        }
-        let mut partial = vec![0u8; 16]; // a record being written
-        partial[8..12].copy_from_slice(&100u32.to_le_bytes());
-        d.extend(partial);
-        d.extend([0u8; 20]);
-        std::fs::write(&dir, d).expect("write");
-        assert_eq!(pcap_packets(&dir), 3);
-        let _ = std::fs::remove_file(&dir);
     }
 }

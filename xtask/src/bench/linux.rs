@@ -108,7 +108,7 @@ pub(crate) fn prepare(ws: &Workspace, boot: LinuxBoot) -> Result<Guest, String> 
 }
 
 /// Debian's bzImage: `kernel/vmlinuz` and `kernel/package` ("name version").
-fn kernel(cache: &Path, apt: &mut Apt) -> Result<(PathBuf, String), String> {
+pub(crate) fn kernel(cache: &Path, apt: &mut Apt) -> Result<(PathBuf, String), String> {
     let dir = cache.join("kernel");
     let (vmlinuz, package) = (dir.join("vmlinuz"), dir.join("package"));
     if let (true, Ok(p)) = (vmlinuz.exists(), std::fs::read_to_string(&package)) {
@@ -143,7 +143,7 @@ pub(crate) fn kernel_elf(cache: &Path, apt: &mut Apt) -> Result<PathBuf, String>
 }
 
 /// `kernel/vmlinux`: the ELF unpacked from the bzImage, if it can be entered by PVH.
-fn pvh_kernel(cache: &Path, vmlinuz: &Path, apt: &mut Apt) -> Result<PathBuf, String> {
+pub(crate) fn pvh_kernel(cache: &Path, vmlinuz: &Path, apt: &mut Apt) -> Result<PathBuf, String> {
     let elf = cache.join("kernel").join("vmlinux");
     if elf.exists() {
         return Ok(elf);
@@ -214,7 +214,7 @@ fn programs(ws: &Workspace, cache: &Path) -> Result<PathBuf, String> {
 }
 
 /// `musl-gcc CFLAGS -o out sources`; compiler messages go to the terminal.
-fn compile(sources: &[&PathBuf], out: &Path) -> Result<(), String> {
+pub(crate) fn compile(sources: &[&PathBuf], out: &Path) -> Result<(), String> {
     if sources.is_empty() {
         return Err(format!("no C sources for {}", out.display()));
     }

@@ -11,8 +11,12 @@ pub(crate) mod cpio;
 pub(crate) mod host;
 mod http;
 mod httpload;
+mod httpopts;
+mod httptable;
 mod jsonw;
 pub(crate) mod linux;
+mod netclient;
+mod netns;
 mod options;
 pub(crate) mod oxok;
 mod parse;
@@ -22,6 +26,7 @@ mod run;
 mod stats;
 mod svg;
 mod vmlinux;
+mod webguest;
 mod workloads;
 
 use crate::deps::{self, Need};
@@ -35,6 +40,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Runs `cargo xtask bench <args>`.
 pub fn run(args: &[String]) -> Result<(), String> {
+    if args.first().is_some_and(|a| a == "--netclient") {
+        return netclient::run(&args[1..]);
+    }
     if args.iter().any(|a| a == "--http") {
         return http::run(args);
     }
@@ -98,7 +106,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         out.display(),
         began.elapsed().as_secs_f64()
     );
-    check_sides_ran(&res, &machines)
+    let ran = check_sides_ran(&res, &machines);
+    if opts.out.is_none() && !opts.quick && opts.sides.len() == 2 {
+        // A full run into bench/results/ includes the HTTP benchmark (which
+        // needs root for its network namespace); a quick one does not.
+        eprintln!("bench: now the HTTP and TCP benchmark (as `cargo xtask bench --http`) …");
+        let dir = out.join("http").display().to_string();
+        let http = http::run(&["--http".to_string(), "--out".to_string(), dir]);
+        return ran.and(http);
+    }
+    ran
 }
 
 /// Builds the guests that were asked for; returns their machines (TCG,

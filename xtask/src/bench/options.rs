@@ -96,6 +96,9 @@ bench/results/<UTC time>.json, latest.md and latest.svg (see bench/README.md).
   --out DIR      write results to DIR instead of bench/results/ (a --quick
                  run writes to <target>/bench/quick/ unless --out is given,
                  never over the committed full results)
+
+A full run into bench/results/ then runs the HTTP and TCP benchmark too
+(`cargo xtask bench --http --help`; needs root), into bench/results/http/.
 ";
 
 impl Options {

@@ -28,8 +28,31 @@ pub(crate) fn chart(r: &Results) -> String {
     render(&r.rows(), &subtitle)
 }
 
+/// How a chart reads: its title, which way is better, the legend.
+pub(crate) struct Style {
+    pub title: &'static str,
+    /// Whether a ratio above 1× is good for Oxok (throughputs); otherwise
+    /// below 1× is (times, memory).
+    pub higher_is_better: bool,
+    pub good: &'static str,
+    pub bad: &'static str,
+}
+
+/// The style of `cargo xtask bench`'s chart: costs, lower is better.
+const COSTS: Style = Style {
+    title: "Oxok / Linux (ratio of medians, log scale; lower is better for Oxok)",
+    higher_is_better: false,
+    good: "Oxok needs less time or memory than Linux",
+    bad: "Oxok needs more",
+};
+
 /// Draws `rows` with a subtitle line.
 pub(crate) fn render(rows: &[Row], subtitle: &str) -> String {
+    render_styled(rows, subtitle, &COSTS)
+}
+
+/// Draws `rows` with a subtitle line in `style`.
+pub(crate) fn render_styled(rows: &[Row], subtitle: &str, style: &Style) -> String {
     let ratios: Vec<f64> = rows.iter().filter_map(|r| r.ratio).filter(|r| *r > 0.0).collect();
     let (lo, hi) = decades(&ratios);
     let x = |r: f64| CHART_X0 + (r.log10() - lo as f64) / (hi - lo) as f64 * (CHART_X1 - CHART_X0);
@@ -39,9 +62,9 @@ pub(crate) fn render(rows: &[Row], subtitle: &str) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\" font-size=\"13\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{LABEL_X}\" y=\"26\" font-size=\"17\" font-weight=\"bold\">Oxok / Linux \
-         (ratio of medians, log scale; lower is better for Oxok)</text>\n\
+         <text x=\"{LABEL_X}\" y=\"26\" font-size=\"17\" font-weight=\"bold\">{}</text>\n\
          <text x=\"{LABEL_X}\" y=\"46\" fill=\"#555\">{}</text>\n",
+        escape(style.title),
         escape(subtitle)
     );
     // Row stripes first, so the grid and bars are drawn over them.
@@ -87,7 +110,8 @@ pub(crate) fn render(rows: &[Row], subtitle: &str) -> String {
         match row.ratio.filter(|r| *r > 0.0) {
             Some(r) => {
                 let (a, b) = if r < 1.0 { (x(r), one) } else { (one, x(r)) };
-                let color = if r < 1.0 { "#2e7d32" } else { "#c62828" };
+                let good = if style.higher_is_better { r >= 1.0 } else { r < 1.0 };
+                let color = if good { "#2e7d32" } else { "#c62828" };
                 o.push_str(&format!(
                     "<rect x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{BAR}\" fill=\"{color}\"/>\n",
                     y + (ROW - BAR) / 2.0,
@@ -115,16 +139,18 @@ pub(crate) fn render(rows: &[Row], subtitle: &str) -> String {
     }
     o.push_str(&format!(
         "<rect x=\"{LABEL_X}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"#2e7d32\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\">Oxok needs less time or memory than Linux</text>\n\
+         <text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n\
          <rect x=\"{:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"#c62828\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\">Oxok needs more</text>\n</svg>\n",
+         <text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n</svg>\n",
         bottom + 22.0,
         LABEL_X + 18.0,
         bottom + 32.0,
+        escape(style.good),
         LABEL_X + 340.0,
         bottom + 22.0,
         LABEL_X + 358.0,
         bottom + 32.0,
+        escape(style.bad),
     ));
     o
 }

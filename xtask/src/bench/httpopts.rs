@@ -1,0 +1,88 @@
+//! The command line of `cargo xtask bench --http`.
+
+use std::path::PathBuf;
+
+/// Parsed options.
+pub(crate) struct Opts {
+    pub rounds: usize,
+    pub requests: u32,
+    pub concurrency: u32,
+    pub secs: u32,
+    pub roundtrips: u32,
+    pub bulk_kb: u32,
+    pub out: Option<PathBuf>,
+    pub quick: bool,
+    pub no_offloads_row: bool,
+    /// Only these machines (`--only httpd,nginx`).
+    pub only: Option<Vec<String>>,
+}
+
+/// The usage text.
+pub(crate) const USAGE: &str =
+    "usage: cargo xtask bench --http [--quick] [--rounds N] [--requests N] [--concurrency C] [--secs S]
+                               [--roundtrips N] [--bulk-kb K] [--no-offloads-row] [--only M,M…] [--out DIR]
+  Machines: httpd, cheetah, tcpecho (Oxok); nginx, nginx-offloads (Linux: nginx and echo).
+  Needs root (a network namespace and a tap device are made for the run and removed after it).\n";
+
+/// Parses the arguments after `bench` (`--http` among them).
+pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        rounds: 3,
+        requests: 1000,
+        concurrency: 8,
+        secs: 5,
+        roundtrips: 1000,
+        bulk_kb: 4096,
+        out: None,
+        quick: false,
+        no_offloads_row: false,
+        only: None,
+    };
+    let mut it = args.iter().filter(|a| *a != "--http");
+    while let Some(a) = it.next() {
+        let mut num = |what: &str| -> Result<u32, String> {
+            it.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{a} needs {what}\n{USAGE}"))
+        };
+        match a.as_str() {
+            "--quick" => {
+                o.quick = true;
+                o.rounds = 1;
+                o.requests = 200;
+                o.secs = 3;
+                o.roundtrips = 200;
+                o.bulk_kb = 1024;
+            }
+            "--rounds" => o.rounds = num("a number")?.max(1) as usize,
+            "--requests" => o.requests = num("a number")?.max(1),
+            "--concurrency" => o.concurrency = num("a number")?.max(1),
+            "--secs" => o.secs = num("seconds")?.max(1),
+            "--roundtrips" => o.roundtrips = num("a number")?.max(1),
+            "--bulk-kb" => o.bulk_kb = num("a number")?.max(1),
+            "--no-offloads-row" => o.no_offloads_row = true,
+            "--only" => o.only = Some(it.next().ok_or(USAGE)?.split(',').map(String::from).collect()),
+            "--out" => o.out = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
+            _ => return Err(format!("unknown option {a}\n{USAGE}")),
+        }
+    }
+    Ok(o)
+}
+
+/// Options for tests elsewhere.
+#[cfg(test)]
+pub(crate) fn tests_opts() -> Opts {
+    parse(&[]).expect("defaults parse")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options() {
+        let a = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        let o = parse(&a("--http --quick --rounds 2 --bulk-kb 64")).expect("parses");
+        assert_eq!((o.rounds, o.requests, o.bulk_kb, o.quick), (2, 200, 64, true));
+        assert!(parse(&a("--http --bogus")).is_err());
+        assert!(parse(&a("--rounds")).is_err());
+    }
+}
