@@ -1640,6 +1640,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
     crate::scenarios_http::HTTP_SCENARIOS[4],
+    // Execution models (issue 16, point 3): `scenarios_model.rs`.
+    crate::scenarios_model::MODEL_SCENARIOS[0],
 ];
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! boot timed out) is reported as missing, never estimated.
 
 mod cpio;
+mod fluke;
 pub(crate) mod host;
 mod http;
 mod httpload;
@@ -37,6 +38,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 pub fn run(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--http") {
         return http::run(args);
+    }
+    if args.iter().any(|a| a == "--fluke") {
+        return fluke::run(args);
     }
     if Options::wants_help(args) {
         print!("{USAGE}");
