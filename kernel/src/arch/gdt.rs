@@ -70,7 +70,10 @@ pub const IST_MACHINE_CHECK: u8 = 3;
 pub fn set_rsp0(top: u64) {
     // SAFETY: one CPU with interrupts off in the kernel: the CPU reads
     // `rsp0` only on the next entry from user mode.
-    unsafe { (*(&raw mut TSS)).rsp[0] = top };
+    unsafe {
+        let tss = &raw mut TSS;
+        (*tss).rsp[0] = top;
+    }
 }
 
 /// Loads the GDT, reloads every segment register and the task register.

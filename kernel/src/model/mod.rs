@@ -200,7 +200,12 @@ pub fn loaded(id: EnvId) {
 pub extern "C" fn syscall(frame: &mut TrapFrame) -> bool {
     loop {
         let fast = crate::syscall::handle(frame);
-        match ACTION.swap(NONE, Relaxed) {
+        // One CPU: a plain read, and a write only when there was something.
+        let action = ACTION.load(Relaxed);
+        if action != NONE {
+            ACTION.store(NONE, Relaxed);
+        }
+        match action {
             AGAIN => continue,
             BLOCK => block(),
             EXIT => {
@@ -300,8 +305,11 @@ extern "C" fn blocked() -> ! {
         log::info!("model: a call blocked at a restart point (its slot ended)");
     }
     if let Some(r) = ROWS.lock().get_mut(row)
-        && r.stack.is_some()
+        && let Some(stack) = &r.stack
     {
+        if !stack.intact() {
+            panic!("kernel stack of row {row} overflowed");
+        }
         r.saved = saved;
     }
     let mut frame = TrapFrame::new_user(0, 0);
@@ -327,9 +335,6 @@ pub fn leave(frame: &mut TrapFrame) {
         let mut rows = ROWS.lock();
         let Some(r) = rows.get_mut(row) else { return };
         let Some(stack) = &r.stack else { return };
-        if !stack.intact() {
-            panic!("kernel stack of row {row} overflowed");
-        }
         let saved = core::mem::take(&mut r.saved);
         let resume = saved != 0 && frame.regs() == r.expect;
         (stack.top(), if resume { saved } else { 0 })
