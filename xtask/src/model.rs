@@ -87,6 +87,10 @@ pub(crate) fn kernel(ws: &Workspace, model: Model, interrupt: &std::path::Path) 
     let mut cmd = cargo();
     cmd.args(["build", "--release", "--target", TARGET, "--message-format=json-render-diagnostics"]);
     cmd.args(["--package", KERNEL_PACKAGE, "--features", "model-process"]);
+    // A target directory of its own: cargo keeps one uplifted binary per
+    // target directory, and a fresh build of the other feature set would
+    // not copy this one back over it.
+    cmd.arg("--target-dir").arg(ws.target_dir.join("model-process"));
     cmd.stdout(Stdio::piped()).stderr(Stdio::inherit()).stdin(Stdio::null());
     let mut child = cmd.spawn().map_err(|e| format!("could not run cargo build: {e}"))?;
     let mut exe = None;

@@ -66,3 +66,19 @@ const MODEL_RESUME: Scenario = Scenario {
     timeout_secs: 120,
     ..Scenario::DEFAULT
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_process_subset_names_listed_scenarios() {
+        let all = crate::scenarios::SCENARIOS;
+        for name in PROCESS_SUBSET {
+            assert!(all.iter().any(|s| s.name == *name), "no scenario {name:?}");
+        }
+        for s in PROCESS_ONLY {
+            assert!(!all.iter().any(|t| t.name == s.name), "{:?} runs in both models", s.name);
+        }
+    }
+}
