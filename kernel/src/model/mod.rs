@@ -150,17 +150,15 @@ pub fn attach(id: EnvId, mut p: Pending) {
 }
 
 /// The environment in table row `row` is torn down: its stack is freed
-/// (later, if the CPU is still on it) and its charge given back.
-pub fn release(row: usize, quota: account::AccountId) {
+/// (later, if the CPU is still on it). Its charge went back with the
+/// environment's (`Env::charged_frames` counts the stack).
+pub fn release(row: usize) {
     let old = {
         let mut rows = ROWS.lock();
         let Some(r) = rows.get_mut(row) else { return };
         r.saved = 0;
         r.stack.take()
     };
-    // Its charge went back with the environment's (`Env::charged_frames`
-    // counts the stack).
-    let _ = quota;
     retire(row, old);
 }
 
