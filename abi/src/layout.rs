@@ -116,6 +116,10 @@ pub struct SysInfo {
     /// teardown completes: with the frame table, what an environment costs
     /// the kernel (Fluke's table 7) can be measured from user space.
     pub kernel_heap_used: u64,
+    /// Frames charged to an account for each environment it holds: the
+    /// application area, plus the kernel stack in the process execution
+    /// model (`cargo xtask build --model process`); set at boot.
+    pub env_frames: u64,
 }
 
 /// The application area: one page per environment that the environment may

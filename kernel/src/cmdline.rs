@@ -80,6 +80,8 @@ pub fn parse(line: &str) -> Cmdline {
                 Ok(n) if n >= 2 => crate::mem::frame::set_gen_limit(n),
                 _ => log::warn!("cmdline: frame_gen_limit must be a number >= 2"),
             }
+        } else if cfg!(feature = "model-process") && model_word(word) {
+            // The process model's `restart_every`.
         } else if crate::fpu::config_word(word) {
             // `fpu=eager|lazy`, taken (or refused with a warning).
         } else if word == "ktest" {
@@ -94,4 +96,14 @@ pub fn parse(line: &str) -> Cmdline {
         c.run.push(alloc::vec![Program { argv: alloc::vec!["init".to_string()] }]);
     }
     c
+}
+
+#[cfg(feature = "model-process")]
+fn model_word(word: &str) -> bool {
+    crate::model::config_word(word)
+}
+
+#[cfg(not(feature = "model-process"))]
+fn model_word(_: &str) -> bool {
+    false
 }

@@ -166,7 +166,7 @@ impl Env {
     /// Frames charged to its account for it: those it owns, its
     /// application area and the page tables its mappings made.
     pub fn charged_frames(&self) -> u64 {
-        self.owned.len() as u64 + 1 + self.pt_charged
+        self.owned.len() as u64 + ENV_FRAMES + self.pt_charged
     }
 
     /// Refreshes its row of the exposed environment table.
@@ -219,6 +219,17 @@ struct Dying {
 /// the time any one entry spends tearing down destroyed environments.
 pub const REAP_BUDGET: usize = 64;
 
+/// Frames every environment is charged for itself: its application area,
+/// and in the process model its kernel stack (published in the
+/// system-information page as `env_frames`).
+#[cfg(not(feature = "model-process"))]
+pub const ENV_FRAMES: u64 = 1;
+/// Frames every environment is charged for itself: its application area,
+/// and in the process model its kernel stack (published in the
+/// system-information page as `env_frames`).
+#[cfg(feature = "model-process")]
+pub const ENV_FRAMES: u64 = 1 + crate::model::KSTACK_FRAMES;
+
 /// All environments, by slot, and those being torn down.
 pub struct EnvTable {
     slots: Vec<Slot>,
@@ -243,7 +254,11 @@ impl EnvTable {
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
         let quota = self.get(parent).map_or(account::ROOT, |p| p.quota);
         let charge = account::Charge::new(quota, 1, 1)?;
+        #[cfg(feature = "model-process")]
+        let kstack = crate::model::stack_for(quota)?;
         let id = self.build(name, parent, quota)?;
+        #[cfg(feature = "model-process")]
+        crate::model::attach(id, kstack);
         charge.commit();
         let _ = account::with(|a| a.attach(quota));
         Ok(id)

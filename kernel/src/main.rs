@@ -33,6 +33,8 @@ mod fpu;
 mod ktest;
 mod loader;
 mod log;
+#[cfg(feature = "model-process")]
+mod model;
 mod net;
 mod panic;
 mod revoke;
@@ -135,6 +137,8 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         c.max_strikes
     );
     timer::init(cmd.tick_hz, tsc_hz);
+    #[cfg(feature = "model-process")]
+    model::announce();
     sched::start()
 }
 

@@ -129,6 +129,8 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
         let _ = upcall::deliver(env, frame, &ev);
     }
     k.current = Some(e);
+    #[cfg(feature = "model-process")]
+    crate::model::loaded(e);
     slots::publish_run(&mut k.envs, e);
     if crate::revoke::pending(k) {
         crate::revoke::enforce(k, e, frame);
@@ -423,12 +425,15 @@ fn halt_value() -> u32 {
 
 /// Starts the first boot programs; never returns.
 pub fn start() -> ! {
-    let frame = state::with(|k| {
+    #[allow(unused_mut)]
+    let mut frame = state::with(|k| {
         k.ticked = crate::timer::ticks();
         let mut frame = TrapFrame::new_user(0, 0);
         resume(k, &mut frame);
         frame
     });
+    #[cfg(feature = "model-process")]
+    crate::model::leave(&mut frame);
     enter_user(&frame)
 }
 

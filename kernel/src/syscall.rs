@@ -84,6 +84,10 @@ pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
                     }
                 } else if !replaced && k.envs.alive(caller) {
                     if result.is_ok() {
+                        #[cfg(feature = "model-process")]
+                        if crate::model::restart_point(k, caller, frame) {
+                            return false;
+                        }
                         // `rax` still holds the number: back onto `syscall`.
                         frame.rip -= SYSCALL_LEN;
                     } else {

@@ -38,7 +38,9 @@ pub(crate) fn build_images(ws: &Workspace) -> Result<Images, String> {
     deps::ensure(ws, &[Need::RustTarget])?;
     let exes = cargo_build(ws)?;
     let linux = crate::linuxprogs::prepare(ws)?;
-    write_images(ws, &exes, &linux)
+    let mut images = write_images(ws, &exes, &linux)?;
+    images.kernel = crate::model::kernel(ws, crate::model::chosen(), &images.kernel)?;
+    Ok(images)
 }
 
 /// `cargo build --release --target x86_64-unknown-none -p oxok-kernel -p

@@ -61,6 +61,12 @@ COMMANDS
                panics and programs ended by a fault), from the last build.
   help         This text.
 
+OPTIONS OF build, run, iso, test AND bench
+  --model process|interrupt
+        The kernel's execution model: `interrupt` (default; one kernel stack
+        per CPU) or `process` (a kernel stack per environment; long calls
+        preempted at their restart points and resumed in the kernel).
+
 ENVIRONMENT
   OXOK_ACCEL=tcg|kvm   QEMU accelerator (default: kvm only if the CPU shows vmx/svm)
   CARGO_TARGET_DIR     honoured; outputs go to <target>/oxok/

@@ -22,6 +22,13 @@ pub(crate) fn run() -> Result<(), Failure> {
         ("rustfmt", vec!["fmt".into(), "--all".into(), "--check".into()]),
         ("clippy (host crates)", with_packages(&["clippy"], ws.host_packages())),
         ("clippy (bare-metal crates)", with_packages(&["clippy", "--target", TARGET], ws.target_packages())),
+        (
+            "clippy (the kernel in the process model)",
+            with_packages(
+                &["clippy", "--target", TARGET, "--features", "model-process"],
+                ws.packages.iter().filter(|p| p.name == crate::meta::KERNEL_PACKAGE).collect(),
+            ),
+        ),
     ];
     let mut failed = Vec::new();
     for (name, args) in checks {

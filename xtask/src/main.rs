@@ -24,6 +24,7 @@ mod lint;
 mod linuxlibs;
 mod linuxprogs;
 mod meta;
+mod model;
 mod pattern;
 mod proc;
 mod profile;
@@ -37,6 +38,7 @@ mod scenarios_ckpt;
 mod scenarios_disk;
 mod scenarios_http;
 mod scenarios_lxproc;
+mod scenarios_model;
 mod scenarios_net;
 mod scenarios_vocab;
 mod scenarios_xnfs;
@@ -70,7 +72,8 @@ impl From<String> for Failure {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = cli::parse(&args).map_err(Failure::Setup).and_then(dispatch);
+    let result = model::take_option(args).map_err(Failure::Setup).and_then(|a| cli::parse(&a).map_err(Failure::Setup));
+    let result = result.and_then(dispatch);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Failed(msg)) => {

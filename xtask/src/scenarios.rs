@@ -1652,6 +1652,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::ALARM,
     crate::scenarios_bbsuite::MAPSHARED,
     crate::scenarios_bbsuite::PGROUPS,
+    // Execution models (issue 16, point 3): `scenarios_model.rs`.
+    crate::scenarios_model::MODEL_SCENARIOS[0],
 ];
 
 #[cfg(test)]

@@ -8,16 +8,50 @@ use crate::deps::{self, Need};
 use crate::hosttest;
 use crate::iso;
 use crate::meta::Workspace;
+use crate::model::Model;
 use crate::qemu::Qemu;
 use crate::report::Tally;
 use crate::scenario::{self, Boot, Scenario};
 use crate::scenarios::SCENARIOS;
+use crate::scenarios_model::{PROCESS_ONLY, PROCESS_SUBSET};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The scenarios whose name contains `filter` (all without one).
+/// The scenarios whose name contains `filter` (all without one); on the
+/// process-model kernel (`--model process`) also those only it runs.
 pub(crate) fn select(filter: Option<&str>) -> Vec<Scenario> {
-    SCENARIOS.iter().filter(|s| filter.is_none_or(|f| s.name.contains(f))).copied().collect()
+    let only = if crate::model::chosen() == Model::Process { &PROCESS_ONLY[..] } else { &[] };
+    SCENARIOS.iter().chain(only).filter(|s| filter.is_none_or(|f| s.name.contains(f))).copied().collect()
+}
+
+/// The default run's second pass: [`PROCESS_SUBSET`] and [`PROCESS_ONLY`]
+/// on the process-model kernel (logs in `<target>/oxok/logs-process/`).
+fn process_pass(ws: &Workspace, images: &Images, jobs: usize, tally: &mut Tally) {
+    let chosen: Vec<Scenario> =
+        SCENARIOS.iter().filter(|s| PROCESS_SUBSET.contains(&s.name)).chain(PROCESS_ONLY.iter()).copied().collect();
+    println!("the same kernel in the {} model: {} scenarios ...", Model::Process.name(), chosen.len());
+    let kernel = match crate::model::kernel(ws, Model::Process, &images.kernel) {
+        Ok(k) => k,
+        Err(e) => {
+            println!("build of the process-model kernel FAILED: {e}");
+            tally.failed += chosen.len();
+            return;
+        }
+    };
+    let images = Images { kernel, ..images.clone() };
+    let log_dir = ws.out_dir().join("logs-process");
+    if let Err(e) = std::fs::create_dir_all(&log_dir) {
+        println!("cannot create {}: {e}", log_dir.display());
+        tally.failed += chosen.len();
+        return;
+    }
+    let outcomes = scenario::run_all(machines(ws, &images, &chosen), jobs, &log_dir);
+    let failed: Vec<&str> = outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
+    tally.passed += outcomes.len() - failed.len();
+    tally.failed += failed.len();
+    if !failed.is_empty() {
+        println!("failed in the process model: {} (logs in {})", failed.join(" "), log_dir.display());
+    }
 }
 
 /// Runs `cargo xtask test`.
@@ -43,7 +77,10 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
         hosttest::run(&ws, &mut tally)?;
     }
     if !chosen.is_empty() {
-        let log_dir = ws.log_dir();
+        let log_dir = match crate::model::chosen() {
+            Model::Interrupt => ws.log_dir(),
+            Model::Process => ws.out_dir().join("logs-process"),
+        };
         std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
         match build::build_images(&ws) {
             Ok(images) => {
@@ -69,6 +106,9 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                             let _ = std::fs::copy(&from, log_dir.join(format!("{name}.round{round}.log")));
                         }
                     }
+                }
+                if opts.filter.is_none() && crate::model::chosen() == Model::Interrupt {
+                    process_pass(&ws, &images, opts.jobs, &mut tally);
                 }
             }
             Err(e) => {

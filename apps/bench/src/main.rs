@@ -1,4 +1,4 @@
-//! bench [quick]: the Oxok side of the benchmark protocol of
+//! bench [quick] | bench fluke [quick] | bench owner N NAME: the Oxok side of the benchmark protocol of
 //! `bench/README.md`. Prints `bench: start`, one `bench: <workload> <value>
 //! <unit>` line per result (or `bench: skip <workload> <reason>` when a
 //! call fails), and `bench: done`.
@@ -18,6 +18,7 @@ mod appel;
 mod cpu;
 mod envs;
 mod files;
+mod fluke;
 mod ipc;
 mod params;
 mod proc;
@@ -30,6 +31,22 @@ use params::Counts;
 oxok_libos::main!(main);
 
 fn main(args: Args) -> i32 {
+    match args.get(1) {
+        Some("owner") => {
+            let starts = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(16);
+            return fluke::owner(starts, args.get(3).unwrap_or("preempt_latency"));
+        }
+        Some("fluke") => {
+            println!("bench: start");
+            let quick = args.get(2) == Some("quick");
+            let c = Counts::new(quick);
+            measure("null_call", c.null_call, c.batches, null_call);
+            fluke::run(&c, quick);
+            println!("bench: done");
+            return 0;
+        }
+        _ => {}
+    }
     println!("bench: start");
     let quick = args.get(1) == Some("quick");
     let c = Counts::new(quick);

@@ -64,6 +64,18 @@ pub const IST_NMI: u8 = 2;
 /// IST index of the machine-check stack.
 pub const IST_MACHINE_CHECK: u8 = 3;
 
+/// Sets the stack the CPU switches to on an interrupt or exception from
+/// user mode (the process model gives each environment its own).
+#[cfg(feature = "model-process")]
+pub fn set_rsp0(top: u64) {
+    // SAFETY: one CPU with interrupts off in the kernel: the CPU reads
+    // `rsp0` only on the next entry from user mode.
+    unsafe {
+        let tss = &raw mut TSS;
+        (*tss).rsp[0] = top;
+    }
+}
+
 /// Loads the GDT, reloads every segment register and the task register.
 pub fn init() {
     let tss_addr = (&raw const TSS) as u64;

@@ -196,6 +196,8 @@ extern "C" fn trap_entry(frame: *mut TrapFrame) {
     // kernel stack; it is valid, aligned and exclusively ours until we return.
     let frame = unsafe { &mut *frame };
     crate::trap::handle(frame);
+    #[cfg(feature = "model-process")]
+    crate::model::leave(frame);
 }
 
 /// Returns to user mode with the registers in `frame`, which must already be

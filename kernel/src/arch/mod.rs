@@ -7,6 +7,8 @@ pub mod cpu;
 pub mod fpu;
 pub mod gdt;
 pub mod idt;
+#[cfg(feature = "model-process")]
+pub mod kstack;
 pub mod pci;
 pub mod pic;
 pub mod qemu;
@@ -23,4 +25,6 @@ pub fn init() {
     pic::init();
     idt::init();
     syscall::init();
+    #[cfg(feature = "model-process")]
+    kstack::init();
 }

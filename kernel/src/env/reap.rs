@@ -45,6 +45,8 @@ impl EnvTable {
             }
         });
         account::uncharge(quota, frames, 1);
+        #[cfg(feature = "model-process")]
+        crate::model::release(super::row_of(id));
         account::with(|a| a.detach(quota));
         if let Some(s) = slots.get_mut(super::row_of(id)) {
             s.tearing = false;

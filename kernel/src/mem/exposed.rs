@@ -49,6 +49,7 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
         archive_len: end - start,
         console_in: 0,
         kernel_heap_used: 0,
+        env_frames: crate::env::ENV_FRAMES,
     };
     SYSINFO_PA.store(info_pa, Ordering::Relaxed);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map

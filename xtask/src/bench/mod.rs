@@ -8,6 +8,7 @@
 //! boot timed out) is reported as missing, never estimated.
 
 pub(crate) mod cpio;
+mod fluke;
 pub(crate) mod host;
 mod http;
 mod httpload;
@@ -45,6 +46,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if args.iter().any(|a| a == "--http") {
         return http::run(args);
+    }
+    if args.iter().any(|a| a == "--fluke") {
+        return fluke::run(args);
     }
     if Options::wants_help(args) {
         print!("{USAGE}");

@@ -93,6 +93,9 @@ bench/results/<UTC time>.json, latest.md and latest.svg (see bench/README.md).
   --only SIDE    boot one side only; the other's figures are missing
   --linux-boot B pvh (default): Debian's kernel unpacked to ELF and entered
                  by PVH like Oxok; bzimage: the bzImage as shipped
+  --fluke        instead: Fluke's tables for the two execution models
+                 (both kernels, icount and wall; <target>/bench/fluke/fluke.md;
+                 takes --quick, --out, --timeout)
   --out DIR      write results to DIR instead of bench/results/ (a --quick
                  run writes to <target>/bench/quick/ unless --out is given,
                  never over the committed full results)
