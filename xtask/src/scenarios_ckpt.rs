@@ -1,7 +1,8 @@
 //! The checkpointer's scenarios (issue 16): `ckpt` (`apps/ckpt`) saves a
-//! running process tree — a counter holding a pipe to a child, stopped
-//! mid-sleep — and restores it in fresh environments; the output is the
-//! uninterrupted run's. `scenarios.rs` lists them with the others.
+//! running process tree — a counter holding a pipe to a child and an open
+//! file of the file server, stopped mid-sleep — and restores it in fresh
+//! environments; the output is the uninterrupted run's (`ckpt-move` runs
+//! the uninterrupted one first). `scenarios.rs` lists them with the others.
 //!
 //! Across machines the counter also sleeps on the clock: a sleep's
 //! deadline is in the first machine's ticks, so on the second it ends at
@@ -19,20 +20,25 @@ pub(crate) const CKPT_SCENARIOS: [Scenario; 6] = [MOVE, TWICE, HOSTILE, REBOOT, 
 
 const MOVE: Scenario = Scenario {
     name: "ckpt-move",
-    about: "a counter with a pipe to a child is stopped mid-sleep, saved, destroyed and restored in fresh environments; it finishes with the uninterrupted run's output",
-    cmdline: "run=ckpt+move+100+ckpt-counter+12+30",
+    about: "a counter with a pipe to a child and an open file is stopped mid-sleep, saved, destroyed and restored in fresh environments; it finishes with the uninterrupted run's output (run first), the file re-opened at its position",
+    cmdline: "run=ckpt+run+ckpt-counter+12+30+0+/count.txt,ckpt+move+100+ckpt-counter+12+30+0+/count.txt",
     expect: &[
-        "count 1",
-        "ckpt: saved 2 processes, * frames, * bytes",
-        "ckpt: restored 2 processes",
         "count 12",
+        "file lines 12 sum 78 bytes 127",
+        "child sum 78 lines 12",
+        "counter done 12 child 0",
+        "count 1",
+        "ckpt: saved 2 processes, * frames, 1 open files, * bytes",
+        "ckpt: restored 2 processes, 1 open files",
+        "count 12",
+        "file lines 12 sum 78 bytes 127",
         "child sum 78 lines 12",
         "counter done 12 child 0",
         "ckpt: restored tree ended with 0",
         "none leaked",
     ],
-    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed"],
-    timeout_secs: 90,
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed", "revoked"],
+    timeout_secs: 120,
     ..Scenario::DEFAULT
 };
 
@@ -56,19 +62,21 @@ const WAIT: Scenario = Scenario {
 
 const TWICE: Scenario = Scenario {
     name: "ckpt-twice",
-    about: "one image restored twice gives two independent trees: each counts to the end with its own pipe and child",
-    cmdline: "run=ckpt+twice+100+ckpt-counter+12+30",
+    about: "one image restored twice gives two independent trees: each counts to the end with its own pipe, child and open-file record of the same file",
+    cmdline: "run=ckpt+twice+100+ckpt-counter+12+30+0+/count.txt",
     expect: &[
-        "ckpt: saved 2 processes, * frames, * bytes",
-        "ckpt: restored 2 processes",
-        "ckpt: restored 2 processes",
+        "ckpt: saved 2 processes, * frames, 1 open files, * bytes",
+        "ckpt: restored 2 processes, 1 open files",
+        "ckpt: restored 2 processes, 1 open files",
+        "file lines 12 sum 78 bytes 127",
+        "file lines 12 sum 78 bytes 127",
         "child sum 78 lines 12",
         "child sum 78 lines 12",
         "ckpt: restored tree ended with 0",
         "none leaked",
     ],
-    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed"],
-    timeout_secs: 90,
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed", "revoked"],
+    timeout_secs: 120,
     ..Scenario::DEFAULT
 };
 
@@ -84,25 +92,36 @@ const HOSTILE: Scenario = Scenario {
 
 const REBOOT: Scenario = Scenario {
     name: "ckpt-reboot",
-    about: "a counter tree checkpointed mid-run on one boot (image printed as CKPT lines), restored after a reboot from the boot archive; it finishes with the uninterrupted run's output",
-    cmdline: "run=ckpt+send+150+ckpt-counter+12+30",
-    expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "CKPT-BEGIN *", "CKPT-END", "none leaked"],
+    about: "a counter tree with an open file checkpointed mid-run on one boot (image printed as CKPT lines, the file's content in it), restored after a reboot from the boot archive (the file re-created at its position); it finishes with the uninterrupted run's output",
+    cmdline: "run=ckpt+send+150+ckpt-counter+12+30+0+/count.txt",
+    expect: &[
+        "count 1",
+        "ckpt: saved 2 processes, * frames, 1 open files, * bytes",
+        "CKPT-BEGIN *",
+        "CKPT-END",
+        "none leaked",
+    ],
     forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
     timeout_secs: 120,
     second: Some(&Second {
         link: Link::Archive,
         cmdline: "run=ckpt+load+ckpt.img",
         expect: COUNTER_TAIL,
-        forbid: &["FAIL", "frames leaked", "panic", "refused", "count 1\r"],
+        forbid: &["FAIL", "frames leaked", "panic", "refused", "count 1\r", "revoked"],
     }),
     ..Scenario::DEFAULT
 };
 
 const MIGRATE: Scenario = Scenario {
     name: "ckpt-migrate",
-    about: "live migration: a counter tree checkpointed on one machine goes over a socket joining both machines' second serial ports and continues on the other, its console output following it",
-    cmdline: "run=ckpt+migrate+150+ckpt-counter+12+30",
-    expect: &["count 1", "ckpt: saved 2 processes, * frames, * bytes", "ckpt: migrated 2 processes", "none leaked"],
+    about: "live migration: a counter tree with a pipe and an open file checkpointed on one machine goes over a socket joining both machines' second serial ports and continues on the other, its console output and its file (content and position) following it",
+    cmdline: "run=ckpt+migrate+150+ckpt-counter+12+30+0+/count.txt",
+    expect: &[
+        "count 1",
+        "ckpt: saved 2 processes, * frames, 1 open files, * bytes",
+        "ckpt: migrated 2 processes",
+        "none leaked",
+    ],
     forbid: &["FAIL", "frames leaked", "panic", "count 12", "child sum"],
     timeout_secs: 240,
     second: Some(&Second {
@@ -110,22 +129,24 @@ const MIGRATE: Scenario = Scenario {
         cmdline: "run=ckpt+receive",
         expect: &[
             "ckpt: received * bytes",
-            "ckpt: restored 2 processes",
+            "ckpt: restored 2 processes, 1 open files",
             "count 12",
+            "file lines 12 sum 78 bytes 127",
             "child sum 78 lines 12",
             "counter done 12 child 0",
             "ckpt: restored tree ended with 0",
             "none leaked",
         ],
-        forbid: &["FAIL", "frames leaked", "panic", "refused", "failed"],
+        forbid: &["FAIL", "frames leaked", "panic", "refused", "failed", "revoked"],
     }),
     ..Scenario::DEFAULT
 };
 
 /// What the restored counter must still print on the second machine.
 const COUNTER_TAIL: &[&str] = &[
-    "ckpt: restored 2 processes",
+    "ckpt: restored 2 processes, 1 open files",
     "count 12",
+    "file lines 12 sum 78 bytes 127",
     "child sum 78 lines 12",
     "counter done 12 child 0",
     "ckpt: restored tree ended with 0",

@@ -16,7 +16,9 @@
 //! that do not survive a restore. Such a cut is not taken: the tree
 //! continues briefly and is stopped again. A wait for an environment
 //! outside the tree finishes by itself (the reply lands in the stopped
-//! caller's registers), so it is simply waited out.
+//! caller's registers), so it is simply waited out. So is a request on an
+//! open file (`crate::files::busy`): until its reply's position is in the
+//! libOS's open-file table, the table may be behind the server.
 
 use crate::image::{CapRec, EnvRec, FrameRec, Image, MapRec, NO_PARENT, STATE_WORDS};
 use crate::{CkptError, Step};
@@ -111,7 +113,7 @@ impl Tree {
             for m in &self.members {
                 let st = state_of(m.slot)?;
                 let waiting = exposed::env_entry(m.id).is_some_and(|r| r.status == ENV_WAITING);
-                consistent &= !waiting && st[SERVING] == 0;
+                consistent &= !waiting && st[SERVING] == 0 && !crate::files::busy(m.slot, m.id)?;
                 states.push(st);
             }
             if consistent {
@@ -125,8 +127,9 @@ impl Tree {
     }
 
     /// Reads the whole tree into an image (`states` from [`Tree::cut`]).
-    pub fn capture(&self, states: Vec<Vec<u64>>) -> Result<Image, CkptError> {
-        let mut img = Image::default();
+    /// With `carry`, the content of every open file goes in the image.
+    pub fn capture(&self, states: Vec<Vec<u64>>, carry: bool) -> Result<Image, CkptError> {
+        let mut img = Image { saver: exposed::self_id(), boot: crate::image::boot_stamp(), ..Image::default() };
         let mut by_pfn: BTreeMap<u64, u64> = BTreeMap::new();
         for ((i, m), state) in self.members.iter().enumerate().zip(states) {
             let maps = self.read_memory(i, m, &mut img, &mut by_pfn)?;
@@ -142,6 +145,7 @@ impl Tree {
             }
             img.envs.push(EnvRec { id: m.id, parent: m.parent, name, state, caps, maps });
         }
+        crate::files::collect(&mut img, carry)?;
         Ok(img)
     }
 
@@ -195,11 +199,12 @@ pub fn state_of(slot: u64) -> Result<Vec<u64>, CkptError> {
     Ok(st)
 }
 
-/// Stops, cuts and reads the tree rooted at `root_slot`. On success the
+/// Stops, cuts and reads the tree rooted at `root_slot` (with `carry`, the
+/// content of its open files too, for another machine). On success the
 /// tree stays stopped (continue or destroy it); on failure it runs on.
-pub fn checkpoint(root_slot: u64) -> Result<(Tree, Image), CkptError> {
+pub fn checkpoint(root_slot: u64, carry: bool) -> Result<(Tree, Image), CkptError> {
     let mut tree = Tree::stop(root_slot)?;
-    let img = tree.cut().and_then(|states| tree.capture(states));
+    let img = tree.cut().and_then(|states| tree.capture(states, carry));
     match img {
         Ok(img) => Ok((tree, img)),
         Err(e) => {

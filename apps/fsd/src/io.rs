@@ -44,6 +44,7 @@ impl Server {
             Ok(handle) => {
                 out[1] = handle;
                 out[2] = kind;
+                out[3] = ino.number();
                 Ok(0)
             }
             Err(e) => {

@@ -173,23 +173,25 @@ impl Drop for ServedPage {
 
 /// Reads up to `buf.len()` (at most a page) at `handle`'s position through
 /// the buffer; `None` when this process has no buffer with `server`.
-pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<usize, IoError>> {
+/// With the count, reply word 0 (it carries the position).
+pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<(usize, u64), IoError>> {
     with_client(server, |io| {
         let want = buf.len().min(BUFFER_SIZE);
         let r = super::client::handle_call(server, op::READ_BUF, 0, 0, &[handle, want as u64])?;
         let n = (r[1] as usize).min(want);
         io(Dir::Out(&mut buf[..n]));
-        Ok(n)
+        Ok((n, r[0]))
     })
 }
 
 /// Writes up to a page of `buf` at `handle`'s position through the
-/// buffer; the bytes taken. `None` when this process has no buffer.
-pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<usize, IoError>> {
+/// buffer; the bytes taken and reply word 0. `None` when this process has
+/// no buffer.
+pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<(usize, u64), IoError>> {
     with_client(server, |io| {
         let chunk = &buf[..buf.len().min(BUFFER_SIZE)];
         io(Dir::In(chunk));
         let r = super::client::handle_call(server, op::WRITE_BUF, 0, 0, &[handle, chunk.len() as u64])?;
-        Ok((r[1] as usize).min(chunk.len()))
+        Ok(((r[1] as usize).min(chunk.len()), r[0]))
     })
 }

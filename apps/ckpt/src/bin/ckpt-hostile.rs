@@ -178,7 +178,7 @@ fn settled(want: (u64, u64)) -> (u64, u64) {
 }
 
 fn forged(t: &mut Checks, victim: &Child) {
-    let (tree, img) = match save::checkpoint(victim.slot) {
+    let (tree, img) = match save::checkpoint(victim.slot, false) {
         Ok(x) => x,
         Err(e) => {
             t.check(false, &alloc::format!("checkpoint the victim: {e}"));
