@@ -62,6 +62,10 @@ struct Client {
     /// The process that set it up (a forked child is another).
     owner: u64,
     server: u64,
+    /// Restores seen when it was set up: a restored process's buffer is
+    /// the old server's page, even where the ids happen to repeat (the
+    /// same boot sequence on another machine).
+    restores: u64,
     /// Mapped at `CLIENT_VA`; `None`: the server gave none (its table was
     /// full, or it predates buffers), so this process uses the registers.
     page: Option<SharedPage>,
@@ -75,15 +79,17 @@ static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 pub(crate) fn with_client<R>(server: u64, f: impl FnOnce(&mut dyn FnMut(Dir<'_>)) -> R) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
     let me = exposed::self_id();
-    if guard.as_ref().is_none_or(|c| c.owner != me || c.server != server) {
+    let restores = crate::restore::count();
+    if guard.as_ref().is_none_or(|c| c.owner != me || c.server != server || c.restores != restores) {
         if let Some(old) = guard.take()
             && (old.page.is_some() || old.owner != me)
         {
-            // Ours from before, or the parent's shared into this child by
-            // fork: either way not the buffer for this server.
+            // Ours from before (or from before a restore), or the
+            // parent's shared into this child by fork: either way not the
+            // buffer for this server.
             let _ = sys::page_unmap(0, CLIENT_VA);
         }
-        *guard = Some(Client { owner: me, server, page: setup(server).ok() });
+        *guard = Some(Client { owner: me, server, restores, page: setup(server).ok() });
     }
     let page = guard.as_ref()?.page.as_ref()?;
     let mut io = |d: Dir<'_>| match d {

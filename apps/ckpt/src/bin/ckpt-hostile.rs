@@ -13,6 +13,8 @@
 //!    half-way through the build — and nothing is left behind: the
 //!    account's environments and frames are back where they were, and no
 //!    child of this process is alive but the victim.
+//! 3. and 4. Open files and capabilities outside the tree: see
+//!    `../hostile/files.rs`.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -28,6 +30,9 @@ use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE, EnvState, Error, Mapping, Regs, cap_
 use oxok_libos::exec::{self, Child};
 use oxok_libos::{Args, exposed, process, sys, time};
 use oxok_tests::Checks;
+
+#[path = "../hostile/files.rs"]
+mod files;
 
 oxok_libos::main!(main);
 
@@ -47,6 +52,8 @@ fn main(args: Args) -> i32 {
     without_caps(&mut t, &victim);
     forged(&mut t, &victim);
     let _ = sys::env_destroy(victim.slot);
+    files::files(&mut t);
+    files::capabilities(&mut t);
     t.finish()
 }
 
