@@ -32,6 +32,16 @@ fn counter_with(path: &str) -> Option<Child> {
     Some(c)
 }
 
+/// Destroys the counter and its child.
+fn kill_tree(c: &Child) {
+    match save::Tree::stop(c.slot) {
+        Ok(tree) => tree.destroy(),
+        Err(_) => {
+            let _ = sys::env_destroy(c.slot);
+        }
+    }
+}
+
 fn runs(c: &Child) -> u64 {
     exposed::env_entry(c.id).map_or(0, |r| r.runs)
 }
@@ -104,7 +114,7 @@ pub fn files(t: &mut Checks) {
             let got = save::checkpoint(c.slot, false).map(|_| ());
             t.check(refused_with(got, "its path is unknown", "entry"), "a checkpoint with an inherited file is refused");
             t.check(runs_on(&c), "the tree runs on after the refused checkpoint");
-            let _ = sys::env_destroy(c.slot);
+            kill_tree(&c);
         }
         Err(_) => t.check(false, "spawn a counter writing to a file"),
     }
@@ -114,7 +124,7 @@ pub fn files(t: &mut Checks) {
         let got = save::checkpoint(c.slot, false).map(|_| ());
         t.check(refused_with(got, "removed or replaced", "/h-gone.txt"), "a checkpoint with a removed file is refused");
         t.check(runs_on(&c), "the tree runs on");
-        let _ = sys::env_destroy(c.slot);
+        kill_tree(&c);
     }
     let base = quiet();
     let Some(c) = counter_with("/h-file.txt") else {
@@ -131,7 +141,7 @@ pub fn files(t: &mut Checks) {
     });
     let (Ok(local), Ok(carried)) = (local, carried) else {
         t.check(false, "checkpoint a counter with a file");
-        let _ = sys::env_destroy(c.slot);
+        kill_tree(&c);
         return;
     };
     t.expect(local.files.len(), 1, "one open file saved");
