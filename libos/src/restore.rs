@@ -13,6 +13,9 @@
 //! * pipe holder slots, which live in frames shared between processes, are
 //!   rewritten by the checkpointer itself in the image, once per frame
 //!   ([`crate::fd::pipe::rebind_holders`]);
+//! * a sleep in progress keeps the time it had left at the cut, in this
+//!   machine's clock ([`crate::time::rebase`]): clocks count from each
+//!   machine's boot;
 //! * the file server is looked up again ([`crate::fs::locate`]), and open
 //!   files follow their entries in the open-file table
 //!   ([`crate::fs::ftable`]), which the checkpointer re-bound to handles
@@ -46,11 +49,12 @@ pub fn revoked() -> u64 {
 
 /// How many times this process was restored from a checkpoint.
 pub fn count() -> u64 {
-    RESTORES.load(Ordering::Relaxed)
+    RESTORES.load(Ordering::Acquire)
 }
 
 /// The restore notice from `caller` (word 1 the old id, word 2 the revoked
-/// slots): accepted only from this environment's
+/// slots, words 3 and 4 the saving machine's clock ticks at the cut and
+/// its tick rate): accepted only from this environment's
 /// creator (the checkpointer that built it); anything else is answered
 /// "not serving" and changes nothing.
 pub(crate) fn on_message(caller: u64, msg: &mut crate::pct::Msg) {
@@ -64,6 +68,7 @@ pub(crate) fn on_message(caller: u64, msg: &mut crate::pct::Msg) {
     crate::callcap::forget_all();
     crate::fs::locate::forget();
     REVOKED.store(msg[2], Ordering::Relaxed);
-    RESTORES.fetch_add(1, Ordering::Relaxed);
+    crate::time::rebase(msg[3], msg[4]);
+    RESTORES.fetch_add(1, Ordering::AcqRel);
     *msg = [0; crate::pct::WORDS];
 }

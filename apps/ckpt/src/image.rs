@@ -7,7 +7,8 @@
 //! header   magic "OXCKPT\0\x01", version, total length, checksum (FNV-1a 64
 //!          of every byte after these four words), env count, frame count,
 //!          file count, the saving checkpointer's id, its file server's id
-//!          (0: none), its boot stamp
+//!          (0: none), its boot stamp, its clock's ticks at the cut and
+//!          tick rate (sleeps keep the time they had left)
 //! env      old id, parent index (NO_PARENT for the root), name (4 words),
 //!          cap count, map count, EnvState (STATE_WORDS words),
 //!          caps: [slot, kind, number, rights] each,
@@ -52,7 +53,7 @@ pub const MAX_FILES: usize = 256;
 pub const MAX_CARRIED: usize = 8 << 20;
 /// Content length of a file whose content is not carried.
 pub const NO_CONTENT: u64 = u64::MAX;
-const HEADER_WORDS: usize = 10;
+const HEADER_WORDS: usize = 12;
 const PAGE_WORDS: usize = (PAGE_SIZE / 8) as usize;
 /// Page-table flags an image may ask for.
 const FLAGS_OK: u64 =
@@ -160,6 +161,9 @@ pub struct Image {
     pub server: u64,
     /// The saver's boot ([`boot_stamp`]).
     pub boot: u64,
+    /// The saver's clock ticks at the cut, and their rate.
+    pub ticks: u64,
+    pub tick_hz: u64,
 }
 
 /// A value that tells one boot of one machine from another: the TSC and
@@ -197,6 +201,8 @@ impl Image {
             self.saver,
             self.server,
             self.boot,
+            self.ticks,
+            self.tick_hz,
         ]);
         for e in &self.envs {
             w.push(e.id);
@@ -268,7 +274,14 @@ impl Image {
             return Err(ImageError::Invalid("frame count"));
         }
         let files = usize::try_from(r.word()?).ok().filter(|&n| n <= MAX_FILES).ok_or(ImageError::Invalid("file count"))?;
-        let mut img = Image { saver: r.word()?, server: r.word()?, boot: r.word()?, ..Image::default() };
+        let mut img = Image {
+            saver: r.word()?,
+            server: r.word()?,
+            boot: r.word()?,
+            ticks: r.word()?,
+            tick_hz: r.word()?,
+            ..Image::default()
+        };
         for i in 0..envs {
             img.envs.push(read_env(&mut r, i, frames)?);
         }

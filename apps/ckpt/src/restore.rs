@@ -145,7 +145,7 @@ fn build(img: &Image, b: &mut Building) -> Result<(), CkptError> {
     let me = exposed::self_id();
     for (ei, e) in img.envs.iter().enumerate() {
         let mut st = e.state.clone();
-        announce(&mut st, me, e.id, revoked[ei]);
+        announce(&mut st, me, e.id, revoked[ei], [img.ticks, img.tick_hz]);
         sys::env_set_state(b.envs[ei].0, st.as_ptr() as u64).at("env_set_state")?;
     }
     for &(slot, _) in &b.envs {
@@ -278,10 +278,10 @@ const _: () = assert!(SAVED + REG_WORDS <= STATE_WORDS);
 
 /// Makes the state start in the libOS's restore notice: the saved
 /// registers become the interrupted state of a transfer from `me` (owed
-/// to nobody), whose message is the restore tag, the old id and the mask
-/// of revoked capability slots. A program with no transfer entry simply
-/// resumes.
-fn announce(st: &mut [u64], me: u64, old_id: u64, revoked: u64) {
+/// to nobody), whose message is the restore tag, the old id, the mask
+/// of revoked capability slots and the saver's clock at the cut. A program
+/// with no transfer entry simply resumes.
+fn announce(st: &mut [u64], me: u64, old_id: u64, revoked: u64, [ticks, hz]: [u64; 2]) {
     let entry = st[UPCALLS + upcall::PCT as usize];
     if entry == 0 || st[SERVING] != 0 {
         return;
@@ -300,5 +300,7 @@ fn announce(st: &mut [u64], me: u64, old_id: u64, revoked: u64) {
     msg[at(offset_of!(Regs, rsi))] = pct::TAG_RESTORE;
     msg[at(offset_of!(Regs, rdx))] = old_id;
     msg[at(offset_of!(Regs, r8))] = revoked;
+    msg[at(offset_of!(Regs, r9))] = ticks;
+    msg[at(offset_of!(Regs, r10))] = hz;
     st[REGS..REGS + REG_WORDS].copy_from_slice(&msg);
 }

@@ -129,7 +129,14 @@ impl Tree {
     /// Reads the whole tree into an image (`states` from [`Tree::cut`]).
     /// With `carry`, the content of every open file goes in the image.
     pub fn capture(&self, states: Vec<Vec<u64>>, carry: bool) -> Result<Image, CkptError> {
-        let mut img = Image { saver: exposed::self_id(), boot: crate::image::boot_stamp(), ..Image::default() };
+        let clock = exposed::clock();
+        let mut img = Image {
+            saver: exposed::self_id(),
+            boot: crate::image::boot_stamp(),
+            ticks: clock.map_or(0, |c| c.ticks),
+            tick_hz: clock.map_or(0, |c| c.tick_hz),
+            ..Image::default()
+        };
         let mut by_pfn: BTreeMap<u64, u64> = BTreeMap::new();
         for ((i, m), state) in self.members.iter().enumerate().zip(states) {
             let maps = self.read_memory(i, m, &mut img, &mut by_pfn)?;

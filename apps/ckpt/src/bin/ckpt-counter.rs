@@ -11,7 +11,10 @@
 //! 0, so a checkpoint can catch the counter inside its wait).
 //! The output is the same however often the tree is checkpointed and
 //! restored in between. A restored counter that lost capabilities in the
-//! restore says which slots (`counter: revoked capability slots`).
+//! restore says which slots (`counter: revoked capability slots`), and one
+//! restored in the middle of a sleep whether the rest of the sleep, in the
+//! new machine's clock, was within the sleep's length (the deadline
+//! rebased: `counter: restored mid-sleep`).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -85,6 +88,13 @@ fn main(args: Args) -> i32 {
     match exec::wait(child) {
         Ok(st) => println!("counter done {n} child {}", st.code()),
         Err(e) => println!("counter: wait: {e:?}"),
+    }
+    if let Some((left, len)) = time::restored_sleep() {
+        if left <= len {
+            println!("counter: restored mid-sleep, the rest of the sleep within its length");
+        } else {
+            println!("counter: restored mid-sleep, {left} ticks left of a {len}-tick sleep");
+        }
     }
     if restore::revoked() != 0 {
         println!("counter: revoked capability slots {:#x}", restore::revoked());
