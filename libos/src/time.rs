@@ -55,8 +55,9 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
         .map_err(|_| crate::Error::Invalid)?;
     let bytes = code.as_bytes();
     let slot = crate::exec::WAIT_SLOT;
-    LENGTH.store(ticks, Ordering::Relaxed);
-    DEADLINE.store(clock.ticks.saturating_add(ticks), Ordering::Release);
+    // A sleep in a transfer handler nests inside the one it interrupted,
+    // which gets its deadline back (its loop sets the parameter again).
+    let outer = (LENGTH.swap(ticks, Ordering::Relaxed), DEADLINE.swap(clock.ticks.saturating_add(ticks), Ordering::AcqRel));
     let r = (|| {
         crate::sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64)?;
         loop {
@@ -75,7 +76,8 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
             crate::sys::env_sleep(1 << slot)?;
         }
     })();
-    DEADLINE.store(0, Ordering::Release);
+    LENGTH.store(outer.0, Ordering::Relaxed);
+    DEADLINE.store(outer.1, Ordering::Release);
     r
 }
 

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Every checkpointer scenario, in the order `scenarios.rs` lists them.
-pub(crate) const CKPT_SCENARIOS: [Scenario; 6] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT];
+pub(crate) const CKPT_SCENARIOS: [Scenario; 7] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT, PCT];
 
 const MOVE: Scenario = Scenario {
     name: "ckpt-move",
@@ -59,6 +59,25 @@ const WAIT: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed", "wait:"],
     timeout_secs: 90,
+    ..Scenario::DEFAULT
+};
+
+const PCT: Scenario = Scenario {
+    name: "ckpt-pct",
+    about: "a parent stopped while it waits for its child's reply to a synchronous PCT (the child's handler asleep mid-transfer) is saved and restored: the transfer is bound again (pct_owe: a new ticket in the caller's pct_wait restart, the callee replying to PCT_OWED) and the reply reaches the restored parent; the output is the uninterrupted run's (run first)",
+    cmdline: "run=ckpt+run+ckpt-pct+6+100,ckpt+move+250+ckpt-pct+6+100",
+    expect: &[
+        "pct 6 -> 12",
+        "pct done 6 sum 42",
+        "ckpt: saved 2 processes, * frames, 0 open files, 1 transfers in progress, * bytes",
+        "ckpt: restored 2 processes, 0 open files",
+        "pct 6 -> 12",
+        "pct done 6 sum 42",
+        "ckpt: restored tree ended with 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "refused", "failed", "pct: "],
+    timeout_secs: 120,
     ..Scenario::DEFAULT
 };
 

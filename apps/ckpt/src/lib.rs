@@ -24,6 +24,7 @@ pub mod files;
 pub mod image;
 pub mod restore;
 pub mod save;
+pub mod transfer;
 pub mod wire;
 
 use alloc::string::String;

@@ -25,8 +25,8 @@
 //! Each member then starts in its libOS's restore notice (see
 //! `oxok_libos::restore`), which resumes the saved registers.
 
-use crate::files;
 use crate::image::{Image, STATE_WORDS, boot_stamp};
+use crate::{files, transfer};
 use crate::{CkptError, Step};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -42,6 +42,30 @@ use oxok_libos::{exec, exposed, pct, sys};
 #[derive(Debug)]
 pub struct Restored {
     pub members: Vec<(u64, u64)>,
+    /// Members restored while serving a transfer: their slot and the
+    /// restore notice they get once they have replied.
+    pub late: Vec<(u64, pct::Msg)>,
+}
+
+impl Restored {
+    /// Delivers the restore notices of members restored mid-transfer,
+    /// each once it has replied (it serves one transfer at a time); gives
+    /// up on one that still serves after about ten seconds.
+    pub fn notify_late(&mut self) {
+        for (slot, msg) in core::mem::take(&mut self.late) {
+            for _ in 0..10_000 {
+                let serving = crate::save::state_of(slot).map_or(true, |st| st[SERVING] != 0);
+                let id = sys::cap_info(slot).map(|[_, id, _]| id);
+                match (serving, id) {
+                    (false, Ok(id)) if pct::send(id, &msg).is_ok() => break,
+                    (_, Err(_)) => break,
+                    _ => {
+                        let _ = oxok_libos::time::sleep_ms(1);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Flags `page_map` accepts.
@@ -52,6 +76,7 @@ const MAP_FLAGS: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
 struct Building {
     envs: Vec<(u64, u64)>,
     frame_caps: Vec<u64>,
+    late: Vec<(u64, pct::Msg)>,
 }
 
 impl Building {
@@ -74,7 +99,7 @@ pub fn restore(img: &Image) -> Result<Restored, CkptError> {
             for &cap in &b.frame_caps {
                 let _ = sys::cap_drop(cap);
             }
-            Ok(Restored { members: b.envs })
+            Ok(Restored { members: b.envs, late: b.late })
         }
         Err(e) => {
             b.undo();
@@ -143,10 +168,35 @@ fn build(img: &Image, b: &mut Building) -> Result<(), CkptError> {
         built?;
     }
     let me = exposed::self_id();
-    for (ei, e) in img.envs.iter().enumerate() {
-        let mut st = e.state.clone();
-        announce(&mut st, me, e.id, revoked[ei], [img.ticks, img.tick_hz]);
-        sys::env_set_state(b.envs[ei].0, st.as_ptr() as u64).at("env_set_state")?;
+    let pairs = transfer::pairs(img)?;
+    let notice = |ei: usize| notice(img.envs[ei].id, revoked[ei], [img.ticks, img.tick_hz]);
+    // Callers of transfers in progress come after their callees: the
+    // callee (imported owing nobody) then owes the reply to the new caller
+    // under a new ticket, which the caller's restart names.
+    let mut set = alloc::vec![false; img.envs.len()];
+    for _ in 0..=img.envs.len() {
+        for (ei, e) in img.envs.iter().enumerate() {
+            let callee = pairs.iter().find(|&&(c, _)| c == ei).map(|&(_, s)| s);
+            if set[ei] || callee.is_some_and(|s| !set[s]) {
+                continue;
+            }
+            let mut st = e.state.clone();
+            if let Some(s) = callee {
+                let [ticket] = sys::pct_owe(b.envs[s].0, b.envs[ei].0).at("pct_owe")?;
+                transfer::rewait(&mut st, b.envs[s].1, ticket);
+            }
+            if st[SERVING] != 0 {
+                transfer::owe_nobody(&mut st);
+                b.late.push((b.envs[ei].0, notice(ei)));
+            } else {
+                announce(&mut st, me, notice(ei));
+            }
+            sys::env_set_state(b.envs[ei].0, st.as_ptr() as u64).at("env_set_state")?;
+            set[ei] = true;
+        }
+    }
+    if set.iter().any(|s| !s) {
+        return Err(CkptError::Image(crate::image::ImageError::Invalid("transfers in progress in a cycle")));
     }
     for &(slot, _) in &b.envs {
         sys::env_run(slot).at("env_run")?;
@@ -276,12 +326,19 @@ const SAVED: usize = PCT + offset_of!(PctState, saved) / 8;
 const REG_WORDS: usize = size_of::<Regs>() / 8;
 const _: () = assert!(SAVED + REG_WORDS <= STATE_WORDS);
 
+/// The restore notice's message: the restore tag, the old id, the mask of
+/// revoked capability slots and the saver's clock at the cut.
+fn notice(old_id: u64, revoked: u64, [ticks, hz]: [u64; 2]) -> pct::Msg {
+    let mut m = [0u64; pct::WORDS];
+    m[..5].copy_from_slice(&[pct::TAG_RESTORE, old_id, revoked, ticks, hz]);
+    m
+}
+
 /// Makes the state start in the libOS's restore notice: the saved
 /// registers become the interrupted state of a transfer from `me` (owed
-/// to nobody), whose message is the restore tag, the old id, the mask
-/// of revoked capability slots and the saver's clock at the cut. A program
-/// with no transfer entry simply resumes.
-fn announce(st: &mut [u64], me: u64, old_id: u64, revoked: u64, [ticks, hz]: [u64; 2]) {
+/// to nobody), whose message is `notice`. A program with no transfer entry
+/// simply resumes.
+fn announce(st: &mut [u64], me: u64, notice: pct::Msg) {
     let entry = st[UPCALLS + upcall::PCT as usize];
     if entry == 0 || st[SERVING] != 0 {
         return;
@@ -297,10 +354,20 @@ fn announce(st: &mut [u64], me: u64, old_id: u64, revoked: u64, [ticks, hz]: [u6
     msg[at(offset_of!(Regs, rflags))] = 0x202;
     msg[at(offset_of!(Regs, rdi))] = me;
     msg[at(offset_of!(Regs, rcx))] = 0; // asynchronous
-    msg[at(offset_of!(Regs, rsi))] = pct::TAG_RESTORE;
-    msg[at(offset_of!(Regs, rdx))] = old_id;
-    msg[at(offset_of!(Regs, r8))] = revoked;
-    msg[at(offset_of!(Regs, r9))] = ticks;
-    msg[at(offset_of!(Regs, r10))] = hz;
+    // The message registers, in `Msg` order.
+    let words = [
+        offset_of!(Regs, rsi),
+        offset_of!(Regs, rdx),
+        offset_of!(Regs, r8),
+        offset_of!(Regs, r9),
+        offset_of!(Regs, r10),
+        offset_of!(Regs, r12),
+        offset_of!(Regs, r13),
+        offset_of!(Regs, r14),
+        offset_of!(Regs, r15),
+    ];
+    for (reg, w) in words.into_iter().zip(notice) {
+        msg[at(reg)] = w;
+    }
     st[REGS..REGS + REG_WORDS].copy_from_slice(&msg);
 }

@@ -36,7 +36,7 @@ extern crate alloc;
 use alloc::vec::Vec;
 use oxok_ckpt::image::Image;
 use oxok_ckpt::restore::{Restored, restore};
-use oxok_ckpt::{save, wire};
+use oxok_ckpt::{save, transfer, wire};
 use oxok_libos::exec::{self, Child};
 use oxok_libos::{Args, eprintln, fs, println, time};
 
@@ -100,10 +100,11 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
     };
     let bytes = img.encode();
     println!(
-        "ckpt: saved {} processes, {} frames, {} open files, {} bytes",
+        "ckpt: saved {} processes, {} frames, {} open files, {} transfers in progress, {} bytes",
         img.envs.len(),
         img.frames.len(),
         img.files.len(),
+        transfer::pairs(&img).map_or(0, |p| p.len()),
         bytes.len()
     );
     if cmd == "migrate" {
@@ -209,8 +210,9 @@ fn receive() -> i32 {
 
 fn start(img: &Image) -> Option<Restored> {
     match restore(img) {
-        Ok(r) => {
+        Ok(mut r) => {
             println!("ckpt: restored {} processes, {} open files", r.members.len(), img.files.len());
+            r.notify_late();
             Some(r)
         }
         Err(e) => {

@@ -7,7 +7,9 @@
 //!    lacks, a carried file whose path here holds other bytes (left as it
 //!    is), forged file records; a file the restore created is removed when
 //!    the build fails later. Nothing is left behind.
-//! 4. A capability for an environment outside the tree is carried when the
+//! 4. `pct_owe` (binding a transfer in progress at restore) needs write on
+//!    both environments and a callee serving without owing a reply.
+//!    A capability for an environment outside the tree is carried when the
 //!    checkpointer holds one for it, and otherwise revoked visibly: its
 //!    slot is empty (`BadCap`) and the restored program is told (the
 //!    counter prints `counter: revoked capability slots`); every other
@@ -198,6 +200,15 @@ pub fn capabilities(t: &mut Checks) {
         t.check(false, "give the counter capabilities for the bystanders");
         return;
     };
+    // Binding a reply (`pct_owe`) needs write on both and a callee that
+    // serves something and owes nothing.
+    t.expect(sys::pct_owe(b.slot, b.slot).err(), Some(Error::Invalid), "pct_owe of an environment to itself");
+    t.expect(sys::pct_owe(b.slot, v.slot).err(), Some(Error::Invalid), "pct_owe for an environment not serving");
+    if let Ok([ro]) = sys::cap_derive(b.slot, rights::READ | rights::CALL) {
+        t.expect(sys::pct_owe(ro, v.slot).err(), Some(Error::Denied), "pct_owe without write on the callee");
+        t.expect(sys::pct_owe(v.slot, ro).err(), Some(Error::Denied), "pct_owe without write on the caller");
+        let _ = sys::cap_drop(ro);
+    }
     let _ = time::sleep_ms(50);
     let img = match save::checkpoint(v.slot, false) {
         Ok((tree, img)) => {
