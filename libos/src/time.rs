@@ -57,7 +57,8 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
     let slot = crate::exec::WAIT_SLOT;
     // A sleep in a transfer handler nests inside the one it interrupted,
     // which gets its deadline back (its loop sets the parameter again).
-    let outer = (LENGTH.swap(ticks, Ordering::Relaxed), DEADLINE.swap(clock.ticks.saturating_add(ticks), Ordering::AcqRel));
+    let outer =
+        (LENGTH.swap(ticks, Ordering::Relaxed), DEADLINE.swap(clock.ticks.saturating_add(ticks), Ordering::AcqRel));
     let r = (|| {
         crate::sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64)?;
         loop {
@@ -66,7 +67,7 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
             // restore count, and set again if a restore came in between.
             let restores = crate::restore::count();
             let deadline = DEADLINE.load(Ordering::Acquire);
-            if !crate::exposed::clock().is_some_and(|c| c.ticks < deadline) {
+            if crate::exposed::clock().is_none_or(|c| c.ticks >= deadline) {
                 return Ok(());
             }
             crate::sys::pred_param(0, slot, DEADLINE_PARAM, deadline)?;

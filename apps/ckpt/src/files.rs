@@ -35,8 +35,8 @@
 //! its own authority; the RAM file system has no per-user permissions, so
 //! that is no more than the restored process could open itself.
 
-use crate::image::{FileRec, Image, MAX_CARRIED};
 use crate::CkptError;
+use crate::image::{FileRec, Image, MAX_CARRIED};
 use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;

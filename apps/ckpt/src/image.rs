@@ -273,7 +273,8 @@ impl Image {
         if frames > MAX_FRAMES {
             return Err(ImageError::Invalid("frame count"));
         }
-        let files = usize::try_from(r.word()?).ok().filter(|&n| n <= MAX_FILES).ok_or(ImageError::Invalid("file count"))?;
+        let files =
+            usize::try_from(r.word()?).ok().filter(|&n| n <= MAX_FILES).ok_or(ImageError::Invalid("file count"))?;
         let mut img = Image {
             saver: r.word()?,
             server: r.word()?,

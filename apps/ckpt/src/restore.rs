@@ -26,8 +26,8 @@
 //! `oxok_libos::restore`), which resumes the saved registers.
 
 use crate::image::{Image, STATE_WORDS, boot_stamp};
-use crate::{files, transfer};
 use crate::{CkptError, Step};
+use crate::{files, transfer};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::mem::offset_of;
@@ -150,7 +150,8 @@ fn build(img: &Image, b: &mut Building) -> Result<(), CkptError> {
     }
     files::all_bound(img, bound)?;
     let console = own_console();
-    let outside = Outside { saver: img.saver, server: img.server, same_boot: img.boot != 0 && img.boot == boot_stamp() };
+    let outside =
+        Outside { saver: img.saver, server: img.server, same_boot: img.boot != 0 && img.boot == boot_stamp() };
     let mut revoked = alloc::vec![0u64; img.envs.len()];
     for (ei, e) in img.envs.iter().enumerate() {
         let target = b.envs[ei].0;

@@ -56,17 +56,15 @@ pub fn consistent(ids: &[u64], states: &[alloc::vec::Vec<u64>], waiting: &[bool]
     let index = |id: u64| ids.iter().position(|&x| x == id);
     for (i, st) in states.iter().enumerate() {
         if waiting[i] {
-            let ok = waits_on(st).is_some_and(|(callee, ticket)| {
-                index(callee).is_some_and(|k| serves(&states[k], ids[i], ticket))
-            });
+            let ok = waits_on(st)
+                .is_some_and(|(callee, ticket)| index(callee).is_some_and(|k| serves(&states[k], ids[i], ticket)));
             if !ok {
                 return false;
             }
         }
         if st[SERVING] != 0 && st[CALLER] != 0 {
-            let ok = index(st[CALLER]).is_some_and(|j| {
-                waiting[j] && waits_on(&states[j]) == Some((ids[i], st[TICKET]))
-            });
+            let ok =
+                index(st[CALLER]).is_some_and(|j| waiting[j] && waits_on(&states[j]) == Some((ids[i], st[TICKET])));
             if !ok {
                 return false;
             }

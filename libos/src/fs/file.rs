@@ -160,11 +160,8 @@ impl File for OpenFile {
             // More than a message's worth: a page at a time through the
             // shared buffer, if this process has one with the server.
             let (server, handle) = super::ftable::ids(self.slot);
-            let paged = if rest.len() > WRITE_MAX {
-                self.paged(|| super::buffer::write(server, handle, rest))
-            } else {
-                None
-            };
+            let paged =
+                if rest.len() > WRITE_MAX { self.paged(|| super::buffer::write(server, handle, rest)) } else { None };
             let (want, result) = match paged {
                 Some(r) => (rest.len().min(BUFFER_SIZE), r),
                 None => {

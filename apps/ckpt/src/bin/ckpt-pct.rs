@@ -23,7 +23,7 @@ oxok_libos::main!(main);
 /// The handler's pause, in milliseconds.
 static PAUSE: AtomicU64 = AtomicU64::new(100);
 /// Word 0 of a request (not a libOS tag).
-const ASK: u64 = 0x6173_6b;
+const ASK: u64 = 0x0061_736b;
 
 fn main(args: Args) -> i32 {
     let ms: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100);

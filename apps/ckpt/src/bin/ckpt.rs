@@ -42,7 +42,8 @@ use oxok_libos::{Args, eprintln, fs, println, time};
 
 oxok_libos::main!(main);
 
-const USAGE: &str = "usage: ckpt move|twice|send|migrate MS PROG [ARGS] | ckpt run PROG [ARGS] | ckpt load NAME | ckpt receive";
+const USAGE: &str =
+    "usage: ckpt move|twice|send|migrate MS PROG [ARGS] | ckpt run PROG [ARGS] | ckpt load NAME | ckpt receive";
 
 fn main(args: Args) -> i32 {
     let argv: Vec<&str> = args.iter().collect();

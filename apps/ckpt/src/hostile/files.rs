@@ -92,6 +92,9 @@ fn quiet() -> u64 {
     last
 }
 
+/// A forged file record: what it is, how it is made, the refusal.
+type Forgery = (&'static str, fn(&mut Image), &'static str);
+
 fn restore_err(img: &Image) -> Result<(), CkptError> {
     Image::decode(&img.encode()).map_err(CkptError::Image).and_then(|i| restore(&i).map(|_| ()))
 }
@@ -114,7 +117,10 @@ pub fn files(t: &mut Checks) {
             drop(opts);
             let _ = time::sleep_ms(60);
             let got = save::checkpoint(c.slot, false).map(|_| ());
-            t.check(refused_with(got, "its path is unknown", "entry"), "a checkpoint with an inherited file is refused");
+            t.check(
+                refused_with(got, "its path is unknown", "entry"),
+                "a checkpoint with an inherited file is refused",
+            );
             t.check(runs_on(&c), "the tree runs on after the refused checkpoint");
             kill_tree(&c);
         }
@@ -147,7 +153,10 @@ pub fn files(t: &mut Checks) {
         return;
     };
     t.expect(local.files.len(), 1, "one open file saved");
-    t.check(local.files[0].content.is_none() && carried.files[0].content.is_some(), "content carried only for another machine");
+    t.check(
+        local.files[0].content.is_none() && carried.files[0].content.is_some(),
+        "content carried only for another machine",
+    );
     // Not carried and not here.
     let _ = fs::unlink("/h-file.txt");
     t.check(
@@ -168,13 +177,21 @@ pub fn files(t: &mut Checks) {
     if let Some(e) = f.envs.last_mut() {
         e.state[rip] = 0x8000_0000_0000;
     }
-    t.expect(restore_err(&f).err(), Some(CkptError::Call("env_set_state", Error::Invalid)), "a bad member after the files");
+    t.expect(
+        restore_err(&f).err(),
+        Some(CkptError::Call("env_set_state", Error::Invalid)),
+        "a bad member after the files",
+    );
     t.check(fs::stat("/h-file.txt").is_err(), "the file the failed restore created is removed");
     // Forged file records.
-    let forged: [(&str, fn(&mut Image), &str); 4] = [
+    let forged: [Forgery; 4] = [
         ("a file record asking to create", |i| i.files[0].flags |= 4, "file record"),
         ("a relative file path", |i| i.files[0].path = b"h-file.txt".to_vec(), "file path"),
-        ("a file entry in an unmapped page", |i| i.files[0].slot = 63, "a file entry in a page its process does not map"),
+        (
+            "a file entry in an unmapped page",
+            |i| i.files[0].slot = 63,
+            "a file entry in a page its process does not map",
+        ),
         ("a file of a member that is not there", |i| i.files[0].env = 7, "file record"),
     ];
     for (what, forge, want) in forged {
@@ -195,7 +212,8 @@ pub fn capabilities(t: &mut Checks) {
         t.check(false, "spawn the counter");
         return;
     };
-    let (Ok([sa]), Ok([sb])) = (sys::cap_grant(a.slot, v.slot, rights::CALL), sys::cap_grant(b.slot, v.slot, rights::CALL))
+    let (Ok([sa]), Ok([sb])) =
+        (sys::cap_grant(a.slot, v.slot, rights::CALL), sys::cap_grant(b.slot, v.slot, rights::CALL))
     else {
         t.check(false, "give the counter capabilities for the bystanders");
         return;
