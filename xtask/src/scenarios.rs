@@ -1640,8 +1640,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
     crate::scenarios_http::HTTP_SCENARIOS[4],
-    // Checkpointer: a transfer in progress between members (issue 16).
+    // Checkpointer: a transfer in progress between members, from the shell (issue 16).
     crate::scenarios_ckpt::CKPT_SCENARIOS[6],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[7],
 ];
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Every checkpointer scenario, in the order `scenarios.rs` lists them.
-pub(crate) const CKPT_SCENARIOS: [Scenario; 7] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT, PCT];
+pub(crate) const CKPT_SCENARIOS: [Scenario; 8] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT, PCT, SHELL];
 
 const MOVE: Scenario = Scenario {
     name: "ckpt-move",
@@ -77,6 +77,27 @@ const PCT: Scenario = Scenario {
         "none leaked",
     ],
     forbid: &["FAIL", "frames leaked", "panic", "refused", "failed", "pct: "],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
+
+const SHELL: Scenario = Scenario {
+    name: "ckpt-shell",
+    about: "ckpt from the shell: the file server is init's (outside the checkpointer's tree, reached through the call capability the shell passed on); the counter's open file is re-opened there at its position, its call capability for the server carried, nothing revoked",
+    cmdline: "run=init",
+    input: "ckpt move 100 ckpt-counter 6 30 0 /c.txt\nwc -l /c.txt\nexit 0\n",
+    expect: &[
+        "ckpt: saved 2 processes, * frames, 1 open files, 0 transfers in progress, * bytes",
+        "ckpt: restored 2 processes, 1 open files",
+        "count 6",
+        "file lines 6 sum 21 bytes 112",
+        "child sum 21 lines 6",
+        "counter done 6 child 0",
+        "ckpt: restored tree ended with 0",
+        "7 /c.txt",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "refused", "failed", "revoked", "counter: file"],
     timeout_secs: 120,
     ..Scenario::DEFAULT
 };
