@@ -370,11 +370,16 @@ macro_rules! for_each_call {
             /// environment's general registers as the reply; with `caller` 0
             /// (after an asynchronous one) nobody is resumed. Either way
             /// this environment then continues from the state it had when
-            /// the call arrived.
+            /// the call arrived. With `caller` [`PCT_OWED`](crate::PCT_OWED)
+            /// the reply goes to whoever this environment owes it (the
+            /// synchronous caller of the transfer it serves, or the one a
+            /// restore bound with `pct_owe`; nobody after an asynchronous
+            /// one), so a server need not name its caller by a physical id
+            /// a restore would change.
             ///
             /// Checks: the environment is serving a call (`Invalid`);
-            /// `caller` is 0 or the environment waiting for it (`BadEnv`).
-            /// Changes: who runs.
+            /// `caller` is 0, `PCT_OWED` or the environment waiting for it
+            /// (`BadEnv`). Changes: who runs.
             24 => pct_reply(caller) -> [];
 
             /// Installs wakeup predicate number `index` (0..[`PRED_SLOTS`](crate::PRED_SLOTS))
@@ -1017,9 +1022,28 @@ macro_rules! for_each_call {
             /// durable (refusal); no mapping of its frame remains (`Busy`).
             /// Changes: the registry; the frame.
             69 => xn_evict(block) -> [refusal, at, detail];
+
+            /// Makes the environment named by `callee_slot`, which serves a
+            /// transfer and owes no reply, owe it to the environment named
+            /// by `caller_slot` under a fresh ticket, and returns the
+            /// ticket. For a checkpointer restoring a synchronous transfer
+            /// between two members of a tree (Fluke §4: a call in progress
+            /// is part of the exported state): it imports the callee's
+            /// serving state, binds the reply with this call, and sets the
+            /// caller's registers to `pct_wait(callee, ticket)` — the
+            /// restart point a waiting caller exports.
+            ///
+            /// Checks: write on both environments (`Denied`), both alive
+            /// (`BadEnv`) and distinct (`Invalid`); the callee serving a
+            /// transfer (`Invalid`) and owing no reply (`Busy`); the caller
+            /// not waiting (`Busy`). Changes: the reply the callee owes.
+            85 => pct_owe(callee_slot, caller_slot) -> [ticket];
         }
     };
 }
+
+/// `pct_reply`'s `caller` for "whoever this environment owes the reply".
+pub const PCT_OWED: u64 = u64::MAX;
 
 /// How deep `env_limit` may nest accounts below the root.
 pub const ACCOUNT_MAX_DEPTH: u64 = 8;

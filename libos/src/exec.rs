@@ -46,8 +46,9 @@ pub use options::{MAX_CALLS, SpawnOptions};
 pub const SCRATCH: u64 = 0x5000_0000_0000;
 
 /// Where [`fill_frame`] maps the frame it fills (one page, in the scratch
-/// region's neighbourhood but clear of what `spawn` uses).
-pub const FILL_VA: u64 = 0x5200_0000_0000;
+/// region's neighbourhood but clear of what `spawn` uses, the file
+/// buffer page (`fs::buffer`) and the open-file table (`fs::ftable`)).
+pub const FILL_VA: u64 = 0x5400_0000_0000;
 
 /// Copies `bytes` (at most a page) into the frame named by capability
 /// `frame_cap`, through a temporary writable mapping at [`FILL_VA`] in the

@@ -6,7 +6,7 @@
 //! and the system-call stubs generated from the call table in `oxok_abi`.
 //!
 //! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `heap`, `time`, `pct`, `shm`, `vm`, `exec::scratch`, `fd::pipe::frame`, `fs::buffer`, `guest` and `xn::page`), each block with a `// SAFETY:` comment.
+//! `exposed`, `heap`, `time`, `pct`, `shm`, `vm`, `exec::scratch`, `fd::pipe::frame`, `fs::buffer`, `fs::ftable`, `guest` and `xn::page`), each block with a `// SAFETY:` comment.
 #![no_std]
 #![deny(unsafe_code)]
 

@@ -207,15 +207,17 @@ extern "C" fn entry() -> ! {
         "push r8",
         "push rdx",
         "push rsi",
-        "mov r12, rdi", // caller id: callee-saved across the call
         "mov r13, rcx", // 1 = synchronous
         "mov rsi, rcx",
         "mov rdx, rsp",
         "sub rsp, 8", // 9 pushes: realign to 16 for the call
         "call {dispatch}",
         "add rsp, 8",
-        // Reply to the caller if it waits, to nobody otherwise.
+        // Reply to whoever is owed it (PCT_OWED) after a synchronous
+        // call — the kernel knows, even after a restore changed the
+        // caller's id — to nobody after an asynchronous one.
         "xor edi, edi",
+        "mov r12, -1",
         "test r13, r13",
         "cmovnz rdi, r12",
         "pop rsi",

@@ -1654,6 +1654,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::PGROUPS,
     // Execution models (issue 16, point 3): `scenarios_model.rs`.
     crate::scenarios_model::MODEL_SCENARIOS[0],
+    // Checkpointer: a transfer in progress between members, from the shell (issue 16).
+    crate::scenarios_ckpt::CKPT_SCENARIOS[6],
+    crate::scenarios_ckpt::CKPT_SCENARIOS[7],
 ];
 
 #[cfg(test)]

@@ -6,28 +6,37 @@
 //! ```text
 //! header   magic "OXCKPT\0\x01", version, total length, checksum (FNV-1a 64
 //!          of every byte after these four words), env count, frame count,
-//!          2 reserved words (0)
+//!          file count, the saving checkpointer's id, its file server's id
+//!          (0: none), its boot stamp, its clock's ticks at the cut and
+//!          tick rate (sleeps keep the time they had left)
 //! env      old id, parent index (NO_PARENT for the root), name (4 words),
 //!          cap count, map count, EnvState (STATE_WORDS words),
 //!          caps: [slot, kind, number, rights] each,
 //!          maps: [va, flags, frame index] each
 //! frame    old frame number, owner index, 512 words of contents
+//! file     env index, open-file table entry, open flags, position, inode
+//!          number, path length, content length (NO_CONTENT: not carried),
+//!          the path's bytes, the content's bytes (each padded to a word)
 //! ```
 //!
 //! Physical names (environment ids, frame numbers) are recorded only to be
 //! re-bound: ids become indices into the env list, frame numbers indices
 //! into the frame list. Env 0 is the root; every other env's parent comes
-//! before it.
+//! before it. Ids of environments outside the tree are re-bound by role
+//! (the saving checkpointer, its file server) or, on the machine and boot
+//! that saved them (the boot stamp), to the same environment; files by
+//! path (`crate::files`).
 
 use alloc::vec::Vec;
 use core::fmt;
 use oxok_libos::abi::layout::{APP_AREA, PAGE_SIZE, pte};
 use oxok_libos::abi::{CAP_SLOTS, ENV_STATE_VERSION, EnvState};
+use oxok_libos::fs::ftable;
 
 /// The first word of every image.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"OXCKPT\0\x01");
 /// The format this code writes and reads.
-pub const VERSION: u64 = 1;
+pub const VERSION: u64 = 2;
 /// Words in an exported `EnvState`.
 pub const STATE_WORDS: usize = size_of::<EnvState>() / 8;
 /// Parent index of the root.
@@ -38,7 +47,13 @@ pub const MAX_ENVS: usize = 16;
 pub const MAX_FRAMES: usize = 16384;
 /// Mappings per environment at most.
 pub const MAX_MAPS: usize = 65536;
-const HEADER_WORDS: usize = 8;
+/// Open files in one image at most.
+pub const MAX_FILES: usize = 256;
+/// Content bytes carried in one image at most (all files).
+pub const MAX_CARRIED: usize = 8 << 20;
+/// Content length of a file whose content is not carried.
+pub const NO_CONTENT: u64 = u64::MAX;
+const HEADER_WORDS: usize = 12;
 const PAGE_WORDS: usize = (PAGE_SIZE / 8) as usize;
 /// Page-table flags an image may ask for.
 const FLAGS_OK: u64 =
@@ -114,11 +129,56 @@ pub struct FrameRec {
     pub words: Vec<u64>,
 }
 
+/// One open file of a member: the entry of its libOS's open-file table
+/// (`oxok_libos::fs::ftable`) to re-bind, what to re-open and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRec {
+    /// Index of the member.
+    pub env: u64,
+    /// Its entry in the member's open-file table.
+    pub slot: u64,
+    /// Open flags (`ftable::KEEP_FLAGS` at most).
+    pub flags: u64,
+    /// The position at the cut.
+    pub pos: u64,
+    /// The inode number when saved (informative: another machine's differ).
+    pub ino: u64,
+    /// The absolute path.
+    pub path: Vec<u8>,
+    /// The file's bytes at the cut, when carried to another machine.
+    pub content: Option<Vec<u8>>,
+}
+
 /// A whole checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Image {
     pub envs: Vec<EnvRec>,
     pub frames: Vec<FrameRec>,
+    pub files: Vec<FileRec>,
+    /// The checkpointer that saved it (the root's parent).
+    pub saver: u64,
+    /// The saver's file server, 0 if it had none.
+    pub server: u64,
+    /// The saver's boot ([`boot_stamp`]).
+    pub boot: u64,
+    /// The saver's clock ticks at the cut, and their rate.
+    pub ticks: u64,
+    pub tick_hz: u64,
+}
+
+/// A value that tells one boot of one machine from another: the TSC and
+/// the wall clock at boot.
+pub fn boot_stamp() -> u64 {
+    oxok_libos::exposed::clock().map_or(0, |c| c.boot_tsc.rotate_left(32) ^ c.boot_unix ^ c.tsc_hz)
+}
+
+/// `bytes` as words, the last padded with zeros.
+fn padded(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    bytes.chunks(8).map(|c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(w)
+    })
 }
 
 /// FNV-1a, 64 bits.
@@ -130,7 +190,20 @@ impl Image {
     /// The image as bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut w: Vec<u64> = Vec::new();
-        w.extend_from_slice(&[MAGIC, VERSION, 0, 0, self.envs.len() as u64, self.frames.len() as u64, 0, 0]);
+        w.extend_from_slice(&[
+            MAGIC,
+            VERSION,
+            0,
+            0,
+            self.envs.len() as u64,
+            self.frames.len() as u64,
+            self.files.len() as u64,
+            self.saver,
+            self.server,
+            self.boot,
+            self.ticks,
+            self.tick_hz,
+        ]);
         for e in &self.envs {
             w.push(e.id);
             w.push(e.parent);
@@ -151,6 +224,14 @@ impl Image {
             w.push(f.pfn);
             w.push(f.owner);
             w.extend_from_slice(&f.words);
+        }
+        for f in &self.files {
+            let clen = f.content.as_ref().map_or(NO_CONTENT, |c| c.len() as u64);
+            w.extend_from_slice(&[f.env, f.slot, f.flags, f.pos, f.ino, f.path.len() as u64, clen]);
+            w.extend(padded(&f.path));
+            if let Some(c) = &f.content {
+                w.extend(padded(c));
+            }
         }
         let mut bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
         let len = bytes.len() as u64;
@@ -192,10 +273,16 @@ impl Image {
         if frames > MAX_FRAMES {
             return Err(ImageError::Invalid("frame count"));
         }
-        if r.word()? != 0 || r.word()? != 0 {
-            return Err(ImageError::Invalid("reserved header words"));
-        }
-        let mut img = Image::default();
+        let files =
+            usize::try_from(r.word()?).ok().filter(|&n| n <= MAX_FILES).ok_or(ImageError::Invalid("file count"))?;
+        let mut img = Image {
+            saver: r.word()?,
+            server: r.word()?,
+            boot: r.word()?,
+            ticks: r.word()?,
+            tick_hz: r.word()?,
+            ..Image::default()
+        };
         for i in 0..envs {
             img.envs.push(read_env(&mut r, i, frames)?);
         }
@@ -207,6 +294,15 @@ impl Image {
             }
             let words = r.words(PAGE_WORDS)?;
             img.frames.push(FrameRec { pfn, owner, words });
+        }
+        let mut carried = 0usize;
+        for _ in 0..files {
+            let f = read_file(&mut r, envs, &mut carried)?;
+            let ordered = img.files.last().is_none_or(|p| (p.env, p.slot) < (f.env, f.slot));
+            if !ordered {
+                return Err(ImageError::Invalid("file records out of order"));
+            }
+            img.files.push(f);
         }
         if r.at != bytes.len() {
             return Err(ImageError::BadLength);
@@ -228,6 +324,13 @@ impl Image {
         }
         if mapped.iter().any(|m| !m) {
             return Err(ImageError::Invalid("a frame nobody maps"));
+        }
+        // A file's entry lies in a table page its member maps.
+        for f in &self.files {
+            let va = ftable::FILES_BASE + (f.slot as usize / ftable::PER_PAGE) as u64 * PAGE_SIZE;
+            if !self.envs[f.env as usize].maps.iter().any(|m| m.va == va) {
+                return Err(ImageError::Invalid("a file entry in a page its process does not map"));
+            }
         }
         Ok(())
     }
@@ -293,6 +396,30 @@ fn read_env(r: &mut Reader<'_>, index: usize, frames: usize) -> Result<EnvRec, I
     Ok(EnvRec { id, parent, name, state, caps, maps })
 }
 
+fn read_file(r: &mut Reader<'_>, envs: usize, carried: &mut usize) -> Result<FileRec, ImageError> {
+    let [env, slot, flags, pos, ino, plen, clen] =
+        [r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?];
+    if env >= envs as u64 || slot >= ftable::ENTRIES as u64 || flags & !ftable::KEEP_FLAGS != 0 {
+        return Err(ImageError::Invalid("file record"));
+    }
+    if plen == 0 || plen > ftable::PATH_ROOM as u64 {
+        return Err(ImageError::Invalid("file path length"));
+    }
+    let path = r.bytes(plen as usize)?;
+    if path[0] != b'/' || path.contains(&0) {
+        return Err(ImageError::Invalid("file path"));
+    }
+    let content = if clen == NO_CONTENT {
+        None
+    } else {
+        let n = usize::try_from(clen).ok().filter(|&n| n <= MAX_CARRIED - *carried);
+        let n = n.ok_or(ImageError::Invalid("carried file content"))?;
+        *carried += n;
+        Some(r.bytes(n)?)
+    };
+    Ok(FileRec { env, slot, flags, pos, ino, path, content })
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -310,5 +437,14 @@ impl Reader<'_> {
         let b = self.bytes.get(self.at..end).ok_or(ImageError::Truncated)?;
         self.at = end;
         Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
+    }
+
+    /// `n` bytes padded to a whole word.
+    fn bytes(&mut self, n: usize) -> Result<Vec<u8>, ImageError> {
+        let words = n.div_ceil(8);
+        let end = words.checked_mul(8).and_then(|b| b.checked_add(self.at)).ok_or(ImageError::Truncated)?;
+        let b = self.bytes.get(self.at..end).ok_or(ImageError::Truncated)?;
+        self.at = end;
+        Ok(b[..n].to_vec())
     }
 }

@@ -20,15 +20,18 @@
 
 extern crate alloc;
 
+pub mod files;
 pub mod image;
 pub mod restore;
 pub mod save;
+pub mod transfer;
 pub mod wire;
 
+use alloc::string::String;
 use core::fmt;
 
 /// Why a checkpoint or a restore failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CkptError {
     /// The image is malformed (see [`image::ImageError`]).
     Image(image::ImageError),
@@ -39,6 +42,8 @@ pub enum CkptError {
     Busy,
     /// Something the image would need that this checkpointer cannot give.
     Unsupported(&'static str),
+    /// An open file that cannot be carried: why, and its path.
+    File(&'static str, String),
 }
 
 impl fmt::Display for CkptError {
@@ -48,6 +53,7 @@ impl fmt::Display for CkptError {
             CkptError::Call(what, e) => write!(f, "{what}: {e:?}"),
             CkptError::Busy => write!(f, "no consistent cut (transfers in progress)"),
             CkptError::Unsupported(what) => write!(f, "unsupported: {what}"),
+            CkptError::File(why, path) => write!(f, "open file {path}: {why}"),
         }
     }
 }

@@ -11,21 +11,21 @@
 //!
 //! **The cut.** A stopped environment's exported registers already encode
 //! whatever it was doing — a sleep, a restartable batch, a wait for a
-//! reply (Fluke's atomic calls) — except a transfer between two members:
-//! the callee's serving record and the caller's ticket are kernel bindings
-//! that do not survive a restore. Such a cut is not taken: the tree
-//! continues briefly and is stopped again. A wait for an environment
-//! outside the tree finishes by itself (the reply lands in the stopped
-//! caller's registers), so it is simply waited out.
+//! reply (Fluke's atomic calls). A transfer between two members is taken
+//! as it is and bound again at restore (`crate::transfer`). A wait for an
+//! environment outside the tree, or a call served for one, finishes by
+//! itself (the reply lands in the stopped caller's registers), so it is
+//! simply waited out: the tree continues briefly and is stopped again. So is a request on an
+//! open file (`crate::files::busy`): until its reply's position is in the
+//! libOS's open-file table, the table may be behind the server.
 
 use crate::image::{CapRec, EnvRec, FrameRec, Image, MapRec, NO_PARENT, STATE_WORDS};
 use crate::{CkptError, Step};
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::mem::offset_of;
 use oxok_libos::abi::layout::{PAGE_SIZE, USER_TOP};
-use oxok_libos::abi::{CAP_SLOTS, ENV_WAITING, ENV_ZOMBIE, EnvState, MAPPINGS_MAX, Mapping, PctState, cap_kind};
+use oxok_libos::abi::{CAP_SLOTS, ENV_WAITING, ENV_ZOMBIE, MAPPINGS_MAX, Mapping, cap_kind};
 use oxok_libos::{exposed, sys};
 
 /// Tries at a consistent cut before giving up.
@@ -107,14 +107,20 @@ impl Tree {
     pub fn cut(&mut self) -> Result<Vec<Vec<u64>>, CkptError> {
         for _ in 0..CUT_TRIES {
             let mut states = Vec::new();
+            let mut waiting = Vec::new();
             let mut consistent = true;
             for m in &self.members {
+                let before = exposed::env_entry(m.id).is_some_and(|r| r.status == ENV_WAITING);
                 let st = state_of(m.slot)?;
-                let waiting = exposed::env_entry(m.id).is_some_and(|r| r.status == ENV_WAITING);
-                consistent &= !waiting && st[SERVING] == 0;
+                // A reply from outside may land in a stopped waiter: a
+                // state read across it is not taken.
+                let after = exposed::env_entry(m.id).is_some_and(|r| r.status == ENV_WAITING);
+                consistent &= before == after && !crate::files::busy(m.slot, m.id)?;
+                waiting.push(after);
                 states.push(st);
             }
-            if consistent {
+            let ids: Vec<u64> = self.members.iter().map(|m| m.id).collect();
+            if consistent && crate::transfer::consistent(&ids, &states, &waiting) {
                 return Ok(states);
             }
             self.continue_all();
@@ -125,8 +131,16 @@ impl Tree {
     }
 
     /// Reads the whole tree into an image (`states` from [`Tree::cut`]).
-    pub fn capture(&self, states: Vec<Vec<u64>>) -> Result<Image, CkptError> {
-        let mut img = Image::default();
+    /// With `carry`, the content of every open file goes in the image.
+    pub fn capture(&self, states: Vec<Vec<u64>>, carry: bool) -> Result<Image, CkptError> {
+        let clock = exposed::clock();
+        let mut img = Image {
+            saver: exposed::self_id(),
+            boot: crate::image::boot_stamp(),
+            ticks: clock.map_or(0, |c| c.ticks),
+            tick_hz: clock.map_or(0, |c| c.tick_hz),
+            ..Image::default()
+        };
         let mut by_pfn: BTreeMap<u64, u64> = BTreeMap::new();
         for ((i, m), state) in self.members.iter().enumerate().zip(states) {
             let maps = self.read_memory(i, m, &mut img, &mut by_pfn)?;
@@ -142,6 +156,7 @@ impl Tree {
             }
             img.envs.push(EnvRec { id: m.id, parent: m.parent, name, state, caps, maps });
         }
+        crate::files::collect(&mut img, carry)?;
         Ok(img)
     }
 
@@ -185,9 +200,6 @@ impl Tree {
     }
 }
 
-/// Word index of `pct.serving` in an exported state.
-const SERVING: usize = (offset_of!(EnvState, pct) + offset_of!(PctState, serving)) / 8;
-
 /// The exported state of the environment named by `slot`, as words.
 pub fn state_of(slot: u64) -> Result<Vec<u64>, CkptError> {
     let mut st = vec![0u64; STATE_WORDS];
@@ -195,11 +207,12 @@ pub fn state_of(slot: u64) -> Result<Vec<u64>, CkptError> {
     Ok(st)
 }
 
-/// Stops, cuts and reads the tree rooted at `root_slot`. On success the
+/// Stops, cuts and reads the tree rooted at `root_slot` (with `carry`, the
+/// content of its open files too, for another machine). On success the
 /// tree stays stopped (continue or destroy it); on failure it runs on.
-pub fn checkpoint(root_slot: u64) -> Result<(Tree, Image), CkptError> {
+pub fn checkpoint(root_slot: u64, carry: bool) -> Result<(Tree, Image), CkptError> {
     let mut tree = Tree::stop(root_slot)?;
-    let img = tree.cut().and_then(|states| tree.capture(states));
+    let img = tree.cut().and_then(|states| tree.capture(states, carry));
     match img {
         Ok(img) => Ok((tree, img)),
         Err(e) => {

@@ -40,12 +40,14 @@ impl Server {
             write,
         };
         let ino = self.fs.open(path, o).map_err(status)?;
-        let kind = kind_code(self.fs.stat(ino).map_err(status)?.kind);
+        let meta = self.fs.stat(ino).map_err(status)?;
+        let kind = kind_code(meta.kind);
         self.fs.pin(ino).map_err(status)?;
         match self.table.open(caller, Desc::new(ino, read, write, has(flags::APPEND))) {
             Ok(handle) => {
                 out[1] = handle;
                 out[2] = kind;
+                out[3] = meta.number;
                 Ok(0)
             }
             Err(e) => {

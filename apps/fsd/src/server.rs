@@ -54,7 +54,15 @@ impl Server {
         self.fs.set_time(self.calls);
         let result = self.dispatch(caller, &req, msg);
         msg[0] = match result {
-            Ok(len) => proto::reply(Status::Ok, len),
+            Ok(len) => {
+                let w0 = proto::reply(Status::Ok, len);
+                match proto::op_of(req[0]) {
+                    op::READ | op::WRITE | op::SEEK | op::READ_BUF | op::WRITE_BUF => {
+                        self.table.get(caller, req[1]).map_or(w0, |d| proto::with_pos(w0, d.offset))
+                    }
+                    _ => w0,
+                }
+            }
             Err(status) => {
                 *msg = [0; proto::WORDS];
                 if proto::op_of(req[0]) != op::PATH {

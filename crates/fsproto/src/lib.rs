@@ -21,12 +21,13 @@
 //!
 //! **Request** word 0: `op | len << 8 | arg << 16` ([`request`]); the other
 //! words depend on the op (below). **Reply** word 0: a [`Status`] in bits
-//! 0..8 and, for `READ` and `READDIR`, a byte count in bits 8..16.
+//! 0..8 and, for `READ` and `READDIR`, a byte count in bits 8..16; for the
+//! ops that move a position, that position ([`with_pos`]).
 //!
 //! | op | words 1.. | reply words 1.. |
 //! | --- | --- | --- |
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
-//! | `OPEN` (arg = [`flags`]), `STAT`, `MKDIR`, `UNLINK`, `RMDIR`, `RENAME` | the payload's last `len` bytes | `OPEN`: handle, kind; `STAT`: [`put_stat`] |
+//! | `OPEN` (arg = [`flags`]), `STAT`, `MKDIR`, `UNLINK`, `RMDIR`, `RENAME` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number; `STAT`: [`put_stat`] |
 //! | `CLOSE`, `FSTAT` | handle | `FSTAT`: [`put_stat`] |
 //! | `READ` (len = most bytes wanted) | handle | the bytes |
 //! | `WRITE` | handle, `len` ≤ [`WRITE_MAX`] bytes | bytes taken |
@@ -218,6 +219,27 @@ pub const fn arg_of(w0: u64) -> u64 {
 /// Reply word 0: a status and a byte count.
 pub const fn reply(status: Status, len: usize) -> u64 {
     status as u64 | ((len as u64 & 0xff) << 8)
+}
+
+/// Positions [`with_pos`] can report (48 bits, less the "none" code).
+pub const POS_LIMIT: u64 = (1 << 48) - 1;
+
+/// Reply word 0 of `READ`, `WRITE`, `SEEK`, `READ_BUF` and `WRITE_BUF`:
+/// besides status and count, the handle's position after the request in
+/// bits 16..64, as `pos + 1` (0: not reported — a position of
+/// [`POS_LIMIT`] or more, reachable only by `SEEK`, whose word 1 has it).
+/// The client keeps it in its own memory for a checkpointer.
+pub const fn with_pos(w0: u64, pos: u64) -> u64 {
+    let field = if pos < POS_LIMIT { pos + 1 } else { 0 };
+    (w0 & 0xffff) | (field << 16)
+}
+
+/// The position [`with_pos`] put in reply word 0, if any.
+pub const fn pos_of(w0: u64) -> Option<u64> {
+    match w0 >> 16 {
+        0 => None,
+        f => Some(f - 1),
+    }
 }
 
 /// `READDIR` reply word 1: entry present (bit 63), kind (bits 48..56), name

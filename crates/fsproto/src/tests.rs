@@ -104,3 +104,15 @@ fn op_numbers_are_distinct() {
     }
     assert!(BUFFER_SIZE >= 64 * INLINE, "the buffer moves many times a message's bytes");
 }
+
+#[test]
+fn reply_positions_round_trip_and_keep_status_and_count() {
+    let w0 = reply(Status::Ok, 64);
+    for pos in [0, 1, 4096, POS_LIMIT - 1] {
+        let w = with_pos(w0, pos);
+        assert_eq!((Status::of(w), len_of(w), pos_of(w)), (Status::Ok, 64, Some(pos)));
+    }
+    assert_eq!(pos_of(with_pos(w0, POS_LIMIT)), None);
+    assert_eq!(pos_of(with_pos(w0, u64::MAX)), None);
+    assert_eq!(pos_of(w0), None);
+}

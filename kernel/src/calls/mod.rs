@@ -33,7 +33,7 @@ pub use frame::{frame_alloc, frame_alloc_for, frame_free, frame_revoke};
 pub use info::{mem_info, null};
 pub use net::{net_info, net_send, net_template, net_template_get, ring_bind, ring_unbind};
 pub use page::{page_batch, page_map, page_protect, page_unmap};
-pub use pct::{pct_call, pct_reply, pct_send, pct_wait, wake_with as pct_wake_with};
+pub use pct::{pct_call, pct_owe, pct_reply, pct_send, pct_wait, wake_with as pct_wake_with};
 pub use pred::{env_sleep, pred_install, pred_param};
 pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
 pub use state::{env_get_state, env_set_state};

@@ -156,13 +156,14 @@ fn waiter(cx: &mut Cx<'_>, callee: EnvId, first: EnvId, ticket: u64) -> Option<E
 /// Ends serving a transfer; resumes the waiting caller with the reply.
 pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
     let me = cx.caller;
-    let named: Option<EnvId> = match caller {
-        0 => None,
-        id => Some(u32::try_from(id).map_err(|_| Error::BadEnv)?),
-    };
     let (saved, owed) = {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
         (env.pct_saved.ok_or(Error::Invalid)?, env.pct_caller)
+    };
+    let named: Option<EnvId> = match caller {
+        0 => None,
+        oxok_abi::PCT_OWED => owed.map(|(c, _)| c),
+        id => Some(u32::try_from(id).map_err(|_| Error::BadEnv)?),
     };
     // Who gets the reply: whoever waits on this call now. A caller named
     // that this environment serves but that no longer waits (its state was
@@ -277,4 +278,28 @@ pub fn wake_with(e: &mut crate::env::Env, err: Error) {
     e.regs.rax = err.code();
     e.status = ENV_RUNNABLE;
     e.publish();
+}
+
+/// Binds the reply `callee_slot`'s environment owes to `caller_slot`'s
+/// under a fresh ticket (see the call table).
+pub fn pct_owe(cx: &mut Cx<'_>, callee_slot: u64, caller_slot: u64) -> Result<[u64; 1], Error> {
+    let me = cx.caller;
+    let callee = super::check::env_cap(&mut cx.k.envs, me, callee_slot, oxok_cap::Rights::WRITE)?;
+    let caller = super::check::env_cap(&mut cx.k.envs, me, caller_slot, oxok_cap::Rights::WRITE)?;
+    if callee == caller {
+        return Err(Error::Invalid);
+    }
+    if cx.k.envs.get(caller).ok_or(Error::BadEnv)?.waiting_for.is_some() {
+        return Err(Error::Busy);
+    }
+    let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
+    if env.pct_saved.is_none() {
+        return Err(Error::Invalid);
+    }
+    if env.pct_caller.is_some() {
+        return Err(Error::Busy);
+    }
+    let ticket = next_ticket();
+    env.pct_caller = Some((caller, ticket));
+    Ok([ticket])
 }

@@ -62,6 +62,10 @@ struct Client {
     /// The process that set it up (a forked child is another).
     owner: u64,
     server: u64,
+    /// Restores seen when it was set up: a restored process's buffer is
+    /// the old server's page, even where the ids happen to repeat (the
+    /// same boot sequence on another machine).
+    restores: u64,
     /// Mapped at `CLIENT_VA`; `None`: the server gave none (its table was
     /// full, or it predates buffers), so this process uses the registers.
     page: Option<SharedPage>,
@@ -75,15 +79,17 @@ static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 pub(crate) fn with_client<R>(server: u64, f: impl FnOnce(&mut dyn FnMut(Dir<'_>)) -> R) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
     let me = exposed::self_id();
-    if guard.as_ref().is_none_or(|c| c.owner != me || c.server != server) {
+    let restores = crate::restore::count();
+    if guard.as_ref().is_none_or(|c| c.owner != me || c.server != server || c.restores != restores) {
         if let Some(old) = guard.take()
             && (old.page.is_some() || old.owner != me)
         {
-            // Ours from before, or the parent's shared into this child by
-            // fork: either way not the buffer for this server.
+            // Ours from before (or from before a restore), or the
+            // parent's shared into this child by fork: either way not the
+            // buffer for this server.
             let _ = sys::page_unmap(0, CLIENT_VA);
         }
-        *guard = Some(Client { owner: me, server, page: setup(server).ok() });
+        *guard = Some(Client { owner: me, server, restores, page: setup(server).ok() });
     }
     let page = guard.as_ref()?.page.as_ref()?;
     let mut io = |d: Dir<'_>| match d {
@@ -173,23 +179,25 @@ impl Drop for ServedPage {
 
 /// Reads up to `buf.len()` (at most a page) at `handle`'s position through
 /// the buffer; `None` when this process has no buffer with `server`.
-pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<usize, IoError>> {
+/// With the count, reply word 0 (it carries the position).
+pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<(usize, u64), IoError>> {
     with_client(server, |io| {
         let want = buf.len().min(BUFFER_SIZE);
         let r = super::client::handle_call(server, op::READ_BUF, 0, 0, &[handle, want as u64])?;
         let n = (r[1] as usize).min(want);
         io(Dir::Out(&mut buf[..n]));
-        Ok(n)
+        Ok((n, r[0]))
     })
 }
 
 /// Writes up to a page of `buf` at `handle`'s position through the
-/// buffer; the bytes taken. `None` when this process has no buffer.
-pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<usize, IoError>> {
+/// buffer; the bytes taken and reply word 0. `None` when this process has
+/// no buffer.
+pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<(usize, u64), IoError>> {
     with_client(server, |io| {
         let chunk = &buf[..buf.len().min(BUFFER_SIZE)];
         io(Dir::In(chunk));
         let r = super::client::handle_call(server, op::WRITE_BUF, 0, 0, &[handle, chunk.len() as u64])?;
-        Ok((r[1] as usize).min(chunk.len()))
+        Ok(((r[1] as usize).min(chunk.len()), r[0]))
     })
 }

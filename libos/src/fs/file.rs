@@ -21,51 +21,90 @@ use crate::fd::{File, IoError, SeekFrom};
 use crate::pct::Msg;
 use oxok_fdspec::Spec;
 
-/// An open file or directory of the file server.
+/// An open file or directory of the file server: its entry in the
+/// open-file table ([`ftable`](super::ftable)), which holds the server, the
+/// handle, the path, the mode and the position in this process's memory,
+/// where a checkpointer finds and re-binds them.
 #[derive(Debug)]
 pub struct OpenFile {
-    server: u64,
-    handle: u64,
+    slot: usize,
 }
 
 impl OpenFile {
-    /// The object for `handle`, which the server gave this process.
-    pub(crate) fn new(server: u64, handle: u64) -> OpenFile {
-        OpenFile { server, handle }
+    /// The object for `handle` of `server`, which the server gave this
+    /// process, opened by `path` (`None`: inherited) with `flags` on inode
+    /// `ino`. If the open-file table has no room the handle is closed and
+    /// the open fails (`NoSpace`): a file a checkpointer could not see
+    /// would not survive a restore.
+    pub(crate) fn new(server: u64, handle: u64, flags: u64, ino: u64, path: Option<&str>) -> Result<OpenFile, IoError> {
+        match super::ftable::take(server, handle, flags, ino, path) {
+            Some(slot) => Ok(OpenFile { slot }),
+            None => {
+                let mut m: Msg = [0; proto::WORDS];
+                m[0] = proto::request(op::CLOSE, 0, 0);
+                m[1] = handle;
+                let _ = call(server, &m);
+                Err(IoError::NoSpace)
+            }
+        }
     }
 
     /// The server's id.
     pub fn server(&self) -> u64 {
-        self.server
+        super::ftable::ids(self.slot).0
     }
 
     /// The server's handle (meaningful only to this process).
     pub fn handle(&self) -> u64 {
-        self.handle
+        super::ftable::ids(self.slot).1
+    }
+
+    /// A request on this file whose reply reports the position: kept in
+    /// the table, the request marked in flight meanwhile.
+    fn moving(&self, op: u8, len: usize, arg: u64, words: &[u64]) -> Result<Msg, IoError> {
+        let (server, handle) = super::ftable::ids(self.slot);
+        let mut w = [0u64; 8];
+        w[0] = handle;
+        for (d, s) in w[1..].iter_mut().zip(words) {
+            *d = *s;
+        }
+        super::ftable::begin(self.slot);
+        let r = handle_call(server, op, len, arg, &w[..1 + words.len().min(7)]);
+        let pos = match (&r, op) {
+            (Ok(m), op::SEEK) => Some(m[1]),
+            (Ok(m), _) => proto::pos_of(m[0]),
+            _ => None,
+        };
+        super::ftable::end(self.slot, pos);
+        r
     }
 
     /// Kind, size, inode number and links of the open file.
     pub fn metadata(&self) -> Result<Metadata, IoError> {
-        let r = handle_call(self.server, op::FSTAT, 0, 0, &[self.handle])?;
+        let (server, handle) = super::ftable::ids(self.slot);
+        let r = handle_call(server, op::FSTAT, 0, 0, &[handle])?;
         Ok(Metadata::from_words(&r[1..]))
     }
 
     /// Sets the file's length.
     pub fn set_len(&self, len: u64) -> Result<(), IoError> {
-        handle_call(self.server, op::TRUNCATE, 0, 0, &[self.handle, len]).map(|_| ())
+        let (server, handle) = super::ftable::ids(self.slot);
+        handle_call(server, op::TRUNCATE, 0, 0, &[handle, len]).map(|_| ())
     }
 
     /// Asks the server for a handle of environment `child` (a child of this
     /// one) on the same open file; returns it.
     pub fn dup_for(&self, child: u64) -> Result<u64, IoError> {
-        Ok(handle_call(self.server, op::DUP, 0, 0, &[self.handle, child])?[1])
+        let (server, handle) = super::ftable::ids(self.slot);
+        Ok(handle_call(server, op::DUP, 0, 0, &[handle, child])?[1])
     }
 
     /// The next directory entry, or `None` at the end.
     pub(crate) fn next_entry(&self) -> Result<Option<super::DirEntry>, IoError> {
         let mut name = alloc::vec::Vec::new();
         loop {
-            let r = handle_call(self.server, op::READDIR, 0, 0, &[self.handle, name.len() as u64])?;
+            let (server, handle) = super::ftable::ids(self.slot);
+            let r = handle_call(server, op::READDIR, 0, 0, &[handle, name.len() as u64])?;
             let (present, kind, len) = proto::split_readdir_word(r[1]);
             if !present {
                 return Ok(None);
@@ -90,8 +129,9 @@ impl File for OpenFile {
         while done < buf.len() {
             // More than a message's worth: a page at a time through the
             // shared buffer, if this process has one with the server.
+            let (server, handle) = super::ftable::ids(self.slot);
             if buf.len() - done > INLINE
-                && let Some(r) = super::buffer::read(self.server, self.handle, &mut buf[done..])
+                && let Some(r) = self.paged(|| super::buffer::read(server, handle, &mut buf[done..]))
             {
                 let want = (buf.len() - done).min(BUFFER_SIZE);
                 let n = r?.min(want);
@@ -102,7 +142,7 @@ impl File for OpenFile {
                 continue;
             }
             let want = (buf.len() - done).min(INLINE);
-            let r: Msg = handle_call(self.server, op::READ, want, 0, &[self.handle])?;
+            let r: Msg = self.moving(op::READ, want, 0, &[])?;
             let n = proto::len_of(r[0]).min(want);
             proto::get_bytes(&r[1..], &mut buf[done..done + n]);
             done += n;
@@ -119,16 +159,16 @@ impl File for OpenFile {
             let rest = &buf[done..];
             // More than a message's worth: a page at a time through the
             // shared buffer, if this process has one with the server.
+            let (server, handle) = super::ftable::ids(self.slot);
             let paged =
-                if rest.len() > WRITE_MAX { super::buffer::write(self.server, self.handle, rest) } else { None };
+                if rest.len() > WRITE_MAX { self.paged(|| super::buffer::write(server, handle, rest)) } else { None };
             let (want, result) = match paged {
                 Some(r) => (rest.len().min(BUFFER_SIZE), r),
                 None => {
                     let chunk = &rest[..rest.len().min(WRITE_MAX)];
-                    let mut words = [0u64; 8];
-                    words[0] = self.handle;
-                    proto::put_bytes(&mut words[1..], chunk);
-                    (chunk.len(), handle_call(self.server, op::WRITE, chunk.len(), 0, &words).map(|r| r[1] as usize))
+                    let mut words = [0u64; 7];
+                    proto::put_bytes(&mut words, chunk);
+                    (chunk.len(), self.moving(op::WRITE, chunk.len(), 0, &words).map(|r| r[1] as usize))
                 }
             };
             let taken = match result {
@@ -150,7 +190,7 @@ impl File for OpenFile {
             SeekFrom::Current(o) => (1, o as u64),
             SeekFrom::End(o) => (2, o as u64),
         };
-        Ok(handle_call(self.server, op::SEEK, 0, whence, &[self.handle, offset])?[1])
+        Ok(self.moving(op::SEEK, 0, whence, &[offset])?[1])
     }
 
     fn kind(&self) -> &'static str {
@@ -161,7 +201,7 @@ impl File for OpenFile {
     /// the server with `DUP`).
     fn spec(&self, child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         let handle = self.dup_for(child)?;
-        Ok(Some(format!("{}", Spec::File { server: self.server, handle })))
+        Ok(Some(format!("{}", Spec::File { server: self.server(), handle })))
     }
 
     /// The server knows this handle as the parent's: a fork child gets its
@@ -171,22 +211,41 @@ impl File for OpenFile {
     }
 }
 
-impl Drop for OpenFile {
-    fn drop(&mut self) {
-        let mut m: Msg = [0; proto::WORDS];
-        m[0] = proto::request(op::CLOSE, 0, 0);
-        m[1] = self.handle;
-        // A dead server has nothing left to close.
-        let _ = call(self.server, &m);
+impl OpenFile {
+    /// A transfer through the buffer page (`f` returns the count and reply
+    /// word 0), marked in flight and its position kept.
+    fn paged(&self, f: impl FnOnce() -> Option<Result<(usize, u64), IoError>>) -> Option<Result<usize, IoError>> {
+        super::ftable::begin(self.slot);
+        let r = f();
+        let pos = match &r {
+            Some(Ok((_, w0))) => proto::pos_of(*w0),
+            _ => None,
+        };
+        super::ftable::end(self.slot, pos);
+        r.map(|r| r.map(|(n, _)| n))
     }
 }
 
-/// The object `file:<server>:<handle>` names (see [`OpenFile::spec`]).
+impl Drop for OpenFile {
+    fn drop(&mut self) {
+        let (server, handle) = super::ftable::ids(self.slot);
+        super::ftable::free(self.slot);
+        let mut m: Msg = [0; proto::WORDS];
+        m[0] = proto::request(op::CLOSE, 0, 0);
+        m[1] = handle;
+        // A dead server has nothing left to close.
+        let _ = call(server, &m);
+    }
+}
+
+/// The object `file:<server>:<handle>` names (see [`OpenFile::spec`]). Its
+/// path is not known here, so a checkpoint of this process is refused
+/// while it is open.
 pub fn from_spec(spec: &str) -> Result<OpenFile, IoError> {
     let Some(Spec::File { server, handle }) = Spec::parse(spec) else {
         return Err(IoError::Invalid);
     };
-    let file = OpenFile::new(server, handle);
-    file.metadata()?; // the server knows this handle as ours
-    Ok(file)
+    // The server knows this handle as ours, else this fails.
+    let r = handle_call(server, op::FSTAT, 0, 0, &[handle])?;
+    OpenFile::new(server, handle, 0, r[3], None)
 }

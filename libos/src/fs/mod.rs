@@ -27,6 +27,8 @@
 pub mod buffer;
 mod client;
 mod file;
+#[allow(unsafe_code)]
+pub mod ftable;
 pub mod locate;
 mod path;
 pub mod proto;
@@ -169,8 +171,9 @@ pub fn route(path: &str) -> Result<(u64, String), IoError> {
 /// Opens `path` as an object (not in the descriptor table).
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let (server, full) = route(path)?;
-    let r = client::path_call(server, op::OPEN, flags.bits() & proto::flags::ALL, full.as_bytes())?;
-    Ok(OpenFile::new(server, r[1]))
+    let bits = flags.bits() & proto::flags::ALL;
+    let r = client::path_call(server, op::OPEN, bits, full.as_bytes())?;
+    OpenFile::new(server, r[1], bits, r[3], Some(&full))
 }
 
 /// Opens `path` as a descriptor object, to install or to give a child

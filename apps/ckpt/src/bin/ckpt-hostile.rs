@@ -9,10 +9,13 @@
 //!    readable, and bad pages, buffers and counts are refused.
 //! 2. Forged and truncated images are refused with a clear error —
 //!    truncated, bad magic, unknown version, checksum mismatch, a mapping
-//!    at a kernel address, a non-canonical `rip` the kernel itself refuses
+//!    at a kernel address, a call served for a caller outside the tree, a
+//!    non-canonical `rip` the kernel itself refuses
 //!    half-way through the build — and nothing is left behind: the
 //!    account's environments and frames are back where they were, and no
 //!    child of this process is alive but the victim.
+//! 3. and 4. Open files and capabilities outside the tree: see
+//!    `../hostile/files.rs`.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -22,12 +25,15 @@ extern crate alloc;
 use core::mem::offset_of;
 use oxok_ckpt::image::{Image, ImageError};
 use oxok_ckpt::restore::restore;
-use oxok_ckpt::{CkptError, save};
+use oxok_ckpt::{CkptError, save, transfer};
 use oxok_libos::abi::layout::{ENV_TABLE_ROWS, PAGE_SIZE};
 use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE, EnvState, Error, Mapping, Regs, cap_kind, rights};
 use oxok_libos::exec::{self, Child};
 use oxok_libos::{Args, exposed, process, sys, time};
 use oxok_tests::Checks;
+
+#[path = "../hostile/files.rs"]
+mod files;
 
 oxok_libos::main!(main);
 
@@ -47,6 +53,8 @@ fn main(args: Args) -> i32 {
     without_caps(&mut t, &victim);
     forged(&mut t, &victim);
     let _ = sys::env_destroy(victim.slot);
+    files::files(&mut t);
+    files::capabilities(&mut t);
     t.finish()
 }
 
@@ -178,7 +186,7 @@ fn settled(want: (u64, u64)) -> (u64, u64) {
 }
 
 fn forged(t: &mut Checks, victim: &Child) {
-    let (tree, img) = match save::checkpoint(victim.slot) {
+    let (tree, img) = match save::checkpoint(victim.slot, false) {
         Ok(x) => x,
         Err(e) => {
             t.check(false, &alloc::format!("checkpoint the victim: {e}"));
@@ -211,6 +219,15 @@ fn forged(t: &mut Checks, victim: &Child) {
         m.va = 0xffff_8000_0000_0000;
     }
     cases.push(("a mapping at a kernel address", f.encode(), CkptError::Image(ImageError::Invalid("mapping address"))));
+    // A member serving a call for a caller outside the tree: refused once
+    // the environments exist, which are destroyed again.
+    let mut f = img.clone();
+    if let Some(e) = f.envs.last_mut() {
+        e.state[transfer::SERVING] = 1;
+        e.state[transfer::CALLER] = 0x7777;
+    }
+    let outside = ImageError::Invalid("a transfer served for a caller outside the tree");
+    cases.push(("a transfer for a caller outside the tree", f.encode(), CkptError::Image(outside)));
     for (what, bytes, want) in cases {
         let got = Image::decode(&bytes).map_err(CkptError::Image).and_then(|i| restore(&i).map(|_| ()));
         t.expect(got.err(), Some(want), what);

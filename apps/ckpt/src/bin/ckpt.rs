@@ -1,6 +1,8 @@
 //! ckpt — the user-level checkpointer (see the `oxok_ckpt` crate).
 //!
 //! ```text
+//! ckpt run PROG [ARGS]        start PROG and wait for it, uninterrupted
+//!                             (the run a restored one is compared with)
 //! ckpt move MS PROG [ARGS]    start PROG, after MS ms checkpoint its tree,
 //!                             destroy it, restore it, wait for it
 //! ckpt twice MS PROG [ARGS]   the same, restoring the one image twice:
@@ -16,6 +18,12 @@
 //!                             line, restore it, wait for it
 //! ```
 //!
+//! Open files go with the tree: on the same machine (`move`, `twice`) they
+//! are re-opened by path; to another (`send`, `migrate`) their content
+//! goes in the image and is re-created there if the path is free
+//! (`oxok_ckpt::files`). When no file server runs above it, `ckpt` starts
+//! one for the tree (and stops it at the end), as init does for the shell.
+//!
 //! Exit status: the restored root's (the first's, for `twice`); 1 when the
 //! checkpoint or restore failed (with the reason on the console), 2 for a
 //! usage error.
@@ -28,19 +36,37 @@ extern crate alloc;
 use alloc::vec::Vec;
 use oxok_ckpt::image::Image;
 use oxok_ckpt::restore::{Restored, restore};
-use oxok_ckpt::{save, wire};
+use oxok_ckpt::{save, transfer, wire};
 use oxok_libos::exec::{self, Child};
-use oxok_libos::{Args, eprintln, println, time};
+use oxok_libos::{Args, eprintln, fs, println, time};
 
 oxok_libos::main!(main);
 
-const USAGE: &str = "usage: ckpt move|twice|send|migrate MS PROG [ARGS] | ckpt load NAME | ckpt receive";
+const USAGE: &str =
+    "usage: ckpt move|twice|send|migrate MS PROG [ARGS] | ckpt run PROG [ARGS] | ckpt load NAME | ckpt receive";
 
 fn main(args: Args) -> i32 {
     let argv: Vec<&str> = args.iter().collect();
+    // A file server for the tree, if none runs above this process.
+    let server = if fs::locate::server().is_none() { fs::spawn_server().ok() } else { None };
+    let code = command(&argv);
+    if let Some(s) = server {
+        let _ = fs::stop_server(s);
+    }
+    code
+}
+
+fn command(argv: &[&str]) -> i32 {
     match argv.get(1).copied() {
         Some("load") if argv.len() == 3 => load(argv[2]),
         Some("receive") if argv.len() == 2 => receive(),
+        Some("run") if argv.len() >= 3 => match exec::spawn(argv[2], &argv[2..]).map(exec::wait) {
+            Ok(Ok(st)) => st.code(),
+            _ => {
+                eprintln!("ckpt: {}: cannot run", argv[2]);
+                1
+            }
+        },
         Some(cmd @ ("move" | "twice" | "send" | "migrate")) if argv.len() >= 4 => {
             let Ok(ms) = argv[2].parse::<u64>() else {
                 eprintln!("{USAGE}");
@@ -64,7 +90,8 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
         }
     };
     let _ = time::sleep_ms(ms);
-    let (tree, img) = match save::checkpoint(child.slot) {
+    let carry = matches!(cmd, "send" | "migrate");
+    let (tree, img) = match save::checkpoint(child.slot, carry) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("ckpt: checkpoint failed: {e}");
@@ -73,7 +100,14 @@ fn run(cmd: &str, ms: u64, prog: &[&str]) -> i32 {
         }
     };
     let bytes = img.encode();
-    println!("ckpt: saved {} processes, {} frames, {} bytes", img.envs.len(), img.frames.len(), bytes.len());
+    println!(
+        "ckpt: saved {} processes, {} frames, {} open files, {} transfers in progress, {} bytes",
+        img.envs.len(),
+        img.frames.len(),
+        img.files.len(),
+        transfer::pairs(&img).map_or(0, |p| p.len()),
+        bytes.len()
+    );
     if cmd == "migrate" {
         return migrate(tree, &bytes);
     }
@@ -177,8 +211,9 @@ fn receive() -> i32 {
 
 fn start(img: &Image) -> Option<Restored> {
     match restore(img) {
-        Ok(r) => {
-            println!("ckpt: restored {} processes", r.members.len());
+        Ok(mut r) => {
+            println!("ckpt: restored {} processes, {} open files", r.members.len(), img.files.len());
+            r.notify_late();
             Some(r)
         }
         Err(e) => {

@@ -1,0 +1,270 @@
+//! The open-file table: what the libOS keeps in its own memory about each
+//! open file of the file server, so that a checkpointer can carry it
+//! (Fluke §4: no cooperation from the target beyond what its libOS keeps
+//! in its memory).
+//!
+//! The server's handle is bound to the client's environment id, and the
+//! server is outside any checkpointed tree, so a handle means nothing after
+//! a restore. What does survive is here, at a fixed address: for every
+//! open file, the absolute path it was opened by, the open mode (without
+//! the once-only `CREATE`, `TRUNCATE` and `EXCLUSIVE`), the position as the
+//! last reply reported it, the inode number, and the server and handle in
+//! use. A restore (`apps/ckpt`) re-opens each file by path on the target's
+//! server, moves the new record to the saved position, hands the handle to
+//! the restored process (`DUP`) and rewrites `SERVER`, `HANDLE` and
+//! `OWNER` in the image; [`OpenFile`](super::OpenFile) reads them from
+//! here on every request, so it follows.
+//!
+//! **Exact positions.** An entry's `BUSY` word counts requests in flight:
+//! between raising it and storing the position of the reply, the server's
+//! record may already have moved. A checkpointer takes no cut while any
+//! entry is busy (as it takes none during a transfer between members).
+//!
+//! **Layout.** [`ENTRIES`] entries of [`ENTRY_BYTES`] at [`FILES_BASE`],
+//! pages mapped on first use; words of an entry at the `W_*` indices, the
+//! path's bytes from [`PATH_AT`]. An entry is live when its `MAGIC` word is
+//! [`ENTRY_MAGIC`] and its `OWNER` is this environment (a forked child
+//! inherits its parent's entries in copied memory; they are not its own).
+//! A path longer than [`PATH_ROOM`] is recorded with length 0: the file
+//! works, a checkpoint of it is refused. This module and its fixed region
+//! are the file client's second `unsafe` part.
+
+use crate::{exposed, sys};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::ANY_FRAME;
+use oxok_abi::layout::{PAGE_SIZE, pte};
+use spin::Mutex;
+
+/// Start of the table's region.
+pub const FILES_BASE: u64 = 0x5300_0000_0000;
+/// Entries (the server's handles per client).
+pub const ENTRIES: usize = 64;
+/// Bytes per entry.
+pub const ENTRY_BYTES: usize = 512;
+/// Pages of the region.
+pub const PAGES: usize = ENTRIES * ENTRY_BYTES / PAGE_SIZE as usize;
+/// Entries per page.
+pub const PER_PAGE: usize = PAGE_SIZE as usize / ENTRY_BYTES;
+/// Word 0 of a live entry.
+pub const ENTRY_MAGIC: u64 = u64::from_le_bytes(*b"OXFILE\0\x01");
+/// Word indices of an entry.
+pub const W_MAGIC: usize = 0;
+/// The environment the entry belongs to.
+pub const W_OWNER: usize = 1;
+/// The file server's id.
+pub const W_SERVER: usize = 2;
+/// The server's handle for `OWNER`.
+pub const W_HANDLE: usize = 3;
+/// Open flags to re-open with (`proto::flags`).
+pub const W_FLAGS: usize = 4;
+/// The position after the last reply.
+pub const W_POS: usize = 5;
+/// The inode number at open.
+pub const W_INO: usize = 6;
+/// Requests in flight.
+pub const W_BUSY: usize = 7;
+/// Bytes of the path (0: unknown).
+pub const W_PATH_LEN: usize = 8;
+/// Byte offset of the path in an entry.
+pub const PATH_AT: usize = 72;
+/// Longest path recorded.
+pub const PATH_ROOM: usize = ENTRY_BYTES - PATH_AT;
+/// Flags a re-open keeps.
+pub const KEEP_FLAGS: u64 = super::proto::flags::READ
+    | super::proto::flags::WRITE
+    | super::proto::flags::APPEND
+    | super::proto::flags::DIRECTORY;
+
+const _: () = assert!(ENTRIES * ENTRY_BYTES == PAGES * PAGE_SIZE as usize);
+
+/// Which pages are mapped (bit per page), for the owner in `MAPPED_BY`.
+static MAPPED: AtomicU64 = AtomicU64::new(0);
+static MAPPED_BY: AtomicU64 = AtomicU64::new(0);
+/// Serializes taking and freeing entries.
+static LOCK: Mutex<()> = Mutex::new(());
+
+/// Address of word `w` of entry `slot`.
+fn word_va(slot: usize, w: usize) -> u64 {
+    FILES_BASE + (slot * ENTRY_BYTES + w * 8) as u64
+}
+
+/// Word `w` of entry `slot`, as an atomic.
+fn word(slot: usize, w: usize) -> &'static AtomicU64 {
+    debug_assert!(slot < ENTRIES && w * 8 < PATH_AT);
+    // SAFETY: callers only pass slots whose page `ensure_page` mapped (in
+    // `take`, just before; everywhere else, slots `take` returned), and
+    // nothing ever unmaps the region; the address is 8-aligned and inside
+    // that page; every access to the table's words goes through atomics.
+    unsafe { AtomicU64::from_ptr(word_va(slot, w) as *mut u64) }
+}
+
+/// Maps page `page` of the region for this environment if it is not yet.
+fn ensure_page(page: usize) -> bool {
+    let me = exposed::self_id();
+    if MAPPED_BY.load(Ordering::Acquire) != me {
+        // A forked child (its parent's pages are copy-on-write copies) or a
+        // restored process: the mappings are there; note them as ours.
+        let mut mask = 0;
+        for p in 0..PAGES {
+            if exposed::readable(FILES_BASE + p as u64 * PAGE_SIZE) {
+                mask |= 1 << p;
+            }
+        }
+        MAPPED.store(mask, Ordering::Release);
+        MAPPED_BY.store(me, Ordering::Release);
+    }
+    if MAPPED.load(Ordering::Acquire) & (1 << page) != 0 {
+        return true;
+    }
+    let va = FILES_BASE + page as u64 * PAGE_SIZE;
+    let Ok([slot, _]) = sys::frame_alloc(ANY_FRAME) else { return false };
+    let mapped = sys::page_map(0, slot, va, pte::WRITABLE | pte::NO_EXECUTE).is_ok() && exposed::writable(va);
+    // The binding stays; the capability is not needed any more.
+    let _ = sys::cap_drop(slot);
+    if mapped {
+        MAPPED.fetch_or(1 << page, Ordering::AcqRel);
+    }
+    mapped
+}
+
+/// Takes an entry for `handle` of `server`, opened as `flags` by `path`
+/// (`None`: inherited, the path unknown) on inode `ino`; `None` when the
+/// table is full or no page can be mapped.
+pub(crate) fn take(server: u64, handle: u64, flags: u64, ino: u64, path: Option<&str>) -> Option<usize> {
+    let _guard = LOCK.lock();
+    let me = exposed::self_id();
+    for slot in 0..ENTRIES {
+        if !ensure_page(slot / PER_PAGE) {
+            return None;
+        }
+        let live = word(slot, W_MAGIC).load(Ordering::Acquire) == ENTRY_MAGIC;
+        if live && word(slot, W_OWNER).load(Ordering::Acquire) == me {
+            continue;
+        }
+        word(slot, W_MAGIC).store(0, Ordering::Release);
+        let path = path.map(str::as_bytes).filter(|p| p.len() <= PATH_ROOM).unwrap_or(&[]);
+        for (i, chunk) in path.chunks(8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            // SAFETY: as in `word`: inside the entry's mapped page (the path
+            // ends within `ENTRY_BYTES`), 8-aligned.
+            let at = unsafe { AtomicU64::from_ptr((word_va(slot, 0) as usize + PATH_AT + i * 8) as *mut u64) };
+            at.store(u64::from_le_bytes(w), Ordering::Relaxed);
+        }
+        for (w, v) in [
+            (W_OWNER, me),
+            (W_SERVER, server),
+            (W_HANDLE, handle),
+            (W_FLAGS, flags & KEEP_FLAGS),
+            (W_POS, 0),
+            (W_INO, ino),
+            (W_BUSY, 0),
+            (W_PATH_LEN, path.len() as u64),
+        ] {
+            word(slot, w).store(v, Ordering::Relaxed);
+        }
+        word(slot, W_MAGIC).store(ENTRY_MAGIC, Ordering::Release);
+        return Some(slot);
+    }
+    None
+}
+
+/// Frees entry `slot`.
+pub(crate) fn free(slot: usize) {
+    let _guard = LOCK.lock();
+    word(slot, W_MAGIC).store(0, Ordering::Release);
+}
+
+/// The server and handle entry `slot` names now (a restore rewrites them).
+pub(crate) fn ids(slot: usize) -> (u64, u64) {
+    (word(slot, W_SERVER).load(Ordering::Acquire), word(slot, W_HANDLE).load(Ordering::Acquire))
+}
+
+/// A request on entry `slot` starts: the position may move.
+pub(crate) fn begin(slot: usize) {
+    word(slot, W_BUSY).fetch_add(1, Ordering::AcqRel);
+}
+
+/// The request ends; `pos` is the position its reply reported, if any.
+pub(crate) fn end(slot: usize, pos: Option<u64>) {
+    if let Some(p) = pos {
+        word(slot, W_POS).store(p, Ordering::Release);
+    }
+    word(slot, W_BUSY).fetch_sub(1, Ordering::AcqRel);
+}
+
+/// One entry read from a page image (a checkpoint's copy of a frame).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Saved {
+    /// Entry index in the table.
+    pub slot: usize,
+    pub owner: u64,
+    pub server: u64,
+    pub handle: u64,
+    pub flags: u64,
+    pub pos: u64,
+    pub ino: u64,
+    pub busy: u64,
+    /// Empty when the path is unknown.
+    pub path: alloc::vec::Vec<u8>,
+}
+
+/// The live entries in the image of the table page mapped at `va`.
+pub fn entries_in(va: u64, page: &[u8]) -> alloc::vec::Vec<Saved> {
+    let mut out = alloc::vec::Vec::new();
+    let Some(first) = page_index(va).map(|p| p * PER_PAGE) else { return out };
+    for i in 0..PER_PAGE {
+        let base = i * ENTRY_BYTES;
+        let w = |k: usize| image_word(page, base + k * 8).unwrap_or(0);
+        if w(W_MAGIC) != ENTRY_MAGIC {
+            continue;
+        }
+        let len = (w(W_PATH_LEN) as usize).min(PATH_ROOM);
+        let path = page.get(base + PATH_AT..base + PATH_AT + len).map(<[u8]>::to_vec).unwrap_or_default();
+        out.push(Saved {
+            slot: first + i,
+            owner: w(W_OWNER),
+            server: w(W_SERVER),
+            handle: w(W_HANDLE),
+            flags: w(W_FLAGS),
+            pos: w(W_POS),
+            ino: w(W_INO),
+            busy: w(W_BUSY),
+            path,
+        });
+    }
+    out
+}
+
+/// Rewrites entry `slot` in the image of its page (mapped at `va`): its new
+/// owner, server and handle. False if `va` is not that entry's page.
+pub fn rebind_entry(va: u64, page: &mut [u8], slot: usize, owner: u64, server: u64, handle: u64) -> bool {
+    if page_index(va) != Some(slot / PER_PAGE) || page.len() < PAGE_SIZE as usize {
+        return false;
+    }
+    let base = (slot % PER_PAGE) * ENTRY_BYTES;
+    for (k, v) in [(W_OWNER, owner), (W_SERVER, server), (W_HANDLE, handle), (W_BUSY, 0)] {
+        page[base + k * 8..base + k * 8 + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    true
+}
+
+/// Marks entry `slot` dead in the image of its page (a file not carried).
+pub fn kill_entry(va: u64, page: &mut [u8], slot: usize) -> bool {
+    if page_index(va) != Some(slot / PER_PAGE) || page.len() < PAGE_SIZE as usize {
+        return false;
+    }
+    let base = (slot % PER_PAGE) * ENTRY_BYTES;
+    page[base..base + 8].copy_from_slice(&0u64.to_le_bytes());
+    true
+}
+
+/// The table page `va` is, if it is one.
+pub fn page_index(va: u64) -> Option<usize> {
+    let off = va.checked_sub(FILES_BASE)?;
+    (off.is_multiple_of(PAGE_SIZE) && off < (PAGES as u64) * PAGE_SIZE).then_some((off / PAGE_SIZE) as usize)
+}
+
+fn image_word(page: &[u8], at: usize) -> Option<u64> {
+    page.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+}
