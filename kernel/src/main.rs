@@ -37,6 +37,7 @@ mod net;
 mod panic;
 mod revoke;
 mod sched;
+mod sleep;
 mod slots;
 mod state;
 mod syscall;
@@ -108,7 +109,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
         steps: Default::default(),
-        sleepers: alloc::vec::Vec::with_capacity(env::MAX_ENVS),
+        sleepers: alloc::boxed::Box::new(sleep::Sleepers::new()),
         revoking: alloc::boxed::Box::new(revoke::Repossess::new()),
     });
 

@@ -263,42 +263,10 @@ fn collect_unstartable(k: &mut Kernel) -> bool {
     true
 }
 
-/// Evaluates the predicates of every sleeper; those that hold (or read what
-/// they may not) become runnable. A woken sleeper re-executes `env_sleep`,
-/// which returns the predicate that holds; a bad read instead completes the
-/// call with `BadAddress`.
+/// A scheduling point's look at the sleepers (`crate::sleep`): those
+/// whose deadline came and a bounded round of the others.
 pub fn wake_sleepers(k: &mut Kernel) {
-    let mut i = 0;
-    while i < k.sleepers.len() {
-        let id = k.sleepers[i];
-        let Some(env) = k.envs.get(id) else {
-            k.sleepers.swap_remove(i);
-            continue;
-        };
-        if env.status != oxok_abi::ENV_SLEEPING {
-            env.sleep_listed = false;
-            k.sleepers.swap_remove(i);
-            continue;
-        }
-        let mask = env.regs.rdi;
-        let wake = match env.first_true(mask) {
-            Ok(Some(_)) => true,
-            Ok(None) => false,
-            Err(_) => {
-                env.regs.rip += 2;
-                env.regs.rax = oxok_abi::Error::BadAddress.code();
-                true
-            }
-        };
-        if wake {
-            env.status = ENV_RUNNABLE;
-            env.sleep_listed = false;
-            env.publish();
-            k.sleepers.swap_remove(i);
-        } else {
-            i += 1;
-        }
-    }
+    crate::sleep::wake(k, crate::sleep::WATCH_BUDGET);
 }
 
 /// A timer tick arrived while `k.current` ran in user mode (its registers
@@ -462,7 +430,8 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     crate::fpu::forget(id);
     // An end changes the exposed environment table (the row turns zombie):
     // a parent waiting for it wakes now, not at the next tick.
-    wake_sleepers(k);
+    crate::sleep::unlist(k, id);
+    crate::sleep::wake_all(k);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
             crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);

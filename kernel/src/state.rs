@@ -27,7 +27,7 @@ pub struct Kernel {
     /// with every environment gone, the count must be back here.
     pub baseline_free_frames: usize,
     /// Environments asleep on wakeup predicates.
-    pub sleepers: Vec<EnvId>,
+    pub sleepers: Box<crate::sleep::Sleepers>,
     /// The abort protocol's progress (one bounded, restartable round at a
     /// time; see `revoke`).
     pub revoking: Box<crate::revoke::Repossess>,

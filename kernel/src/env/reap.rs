@@ -4,6 +4,7 @@
 
 use super::{Dying, Env, EnvTable, Slot, publish_heap};
 use crate::account;
+use crate::mem::access::Mappable;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
@@ -29,7 +30,7 @@ impl EnvTable {
         if !done {
             return false;
         }
-        let Some(Dying { id, app_area, owned, quota, frames, .. }) = dying.pop_front() else { return true };
+        let Some(Dying { id, app_area, owned, quota, frames, heap, .. }) = dying.pop_front() else { return true };
         frame::with(|f| {
             app_area.free_in(f);
             for pfn in owned {
@@ -44,7 +45,7 @@ impl EnvTable {
                 }
             }
         });
-        account::uncharge(quota, frames, 1);
+        account::uncharge_amount(quota, oxok_account::Amount::new(frames, 1).with_heap(heap));
         account::with(|a| a.detach(quota));
         if let Some(s) = slots.get_mut(super::row_of(id)) {
             s.tearing = false;
@@ -80,21 +81,22 @@ fn collect_in(slots: &mut [Slot], pfn: u64) {
     };
     frame::with(|f| f.free(pfn * PAGE_SIZE));
     if env.owned.remove(&pfn) {
-        account::uncharge(env.quota, 1, 0);
+        account::uncharge_amount(env.quota, account::owned(1));
     }
     env.publish();
 }
 
-/// Maps frame `pa` into `env`'s space at `va` and counts the mapping. The
+/// Maps `frame` into `env`'s space at `va` and counts the mapping. The
 /// page-table frames the mapping needs are charged to `env`'s account
 /// first (`NoMemory`, nothing changed, if the account has no room).
-pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
+pub fn map_frame(env: &mut Env, va: u64, frame: Mappable, flags: u64) -> Result<(), Error> {
+    let pa = frame.pa();
     let need = env.space.tables_needed(va);
     if need > 0 {
         account::charge(env.quota, need, 0)?;
     }
     let before = env.space.tables();
-    let mapped = env.space.map(va, pa, flags);
+    let mapped = env.space.map(va, frame, flags);
     let made = env.space.tables().saturating_sub(before);
     env.pt_charged += made;
     if made < need {

@@ -32,6 +32,11 @@ impl CacheFrames {
         Ok(pa / PAGE_SIZE)
     }
 
+    /// Frame `pfn` as a frame that may be mapped, if it is in this pool.
+    pub fn mappable(&self, pfn: u64) -> Option<super::access::Mappable> {
+        self.frames.contains_key(&pfn).then(|| super::access::Mappable::checked(pfn * PAGE_SIZE))
+    }
+
     /// A frame charged to the kernel itself (boot-time recovery).
     pub fn alloc_kernel(&mut self) -> Option<u64> {
         let pa = frame::with(|f| f.alloc(OWNER_KERNEL))?;
