@@ -85,7 +85,7 @@ pub fn uncharge_slots(id: AccountId, slots: u64) {
 
 /// Allocator bookkeeping added to each heap block (the linked-list
 /// allocator's rounding and header, rounded up).
-const BLOCK_OVERHEAD: u64 = 32;
+const BLOCK_OVERHEAD: u64 = 48;
 
 /// Kernel heap one environment's record costs: the [`crate::env::Env`]
 /// itself, its capability list, its name (at most 32 bytes, see

@@ -454,7 +454,7 @@ impl EnvTable {
 }
 
 /// Publishes the kernel heap's use in the system-information page.
-fn publish_heap() {
+pub fn publish_heap() {
     let (used, _) = crate::mem::heap::usage();
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }

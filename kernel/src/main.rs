@@ -108,10 +108,13 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         slot_start: false,
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
+        baseline_heap: 0,
         steps: Default::default(),
         sleepers: alloc::boxed::Box::new(sleep::Sleepers::new()),
         revoking: alloc::boxed::Box::new(revoke::Repossess::new()),
     });
+    // The heap baseline: the kernel's own tables (above) are all made.
+    state::with(|k| k.baseline_heap = mem::heap::usage().0);
 
     if cmd.ktest {
         let (_, failed) = ktest::run();

@@ -367,8 +367,32 @@ fn halt(k: &mut Kernel) -> ! {
             }
             _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }
+        heap_check(k.baseline_heap);
     }
     qemu::exit(halt_value())
+}
+
+/// Kernel heap that may stay in use once every environment is gone beyond
+/// what was in use at boot: tables that keep their high-water capacity
+/// (the account table's free rows, the network's and XN's maps) — never
+/// anything per environment.
+pub const HEAP_SLACK: usize = 16 * 1024;
+
+/// The leak check's heap half, with every environment gone: nothing is
+/// charged to any account any more (every record an environment caused was
+/// given back), and the heap is back at its boot baseline.
+fn heap_check(baseline: usize) {
+    let (used, _) = crate::mem::heap::usage();
+    let root = crate::account::with(|a| a.info(crate::account::ROOT));
+    let charged = root.map_or(0, |r| r.used.heap);
+    let envs = root.map_or(0, |r| r.used.envs);
+    if charged != 0 || envs != 0 {
+        log::error!("accounts: {charged} heap bytes and {envs} environments still charged: kernel heap leaked");
+    } else if used > baseline + HEAP_SLACK {
+        log::error!("kernel heap: {used} bytes in use, {baseline} at start: kernel heap leaked");
+    } else {
+        log::info!("kernel heap: {used} bytes in use, {baseline} at start, nothing charged: none leaked");
+    }
 }
 
 /// Whether the halt carries the exit status of the last boot program to

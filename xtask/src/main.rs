@@ -36,6 +36,7 @@ mod scenarios_disk;
 mod scenarios_http;
 mod scenarios_lxproc;
 mod scenarios_net;
+mod scenarios_prot;
 mod scenarios_vocab;
 mod strip;
 mod symbolize;

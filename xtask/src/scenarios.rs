@@ -21,7 +21,7 @@ const BANNER: &[&str] = &["Oxok * an exokernel for x86-64", "init: environment *
 
 /// Forbidden in every protection-core scenario: a failed check, a leak, or
 /// any environment dying where none should.
-const F: &[&str] = &["FAIL", "frames leaked", "destroyed:"];
+const F: &[&str] = &["FAIL", "frames leaked", "destroyed:", "heap leaked"];
 
 /// The fuzzer's short fixed-seed run (`fuzz-short`).
 pub(crate) const FUZZ_SHORT: &str = "run=fuzz-victim&fuzz+drive+10000+1";
@@ -1640,6 +1640,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
     crate::scenarios_http::HTTP_SCENARIOS[4],
+    // Protection without holes, second round (issue 10): `scenarios_prot.rs`.
+    crate::scenarios_prot::PROT_SCENARIOS[0],
+    crate::scenarios_prot::PROT_SCENARIOS[1],
 ];
 
 #[cfg(test)]

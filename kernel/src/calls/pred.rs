@@ -31,6 +31,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
         env.heap_charged += account::PRED_HEAP;
     }
     env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS], code: bytes, len }));
+    crate::env::publish_heap();
     crate::sleep::changed(cx.k, target);
     Ok([])
 }

@@ -1,0 +1,48 @@
+//! Scenarios of issue 10 (protection without holes) added after the first
+//! round: the kernel heap charged per account, and many sleepers.
+//! `scenarios.rs` lists them with the others.
+
+use crate::scenario::Scenario;
+
+/// Every scenario of this file, in the order `scenarios.rs` lists them.
+pub(crate) const PROT_SCENARIOS: [Scenario; 2] = [HOSTILE_HEAP, SLEEP_MANY];
+
+const HOSTILE_HEAP: Scenario = Scenario {
+    name: "hostile-heap",
+    about: "kernel heap is charged to accounts: what an environment and a predicate cost the heap is covered by their \
+            charge (account_info ACCOUNT_HEAP); a program under a 96 KiB heap limit (env_limit_heap) creating \
+            environments full of predicates and deriving capabilities gets NoMemory, never holds more than its limit, \
+            the kernel heap grows by no more; a victim keeps working; the leak check compares the kernel heap and the \
+            accounts with the boot baseline",
+    cmdline: "run=hostile-victim+hostile-heap&hostile-heap",
+    expect: &[
+        "hostile-heap: an environment costs * bytes of kernel heap, charged *; a predicate costs *, charged *",
+        "hostile-heap: * environments and * predicates, then Some(NoMemory); account peak * of * bytes",
+        "hostile-heap: * capabilities derived until the list was full",
+        "hostile-heap: ok (",
+        "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+        "frames: all * free again, none leaked",
+        "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "destroyed:", "heap leaked", "KERNEL PANIC"],
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const SLEEP_MANY: Scenario = Scenario {
+    name: "sleep-many",
+    about: "96 sleepers (24 on far deadlines, 72 watching a table row: more than a tick's budget of watchers) are not \
+            woken while the program beside them sleeps 20 times on a near deadline and 20 times on a watched predicate \
+            and wakes each time, never early (how late, in ticks, is printed); the watchers wake when it ends",
+    cmdline: "run=sleep-many",
+    expect: &[
+        "sleep-many: 96 sleepers (24 on deadlines, 72 watched)",
+        "sleep-many: woken late by (ticks) deadline median * max *; watched median * max *",
+        "sleep-many: ok (",
+        "frames: all * free again, none leaked",
+        "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "heap leaked", "KERNEL PANIC"],
+    timeout_secs: 240,
+    ..Scenario::DEFAULT
+};
