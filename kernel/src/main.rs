@@ -90,7 +90,10 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
 
     let cmd = cmdline::parse(boot.cmdline());
-    ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
+    match fpu::policy() {
+        "off" => ::log::warn!("fpu: fpu=off: x87/SSE state is not switched, environments share it (measurement only)"),
+        policy => ::log::info!("fpu: x87/SSE per environment, {policy} switching"),
+    }
     net::init();
     xn::init();
     let archive = match boot.module_bytes(0) {

@@ -1643,6 +1643,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // Protection without holes, second round (issue 10): `scenarios_prot.rs`.
     crate::scenarios_prot::PROT_SCENARIOS[0],
     crate::scenarios_prot::PROT_SCENARIOS[1],
+    crate::scenarios_prot::PROT_SCENARIOS[2],
 ];
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! Scenarios of issue 10 (protection without holes) added after the first
-//! round: the kernel heap charged per account, and many sleepers.
+//! round: the kernel heap charged per account, many sleepers, and the
+//! export of an environment in the middle of a `page_batch`.
 //! `scenarios.rs` lists them with the others.
 
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const PROT_SCENARIOS: [Scenario; 2] = [HOSTILE_HEAP, SLEEP_MANY];
+pub(crate) const PROT_SCENARIOS: [Scenario; 3] = [HOSTILE_HEAP, SLEEP_MANY, STATE_BATCH];
 
 const HOSTILE_HEAP: Scenario = Scenario {
     name: "hostile-heap",
@@ -44,5 +45,22 @@ const SLEEP_MANY: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "heap leaked", "KERNEL PANIC"],
     timeout_secs: 240,
+    ..Scenario::DEFAULT
+};
+
+const STATE_BATCH: Scenario = Scenario {
+    name: "state-batch",
+    about: "EnvState of an environment stopped in the middle of a page_batch (8192 unmap records) says the same call \
+            on the syscall with rsi at the next record and rdx the records left; imported into a fresh environment \
+            with the same memory, both finish the batch and exit 0, and no mapping is left",
+    cmdline: "run=state-batch",
+    expect: &[
+        "state-batch: stopped after * of 8192 records (* left)",
+        "state-batch: ok (",
+        "frames: all * free again, none leaked",
+        "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "destroyed:", "heap leaked", "KERNEL PANIC"],
+    timeout_secs: 180,
     ..Scenario::DEFAULT
 };
