@@ -5,7 +5,8 @@
 //! — and uncharged when it frees a frame, when the abort protocol or
 //! `EnvTable::collect` takes one, and all at once when its teardown ends.
 //! Frames that outlive their owner as orphans (another environment still
-//! maps them) are uncharged at that moment: the mapper holds them now.
+//! maps them) stay charged to the owner's account until their last mapping
+//! goes (`crate::env::orphans`): dying hands nothing over for free.
 //!
 //! A charge counts against the account and every ancestor, so an
 //! environment put into a sub-account with `env_limit` — and everything it

@@ -459,5 +459,6 @@ pub fn publish_heap() {
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
+pub mod orphans;
 mod reap;
 pub use reap::{count_frame_ref, frame_of_cap, map_frame, release_mapping};

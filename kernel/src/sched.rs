@@ -386,6 +386,10 @@ fn heap_check(baseline: usize) {
     let root = crate::account::with(|a| a.info(crate::account::ROOT));
     let charged = root.map_or(0, |r| r.used.heap);
     let envs = root.map_or(0, |r| r.used.envs);
+    let orphans = crate::env::orphans::count();
+    if orphans != 0 {
+        log::error!("accounts: {orphans} orphaned frames still charged with every environment gone: frames leaked");
+    }
     if charged != 0 || envs != 0 {
         log::error!("accounts: {charged} heap bytes and {envs} environments still charged: kernel heap leaked");
     } else if used > baseline + HEAP_SLACK {

@@ -1644,6 +1644,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_prot::PROT_SCENARIOS[0],
     crate::scenarios_prot::PROT_SCENARIOS[1],
     crate::scenarios_prot::PROT_SCENARIOS[2],
+    crate::scenarios_prot::PROT_SCENARIOS[3],
 ];
 
 #[cfg(test)]

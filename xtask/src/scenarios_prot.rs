@@ -6,7 +6,7 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const PROT_SCENARIOS: [Scenario; 3] = [HOSTILE_HEAP, SLEEP_MANY, STATE_BATCH];
+pub(crate) const PROT_SCENARIOS: [Scenario; 4] = [HOSTILE_HEAP, SLEEP_MANY, STATE_BATCH, HOSTILE_ORPHAN];
 
 const HOSTILE_HEAP: Scenario = Scenario {
     name: "hostile-heap",
@@ -57,6 +57,24 @@ const STATE_BATCH: Scenario = Scenario {
     expect: &[
         "state-batch: stopped after * of 8192 records (* left)",
         "state-batch: ok (",
+        "frames: all * free again, none leaked",
+        "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "destroyed:", "heap leaked", "KERNEL PANIC"],
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const HOSTILE_ORPHAN: Scenario = Scenario {
+    name: "hostile-orphan",
+    about: "orphaned frames stay charged to the account of the owner that ended: a program limited to 64 more frames \
+            that loops create child / allocate 24 frames owned by it / map them / destroy it is refused with NoMemory \
+            in the third round, and its account is back where it began once it unmaps them; a victim keeps working",
+    cmdline: "run=hostile-victim+hostile-orphan&hostile-orphan",
+    expect: &[
+        "hostile-orphan: 2 rounds of 24 orphans, then Some(NoMemory); * mapped",
+        "hostile-orphan: ok (",
+        "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
         "frames: all * free again, none leaked",
         "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
     ],

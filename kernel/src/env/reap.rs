@@ -15,8 +15,9 @@ impl EnvTable {
     /// Continues tearing down destroyed environments for at most `budget`
     /// last-level page tables (`usize::MAX`: until done). When one is
     /// finished its account is given back everything it was charged (1
-    /// environment, its frames and page tables; frames that live on as
-    /// orphans are the mappers' to hold) and its table row is free again.
+    /// environment, its frames and page tables — except frames that live
+    /// on as orphans, which stay charged until their last mapping goes,
+    /// see `orphans`) and its table row is free again.
     /// Returns true when nothing is left to reap.
     pub fn reap(&mut self, budget: usize) -> bool {
         let EnvTable { slots, dying } = self;
@@ -31,6 +32,7 @@ impl EnvTable {
             return false;
         }
         let Some(Dying { id, app_area, owned, quota, frames, heap, .. }) = dying.pop_front() else { return true };
+        let mut kept = 0;
         frame::with(|f| {
             app_area.free_in(f);
             for pfn in owned {
@@ -41,11 +43,17 @@ impl EnvTable {
                 if e.maps == 0 {
                     f.free(pfn * PAGE_SIZE);
                 } else {
+                    // Still mapped elsewhere: an orphan, still charged here.
                     e.owner = OWNER_ORPHAN;
+                    if super::orphans::adopt(pfn, quota) {
+                        kept += 1;
+                    }
                 }
             }
         });
-        account::uncharge_amount(quota, oxok_account::Amount::new(frames, 1).with_heap(heap));
+        let orphans = account::owned(kept);
+        let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), 1).with_heap(heap.saturating_sub(orphans.heap));
+        account::uncharge_amount(quota, back);
         account::with(|a| a.detach(quota));
         if let Some(s) = slots.get_mut(super::row_of(id)) {
             s.tearing = false;
@@ -119,7 +127,7 @@ pub fn map_frame(env: &mut Env, va: u64, frame: Mappable, flags: u64) -> Result<
 /// became unreachable (no mapping, no capability): the caller passes it to
 /// [`EnvTable::collect`].
 pub fn release_mapping(pa: u64) -> bool {
-    frame::with(|f| {
+    let (freed_orphan, unreachable) = frame::with(|f| {
         let (free, unreachable) = match f.entry_mut(pa / PAGE_SIZE) {
             Some(e) => {
                 e.maps = e.maps.saturating_sub(1);
@@ -131,8 +139,12 @@ pub fn release_mapping(pa: u64) -> bool {
         if free {
             f.free(pa);
         }
-        unreachable
-    })
+        (free, unreachable)
+    });
+    if freed_orphan {
+        super::orphans::freed(pa / PAGE_SIZE);
+    }
+    unreachable
 }
 
 /// The frame number a frame capability names, if it is one.
