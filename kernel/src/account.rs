@@ -91,9 +91,8 @@ const BLOCK_OVERHEAD: u64 = 48;
 /// Kernel heap one environment's record costs: the [`crate::env::Env`]
 /// itself, its capability list, its name (at most 32 bytes, see
 /// `env_rename`) and their allocator overhead.
-pub const ENV_HEAP: u64 = (size_of::<crate::env::Env>()
-    + size_of::<oxok_cap::CapList<{ oxok_abi::CAP_SLOTS }>>()
-    + 32) as u64
+pub const ENV_HEAP: u64 = (size_of::<crate::env::Env>() + size_of::<oxok_cap::CapList<{ oxok_abi::CAP_SLOTS }>>() + 32)
+    as u64
     + 3 * BLOCK_OVERHEAD;
 /// Kernel heap one installed predicate costs.
 pub const PRED_HEAP: u64 = size_of::<crate::env::Pred>() as u64 + BLOCK_OVERHEAD;

@@ -4,11 +4,11 @@ use super::Cx;
 use super::check::env_cap;
 use crate::account;
 use crate::env::Pred;
-use oxok_account::Amount;
 use crate::mem::user;
 use alloc::boxed::Box;
 use oxok_abi::pred::{MAX_BYTES, PARAMS};
 use oxok_abi::{ENV_SLEEPING, Error, PRED_SLOTS};
+use oxok_account::Amount;
 use oxok_cap::Rights;
 
 fn slot_index(index: u64) -> Result<usize, Error> {

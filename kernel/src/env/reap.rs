@@ -52,7 +52,8 @@ impl EnvTable {
             }
         });
         let orphans = account::owned(kept);
-        let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), 1).with_heap(heap.saturating_sub(orphans.heap));
+        let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), 1)
+            .with_heap(heap.saturating_sub(orphans.heap));
         account::uncharge_amount(quota, back);
         account::with(|a| a.detach(quota));
         if let Some(s) = slots.get_mut(super::row_of(id)) {

@@ -36,10 +36,9 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     set_clock(clock);
 
     let (table_pa, table_bytes) = frame::with(|f| f.table_phys());
-    // SAFETY (this and the exposures below): kernel tables made to be read
-    // by every environment (frame table, environment table, clock, system
-    // information, slot vector, run statistics) and the boot archive,
-    // each exposed read-only.
+    // SAFETY: kernel tables made to be read by every environment (the frame
+    // table, the environment table, the clock), exposed read-only; the
+    // exposures below are of the same kind.
     unsafe {
         paging::expose_range(FRAME_TABLE, table_pa, table_bytes)?;
         paging::expose_range(ENV_TABLE, env_pa, env_bytes)?;

@@ -54,7 +54,8 @@ fn destroy_all(slots: &mut Vec<u64>, t: &mut Checks, until: u64) {
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("hostile-heap");
     let mut b = Builder::new();
-    b.load_u64(oxok_libos::abi::layout::CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64).ge_imm(u64::MAX);
+    b.load_u64(oxok_libos::abi::layout::CLOCK + core::mem::offset_of!(oxok_libos::abi::layout::Clock, ticks) as u64)
+        .ge_imm(u64::MAX);
     let Ok(code) = b.build() else {
         println!("hostile-heap: FAIL building the predicate");
         return 1;
@@ -65,8 +66,7 @@ fn main(_args: Args) -> i32 {
     // Our own frames are charged too (with their share of the kernel's
     // owned-frame set): take every page this program needs now, so that
     // the account below changes only by what the children cost.
-    let mut kids: Vec<u64> = Vec::with_capacity(64);
-    kids.resize(64, 0);
+    let mut kids: Vec<u64> = alloc::vec![0; 64];
     kids.clear();
     // An account of our own (no heap limit yet), so that what it reports
     // is ours and our children's alone, not the victim's beside us.

@@ -89,6 +89,10 @@ fn main(_args: Args) -> i32 {
         t.check(sys::page_unmap(0, va).is_ok(), "unmap an orphan");
     }
     let tables = tables() - tables0;
-    t.expect(frames(), start + tables, "the account is back where it began (plus the page tables made) once the orphans are gone");
+    t.expect(
+        frames(),
+        start + tables,
+        "the account is back where it began (plus the page tables made) once the orphans are gone",
+    );
     t.finish()
 }

@@ -61,12 +61,12 @@ fn get(slot: u64) -> Option<EnvState> {
 fn build(t: &mut Checks, s: &Setup, env: u64, from: usize) {
     t.expect(sys::page_map(env, s.code, CODE_VA, 0), Ok([]), "map the code");
     let pages = (N as u64 * RECORD).div_ceil(PAGE_SIZE);
-    let shares: Vec<MapEntry> =
-        (0..pages).map(|i| MapEntry::share(REC_VA + i * PAGE_SIZE, s.records + i * PAGE_SIZE, pte::NO_EXECUTE)).collect();
-    t.check(sys::page_batch(env, shares.as_ptr() as u64, shares.len() as u64).is_ok(), "share the records");
-    let maps: Vec<MapEntry> = (from..N)
-        .map(|i| MapEntry::map(TARGET_VA + i as u64 * PAGE_SIZE, s.frame, pte::NO_EXECUTE))
+    let shares: Vec<MapEntry> = (0..pages)
+        .map(|i| MapEntry::share(REC_VA + i * PAGE_SIZE, s.records + i * PAGE_SIZE, pte::NO_EXECUTE))
         .collect();
+    t.check(sys::page_batch(env, shares.as_ptr() as u64, shares.len() as u64).is_ok(), "share the records");
+    let maps: Vec<MapEntry> =
+        (from..N).map(|i| MapEntry::map(TARGET_VA + i as u64 * PAGE_SIZE, s.frame, pte::NO_EXECUTE)).collect();
     t.check(sys::page_batch(env, maps.as_ptr() as u64, maps.len() as u64).is_ok(), "map the target pages");
 }
 
@@ -132,7 +132,7 @@ fn attempt(t: &mut Checks, s: &Setup) -> Option<()> {
         (CODE_VA, Call::page_batch.number(), 0, REC_VA + done as u64 * RECORD),
         "a caller mid-batch exports the same call on the syscall, rsi at the next record",
     );
-    t.check(done as u64 % BATCH_STEP == 0, "it stopped at a restart point");
+    t.check((done as u64).is_multiple_of(BATCH_STEP), "it stopped at a restart point");
     t.expect(maps(s.pfn), left as u64, "exactly the records before rsi took effect");
     // The twin: the same memory as the original has now, the same state.
     let [f, fid] = sys::env_create().ok()?;
@@ -170,7 +170,8 @@ fn main(_args: Args) -> i32 {
     // The unmap records, page-aligned in this program's heap.
     let per_page = (PAGE_SIZE / RECORD) as usize;
     let mut store: Vec<MapEntry> = Vec::with_capacity(N + per_page);
-    let skip = (0..per_page).find(|&k| (store.as_ptr() as u64 + k as u64 * RECORD).is_multiple_of(PAGE_SIZE)).unwrap_or(0);
+    let skip =
+        (0..per_page).find(|&k| (store.as_ptr() as u64 + k as u64 * RECORD).is_multiple_of(PAGE_SIZE)).unwrap_or(0);
     store.extend((0..skip).map(|_| MapEntry::unmap(0)));
     store.extend((0..N).map(|i| MapEntry::unmap(TARGET_VA + i as u64 * PAGE_SIZE)));
     let records = store.as_ptr() as u64 + skip as u64 * RECORD;
