@@ -6,7 +6,7 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const PROT_SCENARIOS: [Scenario; 4] = [HOSTILE_HEAP, SLEEP_MANY, STATE_BATCH, HOSTILE_ORPHAN];
+pub(crate) const PROT_SCENARIOS: [Scenario; 4] = [HOSTILE_HEAP, MANY_SLEEPERS, STATE_BATCH, HOSTILE_ORPHAN];
 
 const HOSTILE_HEAP: Scenario = Scenario {
     name: "hostile-heap",
@@ -30,16 +30,16 @@ const HOSTILE_HEAP: Scenario = Scenario {
     ..Scenario::DEFAULT
 };
 
-const SLEEP_MANY: Scenario = Scenario {
-    name: "sleep-many",
+const MANY_SLEEPERS: Scenario = Scenario {
+    name: "many-sleepers",
     about: "96 sleepers (24 on far deadlines, 72 watching a table row: more than a tick's budget of watchers) are not \
             woken while the program beside them sleeps 20 times on a near deadline and 20 times on a watched predicate \
             and wakes each time, never early (how late, in ticks, is printed); the watchers wake when it ends",
-    cmdline: "run=sleep-many",
+    cmdline: "run=many-sleepers",
     expect: &[
-        "sleep-many: 96 sleepers (24 on deadlines, 72 watched)",
-        "sleep-many: woken late by (ticks) deadline median * max *; watched median * max *",
-        "sleep-many: ok (",
+        "many-sleepers: 96 sleepers (24 on deadlines, 72 watched)",
+        "many-sleepers: woken late by (ticks) deadline median * max *; watched median * max *",
+        "many-sleepers: ok (",
         "frames: all * free again, none leaked",
         "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
     ],
@@ -50,12 +50,12 @@ const SLEEP_MANY: Scenario = Scenario {
 
 const STATE_BATCH: Scenario = Scenario {
     name: "state-batch",
-    about: "EnvState of an environment stopped in the middle of a page_batch (8192 unmap records) says the same call \
+    about: "EnvState of an environment stopped in the middle of a page_batch (32768 unmap records) says the same call \
             on the syscall with rsi at the next record and rdx the records left; imported into a fresh environment \
             with the same memory, both finish the batch and exit 0, and no mapping is left",
     cmdline: "run=state-batch",
     expect: &[
-        "state-batch: stopped after * of 8192 records (* left)",
+        "state-batch: stopped after * of 32768 records (* left)",
         "state-batch: ok (",
         "frames: all * free again, none leaked",
         "kernel heap: * bytes in use, * at start, nothing charged: none leaked",

@@ -112,7 +112,7 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0
     } else {
         crate::account::uncharge_amount(env.quota, pred_heap(before - after));
     }
-    env.heap_charged = env.heap_charged - pred_heap(before).heap + pred_heap(after).heap;
+    env.heap_charged = env.heap_charged.saturating_sub(pred_heap(before).heap) + pred_heap(after).heap;
     // A reply stays owed only if the environment already owed exactly this
     // one: a serving record moves with the environment, not with a copy.
     let owed = env.pct_caller.filter(|&(c, t)| {

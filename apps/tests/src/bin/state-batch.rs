@@ -1,6 +1,6 @@
 //! state-batch: Fluke's "prompt and correct" export of an environment in
-//! the middle of a `page_batch`. A child runs one batch of 8192 unmap
-//! records over 8192 pages mapping one frame (the kernel restarts it every
+//! the middle of a `page_batch`. A child runs one batch of 32768 unmap
+//! records over 32768 pages mapping one frame (the kernel restarts it every
 //! `BATCH_STEP` records, each time back in user mode with `rip` on the
 //! `syscall`). The parent stops it part-way (`env_stop`), exports its
 //! state — the same call with `rsi` at the next record and `rdx` the
@@ -22,7 +22,7 @@ use oxok_tests::{Checks, mem};
 
 oxok_libos::main!(main);
 
-const N: usize = 8192;
+const N: usize = 32768;
 const RECORD: u64 = size_of::<MapEntry>() as u64;
 const TARGET_VA: u64 = 0x3000_0000_0000;
 const REC_VA: u64 = 0x3100_0000_0000;

@@ -1,4 +1,4 @@
-//! sleep-many: many sleepers, and a waking one still wakes promptly. Forks
+//! many-sleepers: many sleepers, and a waking one still wakes promptly. Forks
 //! 96 children that sleep — 24 on a deadline three hours away (keyed in
 //! the kernel's deadline heap; destroyed at the end), 72 until this
 //! program's row of the environment table changes (watched round robin, a
@@ -82,7 +82,7 @@ fn figures(mut v: Vec<u64>) -> (u64, u64) {
 }
 
 fn main(_args: Args) -> i32 {
-    let mut t = Checks::new("sleep-many");
+    let mut t = Checks::new("many-sleepers");
     let me = exposed::self_id();
     let mut kids = Vec::new();
     let mut ids = Vec::new();
@@ -100,7 +100,7 @@ fn main(_args: Args) -> i32 {
                 }
             }
             Err(e) => {
-                println!("sleep-many: FAIL fork {i}: {e:?}");
+                println!("many-sleepers: FAIL fork {i}: {e:?}");
                 break;
             }
         }
@@ -117,7 +117,7 @@ fn main(_args: Args) -> i32 {
     t.check(asleep() == ids.len(), "every child is asleep");
     let runs = || -> Vec<u64> { ids.iter().map(|&id| exposed::env_entry(id).map_or(0, |e| e.runs)).collect() };
     let runs0 = runs();
-    println!("sleep-many: {} sleepers ({} on deadlines, {} watched)", ids.len(), kids.len(), ids.len() - kids.len());
+    println!("many-sleepers: {} sleepers ({} on deadlines, {} watched)", ids.len(), kids.len(), ids.len() - kids.len());
 
     // Deadline sleeps beside them.
     let mut late_deadline = Vec::new();
@@ -144,7 +144,7 @@ fn main(_args: Args) -> i32 {
     }
     let (dm, dx) = figures(late_deadline);
     let (wm, wx) = figures(late_watched);
-    println!("sleep-many: woken late by (ticks) deadline median {dm} max {dx}; watched median {wm} max {wx}");
+    println!("many-sleepers: woken late by (ticks) deadline median {dm} max {dx}; watched median {wm} max {wx}");
     t.check(runs() == runs0, "no sleeper was woken meanwhile");
     for c in &kids {
         t.check(sys::env_destroy(c.slot).is_ok(), "destroy a sleeper");
