@@ -25,7 +25,9 @@
 //! predicate it installs ([`PRED_HEAP`]), its entry in its set of owned
 //! frames ([`OWNED_HEAP`] per frame, with the frame), a transmit template
 //! ([`TEMPLATE_HEAP`]) and each packet filter ([`FILTER_HEAP`]) — all
-//! given back when its teardown ends (a filter when it is removed).
+//! given back when its teardown ends (a filter when it is removed). A
+//! frame of XN's buffer cache costs its account the same as an owned one
+//! (the frame and its entry in the pool's map).
 //! `env_limit_heap` makes a sub-account with a heap limit; past it the
 //! call that would make the record fails with `NoMemory`. Below every
 //! account, the heap keeps [`crate::mem::heap::RESERVE`] free whatever the
