@@ -342,7 +342,8 @@ macro_rules! for_each_call {
             /// longer serves the call, the call fails with `BadEnv`. While
             /// it waits, the caller's exported registers say
             /// `pct_wait(target, ticket)` on the `syscall` (see `pct_wait`);
-            /// on failure `rsi` holds the ticket. A reply to a caller whose
+            /// on failure `rsi` holds the ticket if the callee got the
+            /// message, and 0 if the call was refused before it did. A reply to a caller whose
             /// state was replaced meanwhile is dropped.
             ///
             /// Checks: `target` is a live environment other than the caller
@@ -569,8 +570,9 @@ macro_rules! for_each_call {
 
             /// Reports the account the environment named by `env_slot` is
             /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES),
-            /// [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS) or
-            /// [`ACCOUNT_SLOTS`](crate::ACCOUNT_SLOTS)) the amount charged
+            /// [`ACCOUNT_ENVS`](crate::ACCOUNT_ENVS),
+            /// [`ACCOUNT_SLOTS`](crate::ACCOUNT_SLOTS) or
+            /// [`ACCOUNT_HEAP`](crate::ACCOUNT_HEAP), in bytes) the amount charged
             /// to the account and every account nested in it, and the
             /// account's own limit ([`ACCOUNT_UNLIMITED`](crate::ACCOUNT_UNLIMITED)
             /// for none; an ancestor's may bind first); and the account's
@@ -1022,6 +1024,30 @@ macro_rules! for_each_call {
             /// durable (refusal); no mapping of its frame remains (`Busy`).
             /// Changes: the registry; the frame.
             69 => xn_evict(block) -> [refusal, at, detail];
+
+            /// Puts the environment named by `env_slot` into a **new
+            /// sub-account** of the account it is charged to now, limited
+            /// to `bytes` bytes of kernel heap (frames, environments and
+            /// slots limited only by the ancestors), as `env_limit` does
+            /// for frames. The kernel charges an account for every record
+            /// it keeps for the account's environments: an environment's
+            /// own record (its capability list and name included, charged
+            /// by `env_create`), each installed predicate (`pred_install`,
+            /// `env_set_state`), the kernel's entry for each frame it owns
+            /// (with the frame), a transmit template (`net_template_set`)
+            /// and each packet filter (`filter_install`); a destroyed
+            /// environment's stay charged until its teardown ends, a
+            /// filter's until it is removed. Beyond the limit of the
+            /// account or any ancestor the charging call fails with
+            /// `NoMemory`, nothing changed; `account_info` with
+            /// [`ACCOUNT_HEAP`](crate::ACCOUNT_HEAP) reports it.
+            ///
+            /// Checks: write on the environment (`Denied`, `BadEnv`); the
+            /// new account at most [`ACCOUNT_MAX_DEPTH`](crate::ACCOUNT_MAX_DEPTH)
+            /// below the root (`Invalid`); what it is charged now fits
+            /// `bytes`, and kernel memory for the account (`NoMemory`,
+            /// nothing changed). Changes: the environment's account.
+            70 => env_limit_heap(env_slot, bytes) -> [];
 
             /// Makes the environment named by `callee_slot`, which serves a
             /// transfer and owes no reply, owe it to the environment named

@@ -5,7 +5,8 @@
 //! — and uncharged when it frees a frame, when the abort protocol or
 //! `EnvTable::collect` takes one, and all at once when its teardown ends.
 //! Frames that outlive their owner as orphans (another environment still
-//! maps them) are uncharged at that moment: the mapper holds them now.
+//! maps them) stay charged to the owner's account until their last mapping
+//! goes (`crate::env::orphans`): dying hands nothing over for free.
 //!
 //! A charge counts against the account and every ancestor, so an
 //! environment put into a sub-account with `env_limit` — and everything it
@@ -17,6 +18,20 @@
 //! Page-table frames a mapping makes are charged to the mapped
 //! environment's account (`env::map_frame`); a destroyed environment stays
 //! charged until its teardown is finished (`EnvTable::reap`).
+//!
+//! Kernel heap is charged too, in bytes (`ACCOUNT_HEAP`), for every record
+//! an environment makes the kernel keep: its environment record with its
+//! capability list and name ([`ENV_HEAP`], at `env_create`), each
+//! predicate it installs ([`PRED_HEAP`]), its entry in its set of owned
+//! frames ([`OWNED_HEAP`] per frame, with the frame), a transmit template
+//! ([`TEMPLATE_HEAP`]) and each packet filter ([`FILTER_HEAP`]) — all
+//! given back when its teardown ends (a filter when it is removed). A
+//! frame of XN's buffer cache costs its account the same as an owned one
+//! (the frame and its entry in the pool's map).
+//! `env_limit_heap` makes a sub-account with a heap limit; past it the
+//! call that would make the record fails with `NoMemory`. Below every
+//! account, the heap keeps [`crate::mem::heap::RESERVE`] free whatever the
+//! root's programs do.
 //!
 //! CPU time slots are charged too: 1 per slot an environment owns
 //! (`slot_alloc`, a slot received by `slot_give`), given back when it frees
@@ -71,6 +86,42 @@ pub fn uncharge_slots(id: AccountId, slots: u64) {
     with(|a| a.uncharge(id, Amount::slots(slots)));
 }
 
+/// Allocator bookkeeping added to each heap block (the linked-list
+/// allocator's rounding and header, rounded up).
+const BLOCK_OVERHEAD: u64 = 48;
+
+/// Kernel heap one environment's record costs: the [`crate::env::Env`]
+/// itself, its capability list, its name (at most 32 bytes, see
+/// `env_rename`) and their allocator overhead.
+pub const ENV_HEAP: u64 = (size_of::<crate::env::Env>() + size_of::<oxok_cap::CapList<{ oxok_abi::CAP_SLOTS }>>() + 32)
+    as u64
+    + 3 * BLOCK_OVERHEAD;
+/// Kernel heap one installed predicate costs.
+pub const PRED_HEAP: u64 = size_of::<crate::env::Pred>() as u64 + BLOCK_OVERHEAD;
+/// Kernel heap per owned frame: its share of the environment's B-tree set
+/// of owned frame numbers (a node of 11 `u64` keys is about 100 bytes, at
+/// least half full, plus the inner nodes).
+pub const OWNED_HEAP: u64 = 32;
+/// Kernel heap one transmit template costs (its map node share).
+pub const TEMPLATE_HEAP: u64 = 128;
+/// Kernel heap one packet filter costs (its share of the filter trie).
+pub const FILTER_HEAP: u64 = 512;
+
+/// `n` owned frames: the frames and their entries in the owned set.
+pub fn owned(n: u64) -> Amount {
+    Amount::new(n, 0).with_heap(n.saturating_mul(OWNED_HEAP))
+}
+
+/// Charges `amount` to `id` and its ancestors, or nothing (`NoMemory`).
+pub fn charge_amount(id: AccountId, amount: Amount) -> Result<(), Error> {
+    with(|a| a.charge(id, amount)).map_err(error)
+}
+
+/// Gives back what [`charge_amount`] took.
+pub fn uncharge_amount(id: AccountId, amount: Amount) {
+    with(|a| a.uncharge(id, amount));
+}
+
 /// A charge that is given back when dropped unless [`Charge::commit`]
 /// keeps it: an operation charges first, and every early return after
 /// that (a failed allocation, a full list) uncharges by itself.
@@ -81,20 +132,23 @@ pub struct Charge {
 }
 
 impl Charge {
-    /// Charges `frames` frames and `envs` environments to `id` (as
-    /// [`charge`]), given back on drop unless committed.
-    pub fn new(id: AccountId, frames: u64, envs: u64) -> Result<Charge, Error> {
-        let amount = Amount::new(frames, envs);
-        with(|a| a.charge(id, amount)).map_err(error)?;
-        Ok(Charge { id, amount })
-    }
-
     /// Charges `slots` CPU time slots to `id` (as [`charge_slots`]), given
     /// back on drop unless committed.
     pub fn slots(id: AccountId, slots: u64) -> Result<Charge, Error> {
         let amount = Amount::slots(slots);
         with(|a| a.charge(id, amount)).map_err(error)?;
         Ok(Charge { id, amount })
+    }
+
+    /// Charges `amount` to `id`, given back on drop unless committed.
+    pub fn amount(id: AccountId, amount: Amount) -> Result<Charge, Error> {
+        with(|a| a.charge(id, amount)).map_err(error)?;
+        Ok(Charge { id, amount })
+    }
+
+    /// Charges one owned frame ([`owned`]) to `id`.
+    pub fn owned(id: AccountId) -> Result<Charge, Error> {
+        Charge::amount(id, owned(1))
     }
 
     /// Keeps the charge: the operation succeeded and the account now pays.
@@ -116,3 +170,6 @@ pub fn within(inner: AccountId, outer: AccountId) -> bool {
 
 const _: () = assert!(oxok_account::MAX_DEPTH as u64 == oxok_abi::ACCOUNT_MAX_DEPTH);
 const _: () = assert!(oxok_account::UNLIMITED == oxok_abi::ACCOUNT_UNLIMITED);
+// An environment's record is what a heap limit mostly counts: keep it
+// known and bounded (a change of `Env` that grows it shows here).
+const _: () = assert!(ENV_HEAP < 16 * 1024);

@@ -127,6 +127,10 @@ pub struct Env {
     pub slots: u64,
     /// Stopped by `env_stop`: never given the CPU until continued.
     pub stopped: bool,
+    /// Kernel heap bytes charged to `quota` for its records (beyond the
+    /// per-frame share of `owned`, see [`Env::charged`]): its own record
+    /// and each predicate, template and filter (`crate::account`).
+    pub heap_charged: u64,
 }
 
 /// An installed wakeup predicate: verified once, parameters changeable.
@@ -167,6 +171,13 @@ impl Env {
     /// application area and the page tables its mappings made.
     pub fn charged_frames(&self) -> u64 {
         self.owned.len() as u64 + ENV_FRAMES + self.pt_charged
+    }
+
+    /// Everything charged to its account for it: frames, itself, its CPU
+    /// slots and its kernel heap.
+    pub fn charged(&self) -> oxok_account::Amount {
+        let heap = self.heap_charged.saturating_add(account::owned(self.owned.len() as u64).heap);
+        oxok_account::Amount::new(self.charged_frames(), 1).with_slots(self.slots).with_heap(heap)
     }
 
     /// Refreshes its row of the exposed environment table.
@@ -213,6 +224,8 @@ struct Dying {
     owned: BTreeSet<u64>,
     quota: account::AccountId,
     frames: u64,
+    /// Kernel heap bytes still charged (see [`Env::charged`]).
+    heap: u64,
 }
 
 /// Last-level page tables the reaper tears down per kernel entry: bounds
@@ -253,7 +266,7 @@ impl EnvTable {
     /// account, or to the root account for boot programs (`parent` 0).
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
         let quota = self.get(parent).map_or(account::ROOT, |p| p.quota);
-        let charge = account::Charge::new(quota, 1, 1)?;
+        let charge = account::Charge::amount(quota, oxok_account::Amount::new(1, 1).with_heap(account::ENV_HEAP))?;
         #[cfg(feature = "model-process")]
         let kstack = crate::model::stack_for(quota)?;
         let id = self.build(name, parent, quota)?;
@@ -280,7 +293,7 @@ impl EnvTable {
                 return Err(Error::NoMemory);
             }
         };
-        if let Err(e) = space.map(APP_AREA, app_area.pa(), pte::WRITABLE | pte::NO_EXECUTE) {
+        if let Err(e) = space.map(APP_AREA, (&app_area).into(), pte::WRITABLE | pte::NO_EXECUTE) {
             space.destroy(|_, _| {});
             app_area.free();
             return Err(e);
@@ -321,6 +334,7 @@ impl EnvTable {
             wait_ticket: 0,
             slots: 0,
             stopped: false,
+            heap_charged: account::ENV_HEAP,
         });
         env.publish();
         exposed::set_run_row(index, env.cpu_ledger.row(id));
@@ -366,6 +380,7 @@ impl EnvTable {
         let row_index = row_of(id);
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
         let frames = env.charged_frames();
+        let heap = env.charged().heap;
         let Env { space, app_area, owned, caps, name, runs, quota, .. } = *env;
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);
@@ -376,7 +391,7 @@ impl EnvTable {
         slot.tearing = true;
         if self.dying.len() < self.dying.capacity() || self.dying.try_reserve(1).is_ok() {
             // Newest first: the budget below finishes a small one at once.
-            self.dying.push_front(Dying { id, space, cursor: 0, app_area, owned, quota, frames });
+            self.dying.push_front(Dying { id, space, cursor: 0, app_area, owned, quota, frames, heap });
         } else {
             log::error!("env {id}: no room to queue its teardown");
         }
@@ -454,10 +469,11 @@ impl EnvTable {
 }
 
 /// Publishes the kernel heap's use in the system-information page.
-fn publish_heap() {
+pub fn publish_heap() {
     let (used, _) = crate::mem::heap::usage();
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
+pub mod orphans;
 mod reap;
 pub use reap::{count_frame_ref, frame_of_cap, map_frame, release_mapping};

@@ -33,6 +33,13 @@
 //! (exception, page fault, slot end) does no FPU work in either mode: the
 //! handler runs with the interrupted state live.
 //!
+//! For measurement only, `fpu=off` switches no x87/SSE state at all (every
+//! environment shares the unit: state leaks between them, so the boot log
+//! warns). `cargo xtask bench` boots it once per round beside the normal
+//! boot to show what switching costs: the `_fpu_off` rows (null call, PCT
+//! round trip, exception upcalls) against the same workloads switched
+//! eagerly.
+//!
 //! FS and GS bases are switched eagerly (two WRMSRs) on the same rule;
 //! they are read back on the way out because a program can reset a base by
 //! loading a segment selector. That is also the only change a program can
@@ -75,19 +82,22 @@ static BASES_LIVE: AtomicU32 = AtomicU32::new(0);
 static BASES_NONZERO: AtomicBool = AtomicBool::new(true);
 /// Lazy switching (CR0.TS and #NM) instead of eager.
 static LAZY: AtomicBool = AtomicBool::new(false);
+/// No switching at all (`fpu=off`, measurement only).
+static OFF: AtomicBool = AtomicBool::new(false);
 
 /// Enables the unit (once, at boot).
 pub fn init() {
     fpu::init();
 }
 
-/// Takes the command-line word `fpu=eager` or `fpu=lazy`; false if `word`
-/// is not an `fpu=` word.
+/// Takes the command-line word `fpu=eager`, `fpu=lazy` or `fpu=off`
+/// (measurement only); false if `word` is not an `fpu=` word.
 pub fn config_word(word: &str) -> bool {
     match word.strip_prefix("fpu=") {
         Some("lazy") => LAZY.store(true, Ordering::Relaxed),
         Some("eager") => LAZY.store(false, Ordering::Relaxed),
-        Some(other) => log::warn!("cmdline: fpu must be eager or lazy, not {other:?}"),
+        Some("off") => OFF.store(true, Ordering::Relaxed),
+        Some(other) => log::warn!("cmdline: fpu must be eager, lazy or off, not {other:?}"),
         None => return false,
     }
     true
@@ -95,7 +105,13 @@ pub fn config_word(word: &str) -> bool {
 
 /// The switching policy's name, for the boot log.
 pub fn policy() -> &'static str {
-    if LAZY.load(Ordering::Relaxed) { "lazy" } else { "eager" }
+    if OFF.load(Ordering::Relaxed) {
+        "off"
+    } else if LAZY.load(Ordering::Relaxed) {
+        "lazy"
+    } else {
+        "eager"
+    }
 }
 
 /// Environment `e` is about to run: its bases go into the MSRs and its
@@ -115,7 +131,7 @@ pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
         load_bases(fs, gs);
         BASES_LIVE.store(e, Ordering::Relaxed);
     }
-    if FPU_LIVE.load(Ordering::Relaxed) == e {
+    if FPU_LIVE.load(Ordering::Relaxed) == e || OFF.load(Ordering::Relaxed) {
         fpu::set_trap(false);
     } else if LAZY.load(Ordering::Relaxed) {
         fpu::set_trap(true);

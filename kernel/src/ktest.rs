@@ -2,6 +2,7 @@
 //! `ktest: NAME ... ok` or `... FAILED: why`, then a summary line.
 
 use crate::kprintln;
+use crate::mem::access::{KernelFrame, Mappable};
 use crate::mem::paging::AddressSpace;
 use crate::mem::{PAGE_SIZE, frame, user};
 use oxok_abi::Error;
@@ -86,40 +87,43 @@ fn frame_generation() -> TestResult {
 
 fn map_translate_unmap() -> TestResult {
     let mut space = AddressSpace::new().map_err(|_| "no space")?;
-    let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
+    let kf = KernelFrame::alloc().ok_or("alloc failed")?;
+    let (pa, m) = (kf.pa(), Mappable::from(&kf));
     let va = 0x1234_5000;
-    space.map(va, pa, pte::WRITABLE).map_err(|_| "map failed")?;
+    space.map(va, m, pte::WRITABLE).map_err(|_| "map failed")?;
     check(space.translate_user(va + 8, true) == Some(pa + 8), "translation wrong")?;
-    check(space.map(va, pa, 0) == Err(Error::Exists), "double map accepted")?;
+    check(space.map(va, m, 0) == Err(Error::Exists), "double map accepted")?;
     check(space.unmap(va).is_some(), "unmap found nothing")?;
     check(space.translate_user(va, false).is_none(), "still mapped after unmap")?;
-    space.map(va, pa, 0).map_err(|_| "remap failed")?;
+    space.map(va, m, 0).map_err(|_| "remap failed")?;
     check(space.translate_user(va, true).is_none(), "read-only page writable")?;
     check(space.translate_user(va, false) == Some(pa), "read-only page unreadable")?;
     space.destroy(|_, _| {});
-    frame::with(|f| f.free(pa));
+    kf.free();
     Ok(())
 }
 
 fn map_refuses() -> TestResult {
     let mut space = AddressSpace::new().map_err(|_| "no space")?;
-    let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
-    check(space.map(USER_TOP, pa, 0) == Err(Error::BadAddress), "mapped at USER_TOP")?;
-    check(space.map(0xffff_8000_0000_0000, pa, 0) == Err(Error::BadAddress), "mapped over the direct map")?;
-    check(space.map(0xffff_ffff_8000_0000, pa, 0) == Err(Error::BadAddress), "mapped over the kernel")?;
-    check(space.map(0x1001, pa, 0) == Err(Error::BadAddress), "unaligned accepted")?;
+    let kf = KernelFrame::alloc().ok_or("alloc failed")?;
+    let m = Mappable::from(&kf);
+    check(space.map(USER_TOP, m, 0) == Err(Error::BadAddress), "mapped at USER_TOP")?;
+    check(space.map(0xffff_8000_0000_0000, m, 0) == Err(Error::BadAddress), "mapped over the direct map")?;
+    check(space.map(0xffff_ffff_8000_0000, m, 0) == Err(Error::BadAddress), "mapped over the kernel")?;
+    check(space.map(0x1001, m, 0) == Err(Error::BadAddress), "unaligned accepted")?;
     // Kernel addresses are never user-translatable.
     check(space.translate_user(0xffff_ffff_8020_0000, false).is_none(), "kernel readable as user")?;
     space.destroy(|_, _| {});
-    frame::with(|f| f.free(pa));
+    kf.free();
     Ok(())
 }
 
 fn user_copy_checks() -> TestResult {
     let mut space = AddressSpace::new().map_err(|_| "no space")?;
-    let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
+    let kf = KernelFrame::alloc().ok_or("alloc failed")?;
+    let m = Mappable::from(&kf);
     let va = 0x50_0000;
-    space.map(va, pa, pte::WRITABLE).map_err(|_| "map failed")?;
+    space.map(va, m, pte::WRITABLE).map_err(|_| "map failed")?;
     user::copy_to_user(&space, va + 4093, b"abcdef").err().ok_or("write across into unmapped page accepted")?;
     let mut buf = [0u8; 4];
     user::copy_from_user(&space, va, &mut buf).map_err(|_| "read of mapped page failed")?;
@@ -128,20 +132,21 @@ fn user_copy_checks() -> TestResult {
     check(&buf == b"oxok", "data not copied")?;
     check(user::copy_from_user(&space, u64::MAX - 2, &mut buf).is_err(), "wrapping range accepted")?;
     space.destroy(|_, _| {});
-    frame::with(|f| f.free(pa));
+    kf.free();
     Ok(())
 }
 
 fn teardown_frees() -> TestResult {
     let before = free_count();
     let mut space = AddressSpace::new().map_err(|_| "no space")?;
-    let pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
+    let kf = KernelFrame::alloc().ok_or("alloc failed")?;
+    let m = Mappable::from(&kf);
     for i in 0..8u64 {
-        space.map(0x4000_0000 + i * (1 << 21), pa, 0).map_err(|_| "map failed")?;
+        space.map(0x4000_0000 + i * (1 << 21), m, 0).map_err(|_| "map failed")?;
     }
     let mut leaves = 0;
     space.destroy(|_, _| leaves += 1);
-    frame::with(|f| f.free(pa));
+    kf.free();
     check(leaves == 8, "teardown missed pages")?;
     check(free_count() == before, "page-table frames leaked")
 }

@@ -85,7 +85,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
                 let src = &seg.data[(lo - file_start) as usize..(hi - file_start) as usize];
                 frame.write((lo - page) as usize, src);
             }
-            env::map_frame(env, page, frame.pa(), flags)?;
+            env::map_frame(env, page, (&frame).into(), flags)?;
             page += PAGE_SIZE;
         }
     }
@@ -95,7 +95,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
     let mut page = STACK_TOP - STACK_SIZE;
     while page < STACK_TOP {
         let frame = owned_frame(env)?;
-        env::map_frame(env, page, frame.pa(), pte::WRITABLE | pte::NO_EXECUTE)?;
+        env::map_frame(env, page, (&frame).into(), pte::WRITABLE | pte::NO_EXECUTE)?;
         top_frame = Some(frame);
         page += PAGE_SIZE;
     }
@@ -116,7 +116,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
 
 /// A new frame owned by (and charged to the account of) `env`.
 fn owned_frame(env: &mut env::Env) -> Result<FrameRef, Error> {
-    let charge = crate::account::Charge::new(env.quota, 1, 0)?;
+    let charge = crate::account::Charge::owned(env.quota)?;
     let frame = FrameRef::alloc(env.id).ok_or(Error::NoMemory)?;
     if env.owned.insert(frame.pfn()) {
         charge.commit();

@@ -39,6 +39,7 @@ mod net;
 mod panic;
 mod revoke;
 mod sched;
+mod sleep;
 mod slots;
 mod state;
 mod syscall;
@@ -91,7 +92,10 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
 
     let cmd = cmdline::parse(boot.cmdline());
-    ::log::info!("fpu: x87/SSE per environment, {} switching", fpu::policy());
+    match fpu::policy() {
+        "off" => ::log::warn!("fpu: fpu=off: x87/SSE state is not switched, environments share it (measurement only)"),
+        policy => ::log::info!("fpu: x87/SSE per environment, {policy} switching"),
+    }
     net::init();
     xn::init();
     let archive = match boot.module_bytes(0) {
@@ -109,10 +113,13 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         slot_start: false,
         archive,
         baseline_free_frames: mem::frame::with(|f| f.free_count()),
+        baseline_heap: 0,
         steps: Default::default(),
-        sleepers: alloc::vec::Vec::with_capacity(env::MAX_ENVS),
+        sleepers: alloc::boxed::Box::new(sleep::Sleepers::new()),
         revoking: alloc::boxed::Box::new(revoke::Repossess::new()),
     });
+    // The heap baseline: the kernel's own tables (above) are all made.
+    state::with(|k| k.baseline_heap = mem::heap::usage().0);
 
     if cmd.ktest {
         let (_, failed) = ktest::run();

@@ -265,42 +265,10 @@ fn collect_unstartable(k: &mut Kernel) -> bool {
     true
 }
 
-/// Evaluates the predicates of every sleeper; those that hold (or read what
-/// they may not) become runnable. A woken sleeper re-executes `env_sleep`,
-/// which returns the predicate that holds; a bad read instead completes the
-/// call with `BadAddress`.
+/// A scheduling point's look at the sleepers (`crate::sleep`): those
+/// whose deadline came and a bounded round of the others.
 pub fn wake_sleepers(k: &mut Kernel) {
-    let mut i = 0;
-    while i < k.sleepers.len() {
-        let id = k.sleepers[i];
-        let Some(env) = k.envs.get(id) else {
-            k.sleepers.swap_remove(i);
-            continue;
-        };
-        if env.status != oxok_abi::ENV_SLEEPING {
-            env.sleep_listed = false;
-            k.sleepers.swap_remove(i);
-            continue;
-        }
-        let mask = env.regs.rdi;
-        let wake = match env.first_true(mask) {
-            Ok(Some(_)) => true,
-            Ok(None) => false,
-            Err(_) => {
-                env.regs.rip += 2;
-                env.regs.rax = oxok_abi::Error::BadAddress.code();
-                true
-            }
-        };
-        if wake {
-            env.status = ENV_RUNNABLE;
-            env.sleep_listed = false;
-            env.publish();
-            k.sleepers.swap_remove(i);
-        } else {
-            i += 1;
-        }
-    }
+    crate::sleep::wake(k, crate::sleep::WATCH_BUDGET);
 }
 
 /// A timer tick arrived while `k.current` ran in user mode (its registers
@@ -401,8 +369,36 @@ fn halt(k: &mut Kernel) -> ! {
             }
             _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }
+        heap_check(k.baseline_heap);
     }
     qemu::exit(halt_value())
+}
+
+/// Kernel heap that may stay in use once every environment is gone beyond
+/// what was in use at boot: tables that keep their high-water capacity
+/// (the account table's free rows, the network's and XN's maps) — never
+/// anything per environment.
+pub const HEAP_SLACK: usize = 16 * 1024;
+
+/// The leak check's heap half, with every environment gone: nothing is
+/// charged to any account any more (every record an environment caused was
+/// given back), and the heap is back at its boot baseline.
+fn heap_check(baseline: usize) {
+    let (used, _) = crate::mem::heap::usage();
+    let root = crate::account::with(|a| a.info(crate::account::ROOT));
+    let charged = root.map_or(0, |r| r.used.heap);
+    let envs = root.map_or(0, |r| r.used.envs);
+    let orphans = crate::env::orphans::count();
+    if orphans != 0 {
+        log::error!("accounts: {orphans} orphaned frames still charged with every environment gone: frames leaked");
+    }
+    if charged != 0 || envs != 0 {
+        log::error!("accounts: {charged} heap bytes and {envs} environments still charged: kernel heap leaked");
+    } else if used > baseline + HEAP_SLACK {
+        log::error!("kernel heap: {used} bytes in use, {baseline} at start: kernel heap leaked");
+    } else {
+        log::info!("kernel heap: {used} bytes in use, {baseline} at start, nothing charged: none leaked");
+    }
 }
 
 /// Whether the halt carries the exit status of the last boot program to
@@ -467,7 +463,8 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     crate::fpu::forget(id);
     // An end changes the exposed environment table (the row turns zombie):
     // a parent waiting for it wakes now, not at the next tick.
-    wake_sleepers(k);
+    crate::sleep::unlist(k, id);
+    crate::sleep::wake_all(k);
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
             crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);

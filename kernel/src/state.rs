@@ -26,8 +26,11 @@ pub struct Kernel {
     /// Free frames once the kernel was up, before any environment existed:
     /// with every environment gone, the count must be back here.
     pub baseline_free_frames: usize,
+    /// Kernel heap bytes in use at the same moment: with every environment
+    /// gone, the heap must be back here (within [`crate::sched::HEAP_SLACK`]).
+    pub baseline_heap: usize,
     /// Environments asleep on wakeup predicates.
-    pub sleepers: Vec<EnvId>,
+    pub sleepers: Box<crate::sleep::Sleepers>,
     /// The abort protocol's progress (one bounded, restartable round at a
     /// time; see `revoke`).
     pub revoking: Box<crate::revoke::Repossess>,

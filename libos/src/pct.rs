@@ -37,8 +37,38 @@ pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
     crate::callcap::with_target(target, |word| call_word(word, msg))
 }
 
+/// How a synchronous call failed: the error, and whether the callee got
+/// the message (it was running the call when it died or stopped serving
+/// it) or never did (refused at entry: the kernel then leaves `rsi` 0,
+/// while a call that reached the callee leaves its ticket there, never 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The kernel's answer.
+    pub error: Error,
+    /// True if the callee had the message.
+    pub reached: bool,
+}
+
+/// [`call`], saying on failure whether the callee got the message (a
+/// sender that must not claim a delivery that never happened needs that:
+/// `BadEnv` alone means "gone before" or "gone while serving").
+pub fn call_reporting(target: u64, msg: &Msg) -> Result<(u64, Msg), Failure> {
+    let mut failure = None;
+    let r = crate::callcap::with_target(target, |word| {
+        call_raw(word, msg).map_err(|f| {
+            failure = Some(f);
+            f.error
+        })
+    });
+    r.map_err(|error| failure.unwrap_or(Failure { error, reached: false }))
+}
+
 /// [`call`] with a kernel target word (`oxok_abi::call_target`).
 pub fn call_word(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
+    call_raw(target, msg).map_err(|f| f.error)
+}
+
+fn call_raw(target: u64, msg: &Msg) -> Result<(u64, Msg), Failure> {
     let mut m = *msg;
     let (rax, rdi): (u64, u64);
     // SAFETY: `syscall` into the kernel; per the ABI every register except
@@ -62,9 +92,11 @@ pub fn call_word(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
             options(nostack),
         );
     }
-    crate::sys::check(rax)?;
+    if let Err(error) = crate::sys::check(rax) {
+        return Err(Failure { error, reached: m[0] != 0 });
+    }
     if m[0] == TAG_NOT_SERVING {
-        return Err(Error::Denied);
+        return Err(Failure { error: Error::Denied, reached: true });
     }
     Ok((rdi, m))
 }

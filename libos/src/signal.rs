@@ -227,21 +227,26 @@ fn transfer(target: Pid, msg: Msg) -> Result<(), Error> {
         if !proc::alive(target) {
             return Err(Error::BadEnv);
         }
-        match pct::call(target, &msg) {
+        match pct::call_reporting(target, &msg) {
             Ok((_, reply)) => match reply[0] {
                 0 => return Ok(()),
                 c if c == Error::Busy.code() => {}
                 c => return Err(Error::from_code(c).unwrap_or(Error::Invalid)),
             },
-            Err(Error::Busy) => {}
-            // No call capability for the target: nobody handed this
-            // process the right to reach it, so it may not signal it.
-            Err(Error::BadCap) => return Err(Error::Denied),
-            Err(Error::Denied) if attempt < ENTRY_TRIES => {}
-            // Alive when called, gone now: it ended while handling the
-            // signal (the default action), or on its own meanwhile.
-            Err(Error::BadEnv) if !proc::alive(target) => return Ok(()),
-            Err(e) => return Err(e),
+            Err(f) => match f.error {
+                Error::Busy => {}
+                // No call capability for the target: nobody handed this
+                // process the right to reach it, so it may not signal it.
+                Error::BadCap => return Err(Error::Denied),
+                Error::Denied if attempt < ENTRY_TRIES => {}
+                // It had the message and ended before replying: it ended
+                // while handling the signal (the default action). Gone
+                // before the message reached it (after the liveness check
+                // above), it never saw the signal: `BadEnv`, as if the
+                // check had caught it.
+                Error::BadEnv if f.reached && !proc::alive(target) => return Ok(()),
+                e => return Err(e),
+            },
         }
         // Let the target finish what it holds, then try again.
         if crate::callcap::yield_to(target).is_err() {

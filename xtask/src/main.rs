@@ -40,6 +40,7 @@ mod scenarios_http;
 mod scenarios_lxproc;
 mod scenarios_model;
 mod scenarios_net;
+mod scenarios_prot;
 mod scenarios_vocab;
 mod scenarios_xnfs;
 mod strip;

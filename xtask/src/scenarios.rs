@@ -21,7 +21,7 @@ const BANNER: &[&str] = &["Oxok * an exokernel for x86-64", "init: environment *
 
 /// Forbidden in every protection-core scenario: a failed check, a leak, or
 /// any environment dying where none should.
-const F: &[&str] = &["FAIL", "frames leaked", "destroyed:"];
+const F: &[&str] = &["FAIL", "frames leaked", "destroyed:", "heap leaked"];
 
 /// The fuzzer's short fixed-seed run (`fuzz-short`).
 pub(crate) const FUZZ_SHORT: &str = "run=fuzz-victim&fuzz+drive+10000+1";
@@ -1657,6 +1657,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // Checkpointer: a transfer in progress between members, from the shell (issue 16).
     crate::scenarios_ckpt::CKPT_SCENARIOS[6],
     crate::scenarios_ckpt::CKPT_SCENARIOS[7],
+    // Protection without holes, second round (issue 10): `scenarios_prot.rs`.
+    crate::scenarios_prot::PROT_SCENARIOS[0],
+    crate::scenarios_prot::PROT_SCENARIOS[1],
+    crate::scenarios_prot::PROT_SCENARIOS[2],
+    crate::scenarios_prot::PROT_SCENARIOS[3],
 ];
 
 #[cfg(test)]

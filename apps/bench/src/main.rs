@@ -1,4 +1,4 @@
-//! bench [quick] | bench fluke [quick] | bench owner N NAME: the Oxok side of the benchmark protocol of
+//! bench [quick] [fpu-off] | bench fluke [quick] | bench owner N NAME: the Oxok side of the benchmark protocol of
 //! `bench/README.md`. Prints `bench: start`, one `bench: <workload> <value>
 //! <unit>` line per result (or `bench: skip <workload> <reason>` when a
 //! call fails), and `bench: done`.
@@ -25,10 +25,15 @@ mod proc;
 mod vm;
 
 use core::hint::black_box;
+use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_libos::{Args, Error, exposed, println, sys};
 use params::Counts;
 
 oxok_libos::main!(main);
+
+/// Appended to every workload name: `_fpu_off` when the kernel was booted
+/// with `fpu=off` (argument `fpu-off`), empty otherwise.
+static SUFFIX: AtomicBool = AtomicBool::new(false);
 
 fn main(args: Args) -> i32 {
     match args.get(1) {
@@ -50,6 +55,17 @@ fn main(args: Args) -> i32 {
     println!("bench: start");
     let quick = args.get(1) == Some("quick");
     let c = Counts::new(quick);
+    if args.iter().any(|a| a == "fpu-off") {
+        // The kernel switches no x87/SSE state (`fpu=off`): only what
+        // switching could cost is measured again, under other names, to
+        // set beside the same workloads of the normal boot.
+        SUFFIX.store(true, Ordering::Relaxed);
+        measure("null_call", c.null_call, c.batches, null_call);
+        vm::run(&c);
+        ipc::run(&c);
+        println!("bench: done");
+        return 0;
+    }
     envs::kernel_mem_per_env(c.kernel_mem_envs);
     measure("null_call", c.null_call, c.batches, null_call);
     measure("libos_call", c.libos_call, c.batches, libos_call);
@@ -101,12 +117,16 @@ pub fn median(v: &mut [f64]) -> f64 {
 
 /// One result line.
 pub fn report(name: &str, value: f64, unit: &str) {
-    println!("bench: {name} {value:.0} {unit}");
+    println!("bench: {name}{} {value:.0} {unit}", suffix());
+}
+
+fn suffix() -> &'static str {
+    if SUFFIX.load(Ordering::Relaxed) { "_fpu_off" } else { "" }
 }
 
 /// A workload that could not run: which call failed and how.
 pub fn skip(name: &str, e: Error) {
-    println!("bench: skip {name} error {} ({})", e.code(), e.text());
+    println!("bench: skip {name}{} error {} ({})", suffix(), e.code(), e.text());
 }
 
 /// The kernel's null call.

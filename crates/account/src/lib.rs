@@ -38,17 +38,30 @@ pub struct Amount {
     pub envs: u64,
     /// CPU time slots of the slot vector.
     pub slots: u64,
+    /// Bytes of kernel heap (the kernel's records for the environments:
+    /// environment records, capability lists, predicates, …).
+    pub heap: u64,
 }
 
 impl Amount {
     /// `frames` frames and `envs` environments (no slots).
     pub const fn new(frames: u64, envs: u64) -> Amount {
-        Amount { frames, envs, slots: 0 }
+        Amount { frames, envs, slots: 0, heap: 0 }
     }
 
     /// `slots` time slots (nothing else).
     pub const fn slots(slots: u64) -> Amount {
-        Amount { frames: 0, envs: 0, slots }
+        Amount { frames: 0, envs: 0, slots, heap: 0 }
+    }
+
+    /// `bytes` bytes of kernel heap (nothing else).
+    pub const fn heap(bytes: u64) -> Amount {
+        Amount { frames: 0, envs: 0, slots: 0, heap: bytes }
+    }
+
+    /// The same amount with `bytes` bytes of kernel heap.
+    pub const fn with_heap(self, bytes: u64) -> Amount {
+        Amount { heap: bytes, ..self }
     }
 
     /// The same frames and environments with `slots` slots.
@@ -57,10 +70,19 @@ impl Amount {
     }
 
     /// No limit at all.
-    pub const UNLIMITED: Amount = Amount::new(UNLIMITED, UNLIMITED).with_slots(UNLIMITED);
+    pub const UNLIMITED: Amount = Amount::new(UNLIMITED, UNLIMITED).with_slots(UNLIMITED).with_heap(UNLIMITED);
 
     fn fits(self, limit: Amount) -> bool {
-        self.frames <= limit.frames && self.envs <= limit.envs && self.slots <= limit.slots
+        self.frames <= limit.frames && self.envs <= limit.envs && self.slots <= limit.slots && self.heap <= limit.heap
+    }
+
+    fn min(self, o: Amount) -> Amount {
+        Amount {
+            frames: self.frames.min(o.frames),
+            envs: self.envs.min(o.envs),
+            slots: self.slots.min(o.slots),
+            heap: self.heap.min(o.heap),
+        }
     }
 
     fn checked_add(self, o: Amount) -> Option<Amount> {
@@ -68,6 +90,7 @@ impl Amount {
             frames: self.frames.checked_add(o.frames)?,
             envs: self.envs.checked_add(o.envs)?,
             slots: self.slots.checked_add(o.slots)?,
+            heap: self.heap.checked_add(o.heap)?,
         })
     }
 
@@ -76,6 +99,7 @@ impl Amount {
             frames: self.frames.saturating_sub(o.frames),
             envs: self.envs.saturating_sub(o.envs),
             slots: self.slots.saturating_sub(o.slots),
+            heap: self.heap.saturating_sub(o.heap),
         }
     }
 }
@@ -168,10 +192,16 @@ impl Accounts {
                 return Err(AccountError::Exceeded);
             }
         }
-        let ids: Vec<AccountId> = self.chain(id)?.collect();
-        for a in ids {
-            let acct = &mut self.table[a as usize];
+        // Checked above: every account of the chain has room. Walk it
+        // again by parent links (no allocation).
+        let mut cur = id;
+        for _ in 0..=MAX_DEPTH {
+            let Some(acct) = self.table.get_mut(cur as usize).filter(|a| a.live) else { break };
             acct.used = acct.used.checked_add(amount).unwrap_or(acct.used);
+            if acct.depth == 0 {
+                break;
+            }
+            cur = acct.parent;
         }
         Ok(())
     }
@@ -272,7 +302,7 @@ impl Accounts {
         for a in self.chain(id).ok()? {
             let acct = &self.table[a as usize];
             let left = acct.limit.saturating_sub(acct.used);
-            room = Amount::new(room.frames.min(left.frames), room.envs.min(left.envs));
+            room = room.min(left);
         }
         Some(room)
     }

@@ -243,3 +243,19 @@ fn slots_nest_like_frames() {
     // A split whose current slots exceed the new limit is refused.
     assert_eq!(a.split(below, Amount::UNLIMITED.with_slots(1), one_env(3).with_slots(2)), Err(AccountError::Exceeded));
 }
+
+#[test]
+fn kernel_heap_is_charged_up_the_chain_and_bounded_by_every_limit() {
+    let (mut a, sub) = limited(Amount::UNLIMITED.with_heap(10_000));
+    let inner = a.split(sub, Amount::UNLIMITED.with_heap(50_000), Amount::default()).unwrap();
+    a.charge(inner, Amount::heap(6_000)).unwrap();
+    assert_eq!(a.info(sub).unwrap().used.heap, 6_000);
+    assert_eq!(a.info(ROOT).unwrap().used.heap, 6_000);
+    // The inner limit is wider, the outer one binds.
+    assert_eq!(a.charge(inner, Amount::heap(4_001)), Err(AccountError::Exceeded));
+    assert_eq!(a.info(inner).unwrap().used.heap, 6_000);
+    a.charge(inner, Amount::heap(4_000)).unwrap();
+    assert_eq!(a.room(inner).map(|r| r.heap), Some(0));
+    a.uncharge(inner, Amount::heap(10_000));
+    assert_eq!(a.info(ROOT).unwrap().used.heap, 0);
+}

@@ -65,6 +65,7 @@
 
 mod builder;
 mod code;
+mod deadline;
 mod disasm;
 mod eval;
 mod insn;

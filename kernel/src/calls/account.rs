@@ -1,9 +1,10 @@
-//! `env_limit`, `account_info`: resource accounts (see `crate::account`).
+//! `env_limit`, `env_limit_slots`, `env_limit_heap`, `account_info`:
+//! resource accounts (see `crate::account`).
 
 use super::Cx;
 use super::check::env_cap;
 use crate::account;
-use oxok_abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_SLOTS, Error};
+use oxok_abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_HEAP, ACCOUNT_SLOTS, Error};
 use oxok_account::Amount;
 use oxok_cap::Rights;
 
@@ -13,8 +14,8 @@ pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Resu
     // The table may grow by a row.
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let usage = Amount::new(env.charged_frames(), 1).with_slots(env.slots);
-    let limit = Amount::new(frames, envs).with_slots(oxok_account::UNLIMITED);
+    let usage = env.charged();
+    let limit = Amount::new(frames, envs).with_slots(oxok_account::UNLIMITED).with_heap(oxok_account::UNLIMITED);
     let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
     log::debug!("env {target} ({}): account {} -> {new} (limits {frames} frames, {envs} envs)", env.name, env.quota);
     env.quota = new;
@@ -31,6 +32,7 @@ pub fn account_info(cx: &mut Cx<'_>, env_slot: u64, kind: u64) -> Result<[u64; 3
         ACCOUNT_FRAMES => (info.used.frames, info.limit.frames),
         ACCOUNT_ENVS => (info.used.envs, info.limit.envs),
         ACCOUNT_SLOTS => (info.used.slots, info.limit.slots),
+        ACCOUNT_HEAP => (info.used.heap, info.limit.heap),
         _ => return Err(Error::Invalid),
     };
     Ok([used, limit, u64::from(id)])
@@ -42,10 +44,25 @@ pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: u64, slots: u64) -> Result<[u6
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let usage = Amount::new(env.charged_frames(), 1).with_slots(env.slots);
+    let usage = env.charged();
     let limit = Amount::UNLIMITED.with_slots(slots);
     let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
     log::debug!("env {target} ({}): account {} -> {new} (limit {slots} slots)", env.name, env.quota);
+    env.quota = new;
+    env.publish();
+    Ok([])
+}
+
+/// Moves an environment into a new sub-account limited to `bytes` bytes of
+/// kernel heap (everything else limited only by the ancestors).
+pub fn env_limit_heap(cx: &mut Cx<'_>, env_slot: u64, bytes: u64) -> Result<[u64; 0], Error> {
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+    crate::mem::heap::reserve(1024)?;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let usage = env.charged();
+    let limit = Amount::UNLIMITED.with_heap(bytes);
+    let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
+    log::debug!("env {target} ({}): account {} -> {new} (limit {bytes} heap bytes)", env.name, env.quota);
     env.quota = new;
     env.publish();
     Ok([])

@@ -48,6 +48,9 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
         return Err(Error::NoMemory);
     }
     crate::mem::heap::reserve(1024)?;
+    // The filter is a record the caller's account pays for until removed.
+    let quota = cx.env()?.quota;
+    let charge = crate::account::Charge::amount(quota, oxok_account::Amount::heap(crate::account::FILTER_HEAP))?;
     let id = net::with(|n| {
         n.ring(caller, ring)?;
         if n.filters.iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
@@ -62,7 +65,11 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     })?;
     let cap = Cap::new(filter_name(id)?, Rights::ALL);
     match cx.env()?.caps.insert(cap) {
-        Ok(slot) => Ok([slot as u64, id.to_u64()]),
+        Ok(slot) => {
+            charge.commit();
+            cx.env()?.heap_charged += crate::account::FILTER_HEAP;
+            Ok([slot as u64, id.to_u64()])
+        }
         Err(e) => {
             let _ = net::with(|n| Ok(n.filters.remove(id)));
             Err(cap_error(e))
@@ -73,7 +80,15 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
 /// Removes the filter named by the capability in `slot` and empties it.
 pub fn filter_remove(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     let id = filter_cap(cx, slot, Rights::WRITE)?;
-    net::with(|n| Ok(n.filters.remove(id)))?;
+    if let Some((owner, _)) = net::with(|n| Ok(n.filters.remove(id)))?
+        && let Some(env) = cx.k.envs.get(owner)
+        && env.heap_charged >= crate::account::FILTER_HEAP
+    {
+        // Its owner's account paid for it (a dead owner's filters went
+        // with it, and its charges with its teardown).
+        env.heap_charged -= crate::account::FILTER_HEAP;
+        crate::account::uncharge_amount(env.quota, oxok_account::Amount::heap(crate::account::FILTER_HEAP));
+    }
     let _ = cx.env()?.caps.remove(slot);
     Ok([])
 }

@@ -38,7 +38,7 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
     }
     let quota = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.quota;
     // Given back by every early return below.
-    let charge = account::Charge::new(quota, 1, 0)?;
+    let charge = account::Charge::owned(quota)?;
     let pa = if pfn == ANY_FRAME {
         frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?
     } else {
@@ -83,7 +83,7 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     let env = cx.env()?;
     let _ = env.caps.remove(slot);
     if env.owned.remove(&pfn) {
-        account::uncharge(env.quota, 1, 0);
+        account::uncharge_amount(env.quota, account::owned(1));
     }
     if let Some(r) = env.revoke.as_mut() {
         r.owed = r.owed.saturating_sub(1);

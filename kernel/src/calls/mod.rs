@@ -21,7 +21,7 @@ mod slot;
 mod state;
 mod xn;
 
-pub use account::{account_info, env_limit, env_limit_slots};
+pub use account::{account_info, env_limit, env_limit_heap, env_limit_slots};
 pub use base::{env_get_base, env_set_base};
 pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_revoke, pct_grant};
 pub use ckpt::{cap_copy, cap_peek, env_mappings, env_peek, env_stop};

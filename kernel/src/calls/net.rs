@@ -89,8 +89,12 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u6
         return Err(Error::Invalid);
     }
     let is_boot_program = cx.env()?.parent == 0;
-    let target_parent = cx.k.envs.get(target).ok_or(Error::BadEnv)?.parent;
+    let (target_parent, quota) = cx.k.envs.get(target).map(|e| (e.parent, e.quota)).ok_or(Error::BadEnv)?;
     crate::mem::heap::reserve(64)?;
+    // A first template is a new record: the target's account pays.
+    let first = !net::with(|n| Ok(n.templates.contains_key(&target)))?;
+    let heap = oxok_account::Amount::heap(crate::account::TEMPLATE_HEAP);
+    let charge = if first { Some(crate::account::Charge::amount(quota, heap)?) } else { None };
     net::with(|n| {
         let mine = n.templates.get(&caller).copied();
         let allowed = match mine {
@@ -103,8 +107,15 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u6
             return Err(Error::Denied);
         }
         n.templates.insert(target, t);
-        Ok([])
-    })
+        Ok(())
+    })?;
+    if let Some(charge) = charge {
+        charge.commit();
+        if let Some(env) = cx.k.envs.get(target) {
+            env.heap_charged += crate::account::TEMPLATE_HEAP;
+        }
+    }
+    Ok([])
 }
 
 /// Reports an environment's transmit template.

@@ -4,8 +4,8 @@
 use super::Cx;
 use super::check::{env_cap, frame_cap, owned_frame_cap};
 use crate::env::{self, EnvId};
+use crate::mem::access::FrameRef;
 use crate::mem::{PAGE_SIZE, user};
-use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_abi::layout::pte;
 use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
@@ -27,8 +27,9 @@ fn map_one(cx: &mut Cx<'_>, target: EnvId, frame_slot: u64, va: u64, flags: u64)
     flags_ok(flags)?;
     let need = if flags & pte::WRITABLE != 0 { Rights::READ.union(Rights::WRITE) } else { Rights::READ };
     let pfn = frame_cap(&mut cx.k.envs, cx.caller, frame_slot, need)?;
+    let frame = FrameRef::of_any_env(pfn).ok_or(Error::BadCap)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env::map_frame(env, va, pfn * PAGE_SIZE, flags)
+    env::map_frame(env, va, (&frame).into(), flags)
 }
 
 /// Passes on the caller's own binding at `src` to `va` in `target`, with
@@ -41,17 +42,17 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> R
     if flags & pte::WRITABLE != 0 && mine & pte::WRITABLE == 0 {
         return Err(Error::Denied);
     }
-    let pa = mine & pte::ADDRESS_MASK;
-    // Only environments' frames travel: never the application area or any
-    // other kernel frame that happens to be mapped.
-    let owner = crate::mem::frame::with(|f| f.entry(pa / PAGE_SIZE).map(|e| e.owner)).ok_or(Error::BadAddress)?;
-    // Nor a frame the abort protocol is taking (it removes every mapping
-    // and must not meet new ones).
-    if matches!(owner, OWNER_FREE | OWNER_KERNEL | OWNER_RESERVED | OWNER_RETIRED | OWNER_REVOKING) {
-        return Err(Error::Denied);
+    let pfn = (mine & pte::ADDRESS_MASK) / PAGE_SIZE;
+    if crate::mem::frame::with(|f| f.entry(pfn).is_none()) {
+        return Err(Error::BadAddress);
     }
+    // Only environments' frames travel: never the application area or any
+    // other kernel frame that happens to be mapped, nor a frame the abort
+    // protocol is taking (it removes every mapping and must not meet new
+    // ones).
+    let frame = FrameRef::of_any_env(pfn).ok_or(Error::Denied)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env::map_frame(env, va, pa, flags)
+    env::map_frame(env, va, (&frame).into(), flags)
 }
 
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {

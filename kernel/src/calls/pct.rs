@@ -55,7 +55,14 @@ fn next_ticket() -> u64 {
 
 /// Synchronous transfer: the caller waits for the reply.
 pub fn pct_call(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
-    transfer(cx, target, SYNC)
+    let r = transfer(cx, target, SYNC);
+    if r.is_err() {
+        // Refused before the callee got the message: `rsi` 0 says so (a
+        // call that reached it fails later from `pct_wait`, with the
+        // ticket, never 0, in `rsi`).
+        cx.frame.rsi = 0;
+    }
+    r
 }
 
 /// Asynchronous transfer: the caller donates its time and stays runnable.

@@ -2,11 +2,13 @@
 
 use super::Cx;
 use super::check::env_cap;
+use crate::account;
 use crate::env::Pred;
 use crate::mem::user;
 use alloc::boxed::Box;
 use oxok_abi::pred::{MAX_BYTES, PARAMS};
 use oxok_abi::{ENV_SLEEPING, Error, PRED_SLOTS};
+use oxok_account::Amount;
 use oxok_cap::Rights;
 
 fn slot_index(index: u64) -> Result<usize, Error> {
@@ -23,7 +25,14 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
     let program = oxok_pred::verify(&bytes[..len]).map_err(|_| Error::Invalid)?;
     crate::mem::heap::reserve(size_of::<Pred>())?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if env.preds[index].is_none() {
+        // A new record: the target's account pays for it.
+        account::charge_amount(env.quota, Amount::heap(account::PRED_HEAP))?;
+        env.heap_charged += account::PRED_HEAP;
+    }
     env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS], code: bytes, len }));
+    crate::env::publish_heap();
+    crate::sleep::changed(cx.k, target);
     Ok([])
 }
 
@@ -35,6 +44,7 @@ pub fn pred_param(cx: &mut Cx<'_>, env_slot: u64, index: u64, param: u64, value:
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let pred = env.preds[index].as_deref_mut().ok_or(Error::NotFound)?;
     pred.params[param] = value;
+    crate::sleep::changed(cx.k, target);
     Ok([])
 }
 
@@ -61,17 +71,10 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
             env.regs.rip -= 2;
             env.status = ENV_SLEEPING;
             env.publish();
-            // Listed once however often it sleeps; the list was reserved
-            // for every environment at boot, so this never allocates.
-            if !env.sleep_listed {
-                if cx.k.sleepers.len() == cx.k.sleepers.capacity() && cx.k.sleepers.try_reserve(1).is_err() {
-                    env.status = oxok_abi::ENV_RUNNING;
-                    env.publish();
-                    return Err(Error::NoMemory);
-                }
-                env.sleep_listed = true;
-                cx.k.sleepers.push(me);
-            }
+            // Listed once however often it sleeps (a new sleep replaces
+            // the entry: the mask or deadline may differ); the queue was
+            // sized for every environment at boot, so this never allocates.
+            crate::sleep::list(cx.k, me);
             crate::sched::give_up(cx.k, cx.frame, me, None);
             cx.replaced = true;
             Ok([0])

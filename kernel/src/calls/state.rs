@@ -103,6 +103,16 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0
     }
 
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    // The predicate records change number: the account pays the
+    // difference (refused, nothing changed, beyond its heap limit).
+    let (before, after) = (env.preds.iter().filter(|p| p.is_some()).count() as u64, installed as u64);
+    let pred_heap = |n: u64| oxok_account::Amount::heap(n * crate::account::PRED_HEAP);
+    if after > before {
+        crate::account::charge_amount(env.quota, pred_heap(after - before))?;
+    } else {
+        crate::account::uncharge_amount(env.quota, pred_heap(before - after));
+    }
+    env.heap_charged = env.heap_charged.saturating_sub(pred_heap(before).heap) + pred_heap(after).heap;
     // A reply stays owed only if the environment already owed exactly this
     // one: a serving record moves with the environment, not with a copy.
     let owed = env.pct_caller.filter(|&(c, t)| {
@@ -119,11 +129,8 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0
         env.publish();
     }
     super::pct::state_replaced(cx.k, target, owed.is_some());
-    cx.k.sleepers.retain(|&s| s != target);
-    if let Some(env) = cx.k.envs.get(target) {
-        // Off the sleeper list: a later `env_sleep` lists it again.
-        env.sleep_listed = false;
-    }
+    // Off the sleeper list: a later `env_sleep` lists it again.
+    crate::sleep::unlist(cx.k, target);
     if target == caller {
         *cx.frame = frame;
         cx.replaced = true;

@@ -233,14 +233,16 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
         return Err(Error::BadAddress);
     }
     let who = creds(cx);
-    let pfn = match xn::with(|s| Ok(s.xn.bind(&s.mem, &who, block, want)))? {
-        Ok(pfn) => pfn,
+    let frame = match xn::with(|s| Ok(s.xn.bind(&s.mem, &who, block, want).map(|pfn| s.mem.mappable(pfn))))? {
+        Ok(Some(frame)) => frame,
+        // XN names only frames of its cache pool.
+        Ok(None) => return Err(Error::NotFound),
         Err(r) => return Ok(refused(r)),
     };
     let flags = pte::NO_EXECUTE | if want & rights::WRITE != 0 { pte::WRITABLE } else { 0 };
     let me = cx.caller;
     let e = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-    env::map_frame(e, va, pfn * PAGE_SIZE, flags)?;
+    env::map_frame(e, va, frame, flags)?;
     if want & rights::WRITE != 0 {
         xn::with(|s| {
             s.xn.mark_dirty(block);

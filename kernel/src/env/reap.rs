@@ -4,6 +4,7 @@
 
 use super::{Dying, Env, EnvTable, Slot, publish_heap};
 use crate::account;
+use crate::mem::access::Mappable;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
@@ -14,8 +15,9 @@ impl EnvTable {
     /// Continues tearing down destroyed environments for at most `budget`
     /// last-level page tables (`usize::MAX`: until done). When one is
     /// finished its account is given back everything it was charged (1
-    /// environment, its frames and page tables; frames that live on as
-    /// orphans are the mappers' to hold) and its table row is free again.
+    /// environment, its frames and page tables — except frames that live
+    /// on as orphans, which stay charged until their last mapping goes,
+    /// see `orphans`) and its table row is free again.
     /// Returns true when nothing is left to reap.
     pub fn reap(&mut self, budget: usize) -> bool {
         let EnvTable { slots, dying } = self;
@@ -29,7 +31,8 @@ impl EnvTable {
         if !done {
             return false;
         }
-        let Some(Dying { id, app_area, owned, quota, frames, .. }) = dying.pop_front() else { return true };
+        let Some(Dying { id, app_area, owned, quota, frames, heap, .. }) = dying.pop_front() else { return true };
+        let mut kept = 0;
         frame::with(|f| {
             app_area.free_in(f);
             for pfn in owned {
@@ -40,11 +43,18 @@ impl EnvTable {
                 if e.maps == 0 {
                     f.free(pfn * PAGE_SIZE);
                 } else {
+                    // Still mapped elsewhere: an orphan, still charged here.
                     e.owner = OWNER_ORPHAN;
+                    if super::orphans::adopt(pfn, quota) {
+                        kept += 1;
+                    }
                 }
             }
         });
-        account::uncharge(quota, frames, 1);
+        let orphans = account::owned(kept);
+        let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), 1)
+            .with_heap(heap.saturating_sub(orphans.heap));
+        account::uncharge_amount(quota, back);
         #[cfg(feature = "model-process")]
         crate::model::release(super::row_of(id));
         account::with(|a| a.detach(quota));
@@ -82,21 +92,22 @@ fn collect_in(slots: &mut [Slot], pfn: u64) {
     };
     frame::with(|f| f.free(pfn * PAGE_SIZE));
     if env.owned.remove(&pfn) {
-        account::uncharge(env.quota, 1, 0);
+        account::uncharge_amount(env.quota, account::owned(1));
     }
     env.publish();
 }
 
-/// Maps frame `pa` into `env`'s space at `va` and counts the mapping. The
+/// Maps `frame` into `env`'s space at `va` and counts the mapping. The
 /// page-table frames the mapping needs are charged to `env`'s account
 /// first (`NoMemory`, nothing changed, if the account has no room).
-pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
+pub fn map_frame(env: &mut Env, va: u64, frame: Mappable, flags: u64) -> Result<(), Error> {
+    let pa = frame.pa();
     let need = env.space.tables_needed(va);
     if need > 0 {
         account::charge(env.quota, need, 0)?;
     }
     let before = env.space.tables();
-    let mapped = env.space.map(va, pa, flags);
+    let mapped = env.space.map(va, frame, flags);
     let made = env.space.tables().saturating_sub(before);
     env.pt_charged += made;
     if made < need {
@@ -119,7 +130,7 @@ pub fn map_frame(env: &mut Env, va: u64, pa: u64, flags: u64) -> Result<(), Erro
 /// became unreachable (no mapping, no capability): the caller passes it to
 /// [`EnvTable::collect`].
 pub fn release_mapping(pa: u64) -> bool {
-    frame::with(|f| {
+    let (freed_orphan, unreachable) = frame::with(|f| {
         let (free, unreachable) = match f.entry_mut(pa / PAGE_SIZE) {
             Some(e) => {
                 e.maps = e.maps.saturating_sub(1);
@@ -131,8 +142,12 @@ pub fn release_mapping(pa: u64) -> bool {
         if free {
             f.free(pa);
         }
-        unreachable
-    })
+        (free, unreachable)
+    });
+    if freed_orphan {
+        super::orphans::freed(pa / PAGE_SIZE);
+    }
+    unreachable
 }
 
 /// The frame number a frame capability names, if it is one.

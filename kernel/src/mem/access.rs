@@ -1,8 +1,11 @@
 //! The only ways safe kernel code reaches physical memory: a [`KernelFrame`]
 //! (a kernel-owned frame taken from the allocator, held by whoever allocated
 //! it) or a [`FrameRef`] (an environment's frame, handed out only after the
-//! frame table says who owns it). Raw access by address is `unsafe` (see
-//! [`super::phys`]) and stays inside `mem`, `arch` and `boot`.
+//! frame table says who owns it). Mapping a frame into an address space
+//! takes a [`Mappable`], made only from one of those or from a frame of the
+//! XN buffer cache's pool ([`super::cache::CacheFrames::mappable`]). Raw
+//! access by address is `unsafe` (see [`super::phys`]) and stays inside
+//! `mem`, `arch` and `boot`.
 
 use super::{PAGE_SIZE, frame, phys};
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
@@ -140,5 +143,39 @@ impl FrameRef {
         let mut b = [0u8; 4];
         self.read(offset, &mut b);
         u32::from_le_bytes(b)
+    }
+}
+
+/// A frame the kernel may map into an address space
+/// ([`super::paging::AddressSpace::map`]): made from a [`KernelFrame`] (the
+/// application area), a [`FrameRef`] (an environment's or orphaned frame),
+/// or by `mem` itself for a frame whose ownership it checked (the XN cache
+/// pool). Never from a bare address outside `mem`.
+#[derive(Debug, Clone, Copy)]
+pub struct Mappable {
+    pa: u64,
+}
+
+impl Mappable {
+    /// A frame `mem` checked itself (page-aligned, owned as the caller says).
+    pub(in crate::mem) fn checked(pa: u64) -> Mappable {
+        Mappable { pa }
+    }
+
+    /// Its physical address.
+    pub fn pa(&self) -> u64 {
+        self.pa
+    }
+}
+
+impl From<&KernelFrame> for Mappable {
+    fn from(f: &KernelFrame) -> Mappable {
+        Mappable { pa: f.pa }
+    }
+}
+
+impl From<&FrameRef> for Mappable {
+    fn from(f: &FrameRef) -> Mappable {
+        Mappable { pa: f.pa }
     }
 }

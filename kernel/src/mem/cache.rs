@@ -22,14 +22,20 @@ impl CacheFrames {
     /// machine is out of frames or the kernel heap is full.
     pub fn alloc(&mut self, acct: AccountId) -> Result<u64, Error> {
         super::heap::reserve(64)?;
-        account::charge(acct, 1, 0)?;
+        // The frame and its entry in this pool's map (`account::owned`).
+        account::charge_amount(acct, account::owned(1))?;
         let Some(pa) = frame::with(|f| f.alloc(OWNER_KERNEL)) else {
-            account::uncharge(acct, 1, 0);
+            account::uncharge_amount(acct, account::owned(1));
             return Err(Error::NoMemory);
         };
         let _ = account::with(|a| a.attach(acct));
         self.frames.insert(pa / PAGE_SIZE, acct);
         Ok(pa / PAGE_SIZE)
+    }
+
+    /// Frame `pfn` as a frame that may be mapped, if it is in this pool.
+    pub fn mappable(&self, pfn: u64) -> Option<super::access::Mappable> {
+        self.frames.contains_key(&pfn).then(|| super::access::Mappable::checked(pfn * PAGE_SIZE))
     }
 
     /// A frame charged to the kernel itself (boot-time recovery).
@@ -46,7 +52,7 @@ impl CacheFrames {
     pub fn release(&mut self, pfn: u64) {
         let Some(acct) = self.frames.remove(&pfn) else { return };
         if acct != account::ROOT {
-            account::uncharge(acct, 1, 0);
+            account::uncharge_amount(acct, account::owned(1));
             account::with(|a| a.detach(acct));
         }
         frame::with(|f| {

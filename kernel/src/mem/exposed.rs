@@ -36,9 +36,14 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     set_clock(clock);
 
     let (table_pa, table_bytes) = frame::with(|f| f.table_phys());
-    paging::expose(FRAME_TABLE, table_pa, table_bytes)?;
-    paging::expose(ENV_TABLE, env_pa, env_bytes)?;
-    paging::expose(CLOCK, clock_pa, PAGE_SIZE)?;
+    // SAFETY: kernel tables made to be read by every environment (the frame
+    // table, the environment table, the clock), exposed read-only; the
+    // exposures below are of the same kind.
+    unsafe {
+        paging::expose_range(FRAME_TABLE, table_pa, table_bytes)?;
+        paging::expose_range(ENV_TABLE, env_pa, env_bytes)?;
+        paging::expose_range(CLOCK, clock_pa, PAGE_SIZE)?;
+    }
 
     let info_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
     let (start, end) = archive;
@@ -55,13 +60,15 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
     // it read-only.
     unsafe { (phys::virt(info_pa) as *mut SysInfo).write_volatile(info) };
-    paging::expose(SYSINFO, info_pa, PAGE_SIZE)?;
+    // SAFETY: as above (the system-information page).
+    unsafe { paging::expose_range(SYSINFO, info_pa, PAGE_SIZE)? };
     let slots_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
     // SAFETY: a frame just allocated to the kernel (already zeroed by
     // `alloc`; cleared again for clarity).
     unsafe { frame::zero(slots_pa) };
     SLOTS_PA.store(slots_pa, Ordering::Relaxed);
-    paging::expose(SLOT_VECTOR, slots_pa, PAGE_SIZE)?;
+    // SAFETY: as above (the slot vector).
+    unsafe { paging::expose_range(SLOT_VECTOR, slots_pa, PAGE_SIZE)? };
     let run_bytes = align_up((ENV_TABLE_ROWS * size_of::<RunRow>()) as u64, PAGE_SIZE);
     let run_pa = frame::with(|f| f.alloc_contiguous((run_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
         .ok_or(Error::NoMemory)?;
@@ -70,9 +77,11 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
         unsafe { frame::zero(run_pa + i * PAGE_SIZE) };
     }
     RUN_PA.store(run_pa, Ordering::Relaxed);
-    paging::expose(RUN_STATS, run_pa, run_bytes)?;
+    // SAFETY: as above (the run statistics).
+    unsafe { paging::expose_range(RUN_STATS, run_pa, run_bytes)? };
     if end > start {
-        paging::expose(BOOT_ARCHIVE, base, align_up(end, PAGE_SIZE) - base)?;
+        // SAFETY: the boot archive, public by design, exposed read-only.
+        unsafe { paging::expose_range(BOOT_ARCHIVE, base, align_up(end, PAGE_SIZE) - base)? };
     }
     Ok(())
 }

@@ -82,10 +82,23 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     Ok(())
 }
 
+/// Exposes one kernel frame read-only at `va` (see [`expose_range`]).
+/// Boot-time only.
+pub fn expose(va: u64, frame: &super::access::KernelFrame) -> Result<(), Error> {
+    // SAFETY: a kernel-owned frame, held by the caller; exposing it only
+    // lets users read it.
+    unsafe { expose_range(va, frame.pa(), PAGE_SIZE) }
+}
+
 /// Maps the frames `[pa, pa+bytes)` read-only for user mode at `va` in the
 /// exposed region (PML4 slot 255) of the kernel's tables; every address
 /// space created afterwards shares the subtree. Boot-time only.
-pub fn expose(va: u64, pa: u64, bytes: u64) -> Result<(), Error> {
+///
+/// # Safety
+/// `[pa, pa+bytes)` must be page-aligned memory every environment may
+/// read (kernel tables made for exposure, the boot archive): nothing
+/// secret and nothing that is ever handed to an environment as its own.
+pub(in crate::mem) unsafe fn expose_range(va: u64, pa: u64, bytes: u64) -> Result<(), Error> {
     let root = kernel_root();
     let table_flags = pte::PRESENT | pte::USER;
     let mut off = 0;
@@ -161,12 +174,13 @@ impl AddressSpace {
         }
     }
 
-    /// Maps the 4 KiB page at `va` to the frame at `pa` with `flags`
-    /// (`WRITABLE`, `NO_EXECUTE`, libOS bits); `PRESENT | USER` are implied.
-    /// Fails with `BadAddress` outside the user range or when unaligned,
-    /// `Exists` when something is mapped there already.
-    pub fn map(&mut self, va: u64, pa: u64, flags: u64) -> Result<(), Error> {
+    /// Maps the 4 KiB page at `va` to `frame` with `flags` (`WRITABLE`,
+    /// `NO_EXECUTE`, libOS bits); `PRESENT | USER` are implied. Fails with
+    /// `BadAddress` outside the user range or when unaligned, `Exists`
+    /// when something is mapped there already.
+    pub fn map(&mut self, va: u64, frame: super::access::Mappable, flags: u64) -> Result<(), Error> {
         super::user_page(va)?;
+        let pa = frame.pa();
         if !pa.is_multiple_of(PAGE_SIZE) {
             return Err(Error::BadAddress);
         }

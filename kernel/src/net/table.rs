@@ -3,7 +3,7 @@
 //! one row per bound ring. Only this module writes it.
 
 use crate::mem::access::KernelFrame;
-use crate::mem::{PAGE_SIZE, paging};
+use crate::mem::paging;
 use oxok_abi::net::{NET_TABLE, NetHeader, RING_ROWS, RING_ROWS_MAX, RingRow};
 
 static TABLE: spin::Once<KernelFrame> = spin::Once::new();
@@ -11,7 +11,7 @@ static TABLE: spin::Once<KernelFrame> = spin::Once::new();
 /// Allocates the table's frame and exposes it (boot only).
 pub fn init() -> Result<(), oxok_abi::Error> {
     let frame = KernelFrame::alloc().ok_or(oxok_abi::Error::NoMemory)?;
-    if let Err(e) = paging::expose(NET_TABLE, frame.pa(), PAGE_SIZE) {
+    if let Err(e) = paging::expose(NET_TABLE, &frame) {
         frame.free();
         return Err(e);
     }

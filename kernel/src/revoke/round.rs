@@ -230,8 +230,9 @@ impl Repossess {
             self.victims[self.nvict] = pfn;
             self.first_va[self.nvict] = 0;
             self.nvict += 1;
-            env.owned.remove(&pfn);
-            crate::account::uncharge(env.quota, 1, 0);
+            if env.owned.remove(&pfn) {
+                crate::account::uncharge_amount(env.quota, crate::account::owned(1));
+            }
             frame::with(|f| {
                 if let Some(e) = f.entry_mut(pfn) {
                     e.owner = OWNER_REVOKING;

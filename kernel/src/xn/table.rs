@@ -18,7 +18,7 @@ pub fn init() -> Result<(), oxok_abi::Error> {
     let mut frames = Vec::new();
     for i in 0..XN_TABLE_PAGES {
         let f = KernelFrame::alloc().ok_or(oxok_abi::Error::NoMemory)?;
-        paging::expose(XN_TABLE + i * PAGE_SIZE, f.pa(), PAGE_SIZE)?;
+        paging::expose(XN_TABLE + i * PAGE_SIZE, &f)?;
         frames.push(f);
     }
     TABLE.call_once(|| frames);

@@ -88,7 +88,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             for (side, machine) in order {
                 let mut q = machine;
                 q.extra.extend(mode.qemu_args());
-                let log = log_dir.join(format!("round{round}-{}-{}.log", mode.name(), side.name()));
+                let label = if oxok::is_fpu_off(&q.display()) { "-fpu-off" } else { "" };
+                let log = log_dir.join(format!("round{round}-{}-{}{label}.log", mode.name(), side.name()));
                 let boot = run::boot(q.command(), opts.timeout, &log)?;
                 eprintln!("{}", progress(round, opts.rounds, mode, side, &boot));
                 if !boot.report.started && !boot.stderr_tail.is_empty() {
@@ -140,6 +141,14 @@ fn prepare_guests(ws: &Workspace, opts: &Options, res: &mut Results) -> Result<V
                     cmdline: oxok::cmdline(opts.quick),
                 };
                 machines.push((Side::Oxok, Qemu::new(boot)));
+                // What x87/SSE switching costs: the same kernel with
+                // switching off (its `_fpu_off` rows).
+                let off = Boot::Pvh {
+                    kernel: images.kernel.clone(),
+                    initrd: images.initrd.clone(),
+                    cmdline: oxok::cmdline_fpu_off(opts.quick),
+                };
+                machines.push((Side::Oxok, Qemu::new(off)));
             }
             Ok(Err(note)) => {
                 eprintln!("bench: {note}");

@@ -1,0 +1,262 @@
+//! The kernel's sleeper queue: who is asleep on a wakeup predicate, kept so
+//! that a timer tick never has to evaluate every sleeper.
+//!
+//! Sleepers come in two kinds, told apart by the kernel when one goes to
+//! sleep:
+//!
+//! - **Deadline sleepers**: every predicate the sleeper waits on is "the
+//!   clock's tick counter ≥ t" (`oxok_pred::Program::deadline`), so it
+//!   holds exactly from the tick `min t` on and nothing else can make it
+//!   true. They sit in a binary min-heap keyed by that tick; a tick pops
+//!   only those whose deadline has come ([`SleepQueue::pop_due`]), each in
+//!   O(log n).
+//! - **Watchers**: any other predicate (a word of shared memory, a table
+//!   row, the console's input counter). They sit in a list walked round
+//!   robin: each tick evaluates at most a budget of them
+//!   ([`SleepQueue::next_watch`]) and the next tick continues where this
+//!   one stopped, so n watchers cost at most the budget per tick and each
+//!   is seen at least every `ceil(n / budget)` ticks. Events that change
+//!   what watchers read (an environment ending) may walk all of them once.
+//!
+//! Each sleeper is in the queue **at most once**, in one of the two: rows
+//! are indexed by the environment-table row, and [`SleepQueue::insert`] of
+//! a row already present replaces its entry. All memory is taken once in
+//! [`SleepQueue::new`] (one entry per row): no operation allocates, none
+//! can fail for lack of memory, and no operation panics on any input.
+#![no_std]
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+
+/// "Not here" in the position tables.
+const NONE: u32 = u32::MAX;
+
+/// Where a row's sleeper is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Absent,
+    /// At this index of the heap.
+    Heap(usize),
+    /// At this index of the watch list.
+    Watch(usize),
+}
+
+/// The queue (see the crate documentation).
+pub struct SleepQueue {
+    /// `(deadline, row)`, a binary min-heap on the deadline.
+    heap: Vec<(u64, u32)>,
+    /// Rows of the watchers, walked round robin from `cursor`.
+    watch: Vec<u32>,
+    /// Per row: the id listed, and its index in `heap` or `watch`.
+    ids: Vec<u32>,
+    heap_at: Vec<u32>,
+    watch_at: Vec<u32>,
+    cursor: usize,
+}
+
+impl SleepQueue {
+    /// An empty queue for rows `0..rows` (all memory taken now).
+    pub fn new(rows: usize) -> SleepQueue {
+        SleepQueue {
+            heap: Vec::with_capacity(rows),
+            watch: Vec::with_capacity(rows),
+            ids: alloc::vec![0; rows],
+            heap_at: alloc::vec![NONE; rows],
+            watch_at: alloc::vec![NONE; rows],
+            cursor: 0,
+        }
+    }
+
+    /// Sleepers listed (both kinds).
+    pub fn len(&self) -> usize {
+        self.heap.len() + self.watch.len()
+    }
+
+    /// True if nobody is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Watchers listed.
+    pub fn watchers(&self) -> usize {
+        self.watch.len()
+    }
+
+    /// The earliest deadline listed.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.heap.first().map(|&(d, _)| d)
+    }
+
+    fn place(&self, row: usize) -> Place {
+        match (self.heap_at.get(row), self.watch_at.get(row)) {
+            (Some(&h), _) if h != NONE => Place::Heap(h as usize),
+            (_, Some(&w)) if w != NONE => Place::Watch(w as usize),
+            _ => Place::Absent,
+        }
+    }
+
+    /// The id listed at `row`, if any.
+    pub fn listed(&self, row: usize) -> Option<u32> {
+        match self.place(row) {
+            Place::Absent => None,
+            _ => self.ids.get(row).copied(),
+        }
+    }
+
+    /// Lists `id` at `row`: in the heap under `deadline`, or as a watcher
+    /// with `None`. Replaces whatever `row` had (a sleeper is never listed
+    /// twice). False (nothing changed) if `row` is out of range.
+    pub fn insert(&mut self, row: usize, id: u32, deadline: Option<u64>) -> bool {
+        if row >= self.ids.len() {
+            return false;
+        }
+        self.remove(row);
+        self.ids[row] = id;
+        match deadline {
+            Some(d) => {
+                let at = self.heap.len();
+                if self.heap.len() == self.heap.capacity() {
+                    return false; // cannot happen: one entry per row at most
+                }
+                self.heap.push((d, row as u32));
+                self.heap_at[row] = at as u32;
+                self.sift_up(at);
+            }
+            None => {
+                if self.watch.len() == self.watch.capacity() {
+                    return false;
+                }
+                self.watch_at[row] = self.watch.len() as u32;
+                self.watch.push(row as u32);
+            }
+        }
+        true
+    }
+
+    /// Takes `row` out of the queue; returns the id it held.
+    pub fn remove(&mut self, row: usize) -> Option<u32> {
+        match self.place(row) {
+            Place::Absent => None,
+            Place::Heap(at) => {
+                self.heap_remove(at);
+                Some(self.ids[row])
+            }
+            Place::Watch(mut at) => {
+                // Entries before the cursor were seen this round, the rest
+                // not yet: keep it so. A hole among the seen ones is filled
+                // with the last seen one, and the cursor steps back over the
+                // hole, which then sits among the unseen.
+                if at < self.cursor {
+                    let seen = self.cursor - 1;
+                    self.watch_swap(at, seen);
+                    at = seen;
+                    self.cursor = seen;
+                }
+                let last = self.watch.len().checked_sub(1)?;
+                self.watch_swap(at, last);
+                self.watch.pop();
+                self.watch_at[row] = NONE;
+                Some(self.ids[row])
+            }
+        }
+    }
+
+    /// Takes out and returns `(row, id)` of a deadline sleeper whose
+    /// deadline is at or before `now`, earliest first; `None` when no
+    /// deadline has come.
+    pub fn pop_due(&mut self, now: u64) -> Option<(usize, u32)> {
+        let &(d, row) = self.heap.first()?;
+        if d > now {
+            return None;
+        }
+        self.heap_remove(0);
+        let row = row as usize;
+        Some((row, self.ids[row]))
+    }
+
+    /// The next watcher of the round-robin walk, `(row, id)`, left listed
+    /// (the caller removes it if it wakes). `None` if there are none.
+    pub fn next_watch(&mut self) -> Option<(usize, u32)> {
+        if self.watch.is_empty() {
+            return None;
+        }
+        if self.cursor >= self.watch.len() {
+            self.cursor = 0;
+        }
+        let row = self.watch[self.cursor] as usize;
+        self.cursor += 1;
+        Some((row, self.ids[row]))
+    }
+
+    /// Every watcher now listed, `(row, id)`, into `out` (cleared first;
+    /// its capacity is kept: give it one entry per row and it never
+    /// grows). For events that may wake any of them.
+    pub fn watchers_into(&self, out: &mut Vec<(usize, u32)>) {
+        out.clear();
+        for &row in &self.watch {
+            let row = row as usize;
+            if out.len() < out.capacity() {
+                out.push((row, self.ids[row]));
+            }
+        }
+    }
+
+    fn watch_swap(&mut self, a: usize, b: usize) {
+        self.watch.swap(a, b);
+        self.watch_at[self.watch[a] as usize] = a as u32;
+        self.watch_at[self.watch[b] as usize] = b as u32;
+    }
+
+    fn heap_remove(&mut self, at: usize) {
+        let Some(last) = self.heap.len().checked_sub(1) else { return };
+        let Some(&(_, row)) = self.heap.get(at) else { return };
+        self.heap_at[row as usize] = NONE;
+        self.heap.swap(at, last);
+        self.heap.pop();
+        if at < self.heap.len() {
+            let moved = self.heap[at].1 as usize;
+            self.heap_at[moved] = at as u32;
+            self.sift_down(at);
+            self.sift_up(at);
+        }
+    }
+
+    fn swap_entries(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.heap_at[self.heap[a].1 as usize] = a as u32;
+        self.heap_at[self.heap[b].1 as usize] = b as u32;
+    }
+
+    fn sift_up(&mut self, mut at: usize) {
+        while at > 0 {
+            let parent = (at - 1) / 2;
+            if self.heap[parent].0 <= self.heap[at].0 {
+                break;
+            }
+            self.swap_entries(parent, at);
+            at = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut at: usize) {
+        loop {
+            let (l, r) = (2 * at + 1, 2 * at + 2);
+            let mut least = at;
+            if l < self.heap.len() && self.heap[l].0 < self.heap[least].0 {
+                least = l;
+            }
+            if r < self.heap.len() && self.heap[r].0 < self.heap[least].0 {
+                least = r;
+            }
+            if least == at {
+                return;
+            }
+            self.swap_entries(least, at);
+            at = least;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
