@@ -130,7 +130,7 @@ pub struct Pending {
 /// Allocates a kernel stack for a new environment and charges it to
 /// `quota` (refused with `NoMemory` if the account or the heap is full).
 pub fn stack_for(quota: account::AccountId) -> Result<Pending, Error> {
-    let charge = account::Charge::new(quota, KSTACK_FRAMES, 0)?;
+    let charge = account::Charge::amount(quota, oxok_account::Amount::new(KSTACK_FRAMES, 0))?;
     crate::mem::heap::reserve(KSTACK_SIZE)?;
     let stack = KStack::alloc().ok_or(Error::NoMemory)?;
     Ok(Pending { stack: Some(stack), charge: Some(charge) })
