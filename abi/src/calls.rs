@@ -1017,6 +1017,26 @@ macro_rules! for_each_call {
             /// durable (refusal); no mapping of its frame remains (`Busy`).
             /// Changes: the registry; the frame.
             69 => xn_evict(block) -> [refusal, at, detail];
+
+            /// Changes the flags of every present page in `[va, va + pages
+            /// pages)` of the environment named by `env_slot` to `flags`
+            /// (Appel–Li's protN and unprotN in one entry; absent pages are
+            /// skipped). A page that gains write needs, as for
+            /// `page_protect`, a capability in `frame_slot` for its frame or
+            /// for the environment that owns it; the first page refused
+            /// stops the call with that error, every page before it changed
+            /// (`va` and `pages` in the caller's registers say where it
+            /// stopped). After 512 pages the kernel advances `va` and
+            /// `pages` and returns to user mode with `rip` back on the
+            /// `syscall` (Fluke's restart rule, as `page_batch`).
+            ///
+            /// Checks: write on the environment capability, and execute if
+            /// `flags` leave the pages executable (`BadCap`, `Denied`);
+            /// `va` page-aligned and the range inside user space
+            /// (`BadAddress`); no unknown bit in `flags` (`Invalid`); the
+            /// capability for every page gaining write (`BadCap`,
+            /// `Denied`). Changes: the entries of the range.
+            90 => page_protect_range(env_slot, va, pages, flags, frame_slot) -> [];
         }
     };
 }

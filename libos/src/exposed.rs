@@ -211,38 +211,64 @@ pub(crate) fn forget_self_id() {
 
 /// Calls `f(va, entry)` for every present 4 KiB mapping in `[start, end)`
 /// (page-aligned, lower half), in address order, skipping absent page
-/// tables whole: the walk reads each level through the self-map only where
-/// the level above is present, so it costs in proportion to what is
-/// mapped. Large pages (never made for user space) are skipped.
+/// tables whole: each table is scanned once, top down through the
+/// self-map, and a level is read only where the level above is present, so
+/// a walk costs one pass over the tables that exist (absent entries are
+/// skipped eight at a time). Large pages (never made for user space) are
+/// skipped.
 pub fn walk(start: u64, end: u64, mut f: impl FnMut(u64, u64)) {
-    const L4: u64 = 1 << 39;
-    const L3: u64 = 1 << 30;
-    const L2: u64 = 1 << 21;
     let end = end.min(LOWER_HALF_END);
-    let mut va = start & !(PAGE_SIZE - 1);
-    while va < end {
-        if !usable(read_entry(pml4e_address(va))) {
-            va = (va & !(L4 - 1)) + L4;
-            continue;
-        }
-        let l3 = read_entry(pdpte_address(va));
-        if !usable(l3) || l3 & pte::HUGE != 0 {
-            va = (va & !(L3 - 1)) + L3;
-            continue;
-        }
-        let l2 = read_entry(pde_address(va));
-        if !usable(l2) || l2 & pte::HUGE != 0 {
-            va = (va & !(L2 - 1)) + L2;
-            continue;
-        }
-        let table_end = ((va & !(L2 - 1)) + L2).min(end);
-        while va < table_end {
-            let e = read_entry(pte_address(va));
-            if e & pte::PRESENT != 0 {
-                f(va, e);
+    let start = start & !(PAGE_SIZE - 1);
+    if start >= end {
+        return;
+    }
+    let last = end - 1;
+    let index = |va: u64, shift: u32| ((va >> shift) & 511) as usize;
+    // The index range of level `shift` under the table covering `base`:
+    // clipped to `[start, last]` at the edges.
+    let range = |base: u64, span: u64, shift: u32| {
+        let lo = if base < start { index(start, shift) } else { 0 };
+        let hi = if base + span - 1 > last { index(last, shift) } else { 511 };
+        (lo, hi)
+    };
+    let (lo4, hi4) = (index(start, 39), index(last, 39));
+    scan(pml4e_address(0), lo4, hi4, true, |i4, _| {
+        let b4 = (i4 as u64) << 39;
+        let (lo3, hi3) = range(b4, 1 << 39, 30);
+        scan(pdpte_address(b4), lo3, hi3, true, |i3, _| {
+            let b3 = b4 | ((i3 as u64) << 30);
+            let (lo2, hi2) = range(b3, 1 << 30, 21);
+            scan(pde_address(b3), lo2, hi2, true, |i2, _| {
+                let b2 = b3 | ((i2 as u64) << 21);
+                let (lo1, hi1) = range(b2, 1 << 21, 12);
+                scan(pte_address(b2), lo1, hi1, false, |i1, e| f(b2 | ((i1 as u64) << 12), e));
+            });
+        });
+    });
+}
+
+/// Calls `each(i, entry)` for the present entries `lo..=hi` of the page
+/// table whose entry 0 is at `table` in the self-map (`upper`: a table
+/// above the last level, whose entries must also be user-accessible and
+/// not large pages). Runs of absent entries go eight per test.
+#[inline(always)]
+fn scan(table: u64, lo: usize, hi: usize, upper: bool, mut each: impl FnMut(usize, u64)) {
+    let at = |i: usize| read_entry(table + (i as u64) * 8);
+    let mut i = lo;
+    while i <= hi {
+        if i.is_multiple_of(8) && i + 7 <= hi {
+            let any = at(i) | at(i + 1) | at(i + 2) | at(i + 3) | at(i + 4) | at(i + 5) | at(i + 6) | at(i + 7);
+            if any & pte::PRESENT == 0 {
+                i += 8;
+                continue;
             }
-            va += PAGE_SIZE;
         }
+        let e = at(i);
+        let ok = if upper { usable(e) && e & pte::HUGE == 0 } else { e & pte::PRESENT != 0 };
+        if ok {
+            each(i, e);
+        }
+        i += 1;
     }
 }
 
