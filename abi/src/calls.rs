@@ -162,7 +162,16 @@ macro_rules! for_each_call {
             /// address `entries` to the environment named by `env_slot`, in
             /// order: a map, an unmap (`frame_slot == UNMAP`), a protect
             /// (`frame_slot == PROTECT`, with the capability for adding
-            /// write in `src`) or a share (`frame_slot == SHARE`) each.
+            /// write in `src`), a share (`frame_slot == SHARE`) or a fresh
+            /// frame (`frame_slot == FRESH`) each.
+            ///
+            /// A **fresh** record allocates a zeroed frame owned by the
+            /// target, charged to the target's account (which must be the
+            /// caller's own or nested inside it, as for `frame_alloc_for`),
+            /// and maps it at `va`; no capability is made for it (the
+            /// target's own environment capability covers the frames it
+            /// owns). One entry instead of `frame_alloc_for`, a map and a
+            /// `cap_drop`: fresh stacks, bss and demand-zero pages.
             ///
             /// A **share** maps at `va` in the target the frame the caller
             /// itself maps at `src`: a binding passed on, never widened —
@@ -189,7 +198,9 @@ macro_rules! for_each_call {
             /// flag bits: `Invalid`); a share's `src` must be mapped in the
             /// caller (`NotFound`) with at least the rights asked (`Denied`)
             /// and its frame must not be one the abort protocol is taking
-            /// (`Denied`); the record array must be readable
+            /// (`Denied`); a fresh record's target account must lie within
+            /// the caller's (`Denied`) and have room (`NoMemory`), and
+            /// nothing may be mapped at `va` (`Exists`); the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 

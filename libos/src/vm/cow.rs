@@ -31,18 +31,15 @@ pub fn stats() -> (u64, u64) {
     (COPIED.load(Ordering::Relaxed), REUSED.load(Ordering::Relaxed))
 }
 
-/// Maps a fresh zeroed frame at `va` with `prot`.
+/// Maps a fresh zeroed frame at `va` with `prot` (one `FRESH` record: the
+/// frame is the process's, its own capability covers it).
 pub(super) fn fill_zero(va: u64, prot: Prot) -> Result<(), Error> {
-    let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
-    let mapped = sys::page_map(0, slot, va, prot.flags());
-    match mapped {
-        // The frame stays the process's; its own capability covers it.
-        Ok(_) => sys::cap_drop(slot).map(|_| ()),
-        Err(e) => {
-            let _ = sys::frame_free(slot);
-            // Someone mapped it meanwhile (a nested fault): resolved.
-            if e == Error::Exists { Ok(()) } else { Err(e) }
-        }
+    let record = [MapEntry::fresh(va, prot.flags())];
+    match sys::page_batch(0, record.as_ptr() as u64, 1) {
+        Ok(_) => Ok(()),
+        // Someone mapped it meanwhile (a nested fault): resolved.
+        Err(Error::Exists) => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

@@ -206,14 +206,17 @@ fn records(is_private: &dyn Fn(u64) -> bool, shares: &mut Vec<MapEntry>, protect
     });
 }
 
-/// Gives the child a fresh frame at `va` (a private page), with a copy of
-/// this page's contents if it is in the copied range.
+/// Gives the child a fresh frame at `va` (a private page): a zeroed one
+/// (a `FRESH` record, no capability), or a copy of this page's contents if
+/// it is in the copied range.
 fn fresh_page(batch: &mut Batch, child: u64, va: u64, entry: u64) -> Result<(), VmError> {
-    let [slot, _] = sys::frame_alloc_for(child, ANY_FRAME)?;
-    let (lo, hi) = copied_range();
-    let filled = if (lo..hi).contains(&va) { super::cow::copy_into(slot, va) } else { Ok(()) };
     let flags = entry & (pte::WRITABLE | pte::NO_EXECUTE);
-    let done = filled
+    let (lo, hi) = copied_range();
+    if !(lo..hi).contains(&va) {
+        return batch.push(MapEntry::fresh(va, flags));
+    }
+    let [slot, _] = sys::frame_alloc_for(child, ANY_FRAME)?;
+    let done = super::cow::copy_into(slot, va)
         .map_err(VmError::from)
         .and_then(|()| batch.push(MapEntry::map(va, slot, flags)))
         .and_then(|()| batch.flush());
