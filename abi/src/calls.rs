@@ -173,6 +173,13 @@ macro_rules! for_each_call {
             /// owns). One entry instead of `frame_alloc_for`, a map and a
             /// `cap_drop`: fresh stacks, bss and demand-zero pages.
             ///
+            /// A **copy** record (`frame_slot == COPY`) is a fresh record
+            /// whose frame holds a copy of the page the caller can read at
+            /// `src` (page-aligned: its own pages or the exposed tables),
+            /// and which replaces whatever the target maps at `va` (released
+            /// as an unmap would): a copy-on-write break, or a fork's
+            /// private page, in one record.
+            ///
             /// A **share** maps at `va` in the target the frame the caller
             /// itself maps at `src`: a binding passed on, never widened —
             /// write only if the caller's own mapping is writable, and only
@@ -200,7 +207,9 @@ macro_rules! for_each_call {
             /// and its frame must not be one the abort protocol is taking
             /// (`Denied`); a fresh record's target account must lie within
             /// the caller's (`Denied`) and have room (`NoMemory`), and
-            /// nothing may be mapped at `va` (`Exists`); the record array must be readable
+            /// nothing may be mapped at `va` (`Exists`); a copy record's
+            /// `src` must be page-aligned and readable by the caller
+            /// (`BadAddress`), its account as a fresh record's; the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 
