@@ -37,6 +37,33 @@ fn read_entry(at: u64) -> u64 {
     unsafe { core::ptr::read_volatile(at as *const u64) }
 }
 
+/// True if none of the eight entries from `at` (8-aligned, inside a table
+/// the caller found present) is present: one `or` from memory per entry.
+#[inline(always)]
+fn eight_absent(at: u64) -> bool {
+    debug_assert!((UVPT..UVPT + (1 << 39)).contains(&at));
+    let any: u64;
+    // SAFETY: as `read_entry`: the eight entries lie in one page-table page
+    // the caller found present and user-accessible through the self-map;
+    // the block only reads them.
+    unsafe {
+        core::arch::asm!(
+            "mov {a}, [{p}]",
+            "or {a}, [{p} + 8]",
+            "or {a}, [{p} + 16]",
+            "or {a}, [{p} + 24]",
+            "or {a}, [{p} + 32]",
+            "or {a}, [{p} + 40]",
+            "or {a}, [{p} + 48]",
+            "or {a}, [{p} + 56]",
+            p = in(reg) at,
+            a = out(reg) any,
+            options(nostack, readonly),
+        );
+    }
+    any & pte::PRESENT == 0
+}
+
 /// True if `entry` is present and reachable from user mode.
 fn usable(entry: u64) -> bool {
     entry & (pte::PRESENT | pte::USER) == pte::PRESENT | pte::USER
@@ -256,12 +283,9 @@ fn scan(table: u64, lo: usize, hi: usize, upper: bool, mut each: impl FnMut(usiz
     let at = |i: usize| read_entry(table + (i as u64) * 8);
     let mut i = lo;
     while i <= hi {
-        if i.is_multiple_of(8) && i + 7 <= hi {
-            let any = at(i) | at(i + 1) | at(i + 2) | at(i + 3) | at(i + 4) | at(i + 5) | at(i + 6) | at(i + 7);
-            if any & pte::PRESENT == 0 {
-                i += 8;
-                continue;
-            }
+        if i.is_multiple_of(8) && i + 7 <= hi && eight_absent(table + (i as u64) * 8) {
+            i += 8;
+            continue;
         }
         let e = at(i);
         let ok = if upper { usable(e) && e & pte::HUGE == 0 } else { e & pte::PRESENT != 0 };

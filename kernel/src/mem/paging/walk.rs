@@ -127,9 +127,24 @@ fn next_present(table: u64, from: usize) -> Option<usize> {
     let mut i = from;
     while i < ENTRIES {
         if i.is_multiple_of(8) {
-            let mut any = 0;
-            for k in 0..8 {
-                any |= read_entry(table, i + k);
+            let any: u64;
+            // SAFETY: entries `i..i + 8` (i is a multiple of 8 below 512) lie
+            // in the page-table frame `table`, which the kernel owns and the
+            // direct map covers; the block only reads them.
+            unsafe {
+                core::arch::asm!(
+                    "mov {a}, [{p}]",
+                    "or {a}, [{p} + 8]",
+                    "or {a}, [{p} + 16]",
+                    "or {a}, [{p} + 24]",
+                    "or {a}, [{p} + 32]",
+                    "or {a}, [{p} + 40]",
+                    "or {a}, [{p} + 48]",
+                    "or {a}, [{p} + 56]",
+                    p = in(reg) crate::mem::phys::virt(table) + (i as u64) * 8,
+                    a = out(reg) any,
+                    options(nostack, readonly),
+                );
             }
             if any & pte::PRESENT == 0 {
                 i += 8;
