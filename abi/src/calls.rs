@@ -162,7 +162,23 @@ macro_rules! for_each_call {
             /// address `entries` to the environment named by `env_slot`, in
             /// order: a map, an unmap (`frame_slot == UNMAP`), a protect
             /// (`frame_slot == PROTECT`, with the capability for adding
-            /// write in `src`) or a share (`frame_slot == SHARE`) each.
+            /// write in `src`), a share (`frame_slot == SHARE`) or a fresh
+            /// frame (`frame_slot == FRESH`) each.
+            ///
+            /// A **fresh** record allocates a zeroed frame owned by the
+            /// target, charged to the target's account (which must be the
+            /// caller's own or nested inside it, as for `frame_alloc_for`),
+            /// and maps it at `va`; no capability is made for it (the
+            /// target's own environment capability covers the frames it
+            /// owns). One entry instead of `frame_alloc_for`, a map and a
+            /// `cap_drop`: fresh stacks, bss and demand-zero pages.
+            ///
+            /// A **copy** record (`frame_slot == COPY`) is a fresh record
+            /// whose frame holds a copy of the page the caller can read at
+            /// `src` (page-aligned: its own pages or the exposed tables),
+            /// and which replaces whatever the target maps at `va` (released
+            /// as an unmap would): a copy-on-write break, or a fork's
+            /// private page, in one record.
             ///
             /// A **share** maps at `va` in the target the frame the caller
             /// itself maps at `src`: a binding passed on, never widened —
@@ -189,7 +205,11 @@ macro_rules! for_each_call {
             /// flag bits: `Invalid`); a share's `src` must be mapped in the
             /// caller (`NotFound`) with at least the rights asked (`Denied`)
             /// and its frame must not be one the abort protocol is taking
-            /// (`Denied`); the record array must be readable
+            /// (`Denied`); a fresh record's target account must lie within
+            /// the caller's (`Denied`) and have room (`NoMemory`), and
+            /// nothing may be mapped at `va` (`Exists`); a copy record's
+            /// `src` must be page-aligned and readable by the caller
+            /// (`BadAddress`), its account as a fresh record's; the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
             13 => page_batch(env_slot, entries, count) -> [];
 
@@ -1064,6 +1084,25 @@ macro_rules! for_each_call {
             /// transfer (`Invalid`) and owing no reply (`Busy`); the caller
             /// not waiting (`Busy`). Changes: the reply the callee owes.
             85 => pct_owe(callee_slot, caller_slot) -> [ticket];
+            /// Changes the flags of every present page in `[va, va + pages
+            /// pages)` of the environment named by `env_slot` to `flags`
+            /// (Appel–Li's protN and unprotN in one entry; absent pages are
+            /// skipped). A page that gains write needs, as for
+            /// `page_protect`, a capability in `frame_slot` for its frame or
+            /// for the environment that owns it; the first page refused
+            /// stops the call with that error, every page before it changed
+            /// (`va` and `pages` in the caller's registers say where it
+            /// stopped). After 512 pages the kernel advances `va` and
+            /// `pages` and returns to user mode with `rip` back on the
+            /// `syscall` (Fluke's restart rule, as `page_batch`).
+            ///
+            /// Checks: write on the environment capability, and execute if
+            /// `flags` leave the pages executable (`BadCap`, `Denied`);
+            /// `va` page-aligned and the range inside user space
+            /// (`BadAddress`); no unknown bit in `flags` (`Invalid`); the
+            /// capability for every page gaining write (`BadCap`,
+            /// `Denied`). Changes: the entries of the range.
+            90 => page_protect_range(env_slot, va, pages, flags, frame_slot) -> [];
         }
     };
 }

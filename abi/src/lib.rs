@@ -71,6 +71,14 @@ pub const PROTECT: u64 = u64::MAX - 1;
 /// `MapEntry::frame_slot` value meaning "map the frame the caller maps at
 /// `MapEntry::src`" (never with more rights than the caller's own mapping).
 pub const SHARE: u64 = u64::MAX - 2;
+/// `MapEntry::frame_slot` value meaning "map a fresh zeroed frame owned by
+/// the target environment" (no capability is made for it: the target's own
+/// environment capability covers it).
+pub const FRESH: u64 = u64::MAX - 3;
+/// `MapEntry::frame_slot` value meaning "map a new frame owned by the target
+/// holding a copy of the page the caller maps at `MapEntry::src`, replacing
+/// whatever the target maps at `va`" (copy-on-write in one record).
+pub const COPY: u64 = u64::MAX - 4;
 /// Records `page_batch` applies before it restarts itself.
 pub const BATCH_STEP: u64 = 64;
 /// Wakeup-predicate slots per environment.

@@ -228,7 +228,8 @@ pub struct MapEntry {
     /// Page address in the target environment.
     pub va: u64,
     /// Frame capability slot (a map), or [`UNMAP`](crate::UNMAP),
-    /// [`PROTECT`](crate::PROTECT) or [`SHARE`](crate::SHARE).
+    /// [`PROTECT`](crate::PROTECT), [`SHARE`](crate::SHARE),
+    /// [`FRESH`](crate::FRESH) or [`COPY`](crate::COPY).
     pub frame_slot: u64,
     /// Page flags for map, protect and share.
     pub flags: u64,
@@ -264,6 +265,17 @@ impl MapEntry {
     /// Map at `va` the frame the caller itself maps at `src`.
     pub const fn share(va: u64, src: u64, flags: u64) -> MapEntry {
         MapEntry { va, frame_slot: crate::SHARE, flags, src }
+    }
+
+    /// Map at `va`, in place of whatever is mapped there, a new frame owned
+    /// by the target holding a copy of the page the caller maps at `src`.
+    pub const fn copy(va: u64, src: u64, flags: u64) -> MapEntry {
+        MapEntry { va, frame_slot: crate::COPY, flags, src }
+    }
+
+    /// Map at `va` a fresh zeroed frame owned by the target.
+    pub const fn fresh(va: u64, flags: u64) -> MapEntry {
+        MapEntry { va, frame_slot: crate::FRESH, flags, src: 0 }
     }
 }
 

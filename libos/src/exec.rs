@@ -8,11 +8,13 @@
 //! with the segment's permissions, a stack of
 //! [`STACK_SIZE`](oxok_abi::layout::STACK_SIZE) bytes below
 //! [`STACK_TOP`](oxok_abi::layout::STACK_TOP), and a System V initial stack
-//! (argc, argv, NULL, envp, NULL, auxv, strings at the top). Each frame is
-//! allocated with `frame_alloc_for`, so the **child** owns it and it is freed
-//! when the child dies; the parent fills it through a short-lived mapping in
-//! its own space (the [`SCRATCH`] region), maps it into the child and drops
-//! its capability. Mappings go in batches (`page_batch`) of [`CHUNK`] pages.
+//! (argc, argv, NULL, envp, NULL, auxv, strings at the top). Each frame with
+//! content is allocated with `frame_alloc_for`, so the **child** owns it and
+//! it is freed when the child dies; the parent fills it through a
+//! short-lived mapping in its own space (the [`SCRATCH`] region), maps it
+//! into the child and drops its capability. Zero pages (bss, the stack below
+//! its top page) are `FRESH` records: a zeroed frame the child owns, made
+//! and mapped by the kernel in the same batch. Mappings go in batches (`page_batch`) of [`CHUNK`] pages.
 //!
 //! Reserved by this module in the caller's environment: the virtual region
 //! `[SCRATCH, SCRATCH + CHUNK pages)` and wakeup-predicate slot
@@ -353,15 +355,15 @@ impl<'a> Loader<'a> {
     /// and every capability taken here is dropped when it returns.
     fn flush(&mut self) -> Result<(), Error> {
         let mut caps = [0u64; CHUNK];
-        let mut held = 0;
-        let result = build_batch(self.child, &self.pages[..self.len], &mut caps, &mut held);
+        let result = build_batch(self.child, &self.pages[..self.len], &mut caps);
         if result.is_err() {
             for i in 0..self.len {
                 // Most of these were never mapped or are gone already.
                 let _ = sys::page_unmap(0, scratch_va(i));
             }
         }
-        for &slot in &caps[..held] {
+        // Slot 0 is the environment's own capability: never a frame's.
+        for &slot in caps.iter().filter(|&&s| s != 0) {
             let _ = sys::cap_drop(slot);
         }
         self.len = 0;
@@ -370,13 +372,15 @@ impl<'a> Loader<'a> {
 }
 
 /// Builds one batch of `pages` for environment `child`, recording in
-/// `caps[..*held]` the frame capabilities it has taken (the caller drops
-/// them).
-fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK], held: &mut usize) -> Result<(), Error> {
-    for cap in caps.iter_mut().take(pages.len()) {
-        let [slot, _pfn] = sys::frame_alloc_for(child, ANY_FRAME)?;
-        *cap = slot;
-        *held += 1;
+/// `caps[i]` the frame capability it took for page `i` (0 for a zero
+/// page, which a `FRESH` record maps; the caller drops the others).
+fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Result<(), Error> {
+    // Zero pages need no frame here: a FRESH record below.
+    for (cap, page) in caps.iter_mut().zip(pages) {
+        if !matches!(page.fill, Fill::Zero) {
+            let [slot, _pfn] = sys::frame_alloc_for(child, ANY_FRAME)?;
+            *cap = slot;
+        }
     }
 
     // Map the pages that need content at the scratch region, fill them,
@@ -408,7 +412,10 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK], held: &m
 
     // Map every page in the child with its own permissions.
     for (i, page) in pages.iter().enumerate() {
-        batch[i] = MapEntry::map(page.va, caps[i], page.flags);
+        batch[i] = match page.fill {
+            Fill::Zero => MapEntry::fresh(page.va, page.flags),
+            _ => MapEntry::map(page.va, caps[i], page.flags),
+        };
     }
     apply(child, &batch[..pages.len()])
 }

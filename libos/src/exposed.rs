@@ -37,6 +37,33 @@ fn read_entry(at: u64) -> u64 {
     unsafe { core::ptr::read_volatile(at as *const u64) }
 }
 
+/// True if none of the eight entries from `at` (8-aligned, inside a table
+/// the caller found present) is present: one `or` from memory per entry.
+#[inline(always)]
+fn eight_absent(at: u64) -> bool {
+    debug_assert!((UVPT..UVPT + (1 << 39)).contains(&at));
+    let any: u64;
+    // SAFETY: as `read_entry`: the eight entries lie in one page-table page
+    // the caller found present and user-accessible through the self-map;
+    // the block only reads them.
+    unsafe {
+        core::arch::asm!(
+            "mov {a}, [{p}]",
+            "or {a}, [{p} + 8]",
+            "or {a}, [{p} + 16]",
+            "or {a}, [{p} + 24]",
+            "or {a}, [{p} + 32]",
+            "or {a}, [{p} + 40]",
+            "or {a}, [{p} + 48]",
+            "or {a}, [{p} + 56]",
+            p = in(reg) at,
+            a = out(reg) any,
+            options(nostack, readonly),
+        );
+    }
+    any & pte::PRESENT == 0
+}
+
 /// True if `entry` is present and reachable from user mode.
 fn usable(entry: u64) -> bool {
     entry & (pte::PRESENT | pte::USER) == pte::PRESENT | pte::USER
@@ -211,38 +238,61 @@ pub(crate) fn forget_self_id() {
 
 /// Calls `f(va, entry)` for every present 4 KiB mapping in `[start, end)`
 /// (page-aligned, lower half), in address order, skipping absent page
-/// tables whole: the walk reads each level through the self-map only where
-/// the level above is present, so it costs in proportion to what is
-/// mapped. Large pages (never made for user space) are skipped.
+/// tables whole: each table is scanned once, top down through the
+/// self-map, and a level is read only where the level above is present, so
+/// a walk costs one pass over the tables that exist (absent entries are
+/// skipped eight at a time). Large pages (never made for user space) are
+/// skipped.
 pub fn walk(start: u64, end: u64, mut f: impl FnMut(u64, u64)) {
-    const L4: u64 = 1 << 39;
-    const L3: u64 = 1 << 30;
-    const L2: u64 = 1 << 21;
     let end = end.min(LOWER_HALF_END);
-    let mut va = start & !(PAGE_SIZE - 1);
-    while va < end {
-        if !usable(read_entry(pml4e_address(va))) {
-            va = (va & !(L4 - 1)) + L4;
+    let start = start & !(PAGE_SIZE - 1);
+    if start >= end {
+        return;
+    }
+    let last = end - 1;
+    let index = |va: u64, shift: u32| ((va >> shift) & 511) as usize;
+    // The index range of level `shift` under the table covering `base`:
+    // clipped to `[start, last]` at the edges.
+    let range = |base: u64, span: u64, shift: u32| {
+        let lo = if base < start { index(start, shift) } else { 0 };
+        let hi = if base + span - 1 > last { index(last, shift) } else { 511 };
+        (lo, hi)
+    };
+    let (lo4, hi4) = (index(start, 39), index(last, 39));
+    scan(pml4e_address(0), lo4, hi4, true, |i4, _| {
+        let b4 = (i4 as u64) << 39;
+        let (lo3, hi3) = range(b4, 1 << 39, 30);
+        scan(pdpte_address(b4), lo3, hi3, true, |i3, _| {
+            let b3 = b4 | ((i3 as u64) << 30);
+            let (lo2, hi2) = range(b3, 1 << 30, 21);
+            scan(pde_address(b3), lo2, hi2, true, |i2, _| {
+                let b2 = b3 | ((i2 as u64) << 21);
+                let (lo1, hi1) = range(b2, 1 << 21, 12);
+                scan(pte_address(b2), lo1, hi1, false, |i1, e| f(b2 | ((i1 as u64) << 12), e));
+            });
+        });
+    });
+}
+
+/// Calls `each(i, entry)` for the present entries `lo..=hi` of the page
+/// table whose entry 0 is at `table` in the self-map (`upper`: a table
+/// above the last level, whose entries must also be user-accessible and
+/// not large pages). Runs of absent entries go eight per test.
+#[inline(always)]
+fn scan(table: u64, lo: usize, hi: usize, upper: bool, mut each: impl FnMut(usize, u64)) {
+    let at = |i: usize| read_entry(table + (i as u64) * 8);
+    let mut i = lo;
+    while i <= hi {
+        if i.is_multiple_of(8) && i + 7 <= hi && eight_absent(table + (i as u64) * 8) {
+            i += 8;
             continue;
         }
-        let l3 = read_entry(pdpte_address(va));
-        if !usable(l3) || l3 & pte::HUGE != 0 {
-            va = (va & !(L3 - 1)) + L3;
-            continue;
+        let e = at(i);
+        let ok = if upper { usable(e) && e & pte::HUGE == 0 } else { e & pte::PRESENT != 0 };
+        if ok {
+            each(i, e);
         }
-        let l2 = read_entry(pde_address(va));
-        if !usable(l2) || l2 & pte::HUGE != 0 {
-            va = (va & !(L2 - 1)) + L2;
-            continue;
-        }
-        let table_end = ((va & !(L2 - 1)) + L2).min(end);
-        while va < table_end {
-            let e = read_entry(pte_address(va));
-            if e & pte::PRESENT != 0 {
-                f(va, e);
-            }
-            va += PAGE_SIZE;
-        }
+        i += 1;
     }
 }
 

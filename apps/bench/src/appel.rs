@@ -12,10 +12,10 @@
 //! * `appel_dirty`: `appel::dirty` of a random page (the dirty bit through
 //!   the read-only self-map): no system call.
 //! * `appel_prot1`: `appel::prot1` per page, every page once per pass.
-//! * `appel_prot100`: `appel::prot_n` over the region, one `page_batch` —
-//!   the counterpart of one `mprotect` over the range.
-//! * `appel_unprot100`: `appel::unprot_n` over the region, one `page_batch`
-//!   of protect records that add write.
+//! * `appel_prot100`: `appel::prot_n` over the region, one
+//!   `page_protect_range` — the counterpart of one `mprotect` over the range.
+//! * `appel_unprot100`: `appel::unprot_n` over the region, one
+//!   `page_protect_range` adding write with the environment capability.
 //! * `appel_trap`: a write to a read-only page; the page-fault handler
 //!   unprotects it (`appel::unprot1`) and resumes.
 //! * `appel_appel1`: as `appel_trap`, the handler also protects the page it

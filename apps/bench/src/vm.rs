@@ -105,14 +105,11 @@ fn on_page_fault(f: &mut ExceptionFrame) -> Outcome {
     Outcome::Resume
 }
 
-/// Maps a fresh zeroed frame at `page`; keeps no capability for it.
+/// Maps a fresh zeroed frame at `page` with one `FRESH` record (the
+/// kernel allocates, charges and maps it; no capability is made).
 fn demand_zero(page: u64) -> Result<(), Error> {
-    let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
-    if let Err(e) = sys::page_map(0, slot, page, RW) {
-        let _ = sys::frame_free(slot);
-        return Err(e);
-    }
-    sys::cap_drop(slot).map(|_| ())
+    let record = [oxok_libos::abi::MapEntry::fresh(page, RW)];
+    sys::page_batch(0, record.as_ptr() as u64, 1).map(|_| ())
 }
 
 /// Steps over `ud2`.

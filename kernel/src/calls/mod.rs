@@ -17,6 +17,7 @@ mod net;
 mod page;
 mod pct;
 mod pred;
+mod range;
 mod slot;
 mod state;
 mod xn;
@@ -35,6 +36,7 @@ pub use net::{net_info, net_send, net_template, net_template_get, ring_bind, rin
 pub use page::{page_batch, page_map, page_protect, page_unmap};
 pub use pct::{pct_call, pct_owe, pct_reply, pct_send, pct_wait, wake_with as pct_wake_with};
 pub use pred::{env_sleep, pred_install, pred_param};
+pub use range::page_protect_range;
 pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
 pub use state::{env_get_state, env_set_state};
 pub use xn::{xn_alloc, xn_bind, xn_evict, xn_flush, xn_free, xn_modify, xn_read, xn_register, xn_root, xn_write};

@@ -7,7 +7,7 @@ use crate::env::{self, EnvId};
 use crate::mem::access::FrameRef;
 use crate::mem::{PAGE_SIZE, user};
 use oxok_abi::layout::pte;
-use oxok_abi::{BATCH_STEP, Error, MapEntry, PROTECT, SHARE, UNMAP};
+use oxok_abi::{BATCH_STEP, COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
 
 const FLAGS_ALLOWED: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
@@ -53,6 +53,58 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> R
     let frame = FrameRef::of_any_env(pfn).ok_or(Error::Denied)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env::map_frame(env, va, (&frame).into(), flags)
+}
+
+/// Maps a new frame owned by `target` at `va`, charged to its account
+/// (which must lie within the caller's): zeroed, or (`copy_of`) a copy of
+/// the page the caller reads at that address, replacing whatever `target`
+/// maps at `va`.
+fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Option<u64>) -> Result<(), Error> {
+    flags_ok(flags)?;
+    crate::mem::user_page(va)?;
+    let caller = cx.env()?;
+    let mine = caller.quota;
+    let src_pa = match copy_of {
+        Some(src) if src.is_multiple_of(PAGE_SIZE) => {
+            Some(caller.space.translate_readable(src).ok_or(Error::BadAddress)?)
+        }
+        Some(_) => return Err(Error::BadAddress),
+        None => None,
+    };
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if !crate::account::within(env.quota, mine) {
+        return Err(Error::Denied);
+    }
+    let replaced = env.space.lookup(va).is_some();
+    if replaced && src_pa.is_none() {
+        return Err(Error::Exists);
+    }
+    // The owner's frame set grows by a node now and then.
+    crate::mem::heap::reserve(256)?;
+    // Given back on every early return below.
+    let charge = crate::account::Charge::new(env.quota, 1, 0)?;
+    let pa = match src_pa {
+        Some(src) => crate::mem::frame::with(|f| f.alloc_copy(target, src)),
+        None => crate::mem::frame::with(|f| f.alloc(target)),
+    }
+    .ok_or(Error::NoMemory)?;
+    if replaced {
+        // The tables above `va` exist, so the map below needs none.
+        if let Err(e) = unmap_one(cx, target, va) {
+            crate::mem::frame::with(|f| f.free(pa));
+            return Err(e);
+        }
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if let Err(e) = env::map_frame(env, va, pa, flags) {
+        crate::mem::frame::with(|f| f.free(pa));
+        return Err(e);
+    }
+    if env.owned.insert(pa / PAGE_SIZE) {
+        charge.commit();
+    }
+    env.publish();
+    Ok(())
 }
 
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
@@ -136,6 +188,12 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> R
             }
             PROTECT => protect_one(cx, target, rec.va, rec.flags, rec.src)?,
             SHARE => share_one(cx, target, rec.src, rec.va, rec.flags)?,
+            FRESH => fresh_one(cx, target, rec.va, rec.flags, None)?,
+            COPY => {
+                // It may replace the page the records are read from.
+                records.forget();
+                fresh_one(cx, target, rec.va, rec.flags, Some(rec.src))?
+            }
             slot => map_one(cx, target, slot, rec.va, rec.flags)?,
         }
         at += size_of::<MapEntry>() as u64;

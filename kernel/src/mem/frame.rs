@@ -167,6 +167,30 @@ impl Frames {
         Some(self.take(n, owner))
     }
 
+    /// Any free frame, now owned by `owner`, holding a copy of the RAM frame
+    /// `src` (a frame of this table): it is filled whole before anyone sees
+    /// it, so no previous owner's data shows and no zeroing is needed. Its
+    /// physical address; `None` if no frame is free or `src` is not RAM
+    /// this table manages.
+    pub fn alloc_copy(&mut self, owner: u32, src: u64) -> Option<u64> {
+        if self.entry(src / PAGE_SIZE).is_none() || !src.is_multiple_of(PAGE_SIZE) {
+            return None;
+        }
+        let n = self.bitmap.alloc_any()?;
+        let pa = n as u64 * PAGE_SIZE;
+        // SAFETY: frame `n` just left the free pool (nothing else uses it,
+        // and it differs from `src`, which is not free); `src` is a whole,
+        // direct-mapped RAM frame of this table, only read.
+        unsafe {
+            core::ptr::copy_nonoverlapping(phys::virt(src) as *const u8, phys::virt(pa) as *mut u8, PAGE_SIZE as usize)
+        };
+        let e = &mut self.table[n];
+        e.owner = owner;
+        e.maps = 0;
+        e.refs = 0;
+        Some(pa)
+    }
+
     /// The specific frame `pfn`, zeroed, now owned by `owner`.
     pub fn alloc_at(&mut self, pfn: u64, owner: u32) -> Result<u64, oxok_abi::Error> {
         let n = usize::try_from(pfn).map_err(|_| oxok_abi::Error::Invalid)?;

@@ -6,7 +6,7 @@
 //! * [`dirty`]: has the page been written? The dirty bit, read from the
 //!   exposed page tables: no system call.
 //! * [`prot1`] / [`prot_n`]: make pages read-only (one call; n pages go in
-//!   one `page_batch`).
+//!   one `page_protect_range`).
 //! * [`unprot1`] / [`unprot_n`]: make pages writable again, presenting the
 //!   process's own environment capability, which covers the frames it owns
 //!   (so no per-frame capability has to be kept).
@@ -17,12 +17,8 @@
 use super::OWN_ENV_SLOT;
 use crate::{exposed, sys};
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use oxok_abi::layout::{PAGE_SIZE, pte};
-use oxok_abi::{Error, MapEntry, PROTECT};
-
-/// Records per `page_batch` call of [`prot_n`] / [`unprot_n`] (the kernel
-/// itself restarts every 64 records without returning to the program).
-const CHUNK: usize = 128;
+use oxok_abi::layout::pte;
+use oxok_abi::{Error, PROTECT};
 
 /// True if the page holding `va` is mapped and has been written since it
 /// was mapped.
@@ -42,28 +38,16 @@ pub fn unprot1(va: u64) -> Result<(), Error> {
     sys::page_protect(0, va, nx | pte::WRITABLE, OWN_ENV_SLOT).map(|_| ())
 }
 
-/// Makes `pages` pages from `va` read-only, in one call per 128 pages.
+/// Makes `pages` pages from `va` read-only: one `page_protect_range`
+/// (the kernel restarts it every 512 pages).
 pub fn prot_n(va: u64, pages: usize) -> Result<(), Error> {
-    batch(va, pages, pte::NO_EXECUTE)
+    sys::page_protect_range(0, va, pages as u64, pte::NO_EXECUTE, PROTECT).map(|_| ())
 }
 
-/// Makes `pages` pages from `va` writable, in one call per 128 pages.
+/// Makes `pages` pages from `va` writable, in one `page_protect_range`
+/// presenting the process's own environment capability.
 pub fn unprot_n(va: u64, pages: usize) -> Result<(), Error> {
-    batch(va, pages, pte::NO_EXECUTE | pte::WRITABLE)
-}
-
-fn batch(va: u64, pages: usize, flags: u64) -> Result<(), Error> {
-    let mut records = [MapEntry::protect_with(0, flags, OWN_ENV_SLOT); CHUNK];
-    let mut page = 0;
-    while page < pages {
-        let n = (pages - page).min(CHUNK);
-        for (i, r) in records.iter_mut().take(n).enumerate() {
-            r.va = va + (page + i) as u64 * PAGE_SIZE;
-        }
-        sys::page_batch(0, records.as_ptr() as u64, n as u64)?;
-        page += n;
-    }
-    Ok(())
+    sys::page_protect_range(0, va, pages as u64, pte::NO_EXECUTE | pte::WRITABLE, OWN_ENV_SLOT).map(|_| ())
 }
 
 /// A trap handler: gets the faulting page's address; returns true when

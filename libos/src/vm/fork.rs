@@ -1,11 +1,13 @@
 //! fork (Xok §5.2): a child that starts as a copy of the caller, built
 //! from the exposed page tables with batched copy-on-write remapping.
 //!
-//! 1. `env_create`; the child gets fresh frames for the pages that must be
-//!    private from the first instruction (the exception stack the kernel
-//!    writes upcall frames on, the PCT stack), and the caller's complete
-//!    state (`env_get_state`, Fluke: upcall entries included).
-//! 2. One walk over the caller's page tables through the self-map builds
+//! 1. `env_create`; one walk over the caller's page tables through the
+//!    self-map finds the pages that must be private from the first
+//!    instruction (the exception stack the kernel writes upcall frames on,
+//!    the PCT stack): the child gets fresh frames there (`FRESH` records),
+//!    and the caller's complete state (`env_get_state`, Fluke: upcall
+//!    entries included).
+//! 2. The same walk builds
 //!    two record lists: SHARE records for the child (every page: writable
 //!    ones read-only with `pte::LIBOS_COW`, read-only ones as they are,
 //!    `pte::LIBOS_SHARED` ones shared writable), and PROTECT records that
@@ -23,15 +25,15 @@
 //! registered with [`at_fork_child`] ran; the parent gets the child's
 //! capability and id. Not reentrant: do not fork from an upcall handler.
 
-use super::{Batch, VmError, cow::COPY_SCRATCH};
+use super::{Batch, VmError};
 use crate::exec::Child;
 use crate::{exposed, sys, upcall};
 use alloc::vec::Vec;
 use core::arch::naked_asm;
 use core::mem::offset_of;
-use core::sync::atomic::{AtomicPtr, Ordering};
-use oxok_abi::layout::{APP_AREA, PAGE_SIZE, pte};
-use oxok_abi::{ANY_FRAME, Call, EnvState, MapEntry, Regs};
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use oxok_abi::layout::{APP_AREA, pte};
+use oxok_abi::{Call, EnvState, MapEntry, Regs};
 
 /// What [`fork`] returns on each side.
 #[derive(Debug, PartialEq, Eq)]
@@ -85,16 +87,10 @@ fn copied_range() -> (u64, u64) {
 }
 
 /// Page ranges the child gets fresh frames for instead of shared ones:
-/// stacks the kernel or the fault path write on, the copy scratch pages,
-/// and the copied range.
-fn private_ranges() -> [(u64, u64); 4] {
+/// stacks the kernel or the fault path write on, and the copied range.
+fn private_ranges() -> [(u64, u64); 3] {
     let exc_top = upcall::stack_top();
-    [
-        (exc_top - upcall::STACK_SIZE as u64, exc_top),
-        crate::pct::stack_range(),
-        (COPY_SCRATCH, COPY_SCRATCH + 16 * PAGE_SIZE),
-        copied_range(),
-    ]
+    [(exc_top - upcall::STACK_SIZE as u64, exc_top), crate::pct::stack_range(), copied_range()]
 }
 
 /// The register value the child finds in `rax` when it resumes.
@@ -132,32 +128,30 @@ fn build(child: u64) -> Result<bool, VmError> {
     }
     let private = private_ranges();
     let is_private = |va: u64| private.iter().any(|&(lo, hi)| lo <= va && va < hi);
-    // Fresh frames for the private pages that are mapped here.
-    let mut fresh = Batch::new(child);
-    let mut result = Ok(());
-    exposed::walk(0, APP_AREA, |va, entry| {
-        if result.is_ok() && is_private(va) {
-            result = fresh_page(&mut fresh, child, va, entry);
-        }
-    });
-    result?;
-    fresh.flush()?;
-
-    // The record lists live on the heap, and a heap that grows maps new
-    // pages: size them first so that no page appears after the walk that
-    // built them (a page the child would then lack).
-    let (mut shares, mut protects) = (Vec::new(), Vec::new());
+    // One walk builds the three lists. They live on the heap, and a heap
+    // that grows maps new pages: if a list had to grow during the walk (a
+    // page the child would then lack), the walk runs again with room for
+    // what it found. The room comes from the last fork's count, so the walk
+    // normally runs once.
+    let (mut fresh_pages, mut shares, mut protects) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..4 {
-        let mut pages = 0;
-        exposed::walk(0, APP_AREA, |_, _| pages += 1);
-        shares = Vec::with_capacity(pages + 64);
-        protects = Vec::with_capacity(pages + 64);
-        let capacity = (shares.capacity(), protects.capacity());
-        records(&is_private, &mut shares, &mut protects);
-        if (shares.capacity(), protects.capacity()) == capacity {
+        let hint = PAGES_HINT.load(Ordering::Relaxed) + 64;
+        fresh_pages = Vec::with_capacity(hint);
+        shares = Vec::with_capacity(hint);
+        protects = Vec::with_capacity(hint);
+        let capacity = (fresh_pages.capacity(), shares.capacity(), protects.capacity());
+        let pages = records(&is_private, &mut fresh_pages, &mut shares, &mut protects);
+        PAGES_HINT.store(pages, Ordering::Relaxed);
+        if (fresh_pages.capacity(), shares.capacity(), protects.capacity()) == capacity {
             break;
         }
     }
+    // Fresh frames for the private pages that are mapped here.
+    let mut fresh = Batch::new(child);
+    for &(va, entry) in &fresh_pages {
+        fresh_page(&mut fresh, va, entry)?;
+    }
+    fresh.flush()?;
 
     let mut state = EnvState::default();
     sys::env_get_state(0, &raw mut state as u64)?;
@@ -183,12 +177,27 @@ fn build(child: u64) -> Result<bool, VmError> {
     Ok(false)
 }
 
-/// The child's SHARE records and the caller's PROTECT records, from one
-/// walk over the caller's page tables.
-fn records(is_private: &dyn Fn(u64) -> bool, shares: &mut Vec<MapEntry>, protects: &mut Vec<MapEntry>) {
+/// Pages the last fork's walk found (room for the lists of the next).
+static PAGES_HINT: AtomicUsize = AtomicUsize::new(0);
+
+/// From one walk over the caller's page tables: the private pages the
+/// child gets fresh frames for, the child's SHARE records and the caller's
+/// PROTECT records. Returns how many pages the walk found.
+fn records(
+    is_private: &dyn Fn(u64) -> bool,
+    fresh: &mut Vec<(u64, u64)>,
+    shares: &mut Vec<MapEntry>,
+    protects: &mut Vec<MapEntry>,
+) -> usize {
+    let mut pages = 0;
     let keep = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
     exposed::walk(0, APP_AREA, |va, entry| {
-        if is_private(va) || (crate::exec::SCRATCH..crate::exec::SCRATCH + (1 << 30)).contains(&va) {
+        pages += 1;
+        if is_private(va) {
+            fresh.push((va, entry));
+            return;
+        }
+        if (crate::exec::SCRATCH..crate::exec::SCRATCH + (1 << 30)).contains(&va) {
             return;
         }
         let flags = entry & keep;
@@ -204,21 +213,20 @@ fn records(is_private: &dyn Fn(u64) -> bool, shares: &mut Vec<MapEntry>, protect
             shares.push(MapEntry::share(va, va, flags));
         }
     });
+    pages
 }
 
-/// Gives the child a fresh frame at `va` (a private page), with a copy of
-/// this page's contents if it is in the copied range.
-fn fresh_page(batch: &mut Batch, child: u64, va: u64, entry: u64) -> Result<(), VmError> {
-    let [slot, _] = sys::frame_alloc_for(child, ANY_FRAME)?;
-    let (lo, hi) = copied_range();
-    let filled = if (lo..hi).contains(&va) { super::cow::copy_into(slot, va) } else { Ok(()) };
+/// Gives the child a fresh frame at `va` (a private page): a zeroed one
+/// (a `FRESH` record), or a copy of this page's contents if it is in the
+/// copied range (a `COPY` record).
+fn fresh_page(batch: &mut Batch, va: u64, entry: u64) -> Result<(), VmError> {
     let flags = entry & (pte::WRITABLE | pte::NO_EXECUTE);
-    let done = filled
-        .map_err(VmError::from)
-        .and_then(|()| batch.push(MapEntry::map(va, slot, flags)))
-        .and_then(|()| batch.flush());
-    let _ = sys::cap_drop(slot);
-    done
+    let (lo, hi) = copied_range();
+    if (lo..hi).contains(&va) {
+        batch.push(MapEntry::copy(va, va, flags))
+    } else {
+        batch.push(MapEntry::fresh(va, flags))
+    }
 }
 
 /// What [`fork_switch`] needs, in memory it reads before the batches.

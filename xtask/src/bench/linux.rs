@@ -45,9 +45,13 @@ pub(crate) struct Guest {
 
 impl Guest {
     /// The kernel command line: serial console, `/init` from the initramfs,
-    /// panic exits QEMU; `-- quick` becomes `/init`'s argument.
-    pub(crate) fn cmdline(quick: bool) -> String {
+    /// panic exits QEMU, `mitigations=off` if asked; `-- quick` becomes
+    /// `/init`'s argument.
+    pub(crate) fn cmdline(quick: bool, mitigations_off: bool) -> String {
         let mut s = String::from("console=ttyS0 quiet panic=-1 rdinit=/init");
+        if mitigations_off {
+            s.push_str(" mitigations=off");
+        }
         if quick {
             s.push_str(" -- quick");
         }
@@ -273,8 +277,9 @@ mod tests {
 
     #[test]
     fn command_line_and_hash() {
-        assert_eq!(Guest::cmdline(false), "console=ttyS0 quiet panic=-1 rdinit=/init");
-        assert!(Guest::cmdline(true).ends_with(" -- quick"));
+        assert_eq!(Guest::cmdline(false, false), "console=ttyS0 quiet panic=-1 rdinit=/init");
+        assert!(Guest::cmdline(true, false).ends_with(" -- quick"));
+        assert_eq!(Guest::cmdline(true, true), "console=ttyS0 quiet panic=-1 rdinit=/init mitigations=off -- quick");
         let digest = |parts: &[&[u8]]| {
             let mut h = Fnv::default();
             parts.iter().for_each(|p| h.add(p));

@@ -173,7 +173,7 @@ fn prepare_guests(ws: &Workspace, opts: &Options, res: &mut Results) -> Result<V
         let boot = Boot::Pvh {
             kernel: guest.kernel.clone(),
             initrd: guest.initramfs.clone(),
-            cmdline: linux::Guest::cmdline(opts.quick),
+            cmdline: linux::Guest::cmdline(opts.quick, opts.linux_mitigations_off),
         };
         machines.push((Side::Linux, Qemu::new(boot)));
     } else {

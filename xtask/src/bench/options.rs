@@ -68,6 +68,9 @@ pub(crate) struct Options {
     /// Sides to boot (the others' figures are missing).
     pub sides: Vec<Side>,
     pub linux_boot: LinuxBoot,
+    /// Boot Linux with `mitigations=off` (its speculative-execution
+    /// mitigations disabled, like Oxok, which has none).
+    pub linux_mitigations_off: bool,
     /// Where results go; `None`: `bench/results/` of the workspace for a
     /// full run (and the table in `bench/README.md` is refreshed), or
     /// `<target>/bench/quick/` for a quick one (`bench::out_dir`).
@@ -78,7 +81,8 @@ pub(crate) struct Options {
 pub(crate) const USAGE: &str = "\
 usage: cargo xtask bench [--quick] [--mode wall|icount|both] [--rounds N]
                          [--timeout SECS] [--only oxok|linux]
-                         [--linux-boot pvh|bzimage] [--out DIR]
+                         [--linux-boot pvh|bzimage] [--linux-mitigations on|off]
+                         [--out DIR]
 
 Boots Oxok and a Debian Linux guest under the same QEMU settings, runs the
 same workloads on both, alternating the two each round, and writes
@@ -96,6 +100,9 @@ bench/results/<UTC time>.json, latest.md and latest.svg (see bench/README.md).
   --fluke        instead: Fluke's tables for the two execution models
                  (both kernels, icount and wall; <target>/bench/fluke/fluke.md;
                  takes --quick, --out, --timeout)
+  --linux-mitigations M  on (default): Debian's defaults; off: Linux booted
+                 with mitigations=off (no speculative-execution mitigations,
+                 as Oxok has none)
   --out DIR      write results to DIR instead of bench/results/ (a --quick
                  run writes to <target>/bench/quick/ unless --out is given,
                  never over the committed full results)
@@ -113,6 +120,7 @@ impl Options {
         let mut timeout = None;
         let mut sides = vec![Side::Oxok, Side::Linux];
         let mut linux_boot = LinuxBoot::Pvh;
+        let mut linux_mitigations_off = false;
         let mut out = None;
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -164,6 +172,13 @@ impl Options {
                         b => return Err(format!("--linux-boot must be pvh or bzimage, not `{b}`")),
                     }
                 }
+                "--linux-mitigations" => {
+                    linux_mitigations_off = match value()?.as_str() {
+                        "on" => false,
+                        "off" => true,
+                        m => return Err(format!("--linux-mitigations must be on or off, not `{m}`")),
+                    }
+                }
                 "--out" => out = Some(PathBuf::from(value()?)),
                 _ => return Err(format!("unknown argument `{arg}`\n\n{USAGE}")),
             }
@@ -175,6 +190,7 @@ impl Options {
             timeout: timeout.unwrap_or(Duration::from_secs(if quick { 120 } else { 300 })),
             sides,
             linux_boot,
+            linux_mitigations_off,
             out,
         })
     }
@@ -210,6 +226,8 @@ mod tests {
         assert_eq!(o.modes, [Mode::Wall]);
         assert_eq!(o.sides, [Side::Oxok, Side::Linux]);
         assert_eq!(o.linux_boot, LinuxBoot::Pvh);
+        assert!(!o.linux_mitigations_off);
+        assert!(parse("--linux-mitigations off").unwrap().linux_mitigations_off);
         let q = parse("--quick").unwrap();
         assert_eq!((q.quick, q.rounds, q.timeout.as_secs()), (true, 2, 120));
     }
@@ -228,7 +246,15 @@ mod tests {
 
     #[test]
     fn rejects_nonsense() {
-        for bad in ["--mode fast", "--rounds 0", "--rounds", "--timeout x", "--only bsd", "--frobnicate"] {
+        for bad in [
+            "--linux-mitigations maybe",
+            "--mode fast",
+            "--rounds 0",
+            "--rounds",
+            "--timeout x",
+            "--only bsd",
+            "--frobnicate",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert!(Options::wants_help(&["--help".to_string()]));

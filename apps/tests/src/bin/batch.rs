@@ -6,6 +6,10 @@
 //! again finishes the job; a bad record past the restart point behaves the
 //! same; a batch whose record pointer is bad fails with `BadAddress` and
 //! changes nothing; a read-only environment capability changes nothing.
+//! `page_protect_range` protects a range past its 512-page step in one
+//! call, skips absent pages, and adds write only with the owner's
+//! environment capability: an empty slot or another frame's capability is
+//! refused at the first page, with `rsi`/`rdx` there and nothing changed.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -78,6 +82,7 @@ fn main(_args: Args) -> i32 {
     page_end(&mut t, &slots);
     protect(&mut t, &slots);
     read_only_env(&mut t, &slots);
+    protect_range(&mut t, &slots);
     for (i, &s) in slots.iter().enumerate() {
         t.expect(exposed::frame_entry(pfns[i]).map(|e| e.maps), Some(0), "frame unmapped at the end");
         t.expect(sys::frame_free(s), Ok([]), "free");
@@ -297,4 +302,50 @@ fn read_only_env(t: &mut Checks, slots: &[u64; FRAMES]) {
     t.expect((left.status, left.count), (Error::Denied.code(), 8), "batch through a read-only env cap");
     t.expect(mapped_prefix(8).0, 0, "nothing mapped");
     let _ = sys::cap_drop(ro);
+}
+
+/// What a raw `page_protect_range` left: status, `rsi` (va), `rdx` (pages).
+fn range_raw(env: u64, va: u64, pages: u64, flags: u64, slot: u64) -> Left {
+    let r = sys::raw(Call::page_protect_range.number(), [env, va, pages, flags, slot, 0]);
+    Left { status: r.status, entries: r.values[1], count: r.values[2] }
+}
+
+/// `page_protect_range` over 12 mapped pages inside a 600-page range.
+fn protect_range(t: &mut Checks, slots: &[u64; FRAMES]) {
+    let n = 12;
+    let records = map_records(slots, n);
+    t.expect(batch(0, &records[..n]).status, 0, "range: map 12");
+    let ro = range_raw(0, page(0), 600, pte::NO_EXECUTE, 0);
+    t.expect(ro, Left { status: 0, entries: page(600), count: 0 }, "range: 600 pages read-only in one call");
+    t.check((0..n).all(|i| exposed::pte(page(i)).is_some_and(|e| e & pte::WRITABLE == 0)), "range: all read-only");
+    t.expect(mapped_prefix(BIG).0, n, "range: absent pages stay absent");
+    let empty = range_raw(0, page(0), n as u64, RW, EMPTY_SLOT);
+    t.expect(
+        empty,
+        Left { status: Error::BadCap.code(), entries: page(0), count: n as u64 },
+        "range: no write without a capability",
+    );
+    let other = range_raw(0, page(0), n as u64, RW, slots[1]);
+    t.expect(
+        other,
+        Left { status: Error::BadCap.code(), entries: page(0), count: n as u64 },
+        "range: nor with another frame's capability",
+    );
+    t.check((0..n).all(|i| !exposed::writable(page(i))), "range: still read-only after the refusals");
+    t.expect(range_raw(0, page(0) + 8, 1, pte::NO_EXECUTE, 0).status, Error::BadAddress.code(), "range: misaligned");
+    t.expect(
+        range_raw(0, page(0), u64::MAX / 2, pte::NO_EXECUTE, 0).status,
+        Error::BadAddress.code(),
+        "range: past user space",
+    );
+    t.expect(range_raw(0, page(0), 1, 1 << 40, 0).status, Error::Invalid.code(), "range: unknown flag bit");
+    if let Ok([ro_env]) = sys::cap_grant(0, 0, rights::READ) {
+        t.expect(range_raw(ro_env, page(0), n as u64, RW, 0).status, Error::Denied.code(), "range: read-only env cap");
+        let _ = sys::cap_drop(ro_env);
+    }
+    t.check((0..n).all(|i| !exposed::writable(page(i))), "range: nothing changed by a read-only env cap");
+    let up = range_raw(0, page(0), n as u64, RW, 0);
+    t.expect(up.status, 0, "range: write back with the owner's environment capability");
+    t.check((0..n).all(|i| exposed::writable(page(i))), "range: all writable again");
+    clear(n);
 }

@@ -66,61 +66,155 @@ impl AddressSpace {
     /// calls `leaf(va, entry)` for every present page and frees each
     /// page-table frame once passed. Each last-level table examined costs
     /// one unit of `budget` (absent entries are skipped for free, as in
-    /// [`Self::sweep_step`]). Returns true when everything, the PML4
-    /// included, is freed.
+    /// [`Self::sweep_step`]; each table is scanned once, absent entries
+    /// eight at a time). Returns true when everything, the PML4 included,
+    /// is freed.
     pub fn teardown_step(&mut self, cursor: &mut u64, mut budget: usize, mut leaf: impl FnMut(u64, u64)) -> bool {
-        const GIB: u64 = 1 << 30;
         const PML4_SPAN: u64 = 1 << 39;
         let end = (USER_SLOTS as u64) << 39;
         self.deactivate();
         while *cursor < end {
-            let va = *cursor;
-            let [i4, i3, i2, _] = indices(va);
+            let [i4, first3, first2, _] = indices(*cursor);
+            let base4 = (i4 as u64) << 39;
             let e4 = read_entry(self.root, i4);
-            if e4 & pte::PRESENT == 0 {
-                *cursor = (va | (PML4_SPAN - 1)) + 1;
-                continue;
-            }
-            let pdpt = e4 & pte::ADDRESS_MASK;
-            let e3 = read_entry(pdpt, i3);
-            if e3 & pte::PRESENT != 0 {
-                let pd = e3 & pte::ADDRESS_MASK;
-                let e2 = read_entry(pd, i2);
-                if e2 & pte::PRESENT != 0 {
-                    if budget == 0 {
-                        return false;
-                    }
-                    budget -= 1;
-                    let pt = e2 & pte::ADDRESS_MASK;
-                    for i1 in 0..ENTRIES {
-                        let e1 = read_entry(pt, i1);
-                        if e1 & pte::PRESENT != 0 {
-                            leaf(va | ((i1 as u64) << 12), e1);
+            if e4 & pte::PRESENT != 0 {
+                let pdpt = e4 & pte::ADDRESS_MASK;
+                let mut i3 = next_present(pdpt, first3);
+                while let Some(j3) = i3 {
+                    let base3 = base4 | ((j3 as u64) << 30);
+                    let pd = read_entry(pdpt, j3) & pte::ADDRESS_MASK;
+                    let mut i2 = next_present(pd, if j3 == first3 { first2 } else { 0 });
+                    while let Some(j2) = i2 {
+                        let base2 = base3 | ((j2 as u64) << 21);
+                        if budget == 0 {
+                            *cursor = base2;
+                            return false;
                         }
+                        budget -= 1;
+                        let pt = read_entry(pd, j2) & pte::ADDRESS_MASK;
+                        let mut i1 = next_present(pt, 0);
+                        while let Some(j1) = i1 {
+                            leaf(base2 | ((j1 as u64) << 12), read_entry(pt, j1));
+                            i1 = next_present(pt, j1 + 1);
+                        }
+                        write_entry(pd, j2, 0);
+                        frame::with(|f| f.free(pt));
+                        self.tables = self.tables.saturating_sub(1);
+                        i2 = next_present(pd, j2 + 1);
                     }
-                    write_entry(pd, i2, 0);
-                    frame::with(|f| f.free(pt));
-                    self.tables = self.tables.saturating_sub(1);
-                }
-                *cursor = va + (1 << 21);
-                if i2 == ENTRIES - 1 {
-                    write_entry(pdpt, i3, 0);
+                    write_entry(pdpt, j3, 0);
                     frame::with(|f| f.free(pd));
                     self.tables = self.tables.saturating_sub(1);
+                    i3 = next_present(pdpt, j3 + 1);
                 }
-            } else {
-                *cursor = (va | (GIB - 1)) + 1;
-            }
-            if cursor.is_multiple_of(PML4_SPAN) {
                 write_entry(self.root, i4, 0);
                 frame::with(|f| f.free(pdpt));
                 self.tables = self.tables.saturating_sub(1);
             }
+            *cursor = base4 + PML4_SPAN;
         }
         if self.root != 0 {
             frame::with(|f| f.free(self.root));
             self.root = 0;
         }
         true
+    }
+}
+
+/// The first present entry at index `from` or later in the table at
+/// `table`, if any; runs of absent entries are skipped eight per test.
+fn next_present(table: u64, from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < ENTRIES {
+        if i.is_multiple_of(8) {
+            let any: u64;
+            // SAFETY: entries `i..i + 8` (i is a multiple of 8 below 512) lie
+            // in the page-table frame `table`, which the kernel owns and the
+            // direct map covers; the block only reads them.
+            unsafe {
+                core::arch::asm!(
+                    "mov {a}, [{p}]",
+                    "or {a}, [{p} + 8]",
+                    "or {a}, [{p} + 16]",
+                    "or {a}, [{p} + 24]",
+                    "or {a}, [{p} + 32]",
+                    "or {a}, [{p} + 40]",
+                    "or {a}, [{p} + 48]",
+                    "or {a}, [{p} + 56]",
+                    p = in(reg) crate::mem::phys::virt(table) + (i as u64) * 8,
+                    a = out(reg) any,
+                    options(nostack, readonly),
+                );
+            }
+            if any & pte::PRESENT == 0 {
+                i += 8;
+                continue;
+            }
+        }
+        if read_entry(table, i) & pte::PRESENT != 0 {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+impl AddressSpace {
+    /// Sets `flags` (`WRITABLE`, `NO_EXECUTE`, libOS bits; `PRESENT |
+    /// USER` implied) on every present page of `[va, va + pages pages)`,
+    /// one pass over each last-level table. Before a page gains write,
+    /// `may_write(pfn)` must allow it; the first refusal stops the walk.
+    /// Returns how many pages (present or not) were passed, and the
+    /// refusal if one stopped it. `va` must be page-aligned and the range
+    /// below `USER_TOP` (the caller checks).
+    pub fn protect_range(
+        &mut self,
+        va: u64,
+        pages: u64,
+        flags: u64,
+        mut may_write: impl FnMut(u64) -> Result<(), oxok_abi::Error>,
+    ) -> (u64, Result<(), oxok_abi::Error>) {
+        let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+        let current = cpu::cr3() == self.root;
+        let mut done = 0;
+        while done < pages {
+            let at = va + done * crate::mem::PAGE_SIZE;
+            let [i4, i3, i2, i1] = indices(at);
+            // Pages left in this last-level table.
+            let span = ((ENTRIES - i1) as u64).min(pages - done);
+            let mut t = self.root;
+            let mut present = true;
+            for i in [i4, i3, i2] {
+                let e = read_entry(t, i);
+                if e & pte::PRESENT == 0 || e & pte::HUGE != 0 {
+                    present = false;
+                    break;
+                }
+                t = e & pte::ADDRESS_MASK;
+            }
+            if present {
+                for k in 0..span as usize {
+                    let old = read_entry(t, i1 + k);
+                    if old & pte::PRESENT == 0 {
+                        continue;
+                    }
+                    if flags & pte::WRITABLE != 0
+                        && old & pte::WRITABLE == 0
+                        && let Err(e) = may_write((old & pte::ADDRESS_MASK) / crate::mem::PAGE_SIZE)
+                    {
+                        return (done + k as u64, Err(e));
+                    }
+                    let new = (old & pte::ADDRESS_MASK) | (flags & allowed) | pte::PRESENT | pte::USER;
+                    if new != old {
+                        write_entry(t, i1 + k, new);
+                        if current {
+                            cpu::invlpg(at + (k as u64) * crate::mem::PAGE_SIZE);
+                        }
+                    }
+                }
+            }
+            done += span;
+        }
+        (done, Ok(()))
     }
 }

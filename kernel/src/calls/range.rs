@@ -1,0 +1,72 @@
+//! `page_protect_range`: one entry for the protection of many pages
+//! (Appel–Li's protN / unprotN).
+
+use super::Cx;
+use super::check::{cap_in, env_cap, frame_cap};
+use crate::mem::{PAGE_SIZE, frame};
+use oxok_abi::Error;
+use oxok_abi::layout::{USER_TOP, pte};
+use oxok_cap::{Kind, Rights};
+
+/// Pages one kernel entry changes before the call restarts itself.
+const STEP: u64 = 512;
+
+/// What the capability presented for adding write covers.
+enum Cover {
+    /// The frames environment `.0` owns.
+    Owner(u32),
+    /// Frame `.0` only.
+    Frame(u64),
+}
+
+/// Changes the flags of the present pages in a range (see the call table).
+pub fn page_protect_range(
+    cx: &mut Cx<'_>,
+    env_slot: u64,
+    va: u64,
+    pages: u64,
+    flags: u64,
+    frame_slot: u64,
+) -> Result<[u64; 0], Error> {
+    let need = if flags & pte::NO_EXECUTE == 0 { Rights::WRITE.union(Rights::EXECUTE) } else { Rights::WRITE };
+    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, need)?;
+    if flags & !(pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS) != 0 {
+        return Err(Error::Invalid);
+    }
+    let end = pages.checked_mul(PAGE_SIZE).and_then(|b| va.checked_add(b)).ok_or(Error::BadAddress)?;
+    if !va.is_multiple_of(PAGE_SIZE) || end > USER_TOP {
+        return Err(Error::BadAddress);
+    }
+    // The capability for adding write, resolved once; its error counts
+    // only if some page needs it.
+    let rw = Rights::READ.union(Rights::WRITE);
+    let cover = if flags & pte::WRITABLE == 0 {
+        Err(Error::Denied)
+    } else {
+        match cap_in(&mut cx.k.envs, cx.caller, frame_slot).map(|c| c.name.kind()) {
+            Ok(Some(Kind::Env)) => env_cap(&mut cx.k.envs, cx.caller, frame_slot, rw).map(Cover::Owner),
+            Ok(_) => frame_cap(&mut cx.k.envs, cx.caller, frame_slot, rw).map(Cover::Frame),
+            Err(e) => Err(e),
+        }
+    };
+    let step = pages.min(STEP);
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    let (done, result) = frame::with(|f| {
+        env.space.protect_range(va, step, flags, |pfn| match &cover {
+            Ok(Cover::Owner(owner)) => match f.entry(pfn) {
+                Some(e) if e.owner == *owner => Ok(()),
+                _ => Err(Error::BadCap),
+            },
+            Ok(Cover::Frame(p)) if *p == pfn => Ok(()),
+            Ok(Cover::Frame(_)) => Err(Error::BadCap),
+            Err(e) => Err(*e),
+        })
+    });
+    cx.frame.set_arg(1, va + done * PAGE_SIZE);
+    cx.frame.set_arg(2, pages - done);
+    result?;
+    if done < pages {
+        cx.restart();
+    }
+    Ok([])
+}
