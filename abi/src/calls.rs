@@ -198,8 +198,9 @@ macro_rules! for_each_call {
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
-            /// Checks: per record, as the single calls (page-table frames
-            /// are charged to the target's account as for `page_map`; a
+            /// Checks: per record, as the single calls — a map as
+            /// `page_map`, an unmap as `page_unmap`, a protect as
+            /// `page_protect` — (page-table frames are charged to the target's account as for `page_map`; a
             /// map, protect or share record without `NO_EXECUTE` needs
             /// execute on the environment capability: `Denied`; unknown
             /// flag bits: `Invalid`); a share's `src` must be mapped in the
@@ -949,7 +950,8 @@ macro_rules! for_each_call {
             /// child in `detail`); nothing changed on a refusal.
             ///
             /// Checks: a disk (`NotFound`); the content readable
-            /// (`BadAddress`); fewer than [`MAX_ROOTS`](crate::xn::MAX_ROOTS)
+            /// (`BadAddress`); `fs` and `ty` fit in 32 bits (`Invalid`);
+            /// fewer than [`MAX_ROOTS`](crate::xn::MAX_ROOTS)
             /// roots and the caller's account has a frame (`NoMemory`);
             /// XN's checks (refusal). Changes: the registry, free map,
             /// roots.
@@ -1168,6 +1170,17 @@ macro_rules! define_call_enum {
             /// The call's name as written in the table.
             pub const fn name(self) -> &'static str {
                 match self { $(Call::$name => stringify!($name),)* }
+            }
+
+            /// Its doc comment in the table: the contract, what it checks
+            /// and what it changes (read by [`crate::contract`]).
+            pub const fn doc(self) -> &'static str {
+                match self { $(Call::$name => concat!($($doc, "\n"),*),)* }
+            }
+
+            /// The names of its arguments, in register order.
+            pub const fn arg_names(self) -> &'static [&'static str] {
+                match self { $(Call::$name => &[$(stringify!($arg)),*],)* }
             }
 
             /// How many argument registers the call reads.

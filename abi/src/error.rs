@@ -26,6 +26,11 @@ macro_rules! errors {
                 self as u64
             }
 
+            /// Its name as written in the contract (`BadCap`).
+            pub const fn name(self) -> &'static str {
+                match self { $(Error::$name => stringify!($name),)* }
+            }
+
             /// A short English description.
             pub const fn text(self) -> &'static str {
                 match self { $(Error::$name => $text,)* }

@@ -38,6 +38,7 @@
 pub mod boot;
 mod calls;
 pub mod cap_kind;
+pub mod contract;
 pub mod env_id;
 pub mod filter;
 pub mod frames;

@@ -73,7 +73,7 @@ pub(crate) fn run(o: &FuzzOpts) -> Result<(), Failure> {
         s.timeout_secs,
         log_dir.join("fuzz.log").display()
     );
-    let outcomes = scenario::run_all(vec![(s, Qemu::pvh(&images, line))], 1, &log_dir);
+    let outcomes = scenario::run_all(vec![(s, Qemu::pvh(&images, &s.kernel_cmdline()))], 1, &log_dir);
     let serial = std::fs::read(log_dir.join("fuzz.log")).map(|b| String::from_utf8_lossy(&b).into_owned());
     let serial = serial.unwrap_or_default();
     for f in figures(&serial) {

@@ -32,6 +32,7 @@ pub(crate) const FUZZ_EXPECT: &[&str] = &[
     "fuzz: * calls in * sandboxes",
     "fuzz: outcomes: ok ",
     "fuzz: per call: ",
+    "fuzz: undocumented errors 0",
     "fuzz: probe map-many: ",
     "fuzz: probe create-destroy: ",
     "fuzz: probe preds: ",

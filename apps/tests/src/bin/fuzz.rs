@@ -18,14 +18,14 @@ extern crate alloc;
 use alloc::format;
 use alloc::string::String;
 use core::sync::atomic::Ordering;
-use oxok_libos::abi::Error;
 use oxok_libos::abi::layout::ENV_TABLE_ROWS;
+use oxok_libos::abi::{Error, contract};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::shm::Region;
 use oxok_libos::{Args, exposed, println, proc, process, upcall};
 use oxok_tests::fuzz::probes::PROBES;
 use oxok_tests::fuzz::table::TABLE;
-use oxok_tests::fuzz::{self, MAX_CODE, W_CALL, W_CALLS, W_ERR, W_LAST, W_OK, W_UNKNOWN, WORDS};
+use oxok_tests::fuzz::{self, MAX_CODE, SEEN_CALLS, W_CALL, W_CALLS, W_ERR, W_LAST, W_OK, W_SEEN, W_UNKNOWN, WORDS};
 
 oxok_libos::main!(main);
 
@@ -119,8 +119,9 @@ fn drive(calls: u64, seed: u64, scale: Option<u64>) -> i32 {
         }
         let status = exec::wait(child);
         let issued = words[W_CALLS].load(Ordering::Relaxed);
-        for (t, w) in totals.iter_mut().zip(words.iter()) {
-            *t += w.load(Ordering::Relaxed);
+        for (i, (t, w)) in totals.iter_mut().zip(words.iter()).enumerate() {
+            let w = w.load(Ordering::Relaxed);
+            *t = if i >= W_SEEN { *t | w } else { *t + w };
         }
         if status != Ok(ExitStatus::Exited(0)) {
             early += 1;
@@ -186,6 +187,30 @@ fn report(totals: &[u64; WORDS], sandboxes: u64, early: u64, secs: u64) {
         line.push_str(&format!(" {} {}", call.name(), totals[W_CALL + i.min(255)]));
     }
     println!("{line}");
+    undocumented(totals);
+}
+
+/// Checks every error a call returned against its contract in
+/// `abi/src/calls.rs` (`oxok_abi::contract::allows`; issue 10: documentation
+/// and behaviour agree): an error the contract does not allow is printed,
+/// and counted.
+fn undocumented(totals: &[u64; WORDS]) {
+    let mut n = 0;
+    for (i, (call, _)) in TABLE.iter().enumerate().take(SEEN_CALLS) {
+        for code in 1..=MAX_CODE as u64 {
+            if totals[W_SEEN + i] & (1 << code) == 0 {
+                continue;
+            }
+            match Error::from_code(code) {
+                Some(e) if contract::allows(*call, e) => {}
+                e => {
+                    println!("fuzz: undocumented: {} returned {} ({code})", call.name(), e.map_or("?", Error::name));
+                    n += 1;
+                }
+            }
+        }
+    }
+    println!("fuzz: undocumented errors {n}");
 }
 
 /// Runs probe `name` in a process of its own; true if it passed.

@@ -33,8 +33,13 @@ pub const W_UNKNOWN: usize = W_ERR + MAX_CODE + 1;
 pub const W_LAST: usize = W_UNKNOWN + 1;
 /// Counter words: calls of table index `i` are counted at `W_CALL + i`.
 pub const W_CALL: usize = 64;
+/// Counter words: the error codes call `i` returned, one bit per code
+/// (`1 << code`), at `W_SEEN + i`; the driver ORs them, never adds.
+pub const W_SEEN: usize = W_CALL + 256;
+/// Calls with a word of their own at `W_SEEN`.
+pub const SEEN_CALLS: usize = 512 - W_SEEN;
 /// Words the driver reads (one page holds 512).
-pub const WORDS: usize = W_CALL + 256;
+pub const WORDS: usize = W_SEEN + SEEN_CALLS;
 
 /// Maps the fuzzer's buffer (`DATA`, writable) in the caller.
 fn map_data() -> Result<(), oxok_libos::abi::Error> {
@@ -85,6 +90,9 @@ fn count(counters: &[AtomicU64], index: usize, status: u64) {
         _ => W_UNKNOWN,
     };
     counters[word].fetch_add(1, Ordering::Relaxed);
+    if word >= W_ERR && word <= W_ERR + MAX_CODE && index < SEEN_CALLS {
+        counters[W_SEEN + index].fetch_or(1 << status, Ordering::Relaxed);
+    }
     counters[W_CALL + index.min(255)].fetch_add(1, Ordering::Relaxed);
     counters[W_CALLS].fetch_add(1, Ordering::Relaxed);
 }
