@@ -82,12 +82,13 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
     // The owner's frame set grows by a node now and then.
     crate::mem::heap::reserve(256)?;
     // Given back on every early return below.
-    let charge = crate::account::Charge::new(env.quota, 1, 0)?;
-    let pa = match src_pa {
-        Some(src) => crate::mem::frame::with(|f| f.alloc_copy(target, src)),
-        None => crate::mem::frame::with(|f| f.alloc(target)),
+    let charge = crate::account::Charge::owned(env.quota)?;
+    let frame = match src_pa {
+        Some(src) => FrameRef::alloc_copy(target, src),
+        None => FrameRef::alloc(target),
     }
     .ok_or(Error::NoMemory)?;
+    let pa = frame.pa();
     if replaced {
         // The tables above `va` exist, so the map below needs none.
         if let Err(e) = unmap_one(cx, target, va) {
@@ -96,7 +97,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
         }
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if let Err(e) = env::map_frame(env, va, pa, flags) {
+    if let Err(e) = env::map_frame(env, va, (&frame).into(), flags) {
         crate::mem::frame::with(|f| f.free(pa));
         return Err(e);
     }

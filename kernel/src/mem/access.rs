@@ -98,6 +98,16 @@ impl FrameRef {
         frame::with(|f| f.alloc(owner)).map(|pa| FrameRef { pa })
     }
 
+    /// A fresh frame now owned by environment `owner`, holding a copy of
+    /// the user frame at `src` (a frame the caller maps), or `None` when
+    /// memory is out or `src` is no frame.
+    pub fn alloc_copy(owner: u32, src: u64) -> Option<FrameRef> {
+        if owner < OWNER_FIRST_ENV {
+            return None;
+        }
+        frame::with(|f| f.alloc_copy(owner, src)).map(|pa| FrameRef { pa })
+    }
+
     /// Frame `pfn` if the frame table says environment `owner` owns it.
     pub fn owned_by(pfn: u64, owner: u32) -> Option<FrameRef> {
         let ok = owner >= OWNER_FIRST_ENV && frame::with(|f| f.entry(pfn).is_some_and(|e| e.owner == owner));

@@ -90,7 +90,7 @@ fn count(counters: &[AtomicU64], index: usize, status: u64) {
         _ => W_UNKNOWN,
     };
     counters[word].fetch_add(1, Ordering::Relaxed);
-    if word >= W_ERR && word <= W_ERR + MAX_CODE && index < SEEN_CALLS {
+    if (W_ERR..=W_ERR + MAX_CODE).contains(&word) && index < SEEN_CALLS {
         counters[W_SEEN + index].fetch_or(1 << status, Ordering::Relaxed);
     }
     counters[W_CALL + index.min(255)].fetch_add(1, Ordering::Relaxed);
