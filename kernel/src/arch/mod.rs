@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod fpu;
 pub mod gdt;
 pub mod idt;
+pub mod msix;
 pub mod pci;
 pub mod pic;
 pub mod qemu;
