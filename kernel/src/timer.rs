@@ -1,7 +1,7 @@
 //! The periodic timer: counts ticks, keeps the clock page current, and
 //! gives the scheduler its preemption points.
 
-use crate::arch::apic::{self, SPURIOUS_VECTOR, TIMER_VECTOR};
+use crate::arch::apic::{self, NET_VECTOR, SPURIOUS_VECTOR, TIMER_VECTOR};
 use crate::arch::trapframe::TrapFrame;
 use crate::mem::exposed;
 use crate::{sched, state};
@@ -27,9 +27,10 @@ pub fn ticks() -> u64 {
 }
 
 /// Handles interrupt vector `frame.vector` (≥ 32). Taken in user mode it
-/// advances the slot clock and may switch environments; taken in kernel
-/// mode (the idle loop, which holds the kernel lock) it only counts, and
-/// the idle loop hands the ticks to the scheduler.
+/// advances the slot clock (or takes the NIC's packets) and may switch
+/// environments; taken in kernel mode (the idle loop, which holds the kernel
+/// lock) it only counts (or flags), and the idle loop hands the ticks (and
+/// the flag) to the scheduler.
 pub fn interrupt(frame: &mut TrapFrame) {
     let vector = frame.vector as u8;
     if vector == TIMER_VECTOR {
@@ -37,6 +38,15 @@ pub fn interrupt(frame: &mut TrapFrame) {
         exposed::update_clock(|c| c.ticks = now);
         apic::eoi();
         crate::console::poll();
+        if frame.is_user() {
+            state::with(|k| sched::tick(k, frame));
+        }
+    } else if vector == NET_VECTOR {
+        // The NIC received: flag it; the scheduler takes the packets under
+        // the kernel lock, now if this interrupted user mode, else when the
+        // idle loop wakes from this interrupt.
+        crate::net::interrupt();
+        apic::eoi();
         if frame.is_user() {
             state::with(|k| sched::tick(k, frame));
         }

@@ -311,6 +311,17 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
         Step::Switch(self.advance(out, envs))
     }
 
+    /// Environments may have become runnable between ticks (a sleeper woke
+    /// on a device interrupt): with nothing running, the rest of the idle
+    /// slot goes to the owner or a spare-time requester that can use it now
+    /// (as at a tick, without charging one); otherwise `Continue`.
+    pub fn woke(&mut self, envs: &mut impl Envs) -> Step {
+        match self.running {
+            Some(_) => Step::Continue,
+            None => self.fill(envs),
+        }
+    }
+
     /// Environment `env` is gone (exited or destroyed): its slots are freed
     /// and its spare-time request dropped; if it was running, the next slot
     /// begins (`End::Removed`). Idempotent.

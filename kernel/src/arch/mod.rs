@@ -9,6 +9,7 @@ pub mod gdt;
 pub mod idt;
 #[cfg(feature = "model-process")]
 pub mod kstack;
+pub mod msix;
 pub mod pci;
 pub mod pic;
 pub mod qemu;

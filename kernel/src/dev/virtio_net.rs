@@ -2,9 +2,13 @@
 //! `virtio-drivers`' `VirtIONetRaw`. Only the kernel writes descriptors:
 //! every buffer posted to the device is a kernel-owned [`DmaBuf`] that this
 //! module keeps until the device returns it, and [`KernelHal::share`]
-//! checks each one in the frame table. Receive is polled; transmitted
-//! buffers are reclaimed on the next send (no completion interrupt).
+//! checks each one in the frame table. The receive queue interrupts through
+//! MSI-X entry 0 (vector [`NET_VECTOR`]) when the device has one; receive is
+//! also polled each tick. Transmitted buffers are reclaimed on the next send
+//! (the transmit queue has no interrupt).
 
+use crate::arch::apic::NET_VECTOR;
+use crate::arch::msix::{self, Msix};
 use crate::arch::pci::PortCam;
 use crate::mem::dma::{DmaBuf, KernelHal, mmio_ok};
 use alloc::vec::Vec;
@@ -14,8 +18,11 @@ use virtio_drivers::transport::DeviceType;
 use virtio_drivers::transport::pci::bus::{BarInfo, Command, DeviceFunction, PciRoot};
 use virtio_drivers::transport::pci::{PciTransport, virtio_device_type};
 
-/// Descriptors per queue, and buffers per direction.
-const QUEUE: usize = 16;
+/// Descriptors per queue, and buffers per direction (and the most packets
+/// one call of [`Nic::receive`] takes).
+pub const QUEUE: usize = 16;
+/// The device's receive queue.
+const RECEIVE_QUEUE: u16 = 0;
 
 /// The NIC and the buffers posted to it.
 pub struct Nic {
@@ -27,6 +34,8 @@ pub struct Nic {
     tx: [Option<(DmaBuf, usize)>; QUEUE],
     /// Transmit buffers free for the next send.
     tx_free: Vec<DmaBuf>,
+    /// The receive interrupt, if the device could be given one.
+    irq: Option<Msix>,
 }
 
 /// Finds the first virtio-net device on PCI bus 0 and brings it up with
@@ -62,7 +71,7 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Nic, &'st
     root.set_command(df, command | Command::MEMORY_SPACE | Command::BUS_MASTER);
     let transport = PciTransport::new::<KernelHal, _>(root, df).map_err(|_| "not a modern virtio device")?;
     let raw = VirtIONetRaw::<KernelHal, PciTransport, QUEUE>::new(transport).map_err(|_| "device setup failed")?;
-    let mut nic = Nic { raw, rx: Default::default(), tx: Default::default(), tx_free: Vec::new() };
+    let mut nic = Nic { raw, rx: Default::default(), tx: Default::default(), tx_free: Vec::new(), irq: None };
     nic.raw.disable_interrupts();
     for _ in 0..QUEUE {
         let buf = DmaBuf::new().ok_or("no memory for buffers")?;
@@ -71,6 +80,18 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Nic, &'st
         let buf = DmaBuf::new().ok_or("no memory for buffers")?;
         nic.post_rx(buf)?;
     }
+    match msix::enable(root, df, NET_VECTOR)
+        .and_then(|m| msix::virtio_queue_vector(root, df, RECEIVE_QUEUE, Some(0)).map(|()| m))
+    {
+        Ok(m) => {
+            // Only the receive queue has a vector; the transmit queue's
+            // notifications go nowhere.
+            nic.raw.enable_interrupts();
+            nic.irq = Some(m);
+            log::info!("virtio-net: receive interrupt on vector {NET_VECTOR:#x}");
+        }
+        Err(why) => log::warn!("virtio-net: no receive interrupt ({why}); receive is polled each tick"),
+    }
     Ok(nic)
 }
 
@@ -78,6 +99,13 @@ impl Nic {
     /// The device's Ethernet address.
     pub fn mac(&self) -> [u8; 6] {
         self.raw.mac_address()
+    }
+
+    /// Masks (holds pending) or unmasks the receive interrupt.
+    pub fn mask_interrupt(&self, masked: bool) {
+        if let Some(m) = &self.irq {
+            m.set_masked(masked);
+        }
     }
 
     fn post_rx(&mut self, mut buf: DmaBuf) -> Result<(), &'static str> {

@@ -5,7 +5,10 @@
 //!
 //! All of it sits behind one lock, taken only with the kernel lock held
 //! (from calls and from the scheduler's tick processing), never from an
-//! interrupt handler.
+//! interrupt handler. The NIC's receive interrupt only sets a flag
+//! ([`interrupt`]); the scheduler takes it ([`take_interrupt`]) under the
+//! kernel lock and calls [`poll_interrupt`], at most [`IRQ_BUDGET`] times a
+//! tick before the interrupt is masked until the next tick's [`poll`].
 
 pub mod ring;
 mod table;
@@ -15,6 +18,7 @@ use crate::env::EnvId;
 use crate::mem::access::FrameRef;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::Dpf;
@@ -25,6 +29,13 @@ use spin::Mutex;
 pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
 /// Most filters installed at once, machine-wide.
 pub const MAX_FILTERS: usize = 256;
+/// Most receive interrupts handled per tick; past it (or after one that
+/// found a full batch waiting) the interrupt stays masked until the next
+/// tick, so a flood costs a bounded number of kernel entries per tick.
+pub const IRQ_BUDGET: u32 = 4;
+
+/// Set by the NIC's receive interrupt; taken under the kernel lock.
+static IRQ: AtomicBool = AtomicBool::new(false);
 
 /// The network state.
 pub struct Net {
@@ -44,6 +55,10 @@ pub struct Net {
     pub sent: u64,
     /// Packets refused for their headers.
     pub refused: u64,
+    /// Receive interrupts handled since the last tick.
+    irqs: u32,
+    /// Whether the receive interrupt is masked until the next tick.
+    irq_masked: bool,
 }
 
 static NET: Mutex<Option<Net>> = Mutex::new(None);
@@ -65,7 +80,18 @@ pub fn init() {
         log::warn!("net: no network table: {e:?}");
     }
     let filters = Dpf::new(MAX_FILTERS, crate::arch::cpu::rdtsc());
-    let net = Net { nic, rings, filters, templates: BTreeMap::new(), received: 0, unclaimed: 0, sent: 0, refused: 0 };
+    let net = Net {
+        nic,
+        rings,
+        filters,
+        templates: BTreeMap::new(),
+        received: 0,
+        unclaimed: 0,
+        sent: 0,
+        refused: 0,
+        irqs: 0,
+        irq_masked: false,
+    };
     net.publish();
     *NET.lock() = Some(net);
 }
@@ -82,26 +108,50 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
     }
 }
 
-/// Takes the packets the NIC received since the last call (a bounded
-/// number) and copies each into the ring of the filter that accepts it.
+/// The NIC's receive interrupt (from the interrupt handler: touches only
+/// an atomic).
+pub fn interrupt() {
+    IRQ.store(true, Ordering::Release);
+}
+
+/// Whether the receive interrupt arrived since the last call.
+pub fn take_interrupt() -> bool {
+    IRQ.swap(false, Ordering::Acquire)
+}
+
+/// The tick's poll: unmasks the receive interrupt if a flood masked it,
+/// then takes the packets the NIC received since the last call (a bounded
+/// number) into the rings of the filters that accept them.
 pub fn poll() {
     let _ = with(|net| {
-        let Net { nic, rings, filters, received, unclaimed, .. } = net;
-        let Some(nic) = nic.as_mut() else { return Ok(()) };
-        nic.receive(|packet| {
-            *received += 1;
-            match filters.demux(packet).map(|(_, &(_, ring))| ring) {
-                Some(ring) => {
-                    if let Some(r) = ring_mut(rings, ring) {
-                        r.push(packet);
-                        table::set_ring((ring & 0xff) as usize, &r.row(ring));
-                    }
-                }
-                None => *unclaimed += 1,
+        net.irqs = 0;
+        if net.irq_masked {
+            net.irq_masked = false;
+            if let Some(nic) = &net.nic {
+                nic.mask_interrupt(false);
             }
-        });
+        }
+        net.receive();
         Ok(())
     });
+}
+
+/// After a receive interrupt: takes the waiting packets (a bounded number)
+/// into rings, and masks the interrupt until the next tick when this tick's
+/// budget is used up or the batch was full. Returns the number of packets.
+pub fn poll_interrupt() -> usize {
+    with(|net| {
+        net.irqs = net.irqs.saturating_add(1);
+        let n = net.receive();
+        if !net.irq_masked && (net.irqs >= IRQ_BUDGET || n >= virtio_net::QUEUE) {
+            net.irq_masked = true;
+            if let Some(nic) = &net.nic {
+                nic.mask_interrupt(true);
+            }
+        }
+        Ok(n)
+    })
+    .unwrap_or(0)
 }
 
 fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
@@ -113,6 +163,25 @@ fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
 }
 
 impl Net {
+    /// Copies what the NIC received (at most one queue's worth) into the
+    /// rings of the filters that accept it; returns the number of packets.
+    fn receive(&mut self) -> usize {
+        let Net { nic, rings, filters, received, unclaimed, .. } = self;
+        let Some(nic) = nic.as_mut() else { return 0 };
+        nic.receive(|packet| {
+            *received += 1;
+            match filters.demux(packet).map(|(_, &(_, ring))| ring) {
+                Some(ring) => {
+                    if let Some(r) = ring_mut(rings, ring) {
+                        r.push(packet);
+                        table::set_ring((ring & 0xff) as usize, &r.row(ring));
+                    }
+                }
+                None => *unclaimed += 1,
+            }
+        })
+    }
+
     /// Rewrites the network table's header.
     fn publish(&self) {
         let mac = self.nic.as_ref().map_or(0, |n| {

@@ -2,7 +2,7 @@
 //! spare time, round robin; nobody else gets them.
 
 use crate::world::{Behaviour, Sim, assert_ratio};
-use oxok_slots::{Config, Placement, Reason, Vacancy};
+use oxok_slots::{Config, Placement, Reason, Step, Vacancy};
 
 const S: u64 = Config::DEFAULT.ticks_per_slot as u64;
 
@@ -98,4 +98,30 @@ fn spare_debtor() {
     assert!(!sim.sched.spare.contains(c), "request dropped on destroy");
     assert_eq!(sim.idle_ticks(), 0);
     sim.assert_no_theft(&[c, x]);
+}
+
+/// `woke` between ticks: while the CPU idles in a slot whose owner is
+/// blocked it does nothing; once the owner can run (a device interrupt woke
+/// it) it gets the rest of that slot at once, without a tick; while someone
+/// runs it does nothing.
+#[test]
+fn woke_between_ticks() {
+    let mut sim = Sim::<4>::new(Config { ticks_per_slot: 8, ..Config::DEFAULT });
+    let sl = sim.add_owning(Behaviour::Sleeper(5), 4, Placement::Spread);
+    sim.start();
+    while sim.world.now < 5 || sim.sched.running().is_some() {
+        assert!(sim.world.now < 10, "the owner blocks at tick 5");
+        sim.step();
+    }
+    let step = sim.sched.woke(&mut sim.world);
+    assert!(matches!(step, Step::Continue), "still blocked: {step:?}");
+    assert_eq!(sim.sched.running(), None);
+    let slot = sim.sched.slot();
+    sim.world.now = 10;
+    let step = sim.sched.woke(&mut sim.world);
+    let Step::Switch(sw) = step else { panic!("expected a switch: {step:?}") };
+    assert_eq!((sw.slot, sw.decision.run, sw.decision.reason), (slot, Some(sl), Reason::Owner));
+    sim.apply(step);
+    assert!(matches!(sim.sched.woke(&mut sim.world), Step::Continue));
+    assert_eq!(sim.sched.running(), Some(sl));
 }
