@@ -136,21 +136,52 @@ fn sleep(seen: u64, wake: &[(u64, u64)], deadline_ticks: Option<u64>) -> Result<
     Ok(())
 }
 
-/// The clock tick `timeout_ms` from now (`None` for a negative timeout:
-/// forever): one tick more than the count, since the current tick is
-/// already partly gone, so the wait is never shorter than asked.
-pub fn deadline(timeout_ms: i64) -> Result<Option<u64>, i64> {
+/// When a wait with a timeout ends: a clock tick, which the wakeup
+/// predicate watches, and the same moment on the TSC clock that
+/// `clock_gettime` reads. Under emulation the two drift apart, so the wait
+/// ends only when both have passed: a timeout never looks short to the
+/// program that measures it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline {
+    ticks: u64,
+    ns: u64,
+}
+
+impl Deadline {
+    /// Do not wait.
+    pub const NOW: Deadline = Deadline { ticks: 0, ns: 0 };
+
+    /// Whether both clocks have passed it.
+    fn passed(&self) -> bool {
+        exposed::clock().is_none_or(|c| c.ticks >= self.ticks) && crate::calls::time::now_ns() >= self.ns
+    }
+
+    /// The tick a sleep waits for: its own, or the next one when the tick
+    /// clock is there and the TSC clock is not yet.
+    fn wake_tick(&self) -> u64 {
+        self.ticks.max(exposed::clock().map_or(0, |c| c.ticks) + 1)
+    }
+}
+
+/// The deadline `timeout_ms` from now (`None` for a negative timeout:
+/// forever): on the tick clock one tick more than the count, since the
+/// current tick is already partly gone, so the wait is never shorter than
+/// asked.
+pub fn deadline(timeout_ms: i64) -> Result<Option<Deadline>, i64> {
     let clock = exposed::clock().ok_or(EINVAL)?;
     Ok((timeout_ms >= 0 && clock.tick_hz > 0).then(|| {
-        clock.ticks.saturating_add((timeout_ms as u64).saturating_mul(clock.tick_hz).div_ceil(1000)).saturating_add(1)
+        let ms = timeout_ms as u64;
+        Deadline {
+            ticks: clock.ticks.saturating_add(ms.saturating_mul(clock.tick_hz).div_ceil(1000)).saturating_add(1),
+            ns: crate::calls::time::now_ns().saturating_add(ms.saturating_mul(1_000_000)),
+        }
     }))
 }
 
-/// Waits until one of `records` — (fd, wanted events, events that hold)
-/// — is ready or the clock reaches `deadline` (`Some(0)`: do not wait);
+/// — is ready or `deadline` passes ([`Deadline::NOW`]: do not wait);
 /// fills in the events; returns how many records have some. `EINTR` when
 /// a signal the program does not block arrives first.
-pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<u64>) -> Res {
+pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<Deadline>) -> Res {
     loop {
         let seen = exposed::sysinfo().map_or(0, |i| i.console_in);
         let mut wake = Vec::new();
@@ -161,7 +192,7 @@ pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<u64>) -> Res
                 ready += 1;
             }
         }
-        let expired = deadline.is_some_and(|d| exposed::clock().is_none_or(|c| c.ticks >= d));
+        let expired = deadline.is_some_and(|d| d.passed());
         if ready > 0 || expired {
             return Ok(ready);
         }
@@ -174,11 +205,12 @@ pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<u64>) -> Res
             })
             .collect();
         if sockets.is_empty() {
-            sleep(seen, &wake, deadline)?;
+            sleep(seen, &wake, deadline.map(|d| d.wake_tick()))?;
             continue;
         }
         let clock = exposed::clock().ok_or(EINVAL)?;
-        let left_ms = deadline.map(|d| d.saturating_sub(clock.ticks).saturating_mul(1000) / clock.tick_hz.max(1));
+        let left_ms =
+            deadline.map(|d| d.wake_tick().saturating_sub(clock.ticks).saturating_mul(1000) / clock.tick_hz.max(1));
         let slice = left_ms.unwrap_or(SOCKET_SLICE_MS).clamp(1, SOCKET_SLICE_MS);
         let set: Vec<(&socket::Socket, socket::Ready)> = sockets
             .iter()
@@ -203,7 +235,7 @@ fn poll_records(fds: u64, count: u64, timeout_ms: i64) -> Res {
         .chunks(8)
         .map(|r| (i32::from_le_bytes([r[0], r[1], r[2], r[3]]), u16::from_le_bytes([r[4], r[5]]), 0))
         .collect();
-    let deadline = if timeout_ms == 0 { Some(0) } else { deadline(timeout_ms)? };
+    let deadline = if timeout_ms == 0 { Some(Deadline::NOW) } else { deadline(timeout_ms)? };
     let ready = wait_ready(&mut records, deadline)?;
     for (rec, r) in raw.chunks_mut(8).zip(&records) {
         rec[6..8].copy_from_slice(&r.2.to_le_bytes());

@@ -2,7 +2,7 @@
 //! ([`crate::calls::poll::wait_ready`]) and the answer goes back into the
 //! sets. A descriptor that is not open is `EBADF`, as Linux says.
 
-use crate::calls::poll::{self, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT};
+use crate::calls::poll::{self, Deadline, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT};
 use crate::errno::{EBADF, EINVAL, Res};
 use crate::uaccess;
 use alloc::vec;
@@ -40,8 +40,8 @@ fn write_set(addr: u64, set: &[u64]) -> Result<(), i64> {
 }
 
 /// The common part: sets at `r`, `w`, `e` for `nfds` descriptors, a
-/// deadline in clock ticks (`Some(0)`: do not wait).
-fn select_sets(nfds: u64, r: u64, w: u64, e: u64, deadline: Option<u64>) -> Res {
+/// deadline ([`Deadline::NOW`]: do not wait).
+fn select_sets(nfds: u64, r: u64, w: u64, e: u64, deadline: Option<Deadline>) -> Res {
     if nfds > SETSIZE {
         return Err(EINVAL);
     }
@@ -90,12 +90,12 @@ fn select_sets(nfds: u64, r: u64, w: u64, e: u64, deadline: Option<u64>) -> Res 
 }
 
 /// A timeout of `sec` seconds and `nsec` nanoseconds as a deadline.
-fn deadline_of(sec: i64, nsec: i64) -> Result<Option<u64>, i64> {
+fn deadline_of(sec: i64, nsec: i64) -> Result<Option<Deadline>, i64> {
     if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
         return Err(EINVAL);
     }
     if sec == 0 && nsec == 0 {
-        return Ok(Some(0));
+        return Ok(Some(Deadline::NOW));
     }
     poll::deadline(sec.saturating_mul(1000).saturating_add((nsec + 999_999) / 1_000_000))
 }
