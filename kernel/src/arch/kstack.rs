@@ -224,10 +224,10 @@ pub fn init() {
 /// `then` on the stack whose top is `top`. Returns when someone passes the
 /// saved value to [`resume`]. `save` is written before `then` runs.
 pub fn block(save: &core::sync::atomic::AtomicU64, top: u64, then: extern "C" fn() -> !) {
+    // The context saved here stays valid: its stack is not freed while its
+    // environment lives, and is never resumed once it does not.
     // SAFETY: `top` is the top of a stack nothing runs on (the per-CPU
-    // stack, idle once the process model blocks a call); the context saved
-    // here stays valid because the stack it is on is not freed while its
-    // environment lives (and is never resumed once it does not).
+    // stack, idle once the process model blocks a call).
     unsafe { kstack_block(save.as_ptr(), top, then) }
 }
 

@@ -91,10 +91,10 @@ fn word_va(slot: usize, w: usize) -> u64 {
 /// Word `w` of entry `slot`, as an atomic.
 fn word(slot: usize, w: usize) -> &'static AtomicU64 {
     debug_assert!(slot < ENTRIES && w * 8 < PATH_AT);
-    // SAFETY: callers only pass slots whose page `ensure_page` mapped (in
-    // `take`, just before; everywhere else, slots `take` returned), and
-    // nothing ever unmaps the region; the address is 8-aligned and inside
-    // that page; every access to the table's words goes through atomics.
+    // Callers only pass slots whose page `ensure_page` mapped (in `take`,
+    // just before; everywhere else, slots `take` returned).
+    // SAFETY: that page is never unmapped; the address is 8-aligned and
+    // inside it; every access to the table's words goes through atomics.
     unsafe { AtomicU64::from_ptr(word_va(slot, w) as *mut u64) }
 }
 
