@@ -25,6 +25,30 @@ pub struct Regs {
     pub rflags: u64,
 }
 
+impl Regs {
+    /// Every register 0.
+    pub const ZERO: Regs = Regs {
+        rax: 0,
+        rbx: 0,
+        rcx: 0,
+        rdx: 0,
+        rsi: 0,
+        rdi: 0,
+        rbp: 0,
+        rsp: 0,
+        r8: 0,
+        r9: 0,
+        r10: 0,
+        r11: 0,
+        r12: 0,
+        r13: 0,
+        r14: 0,
+        r15: 0,
+        rip: 0,
+        rflags: 0,
+    };
+}
+
 /// Layout version of [`EnvState`]: `env_set_state` refuses any other.
 pub const ENV_STATE_VERSION: u64 = 2;
 
@@ -64,35 +88,15 @@ pub struct EnvState {
 impl EnvState {
     /// An all-zero state of the current version with a clean FPU.
     pub const fn new() -> EnvState {
-        const Z: Regs = Regs {
-            rax: 0,
-            rbx: 0,
-            rcx: 0,
-            rdx: 0,
-            rsi: 0,
-            rdi: 0,
-            rbp: 0,
-            rsp: 0,
-            r8: 0,
-            r9: 0,
-            r10: 0,
-            r11: 0,
-            r12: 0,
-            r13: 0,
-            r14: 0,
-            r15: 0,
-            rip: 0,
-            rflags: 0,
-        };
         EnvState {
             version: ENV_STATE_VERSION,
             reserved0: 0,
-            regs: Z,
+            regs: Regs::ZERO,
             upcalls: [0; crate::upcall::KINDS],
             fs_base: 0,
             gs_base: 0,
             fpu: FpuState::CLEAN,
-            pct: PctState { serving: 0, caller: 0, ticket: 0, saved: Z },
+            pct: PctState { serving: 0, caller: 0, ticket: 0, saved: Regs::ZERO },
             preds: [PredState::EMPTY; crate::PRED_SLOTS],
             reserved: 0,
         }

@@ -50,30 +50,7 @@ struct Row {
     expect: Regs,
 }
 
-const EMPTY: Row = Row {
-    stack: None,
-    saved: 0,
-    expect: Regs {
-        rax: 0,
-        rbx: 0,
-        rcx: 0,
-        rdx: 0,
-        rsi: 0,
-        rdi: 0,
-        rbp: 0,
-        rsp: 0,
-        r8: 0,
-        r9: 0,
-        r10: 0,
-        r11: 0,
-        r12: 0,
-        r13: 0,
-        r14: 0,
-        r15: 0,
-        rip: 0,
-        rflags: 0,
-    },
-};
+const EMPTY: Row = Row { stack: None, saved: 0, expect: Regs::ZERO };
 
 static ROWS: Mutex<[Row; MAX_ENVS]> = Mutex::new([EMPTY; MAX_ENVS]);
 /// A freed stack the CPU was still running on: dropped at the next switch.
