@@ -404,7 +404,7 @@ macro_rules! for_each_call {
             /// (`BadEnv`). Changes: who runs.
             24 => pct_reply(caller) -> [];
 
-            /// Installs wakeup predicate number `index` (0..[`PRED_SLOTS`](crate::PRED_SLOTS))
+            /// Installs wakeup predicate number `index` (0..[`PREDICATES`](crate::PREDICATES))
             /// of the environment named by `env_slot`: `len` bytes of
             /// bytecode (format in [`pred`](crate::pred)) at user address
             /// `code`. The kernel verifies it once, here; its parameters
@@ -434,7 +434,7 @@ macro_rules! for_each_call {
             /// "about to call `env_sleep(mask)`" (its `rip` is on the
             /// `syscall`), so state export captures the sleep.
             ///
-            /// Checks: `mask` non-zero and within `PRED_SLOTS` (`Invalid`);
+            /// Checks: `mask` non-zero and within `PREDICATES` (`Invalid`);
             /// each named slot installed (`NotFound`); every read a predicate
             /// makes is mapped user-readable and aligned (`BadAddress`, also
             /// when the failing read happens while sleeping: the caller then

@@ -82,8 +82,8 @@ pub const FRESH: u64 = u64::MAX - 3;
 pub const COPY: u64 = u64::MAX - 4;
 /// Records `page_batch` applies before it restarts itself.
 pub const BATCH_STEP: u64 = 64;
-/// Wakeup-predicate slots per environment.
-pub const PRED_SLOTS: usize = 4;
+/// Wakeup predicates per environment: predicate indices run 0..PREDICATES.
+pub const PREDICATES: usize = 4;
 /// Slots in each environment's capability list.
 pub const CAP_SLOTS: usize = 64;
 /// Capability rights bits.

@@ -37,7 +37,7 @@ pub struct SlotRow {
 }
 
 /// Per-environment run statistics and CPU debt (`oxok_slots::RunStats`
-/// and `oxok_slots::Account`).
+/// and `oxok_slots::CpuLedger`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct RunRow {

@@ -80,7 +80,7 @@ pub struct EnvState {
     /// The protected control transfer it is serving, if any.
     pub pct: PctState,
     /// Installed wakeup predicates by slot.
-    pub preds: [PredState; crate::PRED_SLOTS],
+    pub preds: [PredState; crate::PREDICATES],
     /// Reserved (keeps the size a multiple of 16 with no padding); 0.
     pub reserved: u64,
 }
@@ -97,7 +97,7 @@ impl EnvState {
             gs_base: 0,
             fpu: FpuState::CLEAN,
             pct: PctState { serving: 0, caller: 0, ticket: 0, saved: Regs::ZERO },
-            preds: [PredState::EMPTY; crate::PRED_SLOTS],
+            preds: [PredState::EMPTY; crate::PREDICATES],
             reserved: 0,
         }
     }
@@ -183,7 +183,7 @@ pub struct PctState {
     pub saved: Regs,
 }
 
-/// One wakeup-predicate slot (`EnvState::preds`).
+/// One wakeup-predicate index (`EnvState::preds`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct PredState {
@@ -367,7 +367,7 @@ const _: () = assert!(
             + 16
             + 512
             + (3 + 18) * 8
-            + crate::PRED_SLOTS * (8 + 8 * crate::pred::PARAMS + crate::pred::MAX_BYTES)
+            + crate::PREDICATES * (8 + 8 * crate::pred::PARAMS + crate::pred::MAX_BYTES)
             + 8
 );
 

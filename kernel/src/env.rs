@@ -99,17 +99,17 @@ pub struct Env {
     pub pct_saved: Option<TrapFrame>,
     /// While waiting for a synchronous call's reply: the callee.
     pub waiting_for: Option<EnvId>,
-    /// Installed wakeup predicates by slot.
-    pub preds: [Option<Box<Pred>>; oxok_abi::PRED_SLOTS],
+    /// Installed wakeup predicates by predicate index.
+    pub preds: [Option<Box<Pred>>; oxok_abi::PREDICATES],
     /// Its CPU ledger (debt, strikes, run statistics), changed only by the
     /// scheduler; exposed at `layout::RUN_STATS`. Not to be confused with
-    /// its resource account, [`Env::quota`].
-    pub cpu_ledger: oxok_slots::Account,
+    /// its resource account, [`Env::account`].
+    pub cpu_ledger: oxok_slots::CpuLedger,
     /// The resource account it is charged to (`crate::account`): 1
     /// environment and [`Env::charged_frames`] frames, always (and until
     /// its teardown is finished, after it is destroyed).
-    pub quota: crate::account::AccountId,
-    /// Page-table frames its mappings made, charged to `quota` (the root
+    pub account: crate::account::AccountId,
+    /// Page-table frames its mappings made, charged to `account` (the root
     /// and the tables of the application area are part of the environment
     /// charge).
     pub pt_charged: u64,
@@ -123,11 +123,11 @@ pub struct Env {
     pub pct_caller: Option<(EnvId, u64)>,
     /// While waiting (`waiting_for`): the ticket of the call it waits on.
     pub wait_ticket: u64,
-    /// CPU time slots it owns, charged to `quota`.
+    /// CPU time slots it owns, charged to `account`.
     pub slots: u64,
     /// Stopped by `env_stop`: never given the CPU until continued.
     pub stopped: bool,
-    /// Kernel heap bytes charged to `quota` for its records (beyond the
+    /// Kernel heap bytes charged to `account` for its records (beyond the
     /// per-frame share of `owned`, see [`Env::charged`]): its own record
     /// and each predicate, template and filter (`crate::account`).
     pub heap_charged: u64,
@@ -146,12 +146,12 @@ pub struct Pred {
 }
 
 impl Env {
-    /// Evaluates the predicates named by `mask` in slot order, reading
+    /// Evaluates the predicates named by `mask` in predicate-index order, reading
     /// through this environment's own page tables: the first that holds, or
     /// `Err(addr)` for the first read it was not allowed to make.
     pub fn first_true(&self, mask: u64) -> Result<Option<usize>, u64> {
-        for (i, slot) in self.preds.iter().enumerate() {
-            let Some(p) = slot.as_deref() else { continue };
+        for (i, pred) in self.preds.iter().enumerate() {
+            let Some(p) = pred.as_deref() else { continue };
             if mask & (1 << i) == 0 {
                 continue;
             }
@@ -197,14 +197,14 @@ impl Env {
                 repossessed: self.repossessed,
                 name,
                 exit_status: 0,
-                account: self.quota,
+                account: self.account,
                 tables: self.pt_charged.min(u64::from(u32::MAX)) as u32,
             },
         );
     }
 }
 
-struct Slot {
+struct Row {
     generation: u32,
     env: Option<Box<Env>>,
     /// An ended environment's row, kept until its creator reaps it.
@@ -222,7 +222,7 @@ struct Dying {
     cursor: u64,
     app_area: KernelFrame,
     owned: BTreeSet<u64>,
-    quota: account::AccountId,
+    account: account::AccountId,
     frames: u64,
     /// Kernel heap bytes still charged (see [`Env::charged`]).
     heap: u64,
@@ -243,9 +243,9 @@ pub const ENV_FRAMES: u64 = 1;
 #[cfg(feature = "model-process")]
 pub const ENV_FRAMES: u64 = 1 + crate::model::KSTACK_FRAMES;
 
-/// All environments, by slot, and those being torn down.
+/// All environments, by row, and those being torn down.
 pub struct EnvTable {
-    slots: Vec<Slot>,
+    rows: Vec<Row>,
     dying: VecDeque<Dying>,
 }
 
@@ -254,10 +254,10 @@ const _: () = assert!(1 << oxok_abi::env_id::ROW_BITS >= OWNER_FIRST_ENV as usiz
 impl EnvTable {
     /// An empty table.
     pub fn new() -> EnvTable {
-        let mut slots = Vec::with_capacity(MAX_ENVS);
-        slots.resize_with(MAX_ENVS, || Slot { generation: 0, env: None, zombie: None, tearing: false });
+        let mut rows = Vec::with_capacity(MAX_ENVS);
+        rows.resize_with(MAX_ENVS, || Row { generation: 0, env: None, zombie: None, tearing: false });
         // Rows stay taken while torn down, so this never grows.
-        EnvTable { slots, dying: VecDeque::with_capacity(MAX_ENVS) }
+        EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS) }
     }
 
     /// Creates an environment: empty address space, application area, and a
@@ -265,23 +265,23 @@ impl EnvTable {
     /// (1 environment, 1 frame for the application area) to its creator's
     /// account, or to the root account for boot programs (`parent` 0).
     pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
-        let quota = self.get(parent).map_or(account::ROOT, |p| p.quota);
-        let charge = account::Charge::amount(quota, oxok_account::Amount::new(1, 1).with_heap(account::ENV_HEAP))?;
+        let account = self.get(parent).map_or(account::ROOT, |p| p.account);
+        let charge = account::Charge::amount(account, oxok_account::Amount::new(1, 1).with_heap(account::ENV_HEAP))?;
         #[cfg(feature = "model-process")]
-        let kstack = crate::model::stack_for(quota)?;
-        let id = self.build(name, parent, quota)?;
+        let kstack = crate::model::stack_for(account)?;
+        let id = self.build(name, parent, account)?;
         #[cfg(feature = "model-process")]
         crate::model::attach(id, kstack);
         charge.commit();
-        let _ = account::with(|a| a.attach(quota));
+        let _ = account::with(|a| a.attach(account));
         Ok(id)
     }
 
-    fn build(&mut self, name: &str, parent: EnvId, quota: account::AccountId) -> Result<EnvId, Error> {
+    fn build(&mut self, name: &str, parent: EnvId, account: account::AccountId) -> Result<EnvId, Error> {
         crate::mem::heap::reserve(size_of::<Env>() + size_of::<CapList<CAP_SLOTS>>() + 1024)?;
         let limit = gen_limit();
         let index = self
-            .slots
+            .rows
             .iter()
             .position(|s| s.env.is_none() && s.zombie.is_none() && !s.tearing && s.generation < limit)
             .ok_or(Error::NoMemory)?;
@@ -298,14 +298,14 @@ impl EnvTable {
             app_area.free();
             return Err(e);
         }
-        let slot = &mut self.slots[index];
+        let row = &mut self.rows[index];
         // Below the limit (checked above), so this never wraps.
-        slot.generation += 1;
-        if slot.generation >= limit {
+        row.generation += 1;
+        if row.generation >= limit {
             log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
         }
         // Generation below the limit and row below `MAX_ENVS`: in range.
-        let id = oxok_abi::env_id::encode(slot.generation, index);
+        let id = oxok_abi::env_id::encode(row.generation, index);
         let mut caps = Box::new(CapList::new());
         let _ = caps.insert_at(0, Cap::new(env_name(id), Rights::ALL));
         let env = Box::new(Env {
@@ -325,8 +325,8 @@ impl EnvTable {
             pct_saved: None,
             waiting_for: None,
             preds: Default::default(),
-            cpu_ledger: oxok_slots::Account::new(),
-            quota,
+            cpu_ledger: oxok_slots::CpuLedger::new(),
+            account,
             pt_charged: 0,
             sleep_listed: false,
             ext: crate::fpu::Extended::new(),
@@ -338,25 +338,25 @@ impl EnvTable {
         });
         env.publish();
         exposed::set_run_row(index, env.cpu_ledger.row(id));
-        slot.env = Some(env);
+        row.env = Some(env);
         publish_heap();
         Ok(id)
     }
 
     /// The environment with this id, if it is alive.
     pub fn get(&mut self, id: EnvId) -> Option<&mut Env> {
-        let slot = self.slots.get_mut(row_of(id))?;
-        slot.env.as_deref_mut().filter(|e| e.id == id)
+        let row = self.rows.get_mut(row_of(id))?;
+        row.env.as_deref_mut().filter(|e| e.id == id)
     }
 
     /// The live environment in table row `row`, if any.
     pub fn by_row(&mut self, row: usize) -> Option<&mut Env> {
-        self.slots.get_mut(row)?.env.as_deref_mut()
+        self.rows.get_mut(row)?.env.as_deref_mut()
     }
 
     /// True if `id` names a live environment.
     pub fn alive(&self, id: EnvId) -> bool {
-        self.slots.get(row_of(id)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
+        self.rows.get(row_of(id)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
     }
 
     /// Removes the environment at once (its id is dead from here on: its
@@ -371,27 +371,27 @@ impl EnvTable {
     /// `status` until the creator reaps it ([`Self::take_zombie`]). Zombies
     /// it created itself are freed.
     pub fn destroy(&mut self, id: EnvId, status: u64) -> Result<(), Error> {
-        let slot = self.slots.get_mut(row_of(id)).ok_or(Error::BadEnv)?;
-        if slot.env.as_ref().is_none_or(|e| e.id != id) {
+        let row = self.rows.get_mut(row_of(id)).ok_or(Error::BadEnv)?;
+        if row.env.as_ref().is_none_or(|e| e.id != id) {
             return Err(Error::BadEnv);
         }
-        let Some(env) = slot.env.take() else { return Err(Error::BadEnv) };
+        let Some(env) = row.env.take() else { return Err(Error::BadEnv) };
         let parent = env.parent;
         let row_index = row_of(id);
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
         let frames = env.charged_frames();
         let heap = env.charged().heap;
-        let Env { space, app_area, owned, caps, name, runs, quota, .. } = *env;
+        let Env { space, app_area, owned, caps, name, runs, account, .. } = *env;
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);
         }
         space.deactivate();
         // Rows are taken while dying, so there is always room: the queue
         // was reserved for every row at boot and never grows.
-        slot.tearing = true;
+        row.tearing = true;
         if self.dying.len() < self.dying.capacity() || self.dying.try_reserve(1).is_ok() {
             // Newest first: the budget below finishes a small one at once.
-            self.dying.push_front(Dying { id, space, cursor: 0, app_area, owned, quota, frames, heap });
+            self.dying.push_front(Dying { id, space, cursor: 0, app_area, owned, account, frames, heap });
         } else {
             log::error!("env {id}: no room to queue its teardown");
         }
@@ -409,14 +409,14 @@ impl EnvTable {
                 ..EnvEntry::default()
             };
             exposed::set_env_row(row_index, row);
-            if let Some(s) = self.slots.get_mut(row_index) {
+            if let Some(s) = self.rows.get_mut(row_index) {
                 s.zombie = Some(row);
             }
         } else {
             exposed::set_env_row(row_index, EnvEntry::default());
         }
         // Its own unreaped children have nobody to reap them now.
-        for (i, s) in self.slots.iter_mut().enumerate() {
+        for (i, s) in self.rows.iter_mut().enumerate() {
             if s.zombie.is_some_and(|z| z.parent == id) {
                 s.zombie = None;
                 exposed::set_env_row(i, EnvEntry::default());
@@ -430,13 +430,13 @@ impl EnvTable {
     /// status; the row is freed.
     pub fn take_zombie(&mut self, parent: EnvId, id: EnvId) -> Result<u64, Error> {
         let index = row_of(id);
-        let slot = self.slots.get_mut(index).ok_or(Error::BadEnv)?;
-        if slot.env.as_ref().is_some_and(|e| e.id == id) {
+        let row = self.rows.get_mut(index).ok_or(Error::BadEnv)?;
+        if row.env.as_ref().is_some_and(|e| e.id == id) {
             return Err(Error::Busy);
         }
-        match slot.zombie {
+        match row.zombie {
             Some(z) if z.id == id && z.parent == parent => {
-                slot.zombie = None;
+                row.zombie = None;
                 exposed::set_env_row(index, EnvEntry::default());
                 Ok(z.exit_status)
             }
@@ -447,24 +447,24 @@ impl EnvTable {
 
     /// Ids of the live environments for which `f` holds.
     pub fn ids_where(&self, mut f: impl FnMut(&Env) -> bool) -> Vec<EnvId> {
-        self.slots.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
+        self.rows.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
     }
 
     /// The creator recorded in ended environment `id`'s zombie row, if it
     /// has one (`env_reap` reaps on the creator's behalf).
     pub fn zombie_parent(&self, id: EnvId) -> Option<EnvId> {
-        let slot = self.slots.get(row_of(id))?;
-        slot.zombie.filter(|z| z.id == id).map(|z| z.parent)
+        let row = self.rows.get(row_of(id))?;
+        row.zombie.filter(|z| z.id == id).map(|z| z.parent)
     }
 
     /// Every live environment, in table order.
     pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
-        self.slots.iter_mut().filter_map(|s| s.env.as_deref_mut())
+        self.rows.iter_mut().filter_map(|s| s.env.as_deref_mut())
     }
 
     /// Number of live environments.
     pub fn count(&self) -> usize {
-        self.slots.iter().filter(|s| s.env.is_some()).count()
+        self.rows.iter().filter(|s| s.env.is_some()).count()
     }
 }
 

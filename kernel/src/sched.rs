@@ -478,7 +478,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     // Its slots go back to the vector below (or already did, after an
     // overrun): give back their charge while its account is known.
     if let Some(env) = k.envs.get(id) {
-        crate::account::uncharge_slots(env.quota, env.slots);
+        crate::account::uncharge_slots(env.account, env.slots);
         env.slots = 0;
     }
     crate::net::forget(id);

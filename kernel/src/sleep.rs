@@ -12,7 +12,7 @@ use crate::env::{self, Env, EnvId};
 use crate::state::Kernel;
 use alloc::vec::Vec;
 use oxok_abi::layout::{CLOCK, Clock};
-use oxok_abi::{ENV_RUNNABLE, ENV_SLEEPING, Error, PRED_SLOTS};
+use oxok_abi::{ENV_RUNNABLE, ENV_SLEEPING, Error, PREDICATES};
 use oxok_sleepq::SleepQueue;
 
 /// Watchers evaluated per tick (and per yield) at most.
@@ -44,11 +44,11 @@ impl Sleepers {
 /// the mask is a pure deadline.
 fn deadline(env: &Env, mask: u64) -> Option<u64> {
     let mut earliest: Option<u64> = None;
-    for (i, slot) in env.preds.iter().enumerate().take(PRED_SLOTS) {
+    for (i, pred) in env.preds.iter().enumerate().take(PREDICATES) {
         if mask & (1 << i) == 0 {
             continue;
         }
-        let p = slot.as_deref()?;
+        let p = pred.as_deref()?;
         let t = p.program.deadline(&p.params, TICKS_WORD)?;
         earliest = Some(earliest.map_or(t, |e| e.min(t)));
     }

@@ -3,7 +3,7 @@
 //! the exposed slot vector and run statistics.
 //!
 //! The kernel keeps one [`Sched`] (CPU 0) in its state and an
-//! [`Account`](oxok_slots::Account) in every environment. Everything that
+//! [`CpuLedger`](oxok_slots::CpuLedger) in every environment. Everything that
 //! changes who runs goes through the scheduler (see `sched`): timer ticks
 //! (from user mode and from the idle loop), yields, sleeps, protected
 //! control transfers (modelled as donations of the rest of the slot), exits
@@ -20,7 +20,7 @@ use crate::env::{EnvTable, MAX_ENVS};
 use crate::mem::exposed;
 use oxok_abi::layout::{AppArea, SLOT_VECTOR_SLOTS, SlotRow};
 use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING};
-use oxok_slots::{Account, Config, Envs, Scheduler};
+use oxok_slots::{Config, CpuLedger, Envs, Scheduler};
 
 /// Spare-time requesters the kernel can hold: every environment.
 pub const SPARE: usize = MAX_ENVS;
@@ -45,7 +45,7 @@ impl Envs for View<'_> {
         self.0.get(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
     }
 
-    fn account(&mut self, env: u32) -> Option<&mut Account> {
+    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger> {
         self.0.get(env).map(|e| &mut e.cpu_ledger)
     }
 }

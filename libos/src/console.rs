@@ -114,15 +114,15 @@ pub fn received() -> (u64, u64) {
     (counter, crate::exposed::sysinfo().map_or(0, |i| i.console_in))
 }
 
-/// The wakeup-predicate slot the console reserves for blocking reads.
-pub const INPUT_PRED_SLOT: u64 = 2;
+/// The wakeup-predicate index the console reserves for blocking reads.
+pub const INPUT_PRED: u64 = 2;
 
 /// Reads console input into `buf`, sleeping until at least one byte is
 /// there; returns how many bytes were read.
 ///
 /// The count of bytes ever received is read *before* trying, and the sleep
 /// waits for it to move past that value, so input arriving in between is
-/// never missed. Uses wakeup-predicate slot [`INPUT_PRED_SLOT`].
+/// never missed. Uses wakeup-predicate index [`INPUT_PRED`].
 pub fn read(buf: &mut [u8]) -> Result<usize, crate::Error> {
     use oxok_abi::layout::{SYSINFO, SysInfo};
     let len = buf.len().min(oxok_abi::CONSOLE_WRITE_MAX as usize);
@@ -140,10 +140,10 @@ pub fn read(buf: &mut [u8]) -> Result<usize, crate::Error> {
             b.load_u64(counter).ne_param(0);
             let code = b.build().map_err(|_| crate::Error::Invalid)?;
             let bytes = code.as_bytes();
-            crate::sys::pred_install(0, INPUT_PRED_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+            crate::sys::pred_install(0, INPUT_PRED, bytes.as_ptr() as u64, bytes.len() as u64)?;
             installed = true;
         }
-        crate::sys::pred_param(0, INPUT_PRED_SLOT, 0, seen)?;
-        crate::sys::env_sleep(1 << INPUT_PRED_SLOT)?;
+        crate::sys::pred_param(0, INPUT_PRED, 0, seen)?;
+        crate::sys::env_sleep(1 << INPUT_PRED)?;
     }
 }

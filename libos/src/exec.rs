@@ -17,8 +17,8 @@
 //! and mapped by the kernel in the same batch. Mappings go in batches (`page_batch`) of [`CHUNK`] pages.
 //!
 //! Reserved by this module in the caller's environment: the virtual region
-//! `[SCRATCH, SCRATCH + CHUNK pages)` and wakeup-predicate slot
-//! [`WAIT_SLOT`]. Neither [`spawn`] nor [`wait`] is reentrant (do not call
+//! `[SCRATCH, SCRATCH + CHUNK pages)` and wakeup-predicate index
+//! [`WAIT_PRED`]. Neither [`spawn`] nor [`wait`] is reentrant (do not call
 //! them from an upcall handler that may interrupt one of them).
 
 mod options;
@@ -75,9 +75,9 @@ pub fn fill_frame(frame_cap: u64, bytes: &[u8]) -> Result<(), Error> {
 /// free slots, plus one for the child).
 pub const CHUNK: usize = 16;
 
-/// The wakeup-predicate slot [`wait`] uses. The libOS reserves it; programs
+/// The wakeup-predicate index [`wait`] uses. The libOS reserves it; programs
 /// that install their own predicates should use slots 0–2.
-pub const WAIT_SLOT: u64 = 3;
+pub const WAIT_PRED: u64 = 3;
 
 /// The rflags a new program starts with: interrupts enabled (IF) and the
 /// always-one bit, as the kernel's loader sets them.

@@ -37,7 +37,7 @@ const DEADLINE_PARAM: u64 = 0;
 
 /// Sleeps for at least `ms` milliseconds of the kernel's timer ticks, on a
 /// wakeup predicate over the clock page's tick count (no CPU used while
-/// asleep). Uses predicate slot [`WAIT_SLOT`](crate::exec::WAIT_SLOT).
+/// asleep). Uses predicate index [`WAIT_PRED`](crate::exec::WAIT_PRED).
 /// Fails with `Invalid` when the machine has no timer. A checkpoint taken
 /// meanwhile carries the time left, not the deadline ([`rebase`]).
 pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
@@ -54,13 +54,13 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
         .build()
         .map_err(|_| crate::Error::Invalid)?;
     let bytes = code.as_bytes();
-    let slot = crate::exec::WAIT_SLOT;
+    let pred = crate::exec::WAIT_PRED;
     // A sleep in a transfer handler nests inside the one it interrupted,
     // which gets its deadline back (its loop sets the parameter again).
     let outer =
         (LENGTH.swap(ticks, Ordering::Relaxed), DEADLINE.swap(clock.ticks.saturating_add(ticks), Ordering::AcqRel));
     let r = (|| {
-        crate::sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64)?;
+        crate::sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64)?;
         loop {
             // A restore notice may rebase the deadline at any instruction:
             // the parameter is set from the deadline read after the
@@ -70,11 +70,11 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
             if crate::exposed::clock().is_none_or(|c| c.ticks >= deadline) {
                 return Ok(());
             }
-            crate::sys::pred_param(0, slot, DEADLINE_PARAM, deadline)?;
+            crate::sys::pred_param(0, pred, DEADLINE_PARAM, deadline)?;
             if crate::restore::count() != restores {
                 continue;
             }
-            crate::sys::env_sleep(1 << slot)?;
+            crate::sys::env_sleep(1 << pred)?;
         }
     })();
     LENGTH.store(outer.0, Ordering::Relaxed);
@@ -100,7 +100,7 @@ pub(crate) fn rebase(cut: u64, old_hz: u64) {
     };
     let new = c.ticks.saturating_add(left);
     DEADLINE.store(new, Ordering::Release);
-    let _ = crate::sys::pred_param(0, crate::exec::WAIT_SLOT, DEADLINE_PARAM, new);
+    let _ = crate::sys::pred_param(0, crate::exec::WAIT_PRED, DEADLINE_PARAM, new);
     REBASED[0].store(left, Ordering::Relaxed);
     REBASED[1].store(LENGTH.load(Ordering::Relaxed), Ordering::Relaxed);
 }

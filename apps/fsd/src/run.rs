@@ -18,7 +18,7 @@ static STATE: Mutex<Option<Server>> = Mutex::new(None);
 static STOP: AtomicU64 = AtomicU64::new(0);
 /// Requests served.
 static CALLS: AtomicU64 = AtomicU64::new(0);
-/// The wakeup-predicate slot the main thread sleeps on.
+/// The wakeup-predicate index the main thread sleeps on.
 const STOP_SLOT: u64 = 0;
 
 fn handle(caller: u64, _sync: bool, msg: &mut Msg) {

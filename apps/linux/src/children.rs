@@ -25,9 +25,9 @@ static KIDS: Mutex<Vec<(Child, bool)>> = Mutex::new(Vec::new());
 /// Most children one predicate watches (4 instructions each of 64).
 const WATCHED: usize = 12;
 
-/// The wakeup-predicate slot waits use (the libOS's `exec::wait` slot:
+/// The wakeup-predicate index waits use (the libOS's `exec::wait` index:
 /// the personality never runs that while a Linux call waits).
-const WAIT_SLOT: u64 = oxok_libos::exec::WAIT_SLOT;
+const WAIT_PRED: u64 = oxok_libos::exec::WAIT_PRED;
 
 /// Records a new child.
 pub fn add(child: Child) {
@@ -131,7 +131,7 @@ pub fn sleep(which: Which) -> Res {
     }
     let code = b.build().map_err(|_| EINVAL)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, WAIT_SLOT, bytes.as_ptr() as u64, bytes.len() as u64).map_err(crate::errno::from_kernel)?;
-    sys::env_sleep(1 << WAIT_SLOT).map_err(crate::errno::from_kernel)?;
+    sys::pred_install(0, WAIT_PRED, bytes.as_ptr() as u64, bytes.len() as u64).map_err(crate::errno::from_kernel)?;
+    sys::env_sleep(1 << WAIT_PRED).map_err(crate::errno::from_kernel)?;
     Ok(0)
 }

@@ -317,7 +317,7 @@ fn sleep(deadline: Option<u64>, wake: &[(u64, u64)]) {
     }
 }
 
-/// The predicate slot waits here use (`nanosleep`'s: a thread waiting
+/// The predicate index waits here use (`nanosleep`'s: a thread waiting
 /// here is not in `nanosleep`).
 const SLEEP_SLOT: u64 = 1;
 

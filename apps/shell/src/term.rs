@@ -344,9 +344,9 @@ fn sleep(watch: u64, feeder: Option<&Feeder>) {
         return;
     };
     let bytes = code.as_bytes();
-    let slot = oxok_libos::exec::WAIT_SLOT;
-    if sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64).is_err()
-        || sys::env_sleep(1 << slot).is_err()
+    let pred = oxok_libos::exec::WAIT_PRED;
+    if sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64).is_err()
+        || sys::env_sleep(1 << pred).is_err()
     {
         let _ = sys::yield_cpu(0);
     }

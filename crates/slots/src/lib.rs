@@ -59,7 +59,7 @@
 //!   timer fires; a turn that starts mid-tick (after a yield) has a short
 //!   first tick. Shares are exact in ticks, approximate in cycles.
 //!
-//! Per-environment state is an [`Account`] (debt, strikes, [`RunStats`])
+//! Per-environment state is an [`CpuLedger`] (debt, strikes, [`RunStats`])
 //! the kernel keeps in each environment and lends through [`Envs`]. The
 //! [`exposed`] rows are what the kernel copies into read-only pages.
 //!
@@ -93,19 +93,19 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-mod account;
 mod config;
 mod error;
 pub mod exposed;
+mod ledger;
 mod placement;
 mod policy;
 mod scheduler;
 mod spare;
 mod vector;
 
-pub use account::{Account, RunStats};
 pub use config::Config;
 pub use error::SlotError;
+pub use ledger::{CpuLedger, RunStats};
 pub use placement::Placement;
 pub use policy::{Decision, Envs, Reason, Vacancy, decide};
 pub use scheduler::{End, Out, Scheduler, Step, Switch};

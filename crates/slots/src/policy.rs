@@ -1,14 +1,14 @@
 //! Who runs in a slot: the decision taken at each slot boundary.
 
-use crate::account::Account;
 use crate::config::Config;
 use crate::exposed::{USE_DONATED, USE_IDLE, USE_OWNER, USE_SPARE};
+use crate::ledger::CpuLedger;
 use crate::spare::Spare;
 use crate::vector::SlotVector;
 
 /// The kernel's view of its environments, as the policy needs it. The
 /// kernel implements it over its environment table (ids it does not know
-/// are simply not runnable and have no account).
+/// are simply not runnable and have no CPU ledger).
 pub trait Envs {
     /// Whether `env` exists and could run now (not blocked, not sleeping on
     /// a wakeup predicate that is false, not being destroyed).
@@ -16,8 +16,8 @@ pub trait Envs {
     /// Whether `env`'s robust critical-section flag (in its application
     /// area) is set.
     fn critical(&mut self, env: u32) -> bool;
-    /// `env`'s account, or `None` if there is no such environment.
-    fn account(&mut self, env: u32) -> Option<&mut Account>;
+    /// `env`'s CPU ledger, or `None` if there is no such environment.
+    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger>;
 }
 
 /// Why the owner of a slot is not the one running in it.
@@ -73,7 +73,7 @@ pub struct Decision {
 /// [`Scheduler`](crate::Scheduler) call this):
 ///
 /// 1. If the slot has an owner that is runnable, the owner repays debt
-///    ([`Account`] rules): with debt < slot length it runs a slot shortened
+///    ([`CpuLedger`] rules): with debt < slot length it runs a slot shortened
 ///    by its debt (`Reason::Owner`); otherwise it forfeits the slot.
 /// 2. Otherwise (unowned, owner blocked, or forfeited) the slot is lent to
 ///    the next runnable spare-time requester, round robin, which repays its
@@ -96,7 +96,7 @@ pub fn decide<const N: usize, const M: usize>(
     let vacancy = match owner {
         None => Vacancy::Unowned,
         Some(o) if !envs.runnable(o) => Vacancy::OwnerBlocked,
-        Some(o) => match envs.account(o) {
+        Some(o) => match envs.ledger(o) {
             None => Vacancy::OwnerBlocked,
             Some(a) => match a.start_turn(s) {
                 Some(budget) => {
@@ -130,7 +130,7 @@ pub(crate) fn decide_rest<const N: usize, const M: usize>(
     if let Some(o) = owner
         && vacancy != Vacancy::OwnerInDebt
         && envs.runnable(o)
-        && let Some(a) = envs.account(o)
+        && let Some(a) = envs.ledger(o)
         && a.debt() == 0
     {
         a.started(false);

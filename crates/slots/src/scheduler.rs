@@ -74,7 +74,7 @@ pub enum End {
         /// Consecutive overruns.
         strikes: u32,
     },
-    /// It was removed ([`Scheduler::remove`]) or no longer has an account.
+    /// It was removed ([`Scheduler::remove`]) or no longer has a CPU ledger.
     Removed,
 }
 
@@ -244,7 +244,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
             }
             return self.fill(envs);
         };
-        match envs.account(env) {
+        match envs.ledger(env) {
             Some(a) => a.ran_tick(),
             None => return Step::Switch(self.advance(Some(Out { env, end: End::Removed }), envs)),
         }
@@ -256,7 +256,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
             Phase::Running if self.merge(env, envs) => Step::Continue,
             Phase::Running if c.critical_grace_ticks > 0 && envs.critical(env) => {
                 self.phase = Phase::Deferred;
-                if let Some(a) = envs.account(env) {
+                if let Some(a) = envs.ledger(env) {
                     a.deferred();
                 }
                 Step::Continue
@@ -268,8 +268,8 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
             }
             Phase::Ending { at } if self.elapsed.saturating_sub(at) < c.grace_ticks => Step::Continue,
             Phase::Ending { .. } => {
-                let destroy = envs.account(env).is_some_and(|a| a.overran(past, c.max_strikes));
-                let strikes = envs.account(env).map_or(0, |a| a.strikes());
+                let destroy = envs.ledger(env).is_some_and(|a| a.overran(past, c.max_strikes));
+                let strikes = envs.ledger(env).map_or(0, |a| a.strikes());
                 let end = if destroy {
                     self.vector.release_all(env);
                     self.spare.cancel(env);
@@ -293,7 +293,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
             return Step::Continue;
         }
         let excess = self.elapsed.saturating_sub(self.end);
-        if let Some(a) = envs.account(env) {
+        if let Some(a) = envs.ledger(env) {
             a.yielded(excess);
         }
         let out = Some(Out { env, end: End::Yielded { excess } });
@@ -301,7 +301,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
             && to != env
             && self.elapsed < self.end
             && envs.runnable(to)
-            && let Some(a) = envs.account(to)
+            && let Some(a) = envs.ledger(to)
         {
             a.donated();
             let decision = Decision { run: Some(to), reason: Reason::Donated, budget: self.end - self.elapsed };
@@ -368,7 +368,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
         if self.reason != Reason::Owner || self.vector.owner(next) != Some(env) {
             return false;
         }
-        let Some(a) = envs.account(env) else { return false };
+        let Some(a) = envs.ledger(env) else { return false };
         if a.debt() != 0 {
             return false;
         }

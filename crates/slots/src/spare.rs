@@ -60,10 +60,10 @@ impl<const M: usize> Spare<M> {
     }
 
     /// Picks the next requester, round robin from where the last pick left
-    /// off, that is runnable, has an account, and is not `skip`.
+    /// off, that is runnable, has a CPU ledger, and is not `skip`.
     ///
     /// With `ticks_per_slot` = `Some(s)` (a whole slot is being lent) each
-    /// candidate first repays debt ([`Account`](crate::Account) rules): a
+    /// candidate first repays debt ([`CpuLedger`](crate::CpuLedger) rules): a
     /// candidate whose turn is forfeited is passed over; the pick runs
     /// its possibly shortened budget. With `None` (the rest of a slot is
     /// being lent) only candidates without debt qualify and nothing is
@@ -81,14 +81,14 @@ impl<const M: usize> Spare<M> {
             if env == NO_ENV || Some(env) == skip || !envs.runnable(env) {
                 continue;
             }
-            let Some(account) = envs.account(env) else { continue };
+            let Some(ledger) = envs.ledger(env) else { continue };
             let budget = match ticks_per_slot {
-                Some(s) => account.start_turn(s),
-                None if account.debt() == 0 => Some(rest),
+                Some(s) => ledger.start_turn(s),
+                None if ledger.debt() == 0 => Some(rest),
                 None => None,
             };
             if let Some(budget) = budget {
-                account.started(true);
+                ledger.started(true);
                 self.next = (i + 1) % M;
                 return Some((env, budget));
             }

@@ -16,9 +16,9 @@ pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Resu
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let usage = env.charged();
     let limit = Amount::new(frames, envs).with_slots(oxok_account::UNLIMITED).with_heap(oxok_account::UNLIMITED);
-    let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
-    log::debug!("env {target} ({}): account {} -> {new} (limits {frames} frames, {envs} envs)", env.name, env.quota);
-    env.quota = new;
+    let new = account::with(|a| a.split(env.account, limit, usage)).map_err(account::error)?;
+    log::debug!("env {target} ({}): account {} -> {new} (limits {frames} frames, {envs} envs)", env.name, env.account);
+    env.account = new;
     env.publish();
     Ok([])
 }
@@ -26,7 +26,7 @@ pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Resu
 /// Usage and limit of an environment's account.
 pub fn account_info(cx: &mut Cx<'_>, env_slot: u64, kind: u64) -> Result<[u64; 3], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
-    let id = cx.k.envs.get(target).ok_or(Error::BadEnv)?.quota;
+    let id = cx.k.envs.get(target).ok_or(Error::BadEnv)?.account;
     let info = account::with(|a| a.info(id)).ok_or(Error::BadEnv)?;
     let (used, limit) = match kind {
         ACCOUNT_FRAMES => (info.used.frames, info.limit.frames),
@@ -46,9 +46,9 @@ pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: u64, slots: u64) -> Result<[u6
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let usage = env.charged();
     let limit = Amount::UNLIMITED.with_slots(slots);
-    let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
-    log::debug!("env {target} ({}): account {} -> {new} (limit {slots} slots)", env.name, env.quota);
-    env.quota = new;
+    let new = account::with(|a| a.split(env.account, limit, usage)).map_err(account::error)?;
+    log::debug!("env {target} ({}): account {} -> {new} (limit {slots} slots)", env.name, env.account);
+    env.account = new;
     env.publish();
     Ok([])
 }
@@ -61,9 +61,9 @@ pub fn env_limit_heap(cx: &mut Cx<'_>, env_slot: u64, bytes: u64) -> Result<[u64
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let usage = env.charged();
     let limit = Amount::UNLIMITED.with_heap(bytes);
-    let new = account::with(|a| a.split(env.quota, limit, usage)).map_err(account::error)?;
-    log::debug!("env {target} ({}): account {} -> {new} (limit {bytes} heap bytes)", env.name, env.quota);
-    env.quota = new;
+    let new = account::with(|a| a.split(env.account, limit, usage)).map_err(account::error)?;
+    log::debug!("env {target} ({}): account {} -> {new} (limit {bytes} heap bytes)", env.name, env.account);
+    env.account = new;
     env.publish();
     Ok([])
 }

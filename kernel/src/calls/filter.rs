@@ -49,8 +49,8 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     }
     crate::mem::heap::reserve(1024)?;
     // The filter is a record the caller's account pays for until removed.
-    let quota = cx.env()?.quota;
-    let charge = crate::account::Charge::amount(quota, oxok_account::Amount::heap(crate::account::FILTER_HEAP))?;
+    let account = cx.env()?.account;
+    let charge = crate::account::Charge::amount(account, oxok_account::Amount::heap(crate::account::FILTER_HEAP))?;
     let id = net::with(|n| {
         n.ring(caller, ring)?;
         if n.filters.iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
@@ -87,7 +87,7 @@ pub fn filter_remove(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
         // Its owner's account paid for it (a dead owner's filters went
         // with it, and its charges with its teardown).
         env.heap_charged -= crate::account::FILTER_HEAP;
-        crate::account::uncharge_amount(env.quota, oxok_account::Amount::heap(crate::account::FILTER_HEAP));
+        crate::account::uncharge_amount(env.account, oxok_account::Amount::heap(crate::account::FILTER_HEAP));
     }
     let _ = cx.env()?.caps.remove(slot);
     Ok([])

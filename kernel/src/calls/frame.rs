@@ -23,8 +23,8 @@ pub fn frame_alloc(cx: &mut Cx<'_>, pfn: u64) -> Result<[u64; 2], Error> {
 /// else.
 pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: u64, pfn: u64) -> Result<[u64; 2], Error> {
     let owner = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
-    let theirs = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.quota;
-    if !account::within(theirs, cx.env()?.quota) {
+    let theirs = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
+    if !account::within(theirs, cx.env()?.account) {
         return Err(Error::Denied);
     }
     alloc_owned_by(cx, owner, pfn)
@@ -36,9 +36,9 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }
-    let quota = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.quota;
+    let account = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
     // Given back by every early return below.
-    let charge = account::Charge::owned(quota)?;
+    let charge = account::Charge::owned(account)?;
     let pa = if pfn == ANY_FRAME {
         frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?
     } else {
@@ -83,7 +83,7 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     let env = cx.env()?;
     let _ = env.caps.remove(slot);
     if env.owned.remove(&pfn) {
-        account::uncharge_amount(env.quota, account::owned(1));
+        account::uncharge_amount(env.account, account::owned(1));
     }
     if let Some(r) = env.revoke.as_mut() {
         r.owed = r.owed.saturating_sub(1);

@@ -89,12 +89,12 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u6
         return Err(Error::Invalid);
     }
     let is_boot_program = cx.env()?.parent == 0;
-    let (target_parent, quota) = cx.k.envs.get(target).map(|e| (e.parent, e.quota)).ok_or(Error::BadEnv)?;
+    let (target_parent, account) = cx.k.envs.get(target).map(|e| (e.parent, e.account)).ok_or(Error::BadEnv)?;
     crate::mem::heap::reserve(64)?;
     // A first template is a new record: the target's account pays.
     let first = !net::with(|n| Ok(n.templates.contains_key(&target)))?;
     let heap = oxok_account::Amount::heap(crate::account::TEMPLATE_HEAP);
-    let charge = if first { Some(crate::account::Charge::amount(quota, heap)?) } else { None };
+    let charge = if first { Some(crate::account::Charge::amount(account, heap)?) } else { None };
     net::with(|n| {
         let mine = n.templates.get(&caller).copied();
         let allowed = match mine {

@@ -63,7 +63,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
     flags_ok(flags)?;
     crate::mem::user_page(va)?;
     let caller = cx.env()?;
-    let mine = caller.quota;
+    let mine = caller.account;
     let src_pa = match copy_of {
         Some(src) if src.is_multiple_of(PAGE_SIZE) => {
             Some(caller.space.translate_readable(src).ok_or(Error::BadAddress)?)
@@ -72,7 +72,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
         None => None,
     };
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if !crate::account::within(env.quota, mine) {
+    if !crate::account::within(env.account, mine) {
         return Err(Error::Denied);
     }
     let replaced = env.space.lookup(va).is_some();
@@ -82,7 +82,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
     // The owner's frame set grows by a node now and then.
     crate::mem::heap::reserve(256)?;
     // Given back on every early return below.
-    let charge = crate::account::Charge::owned(env.quota)?;
+    let charge = crate::account::Charge::owned(env.account)?;
     let frame = match src_pa {
         Some(src) => FrameRef::alloc_copy(target, src),
         None => FrameRef::alloc(target),

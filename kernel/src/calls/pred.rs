@@ -7,18 +7,18 @@ use crate::env::Pred;
 use crate::mem::user;
 use alloc::boxed::Box;
 use oxok_abi::pred::{MAX_BYTES, PARAMS};
-use oxok_abi::{ENV_SLEEPING, Error, PRED_SLOTS};
+use oxok_abi::{ENV_SLEEPING, Error, PREDICATES};
 use oxok_account::Amount;
 use oxok_cap::Rights;
 
-fn slot_index(index: u64) -> Result<usize, Error> {
-    usize::try_from(index).ok().filter(|&i| i < PRED_SLOTS).ok_or(Error::Invalid)
+fn pred_index(index: u64) -> Result<usize, Error> {
+    usize::try_from(index).ok().filter(|&i| i < PREDICATES).ok_or(Error::Invalid)
 }
 
 /// Verifies and installs a predicate.
 pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: u64) -> Result<[u64; 0], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
-    let index = slot_index(index)?;
+    let index = pred_index(index)?;
     let len = usize::try_from(len).ok().filter(|&l| l > 0 && l <= MAX_BYTES).ok_or(Error::Invalid)?;
     let mut bytes = [0u8; MAX_BYTES];
     user::copy_from_user(&cx.env()?.space, code, &mut bytes[..len])?;
@@ -27,7 +27,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if env.preds[index].is_none() {
         // A new record: the target's account pays for it.
-        account::charge_amount(env.quota, Amount::heap(account::PRED_HEAP))?;
+        account::charge_amount(env.account, Amount::heap(account::PRED_HEAP))?;
         env.heap_charged += account::PRED_HEAP;
     }
     env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS], code: bytes, len }));
@@ -39,7 +39,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
 /// Changes one parameter of an installed predicate.
 pub fn pred_param(cx: &mut Cx<'_>, env_slot: u64, index: u64, param: u64, value: u64) -> Result<[u64; 0], Error> {
     let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
-    let index = slot_index(index)?;
+    let index = pred_index(index)?;
     let param = usize::try_from(param).ok().filter(|&p| p < PARAMS).ok_or(Error::Invalid)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let pred = env.preds[index].as_deref_mut().ok_or(Error::NotFound)?;
@@ -51,13 +51,13 @@ pub fn pred_param(cx: &mut Cx<'_>, env_slot: u64, index: u64, param: u64, value:
 /// Returns the first predicate of `mask` that holds, or sleeps until one
 /// does (re-executing this call when woken).
 pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
-    if mask == 0 || mask >> PRED_SLOTS != 0 {
+    if mask == 0 || mask >> PREDICATES != 0 {
         return Err(Error::Invalid);
     }
     let me = cx.caller;
     let frame = *cx.frame;
     let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-    for i in 0..PRED_SLOTS {
+    for i in 0..PREDICATES {
         if mask & (1 << i) != 0 && env.preds[i].is_none() {
             return Err(Error::NotFound);
         }

@@ -63,9 +63,9 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }
-    let quota = cx.env()?.quota;
+    let account = cx.env()?.account;
     // Given back by every early return below.
-    let charge = account::Charge::slots(quota, 1)?;
+    let charge = account::Charge::slots(account, 1)?;
     let index = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
     let cap = new_cap(cx, index);
     let env = cx.env()?;
@@ -89,7 +89,7 @@ pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: u64) -> Result<[u64; 0], Error>
     cx.k.sched.vector.free(index, caller).map_err(slot_error)?;
     let env = cx.env()?;
     let _ = env.caps.remove(slot_cap_slot);
-    account::uncharge_slots(env.quota, 1);
+    account::uncharge_slots(env.account, 1);
     env.slots = env.slots.saturating_sub(1);
     slots::publish_vector(&cx.k.sched);
     Ok([])
@@ -110,16 +110,16 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: u64, env_slot: u64) -> Result<[
     // giver's charge goes first, so a move into a nested account is not
     // counted twice; on a refusal it comes back (the kernel lock is held,
     // so its room is still there).
-    let to_quota = cx.k.envs.get(target).ok_or(Error::BadEnv)?.quota;
-    let from_quota = cx.env()?.quota;
-    account::uncharge_slots(from_quota, 1);
-    if let Err(e) = account::charge_slots(to_quota, 1) {
-        let _ = account::charge_slots(from_quota, 1);
+    let to_account = cx.k.envs.get(target).ok_or(Error::BadEnv)?.account;
+    let from_account = cx.env()?.account;
+    account::uncharge_slots(from_account, 1);
+    if let Err(e) = account::charge_slots(to_account, 1) {
+        let _ = account::charge_slots(from_account, 1);
         return Err(e);
     }
     if let Err(e) = cx.k.sched.vector.give(index, caller, target) {
-        account::uncharge_slots(to_quota, 1);
-        let _ = account::charge_slots(from_quota, 1);
+        account::uncharge_slots(to_account, 1);
+        let _ = account::charge_slots(from_account, 1);
         return Err(slot_error(e));
     }
     let cap = new_cap(cx, index);

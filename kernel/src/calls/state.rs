@@ -15,7 +15,7 @@ use crate::mem::user;
 use alloc::boxed::Box;
 use oxok_abi::layout::USER_TOP;
 use oxok_abi::pred::MAX_BYTES;
-use oxok_abi::{ENV_CREATED, ENV_RUNNING, ENV_STATE_VERSION, EnvState, Error, PRED_SLOTS, PctState, PredState};
+use oxok_abi::{ENV_CREATED, ENV_RUNNING, ENV_STATE_VERSION, EnvState, Error, PREDICATES, PctState, PredState};
 use oxok_cap::Rights;
 
 /// Reads an environment's complete state.
@@ -61,7 +61,7 @@ fn frame_of(regs: &oxok_abi::Regs) -> Result<TrapFrame, Error> {
     Ok(frame)
 }
 
-/// A predicate slot's program, verified (`None` for an empty slot).
+/// A predicate index's program, verified (`None` for an empty slot).
 fn pred_of(p: &PredState) -> Result<Option<Box<Pred>>, Error> {
     if p.len == 0 {
         return Ok(None);
@@ -97,7 +97,7 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0
     };
     let installed = state.preds.iter().filter(|p| p.len != 0).count();
     crate::mem::heap::reserve(installed * size_of::<Pred>())?;
-    let mut preds: [Option<Box<Pred>>; PRED_SLOTS] = Default::default();
+    let mut preds: [Option<Box<Pred>>; PREDICATES] = Default::default();
     for (slot, p) in preds.iter_mut().zip(state.preds.iter()) {
         *slot = pred_of(p)?;
     }
@@ -108,9 +108,9 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0
     let (before, after) = (env.preds.iter().filter(|p| p.is_some()).count() as u64, installed as u64);
     let pred_heap = |n: u64| oxok_account::Amount::heap(n * crate::account::PRED_HEAP);
     if after > before {
-        crate::account::charge_amount(env.quota, pred_heap(after - before))?;
+        crate::account::charge_amount(env.account, pred_heap(after - before))?;
     } else {
-        crate::account::uncharge_amount(env.quota, pred_heap(before - after));
+        crate::account::uncharge_amount(env.account, pred_heap(before - after));
     }
     env.heap_charged = env.heap_charged.saturating_sub(pred_heap(before).heap) + pred_heap(after).heap;
     // A reply stays owed only if the environment already owed exactly this

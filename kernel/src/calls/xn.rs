@@ -111,7 +111,7 @@ pub fn xn_register(cx: &mut Cx<'_>, templates: u64, len: u64, count: u64) -> Out
 
 pub fn xn_root(cx: &mut Cx<'_>, fs: u64, block: u64, ty: u64, ptr: u64) -> Out {
     let c = content(cx, ptr)?;
-    let acct = cx.env()?.quota;
+    let acct = cx.env()?.account;
     let (fs, ty) = (u32::try_from(fs).map_err(|_| Error::Invalid)?, u32::try_from(ty).map_err(|_| Error::Invalid)?);
     xn::with(|s| {
         if s.xn.roots().len() >= MAX_ROOTS {
@@ -134,7 +134,7 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
     }
     let ty = u32::try_from(ty).map_err(|_| Error::Invalid)?;
     let c = content(cx, ptr)?;
-    let acct = cx.env()?.quota;
+    let acct = cx.env()?.account;
     let who = creds(cx);
     xn::with(|s| {
         let mut frames = [0u64; MAX_EXTENT_CALL as usize];
@@ -201,7 +201,7 @@ pub fn xn_modify(cx: &mut Cx<'_>, meta: u64, ptr: u64) -> Out {
 }
 
 pub fn xn_read(cx: &mut Cx<'_>, block: u64) -> Out {
-    let acct = cx.env()?.quota;
+    let acct = cx.env()?.account;
     xn::with(|s| {
         let Some(v) = s.xn.block(block) else { return Ok(refused(Refusal::NotAllocated(block))) };
         if v.will_free {

@@ -2,7 +2,7 @@
 //! unreachable frames, and counting mappings (with the page tables they
 //! make charged to the mapped environment's account).
 
-use super::{Dying, Env, EnvTable, Slot, publish_heap};
+use super::{Dying, Env, EnvTable, Row, publish_heap};
 use crate::account;
 use crate::mem::access::Mappable;
 use crate::mem::{PAGE_SIZE, frame};
@@ -20,18 +20,18 @@ impl EnvTable {
     /// see `orphans`) and its table row is free again.
     /// Returns true when nothing is left to reap.
     pub fn reap(&mut self, budget: usize) -> bool {
-        let EnvTable { slots, dying } = self;
+        let EnvTable { rows, dying } = self;
         let Some(d) = dying.front_mut() else { return true };
         let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
             let pa = entry & pte::ADDRESS_MASK;
             if release_mapping(pa) {
-                collect_in(slots, pa / PAGE_SIZE);
+                collect_in(rows, pa / PAGE_SIZE);
             }
         });
         if !done {
             return false;
         }
-        let Some(Dying { id, app_area, owned, quota, frames, heap, .. }) = dying.pop_front() else { return true };
+        let Some(Dying { id, app_area, owned, account, frames, heap, .. }) = dying.pop_front() else { return true };
         let mut kept = 0;
         frame::with(|f| {
             app_area.free_in(f);
@@ -45,7 +45,7 @@ impl EnvTable {
                 } else {
                     // Still mapped elsewhere: an orphan, still charged here.
                     e.owner = OWNER_ORPHAN;
-                    if super::orphans::adopt(pfn, quota) {
+                    if super::orphans::adopt(pfn, account) {
                         kept += 1;
                     }
                 }
@@ -54,11 +54,11 @@ impl EnvTable {
         let orphans = account::owned(kept);
         let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), 1)
             .with_heap(heap.saturating_sub(orphans.heap));
-        account::uncharge_amount(quota, back);
+        account::uncharge_amount(account, back);
         #[cfg(feature = "model-process")]
         crate::model::release(super::row_of(id));
-        account::with(|a| a.detach(quota));
-        if let Some(s) = slots.get_mut(super::row_of(id)) {
+        account::with(|a| a.detach(account));
+        if let Some(s) = rows.get_mut(super::row_of(id)) {
             s.tearing = false;
         }
         publish_heap();
@@ -77,22 +77,22 @@ impl EnvTable {
     /// leak (a page the libOS unmapped after dropping its capability, or a
     /// copy-on-write original whose last sharer died).
     pub fn collect(&mut self, pfn: u64) {
-        collect_in(&mut self.slots, pfn);
+        collect_in(&mut self.rows, pfn);
     }
 }
 
-fn collect_in(slots: &mut [Slot], pfn: u64) {
+fn collect_in(rows: &mut [Row], pfn: u64) {
     let Some(entry) = frame::with(|f| f.entry(pfn).copied()) else { return };
     if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
         return;
     }
     let id = entry.owner;
-    let Some(env) = slots.get_mut(super::row_of(id)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
+    let Some(env) = rows.get_mut(super::row_of(id)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
         return;
     };
     frame::with(|f| f.free(pfn * PAGE_SIZE));
     if env.owned.remove(&pfn) {
-        account::uncharge_amount(env.quota, account::owned(1));
+        account::uncharge_amount(env.account, account::owned(1));
     }
     env.publish();
 }
@@ -104,14 +104,14 @@ pub fn map_frame(env: &mut Env, va: u64, frame: Mappable, flags: u64) -> Result<
     let pa = frame.pa();
     let need = env.space.tables_needed(va);
     if need > 0 {
-        account::charge(env.quota, need, 0)?;
+        account::charge(env.account, need, 0)?;
     }
     let before = env.space.tables();
     let mapped = env.space.map(va, frame, flags);
     let made = env.space.tables().saturating_sub(before);
     env.pt_charged += made;
     if made < need {
-        account::uncharge(env.quota, need - made, 0);
+        account::uncharge(env.account, need - made, 0);
     }
     if made > 0 {
         env.publish();

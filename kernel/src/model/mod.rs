@@ -105,9 +105,9 @@ pub struct Pending {
 }
 
 /// Allocates a kernel stack for a new environment and charges it to
-/// `quota` (refused with `NoMemory` if the account or the heap is full).
-pub fn stack_for(quota: account::AccountId) -> Result<Pending, Error> {
-    let charge = account::Charge::amount(quota, oxok_account::Amount::new(KSTACK_FRAMES, 0))?;
+/// `account` (refused with `NoMemory` if the account or the heap is full).
+pub fn stack_for(account: account::AccountId) -> Result<Pending, Error> {
+    let charge = account::Charge::amount(account, oxok_account::Amount::new(KSTACK_FRAMES, 0))?;
     crate::mem::heap::reserve(KSTACK_SIZE)?;
     let stack = KStack::alloc().ok_or(Error::NoMemory)?;
     Ok(Pending { stack: Some(stack), charge: Some(charge) })

@@ -231,7 +231,7 @@ impl Repossess {
             self.first_va[self.nvict] = 0;
             self.nvict += 1;
             if env.owned.remove(&pfn) {
-                crate::account::uncharge_amount(env.quota, crate::account::owned(1));
+                crate::account::uncharge_amount(env.account, crate::account::owned(1));
             }
             frame::with(|f| {
                 if let Some(e) = f.entry_mut(pfn) {

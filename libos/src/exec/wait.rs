@@ -1,7 +1,7 @@
 //! Waiting for a child: its end, read from the exposed environment table,
 //! and its exit status (`env_reap`).
 
-use super::{Child, WAIT_SLOT};
+use super::{Child, WAIT_PRED};
 use crate::{exposed, sys};
 use oxok_abi::layout::ENV_TABLE;
 use oxok_abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry, Error};
@@ -39,8 +39,8 @@ impl ExitStatus {
 
 /// Sleeps until `child` has ended — exited, or destroyed by the kernel —
 /// then reaps it and returns how it ended. It watches the child's row in
-/// the exposed environment table with a wakeup predicate in slot
-/// [`WAIT_SLOT`]: the row turns `ENV_ZOMBIE` (holding the exit status) when
+/// the exposed environment table with a wakeup predicate at predicate index
+/// [`WAIT_PRED`]: the row turns `ENV_ZOMBIE` (holding the exit status) when
 /// the child ends. Reaping frees the row and the caller's capability slot.
 /// The child's frames may still be in the kernel's bounded-step reaping
 /// queue when `wait` returns.
@@ -60,14 +60,14 @@ pub fn wait(child: Child) -> Result<ExitStatus, Error> {
         if exposed::env_entry(id).is_none_or(|r| r.status == ENV_ZOMBIE) {
             break;
         }
-        sys::env_sleep(1 << WAIT_SLOT)?;
+        sys::env_sleep(1 << WAIT_PRED)?;
     }
     let [raw] = sys::env_reap(child.slot)?;
     Ok(ExitStatus::from_raw(raw))
 }
 
 /// Installs the predicate "child `id`'s row names another environment or a
-/// zombie" in [`WAIT_SLOT`].
+/// zombie" in [`WAIT_PRED`].
 fn install(id: u64) -> Result<(), Error> {
     let row = oxok_abi::env_id::row(id);
     let base = ENV_TABLE + (row * core::mem::size_of::<EnvEntry>()) as u64;
@@ -82,6 +82,6 @@ fn install(id: u64) -> Result<(), Error> {
         .build()
         .map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, WAIT_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    sys::pred_install(0, WAIT_PRED, bytes.as_ptr() as u64, bytes.len() as u64)?;
     Ok(())
 }

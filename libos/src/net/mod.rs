@@ -18,8 +18,8 @@ use oxok_abi::Error;
 use oxok_abi::layout::PAGE_SIZE;
 use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, PACKET_MAX, TxPiece, TxTemplate};
 
-/// The wakeup-predicate slot [`Ring::wait`] uses.
-pub const RING_PRED_SLOT: u64 = 1;
+/// The wakeup-predicate index [`Ring::wait`] uses.
+pub const RING_PRED: u64 = 1;
 
 /// The NIC's Ethernet address (`NotFound` without a NIC).
 pub fn mac() -> Result<[u8; 6], Error> {
@@ -179,10 +179,10 @@ pub fn wait_ring(id: u64, offset: u64, seen: u64, until_tick: u64) -> Result<(),
     }
     let code = b.build().map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, RING_PRED_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)?;
-    sys::pred_param(0, RING_PRED_SLOT, 0, seen)?;
-    sys::pred_param(0, RING_PRED_SLOT, 1, until_tick)?;
-    sys::env_sleep(1 << RING_PRED_SLOT).map(|_| ())
+    sys::pred_install(0, RING_PRED, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    sys::pred_param(0, RING_PRED, 0, seen)?;
+    sys::pred_param(0, RING_PRED, 1, until_tick)?;
+    sys::env_sleep(1 << RING_PRED).map(|_| ())
 }
 
 impl Drop for Ring {

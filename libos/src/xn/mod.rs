@@ -212,16 +212,16 @@ pub fn wait(seq: u64) -> Result<(), XnError> {
     if seq == 0 {
         return Ok(());
     }
-    let slot = crate::exec::WAIT_SLOT;
+    let pred = crate::exec::WAIT_PRED;
     let code = oxok_pred::Builder::new()
         .load_u64(XN_TABLE + XN_OLDEST_PENDING)
         .gt_param(0)
         .build()
         .map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64)?;
-    sys::pred_param(0, slot, 0, seq)?;
-    sys::env_sleep(1 << slot)?;
+    sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    sys::pred_param(0, pred, 0, seq)?;
+    sys::env_sleep(1 << pred)?;
     Ok(())
 }
 

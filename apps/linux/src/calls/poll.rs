@@ -30,7 +30,7 @@ const SOCKET_SLICE_MS: u64 = 50;
 /// Console bytes taken by `poll` and not yet read.
 static PENDING: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 
-/// The wakeup-predicate slot `poll` sleeps on (the libOS keeps 2 for the
+/// The wakeup-predicate index `poll` sleeps on (the libOS keeps 2 for the
 /// console and 3 for `wait`; `nanosleep` uses 1).
 const POLL_SLOT: u64 = 0;
 

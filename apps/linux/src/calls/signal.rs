@@ -180,7 +180,7 @@ fn sleep_for_signal() -> Res {
     Err(EINTR)
 }
 
-/// The predicate slot `pause` and `rt_sigsuspend` sleep on (2 is the
+/// The predicate index `pause` and `rt_sigsuspend` sleep on (2 is the
 /// console's, which a program in these calls is not reading).
 const SIGNAL_SLOT: u64 = 2;
 

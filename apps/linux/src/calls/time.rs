@@ -83,7 +83,7 @@ pub fn time(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     Ok(s as i64)
 }
 
-/// The wakeup-predicate slot the personality sleeps on (the libOS keeps
+/// The wakeup-predicate index the personality sleeps on (the libOS keeps
 /// 2 for the console and 3 for `wait`).
 const SLEEP_SLOT: u64 = 1;
 

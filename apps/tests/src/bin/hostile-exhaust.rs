@@ -1,5 +1,5 @@
 //! hostile-exhaust: tries to exhaust the kernel's own memory — environments
-//! until the table is full, each with every predicate slot installed — and
+//! until the table is full, each with every predicate index installed — and
 //! checks that the kernel answers `NoMemory` instead of failing, that
 //! everything can be destroyed again, and that another environment runs
 //! afterwards (the scenario runs `hello` next).
@@ -10,7 +10,7 @@
 extern crate alloc;
 
 use alloc::vec::Vec;
-use oxok_libos::abi::{Error, PRED_SLOTS};
+use oxok_libos::abi::{Error, PREDICATES};
 use oxok_libos::{Args, println, sys};
 use oxok_pred::Builder;
 use oxok_tests::Checks;
@@ -42,7 +42,7 @@ fn main(_args: Args) -> i32 {
             match sys::env_create() {
                 Ok([slot, _]) => {
                     created += 1;
-                    for i in 0..PRED_SLOTS as u64 {
+                    for i in 0..PREDICATES as u64 {
                         let _ = sys::pred_install(slot, i, bytes.as_ptr() as u64, bytes.len() as u64);
                     }
                     children.push(slot);

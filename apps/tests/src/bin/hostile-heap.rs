@@ -17,7 +17,7 @@
 extern crate alloc;
 
 use alloc::vec::Vec;
-use oxok_libos::abi::{ACCOUNT_HEAP, Error, PRED_SLOTS, rights};
+use oxok_libos::abi::{ACCOUNT_HEAP, Error, PREDICATES, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_pred::Builder;
 use oxok_tests::Checks;
@@ -83,12 +83,12 @@ fn main(_args: Args) -> i32 {
     let env_charge = (c1 - c0) / MEASURED;
     let env_cost = k1.saturating_sub(k0) / MEASURED;
     for &slot in &kids {
-        for i in 0..PRED_SLOTS as u64 {
+        for i in 0..PREDICATES as u64 {
             t.check(install(slot, i).is_ok(), "pred_install while measuring");
         }
     }
     let (c2, k2) = (charged(), kernel_heap());
-    let preds = MEASURED * PRED_SLOTS as u64;
+    let preds = MEASURED * PREDICATES as u64;
     let pred_charge = (c2 - c1) / preds;
     let pred_cost = k2.saturating_sub(k1) / preds;
     println!(
@@ -114,7 +114,7 @@ fn main(_args: Args) -> i32 {
             Ok([slot, _]) => {
                 created += 1;
                 kids.push(slot);
-                for i in 0..PRED_SLOTS as u64 {
+                for i in 0..PREDICATES as u64 {
                     match install(slot, i) {
                         Ok(_) => installed += 1,
                         Err(e) => {

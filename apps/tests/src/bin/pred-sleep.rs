@@ -75,7 +75,7 @@ fn clock() -> i32 {
     t.check(sys::pred_install(0, 1, garbage.as_ptr() as u64, 15) == Err(Error::Invalid), "truncated bytecode refused");
     t.check(sys::pred_install(0, 1, garbage.as_ptr() as u64, MAX_BYTES as u64 + 16) == Err(Error::Invalid), "too long");
     t.check(sys::pred_install(0, 1, 0xffff_8000_0000_0000, 16) == Err(Error::BadAddress), "bytecode in kernel memory");
-    t.check(sys::pred_install(0, 9, garbage.as_ptr() as u64, 16) == Err(Error::Invalid), "slot out of range");
+    t.check(sys::pred_install(0, 9, garbage.as_ptr() as u64, 16) == Err(Error::Invalid), "index out of range");
     t.check(sys::pred_param(0, 0, 8, 0) == Err(Error::Invalid), "parameter out of range");
     t.check(sys::env_sleep(0) == Err(Error::Invalid), "empty mask");
     t.check(sys::env_sleep(1 << 20) == Err(Error::Invalid), "mask beyond the slots");

@@ -7,7 +7,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_libos::abi::layout::{CLOCK, PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, Error, MapEntry, PRED_SLOTS, rights};
+use oxok_libos::abi::{ANY_FRAME, Error, MapEntry, PREDICATES, rights};
 use oxok_libos::{exposed, process, sys};
 use oxok_pred::Builder;
 
@@ -139,7 +139,7 @@ pub fn preds(scale: u64) -> Result<String, String> {
     let (mut installs, mut sleeps) = (0u64, 0u64);
     for i in 0..scale {
         let target = if i % 2 == 0 { 0 } else { child };
-        let index = (i / 2) % PRED_SLOTS as u64;
+        let index = (i / 2) % PREDICATES as u64;
         sys::pred_install(target, index, code.as_ptr() as u64, code.len() as u64)
             .map_err(|e| format!("pred_install {i}: {e}"))?;
         sys::pred_param(target, index, 1, u64::MAX).map_err(|e| format!("pred_param: {e}"))?;

@@ -6,7 +6,7 @@
 use super::values::{ARENA, ARENA_PAGES, DATA, DATA_END, World};
 use crate::mem;
 use oxok_libos::abi::layout::PAGE_SIZE;
-use oxok_libos::abi::{Call, EnvState, PRED_SLOTS, PROTECT, SHARE, UNMAP, cap_kind};
+use oxok_libos::abi::{Call, EnvState, PREDICATES, PROTECT, SHARE, UNMAP, cap_kind};
 use oxok_libos::sys;
 
 /// Fills buffers and adjusts arguments for `call`; false if the call is
@@ -46,8 +46,8 @@ pub fn prepare(w: &mut World, call: Call, a: &mut [u64; 6]) -> bool {
         Call::slot_spare if a[1] == 0 => return false,
         Call::env_stop if a[1] == 1 => return false,
         Call::env_sleep => {
-            // Only masks with no bit below PRED_SLOTS, or none at all.
-            a[0] &= !((1u64 << PRED_SLOTS) - 1);
+            // Only masks with no bit below PREDICATES, or none at all.
+            a[0] &= !((1u64 << PREDICATES) - 1);
         }
         Call::cap_drop if a[0] < 64 && w.reserved & (1 << a[0]) != 0 => return false,
         Call::cap_drop if w.children.iter().any(|c| c.0 == a[0]) => return false,

@@ -35,7 +35,7 @@ fn ignorer_charged_then_destroyed() {
     assert_eq!(sim.sched.vector.owner(1), None, "its slot was freed");
     assert_ne!(sim.sched.vector.generation(1), Some(1), "and its capability went stale");
     for env in [a, b] {
-        let st = *sim.env(env).account.stats();
+        let st = *sim.env(env).ledger.stats();
         assert_eq!(sim.ticks(env), st.slots * S, "every turn of {env:#x} had its full slot");
         assert_eq!(st.overruns, 0);
     }
@@ -66,22 +66,22 @@ fn hostile_mix() {
     // Spinners: exactly their slots, 3:1.
     assert_ratio(sim.ticks(a), sim.ticks(b), 3.0, 0.05);
     for env in [a, b] {
-        assert_eq!(sim.ticks(env), sim.env(env).account.stats().slots * S);
+        assert_eq!(sim.ticks(env), sim.env(env).ledger.stats().slots * S);
     }
     // Ignorer: destroyed after max_strikes overruns, slots freed.
     assert!(matches!(sim.destroyed[..], [(e, End::Destroy { strikes: 3, .. })] if e == ign));
-    assert_eq!(sim.env(ign).account.stats().overruns, 3);
+    assert_eq!(sim.env(ign).ledger.stats().overruns, 3);
     assert_eq!(sim.sched.vector.count_owned(ign), 0);
     // Critical hog: never more than slot + deferral + grace in a row,
     // deferred every turn, charged back to its share (4 slots vs 6).
-    let st = *sim.env(hog).account.stats();
+    let st = *sim.env(hog).ledger.stats();
     assert!(st.deferrals > 0 && st.overruns == 0);
     assert!(sim.longest_stretch(hog) > S, "deferral happened");
     assert!(sim.longest_stretch(hog) <= Config::DEFAULT.longest_run());
     assert_ratio(sim.ticks(hog), sim.ticks(a), 4.0 / 6.0, 0.05);
     // Flaky: overruns on half its turns, never destroyed, charged to its share.
-    let st = *sim.env(flaky).account.stats();
-    assert!(st.overruns > 10 && sim.env(flaky).account.strikes() <= 1);
+    let st = *sim.env(flaky).ledger.stats();
+    assert!(st.overruns > 10 && sim.env(flaky).ledger.strikes() <= 1);
     assert!(sim.env(flaky).alive);
     assert_ratio(sim.ticks(flaky), sim.ticks(a), 4.0 / 6.0, 0.05);
     // Polite and sleeper get less than their share, never more.
@@ -105,7 +105,7 @@ fn critical_section_is_bounded() {
     let excess = c_cfg.critical_grace_ticks + c_cfg.grace_ticks;
     assert_eq!(sim.env(c).ends.last(), Some(&End::Destroy { excess, strikes: 3 }));
     assert!(!sim.env(c).alive);
-    assert_eq!(sim.ticks(a), sim.env(a).account.stats().slots * S);
+    assert_eq!(sim.ticks(a), sim.env(a).ledger.stats().slots * S);
 }
 
 /// Overrun debt larger than a slot forfeits whole slots. The forfeited
@@ -123,7 +123,7 @@ fn large_debt_forfeits_slots() {
     sim.sched.spare.request(c).unwrap();
     sim.start();
     sim.run(1000 * S);
-    let st = *sim.env(c).account.stats();
+    let st = *sim.env(c).ledger.stats();
     assert!(st.forfeits > 100, "{st:?}");
     assert_eq!(st.spare_slots, 0, "no spare time: no unowned slot and its own forfeits are not lent back");
     assert_ratio(sim.ticks(c), sim.ticks(a), 1.0, 0.05);
@@ -145,7 +145,7 @@ fn grace_period_honoured() {
     sim.start();
     sim.run(1000 * S);
     assert!(sim.env(slow).alive);
-    assert_eq!(sim.env(slow).account.stats().overruns, 0);
+    assert_eq!(sim.env(slow).ledger.stats().overruns, 0);
     assert_ratio(sim.ticks(slow), sim.ticks(a), 1.0, 0.05);
 
     let mut sim = Sim::<2>::new(Config::DEFAULT);
@@ -154,5 +154,5 @@ fn grace_period_honoured() {
     sim.start();
     sim.run(1000 * S);
     assert!(!sim.env(slow).alive);
-    assert_eq!(sim.env(slow).account.stats().overruns, 3);
+    assert_eq!(sim.env(slow).ledger.stats().overruns, 3);
 }

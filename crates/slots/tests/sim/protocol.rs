@@ -43,8 +43,8 @@ fn timeline() {
     assert_eq!(sw.out, Some(Out { env: A, end: End::Overrun { excess: 1, strikes: 1 } }));
     assert_eq!(sw.slot, 1);
     assert_eq!(sw.decision.run, Some(B));
-    assert_eq!(t.get(A).account.debt(), 1);
-    assert_eq!(t.get(A).account.stats().ticks, 5);
+    assert_eq!(t.get(A).ledger.debt(), 1);
+    assert_eq!(t.get(A).ledger.stats().ticks, 5);
     // B yields at its slot end: no charge; slot 2 and 3 are unowned: idle.
     ticks(&mut s, &mut t, 3);
     assert_eq!(s.tick(&mut t), Step::SlotEnd { env: B });
@@ -58,7 +58,7 @@ fn timeline() {
     // A's next slot is shortened by its debt.
     let sw = switch(s.tick(&mut t));
     assert_eq!(sw.decision, Decision { run: Some(A), reason: Reason::Owner, budget: 3 });
-    assert_eq!(t.get(A).account.debt(), 0);
+    assert_eq!(t.get(A).ledger.debt(), 0);
     assert_eq!(s.header().rounds, 2);
 }
 
@@ -90,7 +90,7 @@ fn directed_yield() {
     assert_eq!(s.vector.row(0).map(|r| (r.last_env, r.last_use)), Some((B, USE_DONATED)));
     ticks(&mut s, &mut t, 2);
     assert_eq!(s.tick(&mut t), Step::SlotEnd { env: B });
-    assert_eq!(t.get(B).account.stats().donated, 1);
+    assert_eq!(t.get(B).ledger.stats().donated, 1);
     // B yields to C with no time left: plain yield, next slot.
     let sw = switch(s.yielded(B, Some(C), &mut t));
     assert_eq!(sw.slot, 1);
@@ -128,9 +128,9 @@ fn critical_deferral() {
     assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A }, "bounded at 2 ticks");
     let sw = switch(s.yielded(A, None, &mut t));
     assert_eq!(sw.out, Some(Out { env: A, end: End::Yielded { excess: 2 } }));
-    assert_eq!(t.get(A).account.debt(), 2);
-    assert_eq!(t.get(A).account.stats().deferrals, 1);
-    assert_eq!(t.get(A).account.strikes(), 0);
+    assert_eq!(t.get(A).ledger.debt(), 2);
+    assert_eq!(t.get(A).ledger.stats().deferrals, 1);
+    assert_eq!(t.get(A).ledger.strikes(), 0);
 
     // Flag cleared during the deferral: slot end at the next tick.
     for _ in 0..12 {
@@ -218,6 +218,6 @@ fn config_and_exposed() {
     let h = s.header();
     assert_eq!((h.slots, h.current, h.running, h.reason, h.ticks_per_slot), (4, 1, A, USE_OWNER, 1));
     assert_eq!(s.vector.row(4), None);
-    let row = t.get(A).account.row(A);
+    let row = t.get(A).ledger.row(A);
     assert_eq!(row, RunRow { env: A, slots: 1, ..RunRow::default() });
 }

@@ -18,7 +18,7 @@ fn spinners_3_to_1_spread() {
     sim.assert_no_theft(&[]);
     // 28 of 32 slots are unowned and nobody asked for spare time.
     assert_ratio(sim.idle_ticks(), sim.ticks(a) + sim.ticks(b), 7.0, 0.05);
-    assert_eq!(sim.env(a).account.stats().overruns, 0);
+    assert_eq!(sim.env(a).ledger.stats().overruns, 0);
 }
 
 /// Same with the vector full and adjacent slots: the owner of a run of
@@ -39,7 +39,7 @@ fn spinners_3_to_1_adjacent() {
     let rounds = sim.sched.header().rounds;
     assert!(sim.env(a).turns.abs_diff(rounds) <= 1, "one turn per round: {} vs {rounds}", sim.env(a).turns);
     assert!(sim.env(a).slot_ends.abs_diff(rounds) <= 1);
-    assert!(sim.env(a).account.stats().slots >= 3 * rounds - 3, "each merged slot still counts");
+    assert!(sim.env(a).ledger.stats().slots >= 3 * rounds - 3, "each merged slot still counts");
 }
 
 /// A larger mix: shares are proportional to ownership for everyone.

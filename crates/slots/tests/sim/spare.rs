@@ -21,8 +21,8 @@ fn unowned_slots_lent_round_robin() {
     assert_eq!(sim.idle_ticks(), 0);
     assert_ratio(sim.ticks(x), sim.ticks(y), 1.0, 0.05);
     assert_ratio(sim.ticks(x) + sim.ticks(y), sim.ticks(a), 3.0, 0.05);
-    assert_eq!(sim.ticks(a), sim.env(a).account.stats().slots * S);
-    assert!(sim.env(x).account.stats().spare_slots > 0);
+    assert_eq!(sim.ticks(a), sim.env(a).ledger.stats().slots * S);
+    assert!(sim.env(x).ledger.stats().spare_slots > 0);
     sim.assert_no_theft(&[x, y]);
 }
 
@@ -91,7 +91,7 @@ fn spare_debtor() {
     sim.sched.spare.request(x).unwrap();
     sim.start();
     sim.run(1000 * S);
-    let st = *sim.env(c).account.stats();
+    let st = *sim.env(c).ledger.stats();
     assert!(st.forfeits > 0, "{st:?}");
     assert_eq!(st.overruns, 3);
     assert!(!sim.env(c).alive);

@@ -1,10 +1,10 @@
 //! A hand-controlled environment table for step-by-step protocol tests.
 
-use oxok_slots::{Account, Envs};
+use oxok_slots::{CpuLedger, Envs};
 
 pub struct Entry {
     pub id: u32,
-    pub account: Account,
+    pub ledger: CpuLedger,
     pub runnable: bool,
     pub critical: bool,
 }
@@ -19,7 +19,7 @@ impl Table {
         Table {
             entries: ids
                 .iter()
-                .map(|&id| Entry { id, account: Account::new(), runnable: true, critical: false })
+                .map(|&id| Entry { id, ledger: CpuLedger::new(), runnable: true, critical: false })
                 .collect(),
         }
     }
@@ -42,8 +42,8 @@ impl Envs for Table {
         self.entries.iter().any(|e| e.id == env && e.critical)
     }
 
-    fn account(&mut self, env: u32) -> Option<&mut Account> {
-        self.entries.iter_mut().find(|e| e.id == env).map(|e| &mut e.account)
+    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger> {
+        self.entries.iter_mut().find(|e| e.id == env).map(|e| &mut e.ledger)
     }
 }
 

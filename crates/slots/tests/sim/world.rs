@@ -2,7 +2,7 @@
 //! on one CPU, driven tick by tick through the scheduler, as the kernel
 //! would drive it.
 
-use oxok_slots::{Account, Config, End, Envs, Placement, Reason, Scheduler, Step};
+use oxok_slots::{Config, CpuLedger, End, Envs, Placement, Reason, Scheduler, Step};
 
 /// How a simulated environment behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum Behaviour {
 pub struct SimEnv {
     pub id: u32,
     pub behaviour: Behaviour,
-    pub account: Account,
+    pub ledger: CpuLedger,
     pub alive: bool,
     /// Tick at which the slot-end upcall of the current turn arrived.
     pub slot_end_at: Option<u64>,
@@ -80,8 +80,8 @@ impl Envs for World {
         self.get(env).is_some_and(|e| matches!(e.behaviour, Behaviour::CriticalHog | Behaviour::CriticalIgnorer))
     }
 
-    fn account(&mut self, env: u32) -> Option<&mut Account> {
-        self.get_mut(env).filter(|e| e.alive).map(|e| &mut e.account)
+    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger> {
+        self.get_mut(env).filter(|e| e.alive).map(|e| &mut e.ledger)
     }
 }
 
@@ -122,7 +122,7 @@ impl<const N: usize> Sim<N> {
         self.world.envs.push(SimEnv {
             id,
             behaviour,
-            account: Account::new(),
+            ledger: CpuLedger::new(),
             alive: true,
             slot_end_at: None,
             turn_ticks: 0,
@@ -241,7 +241,7 @@ impl<const N: usize> Sim<N> {
     /// Ticks `env` ran.
     pub fn ticks(&self, env: u32) -> u64 {
         let t = self.env(env).ticks;
-        assert_eq!(t, self.env(env).account.stats().ticks, "account agrees with the simulator");
+        assert_eq!(t, self.env(env).ledger.stats().ticks, "the ledger agrees with the simulator");
         t
     }
 

@@ -10,7 +10,7 @@
 //! 3. Then a short sleep on a wakeup predicate (Xok §5.1): until the
 //!    watched header word moves past the value seen, or a few timer ticks
 //!    pass (so a partner that died is noticed even though nothing moves).
-//!    The predicate uses slot [`WAIT_SLOT`](crate::exec::WAIT_SLOT), which
+//!    The predicate uses predicate index [`WAIT_PRED`](crate::exec::WAIT_PRED), which
 //!    `exec::wait` also installs before each sleep; neither is reentrant.
 
 use crate::{exposed, sys};
@@ -65,8 +65,8 @@ fn sleep(word: u64, seen: u64) -> Result<(), oxok_abi::Error> {
         .build()
         .map_err(|_| oxok_abi::Error::Invalid)?;
     let bytes = code.as_bytes();
-    let slot = crate::exec::WAIT_SLOT;
-    sys::pred_install(0, slot, bytes.as_ptr() as u64, bytes.len() as u64)?;
-    sys::env_sleep(1 << slot)?;
+    let pred = crate::exec::WAIT_PRED;
+    sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    sys::env_sleep(1 << pred)?;
     Ok(())
 }

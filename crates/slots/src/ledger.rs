@@ -25,8 +25,8 @@ pub struct RunStats {
 }
 
 /// What the CPU policy knows about one environment. The kernel keeps one in
-/// each environment (a plain value, `Account::new()` at creation) and hands
-/// it to the policy through [`Envs::account`](crate::Envs::account); only
+/// each environment (a plain value, `CpuLedger::new()` at creation) and hands
+/// it to the policy through [`Envs::ledger`](crate::Envs::ledger); only
 /// the policy changes it.
 ///
 /// - *Debt* is ticks the environment ran past the end of its slots (critical
@@ -37,16 +37,16 @@ pub struct RunStats {
 /// - *Strikes* count consecutive overruns; any yield before the deadline
 ///   resets them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Account {
+pub struct CpuLedger {
     debt: u64,
     strikes: u32,
     stats: RunStats,
 }
 
-impl Account {
-    /// A new environment's account: no debt, no strikes, zero statistics.
-    pub const fn new() -> Account {
-        Account {
+impl CpuLedger {
+    /// A new environment's ledger: no debt, no strikes, zero statistics.
+    pub const fn new() -> CpuLedger {
+        CpuLedger {
             debt: 0,
             strikes: 0,
             stats: RunStats { ticks: 0, slots: 0, spare_slots: 0, donated: 0, forfeits: 0, overruns: 0, deferrals: 0 },
@@ -68,7 +68,7 @@ impl Account {
         &self.stats
     }
 
-    /// The exposed row for this account, as environment `env`.
+    /// The exposed row for this ledger, as environment `env`.
     pub const fn row(&self, env: u32) -> RunRow {
         let s = &self.stats;
         RunRow {
@@ -148,7 +148,7 @@ mod tests {
 
     #[test]
     fn debt_shortens_then_forfeits() {
-        let mut a = Account::new();
+        let mut a = CpuLedger::new();
         assert_eq!(a.start_turn(4), Some(4));
         a.yielded(1);
         assert_eq!(a.debt(), 1);
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn strikes_are_consecutive() {
-        let mut a = Account::new();
+        let mut a = CpuLedger::new();
         assert!(!a.overran(1, 3));
         assert!(!a.overran(1, 3));
         a.yielded(0);
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn saturates() {
-        let mut a = Account::new();
+        let mut a = CpuLedger::new();
         for _ in 0..10 {
             a.yielded(u32::MAX);
         }
