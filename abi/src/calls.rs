@@ -9,7 +9,10 @@
 /// Expands the macro `$m` with the complete call table.
 ///
 /// The table's grammar, per entry:
-/// `$(#[doc])* $index:literal => $name:ident($($arg:ident),*) -> [$($res:ident),*];`
+/// `$(#[doc])* $index:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];`
+///
+/// Each argument's class (see [`arg_class`](crate::arg_class)) says what the
+/// register holds; the kernel's dispatch decodes and checks it by its class.
 #[macro_export]
 macro_rules! for_each_call {
     ($m:path) => {
@@ -36,7 +39,7 @@ macro_rules! for_each_call {
             /// with write, in any slot (`Denied`). Boot programs get one
             /// from the kernel; the libOS passes it on to children.
             /// Changes: nothing but the console. Returns the bytes written.
-            1 => console_write(ptr, len) -> [written];
+            1 => console_write(ptr: UserPtr, len: Len) -> [written];
 
             /// Ends the calling environment with exit status `code`. The
             /// kernel logs the status, releases everything the environment
@@ -46,7 +49,7 @@ macro_rules! for_each_call {
             /// status until the creator reaps it.
             ///
             /// Checks: nothing. Changes: destroys the caller.
-            2 => env_exit(code) -> [];
+            2 => env_exit(code: Word) -> [];
 
             /// Returns the caller's environment id.
             ///
@@ -73,7 +76,7 @@ macro_rules! for_each_call {
             /// (`NoMemory`, nothing allocated).
             /// Changes: the frame table entry (owner, generation unchanged);
             /// the caller's account.
-            5 => frame_alloc(pfn) -> [slot, frame];
+            5 => frame_alloc(pfn: FrameChoice) -> [slot, frame];
 
             /// Frees the frame named by the capability in `slot` and drops
             /// that capability. Every other capability for the frame goes
@@ -83,7 +86,7 @@ macro_rules! for_each_call {
             /// grant rights (`BadCap`, `Denied`); the caller owns the frame
             /// (`Denied`); no page table maps it (`Busy`).
             /// Changes: the frame becomes free; the slot empties.
-            6 => frame_free(slot) -> [];
+            6 => frame_free(slot: FrameCap) -> [];
 
             /// Copies the capability in `slot` into the list of the
             /// environment named by the capability in `env_slot`, with
@@ -97,21 +100,21 @@ macro_rules! for_each_call {
             /// target's list has room (`NoMemory`); the derivation depth
             /// (`Invalid`, see `cap_derive`).
             /// Changes: one slot in the target's list.
-            7 => cap_grant(slot, env_slot, rights) -> [target_slot];
+            7 => cap_grant(slot: CapSlot, env_slot: EnvCap, rights: Rights) -> [target_slot];
 
             /// Empties slot `slot` of the caller's capability list.
             ///
             /// Checks: the slot holds a capability (`BadCap`); slot 0 (the
             /// caller's own capability) cannot be dropped (`Invalid`).
             /// Changes: the slot.
-            8 => cap_drop(slot) -> [];
+            8 => cap_drop(slot: CapSlot) -> [];
 
             /// Describes the capability in `slot`: its resource kind (see
             /// [`cap_kind`](crate::cap_kind)), the resource's number (frame
             /// number, environment id, time slot index), and its rights bits.
             ///
             /// Checks: the slot holds a capability (`BadCap`). Changes: nothing.
-            9 => cap_info(slot) -> [kind, number, rights];
+            9 => cap_info(slot: CapSlot) -> [kind, number, rights];
 
             /// Maps the frame named by `frame_slot` at `va` in the address
             /// space of the environment named by `env_slot` (slot 0: the
@@ -132,7 +135,7 @@ macro_rules! for_each_call {
             /// Changes: one page-table entry; the frame's mapping count; new
             /// page-table frames, charged to the target's account (they
             /// stay, and stay charged, until its teardown is finished).
-            10 => page_map(env_slot, frame_slot, va, flags) -> [];
+            10 => page_map(env_slot: EnvCap, frame_slot: FrameCap, va: UserPage, flags: PageFlags) -> [];
 
             /// Removes the mapping at `va` in the environment named by
             /// `env_slot`.
@@ -140,7 +143,7 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`); `va` aligned and
             /// below `USER_TOP` (`BadAddress`); something is mapped
             /// (`NotFound`). Changes: one entry; the frame's mapping count.
-            11 => page_unmap(env_slot, va) -> [];
+            11 => page_unmap(env_slot: EnvCap, va: UserPage) -> [];
 
             /// Changes the flags of the mapping at `va`. Removing rights or
             /// changing libOS bits needs nothing more; adding write needs
@@ -156,7 +159,7 @@ macro_rules! for_each_call {
             /// (`Denied`), no unknown bit in `flags` (`Invalid`), and the
             /// capability when write is added (`BadCap`, `Denied`).
             /// Changes: one entry.
-            12 => page_protect(env_slot, va, flags, frame_slot) -> [];
+            12 => page_protect(env_slot: EnvCap, va: UserPage, flags: PageFlags, frame_slot: CapSlot) -> [];
 
             /// Applies `count` [`MapEntry`](crate::MapEntry) records at user
             /// address `entries` to the environment named by `env_slot`, in
@@ -212,7 +215,7 @@ macro_rules! for_each_call {
             /// `src` must be page-aligned and readable by the caller
             /// (`BadAddress`), its account as a fresh record's; the record array must be readable
             /// (`BadAddress`). Changes: as the single calls.
-            13 => page_batch(env_slot, entries, count) -> [];
+            13 => page_batch(env_slot: EnvCap, entries: UserPtr, count: Len) -> [];
 
             /// Creates an environment with an empty address space, its
             /// application area, and a capability list holding only its own
@@ -248,7 +251,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: the capability carries write (`Denied`) and names a
             /// live environment (`BadEnv`). Changes: as described.
-            15 => env_destroy(env_slot) -> [];
+            15 => env_destroy(env_slot: EnvCap) -> [];
 
             /// Makes the environment named by `env_slot` (if it was created
             /// and never run) runnable; it asks for spare time, so it gets
@@ -257,7 +260,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: write (`Denied`), alive (`BadEnv`). Changes: its
             /// status; the spare-time request list.
-            16 => env_run(env_slot) -> [];
+            16 => env_run(env_slot: EnvCap) -> [];
 
             /// Copies the complete user-visible state of the environment
             /// named by `env_slot` — registers (a call in progress is
@@ -274,7 +277,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: read on the environment (`Denied`); `buf` writable
             /// (`BadAddress`). Changes: the caller's buffer.
-            17 => env_get_state(env_slot, buf) -> [];
+            17 => env_get_state(env_slot: EnvCap, buf: UserPtr) -> [];
 
             /// Replaces the complete user-visible state of the environment
             /// named by `env_slot` with the [`EnvState`](crate::EnvState) at
@@ -299,14 +302,14 @@ macro_rules! for_each_call {
             /// every predicate verifies (`Invalid`); kernel memory for the
             /// predicates (`NoMemory`). Nothing changes unless every check
             /// passes. Changes: the state.
-            18 => env_set_state(env_slot, buf) -> [];
+            18 => env_set_state(env_slot: EnvCap, buf: UserPtr) -> [];
 
             /// Sets upcall entry `kind` (see [`upcall`](crate::upcall)) of
             /// the environment named by `env_slot` to `entry` (0 removes it).
             ///
             /// Checks: write on the environment (`Denied`); `kind` known and
             /// `entry` below `USER_TOP` (`Invalid`). Changes: one entry.
-            19 => upcall_register(env_slot, kind, entry) -> [];
+            19 => upcall_register(env_slot: EnvCap, kind: Word, entry: Word) -> [];
 
             /// Asks the environment named by `env_slot` to give back `count`
             /// frames within `deadline` TSC cycles (revocation upcall). If it
@@ -321,7 +324,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
-            20 => frame_revoke(env_slot, count, deadline) -> [];
+            20 => frame_revoke(env_slot: EnvCap, count: Len, deadline: Word) -> [];
 
             /// Gives up the CPU (the rest of the current slot). With
             /// `target` 0 the next slot begins at once (plain yield).
@@ -346,7 +349,7 @@ macro_rules! for_each_call {
             /// waiting for a reply); the slot holds a capability for that
             /// environment (`BadCap`) with call (`Denied`). If no time is
             /// left in the slot the yield is plain. Changes: who runs.
-            21 => yield_cpu(target) -> [];
+            21 => yield_cpu(target: Target) -> [];
 
             /// Synchronous protected control transfer to environment
             /// `target` (in `rdi`, a target word as for `yield_cpu`: the
@@ -376,7 +379,7 @@ macro_rules! for_each_call {
             /// (`BadCap`) with call (`Denied`) — the callee or its creator
             /// hands those out (boot programs started together get them
             /// for each other). Changes: who runs; the caller waits.
-            22 => pct_call(target) -> [];
+            22 => pct_call(target: Target) -> [];
 
             /// Asynchronous protected control transfer: as `pct_call`, but
             /// `rcx` is 0 at the callee, and the caller does not wait: it
@@ -385,7 +388,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: as `pct_call` (the capability with call included).
             /// Changes: who runs.
-            23 => pct_send(target) -> [];
+            23 => pct_send(target: Target) -> [];
 
             /// Ends serving a protected control transfer. After a
             /// synchronous call from `caller`, the caller resumes with this
@@ -402,7 +405,7 @@ macro_rules! for_each_call {
             /// Checks: the environment is serving a call (`Invalid`);
             /// `caller` is 0, `PCT_OWED` or the environment waiting for it
             /// (`BadEnv`). Changes: who runs.
-            24 => pct_reply(caller) -> [];
+            24 => pct_reply(caller: Word) -> [];
 
             /// Installs wakeup predicate number `index` (0..[`PREDICATES`](crate::PREDICATES))
             /// of the environment named by `env_slot`: `len` bytes of
@@ -413,7 +416,7 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`); `index` and `len`
             /// in range (`Invalid`); the bytes readable (`BadAddress`); the
             /// program passes the verifier (`Invalid`). Changes: that slot.
-            25 => pred_install(env_slot, index, code, len) -> [];
+            25 => pred_install(env_slot: EnvCap, index: Word, code: UserPtr, len: Len) -> [];
 
             /// Sets parameter `param` (0..8) of installed predicate `index`
             /// to `value`, without reinstalling or re-verifying.
@@ -421,7 +424,7 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`); `index` and
             /// `param` in range (`Invalid`); the slot installed (`NotFound`).
             /// Changes: one word.
-            26 => pred_param(env_slot, index, param, value) -> [];
+            26 => pred_param(env_slot: EnvCap, index: Word, param: Word, value: Word) -> [];
 
             /// Sleeps until one of the caller's predicates named by the bits
             /// of `mask` holds; returns the index of the first that does. The
@@ -439,7 +442,7 @@ macro_rules! for_each_call {
             /// makes is mapped user-readable and aligned (`BadAddress`, also
             /// when the failing read happens while sleeping: the caller then
             /// wakes with that error). Changes: the caller may sleep.
-            27 => env_sleep(mask) -> [index];
+            27 => env_sleep(mask: Word) -> [index];
 
             /// Allocates a frame, zeroed, **owned by the environment named by
             /// `env_slot`** (so it is freed when that environment is
@@ -458,7 +461,7 @@ macro_rules! for_each_call {
             /// account within the caller's (`Denied`); as `frame_alloc`.
             /// Changes: the frame table; the target's owned frames and
             /// account.
-            28 => frame_alloc_for(env_slot, pfn) -> [slot, frame];
+            28 => frame_alloc_for(env_slot: EnvCap, pfn: FrameChoice) -> [slot, frame];
 
             /// Names the environment named by `env_slot` (for logs and the
             /// exposed environment table): `len` bytes of UTF-8 at `ptr`,
@@ -467,7 +470,7 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`); `len` ≤ 32 and
             /// the bytes UTF-8 (`Invalid`); readable (`BadAddress`).
             /// Changes: the name.
-            29 => env_rename(env_slot, ptr, len) -> [];
+            29 => env_rename(env_slot: EnvCap, ptr: UserPtr, len: Len) -> [];
 
             /// Copies up to `len` bytes of console input received so far to
             /// user address `ptr`; returns how many (0 when none is waiting:
@@ -480,7 +483,7 @@ macro_rules! for_each_call {
             /// then a console capability with read in the caller's list
             /// (`Denied`, nothing consumed).
             /// Changes: consumes the bytes returned.
-            30 => console_read(ptr, len) -> [read];
+            30 => console_read(ptr: UserPtr, len: Len) -> [read];
 
             /// Reaps an ended environment: returns its exit status (see
             /// [`EnvEntry::exit_status`](crate::EnvEntry::exit_status)) and
@@ -494,7 +497,7 @@ macro_rules! for_each_call {
             /// still runs); it has ended (`Busy` while it runs); its row is
             /// waiting to be reaped (`BadEnv` if it is gone or already
             /// reaped). Changes: the row and the caller's slot.
-            31 => env_reap(env_slot) -> [status];
+            31 => env_reap(env_slot: CapSlot) -> [status];
             /// Allocates a CPU time slot of CPU 0's slot vector to the
             /// caller and puts a capability for it (read, write, grant;
             /// named `(cpu 0, index, generation)`) in the caller's list.
@@ -517,7 +520,7 @@ macro_rules! for_each_call {
             /// capability list (`NoMemory`, nothing allocated). Changes:
             /// one slot's owner and generation; one capability slot; the
             /// caller's account.
-            32 => slot_alloc(placement, arg) -> [slot_cap, index];
+            32 => slot_alloc(placement: Word, arg: Word) -> [slot_cap, index];
 
             /// Frees the time slot named by the capability in `slot_cap` and
             /// drops that capability. The slot's generation advances, so
@@ -527,7 +530,7 @@ macro_rules! for_each_call {
             /// generation (`BadCap`: stale) with write (`Denied`), owned by
             /// the caller (`Denied`). Changes: the slot becomes free; the
             /// capability slot empties.
-            33 => slot_free(slot_cap) -> [];
+            33 => slot_free(slot_cap: CapSlot) -> [];
 
             /// Gives the time slot named by `slot_cap` to the environment
             /// named by `env_slot`. The slot's generation advances: the
@@ -543,7 +546,7 @@ macro_rules! for_each_call {
             /// changed). Changes: the slot's owner and generation; one
             /// capability slot in each list; the slot's charge moves to the
             /// receiver's account.
-            34 => slot_give(slot_cap, env_slot) -> [target_slot];
+            34 => slot_give(slot_cap: CapSlot, env_slot: EnvCap) -> [target_slot];
 
             /// Makes the environment named by `env_slot` ask for spare time
             /// (`on` ≠ 0) or stop asking (`on` = 0). Slots that are unowned,
@@ -557,7 +560,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: write on the environment (`Denied`, `BadEnv`).
             /// Changes: the spare-time request list.
-            35 => slot_spare(env_slot, on) -> [];
+            35 => slot_spare(env_slot: EnvCap, on: Word) -> [];
 
             /// Puts the environment named by `env_slot` into a **new
             /// sub-account** of the account it is charged to now, limited
@@ -587,7 +590,7 @@ macro_rules! for_each_call {
             /// limits and kernel memory for the account (`NoMemory`,
             /// nothing changed). Changes: the environment's account (the
             /// `account` field of its environment-table row).
-            36 => env_limit(env_slot, frames, envs) -> [];
+            36 => env_limit(env_slot: EnvCap, frames: Word, envs: Word) -> [];
 
             /// Reports the account the environment named by `env_slot` is
             /// charged to: for resource `kind` ([`ACCOUNT_FRAMES`](crate::ACCOUNT_FRAMES),
@@ -603,7 +606,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: read on the environment (`Denied`, `BadEnv`); `kind`
             /// known (`Invalid`). Changes: nothing.
-            37 => account_info(env_slot, kind) -> [used, limit, account];
+            37 => account_info(env_slot: EnvCap, kind: Word) -> [used, limit, account];
 
             /// Sets the FS base (`which` = [`BASE_FS`](crate::BASE_FS)) or
             /// the GS base ([`BASE_GS`](crate::BASE_GS)) of the environment
@@ -618,7 +621,7 @@ macro_rules! for_each_call {
             /// `which` known and `value` below
             /// [`layout::USER_TOP`](crate::layout::USER_TOP) (`Invalid`).
             /// Changes: that base (at once, if it is the caller's own).
-            38 => env_set_base(env_slot, which, value) -> [];
+            38 => env_set_base(env_slot: EnvCap, which: Word, value: Word) -> [];
 
             /// Returns the FS base (`which` = [`BASE_FS`](crate::BASE_FS))
             /// or the GS base ([`BASE_GS`](crate::BASE_GS)) of the
@@ -626,7 +629,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: read on the environment (`Denied`, `BadEnv`);
             /// `which` known (`Invalid`). Changes: nothing.
-            39 => env_get_base(env_slot, which) -> [value];
+            39 => env_get_base(env_slot: EnvCap, which: Word) -> [value];
 
             /// Waits for the reply to the synchronous `pct_call` with
             /// `ticket` that environment `callee` serves. A program does not
@@ -650,7 +653,7 @@ macro_rules! for_each_call {
             /// still does). Changes: the caller waits (`ENV_WAITING`) and
             /// gives the rest of its slot to the callee; the reply goes to
             /// it.
-            40 => pct_wait(callee, ticket) -> [];
+            40 => pct_wait(callee: Word, ticket: Word) -> [];
 
             /// While serving a synchronous protected control transfer,
             /// copies the capability in `slot` into the list of the caller
@@ -670,7 +673,7 @@ macro_rules! for_each_call {
             /// room in the served caller's list (`NoMemory`); the
             /// derivation depth (`Invalid`, see `cap_derive`).
             /// Changes: one slot in the served caller's list.
-            41 => pct_grant(slot, rights) -> [target_slot];
+            41 => pct_grant(slot: CapSlot, rights: Rights) -> [target_slot];
 
             /// Derives a narrower capability from the one in `slot`: the
             /// same name with `rights` (a subset of the source's), in the
@@ -687,7 +690,7 @@ macro_rules! for_each_call {
             /// the derivation depth (`Invalid`); room in the list
             /// (`NoMemory`). Needs no right: a child only ever has less.
             /// Changes: one slot of the caller's list.
-            42 => cap_derive(slot, rights) -> [new_slot];
+            42 => cap_derive(slot: CapSlot, rights: Rights) -> [new_slot];
 
             /// Revokes everything derived from the capability in `slot`:
             /// removes from **every** environment's list each capability
@@ -702,7 +705,7 @@ macro_rules! for_each_call {
             /// Checks: the slot holds a capability (`BadCap`). Needs no
             /// right: only what came from the caller's own capability goes.
             /// Changes: slots of any list.
-            43 => cap_revoke(slot) -> [removed];
+            43 => cap_revoke(slot: CapSlot) -> [removed];
 
             /// Puts the environment named by `env_slot` into a **new
             /// sub-account** of the account it is charged to now, limited
@@ -720,7 +723,7 @@ macro_rules! for_each_call {
             /// below the root (`Invalid`); the slots it owns now fit
             /// `slots`, and kernel memory for the account (`NoMemory`,
             /// nothing changed). Changes: the environment's account.
-            44 => env_limit_slots(env_slot, slots) -> [];
+            44 => env_limit_slots(env_slot: EnvCap, slots: Word) -> [];
 
             /// Stops (`on` 1) or continues (`on` 0) the environment named
             /// by `env_slot` — what a checkpointer or debugger needs to read
@@ -737,7 +740,7 @@ macro_rules! for_each_call {
             /// Checks: write on the environment (`Denied`), alive
             /// (`BadEnv`); not the caller itself and `on` 0 or 1
             /// (`Invalid`). Changes: its stopped flag.
-            45 => env_stop(env_slot, on) -> [];
+            45 => env_stop(env_slot: EnvCap, on: Word) -> [];
 
             /// Lists the user mappings of the environment named by
             /// `env_slot` at or above `va`, in address order: up to `count`
@@ -754,7 +757,7 @@ macro_rules! for_each_call {
             /// and below `USER_TOP` (`BadAddress`); `count` from 1 to
             /// `MAPPINGS_MAX` (`Invalid`); `buf` writable for the records
             /// written (`BadAddress`). Changes: the caller's buffer.
-            46 => env_mappings(env_slot, va, buf, count) -> [found, next];
+            46 => env_mappings(env_slot: EnvCap, va: Word, buf: UserPtr, count: Len) -> [found, next];
 
             /// Copies the page mapped at `va` in the environment named by
             /// `env_slot` (4096 bytes) to the caller's `buf`; returns the
@@ -766,7 +769,7 @@ macro_rules! for_each_call {
             /// (`BadAddress`); a user frame mapped there (`NotFound`);
             /// `buf` writable for 4096 bytes (`BadAddress`).
             /// Changes: the caller's buffer.
-            47 => env_peek(env_slot, va, buf) -> [flags];
+            47 => env_peek(env_slot: EnvCap, va: Word, buf: UserPtr) -> [flags];
 
             /// Describes capability `slot` in the list of the environment
             /// named by `env_slot`, as `cap_info` describes the caller's own:
@@ -774,7 +777,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: read on the environment (`Denied`); the slot holds a
             /// capability (`BadCap`). Changes: nothing.
-            48 => cap_peek(env_slot, slot) -> [kind, number, rights];
+            48 => cap_peek(env_slot: EnvCap, slot: CapSlot) -> [kind, number, rights];
 
             /// Copies capability `slot` of the environment named by
             /// `env_slot` into the caller's own list, with `rights` (a subset
@@ -792,7 +795,7 @@ macro_rules! for_each_call {
             /// room in the caller's list (`NoMemory`); the derivation depth
             /// (`Invalid`). Changes: one slot of the caller's list; the
             /// source's derivation record.
-            49 => cap_copy(env_slot, slot, rights) -> [new_slot];
+            49 => cap_copy(env_slot: EnvCap, slot: CapSlot, rights: Rights) -> [new_slot];
 
             /// Sends up to `len` bytes at `ptr` on the machine's second
             /// serial line (COM2), raw, as far as the transmitter takes them
@@ -806,7 +809,7 @@ macro_rules! for_each_call {
             /// [`CONSOLE_WRITE_MAX`](crate::CONSOLE_WRITE_MAX) (`Invalid`);
             /// the range readable (`BadAddress`); a console capability with
             /// write (`Denied`). Changes: nothing but the line.
-            50 => aux_write(ptr, len) -> [written];
+            50 => aux_write(ptr: UserPtr, len: Len) -> [written];
 
             /// Copies to `ptr` the bytes waiting on the second serial line,
             /// at most `len` (and at most 512); never waits.
@@ -816,7 +819,7 @@ macro_rules! for_each_call {
             /// (`BadAddress`, nothing consumed); a console capability with
             /// read (`Denied`). Changes: the caller's buffer; the line's
             /// receiver.
-            51 => aux_read(ptr, len) -> [read];
+            51 => aux_read(ptr: UserPtr, len: Len) -> [read];
             /// Describes the network: the NIC's Ethernet address (bytes 0–5
             /// of `mac`, first byte lowest), packets received since boot,
             /// and those no filter accepted.
@@ -839,14 +842,14 @@ macro_rules! for_each_call {
             /// [`RINGS_PER_ENV`](crate::net::RINGS_PER_ENV) rings per
             /// environment and kernel memory (`NoMemory`).
             /// Changes: a new ring; the frames' mapping counts.
-            53 => ring_bind(slots, count) -> [ring];
+            53 => ring_bind(slots: UserPtr, count: Len) -> [ring];
 
             /// Unbinds the caller's ring `ring` (its filters stop matching)
             /// and unpins its frames.
             ///
             /// Checks: the ring exists (`NotFound`) and is the caller's
             /// (`Denied`). Changes: the ring is gone.
-            54 => ring_unbind(ring) -> [];
+            54 => ring_unbind(ring: Word) -> [];
 
             /// Sets the transmit template (a
             /// [`TxTemplate`](crate::net::TxTemplate) at `template`) of the
@@ -861,7 +864,7 @@ macro_rules! for_each_call {
             /// boot program without a template or the new template lies
             /// within the caller's own (`Denied`).
             /// Changes: the target's template.
-            55 => net_template(env_slot, template) -> [];
+            55 => net_template(env_slot: EnvCap, template: UserPtr) -> [];
 
             /// Sends one Ethernet frame gathered from the `count`
             /// [`TxPiece`](crate::net::TxPiece)s at `pieces`, copied into a
@@ -876,7 +879,7 @@ macro_rules! for_each_call {
             /// ([`template_violation`](crate::net::template_violation);
             /// `Denied`); a NIC (`NotFound`); a free transmit buffer
             /// (`WouldBlock`). Changes: the packet is queued on the NIC.
-            56 => net_send(pieces, count) -> [len];
+            56 => net_send(pieces: UserPtr, count: Len) -> [len];
 
             /// Installs the packet filter at `filter` (a
             /// [`FILTER_BYTES`](crate::filter::FILTER_BYTES) block, format
@@ -900,7 +903,7 @@ macro_rules! for_each_call {
             /// the caller's, room in the table, the capability list and
             /// kernel memory (`NoMemory`). Changes: the filter table; one
             /// capability slot.
-            57 => filter_install(ring, filter, refines) -> [slot, id];
+            57 => filter_install(ring: Word, filter: Word, refines: Word) -> [slot, id];
 
             /// Removes the filter named by the capability in `slot` and
             /// empties the slot; filters that refined it now refine the one
@@ -909,7 +912,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: the capability names an installed filter (`BadCap`)
             /// with write (`Denied`). Changes: the filter table; the slot.
-            58 => filter_remove(slot) -> [];
+            58 => filter_remove(slot: CapSlot) -> [];
 
             /// Reports the transmit template of the environment named by
             /// `env_slot`: the Ethernet address (bytes 0–5 of `mac`, first
@@ -920,7 +923,7 @@ macro_rules! for_each_call {
             ///
             /// Checks: read on the environment (`Denied`, `BadEnv`); it has
             /// a template (`NotFound`). Changes: nothing.
-            59 => net_template_get(env_slot) -> [mac, ip, ports];
+            59 => net_template_get(env_slot: EnvCap) -> [mac, ip, ports];
 
             /// Registers a library file system with XN: `count` templates
             /// (layout in [`xn`](crate::xn)) back to back in the `len`
@@ -937,7 +940,7 @@ macro_rules! for_each_call {
             /// (`Invalid`); the bytes readable (`BadAddress`); room for
             /// another of [`MAX_FS`](crate::xn::MAX_FS) file systems
             /// (`NoMemory`). Changes: XN's file systems; the catalogue.
-            60 => xn_register(templates, len, count) -> [refusal, fs, detail];
+            60 => xn_register(templates: UserPtr, len: Len, count: Len) -> [refusal, fs, detail];
 
             /// Makes the free XN block `block` a root of file system `fs`
             /// with template `ty` and the 4096-byte content at `content`
@@ -955,7 +958,7 @@ macro_rules! for_each_call {
             /// roots and the caller's account has a frame (`NoMemory`);
             /// XN's checks (refusal). Changes: the registry, free map,
             /// roots.
-            61 => xn_root(fs, block, ty, content) -> [refusal, at, detail];
+            61 => xn_root(fs: Word, block: Word, ty: Word, content: UserPtr) -> [refusal, at, detail];
 
             /// Allocates the free XN blocks `start..start+len` of type `ty`
             /// to the metadata block `meta`, whose new content (4096 bytes
@@ -970,7 +973,7 @@ macro_rules! for_each_call {
             /// for `len` frames (`NoMemory`); `acl` over `meta` grants the
             /// caller write, the blocks are free, `owns` matches (refusal).
             /// Changes: registry, free map, the cached `meta`.
-            62 => xn_alloc(meta, content, start, len, ty) -> [refusal, at, detail];
+            62 => xn_alloc(meta: Word, content: UserPtr, start: Word, len: Len, ty: Word) -> [refusal, at, detail];
 
             /// Frees XN blocks `start..start+len` from `meta`, whose new
             /// content (at `content`) must own exactly them less. A block a
@@ -981,7 +984,7 @@ macro_rules! for_each_call {
             /// no write in flight, and a metadata block among them owns
             /// nothing (refusal). Changes: registry, free map, will-free
             /// list, the cached `meta`; the freed blocks' frames.
-            63 => xn_free(meta, content, start, len) -> [refusal, at, detail];
+            63 => xn_free(meta: Word, content: UserPtr, start: Word, len: Len) -> [refusal, at, detail];
 
             /// Replaces the cached metadata block `meta` with the content at
             /// `content`, which must own exactly what it owned.
@@ -989,7 +992,7 @@ macro_rules! for_each_call {
             /// Checks: a disk (`NotFound`); content readable
             /// (`BadAddress`); `acl` grants write, `owns` unchanged
             /// (refusal). Changes: the cached `meta` (dirty).
-            64 => xn_modify(meta, content) -> [refusal, at, detail];
+            64 => xn_modify(meta: Word, content: UserPtr) -> [refusal, at, detail];
 
             /// Brings the allocated XN block `block` into the cache: the
             /// kernel reads it from disk into a fresh frame (charged to the
@@ -1002,7 +1005,7 @@ macro_rules! for_each_call {
             /// Checks: a disk (`NotFound`); a free request slot
             /// (`WouldBlock`); account room (`NoMemory`); the block is live
             /// (refusal). Changes: a request; later, the registry.
-            65 => xn_read(block) -> [refusal, seq, detail];
+            65 => xn_read(block: Word) -> [refusal, seq, detail];
 
             /// Maps the frame caching XN block `block` at page `va` of the
             /// caller, readable, and writable when `want` has
@@ -1015,7 +1018,7 @@ macro_rules! for_each_call {
             /// (`Invalid`); the block cached and live, `acl` over it grants
             /// `want`, a metadata block never writable (refusal).
             /// Changes: the caller's page table.
-            66 => xn_bind(block, va, want) -> [refusal, at, detail];
+            66 => xn_bind(block: Word, va: Word, want: Word) -> [refusal, at, detail];
 
             /// Writes the cached XN block `block` to disk from its frame.
             /// Returns `[0, seq, 0]` (see `xn_read`). A metadata block whose
@@ -1027,7 +1030,7 @@ macro_rules! for_each_call {
             /// (`WouldBlock`); the block live, cached, no write in flight,
             /// no pointer to a tainted block (refusal). Changes: a request;
             /// the block's state.
-            67 => xn_write(block) -> [refusal, seq, detail];
+            67 => xn_write(block: Word) -> [refusal, seq, detail];
 
             /// Asks the disk to make every completed write durable (the
             /// only barrier). Returns `[0, seq, 0]`; once it completes,
@@ -1045,7 +1048,7 @@ macro_rules! for_each_call {
             /// Checks: a disk (`NotFound`); the block is cached, clean and
             /// durable (refusal); no mapping of its frame remains (`Busy`).
             /// Changes: the registry; the frame.
-            69 => xn_evict(block) -> [refusal, at, detail];
+            69 => xn_evict(block: Word) -> [refusal, at, detail];
 
             /// Puts the environment named by `env_slot` into a **new
             /// sub-account** of the account it is charged to now, limited
@@ -1069,7 +1072,7 @@ macro_rules! for_each_call {
             /// below the root (`Invalid`); what it is charged now fits
             /// `bytes`, and kernel memory for the account (`NoMemory`,
             /// nothing changed). Changes: the environment's account.
-            70 => env_limit_heap(env_slot, bytes) -> [];
+            70 => env_limit_heap(env_slot: EnvCap, bytes: Word) -> [];
 
             /// Makes the environment named by `callee_slot`, which serves a
             /// transfer and owes no reply, owe it to the environment named
@@ -1085,7 +1088,7 @@ macro_rules! for_each_call {
             /// (`BadEnv`) and distinct (`Invalid`); the callee serving a
             /// transfer (`Invalid`) and owing no reply (`Busy`); the caller
             /// not waiting (`Busy`). Changes: the reply the callee owes.
-            85 => pct_owe(callee_slot, caller_slot) -> [ticket];
+            85 => pct_owe(callee_slot: EnvCap, caller_slot: EnvCap) -> [ticket];
             /// Changes the flags of every present page in `[va, va + pages
             /// pages)` of the environment named by `env_slot` to `flags`
             /// (Appel–Li's protN and unprotN in one entry; absent pages are
@@ -1104,7 +1107,7 @@ macro_rules! for_each_call {
             /// (`BadAddress`); no unknown bit in `flags` (`Invalid`); the
             /// capability for every page gaining write (`BadCap`,
             /// `Denied`). Changes: the entries of the range.
-            90 => page_protect_range(env_slot, va, pages, flags, frame_slot) -> [];
+            90 => page_protect_range(env_slot: EnvCap, va: Word, pages: Len, flags: PageFlags, frame_slot: CapSlot) -> [];
         }
     };
 }
@@ -1139,7 +1142,7 @@ pub const CAP_DERIVE_DEPTH: u64 = 7;
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;
 
 macro_rules! define_call_enum {
-    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident),*) -> [$($res:ident),*];)*) => {
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];)*) => {
         /// Every Oxok call, by name. `Call::X as u64 + CALL_BASE` is its
         /// number.
         #[allow(non_camel_case_types, missing_docs)]
@@ -1181,6 +1184,17 @@ macro_rules! define_call_enum {
             /// The names of its arguments, in register order.
             pub const fn arg_names(self) -> &'static [&'static str] {
                 match self { $(Call::$name => &[$(stringify!($arg)),*],)* }
+            }
+
+            /// The classes of its arguments, in register order (see
+            /// [`arg_class`](crate::arg_class)).
+            pub const fn arg_classes(self) -> &'static [&'static str] {
+                match self { $(Call::$name => &[$(stringify!($class)),*],)* }
+            }
+
+            /// The names of its results, in register order.
+            pub const fn result_names(self) -> &'static [&'static str] {
+                match self { $(Call::$name => &[$(stringify!($res)),*],)* }
             }
 
             /// How many argument registers the call reads.

@@ -7,20 +7,19 @@
 //! - its doc comment names it (`` `Denied` `` or `Error::Denied`);
 //! - its doc comment says it checks "as `other`" another call, and that
 //!   call's contract allows it (followed [`MAX_REFERENCE_DEPTH`] deep);
-//! - one of its arguments is of a class that allows it ([`arg_errors`]).
+//! - one of its arguments is of a class that allows it ([`arg_errors`],
+//!   from [`arg_class`](crate::arg_class)).
 
 use crate::{Call, Error};
 
 /// How many "as `other`" references are followed.
 pub const MAX_REFERENCE_DEPTH: usize = 3;
 
-/// The errors any call may return because of an argument named `arg`,
-/// whatever its doc comment says. Every capability-slot argument is decoded
-/// the same way: an empty or out-of-range slot, or a capability of another
-/// kind, is `BadCap`; a capability for an environment that has ended is
-/// `BadEnv`; a capability without the right the call needs is `Denied`.
-pub fn arg_errors(arg: &str) -> &'static [Error] {
-    if arg == "slot" || arg.ends_with("_slot") { &[Error::BadCap, Error::BadEnv, Error::Denied] } else { &[] }
+/// The errors any call may return because of an argument of class
+/// `class`, whatever its doc comment says (the dispatch decodes every
+/// argument by its class: see [`arg_class`](crate::arg_class)).
+pub fn arg_errors(class: &str) -> &'static [Error] {
+    crate::arg_class::by_name(class).map_or(&[], |c| c.errors)
 }
 
 /// Whether `doc` names the word `word` (not as part of a longer word).
@@ -52,7 +51,7 @@ pub fn allows(call: Call, error: Error) -> bool {
 fn allows_within(call: Call, error: Error, depth: usize) -> bool {
     let doc = call.doc();
     names(doc, error.name())
-        || call.arg_names().iter().any(|a| arg_errors(a).contains(&error))
+        || call.arg_classes().iter().any(|a| arg_errors(a).contains(&error))
         || (depth > 0 && references(doc).any(|c| c != call && allows_within(c, error, depth - 1)))
 }
 
@@ -87,7 +86,8 @@ mod tests {
     fn slot_arguments_allow_the_decoding_errors() {
         assert!(allows(Call::env_destroy, Error::BadCap));
         assert!(allows(Call::env_destroy, Error::BadEnv));
-        assert!(arg_errors("va").is_empty());
+        assert!(arg_errors("Word").is_empty());
+        assert!(arg_errors("EnvCap").contains(&Error::BadEnv));
     }
 
     #[test]

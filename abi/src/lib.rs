@@ -35,6 +35,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod arg_class;
 pub mod boot;
 mod calls;
 pub mod cap_kind;

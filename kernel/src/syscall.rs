@@ -7,7 +7,7 @@
 //! personality lives there); with none registered the environment dies.
 
 use crate::arch::trapframe::TrapFrame;
-use crate::calls::{self, Cx};
+use crate::calls::{self, Cx, args};
 use crate::upcall::{self, Event};
 use crate::{revoke, sched, state};
 use oxok_abi::upcall as kinds;
@@ -21,14 +21,16 @@ const SYSCALL_LEN: u64 = 2;
 const CALL_RANGE: u64 = 0x1_0000;
 
 macro_rules! generate_dispatch {
-    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident),*) -> [$($res:ident),*];)*) => {
-        /// Runs `call` with its arguments from the caller's registers.
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];)*) => {
+        /// Runs `call` with its arguments from the caller's registers, each
+        /// decoded and checked by its class (`calls::args`) in register
+        /// order before the handler runs.
         #[inline(always)]
         fn dispatch(cx: &mut Cx<'_>, call: Call) -> Result<[u64; MAX_RESULTS], Error> {
             match call {
                 $(Call::$name => {
                     let mut _next = 0usize;
-                    $(let $arg = cx.frame.arg(_next); _next += 1;)*
+                    $(let $arg = { let raw = cx.frame.arg(_next); _next += 1; <args::$class as args::Arg>::decode(cx, raw)? };)*
                     let r: [u64; oxok_abi::__count!($($res)*)] = calls::$name(cx, $($arg),*)?;
                     let mut out = [0u64; MAX_RESULTS];
                     out[..r.len()].copy_from_slice(&r);

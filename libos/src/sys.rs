@@ -48,7 +48,7 @@ pub(crate) fn check(status: u64) -> Result<(), Error> {
 }
 
 macro_rules! generate_stubs {
-    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident),*) -> [$($res:ident),*];)*) => {
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];)*) => {
         $(
             $(#[doc = $doc])*
             #[inline(always)]

@@ -325,9 +325,17 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "hostile-args",
-        about: "kernel, unmapped, wrapping and oversized pointers to calls come back as error codes",
-        cmdline: "run=hostile-args,hello",
-        expect: &["hostile-args: ok", "env * (hostile-args) exited with status 0", "hello: ok", "none leaked"],
+        about: "kernel, unmapped, wrapping and oversized pointers to calls come back as error codes; every \
+                argument class refuses what it does not hold, and frame_alloc with a full list takes nothing",
+        cmdline: "run=hostile-args,hostile-classes,hello",
+        expect: &[
+            "hostile-args: ok",
+            "env * (hostile-args) exited with status 0",
+            "hostile-classes: ok (",
+            "env * (hostile-classes) exited with status 0",
+            "hello: ok",
+            "none leaked",
+        ],
         forbid: &["oops", "FAIL"],
         ..Scenario::DEFAULT
     },

@@ -2,6 +2,12 @@
 
 use crate::{Cap, CapError, Lineage, Name, Rights, check};
 
+/// An empty slot of a [`CapList`], found by [`CapList::vacancy`] and
+/// filled by [`CapList::fill`]: an insert split into a check that changes
+/// nothing and a change that cannot fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vacancy(usize);
+
 /// An environment's capability list: `N` slots, each empty or holding one
 /// [`Cap`]. The kernel uses `N = 64`.
 ///
@@ -42,12 +48,30 @@ impl<const N: usize> CapList<N> {
     /// [`derive_child`](crate::derive_child)) into the first empty slot and
     /// returns that slot's number, or [`CapError::Full`] if there is none.
     pub fn insert_derived(&mut self, cap: Cap, lineage: Lineage) -> Result<usize, CapError> {
-        let (i, slot) = self.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(CapError::Full)?;
-        *slot = Some(cap);
-        if let Some(l) = self.lineage.get_mut(i) {
+        let at = self.vacancy().ok_or(CapError::Full)?;
+        Ok(self.fill_derived(at, cap, lineage))
+    }
+
+    /// The first empty slot, if any: the check half of an insert, which
+    /// changes nothing. [`CapList::fill`] is the half that cannot fail.
+    pub fn vacancy(&self) -> Option<Vacancy> {
+        self.slots.iter().position(Option::is_none).map(Vacancy)
+    }
+
+    /// Puts `cap` into the slot `at` found by [`CapList::vacancy`] (with no
+    /// change to the list in between) and returns its number.
+    pub fn fill(&mut self, at: Vacancy, cap: Cap) -> usize {
+        self.fill_derived(at, cap, Lineage::EMPTY)
+    }
+
+    fn fill_derived(&mut self, at: Vacancy, cap: Cap, lineage: Lineage) -> usize {
+        if let Some(slot) = self.slots.get_mut(at.0) {
+            *slot = Some(cap);
+        }
+        if let Some(l) = self.lineage.get_mut(at.0) {
             *l = lineage;
         }
-        Ok(i)
+        at.0
     }
 
     /// The derivation lineage of the capability in slot `slot`.

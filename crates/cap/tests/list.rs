@@ -37,6 +37,22 @@ fn insert_fills_first_free_then_full() {
 }
 
 #[test]
+fn vacancy_changes_nothing_and_fill_uses_it() {
+    let mut list = CapList::<2>::new();
+    let at = list.vacancy().expect("an empty list has room");
+    assert!(list.is_empty(), "finding a vacancy changes nothing");
+    assert_eq!(list.fill(at, frame_cap(5)), 0);
+    assert_eq!(list.get(0), Ok(&frame_cap(5)));
+    let at = list.vacancy().expect("one slot left");
+    assert_eq!(list.fill(at, frame_cap(6)), 1);
+    assert_eq!(list.vacancy(), None);
+    assert_eq!(list.remove(0), Ok(frame_cap(5)));
+    let at = list.vacancy().expect("the hole");
+    assert_eq!(list.fill(at, frame_cap(7)), 0);
+    assert_eq!(list.get(1), Ok(&frame_cap(6)), "filling touches only its slot");
+}
+
+#[test]
 fn zero_sized_list_rejects_everything() {
     let mut list = CapList::<0>::new();
     assert_eq!(list.insert(frame_cap(0)), Err(CapError::Full));

@@ -2,15 +2,15 @@
 //! resource accounts (see `crate::account`).
 
 use super::Cx;
-use super::check::env_cap;
+use super::args::EnvCap;
 use crate::account;
 use oxok_abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_HEAP, ACCOUNT_SLOTS, Error};
 use oxok_account::Amount;
 use oxok_cap::Rights;
 
 /// Moves an environment into a new sub-account of its account.
-pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_limit(cx: &mut Cx<'_>, env_slot: EnvCap, frames: u64, envs: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     // The table may grow by a row.
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
@@ -24,8 +24,8 @@ pub fn env_limit(cx: &mut Cx<'_>, env_slot: u64, frames: u64, envs: u64) -> Resu
 }
 
 /// Usage and limit of an environment's account.
-pub fn account_info(cx: &mut Cx<'_>, env_slot: u64, kind: u64) -> Result<[u64; 3], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+pub fn account_info(cx: &mut Cx<'_>, env_slot: EnvCap, kind: u64) -> Result<[u64; 3], Error> {
+    let target = env_slot.with(Rights::READ)?;
     let id = cx.k.envs.get(target).ok_or(Error::BadEnv)?.account;
     let info = account::with(|a| a.info(id)).ok_or(Error::BadEnv)?;
     let (used, limit) = match kind {
@@ -40,8 +40,8 @@ pub fn account_info(cx: &mut Cx<'_>, env_slot: u64, kind: u64) -> Result<[u64; 3
 
 /// Moves an environment into a new sub-account limited to `slots` CPU
 /// time slots (frames and environments limited only by the ancestors).
-pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: u64, slots: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: EnvCap, slots: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let usage = env.charged();
@@ -55,8 +55,8 @@ pub fn env_limit_slots(cx: &mut Cx<'_>, env_slot: u64, slots: u64) -> Result<[u6
 
 /// Moves an environment into a new sub-account limited to `bytes` bytes of
 /// kernel heap (everything else limited only by the ancestors).
-pub fn env_limit_heap(cx: &mut Cx<'_>, env_slot: u64, bytes: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_limit_heap(cx: &mut Cx<'_>, env_slot: EnvCap, bytes: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     crate::mem::heap::reserve(1024)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let usage = env.charged();

@@ -1,13 +1,13 @@
 //! FS and GS bases per environment: `env_set_base`, `env_get_base`.
 
 use super::Cx;
-use super::check::env_cap;
+use super::args::EnvCap;
 use oxok_abi::{BASE_FS, BASE_GS, Error};
 use oxok_cap::Rights;
 
 /// Sets an environment's FS or GS base.
-pub fn env_set_base(cx: &mut Cx<'_>, env_slot: u64, which: u64, value: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_set_base(cx: &mut Cx<'_>, env_slot: EnvCap, which: u64, value: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     if !matches!(which, BASE_FS | BASE_GS) || !crate::fpu::base_ok(value) {
         return Err(Error::Invalid);
     }
@@ -23,8 +23,8 @@ pub fn env_set_base(cx: &mut Cx<'_>, env_slot: u64, which: u64, value: u64) -> R
 }
 
 /// Reads an environment's FS or GS base.
-pub fn env_get_base(cx: &mut Cx<'_>, env_slot: u64, which: u64) -> Result<[u64; 1], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+pub fn env_get_base(cx: &mut Cx<'_>, env_slot: EnvCap, which: u64) -> Result<[u64; 1], Error> {
+    let target = env_slot.with(Rights::READ)?;
     if !matches!(which, BASE_FS | BASE_GS) {
         return Err(Error::Invalid);
     }

@@ -2,7 +2,8 @@
 //! `pct_grant` (a grant into the list of the caller being served).
 
 use super::Cx;
-use super::check::{cap_error, cap_in, env_cap, rights_arg};
+use super::args::{CapSlot, EnvCap};
+use super::check::cap_error;
 use crate::env::{EnvId, count_frame_ref};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::Error;
@@ -13,36 +14,33 @@ use oxok_cap::{Cap, Lineage, Rights};
 pub(super) static LAST_NODE: AtomicU64 = AtomicU64::new(0);
 
 /// A child of the capability in the caller's slot `slot`, with `rights`.
-fn child_of(cx: &mut Cx<'_>, slot: u64, rights: Rights) -> Result<(Cap, Lineage), Error> {
+fn child_of(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<(Cap, Lineage), Error> {
     let env = cx.env()?;
     let mut next = LAST_NODE.load(Ordering::Relaxed);
-    let child = oxok_cap::derive_child(&mut env.caps, slot, rights, &mut next).map_err(cap_error)?;
+    let child = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
     LAST_NODE.store(next, Ordering::Relaxed);
     Ok(child)
 }
 
 /// Copies a capability (with at most its rights) into another list.
-pub fn cap_grant(cx: &mut Cx<'_>, slot: u64, env_slot: u64, rights: u64) -> Result<[u64; 1], Error> {
-    let rights = rights_arg(rights)?;
-    let caller = cx.caller;
-    let source = cap_in(&mut cx.k.envs, caller, slot)?;
+pub fn cap_grant(cx: &mut Cx<'_>, slot: CapSlot, env_slot: EnvCap, rights: Rights) -> Result<[u64; 1], Error> {
+    let source = slot.cap(&mut cx.k.envs, cx.caller)?;
     if !source.rights.contains(Rights::GRANT) {
         return Err(Error::Denied);
     }
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let target = env_slot.with(Rights::WRITE)?;
     grant_into(cx, slot, &source, target, rights)
 }
 
 /// Copies the capability in `slot` into the list of the caller being
 /// served (the transfer's caller consented by calling).
-pub fn pct_grant(cx: &mut Cx<'_>, slot: u64, rights: u64) -> Result<[u64; 1], Error> {
-    let rights = rights_arg(rights)?;
+pub fn pct_grant(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64; 1], Error> {
     let me = cx.caller;
     let (target, ticket) = cx.env()?.pct_caller.ok_or(Error::Invalid)?;
     if !cx.k.envs.get(target).is_some_and(|e| e.waiting_for == Some(me) && e.wait_ticket == ticket) {
         return Err(Error::BadEnv);
     }
-    let source = cap_in(&mut cx.k.envs, me, slot)?;
+    let source = slot.cap(&mut cx.k.envs, me)?;
     if !source.rights.contains(Rights::GRANT) {
         return Err(Error::Denied);
     }
@@ -51,7 +49,7 @@ pub fn pct_grant(cx: &mut Cx<'_>, slot: u64, rights: u64) -> Result<[u64; 1], Er
 
 /// The shared end of `cap_grant` and `pct_grant`: `source` (the caller's
 /// capability in `slot`, checked for grant) copied into `target`'s list.
-fn grant_into(cx: &mut Cx<'_>, slot: u64, source: &Cap, target: EnvId, rights: Rights) -> Result<[u64; 1], Error> {
+fn grant_into(cx: &mut Cx<'_>, slot: CapSlot, source: &Cap, target: EnvId, rights: Rights) -> Result<[u64; 1], Error> {
     source.derive(&[], rights).map_err(cap_error)?;
     if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
         return Err(Error::NoMemory);
@@ -66,11 +64,11 @@ fn grant_into(cx: &mut Cx<'_>, slot: u64, source: &Cap, target: EnvId, rights: R
 }
 
 /// Empties a slot of the caller's list.
-pub fn cap_drop(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
-    if slot == 0 {
+pub fn cap_drop(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 0], Error> {
+    if slot.0 == 0 {
         return Err(Error::Invalid);
     }
-    let cap = cx.env()?.caps.remove(slot).map_err(cap_error)?;
+    let cap = cx.env()?.caps.remove(slot.0).map_err(cap_error)?;
     count_frame_ref(&cap, -1);
     if let Some(pfn) = crate::env::frame_of_cap(&cap) {
         cx.k.envs.collect(pfn);
@@ -79,8 +77,8 @@ pub fn cap_drop(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
 }
 
 /// Kind, number and rights of a capability.
-pub fn cap_info(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 3], Error> {
-    let cap = cap_in(&mut cx.k.envs, cx.caller, slot)?;
+pub fn cap_info(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 3], Error> {
+    let cap = slot.cap(&mut cx.k.envs, cx.caller)?;
     Ok(describe(&cap))
 }
 
@@ -100,9 +98,8 @@ pub fn describe(cap: &Cap) -> [u64; 3] {
 }
 
 /// Derives a child with fewer rights into the caller's own list.
-pub fn cap_derive(cx: &mut Cx<'_>, slot: u64, rights: u64) -> Result<[u64; 1], Error> {
-    let rights = rights_arg(rights)?;
-    cap_in(&mut cx.k.envs, cx.caller, slot)?.derive(&[], rights).map_err(cap_error)?;
+pub fn cap_derive(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64; 1], Error> {
+    slot.cap(&mut cx.k.envs, cx.caller)?.derive(&[], rights).map_err(cap_error)?;
     if cx.env()?.caps.is_full() {
         return Err(Error::NoMemory);
     }
@@ -120,8 +117,8 @@ pub fn cap_derive(cx: &mut Cx<'_>, slot: u64, rights: u64) -> Result<[u64; 1], E
 ///
 /// No frame needs collecting afterwards: everything removed has the name of
 /// the capability in `slot`, which stays.
-pub fn cap_revoke(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 1], Error> {
-    let lineage = cx.env()?.caps.lineage(slot).map_err(cap_error)?;
+pub fn cap_revoke(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 1], Error> {
+    let lineage = cx.env()?.caps.lineage(slot.0).map_err(cap_error)?;
     let Some(node) = lineage.node() else { return Ok([0]) };
     let mut removed = 0u64;
     for env in cx.k.envs.envs_mut() {

@@ -6,7 +6,8 @@
 //! the environment, like every other call on another environment.
 
 use super::Cx;
-use super::check::{cap_error, env_cap, rights_arg};
+use super::args::{CapSlot, EnvCap};
+use super::check::cap_error;
 use crate::mem::access::FrameRef;
 use crate::mem::user;
 use oxok_abi::layout::{APP_AREA, PAGE_SIZE, USER_TOP, pte};
@@ -17,8 +18,8 @@ use oxok_cap::Rights;
 const TABLES_PER_CALL: usize = 16;
 
 /// Stops or continues another environment.
-pub fn env_stop(cx: &mut Cx<'_>, env_slot: u64, on: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_stop(cx: &mut Cx<'_>, env_slot: EnvCap, on: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     if target == cx.caller || on > 1 {
         return Err(Error::Invalid);
     }
@@ -28,8 +29,8 @@ pub fn env_stop(cx: &mut Cx<'_>, env_slot: u64, on: u64) -> Result<[u64; 0], Err
 }
 
 /// Lists another environment's mappings from `va` on.
-pub fn env_mappings(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64, count: u64) -> Result<[u64; 2], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+pub fn env_mappings(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64, count: u64) -> Result<[u64; 2], Error> {
+    let target = env_slot.with(Rights::READ)?;
     if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP {
         return Err(Error::BadAddress);
     }
@@ -64,8 +65,8 @@ pub fn env_mappings(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64, count: u6
 }
 
 /// Copies one page of another environment's memory to the caller.
-pub fn env_peek(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64) -> Result<[u64; 1], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+pub fn env_peek(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64) -> Result<[u64; 1], Error> {
+    let target = env_slot.with(Rights::READ)?;
     if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || va == APP_AREA {
         return Err(Error::BadAddress);
     }
@@ -89,20 +90,18 @@ pub fn env_peek(cx: &mut Cx<'_>, env_slot: u64, va: u64, buf: u64) -> Result<[u6
 }
 
 /// Describes a capability in another environment's list.
-pub fn cap_peek(cx: &mut Cx<'_>, env_slot: u64, slot: u64) -> Result<[u64; 3], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+pub fn cap_peek(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot) -> Result<[u64; 3], Error> {
+    let target = env_slot.with(Rights::READ)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let cap = *env.caps.get(slot).map_err(cap_error)?;
+    let cap = *env.caps.get(slot.0).map_err(cap_error)?;
     Ok(super::cap::describe(&cap))
 }
 
 /// Copies a capability out of another environment's list into the
 /// caller's, derived from it.
-pub fn cap_copy(cx: &mut Cx<'_>, env_slot: u64, slot: u64, rights: u64) -> Result<[u64; 1], Error> {
-    let rights = rights_arg(rights)?;
-    let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
-    let source = *cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.get(slot).map_err(cap_error)?;
+pub fn cap_copy(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot, rights: Rights) -> Result<[u64; 1], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
+    let source = *cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.get(slot.0).map_err(cap_error)?;
     if !source.rights.contains(Rights::GRANT) {
         return Err(Error::Denied);
     }
@@ -112,7 +111,7 @@ pub fn cap_copy(cx: &mut Cx<'_>, env_slot: u64, slot: u64, rights: u64) -> Resul
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let mut next = super::cap::LAST_NODE.load(core::sync::atomic::Ordering::Relaxed);
-    let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot, rights, &mut next).map_err(cap_error)?;
+    let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
     super::cap::LAST_NODE.store(next, core::sync::atomic::Ordering::Relaxed);
     let new = cx.env()?.caps.insert_derived(copy, lineage).map_err(cap_error)?;
     crate::env::count_frame_ref(&copy, 1);

@@ -2,7 +2,8 @@
 //! (Fluke), upcall registration.
 
 use super::Cx;
-use super::check::{cap_error, env_cap};
+use super::args::{CapSlot, EnvCap};
+use super::check::cap_error;
 use crate::env::env_name;
 use crate::mem::user;
 use oxok_abi::layout::USER_TOP;
@@ -43,22 +44,22 @@ pub fn env_create(cx: &mut Cx<'_>) -> Result<[u64; 2], Error> {
 }
 
 /// Destroys an environment.
-pub fn env_destroy(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
+pub fn env_destroy(cx: &mut Cx<'_>, env_slot: EnvCap) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let target = env_slot.with(Rights::WRITE)?;
     log::info!("env {target} destroyed by env {caller}");
     crate::sched::kill(cx.k, target, oxok_abi::EXIT_KILLED | 0xff);
     // Destroyed by its creator: nobody is left to wait for it, reap at once.
     let _ = cx.k.envs.take_zombie(caller, target);
     if target != caller {
-        let _ = cx.env()?.caps.remove(env_slot);
+        let _ = cx.env()?.caps.remove(env_slot.slot.0);
     }
     Ok([])
 }
 
 /// Makes an environment runnable.
-pub fn env_run(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_run(cx: &mut Cx<'_>, env_slot: EnvCap) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if env.status == oxok_abi::ENV_CREATED {
         crate::sched::make_runnable(cx.k, target);
@@ -67,8 +68,8 @@ pub fn env_run(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 0], Error> {
 }
 
 /// Sets one upcall entry.
-pub fn upcall_register(cx: &mut Cx<'_>, env_slot: u64, kind: u64, entry: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn upcall_register(cx: &mut Cx<'_>, env_slot: EnvCap, kind: u64, entry: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     let kind = usize::try_from(kind).ok().filter(|&k| k < upcall::KINDS).ok_or(Error::Invalid)?;
     if entry >= USER_TOP {
         return Err(Error::Invalid);
@@ -78,8 +79,8 @@ pub fn upcall_register(cx: &mut Cx<'_>, env_slot: u64, kind: u64, entry: u64) ->
 }
 
 /// Renames an environment.
-pub fn env_rename(cx: &mut Cx<'_>, env_slot: u64, ptr: u64, len: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn env_rename(cx: &mut Cx<'_>, env_slot: EnvCap, ptr: u64, len: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     let len = usize::try_from(len).ok().filter(|&l| l <= 32).ok_or(Error::Invalid)?;
     let mut buf = [0u8; 32];
     user::copy_from_user(&cx.env()?.space, ptr, &mut buf[..len])?;
@@ -92,9 +93,8 @@ pub fn env_rename(cx: &mut Cx<'_>, env_slot: u64, ptr: u64, len: u64) -> Result<
 }
 
 /// Reaps an ended child: its exit status.
-pub fn env_reap(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 1], Error> {
-    let caller = cx.caller;
-    let cap = super::check::cap_in(&mut cx.k.envs, caller, env_slot)?;
+pub fn env_reap(cx: &mut Cx<'_>, env_slot: CapSlot) -> Result<[u64; 1], Error> {
+    let cap = env_slot.cap(&mut cx.k.envs, cx.caller)?;
     let id = super::check::env_of(&cap)?;
     // The right, not the family tree: reaping ends the row, which needs
     // write on the environment (as destroying it does).
@@ -104,6 +104,6 @@ pub fn env_reap(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 1], Error> {
     }
     let parent = cx.k.envs.zombie_parent(id).ok_or(Error::BadEnv)?;
     let status = cx.k.envs.take_zombie(parent, id)?;
-    let _ = cx.env()?.caps.remove(env_slot);
+    let _ = cx.env()?.caps.remove(env_slot.0);
     Ok([status])
 }

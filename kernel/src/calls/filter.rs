@@ -2,6 +2,7 @@
 //! themselves (verifier, overlap, trie, demux) are `oxok_dpf`'s.
 
 use super::Cx;
+use super::args::CapSlot;
 use super::check::{cap_error, cap_in};
 use crate::env::EnvId;
 use crate::mem::user;
@@ -78,8 +79,8 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
 }
 
 /// Removes the filter named by the capability in `slot` and empties it.
-pub fn filter_remove(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
-    let id = filter_cap(cx, slot, Rights::WRITE)?;
+pub fn filter_remove(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 0], Error> {
+    let id = filter_cap(cx, slot.0, Rights::WRITE)?;
     if let Some((owner, _)) = net::with(|n| Ok(n.filters.remove(id)))?
         && let Some(env) = cx.k.envs.get(owner)
         && env.heap_charged >= crate::account::FILTER_HEAP
@@ -89,6 +90,6 @@ pub fn filter_remove(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
         env.heap_charged -= crate::account::FILTER_HEAP;
         crate::account::uncharge_amount(env.account, oxok_account::Amount::heap(crate::account::FILTER_HEAP));
     }
-    let _ = cx.env()?.caps.remove(slot);
+    let _ = cx.env()?.caps.remove(slot.0);
     Ok([])
 }

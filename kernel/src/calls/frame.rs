@@ -1,17 +1,17 @@
 //! `frame_alloc`, `frame_free`, `frame_revoke`.
 
 use super::Cx;
-use super::check::{cap_error, env_cap, frame_cap};
+use super::args::{EnvCap, FrameCap, FrameChoice};
 use crate::account;
 use crate::arch::cpu;
 use crate::env::count_frame_ref;
 use crate::env::{EnvId, Revocation};
 use crate::mem::{PAGE_SIZE, frame};
-use oxok_abi::{ANY_FRAME, Error};
+use oxok_abi::Error;
 use oxok_cap::{Cap, Name, Rights};
 
 /// Allocates a frame (any, or by number) with a full capability.
-pub fn frame_alloc(cx: &mut Cx<'_>, pfn: u64) -> Result<[u64; 2], Error> {
+pub fn frame_alloc(cx: &mut Cx<'_>, pfn: FrameChoice) -> Result<[u64; 2], Error> {
     let caller = cx.caller;
     alloc_owned_by(cx, caller, pfn)
 }
@@ -21,8 +21,8 @@ pub fn frame_alloc(cx: &mut Cx<'_>, pfn: u64) -> Result<[u64; 2], Error> {
 /// caller's own or one nested inside it: a caller spends only budget it is
 /// itself inside of, so it cannot escape its limits by charging someone
 /// else.
-pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: u64, pfn: u64) -> Result<[u64; 2], Error> {
-    let owner = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: EnvCap, pfn: FrameChoice) -> Result<[u64; 2], Error> {
+    let owner = env_slot.with(Rights::WRITE)?;
     let theirs = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
     if !account::within(theirs, cx.env()?.account) {
         return Err(Error::Denied);
@@ -30,35 +30,31 @@ pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: u64, pfn: u64) -> Result<[u64;
     alloc_owned_by(cx, owner, pfn)
 }
 
-fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], Error> {
+/// Check, then perform (seL4's decode/invoke). The check refuses with
+/// nothing changed: the heap and the caller's list have room, the owner's
+/// account takes the frame (a charge guard, given back on any refusal
+/// after it), and, last, the frame is taken. The perform half cannot fail:
+/// the capability goes into the slot found free, and the owner's frame set
+/// keeps the charge.
+fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<[u64; 2], Error> {
     // The owner's frame set grows by a node now and then.
     crate::mem::heap::reserve(256)?;
-    if cx.env()?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
-    let account = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
-    // Given back by every early return below.
-    let charge = account::Charge::owned(account)?;
-    let pa = if pfn == ANY_FRAME {
-        frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?
-    } else {
-        frame::with(|f| f.alloc_at(pfn, owner))?
+    let owner_account = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
+    let me = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
+    let vacancy = me.caps.vacancy().ok_or(Error::NoMemory)?;
+    let charge = account::Charge::owned(owner_account)?;
+    let pa = match choice {
+        FrameChoice::Any => frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?,
+        FrameChoice::At(pfn) => frame::with(|f| f.alloc_at(pfn, owner))?,
     };
+    // Perform: nothing below can fail.
     let pfn = pa / PAGE_SIZE;
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
     let cap = Cap::new(Name::frame(pfn, u64::from(generation)), super::check::RWG);
-    let slot = match cx.env()?.caps.insert(cap) {
-        Ok(slot) => {
-            count_frame_ref(&cap, 1);
-            slot
-        }
-        Err(e) => {
-            frame::with(|f| f.free(pa));
-            return Err(cap_error(e));
-        }
-    };
-    // The owner pays for a frame its set did not hold yet; otherwise (or
-    // with the owner gone) the charge goes back.
+    let slot = me.caps.fill(vacancy, cap);
+    count_frame_ref(&cap, 1);
+    // The owner pays for a frame its set did not hold yet; otherwise the
+    // charge goes back.
     if let Some(env) = cx.k.envs.get(owner) {
         if env.owned.insert(pfn) {
             charge.commit();
@@ -69,9 +65,9 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, pfn: u64) -> Result<[u64; 2], E
 }
 
 /// Frees a frame the caller owns and maps nowhere.
-pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
+pub fn frame_free(cx: &mut Cx<'_>, slot: FrameCap) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let pfn = frame_cap(&mut cx.k.envs, caller, slot, super::check::RWG)?;
+    let pfn = slot.with(super::check::RWG)?;
     let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
     if entry.owner != caller {
         return Err(Error::Denied);
@@ -81,7 +77,7 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
     }
     frame::with(|f| f.free(pfn * PAGE_SIZE));
     let env = cx.env()?;
-    let _ = env.caps.remove(slot);
+    let _ = env.caps.remove(slot.slot.0);
     if env.owned.remove(&pfn) {
         account::uncharge_amount(env.account, account::owned(1));
     }
@@ -96,8 +92,8 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: u64) -> Result<[u64; 0], Error> {
 }
 
 /// Starts a revocation request against an environment.
-pub fn frame_revoke(cx: &mut Cx<'_>, env_slot: u64, count: u64, deadline: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn frame_revoke(cx: &mut Cx<'_>, env_slot: EnvCap, count: u64, deadline: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if count == 0 {
         env.revoke = None;

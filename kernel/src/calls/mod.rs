@@ -1,8 +1,10 @@
 //! The kernel side of every call in the table, one function per call with
 //! the name the table gives it. Each takes the call context and the
-//! arguments as `u64`s and returns as many results as the table declares.
+//! arguments decoded by their classes ([`args`]) and returns as many
+//! results as the table declares.
 
 mod account;
+pub mod args;
 mod base;
 mod cap;
 mod check;

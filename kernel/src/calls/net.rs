@@ -2,7 +2,8 @@
 //! `net_template`, `net_send` (filters: `calls/filter.rs`).
 
 use super::Cx;
-use super::check::{env_cap, frame_cap};
+use super::args::EnvCap;
+use super::check::frame_cap;
 use crate::mem::access::FrameRef;
 use crate::mem::{PAGE_SIZE, user};
 use crate::net;
@@ -76,9 +77,9 @@ fn template_from(bytes: &[u8; 16]) -> TxTemplate {
 }
 
 /// Sets the transmit template of the environment named by `env_slot`.
-pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u64; 0], Error> {
+pub fn net_template(cx: &mut Cx<'_>, env_slot: EnvCap, template: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let target = env_slot.with(Rights::WRITE)?;
     let mut bytes = [0u8; 16];
     user::copy_from_user(&cx.env()?.space, template, &mut bytes)?;
     if bytes[6..8] != [0, 0] {
@@ -119,8 +120,8 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: u64, template: u64) -> Result<[u6
 }
 
 /// Reports an environment's transmit template.
-pub fn net_template_get(cx: &mut Cx<'_>, env_slot: u64) -> Result<[u64; 3], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::READ)?;
+pub fn net_template_get(_cx: &mut Cx<'_>, env_slot: EnvCap) -> Result<[u64; 3], Error> {
+    let target = env_slot.with(Rights::READ)?;
     net::with(|n| {
         let t = n.templates.get(&target).ok_or(Error::NotFound)?;
         let mut mac = [0u8; 8];

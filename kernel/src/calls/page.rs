@@ -2,7 +2,8 @@
 //! binding of frames into address spaces.
 
 use super::Cx;
-use super::check::{env_cap, frame_cap, owned_frame_cap};
+use super::args::{CapSlot, EnvCap, FrameCap, Len, PageFlags, UserPage, UserPtr};
+use super::check::owned_frame_cap;
 use crate::env::{self, EnvId};
 use crate::mem::access::FrameRef;
 use crate::mem::{PAGE_SIZE, user};
@@ -10,36 +11,19 @@ use oxok_abi::layout::pte;
 use oxok_abi::{BATCH_STEP, COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
 
-const FLAGS_ALLOWED: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
-
-/// What the environment capability must carry to map or protect with
-/// `flags`: write, and execute for an executable mapping (`NO_EXECUTE`
-/// clear) — execute permission is a right of its own.
-fn env_need(flags: u64) -> Rights {
-    if flags & pte::NO_EXECUTE == 0 { Rights::WRITE.union(Rights::EXECUTE) } else { Rights::WRITE }
-}
-
-fn flags_ok(flags: u64) -> Result<(), Error> {
-    if flags & !FLAGS_ALLOWED != 0 { Err(Error::Invalid) } else { Ok(()) }
-}
-
-fn map_one(cx: &mut Cx<'_>, target: EnvId, frame_slot: u64, va: u64, flags: u64) -> Result<(), Error> {
-    flags_ok(flags)?;
-    let need = if flags & pte::WRITABLE != 0 { Rights::READ.union(Rights::WRITE) } else { Rights::READ };
-    let pfn = frame_cap(&mut cx.k.envs, cx.caller, frame_slot, need)?;
-    let frame = FrameRef::of_any_env(pfn).ok_or(Error::BadCap)?;
+fn map_one(cx: &mut Cx<'_>, target: EnvId, frame: FrameCap, va: UserPage, flags: PageFlags) -> Result<(), Error> {
+    let need = if flags.writable() { Rights::READ.union(Rights::WRITE) } else { Rights::READ };
+    let frame = FrameRef::of_any_env(frame.with(need)?).ok_or(Error::BadCap)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env::map_frame(env, va, (&frame).into(), flags)
+    env::map_frame(env, va.va(), (&frame).into(), flags.bits())
 }
 
 /// Passes on the caller's own binding at `src` to `va` in `target`, with
 /// no more rights than the caller has there.
-fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> Result<(), Error> {
-    flags_ok(flags)?;
-    crate::mem::user_page(src)?;
+fn share_one(cx: &mut Cx<'_>, target: EnvId, src: UserPage, va: UserPage, flags: PageFlags) -> Result<(), Error> {
     let caller = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
-    let mine = caller.space.lookup(src).ok_or(Error::NotFound)?;
-    if flags & pte::WRITABLE != 0 && mine & pte::WRITABLE == 0 {
+    let mine = caller.space.lookup(src.va()).ok_or(Error::NotFound)?;
+    if flags.writable() && mine & pte::WRITABLE == 0 {
         return Err(Error::Denied);
     }
     let pfn = (mine & pte::ADDRESS_MASK) / PAGE_SIZE;
@@ -52,16 +36,20 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: u64, va: u64, flags: u64) -> R
     // ones).
     let frame = FrameRef::of_any_env(pfn).ok_or(Error::Denied)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env::map_frame(env, va, (&frame).into(), flags)
+    env::map_frame(env, va.va(), (&frame).into(), flags.bits())
 }
 
 /// Maps a new frame owned by `target` at `va`, charged to its account
 /// (which must lie within the caller's): zeroed, or (`copy_of`) a copy of
 /// the page the caller reads at that address, replacing whatever `target`
 /// maps at `va`.
-fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Option<u64>) -> Result<(), Error> {
-    flags_ok(flags)?;
-    crate::mem::user_page(va)?;
+fn fresh_one(
+    cx: &mut Cx<'_>,
+    target: EnvId,
+    va: UserPage,
+    flags: PageFlags,
+    copy_of: Option<u64>,
+) -> Result<(), Error> {
     let caller = cx.env()?;
     let mine = caller.account;
     let src_pa = match copy_of {
@@ -75,7 +63,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
     if !crate::account::within(env.account, mine) {
         return Err(Error::Denied);
     }
-    let replaced = env.space.lookup(va).is_some();
+    let replaced = env.space.lookup(va.va()).is_some();
     if replaced && src_pa.is_none() {
         return Err(Error::Exists);
     }
@@ -97,7 +85,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
         }
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if let Err(e) = env::map_frame(env, va, (&frame).into(), flags) {
+    if let Err(e) = env::map_frame(env, va.va(), (&frame).into(), flags.bits()) {
         crate::mem::frame::with(|f| f.free(pa));
         return Err(e);
     }
@@ -108,8 +96,8 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
     Ok(())
 }
 
-fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
-    crate::mem::user_page(va)?;
+fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: UserPage) -> Result<(), Error> {
+    let va = va.va();
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if va == oxok_abi::layout::APP_AREA
         && env.space.lookup(va).is_some_and(|e| e & pte::ADDRESS_MASK == env.app_area.pa())
@@ -126,46 +114,59 @@ fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: u64) -> Result<(), Error> {
     Ok(())
 }
 
-fn protect_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, frame_slot: u64) -> Result<(), Error> {
-    flags_ok(flags)?;
-    let current = {
-        let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-        crate::mem::user_page(va)?;
-        env.space.lookup(va).ok_or(Error::NotFound)?
-    };
-    if flags & pte::WRITABLE != 0 && current & pte::WRITABLE == 0 {
+fn protect_one(
+    cx: &mut Cx<'_>,
+    target: EnvId,
+    va: UserPage,
+    flags: PageFlags,
+    frame_slot: CapSlot,
+) -> Result<(), Error> {
+    let current = cx.k.envs.get(target).ok_or(Error::BadEnv)?.space.lookup(va.va()).ok_or(Error::NotFound)?;
+    if flags.writable() && current & pte::WRITABLE == 0 {
         // Adding write is a new binding: present a capability for this
         // frame, or for the environment that owns it.
         let pfn = (current & pte::ADDRESS_MASK) / PAGE_SIZE;
         owned_frame_cap(&mut cx.k.envs, cx.caller, frame_slot, pfn, Rights::READ.union(Rights::WRITE))?;
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env.space.protect(va, flags).map(|_| ())
+    env.space.protect(va.va(), flags.bits()).map(|_| ())
 }
 
 /// Maps a frame (secure binding: the capability is checked here, once).
-pub fn page_map(cx: &mut Cx<'_>, env_slot: u64, frame_slot: u64, va: u64, flags: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(flags))?;
+pub fn page_map(
+    cx: &mut Cx<'_>,
+    env_slot: EnvCap,
+    frame_slot: FrameCap,
+    va: UserPage,
+    flags: PageFlags,
+) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(flags.env_need())?;
     map_one(cx, target, frame_slot, va, flags).map(|()| [])
 }
 
 /// Removes a mapping.
-pub fn page_unmap(cx: &mut Cx<'_>, env_slot: u64, va: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn page_unmap(cx: &mut Cx<'_>, env_slot: EnvCap, va: UserPage) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     unmap_one(cx, target, va).map(|()| [])
 }
 
 /// Changes a mapping's flags.
-pub fn page_protect(cx: &mut Cx<'_>, env_slot: u64, va: u64, flags: u64, frame_slot: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(flags))?;
+pub fn page_protect(
+    cx: &mut Cx<'_>,
+    env_slot: EnvCap,
+    va: UserPage,
+    flags: PageFlags,
+    frame_slot: CapSlot,
+) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(flags.env_need())?;
     protect_one(cx, target, va, flags, frame_slot).map(|()| [])
 }
 
 /// Applies up to `BATCH_STEP` records, advancing `entries`/`count` in the
 /// caller's registers, and restarts itself while records remain.
-pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
-    let exec = env_cap(&mut cx.k.envs, cx.caller, env_slot, env_need(0)).is_ok();
+pub fn page_batch(cx: &mut Cx<'_>, env_slot: EnvCap, entries: UserPtr, count: Len) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
+    let exec = env_slot.with(Rights::WRITE.union(Rights::EXECUTE)).is_ok();
     let (mut at, mut left) = (entries, count);
     let mut done = 0;
     // One walk per page of records, not one per record.
@@ -181,21 +182,34 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: u64, entries: u64, count: u64) -> R
         if rec.frame_slot != UNMAP && rec.flags & pte::NO_EXECUTE == 0 && !exec {
             return Err(Error::Denied);
         }
+        // Each record's fields decoded as the single calls decode their
+        // arguments, in the order those calls check them.
         match rec.frame_slot {
             UNMAP => {
                 // It may unmap the page the records are read from.
                 records.forget();
-                unmap_one(cx, target, rec.va)?
+                unmap_one(cx, target, UserPage::new(rec.va)?)?
             }
-            PROTECT => protect_one(cx, target, rec.va, rec.flags, rec.src)?,
-            SHARE => share_one(cx, target, rec.src, rec.va, rec.flags)?,
-            FRESH => fresh_one(cx, target, rec.va, rec.flags, None)?,
+            PROTECT => {
+                let (flags, va) = (PageFlags::new(rec.flags)?, UserPage::new(rec.va)?);
+                protect_one(cx, target, va, flags, CapSlot(rec.src))?
+            }
+            SHARE => {
+                let (flags, src) = (PageFlags::new(rec.flags)?, UserPage::new(rec.src)?);
+                share_one(cx, target, src, UserPage::new(rec.va)?, flags)?
+            }
+            FRESH => fresh_one(cx, target, UserPage::new(rec.va)?, PageFlags::new(rec.flags)?, None)?,
             COPY => {
                 // It may replace the page the records are read from.
                 records.forget();
-                fresh_one(cx, target, rec.va, rec.flags, Some(rec.src))?
+                let (flags, va) = (PageFlags::new(rec.flags)?, UserPage::new(rec.va)?);
+                fresh_one(cx, target, va, flags, Some(rec.src))?
             }
-            slot => map_one(cx, target, slot, rec.va, rec.flags)?,
+            slot => {
+                let flags = PageFlags::new(rec.flags)?;
+                let frame = FrameCap::find(&mut cx.k.envs, cx.caller, CapSlot(slot))?;
+                map_one(cx, target, frame, UserPage::new(rec.va)?, flags)?
+            }
         }
         at += size_of::<MapEntry>() as u64;
         left -= 1;

@@ -18,6 +18,7 @@
 //! for it is dropped, never written over the new state.
 
 use super::Cx;
+use super::args::{EnvCap, Target};
 use crate::arch::trapframe::TrapFrame;
 use crate::env::EnvId;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -54,7 +55,7 @@ fn next_ticket() -> u64 {
 }
 
 /// Synchronous transfer: the caller waits for the reply.
-pub fn pct_call(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
+pub fn pct_call(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
     let r = transfer(cx, target, SYNC);
     if r.is_err() {
         // Refused before the callee got the message: `rsi` 0 says so (a
@@ -66,7 +67,7 @@ pub fn pct_call(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
 }
 
 /// Asynchronous transfer: the caller donates its time and stays runnable.
-pub fn pct_send(cx: &mut Cx<'_>, target: u64) -> Result<[u64; 0], Error> {
+pub fn pct_send(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
     transfer(cx, target, ASYNC)
 }
 
@@ -87,9 +88,9 @@ fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Er
     Ok(())
 }
 
-fn transfer(cx: &mut Cx<'_>, target: u64, mode: u64) -> Result<[u64; 0], Error> {
+fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let (callee, cap_slot) = super::check::split_target(target);
+    let Target { env: callee, slot: cap_slot } = target;
     if callee == caller {
         return Err(Error::Invalid);
     }
@@ -289,10 +290,9 @@ pub fn wake_with(e: &mut crate::env::Env, err: Error) {
 
 /// Binds the reply `callee_slot`'s environment owes to `caller_slot`'s
 /// under a fresh ticket (see the call table).
-pub fn pct_owe(cx: &mut Cx<'_>, callee_slot: u64, caller_slot: u64) -> Result<[u64; 1], Error> {
-    let me = cx.caller;
-    let callee = super::check::env_cap(&mut cx.k.envs, me, callee_slot, oxok_cap::Rights::WRITE)?;
-    let caller = super::check::env_cap(&mut cx.k.envs, me, caller_slot, oxok_cap::Rights::WRITE)?;
+pub fn pct_owe(cx: &mut Cx<'_>, callee_slot: EnvCap, caller_slot: EnvCap) -> Result<[u64; 1], Error> {
+    let callee = callee_slot.with(oxok_cap::Rights::WRITE)?;
+    let caller = caller_slot.with(oxok_cap::Rights::WRITE)?;
     if callee == caller {
         return Err(Error::Invalid);
     }

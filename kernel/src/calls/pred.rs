@@ -1,7 +1,7 @@
 //! Wakeup predicates: `pred_install`, `pred_param`, `env_sleep`.
 
 use super::Cx;
-use super::check::env_cap;
+use super::args::EnvCap;
 use crate::account;
 use crate::env::Pred;
 use crate::mem::user;
@@ -16,8 +16,8 @@ fn pred_index(index: u64) -> Result<usize, Error> {
 }
 
 /// Verifies and installs a predicate.
-pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn pred_install(cx: &mut Cx<'_>, env_slot: EnvCap, index: u64, code: u64, len: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     let index = pred_index(index)?;
     let len = usize::try_from(len).ok().filter(|&l| l > 0 && l <= MAX_BYTES).ok_or(Error::Invalid)?;
     let mut bytes = [0u8; MAX_BYTES];
@@ -37,8 +37,8 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: u64, index: u64, code: u64, len: 
 }
 
 /// Changes one parameter of an installed predicate.
-pub fn pred_param(cx: &mut Cx<'_>, env_slot: u64, index: u64, param: u64, value: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn pred_param(cx: &mut Cx<'_>, env_slot: EnvCap, index: u64, param: u64, value: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     let index = pred_index(index)?;
     let param = usize::try_from(param).ok().filter(|&p| p < PARAMS).ok_or(Error::Invalid)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;

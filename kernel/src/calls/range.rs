@@ -2,10 +2,10 @@
 //! (Appel–Li's protN / unprotN).
 
 use super::Cx;
-use super::check::{cap_in, env_cap, frame_cap};
+use super::args::{CapSlot, EnvCap, FrameCap, Len, PageFlags, Word};
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
-use oxok_abi::layout::{USER_TOP, pte};
+use oxok_abi::layout::USER_TOP;
 use oxok_cap::{Kind, Rights};
 
 /// Pages one kernel entry changes before the call restarts itself.
@@ -22,17 +22,13 @@ enum Cover {
 /// Changes the flags of the present pages in a range (see the call table).
 pub fn page_protect_range(
     cx: &mut Cx<'_>,
-    env_slot: u64,
-    va: u64,
-    pages: u64,
-    flags: u64,
-    frame_slot: u64,
+    env_slot: EnvCap,
+    va: Word,
+    pages: Len,
+    flags: PageFlags,
+    frame_slot: CapSlot,
 ) -> Result<[u64; 0], Error> {
-    let need = if flags & pte::NO_EXECUTE == 0 { Rights::WRITE.union(Rights::EXECUTE) } else { Rights::WRITE };
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, need)?;
-    if flags & !(pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS) != 0 {
-        return Err(Error::Invalid);
-    }
+    let target = env_slot.with(flags.env_need())?;
     let end = pages.checked_mul(PAGE_SIZE).and_then(|b| va.checked_add(b)).ok_or(Error::BadAddress)?;
     if !va.is_multiple_of(PAGE_SIZE) || end > USER_TOP {
         return Err(Error::BadAddress);
@@ -40,19 +36,20 @@ pub fn page_protect_range(
     // The capability for adding write, resolved once; its error counts
     // only if some page needs it.
     let rw = Rights::READ.union(Rights::WRITE);
-    let cover = if flags & pte::WRITABLE == 0 {
+    let cover = if !flags.writable() {
         Err(Error::Denied)
     } else {
-        match cap_in(&mut cx.k.envs, cx.caller, frame_slot).map(|c| c.name.kind()) {
-            Ok(Some(Kind::Env)) => env_cap(&mut cx.k.envs, cx.caller, frame_slot, rw).map(Cover::Owner),
-            Ok(_) => frame_cap(&mut cx.k.envs, cx.caller, frame_slot, rw).map(Cover::Frame),
+        let envs = &mut cx.k.envs;
+        match frame_slot.cap(envs, cx.caller).map(|c| c.name.kind()) {
+            Ok(Some(Kind::Env)) => EnvCap::find(envs, cx.caller, frame_slot).and_then(|c| c.with(rw)).map(Cover::Owner),
+            Ok(_) => FrameCap::find(envs, cx.caller, frame_slot).and_then(|c| c.with(rw)).map(Cover::Frame),
             Err(e) => Err(e),
         }
     };
     let step = pages.min(STEP);
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let (done, result) = frame::with(|f| {
-        env.space.protect_range(va, step, flags, |pfn| match &cover {
+        env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {
             Ok(Cover::Owner(owner)) => match f.entry(pfn) {
                 Some(e) if e.owner == *owner => Ok(()),
                 _ => Err(Error::BadCap),

@@ -4,7 +4,8 @@
 //! against the vector's current generation before anything else.
 
 use super::Cx;
-use super::check::{cap_error, cap_in, env_cap};
+use super::args::{CapSlot, EnvCap};
+use super::check::cap_error;
 use crate::{account, slots};
 use oxok_abi::layout::SLOT_VECTOR_SLOTS;
 use oxok_abi::{Error, slot_placement};
@@ -29,8 +30,8 @@ fn index_arg(arg: u64) -> Result<usize, Error> {
 
 /// Checks that the caller's capability in `slot` names a slot of CPU 0 at
 /// its current generation, with `need`; returns the slot's index.
-fn slot_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<usize, Error> {
-    let cap = cap_in(&mut cx.k.envs, cx.caller, slot)?;
+fn slot_cap(cx: &mut Cx<'_>, slot: CapSlot, need: Rights) -> Result<usize, Error> {
+    let cap = slot.cap(&mut cx.k.envs, cx.caller)?;
     let comps = cap.name.components();
     if cap.name.kind() != Some(Kind::Slot) || comps.len() != 4 || comps[1] != 0 {
         return Err(Error::BadCap);
@@ -83,12 +84,12 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
 }
 
 /// Frees a slot the caller owns.
-pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: u64) -> Result<[u64; 0], Error> {
+pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: CapSlot) -> Result<[u64; 0], Error> {
     let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
     cx.k.sched.vector.free(index, caller).map_err(slot_error)?;
     let env = cx.env()?;
-    let _ = env.caps.remove(slot_cap_slot);
+    let _ = env.caps.remove(slot_cap_slot.0);
     account::uncharge_slots(env.account, 1);
     env.slots = env.slots.saturating_sub(1);
     slots::publish_vector(&cx.k.sched);
@@ -96,10 +97,10 @@ pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: u64) -> Result<[u64; 0], Error>
 }
 
 /// Gives a slot the caller owns to another environment.
-pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: u64, env_slot: u64) -> Result<[u64; 1], Error> {
+pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> Result<[u64; 1], Error> {
     let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let target = env_slot.with(Rights::WRITE)?;
     if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
         return Err(Error::NoMemory);
     }
@@ -124,7 +125,7 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: u64, env_slot: u64) -> Result<[
     }
     let cap = new_cap(cx, index);
     let me = cx.env()?;
-    let _ = me.caps.remove(slot_cap_slot);
+    let _ = me.caps.remove(slot_cap_slot.0);
     me.slots = me.slots.saturating_sub(1);
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env.slots += 1;
@@ -134,8 +135,8 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: u64, env_slot: u64) -> Result<[
 }
 
 /// Asks for (or stops asking for) spare time for an environment.
-pub fn slot_spare(cx: &mut Cx<'_>, env_slot: u64, on: u64) -> Result<[u64; 0], Error> {
-    let target = env_cap(&mut cx.k.envs, cx.caller, env_slot, Rights::WRITE)?;
+pub fn slot_spare(cx: &mut Cx<'_>, env_slot: EnvCap, on: u64) -> Result<[u64; 0], Error> {
+    let target = env_slot.with(Rights::WRITE)?;
     if on != 0 {
         cx.k.sched.spare.request(target).map_err(slot_error)?;
     } else {

@@ -8,7 +8,7 @@
 //! predicates with their parameters.
 
 use super::Cx;
-use super::check::env_cap;
+use super::args::EnvCap;
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, Pred};
 use crate::mem::user;
@@ -19,9 +19,9 @@ use oxok_abi::{ENV_CREATED, ENV_RUNNING, ENV_STATE_VERSION, EnvState, Error, PRE
 use oxok_cap::Rights;
 
 /// Reads an environment's complete state.
-pub fn env_get_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0], Error> {
+pub fn env_get_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::READ)?;
+    let target = env_slot.with(Rights::READ)?;
     let live = (target == caller).then(|| cx.frame.regs());
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let state = export(env, live);
@@ -74,9 +74,9 @@ fn pred_of(p: &PredState) -> Result<Option<Box<Pred>>, Error> {
 }
 
 /// Replaces an environment's complete state.
-pub fn env_set_state(cx: &mut Cx<'_>, env_slot: u64, buf: u64) -> Result<[u64; 0], Error> {
+pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let target = env_cap(&mut cx.k.envs, caller, env_slot, Rights::WRITE)?;
+    let target = env_slot.with(Rights::WRITE)?;
     let state: EnvState = user::read_struct(&cx.env()?.space, buf)?;
     // Everything is checked before anything changes.
     if state.version != ENV_STATE_VERSION {

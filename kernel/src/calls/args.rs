@@ -1,0 +1,242 @@
+//! The argument classes of the call table (`oxok_abi::arg_class`): each
+//! register is decoded and validated here, once, by the generated dispatch
+//! (`kernel/src/syscall.rs`) before the handler runs, and handlers take the
+//! typed values. A class's errors are the ones its entry in
+//! `oxok_abi::arg_class::ALL` lists (the contract the fuzzer checks).
+
+use super::Cx;
+use super::check::{cap_error, cap_in, env_of};
+use crate::env::{EnvId, EnvTable, env_name};
+use crate::mem::frame;
+use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
+use oxok_abi::layout::pte;
+use oxok_abi::{ANY_FRAME, Error};
+use oxok_cap::{Cap, Kind, Name};
+
+pub use oxok_cap::Rights;
+
+/// One argument class: how a raw register becomes a typed value.
+pub trait Arg: Sized {
+    /// Decodes `raw`, the caller's register, checking what the class
+    /// promises (and nothing that depends on other arguments).
+    fn decode(cx: &mut Cx<'_>, raw: u64) -> Result<Self, Error>;
+}
+
+/// A plain number the call itself interprets (`Word` in the table).
+pub type Word = u64;
+/// A user address of a buffer the call copies from or to; checked by the
+/// copy (`BadAddress`).
+pub type UserPtr = u64;
+/// A count of bytes, records or pages.
+pub type Len = u64;
+
+impl Arg for u64 {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<u64, Error> {
+        Ok(raw)
+    }
+}
+
+/// A position in the caller's capability list, not yet looked up (an
+/// empty or out-of-range slot is `BadCap` when it is). Not a CPU time slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CapSlot(pub u64);
+
+impl CapSlot {
+    /// The capability there (a copy): `BadCap` if empty or out of range.
+    pub fn cap(self, envs: &mut EnvTable, caller: EnvId) -> Result<Cap, Error> {
+        cap_in(envs, caller, self.0)
+    }
+}
+
+impl Arg for CapSlot {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<CapSlot, Error> {
+        Ok(CapSlot(raw))
+    }
+}
+
+/// A capability slot holding a capability for a live environment
+/// (`BadCap`: empty, out of range or another kind; `BadEnv`: the
+/// environment has ended). The rights are checked by [`EnvCap::with`],
+/// since what a call needs can depend on its other arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct EnvCap {
+    /// The slot it was found in.
+    pub slot: CapSlot,
+    /// The environment it names.
+    pub id: EnvId,
+    cap: Cap,
+}
+
+impl EnvCap {
+    /// Looks up `slot` in `caller`'s list (also for slots read from user
+    /// records).
+    pub fn find(envs: &mut EnvTable, caller: EnvId, slot: CapSlot) -> Result<EnvCap, Error> {
+        let cap = slot.cap(envs, caller)?;
+        let id = env_of(&cap)?;
+        if !envs.alive(id) {
+            return Err(Error::BadEnv);
+        }
+        Ok(EnvCap { slot, id, cap })
+    }
+
+    /// The environment, if the capability carries `need` (`Denied`).
+    pub fn with(&self, need: Rights) -> Result<EnvId, Error> {
+        oxok_cap::check(&self.cap, &env_name(self.id), need).map_err(cap_error)?;
+        Ok(self.id)
+    }
+}
+
+impl Arg for EnvCap {
+    fn decode(cx: &mut Cx<'_>, raw: u64) -> Result<EnvCap, Error> {
+        EnvCap::find(&mut cx.k.envs, cx.caller, CapSlot(raw))
+    }
+}
+
+/// A capability slot holding a capability for a live frame of the right
+/// generation (`BadCap` otherwise). Rights are checked by [`FrameCap::with`].
+#[derive(Clone, Copy, Debug)]
+pub struct FrameCap {
+    /// The slot it was found in.
+    pub slot: CapSlot,
+    /// The frame it names.
+    pub pfn: u64,
+    cap: Cap,
+}
+
+impl FrameCap {
+    /// Looks up `slot` in `caller`'s list (also for slots read from user
+    /// records).
+    pub fn find(envs: &mut EnvTable, caller: EnvId, slot: CapSlot) -> Result<FrameCap, Error> {
+        let cap = slot.cap(envs, caller)?;
+        let comps = cap.name.components();
+        if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
+            return Err(Error::BadCap);
+        }
+        let (pfn, generation) = (comps[1], comps[2]);
+        let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
+        let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL | OWNER_RETIRED | OWNER_REVOKING);
+        if dead || u64::from(entry.generation) != generation {
+            return Err(Error::BadCap);
+        }
+        Ok(FrameCap { slot, pfn, cap })
+    }
+
+    /// The frame number, if the capability carries `need` (`Denied`).
+    pub fn with(&self, need: Rights) -> Result<u64, Error> {
+        let generation = self.cap.name.components()[2];
+        oxok_cap::check(&self.cap, &Name::frame(self.pfn, generation), need).map_err(cap_error)?;
+        Ok(self.pfn)
+    }
+}
+
+impl Arg for FrameCap {
+    fn decode(cx: &mut Cx<'_>, raw: u64) -> Result<FrameCap, Error> {
+        FrameCap::find(&mut cx.k.envs, cx.caller, CapSlot(raw))
+    }
+}
+
+/// A page of user space: page-aligned and below `USER_TOP` (`BadAddress`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserPage(u64);
+
+impl UserPage {
+    /// `va` as a user page.
+    pub fn new(va: u64) -> Result<UserPage, Error> {
+        crate::mem::user_page(va).map(|()| UserPage(va))
+    }
+
+    /// Its address.
+    pub const fn va(self) -> u64 {
+        self.0
+    }
+}
+
+impl Arg for UserPage {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<UserPage, Error> {
+        UserPage::new(raw)
+    }
+}
+
+/// Page-table entry flags a program may set: `pte::WRITABLE`,
+/// `pte::NO_EXECUTE` and the libOS bits (`Invalid` for any other bit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageFlags(u64);
+
+impl PageFlags {
+    const ALLOWED: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+
+    /// `bits` as flags.
+    pub fn new(bits: u64) -> Result<PageFlags, Error> {
+        if bits & !Self::ALLOWED != 0 { Err(Error::Invalid) } else { Ok(PageFlags(bits)) }
+    }
+
+    /// The bits.
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Whether the mapping is writable.
+    pub const fn writable(self) -> bool {
+        self.0 & pte::WRITABLE != 0
+    }
+
+    /// What the environment capability must carry to map or protect with
+    /// these flags: write, and execute for an executable mapping
+    /// (`NO_EXECUTE` clear) — execute permission is a right of its own.
+    pub const fn env_need(self) -> Rights {
+        if self.0 & pte::NO_EXECUTE == 0 { Rights::WRITE.union(Rights::EXECUTE) } else { Rights::WRITE }
+    }
+}
+
+impl Arg for PageFlags {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<PageFlags, Error> {
+        PageFlags::new(raw)
+    }
+}
+
+impl Arg for Rights {
+    /// `oxok_abi::rights` bits (`Invalid` for an unknown bit).
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<Rights, Error> {
+        u8::try_from(raw).ok().and_then(Rights::from_bits).ok_or(Error::Invalid)
+    }
+}
+
+/// Which frame `frame_alloc` takes: any free one, or a frame number (whose
+/// existence the allocation checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameChoice {
+    /// `ANY_FRAME`.
+    Any,
+    /// This frame number.
+    At(u64),
+}
+
+impl Arg for FrameChoice {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<FrameChoice, Error> {
+        Ok(if raw == ANY_FRAME { FrameChoice::Any } else { FrameChoice::At(raw) })
+    }
+}
+
+/// A control-transfer target word (`oxok_abi::call_target`): an
+/// environment id (0: none) and the slot of a capability for it with call,
+/// checked by the transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The environment (low 32 bits).
+    pub env: EnvId,
+    /// The capability slot (high 32 bits).
+    pub slot: CapSlot,
+}
+
+impl Arg for Target {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, raw: u64) -> Result<Target, Error> {
+        Ok(Target { env: raw as u32, slot: CapSlot(raw >> 32) })
+    }
+}
