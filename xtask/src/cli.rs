@@ -52,6 +52,7 @@ COMMANDS
   fsck IMG     Recover and check a C-FFS disk image.
   build        Build kernel.elf and initrd.tar in <target>/oxok/ and print their paths.
   lint         cargo fmt --check, and clippy -D warnings for host and bare-metal crates.
+  docs         Write docs/calls.md from the call table (a host test fails when it is stale).
   bench [...]  Benchmarks (see `cargo xtask bench --help`).
   profile WORKLOAD [...]
                Where the guest's instructions go in one bench workload
@@ -84,6 +85,7 @@ pub(crate) enum Cmd {
         machine: MachineOpts,
     },
     Lint,
+    Docs,
     Bench(Vec<String>),
     Fuzz(crate::fuzz::FuzzOpts),
     Profile(Vec<String>),
@@ -152,6 +154,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
         _ if a.flag(&["-h", "--help"]) => Cmd::Help,
         "build" => Cmd::Build,
         "lint" => Cmd::Lint,
+        "docs" => Cmd::Docs,
         "run" => Cmd::Run(machine_opts(&mut a)?),
         "iso" => {
             let boot = match a.value(&["--boot"])?.as_deref() {

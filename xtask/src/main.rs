@@ -9,6 +9,7 @@
 mod bbsuite;
 mod bench;
 mod build;
+mod calldocs;
 mod cli;
 mod crashtest;
 mod deps;
@@ -147,6 +148,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         }
         Cmd::Test(opts) => testcmd::run(&opts),
         Cmd::Lint => lint::run(),
+        Cmd::Docs => calldocs::run().map_err(Failure::Setup),
         Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
         Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
