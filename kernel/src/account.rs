@@ -75,13 +75,13 @@ pub fn uncharge(id: AccountId, frames: u64, envs: u64) {
     with(|a| a.uncharge(id, Amount::new(frames, envs)));
 }
 
-/// Charges `slots` CPU time slots to `id` and its ancestors, or refuses
-/// with `NoMemory` and charges nothing.
-pub fn charge_slots(id: AccountId, slots: u64) -> Result<(), Error> {
-    with(|a| a.charge(id, Amount::slots(slots))).map_err(error)
+/// Moves the charge for `slots` CPU time slots from `from` to `to`, or
+/// refuses with `NoMemory` and changes nothing.
+pub fn transfer_slots(from: AccountId, to: AccountId, slots: u64) -> Result<(), Error> {
+    with(|a| a.transfer(from, to, Amount::slots(slots))).map_err(error)
 }
 
-/// Gives back what [`charge_slots`] took.
+/// Gives back a charge for `slots` CPU time slots.
 pub fn uncharge_slots(id: AccountId, slots: u64) {
     with(|a| a.uncharge(id, Amount::slots(slots)));
 }
@@ -132,7 +132,7 @@ pub struct Charge {
 }
 
 impl Charge {
-    /// Charges `slots` CPU time slots to `id` (as [`charge_slots`]), given
+    /// Charges `slots` CPU time slots to `id` and its ancestors, given
     /// back on drop unless committed.
     pub fn slots(id: AccountId, slots: u64) -> Result<Charge, Error> {
         let amount = Amount::slots(slots);

@@ -192,8 +192,14 @@ impl Accounts {
                 return Err(AccountError::Exceeded);
             }
         }
-        // Checked above: every account of the chain has room. Walk it
-        // again by parent links (no allocation).
+        // Checked above: every account of the chain has room.
+        self.add(id, amount);
+        Ok(())
+    }
+
+    /// Adds `amount` to `id` and every ancestor, walking parent links (no
+    /// allocation); for callers that checked the room.
+    fn add(&mut self, id: AccountId, amount: Amount) {
         let mut cur = id;
         for _ in 0..=MAX_DEPTH {
             let Some(acct) = self.table.get_mut(cur as usize).filter(|a| a.live) else { break };
@@ -203,6 +209,25 @@ impl Accounts {
             }
             cur = acct.parent;
         }
+    }
+
+    /// Moves a charge of `amount` from `from` to `to`, or changes nothing
+    /// (`Exceeded` when an account of `to`'s chain that is not also above
+    /// `from` lacks room; the accounts both chains share see no change).
+    /// Checked as a whole first, then done.
+    pub fn transfer(&mut self, from: AccountId, to: AccountId, amount: Amount) -> Result<(), AccountError> {
+        for a in self.chain(to)? {
+            if self.chain(from)?.any(|b| b == a) {
+                continue;
+            }
+            let acct = &self.table[a as usize];
+            let after = acct.used.checked_add(amount).ok_or(AccountError::Exceeded)?;
+            if !after.fits(acct.limit) {
+                return Err(AccountError::Exceeded);
+            }
+        }
+        self.uncharge(from, amount);
+        self.add(to, amount);
         Ok(())
     }
 

@@ -259,3 +259,30 @@ fn kernel_heap_is_charged_up_the_chain_and_bounded_by_every_limit() {
     a.uncharge(inner, Amount::heap(10_000));
     assert_eq!(a.info(ROOT).unwrap().used.heap, 0);
 }
+
+#[test]
+fn a_transfer_moves_a_charge_or_changes_nothing() {
+    // sub (3 slots) and its child below; a sibling `other` (1 slot).
+    let (mut a, sub) = limited(Amount::UNLIMITED.with_slots(3));
+    let below = a.split(sub, Amount::UNLIMITED, one_env(0)).unwrap();
+    a.attach(ROOT).unwrap();
+    let other = a.split(ROOT, Amount::UNLIMITED.with_slots(1), one_env(0)).unwrap();
+    a.charge(below, Amount::slots(1)).unwrap();
+    // Into a nested account: the shared chain (sub, root) sees no change.
+    a.charge(sub, Amount::slots(2)).unwrap();
+    a.transfer(sub, below, Amount::slots(1)).unwrap();
+    assert_eq!(a.info(below).unwrap().used.slots, 2);
+    assert_eq!(a.info(sub).unwrap().used.slots, 3, "sub is full, yet the move within it fits");
+    assert_eq!(a.info(ROOT).unwrap().used.slots, 3);
+    // Out of it to the sibling: fits once, then the sibling is full and
+    // nothing changes.
+    a.transfer(below, other, Amount::slots(1)).unwrap();
+    assert_eq!(a.info(other).unwrap().used.slots, 1);
+    assert_eq!(a.info(sub).unwrap().used.slots, 2);
+    assert_eq!(a.transfer(below, other, Amount::slots(1)), Err(AccountError::Exceeded));
+    assert_eq!(a.info(below).unwrap().used.slots, 1);
+    assert_eq!(a.info(other).unwrap().used.slots, 1);
+    assert_eq!(a.info(ROOT).unwrap().used.slots, 3);
+    assert_eq!(a.transfer(below, 999, Amount::slots(1)), Err(AccountError::NoAccount));
+    assert_eq!(a.info(below).unwrap().used.slots, 1);
+}

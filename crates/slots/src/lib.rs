@@ -110,7 +110,7 @@ pub use placement::Placement;
 pub use policy::{Decision, Envs, Reason, Vacancy, decide};
 pub use scheduler::{End, Out, Scheduler, Step, Switch};
 pub use spare::Spare;
-pub use vector::SlotVector;
+pub use vector::{Gift, SlotVector};
 
 /// The environment id that names no environment. Refused as an owner or
 /// requester; means "free" / "none" in the exposed rows.

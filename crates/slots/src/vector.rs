@@ -143,11 +143,29 @@ impl<const N: usize> SlotVector<N> {
     /// `NotOwner`, `BadEnv` for `to` = 0). The generation changes even if
     /// `to == from`, so the giver's capability goes stale either way.
     pub fn give(&mut self, i: usize, from: u32, to: u32) -> Result<(), SlotError> {
+        let gift = self.check_give(i, from, to)?;
+        self.hand_over(gift);
+        Ok(())
+    }
+
+    /// The check half of [`SlotVector::give`], which changes nothing (errors
+    /// as `give`).
+    pub fn check_give(&self, i: usize, from: u32, to: u32) -> Result<Gift, SlotError> {
         self.check_owner(i, from)?;
         if to == NO_ENV {
             return Err(SlotError::BadEnv);
         }
-        self.set_owner(i, Some(to))
+        Ok(Gift { index: i, to })
+    }
+
+    /// The half of [`SlotVector::give`] that cannot fail: `gift` was
+    /// checked by [`SlotVector::check_give`] with no change to the vector
+    /// in between.
+    pub fn hand_over(&mut self, gift: Gift) {
+        if let Some(s) = self.live_mut().get_mut(gift.index) {
+            s.owner = Some(gift.to);
+            s.generation = s.generation.wrapping_add(1);
+        }
     }
 
     /// Frees every slot `env` owns (it was destroyed); returns how many.
@@ -199,6 +217,14 @@ impl<const N: usize> SlotVector<N> {
         s.generation = s.generation.wrapping_add(1);
         Ok(())
     }
+}
+
+/// A move of a slot to another owner, checked by
+/// [`SlotVector::check_give`] and done by [`SlotVector::hand_over`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gift {
+    index: usize,
+    to: u32,
 }
 
 impl<const N: usize> Default for SlotVector<N> {

@@ -96,42 +96,36 @@ pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: CapSlot) -> Result<[u64; 0], Er
     Ok([])
 }
 
-/// Gives a slot the caller owns to another environment.
+/// Gives a slot the caller owns to another environment. Check, then
+/// perform: every refusal (the capability, the receiver's list, ownership,
+/// the receiver's account) comes before anything changes; the account
+/// transfer is the last check and changes only when it succeeds.
 pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> Result<[u64; 1], Error> {
     let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
     let target = env_slot.with(Rights::WRITE)?;
-    if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
-    if cx.k.sched.vector.owner(index) != Some(caller) {
-        return Err(Error::Denied);
-    }
-    // The receiver's account pays from now on (and must have room). The
-    // giver's charge goes first, so a move into a nested account is not
-    // counted twice; on a refusal it comes back (the kernel lock is held,
-    // so its room is still there).
-    let to_account = cx.k.envs.get(target).ok_or(Error::BadEnv)?.account;
-    let from_account = cx.env()?.account;
-    account::uncharge_slots(from_account, 1);
-    if let Err(e) = account::charge_slots(to_account, 1) {
-        let _ = account::charge_slots(from_account, 1);
-        return Err(e);
-    }
-    if let Err(e) = cx.k.sched.vector.give(index, caller, target) {
-        account::uncharge_slots(to_account, 1);
-        let _ = account::charge_slots(from_account, 1);
-        return Err(slot_error(e));
-    }
+    let (to_account, vacancy) = {
+        let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+        (env.account, env.caps.vacancy().ok_or(Error::NoMemory)?)
+    };
+    let gift = cx.k.sched.vector.check_give(index, caller, target).map_err(slot_error)?;
+    // The receiver's account pays from now on (and must have room); a move
+    // into a nested account is not counted twice.
+    account::transfer_slots(cx.env()?.account, to_account, 1)?;
+    // Perform: nothing below can fail.
+    cx.k.sched.vector.hand_over(gift);
     let cap = new_cap(cx, index);
-    let me = cx.env()?;
-    let _ = me.caps.remove(slot_cap_slot.0);
-    me.slots = me.slots.saturating_sub(1);
-    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env.slots += 1;
-    let tslot = env.caps.insert(cap).map_err(cap_error)?;
+    if let Some(me) = cx.k.envs.get(caller) {
+        let _ = me.caps.remove(slot_cap_slot.0);
+        me.slots = me.slots.saturating_sub(1);
+    }
+    let mut given = 0;
+    if let Some(env) = cx.k.envs.get(target) {
+        env.slots += 1;
+        given = env.caps.fill(vacancy, cap);
+    }
     slots::publish_vector(&cx.k.sched);
-    Ok([tslot as u64])
+    Ok([given as u64])
 }
 
 /// Asks for (or stops asking for) spare time for an environment.

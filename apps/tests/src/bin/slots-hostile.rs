@@ -284,6 +284,18 @@ fn quota() -> i32 {
             let owned_by_child =
                 (0..SLOT_VECTOR_SLOTS).filter_map(exposed::slot_row).filter(|r| u64::from(r.owner) == child_id).count();
             t.expect(owned_by_child, 2, "the child owns 2");
+            // A give the receiver's account cannot take: refused, nothing moved.
+            match sys::env_create() {
+                Ok([none, _]) => {
+                    t.expect(sys::env_limit_slots(none, 0), Ok([]), "a second child limited to no slot");
+                    let refused = sys::slot_give(caps[2], none).map(|_| ());
+                    t.expect(refused, Err(Error::NoMemory), "a give its account cannot take is refused");
+                    t.expect(used(), Ok((3, 3)), "and moves no charge");
+                    t.expect(mine(), 1, "the slot stays the giver's");
+                    t.expect(sys::env_destroy(none), Ok([]), "destroy the second child");
+                }
+                Err(_) => t.check(false, "create a second child"),
+            }
             t.expect(sys::env_destroy(child), Ok([]), "destroy the child");
             t.expect(used(), Ok((1, 3)), "its slots are given back to the budget");
         }
