@@ -6,22 +6,18 @@
 //! `mem` (frames, page tables, heap, user access), `env` (environments),
 //! `loader`, `sched`, `syscall` and `calls` (the call handlers), `trap`.
 //!
-//! `unsafe` lives only in `arch`, `boot`, `mem` and `dev` (device drivers);
-//! the rest of the kernel is checked by `#![deny(unsafe_code)]`.
+//! The kernel proper holds no `unsafe`: `boot`, `arch`, `mem` and `dev`
+//! (the machine, memory primitives and device drivers) are the crate
+//! `oxok-hw`, whose safe API is all this crate uses.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 extern crate alloc;
 
-#[allow(unsafe_code)]
-mod arch;
-#[allow(unsafe_code)]
-mod boot;
-#[allow(unsafe_code)]
-mod dev;
-#[allow(unsafe_code)]
-mod mem;
+use oxok_hw::{arch, boot, dev, mem};
+
+oxok_hw::entry!(start);
 
 mod account;
 mod bootcaps;
@@ -69,6 +65,15 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         ::log::debug!("  {:#014x}..{:#014x} {:?}", r.start, r.end, r.kind);
     }
 
+    arch::handlers::register(arch::handlers::Handlers {
+        #[cfg(not(feature = "model-process"))]
+        syscall: syscall::handle,
+        #[cfg(feature = "model-process")]
+        syscall: model::syscall,
+        trap: trap::handle,
+        #[cfg(feature = "model-process")]
+        leave: model::leave,
+    });
     arch::init();
     fpu::init();
     if let Err(e) = mem::frame::init(&boot) {
@@ -84,7 +89,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
     let boot_unix = arch::rtc::read().map_or(0, |t| arch::rtc::unix_seconds(&t));
     let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0, boot_unix };
     let archive_range = boot.modules().first().map_or((0, 0), |m| (m.start, m.end));
-    if let Err(e) = mem::exposed::init(clock, archive_range) {
+    if let Err(e) = mem::exposed::init(clock, archive_range, env::ENV_FRAMES) {
         panic!("exposed tables: {e}");
     }
     ::log::info!("clock: TSC at {} MHz", tsc_hz / 1_000_000);

@@ -40,14 +40,8 @@ fn entry_for(env: &Env, kind: u64) -> u64 {
     }
 }
 
-/// What delivery writes on the exception stack, lowest address first: the
-/// handler's return address (0: it must not return) and the frame.
-#[derive(Clone, Copy, Default)]
-#[repr(C)]
-pub struct Delivery {
-    ret: u64,
-    frame: ExceptionFrame,
-}
+// What delivery writes on the exception stack: a `Pod` record of `oxok-hw`.
+use crate::mem::pod::Delivery;
 
 /// Redirects `frame` (the environment's current registers) into its handler
 /// for `ev`. Errors say why delivery was impossible.

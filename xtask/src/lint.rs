@@ -24,10 +24,7 @@ pub(crate) fn run() -> Result<(), Failure> {
         ("clippy (bare-metal crates)", with_packages(&["clippy", "--target", TARGET], ws.target_packages())),
         (
             "clippy (the kernel in the process model)",
-            with_packages(
-                &["clippy", "--target", TARGET, "--features", "model-process"],
-                ws.packages.iter().filter(|p| p.name == crate::meta::KERNEL_PACKAGE).collect(),
-            ),
+            with_packages(&["clippy", "--target", TARGET, "--features", "model-process"], ws.kernel_packages()),
         ),
     ];
     let mut failed = Vec::new();

@@ -110,11 +110,17 @@ impl Workspace {
         v
     }
 
-    /// Packages built for the bare-metal target: kernel, `libos` and the apps.
+    /// The kernel's packages: every package under `kernel/` (the kernel
+    /// and its hardware crate).
+    pub(crate) fn kernel_packages(&self) -> Vec<&Package> {
+        self.under("kernel").collect()
+    }
+
+    /// Packages built for the bare-metal target: the kernel's packages,
+    /// those under `libos/` and the apps.
     pub(crate) fn target_packages(&self) -> Vec<&Package> {
-        let libos = self.root.join("libos");
-        let mut v: Vec<&Package> =
-            self.packages.iter().filter(|p| p.name == KERNEL_PACKAGE || p.dir == libos).collect();
+        let mut v = self.kernel_packages();
+        v.extend(self.under("libos"));
         v.extend(self.apps());
         v
     }
@@ -128,6 +134,7 @@ mod tests {
         let text = r#"{"packages": [
             {"name": "oxok-abi", "manifest_path": "/w/abi/Cargo.toml"},
             {"name": "oxok-kernel", "manifest_path": "/w/kernel/Cargo.toml"},
+            {"name": "oxok-hw", "manifest_path": "/w/kernel/hw/Cargo.toml"},
             {"name": "oxok-libos", "manifest_path": "/w/libos/Cargo.toml"},
             {"name": "oxok-init", "manifest_path": "/w/apps/init/Cargo.toml"},
             {"name": "oxok-cap", "manifest_path": "/w/crates/cap/Cargo.toml"},
@@ -142,7 +149,8 @@ mod tests {
         let names = |v: Vec<&Package>| v.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
         assert_eq!(names(ws.apps()), ["oxok-init"]);
         assert_eq!(names(ws.host_packages()), ["oxok-abi", "oxok-cap", "xtask"]);
-        assert_eq!(names(ws.target_packages()), ["oxok-kernel", "oxok-libos", "oxok-init"]);
+        assert_eq!(names(ws.kernel_packages()), ["oxok-kernel", "oxok-hw"]);
+        assert_eq!(names(ws.target_packages()), ["oxok-kernel", "oxok-hw", "oxok-libos", "oxok-init"]);
         assert_eq!(ws.out_dir(), Path::new("/t/oxok"));
     }
 }

@@ -3,11 +3,11 @@
 //! (`Xn::recover`); duplicates are reported. Boot reads are synchronous
 //! (the device is polled until each completes, with a time limit).
 
+use super::cache::CacheFrames;
 use super::catalog::{self, Catalog};
 use super::{XN, XnState, table};
 use crate::dev::virtio_blk::{self, Disk, Op};
 use crate::mem::PAGE_SIZE;
-use crate::mem::cache::CacheFrames;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::xn::{BLOCK_SIZE, CATALOG_BLOCKS, CATALOG_FS_BLOCKS, MAX_BLOCKS, TEMPLATE_HEADER, TemplateHeader};

@@ -10,12 +10,13 @@
 //! All of it sits behind one lock, taken only with the kernel lock held.
 
 mod boot;
+mod cache;
 mod catalog;
 mod table;
 
 use crate::dev::virtio_blk::{Disk, Op};
-use crate::mem::cache::CacheFrames;
 use alloc::collections::BTreeMap;
+use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
 use oxok_abi::xn::CATALOG_BLOCKS;

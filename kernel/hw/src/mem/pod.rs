@@ -25,7 +25,19 @@ unsafe impl Pod for oxok_abi::FpuState {}
 // SAFETY: a plain integer.
 unsafe impl Pod for u64 {}
 // SAFETY: #[repr(C)] of a u64 and an ExceptionFrame (u64 fields only).
-unsafe impl Pod for crate::upcall::Delivery {}
+unsafe impl Pod for Delivery {}
+
+/// What exception delivery writes on a user exception stack, lowest
+/// address first: the handler's return address (0: it must not return)
+/// and the frame.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+pub struct Delivery {
+    /// The handler's return address.
+    pub ret: u64,
+    /// The exception.
+    pub frame: ExceptionFrame,
+}
 
 /// The bytes of `value`.
 pub fn bytes_of<T: Pod>(value: &T) -> &[u8] {

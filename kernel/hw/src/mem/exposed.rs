@@ -21,8 +21,10 @@ static RUN_PA: AtomicU64 = AtomicU64::new(0);
 
 /// Allocates the environment table, clock and system-information pages and
 /// maps them, the frame table and the boot archive (`[start, end)`,
-/// physical) into the exposed region.
-pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
+/// physical) into the exposed region. `env_frames` (the frames every
+/// environment is charged for itself) is published in the
+/// system-information page.
+pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Error> {
     let env_bytes = align_up((ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64, PAGE_SIZE);
     let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
         .ok_or(Error::NoMemory)?;
@@ -54,7 +56,7 @@ pub fn init(clock: Clock, archive: (u64, u64)) -> Result<(), Error> {
         archive_len: end - start,
         console_in: 0,
         kernel_heap_used: 0,
-        env_frames: crate::env::ENV_FRAMES,
+        env_frames,
     };
     SYSINFO_PA.store(info_pa, Ordering::Relaxed);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map

@@ -195,9 +195,7 @@ extern "C" fn trap_entry(frame: *mut TrapFrame) {
     // SAFETY: the stub passes a pointer to the frame it just built on the
     // kernel stack; it is valid, aligned and exclusively ours until we return.
     let frame = unsafe { &mut *frame };
-    crate::trap::handle(frame);
-    #[cfg(feature = "model-process")]
-    crate::model::leave(frame);
+    super::handlers::trap(frame);
 }
 
 /// Returns to user mode with the registers in `frame`, which must already be

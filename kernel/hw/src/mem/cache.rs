@@ -1,36 +1,31 @@
-//! The XN buffer cache's frames: kernel-owned frames, each charged to the
-//! account of the environment that caused it, reached by XN through
+//! The XN buffer cache's frame pool: kernel-owned frames, each recorded
+//! with the account (`A`) the kernel charged for it, reached by XN through
 //! [`oxok_xn::Frames`]. Only frames in this pool are ever named to XN or
-//! the disk.
+//! the disk. The charging itself is the kernel's (its `xn::cache`).
 
 use super::{PAGE_SIZE, frame, phys};
-use crate::account::{self, AccountId};
 use alloc::collections::BTreeMap;
-use oxok_abi::Error;
 use oxok_abi::frames::OWNER_KERNEL;
 use oxok_abi::xn::BLOCK_SIZE;
 
 /// The pool: frame number → the account charged for it.
-#[derive(Default)]
-pub struct CacheFrames {
-    frames: BTreeMap<u64, AccountId>,
+pub struct CachePool<A> {
+    frames: BTreeMap<u64, A>,
 }
 
-impl CacheFrames {
-    /// A fresh zeroed kernel frame charged to `acct` (and keeping that
-    /// account alive); its frame number. `NoMemory` when the account or the
-    /// machine is out of frames or the kernel heap is full.
-    pub fn alloc(&mut self, acct: AccountId) -> Result<u64, Error> {
-        super::heap::reserve(64)?;
-        // The frame and its entry in this pool's map (`account::owned`).
-        account::charge_amount(acct, account::owned(1))?;
-        let Some(pa) = frame::with(|f| f.alloc(OWNER_KERNEL)) else {
-            account::uncharge_amount(acct, account::owned(1));
-            return Err(Error::NoMemory);
-        };
-        let _ = account::with(|a| a.attach(acct));
+impl<A> Default for CachePool<A> {
+    fn default() -> Self {
+        CachePool { frames: BTreeMap::new() }
+    }
+}
+
+impl<A: Copy> CachePool<A> {
+    /// A fresh zeroed kernel frame recorded as charged to `acct`; its frame
+    /// number, or `None` when the machine is out of frames.
+    pub fn alloc(&mut self, acct: A) -> Option<u64> {
+        let pa = frame::with(|f| f.alloc(OWNER_KERNEL))?;
         self.frames.insert(pa / PAGE_SIZE, acct);
-        Ok(pa / PAGE_SIZE)
+        Some(pa / PAGE_SIZE)
     }
 
     /// Frame `pfn` as a frame that may be mapped, if it is in this pool.
@@ -38,23 +33,12 @@ impl CacheFrames {
         self.frames.contains_key(&pfn).then(|| super::access::Mappable::checked(pfn * PAGE_SIZE))
     }
 
-    /// A frame charged to the kernel itself (boot-time recovery).
-    pub fn alloc_kernel(&mut self) -> Option<u64> {
-        let pa = frame::with(|f| f.alloc(OWNER_KERNEL))?;
-        self.frames.insert(pa / PAGE_SIZE, account::ROOT);
-        Some(pa / PAGE_SIZE)
-    }
-
-    /// Gives frame `pfn` back: freed now if nothing maps it, else handed to
-    /// the orphan owner so the last unmapping frees it (a stale mapping
-    /// keeps seeing the old bytes, never anyone else's). The charge goes
-    /// back either way.
-    pub fn release(&mut self, pfn: u64) {
-        let Some(acct) = self.frames.remove(&pfn) else { return };
-        if acct != account::ROOT {
-            account::uncharge_amount(acct, account::owned(1));
-            account::with(|a| a.detach(acct));
-        }
+    /// Takes frame `pfn` out of the pool: freed now if nothing maps it,
+    /// else handed to the orphan owner so the last unmapping frees it (a
+    /// stale mapping keeps seeing the old bytes, never anyone else's).
+    /// Returns the account it was charged to (`None`: not in the pool).
+    pub fn release(&mut self, pfn: u64) -> Option<A> {
+        let acct = self.frames.remove(&pfn)?;
         frame::with(|f| {
             let mapped = f.entry(pfn).is_some_and(|e| e.maps > 0);
             if mapped {
@@ -65,6 +49,7 @@ impl CacheFrames {
                 f.free(pfn * PAGE_SIZE);
             }
         });
+        Some(acct)
     }
 
     /// Whether `pfn` is a cache frame.
@@ -75,6 +60,11 @@ impl CacheFrames {
     /// Frames in the pool.
     pub fn len(&self) -> usize {
         self.frames.len()
+    }
+
+    /// True if the pool holds no frame.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
     }
 
     /// Whether any mapping of frame `pfn` remains.
@@ -105,7 +95,7 @@ impl CacheFrames {
     }
 }
 
-impl oxok_xn::Frames for CacheFrames {
+impl<A: Copy> oxok_xn::Frames for CachePool<A> {
     fn read(&self, pfn: u64) -> Option<&[u8; BLOCK_SIZE]> {
         if !self.contains(pfn) {
             return None;

@@ -3,7 +3,7 @@
 //! three stack moves the model needs — block (save this kernel context and
 //! continue on another stack), resume (return into a saved context) and
 //! enter (return to user mode from an environment's own stack). The policy
-//! (when to block, whom to resume) is in `crate::model`.
+//! (when to block, whom to resume) is the kernel's `model`.
 //!
 //! Every stack is a zeroed heap allocation of [`KSTACK_SIZE`] bytes. Its
 //! lowest [`CANARY`] bytes must stay zero: they are checked when a call
@@ -76,7 +76,7 @@ impl Drop for KStack {
         }
         if let Ok(layout) = Layout::from_size_align(KSTACK_SIZE, ALIGN) {
             // SAFETY: allocated by `alloc` with this layout; the owner
-            // (`crate::model`) drops it only when no CPU runs on it.
+            // (the kernel's `model`) drops it only when no CPU runs on it.
             unsafe { dealloc(self.base.as_ptr(), layout) }
         }
     }
@@ -200,7 +200,7 @@ kstack_enter:
     user_ds = const USER_DS as u64,
     user_cs = const USER_CS as u64,
     vector = const VECTOR_SYSCALL,
-    entry = sym crate::model::syscall,
+    entry = sym super::handlers::syscall,
     options(att_syntax)
 );
 

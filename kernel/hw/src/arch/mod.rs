@@ -6,6 +6,7 @@ pub mod backtrace;
 pub mod cpu;
 pub mod fpu;
 pub mod gdt;
+pub mod handlers;
 pub mod idt;
 #[cfg(feature = "model-process")]
 pub mod kstack;

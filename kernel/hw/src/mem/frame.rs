@@ -279,6 +279,11 @@ impl Frames {
         self.table.len()
     }
 
+    /// True if the frame table has no entries (a machine with no RAM).
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
     /// Physical address and size (whole pages) of the frame table.
     pub fn table_phys(&self) -> (u64, u64) {
         (self.table_pa, self.table_bytes)

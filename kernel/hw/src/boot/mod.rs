@@ -189,8 +189,13 @@ fn read_cstr(pa: u64, out: &mut [u8]) -> usize {
     n
 }
 
+unsafe extern "Rust" {
+    /// The kernel proper's entry, defined by its [`crate::entry!`].
+    safe fn __oxok_kernel_start(eax: u64, ebx: u64) -> !;
+}
+
 /// Called by the trampoline (`entry.rs`) in long mode on the kernel stack.
 #[unsafe(no_mangle)]
 extern "C" fn kernel_main(eax: u64, ebx: u64) -> ! {
-    crate::start(eax, ebx)
+    __oxok_kernel_start(eax, ebx)
 }

@@ -109,6 +109,12 @@ pub struct RecordReader {
     pa: u64,
 }
 
+impl Default for RecordReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl RecordReader {
     /// A reader that remembers no page yet.
     pub const fn new() -> RecordReader {

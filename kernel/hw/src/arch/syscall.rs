@@ -50,8 +50,8 @@ syscall_entry:
     push %r13
     push %r14
     push %r15
-    /* handle(&mut TrapFrame) -> bool, called directly (no trampoline):
-       rdi is the frame just pushed on this CPU's kernel stack, valid,
+    /* handlers::syscall(*mut TrapFrame) -> bool, the kernel's registered
+       handler's trampoline: rdi is the frame just pushed on this CPU's kernel stack, valid,
        aligned and used by nothing else until the return. True: the fast
        return below; false: the full exit_to_user. */
     mov %rsp, %rdi
@@ -87,7 +87,7 @@ syscall_entry:
     user_ds = const USER_DS as u64,
     user_cs = const USER_CS as u64,
     vector = const VECTOR_SYSCALL,
-    entry = sym crate::syscall::handle,
+    entry = sym super::handlers::syscall,
     options(att_syntax)
 );
 
