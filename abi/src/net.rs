@@ -67,6 +67,57 @@ pub struct RingRow {
 }
 
 const _: () = assert!(RING_ROWS as usize + RING_ROWS_MAX * core::mem::size_of::<RingRow>() <= 4096);
+
+/// The filter table, read-only in every address space: the pages that
+/// follow the network table's first page, [`FILTER_ROWS_PER_PAGE`]
+/// [`FilterRow`]s of [`FILTER_ROW_BYTES`] each per page (a row never crosses
+/// a page), row `i` for the installed filter whose id has index `i`
+/// ([`filter_row_va`]). A row whose `owner` is 0 is free. The kernel
+/// rewrites a row when its filter is installed or removed, when the filter
+/// it refines changes (a removed parent hands its refinements to its own
+/// parent), and bumps `accepted` for every packet the filter takes.
+pub const FILTER_TABLE: u64 = NET_TABLE + 0x1000;
+/// Most filters installed at once, machine-wide (rows of the filter table).
+pub const FILTER_ROWS_MAX: usize = 256;
+/// Bytes per filter row: a [`FilterRow`] head, then the filter's atoms in
+/// the install call's encoding ([`FILTER_BYTES`](crate::filter::FILTER_BYTES)),
+/// in the canonical form the kernel keeps (the verifier's order and
+/// merging, so two installs of one filter show the same bytes).
+pub const FILTER_ROW_BYTES: usize = core::mem::size_of::<FilterRow>() + crate::filter::FILTER_BYTES;
+/// Filter rows per page of the filter table.
+pub const FILTER_ROWS_PER_PAGE: usize = 4096 / FILTER_ROW_BYTES;
+/// Pages of the filter table.
+pub const FILTER_TABLE_PAGES: usize = FILTER_ROWS_MAX.div_ceil(FILTER_ROWS_PER_PAGE);
+/// `refines` of a filter that refines none.
+pub const FILTER_NONE: u64 = u64::MAX;
+
+/// One installed filter's head in the filter table; its atoms follow.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FilterRow {
+    /// The environment that installed it (0: the row is free).
+    pub owner: u64,
+    /// The ring its packets go to.
+    pub ring: u64,
+    /// Its id (`generation << 32 | index`, the name its capability carries).
+    pub id: u64,
+    /// The id of the filter it refines, or [`FILTER_NONE`].
+    pub refines: u64,
+    /// Packets it accepted since it was installed (given to its ring, or
+    /// dropped there when the ring was full).
+    pub accepted: u64,
+    /// Its number of atoms.
+    pub atoms: u64,
+}
+
+/// Where row `index` of the filter table starts.
+pub const fn filter_row_va(index: usize) -> u64 {
+    FILTER_TABLE + (index / FILTER_ROWS_PER_PAGE * 4096 + index % FILTER_ROWS_PER_PAGE * FILTER_ROW_BYTES) as u64
+}
+
+const _: () = assert!(FILTER_ROWS_PER_PAGE >= 1);
+const _: () = assert!(FILTER_TABLE + (FILTER_TABLE_PAGES as u64) * 4096 <= NET_TABLE + 0x10_0000);
+
 const _: () = assert!(core::mem::size_of::<NetHeader>() <= RING_ROWS as usize);
 
 /// Largest Ethernet frame (no FCS) the network carries: 14-byte header plus

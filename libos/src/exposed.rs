@@ -404,6 +404,23 @@ pub fn ring_row_at(index: usize) -> Option<oxok_abi::net::RingRow> {
     (row.owner != 0).then_some(row)
 }
 
+/// Row `index` of the filter table, if a filter is installed there: its
+/// head (owner, ring, id, the filter it refines, packets accepted) and its
+/// atoms in the install call's encoding.
+pub fn filter_row_at(index: usize) -> Option<(oxok_abi::net::FilterRow, oxok_abi::filter::RawFilter)> {
+    if index >= oxok_abi::net::FILTER_ROWS_MAX {
+        return None;
+    }
+    let va = oxok_abi::net::filter_row_va(index);
+    let head: oxok_abi::net::FilterRow = read_exposed(va)?;
+    if head.owner == 0 {
+        return None;
+    }
+    let atoms: [u8; oxok_abi::filter::FILTER_BYTES] =
+        read_exposed(va + core::mem::size_of::<oxok_abi::net::FilterRow>() as u64)?;
+    Some((head, oxok_abi::filter::RawFilter::from_bytes(&atoms)))
+}
+
 /// XN's table header (`None` if the kernel exposes no XN table).
 pub fn xn_header() -> Option<oxok_abi::xn::XnHeader> {
     read_exposed(oxok_abi::xn::XN_TABLE)

@@ -80,16 +80,22 @@ const TCPECHO: Scenario = Scenario {
 
 const SHELL: Scenario = Scenario {
     name: "net-shell",
-    about: "the shell's net view reads the network table; udpecho started from the shell inherits init's template \
-            through spawn, narrows it and echoes the host's datagrams",
+    about: "the shell's net view reads the network table and the filter table; udpecho started from the shell \
+            inherits init's template through spawn, narrows it and echoes the host's datagrams, while a second one \
+            in the background shows its ring, its per-environment counts and its filter spelled as header fields",
     cmdline: "run=init",
-    input: "net\nudpecho\nnet\nexit 0\n",
+    input: "net\nudpecho 9 &\nudpecho\nnet\nkill %1\nwait\nnet\nexit 0\n",
     expect: &[
         "nic 52:54:00:12:34:56",
         "received * unclaimed * sent 0 * filters 0 * rings 0",
         "RING * OWNER",
         "udpecho: listening on 10.0.2.15:7",
         "udpecho: * datagrams echoed, quit",
+        "received * sent * filters 2 * rings 1",
+        "ENV * RINGS * PACKETS * DROPPED",
+        "FILTER * OWNER * RING*REFINES*ACCEPTED  ATOMS",
+        "  - * ether.type=0x0806",
+        "  - * 0  ether.type=0x0800 ip.version&0xf0=0x40 ip.frag&0x1fff=0x0 ip.proto=udp +ihl udp.dport=9",
         "received * sent * filters 0 * rings 0",
         "none leaked",
     ],

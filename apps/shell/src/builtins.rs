@@ -208,7 +208,9 @@ fn help() -> i32 {
     println!("  ps, envs       the environment table: id, parent, name, status, frames, runs, ticks");
     println!("  frames         the frame table, summarised by owner (free, kernel, reserved, each environment)");
     println!("  slots          the slot vector: each slot's owner and last use, and run statistics");
-    println!("  net            the network table: NIC address and counters, rings with owner, packets and drops");
+    println!(
+        "  net            the network: NIC counters, rings and per-environment packets and drops, the filter table"
+    );
     println!("  xn             the disk: XN's free map, roots, per-file-system usage and buffer-cache registry");
     println!("  top [-n N]     live view: CPU share per environment, slot vector; q or ^C quits");
     println!("  mem            usable and free memory");

@@ -30,7 +30,7 @@ fn filter_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<FilterId, Erro
     let index = u32::try_from(comps[1]).map_err(|_| Error::BadCap)?;
     let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
     let id = FilterId::from_u64(u64::from(generation) << 32 | u64::from(index));
-    if net::with(|n| Ok(n.filters.get(id).is_some()))? {
+    if net::with(|n| Ok(n.filters().get(id).is_some()))? {
         oxok_cap::check(&cap, &filter_name(id)?, need).map_err(cap_error)?;
         Ok(id)
     } else {
@@ -54,10 +54,10 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     let charge = crate::account::Charge::amount(account, oxok_account::Amount::heap(crate::account::FILTER_HEAP))?;
     let id = net::with(|n| {
         n.ring(caller, ring)?;
-        if n.filters.iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
+        if n.filters().iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
             return Err(Error::NoMemory);
         }
-        n.filters.insert(parsed, (caller, ring), refined).map_err(|e| match e {
+        n.install(parsed, caller, ring, refined).map_err(|e| match e {
             InstallError::Overlap { .. } => Error::Exists,
             InstallError::NoSuchFilter => Error::BadCap,
             InstallError::NotRefinement | InstallError::TooDeep => Error::Invalid,
@@ -72,7 +72,7 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
             Ok([slot as u64, id.to_u64()])
         }
         Err(e) => {
-            let _ = net::with(|n| Ok(n.filters.remove(id)));
+            let _ = net::with(|n| Ok(n.remove_filter(id)));
             Err(cap_error(e))
         }
     }
@@ -81,7 +81,7 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
 /// Removes the filter named by the capability in `slot` and empties it.
 pub fn filter_remove(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 0], Error> {
     let id = filter_cap(cx, slot.0, Rights::WRITE)?;
-    if let Some((owner, _)) = net::with(|n| Ok(n.filters.remove(id)))?
+    if let Some((owner, _)) = net::with(|n| Ok(n.remove_filter(id)))?
         && let Some(env) = cx.k.envs.get(owner)
         && env.heap_charged >= crate::account::FILTER_HEAP
     {

@@ -20,15 +20,15 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_abi::Error;
-use oxok_abi::net::{NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
-use oxok_dpf::Dpf;
+use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
+use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
 use ring::Ring;
 use spin::Mutex;
 
 /// Most rings bound at once, machine-wide.
 pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
-/// Most filters installed at once, machine-wide.
-pub const MAX_FILTERS: usize = 256;
+/// Most filters installed at once, machine-wide (the filter table's rows).
+pub const MAX_FILTERS: usize = oxok_abi::net::FILTER_ROWS_MAX;
 /// Most receive interrupts handled per tick; past it (or after one that
 /// found a full batch waiting) the interrupt stays masked until the next
 /// tick, so a flood costs a bounded number of kernel entries per tick.
@@ -44,7 +44,12 @@ pub struct Net {
     /// Bound rings; a ring's number is `index | generation << 8`.
     rings: Vec<(u32, Option<Ring>)>,
     /// Installed filters; each names the environment and ring it feeds.
-    pub filters: Dpf<(EnvId, u64)>,
+    /// Changed only through [`Net::install`] and [`Net::remove_filter`],
+    /// which keep the exposed filter table in step.
+    filters: Dpf<(EnvId, u64)>,
+    /// Per filter-table row: packets its filter accepted, and the
+    /// `refines` word the exposed row shows.
+    filter_rows: Vec<(u64, u64)>,
     /// Transmit templates by environment.
     pub templates: BTreeMap<EnvId, TxTemplate>,
     /// Packets received, and received with no filter accepting them.
@@ -84,6 +89,7 @@ pub fn init() {
         nic,
         rings,
         filters,
+        filter_rows: Vec::new(),
         templates: BTreeMap::new(),
         received: 0,
         unclaimed: 0,
@@ -166,12 +172,16 @@ impl Net {
     /// Copies what the NIC received (at most one queue's worth) into the
     /// rings of the filters that accept it; returns the number of packets.
     fn receive(&mut self) -> usize {
-        let Net { nic, rings, filters, received, unclaimed, .. } = self;
+        let Net { nic, rings, filters, filter_rows, received, unclaimed, .. } = self;
         let Some(nic) = nic.as_mut() else { return 0 };
         nic.receive(|packet| {
             *received += 1;
-            match filters.demux(packet).map(|(_, &(_, ring))| ring) {
-                Some(ring) => {
+            match filters.demux(packet).map(|(id, &(_, ring))| (id, ring)) {
+                Some((id, ring)) => {
+                    if let Some(row) = filter_rows.get_mut(id.index() as usize) {
+                        row.0 = row.0.wrapping_add(1);
+                        table::set_filter_accepted(id.index() as usize, row.0);
+                    }
                     if let Some(r) = ring_mut(rings, ring) {
                         r.push(packet);
                         table::set_ring((ring & 0xff) as usize, &r.row(ring));
@@ -201,6 +211,78 @@ impl Net {
         });
     }
 
+    /// The installed filters (read only: change them with [`Net::install`]
+    /// and [`Net::remove_filter`]).
+    pub fn filters(&self) -> &Dpf<(EnvId, u64)> {
+        &self.filters
+    }
+
+    /// Installs `filter` for `owner`'s ring `ring` (see [`Dpf::insert`]) and
+    /// shows it in the filter table.
+    pub fn install(
+        &mut self,
+        filter: Filter,
+        owner: EnvId,
+        ring: u64,
+        refines: Option<FilterId>,
+    ) -> Result<FilterId, InstallError> {
+        if self.filter_rows.is_empty() {
+            self.filter_rows.try_reserve_exact(MAX_FILTERS).map_err(|_| InstallError::NoMemory)?;
+            self.filter_rows.resize(MAX_FILTERS, (0, FILTER_NONE));
+        }
+        let id = self.filters.insert(filter, (owner, ring), refines)?;
+        let index = id.index() as usize;
+        if let Some(f) = self.filters.get(id)
+            && let Some(row) = self.filter_rows.get_mut(index)
+        {
+            let raw = f.filter.to_raw();
+            let refines = f.refines.map_or(FILTER_NONE, FilterId::to_u64);
+            *row = (0, refines);
+            let head = FilterRow {
+                owner: u64::from(owner),
+                ring,
+                id: id.to_u64(),
+                refines,
+                accepted: 0,
+                atoms: f.filter.atoms().len() as u64,
+            };
+            table::set_filter(index, Some((&head, &raw.to_bytes())));
+        }
+        Ok(id)
+    }
+
+    /// Removes filter `id`; returns its owner and ring.
+    pub fn remove_filter(&mut self, id: FilterId) -> Option<(EnvId, u64)> {
+        let gone = self.filters.remove(id)?;
+        table::set_filter(id.index() as usize, None);
+        self.show_refinements();
+        Some(gone)
+    }
+
+    /// Removes every filter whose owner and ring satisfy `pred`.
+    fn remove_filters_where(&mut self, mut pred: impl FnMut(&(EnvId, u64)) -> bool) {
+        let gone: Vec<FilterId> = self.filters.iter().filter(|f| pred(f.owner)).map(|f| f.id).collect();
+        for id in gone {
+            self.remove_filter(id);
+        }
+    }
+
+    /// Rewrites the `refines` word of every row whose filter now refines
+    /// another filter than the row shows (a removed filter's refinements
+    /// refine its parent). At most one pass over the table.
+    fn show_refinements(&mut self) {
+        let Net { filters, filter_rows, .. } = self;
+        for f in filters.iter() {
+            let refines = f.refines.map_or(FILTER_NONE, FilterId::to_u64);
+            if let Some(row) = filter_rows.get_mut(f.id.index() as usize)
+                && row.1 != refines
+            {
+                row.1 = refines;
+                table::set_filter_refines(f.id.index() as usize, refines);
+            }
+        }
+    }
+
     /// Binds a ring over pinned frames; returns its number.
     pub fn bind(&mut self, owner: EnvId, header: FrameRef, data: Vec<FrameRef>) -> Result<u64, Error> {
         if self.rings.iter().filter(|(_, r)| r.as_ref().is_some_and(|r| r.owner == owner)).count() >= RINGS_PER_ENV {
@@ -227,7 +309,7 @@ impl Net {
     /// Unbinds ring `id`; returns the frames to unpin (physical addresses).
     pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Vec<u64>, Error> {
         self.ring(owner, id)?;
-        self.filters.remove_where(|&(_, ring)| ring == id);
+        self.remove_filters_where(|&(_, r)| r == id);
         let entry = &mut self.rings[(id & 0xff) as usize];
         entry.0 = entry.0.wrapping_add(1) & 0x00ff_ffff;
         table::set_ring((id & 0xff) as usize, &RingRow::default());
@@ -238,7 +320,7 @@ impl Net {
     /// template.
     pub fn forget(&mut self, owner: EnvId) -> Vec<u64> {
         self.templates.remove(&owner);
-        self.filters.remove_where(|&(env, _)| env == owner);
+        self.remove_filters_where(|&(env, _)| env == owner);
         let ids: Vec<u64> = self
             .rings
             .iter()

@@ -11,6 +11,10 @@
 //! limit are refused; a filter on a ring that does not exist is refused;
 //! a removed filter's capability is stale; an environment cannot install
 //! more than `FILTERS_PER_ENV` filters.
+//! The filter table: every installed filter has its row (owner, ring,
+//! atoms as installed, the filter it refines); a removed filter's row is
+//! freed and its refinements show the filter it refined; the table cannot
+//! be written (`hostile-scribble`).
 //! Transmit: nothing without a template; spoofed Ethernet source, IPv4
 //! source, source port, ARP sender or an unknown Ethernet type refused; a
 //! template cannot be widened (own or a child's); pieces outside their
@@ -62,6 +66,7 @@ fn main(_args: Args) -> i32 {
     };
     rings(&mut c, child);
     filters_attacked(&mut c);
+    filter_table(&mut c);
     transmit(&mut c, mac, child);
     c.expect(sys::env_destroy(child), Ok([]), "child destroyed");
     c.finish()
@@ -167,6 +172,50 @@ fn filters_attacked(c: &mut Checks) {
     for &s in &many[..installed] {
         let _ = sys::filter_remove(s);
     }
+}
+
+/// The filter table's row for filter `id`, if it shows that filter.
+fn row(id: u64) -> Option<(oxok_libos::abi::net::FilterRow, oxok_libos::abi::filter::RawFilter)> {
+    oxok_libos::exposed::filter_row_at(id as u32 as usize).filter(|(head, _)| head.id == id)
+}
+
+fn filter_table(c: &mut Checks) {
+    use oxok_libos::abi::net::FILTER_NONE;
+    let Ok(ring) = Ring::new(1) else {
+        c.check(false, "ring for the table");
+        return;
+    };
+    let wide = filters::udp(PORT + 10);
+    let narrow = filters::udp(PORT + 10).eq32(14 + 12, 0x0a00_0202);
+    let (Ok(a), me) = (Filter::install(&ring, &wide, None), oxok_libos::exposed::self_id()) else {
+        c.check(false, "a filter for the table");
+        return;
+    };
+    let shown = row(a.id());
+    c.check(shown.is_some(), "an installed filter has its row");
+    if let Some((head, atoms)) = shown {
+        c.expect((head.owner, head.ring, head.refines), (me, ring.id(), FILTER_NONE), "the row's owner, ring, refines");
+        // The row shows the filter's atoms, in the kernel's canonical order
+        // (a conjunction: the same atoms, maybe reordered).
+        let key = |a: &oxok_libos::abi::filter::RawAtom| (a.op, a.size, a.scale, a.offset, a.mask, a.value);
+        let (mut shown, mut sent) = (atoms.atoms, wide.raw().atoms);
+        shown.sort_unstable_by_key(key);
+        sent.sort_unstable_by_key(key);
+        c.expect(shown, sent, "the row's atoms are the filter's");
+        c.expect(head.atoms as usize, wide.raw().atoms.iter().filter(|a| a.op != 0).count(), "the row's atom count");
+    }
+    let b = Filter::install(&ring, &narrow, Some(&a));
+    c.check(
+        b.as_ref().is_ok_and(|b| row(b.id()).is_some_and(|(h, _)| h.refines == a.id())),
+        "a refinement's row names it",
+    );
+    let a_id = a.id();
+    drop(a);
+    c.check(row(a_id).is_none(), "a removed filter's row is freed");
+    c.check(
+        b.as_ref().is_ok_and(|b| row(b.id()).is_some_and(|(h, _)| h.refines == FILTER_NONE)),
+        "its refinement's row now refines what it refined (nothing)",
+    );
 }
 
 fn transmit(c: &mut Checks, mac: [u8; 6], child: u64) {

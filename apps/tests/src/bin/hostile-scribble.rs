@@ -184,6 +184,9 @@ fn tables(t: &mut Checks, victim: u64) {
         RUN_STATS,
         pml4e_address(PROGRAM_BASE),
         archive,
+        oxok_libos::abi::net::NET_TABLE,
+        oxok_libos::abi::net::FILTER_TABLE,
+        oxok_libos::abi::net::filter_row_va(oxok_libos::abi::net::FILTER_ROWS_MAX - 1),
     ];
     for &at in &targets {
         let before = FAULTS.load(Ordering::Relaxed);

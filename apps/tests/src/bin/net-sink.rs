@@ -4,7 +4,8 @@
 //! ring holds exactly its two packets and that the kernel counted every
 //! later one as a drop instead of overwriting anything; the counters in
 //! the read-only network table agree with the copy in the ring's header and
-//! survive the owner scribbling over that copy.
+//! survive the owner scribbling over that copy; the filter table's row for
+//! its filter counts every packet the filter accepted (kept or dropped).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -33,7 +34,19 @@ fn main(_args: Args) -> i32 {
             break;
         }
     }
+    let accepted = || {
+        let id = filter.as_ref().ok().map(|f| f.id())?;
+        let (head, _) = oxok_libos::exposed::filter_row_at(id as u32 as usize)?;
+        (head.id == id).then_some(head.accepted)
+    };
+    let before = accepted();
     let (produced, dropped) = (ring.produced(), ring.dropped());
+    let after = accepted();
+    println!("net-sink: filter accepted {before:?}..{after:?}");
+    c.check(
+        before.is_some_and(|b| b <= produced + dropped) && after.is_some_and(|a| produced + dropped <= a),
+        "the filter table counts what the filter accepted (kept + dropped)",
+    );
     println!("net-sink: produced {produced}, dropped {dropped}");
     c.expect(produced, 2, "exactly the ring's entries were filled");
     c.check(dropped >= DROPS, "drops counted");
