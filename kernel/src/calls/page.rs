@@ -65,9 +65,7 @@ fn fresh_one(cx: &mut Cx<'_>, target: EnvId, va: u64, flags: u64, copy_of: Optio
     let caller = cx.env()?;
     let mine = caller.quota;
     let src_pa = match copy_of {
-        Some(src) if src.is_multiple_of(PAGE_SIZE) => {
-            Some(caller.space.translate_readable(src).ok_or(Error::BadAddress)?)
-        }
+        Some(src) if src.is_multiple_of(PAGE_SIZE) => Some(caller.space.readable_page(src).ok_or(Error::BadAddress)?),
         Some(_) => return Err(Error::BadAddress),
         None => None,
     };
