@@ -47,12 +47,12 @@ mod xn;
 use boot::{BootInfo, RegionKind};
 use oxok_abi::boot::EXIT_PANIC;
 
-/// The kernel proper, entered from `boot` once in long mode with the raw
-/// protocol registers.
-pub fn start(eax: u64, ebx: u64) -> ! {
+/// The kernel proper, entered from `boot` once in long mode with the
+/// protocol's registers.
+pub fn start(entry: boot::Entry) -> ! {
     arch::serial::init();
     arch::serial::aux::init();
-    let boot = match BootInfo::from_entry(eax, ebx) {
+    let boot = match BootInfo::from_entry(entry) {
         Ok(b) => b,
         Err(e) => panic!("cannot use the boot information: {e:?}"),
     };

@@ -395,7 +395,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "batch",
-        about: "page_batch: restart past BATCH_STEP, precise progress at a bad record, bad record pointers change nothing",
+        about: "page_batch: restart past BATCH_STEP, precise progress at a bad record, bad record pointers change nothing, copy records refuse sources the caller cannot read (kernel half, unmapped, misaligned)",
         cmdline: "run=batch",
         expect: &["batch: ok (", "env * (batch) exited with status 0", "none leaked"],
         forbid: F,

@@ -7,27 +7,37 @@
 //!
 //! ## Public surface
 //! - [`boot`]: the boot entry (PVH and Multiboot2 headers, the 32-bit
-//!   trampoline) and [`boot::BootInfo`], one shape for what the boot loader
-//!   handed over.
+//!   trampoline), [`boot::Entry`] (the protocol's registers, made only by
+//!   the trampoline's call) and [`boot::BootInfo`], one shape for what the
+//!   boot loader handed over.
 //! - [`arch`]: the x86-64 machine — GDT/TSS, IDT and entry stubs, `syscall`,
-//!   [`arch::trapframe::TrapFrame`], PIC, local APIC, MSI-X and PCI
-//!   configuration, serial ports, TSC and RTC, x87/SSE state, backtraces,
-//!   QEMU's exit device; [`arch::handlers::register`] is how the kernel
-//!   installs the handlers the entry stubs call; with `model-process`,
-//!   [`arch::kstack`] (per-environment kernel stacks and the stack switches).
+//!   [`arch::trapframe::TrapFrame`], PIC, local APIC timer, MSI-X, serial
+//!   ports, TSC and RTC, x87/SSE state, backtraces, QEMU's exit device;
+//!   [`arch::handlers::register`] is how the kernel installs the handlers
+//!   the entry stubs call; with `model-process`, [`arch::kstack`]
+//!   (per-environment kernel stacks and the stack switches).
 //! - [`mem`]: the frame allocator and frame table ([`mem::frame`]), the only
 //!   safe ways to a frame's bytes ([`mem::access::KernelFrame`],
-//!   [`mem::access::FrameRef`], [`mem::access::Mappable`]), address spaces
-//!   and page tables ([`mem::paging`]), the kernel heap, checked user copies
-//!   ([`mem::user`], over [`mem::pod::Pod`] types), the exposed read-only
-//!   tables ([`mem::exposed`]), the XN buffer cache's frame pool
-//!   ([`mem::cache`]) and the virtio DMA plumbing ([`mem::dma`]).
+//!   [`mem::access::FrameRef`], [`mem::access::ReadablePage`],
+//!   [`mem::access::Mappable`]), address spaces and page tables
+//!   ([`mem::paging`]), the kernel heap, checked user copies ([`mem::user`],
+//!   over [`mem::pod::Pod`] types), the exposed read-only tables
+//!   ([`mem::exposed`]), the XN buffer cache's frame pool ([`mem::cache`])
+//!   and the virtio DMA plumbing ([`mem::dma`]).
 //! - [`dev`]: the virtio-net and virtio-blk drivers.
 //! - [`entry!`]: names the kernel proper's entry function.
 //!
 //! No safe function hands out raw physical memory: raw ranges are reached
-//! only through `unsafe fn`s ([`mem::phys::read`], [`mem::phys::bytes`],
-//! [`mem::frame::zero`]) whose callers are inside this crate.
+//! only through `unsafe fn`s private to this crate (`mem::phys::read`,
+//! `mem::phys::bytes`, `mem::frame::zero`), as are port I/O, MSR and CR3
+//! writes (`arch::cpu`).
+//!
+//! Not yet typed: the frame table's API works on frame numbers and
+//! physical addresses (`Frames::free`, `Frames::entry_mut`), and the
+//! process model's stack switches (`arch::kstack::block`, `resume`,
+//! `enter`, `set_entry_stack`) take stack addresses the kernel computes
+//! from its `KStack`s; both are safe functions whose misuse by the kernel
+//! would corrupt memory.
 #![no_std]
 
 extern crate alloc;
@@ -37,17 +47,21 @@ pub mod boot;
 pub mod dev;
 pub mod mem;
 
-/// Names the kernel proper's entry: `entry!(start)` makes `start(eax, ebx)`
-/// (the boot protocol's two registers) the function the boot trampoline
-/// calls once in long mode, on the boot stack, with the direct map of the
-/// first 4 GiB in place. Used once, in the kernel's `main.rs`.
+/// Names the kernel proper's entry: `entry!(start)` makes
+/// `start(entry: boot::Entry) -> !` (the boot protocol's two registers, for
+/// [`boot::BootInfo::from_entry`]) the function the boot trampoline calls
+/// once in long mode, on the boot stack, with the direct map of the first
+/// 4 GiB in place. Used once, in the kernel's `main.rs`: the one
+/// `#[unsafe(no_mangle)]` in the kernel's binary comes from this macro
+/// (it names the symbol `boot` calls), and the `unsafe_code` lint does not
+/// look into another crate's macro.
 #[macro_export]
 macro_rules! entry {
     ($start:path) => {
         /// The kernel proper's entry, called by `oxok_hw::boot`.
         #[unsafe(no_mangle)]
-        fn __oxok_kernel_start(eax: u64, ebx: u64) -> ! {
-            $start(eax, ebx)
+        fn __oxok_kernel_start(entry: $crate::boot::Entry) -> ! {
+            $start(entry)
         }
     };
 }

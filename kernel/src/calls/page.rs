@@ -53,9 +53,7 @@ fn fresh_one(
     let caller = cx.env()?;
     let mine = caller.account;
     let src_pa = match copy_of {
-        Some(src) if src.is_multiple_of(PAGE_SIZE) => {
-            Some(caller.space.translate_readable(src).ok_or(Error::BadAddress)?)
-        }
+        Some(src) if src.is_multiple_of(PAGE_SIZE) => Some(caller.space.readable_page(src).ok_or(Error::BadAddress)?),
         Some(_) => return Err(Error::BadAddress),
         None => None,
     };

@@ -6,6 +6,9 @@
 //! again finishes the job; a bad record past the restart point behaves the
 //! same; a batch whose record pointer is bad fails with `BadAddress` and
 //! changes nothing; a read-only environment capability changes nothing.
+//! A copy record copies only a page the caller may read itself: a source
+//! in the kernel's half (direct map, kernel text), unmapped or misaligned
+//! is `BadAddress` with nothing mapped and no frame taken.
 //! `page_protect_range` protects a range past its 512-page step in one
 //! call, skips absent pages, and adds write only with the owner's
 //! environment capability: an empty slot or another frame's capability is
@@ -83,6 +86,7 @@ fn main(_args: Args) -> i32 {
     protect(&mut t, &slots);
     read_only_env(&mut t, &slots);
     protect_range(&mut t, &slots);
+    copy_sources(&mut t, &slots);
     for (i, &s) in slots.iter().enumerate() {
         t.expect(exposed::frame_entry(pfns[i]).map(|e| e.maps), Some(0), "frame unmapped at the end");
         t.expect(sys::frame_free(s), Ok([]), "free");
@@ -348,4 +352,30 @@ fn protect_range(t: &mut Checks, slots: &[u64; FRAMES]) {
     t.expect(up.status, 0, "range: write back with the owner's environment capability");
     t.check((0..n).all(|i| exposed::writable(page(i))), "range: all writable again");
     clear(n);
+}
+
+/// Copy records: the copy holds the source page's bytes; sources the caller
+/// could not read itself are refused whole.
+fn copy_sources(t: &mut Checks, slots: &[u64; FRAMES]) {
+    let records = map_records(slots, 1);
+    t.expect(batch(0, &records[..1]).status, 0, "copy: map the source");
+    mem::write(page(0), 0xC0C0_C0C0);
+    let owned = exposed::owned_frames();
+    let refused = [
+        (0xFFFF_8000_0000_0000 + 0x20_0000, "the direct map (kernel image)"),
+        (0xFFFF_FFFF_8020_0000, "kernel text"),
+        (page(40), "an unmapped page"),
+        (page(0) + 8, "a misaligned source"),
+    ];
+    for (src, what) in refused {
+        let left = batch(0, &[MapEntry::copy(page(1), src, RW)]);
+        t.expect((left.status, left.count), (Error::BadAddress.code(), 1), what);
+        t.check(exposed::pte(page(1)).is_none(), "copy: nothing mapped after a refusal");
+    }
+    t.expect(exposed::owned_frames(), owned, "copy: no frame taken by the refusals");
+    t.expect(batch(0, &[MapEntry::copy(page(1), page(0), RW)]).status, 0, "copy: own readable page");
+    t.expect(mem::read(page(1)), 0xC0C0_C0C0, "copy: holds the source's bytes");
+    mem::write(page(1), 1);
+    t.expect(mem::read(page(0)), 0xC0C0_C0C0, "copy: a frame of its own");
+    clear(2);
 }

@@ -3,20 +3,20 @@
 use core::arch::asm;
 
 /// Writes a byte to an I/O port.
-pub fn outb(port: u16, value: u8) {
+pub(crate) fn outb(port: u16, value: u8) {
     // SAFETY: port output has no memory effects visible to Rust; the kernel
     // only names ports of devices it owns (serial, debug-exit, PIC).
     unsafe { asm!("out dx, al", in("dx") port, in("al") value, options(nomem, nostack, preserves_flags)) }
 }
 
 /// Writes a 32-bit value to an I/O port.
-pub fn outl(port: u16, value: u32) {
+pub(crate) fn outl(port: u16, value: u32) {
     // SAFETY: as for `outb`.
     unsafe { asm!("out dx, eax", in("dx") port, in("eax") value, options(nomem, nostack, preserves_flags)) }
 }
 
 /// Reads a byte from an I/O port.
-pub fn inb(port: u16) -> u8 {
+pub(crate) fn inb(port: u16) -> u8 {
     let value: u8;
     // SAFETY: port input has no memory effects visible to Rust.
     unsafe { asm!("in al, dx", in("dx") port, out("al") value, options(nomem, nostack, preserves_flags)) }
@@ -37,7 +37,7 @@ pub fn rdmsr(msr: u32) -> u64 {
 /// # Safety
 /// The caller must know the new value keeps the machine consistent (e.g.
 /// `LSTAR` must point at a valid entry stub).
-pub unsafe fn wrmsr(msr: u32, value: u64) {
+pub(crate) unsafe fn wrmsr(msr: u32, value: u64) {
     // SAFETY: the caller upholds the contract above.
     unsafe {
         asm!("wrmsr", in("ecx") msr, in("eax") value as u32, in("edx") (value >> 32) as u32, options(nostack, preserves_flags))
@@ -65,7 +65,7 @@ pub fn cr3() -> u64 {
 /// # Safety
 /// `root` must be the physical address of a valid PML4 that maps the kernel
 /// (the upper half) exactly as the current one does.
-pub unsafe fn set_cr3(root: u64) {
+pub(crate) unsafe fn set_cr3(root: u64) {
     // SAFETY: the caller upholds the contract above.
     unsafe { asm!("mov cr3, {}", in(reg) root, options(nostack, preserves_flags)) }
 }
@@ -128,7 +128,7 @@ pub fn wait_for_interrupt() {
 }
 
 /// Reads a 32-bit value from an I/O port.
-pub fn inl(port: u16) -> u32 {
+pub(crate) fn inl(port: u16) -> u32 {
     let value: u32;
     // SAFETY: port input has no memory effects visible to Rust.
     unsafe { asm!("in eax, dx", in("dx") port, out("eax") value, options(nomem, nostack, preserves_flags)) }

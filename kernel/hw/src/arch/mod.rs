@@ -1,5 +1,5 @@
-//! Everything that touches the x86-64 machine directly. `unsafe` is allowed
-//! here (and in `boot` and `mem`) and nowhere else in the kernel.
+//! Everything that touches the x86-64 machine directly (in `oxok-hw`, the
+//! one crate of the kernel that holds `unsafe`).
 
 pub mod apic;
 pub mod backtrace;

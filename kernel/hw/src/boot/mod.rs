@@ -74,6 +74,16 @@ pub enum BootError {
     AlreadyParsed,
 }
 
+/// The two registers the boot trampoline preserved (`eax`, `ebx` at
+/// entry: the protocol's magic and the physical address of its boot
+/// information), made only by the trampoline's call into the kernel and
+/// read only by [`BootInfo::from_entry`]: no other code can aim the boot
+/// parser at a physical address.
+pub struct Entry {
+    eax: u64,
+    ebx: u64,
+}
+
 /// Set once [`BootInfo::from_entry`] ran.
 static PARSED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
@@ -81,7 +91,8 @@ impl BootInfo {
     /// Builds the boot information from the two registers the trampoline
     /// preserved: `eax` and `ebx` at entry.
     /// Works once: later calls return [`BootError::AlreadyParsed`].
-    pub fn from_entry(eax: u64, ebx: u64) -> Result<BootInfo, BootError> {
+    pub fn from_entry(entry: Entry) -> Result<BootInfo, BootError> {
+        let Entry { eax, ebx } = entry;
         if PARSED.swap(true, core::sync::atomic::Ordering::Relaxed) {
             return Err(BootError::AlreadyParsed);
         }
@@ -191,11 +202,11 @@ fn read_cstr(pa: u64, out: &mut [u8]) -> usize {
 
 unsafe extern "Rust" {
     /// The kernel proper's entry, defined by its [`crate::entry!`].
-    safe fn __oxok_kernel_start(eax: u64, ebx: u64) -> !;
+    safe fn __oxok_kernel_start(entry: Entry) -> !;
 }
 
 /// Called by the trampoline (`entry.rs`) in long mode on the kernel stack.
 #[unsafe(no_mangle)]
 extern "C" fn kernel_main(eax: u64, ebx: u64) -> ! {
-    __oxok_kernel_start(eax, ebx)
+    __oxok_kernel_start(Entry { eax, ebx })
 }

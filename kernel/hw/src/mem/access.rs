@@ -1,11 +1,12 @@
 //! The only ways safe kernel code reaches physical memory: a [`KernelFrame`]
 //! (a kernel-owned frame taken from the allocator, held by whoever allocated
 //! it) or a [`FrameRef`] (an environment's frame, handed out only after the
-//! frame table says who owns it). Mapping a frame into an address space
-//! takes a [`Mappable`], made only from one of those or from a frame of the
-//! XN buffer cache's pool ([`super::cache::CacheFrames::mappable`]). Raw
-//! access by address is `unsafe` (see [`super::phys`]) and stays inside
-//! `mem`, `arch` and `boot`.
+//! frame table says who owns it; a copy of a [`ReadablePage`], a page an
+//! address space lets its user read). Mapping a frame into an address
+//! space takes a [`Mappable`], made only from one of those or from a frame
+//! of the XN buffer cache's pool ([`super::cache::CachePool::mappable`]).
+//! Raw access by address is `unsafe` (see [`super::phys`]) and stays inside
+//! this crate.
 
 use super::{PAGE_SIZE, frame, phys};
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
@@ -99,13 +100,13 @@ impl FrameRef {
     }
 
     /// A fresh frame now owned by environment `owner`, holding a copy of
-    /// the user frame at `src` (a frame the caller maps), or `None` when
-    /// memory is out or `src` is no frame.
-    pub fn alloc_copy(owner: u32, src: u64) -> Option<FrameRef> {
+    /// the page `src` names (one an address space maps readable to its
+    /// user), or `None` when memory is out or `src` is no frame.
+    pub fn alloc_copy(owner: u32, src: ReadablePage) -> Option<FrameRef> {
         if owner < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc_copy(owner, src)).map(|pa| FrameRef { pa })
+        frame::with(|f| f.alloc_copy(owner, src.pa)).map(|pa| FrameRef { pa })
     }
 
     /// Frame `pfn` if the frame table says environment `owner` owns it.
@@ -153,6 +154,23 @@ impl FrameRef {
         let mut b = [0u8; 4];
         self.read(offset, &mut b);
         u32::from_le_bytes(b)
+    }
+}
+
+/// A page an address space maps readable to its user, found by
+/// [`super::paging::AddressSpace::readable_page`]: what the user could read
+/// itself, so the kernel may copy it on the user's behalf
+/// ([`FrameRef::alloc_copy`]). Not `Clone`; used in the kernel entry that
+/// made it, before anything unmaps.
+#[derive(Debug)]
+pub struct ReadablePage {
+    pa: u64,
+}
+
+impl ReadablePage {
+    /// The page at `pa`, found readable by a page-table walk.
+    pub(in crate::mem) fn walked(pa: u64) -> ReadablePage {
+        ReadablePage { pa }
     }
 }
 

@@ -172,7 +172,7 @@ impl Frames {
     /// it, so no previous owner's data shows and no zeroing is needed. Its
     /// physical address; `None` if no frame is free or `src` is not RAM
     /// this table manages.
-    pub fn alloc_copy(&mut self, owner: u32, src: u64) -> Option<u64> {
+    pub(crate) fn alloc_copy(&mut self, owner: u32, src: u64) -> Option<u64> {
         if self.entry(src / PAGE_SIZE).is_none() || !src.is_multiple_of(PAGE_SIZE) {
             return None;
         }
@@ -295,7 +295,7 @@ impl Frames {
 /// # Safety
 /// The frame at `pa` must be RAM the allocator manages (direct-mapped) and
 /// owned by the caller, with no Rust reference into it.
-pub unsafe fn zero(pa: u64) {
+pub(crate) unsafe fn zero(pa: u64) {
     // SAFETY: the caller owns the frame (see above); the direct map covers
     // all RAM the allocator manages.
     unsafe { core::ptr::write_bytes(phys::virt(pa) as *mut u8, 0, PAGE_SIZE as usize) }

@@ -1,5 +1,5 @@
 //! Physical memory, page tables, the kernel heap and checked access to user
-//! memory. `unsafe` is allowed here (with `arch` and `boot`).
+//! memory (in `oxok-hw`, the one crate of the kernel that holds `unsafe`).
 
 pub mod access;
 pub mod cache;

@@ -315,7 +315,7 @@ impl AddressSpace {
     /// own pages and the exposed kernel tables and page tables alike —
     /// requiring `PRESENT | USER` at every level, exactly as the CPU would
     /// for the environment itself. The physical address of `va`.
-    pub fn translate_readable(&self, va: u64) -> Option<u64> {
+    pub(crate) fn translate_readable(&self, va: u64) -> Option<u64> {
         if va >= 0x0000_8000_0000_0000 {
             return None;
         }
@@ -329,6 +329,15 @@ impl AddressSpace {
             t = e & pte::ADDRESS_MASK;
         }
         Some(t + (va & (PAGE_SIZE - 1)))
+    }
+
+    /// The page at page-aligned `va` if its user may read it (as
+    /// [`Self::translate_readable`]), as a page the kernel may copy.
+    pub fn readable_page(&self, va: u64) -> Option<super::access::ReadablePage> {
+        if !va.is_multiple_of(PAGE_SIZE) {
+            return None;
+        }
+        self.translate_readable(va).map(super::access::ReadablePage::walked)
     }
 }
 

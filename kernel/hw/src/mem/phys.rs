@@ -20,7 +20,7 @@ pub const fn virt(pa: u64) -> u64 {
 /// memory the caller may read (boot structures, a frame it owns or checked
 /// in the frame table), and every bit pattern must be a valid `T` (an
 /// integer type).
-pub unsafe fn read<T: Copy>(pa: u64) -> T {
+pub(crate) unsafe fn read<T: Copy>(pa: u64) -> T {
     // SAFETY: the caller guarantees the range is mapped, readable and any
     // bits are a valid `T`; read_unaligned has no alignment requirement.
     unsafe { core::ptr::read_unaligned(virt(pa) as *const T) }
@@ -32,7 +32,7 @@ pub unsafe fn read<T: Copy>(pa: u64) -> T {
 /// The range must be direct-mapped RAM that is not written for as long as
 /// the slice lives (`'static`: boot modules the kernel reserved and never
 /// frees), or the caller must drop the slice before anything writes it.
-pub unsafe fn bytes(pa: u64, len: usize) -> &'static [u8] {
+pub(crate) unsafe fn bytes(pa: u64, len: usize) -> &'static [u8] {
     // SAFETY: the caller guarantees the range is mapped and unchanging for
     // the slice's life.
     unsafe { core::slice::from_raw_parts(virt(pa) as *const u8, len) }
