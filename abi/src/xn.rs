@@ -439,8 +439,12 @@ pub struct XnHeader {
     pub recovered: u64,
     /// Cached blocks.
     pub cached: u64,
+    /// Write and flush requests submitted since boot (reads not counted):
+    /// the entries a write log of the disk holds, one per 4 KiB block, so a
+    /// program can say where in such a log its operations ended.
+    pub logged: u64,
     /// Reserved.
-    pub reserved: [u64; 2],
+    pub reserved: u64,
 }
 
 /// One root row.

@@ -59,6 +59,8 @@ pub struct XnState {
     seq: u64,
     /// Flushes submitted so far.
     flushes: u64,
+    /// Writes and flushes submitted so far (the header's `logged`).
+    logged: u64,
     /// Requests that failed.
     errors: u64,
     /// What recovery found at boot.
@@ -106,6 +108,9 @@ impl XnState {
         let seq = self.seq + 1;
         self.disk.submit(op, disk_block, pfn * crate::mem::PAGE_SIZE, seq)?;
         self.seq = seq;
+        if op != Op::Read {
+            self.logged += 1;
+        }
         self.reqs.insert(seq, req);
         self.changed = true;
         Ok(seq)
