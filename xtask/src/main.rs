@@ -10,6 +10,7 @@ mod bbsuite;
 mod bench;
 mod build;
 mod cli;
+mod crashlog;
 mod crashtest;
 mod deps;
 mod fuzz;

@@ -21,8 +21,9 @@ use crate::host::{Event, MemDisk};
 use crate::layout::{Block, SUPER_BLOCK, owner};
 use crate::script::hash;
 
-/// Workloads per boot (each uses about 40–70 blocks of the disk).
-pub const PER_BOOT: usize = 24;
+/// Workloads per boot (each uses about 40–70 blocks of the disk; 27: the
+/// one-operation workloads in one boot).
+pub const PER_BOOT: usize = 27;
 /// The disk of a boot, in MiB.
 pub const DISK_MIB: u64 = 16;
 
