@@ -151,7 +151,14 @@ fn one_boot(images: &Images, cffs: &Path, dir: &Path, depth: usize, first: usize
 
 /// Boots `cmdline` with `drive` and `input`, logging the console to
 /// `log`; `Err` unless the console shows `want`.
-fn boot(images: &Images, cmdline: &str, drive: Vec<String>, input: &[u8], log: &Path, want: &str) -> Result<(), String> {
+fn boot(
+    images: &Images,
+    cmdline: &str,
+    drive: Vec<String>,
+    input: &[u8],
+    log: &Path,
+    want: &str,
+) -> Result<(), String> {
     let mut m = Qemu::pvh(images, &format!("{cmdline} log=warn"))?;
     m.extra.extend(drive);
     let run = run_captured(m.command(), Duration::from_secs(BOOT_SECS), Some(log), input)?;

@@ -151,7 +151,16 @@ mod tests {
 
     #[test]
     fn bad_lines_are_refused() {
-        for l in ["", "create", "create rel", "write /a 1 2", "write /a x 2 3", "append /a 99999999 1", "sync now", "format /"] {
+        for l in [
+            "",
+            "create",
+            "create rel",
+            "write /a 1 2",
+            "write /a x 2 3",
+            "append /a 99999999 1",
+            "sync now",
+            "format /",
+        ] {
             assert_eq!(Cmd::parse(l), None, "{l}");
         }
     }

@@ -113,7 +113,8 @@ fn summary(what: &str, all: &Totals) -> Result<(), String> {
 }
 
 fn plan_of(words: &[&str]) -> Result<guest::Plan, String> {
-    let n: Vec<usize> = words.iter().map(|w| w.trim().parse().map_err(|_| format!("bad number {w}"))).collect::<Result<_, _>>()?;
+    let n: Vec<usize> =
+        words.iter().map(|w| w.trim().parse().map_err(|_| format!("bad number {w}"))).collect::<Result<_, _>>()?;
     match n.as_slice() {
         [d, f, k] if *d > 0 => Ok(guest::plan(*d, *f, *k)),
         _ => Err("a plan is DEPTH FIRST N".into()),
@@ -133,7 +134,8 @@ fn crashlog(dirs: &[&str]) -> Result<(), String> {
                 let dir = Path::new(d).to_path_buf();
                 std::thread::spawn(move || -> Result<Totals, String> {
                     let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{}/{f}: {e}", dir.display()));
-                    let plan = plan_of(&String::from_utf8_lossy(&read("plan")?).split_whitespace().collect::<Vec<_>>())?;
+                    let plan =
+                        plan_of(&String::from_utf8_lossy(&read("plan")?).split_whitespace().collect::<Vec<_>>())?;
                     let disk = image::load(&dir.join("disk.img"))?;
                     let serial = String::from_utf8_lossy(&read("serial.log")?).into_owned();
                     let mut t = Totals::default();

@@ -14,7 +14,7 @@ use oxok_abi::xn::BLOCK_SIZE;
 use crate::host::Event;
 
 /// The superblock's magic.
-pub const MAGIC: u64 = 0x6a73_6677_7368_72;
+pub const MAGIC: u64 = 0x006a_7366_7773_6872;
 /// The only version there is.
 pub const VERSION: u64 = 1;
 /// A flush: everything completed before it is durable.
@@ -187,7 +187,12 @@ mod tests {
 
     fn write(block: u64, blocks: u64, fill: u8, ss: usize) -> Entry {
         let per = (BLOCK_SIZE / ss) as u64;
-        Entry { sector: block * per, nr_sectors: blocks * per, flags: 0, data: vec![fill; blocks as usize * BLOCK_SIZE] }
+        Entry {
+            sector: block * per,
+            nr_sectors: blocks * per,
+            flags: 0,
+            data: vec![fill; blocks as usize * BLOCK_SIZE],
+        }
     }
 
     fn flush() -> Entry {
@@ -198,7 +203,12 @@ mod tests {
     fn a_log_round_trips_with_every_kind_of_entry() {
         for ss in [512, 4096] {
             let mark = Entry { sector: 0, nr_sectors: 0, flags: MARK, data: b"workload 3".to_vec() };
-            let discard = Entry { sector: 8 * (BLOCK_SIZE / ss) as u64, nr_sectors: (BLOCK_SIZE / ss) as u64, flags: DISCARD, data: vec![] };
+            let discard = Entry {
+                sector: 8 * (BLOCK_SIZE / ss) as u64,
+                nr_sectors: (BLOCK_SIZE / ss) as u64,
+                flags: DISCARD,
+                data: vec![],
+            };
             let mut fua = write(5, 1, 9, ss);
             fua.flags = FUA;
             let log = Log { sector_size: ss, entries: vec![write(70, 2, 1, ss), flush(), mark, fua, discard, flush()] };
@@ -235,7 +245,8 @@ mod tests {
         let mut more = good;
         more[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(parse(&more).is_err(), "entry count past the end");
-        let odd = Log { sector_size: 512, entries: vec![Entry { sector: 1, nr_sectors: 8, flags: 0, data: vec![0; 4096] }] };
+        let odd =
+            Log { sector_size: 512, entries: vec![Entry { sector: 1, nr_sectors: 8, flags: 0, data: vec![0; 4096] }] };
         assert!(to_events(&odd, 0).is_err(), "write not on a block boundary");
     }
 }

@@ -280,12 +280,9 @@ mod tests {
             .events()
             .iter()
             .filter_map(|e| match e {
-                Event::Write { block, data } => Some(dmlog::Entry {
-                    sector: block + CATALOG_BLOCKS,
-                    nr_sectors: 1,
-                    flags: 0,
-                    data: data.to_vec(),
-                }),
+                Event::Write { block, data } => {
+                    Some(dmlog::Entry { sector: block + CATALOG_BLOCKS, nr_sectors: 1, flags: 0, data: data.to_vec() })
+                }
                 Event::Flush => Some(dmlog::Entry { sector: 0, nr_sectors: 0, flags: dmlog::FLUSH, data: Vec::new() }),
                 Event::Alloc { .. } => None,
             })
