@@ -8,8 +8,8 @@
 //! * `crashrun`: mounts it, reads a script (`oxok_cffs::script`, one
 //!   operation a line, ending with `end`) from the console, runs it, and
 //!   prints for every operation `crashrun: op I ok L` or
-//!   `crashrun: op I no ERROR L`, where `L` is XN's count of logged
-//!   requests (writes and flushes submitted) when it returned; after an
+//!   `crashrun: op I no ERROR L`, where `L` is XN's count of write
+//!   requests submitted (`XnHeader::writes`) when it returned; after an
 //!   fsync of a file, `crashrun: fsynced I PATH SIZE HASH` as read back;
 //!   at the end a sync and `crashrun: done L`.
 #![no_std]
@@ -34,8 +34,8 @@ const SCRIPT_MAX: usize = 1 << 20;
 /// stack; `dfsd` serves on a stack of this size too).
 const MORE_STACK: u64 = 512 * 1024;
 
-fn logged() -> u64 {
-    xn::header().map_or(0, |h| h.logged)
+fn written() -> u64 {
+    xn::header().map_or(0, |h| h.writes)
 }
 
 fn main(args: Args) -> i32 {
@@ -81,17 +81,17 @@ fn main(args: Args) -> i32 {
             return 1;
         }
     };
-    println!("crashrun: mounted as principal {me}; {} operations; logged {}", script.len(), logged());
+    println!("crashrun: mounted as principal {me}; {} operations; written {}", script.len(), written());
     for (i, line) in script.iter().enumerate() {
         let Some(cmd) = Cmd::parse(line) else {
             println!("crashrun: FAIL line {i}: {line:?}");
             return 1;
         };
         match cmd.run(&mut fs) {
-            Ok(()) => println!("crashrun: op {i} ok {}", logged()),
+            Ok(()) => println!("crashrun: op {i} ok {}", written()),
             Err(e) => {
                 let e: String = alloc::format!("{e:?}").chars().filter(|c| !c.is_whitespace()).collect();
-                println!("crashrun: op {i} no {e} {}", logged());
+                println!("crashrun: op {i} no {e} {}", written());
                 continue;
             }
         }
@@ -105,7 +105,7 @@ fn main(args: Args) -> i32 {
         println!("crashrun: FAIL final sync: {e:?}");
         return 1;
     }
-    println!("crashrun: done {}", logged());
+    println!("crashrun: done {}", written());
     0
 }
 

@@ -3,7 +3,7 @@
 //! disk QEMU's `blklogwrites` logs ([`super::dmlog`]). The host writes a
 //! boot's [`Plan`] as a [`script`](crate::script), the guest runs it and
 //! prints, after every operation, whether it succeeded and the kernel's
-//! count of logged requests (XN's `logged`), and for every fsync the
+//! count of write requests (XN's `writes`), and for every fsync the
 //! file's size and hash as it read it back. [`check_boot`] then turns the
 //! log into events, the printed counts into the steps of the same oracle
 //! the host harness uses, and checks every crash state with the same code
@@ -108,11 +108,11 @@ pub fn script(p: &Plan) -> String {
 /// What `crashrun` printed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Printed {
-    /// Per operation: its error (`None`: it succeeded) and `logged` after it.
+    /// Per operation: its error (`None`: it succeeded) and `writes` after it.
     pub ops: Vec<(Option<String>, u64)>,
     /// Per fsynced file: operation, path, size, hash of the content read.
     pub fsynced: Vec<(usize, String, u64, u64)>,
-    /// `logged` when it finished (after a final sync).
+    /// `writes` when it finished (after a final sync).
     pub done: Option<u64>,
 }
 
@@ -173,7 +173,7 @@ fn check_inner(mut image: Vec<Block>, log: &[u8], plan: &Plan, serial: &str, t: 
     let who = image.get(SUPER_BLOCK as usize).map(owner).ok_or("empty disk")?;
     let replay = dmlog::to_events(&dmlog::parse(log)?, CATALOG_BLOCKS)?;
     if replay.at.len() as u64 != done + 1 {
-        return Err(format!("the log holds {} requests, the kernel logged {done}", replay.at.len() - 1));
+        return Err(format!("the log holds {} written blocks, the kernel wrote {done}", replay.at.len() - 1));
     }
     // Blocks free when the boot began: reachable later only once written.
     let (d, _) = MemDisk::open(image.clone(), who).map_err(|e| format!("initial image: {e}"))?;
@@ -181,8 +181,15 @@ fn check_inner(mut image: Vec<Block>, log: &[u8], plan: &Plan, serial: &str, t: 
     let mut events: Vec<Event> =
         (0..image.len() as u64).filter(|b| !used.contains(b)).map(|b| Event::Alloc { start: b, len: 1 }).collect();
     let a = events.len();
-    events.extend(replay.events);
-    let at = |l: u64| replay.at.get(l as usize).map(|&e| e + a).ok_or(format!("logged count {l} past the log"));
+    events.extend(replay.events.iter().cloned());
+    // An operation ends after its last write and the flush right after it,
+    // if any: a flush of its own, or — when QEMU dropped its flush as
+    // following no write — the earlier one that made the same writes
+    // durable.
+    let at = |l: u64| {
+        let e = *replay.at.get(l as usize).ok_or(format!("write count {l} past the log"))?;
+        Ok::<usize, String>(a + e + usize::from(matches!(replay.events.get(e), Some(Event::Flush))))
+    };
     let mut m = Model::default();
     let mut steps = vec![Step { start: 0, end: 0, touched: Vec::new(), renamed: None, durable: all_facts(&m) }];
     let mut start = a;
@@ -267,7 +274,7 @@ mod tests {
         disk.record();
         let (mut fs, _) = Fs::mount(disk, owner).unwrap();
         let mut printed = String::new();
-        let logged = |fs: &Fs<MemDisk>| fs.disk().events().iter().filter(|e| !matches!(e, Event::Alloc { .. })).count();
+        let logged = |fs: &Fs<MemDisk>| fs.disk().events().iter().filter(|e| matches!(e, Event::Write { .. })).count();
         for (i, op) in plan.ops.iter().enumerate() {
             match op.cmd(i).run(&mut fs) {
                 Ok(()) => printed += &format!("crashrun: op {i} ok {}\n", logged(&fs)),
@@ -275,16 +282,21 @@ mod tests {
             }
         }
         printed += &format!("crashrun: done {}\n", logged(&fs));
+        // As QEMU logs them: a flush that follows no write is dropped.
+        let mut wrote = false;
         let entries = fs
             .into_disk()
             .events()
             .iter()
             .filter_map(|e| match e {
                 Event::Write { block, data } => {
+                    wrote = true;
                     Some(dmlog::Entry { sector: block + CATALOG_BLOCKS, nr_sectors: 1, flags: 0, data: data.to_vec() })
                 }
-                Event::Flush => Some(dmlog::Entry { sector: 0, nr_sectors: 0, flags: dmlog::FLUSH, data: Vec::new() }),
-                Event::Alloc { .. } => None,
+                Event::Flush if std::mem::take(&mut wrote) => {
+                    Some(dmlog::Entry { sector: 0, nr_sectors: 0, flags: dmlog::FLUSH, data: Vec::new() })
+                }
+                _ => None,
             })
             .collect();
         let mut full = vec![[0u8; 4096]; CATALOG_BLOCKS as usize];
