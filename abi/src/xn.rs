@@ -439,8 +439,13 @@ pub struct XnHeader {
     pub recovered: u64,
     /// Cached blocks.
     pub cached: u64,
+    /// Write requests submitted since boot (one 4 KiB block each), so a
+    /// program can say where in a write log of the disk its operations
+    /// ended (flushes are not counted: a device may drop a flush that
+    /// follows no write).
+    pub writes: u64,
     /// Reserved.
-    pub reserved: [u64; 2],
+    pub reserved: u64,
 }
 
 /// One root row.

@@ -48,6 +48,10 @@ COMMANDS
   crashtest [--depth N] [--jobs J]
         The C-FFS crash harness over every workload of up to N (default 3)
         operations: every crash state recovered and checked (crates/cffs).
+  crashtest --qemu [--depth N] [--first K] [--count M]
+        The same workloads run inside Oxok (crashrun: C-FFS over the kernel's
+        XN) on a disk QEMU's blklogwrites logs; every crash state of each
+        boot's log replayed and checked on the host (xtask/src/crashlog.rs).
   mkfs IMG [BLOCKS]    A fresh C-FFS disk image (default 16384 blocks of 4 KiB).
   fsck IMG     Recover and check a C-FFS disk image.
   build        Build kernel.elf and initrd.tar in <target>/oxok/ and print their paths.

@@ -10,6 +10,9 @@ use crate::meta::cargo;
 /// Runs `cffs <words>`; image paths are taken relative to the current
 /// directory.
 pub(crate) fn run(words: &[String]) -> Result<(), Failure> {
+    if words.first().map(String::as_str) == Some("crashtest") && words.iter().any(|w| w == "--qemu") {
+        return crate::crashlog::run(words);
+    }
     let here = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let mut args: Vec<String> = words.to_vec();
     if matches!(args.first().map(String::as_str), Some("mkfs" | "fsck"))

@@ -64,7 +64,10 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    if chosen.is_empty() && opts.filter.is_some() {
+    // The logged-disk crash test runs as one step beside the scenarios.
+    let crash_step =
+        opts.filter.as_deref().is_none_or(|f| CRASH_STEP.contains(f)) && crate::model::chosen() == Model::Interrupt;
+    if chosen.is_empty() && opts.filter.is_some() && !crash_step {
         return Err(Failure::Setup(format!(
             "no scenario name contains `{}`; `cargo xtask test --list` lists them",
             opts.filter.as_deref().unwrap_or_default()
@@ -76,7 +79,7 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
     if !opts.no_host {
         hosttest::run(&ws, &mut tally)?;
     }
-    if !chosen.is_empty() {
+    if !chosen.is_empty() || crash_step {
         let log_dir = match crate::model::chosen() {
             Model::Interrupt => ws.log_dir(),
             Model::Process => ws.out_dir().join("logs-process"),
@@ -110,6 +113,9 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                 if opts.filter.is_none() && crate::model::chosen() == Model::Interrupt {
                     process_pass(&ws, &images, opts.jobs, &mut tally);
                 }
+                if crash_step {
+                    crash_subset(&ws, &images, &mut tally);
+                }
             }
             Err(e) => {
                 println!("build FAILED: {e}");
@@ -136,6 +142,28 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
     }
     println!("{}", tally.summary());
     if tally.failed == 0 { Ok(()) } else { Err(Failure::Failed(String::new())) }
+}
+
+/// The name of the logged-disk crash-test step (`--filter crashlog`).
+const CRASH_STEP: &str = "crashlog";
+
+/// The bounded subset of `cargo xtask crashtest --qemu`: the 27
+/// one-operation workloads in one logged boot, every crash state checked.
+fn crash_subset(ws: &Workspace, images: &Images, tally: &mut Tally) {
+    let chosen = crate::crashlog::Chosen { depth: 1, first: 0, count: oxok_cffs::crash::guest::count(1) };
+    println!(
+        "{CRASH_STEP}: workloads on Oxok, disk logged by QEMU's blklogwrites, crash states checked on the host ..."
+    );
+    match crate::crashlog::run_boots(images, &ws.out_dir().join("crashlog-test"), chosen) {
+        Ok(line) => {
+            println!("{CRASH_STEP} ... ok ({})", line.lines().last().unwrap_or_default());
+            tally.passed += 1;
+        }
+        Err(e) => {
+            println!("{CRASH_STEP} ... FAILED\n{e}");
+            tally.failed += 1;
+        }
+    }
 }
 
 /// Runs the bench harness once, quick, into a scratch folder, so it cannot

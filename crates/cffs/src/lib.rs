@@ -35,6 +35,7 @@ mod error;
 mod fs;
 mod fsck;
 pub mod layout;
+pub mod script;
 pub mod templates;
 
 #[cfg(feature = "std")]

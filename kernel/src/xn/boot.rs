@@ -138,6 +138,7 @@ pub fn init() {
         reqs: BTreeMap::new(),
         seq: 0,
         flushes: 0,
+        writes: 0,
         errors: 0,
         duplicates,
         recovered,

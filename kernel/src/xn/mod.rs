@@ -60,6 +60,8 @@ pub struct XnState {
     seq: u64,
     /// Flushes submitted so far.
     flushes: u64,
+    /// Writes submitted so far (the header's `writes`).
+    writes: u64,
     /// Requests that failed.
     errors: u64,
     /// What recovery found at boot.
@@ -107,6 +109,9 @@ impl XnState {
         let seq = self.seq + 1;
         self.disk.submit(op, disk_block, pfn * crate::mem::PAGE_SIZE, seq)?;
         self.seq = seq;
+        if op == Op::Write {
+            self.writes += 1;
+        }
         self.reqs.insert(seq, req);
         self.changed = true;
         Ok(seq)

@@ -77,7 +77,7 @@ impl XnState {
             self.duplicates,
             self.recovered,
             cached,
-            0,
+            self.writes,
             0,
         ];
         write(0, &words(&header));

@@ -6,13 +6,15 @@
 //! each ends with a persistence point (a final `sync`), so that its
 //! changes reach the disk in some order.
 
+pub mod dmlog;
+pub mod guest;
 pub mod model;
 pub mod oracle;
 pub mod states;
 pub mod workload;
 
 use model::Model;
-use oracle::{Step, all_facts, file_facts, touched};
+use oracle::{Step, all_facts, step_of, touched};
 use states::{Bug, check_run};
 use workload::{Op, SETUP, apply, pool};
 
@@ -60,7 +62,8 @@ impl Totals {
         self.examples.extend(o.examples.iter().cloned());
     }
 
-    fn note(&mut self, what: String) {
+    /// Keeps `what` among the first problems.
+    pub fn note(&mut self, what: String) {
         if self.examples.len() < 20 {
             self.examples.push(what);
         }
@@ -123,17 +126,7 @@ pub fn record_from(p: &Prepared, ops: &[Op]) -> Result<Recorded, String> {
         let start = fs.disk().event_count();
         let before = touched(&m, op);
         let ok = apply(&mut fs, &mut m, op, p.ops + i)?;
-        let durable = match (ok, op) {
-            (true, Op::Sync) => all_facts(&m),
-            (true, Op::Fsync(p)) => file_facts(&m, p),
-            _ => Default::default(),
-        };
-        let renamed = match (ok, op) {
-            (true, Op::Rename(a, b)) => Some((a.to_string(), b.to_string())),
-            _ => None,
-        };
-        let touched = if ok { before } else { Vec::new() };
-        steps.push(Step { start, end: fs.disk().event_count(), touched, renamed, durable });
+        steps.push(step_of(&m, op, ok, before, start, fs.disk().event_count()));
     }
     let disk = fs.into_disk();
     Ok(Recorded { initial, events: disk.events().to_vec(), steps })
@@ -141,7 +134,11 @@ pub fn record_from(p: &Prepared, ops: &[Op]) -> Result<Recorded, String> {
 
 /// Checks every crash state of a recorded run into `t`.
 pub fn check(r: &Recorded, label: &str, t: &mut Totals) {
-    let out = check_run(&r.initial, &r.events, &r.steps, OWNER);
+    tally(check_run(&r.initial, &r.events, &r.steps, OWNER), label, t);
+}
+
+/// Adds what one run's crash states found to `t`.
+pub fn tally(out: states::Outcome, label: &str, t: &mut Totals) {
     t.states += out.states;
     for (bug, what) in out.bugs {
         match bug {
@@ -187,15 +184,21 @@ pub fn run_all(setup: &[Op], depth: usize, shard: usize, shards: usize, t: &mut 
             if shards > 1 && this % shards != shard {
                 continue;
             }
-            let mut k = n;
-            let ops: Vec<Op> = (0..len)
-                .map(|_| {
-                    let o = pool[k % pool.len()].clone();
-                    k /= pool.len();
-                    o
-                })
-                .collect();
+            let ops = nth(&pool, len, n);
             run_one(&prepared, &ops, t);
         }
     }
+}
+
+/// The `n`-th sequence of `len` operations from `pool` (`n` below
+/// `pool.len()^len`; the first operation varies fastest).
+pub fn nth(pool: &[Op], len: usize, n: usize) -> Vec<Op> {
+    let mut k = n;
+    (0..len)
+        .filter_map(|_| {
+            let o = pool.get(k % pool.len().max(1)).cloned();
+            k /= pool.len().max(1);
+            o
+        })
+        .collect()
 }

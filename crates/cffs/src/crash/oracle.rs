@@ -60,6 +60,23 @@ pub fn file_facts(m: &Model, p: &str) -> Facts {
     f
 }
 
+/// The step of `op`, which ran over events `start..end` and left the
+/// model `m` (`ok`: it succeeded; `before`: [`touched`] on the model before
+/// it ran).
+pub fn step_of(m: &Model, op: &Op, ok: bool, before: Vec<String>, start: usize, end: usize) -> Step {
+    let durable = match (ok, op) {
+        (true, Op::Sync) => all_facts(m),
+        (true, Op::Fsync(p)) => file_facts(m, p),
+        _ => Facts::new(),
+    };
+    let renamed = match (ok, op) {
+        (true, Op::Rename(a, b)) => Some((a.to_string(), b.to_string())),
+        _ => None,
+    };
+    let touched = if ok { before } else { Vec::new() };
+    Step { start, end, touched, renamed, durable }
+}
+
 /// The paths `op` may change, judged on the model before it ran.
 pub fn touched(m: &Model, op: &Op) -> Vec<String> {
     match *op {

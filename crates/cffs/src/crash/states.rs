@@ -56,6 +56,7 @@ pub fn subsets(n: usize) -> Vec<Vec<usize>> {
 /// `initial` (durable), with the run's `steps`.
 pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64) -> Outcome {
     let mut out = Outcome::default();
+    let allocs = Allocs::of(events);
     let mut image = initial.to_vec();
     let mut writer: Vec<Option<usize>> = vec![None; image.len()];
     let mut base = 0;
@@ -79,7 +80,7 @@ pub fn check_run(initial: &[Block], events: &[Event], steps: &[Step], owner: u64
                     last.hash(&mut h);
                     if seen.insert(h.finish()) {
                         out.states += 1;
-                        check_state(img, &w, events, steps, base, i, owner, &mut out);
+                        check_state(img, &w, &allocs, steps, base, i, owner, &mut out);
                     }
                 }
                 for &k in &epoch {
@@ -101,18 +102,35 @@ fn land(events: &[Event], k: usize, image: &mut [Block], writer: &mut [Option<us
     Some(*block)
 }
 
-/// The last allocation of `block` recorded before event `before`.
-fn last_alloc(events: &[Event], block: u64, before: usize) -> Option<usize> {
-    events[..before.min(events.len())]
-        .iter()
-        .rposition(|e| matches!(e, Event::Alloc { start, len } if (*start..start + len).contains(&block)))
+/// Where each block was allocated: event positions, ascending.
+struct Allocs(std::collections::HashMap<u64, Vec<usize>>);
+
+impl Allocs {
+    fn of(events: &[Event]) -> Allocs {
+        let mut m: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
+        for (i, e) in events.iter().enumerate() {
+            if let Event::Alloc { start, len } = e {
+                for b in *start..start.saturating_add(*len) {
+                    m.entry(b).or_default().push(i);
+                }
+            }
+        }
+        Allocs(m)
+    }
+
+    /// The last allocation of `block` recorded before event `before`.
+    fn last(&self, block: u64, before: usize) -> Option<usize> {
+        let v = self.0.get(&block)?;
+        let n = v.partition_point(|&i| i < before);
+        n.checked_sub(1).and_then(|k| v.get(k)).copied()
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn check_state(
     img: Vec<Block>,
     writer: &[Option<usize>],
-    events: &[Event],
+    allocs: &Allocs,
     steps: &[Step],
     base: usize,
     window: usize,
@@ -128,7 +146,7 @@ fn check_state(
         out.bugs.push((Bug::Recovery, format!("{tag}: {report:?}")));
     }
     for (b, _) in disk.xn().blocks() {
-        if let Some(a) = last_alloc(events, b, window)
+        if let Some(a) = allocs.last(b, window)
             && writer.get(b as usize).copied().flatten().is_none_or(|w| w < a)
         {
             out.bugs.push((Bug::Dangling, format!("{tag}: block {b} reachable, allocated at {a}, not written since")));

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::model::Model;
+use crate::script::Cmd;
 use crate::{Disk, Fs, FsError};
 
 /// One operation of a workload.
@@ -109,40 +110,61 @@ pub fn pool() -> Vec<Op> {
     ]
 }
 
-/// The bytes the `seq`-th operation writes (distinct per operation).
-pub fn pattern(seq: usize, len: usize) -> Vec<u8> {
-    (0..len).map(|i| (seq * 37 + i * 7 + i / 4096) as u8 | 1).collect()
+pub use crate::script::pattern;
+
+impl Op {
+    /// The script operation doing this as the `seq`-th of a run.
+    pub fn cmd(&self, seq: usize) -> Cmd {
+        let seq64 = seq as u64;
+        match *self {
+            Op::Create(p) => Cmd::Create(p.into()),
+            Op::Mkdir(p) => Cmd::Mkdir(p.into()),
+            Op::Write(p, off, len) => Cmd::Write { path: p.into(), off, len, seq: seq64 },
+            Op::Append(p, len) => Cmd::Append { path: p.into(), len, seq: seq64 },
+            Op::Truncate(p, n) => Cmd::Truncate(p.into(), n),
+            Op::Rename(a, b) => Cmd::Rename(a.into(), b.into()),
+            Op::Link(a, b) => Cmd::Link(a.into(), b.into()),
+            Op::Unlink(p) => Cmd::Unlink(p.into()),
+            Op::Fsync(p) => Cmd::Fsync(p.into()),
+            Op::Sync => Cmd::Sync,
+        }
+    }
 }
 
-/// Applies `op` (the `seq`-th of the run) to the file system and the
-/// model; `Err` if they disagree on success.
-pub fn apply<D: Disk>(fs: &mut Fs<D>, m: &mut Model, op: &Op, seq: usize) -> Result<bool, String> {
-    let (fs_res, ok): (Result<(), FsError>, bool) = match *op {
-        Op::Create(p) => (fs.create(p), m.create(p)),
-        Op::Mkdir(p) => (fs.mkdir(p), m.mkdir(p)),
-        Op::Write(p, off, n) => {
-            let d = pattern(seq, n);
-            (fs.write(p, off, &d).map(|_| ()), m.write(p, off as usize, &d))
-        }
+/// Applies `op` (the `seq`-th of the run) to the model; whether it
+/// succeeds there.
+pub fn model_apply(m: &mut Model, op: &Op, seq: usize) -> bool {
+    match *op {
+        Op::Create(p) => m.create(p),
+        Op::Mkdir(p) => m.mkdir(p),
+        Op::Write(p, off, n) => m.write(p, off as usize, &pattern(seq as u64, n)),
         Op::Append(p, n) => {
-            let d = pattern(seq, n);
             let at = m.file(p).and_then(|i| m.files.get(i)).map_or(0, |f| f.len());
-            let r = match fs.stat(p) {
-                Ok(s) => fs.write(p, s.size, &d).map(|_| ()),
-                Err(e) => Err(e),
-            };
-            (r, m.write(p, at, &d))
+            m.write(p, at, &pattern(seq as u64, n))
         }
-        Op::Truncate(p, n) => (fs.truncate(p, n), m.truncate(p, n as usize)),
-        Op::Rename(a, b) => (fs.rename(a, b), m.rename(a, b)),
-        Op::Link(a, b) => (fs.link(a, b), m.link(a, b)),
-        Op::Unlink(p) => (fs.unlink(p), m.unlink(p)),
-        Op::Fsync(p) => (fs.fsync(p), m.exists(p)),
-        Op::Sync => (fs.sync(), true),
-    };
-    match (&fs_res, ok) {
+        Op::Truncate(p, n) => m.truncate(p, n as usize),
+        Op::Rename(a, b) => m.rename(a, b),
+        Op::Link(a, b) => m.link(a, b),
+        Op::Unlink(p) => m.unlink(p),
+        Op::Fsync(p) => m.exists(p),
+        Op::Sync => true,
+    }
+}
+
+/// Whether a file-system result agrees with the model's `ok`: `Ok(true)`
+/// both succeeded, `Ok(false)` both refused (for an ordinary reason).
+pub fn agree(op: &Op, fs_res: &Result<(), FsError>, ok: bool) -> Result<bool, String> {
+    match (fs_res, ok) {
         (Ok(()), true) => Ok(true),
         (Err(e), false) if !matches!(e, FsError::Refused(_) | FsError::Corrupt(_) | FsError::Stuck) => Ok(false),
         _ => Err(format!("{op}: file system {fs_res:?}, model ok={ok}")),
     }
+}
+
+/// Applies `op` (the `seq`-th operation of the run) to the file system and
+/// the model; `Err` if they disagree on success.
+pub fn apply<D: Disk>(fs: &mut Fs<D>, m: &mut Model, op: &Op, seq: usize) -> Result<bool, String> {
+    let fs_res = op.cmd(seq).run(fs);
+    let ok = model_apply(m, op, seq);
+    agree(op, &fs_res, ok)
 }
