@@ -33,10 +33,12 @@ mod fpu;
 mod ktest;
 mod loader;
 mod log;
+mod logline;
 #[cfg(feature = "model-process")]
 mod model;
 mod net;
 mod panic;
+mod restart;
 mod revoke;
 mod sched;
 mod sleep;
@@ -125,6 +127,7 @@ pub fn start(eax: u64, ebx: u64) -> ! {
         let (_, failed) = ktest::run();
         if failed > 0 {
             ::log::error!("kernel self tests failed");
+            logline::flush();
             arch::qemu::exit(EXIT_PANIC);
         }
     }

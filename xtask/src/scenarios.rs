@@ -1663,6 +1663,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_prot::PROT_SCENARIOS[1],
     crate::scenarios_prot::PROT_SCENARIOS[2],
     crate::scenarios_prot::PROT_SCENARIOS[3],
+    // Restart granularity as a kernel word (issue 16).
+    crate::scenarios_prot::PROT_SCENARIOS[4],
+    // Kernel log lines only at the console's line boundaries.
+    crate::scenarios_prot::PROT_SCENARIOS[5],
 ];
 
 #[cfg(test)]
