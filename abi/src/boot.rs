@@ -13,6 +13,7 @@
 //! | `critical_grace=C` | most ticks the critical-section flag defers a slot end, 0..=1000 (default 2; 0 ignores the flag) |
 //! | `strikes=S` | consecutive overruns that destroy an environment, 1..=1000 (default 3) |
 //! | `slots=N` | slots per CPU, 1..=32 (`layout::SLOT_VECTOR_SLOTS`, the default); the exposed vector's header says how many are in use |
+//! | `restart_records=N` | restart granularity: records `page_batch` applies between restart points, 1..=4096 (default 64, `BATCH_STEP`; `page_protect_range` changes 8·N pages); published as `SysInfo::restart_records` |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
 //! | `crash` | panic on purpose once boot is done (shows the panic report; `cargo xtask` symbolises its backtrace) |
 //! | `halt_status` | an orderly halt passes the exit status of the last boot program to end to the host ([`EXIT_STATUS_BASE`]) |

@@ -196,8 +196,9 @@ macro_rules! for_each_call {
             /// each record takes effect. On a bad record it stops and returns
             /// that record's error with `rsi` pointing at it and `rdx` the
             /// records left (the bad one included); every record before it
-            /// has taken effect. After [`BATCH_STEP`](crate::BATCH_STEP)
-            /// records the kernel returns to user mode with `rip` back on the
+            /// has taken effect. After `SysInfo::restart_records` records
+            /// ([`BATCH_STEP`](crate::BATCH_STEP) unless the cmdline word
+            /// `restart_records=` says otherwise) the kernel returns to user mode with `rip` back on the
             /// `syscall` instruction, which continues the batch (Fluke's
             /// restart rule): no one waits inside the kernel.
             ///
@@ -1097,7 +1098,8 @@ macro_rules! for_each_call {
             /// for the environment that owns it; the first page refused
             /// stops the call with that error, every page before it changed
             /// (`va` and `pages` in the caller's registers say where it
-            /// stopped). After 512 pages the kernel advances `va` and
+            /// stopped). After 8 × `SysInfo::restart_records` pages (512
+            /// by default) the kernel advances `va` and
             /// `pages` and returns to user mode with `rip` back on the
             /// `syscall` (Fluke's restart rule, as `page_batch`).
             ///

@@ -120,6 +120,10 @@ pub struct SysInfo {
     /// application area, plus the kernel stack in the process execution
     /// model (`cargo xtask build --model process`); set at boot.
     pub env_frames: u64,
+    /// Records `page_batch` applies between restart points (the cmdline
+    /// word `restart_records=`; default [`BATCH_STEP`](crate::BATCH_STEP));
+    /// `page_protect_range` changes eight times as many pages.
+    pub restart_records: u64,
 }
 
 /// The application area: one page per environment that the environment may

@@ -81,7 +81,9 @@ pub const FRESH: u64 = u64::MAX - 3;
 /// holding a copy of the page the caller maps at `MapEntry::src`, replacing
 /// whatever the target maps at `va`" (copy-on-write in one record).
 pub const COPY: u64 = u64::MAX - 4;
-/// Records `page_batch` applies before it restarts itself.
+/// Records `page_batch` applies before it restarts itself, unless the
+/// cmdline word `restart_records=N` says otherwise (the value in force is
+/// `SysInfo::restart_records`).
 pub const BATCH_STEP: u64 = 64;
 /// Wakeup predicates per environment: predicate indices run 0..PREDICATES.
 pub const PREDICATES: usize = 4;

@@ -80,6 +80,8 @@ pub fn parse(line: &str) -> Cmdline {
                 Ok(n) if n >= 2 => crate::mem::frame::set_gen_limit(n),
                 _ => log::warn!("cmdline: frame_gen_limit must be a number >= 2"),
             }
+        } else if crate::restart::config_word(word) {
+            // `restart_records=N`, taken (or refused with a warning).
         } else if cfg!(feature = "model-process") && model_word(word) {
             // The process model's `restart_every`.
         } else if crate::fpu::config_word(word) {

@@ -8,21 +8,12 @@
 //! path segments after the crate is that name. The default is `warn`, so an
 //! interactive console shows only what programs print; the test harness asks
 //! for `log=info` explicitly.
+//!
+//! Each record is formatted whole and written at a line boundary of the
+//! console (`crate::logline`): never inside a line a program is writing.
 
-use crate::arch::serial;
-use core::fmt::{self, Write};
+use core::fmt::Write;
 use log::{LevelFilter, Metadata, Record};
-
-/// A `fmt::Write` onto the serial console. Lock-free: the kernel runs with
-/// interrupts off on one CPU, and the panic handler must never wait.
-pub struct Console;
-
-impl Write for Console {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        serial::write(s.as_bytes());
-        Ok(())
-    }
-}
 
 /// The level when the command line names none.
 pub const DEFAULT_LEVEL: LevelFilter = LevelFilter::Warn;
@@ -117,7 +108,7 @@ impl log::Log for Logger {
             log::Level::Debug => "debug",
             log::Level::Trace => "trace",
         };
-        let _ = writeln!(Console, "[{level}] {}", record.args());
+        let _ = writeln!(crate::logline::Line::new(), "[{level}] {}", record.args());
     }
 
     fn flush(&self) {}
@@ -139,11 +130,12 @@ pub fn init(line: &str) {
     }
 }
 
-/// Prints to the console without a level prefix.
+/// Prints one line to the console without a level prefix (at a line
+/// boundary of the console, as the log does).
 #[macro_export]
 macro_rules! kprintln {
     ($($arg:tt)*) => {{
         use core::fmt::Write as _;
-        let _ = writeln!($crate::log::Console, $($arg)*);
+        let _ = writeln!($crate::logline::Line::new(), $($arg)*);
     }};
 }

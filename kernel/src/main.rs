@@ -29,10 +29,12 @@ mod fpu;
 mod ktest;
 mod loader;
 mod log;
+mod logline;
 #[cfg(feature = "model-process")]
 mod model;
 mod net;
 mod panic;
+mod restart;
 mod revoke;
 mod sched;
 mod sleep;
@@ -130,6 +132,7 @@ pub fn start(entry: boot::Entry) -> ! {
         let (_, failed) = ktest::run();
         if failed > 0 {
             ::log::error!("kernel self tests failed");
+            logline::flush();
             arch::qemu::exit(EXIT_PANIC);
         }
     }

@@ -393,6 +393,7 @@ fn halt(k: &mut Kernel) -> ! {
         }
         heap_check(k.baseline_heap);
     }
+    crate::logline::flush();
     qemu::exit(halt_value())
 }
 

@@ -38,6 +38,7 @@ pub fn interrupt(frame: &mut TrapFrame) {
         exposed::update_clock(|c| c.ticks = now);
         apic::eoi();
         crate::console::poll();
+        crate::logline::tick(now);
         if frame.is_user() {
             state::with(|k| sched::tick(k, frame));
         }

@@ -189,6 +189,12 @@ pub fn sysinfo() -> Option<SysInfo> {
     read_exposed(SYSINFO)
 }
 
+/// Records `page_batch` applies between restart points (the kernel's
+/// `restart_records=` word; [`BATCH_STEP`](oxok_abi::BATCH_STEP) if unset).
+pub fn restart_records() -> u64 {
+    sysinfo().map_or(oxok_abi::BATCH_STEP, |i| i.restart_records)
+}
+
 /// The boot archive (a ustar file of every program), read-only, as the
 /// kernel exposes it at [`BOOT_ARCHIVE`]. `None` if there is none or any of
 /// its pages is not mapped user-readable (every page is checked).

@@ -1666,11 +1666,17 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // Checkpointer: a transfer in progress between members, from the shell (issue 16).
     crate::scenarios_ckpt::CKPT_SCENARIOS[6],
     crate::scenarios_ckpt::CKPT_SCENARIOS[7],
+    // Checkpointer: a shared open-file record and a directory cursor (issue 16).
+    crate::scenarios_ckpt::CKPT_SCENARIOS[8],
     // Protection without holes, second round (issue 10): `scenarios_prot.rs`.
     crate::scenarios_prot::PROT_SCENARIOS[0],
     crate::scenarios_prot::PROT_SCENARIOS[1],
     crate::scenarios_prot::PROT_SCENARIOS[2],
     crate::scenarios_prot::PROT_SCENARIOS[3],
+    // Restart granularity as a kernel word (issue 16).
+    crate::scenarios_prot::PROT_SCENARIOS[4],
+    // Kernel log lines only at the console's line boundaries.
+    crate::scenarios_prot::PROT_SCENARIOS[5],
 ];
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Every checkpointer scenario, in the order `scenarios.rs` lists them.
-pub(crate) const CKPT_SCENARIOS: [Scenario; 8] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT, PCT, SHELL];
+pub(crate) const CKPT_SCENARIOS: [Scenario; 9] = [MOVE, TWICE, HOSTILE, REBOOT, MIGRATE, WAIT, PCT, SHELL, SHARE];
 
 const MOVE: Scenario = Scenario {
     name: "ckpt-move",
@@ -36,6 +36,28 @@ const MOVE: Scenario = Scenario {
         "file lines 12 sum 78 bytes 127",
         "child sum 78 lines 12",
         "counter done 12 child 0",
+        "ckpt: restored tree ended with 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "refused", "failed", "revoked"],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
+
+const SHARE: Scenario = Scenario {
+    name: "ckpt-share",
+    about: "a parent and a child writing in turn through one inherited open file (one record, one position) and the \
+            parent part-way through a directory listing are stopped, saved and restored: the record comes back \
+            shared (no line overwritten: 12 lines, 6 of each) and the cursor where it was (the listing goes on \
+            after its third entry); the output is the uninterrupted run's (run first)",
+    cmdline: "run=ckpt+run+ckpt-share+6+60+/share.txt+/sdir,ckpt+move+150+ckpt-share+6+60+/share.txt+/sdir",
+    expect: &[
+        "share: dir abcdef",
+        "share: file lines 12 parent 6 child 6 bytes 36 child status 0",
+        "ckpt: saved 2 processes, * frames, 3 open files, * bytes",
+        "ckpt: restored 2 processes, 3 open files",
+        "share: dir abcdef",
+        "share: file lines 12 parent 6 child 6 bytes 36 child status 0",
         "ckpt: restored tree ended with 0",
         "none leaked",
     ],

@@ -6,7 +6,8 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const PROT_SCENARIOS: [Scenario; 4] = [HOSTILE_HEAP, MANY_SLEEPERS, STATE_BATCH, HOSTILE_ORPHAN];
+pub(crate) const PROT_SCENARIOS: [Scenario; 6] =
+    [HOSTILE_HEAP, MANY_SLEEPERS, STATE_BATCH, STATE_BATCH_KNOB, HOSTILE_ORPHAN, LOG_LINES];
 
 const HOSTILE_HEAP: Scenario = Scenario {
     name: "hostile-heap",
@@ -56,12 +57,48 @@ const STATE_BATCH: Scenario = Scenario {
     cmdline: "run=state-batch",
     expect: &[
         "state-batch: stopped after * of 32768 records (* left)",
+        "state-batch: caught at 4 points, restart granularity 64 records",
         "state-batch: ok (",
         "frames: all * free again, none leaked",
         "kernel heap: * bytes in use, * at start, nothing charged: none leaked",
     ],
     forbid: &["FAIL", "frames leaked", "destroyed:", "heap leaked", "KERNEL PANIC"],
     timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const STATE_BATCH_KNOB: Scenario = Scenario {
+    name: "state-batch-restart100",
+    about: "the restart granularity is a kernel word: with restart_records=100 a child's 32768-record page_batch, \
+            caught 4 times, is stopped only at multiples of 100 records (one of them off the default's \
+            64-record points), and its exported state still imports and finishes as in state-batch",
+    cmdline: "run=state-batch restart_records=100",
+    expect: &[
+        "restart points every 100 records",
+        "state-batch: stopped after * of 32768 records (* left)",
+        "state-batch: caught at 4 points, restart granularity 100 records",
+        "state-batch: ok (",
+        "frames: all * free again, none leaked",
+    ],
+    ..STATE_BATCH
+};
+
+const LOG_LINES: Scenario = Scenario {
+    name: "log-lines",
+    about: "kernel log lines never cut a program's console line: a child's exit logged while the program's line is \
+            open comes out after the line ends; a line left open for 3 s lets them out after the 2 s hold, on \
+            lines of their own",
+    cmdline: "run=logline",
+    expect: &[
+        "logline: before after",
+        "(true) exited with status 0",
+        "logline: open",
+        "(true) exited with status 0",
+        "late",
+        "logline: ok",
+    ],
+    forbid: &["FAIL", "KERNEL PANIC", "logline: before [", "logline: open ["],
+    timeout_secs: 60,
     ..Scenario::DEFAULT
 };
 

@@ -3,7 +3,8 @@
 //! (`bench/README.md`, "Execution models").
 //!
 //! - `long_batch_4096`: one `page_batch` of 4096 records (2048 maps of one
-//!   frame, then their 2048 unmaps): 64 restart points per call. The
+//!   frame, then their 2048 unmaps): 64 restart points per call at the
+//!   default granularity (4096 / `restart_records=`). The
 //!   interrupt model returns to user mode at each and re-issues the call;
 //!   the process model goes on in the kernel unless the slot ended; with
 //!   the kernel word `restart_every` it restarts through user mode too.
@@ -40,6 +41,16 @@ const STARTS: [usize; 2] = [40, 16];
 const LONG_OPS: [u32; 2] = [8, 2];
 
 pub fn run(c: &Counts, quick: bool) {
+    restart_workloads(c, quick);
+    envs::kernel_mem_per_env(c.kernel_mem_envs);
+    vm::run(c);
+    ipc::run(c);
+    proc::run(c);
+}
+
+/// `bench fluke restart`: only the workloads the restart granularity
+/// (`restart_records=`) changes: `long_batch_4096` and the two latencies.
+pub fn restart_workloads(c: &Counts, quick: bool) {
     let q = usize::from(quick);
     match LongBatch::new() {
         Ok(lb) => {
@@ -60,10 +71,6 @@ pub fn run(c: &Counts, quick: bool) {
             }
         }
     }
-    envs::kernel_mem_per_env(c.kernel_mem_envs);
-    vm::run(c);
-    ipc::run(c);
-    proc::run(c);
 }
 
 fn spin(n: u64) {

@@ -1,4 +1,4 @@
-//! bench [quick] [fpu-off] | bench fluke [quick] | bench owner N NAME: the Oxok side of the benchmark protocol of
+//! bench [quick] [fpu-off] | bench fluke [quick] [restart] | bench owner N NAME: the Oxok side of the benchmark protocol of
 //! `bench/README.md`. Prints `bench: start`, one `bench: <workload> <value>
 //! <unit>` line per result (or `bench: skip <workload> <reason>` when a
 //! call fails), and `bench: done`.
@@ -43,10 +43,15 @@ fn main(args: Args) -> i32 {
         }
         Some("fluke") => {
             println!("bench: start");
-            let quick = args.get(2) == Some("quick");
+            let quick = args.iter().any(|a| a == "quick");
             let c = Counts::new(quick);
-            measure("null_call", c.null_call, c.batches, null_call);
-            fluke::run(&c, quick);
+            if args.iter().any(|a| a == "restart") {
+                // Only the workloads the restart granularity changes.
+                fluke::restart_workloads(&c, quick);
+            } else {
+                measure("null_call", c.null_call, c.batches, null_call);
+                fluke::run(&c, quick);
+            }
             println!("bench: done");
             return 0;
         }

@@ -15,8 +15,11 @@
 //!          maps: [va, flags, frame index] each
 //! frame    old frame number, owner index, 512 words of contents
 //! file     env index, open-file table entry, open flags, position, inode
-//!          number, path length, content length (NO_CONTENT: not carried),
-//!          the path's bytes, the content's bytes (each padded to a word)
+//!          number, share id (records with one id are one shared open-file
+//!          record), path length, cursor length (an open directory's last
+//!          name handed out; 0 for a file), content length (NO_CONTENT: not
+//!          carried; always for a directory), the path's bytes, the
+//!          cursor's, the content's (each padded to a word)
 //! ```
 //!
 //! Physical names (environment ids, frame numbers) are recorded only to be
@@ -36,7 +39,7 @@ use oxok_libos::fs::ftable;
 /// The first word of every image.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"OXCKPT\0\x01");
 /// The format this code writes and reads.
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 /// Words in an exported `EnvState`.
 pub const STATE_WORDS: usize = size_of::<EnvState>() / 8;
 /// Parent index of the root.
@@ -139,12 +142,18 @@ pub struct FileRec {
     pub slot: u64,
     /// Open flags (`ftable::KEEP_FLAGS` at most).
     pub flags: u64,
-    /// The position at the cut.
+    /// The position at the cut (of the record, for a shared one).
     pub pos: u64,
     /// The inode number when saved (informative: another machine's differ).
     pub ino: u64,
+    /// Records with the same share id are one open-file record of the
+    /// server, shared (a descriptor a child inherited); restored as one.
+    pub share: u64,
     /// The absolute path.
     pub path: Vec<u8>,
+    /// An open directory's cursor: the last name handed out (empty: at
+    /// the start); always empty for a file.
+    pub cursor: Vec<u8>,
     /// The file's bytes at the cut, when carried to another machine.
     pub content: Option<Vec<u8>>,
 }
@@ -227,8 +236,10 @@ impl Image {
         }
         for f in &self.files {
             let clen = f.content.as_ref().map_or(NO_CONTENT, |c| c.len() as u64);
-            w.extend_from_slice(&[f.env, f.slot, f.flags, f.pos, f.ino, f.path.len() as u64, clen]);
+            w.extend_from_slice(&[f.env, f.slot, f.flags, f.pos, f.ino, f.share, f.path.len() as u64]);
+            w.extend_from_slice(&[f.cursor.len() as u64, clen]);
             w.extend(padded(&f.path));
+            w.extend(padded(&f.cursor));
             if let Some(c) = &f.content {
                 w.extend(padded(c));
             }
@@ -397,17 +408,26 @@ fn read_env(r: &mut Reader<'_>, index: usize, frames: usize) -> Result<EnvRec, I
 }
 
 fn read_file(r: &mut Reader<'_>, envs: usize, carried: &mut usize) -> Result<FileRec, ImageError> {
-    let [env, slot, flags, pos, ino, plen, clen] =
-        [r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?];
-    if env >= envs as u64 || slot >= ftable::ENTRIES as u64 || flags & !ftable::KEEP_FLAGS != 0 {
+    let [env, slot, flags, pos, ino, share, plen, cursor_len, clen] =
+        [r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?, r.word()?];
+    if env >= envs as u64 || slot >= ftable::ENTRIES as u64 || flags & !ftable::KEEP_FLAGS != 0 || share == 0 {
         return Err(ImageError::Invalid("file record"));
     }
     if plen == 0 || plen > ftable::PATH_ROOM as u64 {
         return Err(ImageError::Invalid("file path length"));
     }
+    let dir = flags & oxok_libos::fs::proto::flags::DIRECTORY != 0;
+    let room = (ftable::PATH_ROOM - (plen as usize).next_multiple_of(8)) as u64;
+    if cursor_len > room || (!dir && cursor_len != 0) || (dir && clen != NO_CONTENT) {
+        return Err(ImageError::Invalid("directory cursor"));
+    }
     let path = r.bytes(plen as usize)?;
     if path[0] != b'/' || path.contains(&0) {
         return Err(ImageError::Invalid("file path"));
+    }
+    let cursor = r.bytes(cursor_len as usize)?;
+    if cursor.contains(&0) || cursor.contains(&b'/') {
+        return Err(ImageError::Invalid("directory cursor"));
     }
     let content = if clen == NO_CONTENT {
         None
@@ -417,7 +437,7 @@ fn read_file(r: &mut Reader<'_>, envs: usize, carried: &mut usize) -> Result<Fil
         *carried += n;
         Some(r.bytes(n)?)
     };
-    Ok(FileRec { env, slot, flags, pos, ino, path, content })
+    Ok(FileRec { env, slot, flags, pos, ino, share, path, cursor, content })
 }
 
 struct Reader<'a> {

@@ -123,6 +123,7 @@ fn build(img: &Image, b: &mut Building) -> Result<(), CkptError> {
     // Frames named by a capability stay held until the lists are built.
     let mut kept: BTreeMap<u64, u64> = BTreeMap::new();
     let mut bound = 0;
+    let mut groups = files::Groups::default();
     for (fi, f) in img.frames.iter().enumerate() {
         let owner = b.envs[f.owner as usize].0;
         let [cap, _] = sys::frame_alloc_for(owner, ANY_FRAME).at("frame_alloc_for")?;
@@ -131,7 +132,7 @@ fn build(img: &Image, b: &mut Building) -> Result<(), CkptError> {
         if let Some((ei, va)) = img.first_mapping(fi) {
             pipe::rebind_holders(va, &mut bytes, &rebind);
             if ftable::page_index(va).is_some() {
-                bound += files::bind(img, ei, va, &mut bytes, b.envs[ei].1)?;
+                bound += files::bind(img, &mut groups, ei, va, &mut bytes, b.envs[ei].1)?;
             }
         }
         exec::fill_frame(cap, &bytes).at("fill frame")?;
@@ -149,6 +150,8 @@ fn build(img: &Image, b: &mut Building) -> Result<(), CkptError> {
         }
     }
     files::all_bound(img, bound)?;
+    // Every member holds its handle: the checkpointer's own go.
+    drop(groups);
     let console = own_console();
     let outside =
         Outside { saver: img.saver, server: img.server, same_boot: img.boot != 0 && img.boot == boot_stamp() };

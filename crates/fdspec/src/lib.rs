@@ -7,6 +7,7 @@
 //! | `console` | the console |
 //! | `pipe:r:0x<va>` / `pipe:w:0x<va>` | a pipe's read or write end; the parent mapped its frame at `va` in the child |
 //! | `file:<server>:<handle>` | an open file: the file server's environment id and the child's handle there |
+//! | `file:<server>:<handle>;<share>:<flags>:<path>` | the same with its origin ([`Origin`]): the share id (hex) of the server's open-file record, the open flags, the absolute path (the rest of the text) |
 //!
 //! [`Spec::parse`] and [`Spec`]'s `Display` are inverses; the libOS's
 //! descriptor code does the mapping and reopening, this crate only the
@@ -97,6 +98,45 @@ impl fmt::Display for Spec {
             }
             Spec::File { server, handle } => write!(f, "file:{server}:{handle}"),
         }
+    }
+}
+
+/// Where an inherited open file came from, appended to its `file:` spec
+/// after `;`: the share id naming the server's open-file record the parent
+/// and child now share, the open flags and the path it was opened by. A
+/// checkpointer needs them to re-open the file and to give every process
+/// sharing the record one record again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin<'a> {
+    /// The share id (nonzero).
+    pub share: u64,
+    /// The open flags the entry keeps.
+    pub flags: u64,
+    /// The absolute path (may hold `:` and `;`, not a newline or NUL).
+    pub path: &'a str,
+}
+
+impl<'a> Origin<'a> {
+    /// Splits `text` into the spec before the first `;` and the origin
+    /// after it (`None` if there is none or it is malformed).
+    pub fn split(text: &'a str) -> (&'a str, Option<Origin<'a>>) {
+        let Some((base, rest)) = text.split_once(';') else { return (text, None) };
+        let mut parts = rest.splitn(3, ':');
+        let origin = (|| {
+            let share = u64::from_str_radix(parts.next()?, 16).ok().filter(|&s| s != 0)?;
+            let flags = parts.next()?.parse().ok()?;
+            let path = parts.next()?;
+            let ok = path.starts_with('/') && !path.contains(['\n', '\0']);
+            ok.then_some(Origin { share, flags, path })
+        })();
+        (base, origin)
+    }
+}
+
+impl fmt::Display for Origin<'_> {
+    /// `;<share hex>:<flags>:<path>`, to append to a `file:` spec.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ";{:x}:{}:{}", self.share, self.flags, self.path)
     }
 }
 

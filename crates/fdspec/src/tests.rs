@@ -74,3 +74,27 @@ fn descriptor_variables_are_recognised_and_bounded() {
     assert_eq!(fd_of("OXOK_FSD", 16), None);
     assert_eq!(format!("{PREFIX}{}", 3), "OXOK_FD3");
 }
+
+#[test]
+fn file_origin_round_trip() {
+    use super::Origin;
+    let o = Origin { share: 0x1234_abcd, flags: 3, path: "/dir/a:b;c.txt" };
+    let text = format!("{}{}", Spec::File { server: 2049, handle: 3 }, o);
+    assert_eq!(text, "file:2049:3;1234abcd:3:/dir/a:b;c.txt");
+    let (base, got) = Origin::split(&text);
+    assert_eq!(Spec::parse(base), Some(Spec::File { server: 2049, handle: 3 }));
+    assert_eq!(got, Some(o));
+}
+
+#[test]
+fn file_origin_malformed_is_none() {
+    use super::Origin;
+    for bad in
+        ["file:1:2;", "file:1:2;0:3:/a", "file:1:2;zz:3:/a", "file:1:2;1:x:/a", "file:1:2;1:3:rel", "file:1:2;1:3"]
+    {
+        let (base, got) = Origin::split(bad);
+        assert_eq!(base, "file:1:2", "{bad}");
+        assert_eq!(got, None, "{bad}");
+    }
+    assert_eq!(Origin::split("file:1:2"), ("file:1:2", None));
+}

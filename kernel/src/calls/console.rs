@@ -42,7 +42,7 @@ pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Er
     while done < len {
         let n = (len - done).min(buf.len() as u64) as usize;
         user::copy_from_user(&env.space, ptr + done, &mut buf[..n])?;
-        serial::write(&buf[..n]);
+        crate::logline::program_write(&buf[..n]);
         done += n as u64;
     }
     Ok([len])

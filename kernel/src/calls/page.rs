@@ -8,7 +8,7 @@ use crate::env::{self, EnvId};
 use crate::mem::access::FrameRef;
 use crate::mem::{PAGE_SIZE, user};
 use oxok_abi::layout::pte;
-use oxok_abi::{BATCH_STEP, COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
+use oxok_abi::{COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
 
 fn map_one(cx: &mut Cx<'_>, target: EnvId, frame: FrameCap, va: UserPage, flags: PageFlags) -> Result<(), Error> {
@@ -160,17 +160,18 @@ pub fn page_protect(
     protect_one(cx, target, va, flags, frame_slot).map(|()| [])
 }
 
-/// Applies up to `BATCH_STEP` records, advancing `entries`/`count` in the
+/// Applies up to `restart::records()` records (`BATCH_STEP` by default), advancing `entries`/`count` in the
 /// caller's registers, and restarts itself while records remain.
 pub fn page_batch(cx: &mut Cx<'_>, env_slot: EnvCap, entries: UserPtr, count: Len) -> Result<[u64; 0], Error> {
     let target = env_slot.with(Rights::WRITE)?;
     let exec = env_slot.with(Rights::WRITE.union(Rights::EXECUTE)).is_ok();
     let (mut at, mut left) = (entries, count);
     let mut done = 0;
+    let step = crate::restart::records();
     // One walk per page of records, not one per record.
     let mut records = user::RecordReader::new();
     while left > 0 {
-        if done == BATCH_STEP {
+        if done == step {
             cx.restart();
             break;
         }

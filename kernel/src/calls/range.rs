@@ -8,9 +8,6 @@ use oxok_abi::Error;
 use oxok_abi::layout::USER_TOP;
 use oxok_cap::{Kind, Rights};
 
-/// Pages one kernel entry changes before the call restarts itself.
-const STEP: u64 = 512;
-
 /// What the capability presented for adding write covers.
 enum Cover {
     /// The frames environment `.0` owns.
@@ -46,7 +43,8 @@ pub fn page_protect_range(
             Err(e) => Err(e),
         }
     };
-    let step = pages.min(STEP);
+    // Pages one kernel entry changes before the call restarts itself.
+    let step = pages.min(crate::restart::pages());
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let (done, result) = frame::with(|f| {
         env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {

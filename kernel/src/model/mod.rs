@@ -8,7 +8,7 @@
 //! when its teardown finishes. Every entry from user mode lands on the
 //! running environment's stack (`syscall` and the TSS's `rsp0` are switched
 //! whenever a different environment is loaded). At a call's restart point
-//! (`page_batch` after each `BATCH_STEP` records) the kernel lets the
+//! (`page_batch` after each `restart_records` records) the kernel lets the
 //! pending timer tick in and asks the scheduler; if nothing changed, the
 //! call simply goes on in the kernel (no return to user mode); if the slot
 //! ended and another environment runs, the call's kernel context is saved

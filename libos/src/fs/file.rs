@@ -19,7 +19,7 @@ use super::proto::{self, BUFFER_SIZE, INLINE, WRITE_MAX, op};
 use super::{FileKind, Metadata};
 use crate::fd::{File, IoError, SeekFrom};
 use crate::pct::Msg;
-use oxok_fdspec::Spec;
+use oxok_fdspec::{Origin, Spec};
 
 /// An open file or directory of the file server: its entry in the
 /// open-file table ([`ftable`](super::ftable)), which holds the server, the
@@ -32,12 +32,20 @@ pub struct OpenFile {
 
 impl OpenFile {
     /// The object for `handle` of `server`, which the server gave this
-    /// process, opened by `path` (`None`: inherited) with `flags` on inode
-    /// `ino`. If the open-file table has no room the handle is closed and
-    /// the open fails (`NoSpace`): a file a checkpointer could not see
-    /// would not survive a restore.
-    pub(crate) fn new(server: u64, handle: u64, flags: u64, ino: u64, path: Option<&str>) -> Result<OpenFile, IoError> {
-        match super::ftable::take(server, handle, flags, ino, path) {
+    /// process, opened by `path` (`None`: unknown) with `flags` on inode
+    /// `ino`, on the server's record `share` names (`None`: opened here).
+    /// If the open-file table has no room the handle is closed and the open
+    /// fails (`NoSpace`): a file a checkpointer could not see would not
+    /// survive a restore.
+    pub(crate) fn new(
+        server: u64,
+        handle: u64,
+        flags: u64,
+        ino: u64,
+        path: Option<&str>,
+        share: Option<u64>,
+    ) -> Result<OpenFile, IoError> {
+        match super::ftable::take(server, handle, flags, ino, path, share) {
             Some(slot) => Ok(OpenFile { slot }),
             None => {
                 let mut m: Msg = [0; proto::WORDS];
@@ -99,8 +107,20 @@ impl OpenFile {
         Ok(handle_call(server, op::DUP, 0, 0, &[handle, child])?[1])
     }
 
-    /// The next directory entry, or `None` at the end.
-    pub(crate) fn next_entry(&self) -> Result<Option<super::DirEntry>, IoError> {
+    /// The next directory entry, or `None` at the end. The cursor (the
+    /// name handed out) is kept in the open-file table, the request marked
+    /// in flight meanwhile (a long name takes several messages).
+    pub fn next_entry(&self) -> Result<Option<super::DirEntry>, IoError> {
+        super::ftable::begin(self.slot);
+        let r = self.next_entry_inner();
+        if let Ok(Some(e)) = &r {
+            super::ftable::set_cursor(self.slot, e.name.as_bytes());
+        }
+        super::ftable::end(self.slot, None);
+        r
+    }
+
+    fn next_entry_inner(&self) -> Result<Option<super::DirEntry>, IoError> {
         let mut name = alloc::vec::Vec::new();
         loop {
             let (server, handle) = super::ftable::ids(self.slot);
@@ -198,10 +218,16 @@ impl File for OpenFile {
     }
 
     /// `file:<server>:<handle>`, the handle being the child's own (asked of
-    /// the server with `DUP`).
+    /// the server with `DUP`), followed by the entry's origin (share id,
+    /// mode, path) when the path is known, so the child's entry names the
+    /// same record and path.
     fn spec(&self, child: u64, _child_slot: u64) -> Result<Option<String>, IoError> {
         let handle = self.dup_for(child)?;
-        Ok(Some(format!("{}", Spec::File { server: self.server(), handle })))
+        let spec = Spec::File { server: self.server(), handle };
+        Ok(Some(match super::ftable::origin(self.slot) {
+            Some((share, flags, path)) => format!("{spec}{}", Origin { share, flags, path: &path }),
+            None => format!("{spec}"),
+        }))
     }
 
     /// The server knows this handle as the parent's: a fork child gets its
@@ -238,14 +264,20 @@ impl Drop for OpenFile {
     }
 }
 
-/// The object `file:<server>:<handle>` names (see [`OpenFile::spec`]). Its
-/// path is not known here, so a checkpoint of this process is refused
-/// while it is open.
+/// The object `file:<server>:<handle>[;origin]` names (see
+/// [`OpenFile::spec`]). Without an origin its path is not known here, and
+/// a checkpoint of this process is refused while it is open.
 pub fn from_spec(spec: &str) -> Result<OpenFile, IoError> {
-    let Some(Spec::File { server, handle }) = Spec::parse(spec) else {
+    let (base, origin) = Origin::split(spec);
+    let Some(Spec::File { server, handle }) = Spec::parse(base) else {
         return Err(IoError::Invalid);
     };
     // The server knows this handle as ours, else this fails.
     let r = handle_call(server, op::FSTAT, 0, 0, &[handle])?;
-    OpenFile::new(server, handle, 0, r[3], None)
+    match origin {
+        Some(o) if o.path.starts_with('/') => {
+            OpenFile::new(server, handle, o.flags & super::ftable::KEEP_FLAGS, r[3], Some(o.path), Some(o.share))
+        }
+        _ => OpenFile::new(server, handle, 0, r[3], None, None),
+    }
 }

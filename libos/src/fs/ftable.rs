@@ -8,8 +8,13 @@
 //! a restore. What does survive is here, at a fixed address: for every
 //! open file, the absolute path it was opened by, the open mode (without
 //! the once-only `CREATE`, `TRUNCATE` and `EXCLUSIVE`), the position as the
-//! last reply reported it, the inode number, and the server and handle in
-//! use. A restore (`apps/ckpt`) re-opens each file by path on the target's
+//! last reply reported it and when (the TSC), a directory's cursor (the
+//! last name it handed out), the inode number, the server and handle in
+//! use, and a share id naming the server's open-file record: a descriptor
+//! passed to a child (`file:` spec with its origin) keeps the parent's path,
+//! mode and share id, so a checkpointer sees which entries of a tree share
+//! one record and takes the position (or cursor) the latest reply among
+//! them reported. A restore (`apps/ckpt`) re-opens each file by path on the target's
 //! server, moves the new record to the saved position, hands the handle to
 //! the restored process (`DUP`) and rewrites `SERVER`, `HANDLE` and
 //! `OWNER` in the image; [`OpenFile`](super::OpenFile) reads them from
@@ -65,8 +70,18 @@ pub const W_INO: usize = 6;
 pub const W_BUSY: usize = 7;
 /// Bytes of the path (0: unknown).
 pub const W_PATH_LEN: usize = 8;
+/// The share id: entries with the same one use one open-file record of the
+/// server (the TSC when the file was opened: unique on one CPU).
+pub const W_SHARE: usize = 9;
+/// The TSC when the reply that set `POS` (or the cursor) arrived; 0: none.
+pub const W_STAMP: usize = 10;
+/// Bytes of a directory's cursor, stored right after the path (padded to
+/// whole words); 0: at the start; [`CURSOR_UNKNOWN`]: too long to keep.
+pub const W_CURSOR_LEN: usize = 11;
 /// Byte offset of the path in an entry.
-pub const PATH_AT: usize = 72;
+pub const PATH_AT: usize = 96;
+/// `W_CURSOR_LEN` of a cursor that did not fit.
+pub const CURSOR_UNKNOWN: u64 = u64::MAX;
 /// Longest path recorded.
 pub const PATH_ROOM: usize = ENTRY_BYTES - PATH_AT;
 /// Flags a re-open keeps.
@@ -127,10 +142,41 @@ fn ensure_page(page: usize) -> bool {
     mapped
 }
 
+/// Address of byte `at` (a multiple of 8) of entry `slot`'s path area, as
+/// an atomic word.
+fn area_word(slot: usize, at: usize) -> &'static AtomicU64 {
+    debug_assert!(slot < ENTRIES && at.is_multiple_of(8) && at < PATH_ROOM);
+    // SAFETY: as in `word`: the entry's page is mapped (callers pass slots
+    // `take` returned), and `PATH_AT + at` is 8-aligned and inside the entry.
+    unsafe { AtomicU64::from_ptr((word_va(slot, 0) as usize + PATH_AT + at) as *mut u64) }
+}
+
+/// Stores `bytes` at byte `at` of entry `slot`'s path area (padded).
+fn put_area(slot: usize, at: usize, bytes: &[u8]) {
+    for (i, chunk) in bytes.chunks(8).enumerate() {
+        let mut w = [0u8; 8];
+        w[..chunk.len()].copy_from_slice(chunk);
+        area_word(slot, at + i * 8).store(u64::from_le_bytes(w), Ordering::Relaxed);
+    }
+}
+
+/// A share id for a record this process opens.
+fn new_share() -> u64 {
+    crate::time::rdtsc().max(1)
+}
+
 /// Takes an entry for `handle` of `server`, opened as `flags` by `path`
-/// (`None`: inherited, the path unknown) on inode `ino`; `None` when the
-/// table is full or no page can be mapped.
-pub(crate) fn take(server: u64, handle: u64, flags: u64, ino: u64, path: Option<&str>) -> Option<usize> {
+/// (`None`: the path unknown) on inode `ino`, sharing the server's record
+/// `share` names (`None`: a record of its own); `None` when the table is
+/// full or no page can be mapped.
+pub(crate) fn take(
+    server: u64,
+    handle: u64,
+    flags: u64,
+    ino: u64,
+    path: Option<&str>,
+    share: Option<u64>,
+) -> Option<usize> {
     let _guard = LOCK.lock();
     let me = exposed::self_id();
     for slot in 0..ENTRIES {
@@ -143,15 +189,11 @@ pub(crate) fn take(server: u64, handle: u64, flags: u64, ino: u64, path: Option<
         }
         word(slot, W_MAGIC).store(0, Ordering::Release);
         let path = path.map(str::as_bytes).filter(|p| p.len() <= PATH_ROOM).unwrap_or(&[]);
-        for (i, chunk) in path.chunks(8).enumerate() {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            // SAFETY: as in `word`: inside the entry's mapped page (the path
-            // ends within `ENTRY_BYTES`), 8-aligned.
-            let at = unsafe { AtomicU64::from_ptr((word_va(slot, 0) as usize + PATH_AT + i * 8) as *mut u64) };
-            at.store(u64::from_le_bytes(w), Ordering::Relaxed);
-        }
+        put_area(slot, 0, path);
         for (w, v) in [
+            (W_SHARE, share.unwrap_or_else(new_share)),
+            (W_STAMP, 0),
+            (W_CURSOR_LEN, 0),
             (W_OWNER, me),
             (W_SERVER, server),
             (W_HANDLE, handle),
@@ -189,8 +231,37 @@ pub(crate) fn begin(slot: usize) {
 pub(crate) fn end(slot: usize, pos: Option<u64>) {
     if let Some(p) = pos {
         word(slot, W_POS).store(p, Ordering::Release);
+        word(slot, W_STAMP).store(crate::time::rdtsc(), Ordering::Release);
     }
     word(slot, W_BUSY).fetch_sub(1, Ordering::AcqRel);
+}
+
+/// A directory's cursor moved to `name` (the entry just handed out).
+pub(crate) fn set_cursor(slot: usize, name: &[u8]) {
+    let at = (word(slot, W_PATH_LEN).load(Ordering::Acquire) as usize).next_multiple_of(8);
+    if at + name.len() > PATH_ROOM {
+        word(slot, W_CURSOR_LEN).store(CURSOR_UNKNOWN, Ordering::Release);
+    } else {
+        put_area(slot, at, name);
+        word(slot, W_CURSOR_LEN).store(name.len() as u64, Ordering::Release);
+    }
+    word(slot, W_STAMP).store(crate::time::rdtsc(), Ordering::Release);
+}
+
+/// What a child needs to keep the entry's path, mode and record: share
+/// id, flags and path (`None` while the path is unknown).
+pub(crate) fn origin(slot: usize) -> Option<(u64, u64, alloc::string::String)> {
+    let len = (word(slot, W_PATH_LEN).load(Ordering::Acquire) as usize).min(PATH_ROOM);
+    if len == 0 {
+        return None;
+    }
+    let mut bytes = alloc::vec::Vec::with_capacity(len.next_multiple_of(8));
+    for at in (0..len).step_by(8) {
+        bytes.extend_from_slice(&area_word(slot, at).load(Ordering::Relaxed).to_le_bytes());
+    }
+    bytes.truncate(len);
+    let path = alloc::string::String::from_utf8(bytes).ok()?;
+    Some((word(slot, W_SHARE).load(Ordering::Acquire), word(slot, W_FLAGS).load(Ordering::Acquire), path))
 }
 
 /// One entry read from a page image (a checkpoint's copy of a frame).
@@ -205,8 +276,12 @@ pub struct Saved {
     pub pos: u64,
     pub ino: u64,
     pub busy: u64,
+    pub share: u64,
+    pub stamp: u64,
     /// Empty when the path is unknown.
     pub path: alloc::vec::Vec<u8>,
+    /// A directory's cursor (empty: at the start); `None` if it did not fit.
+    pub cursor: Option<alloc::vec::Vec<u8>>,
 }
 
 /// The live entries in the image of the table page mapped at `va`.
@@ -221,6 +296,13 @@ pub fn entries_in(va: u64, page: &[u8]) -> alloc::vec::Vec<Saved> {
         }
         let len = (w(W_PATH_LEN) as usize).min(PATH_ROOM);
         let path = page.get(base + PATH_AT..base + PATH_AT + len).map(<[u8]>::to_vec).unwrap_or_default();
+        let clen = w(W_CURSOR_LEN);
+        let cat = base + PATH_AT + len.next_multiple_of(8);
+        let cursor = usize::try_from(clen)
+            .ok()
+            .filter(|&n| len.next_multiple_of(8) + n <= PATH_ROOM)
+            .and_then(|n| page.get(cat..cat + n))
+            .map(<[u8]>::to_vec);
         out.push(Saved {
             slot: first + i,
             owner: w(W_OWNER),
@@ -230,20 +312,36 @@ pub fn entries_in(va: u64, page: &[u8]) -> alloc::vec::Vec<Saved> {
             pos: w(W_POS),
             ino: w(W_INO),
             busy: w(W_BUSY),
+            share: w(W_SHARE),
+            stamp: w(W_STAMP),
             path,
+            cursor,
         });
     }
     out
 }
 
-/// Rewrites entry `slot` in the image of its page (mapped at `va`): its new
-/// owner, server and handle. False if `va` is not that entry's page.
-pub fn rebind_entry(va: u64, page: &mut [u8], slot: usize, owner: u64, server: u64, handle: u64) -> bool {
+/// Where an entry is re-bound to: its new owner, server and handle, and the
+/// position its (possibly shared) record was given.
+#[derive(Clone, Copy, Debug)]
+pub struct Rebind {
+    pub owner: u64,
+    pub server: u64,
+    pub handle: u64,
+    pub pos: u64,
+}
+
+/// Rewrites entry `slot` in the image of its page (mapped at `va`) as `to`
+/// says (no reply stamp yet: the old machine's clock means nothing here).
+/// False if `va` is not that entry's page.
+pub fn rebind_entry(va: u64, page: &mut [u8], slot: usize, to: Rebind) -> bool {
     if page_index(va) != Some(slot / PER_PAGE) || page.len() < PAGE_SIZE as usize {
         return false;
     }
     let base = (slot % PER_PAGE) * ENTRY_BYTES;
-    for (k, v) in [(W_OWNER, owner), (W_SERVER, server), (W_HANDLE, handle), (W_BUSY, 0)] {
+    for (k, v) in
+        [(W_OWNER, to.owner), (W_SERVER, to.server), (W_HANDLE, to.handle), (W_BUSY, 0), (W_POS, to.pos), (W_STAMP, 0)]
+    {
         page[base + k * 8..base + k * 8 + 8].copy_from_slice(&v.to_le_bytes());
     }
     true

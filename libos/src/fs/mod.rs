@@ -173,7 +173,7 @@ pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let (server, full) = route(path)?;
     let bits = flags.bits() & proto::flags::ALL;
     let r = client::path_call(server, op::OPEN, bits, full.as_bytes())?;
-    OpenFile::new(server, r[1], bits, r[3], Some(&full))
+    OpenFile::new(server, r[1], bits, r[3], Some(&full), None)
 }
 
 /// Opens `path` as a descriptor object, to install or to give a child

@@ -2,7 +2,10 @@
 //! Oxok's two execution models from one run. Builds both kernels
 //! (`crate::model`), boots each under icount and wall with
 //! `run=bench+fluke` (the workloads of `apps/bench/src/fluke.rs`), the
-//! process model once more with the kernel word `restart_every`, and
+//! process model once more with the kernel word `restart_every`, both
+//! models again at restart granularities 16 and 256 records
+//! (`restart_records=`, only the workloads it changes: `bench fluke
+//! restart`), and
 //! writes `fluke.md` (and each boot's serial log) into `<target>/bench/fluke/`
 //! (`--out DIR` elsewhere). The tables and what they show are copied into
 //! `bench/README.md` by hand after a run.
@@ -22,12 +25,26 @@ struct Variant {
     name: &'static str,
     model: Model,
     words: &'static str,
+    /// Records between restart points (`restart_records=`).
+    records: u32,
+    /// All workloads (else only `bench fluke restart`'s).
+    full: bool,
 }
 
-const VARIANTS: [Variant; 3] = [
-    Variant { name: "interrupt", model: Model::Interrupt, words: "" },
-    Variant { name: "process", model: Model::Process, words: "" },
-    Variant { name: "process, restart_every", model: Model::Process, words: " restart_every" },
+const fn variant(name: &'static str, model: Model, words: &'static str, records: u32, full: bool) -> Variant {
+    Variant { name, model, words, records, full }
+}
+
+/// The first two are the models at the default granularity (tables (b)
+/// and (d) compare them); the others vary how the restart points behave.
+const VARIANTS: [Variant; 7] = [
+    variant("interrupt", Model::Interrupt, "", 64, true),
+    variant("process", Model::Process, "", 64, true),
+    variant("process, restart_every", Model::Process, " restart_every", 64, true),
+    variant("interrupt, 16 records", Model::Interrupt, " restart_records=16", 16, false),
+    variant("interrupt, 256 records", Model::Interrupt, " restart_records=256", 256, false),
+    variant("process, 16 records", Model::Process, " restart_records=16", 16, false),
+    variant("process, 256 records", Model::Process, " restart_records=256", 256, false),
 ];
 
 const MODES: [Mode; 2] = [Mode::Icount, Mode::Wall];
@@ -55,7 +72,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     for (vi, v) in VARIANTS.iter().enumerate() {
         for &mode in &MODES {
             let kernel = if v.model == Model::Process { process.clone() } else { interrupt.clone() };
-            let quick_arg = if quick { "+quick" } else { "" };
+            let quick_arg = format!("{}{}", if quick { "+quick" } else { "" }, if v.full { "" } else { "+restart" });
             let cmdline = format!("run=bench+fluke{quick_arg} slots={SLOTS}{} log=info", v.words);
             let mut q = Qemu::new(Boot::Pvh { kernel, initrd: images.initrd.clone(), cmdline });
             q.extra.extend(mode.qemu_args());
@@ -97,11 +114,14 @@ fn tables(results: &[(usize, Mode, Report)], quick: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Fluke's tables for Oxok's execution models{}\n", if quick { " (quick)" } else { "" });
     let _ = writeln!(s, "Cycles: icount = guest instructions (deterministic); wall = host TSC under TCG (noisy).\n");
-    let _ = writeln!(s, "## (a) Restarting a long call: one `page_batch` of 4096 records (64 restart points)\n");
-    let _ = writeln!(s, "| kernel | icount cycles | vs process | wall cycles | vs process |");
-    let _ = writeln!(s, "| --- | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        s,
+        "## (a) Restarting a long call: one `page_batch` of 4096 records (4096 / granularity restart points)\n"
+    );
+    let _ = writeln!(s, "| kernel | restart points | icount cycles | vs process | wall cycles | vs process |");
+    let _ = writeln!(s, "| --- | ---: | ---: | ---: | ---: | ---: |");
     for (vi, v) in VARIANTS.iter().enumerate() {
-        let mut row = format!("| {} ", v.name);
+        let mut row = format!("| {} | {} ", v.name, 4096 / v.records);
         for mode in MODES {
             let x = get(results, vi, mode, "long_batch_4096");
             let base = get(results, 1, mode, "long_batch_4096");
@@ -129,8 +149,8 @@ fn tables(results: &[(usize, Mode, Report)], quick: bool) -> String {
         let _ = writeln!(s, "| {w} | {} ({}) | {} ({}) | {ratio} ({wr}) |", cell(i), cell(iw), cell(p), cell(pw));
     }
     let _ = writeln!(s, "\n## (c) Preemption latency of a slot owner (cycles after its tick)\n");
-    let _ = writeln!(s, "| kernel | other env | icount avg | icount max | wall avg | wall max |");
-    let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(s, "| kernel | records per step | other env | icount avg | icount max | wall avg | wall max |");
+    let _ = writeln!(s, "| --- | ---: | --- | ---: | ---: | ---: | ---: |");
     for (vi, v) in VARIANTS.iter().enumerate() {
         for (load, what) in
             [("preempt_latency_user", "computes in user mode"), ("preempt_latency", "long page_batch calls")]
@@ -138,8 +158,9 @@ fn tables(results: &[(usize, Mode, Report)], quick: bool) -> String {
             let f = |m, suffix: &str| cell(get(results, vi, m, &format!("{load}_{suffix}")));
             let _ = writeln!(
                 s,
-                "| {} | {what} | {} | {} | {} | {} |",
+                "| {} | {} | {what} | {} | {} | {} | {} |",
                 v.name,
+                v.records,
                 f(Mode::Icount, "avg"),
                 f(Mode::Icount, "max"),
                 f(Mode::Wall, "avg"),

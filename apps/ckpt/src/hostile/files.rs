@@ -1,9 +1,8 @@
 //! ckpt-hostile, part 2: open files and capabilities outside the tree.
 //!
 //! 3. Open files that cannot be carried are refused at the checkpoint with
-//!    their reason and path, and the tree runs on: a file inherited from a
-//!    parent (its path unknown to the child), a file removed since it was
-//!    opened. At restore: a file the image does not carry and this machine
+//!    their reason and path, and the tree runs on: an open directory whose
+//!    cursor's entry was removed, a file removed since it was opened. At restore: a file the image does not carry and this machine
 //!    lacks, a carried file whose path here holds other bytes (left as it
 //!    is), forged file records; a file the restore created is removed when
 //!    the build fails later. Nothing is left behind.
@@ -22,8 +21,8 @@ use oxok_ckpt::image::{Image, ImageError};
 use oxok_ckpt::restore::restore;
 use oxok_ckpt::{CkptError, save};
 use oxok_libos::abi::{EnvState, Error, Regs, cap_kind, rights};
-use oxok_libos::exec::{self, Child, SpawnOptions};
-use oxok_libos::fs::{self, OpenFlags};
+use oxok_libos::exec::{self, Child};
+use oxok_libos::fs;
 use oxok_libos::{exposed, sys, time};
 use oxok_tests::Checks;
 
@@ -104,27 +103,22 @@ pub fn files(t: &mut Checks) {
         t.check(false, "start a file server");
         return;
     };
-    // An inherited file: the child does not know its path.
-    let mut opts = SpawnOptions::new();
-    match fs::open_handle("/h-out.txt", OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::TRUNCATE) {
-        Ok(h) => {
-            opts.stdout(h);
-        }
-        Err(_) => t.check(false, "open /h-out.txt"),
-    }
-    match exec::spawn_with("ckpt-counter", &["ckpt-counter", "100000", "5"], &opts) {
+    // An open directory whose cursor's entry was removed: a re-open could
+    // not find where the listing stood.
+    match exec::spawn("ckpt-share", &["ckpt-share", "6", "200", "/h-share.txt", "/h-dir"]) {
         Ok(c) => {
-            drop(opts);
-            let _ = time::sleep_ms(60);
+            // It has read the first entry (`a`) and sleeps 200 ms.
+            let _ = time::sleep_ms(100);
+            let _ = fs::unlink("/h-dir/a");
             let got = save::checkpoint(c.slot, false).map(|_| ());
             t.check(
-                refused_with(got, "its path is unknown", "entry"),
-                "a checkpoint with an inherited file is refused",
+                refused_with(got, "an open directory whose cursor's entry is gone", "/h-dir"),
+                "a checkpoint with a directory whose cursor's entry is gone is refused",
             );
-            t.check(runs_on(&c), "the tree runs on after the refused checkpoint");
-            kill_tree(&c);
+            let ended = exec::wait(c).map(|s| s.code());
+            t.expect(ended, Ok(0), "the tree runs on after the refused checkpoint and ends well");
         }
-        Err(_) => t.check(false, "spawn a counter writing to a file"),
+        Err(_) => t.check(false, "spawn ckpt-share"),
     }
     // A file removed since it was opened.
     if let Some(c) = counter_with("/h-gone.txt") {

@@ -19,7 +19,7 @@
 
 use core::fmt::Debug;
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, BATCH_STEP, Call, Error, MapEntry, rights};
+use oxok_libos::abi::{ANY_FRAME, Call, Error, MapEntry, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::{Checks, mem};
 
@@ -80,7 +80,7 @@ fn main(_args: Args) -> i32 {
     }
     big_batch(&mut t, &slots, &pfns);
     bad_record(&mut t, &slots, 4, 10);
-    bad_record(&mut t, &slots, BATCH_STEP as usize + 16, BIG);
+    bad_record(&mut t, &slots, (exposed::restart_records() as usize + 16).min(BIG - 1), BIG);
     bad_pointer(&mut t, &slots);
     page_end(&mut t, &slots);
     protect(&mut t, &slots);

@@ -1,13 +1,17 @@
 //! state-batch: Fluke's "prompt and correct" export of an environment in
 //! the middle of a `page_batch`. A child runs one batch of 32768 unmap
 //! records over 32768 pages mapping one frame (the kernel restarts it every
-//! `BATCH_STEP` records, each time back in user mode with `rip` on the
-//! `syscall`). The parent stops it part-way (`env_stop`), exports its
+//! `SysInfo::restart_records` records — `BATCH_STEP` unless the kernel word
+//! `restart_records=` says otherwise — each time back in user mode with
+//! `rip` on the `syscall`). The parent stops it part-way (`env_stop`), exports its
 //! state — the same call with `rsi` at the next record and `rdx` the
 //! records left — and imports it into a fresh environment given the same
 //! memory (the code, the same record pages, the pages not unmapped yet).
 //! Both are then let go: each finishes the rest of the batch and exits
-//! with status 0, and every mapping of the frame is gone.
+//! with status 0, and every mapping of the frame is gone. Four such
+//! children are caught; each stop must be a multiple of the granularity
+//! (and, when it and the default do not divide each other, one of them off
+//! the default's points: the knob took effect).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -30,7 +34,9 @@ const CODE_VA: u64 = 0x3200_0000_0000;
 const SCRATCH: u64 = 0x3300_0000_0000;
 const FLAGS_IF: u64 = 1 << 9;
 const FLAGS_RESERVED: u64 = 1 << 1;
-const ATTEMPTS: usize = 8;
+const ATTEMPTS: usize = 16;
+/// Mid-batch stops wanted (one per successful attempt).
+const STOPS: usize = 4;
 
 /// `syscall` (the batch, registers from the state); `mov rdi, rax`;
 /// `movabs rax, env_exit`; `syscall`; `jmp $`.
@@ -91,7 +97,7 @@ fn wait_end(id: u64) -> Option<u64> {
 /// One attempt: a child caught mid-batch, exported and imported. `None`
 /// if the child was not caught in the middle (it had not started or had
 /// finished): the caller tries again.
-fn attempt(t: &mut Checks, s: &Setup) -> Option<()> {
+fn attempt(t: &mut Checks, s: &Setup, stops: &mut Vec<u64>) -> Option<()> {
     let [c, cid] = sys::env_create().ok()?;
     build(t, s, c, 0);
     t.expect(maps(s.pfn), N as u64, "the frame is mapped at every target page");
@@ -127,12 +133,12 @@ fn attempt(t: &mut Checks, s: &Setup) -> Option<()> {
     let left = mid.regs.rdx as usize;
     let done = N - left;
     println!("state-batch: stopped after {done} of {N} records ({left} left)");
+    stops.push(done as u64);
     t.expect(
         (mid.regs.rip, mid.regs.rax, mid.regs.rdi, mid.regs.rsi),
         (CODE_VA, Call::page_batch.number(), 0, REC_VA + done as u64 * RECORD),
         "a caller mid-batch exports the same call on the syscall, rsi at the next record",
     );
-    t.check((done as u64).is_multiple_of(BATCH_STEP), "it stopped at a restart point");
     t.expect(maps(s.pfn), left as u64, "exactly the records before rsi took effect");
     // The twin: the same memory as the original has now, the same state.
     let [f, fid] = sys::env_create().ok()?;
@@ -176,17 +182,25 @@ fn main(_args: Args) -> i32 {
     store.extend((0..N).map(|i| MapEntry::unmap(TARGET_VA + i as u64 * PAGE_SIZE)));
     let records = store.as_ptr() as u64 + skip as u64 * RECORD;
     let s = Setup { code, frame, pfn, records };
-    let mut tried = 0;
-    let done = loop {
-        tried += 1;
-        if attempt(&mut t, &s).is_some() {
-            break true;
+    // Attempts until the child was caught at `STOPS` points (each attempt
+    // catches it once, or not at all if it was not in the middle).
+    let mut stops: Vec<u64> = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let _ = attempt(&mut t, &s, &mut stops);
+        if stops.len() >= STOPS {
+            break;
         }
-        if tried == ATTEMPTS {
-            break false;
-        }
-    };
-    t.check(done, "a child was caught in the middle of its batch");
+    }
+    let done = stops.len() >= STOPS;
+    // Every stop is at a restart point: a multiple of the granularity.
+    let step = exposed::restart_records();
+    println!("state-batch: caught at {} points, restart granularity {step} records", stops.len());
+    t.check(stops.iter().all(|d| d.is_multiple_of(step)), "every stop is at a restart point");
+    if !step.is_multiple_of(BATCH_STEP) && !BATCH_STEP.is_multiple_of(step) {
+        // The knob took effect: the default's points would not all be these.
+        t.check(stops.iter().any(|d| !d.is_multiple_of(BATCH_STEP)), "a stop between the default's restart points");
+    }
+    t.check(done, "the child was caught in the middle of its batch at enough points");
     t.expect(sys::frame_free(frame), Ok([]), "free the target frame");
     drop(store);
     t.finish()

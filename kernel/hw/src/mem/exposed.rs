@@ -57,6 +57,7 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
         console_in: 0,
         kernel_heap_used: 0,
         env_frames,
+        restart_records: oxok_abi::BATCH_STEP,
     };
     SYSINFO_PA.store(info_pa, Ordering::Relaxed);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
