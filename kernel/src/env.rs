@@ -232,16 +232,16 @@ struct Dying {
 /// the time any one entry spends tearing down destroyed environments.
 pub const REAP_BUDGET: usize = 64;
 
-/// Frames every environment is charged for itself: its application area,
-/// and in the process model its kernel stack (published in the
-/// system-information page as `env_frames`).
-#[cfg(not(feature = "model-process"))]
+/// Frames every environment is charged for itself: its application area
+/// (published in the system-information page as `env_frames`).
 pub const ENV_FRAMES: u64 = 1;
-/// Frames every environment is charged for itself: its application area,
-/// and in the process model its kernel stack (published in the
-/// system-information page as `env_frames`).
+
+/// Kernel heap every environment is charged for itself beyond its record:
+/// in the process model its kernel stack, nothing in the interrupt model.
 #[cfg(feature = "model-process")]
-pub const ENV_FRAMES: u64 = 1 + crate::model::KSTACK_FRAMES;
+const KSTACK_HEAP: u64 = crate::model::KSTACK_HEAP;
+#[cfg(not(feature = "model-process"))]
+const KSTACK_HEAP: u64 = 0;
 
 /// All environments, by row, and those being torn down.
 pub struct EnvTable {
@@ -334,7 +334,7 @@ impl EnvTable {
             wait_ticket: 0,
             slots: 0,
             stopped: false,
-            heap_charged: account::ENV_HEAP,
+            heap_charged: account::ENV_HEAP + KSTACK_HEAP,
         });
         env.publish();
         exposed::set_run_row(index, env.cpu_ledger.row(id));

@@ -4,7 +4,8 @@
 //! call runs to completion or returns to user mode at a restart point.
 //!
 //! Here every environment has its own kernel stack, allocated when it is
-//! created, charged to its account as [`KSTACK_FRAMES`] frames, and freed
+//! created, charged to its account as [`KSTACK_HEAP`] bytes of kernel heap
+//! (it is allocated there, so a heap limit bounds it), and freed
 //! when its teardown finishes. Every entry from user mode lands on the
 //! running environment's stack (`syscall` and the TSS's `rsp0` are switched
 //! whenever a different environment is loaded). At a call's restart point
@@ -33,8 +34,9 @@ use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering:
 use oxok_abi::{Error, Regs};
 use spin::Mutex;
 
-/// Frames charged to an environment's account for its kernel stack.
-pub const KSTACK_FRAMES: u64 = (KSTACK_SIZE / 4096) as u64;
+/// Kernel heap bytes charged to an environment's account for its kernel
+/// stack (the stack is a heap allocation).
+pub const KSTACK_HEAP: u64 = KSTACK_SIZE as u64;
 
 /// Length of the `syscall` instruction.
 const SYSCALL_LEN: u64 = 2;
@@ -107,7 +109,7 @@ pub struct Pending {
 /// Allocates a kernel stack for a new environment and charges it to
 /// `account` (refused with `NoMemory` if the account or the heap is full).
 pub fn stack_for(account: account::AccountId) -> Result<Pending, Error> {
-    let charge = account::Charge::amount(account, oxok_account::Amount::new(KSTACK_FRAMES, 0))?;
+    let charge = account::Charge::amount(account, oxok_account::Amount::heap(KSTACK_HEAP))?;
     crate::mem::heap::reserve(KSTACK_SIZE)?;
     let stack = KStack::alloc().ok_or(Error::NoMemory)?;
     Ok(Pending { stack: Some(stack), charge: Some(charge) })
@@ -128,7 +130,7 @@ pub fn attach(id: EnvId, mut p: Pending) {
 
 /// The environment in table row `row` is torn down: its stack is freed
 /// (later, if the CPU is still on it). Its charge went back with the
-/// environment's (`Env::charged_frames` counts the stack).
+/// environment's (its `heap_charged` counts the stack).
 pub fn release(row: usize) {
     let old = {
         let mut rows = ROWS.lock();
