@@ -175,15 +175,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let md = httptable::table(&machines, &c, &o, &timestamp);
     let svg = httptable::chart(&machines, &c, &format!("{timestamp} · {} round(s)", o.rounds));
     let out = o.out.clone().unwrap_or_else(|| ws.target_dir.join("bench").join("http"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    for (name, text) in [
-        (format!("{stamp}.md"), &md),
-        ("latest.md".into(), &md),
-        (format!("{stamp}.svg"), &svg),
-        ("latest.svg".into(), &svg),
-    ] {
-        std::fs::write(out.join(&name), text).map_err(|e| format!("cannot write {name}: {e}"))?;
-    }
+    super::report::write_md_svg(&out, &stamp, &md, &svg)?;
     println!("{md}");
     eprintln!("bench: wrote {} (.md, .svg) and latest.md, latest.svg", out.join(&stamp).display());
     if c.http.is_empty() && c.echo.is_empty() {

@@ -8,6 +8,10 @@
 //! boot timed out) is reported as missing, never estimated.
 
 pub(crate) mod cpio;
+mod disk;
+mod diskguest;
+mod disktable;
+mod disktrace;
 mod fluke;
 pub(crate) mod host;
 mod http;
@@ -46,6 +50,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if args.iter().any(|a| a == "--http") {
         return http::run(args);
+    }
+    if args.iter().any(|a| a == "--disk") && !Options::wants_help(args) {
+        return disk::run(args);
     }
     if args.iter().any(|a| a == "--fluke") {
         return fluke::run(args);
@@ -114,11 +121,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ran = check_sides_ran(&res, &machines);
     if opts.out.is_none() && !opts.quick && opts.sides.len() == 2 {
         // A full run into bench/results/ includes the HTTP benchmark (which
-        // needs root for its network namespace); a quick one does not.
+        // needs root for its network namespace) and the disk benchmark; a
+        // quick one neither.
         eprintln!("bench: now the HTTP and TCP benchmark (as `cargo xtask bench --http`) …");
         let dir = out.join("http").display().to_string();
         let http = http::run(&["--http".to_string(), "--out".to_string(), dir]);
-        return ran.and(http);
+        eprintln!("bench: now the disk benchmark (as `cargo xtask bench --disk`) …");
+        let dir = out.join("disk").display().to_string();
+        let disk = disk::run(&["--disk".to_string(), "--out".to_string(), dir]);
+        return ran.and(http).and(disk);
     }
     ran
 }

@@ -100,6 +100,12 @@ bench/results/<UTC time>.json, latest.md and latest.svg (see bench/README.md).
   --fluke        instead: Fluke's tables for the two execution models
                  (both kernels, icount and wall; <target>/bench/fluke/fluke.md;
                  takes --quick, --out, --timeout)
+  --disk         instead: the disk benchmark (issue 15): smallfile, sequential
+                 and tree-copy phases on Oxok's C-FFS and Linux's ext4, same
+                 virtio-blk settings, disk requests per operation from QEMU's
+                 trace (<target>/bench/disk/ for --quick; takes --quick,
+                 --rounds, --mode, --only, --timeout (default 900 s quick,
+                 3600 s full), --out)
   --linux-mitigations M  on (default): Debian's defaults; off: Linux booted
                  with mitigations=off (no speculative-execution mitigations,
                  as Oxok has none)
@@ -108,7 +114,8 @@ bench/results/<UTC time>.json, latest.md and latest.svg (see bench/README.md).
                  never over the committed full results)
 
 A full run into bench/results/ then runs the HTTP and TCP benchmark too
-(`cargo xtask bench --http --help`; needs root), into bench/results/http/.
+(`cargo xtask bench --http --help`; needs root), into bench/results/http/,
+and the disk benchmark, into bench/results/disk/.
 ";
 
 impl Options {

@@ -126,6 +126,21 @@ pub(crate) fn format_ratio(r: f64) -> String {
     format!("{r:.digits$}×")
 }
 
+/// Writes a run's report into `out` (made if missing) as `<stamp>.md`,
+/// `<stamp>.svg`, `latest.md` and `latest.svg`.
+pub(crate) fn write_md_svg(out: &std::path::Path, stamp: &str, md: &str, svg: &str) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    for (name, text) in [
+        (format!("{stamp}.md"), md),
+        ("latest.md".into(), md),
+        (format!("{stamp}.svg"), svg),
+        ("latest.svg".into(), svg),
+    ] {
+        std::fs::write(out.join(&name), text).map_err(|e| format!("cannot write {name}: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Replaces the text between the README markers with `table` (the
 /// markers stay). `None` if the markers are missing or out of order.
 pub(crate) fn splice_readme(readme: &str, table: &str) -> Option<String> {

@@ -34,11 +34,22 @@ const AFTER_DONE: Duration = Duration::from_secs(3);
 /// after `timeout`, or shortly after `bench: done` if it does not power
 /// off by itself. The serial output is copied to `log`.
 pub(crate) fn boot(cmd: Command, timeout: Duration, log: &Path) -> Result<Boot, String> {
+    boot_typed(cmd, timeout, log, &[])
+}
+
+/// [`boot`], with `input` typed on the serial console at once (it waits in
+/// the pipe until the guest reads it; the pipe stays open until the end).
+pub(crate) fn boot_typed(cmd: Command, timeout: Duration, log: &Path, input: &[u8]) -> Result<Boot, String> {
     let mut cmd = with_parent_death_signal(cmd);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let stdin = if input.is_empty() { Stdio::null() } else { Stdio::piped() };
+    cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut log_file = std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| format!("could not start QEMU: {e}"))?;
+    let _typing = child.stdin.take().map(|mut i| {
+        let _ = i.write_all(input);
+        i
+    });
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let done = AtomicBool::new(false);

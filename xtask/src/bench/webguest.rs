@@ -17,13 +17,23 @@ use crate::meta::Workspace;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The modules virtio-net needs in Debian's kernel, in load order.
-const MODULES: [(&str, &str); 8] = [
+/// The modules of Debian's kernel every virtio PCI device needs, in load
+/// order: (name, directory under `kernel/`).
+pub(crate) const VIRTIO_PCI: [(&str, &str); 5] = [
     ("virtio_ring", "drivers/virtio"),
     ("virtio", "drivers/virtio"),
     ("virtio_pci_modern_dev", "drivers/virtio"),
     ("virtio_pci_legacy_dev", "drivers/virtio"),
     ("virtio_pci", "drivers/virtio"),
+];
+
+/// The modules virtio-net needs in Debian's kernel, in load order.
+const MODULES: [(&str, &str); 8] = [
+    VIRTIO_PCI[0],
+    VIRTIO_PCI[1],
+    VIRTIO_PCI[2],
+    VIRTIO_PCI[3],
+    VIRTIO_PCI[4],
     ("failover", "net/core"),
     ("net_failover", "drivers/net"),
     ("virtio_net", "drivers/net"),
@@ -52,7 +62,7 @@ pub(crate) fn prepare(ws: &Workspace) -> Result<WebGuest, String> {
     let mut apt = Apt::new(cache.join("apt.log"));
     let (vmlinuz, kernel_package) = linux::kernel(&cache, &mut apt)?;
     let kernel = linux::pvh_kernel(&cache, &vmlinuz, &mut apt)?;
-    let modules = modules(&dir, &kernel_package, &mut apt)?;
+    let modules = modules(&dir, &kernel_package, &mut apt, &MODULES)?;
     let (busybox, busybox_version) = linux::busybox(&cache, &mut apt)?;
     let (nginx, nginx_version) = nginx(&dir, &mut apt)?;
     apt.ensure_program("musl-gcc", "musl-tools", "to build the Linux echo server")?;
@@ -203,16 +213,23 @@ fn library_packages(libs: &[String]) -> String {
     seen.join(", ")
 }
 
-/// The virtio-net modules of the kernel package (`name version`), from its
-/// `.deb`, cached in `modules/` with the version they came from.
-fn modules(dir: &Path, kernel_package: &str, apt: &mut Apt) -> Result<PathBuf, String> {
+/// The modules `list` (name, directory under `kernel/`) of the kernel
+/// package (`name version`), from its `.deb`, cached in `dir/modules/`
+/// with the version they came from.
+pub(crate) fn modules(
+    dir: &Path,
+    kernel_package: &str,
+    apt: &mut Apt,
+    list: &[(&str, &str)],
+) -> Result<PathBuf, String> {
     let out = dir.join("modules");
     let stamp = out.join("package");
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == kernel_package) {
+    let have_all = list.iter().all(|(m, _)| out.join(format!("{m}.ko")).exists());
+    if have_all && std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == kernel_package) {
         return Ok(out);
     }
     let name = kernel_package.split_whitespace().next().ok_or("no kernel package recorded")?;
-    eprintln!("bench: fetching {name} again for its virtio-net modules …");
+    eprintln!("bench: fetching {name} again for its modules …");
     let download = dir.join("download");
     let _ = std::fs::remove_dir_all(&download);
     let deb = apt.download(name, &download)?;
@@ -232,7 +249,7 @@ fn modules(dir: &Path, kernel_package: &str, apt: &mut Apt) -> Result<PathBuf, S
         .next()
         .ok_or(format!("{name} holds no /lib/modules/VERSION"))?;
     mkdir(&out)?;
-    for (m, sub) in MODULES {
+    for (m, sub) in list {
         let file = base.join(sub).join(format!("{m}.ko"));
         write_if_changed(&out.join(format!("{m}.ko")), &read(&file)?)?;
     }
