@@ -46,5 +46,5 @@ pub mod image;
 
 pub use disk::Disk;
 pub use error::FsError;
-pub use fs::{Cursor, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
+pub use fs::{COPY_BATCH, Copied, Cursor, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
 pub use fsck::{Fsck, fsck, fsck_at};
