@@ -33,7 +33,10 @@ fn a_copy_writes_the_destination_from_the_source_frame_and_pins_it() {
     // Pinned: neither evicted nor freed while the device reads it.
     assert_eq!(xn.evict(5), Err(Refusal::Busy(5)));
     let without = with_entry(cached(&xn, &mem, 1), 0, 0, 0, 0, 0);
-    assert_eq!(xn.free(&mut mem, &[OWNER], 1, &without, Extent::new(5, 1, DATA), &mut |_, _| {}), Err(Refusal::InFlight(5)));
+    assert_eq!(
+        xn.free(&mut mem, &[OWNER], 1, &without, Extent::new(5, 1, DATA), &mut |_, _| {}),
+        Err(Refusal::InFlight(5))
+    );
     // A second copy onto the destination waits; one from the pinned source is fine.
     assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 5), Err(Refusal::InFlight(6)));
     // The parent may not persist its pointer to 6 yet.

@@ -81,7 +81,9 @@ fn main(_args: Args) -> i32 {
         println!("xcp-attack: own blocks missing");
         return 1;
     };
-    println!("xcp-attack: victim file system {vfs}: data {vdata}, directory {vdir}; mine {fs_id}: data {d1} {d2}, tainted {tainted}; I am {me}");
+    println!(
+        "xcp-attack: victim file system {vfs}: data {vdata}, directory {vdir}; mine {fs_id}: data {d1} {d2}, tainted {tainted}; I am {me}"
+    );
     // The victim's block must be cached for the source attack to reach
     // the rights check (reading into the cache needs no rights).
     c.check(xn::read(vdata).is_ok(), "victim data cached");
