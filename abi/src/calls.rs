@@ -1087,8 +1087,8 @@ macro_rules! for_each_call {
             /// (`Invalid`); a free request slot (`WouldBlock`); `dst` live,
             /// data (a metadata block is
             /// [`refuse::METADATA_WRITABLE`](crate::xn::refuse::METADATA_WRITABLE)),
-            /// `acl` over it grants the caller write, no write in flight, not
-            /// itself a copy's pinned source; `src` live, `acl` over it
+            /// `acl` over it grants the caller write, no read or write of it
+            /// in flight, not itself a copy's pinned source; `src` live, `acl` over it
             /// grants read, cached, durably written (a tainted source is
             /// [`refuse::TAINTED`](crate::xn::refuse::TAINTED)) (refusals);
             /// no mapping of `dst`'s frame remains (`Busy`); kernel memory

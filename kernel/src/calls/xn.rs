@@ -292,6 +292,11 @@ pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
         if let Err(r) = s.xn.copy_check(&s.mem, &who, dst, src) {
             return Ok(refused(r));
         }
+        // A read of `dst` in flight would register the old bytes as its
+        // cache after the copy.
+        if s.read_pending(dst).is_some() {
+            return Ok(refused(Refusal::InFlight(dst)));
+        }
         // The destination's frame leaves the cache: nobody may still see it
         // as the block (as for `xn_evict`).
         if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|pfn| s.mem.mapped(pfn)) {
