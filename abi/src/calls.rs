@@ -1005,7 +1005,8 @@ macro_rules! for_each_call {
             ///
             /// Checks: a disk (`NotFound`); a free request slot
             /// (`WouldBlock`); account room (`NoMemory`); the block is live
-            /// (refusal). Changes: a request; later, the registry.
+            /// and no `xn_write_from` onto it is in flight (refusal).
+            /// Changes: a request; later, the registry.
             65 => xn_read(block: Word) -> [refusal, seq, detail];
 
             /// Maps the frame caching XN block `block` at page `va` of the
@@ -1047,8 +1048,9 @@ macro_rules! for_each_call {
             /// and frees its frame (the charge goes back).
             ///
             /// Checks: a disk (`NotFound`); the block is cached, clean and
-            /// durable (refusal); no mapping of its frame remains (`Busy`).
-            /// Changes: the registry; the frame.
+            /// durable, and no `xn_write_from` reads its frame (refusal);
+            /// no mapping of its frame remains (`Busy`). Changes: the
+            /// registry; the frame.
             69 => xn_evict(block: Word) -> [refusal, at, detail];
 
             /// Puts the environment named by `env_slot` into a **new
@@ -1074,6 +1076,29 @@ macro_rules! for_each_call {
             /// `bytes`, and kernel memory for the account (`NoMemory`,
             /// nothing changed). Changes: the environment's account.
             70 => env_limit_heap(env_slot: EnvCap, bytes: Word) -> [];
+
+            /// Writes the XN data block `dst` to disk straight from the
+            /// frame caching block `src` (XCP: the CPU never touches the
+            /// data). Returns `[0, seq, 0]` (see `xn_read`). The source's
+            /// frame stays cached and pinned — neither evicted nor freed —
+            /// until the device has read it; `dst` leaves the cache (its old
+            /// frame goes back; `xn_read` brings the copy in once the write
+            /// is done). Taint as for `xn_write`: `dst` stays tainted until
+            /// the write completes and a later flush completes, so a
+            /// metadata block pointing to it reaches the disk only after.
+            ///
+            /// Checks: a disk (`NotFound`); `dst` differs from `src`
+            /// (`Invalid`); a free request slot (`WouldBlock`); `dst` live,
+            /// data (a metadata block is
+            /// [`refuse::METADATA_WRITABLE`](crate::xn::refuse::METADATA_WRITABLE)),
+            /// `acl` over it grants the caller write, no read or write of it
+            /// in flight, not itself a copy's pinned source; `src` live, `acl` over it
+            /// grants read, cached, durably written (a tainted source is
+            /// [`refuse::TAINTED`](crate::xn::refuse::TAINTED)) (refusals);
+            /// no mapping of `dst`'s frame remains (`Busy`); kernel memory
+            /// for the request (`NoMemory`). Changes: a request; `dst`'s
+            /// state and cache frame; `src`'s pin count.
+            71 => xn_write_from(dst: Word, src: Word) -> [refusal, seq, detail];
 
             /// Makes the environment named by `callee_slot`, which serves a
             /// transfer and owes no reply, owe it to the environment named

@@ -290,6 +290,8 @@ pub mod refuse {
     pub const BAD_FS: u64 = 17;
     /// The block is freed and waits on the will-free list.
     pub const WILL_FREE: u64 = 18;
+    /// The block (a copy's source) has never been durably written.
+    pub const TAINTED: u64 = 19;
 }
 
 /// Buffer-cache registry states, as exposed read-only.
@@ -558,6 +560,7 @@ mod tests {
             refuse::NO_MEMORY,
             refuse::BAD_FS,
             refuse::WILL_FREE,
+            refuse::TAINTED,
         ];
         for all in [&rejects[..], &refusals[..]] {
             for (i, a) in all.iter().enumerate() {

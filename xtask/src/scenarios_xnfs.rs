@@ -9,7 +9,7 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 3] = [TOOLS, LINUX, HOSTILE];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 4] = [TOOLS, LINUX, HOSTILE, XCP];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
 
@@ -117,6 +117,56 @@ const HOSTILE: Scenario = Scenario {
             cmdline: "run=init",
             input: "cat /v.txt\ncat /vd/w\nexit\n",
             expect: &["mounted file system", "victim data", "more", "dfsd: stopped"],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+const XCP: Scenario = Scenario {
+    name: "disk-xcp",
+    about: "xcp copies a tree (nested directories, empty, small and 1.3 MB files) on the disk with every data block written from the source's cache frame; byte-identical after a reboot (md5sum, cmp); xcp-attack's copies against the victim (its blocks as source or destination, tainted sources, metadata, bad numbers) are refused; fsck passes",
+    cmdline: "run=init",
+    input: "mkdir /src\nmkdir /src/sub\nmkdir /src/sub/deep\necho small > /src/a\nbusybox seq 1 200000 > /src/nums\n\
+            busybox dd if=/dev/zero of=/src/sub/zeros bs=4096 count=100\ntouch /src/sub/empty\n\
+            echo deep words > /src/sub/deep/d\nxcp /src /dst\nmkdir /into\nxcp /src/sub /into\n\
+            xcp /src /tmp/x\nxcp /nothing /y\nxcp /src/a /dst/a\nbusybox cmp /src/nums /dst/nums && echo same-nums\n\
+            xcp-attack\nexit\n",
+    expect: &[
+        "dfsd: C-FFS on a disk of 16320 blocks: made file system",
+        "xcp: 5 files, 1698512 bytes, 417 blocks",
+        "xcp: 3 files, 409611 bytes, 101 blocks",
+        "xcp: /src: operation not supported",
+        "xcp: /nothing: no such file or directory",
+        "xcp: /src/a: file exists",
+        "same-nums",
+        "xcp-attack: victim file system",
+        "xcp-attack: ok (",
+        "dfsd: stopped",
+    ],
+    forbid: FORBID,
+    timeout_secs: 300,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "busybox md5sum /dst/nums /dst/a /dst/sub/zeros /dst/sub/deep/d /into/sub/zeros\n\
+                    busybox cmp /src/nums /dst/nums && echo same-after-reboot\nbusybox wc -c /dst/sub/empty\n\
+                    ls /dst/sub\nexit\n",
+            expect: &[
+                "mounted file system",
+                // md5sum of the same bytes on the host.
+                "0e10426a1d5bddffcef02f1345787128  /dst/nums",
+                "d15dbfcb847653913855e21370d83af1  /dst/a",
+                "a5dc382d75ec46434b313e289c281d8c  /dst/sub/zeros",
+                "f097e4a52fa2e3df4b5df61be28594b6  /dst/sub/deep/d",
+                "a5dc382d75ec46434b313e289c281d8c  /into/sub/zeros",
+                "same-after-reboot",
+                "0 /dst/sub/empty",
+                "deep",
+                "dfsd: stopped",
+            ],
             patch: None,
         }),
         fsck: true,

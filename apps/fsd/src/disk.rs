@@ -264,6 +264,12 @@ impl Files for DiskFiles {
         self.sync()
     }
 
+    fn copy_tree(&mut self, from: &[u8], to: &[u8]) -> Result<[u64; 3], FsError> {
+        let (from, to) = (normal(from)?, normal(to)?);
+        let c = self.fs()?.copy_tree(&from, &to).map_err(err)?;
+        Ok([c.files, c.bytes, c.blocks])
+    }
+
     fn usage(&mut self) -> (u64, u64) {
         let files = self.nodes.len() as u64;
         let used = oxok_libos::xn::header().map_or(0, |h| h.nblocks.saturating_sub(h.free) * 4096);

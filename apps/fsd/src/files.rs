@@ -59,6 +59,12 @@ pub trait Files: Send {
     fn rmdir(&mut self, path: &[u8]) -> Result<(), FsError>;
     /// Renames.
     fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError>;
+    /// Copies the tree `from` to the new name `to` (XCP): (files, bytes,
+    /// data blocks). A file system that cannot copy without the CPU
+    /// says `NotPermitted` (the client sees `Unsupported`).
+    fn copy_tree(&mut self, _from: &[u8], _to: &[u8]) -> Result<[u64; 3], FsError> {
+        Err(FsError::NotPermitted)
+    }
     /// (inodes or files, bytes used) for `INFO`.
     fn usage(&mut self) -> (u64, u64);
     /// The server's clock (requests served).

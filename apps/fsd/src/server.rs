@@ -119,6 +119,16 @@ impl Server {
                 let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
                 self.fs.rename(&payload[..at], &payload[at + 1..]).map(|()| 0).map_err(status)
             }
+            op::COPY => {
+                let payload = self.payload(caller, req)?;
+                let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
+                let done = self.fs.copy_tree(&payload[..at], &payload[at + 1..]).map_err(|e| match e {
+                    FsError::NotPermitted => Status::Unsupported,
+                    e => status(e),
+                })?;
+                out[1..4].copy_from_slice(&done);
+                Ok(0)
+            }
             op::READDIR => self.readdir(caller, req[1], req[2], out),
             op::DUP => self.dup(caller, req[1], req[2], out),
             op::TRUNCATE => {

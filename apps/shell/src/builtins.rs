@@ -263,6 +263,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("true", "do nothing, successfully (status 0)"),
     ("uniq", "drop adjacent repeated lines (-c counts)"),
     ("wc", "count lines, words and bytes"),
+    ("xcp", "copy a tree on the disk, the CPU never touching the data (xcp from to)"),
     ("fsd", "the RAM file server (init starts it)"),
     ("init", "the first program: banner, file server, shell"),
     ("shell", "this shell"),

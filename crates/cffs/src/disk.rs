@@ -46,6 +46,15 @@ pub trait Disk {
     /// durable). Refused with [`Refusal::TaintedPointer`] while it owns a
     /// block not yet durable.
     fn write(&mut self, block: u64) -> Result<(), Refusal>;
+    /// XN copy (XCP): writes the data `block` from the cached frame of
+    /// the durable block `src` — the CPU never touches the data. `src` must
+    /// be cached ([`prefetch`](Disk::prefetch)); afterwards `block` counts
+    /// as written (not dirty) and is durable after the next flush.
+    fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal>;
+    /// Lets the clean cached `blocks` leave the cache (their frames go
+    /// back; a later read brings them in from the disk). Blocks with
+    /// unwritten changes, or that XN cannot evict yet, stay.
+    fn uncache(&mut self, blocks: &[u64]) -> Result<(), Refusal>;
     /// XN add-root: the free `block` becomes a root of template `ty` with
     /// `content` (owning nothing yet), tainted until written and flushed.
     fn add_root(&mut self, block: u64, ty: u32, content: &Block) -> Result<(), Refusal>;

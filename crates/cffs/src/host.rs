@@ -240,6 +240,30 @@ impl Disk for MemDisk {
         Ok(())
     }
 
+    fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
+        let c = self.xn.copy_begin(&self.cache, &self.creds, block, src)?;
+        let data = *self.cache.read(c.from).ok_or(Refusal::NotBound(src))?;
+        if let Some(f) = c.dropped {
+            self.cache.0.remove(&f);
+        }
+        if let Some(slot) = self.image.get_mut(block as usize) {
+            *slot = data;
+        }
+        self.note(Event::Write { block, data: Box::new(data) });
+        self.xn.copy_done(c.ticket, true);
+        self.dirty.remove(&block);
+        Ok(())
+    }
+
+    fn uncache(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
+        for &b in blocks.iter().filter(|b| !self.dirty.contains(b)) {
+            if let Ok(f) = self.xn.evict(b) {
+                self.cache.0.remove(&f);
+            }
+        }
+        Ok(())
+    }
+
     fn add_root(&mut self, block: u64, ty: u32, content: &Block) -> Result<(), Refusal> {
         self.cache.0.insert(block, Box::new([0; BLOCK_SIZE]));
         if let Err(e) = self.xn.add_root(&mut self.cache, self.fs, block, ty, block, content) {

@@ -15,6 +15,8 @@
 //!   durable; the file system adds "first, then" pairs for names of
 //!   out-of-line inodes and for moves, and [`Fs::sync`] writes in rounds
 //!   separated by flushes. Mount repairs orphans and link counts.
+//! * **XCP.** [`Fs::copy_tree`] copies a tree with every destination data
+//!   block written by XN from its source block's cache frame ([`Disk::copy`]).
 //! * **Checked.** [`fsck`] decodes the format independently and compares
 //!   with XN's free map; `crash` (with `std`) replays every crash state of
 //!   ACE-style workloads.
@@ -47,5 +49,5 @@ pub mod image;
 
 pub use disk::Disk;
 pub use error::FsError;
-pub use fs::{Cursor, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
+pub use fs::{COPY_BATCH, Copied, Cursor, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
 pub use fsck::{Fsck, fsck, fsck_at};

@@ -40,11 +40,12 @@
 //! | `BUFFER` | — | the slot of the buffer page's capability in the caller's list |
 //! | `READ_BUF` | handle, most bytes wanted (≤ [`BUFFER_SIZE`]) | bytes read into the buffer page |
 //! | `WRITE_BUF` | handle, bytes in the buffer page (≤ [`BUFFER_SIZE`]) | bytes taken |
+//! | `COPY` | the payload's last `len` bytes (`from NUL to`) | files, bytes, data blocks copied |
 //!
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
 //! message carries the last chunk (with [`STAGED`] set in its `arg`) and
-//! consumes the staging; any failure drops it. `RENAME`'s
+//! consumes the staging; any failure drops it. `RENAME`'s and `COPY`'s
 //! payload is `from NUL to` (paths never hold NUL).
 //!
 //! A pure `no_std` crate, host-tested: the libOS client (`oxok_libos::fs`)
@@ -115,6 +116,9 @@ pub mod op {
     pub const READ_BUF: u8 = 19;
     /// Write from the buffer page.
     pub const WRITE_BUF: u8 = 20;
+    /// Copy the tree `from NUL to` (XCP; a server that cannot answers
+    /// `Unsupported`).
+    pub const COPY: u8 = 21;
 }
 
 /// Bytes of a client's shared buffer (one page).

@@ -39,7 +39,8 @@ impl Xn {
     }
 
     /// Takes `block` out of the cache and returns its frame: only when it
-    /// is clean (every write durable, not dirty, nothing in flight).
+    /// is clean (every write durable, not dirty, nothing in flight) and no
+    /// copy in flight reads its frame.
     pub fn evict(&mut self, block: u64) -> Result<u64, Refusal> {
         let durable = self.durable;
         let e = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
@@ -47,7 +48,7 @@ impl Xn {
         if e.in_flight {
             return Err(Refusal::InFlight(block));
         }
-        if e.dirty || e.durable_seq(durable) == 0 || e.undurable(durable) {
+        if e.dirty || e.durable_seq(durable) == 0 || e.undurable(durable) || e.pins > 0 {
             return Err(Refusal::Busy(block));
         }
         e.frame = None;

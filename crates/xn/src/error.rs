@@ -50,6 +50,8 @@ pub enum Refusal {
     BadFs,
     /// The block is freed and waits on the will-free list.
     WillFree(u64),
+    /// The block (a copy's source) has never been durably written.
+    Tainted(u64),
 }
 
 impl Refusal {
@@ -74,6 +76,7 @@ impl Refusal {
             Refusal::NoMemory => refuse::NO_MEMORY,
             Refusal::BadFs => refuse::BAD_FS,
             Refusal::WillFree(_) => refuse::WILL_FREE,
+            Refusal::Tainted(_) => refuse::TAINTED,
         }
     }
 }
@@ -101,6 +104,7 @@ impl fmt::Display for Refusal {
             Refusal::NoMemory => f.write_str("no memory for XN bookkeeping"),
             Refusal::BadFs => f.write_str("no such file system or type"),
             Refusal::WillFree(b) => write!(f, "block {b} waits on the will-free list"),
+            Refusal::Tainted(b) => write!(f, "block {b} has never been durably written"),
         }
     }
 }

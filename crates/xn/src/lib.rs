@@ -31,6 +31,7 @@
 //! | map a cached block | [`Xn::bind`] (the one rights check; metadata read-only) | map the frame |
 //! | allocate / free / change metadata (libFS passes the proposed new image) | [`Xn::allocate`], [`Xn::free`], [`Xn::modify`] | zero and [`Xn::insert`] frames for new blocks; unmap frames `free` releases |
 //! | write a block | [`Xn::write_begin`] → submit; completion: [`Xn::write_done`] / [`Xn::write_failed`] | — |
+//! | write a data block from another block's frame (XCP) | [`Xn::copy_begin`] → submit from the source's frame; completion: [`Xn::copy_done`] | release the destination's old frame |
 //! | flush | [`Xn::flush_begin`] → submit; completion: [`Xn::flush_done`], then [`Xn::reap`] with a budget | — |
 //! | evict a clean block | [`Xn::evict`] | reuse the frame |
 //! | views | [`Xn::block`], [`Xn::blocks`], [`Xn::will_free`], [`Xn::usage`], [`Xn::owns`], [`Xn::size`] | — |
@@ -108,6 +109,7 @@ extern crate alloc;
 
 mod asm;
 mod cache;
+mod copy;
 mod error;
 mod extent;
 mod freemap;
@@ -122,6 +124,7 @@ mod verify;
 mod xn;
 
 pub use asm::{Asm, template};
+pub use copy::{Copy, CopyTicket};
 pub use error::Refusal;
 pub use extent::{Extent, Owned, SetError};
 pub use freemap::FreeMap;

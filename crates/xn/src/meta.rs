@@ -69,7 +69,7 @@ impl Xn {
     ///
     /// Checks as [`allocate`](Xn::allocate), with `owns(new) == owns(old) \
     /// ext` exactly; every block of `ext` is owned by `meta` in core, has no
-    /// write in flight, and a metadata block among them owns nothing. Then
+    /// write in flight (nor a copy reading it), and a metadata block among them owns nothing. Then
     /// a freed block that no write of `meta` has ever carried a pointer to
     /// is free at once; any other waits on the will-free list until a write
     /// of `meta` without it is durable, or `meta` itself is gone
@@ -95,7 +95,7 @@ impl Xn {
             if c.freed.is_some() {
                 return Err(Refusal::WillFree(b));
             }
-            if c.in_flight {
+            if c.in_flight || c.pins > 0 {
                 return Err(Refusal::InFlight(b));
             }
             if c.ty != DATA && c.children > 0 {

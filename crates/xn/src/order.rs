@@ -20,6 +20,12 @@ pub struct WriteTicket {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlushTicket(u64);
 
+impl WriteTicket {
+    pub(crate) fn new(block: u64, generation: u64, seq: u64) -> WriteTicket {
+        WriteTicket { block, generation, seq }
+    }
+}
+
 impl Xn {
     /// Asks to write the cached `block` to disk (the wrapper submits the
     /// request when this succeeds, from the frame XN names).

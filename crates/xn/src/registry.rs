@@ -44,6 +44,9 @@ pub(crate) struct Entry {
     pub freed: Option<u64>,
     /// The parent's `issued` when this block was allocated.
     pub parent_issued_at_alloc: u64,
+    /// Copies in flight reading this block's frame (it stays cached and
+    /// allocated until they are done).
+    pub pins: u32,
 }
 
 impl Entry {
@@ -64,6 +67,7 @@ impl Entry {
             durable_seq: 0,
             freed: None,
             parent_issued_at_alloc: parent_issued,
+            pins: 0,
         }
     }
 

@@ -41,7 +41,9 @@ pub use pred::{env_sleep, pred_install, pred_param};
 pub use range::page_protect_range;
 pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
 pub use state::{env_get_state, env_set_state};
-pub use xn::{xn_alloc, xn_bind, xn_evict, xn_flush, xn_free, xn_modify, xn_read, xn_register, xn_root, xn_write};
+pub use xn::{
+    xn_alloc, xn_bind, xn_evict, xn_flush, xn_free, xn_modify, xn_read, xn_register, xn_root, xn_write, xn_write_from,
+};
 
 use crate::arch::trapframe::TrapFrame;
 use crate::env::{Env, EnvId};

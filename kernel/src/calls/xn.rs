@@ -36,7 +36,8 @@ fn refused(r: Refusal) -> [u64; 3] {
         | Refusal::NotBound(b)
         | Refusal::MetadataWritable(b)
         | Refusal::Busy(b)
-        | Refusal::WillFree(b) => (b, 0),
+        | Refusal::WillFree(b)
+        | Refusal::Tainted(b) => (b, 0),
         Refusal::TaintedPointer { block, child } => (block, child),
         Refusal::NoMemory | Refusal::BadFs => (0, 0),
     };
@@ -210,6 +211,10 @@ pub fn xn_read(cx: &mut Cx<'_>, block: u64) -> Out {
         if v.frame.is_some() {
             return Ok([0, 0, 0]);
         }
+        if v.state == oxok_abi::xn::state::IN_FLIGHT {
+            // A copy onto it is being written: the disk has the old bytes.
+            return Ok(refused(Refusal::InFlight(block)));
+        }
         if let Some(seq) = s.read_pending(block) {
             return Ok([0, seq, 0]);
         }
@@ -269,6 +274,53 @@ pub fn xn_write(_cx: &mut Cx<'_>, block: u64) -> Out {
             Ok(seq) => Ok([0, seq, 0]),
             Err(e) => {
                 s.xn.write_failed(t);
+                Err(e)
+            }
+        }
+    })
+}
+
+pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
+    if dst == src {
+        return Err(Error::Invalid);
+    }
+    let who = creds(cx);
+    xn::with(|s| {
+        if !s.disk.has_room() {
+            return Err(Error::WouldBlock);
+        }
+        if let Err(r) = s.xn.copy_check(&s.mem, &who, dst, src) {
+            return Ok(refused(r));
+        }
+        // A read of `dst` in flight would register the old bytes as its
+        // cache after the copy.
+        if s.read_pending(dst).is_some() {
+            return Ok(refused(Refusal::InFlight(dst)));
+        }
+        // The destination's frame leaves the cache: nobody may still see it
+        // as the block (as for `xn_evict`).
+        if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|pfn| s.mem.mapped(pfn)) {
+            return Err(Error::Busy);
+        }
+        let c = match s.xn.copy_begin(&s.mem, &who, dst, src) {
+            Ok(c) => c,
+            Err(r) => return Ok(refused(r)),
+        };
+        match s.submit_copy(c.ticket, c.from) {
+            Ok(seq) => {
+                if let Some(pfn) = c.dropped {
+                    s.mem.release(pfn);
+                }
+                Ok([0, seq, 0])
+            }
+            Err(e) => {
+                // Nothing reached the device: the destination is cached again.
+                s.xn.copy_done(c.ticket, false);
+                if let Some(pfn) = c.dropped
+                    && s.xn.insert(dst, pfn).is_err()
+                {
+                    s.mem.release(pfn);
+                }
                 Err(e)
             }
         }

@@ -20,7 +20,7 @@ use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
 use oxok_abi::xn::CATALOG_BLOCKS;
-use oxok_xn::{FlushTicket, WriteTicket, Xn};
+use oxok_xn::{CopyTicket, FlushTicket, WriteTicket, Xn};
 use spin::Mutex;
 
 pub use boot::init;
@@ -35,6 +35,8 @@ enum Req {
     Read { block: u64, pfn: u64 },
     /// Writing a cached block.
     Write(WriteTicket),
+    /// Writing a block from another block's (pinned) frame.
+    Copy(CopyTicket),
     /// A flush asked for by a program (`n`: flushes submitted before it).
     Flush(FlushTicket, u64),
     /// Writing a catalogue block from frame `pfn` (released after unless
@@ -127,6 +129,12 @@ impl XnState {
         self.submit(Op::Write, CATALOG_BLOCKS + t.block, pfn, Req::Write(t))
     }
 
+    /// Writes a block XN let through from frame `from` (the source's,
+    /// pinned until the completion).
+    pub fn submit_copy(&mut self, t: CopyTicket, from: u64) -> Result<u64, Error> {
+        self.submit(Op::Write, CATALOG_BLOCKS + t.write.block, from, Req::Copy(t))
+    }
+
     /// Submits a flush (a program's when `program`, else the catalogue's).
     pub fn submit_flush(&mut self, program: bool) -> Result<u64, Error> {
         if !self.disk.has_room() {
@@ -164,6 +172,7 @@ impl XnState {
                 }
                 Req::Write(t) if ok => self.xn.write_done(t),
                 Req::Write(t) => self.xn.write_failed(t),
+                Req::Copy(t) => self.xn.copy_done(t, ok),
                 Req::Flush(t, k) | Req::CatalogFlush(t, k) => {
                     if ok {
                         self.xn.flush_done(t);

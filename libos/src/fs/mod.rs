@@ -208,6 +208,12 @@ pub fn rmdir(path: &str) -> Result<(), IoError> {
 /// Both names must be on one file system (`Unsupported` across `/tmp` and
 /// the disk).
 pub fn rename(from: &str, to: &str) -> Result<(), IoError> {
+    pair_op(op::RENAME, from, to).map(|_| ())
+}
+
+/// An op on two paths (payload `from NUL to`), both on one file system
+/// (`Unsupported` across `/tmp` and the disk).
+fn pair_op(op: u8, from: &str, to: &str) -> Result<crate::pct::Msg, IoError> {
     let ((server, from), (other, to)) = (route(from)?, route(to)?);
     if server != other {
         return Err(IoError::Unsupported);
@@ -215,7 +221,27 @@ pub fn rename(from: &str, to: &str) -> Result<(), IoError> {
     let mut payload = from.into_bytes();
     payload.push(0);
     payload.extend_from_slice(to.as_bytes());
-    client::path_call(server, op::RENAME, 0, &payload).map(|_| ())
+    client::path_call(server, op, 0, &payload)
+}
+
+/// What [`copy_tree`] copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copied {
+    /// Regular files.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Data blocks written from the source's cache frames.
+    pub blocks: u64,
+}
+
+/// XCP: copies the file or tree `from` to the new name `to` inside the
+/// file server, which writes every destination block from the cache frame
+/// of its source block (the CPU never touches the data). Both names on the
+/// disk's file system (`Unsupported` on `/tmp` or across the two).
+pub fn copy_tree(from: &str, to: &str) -> Result<Copied, IoError> {
+    let r = pair_op(op::COPY, from, to)?;
+    Ok(Copied { files: r[1], bytes: r[2], blocks: r[3] })
 }
 
 /// Kind and size of `path`.

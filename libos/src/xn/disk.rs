@@ -70,6 +70,7 @@ fn refusal(e: XnError) -> Refusal {
             refuse::BUSY => Refusal::Busy(block),
             refuse::BAD_FS => Refusal::BadFs,
             refuse::WILL_FREE => Refusal::WillFree(block),
+            refuse::TAINTED => Refusal::Tainted(block),
             _ => Refusal::NoMemory,
         },
         XnError::Rejected { .. } => Refusal::BadFs,
@@ -285,6 +286,39 @@ impl Disk for XnDisk {
         self.dirty.remove(&block);
         if self.tainted.contains(&block) {
             self.written.push(block);
+        }
+        Ok(())
+    }
+
+    fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
+        // The destination's frame leaves the cache: unbind it first.
+        self.pages.forget(block);
+        let seq = loop {
+            match super::write_from(block, src) {
+                Ok(seq) => break seq,
+                Err(XnError::Sys(Error::WouldBlock)) | Err(XnError::Refused { code: refuse::IN_FLIGHT, .. })
+                    if self.pending != 0 =>
+                {
+                    self.settle()?
+                }
+                Err(e) => return Err(refusal(e)),
+            }
+        };
+        self.requests += 1;
+        self.pending = self.pending.max(seq);
+        self.dirty.remove(&block);
+        if self.tainted.contains(&block) {
+            self.written.push(block);
+        }
+        Ok(())
+    }
+
+    fn uncache(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
+        // Copies in flight pin their sources until they complete.
+        self.settle()?;
+        for &b in blocks.iter().filter(|b| !self.dirty.contains(b) && !self.tainted.contains(b)) {
+            self.pages.forget(b);
+            let _ = super::evict(b);
         }
         Ok(())
     }

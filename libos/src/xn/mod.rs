@@ -75,6 +75,7 @@ pub fn refusal_name(code: u64) -> &'static str {
         refuse::NO_MEMORY => "no memory",
         refuse::BAD_FS => "bad file system",
         refuse::WILL_FREE => "will free",
+        refuse::TAINTED => "tainted",
         _ => "?",
     }
 }
@@ -187,6 +188,12 @@ pub fn bind(block: u64, va: u64, want: u32) -> Result<(), XnError> {
 /// Starts writing `block`; the request's sequence number.
 pub fn write(block: u64) -> Result<u64, XnError> {
     result(sys::xn_write(block))
+}
+
+/// Starts writing data block `dst` from the cache frame of block `src`
+/// (XCP); the request's sequence number.
+pub fn write_from(dst: u64, src: u64) -> Result<u64, XnError> {
+    result(sys::xn_write_from(dst, src))
 }
 
 /// Starts a flush; the request's sequence number.

@@ -1,9 +1,10 @@
 //! [`Fs`]: the file system over a [`Disk`]. This file holds the state,
 //! `mkfs`, `mount`, path resolution and `stat`; the operations live in
-//! `file.rs` (read, write, truncate), `ns.rs` (create, mkdir, unlink,
+//! `file.rs` (read, write, truncate), `copy.rs` (XCP), `ns.rs` (create, mkdir, unlink,
 //! rename, link), `space.rs` (block and inode placement), `sync.rs`
 //! (ordered write-back) and `recover.rs` (what mount repairs).
 
+mod copy;
 mod file;
 mod ns;
 mod recover;
@@ -19,6 +20,7 @@ use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
 
+pub use copy::{COPY_BATCH, Copied};
 pub use file::{Cursor, MAX_FILE, Whence};
 pub use recover::Repairs;
 pub use space::GROUP;

@@ -1,0 +1,116 @@
+//! Copies (XCP): a data block written from another block's cached frame,
+//! with the rights of a write and a read, the source pinned while the
+//! device reads it, and taint rules as for any write.
+
+use oxok_abi::xn::{DATA, refuse, state};
+use oxok_xn::{Extent, Refusal};
+
+mod common;
+use common::*;
+
+/// Root 1 with a durable data block 5 (the source) and a fresh, tainted
+/// data block 6 (the destination).
+fn setup() -> (oxok_xn::Xn, Mem) {
+    let (mut xn, mut mem, _) = toy(64);
+    alloc_child(&mut xn, &mut mem, 1, 0, 5, DATA, 5);
+    write(&mut xn, &mem, 5);
+    flush(&mut xn);
+    alloc_child(&mut xn, &mut mem, 1, 1, 6, DATA, 6);
+    (xn, mem)
+}
+
+#[test]
+fn a_copy_writes_the_destination_from_the_source_frame_and_pins_it() {
+    let (mut xn, mut mem) = setup();
+    let src_frame = xn.block(5).unwrap().frame.unwrap();
+    let dst_frame = xn.block(6).unwrap().frame.unwrap();
+    let c = xn.copy_begin(&mem, &[OWNER], 6, 5).unwrap();
+    assert_eq!(c.from, src_frame, "the device reads the source's frame");
+    assert_eq!(c.dropped, Some(dst_frame), "the destination's old frame goes back");
+    assert_eq!(xn.block(6).unwrap().frame, None);
+    assert_eq!(xn.block(6).unwrap().state, state::IN_FLIGHT);
+    assert!(xn.is_pinned(5));
+    // Pinned: neither evicted nor freed while the device reads it.
+    assert_eq!(xn.evict(5), Err(Refusal::Busy(5)));
+    let without = with_entry(cached(&xn, &mem, 1), 0, 0, 0, 0, 0);
+    assert_eq!(
+        xn.free(&mut mem, &[OWNER], 1, &without, Extent::new(5, 1, DATA), &mut |_, _| {}),
+        Err(Refusal::InFlight(5))
+    );
+    // A second copy onto the destination waits; one from the pinned source is fine.
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 5), Err(Refusal::InFlight(6)));
+    // The parent may not persist its pointer to 6 yet.
+    assert_eq!(xn.write_begin(&mem, 1), Err(Refusal::TaintedPointer { block: 1, child: 6 }));
+    xn.copy_done(c.ticket, true);
+    assert!(!xn.is_pinned(5));
+    assert!(xn.is_tainted(6), "completed, not flushed");
+    flush(&mut xn);
+    assert!(!xn.is_tainted(6), "durable after the flush");
+    write(&mut xn, &mem, 1);
+    assert_eq!(xn.evict(5), Ok(src_frame));
+}
+
+#[test]
+fn a_pinned_source_cannot_be_a_destination() {
+    let (mut xn, mut mem) = setup();
+    alloc_child(&mut xn, &mut mem, 1, 2, 7, DATA, 7);
+    let c = xn.copy_begin(&mem, &[OWNER], 6, 5).unwrap();
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 5, 7), Err(Refusal::Busy(5)));
+    xn.copy_done(c.ticket, true);
+}
+
+#[test]
+fn hostile_copies_are_refused_and_change_nothing() {
+    let (mut xn, mut mem) = setup();
+    alloc_child(&mut xn, &mut mem, 1, 2, 7, DIR, 7);
+    // Another principal may neither write the destination nor read the source.
+    assert_eq!(xn.copy_begin(&mem, &[7], 6, 5), Err(Refusal::Denied(6)));
+    // A metadata destination: never written from a frame.
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 7, 5), Err(Refusal::MetadataWritable(7)));
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 1, 5), Err(Refusal::MetadataWritable(1)));
+    // A tainted source (allocated, never durably written).
+    alloc_child(&mut xn, &mut mem, 7, 0, 8, DATA, 8);
+    let e = xn.copy_begin(&mem, &[OWNER], 6, 8).unwrap_err();
+    assert_eq!(e, Refusal::Tainted(8));
+    assert_eq!(e.code(), refuse::TAINTED);
+    // Bad numbers: past the disk, unallocated, the same block.
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 1 << 40), Err(Refusal::OutOfRange(1 << 40)));
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], u64::MAX, 5), Err(Refusal::OutOfRange(u64::MAX)));
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 30), Err(Refusal::NotAllocated(30)));
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 6), Err(Refusal::Busy(6)));
+    // An uncached source.
+    let f = xn.evict(5).unwrap();
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 5), Err(Refusal::NotBound(5)));
+    xn.insert(5, f).unwrap();
+    assert!(!xn.is_pinned(5) && !xn.is_pinned(8));
+    assert_eq!(xn.block(6).unwrap().state, state::TAINTED, "the destination is untouched");
+    assert!(xn.block(6).unwrap().frame.is_some());
+}
+
+#[test]
+fn a_source_the_caller_may_not_read_is_refused() {
+    // Two roots with different owners: 1 (OWNER) and 2 (principal 9).
+    let (mut xn, mut mem, fs) = toy(64);
+    let f = mem.frame();
+    xn.add_root(&mut mem, fs, 2, DIR, f, &dir(9, 2)).unwrap();
+    let new = with_entry(cached(&xn, &mem, 2), 0, 10, 1, DATA, 10);
+    xn.allocate(&mut mem, &[9], 2, &new, Extent::new(10, 1, DATA)).unwrap();
+    xn.insert(10, mem.frame()).unwrap();
+    write(&mut xn, &mem, 10);
+    flush(&mut xn);
+    alloc_child(&mut xn, &mut mem, 1, 0, 5, DATA, 5);
+    assert_eq!(xn.copy_begin(&mem, &[OWNER], 5, 10), Err(Refusal::Denied(10)));
+    // Its owner may copy it into its own block, not into OWNER's.
+    assert_eq!(xn.copy_begin(&mem, &[9], 5, 10), Err(Refusal::Denied(5)));
+}
+
+#[test]
+fn a_failed_copy_leaves_the_destination_tainted_and_unpins_the_source() {
+    let (mut xn, mem) = setup();
+    let c = xn.copy_begin(&mem, &[OWNER], 6, 5).unwrap();
+    xn.copy_done(c.ticket, false);
+    flush(&mut xn);
+    assert!(xn.is_tainted(6));
+    assert!(!xn.is_pinned(5));
+    assert_eq!(xn.write_begin(&mem, 1), Err(Refusal::TaintedPointer { block: 1, child: 6 }));
+}
