@@ -184,7 +184,14 @@ pub extern "C" fn syscall(frame: &mut TrapFrame) -> bool {
         }
         match action {
             AGAIN => continue,
-            BLOCK => block(),
+            BLOCK => {
+                block();
+                // Resumed with its state unchanged, i.e. in the restart
+                // form `restart_point` made (`rip` on the `syscall`): the
+                // call goes on as from its entry, `rip` after the `syscall`
+                // (else its next restart point would step back twice).
+                frame.rip += SYSCALL_LEN;
+            }
             EXIT => {
                 state::with(|k| {
                     if revoke::pending(k) {
