@@ -135,6 +135,32 @@ impl XnDisk {
         super::wait(p).map_err(refusal)
     }
 
+    /// Issues a write of data block `block` with `submit` (`xn_write`, or
+    /// `xn_write_from` for a copy), waiting for what was issued while every
+    /// request slot is taken or the block's last write is still going; then
+    /// records the request (its sequence number, the block clean, and
+    /// written if it was tainted).
+    fn issue_write(&mut self, block: u64, submit: impl Fn() -> Result<u64, XnError>) -> Result<(), Refusal> {
+        let seq = loop {
+            match submit() {
+                Ok(seq) => break seq,
+                Err(XnError::Sys(Error::WouldBlock)) | Err(XnError::Refused { code: refuse::IN_FLIGHT, .. })
+                    if self.pending != 0 =>
+                {
+                    self.settle()?
+                }
+                Err(e) => return Err(refusal(e)),
+            }
+        };
+        self.requests += 1;
+        self.pending = self.pending.max(seq);
+        self.dirty.remove(&block);
+        if self.tainted.contains(&block) {
+            self.written.push(block);
+        }
+        Ok(())
+    }
+
     /// Binds `block` (writable when `write`): its address. Clean blocks
     /// are let go when the window is full, and metadata above it that was
     /// let go (whose `acl` decides about it) is read in again.
@@ -268,49 +294,13 @@ impl Disk for XnDisk {
     }
 
     fn write(&mut self, block: u64) -> Result<(), Refusal> {
-        let seq = loop {
-            match super::write(block) {
-                Ok(seq) => break seq,
-                // Every request slot is taken, or this block's last write
-                // is still going: wait for what was issued.
-                Err(XnError::Sys(Error::WouldBlock)) | Err(XnError::Refused { code: refuse::IN_FLIGHT, .. })
-                    if self.pending != 0 =>
-                {
-                    self.settle()?
-                }
-                Err(e) => return Err(refusal(e)),
-            }
-        };
-        self.requests += 1;
-        self.pending = self.pending.max(seq);
-        self.dirty.remove(&block);
-        if self.tainted.contains(&block) {
-            self.written.push(block);
-        }
-        Ok(())
+        self.issue_write(block, || super::write(block))
     }
 
     fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
         // The destination's frame leaves the cache: unbind it first.
         self.pages.forget(block);
-        let seq = loop {
-            match super::write_from(block, src) {
-                Ok(seq) => break seq,
-                Err(XnError::Sys(Error::WouldBlock)) | Err(XnError::Refused { code: refuse::IN_FLIGHT, .. })
-                    if self.pending != 0 =>
-                {
-                    self.settle()?
-                }
-                Err(e) => return Err(refusal(e)),
-            }
-        };
-        self.requests += 1;
-        self.pending = self.pending.max(seq);
-        self.dirty.remove(&block);
-        if self.tainted.contains(&block) {
-            self.written.push(block);
-        }
-        Ok(())
+        self.issue_write(block, || super::write_from(block, src))
     }
 
     fn uncache(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
