@@ -1,10 +1,10 @@
 //! Delivering events to an environment's own handlers (Aegis's upcalls).
 //!
 //! The kernel writes an `ExceptionFrame` on the environment's exception
-//! stack — below its top, or below the interrupted `rsp` minus the red zone
-//! when the handler itself was interrupted — and starts the handler with
-//! `rdi` pointing at the frame and `rsp` just below it, as if called. The
-//! handler resumes the interrupted code itself; the kernel is not involved.
+//! stack — below its top, or below the lowest live `rsp` on that stack
+//! minus the red zone when a handler is still running there — and starts
+//! the handler with `rdi` pointing at the frame and `rsp` just below it, as
+//! if called. The handler resumes the interrupted code itself; the kernel is not involved.
 //! Every write goes through the checked user copy: a bad stack or entry
 //! costs the environment its life, never the kernel.
 
@@ -40,6 +40,17 @@ fn entry_for(env: &Env, kind: u64) -> u64 {
     }
 }
 
+/// The lowest `rsp` on the exception stack below `top` that is still in
+/// use: the interrupted code's own (a handler interrupted: nesting), or the
+/// one a protected control transfer interrupted and will resume (a handler
+/// that was running when the transfer arrived, e.g. blocked in a call; an
+/// event in the transfer's handler, which runs on another stack, must not
+/// be written over it). `None`: the stack is free from its top.
+fn live_below(top: u64, rsp: u64, pct_interrupted: Option<u64>) -> Option<u64> {
+    let on_stack = |r: &u64| *r <= top && *r > top.saturating_sub(EXCEPTION_STACK_REACH);
+    [Some(rsp), pct_interrupted].into_iter().flatten().filter(on_stack).min()
+}
+
 // What delivery writes on the exception stack: a `Pod` record of `oxok-hw`.
 use crate::mem::pod::Delivery;
 
@@ -54,8 +65,10 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     if top == 0 || top > USER_TOP {
         return Err("no exception stack registered");
     }
-    let nested = frame.rsp <= top && frame.rsp > top.saturating_sub(EXCEPTION_STACK_REACH);
-    let base = if nested { frame.rsp.saturating_sub(upcall::RED_ZONE) } else { top };
+    let base = match live_below(top, frame.rsp, env.pct_saved.as_ref().map(|saved| saved.rsp)) {
+        Some(rsp) => rsp.saturating_sub(upcall::RED_ZONE),
+        None => top,
+    };
     let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
     let ret_slot = at.checked_sub(8).ok_or("exception stack overflow")?;
     // One record, one checked copy (one page-table walk when it lies in

@@ -4,9 +4,10 @@
 //! [`install`] registers one exception stack and one assembly entry for the
 //! upcall kinds the kernel delivers on it (`abi::upcall::EXCEPTION`,
 //! `PAGE_FAULT`, `FOREIGN_SYSCALL`, `REVOCATION`). The kernel writes an
-//! [`ExceptionFrame`] below the stack top — or, when the handler itself
-//! faulted, below the interrupted `rsp` minus the red zone — and enters the
-//! stub with `rdi` pointing at the frame. The stub calls the handler the
+//! [`ExceptionFrame`] below the stack top — or, while a handler still runs
+//! on the stack (it faulted itself, or a protected control transfer
+//! interrupted it and will resume it), below the lowest such `rsp` minus
+//! the red zone — and enters the stub with `rdi` pointing at the frame. The stub calls the handler the
 //! program installed with [`set_handler`] for the event's [`Kind`]; the
 //! handler may change `frame.regs` (skip an instruction, set a system call's
 //! result). Then the stub **resumes from `frame.regs` in user mode**: every
@@ -36,6 +37,11 @@
 //!   switch the stub runs on the exception stack below its frame, so the
 //!   nested frame lands below the stub's `rsp` and the outer frame stays
 //!   intact; the stub resumes where it stopped.
+//! * A fault in a protected control transfer's handler (it runs on its own
+//!   stack) that interrupted a handler here, e.g. one blocked in a call:
+//!   the kernel puts the new frame below the interrupted handler's `rsp`
+//!   minus the red zone, as for nesting, so the handler the transfer will
+//!   resume finds its frames intact.
 //! * An upcall that arrives after the switch (a later kernel may deliver
 //!   asynchronous upcalls): the frame is no longer needed, and the three
 //!   values still to be popped lie at or above `rsp`, where neither a

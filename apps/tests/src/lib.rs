@@ -137,6 +137,14 @@ pub mod mem {
         // SAFETY: as `load`.
         unsafe { core::ptr::write_volatile(va as *mut u64, v) }
     }
+
+    /// A breakpoint (`int3`): an exception upcall, after which the handler
+    /// resumes at the next instruction (`rip` is already past it).
+    pub fn int3() {
+        // SAFETY: the exception handler the caller installed resumes after
+        // it; no register or memory changes otherwise.
+        unsafe { core::arch::asm!("int3", options(nostack)) }
+    }
 }
 
 /// The byte stream the pipe scenarios send (`pipe`, `pipe-writer`): byte

@@ -2,7 +2,9 @@
 //! and child each see only their own writes, in static data, the heap, the
 //! stack and a demand-zero region), nested forks, write faults that copy
 //! versus re-enable write, 64 forked children reaped with the frame count
-//! back at its baseline, and the Appel–Li trap primitive.
+//! back at its baseline, the Appel–Li trap primitive, and a fault in a
+//! protected control transfer's handler that interrupted an exception
+//! handler (the handler's stack must survive it).
 #![no_std]
 #![no_main]
 
@@ -10,7 +12,10 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::exec::{self, ExitStatus};
+use oxok_libos::pct::{self, Msg};
+use oxok_libos::upcall::{self, Kind, Outcome, VECTOR_BREAKPOINT};
 use oxok_libos::vm::{self, Fork, Prot, appel};
 use oxok_libos::{Args, exposed, fd, fs, println};
 use oxok_tests::Checks;
@@ -41,6 +46,7 @@ fn main(_args: Args) -> i32 {
     descriptors(&mut t);
     many(&mut t);
     trap(&mut t);
+    transfer_over_handler(&mut t);
     t.finish()
 }
 
@@ -303,4 +309,90 @@ fn trap(t: &mut Checks) {
     t.check((0..8).all(|p| exposed::writable(r + p * 4096)), "all writable");
     appel::clear_trap();
     let _ = vm::unmap(r, 8 * 4096);
+}
+
+/// A page the child writes first inside a protected control transfer's
+/// handler, so that write is a copy-on-write fault in that handler.
+static TOUCH: Page = Page([const { AtomicU64::new(0) }; 512]);
+/// In the child: its exception handler is running (and waiting).
+static IN_HANDLER: AtomicU64 = AtomicU64::new(0);
+/// In the child: the transfer's handler ran while the exception handler
+/// waited.
+static GOT: AtomicU64 = AtomicU64::new(0);
+
+/// The child's exception handler: fills a stretch of its stack with known
+/// words, waits for the parent's transfer (whose handler faults), then
+/// checks its words and its frame. Exit status bits: 1 the transfer never
+/// came, 2 the words changed, 4 the frame changed.
+fn wait_in_handler(frame: &mut ExceptionFrame) -> Outcome {
+    let words: [u64; 64] = core::array::from_fn(|i| 0x5ca1_ab1e_0000_0000 | i as u64);
+    let words = core::hint::black_box(words);
+    let (vector, rip) = (frame.vector, frame.regs.rip);
+    IN_HANDLER.store(1, Ordering::Release);
+    let mut spins = 0;
+    while GOT.load(Ordering::Acquire) == 0 && spins < 200_000 {
+        let _ = oxok_libos::sys::yield_cpu(0);
+        spins += 1;
+    }
+    let mut bad = i32::from(GOT.load(Ordering::Acquire) == 0);
+    let intact = core::hint::black_box(&words).iter().enumerate().all(|(i, w)| *w == 0x5ca1_ab1e_0000_0000 | i as u64);
+    bad |= i32::from(!intact) << 1;
+    bad |= i32::from(frame.vector != vector || vector != VECTOR_BREAKPOINT || frame.regs.rip != rip) << 2;
+    if bad != 0 {
+        oxok_libos::process::exit(bad);
+    }
+    Outcome::Resume
+}
+
+/// The child's transfer handler: once the exception handler waits, writes
+/// `TOUCH` (its first write there: a copy-on-write fault, delivered while
+/// the exception handler's frames are live on the exception stack) and
+/// answers 1; before that it answers 0 and touches nothing.
+fn touch_when_waiting(_caller: u64, _sync: bool, msg: &mut Msg) {
+    *msg = [0; pct::WORDS];
+    if IN_HANDLER.load(Ordering::Acquire) != 0 {
+        TOUCH.0[0].store(1, Ordering::Relaxed);
+        GOT.store(1, Ordering::Release);
+        msg[0] = 1;
+    }
+}
+
+/// A transfer that arrives while an exception handler runs (here: waits)
+/// and whose handler faults: the kernel must put the fault's frame below
+/// the waiting handler's stack, not at the exception stack's top over it.
+/// The child is forked so that the transfer handler's first write to
+/// `TOUCH` is a copy-on-write fault.
+fn transfer_over_handler(t: &mut Checks) {
+    TOUCH.0[0].store(7, Ordering::Relaxed);
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            upcall::set_handler(Kind::Exception, wait_in_handler);
+            if pct::serve(touch_when_waiting).is_err() {
+                oxok_libos::process::exit(8);
+            }
+            oxok_tests::mem::int3();
+            oxok_libos::process::exit(if TOUCH.0[0].load(Ordering::Relaxed) == 1 { 0 } else { 16 })
+        }
+        Ok(Fork::Parent(child)) => {
+            let mut answered = false;
+            for _ in 0..20_000 {
+                if let Ok((_, reply)) = pct::call(child.id, &[0; pct::WORDS]) {
+                    if reply[0] == 1 {
+                        answered = true;
+                        break;
+                    }
+                }
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            t.check(answered, "the child's transfer handler ran while its exception handler waited");
+            let status = exec::wait(child);
+            t.expect(
+                status,
+                Ok(ExitStatus::Exited(0)),
+                "a fault in a transfer's handler left the interrupted exception handler's stack and frame intact",
+            );
+            t.check(TOUCH.0[0].load(Ordering::Relaxed) == 7, "the child's write stayed its own");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
 }

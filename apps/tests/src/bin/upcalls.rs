@@ -336,10 +336,7 @@ mod mem {
         unsafe { asm!("ud2", options(nostack)) }
     }
 
-    pub fn int3() {
-        // SAFETY: the exception handler resumes after it.
-        unsafe { asm!("int3", options(nostack)) }
-    }
+    pub use oxok_tests::mem::int3;
 
     pub const RBX: u64 = 0xb0b0_1111_2222_3333;
     pub const RBP: u64 = 0xbebe_4444_5555_6666;
