@@ -1,9 +1,11 @@
 //! The exception runtime: user-level handlers for exceptions, page faults
 //! and foreign (Linux) system calls, resumed without the kernel.
 //!
-//! [`install`] registers one exception stack and one assembly entry for the
+//! [`install`] registers one exception stack and an assembly entry for the
 //! upcall kinds the kernel delivers on it (`abi::upcall::EXCEPTION`,
-//! `PAGE_FAULT`, `FOREIGN_SYSCALL`, `REVOCATION`). The kernel writes an
+//! `PAGE_FAULT`, `REVOCATION`: [`entry`]; `FOREIGN_SYSCALL`:
+//! [`foreign_entry`], the same with a shorter way back when the handler
+//! says only the call's result changed, [`Outcome::Returned`]). The kernel writes an
 //! [`ExceptionFrame`] below the stack top — or, when the handler itself
 //! faulted, below the interrupted `rsp` minus the red zone — and enters the
 //! stub with `rdi` pointing at the frame. The stub calls the handler the
@@ -287,13 +289,22 @@ extern "C" fn dispatch(frame: &mut ExceptionFrame, upcall: u64) {
     }
 }
 
+/// RFLAGS bits that change how the next instructions run: the trap flag
+/// (single-step) and alignment checking.
+const FLAG_TF: u64 = 1 << 8;
+const FLAG_AC: u64 = 1 << 18;
+
 /// Called by [`foreign_entry`] with the kernel's frame of a foreign system
 /// call: runs its handler. True if the handler says [`Outcome::Returned`]
 /// (the short way back applies), false for a full resume.
 extern "C" fn foreign_dispatch(frame: &mut ExceptionFrame) -> bool {
     DELIVERED.fetch_add(1, Ordering::Relaxed);
     match handler(Kind::ForeignSyscall).map(|h| h(frame)) {
-        Some(Outcome::Returned) => true,
+        // The short way back restores the flags a few instructions before
+        // the program's `rip`: with the trap flag (single-step) or
+        // alignment checking on, those would act in the libOS; the full
+        // resume restores them with the last instruction.
+        Some(Outcome::Returned) => frame.regs.rflags & (FLAG_TF | FLAG_AC) == 0,
         Some(Outcome::Resume) => false,
         _ => unhandled(Kind::ForeignSyscall, frame),
     }
