@@ -8,6 +8,8 @@
 
 use crate::arch::trapframe::TrapFrame;
 use crate::calls::{self, Cx, args};
+use crate::env::EnvId;
+use crate::state::Kernel;
 use crate::upcall::{self, Event};
 use crate::{revoke, sched, state};
 use oxok_abi::upcall as kinds;
@@ -70,6 +72,11 @@ pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
             return false;
         };
         let nr = frame.rax;
+        // Foreign first: the Linux personality's every call comes this way,
+        // so it is decided before anything an Oxok call needs.
+        if nr.wrapping_sub(CALL_BASE) >= CALL_RANGE {
+            return foreign(k, frame, caller, nr);
+        }
         match Call::from_number(nr) {
             Some(call) => {
                 let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
@@ -105,24 +112,38 @@ pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
                     revoke::step(k, revoke::STEP_BUDGET);
                 }
             }
-            None if nr.wrapping_sub(CALL_BASE) < CALL_RANGE => frame.rax = Error::BadCall.code(),
-            None => {
-                let ev = Event { kind: kinds::FOREIGN_SYSCALL, vector: kinds::VECTOR_SYSCALL, error: 0, addr: 0 };
-                let delivered = match k.envs.get(caller) {
-                    Some(env) => upcall::deliver(env, frame, &ev),
-                    None => Err("gone"),
-                };
-                if let Err(why) = delivered {
-                    sched::destroy(
-                        k,
-                        caller,
-                        0xff,
-                        format_args!("foreign system call {nr} at rip={:#x}: {why}", frame.rip),
-                    );
-                }
-            }
+            None => frame.rax = Error::BadCall.code(),
         }
         sched::resume(k, frame);
         false
     })
+}
+
+/// A foreign system call (`nr` outside the Oxok range): reflected to the
+/// caller's foreign-system-call upcall, which returns to the program
+/// without entering the kernel; without one the caller is destroyed. True
+/// (the stub's `sysret`) when the caller goes on at its handler and nothing
+/// is pending: `sysret` takes `rip` from `rcx` and the flags from `r11`,
+/// which `syscall` itself overwrote (the interrupted values went into the
+/// delivered frame before), so they are set to the handler's.
+#[inline(always)]
+fn foreign(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, nr: u64) -> bool {
+    let ev = Event { kind: kinds::FOREIGN_SYSCALL, vector: kinds::VECTOR_SYSCALL, error: 0, addr: 0 };
+    let delivered = match k.envs.get(caller) {
+        Some(env) => upcall::deliver(env, frame, &ev),
+        None => Err("gone"),
+    };
+    match delivered {
+        Ok(()) if sched::still_running(k, caller) => {
+            frame.rcx = frame.rip;
+            frame.r11 = frame.rflags;
+            return true;
+        }
+        Ok(()) => {}
+        Err(why) => {
+            sched::destroy(k, caller, 0xff, format_args!("foreign system call {nr} at rip={:#x}: {why}", frame.rip))
+        }
+    }
+    sched::resume(k, frame);
+    false
 }

@@ -126,7 +126,9 @@ pub fn read_word(va: u64) -> Option<u64> {
 fn read_exposed<T: Copy>(addr: u64) -> Option<T> {
     let size = core::mem::size_of::<T>() as u64;
     let last = addr.checked_add(size.max(1) - 1)?;
-    if !addr.is_multiple_of(core::mem::align_of::<T>() as u64) || !readable(addr) || !readable(last) {
+    // One walk when the value lies in one page (every table row does).
+    let one_page = addr / PAGE_SIZE == last / PAGE_SIZE;
+    if !addr.is_multiple_of(core::mem::align_of::<T>() as u64) || !readable(addr) || (!one_page && !readable(last)) {
         return None;
     }
     // SAFETY: both ends of the aligned range are mapped user-readable (and a
@@ -156,6 +158,48 @@ pub fn env_entry(id: u64) -> Option<EnvEntry> {
     let row = env_row(oxok_abi::env_id::row(id))?;
     (u64::from(row.id) == id && id != 0).then_some(row)
 }
+
+/// The `parent` of live environment `id` (0: started by the kernel), read
+/// from the first three words of its row only: [`env_entry`] for one field,
+/// on the Linux personality's `getppid` path.
+pub fn env_parent(id: u64) -> Option<u32> {
+    const _: () = assert!(
+        core::mem::offset_of!(EnvEntry, id) == 0 && core::mem::offset_of!(EnvEntry, parent) == 8,
+        "env_parent reads id and parent as the row's words 0 and 2"
+    );
+    let index = oxok_abi::env_id::row(id);
+    if index >= ENV_TABLE_ROWS || !env_table_exposed() {
+        return None;
+    }
+    let row = ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64;
+    // SAFETY: every page of the table is mapped user-readable
+    // (`env_table_exposed`, and the kernel never unmaps its exposed tables,
+    // which lie above `USER_TOP` where no program maps or unmaps); the row
+    // is in the table and 4-byte aligned; integers accept any bits.
+    let (row_id, parent) =
+        unsafe { (core::ptr::read_volatile(row as *const u32), core::ptr::read_volatile((row + 8) as *const u32)) };
+    (u64::from(row_id) == id && id != 0).then_some(parent)
+}
+
+/// True if the whole environment table is mapped user-readable. Checked
+/// page by page once, then remembered: the kernel maps its exposed tables
+/// in every address space at boot and never unmaps them, and they lie above
+/// `USER_TOP`, where no program can map or unmap (so a fork child's answer
+/// is its parent's).
+fn env_table_exposed() -> bool {
+    match ENV_TABLE_MAPPED.load(Ordering::Relaxed) {
+        0 => {
+            let bytes = (ENV_TABLE_ROWS * core::mem::size_of::<EnvEntry>()) as u64;
+            let ok = (0..bytes.div_ceil(PAGE_SIZE)).all(|i| readable(ENV_TABLE + i * PAGE_SIZE));
+            ENV_TABLE_MAPPED.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+            ok
+        }
+        v => v == 1,
+    }
+}
+
+/// [`env_table_exposed`]'s answer: 0 not yet asked, 1 mapped, 2 not.
+static ENV_TABLE_MAPPED: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
 /// The slot vector's header: parameters, current slot, who runs.
 pub fn slot_header() -> Option<VectorHeader> {

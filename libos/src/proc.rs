@@ -46,8 +46,8 @@ pub fn pid() -> Pid {
 /// there), or `None` if there is no such process or it was started by the
 /// kernel (parent 0).
 pub fn parent(pid: Pid) -> Option<Pid> {
-    let row = exposed::env_entry(pid)?;
-    (row.parent != 0).then_some(u64::from(row.parent))
+    let parent = exposed::env_parent(pid)?;
+    (parent != 0).then_some(u64::from(parent))
 }
 
 /// True if `a` is a proper ancestor of `b`: `b`'s parent, or its parent's

@@ -1,13 +1,16 @@
 //! The exception runtime: user-level handlers for exceptions, page faults
 //! and foreign (Linux) system calls, resumed without the kernel.
 //!
-//! [`install`] registers one exception stack and one assembly entry for the
+//! [`install`] registers one exception stack and an assembly entry for the
 //! upcall kinds the kernel delivers on it (`abi::upcall::EXCEPTION`,
-//! `PAGE_FAULT`, `FOREIGN_SYSCALL`, `REVOCATION`). The kernel writes an
-//! [`ExceptionFrame`] below the stack top — or, while a handler still runs
-//! on the stack (it faulted itself, or a protected control transfer
-//! interrupted it and will resume it), below the lowest such `rsp` minus
-//! the red zone — and enters the stub with `rdi` pointing at the frame. The stub calls the handler the
+//! `PAGE_FAULT`, `REVOCATION`: [`entry`]; `FOREIGN_SYSCALL`:
+//! [`foreign_entry`], the same with a shorter way back when the handler
+//! says only the call's result changed, [`Outcome::Returned`]). The kernel
+//! writes an [`ExceptionFrame`] below the stack top — or, while a handler
+//! still runs on the stack (it faulted itself, or a protected control
+//! transfer interrupted it and will resume it), below the lowest such `rsp`
+//! minus the red zone — and enters the stub with `rdi` pointing at the
+//! frame. The stub calls the handler the
 //! program installed with [`set_handler`] for the event's [`Kind`]; the
 //! handler may change `frame.regs` (skip an instruction, set a system call's
 //! result). Then the stub **resumes from `frame.regs` in user mode**: every
@@ -77,6 +80,12 @@ pub enum Outcome {
     Resume,
     /// The handler does not deal with this event: the program ends.
     Unhandled,
+    /// A foreign system call returned and the handler changed nothing but
+    /// `regs.rax` (the result), `regs.rcx` (= `regs.rip`) and `regs.r11`
+    /// (= `regs.rflags`), as a Linux `syscall` leaves them. Resumes as
+    /// [`Outcome::Resume`], by the shorter way back of the foreign entry
+    /// (see the module documentation). Any other event: as `Resume`.
+    Returned,
 }
 
 /// A handler: inspects (and may change) the frame, then decides.
@@ -147,6 +156,12 @@ static HANDLERS: [AtomicPtr<()>; kinds::KINDS] = [const { AtomicPtr::new(core::p
 /// The upcall kinds [`install`] registers the entry for.
 const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];
 
+/// The entry registered for `kind`: the foreign-call entry for foreign
+/// system calls, the general one for everything else.
+fn entry_for(kind: u64) -> u64 {
+    if kind == kinds::FOREIGN_SYSCALL { foreign_entry_address() } else { entry_address() }
+}
+
 /// Events delivered to this program so far (all kinds, nested ones too).
 /// Written first thing on every upcall, so it lives in the fork-private
 /// section (a copy-on-write page here would fault forever).
@@ -207,6 +222,12 @@ pub fn entry_address() -> u64 {
     entry as *const () as u64
 }
 
+/// The address of the assembly entry foreign system calls are registered
+/// with ([`foreign_entry`]).
+pub fn foreign_entry_address() -> u64 {
+    foreign_entry as *const () as u64
+}
+
 /// Registers the exception stack and the entry for exceptions, page
 /// faults, foreign system calls and revocation requests with the kernel.
 /// Handlers are set separately ([`set_handler`]); exceptions, faults and
@@ -216,7 +237,7 @@ pub fn install() -> Result<(), Error> {
     protect_guard();
     sys::upcall_register(0, kinds::EXCEPTION_STACK, stack_top())?;
     for kind in REGISTERED {
-        sys::upcall_register(0, kind, entry_address())?;
+        sys::upcall_register(0, kind, entry_for(kind))?;
     }
     Ok(())
 }
@@ -270,8 +291,29 @@ extern "C" fn dispatch(frame: &mut ExceptionFrame, upcall: u64) {
         }
         (None, _) => None,
     };
-    if chosen.map(|h| h(frame)) != Some(Outcome::Resume) {
+    if !matches!(chosen.map(|h| h(frame)), Some(Outcome::Resume | Outcome::Returned)) {
         unhandled(kind, frame);
+    }
+}
+
+/// RFLAGS bits that change how the next instructions run: the trap flag
+/// (single-step) and alignment checking.
+const FLAG_TF: u64 = 1 << 8;
+const FLAG_AC: u64 = 1 << 18;
+
+/// Called by [`foreign_entry`] with the kernel's frame of a foreign system
+/// call: runs its handler. True if the handler says [`Outcome::Returned`]
+/// (the short way back applies), false for a full resume.
+extern "C" fn foreign_dispatch(frame: &mut ExceptionFrame) -> bool {
+    DELIVERED.fetch_add(1, Ordering::Relaxed);
+    match handler(Kind::ForeignSyscall).map(|h| h(frame)) {
+        // The short way back restores the flags a few instructions before
+        // the program's `rip`: with the trap flag (single-step) or
+        // alignment checking on, those would act in the libOS; the full
+        // resume restores them with the last instruction.
+        Some(Outcome::Returned) => frame.regs.rflags & (FLAG_TF | FLAG_AC) == 0,
+        Some(Outcome::Resume) => false,
+        _ => unhandled(Kind::ForeignSyscall, frame),
     }
 }
 
@@ -323,8 +365,21 @@ extern "C" fn entry() -> ! {
         "mov rbx, rdi",
         "and rsp, -16",
         "call {dispatch}",
-        // rbx (callee-saved) still points at the frame. Read what the
-        // stores below may overwrite (a nested frame's last fields) first.
+        // rbx (callee-saved) still points at the frame.
+        "jmp {resume}",
+        dispatch = sym dispatch,
+        resume = sym resume_from_rbx,
+    )
+}
+
+/// The resume sequence (see the module documentation), with `rbx`
+/// pointing at the frame; entered by a jump from [`entry`] and
+/// [`foreign_entry`], on the exception stack below the frame.
+#[unsafe(naked)]
+extern "C" fn resume_from_rbx() -> ! {
+    naked_asm!(
+        // Read what the stores below may overwrite (a nested frame's last
+        // fields) first.
         "mov rax, rbx",
         "mov rcx, [rax + {rip}]",
         "mov rdx, [rax + {rflags}]",
@@ -354,7 +409,6 @@ extern "C" fn entry() -> ! {
         "pop rax",
         "popfq",
         "ret 128",
-        dispatch = sym dispatch,
         rip_slot = const RIP_SLOT,
         flags_slot = const FLAGS_SLOT,
         rax_slot = const RAX_SLOT,
@@ -376,5 +430,62 @@ extern "C" fn entry() -> ! {
         r15 = const reg!(r15),
         rip = const reg!(rip),
         rflags = const reg!(rflags),
+    )
+}
+
+/// The foreign-system-call entry. The kernel enters as for [`entry`], and
+/// leaves every register the program had at its `syscall` except `rdi`,
+/// `rsi` (the frame and the kind), `rsp`, `rip`, and `rcx`/`r11` (which
+/// `syscall` itself overwrites). [`foreign_dispatch`] runs the handler with
+/// the frame saved on the exception stack. When the handler says
+/// [`Outcome::Returned`], the registers it has not changed are still the
+/// program's: the callee-saved ones (`rbx rbp r12–r15`) survived the Rust
+/// call as the Rust ABI requires, so the way back reloads only what the
+/// call clobbered or set — `rax` (the result), `rdi rsi rdx r8 r9 r10`
+/// (the arguments Linux preserves), `rcx` (= `rip`) and `r11` (=
+/// `rflags`) — takes the flags with `popfq` while still on the exception
+/// stack (below the frame; `mov` changes no flag), switches to the
+/// program's `rsp` and jumps to `rcx`. Nothing is stored on the program's
+/// stack, so its red zone stays untouched. Otherwise the full resume
+/// sequence of [`entry`] runs.
+#[unsafe(naked)]
+extern "C" fn foreign_entry() -> ! {
+    naked_asm!(
+        "cld",
+        // rsp is 8 mod 16 (as if called): one push aligns it for the call.
+        "push rdi",
+        "call {dispatch}",
+        "pop rdi",
+        "test al, al",
+        "jz 2f",
+        "mov rcx, [rdi + {rip}]",
+        "mov r11, [rdi + {rflags}]",
+        "push r11",
+        "popfq",
+        "mov rax, [rdi + {rax}]",
+        "mov rdx, [rdi + {rdx}]",
+        "mov rsi, [rdi + {rsi}]",
+        "mov r8, [rdi + {r8}]",
+        "mov r9, [rdi + {r9}]",
+        "mov r10, [rdi + {r10}]",
+        "mov rsp, [rdi + {rsp}]",
+        "mov rdi, [rdi + {rdi}]",
+        "jmp rcx",
+        // The full resume: as `entry` after its call, with the frame in rbx.
+        "2:",
+        "mov rbx, rdi",
+        "jmp {resume}",
+        dispatch = sym foreign_dispatch,
+        resume = sym resume_from_rbx,
+        rip = const reg!(rip),
+        rflags = const reg!(rflags),
+        rax = const reg!(rax),
+        rdx = const reg!(rdx),
+        rsi = const reg!(rsi),
+        rdi = const reg!(rdi),
+        rsp = const reg!(rsp),
+        r8 = const reg!(r8),
+        r9 = const reg!(r9),
+        r10 = const reg!(r10),
     )
 }

@@ -204,6 +204,13 @@ pub fn divert(sig: u64) -> bool {
     true
 }
 
+/// True if no terminal signal waits to be forwarded ([`forward_pending`]
+/// would do nothing).
+#[inline(always)]
+pub fn idle() -> bool {
+    FORWARD.load(Ordering::Relaxed) == 0
+}
+
 /// Passes the recorded keyboard signals to the foreground group (one
 /// load when there are none).
 #[inline(always)]

@@ -208,6 +208,17 @@ pub fn child_ended() {
     }
 }
 
+/// True if a call's return has nothing to do here: no signal pending, no
+/// mask to bring back after `rt_sigsuspend`, no `SIGCHLD` handler (whose
+/// children's ends [`deliver_pending`] looks for). The fast path of
+/// `on_syscall`; otherwise [`deliver_pending`] runs.
+#[inline(always)]
+pub fn quiet() -> bool {
+    PENDING.load(Ordering::Relaxed) == 0
+        && crate::calls::signal::SUSPEND_MASK.load(Ordering::Relaxed) == 0
+        && !handles_chld()
+}
+
 /// Delivers pending signals as a Linux call returns (`frame.regs` already
 /// hold its result). `restart`: the call may be restarted (its result was
 /// `-EINTR` and it is one `SA_RESTART` restarts) — `nr` is its number.

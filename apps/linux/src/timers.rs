@@ -21,6 +21,12 @@ static INTERVAL: AtomicU64 = AtomicU64::new(0);
 
 const SIGALRM: u64 = 14;
 
+/// True if no timer is armed ([`poll`] would do nothing).
+#[inline(always)]
+pub fn idle() -> bool {
+    DEADLINE.load(Ordering::Relaxed) == 0
+}
+
 /// If the deadline has passed: `SIGALRM` pending, and the timer re-armed
 /// one period after the last deadline passed (missed periods give one
 /// signal, as Linux's does) or disarmed. The common case is one load.

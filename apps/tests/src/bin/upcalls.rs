@@ -91,7 +91,7 @@ fn registration(t: &mut Checks) {
     let entry = upcall::entry_address();
     t.expect(st.upcalls[EXCEPTION as usize], entry, "exception entry registered");
     t.expect(st.upcalls[PAGE_FAULT as usize], entry, "page-fault entry registered");
-    t.expect(st.upcalls[FOREIGN_SYSCALL as usize], entry, "foreign-call entry registered");
+    t.expect(st.upcalls[FOREIGN_SYSCALL as usize], upcall::foreign_entry_address(), "foreign-call entry registered");
     t.expect(st.upcalls[REVOCATION as usize], entry, "revocation entry registered");
     t.expect(st.upcalls[EXCEPTION_STACK as usize], upcall::stack_top(), "exception stack registered");
     t.expect(sys::upcall_register(0, KINDS as u64, entry), Err(Error::Invalid), "unknown kind");

@@ -127,26 +127,33 @@ impl TrapFrame {
 impl TrapFrame {
     /// The user-visible registers.
     pub fn regs(&self) -> oxok_abi::Regs {
-        oxok_abi::Regs {
-            rax: self.rax,
-            rbx: self.rbx,
-            rcx: self.rcx,
-            rdx: self.rdx,
-            rsi: self.rsi,
-            rdi: self.rdi,
-            rbp: self.rbp,
-            rsp: self.rsp,
-            r8: self.r8,
-            r9: self.r9,
-            r10: self.r10,
-            r11: self.r11,
-            r12: self.r12,
-            r13: self.r13,
-            r14: self.r14,
-            r15: self.r15,
-            rip: self.rip,
-            rflags: self.rflags,
-        }
+        let mut r = oxok_abi::Regs::ZERO;
+        self.store_regs(&mut r);
+        r
+    }
+
+    /// Stores the registers into `r` one by one (in place, e.g. straight
+    /// into an upcall's record on the user's exception stack).
+    #[inline(always)]
+    pub fn store_regs(&self, r: &mut oxok_abi::Regs) {
+        r.rax = self.rax;
+        r.rbx = self.rbx;
+        r.rcx = self.rcx;
+        r.rdx = self.rdx;
+        r.rsi = self.rsi;
+        r.rdi = self.rdi;
+        r.rbp = self.rbp;
+        r.rsp = self.rsp;
+        r.r8 = self.r8;
+        r.r9 = self.r9;
+        r.r10 = self.r10;
+        r.r11 = self.r11;
+        r.r12 = self.r12;
+        r.r13 = self.r13;
+        r.r14 = self.r14;
+        r.r15 = self.r15;
+        r.rip = self.rip;
+        r.rflags = self.rflags;
     }
 
     /// A user frame holding `r`, sanitised; `None` if `rip` or `rsp` is not
