@@ -63,7 +63,9 @@ const LINUX: Scenario = Scenario {
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
             busybox cat /native.txt\nbusybox dd if=/dev/zero of=/big bs=4096 count=600\n\
             busybox seq 1 200000 > /nums\ncp /nums /nums2\nbusybox cmp /nums /nums2 && echo same-bytes\n\
-            rm /big && echo big-removed\nexit\n",
+            rm /big && echo big-removed\n\
+            busybox cat /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums > /huge\n\
+            busybox md5sum /huge\nexit\n",
     expect: &[
         "dfsd: C-FFS on a disk of",
         "moved",
@@ -71,6 +73,9 @@ const LINUX: Scenario = Scenario {
         "600+0 records out",
         "same-bytes",
         "big-removed",
+        // A file larger than dfsd's window of bound blocks (16 MiB): 14
+        // copies of `seq 1 200000` (18,044,530 bytes), md5sum on the host.
+        "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
         "dfsd: stopped",
     ],
     forbid: FORBID,
@@ -79,7 +84,8 @@ const LINUX: Scenario = Scenario {
         mib: 64,
         reboot: Some(Reboot {
             cmdline: "run=init",
-            input: "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\nexit\n",
+            input: "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
+                    busybox md5sum /huge\nexit\n",
             expect: &[
                 "mounted file system",
                 "from linux",
@@ -88,6 +94,7 @@ const LINUX: Scenario = Scenario {
                 // `seq 1 200000 | md5sum` on the host.
                 "0e10426a1d5bddffcef02f1345787128  /nums2",
                 "/big: No such file or directory",
+                "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
                 "dfsd: stopped",
             ],
             patch: None,

@@ -92,6 +92,8 @@ impl Xn {
     /// against the durable epoch.
     pub fn flush_done(&mut self, t: FlushTicket) {
         self.durable = self.durable.max(t.0);
+        // Every entry's state is judged against it.
+        self.reg.mark_all();
     }
 
     /// The wrapper saw the application dirty a data block's frame.

@@ -142,11 +142,54 @@ impl Entry {
     }
 }
 
-/// The entries, sorted by block.
+/// The entries, sorted by block, and the positions changed since the
+/// exposed rows were last brought up to date ([`take_changed`]).
+///
+/// [`take_changed`]: Registry::take_changed
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Registry(Vec<(u64, Entry)>);
+pub(crate) struct Registry(Vec<(u64, Entry)>, Changed);
+
+/// Positions `lo..hi` whose entry may differ from its exposed row (empty
+/// when `lo >= hi`): an entry handed out for change, or every position
+/// from an insertion or removal on (the later entries moved).
+#[derive(Clone, Copy, Debug, Default)]
+struct Changed {
+    lo: usize,
+    hi: usize,
+}
 
 impl Registry {
+    fn mark(&mut self, lo: usize, hi: usize) {
+        let c = &mut self.1;
+        if c.lo >= c.hi {
+            *c = Changed { lo, hi };
+        } else {
+            *c = Changed { lo: c.lo.min(lo), hi: c.hi.max(hi) };
+        }
+    }
+
+    /// Every position changed (a change that alters every entry's state).
+    pub fn mark_all(&mut self) {
+        self.mark(0, usize::MAX);
+    }
+
+    /// The positions changed since the last call (clamped to the entries
+    /// there are now), and none from now on.
+    pub fn take_changed(&mut self) -> core::ops::Range<usize> {
+        let c = core::mem::take(&mut self.1);
+        c.lo.min(self.0.len())..c.hi.min(self.0.len())
+    }
+
+    /// The entry at position `i` (the exposed table's row `i`).
+    pub fn at(&self, i: usize) -> Option<(u64, &Entry)> {
+        self.0.get(i).map(|(b, e)| (*b, e))
+    }
+
+    /// Entries there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     fn find(&self, block: u64) -> Result<usize, usize> {
         self.0.binary_search_by_key(&block, |&(b, _)| b)
     }
@@ -156,7 +199,9 @@ impl Registry {
     }
 
     pub fn get_mut(&mut self, block: u64) -> Option<&mut Entry> {
-        self.find(block).ok().and_then(|i| self.0.get_mut(i)).map(|(_, e)| e)
+        let i = self.find(block).ok()?;
+        self.mark(i, i + 1);
+        self.0.get_mut(i).map(|(_, e)| e)
     }
 
     /// Makes room for `n` more entries.
@@ -170,6 +215,7 @@ impl Registry {
     pub fn insert(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
         match self.find(block) {
             Ok(i) => {
+                self.mark(i, i + 1);
                 if let Some(slot) = self.0.get_mut(i) {
                     slot.1 = entry;
                 }
@@ -177,6 +223,7 @@ impl Registry {
             Err(i) => {
                 self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
                 self.0.insert(i, (block, entry));
+                self.mark(i, self.0.len());
             }
         }
         Ok(())
@@ -195,6 +242,7 @@ impl Registry {
         if let Some(tail) = self.0.get_mut(at..) {
             tail.rotate_right(count);
         }
+        self.mark(at, self.0.len());
         Ok(())
     }
 
@@ -203,6 +251,7 @@ impl Registry {
     pub fn remove_run(&mut self, start: u64, end: u64, mut drop: impl FnMut(u64, &Entry) -> bool) {
         let lo = self.0.partition_point(|&(b, _)| b < start);
         let hi = self.0.partition_point(|&(b, _)| b < end);
+        self.mark(lo, self.0.len());
         let mut w = lo;
         for r in lo..hi {
             let keep = self.0.get(r).is_some_and(|(b, e)| !drop(*b, e));
@@ -219,12 +268,14 @@ impl Registry {
     pub fn push_unsorted(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
         self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
         self.0.push((block, entry));
+        self.mark_all();
         Ok(())
     }
 
     /// Restores the order after [`push_unsorted`](Registry::push_unsorted).
     pub fn sort(&mut self) {
         self.0.sort_unstable_by_key(|&(b, _)| b);
+        self.mark_all();
     }
 
     /// Sets every metadata entry's `children` to the number of entries
@@ -239,7 +290,9 @@ impl Registry {
     }
 
     pub fn remove(&mut self, block: u64) -> Option<Entry> {
-        self.find(block).ok().map(|i| self.0.remove(i).1)
+        let i = self.find(block).ok()?;
+        self.mark(i, self.0.len());
+        Some(self.0.remove(i).1)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {

@@ -141,19 +141,54 @@ impl Xn {
 
     /// The registry entry of `block`, as exposed.
     pub fn block(&self, block: u64) -> Option<BlockView> {
-        self.reg.get(block).map(|e| BlockView {
+        self.reg.get(block).map(|e| self.view(e))
+    }
+
+    fn view(&self, e: &Entry) -> BlockView {
+        BlockView {
             fs: FsId(e.fs),
             ty: e.ty,
             parent: e.parent.map(|(p, _)| p),
             frame: e.frame,
             state: e.state(self.durable),
             will_free: e.freed.is_some(),
-        })
+        }
     }
 
     /// Every registered block, in order.
     pub fn blocks(&self) -> impl Iterator<Item = (u64, BlockView)> + '_ {
-        self.reg.iter().filter_map(|(b, _)| Some((b, self.block(b)?)))
+        self.reg.iter().map(|(b, e)| (b, self.view(e)))
+    }
+
+    /// Registered blocks, cached blocks, and registered blocks per file
+    /// system (index: file-system number; numbers past `per_fs` uncounted):
+    /// one pass over the entries, no state judged.
+    pub fn counts(&self, per_fs: &mut [u64]) -> (u64, u64) {
+        let mut cached = 0;
+        for (_, e) in self.reg.iter() {
+            cached += u64::from(e.frame.is_some());
+            if let Some(n) = per_fs.get_mut(e.fs as usize) {
+                *n += 1;
+            }
+        }
+        (self.reg.len() as u64, cached)
+    }
+
+    /// Registered blocks.
+    pub fn registered(&self) -> usize {
+        self.reg.len()
+    }
+
+    /// The registered block at position `i` of [`blocks`](Xn::blocks)' order.
+    pub fn block_at(&self, i: usize) -> Option<(u64, BlockView)> {
+        self.reg.at(i).map(|(b, e)| (b, self.view(e)))
+    }
+
+    /// The positions in [`blocks`](Xn::blocks)' order whose view may have
+    /// changed since the last call (an exposed copy rewrites only these);
+    /// the first call after [`new`](Xn::new) or recovery covers all.
+    pub fn take_changed(&mut self) -> core::ops::Range<usize> {
+        self.reg.take_changed()
     }
 
     /// The free map.

@@ -10,13 +10,15 @@
 //!   recovery finds nothing owned twice and nothing unreadable, every
 //!   pointer leads to the content written for it (no persisted pointer to
 //!   a tainted block, no pointer to a reused block), and no block reachable
-//!   there is free in the running XN.
+//!   there is free in the running XN;
+//! * an exposed copy of the registry rewritten only at the positions
+//!   [`Xn::take_changed`] names after each step equals the registry.
 
 use std::collections::{HashMap, HashSet};
 
 use oxok_abi::xn::{BLOCK_SIZE, DATA};
 use oxok_testrng::Rng;
-use oxok_xn::{Extent, FlushTicket, Frames, FsId, Refusal, Root, WriteTicket, Xn};
+use oxok_xn::{BlockView, Extent, FlushTicket, Frames, FsId, Refusal, Root, WriteTicket, Xn};
 
 mod common;
 use common::*;
@@ -38,6 +40,9 @@ struct Model {
     crashes: u64,
     reaped: usize,
     refusals: HashMap<u64, u64>,
+    /// The exposed rows as the kernel keeps them: rewritten only where
+    /// `take_changed` says.
+    rows: Vec<(u64, BlockView)>,
 }
 
 impl Model {
@@ -56,6 +61,7 @@ impl Model {
             crashes: 0,
             reaped: 0,
             refusals: HashMap::new(),
+            rows: Vec::new(),
         };
         // The root reaches the disk first.
         let t = m.xn.write_begin(&m.mem, 1).unwrap();
@@ -105,6 +111,21 @@ impl Model {
             let v = self.xn.block(b).unwrap();
             assert_eq!((v.ty, v.parent), (ty, parent));
         }
+    }
+
+    /// Brings the exposed copy up to date from the changed positions only,
+    /// and checks it against the whole registry.
+    fn check_rows(&mut self) {
+        for i in self.xn.take_changed() {
+            let row = self.xn.block_at(i).unwrap();
+            match self.rows.get_mut(i) {
+                Some(r) => *r = row,
+                None => self.rows.push(row),
+            }
+        }
+        self.rows.truncate(self.xn.registered());
+        let all: Vec<(u64, BlockView)> = self.xn.blocks().collect();
+        assert_eq!(self.rows, all, "rows rewritten where changed vs the registry");
     }
 
     fn free_slot(&self, d: u64) -> Option<usize> {
@@ -366,6 +387,7 @@ fn random_sequences_keep_the_invariants_in_core_and_across_crashes() {
         for n in 0..400 {
             m.step();
             m.check_core();
+            m.check_rows();
             if n % 5 == 0 {
                 m.check_crash();
             }

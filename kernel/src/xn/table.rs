@@ -1,7 +1,10 @@
 //! XN's exposed table ([`oxok_abi::xn::XN_TABLE`]): kernel frames mapped
 //! read-only into every address space — header, roots, per-file-system
 //! usage, the free map and the registry rows. Only this module writes it,
-//! rewriting it after every XN call and every tick that changed something.
+//! after every XN call and every tick that changed something: the header,
+//! roots, usage and free map whole, of the rows only those XN names as
+//! changed (`Xn::take_changed`), so a call costs what it changed, not the
+//! size of the registry.
 
 use super::XnState;
 use crate::mem::access::KernelFrame;
@@ -51,17 +54,12 @@ impl XnState {
             return;
         }
         self.changed = false;
+        let rows = self.xn.take_changed();
         let xn = &self.xn;
         let map = xn.free_map();
         // One pass over the registry for every count.
-        let (mut registered, mut cached, mut per_fs) = (0u64, 0u64, [0u64; MAX_FS]);
-        for (_, v) in xn.blocks() {
-            registered += 1;
-            cached += u64::from(v.frame.is_some());
-            if let Some(n) = per_fs.get_mut(v.fs.0 as usize) {
-                *n += 1;
-            }
-        }
+        let mut per_fs = [0u64; MAX_FS];
+        let (registered, cached) = xn.counts(&mut per_fs);
         let header = [
             1,
             map.nblocks(),
@@ -97,8 +95,11 @@ impl XnState {
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
         let map_words = &map.words()[..map.words().len().min(limit)];
         write(XN_FREE_MAP, &words(map_words));
+        // Only the rows whose entry may have changed (an insertion or a
+        // removal moves the rows after it; a flush changes every state).
         let mut row = [0u8; 32];
-        for (n, (b, v)) in xn.blocks().take(XN_ROWS_MAX).enumerate() {
+        for n in rows.start..rows.end.min(XN_ROWS_MAX) {
+            let Some((b, v)) = xn.block_at(n) else { break };
             row[0..8].copy_from_slice(&b.to_le_bytes());
             row[8..16].copy_from_slice(&v.frame.unwrap_or(u64::MAX).to_le_bytes());
             row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());

@@ -41,6 +41,9 @@ pub struct XnDisk {
     pages: Bindings,
     dirty: BTreeSet<u64>,
     tainted: BTreeSet<u64>,
+    /// Blocks the file system wrote file data into ([`Disk::write_data`]):
+    /// they hold no pointers, so XN takes their write-back in any order.
+    data: BTreeSet<u64>,
     /// Tainted blocks whose write completed since the last flush.
     written: Vec<u64>,
     /// The last request issued and not yet waited for (0: none).
@@ -102,6 +105,7 @@ impl XnDisk {
             pages: Bindings::new(WINDOW, WINDOW_PAGES),
             dirty: BTreeSet::new(),
             tainted: BTreeSet::new(),
+            data: BTreeSet::new(),
             written: Vec::new(),
             pending: 0,
             requests: 0,
@@ -173,7 +177,7 @@ impl XnDisk {
             };
             match r {
                 Ok(va) => return Ok(va),
-                Err(XnError::Sys(Error::NoMemory)) if !self.pages.is_empty() => self.shed(),
+                Err(XnError::Sys(Error::NoMemory)) if !self.pages.is_empty() => self.make_room()?,
                 Err(XnError::Refused { code: refuse::NOT_BOUND, block: above, .. }) if above != block => {
                     self.requests += 1;
                     super::read(above).map_err(refusal)?;
@@ -185,13 +189,58 @@ impl XnDisk {
     }
 
     /// Unbinds and evicts the blocks that hold nothing unwritten (their
-    /// frames go back; a later read brings them in from the disk).
-    fn shed(&mut self) {
+    /// frames go back; a later read brings them in from the disk): how
+    /// many.
+    fn shed(&mut self) -> usize {
+        let mut shed = 0;
         for b in self.pages.blocks() {
             if !self.dirty.contains(&b) && !self.tainted.contains(&b) {
                 self.pages.forget(b);
                 let _ = super::evict(b);
+                shed += 1;
             }
+        }
+        shed
+    }
+
+    /// Runs a metadata change, first reading back into the cache (at most
+    /// [`MAX_DEPTH`] times) a block XN needs that was let go ([`shed`]):
+    /// the changed block or metadata above it. Only clean blocks are let
+    /// go, so what comes back from the disk is what the cache held.
+    ///
+    /// [`shed`]: XnDisk::shed
+    fn cached(&mut self, call: impl Fn() -> Result<(), XnError>) -> Result<(), Refusal> {
+        for _ in 0..MAX_DEPTH {
+            match call() {
+                Err(XnError::Refused { code: refuse::NOT_BOUND, block, .. }) => {
+                    self.requests += 1;
+                    super::read(block).map_err(refusal)?;
+                }
+                r => return r.map_err(refusal),
+            }
+        }
+        call().map_err(refusal)
+    }
+
+    /// Frees window pages for a bind: lets go of clean blocks; when every
+    /// bound block still holds something unwritten (a file larger than the
+    /// window, written in one go), writes the file data among them back,
+    /// flushes so the newly allocated ones are durable (untainted), and
+    /// lets them go. Metadata stays bound until the file system writes it
+    /// in its own order.
+    fn make_room(&mut self) -> Result<(), Refusal> {
+        if self.shed() > 0 {
+            return Ok(());
+        }
+        let unwritten: Vec<u64> =
+            self.pages.blocks().into_iter().filter(|b| self.data.contains(b) && self.dirty.contains(b)).collect();
+        for b in unwritten {
+            self.write(b)?;
+        }
+        self.flush()?;
+        match self.shed() {
+            0 => Err(Refusal::NoMemory),
+            _ => Ok(()),
         }
     }
 }
@@ -225,6 +274,7 @@ impl Disk for XnDisk {
         let va = self.bind(block, true)?;
         super::page_mut(va).map_err(|_| Refusal::NotBound(block))?.copy_from_slice(data);
         self.dirty.insert(block);
+        self.data.insert(block);
         Ok(())
     }
 
@@ -240,11 +290,11 @@ impl Disk for XnDisk {
             while end - at > MAX_EXTENT_CALL {
                 rec.ext[e].len = (at + MAX_EXTENT_CALL - first) as u16;
                 set_record(&mut step, r, &rec);
-                super::alloc(meta, &step, at, MAX_EXTENT_CALL, ext.ty).map_err(refusal)?;
+                self.cached(|| super::alloc(meta, &step, at, MAX_EXTENT_CALL, ext.ty))?;
                 at += MAX_EXTENT_CALL;
             }
         }
-        super::alloc(meta, new, at, end - at, ext.ty).map_err(refusal)?;
+        self.cached(|| super::alloc(meta, new, at, end - at, ext.ty))?;
         for b in ext.blocks() {
             self.dirty.insert(b);
             self.tainted.insert(b);
@@ -268,15 +318,16 @@ impl Disk for XnDisk {
                 let from = end - MAX_EXTENT_CALL;
                 rec.ext[e].len = (from - first) as u16;
                 set_record(&mut step, r, &rec);
-                super::free(meta, &step, from, MAX_EXTENT_CALL).map_err(refusal)?;
+                self.cached(|| super::free(meta, &step, from, MAX_EXTENT_CALL))?;
                 end = from;
             }
         }
-        super::free(meta, new, ext.start, end - ext.start).map_err(refusal)?;
+        self.cached(|| super::free(meta, new, ext.start, end - ext.start))?;
         for b in ext.blocks() {
             self.pages.forget(b);
             self.dirty.remove(&b);
             self.tainted.remove(&b);
+            self.data.remove(&b);
         }
         self.dirty.insert(meta);
         Ok(())
@@ -284,7 +335,7 @@ impl Disk for XnDisk {
 
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
         self.settle()?;
-        super::modify(meta, new).map_err(refusal)?;
+        self.cached(|| super::modify(meta, new))?;
         self.dirty.insert(meta);
         Ok(())
     }
