@@ -14,12 +14,6 @@
 #include <sys/wait.h>
 #include <sys/syscall.h>
 
-static long ms_since(struct timespec *t0) {
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 static volatile int got_usr1;
 static void on_usr1(int sig) {
     (void)sig;

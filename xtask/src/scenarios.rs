@@ -1649,6 +1649,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_http::HTTP_SCENARIOS[2],
     crate::scenarios_http::HTTP_SCENARIOS[3],
     crate::scenarios_http::HTTP_SCENARIOS[4],
+    crate::scenarios_http::HTTP_SCENARIOS[5],
     // The disk file system from Oxok (issue 15 point 3): `scenarios_xnfs.rs`.
     crate::scenarios_xnfs::XNFS_SCENARIOS[0],
     crate::scenarios_xnfs::XNFS_SCENARIOS[1],

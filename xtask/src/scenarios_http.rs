@@ -5,11 +5,12 @@
 //! others.
 
 use crate::hosthttp;
+use crate::hostnet;
 use crate::hostnet::NetSpec;
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const HTTP_SCENARIOS: [Scenario; 5] = [SOCKECHO, GET, ROBUST, LINUX, STEAL];
+pub(crate) const HTTP_SCENARIOS: [Scenario; 6] = [SOCKECHO, GET, ROBUST, LINUX, STEAL, EPOLL];
 
 const SOCKECHO: Scenario = Scenario {
     name: "net-sockecho",
@@ -93,6 +94,39 @@ const LINUX: Scenario = Scenario {
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "unknown system call"],
     timeout_secs: 300,
     net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const EPOLL: Scenario = Scenario {
+    name: "linux-epoll",
+    about: "epoll through the Linux personality (lx-epoll, to Linux semantics): over pipes readable, writable, hang-up, \
+            error, level-triggered repeats, MOD, DEL, ONESHOT, timeouts 0 and 50 ms, a watch leaving with its object's \
+            last descriptor, 12 pipes with maxevents taking turns, EINTR by SIGALRM, epoll_pwait's mask in a fork \
+            child that inherited the instance, EBADF/EINVAL/EEXIST/ENOENT/EPERM/EFAULT; then a TCP echo server driven \
+            only by epoll_wait echoes the host's 3 connections (12 B, 20 kB, 200 kB) and a quit; nothing leaks",
+    cmdline: "run=init",
+    input: "lx-epoll\necho status $?\nexit 0\n",
+    expect: &[
+        "ok readable",
+        "ok oneshot-disabled",
+        "ok hangup",
+        "ok last-close-removes",
+        "ok regular-file-eperm",
+        "ok wait-efault",
+        "ok eintr",
+        "ok fork-inherits-and-pwait-eintr",
+        "ok maxevents-takes-turns",
+        "lx-epoll: echoing on port 7",
+        "ok listener-readable-accepts",
+        "ok connection-readable-has-data",
+        "lx-epoll: 4 connections, 220016 bytes echoed",
+        "lx-epoll: * checks, 0 failed",
+        "status 0",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "unknown system call"],
+    timeout_secs: 300,
+    net: Some(NetSpec { udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
     ..Scenario::DEFAULT
 };
 

@@ -5,7 +5,7 @@
 //! know returns `-ENOSYS` and is logged once.
 
 use crate::calls::{
-    attr, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait,
+    attr, epoll, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait,
 };
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -187,6 +187,12 @@ linux_calls! {
     160 setrlimit Partial "as prlimit64" => info::setrlimit;
     23 select Partial "the timeout is not updated with the time left" => select::select;
     270 pselect6 Full "" => select::pselect6;
+    213 epoll_create Full "" => epoll::epoll_create;
+    291 epoll_create1 Full "" => epoll::epoll_create1;
+    233 epoll_ctl Partial "an epoll descriptor cannot itself be watched (EPERM); EPOLLRDHUP and EPOLLPRI are accepted, never reported" => epoll::epoll_ctl;
+    232 epoll_wait Partial "level-triggered; EPOLLET acts as level-triggered (may report more often); a fork child gets a copy of the instance, not the same one" => epoll::epoll_wait;
+    281 epoll_pwait Partial "as epoll_wait, with the signal mask as ppoll" => epoll::epoll_pwait;
+    441 epoll_pwait2 Partial "as epoll_pwait, with a timespec timeout" => epoll::epoll_pwait2;
     202 futex Partial "WAIT/WAKE (BITSET), REQUEUE, CMP_REQUEUE between the process's threads; timeouts; WAKE_OP, PI ENOSYS" => futex::futex;
 }
 

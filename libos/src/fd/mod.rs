@@ -81,6 +81,12 @@ pub trait File: Send + Sync {
     fn as_socket(&self) -> Option<&crate::net::socket::Socket> {
         None
     }
+    /// This object as `Any`, for a library that defines its own kinds of
+    /// object and must find its own among the table's (the Linux
+    /// personality's epoll instances). The default: not offered.
+    fn as_any(&self) -> Option<&dyn core::any::Any> {
+        None
+    }
 }
 
 /// What [`File::readiness`] reports.

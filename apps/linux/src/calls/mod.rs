@@ -2,6 +2,7 @@
 //! them.
 
 pub mod attr;
+pub mod epoll;
 pub mod exec;
 pub mod file;
 pub mod fork;

@@ -1,5 +1,6 @@
-//! Waiting for descriptors: `poll` and `ppoll` (and `select`'s core,
-//! [`wait_ready`]). The console's readiness the personality can see only
+//! Waiting for descriptors: `poll` and `ppoll`, and the readiness
+//! ([`events`]) and the wait ([`wait_for`]) that `select` and `epoll`
+//! share with them. The console's readiness the personality can see only
 //! by consuming input: `poll` takes what has arrived into a small buffer of
 //! its own (which `read` on the console drains first). A pipe end reports
 //! its readiness from the pipe's shared counters without consuming
@@ -68,25 +69,34 @@ pub const POLLHUP: u16 = 0x010;
 /// them the sleep also ends every few ticks, to look again.
 const WATCHED: usize = 12;
 
-/// The events of `fd` that hold now, of those in `want` (errors and
-/// hang-ups always count); a pipe's wake word goes to `wake`.
-fn revents(fd: i32, want: u16, wake: &mut Vec<(u64, u64)>) -> u16 {
-    if fd < 0 {
-        return 0;
-    }
-    let Ok(h) = fd::get(fd as usize) else { return POLLNVAL };
+/// What one look at the watched objects leaves for the sleep after it:
+/// the pipes' wake words and the sockets (with the events asked of them).
+#[derive(Default)]
+pub struct Scan {
+    wake: Vec<(u64, u64)>,
+    sockets: Vec<(fd::Handle, u16)>,
+}
+
+/// The events of object `h` that hold now, of those in `want` (errors and
+/// hang-ups always count); what a sleep must watch goes to `scan`. One
+/// answer for `poll`, `select` and `epoll`.
+pub fn events(h: &fd::Handle, want: u16, scan: &mut Scan) -> u16 {
     if let Some(s) = h.as_socket() {
+        scan.sockets.push((h.clone(), want));
         let r = s.ready();
         let mut got = if r.hangup { POLLHUP } else { 0 };
         got |= if r.read { POLLIN } else { 0 } | if r.write { POLLOUT } else { 0 };
         return got & (want | POLLHUP);
+    }
+    if let Some(ep) = crate::calls::epoll::instance(h) {
+        return if ep.any_ready(scan) { POLLIN & want } else { 0 };
     }
     let ready = match h.kind() {
         "console" => POLLOUT | if want & POLLIN != 0 && console_ready() { POLLIN } else { 0 },
         _ => {
             let r = h.readiness();
             if let Some(w) = r.wake {
-                wake.push(w);
+                scan.wake.push(w);
             }
             let mut ev = 0;
             if r.read {
@@ -104,10 +114,25 @@ fn revents(fd: i32, want: u16, wake: &mut Vec<(u64, u64)>) -> u16 {
     ready & (want | POLLHUP | POLLERR | POLLNVAL)
 }
 
+/// The events of descriptor `fd` as [`events`] (`POLLNVAL` if it is not
+/// open; none for a negative one, which `poll` skips).
+fn revents(fd: i32, want: u16, scan: &mut Scan) -> u16 {
+    if fd < 0 {
+        return 0;
+    }
+    match fd::get(fd as usize) {
+        Ok(h) => events(&h, want, scan),
+        Err(_) => POLLNVAL,
+    }
+}
+
 /// True if `fd` has one of `events` now (or an error); a pipe's wake
 /// word goes to `wake`.
 pub fn ready(fd: i32, events: u16, wake: &mut Vec<(u64, u64)>) -> bool {
-    revents(fd, events, wake) != 0
+    let mut scan = Scan::default();
+    let got = revents(fd, events, &mut scan);
+    wake.append(&mut scan.wake);
+    got != 0
 }
 
 /// Sleeps until console input arrives after `seen` bytes, a pipe word in
@@ -178,41 +203,32 @@ pub fn deadline(timeout_ms: i64) -> Result<Option<Deadline>, i64> {
     }))
 }
 
-/// — is ready or `deadline` passes ([`Deadline::NOW`]: do not wait);
-/// fills in the events; returns how many records have some. `EINTR` when
-/// a signal the program does not block arrives first.
-pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<Deadline>) -> Res {
+/// Looks at the watched objects with `look` until it finds something
+/// (`Some`) or `deadline` passes (`Ok(None)`; [`Deadline::NOW`]: look
+/// once); `look` fills the [`Scan`] that the sleep between looks waits
+/// on. `EINTR` when a signal the program does not block arrives first.
+/// The one wait of `poll`, `select` and `epoll_wait`.
+pub fn wait_for<T>(deadline: Option<Deadline>, mut look: impl FnMut(&mut Scan) -> Option<T>) -> Result<Option<T>, i64> {
     loop {
         let seen = exposed::sysinfo().map_or(0, |i| i.console_in);
-        let mut wake = Vec::new();
-        let mut ready = 0;
-        for rec in records.iter_mut() {
-            rec.2 = revents(rec.0, rec.1, &mut wake);
-            if rec.2 != 0 {
-                ready += 1;
-            }
+        let mut scan = Scan::default();
+        if let Some(found) = look(&mut scan) {
+            return Ok(Some(found));
         }
-        let expired = deadline.is_some_and(|d| d.passed());
-        if ready > 0 || expired {
-            return Ok(ready);
+        if deadline.is_some_and(|d| d.passed()) {
+            return Ok(None);
         }
         crate::signals::check_interrupted()?;
-        let sockets: Vec<(fd::Handle, u16)> = records
-            .iter()
-            .filter_map(|&(fd, want, _)| {
-                let h = fd::get(usize::try_from(fd).ok()?).ok()?;
-                h.as_socket().is_some().then_some((h, want))
-            })
-            .collect();
-        if sockets.is_empty() {
-            sleep(seen, &wake, deadline.map(|d| d.wake_tick()))?;
+        if scan.sockets.is_empty() {
+            sleep(seen, &scan.wake, deadline.map(|d| d.wake_tick()))?;
             continue;
         }
         let clock = exposed::clock().ok_or(EINVAL)?;
         let left_ms =
             deadline.map(|d| d.wake_tick().saturating_sub(clock.ticks).saturating_mul(1000) / clock.tick_hz.max(1));
         let slice = left_ms.unwrap_or(SOCKET_SLICE_MS).clamp(1, SOCKET_SLICE_MS);
-        let set: Vec<(&socket::Socket, socket::Ready)> = sockets
+        let set: Vec<(&socket::Socket, socket::Ready)> = scan
+            .sockets
             .iter()
             .filter_map(|(h, want)| {
                 let r = socket::Ready { read: want & POLLIN != 0, write: want & POLLOUT != 0, hangup: false };
@@ -221,6 +237,58 @@ pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<Deadline>) -
             .collect();
         socket::poll(&set, Some(slice)).map_err(crate::errno::from_io)?;
     }
+}
+
+/// Waits until one of `records` — (descriptor, events wanted, events got)
+/// — is ready or `deadline` passes ([`Deadline::NOW`]: do not wait);
+/// fills in the events; returns how many records have some. `EINTR` when
+/// a signal the program does not block arrives first.
+pub fn wait_ready(records: &mut [(i32, u16, u16)], deadline: Option<Deadline>) -> Res {
+    let found = wait_for(deadline, |scan| {
+        let mut ready = 0;
+        for rec in records.iter_mut() {
+            rec.2 = revents(rec.0, rec.1, scan);
+            if rec.2 != 0 {
+                ready += 1;
+            }
+        }
+        (ready > 0).then_some(ready)
+    })?;
+    Ok(found.unwrap_or(0))
+}
+
+/// The deadline of a `poll`-style timeout in milliseconds: 0 does not
+/// wait, a negative one waits forever.
+pub fn timeout(timeout_ms: i64) -> Result<Option<Deadline>, i64> {
+    if timeout_ms == 0 { Ok(Some(Deadline::NOW)) } else { deadline(timeout_ms) }
+}
+
+/// The `timespec` at `addr` as a timeout in milliseconds, rounded up (-1
+/// when `addr` is 0: wait forever); `EINVAL` if it is negative or
+/// malformed.
+pub fn timespec_ms(addr: u64) -> Res {
+    if addr == 0 {
+        return Ok(-1);
+    }
+    let raw = uaccess::read_vec(addr, 16)?;
+    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap_or([0; 8]));
+    let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap_or([0; 8]));
+    if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
+        return Err(EINVAL);
+    }
+    Ok(sec.saturating_mul(1000).saturating_add((nsec + 999_999) / 1_000_000))
+}
+
+/// The signal mask a `ppoll`-style call passes at `addr` with `size`
+/// (none if `addr` is 0; `EINVAL` unless `size` is 8).
+pub fn sigmask_arg(addr: u64, size: u64) -> Result<Option<u64>, i64> {
+    if addr == 0 {
+        return Ok(None);
+    }
+    if size != 8 {
+        return Err(EINVAL);
+    }
+    uaccess::read_u64(addr).map(Some)
 }
 
 /// Polls the `count` records at `fds` until one is ready or `timeout_ms`
@@ -235,7 +303,7 @@ fn poll_records(fds: u64, count: u64, timeout_ms: i64) -> Res {
         .chunks(8)
         .map(|r| (i32::from_le_bytes([r[0], r[1], r[2], r[3]]), u16::from_le_bytes([r[4], r[5]]), 0))
         .collect();
-    let deadline = if timeout_ms == 0 { Some(Deadline::NOW) } else { deadline(timeout_ms)? };
+    let deadline = timeout(timeout_ms)?;
     let ready = wait_ready(&mut records, deadline)?;
     for (rec, r) in raw.chunks_mut(8).zip(&records) {
         rec[6..8].copy_from_slice(&r.2.to_le_bytes());
@@ -251,25 +319,8 @@ pub fn poll(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 /// `ppoll`: as `poll` with a `timespec` timeout and, while it waits, the
 /// signal mask `a[3]` ([`with_mask`]).
 pub fn ppoll(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    let timeout_ms = if a[2] == 0 {
-        -1
-    } else {
-        let raw = uaccess::read_vec(a[2], 16)?;
-        let sec = i64::from_le_bytes(raw[..8].try_into().unwrap_or([0; 8]));
-        let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap_or([0; 8]));
-        if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
-            return Err(EINVAL);
-        }
-        sec.saturating_mul(1000).saturating_add((nsec + 999_999) / 1_000_000)
-    };
-    let mask = if a[3] != 0 {
-        if a[4] != 8 {
-            return Err(EINVAL);
-        }
-        Some(uaccess::read_u64(a[3])?)
-    } else {
-        None
-    };
+    let timeout_ms = timespec_ms(a[2])?;
+    let mask = sigmask_arg(a[3], a[4])?;
     with_mask(mask, || poll_records(a[0], a[1], timeout_ms))
 }
 

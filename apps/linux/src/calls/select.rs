@@ -132,13 +132,7 @@ pub fn pselect6(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         let pair = uaccess::read_vec(a[5], 16)?;
         let set = u64::from_le_bytes(pair[..8].try_into().unwrap_or([0; 8]));
         let size = u64::from_le_bytes(pair[8..].try_into().unwrap_or([0; 8]));
-        if set == 0 {
-            None
-        } else if size != 8 {
-            return Err(EINVAL);
-        } else {
-            Some(uaccess::read_u64(set)?)
-        }
+        poll::sigmask_arg(set, size)?
     } else {
         None
     };
