@@ -208,6 +208,37 @@ static void pipe_checks(void) {
         close(many[i][1]);
     }
     CHECK("all-closed-empty", epoll_wait(ep, evs, 32, 0) == 0);
+
+    /* Watches are (descriptor, object) pairs: 14 read ends kept open at
+       their own descriptors, and each free descriptor number pointed at
+       each of them in turn and watched, 210 pairs. An instance may refuse
+       some with ENOSPC (Oxok holds 128, Linux far more); every watch it
+       took reports (the writers are gone), and closing ends them all. */
+    int ends[14], base = -1;
+    for (int i = 0; i < 14; i++) {
+        pipe(p);
+        close(p[1]);
+        ends[i] = p[0];
+        add(ep, p[0], EPOLLIN, (uint64_t)p[0]);
+    }
+    base = dup(ends[0]);
+    close(base);
+    int accepted = 14, refused = 0, other = 0;
+    for (int f = base; f < base + 14; f++) {
+        for (int i = 0; i < 14; i++) {
+            if (dup2(ends[i], f) != f) { other++; continue; }
+            if (add(ep, f, EPOLLIN, (uint64_t)f) == 0) accepted++;
+            else if (errno == ENOSPC) refused++;
+            else other++;
+        }
+    }
+    static struct epoll_event big[512];
+    n = epoll_wait(ep, big, 512, 0);
+    CHECK("many-watches-all-report", other == 0 && accepted + refused == 210 && n == accepted);
+    printf("lx-epoll: %d watches, %d refused with ENOSPC\n", accepted, refused);
+    for (int f = 0; f < base + 14; f++)
+        if (f != ep && f > 2) close(f);
+    CHECK("many-watches-closed", epoll_wait(ep, big, 512, 0) == 0);
     close(ep);
 }
 

@@ -101,7 +101,7 @@ const EPOLL: Scenario = Scenario {
     name: "linux-epoll",
     about: "epoll through the Linux personality (lx-epoll, to Linux semantics): over pipes readable, writable, hang-up, \
             error, level-triggered repeats, MOD, DEL, ONESHOT, timeouts 0 and 50 ms, a watch leaving with its object's \
-            last descriptor, 12 pipes with maxevents taking turns, EINTR by SIGALRM, epoll_pwait's mask in a fork \
+            last descriptor, 12 pipes with maxevents taking turns, 210 watch pairs of which the instance holds 128 (ENOSPC after), EINTR by SIGALRM, epoll_pwait's mask in a fork \
             child that inherited the instance, EBADF/EINVAL/EEXIST/ENOENT/EPERM/EFAULT; then a TCP echo server driven \
             only by epoll_wait echoes the host's 3 connections (12 B, 20 kB, 200 kB) and a quit; nothing leaks",
     cmdline: "run=init",
@@ -116,6 +116,8 @@ const EPOLL: Scenario = Scenario {
         "ok eintr",
         "ok fork-inherits-and-pwait-eintr",
         "ok maxevents-takes-turns",
+        "ok many-watches-all-report",
+        "lx-epoll: 128 watches, 82 refused with ENOSPC",
         "lx-epoll: echoing on port 7",
         "ok listener-readable-accepts",
         "ok connection-readable-has-data",

@@ -189,7 +189,7 @@ linux_calls! {
     270 pselect6 Full "" => select::pselect6;
     213 epoll_create Full "" => epoll::epoll_create;
     291 epoll_create1 Full "" => epoll::epoll_create1;
-    233 epoll_ctl Partial "an epoll descriptor cannot itself be watched (EPERM); EPOLLRDHUP and EPOLLPRI are accepted, never reported" => epoll::epoll_ctl;
+    233 epoll_ctl Partial "an epoll descriptor cannot itself be watched (EPERM); at most 128 watches an instance (ENOSPC); EPOLLRDHUP and EPOLLPRI are accepted, never reported" => epoll::epoll_ctl;
     232 epoll_wait Partial "level-triggered; EPOLLET acts as level-triggered (may report more often); a fork child gets a copy of the instance, not the same one" => epoll::epoll_wait;
     281 epoll_pwait Partial "as epoll_wait, with the signal mask as ppoll" => epoll::epoll_pwait;
     441 epoll_pwait2 Partial "as epoll_pwait, with a timespec timeout" => epoll::epoll_pwait2;
