@@ -3,7 +3,9 @@
 //! small files it names is allocated first-fit from the block after it, so
 //! one directory's small files sit together next to their inodes and one
 //! large read brings them all in. Files grow in place when the next block
-//! is free (one extent) and otherwise take a new extent.
+//! is free (one extent) and otherwise take a new extent, placed at a free
+//! run as long as the file already is (or the longest one), so a growing
+//! file's extents double rather than fill the small holes one by one.
 
 use oxok_xn::Extent;
 
@@ -94,8 +96,14 @@ impl<D: Disk> Fs<D> {
                 _ => {
                     let slot = last.map_or(0, |l| l + 1);
                     let hint = last.map_or(hint, |l| end(&r.ext[l]));
+                    // Placed where the file can double in place (a run as
+                    // long as it already is, or the longest there is),
+                    // so a file written a block at a time on a fragmented
+                    // disk does not spend an extent on every small hole.
+                    let room = need.max(r.blocks());
                     let e = r.ext.get_mut(slot).ok_or(FsError::TooFragmented)?;
-                    let (start, k) = self.find_run(hint, need)?;
+                    let (start, k) = self.find_run(hint, room)?;
+                    let k = k.min(need);
                     *e = Ext { start: start as u32, len: k as u16, ty };
                     Extent::new(start, k, u32::from(ty))
                 }
