@@ -474,6 +474,8 @@ pub fn publish_heap() {
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
+mod map;
 pub mod orphans;
 mod reap;
-pub use reap::{count_frame_ref, frame_of_cap, map_frame, release_mapping};
+pub use map::{map_frame, map_with};
+pub use reap::{count_frame_ref, frame_of_cap, release_mapping};

@@ -202,6 +202,12 @@ impl From<&KernelFrame> for Mappable {
     }
 }
 
+impl From<&Mappable> for Mappable {
+    fn from(f: &Mappable) -> Mappable {
+        *f
+    }
+}
+
 impl From<&FrameRef> for Mappable {
     fn from(f: &FrameRef) -> Mappable {
         Mappable { pa: f.pa }
