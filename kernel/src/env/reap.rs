@@ -2,7 +2,7 @@
 //! unreachable frames, and counting mappings as they go (`map` counts
 //! them as they come).
 
-use super::{Dying, EnvTable, Row, publish_heap};
+use super::{Dying, EnvId, EnvTable, Row, publish_heap};
 use crate::account;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
@@ -35,7 +35,7 @@ impl EnvTable {
             app_area.free_in(f);
             for pfn in owned {
                 let Some(e) = f.entry_mut(pfn) else { continue };
-                if e.owner != id {
+                if e.owner != id.raw() {
                     continue;
                 }
                 if e.maps == 0 {
@@ -54,9 +54,9 @@ impl EnvTable {
             .with_heap(heap.saturating_sub(orphans.heap));
         account::uncharge_amount(account, back);
         #[cfg(feature = "model-process")]
-        crate::model::release(super::row_of(id));
+        crate::model::release(id.row());
         account::with(|a| a.detach(account));
-        if let Some(s) = rows.get_mut(super::row_of(id)) {
+        if let Some(s) = rows.get_mut(id.row()) {
             s.tearing = false;
         }
         publish_heap();
@@ -84,8 +84,8 @@ fn collect_in(rows: &mut [Row], pfn: u64) {
     if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
         return;
     }
-    let id = entry.owner;
-    let Some(env) = rows.get_mut(super::row_of(id)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
+    let Some(id) = EnvId::decode(u64::from(entry.owner)) else { return };
+    let Some(env) = rows.get_mut(id.row()).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
         return;
     };
     frame::with(|f| f.free(pfn * PAGE_SIZE));
