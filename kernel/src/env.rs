@@ -340,6 +340,7 @@ impl EnvTable {
     }
 
     /// The environment with this id, if it is alive.
+    #[inline]
     pub fn get(&mut self, id: EnvId) -> Option<&mut Env> {
         let row = self.rows.get_mut(id.row())?;
         row.env.as_deref_mut().filter(|e| e.id == id)
@@ -347,8 +348,12 @@ impl EnvTable {
 
     /// The environment whose id's number is `n` (as the scheduling policy
     /// and the sleeper queue keep ids: [`EnvId::raw`]), if it is alive.
+    #[inline]
     pub fn by_number(&mut self, n: u32) -> Option<&mut Env> {
-        self.get(EnvId::decode(u64::from(n))?)
+        // Only a live environment's own number matches (0 and other
+        // numbers no environment has never do): no decode needed.
+        let row = self.rows.get_mut(oxok_abi::env_id::row(u64::from(n)))?;
+        row.env.as_deref_mut().filter(|e| e.id.raw() == n)
     }
 
     /// The live environment in table row `row`, if any.
@@ -357,6 +362,7 @@ impl EnvTable {
     }
 
     /// True if `id` names a live environment.
+    #[inline]
     pub fn alive(&self, id: EnvId) -> bool {
         self.rows.get(id.row()).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
     }

@@ -121,7 +121,7 @@ pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
     if BASES_LIVE.load(Ordering::Relaxed) != e.raw() {
         // The outgoing environment's bases can only have been cleared since
         // they were loaded: zeros it holds are still exact, without a read.
-        if let Some(old) = holder(&BASES_LIVE).and_then(|id| envs.get(id))
+        if let Some(old) = envs.by_number(BASES_LIVE.load(Ordering::Relaxed))
             && (old.ext.fs_base | old.ext.gs_base) != 0
         {
             (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
@@ -154,7 +154,7 @@ fn load_bases(fs: u64, gs: u64) {
 
 /// Saves the live state into its owner's area and loads `e`'s.
 fn take_unit(envs: &mut EnvTable, e: EnvId) {
-    if let Some(old) = holder(&FPU_LIVE).and_then(|id| envs.get(id)) {
+    if let Some(old) = envs.by_number(FPU_LIVE.load(Ordering::Relaxed)) {
         fpu::save(&mut old.ext.fpu);
     }
     match envs.get(e) {
@@ -205,12 +205,6 @@ pub fn reload(env: &Env) {
 pub fn forget(id: EnvId) {
     let _ = FPU_LIVE.compare_exchange(id.raw(), 0, Ordering::Relaxed, Ordering::Relaxed);
     let _ = BASES_LIVE.compare_exchange(id.raw(), 0, Ordering::Relaxed, Ordering::Relaxed);
-}
-
-/// The environment whose state `live` says is loaded (it holds the id's
-/// number, 0 for none).
-fn holder(live: &AtomicU32) -> Option<EnvId> {
-    EnvId::decode(u64::from(live.load(Ordering::Relaxed)))
 }
 
 /// True if `state` may be imported: MXCSR reserved bits clear.

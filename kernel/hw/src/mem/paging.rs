@@ -114,6 +114,7 @@ pub(in crate::mem) unsafe fn expose_range(va: u64, pa: u64, bytes: u64) -> Resul
 /// making the tables missing on the way (entries with `table_flags`,
 /// counted in `made`); `NoMemory` when a table frame is out (the tables
 /// made before it stay).
+#[inline(always)]
 fn walk_making(root: u64, va: u64, table_flags: u64, made: &mut u64) -> Result<(u64, usize), Error> {
     let idx = indices(va);
     let mut t = root;
