@@ -215,7 +215,10 @@ macro_rules! for_each_call {
             /// nothing may be mapped at `va` (`Exists`); a copy record's
             /// `src` must be page-aligned and readable by the caller
             /// (`BadAddress`), its account as a fresh record's; the record array must be readable
-            /// (`BadAddress`). Changes: as the single calls.
+            /// (`BadAddress`). A refused fresh or copy record changes no
+            /// mapping (a copy's `va` keeps what it mapped) and takes no
+            /// frame (page tables it made stay, as for `page_map`).
+            /// Changes: as the single calls.
             13 => page_batch(env_slot: EnvCap, entries: UserPtr, count: Len) -> [];
 
             /// Creates an environment with an empty address space, its

@@ -51,3 +51,87 @@ pub const fn row(id: u64) -> usize {
 pub const fn generation(id: u32) -> u32 {
     id >> ROW_BITS
 }
+
+/// An environment id as a type of its own, made only by this module's
+/// codec (from a row and a generation, or decoded from a word a program
+/// passed), so that it cannot be mistaken for a row, a slot or a count.
+/// Its number ([`EnvId::raw`]) is what exposed tables, frame owners and
+/// logs show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct EnvId(u32);
+
+impl EnvId {
+    /// The id of `generation` of `row`, for parts known to be in range
+    /// (see [`encode`]).
+    #[inline]
+    pub const fn of(generation: u32, row: usize) -> EnvId {
+        EnvId(encode(generation, row))
+    }
+
+    /// The id named by a capability's `row` and `generation` components
+    /// (see [`from_parts`]).
+    #[inline]
+    pub const fn from_parts(row: u64, generation: u64) -> Option<EnvId> {
+        match from_parts(row, generation) {
+            Some(id) => Some(EnvId(id)),
+            None => None,
+        }
+    }
+
+    /// The id a program's word names: a 32-bit number whose generation is
+    /// at least 1; `None` for 0 (no environment) and anything else that
+    /// no environment ever had. Whether it names one alive is the table's
+    /// business.
+    #[inline]
+    pub const fn decode(word: u64) -> Option<EnvId> {
+        if word > u32::MAX as u64 || generation(word as u32) == 0 {
+            return None;
+        }
+        Some(EnvId(word as u32))
+    }
+
+    /// Its environment-table row.
+    #[inline]
+    pub const fn row(self) -> usize {
+        row(self.0 as u64)
+    }
+
+    /// Its generation.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        generation(self.0)
+    }
+
+    /// Its number, as exposed tables and frame owners hold it.
+    #[inline]
+    pub const fn raw(self) -> u32 {
+        self.0
+    }
+
+    /// Its number as a register word.
+    #[inline]
+    pub const fn word(self) -> u64 {
+        self.0 as u64
+    }
+}
+
+impl core::fmt::Display for EnvId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<EnvId> for u64 {
+    #[inline]
+    fn from(id: EnvId) -> u64 {
+        id.word()
+    }
+}
+
+impl From<EnvId> for u32 {
+    #[inline]
+    fn from(id: EnvId) -> u32 {
+        id.raw()
+    }
+}

@@ -91,6 +91,21 @@ fn env_ids_round_trip_and_refuse_out_of_range_parts() {
 }
 
 #[test]
+fn env_id_type_decodes_only_ids_an_environment_can_have() {
+    use crate::env_id::{EnvId, MAX_GENERATION, make};
+    let id = EnvId::of(3, 17);
+    assert_eq!((id.generation(), id.row(), id.raw()), (3, 17, make(3, 17).expect("in range")));
+    assert_eq!(EnvId::decode(id.word()), Some(id));
+    assert_eq!(EnvId::from_parts(17, 3), Some(id));
+    assert_eq!(u64::from(id), id.word());
+    for bad in [0, 1, 1023, 1 << 32, u64::MAX, (1 << 32) | id.word()] {
+        assert_eq!(EnvId::decode(bad), None, "{bad:#x} names no environment");
+    }
+    assert_eq!(EnvId::decode(u64::from(u32::MAX)).map(EnvId::generation), Some(MAX_GENERATION));
+    assert_eq!(EnvId::from_parts(1024, 1), None);
+}
+
+#[test]
 fn upcall_kinds_and_vectors_are_distinct() {
     use crate::upcall::*;
     let kinds = [EXCEPTION, PAGE_FAULT, FOREIGN_SYSCALL, SLOT_START, SLOT_END, PCT, REVOCATION, EXCEPTION_STACK];

@@ -29,6 +29,9 @@ int main(void) {
     CHECK("fchmod", fchmod(fd, 0640) == 0);
     CHECK("fchmodat", fchmodat(AT_FDCWD, "/lxa/f", 0644, 0) == 0);
     CHECK("chmod-missing", chmod("/lxa/none", 0600) == -1 && errno == ENOENT);
+    /* busybox cp -r passes a directory's whole st_mode, type bits too:
+       Linux keeps the permission bits and ignores the rest. */
+    CHECK("chmod-dir-with-type-bits", chmod("/lxa", S_IFDIR | 0755) == 0);
     struct stat st;
     CHECK("owner-root", fstat(fd, &st) == 0 && st.st_uid == 0 && st.st_gid == 0 && S_ISREG(st.st_mode));
     CHECK("utimensat-now", utimensat(AT_FDCWD, "/lxa/f", NULL, 0) == 0);

@@ -19,14 +19,15 @@ use oxok_cap::{Cap, CapList, Name, Rights};
 
 /// Most environments alive at once (the exposed table's rows).
 pub const MAX_ENVS: usize = oxok_abi::layout::ENV_TABLE_ROWS;
-/// An environment id: `generation << 10 | row`, encoded and decoded only by
-/// [`oxok_abi::env_id`]. Generations start at 1, so every id is
+/// An environment id, a type of its own: `generation << 10 | row`,
+/// encoded and decoded only by [`oxok_abi::env_id`] (from a word a program
+/// passed: `EnvId::decode`, in the argument classes). Generations start at 1, so every id is
 /// ≥ `OWNER_FIRST_ENV`, and a row's next environment gets a new id (stale
 /// capabilities and ids stop matching). Generations never wrap: a
 /// row whose generation reached [`gen_limit`] is retired for good, so no
 /// capability or id naming an environment of the past can ever match a new
 /// one.
-pub type EnvId = u32;
+pub use oxok_abi::env_id::EnvId;
 
 /// Highest generation an environment-table row may reach (22 bits).
 pub const MAX_GENERATION: u32 = oxok_abi::env_id::MAX_GENERATION;
@@ -47,12 +48,7 @@ pub fn set_gen_limit(limit: u32) {
 
 /// The capability name guarding environment `id`.
 pub fn env_name(id: EnvId) -> Name {
-    Name::env(row_of(id) as u64, u64::from(oxok_abi::env_id::generation(id)))
-}
-
-/// The environment-table row of `id`.
-pub fn row_of(id: EnvId) -> usize {
-    oxok_abi::env_id::row(u64::from(id))
+    Name::env(id.row() as u64, u64::from(id.generation()))
 }
 
 /// A revocation request in progress.
@@ -70,8 +66,8 @@ pub struct Revocation {
 pub struct Env {
     /// Its id.
     pub id: EnvId,
-    /// The environment that created it (0 for boot programs).
-    pub parent: EnvId,
+    /// The environment that created it (`None` for boot programs).
+    pub parent: Option<EnvId>,
     /// The program it was started from (for logs and tables).
     pub name: String,
     /// Its page tables.
@@ -186,11 +182,11 @@ impl Env {
         let n = self.name.len().min(15);
         name[..n].copy_from_slice(&self.name.as_bytes()[..n]);
         exposed::set_env_row(
-            row_of(self.id),
+            self.id.row(),
             EnvEntry {
-                id: self.id,
+                id: self.id.raw(),
                 status: self.status,
-                parent: self.parent,
+                parent: self.parent.map_or(0, EnvId::raw),
                 frames: self.owned.len() as u32,
                 runs: self.runs,
                 revoke_pending: self.revoke.map_or(0, |r| r.owed.min(u64::from(u32::MAX)) as u32),
@@ -263,9 +259,9 @@ impl EnvTable {
     /// Creates an environment: empty address space, application area, and a
     /// capability list holding its own capability in slot 0. It is charged
     /// (1 environment, 1 frame for the application area) to its creator's
-    /// account, or to the root account for boot programs (`parent` 0).
-    pub fn create(&mut self, name: &str, parent: EnvId) -> Result<EnvId, Error> {
-        let account = self.get(parent).map_or(account::ROOT, |p| p.account);
+    /// account, or to the root account for boot programs (`parent` none).
+    pub fn create(&mut self, name: &str, parent: Option<EnvId>) -> Result<EnvId, Error> {
+        let account = parent.and_then(|p| self.get(p)).map_or(account::ROOT, |p| p.account);
         let charge = account::Charge::amount(account, oxok_account::Amount::new(1, 1).with_heap(account::ENV_HEAP))?;
         #[cfg(feature = "model-process")]
         let kstack = crate::model::stack_for(account)?;
@@ -277,7 +273,7 @@ impl EnvTable {
         Ok(id)
     }
 
-    fn build(&mut self, name: &str, parent: EnvId, account: account::AccountId) -> Result<EnvId, Error> {
+    fn build(&mut self, name: &str, parent: Option<EnvId>, account: account::AccountId) -> Result<EnvId, Error> {
         crate::mem::heap::reserve(size_of::<Env>() + size_of::<CapList<CAP_SLOTS>>() + 1024)?;
         let limit = gen_limit();
         let index = self
@@ -305,7 +301,7 @@ impl EnvTable {
             log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
         }
         // Generation below the limit and row below `MAX_ENVS`: in range.
-        let id = oxok_abi::env_id::encode(row.generation, index);
+        let id = EnvId::of(row.generation, index);
         let mut caps = Box::new(CapList::new());
         let _ = caps.insert_at(0, Cap::new(env_name(id), Rights::ALL));
         let env = Box::new(Env {
@@ -337,16 +333,27 @@ impl EnvTable {
             heap_charged: account::ENV_HEAP + KSTACK_HEAP,
         });
         env.publish();
-        exposed::set_run_row(index, env.cpu_ledger.row(id));
+        exposed::set_run_row(index, env.cpu_ledger.row(id.raw()));
         row.env = Some(env);
         publish_heap();
         Ok(id)
     }
 
     /// The environment with this id, if it is alive.
+    #[inline]
     pub fn get(&mut self, id: EnvId) -> Option<&mut Env> {
-        let row = self.rows.get_mut(row_of(id))?;
+        let row = self.rows.get_mut(id.row())?;
         row.env.as_deref_mut().filter(|e| e.id == id)
+    }
+
+    /// The environment whose id's number is `n` (as the scheduling policy
+    /// and the sleeper queue keep ids: [`EnvId::raw`]), if it is alive.
+    #[inline]
+    pub fn by_number(&mut self, n: u32) -> Option<&mut Env> {
+        // Only a live environment's own number matches (0 and other
+        // numbers no environment has never do): no decode needed.
+        let row = self.rows.get_mut(oxok_abi::env_id::row(u64::from(n)))?;
+        row.env.as_deref_mut().filter(|e| e.id.raw() == n)
     }
 
     /// The live environment in table row `row`, if any.
@@ -355,8 +362,9 @@ impl EnvTable {
     }
 
     /// True if `id` names a live environment.
+    #[inline]
     pub fn alive(&self, id: EnvId) -> bool {
-        self.rows.get(row_of(id)).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
+        self.rows.get(id.row()).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
     }
 
     /// Removes the environment at once (its id is dead from here on: its
@@ -371,13 +379,13 @@ impl EnvTable {
     /// `status` until the creator reaps it ([`Self::take_zombie`]). Zombies
     /// it created itself are freed.
     pub fn destroy(&mut self, id: EnvId, status: u64) -> Result<(), Error> {
-        let row = self.rows.get_mut(row_of(id)).ok_or(Error::BadEnv)?;
+        let row = self.rows.get_mut(id.row()).ok_or(Error::BadEnv)?;
         if row.env.as_ref().is_none_or(|e| e.id != id) {
             return Err(Error::BadEnv);
         }
         let Some(env) = row.env.take() else { return Err(Error::BadEnv) };
         let parent = env.parent;
-        let row_index = row_of(id);
+        let row_index = id.row();
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
         let frames = env.charged_frames();
         let heap = env.charged().heap;
@@ -395,14 +403,14 @@ impl EnvTable {
         } else {
             log::error!("env {id}: no room to queue its teardown");
         }
-        if parent != 0 && self.alive(parent) {
+        if let Some(parent) = parent.filter(|&p| self.alive(p)) {
             let mut row_name = [0u8; 16];
             let n = name.len().min(15);
             row_name[..n].copy_from_slice(&name.as_bytes()[..n]);
             let row = EnvEntry {
-                id,
+                id: id.raw(),
                 status: oxok_abi::ENV_ZOMBIE,
-                parent,
+                parent: parent.raw(),
                 runs,
                 name: row_name,
                 exit_status: status,
@@ -417,7 +425,7 @@ impl EnvTable {
         }
         // Its own unreaped children have nobody to reap them now.
         for (i, s) in self.rows.iter_mut().enumerate() {
-            if s.zombie.is_some_and(|z| z.parent == id) {
+            if s.zombie.is_some_and(|z| z.parent == id.raw()) {
                 s.zombie = None;
                 exposed::set_env_row(i, EnvEntry::default());
             }
@@ -429,18 +437,18 @@ impl EnvTable {
     /// Reaps ended environment `id` for its creator `parent`: its exit
     /// status; the row is freed.
     pub fn take_zombie(&mut self, parent: EnvId, id: EnvId) -> Result<u64, Error> {
-        let index = row_of(id);
+        let index = id.row();
         let row = self.rows.get_mut(index).ok_or(Error::BadEnv)?;
         if row.env.as_ref().is_some_and(|e| e.id == id) {
             return Err(Error::Busy);
         }
         match row.zombie {
-            Some(z) if z.id == id && z.parent == parent => {
+            Some(z) if z.id == id.raw() && z.parent == parent.raw() => {
                 row.zombie = None;
                 exposed::set_env_row(index, EnvEntry::default());
                 Ok(z.exit_status)
             }
-            Some(z) if z.id == id => Err(Error::Denied),
+            Some(z) if z.id == id.raw() => Err(Error::Denied),
             _ => Err(Error::BadEnv),
         }
     }
@@ -453,8 +461,8 @@ impl EnvTable {
     /// The creator recorded in ended environment `id`'s zombie row, if it
     /// has one (`env_reap` reaps on the creator's behalf).
     pub fn zombie_parent(&self, id: EnvId) -> Option<EnvId> {
-        let row = self.rows.get(row_of(id))?;
-        row.zombie.filter(|z| z.id == id).map(|z| z.parent)
+        let row = self.rows.get(id.row())?;
+        row.zombie.filter(|z| z.id == id.raw()).and_then(|z| EnvId::decode(u64::from(z.parent)))
     }
 
     /// Every live environment, in table order.
@@ -474,6 +482,8 @@ pub fn publish_heap() {
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
+mod map;
 pub mod orphans;
 mod reap;
-pub use reap::{count_frame_ref, frame_of_cap, map_frame, release_mapping};
+pub use map::{map_frame, map_with};
+pub use reap::{count_frame_ref, frame_of_cap, release_mapping};

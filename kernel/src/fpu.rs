@@ -118,20 +118,19 @@ pub fn policy() -> &'static str {
 /// x87/SSE state into the unit (eager) or the unit traps until it is
 /// needed (lazy).
 pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
-    let bases_live = BASES_LIVE.load(Ordering::Relaxed);
-    if bases_live != e {
+    if BASES_LIVE.load(Ordering::Relaxed) != e.raw() {
         // The outgoing environment's bases can only have been cleared since
         // they were loaded: zeros it holds are still exact, without a read.
-        if let Some(old) = envs.get(bases_live)
+        if let Some(old) = envs.by_number(BASES_LIVE.load(Ordering::Relaxed))
             && (old.ext.fs_base | old.ext.gs_base) != 0
         {
             (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
         }
         let (fs, gs) = envs.get(e).map_or((0, 0), |n| (n.ext.fs_base, n.ext.gs_base));
         load_bases(fs, gs);
-        BASES_LIVE.store(e, Ordering::Relaxed);
+        BASES_LIVE.store(e.raw(), Ordering::Relaxed);
     }
-    if FPU_LIVE.load(Ordering::Relaxed) == e || OFF.load(Ordering::Relaxed) {
+    if FPU_LIVE.load(Ordering::Relaxed) == e.raw() || OFF.load(Ordering::Relaxed) {
         fpu::set_trap(false);
     } else if LAZY.load(Ordering::Relaxed) {
         fpu::set_trap(true);
@@ -155,13 +154,13 @@ fn load_bases(fs: u64, gs: u64) {
 
 /// Saves the live state into its owner's area and loads `e`'s.
 fn take_unit(envs: &mut EnvTable, e: EnvId) {
-    if let Some(old) = envs.get(FPU_LIVE.load(Ordering::Relaxed)) {
+    if let Some(old) = envs.by_number(FPU_LIVE.load(Ordering::Relaxed)) {
         fpu::save(&mut old.ext.fpu);
     }
     match envs.get(e) {
         Some(new) => {
             fpu::restore(&new.ext.fpu);
-            FPU_LIVE.store(e, Ordering::Relaxed);
+            FPU_LIVE.store(e.raw(), Ordering::Relaxed);
         }
         None => FPU_LIVE.store(0, Ordering::Relaxed),
     }
@@ -172,7 +171,7 @@ fn take_unit(envs: &mut EnvTable, e: EnvId) {
 /// switching, its state moves into the unit and it retries the
 /// instruction (true). Otherwise it is an ordinary exception (false).
 pub fn device_not_available(envs: &mut EnvTable, current: EnvId) -> bool {
-    if !LAZY.load(Ordering::Relaxed) || FPU_LIVE.load(Ordering::Relaxed) == current {
+    if !LAZY.load(Ordering::Relaxed) || FPU_LIVE.load(Ordering::Relaxed) == current.raw() {
         return false;
     }
     take_unit(envs, current);
@@ -182,10 +181,10 @@ pub fn device_not_available(envs: &mut EnvTable, current: EnvId) -> bool {
 /// Makes `env.ext` exact (before it is exported): copies the live state
 /// out of the unit and the MSRs if they are `env`'s.
 pub fn sync(env: &mut Env) {
-    if FPU_LIVE.load(Ordering::Relaxed) == env.id {
+    if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw() {
         fpu::save(&mut env.ext.fpu);
     }
-    if BASES_LIVE.load(Ordering::Relaxed) == env.id {
+    if BASES_LIVE.load(Ordering::Relaxed) == env.id.raw() {
         (env.ext.fs_base, env.ext.gs_base) = fpu::bases();
     }
 }
@@ -193,10 +192,10 @@ pub fn sync(env: &mut Env) {
 /// `env.ext` was replaced (an import, `env_set_base`): if its state is
 /// live, the unit and the MSRs take the new values at once.
 pub fn reload(env: &Env) {
-    if FPU_LIVE.load(Ordering::Relaxed) == env.id {
+    if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw() {
         fpu::restore(&env.ext.fpu);
     }
-    if BASES_LIVE.load(Ordering::Relaxed) == env.id {
+    if BASES_LIVE.load(Ordering::Relaxed) == env.id.raw() {
         load_bases(env.ext.fs_base, env.ext.gs_base);
     }
 }
@@ -204,8 +203,8 @@ pub fn reload(env: &Env) {
 /// Environment `id` ended: its live state belongs to nobody now (the next
 /// environment loads its own over it; nothing of it is ever saved).
 pub fn forget(id: EnvId) {
-    let _ = FPU_LIVE.compare_exchange(id, 0, Ordering::Relaxed, Ordering::Relaxed);
-    let _ = BASES_LIVE.compare_exchange(id, 0, Ordering::Relaxed, Ordering::Relaxed);
+    let _ = FPU_LIVE.compare_exchange(id.raw(), 0, Ordering::Relaxed, Ordering::Relaxed);
+    let _ = BASES_LIVE.compare_exchange(id.raw(), 0, Ordering::Relaxed, Ordering::Relaxed);
 }
 
 /// True if `state` may be imported: MXCSR reserved bits clear.

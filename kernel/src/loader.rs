@@ -51,7 +51,7 @@ pub fn load(envs: &mut EnvTable, archive: &[u8], argv: &[String]) -> Result<EnvI
     let name = argv.first().map(String::as_str).unwrap_or("");
     let image = Archive::new(archive).find(name).ok_or(LoadError::NotFound)?;
     let elf = Elf::parse(image, USER_TOP).map_err(LoadError::Elf)?;
-    let id = envs.create(name, 0)?;
+    let id = envs.create(name, None)?;
     match populate(envs, id, &elf, argv) {
         Ok(()) => Ok(id),
         Err(e) => {

@@ -34,7 +34,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
     }
     loop {
         if let Some(cur) = k.current {
-            if k.envs.alive(cur) && k.sched.running() == Some(cur) {
+            if k.envs.alive(cur) && slots::running(&k.sched) == Some(cur) {
                 return;
             }
             // Not the scheduler's choice (never expected): keep its state.
@@ -48,7 +48,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
             k.current = None;
         }
         match k.sched.running() {
-            Some(e) if k.envs.alive(e) => {
+            Some(n) if let Some(e) = slots::env(n).filter(|&e| k.envs.alive(e)) => {
                 load(k, frame, e);
                 return;
             }
@@ -94,7 +94,7 @@ pub fn pending(k: &Kernel) -> bool {
 /// mode now.
 #[inline]
 pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
-    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur)
+    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur.raw())
 }
 
 /// Refreshes only the status and run count in `env`'s exposed row: what a
@@ -102,7 +102,7 @@ pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
 /// changes it, with `Env::publish`). A whole row costs a few times more.
 #[inline]
 pub fn publish_status(env: &crate::env::Env) {
-    crate::mem::exposed::set_env_status((env.id as usize) & (crate::env::MAX_ENVS - 1), env.status, env.runs);
+    crate::mem::exposed::set_env_status(env.id.row(), env.status, env.runs);
 }
 
 /// Loads environment `e` (the scheduler's choice) into `frame`; delivers
@@ -112,7 +112,7 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let ev = Event {
         kind: kinds::SLOT_START,
         vector: kinds::VECTOR_SLOT_START,
-        error: k.sched.slot() as u64,
+        error: slots::current(&k.sched).number(),
         addr: u64::from(k.sched.remaining()),
     };
     let Some(env) = k.envs.get(e) else { return };
@@ -146,7 +146,7 @@ fn anyone_can_run(k: &mut Kernel) -> bool {
     let sched = &k.sched;
     let ids =
         k.envs.ids_where(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped);
-    ids.iter().any(|&id| sched.spare.contains(id) || sched.vector.count_owned(id) > 0)
+    ids.iter().any(|&id| sched.spare.contains(id.raw()) || sched.vector.count_owned(id.raw()) > 0)
 }
 
 /// Carries out what the scheduler decided. `frame` holds `k.current`'s
@@ -154,18 +154,24 @@ fn anyone_can_run(k: &mut Kernel) -> bool {
 pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
     match step {
         Step::Continue => {}
-        Step::SlotEnd { env } => slot_end(k, frame, env),
+        Step::SlotEnd { env } => {
+            if let Some(id) = slots::env(env) {
+                slot_end(k, frame, id)
+            }
+        }
         Step::Switch(sw) => {
             if let Some(out) = sw.out
                 && matches!(out.end, End::Overrun { .. } | End::Destroy { .. })
             {
-                if k.current == Some(out.env)
-                    && let Some(e) = k.envs.get(out.env)
+                let out_env = slots::env(out.env);
+                if let Some(id) = out_env
+                    && k.current == Some(id)
+                    && let Some(e) = k.envs.get(id)
                 {
                     e.regs = *frame;
                 }
                 if let End::Overrun { .. } = out.end {
-                    let name = k.envs.get(out.env).map(|e| e.name.clone()).unwrap_or_default();
+                    let name = out_env.and_then(|id| k.envs.get(id)).map(|e| e.name.clone()).unwrap_or_default();
                     log::info!("env {} ({name}) {}", out.env, out.end);
                 }
             }
@@ -177,23 +183,25 @@ pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
 /// The bookkeeping of a switch (no registers needed: the outgoing
 /// environment's are saved by the caller where they must be).
 fn switched(k: &mut Kernel, sw: Switch) {
-    if let Some(out) = sw.out {
-        if let Some(e) = k.envs.get(out.env)
+    if let Some(out) = sw.out
+        && let Some(id) = slots::env(out.env)
+    {
+        if let Some(e) = k.envs.get(id)
             && e.status == ENV_RUNNING
         {
             e.status = ENV_RUNNABLE;
             publish_status(e);
         }
-        slots::publish_run(&mut k.envs, out.env);
+        slots::publish_run(&mut k.envs, id);
         if let End::Destroy { .. } = out.end {
-            destroy(k, out.env, 0xff, format_args!("{}", out.end));
+            destroy(k, id, 0xff, format_args!("{}", out.end));
         }
     }
     log::trace!("slot {}: {:?} -> {:?} at tick {}", sw.slot, sw.out, sw.decision, k.ticked);
     k.current = None;
     k.slot_start = sw.decision.reason == Reason::Owner;
     if sw.decision.reason == Reason::Donated {
-        slots::publish_donation(&k.sched, sw.slot);
+        slots::publish_donation(&k.sched, slots::TimeSlot(sw.slot));
     } else {
         slots::publish_vector(&k.sched);
     }
@@ -203,7 +211,7 @@ fn switched(k: &mut Kernel, sw: Switch) {
 /// or, with no slot-end entry (or one that cannot be delivered), a
 /// preemption as if it had yielded.
 fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
-    let slot = k.sched.slot() as u64;
+    let slot = slots::current(&k.sched).number();
     let Some(env) = k.envs.get(id) else { return };
     if k.current == Some(id) {
         if env.upcalls[kinds::SLOT_END as usize] != 0 {
@@ -216,7 +224,7 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
     }
     env.status = ENV_RUNNABLE;
     env.publish();
-    let step = k.sched.yielded(id, None, &mut View(&mut k.envs));
+    let step = k.sched.yielded(id.raw(), None, &mut View(&mut k.envs));
     apply(k, frame, step);
 }
 
@@ -243,11 +251,12 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
         wake_sleepers(k);
         let step = k.sched.tick(&mut View(&mut k.envs));
         apply(k, frame, step);
-        if let Some(e) = k.sched.running() {
+        let running = slots::running(&k.sched);
+        if let Some(e) = running {
             slots::publish_run(&mut k.envs, e);
         }
         slots::publish_vector(&k.sched);
-        if k.current != k.sched.running() {
+        if k.current != running {
             k.ticked = now;
         }
     }
@@ -264,7 +273,7 @@ fn net_received(k: &mut Kernel, frame: &mut TrapFrame) {
     if k.sched.running().is_none() {
         let step = k.sched.woke(&mut View(&mut k.envs));
         apply(k, frame, step);
-        if let Some(e) = k.sched.running() {
+        if let Some(e) = slots::running(&k.sched) {
             slots::publish_run(&mut k.envs, e);
         }
         slots::publish_vector(&k.sched);
@@ -320,13 +329,13 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
 /// `me`, whose registers and status are already saved, stops running: the
 /// rest of its slot goes to `to` if it can run, else the next slot begins.
 pub fn give_up(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
-    let step = k.sched.yielded(me, to, &mut View(&mut k.envs));
+    let step = k.sched.yielded(me.raw(), to.map(EnvId::raw), &mut View(&mut k.envs));
     apply(k, frame, step);
 }
 
 /// Whether environment `id` could run now (for directed yields).
 pub fn runnable(k: &mut Kernel, id: EnvId) -> bool {
-    View(&mut k.envs).runnable(id)
+    View(&mut k.envs).runnable(id.raw())
 }
 
 /// Makes a created environment runnable; it asks for spare time.
@@ -334,7 +343,7 @@ pub fn make_runnable(k: &mut Kernel, id: EnvId) {
     if let Some(env) = k.envs.get(id) {
         env.status = ENV_RUNNABLE;
         env.publish();
-        let _ = k.sched.spare.request(id);
+        let _ = k.sched.spare.request(id.raw());
     }
 }
 
@@ -473,7 +482,7 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
-    if k.envs.get(id).is_some_and(|e| e.parent == 0) {
+    if k.envs.get(id).is_some_and(|e| e.parent.is_none()) {
         LAST_BOOT_STATUS.store(status, core::sync::atomic::Ordering::Relaxed);
     }
     // Its slots go back to the vector below (or already did, after an
@@ -497,7 +506,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
             crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);
         }
     }
-    match k.sched.remove(id, &mut View(&mut k.envs)) {
+    match k.sched.remove(id.raw(), &mut View(&mut k.envs)) {
         Step::Switch(sw) => switched(k, sw),
         _ => slots::publish_vector(&k.sched),
     }

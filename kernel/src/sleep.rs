@@ -60,13 +60,13 @@ fn deadline(env: &Env, mask: u64) -> Option<u64> {
 pub fn list(k: &mut Kernel, id: EnvId) {
     let Some(env) = k.envs.get(id) else { return };
     let key = deadline(env, env.regs.rdi);
-    env.sleep_listed = k.sleepers.queue.insert(env::row_of(id), id, key);
+    env.sleep_listed = k.sleepers.queue.insert(id.row(), id.raw(), key);
 }
 
 /// Takes `id` off the list (it ended, or its state was replaced).
 pub fn unlist(k: &mut Kernel, id: EnvId) {
-    let row = env::row_of(id);
-    if k.sleepers.queue.listed(row) == Some(id) {
+    let row = id.row();
+    if k.sleepers.queue.listed(row) == Some(id.raw()) {
         k.sleepers.queue.remove(row);
     }
     if let Some(env) = k.envs.get(id) {
@@ -125,19 +125,20 @@ fn evaluate(k: &mut Kernel, id: EnvId) -> Verdict {
 /// whose tick has come, and up to `budget` watchers (round robin).
 pub fn wake(k: &mut Kernel, budget: usize) {
     let now = crate::timer::ticks();
-    while let Some((row, id)) = k.sleepers.queue.pop_due(now) {
+    while let Some((row, n)) = k.sleepers.queue.pop_due(now) {
+        let Some(id) = EnvId::decode(u64::from(n)) else { continue };
         if evaluate(k, id) == Verdict::Asleep {
             // Its deadline came but it does not hold: it reads the clock
             // some other way than its key says. Watch it from now on.
             if let Some(env) = k.envs.get(id) {
-                env.sleep_listed = k.sleepers.queue.insert(row, id, None);
+                env.sleep_listed = k.sleepers.queue.insert(row, n, None);
             }
         }
     }
     let n = k.sleepers.queue.watchers().min(budget);
     for _ in 0..n {
-        let Some((row, id)) = k.sleepers.queue.next_watch() else { break };
-        if evaluate(k, id) != Verdict::Asleep {
+        let Some((row, n)) = k.sleepers.queue.next_watch() else { break };
+        if EnvId::decode(u64::from(n)).is_none_or(|id| evaluate(k, id) != Verdict::Asleep) {
             k.sleepers.queue.remove(row);
         }
     }
@@ -148,8 +149,9 @@ pub fn wake(k: &mut Kernel, budget: usize) {
 pub fn wake_all(k: &mut Kernel) {
     let mut scratch = core::mem::take(&mut k.sleepers.scratch);
     k.sleepers.queue.watchers_into(&mut scratch);
-    for &(row, id) in &scratch {
-        if evaluate(k, id) != Verdict::Asleep && k.sleepers.queue.listed(row) == Some(id) {
+    for &(row, n) in &scratch {
+        let woke = EnvId::decode(u64::from(n)).is_none_or(|id| evaluate(k, id) != Verdict::Asleep);
+        if woke && k.sleepers.queue.listed(row) == Some(n) {
             k.sleepers.queue.remove(row);
         }
     }

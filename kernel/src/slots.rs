@@ -15,12 +15,34 @@
 //! environment asks for spare time when it becomes runnable (boot programs,
 //! `env_run`), so programs that never use slot calls share the CPU round
 //! robin in 4-tick turns; `slot_spare(env, 0)` opts out.
+//!
+//! The policy keeps environment ids as their numbers ([`EnvId::raw`]);
+//! [`env`] decodes one back.
 
-use crate::env::{EnvTable, MAX_ENVS};
+use crate::env::{EnvId, EnvTable, MAX_ENVS};
 use crate::mem::exposed;
 use oxok_abi::layout::{AppArea, SLOT_VECTOR_SLOTS, SlotRow};
 use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING};
 use oxok_slots::{Config, CpuLedger, Envs, Scheduler};
+
+/// A CPU time slot: a position in this CPU's slot vector, as a slot
+/// capability, `slot_alloc`'s placement and the exposed slot vector name
+/// it; the policy (`oxok_slots::SlotVector`) takes its index. Never a
+/// capability slot (`CapSlot`) nor an environment-table row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeSlot(pub usize);
+
+impl TimeSlot {
+    /// The slot a program's number names, if the vector has it.
+    pub fn from_word(n: u64) -> Option<TimeSlot> {
+        usize::try_from(n).ok().filter(|&i| i < SLOT_VECTOR_SLOTS).map(TimeSlot)
+    }
+
+    /// Its number, as programs see it.
+    pub fn number(self) -> u64 {
+        self.0 as u64
+    }
+}
 
 /// Spare-time requesters the kernel can hold: every environment.
 pub const SPARE: usize = MAX_ENVS;
@@ -35,18 +57,18 @@ impl Envs for View<'_> {
     /// Alive, runnable or running, not waiting for a reply, not stopped.
     fn runnable(&mut self, env: u32) -> bool {
         self.0
-            .get(env)
+            .by_number(env)
             .is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped)
     }
 
     /// `AppArea::critical` (offset 0 of its application-area frame).
     fn critical(&mut self, env: u32) -> bool {
         const _: () = assert!(core::mem::offset_of!(AppArea, critical) == 0);
-        self.0.get(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
+        self.0.by_number(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
     }
 
     fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger> {
-        self.0.get(env).map(|e| &mut e.cpu_ledger)
+        self.0.by_number(env).map(|e| &mut e.cpu_ledger)
     }
 }
 
@@ -62,18 +84,34 @@ pub fn publish_vector(s: &Sched) {
 /// header's `running` and `reason`) and who used that slot last and how
 /// (its row's `last_env` and `last_use`), so only those are copied; the
 /// rest is as last published.
-pub fn publish_donation(s: &Sched, slot: usize) {
-    if let Some(row) = s.vector.row(slot) {
+pub fn publish_donation(s: &Sched, slot: TimeSlot) {
+    if let Some(row) = s.vector.row(slot.0) {
         let h = s.header();
-        exposed::set_slot_use(slot, h.running, h.reason, row);
+        exposed::set_slot_use(slot.0, h.running, h.reason, row);
     }
 }
 
+/// The slot the scheduler is in now.
+pub fn current(s: &Sched) -> TimeSlot {
+    TimeSlot(s.slot())
+}
+
 /// Copies `id`'s run statistics into its exposed row (if it is alive).
-pub fn publish_run(envs: &mut EnvTable, id: u32) {
+pub fn publish_run(envs: &mut EnvTable, id: EnvId) {
     if let Some(e) = envs.get(id) {
-        exposed::set_run_row(crate::env::row_of(id), e.cpu_ledger.row(id));
+        exposed::set_run_row(id.row(), e.cpu_ledger.row(id.raw()));
     }
+}
+
+/// The environment an id number the policy kept names (`None` for
+/// [`oxok_slots::NO_ENV`]).
+pub fn env(number: u32) -> Option<EnvId> {
+    EnvId::decode(u64::from(number))
+}
+
+/// The environment the scheduler runs now, if any.
+pub fn running(s: &Sched) -> Option<EnvId> {
+    s.running().and_then(env)
 }
 
 /// The scheduler configuration the command line asks for, starting from

@@ -998,6 +998,19 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "hostile-batch",
+        about: "page_batch's fresh and copy records out of budget mid-batch: refused at the record with rsi/rdx there, the records before applied, the refused page not mapped (a replaced one kept with its bytes), no table made, account and table row exact; a victim keeps working",
+        cmdline: "run=hostile-victim+hostile-batch&hostile-batch",
+        expect: &[
+            "hostile-batch: six fresh records with room for two: status *, 4 left",
+            "hostile-batch: ok (",
+            "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+            "none leaked",
+        ],
+        forbid: F,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "hostile-ptcharge",
         about: "page-table frames are charged to the account whose mappings made them: one frame mapped 1 GiB apart under a 48-frame limit is refused with NoMemory once the tables fill the limit; account_info and the table row count them; a victim keeps working",
         cmdline: "run=hostile-victim+hostile-ptcharge&hostile-ptcharge",

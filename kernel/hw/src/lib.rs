@@ -20,7 +20,8 @@
 //!   safe ways to a frame's bytes ([`mem::access::KernelFrame`],
 //!   [`mem::access::FrameRef`], [`mem::access::ReadablePage`],
 //!   [`mem::access::Mappable`]), address spaces and page tables
-//!   ([`mem::paging`]), the kernel heap, checked user copies ([`mem::user`],
+//!   ([`mem::paging`]; a mapping split into the tables made and the entry
+//!   written, [`mem::paging::Leaf`]), the kernel heap, checked user copies ([`mem::user`],
 //!   over [`mem::pod::Pod`] types), the exposed read-only tables
 //!   ([`mem::exposed`]), the XN buffer cache's frame pool ([`mem::cache`])
 //!   and the virtio DMA plumbing ([`mem::dma`]).

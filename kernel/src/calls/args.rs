@@ -228,8 +228,11 @@ impl Arg for FrameChoice {
 /// checked by the transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
-    /// The environment (low 32 bits).
-    pub env: EnvId,
+    /// The environment the low 32 bits name (`None` for 0, and for a
+    /// number no environment ever had: see [`Target::named`]).
+    pub env: Option<EnvId>,
+    /// Whether the low 32 bits name anything (are not 0).
+    pub named: bool,
     /// The capability slot (high 32 bits).
     pub slot: CapSlot,
 }
@@ -237,6 +240,14 @@ pub struct Target {
 impl Arg for Target {
     #[inline(always)]
     fn decode(_: &mut Cx<'_>, raw: u64) -> Result<Target, Error> {
-        Ok(Target { env: raw as u32, slot: CapSlot(raw >> 32) })
+        let env = raw & u64::from(u32::MAX);
+        Ok(Target { env: EnvId::decode(env), named: env != 0, slot: CapSlot(raw >> 32) })
     }
+}
+
+/// The environment id in a `Word` argument that names one (`pct_reply`'s
+/// caller, `pct_wait`'s callee): `BadEnv` for a number no environment
+/// ever had. Whether it is alive is the call's business.
+pub fn env_word(word: u64) -> Result<EnvId, Error> {
+    EnvId::decode(word).ok_or(Error::BadEnv)
 }

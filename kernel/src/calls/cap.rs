@@ -87,7 +87,7 @@ pub fn describe(cap: &Cap) -> [u64; 3] {
     let comps = cap.name.components();
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
-        (2, [_, row, generation]) => oxok_abi::env_id::from_parts(*row, *generation).map_or(0, u64::from),
+        (2, [_, row, generation]) => crate::env::EnvId::from_parts(*row, *generation).map_or(0, u64::from),
         // A time slot: its index in the vector (the name's second
         // component is the CPU).
         (3, [_, _cpu, index, _]) => *index,

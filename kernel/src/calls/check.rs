@@ -44,7 +44,7 @@ pub fn owned_frame_cap(envs: &mut EnvTable, caller: EnvId, slot: CapSlot, pfn: u
         Some(Kind::Env) => {
             let owner = EnvCap::find(envs, caller, slot)?.with(need)?;
             let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
-            if entry.owner == owner { Ok(()) } else { Err(Error::BadCap) }
+            if entry.owner == owner.raw() { Ok(()) } else { Err(Error::BadCap) }
         }
         _ => {
             if FrameCap::find(envs, caller, slot)?.with(need)? == pfn {
@@ -60,7 +60,7 @@ pub fn owned_frame_cap(envs: &mut EnvTable, caller: EnvId, slot: CapSlot, pfn: u
 /// capability). Checks no right and not whether the environment lives.
 pub fn env_of(cap: &Cap) -> Result<EnvId, Error> {
     match (cap.name.kind(), cap.name.components()) {
-        (Some(Kind::Env), &[_, row, generation]) => oxok_abi::env_id::from_parts(row, generation).ok_or(Error::BadCap),
+        (Some(Kind::Env), &[_, row, generation]) => EnvId::from_parts(row, generation).ok_or(Error::BadCap),
         _ => Err(Error::BadCap),
     }
 }

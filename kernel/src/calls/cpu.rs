@@ -11,11 +11,11 @@ use oxok_abi::Error;
 /// resumes from them at its next turn.
 pub fn yield_cpu(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
     let to = match target {
-        Target { env: 0, .. } => None,
-        Target { env: id, slot } => {
-            if !cx.k.envs.alive(id) {
+        Target { named: false, .. } => None,
+        Target { env, slot, .. } => {
+            let Some(id) = env.filter(|&id| cx.k.envs.alive(id)) else {
                 return Err(Error::BadEnv);
-            }
+            };
             if id == cx.caller {
                 None
             } else {

@@ -36,7 +36,7 @@ pub fn env_create(cx: &mut Cx<'_>) -> Result<[u64; 2], Error> {
         let base = env.name.split('.').next().unwrap_or("");
         alloc::format!("{base}.child")
     };
-    let child = cx.k.envs.create(&name, caller)?;
+    let child = cx.k.envs.create(&name, Some(caller))?;
     let env = cx.env()?;
     let slot = env.caps.insert(Cap::new(env_name(child), Rights::ALL)).map_err(cap_error)?;
     log::debug!("env {caller} created env {child}");

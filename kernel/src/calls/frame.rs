@@ -44,8 +44,8 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<
     let vacancy = me.caps.vacancy().ok_or(Error::NoMemory)?;
     let charge = account::Charge::owned(owner_account)?;
     let pa = match choice {
-        FrameChoice::Any => frame::with(|f| f.alloc(owner)).ok_or(Error::NoMemory)?,
-        FrameChoice::At(pfn) => frame::with(|f| f.alloc_at(pfn, owner))?,
+        FrameChoice::Any => frame::with(|f| f.alloc(owner.raw())).ok_or(Error::NoMemory)?,
+        FrameChoice::At(pfn) => frame::with(|f| f.alloc_at(pfn, owner.raw()))?,
     };
     // Perform: nothing below can fail.
     let pfn = pa / PAGE_SIZE;
@@ -69,7 +69,7 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: FrameCap) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
     let pfn = slot.with(super::check::RWG)?;
     let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
-    if entry.owner != caller {
+    if entry.owner != caller.raw() {
         return Err(Error::Denied);
     }
     if entry.maps != 0 {

@@ -89,7 +89,7 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: EnvCap, template: u64) -> Result<
     if t.port_lo > t.port_hi {
         return Err(Error::Invalid);
     }
-    let is_boot_program = cx.env()?.parent == 0;
+    let is_boot_program = cx.env()?.parent.is_none();
     let (target_parent, account) = cx.k.envs.get(target).map(|e| (e.parent, e.account)).ok_or(Error::BadEnv)?;
     crate::mem::heap::reserve(64)?;
     // A first template is a new record: the target's account pays.
@@ -100,9 +100,9 @@ pub fn net_template(cx: &mut Cx<'_>, env_slot: EnvCap, template: u64) -> Result<
         let mine = n.templates.get(&caller).copied();
         let allowed = match mine {
             // A template holder may give a child (or itself) a narrower one.
-            Some(m) => t.within(&m) && (target == caller || target_parent == caller),
+            Some(m) => t.within(&m) && (target == caller || target_parent == Some(caller)),
             // A boot program sets the first templates: its own or a child's.
-            None => is_boot_program && (target == caller || target_parent == caller),
+            None => is_boot_program && (target == caller || target_parent == Some(caller)),
         };
         if !allowed {
             return Err(Error::Denied);

@@ -42,7 +42,11 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: UserPage, va: UserPage, flags:
 /// Maps a new frame owned by `target` at `va`, charged to its account
 /// (which must lie within the caller's): zeroed, or (`copy_of`) a copy of
 /// the page the caller reads at that address, replacing whatever `target`
-/// maps at `va`.
+/// maps at `va`. Check, then perform: the source, the accounts and the
+/// page are checked, the frame charged (a guard), the tables above `va`
+/// made and, last, the frame taken — any refusal leaves the mapping at
+/// `va` as it was; then the entry is written and the replaced mapping
+/// released, which cannot fail.
 fn fresh_one(
     cx: &mut Cx<'_>,
     target: EnvId,
@@ -61,55 +65,51 @@ fn fresh_one(
     if !crate::account::within(env.account, mine) {
         return Err(Error::Denied);
     }
-    let replaced = env.space.lookup(va.va()).is_some();
-    if replaced && src_pa.is_none() {
+    if src_pa.is_none() && env.space.lookup(va.va()).is_some() {
         return Err(Error::Exists);
     }
     // The owner's frame set grows by a node now and then.
     crate::mem::heap::reserve(256)?;
-    // Given back on every early return below.
     let charge = crate::account::Charge::owned(env.account)?;
-    let frame = match src_pa {
-        Some(src) => FrameRef::alloc_copy(target, src),
-        None => FrameRef::alloc(target),
-    }
-    .ok_or(Error::NoMemory)?;
-    let pa = frame.pa();
-    if replaced {
-        // The tables above `va` exist, so the map below needs none.
-        if let Err(e) = unmap_one(cx, target, va) {
-            crate::mem::frame::with(|f| f.free(pa));
-            return Err(e);
+    let (frame, old) = env::map_with(env, va.va(), flags.bits(), |_| {
+        match src_pa {
+            Some(src) => FrameRef::alloc_copy(target, src),
+            None => FrameRef::alloc(target),
         }
-    }
-    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if let Err(e) = env::map_frame(env, va.va(), (&frame).into(), flags.bits()) {
-        crate::mem::frame::with(|f| f.free(pa));
-        return Err(e);
-    }
-    if env.owned.insert(pa / PAGE_SIZE) {
+        .ok_or(Error::NoMemory)
+    })?;
+    // Perform: nothing below can fail.
+    if env.owned.insert(frame.pfn()) {
         charge.commit();
     }
     env.publish();
+    let app_area = env.app_area.pa();
+    if let Some(old) = old {
+        release(cx, app_area, va, old);
+    }
     Ok(())
 }
 
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: UserPage) -> Result<(), Error> {
-    let va = va.va();
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if va == oxok_abi::layout::APP_AREA
-        && env.space.lookup(va).is_some_and(|e| e & pte::ADDRESS_MASK == env.app_area.pa())
-    {
-        // The application area is the kernel's frame: unmapping it only
-        // removes the environment's view, and no count changes.
-        env.space.unmap(va);
-        return Ok(());
-    }
-    let old = env.space.unmap(va).ok_or(Error::NotFound)?;
-    if env::release_mapping(old & pte::ADDRESS_MASK) {
-        cx.k.envs.collect((old & pte::ADDRESS_MASK) / PAGE_SIZE);
-    }
+    let old = env.space.unmap(va.va()).ok_or(Error::NotFound)?;
+    let app_area = env.app_area.pa();
+    release(cx, app_area, va, old);
     Ok(())
+}
+
+/// Releases the mapping `old` that was at `va`: one mapping fewer of its
+/// frame (collected if that made it unreachable). The application area
+/// is the kernel's frame: removing it only removes the environment's
+/// view, and no count changes.
+fn release(cx: &mut Cx<'_>, app_area: u64, va: UserPage, old: u64) {
+    let pa = old & pte::ADDRESS_MASK;
+    if va.va() == oxok_abi::layout::APP_AREA && pa == app_area {
+        return;
+    }
+    if env::release_mapping(pa) {
+        cx.k.envs.collect(pa / PAGE_SIZE);
+    }
 }
 
 fn protect_one(

@@ -90,10 +90,11 @@ fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Er
 
 fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let Target { env: callee, slot: cap_slot } = target;
-    if callee == caller {
+    let Target { env: callee, slot: cap_slot, .. } = target;
+    if callee == Some(caller) {
         return Err(Error::Invalid);
     }
+    let callee = callee.ok_or(Error::BadEnv)?;
     let entry = {
         let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
         let entry = env.upcalls[upcall::PCT as usize];
@@ -171,7 +172,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
     let named: Option<EnvId> = match caller {
         0 => None,
         oxok_abi::PCT_OWED => owed.map(|(c, _)| c),
-        id => Some(u32::try_from(id).map_err(|_| Error::BadEnv)?),
+        id => Some(super::args::env_word(id)?),
     };
     // Who gets the reply: whoever waits on this call now. A caller named
     // that this environment serves but that no longer waits (its state was
@@ -241,7 +242,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
 /// `callee` serves.
 pub fn pct_wait(cx: &mut Cx<'_>, callee: u64, ticket: u64) -> Result<[u64; 0], Error> {
     let me = cx.caller;
-    let callee = u32::try_from(callee).map_err(|_| Error::BadEnv)?;
+    let callee = super::args::env_word(callee)?;
     if callee == me {
         return Err(Error::Invalid);
     }

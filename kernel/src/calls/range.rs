@@ -3,6 +3,7 @@
 
 use super::Cx;
 use super::args::{CapSlot, EnvCap, FrameCap, Len, PageFlags, Word};
+use crate::env::EnvId;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
 use oxok_abi::layout::USER_TOP;
@@ -11,7 +12,7 @@ use oxok_cap::{Kind, Rights};
 /// What the capability presented for adding write covers.
 enum Cover {
     /// The frames environment `.0` owns.
-    Owner(u32),
+    Owner(EnvId),
     /// Frame `.0` only.
     Frame(u64),
 }
@@ -49,7 +50,7 @@ pub fn page_protect_range(
     let (done, result) = frame::with(|f| {
         env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {
             Ok(Cover::Owner(owner)) => match f.entry(pfn) {
-                Some(e) if e.owner == *owner => Ok(()),
+                Some(e) if e.owner == owner.raw() => Ok(()),
                 _ => Err(Error::BadCap),
             },
             Ok(Cover::Frame(p)) if *p == pfn => Ok(()),

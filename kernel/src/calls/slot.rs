@@ -6,8 +6,8 @@
 use super::Cx;
 use super::args::{CapSlot, EnvCap};
 use super::check::cap_error;
-use crate::{account, slots};
-use oxok_abi::layout::SLOT_VECTOR_SLOTS;
+use crate::account;
+use crate::slots::{self, TimeSlot};
 use oxok_abi::{Error, slot_placement};
 use oxok_cap::{Cap, Kind, Name, Rights};
 use oxok_slots::{Placement, SlotError};
@@ -23,71 +23,66 @@ fn slot_error(e: SlotError) -> Error {
     }
 }
 
-/// A slot index from a user argument.
-fn index_arg(arg: u64) -> Result<usize, Error> {
-    usize::try_from(arg).ok().filter(|&i| i < SLOT_VECTOR_SLOTS).ok_or(Error::Invalid)
+/// The time slot a placement's argument names (`Invalid` past the
+/// vector's end).
+fn slot_arg(arg: u64) -> Result<TimeSlot, Error> {
+    TimeSlot::from_word(arg).ok_or(Error::Invalid)
 }
 
-/// Checks that the caller's capability in `slot` names a slot of CPU 0 at
-/// its current generation, with `need`; returns the slot's index.
-fn slot_cap(cx: &mut Cx<'_>, slot: CapSlot, need: Rights) -> Result<usize, Error> {
+/// Checks that the caller's capability in `slot` names a time slot of CPU
+/// 0 at its current generation, with `need`; returns the time slot.
+fn slot_cap(cx: &mut Cx<'_>, slot: CapSlot, need: Rights) -> Result<TimeSlot, Error> {
     let cap = slot.cap(&mut cx.k.envs, cx.caller)?;
     let comps = cap.name.components();
     if cap.name.kind() != Some(Kind::Slot) || comps.len() != 4 || comps[1] != 0 {
         return Err(Error::BadCap);
     }
-    let index = usize::try_from(comps[2]).ok().filter(|&i| i < SLOT_VECTOR_SLOTS).ok_or(Error::BadCap)?;
+    let time_slot = TimeSlot::from_word(comps[2]).ok_or(Error::BadCap)?;
     let generation = u32::try_from(comps[3]).map_err(|_| Error::BadCap)?;
-    if !cx.k.sched.vector.is_current(index, generation) {
+    if !cx.k.sched.vector.is_current(time_slot.0, generation) {
         return Err(Error::BadCap);
     }
     oxok_cap::check(&cap, &Name::slot(0, comps[2], comps[3]), need).map_err(cap_error)?;
-    Ok(index)
+    Ok(time_slot)
 }
 
-/// A full capability for slot `index` at its current generation.
-fn new_cap(cx: &Cx<'_>, index: usize) -> Cap {
-    let generation = cx.k.sched.vector.generation(index).unwrap_or(0);
-    Cap::new(Name::slot(0, index as u64, u64::from(generation)), super::check::RWG)
+/// A full capability for `time_slot` at its current generation.
+fn new_cap(cx: &Cx<'_>, time_slot: TimeSlot) -> Cap {
+    let generation = cx.k.sched.vector.generation(time_slot.0).unwrap_or(0);
+    Cap::new(Name::slot(0, time_slot.number(), u64::from(generation)), super::check::RWG)
 }
 
-/// Allocates a slot by placement.
+/// Allocates a time slot by placement. Check, then perform: the caller's
+/// list has room, its account takes the slot (a charge guard) and, last,
+/// the vector gives one; then the capability fills the room found.
 pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2], Error> {
     let placement = match placement {
         slot_placement::ANY => Placement::Any,
-        slot_placement::AT => Placement::At(index_arg(arg)?),
-        slot_placement::NEAR => Placement::Near(index_arg(arg)?),
+        slot_placement::AT => Placement::At(slot_arg(arg)?.0),
+        slot_placement::NEAR => Placement::Near(slot_arg(arg)?.0),
         slot_placement::SPREAD => Placement::Spread,
         _ => return Err(Error::Invalid),
     };
     let caller = cx.caller;
-    if cx.env()?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
+    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
     let account = cx.env()?.account;
-    // Given back by every early return below.
     let charge = account::Charge::slots(account, 1)?;
-    let index = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
-    let cap = new_cap(cx, index);
+    let time_slot = TimeSlot(cx.k.sched.vector.alloc(caller.raw(), placement).map_err(slot_error)?);
+    // Perform: nothing below can fail.
+    let cap = new_cap(cx, time_slot);
     let env = cx.env()?;
-    let slot = match env.caps.insert(cap) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = cx.k.sched.vector.free(index, caller);
-            return Err(cap_error(e));
-        }
-    };
+    let slot = env.caps.fill(vacancy, cap);
     charge.commit();
     env.slots += 1;
     slots::publish_vector(&cx.k.sched);
-    Ok([slot as u64, index as u64])
+    Ok([slot as u64, time_slot.number()])
 }
 
 /// Frees a slot the caller owns.
 pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: CapSlot) -> Result<[u64; 0], Error> {
-    let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
+    let time_slot = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
-    cx.k.sched.vector.free(index, caller).map_err(slot_error)?;
+    cx.k.sched.vector.free(time_slot.0, caller.raw()).map_err(slot_error)?;
     let env = cx.env()?;
     let _ = env.caps.remove(slot_cap_slot.0);
     account::uncharge_slots(env.account, 1);
@@ -101,20 +96,20 @@ pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: CapSlot) -> Result<[u64; 0], Er
 /// the receiver's account) comes before anything changes; the account
 /// transfer is the last check and changes only when it succeeds.
 pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> Result<[u64; 1], Error> {
-    let index = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
+    let time_slot = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
     let target = env_slot.with(Rights::WRITE)?;
     let (to_account, vacancy) = {
         let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
         (env.account, env.caps.vacancy().ok_or(Error::NoMemory)?)
     };
-    let gift = cx.k.sched.vector.check_give(index, caller, target).map_err(slot_error)?;
+    let gift = cx.k.sched.vector.check_give(time_slot.0, caller.raw(), target.raw()).map_err(slot_error)?;
     // The receiver's account pays from now on (and must have room); a move
     // into a nested account is not counted twice.
     account::transfer_slots(cx.env()?.account, to_account, 1)?;
     // Perform: nothing below can fail.
     cx.k.sched.vector.hand_over(gift);
-    let cap = new_cap(cx, index);
+    let cap = new_cap(cx, time_slot);
     if let Some(me) = cx.k.envs.get(caller) {
         let _ = me.caps.remove(slot_cap_slot.0);
         me.slots = me.slots.saturating_sub(1);
@@ -132,9 +127,9 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> R
 pub fn slot_spare(cx: &mut Cx<'_>, env_slot: EnvCap, on: u64) -> Result<[u64; 0], Error> {
     let target = env_slot.with(Rights::WRITE)?;
     if on != 0 {
-        cx.k.sched.spare.request(target).map_err(slot_error)?;
+        cx.k.sched.spare.request(target.raw()).map_err(slot_error)?;
     } else {
-        cx.k.sched.spare.cancel(target);
+        cx.k.sched.spare.cancel(target.raw());
     }
     Ok([])
 }

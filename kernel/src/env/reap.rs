@@ -1,12 +1,10 @@
 //! Tearing destroyed environments down in bounded steps, collecting
-//! unreachable frames, and counting mappings (with the page tables they
-//! make charged to the mapped environment's account).
+//! unreachable frames, and counting mappings as they go (`map` counts
+//! them as they come).
 
-use super::{Dying, Env, EnvTable, Row, publish_heap};
+use super::{Dying, EnvId, EnvTable, Row, publish_heap};
 use crate::account;
-use crate::mem::access::Mappable;
 use crate::mem::{PAGE_SIZE, frame};
-use oxok_abi::Error;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
 use oxok_abi::layout::pte;
 use oxok_cap::{Cap, Kind};
@@ -37,7 +35,7 @@ impl EnvTable {
             app_area.free_in(f);
             for pfn in owned {
                 let Some(e) = f.entry_mut(pfn) else { continue };
-                if e.owner != id {
+                if e.owner != id.raw() {
                     continue;
                 }
                 if e.maps == 0 {
@@ -56,9 +54,9 @@ impl EnvTable {
             .with_heap(heap.saturating_sub(orphans.heap));
         account::uncharge_amount(account, back);
         #[cfg(feature = "model-process")]
-        crate::model::release(super::row_of(id));
+        crate::model::release(id.row());
         account::with(|a| a.detach(account));
-        if let Some(s) = rows.get_mut(super::row_of(id)) {
+        if let Some(s) = rows.get_mut(id.row()) {
             s.tearing = false;
         }
         publish_heap();
@@ -86,8 +84,8 @@ fn collect_in(rows: &mut [Row], pfn: u64) {
     if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
         return;
     }
-    let id = entry.owner;
-    let Some(env) = rows.get_mut(super::row_of(id)).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
+    let Some(id) = EnvId::decode(u64::from(entry.owner)) else { return };
+    let Some(env) = rows.get_mut(id.row()).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
         return;
     };
     frame::with(|f| f.free(pfn * PAGE_SIZE));
@@ -95,34 +93,6 @@ fn collect_in(rows: &mut [Row], pfn: u64) {
         account::uncharge_amount(env.account, account::owned(1));
     }
     env.publish();
-}
-
-/// Maps `frame` into `env`'s space at `va` and counts the mapping. The
-/// page-table frames the mapping needs are charged to `env`'s account
-/// first (`NoMemory`, nothing changed, if the account has no room).
-pub fn map_frame(env: &mut Env, va: u64, frame: Mappable, flags: u64) -> Result<(), Error> {
-    let pa = frame.pa();
-    let need = env.space.tables_needed(va);
-    if need > 0 {
-        account::charge(env.account, need, 0)?;
-    }
-    let before = env.space.tables();
-    let mapped = env.space.map(va, frame, flags);
-    let made = env.space.tables().saturating_sub(before);
-    env.pt_charged += made;
-    if made < need {
-        account::uncharge(env.account, need - made, 0);
-    }
-    if made > 0 {
-        env.publish();
-    }
-    mapped?;
-    frame::with(|f| {
-        if let Some(e) = f.entry_mut(pa / PAGE_SIZE) {
-            e.maps = e.maps.saturating_add(1);
-        }
-    });
-    Ok(())
 }
 
 /// Drops one mapping of the frame at `pa`; an orphaned frame is freed when

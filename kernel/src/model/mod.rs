@@ -27,7 +27,7 @@
 
 use crate::arch::kstack::{self, KSTACK_SIZE, KStack};
 use crate::arch::trapframe::TrapFrame;
-use crate::env::{EnvId, MAX_ENVS, row_of};
+use crate::env::{EnvId, MAX_ENVS};
 use crate::state::{self, Kernel};
 use crate::{account, revoke, sched};
 use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -121,11 +121,11 @@ pub fn attach(id: EnvId, mut p: Pending) {
         c.commit();
     }
     let mut rows = ROWS.lock();
-    let row = &mut rows[row_of(id)];
+    let row = &mut rows[id.row()];
     row.saved = 0;
     let old = core::mem::replace(&mut row.stack, p.stack.take());
     drop(rows);
-    retire(row_of(id), old);
+    retire(id.row(), old);
 }
 
 /// The environment in table row `row` is torn down: its stack is freed
@@ -167,7 +167,7 @@ fn retire(row: usize, stack: Option<KStack>) {
 /// `sched::load` made environment `id` current.
 #[inline]
 pub fn loaded(id: EnvId) {
-    LOADED.store(row_of(id), Relaxed);
+    LOADED.store(id.row(), Relaxed);
 }
 
 /// The process model's `syscall` handler (called by the entry stub in
@@ -252,7 +252,7 @@ pub fn restart_point(k: &mut Kernel, caller: EnvId, frame: &mut TrapFrame) -> bo
         }
     } else {
         let mut rows = ROWS.lock();
-        let row = &mut rows[row_of(caller)];
+        let row = &mut rows[caller.row()];
         row.expect = form;
         BLOCK
     };

@@ -26,7 +26,7 @@ enum Phase {
 /// restart point (which environment row, which address).
 pub struct Repossess {
     phase: Phase,
-    target: EnvId,
+    target: Option<EnvId>,
     /// Frames the target owed when the round started.
     owed: u64,
     /// Candidates, sorted by frame number, with the order they were found
@@ -55,7 +55,7 @@ impl Repossess {
     pub fn new() -> Repossess {
         Repossess {
             phase: Phase::Idle,
-            target: 0,
+            target: None,
             owed: 0,
             cand: [0; CANDIDATES],
             order: [0; CANDIDATES],
@@ -128,7 +128,7 @@ impl Repossess {
                 continue;
             }
             self.next_row = (row + 1) % MAX_ENVS;
-            self.target = env.id;
+            self.target = Some(env.id);
             self.owed = r.owed;
             self.ncand = 0;
             let id = env.id;
@@ -142,7 +142,8 @@ impl Repossess {
             }
             let mut unmapped = 0;
             for &pfn in env.owned.iter().take(UNMAPPED_LOOKS) {
-                if unmapped < ROUND && frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps == 0 && e.owner == id)) {
+                if unmapped < ROUND && frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps == 0 && e.owner == id.raw()))
+                {
                     self.add(pfn, false);
                     unmapped += 1;
                 }
@@ -181,7 +182,7 @@ impl Repossess {
 
     /// Counts the target's own mappings of the candidates (bounded steps).
     fn count(&mut self, envs: &mut EnvTable, budget: &mut usize) -> bool {
-        let Some(env) = envs.get(self.target) else {
+        let Some(env) = self.target.and_then(|t| envs.get(t)) else {
             self.phase = Phase::Idle;
             return true;
         };
@@ -199,7 +200,7 @@ impl Repossess {
     /// one can map them anew.
     fn choose(&mut self, envs: &mut EnvTable) {
         self.phase = Phase::Idle;
-        let Some(env) = envs.get(self.target) else { return };
+        let Some(env) = self.target.and_then(|t| envs.get(t)) else { return };
         let id = env.id;
         // What is still owed now (the target may have paid meanwhile).
         let owed = env.revoke.map_or(0, |r| r.owed);
@@ -208,7 +209,7 @@ impl Repossess {
         let mut keys = [(u8::MAX, 0u16, 0usize); CANDIDATES];
         for (i, key) in keys.iter_mut().enumerate().take(self.ncand) {
             let Some(e) = frame::with(|f| f.entry(self.cand[i]).copied()) else { continue };
-            if e.owner != id || !env.owned.contains(&self.cand[i]) {
+            if e.owner != id.raw() || !env.owned.contains(&self.cand[i]) {
                 continue;
             }
             let only_mine = e.maps <= self.own[i];
@@ -259,7 +260,7 @@ impl Repossess {
         let n = self.nvict;
         while self.row < MAX_ENVS {
             if let Some(env) = envs.by_row(self.row) {
-                let is_target = env.id == self.target;
+                let is_target = Some(env.id) == self.target;
                 let (sorted, first_va) = (&self.sorted, &mut self.first_va);
                 let done = env.space.sweep_step(&mut self.cursor, budget, |va, e| {
                     let pfn = (e & pte::ADDRESS_MASK) / PAGE_SIZE;
@@ -304,7 +305,7 @@ impl Repossess {
                 }
             });
         }
-        let Some(env) = envs.get(self.target) else { return };
+        let Some(env) = self.target.and_then(|t| envs.get(t)) else { return };
         let mut recorded = env.app_area.read_u64(offset_of!(AppArea, repossessed_count)) as usize;
         for (&pfn, &va) in self.victims[..n].iter().zip(&self.first_va[..n]) {
             if recorded < REPOSSESSED_SLOTS {

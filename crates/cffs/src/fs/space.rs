@@ -3,7 +3,9 @@
 //! small files it names is allocated first-fit from the block after it, so
 //! one directory's small files sit together next to their inodes and one
 //! large read brings them all in. Files grow in place when the next block
-//! is free (one extent) and otherwise take a new extent.
+//! is free (one extent) and otherwise take a new extent, placed at a free
+//! run as long as the file already is (or the longest one), so a growing
+//! file's extents double rather than fill the small holes one by one.
 
 use oxok_xn::Extent;
 
@@ -18,16 +20,36 @@ pub const GROUP: u64 = 16;
 pub const DIR_STEP_MAX: u64 = 64;
 
 impl<D: Disk> Fs<D> {
-    /// The first free run at or after `hint` (wrapping), at most `want`
-    /// blocks long.
+    /// A free run for `want` blocks (at most [`EXT_MAX`]): the first one at
+    /// or after `hint` (wrapping) that is that long, else the longest there
+    /// is (the first of equals), so a file on a fragmented disk takes as
+    /// few extents as the free space allows — it has only [`EXTENTS`].
     pub(crate) fn find_run(&self, hint: u64, want: u64) -> Result<(u64, u64), FsError> {
         let n = self.disk.nblocks();
         if n < 2 {
             return Err(FsError::NoSpace);
         }
+        let want = want.clamp(1, EXT_MAX);
         let hint = hint.clamp(1, n - 1);
-        let start = (hint..n).chain(1..hint).find(|&b| self.disk.is_free(b)).ok_or(FsError::NoSpace)?;
-        Ok((start, self.free_after(start, want.min(EXT_MAX))))
+        let mut best: Option<(u64, u64)> = None;
+        for range in [hint..n, 1..hint] {
+            let mut b = range.start;
+            while b < range.end {
+                if !self.disk.is_free(b) {
+                    b += 1;
+                    continue;
+                }
+                let len = self.free_after(b, want);
+                if len == want {
+                    return Ok((b, len));
+                }
+                if best.is_none_or(|(_, l)| len > l) {
+                    best = Some((b, len));
+                }
+                b += len + 1;
+            }
+        }
+        best.ok_or(FsError::NoSpace)
     }
 
     /// How many blocks from `start` on are free, up to `max`.
@@ -74,8 +96,14 @@ impl<D: Disk> Fs<D> {
                 _ => {
                     let slot = last.map_or(0, |l| l + 1);
                     let hint = last.map_or(hint, |l| end(&r.ext[l]));
+                    // Placed where the file can double in place (a run as
+                    // long as it already is, or the longest there is),
+                    // so a file written a block at a time on a fragmented
+                    // disk does not spend an extent on every small hole.
+                    let room = need.max(r.blocks());
                     let e = r.ext.get_mut(slot).ok_or(FsError::TooFragmented)?;
-                    let (start, k) = self.find_run(hint, need)?;
+                    let (start, k) = self.find_run(hint, room)?;
+                    let k = k.min(need);
                     *e = Ext { start: start as u32, len: k as u16, ty };
                     Extent::new(start, k, u32::from(ty))
                 }

@@ -9,6 +9,7 @@
 //! this crate.
 
 use super::{PAGE_SIZE, frame, phys};
+use oxok_abi::env_id::EnvId;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
 
 /// Copies `data` into frame `pa` at `offset`, clamped to the frame.
@@ -92,25 +93,26 @@ pub struct FrameRef {
 impl FrameRef {
     /// A fresh zeroed frame now owned by environment `owner`, or `None` when
     /// memory is out (or `owner` is not an environment).
-    pub fn alloc(owner: u32) -> Option<FrameRef> {
-        if owner < OWNER_FIRST_ENV {
+    pub fn alloc(owner: EnvId) -> Option<FrameRef> {
+        if owner.raw() < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc(owner)).map(|pa| FrameRef { pa })
+        frame::with(|f| f.alloc(owner.raw())).map(|pa| FrameRef { pa })
     }
 
     /// A fresh frame now owned by environment `owner`, holding a copy of
     /// the page `src` names (one an address space maps readable to its
     /// user), or `None` when memory is out or `src` is no frame.
-    pub fn alloc_copy(owner: u32, src: ReadablePage) -> Option<FrameRef> {
-        if owner < OWNER_FIRST_ENV {
+    pub fn alloc_copy(owner: EnvId, src: ReadablePage) -> Option<FrameRef> {
+        if owner.raw() < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc_copy(owner, src.pa)).map(|pa| FrameRef { pa })
+        frame::with(|f| f.alloc_copy(owner.raw(), src.pa)).map(|pa| FrameRef { pa })
     }
 
     /// Frame `pfn` if the frame table says environment `owner` owns it.
-    pub fn owned_by(pfn: u64, owner: u32) -> Option<FrameRef> {
+    pub fn owned_by(pfn: u64, owner: EnvId) -> Option<FrameRef> {
+        let owner = owner.raw();
         let ok = owner >= OWNER_FIRST_ENV && frame::with(|f| f.entry(pfn).is_some_and(|e| e.owner == owner));
         ok.then(|| FrameRef { pa: pfn * PAGE_SIZE })
     }
@@ -199,6 +201,12 @@ impl Mappable {
 impl From<&KernelFrame> for Mappable {
     fn from(f: &KernelFrame) -> Mappable {
         Mappable { pa: f.pa }
+    }
+}
+
+impl From<&Mappable> for Mappable {
+    fn from(f: &Mappable) -> Mappable {
+        *f
     }
 }
 

@@ -103,23 +103,33 @@ pub(in crate::mem) unsafe fn expose_range(va: u64, pa: u64, bytes: u64) -> Resul
     let table_flags = pte::PRESENT | pte::USER;
     let mut off = 0;
     while off < bytes {
-        let v = va + off;
-        let idx = indices(v);
-        let mut t = root;
-        for &i in &idx[..3] {
-            let e = read_entry(t, i);
-            t = if e & pte::PRESENT != 0 {
-                e & pte::ADDRESS_MASK
-            } else {
-                let next = new_table()?;
-                write_entry(t, i, next | table_flags);
-                next
-            };
-        }
-        write_entry(t, idx[3], (pa + off) | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
+        let (t, i) = walk_making(root, va + off, table_flags, &mut 0)?;
+        write_entry(t, i, (pa + off) | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
         off += PAGE_SIZE;
     }
     Ok(())
+}
+
+/// The last-level table and index of `va` below the PML4 at `root`,
+/// making the tables missing on the way (entries with `table_flags`,
+/// counted in `made`); `NoMemory` when a table frame is out (the tables
+/// made before it stay).
+#[inline(always)]
+fn walk_making(root: u64, va: u64, table_flags: u64, made: &mut u64) -> Result<(u64, usize), Error> {
+    let idx = indices(va);
+    let mut t = root;
+    for &i in &idx[..3] {
+        let e = read_entry(t, i);
+        t = if e & pte::PRESENT != 0 {
+            e & pte::ADDRESS_MASK
+        } else {
+            let next = new_table()?;
+            *made += 1;
+            write_entry(t, i, next | table_flags);
+            next
+        };
+    }
+    Ok((t, idx[3]))
 }
 
 /// Physical address of the kernel's own PML4.
@@ -179,29 +189,14 @@ impl AddressSpace {
     /// `BadAddress` outside the user range or when unaligned, `Exists`
     /// when something is mapped there already.
     pub fn map(&mut self, va: u64, frame: super::access::Mappable, flags: u64) -> Result<(), Error> {
-        super::user_page(va)?;
-        let pa = frame.pa();
-        if !pa.is_multiple_of(PAGE_SIZE) {
+        if !frame.pa().is_multiple_of(PAGE_SIZE) {
             return Err(Error::BadAddress);
         }
-        let idx = indices(va);
-        let mut t = self.root;
-        for &i in &idx[..3] {
-            let e = read_entry(t, i);
-            t = if e & pte::PRESENT != 0 {
-                e & pte::ADDRESS_MASK
-            } else {
-                let next = new_table()?;
-                self.tables += 1;
-                write_entry(t, i, next | pte::PRESENT | pte::WRITABLE | pte::USER);
-                next
-            };
-        }
-        if read_entry(t, idx[3]) & pte::PRESENT != 0 {
+        let leaf = self.leaf_for(va)?;
+        if leaf.entry().is_some() {
             return Err(Error::Exists);
         }
-        let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
-        write_entry(t, idx[3], pa | (flags & allowed) | pte::PRESENT | pte::USER);
+        leaf.fill(frame, flags);
         Ok(())
     }
 
@@ -341,4 +336,7 @@ impl AddressSpace {
     }
 }
 
+mod leaf;
 mod walk;
+
+pub use leaf::Leaf;

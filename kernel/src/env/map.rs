@@ -1,0 +1,69 @@
+//! Mapping frames into an environment's space, split into a check and a
+//! perform: the page tables above the page are made first (charged to
+//! the environment's account), then the caller's own check runs (taking a
+//! frame, say), and only then is the entry written, which cannot fail. A
+//! refusal anywhere leaves every mapping as it was.
+
+use super::Env;
+use crate::account;
+use crate::mem::access::Mappable;
+use crate::mem::{PAGE_SIZE, frame};
+use oxok_abi::Error;
+
+/// Maps `frame` into `env`'s space at `va` and counts the mapping
+/// (`Exists` if something is mapped there). The page-table frames the
+/// mapping needs are charged to `env`'s account first (`NoMemory`, nothing
+/// changed, if the account has no room).
+pub fn map_frame(env: &mut Env, va: u64, frame: Mappable, flags: u64) -> Result<(), Error> {
+    map_with(env, va, flags, |current| match current {
+        Some(_) => Err(Error::Exists),
+        None => Ok(frame),
+    })
+    .map(|_| ())
+}
+
+/// Maps at `va` in `env`'s space, in three steps: the page tables above
+/// `va` are made, charged to `env`'s account (`NoMemory`; tables made
+/// stay charged, as every table until teardown); `check(current entry)`
+/// refuses or gives what to map (a frame it takes, say, which it gives
+/// back itself if dropped); the entry is written, replacing the current
+/// one, and the new frame's mappings counted. Returns what `check` gave
+/// and the replaced entry, whose mapping the caller releases.
+pub fn map_with<F>(
+    env: &mut Env,
+    va: u64,
+    flags: u64,
+    check: impl FnOnce(Option<u64>) -> Result<F, Error>,
+) -> Result<(F, Option<u64>), Error>
+where
+    for<'f> &'f F: Into<Mappable>,
+{
+    let need = env.space.tables_needed(va);
+    if need > 0 {
+        account::charge(env.account, need, 0)?;
+    }
+    let before = env.space.tables();
+    let mapped = match env.space.leaf_for(va) {
+        Ok(leaf) => check(leaf.entry()).map(|f| {
+            let old = leaf.fill((&f).into(), flags);
+            (f, old)
+        }),
+        Err(e) => Err(e),
+    };
+    let made = env.space.tables().saturating_sub(before);
+    env.pt_charged += made;
+    if made < need {
+        account::uncharge(env.account, need - made, 0);
+    }
+    if made > 0 {
+        env.publish();
+    }
+    let (f, old) = mapped?;
+    let pa = (&f).into().pa();
+    frame::with(|t| {
+        if let Some(e) = t.entry_mut(pa / PAGE_SIZE) {
+            e.maps = e.maps.saturating_add(1);
+        }
+    });
+    Ok((f, old))
+}
