@@ -37,6 +37,7 @@
 
 pub mod arg_class;
 pub mod boot;
+#[macro_use]
 mod calls;
 pub mod cap_kind;
 pub mod contract;
@@ -52,6 +53,8 @@ pub mod net;
 pub mod pred;
 pub mod slot_placement;
 pub mod slot_rows;
+#[macro_use]
+pub mod regs;
 mod state;
 pub mod upcall;
 pub mod xn;
@@ -110,7 +113,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Oxok call numbers are `CALL_BASE + index`. The base ("ox" in ASCII) keeps
 /// them clear of every Linux system-call number, so that any other number can
 /// be reflected to the libOS's Linux personality.
-pub const CALL_BASE: u64 = 0x6f78_0000;
+pub const CALL_BASE: u64 = __call_base!();
 
 /// Number of argument registers a call may use (`rdi rsi rdx r10 r8 r9`).
 pub const MAX_ARGS: usize = 6;

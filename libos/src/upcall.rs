@@ -50,28 +50,28 @@
 //! with 137.
 
 use crate::{Error, println, sys};
-use core::arch::naked_asm;
-use core::cell::UnsafeCell;
-use core::mem::offset_of;
-use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::ExceptionFrame;
 use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SLOT_END, VECTOR_SLOT_START, VECTOR_SYSCALL};
-use oxok_abi::{ExceptionFrame, Regs};
+use oxok_rt::fncell::FnCell;
+
+/// What a handler decided.
+pub use oxok_rt::upcall::Outcome;
+/// Bytes in the exception stack.
+pub use oxok_rt::upcall::STACK_SIZE;
+/// The top (exclusive, 16-aligned) of the exception stack (in the runtime,
+/// `oxok_rt::upcall`).
+pub use oxok_rt::upcall::stack_top;
+
+/// The address of the assembly entry every kind is registered with (the
+/// runtime's, `oxok_rt::upcall`), which calls this module's dispatch.
+pub fn entry_address() -> u64 {
+    oxok_rt::upcall::set_dispatch(dispatch);
+    oxok_rt::upcall::entry_address()
+}
 
 /// The CPU vectors programs match on, defined once in the contract.
 pub use oxok_abi::upcall::{VECTOR_BREAKPOINT, VECTOR_INVALID_OPCODE, VECTOR_PAGE_FAULT};
-
-/// Bytes in the exception stack.
-pub const STACK_SIZE: usize = 64 * 1024;
-
-/// What a handler decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Resume the interrupted code from `frame.regs` (as the handler left
-    /// them).
-    Resume,
-    /// The handler does not deal with this event: the program ends.
-    Unhandled,
-}
 
 /// A handler: inspects (and may change) the frame, then decides.
 pub type Handler = fn(&mut ExceptionFrame) -> Outcome;
@@ -136,69 +136,36 @@ impl Kind {
     }
 }
 
-static HANDLERS: [AtomicPtr<()>; kinds::KINDS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; kinds::KINDS];
+static HANDLERS: [FnCell<Handler>; kinds::KINDS] = [const { FnCell::new() }; kinds::KINDS];
 
 /// The upcall kinds [`install`] registers the entry for.
 const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];
 
-/// Events delivered to this program so far (all kinds, nested ones too).
-/// Written first thing on every upcall, so it lives in the fork-private
-/// section (a copy-on-write page here would fault forever).
-#[unsafe(link_section = ".libos_private")]
-static DELIVERED: AtomicU64 = AtomicU64::new(0);
+oxok_rt::fork_private! {
+    /// Events delivered to this program so far (all kinds, nested ones too).
+    /// Written first thing on every upcall, so it lives in the fork-private
+    /// section (a copy-on-write page here would fault forever).
+    static DELIVERED: AtomicU64 = AtomicU64::new(0);
+}
 
 /// Installs `handler` for `kind` (replacing any earlier one).
 pub fn set_handler(kind: Kind, handler: Handler) {
-    HANDLERS[kind as usize].store(handler as *mut (), Ordering::Release);
+    HANDLERS[kind as usize].set(handler);
 }
 
 /// Removes the handler for `kind`; such events end the program again.
 pub fn clear_handler(kind: Kind) {
-    HANDLERS[kind as usize].store(core::ptr::null_mut(), Ordering::Release);
+    HANDLERS[kind as usize].clear();
 }
 
 /// The handler installed for `kind`, if any.
 pub fn handler(kind: Kind) -> Option<Handler> {
-    let p = HANDLERS[kind as usize].load(Ordering::Acquire);
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: the only non-null values ever stored in HANDLERS are `Handler`
-    // function pointers (`set_handler`), and fn pointers round-trip through
-    // a data pointer of the same size on x86-64.
-    Some(unsafe { core::mem::transmute::<*mut (), Handler>(p) })
+    HANDLERS[kind as usize].get()
 }
 
 /// Number of events delivered so far.
 pub fn delivered() -> u64 {
     DELIVERED.load(Ordering::Relaxed)
-}
-
-/// The exception stack: written only by the kernel (frames) and by code
-/// running on it (through `rsp`), never through a Rust reference. Page
-/// aligned, so fork can give a child fresh frames for exactly its pages.
-#[repr(C, align(4096))]
-struct ExceptionStack(UnsafeCell<[u8; GUARD + STACK_SIZE]>);
-
-/// A page below the stack that [`install`] makes read-only: a handler that
-/// runs the stack down (faulting in itself forever) hits it and the kernel
-/// ends the program, instead of its frames overwriting the statics below.
-const GUARD: usize = 4096;
-
-// SAFETY: Rust code never reads or writes the bytes through the cell; only
-// its address is taken. The CPU uses it as a stack.
-unsafe impl Sync for ExceptionStack {}
-
-static STACK: ExceptionStack = ExceptionStack(UnsafeCell::new([0; GUARD + STACK_SIZE]));
-
-/// The top (exclusive, 16-aligned) of the exception stack.
-pub fn stack_top() -> u64 {
-    STACK.0.get() as u64 + (GUARD + STACK_SIZE) as u64
-}
-
-/// The address of the assembly entry every kind is registered with.
-pub fn entry_address() -> u64 {
-    entry as *const () as u64
 }
 
 /// Registers the exception stack and the entry for exceptions, page
@@ -232,7 +199,7 @@ pub fn install_slot_handlers() -> Result<(), Error> {
 /// right needs no capability). Best effort: without it, a runaway handler
 /// overwrites the program's own statics before the kernel stops it.
 fn protect_guard() {
-    let guard = STACK.0.get() as u64;
+    let guard = oxok_rt::upcall::guard_page();
     if crate::exposed::writable(guard) {
         let _ = sys::page_protect(0, guard, oxok_abi::layout::pte::NO_EXECUTE, oxok_abi::PROTECT);
     }
@@ -247,7 +214,7 @@ pub fn uninstall() -> Result<(), Error> {
     Ok(())
 }
 
-/// Called by [`entry`] on the exception stack with the kernel's frame and
+/// Called by the runtime's entry (`oxok_rt::upcall`) on the exception stack with the kernel's frame and
 /// the upcall kind it was delivered as (the kernel's `rsi`, passed on
 /// untouched: the kind is not derived again from the vector).
 /// Returns when the interrupted code may resume from `frame.regs`.
@@ -286,89 +253,4 @@ fn unhandled(kind: Kind, frame: &ExceptionFrame) -> ! {
     );
     crate::backtrace::print(frame.regs.rip, frame.regs.rbp);
     crate::process::exit(status)
-}
-
-/// Offset of a register inside the frame.
-macro_rules! reg {
-    ($r:ident) => {
-        offset_of!(ExceptionFrame, regs) + offset_of!(Regs, $r)
-    };
-}
-
-/// Bytes below the interrupted `rsp` where the resume sequence keeps `rip`
-/// (`ret` pops it, `ret 128` then skips the red zone).
-const RIP_SLOT: usize = 128 + 8;
-/// Bytes below the interrupted `rsp` where it keeps `rflags` for `popfq`.
-const FLAGS_SLOT: usize = 128 + 16;
-/// Bytes below the interrupted `rsp` where it keeps `rax` for `pop rax`.
-const RAX_SLOT: usize = 128 + 24;
-
-const _: () = assert!(kinds::RED_ZONE == 128);
-
-/// The upcall entry. The kernel enters with `rdi` → [`ExceptionFrame`],
-/// `rsi` the upcall kind and `rsp` below the frame; every other register
-/// is undefined. Both go to [`dispatch`] as its arguments unchanged. See the module
-/// documentation for the resume sequence.
-#[unsafe(naked)]
-extern "C" fn entry() -> ! {
-    naked_asm!(
-        // Rust code needs DF clear and a call-aligned stack.
-        "cld",
-        "mov rbx, rdi",
-        "and rsp, -16",
-        "call {dispatch}",
-        // rbx (callee-saved) still points at the frame. Read what the
-        // stores below may overwrite (a nested frame's last fields) first.
-        "mov rax, rbx",
-        "mov rcx, [rax + {rip}]",
-        "mov rdx, [rax + {rflags}]",
-        "mov rsi, [rax + {rax}]",
-        "mov rdi, [rax + {rsp}]",
-        "mov r15, [rax + {r15}]",
-        "mov [rdi - {rip_slot}], rcx",
-        "mov [rdi - {flags_slot}], rdx",
-        "mov [rdi - {rax_slot}], rsi",
-        "mov rbx, [rax + {rbx}]",
-        "mov rcx, [rax + {rcx}]",
-        "mov rdx, [rax + {rdx}]",
-        "mov rsi, [rax + {rsi}]",
-        "mov rdi, [rax + {rdi}]",
-        "mov rbp, [rax + {rbp}]",
-        "mov r8, [rax + {r8}]",
-        "mov r9, [rax + {r9}]",
-        "mov r10, [rax + {r10}]",
-        "mov r11, [rax + {r11}]",
-        "mov r12, [rax + {r12}]",
-        "mov r13, [rax + {r13}]",
-        "mov r14, [rax + {r14}]",
-        // The last read of the frame; then one instruction onto the
-        // interrupted stack, with the three slots at and above rsp.
-        "mov rax, [rax + {rsp}]",
-        "lea rsp, [rax - {rax_slot}]",
-        "pop rax",
-        "popfq",
-        "ret 128",
-        dispatch = sym dispatch,
-        rip_slot = const RIP_SLOT,
-        flags_slot = const FLAGS_SLOT,
-        rax_slot = const RAX_SLOT,
-        rax = const reg!(rax),
-        rbx = const reg!(rbx),
-        rcx = const reg!(rcx),
-        rdx = const reg!(rdx),
-        rsi = const reg!(rsi),
-        rdi = const reg!(rdi),
-        rbp = const reg!(rbp),
-        rsp = const reg!(rsp),
-        r8 = const reg!(r8),
-        r9 = const reg!(r9),
-        r10 = const reg!(r10),
-        r11 = const reg!(r11),
-        r12 = const reg!(r12),
-        r13 = const reg!(r13),
-        r14 = const reg!(r14),
-        r15 = const reg!(r15),
-        rip = const reg!(rip),
-        rflags = const reg!(rflags),
-    )
 }
