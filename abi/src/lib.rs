@@ -22,6 +22,10 @@
 //! | `rcx` `r11` | — | clobbered by the CPU (`syscall` saves `rip`/`rflags` there) |
 //!
 //! Every other register is preserved. Arguments travel in registers only.
+//! A protected control transfer's message (argument class `Msg`) is nine
+//! words in `rsi rdx r8 r9 r10 r12 r13 r14 r15` ([`regs::MSG_REGS`]); the
+//! register lists and the assembly that issues a call from naked code
+//! (`syscall_asm!`) are generated in [`regs`] from the same table.
 //!
 //! ## Atomicity (Fluke)
 //!

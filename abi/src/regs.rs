@@ -5,13 +5,13 @@
 //! * [`ARG_REGS`], [`RESULT_REGS`] and [`MSG_REGS`]: where the numbered
 //!   arguments, the results and a transfer's nine message words travel
 //!   (the crate documentation's table). The libOS runtime's stubs take
-//!   their registers from the macros behind them ([`arg_registers!`],
-//!   [`message_registers!`]).
-//! * [`syscall_asm!`]: the instructions that issue one call from naked
+//!   their registers from the macros behind them (`arg_registers!`,
+//!   `message_registers!`).
+//! * `syscall_asm!`: the instructions that issue one call from naked
 //!   assembly (the PCT entry's `pct_reply`, fork's switch): each argument,
 //!   named as in the table, loaded into its register, then the number into
 //!   `eax` and `syscall`. A misspelt or missing argument does not compile.
-//! * [`msg_push!`] and [`msg_pop!`]: the message registers pushed so that
+//! * `msg_push!` and `msg_pop!`: the message registers pushed so that
 //!   they lie on the stack as a `[u64; 9]` (word 0 lowest), and popped back.
 
 /// Calls its argument macro with the six numbered argument registers, in
@@ -92,7 +92,7 @@ macro_rules! __result_class {
 /// next argument register. A value is a string (an operand: a register,
 /// a memory reference, a number) or `in_place` (already in its register);
 /// a `Msg` argument must be `in_place` (the message registers are the
-/// caller's, see [`msg_pop!`]).
+/// caller's, see `msg_pop!`).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __asm_args {
@@ -158,7 +158,7 @@ macro_rules! msg_push {
     };
 }
 
-/// Pops the nine words [`msg_push!`] pushed back into the message
+/// Pops the nine words `msg_push!` pushed back into the message
 /// registers. A string literal for `naked_asm!`.
 #[macro_export]
 macro_rules! msg_pop {

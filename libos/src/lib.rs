@@ -1,9 +1,10 @@
 //! # oxok-libos — ExOS in Rust
 //!
 //! The library operating system every Oxok program links. It owns every
-//! policy the kernel leaves to applications. This first layer is the
-//! runtime: program entry ([`main!`]), arguments, the console, exit, panics,
-//! and the system-call stubs generated from the call table in `oxok_abi`.
+//! policy the kernel leaves to applications: program start-up ([`main!`]),
+//! the console, exit, panics, VM, processes, descriptors, files, signals,
+//! LRPC; the system-call stubs generated from the call table in `oxok_abi`
+//! are the runtime's, re-exported as [`sys`].
 //!
 //! The crate is `#![forbid(unsafe_code)]`: everything that needs `unsafe`
 //! — the entry, the system-call stubs, the PCT and upcall entries, fork's

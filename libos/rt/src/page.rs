@@ -216,3 +216,42 @@ impl Drop for PageRef {
         }
     }
 }
+
+/// A region of up to 64 pages at a fixed address that the program maps
+/// for good (a table shared with other environments), read as atomic
+/// words: each page is checked as a [`SharedPage`] once, the first time it
+/// is asked for (lock-free, so an upcall or transfer handler may use it
+/// too); until it is mapped, it is none.
+#[derive(Debug)]
+pub struct FixedRegion {
+    base: u64,
+    pages: usize,
+    /// Bit `i`: page `i` was found mapped.
+    checked: AtomicU64,
+}
+
+impl FixedRegion {
+    /// The `pages` pages (at most 64) at `base`.
+    pub const fn new(base: u64, pages: usize) -> FixedRegion {
+        assert!(pages <= 64);
+        FixedRegion { base, pages, checked: AtomicU64::new(0) }
+    }
+
+    /// Page `i`'s words, if it is (or once was found) mapped readable and
+    /// none of the runtime's own memory.
+    #[inline]
+    pub fn words(&self, i: usize) -> Option<&'static [AtomicU64; WORDS]> {
+        if i >= self.pages {
+            return None;
+        }
+        let va = self.base + i as u64 * PAGE_SIZE;
+        if self.checked.load(core::sync::atomic::Ordering::Acquire) & (1 << i) == 0 {
+            let page = SharedPage::readable(va)?;
+            self.checked.fetch_or(1 << i, core::sync::atomic::Ordering::AcqRel);
+            return Some(page.into_words());
+        }
+        // Found mapped before (the bit), and such pages stay mapped for
+        // good (an unmap since faults: see the module documentation).
+        Some(SharedPage::words_at(va))
+    }
+}
