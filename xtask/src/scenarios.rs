@@ -1691,6 +1691,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_prot::PROT_SCENARIOS[4],
     // Kernel log lines only at the console's line boundaries.
     crate::scenarios_prot::PROT_SCENARIOS[5],
+    // The libOS runtime vouches for the pages it hands out (issue 11).
+    crate::scenarios_prot::PROT_SCENARIOS[6],
 ];
 
 #[cfg(test)]
