@@ -376,11 +376,11 @@ fn transfer_over_handler(t: &mut Checks) {
         Ok(Fork::Parent(child)) => {
             let mut answered = false;
             for _ in 0..20_000 {
-                if let Ok((_, reply)) = pct::call(child.id, &[0; pct::WORDS]) {
-                    if reply[0] == 1 {
-                        answered = true;
-                        break;
-                    }
+                if let Ok((_, reply)) = pct::call(child.id, &[0; pct::WORDS])
+                    && reply[0] == 1
+                {
+                    answered = true;
+                    break;
                 }
                 let _ = oxok_libos::sys::yield_cpu(0);
             }
