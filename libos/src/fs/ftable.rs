@@ -38,7 +38,7 @@ use crate::{exposed, sys};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::ANY_FRAME;
 use oxok_abi::layout::{PAGE_SIZE, pte};
-use oxok_rt::page::FixedRegion;
+use oxok_rt::page::SharedPage;
 use spin::Mutex;
 
 /// Start of the table's region.
@@ -105,8 +105,9 @@ static LOCK: Mutex<()> = Mutex::new(());
 /// the table's pages are never unmapped.
 fn entry_word(slot: usize, at: usize) -> &'static AtomicU64 {
     debug_assert!(slot < ENTRIES && at.is_multiple_of(8) && at < ENTRY_BYTES);
-    match TABLE.words(slot / PER_PAGE) {
-        Some(words) => &words[((slot % PER_PAGE) * ENTRY_BYTES + at) / 8],
+    let page = FILES_BASE + (slot / PER_PAGE) as u64 * PAGE_SIZE;
+    match SharedPage::readable(page) {
+        Some(p) => &p.into_words()[((slot % PER_PAGE) * ENTRY_BYTES + at) / 8],
         // Not mapped (which `ensure_page` rules out): a word of nobody's.
         None => {
             static UNMAPPED: AtomicU64 = AtomicU64::new(0);
@@ -114,10 +115,6 @@ fn entry_word(slot: usize, at: usize) -> &'static AtomicU64 {
         }
     }
 }
-
-/// The table's pages, each checked once (they stay mapped at their
-/// addresses for good, in a forked child and after a restore too).
-static TABLE: FixedRegion = FixedRegion::new(FILES_BASE, PAGES);
 
 /// Word `w` of entry `slot`, as an atomic.
 fn word(slot: usize, w: usize) -> &'static AtomicU64 {
