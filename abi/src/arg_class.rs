@@ -71,7 +71,22 @@ pub const ALL: &[ArgClass] = &[
                   capability for it with call",
         errors: &[],
     },
+    ArgClass {
+        name: "Msg",
+        meaning: "the nine message words of a protected control transfer, in the message registers \
+                  (`regs::MSG_REGS`: `rsi rdx r8 r9 r10 r12 r13 r14 r15`), not a numbered argument register; \
+                  the kernel carries them to the callee intact",
+        errors: &[],
+    },
 ];
+
+/// The result classes other than a plain register (`Word`).
+pub const RESULTS: &[ArgClass] = &[ArgClass {
+    name: "Reply",
+    meaning: "the callee's answer: its id in `rdi` and its message registers, written when it replies \
+              (`pct_reply`), not when this call completes",
+    errors: &[],
+}];
 
 /// The class named `name`.
 pub fn by_name(name: &str) -> Option<&'static ArgClass> {
@@ -89,6 +104,10 @@ mod tests {
             assert_eq!(call.arg_classes().len(), call.arg_names().len());
             for class in call.arg_classes() {
                 assert!(by_name(class).is_some(), "{}: unknown argument class `{class}`", call.name());
+            }
+            for class in call.result_classes() {
+                let known = *class == "Word" || RESULTS.iter().any(|c| c.name == *class);
+                assert!(known, "{}: unknown result class `{class}`", call.name());
             }
         }
     }

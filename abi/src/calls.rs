@@ -3,16 +3,21 @@
 //! Each entry is `index => name(args…) -> [results…];` with a doc comment that
 //! says what the call **checks** and what it **changes**. `for_each_call!(m)`
 //! expands `m!` with the whole table; the kernel's dispatch
-//! (`kernel/src/syscall.rs`) and the libOS stubs (`libos/src/sys.rs`) are both
+//! (`kernel/src/syscall.rs`) and the libOS stubs (`libos/rt/src/sys.rs`) are both
 //! generated that way, and [`Call`](crate::Call) below is too.
 
 /// Expands the macro `$m` with the complete call table.
 ///
 /// The table's grammar, per entry:
-/// `$(#[doc])* $index:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];`
+/// `$(#[doc])* $index:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident $(: $rclass:ident)?),*];`
 ///
 /// Each argument's class (see [`arg_class`](crate::arg_class)) says what the
 /// register holds; the kernel's dispatch decodes and checks it by its class.
+/// The class `Msg` is the nine message registers of a protected control
+/// transfer (`MSG_REGS`), not a numbered argument register; a result of
+/// class `Reply` is the callee's answer (its id in `rdi`, the message
+/// registers), written by the callee's `pct_reply`, not by this call's
+/// completion. A plain result is one register of `rdi rsi rdx`.
 #[macro_export]
 macro_rules! for_each_call {
     ($m:path) => {
@@ -365,7 +370,9 @@ macro_rules! for_each_call {
             /// up its own stack). The callee runs at once, at its `PCT`
             /// upcall entry, on the caller's time; the caller waits until
             /// the callee's `pct_reply`, and then resumes with the callee's
-            /// registers as the reply (`rdi` = the callee's id). If the
+            /// registers as the reply (`rdi` = the callee's id; `msg` and
+            /// `reply` name the nine message registers, see
+            /// [`regs::MSG_REGS`](crate::regs::MSG_REGS)). If the
             /// callee dies first, or its state is replaced so that it no
             /// longer serves the call, the call fails with `BadEnv`. While
             /// it waits, the caller's exported registers say
@@ -383,20 +390,22 @@ macro_rules! for_each_call {
             /// (`BadCap`) with call (`Denied`) — the callee or its creator
             /// hands those out (boot programs started together get them
             /// for each other). Changes: who runs; the caller waits.
-            22 => pct_call(target: Target) -> [];
+            22 => pct_call(target: Target, msg: Msg) -> [reply: Reply];
 
-            /// Asynchronous protected control transfer: as `pct_call`, but
+            /// Asynchronous protected control transfer: as `pct_call` (the
+            /// message `msg` in the message registers), but
             /// `rcx` is 0 at the callee, and the caller does not wait: it
             /// donates the rest of its time to the callee and stays
             /// runnable (this call returns 0 to it when it next runs).
             ///
             /// Checks: as `pct_call` (the capability with call included).
             /// Changes: who runs.
-            23 => pct_send(target: Target) -> [];
+            23 => pct_send(target: Target, msg: Msg) -> [];
 
             /// Ends serving a protected control transfer. After a
             /// synchronous call from `caller`, the caller resumes with this
-            /// environment's general registers as the reply; with `caller` 0
+            /// environment's general registers as the reply (`reply`, the
+            /// message registers, are what its `pct_call` returns); with `caller` 0
             /// (after an asynchronous one) nobody is resumed. Either way
             /// this environment then continues from the state it had when
             /// the call arrived. With `caller` [`PCT_OWED`](crate::PCT_OWED)
@@ -409,7 +418,7 @@ macro_rules! for_each_call {
             /// Checks: the environment is serving a call (`Invalid`);
             /// `caller` is 0, `PCT_OWED` or the environment waiting for it
             /// (`BadEnv`). Changes: who runs.
-            24 => pct_reply(caller: Word) -> [];
+            24 => pct_reply(caller: Word, reply: Msg) -> [];
 
             /// Installs wakeup predicate number `index` (0..[`PREDICATES`](crate::PREDICATES))
             /// of the environment named by `env_slot`: `len` bytes of
@@ -1172,7 +1181,7 @@ pub const CAP_DERIVE_DEPTH: u64 = 7;
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;
 
 macro_rules! define_call_enum {
-    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];)*) => {
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident $(: $rclass:ident)?),*];)*) => {
         /// Every Oxok call, by name. `Call::X as u64 + CALL_BASE` is its
         /// number.
         #[allow(non_camel_case_types, missing_docs)]
@@ -1227,15 +1236,25 @@ macro_rules! define_call_enum {
                 match self { $(Call::$name => &[$(stringify!($res)),*],)* }
             }
 
-            /// How many argument registers the call reads.
-            pub const fn args(self) -> usize {
-                match self { $(Call::$name => $crate::__count!($($arg)*),)* }
+            /// The classes of its results, in order: `"Word"` for a plain
+            /// result register, else the class written in the table
+            /// (`Reply`).
+            pub const fn result_classes(self) -> &'static [&'static str] {
+                match self { $(Call::$name => &[$($crate::__result_class!($($rclass)?)),*],)* }
             }
 
-            /// How many result registers the call fills.
+            /// How many numbered argument registers (`rdi rsi rdx r10 r8
+            /// r9`) the call reads; a `Msg` argument is the message
+            /// registers and counts none.
+            pub const fn args(self) -> usize {
+                match self { $(Call::$name => 0usize $(+ $crate::__arg_regs!($class))*,)* }
+            }
+
+            /// How many result registers (`rdi rsi rdx`) the call fills when
+            /// it completes; a `Reply` result counts none.
             #[inline]
             pub const fn results(self) -> usize {
-                match self { $(Call::$name => $crate::__count!($($res)*),)* }
+                match self { $(Call::$name => $crate::__result_regs!($($res $(: $rclass)?),*),)* }
             }
         }
     };

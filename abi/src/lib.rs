@@ -22,6 +22,10 @@
 //! | `rcx` `r11` | — | clobbered by the CPU (`syscall` saves `rip`/`rflags` there) |
 //!
 //! Every other register is preserved. Arguments travel in registers only.
+//! A protected control transfer's message (argument class `Msg`) is nine
+//! words in `rsi rdx r8 r9 r10 r12 r13 r14 r15` ([`regs::MSG_REGS`]); the
+//! register lists and the assembly that issues a call from naked code
+//! (`syscall_asm!`) are generated in [`regs`] from the same table.
 //!
 //! ## Atomicity (Fluke)
 //!
@@ -37,6 +41,7 @@
 
 pub mod arg_class;
 pub mod boot;
+#[macro_use]
 mod calls;
 pub mod cap_kind;
 pub mod contract;
@@ -52,6 +57,8 @@ pub mod net;
 pub mod pred;
 pub mod slot_placement;
 pub mod slot_rows;
+#[macro_use]
+pub mod regs;
 mod state;
 pub mod upcall;
 pub mod xn;
@@ -110,7 +117,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Oxok call numbers are `CALL_BASE + index`. The base ("ox" in ASCII) keeps
 /// them clear of every Linux system-call number, so that any other number can
 /// be reflected to the libOS's Linux personality.
-pub const CALL_BASE: u64 = 0x6f78_0000;
+pub const CALL_BASE: u64 = __call_base!();
 
 /// Number of argument registers a call may use (`rdi rsi rdx r10 r8 r9`).
 pub const MAX_ARGS: usize = 6;

@@ -23,7 +23,7 @@ const SYSCALL_LEN: u64 = 2;
 const CALL_RANGE: u64 = 0x1_0000;
 
 macro_rules! generate_dispatch {
-    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];)*) => {
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident $(: $rclass:ident)?),*];)*) => {
         /// Runs `call` with its arguments from the caller's registers, each
         /// decoded and checked by its class (`calls::args`) in register
         /// order before the handler runs.
@@ -33,7 +33,7 @@ macro_rules! generate_dispatch {
                 $(Call::$name => {
                     let mut _next = 0usize;
                     $(let $arg = { let raw = cx.frame.arg(_next); _next += 1; <args::$class as args::Arg>::decode(cx, raw)? };)*
-                    let r: [u64; oxok_abi::__count!($($res)*)] = calls::$name(cx, $($arg),*)?;
+                    let r: [u64; oxok_abi::__result_regs!($($res $(: $rclass)?),*)] = calls::$name(cx, $($arg),*)?;
                     let mut out = [0u64; MAX_RESULTS];
                     out[..r.len()].copy_from_slice(&r);
                     Ok(out)

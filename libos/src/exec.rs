@@ -22,7 +22,6 @@
 //! them from an upcall handler that may interrupt one of them).
 
 mod options;
-#[allow(unsafe_code)]
 mod scratch;
 mod stack;
 mod wait;
@@ -62,10 +61,7 @@ pub fn fill_frame(frame_cap: u64, bytes: &[u8]) -> Result<(), Error> {
         return Err(Error::Invalid);
     }
     sys::page_map(0, frame_cap, FILL_VA, pte::WRITABLE | pte::NO_EXECUTE)?;
-    let r = scratch::with_page(FILL_VA, |page| {
-        page[..bytes.len()].copy_from_slice(bytes);
-        Ok(())
-    });
+    let r = scratch::copy_in(FILL_VA, 0, bytes);
     sys::page_unmap(0, FILL_VA)?;
     r
 }
@@ -397,12 +393,8 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Resul
     for (i, page) in pages.iter().enumerate() {
         match page.fill {
             Fill::Zero => {}
-            Fill::Bytes { offset, data } => scratch::with_page(scratch_va(i), |p| {
-                let dst = p.get_mut(offset..offset.saturating_add(data.len())).ok_or(Error::Invalid)?;
-                dst.copy_from_slice(data);
-                Ok(())
-            })?,
-            Fill::Stack(initial) => scratch::with_page(scratch_va(i), |p| initial.write(p))?,
+            Fill::Bytes { offset, data } => scratch::copy_in(scratch_va(i), offset, data)?,
+            Fill::Stack(initial) => scratch::fill_page(scratch_va(i), |p| initial.write(p))?,
         }
     }
     for record in &mut batch[..n] {

@@ -1,68 +1,55 @@
 //! # oxok-libos — ExOS in Rust
 //!
 //! The library operating system every Oxok program links. It owns every
-//! policy the kernel leaves to applications. This first layer is the
-//! runtime: program entry ([`main!`]), arguments, the console, exit, panics,
-//! and the system-call stubs generated from the call table in `oxok_abi`.
+//! policy the kernel leaves to applications: program start-up ([`main!`]),
+//! the console, exit, panics, VM, processes, descriptors, files, signals,
+//! LRPC; the system-call stubs generated from the call table in `oxok_abi`
+//! are the runtime's, re-exported as [`sys`].
 //!
-//! `unsafe` lives only in the runtime modules (`rt`, `sys`, `args`, `upcall`,
-//! `exposed`, `heap`, `time`, `pct`, `shm`, `vm`, `exec::scratch`, `fd::pipe::frame`, `fs::buffer`, `fs::ftable`, `guest` and `xn::page`), each block with a `// SAFETY:` comment.
+//! The crate is `#![forbid(unsafe_code)]`: everything that needs `unsafe`
+//! — the entry, the system-call stubs, the PCT and upcall entries, fork's
+//! switch, the heap's backing, the exposed tables, pages by address, a
+//! guest's memory — is in the runtime crate below it, [`oxok_rt`]
+//! (re-exported as [`rt`]), behind a safe API.
 #![no_std]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 extern crate alloc;
 
-#[allow(unsafe_code)]
-mod args;
 pub mod backtrace;
 pub mod callcap;
 pub mod console;
 pub mod environ;
 pub mod exec;
-#[allow(unsafe_code)]
-pub mod exposed;
 pub mod fd;
 pub mod fs;
-#[allow(unsafe_code)]
-pub mod guest;
-#[allow(unsafe_code)]
-pub mod heap;
 pub mod lrpc;
 pub mod net;
-#[allow(unsafe_code)]
 pub mod pct;
 pub mod proc;
 pub mod process;
 pub mod restore;
-#[allow(unsafe_code)]
-mod rt;
-#[allow(unsafe_code)]
 pub mod shm;
 pub mod signal;
-#[allow(unsafe_code)]
-pub mod sys;
-#[allow(unsafe_code)]
+mod start;
 pub mod time;
 pub mod tty;
-#[allow(unsafe_code)]
 pub mod upcall;
-#[allow(unsafe_code)]
 pub mod vm;
 pub mod xn;
 
-pub use args::Args;
 pub use oxok_abi as abi;
 pub use oxok_abi::Error;
+pub use oxok_rt as rt;
+pub use oxok_rt::{Args, exposed, guest, heap, sys};
+#[doc(hidden)]
+pub use start::start;
 
 /// Declares the program's entry function: `fn main(args: Args) -> i32`.
 /// The return value is the exit status.
 #[macro_export]
 macro_rules! main {
     ($f:path) => {
-        #[unsafe(no_mangle)]
-        #[allow(unsafe_code)]
-        fn oxok_main(args: $crate::Args) -> i32 {
-            $f(args)
-        }
+        $crate::rt::program_main!($crate::start, $f);
     };
 }

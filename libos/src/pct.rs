@@ -19,15 +19,14 @@
 //! `Err(Denied)` — what the kernel answered before every program had an
 //! entry — and an asynchronous one is dropped.
 
-use core::arch::{asm, naked_asm};
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use oxok_abi::{Call, Error, upcall};
+use oxok_abi::{Error, upcall};
+use oxok_rt::fncell::FnCell;
 
 /// Message words per transfer.
-pub const WORDS: usize = 9;
+pub const WORDS: usize = oxok_abi::regs::MSG_WORDS;
 
 /// A message (or reply): the nine message registers.
-pub type Msg = [u64; WORDS];
+pub type Msg = oxok_rt::sys::Msg;
 
 /// Synchronous transfer to environment `target`: returns the callee's id
 /// and its reply. The credential is this environment's call capability
@@ -70,35 +69,16 @@ pub fn call_word(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
 
 fn call_raw(target: u64, msg: &Msg) -> Result<(u64, Msg), Failure> {
     let mut m = *msg;
-    let (rax, rdi): (u64, u64);
-    // SAFETY: `syscall` into the kernel; per the ABI every register except
-    // rax, rcx, r11 and the message registers (declared inout) is preserved.
-    unsafe {
-        asm!(
-            "syscall",
-            inlateout("rax") Call::pct_call.number() => rax,
-            inlateout("rdi") target => rdi,
-            inlateout("rsi") m[0] => m[0],
-            inlateout("rdx") m[1] => m[1],
-            inlateout("r8") m[2] => m[2],
-            inlateout("r9") m[3] => m[3],
-            inlateout("r10") m[4] => m[4],
-            inlateout("r12") m[5] => m[5],
-            inlateout("r13") m[6] => m[6],
-            inlateout("r14") m[7] => m[7],
-            inlateout("r15") m[8] => m[8],
-            lateout("rcx") _,
-            lateout("r11") _,
-            options(nostack),
-        );
-    }
-    if let Err(error) = crate::sys::check(rax) {
-        return Err(Failure { error, reached: m[0] != 0 });
-    }
+    let callee = match crate::sys::pct_call(target, &mut m) {
+        Ok(callee) => callee,
+        // The kernel leaves `rsi` (word 0) 0 if the callee never got the
+        // message, its ticket otherwise.
+        Err(error) => return Err(Failure { error, reached: m[0] != 0 }),
+    };
     if m[0] == TAG_NOT_SERVING {
         return Err(Failure { error: Error::Denied, reached: true });
     }
-    Ok((rdi, m))
+    Ok((callee, m))
 }
 
 /// Asynchronous transfer: the callee gets `msg` and the rest of this
@@ -110,46 +90,14 @@ pub fn send(target: u64, msg: &Msg) -> Result<(), Error> {
 
 /// [`send`] with a kernel target word (`oxok_abi::call_target`).
 pub fn send_word(target: u64, msg: &Msg) -> Result<(), Error> {
-    let rax: u64;
-    // SAFETY: as in `call`; nothing comes back but the status.
-    unsafe {
-        asm!(
-            "syscall",
-            inlateout("rax") Call::pct_send.number() => rax,
-            inlateout("rdi") target => _,
-            inlateout("rsi") msg[0] => _,
-            inlateout("rdx") msg[1] => _,
-            inlateout("r8") msg[2] => _,
-            inlateout("r9") msg[3] => _,
-            inlateout("r10") msg[4] => _,
-            inlateout("r12") msg[5] => _,
-            inlateout("r13") msg[6] => _,
-            inlateout("r14") msg[7] => _,
-            inlateout("r15") msg[8] => _,
-            lateout("rcx") _,
-            lateout("r11") _,
-            options(nostack),
-        );
-    }
-    crate::sys::check(rax)
+    crate::sys::pct_send(target, msg)
 }
 
 /// A server's handler: the caller's id, whether it waits (synchronous), and
 /// the message, which the handler turns into the reply in place.
 pub type Handler = fn(caller: u64, sync: bool, msg: &mut Msg);
 
-static HANDLER: AtomicUsize = AtomicUsize::new(0);
-
-const STACK_SIZE: usize = 16 * 1024;
-/// Page-aligned and a whole number of pages, so that fork can give a child
-/// fresh frames for exactly these pages (`vm::fork`).
-#[repr(C, align(4096))]
-struct Stack([u8; STACK_SIZE]);
-static mut PCT_STACK: Stack = Stack([0; STACK_SIZE]);
-
-/// The top of a stack a program gave with [`set_stack`] (0: the built-in
-/// one).
-static STACK_TOP: AtomicU64 = AtomicU64::new(0);
+static HANDLER: FnCell<Handler> = FnCell::new();
 
 /// Makes the PCT entry run handlers on `stack` instead of the built-in
 /// 16 KiB one (a server whose handler needs more: the disk file server's
@@ -157,20 +105,18 @@ static STACK_TOP: AtomicU64 = AtomicU64::new(0);
 /// the stack is the program's for good. A process that forks afterwards
 /// gives its child the built-in stack's fresh pages only.
 pub fn set_stack(stack: &'static mut [u8]) {
-    let top = (stack.as_mut_ptr() as u64 + stack.len() as u64) & !15;
-    STACK_TOP.store(top, Ordering::Release);
+    oxok_rt::pct::set_stack(stack);
 }
 
 /// The built-in PCT stack's pages, `[start, end)`.
 pub(crate) fn stack_range() -> (u64, u64) {
-    let start = (&raw const PCT_STACK) as u64;
-    (start, start + STACK_SIZE as u64)
+    oxok_rt::pct::stack_range()
 }
 
 /// Accepts protected control transfers: `handler` serves each one (every
 /// message but the libOS's tagged ones).
 pub fn serve(handler: Handler) -> Result<(), Error> {
-    HANDLER.store(handler as usize, Ordering::Release);
+    HANDLER.set(handler);
     init()
 }
 
@@ -178,7 +124,8 @@ pub fn serve(handler: Handler) -> Result<(), Error> {
 /// `main`, so every process accepts signals and LRPC from its first
 /// instruction of Rust; calling it again is harmless.
 pub fn init() -> Result<(), Error> {
-    crate::sys::upcall_register(0, upcall::PCT, entry as *const () as u64).map(|_| ())
+    oxok_rt::pct::set_dispatch(dispatch);
+    crate::sys::upcall_register(0, upcall::PCT, oxok_rt::pct::entry_address()).map(|_| ())
 }
 
 /// The high 48 bits of every libOS tag ("OXKPCT").
@@ -219,84 +166,20 @@ pub(crate) fn interrupted_busy() -> bool {
     crate::fd::table_busy() || crate::heap::busy()
 }
 
-/// The PCT entry: a private stack, the message saved as a `Msg`, the
-/// handler, then `pct_reply` with the reply in the message registers.
-#[unsafe(naked)]
-extern "C" fn entry() -> ! {
-    naked_asm!(
-        "mov rsp, qword ptr [rip + {top}]",
-        "test rsp, rsp",
-        "jnz 2f",
-        "lea rsp, [rip + {stack} + {size}]",
-        "2:",
-        // The message, as a `Msg` on the stack (rsi lowest).
-        "push r15",
-        "push r14",
-        "push r13",
-        "push r12",
-        "push r10",
-        "push r9",
-        "push r8",
-        "push rdx",
-        "push rsi",
-        "mov r13, rcx", // 1 = synchronous
-        "mov rsi, rcx",
-        "mov rdx, rsp",
-        "sub rsp, 8", // 9 pushes: realign to 16 for the call
-        "call {dispatch}",
-        "add rsp, 8",
-        // Reply to whoever is owed it (PCT_OWED) after a synchronous
-        // call — the kernel knows, even after a restore changed the
-        // caller's id — to nobody after an asynchronous one.
-        "xor edi, edi",
-        "mov r12, -1",
-        "test r13, r13",
-        "cmovnz rdi, r12",
-        "pop rsi",
-        "pop rdx",
-        "pop r8",
-        "pop r9",
-        "pop r10",
-        "pop r12",
-        "pop r13",
-        "pop r14",
-        "pop r15",
-        "mov rax, {reply}",
-        "syscall",
-        // A reply that returns has failed: the caller died while this
-        // environment served it. End the call with nobody to answer
-        // (caller 0), which resumes this environment's own work.
-        "xor edi, edi",
-        "mov rax, {reply}",
-        "syscall",
-        "ud2",
-        stack = sym PCT_STACK,
-        size = const STACK_SIZE,
-        top = sym STACK_TOP,
-        dispatch = sym dispatch,
-        reply = const Call::pct_reply.number(),
-    )
-}
-
-/// The dispatch table: libOS services by tag, everything else to the
-/// program's [`serve`] handler.
-extern "C" fn dispatch(caller: u64, mode: u64, msg: *mut Msg) {
-    // SAFETY: `msg` points at the nine words the entry stub pushed on its
-    // private stack; nothing else refers to them while this runs.
-    let msg = unsafe { &mut *msg };
+/// The dispatch table the runtime's PCT entry (`oxok_rt::pct`) calls with
+/// each transfer, on its private stack: libOS services by tag, everything
+/// else to the program's [`serve`] handler. The entry then replies with
+/// the message as this left it.
+extern "C" fn dispatch(caller: u64, mode: u64, msg: &mut Msg) {
     let sync = mode == 1;
     match service_of(msg[0]) {
         Some(SERVICE_SIGNAL) => crate::signal::on_message(caller, sync, msg),
         Some(SERVICE_LRPC) => crate::lrpc::on_message(caller, sync, msg),
         Some(SERVICE_RESTORE) => crate::restore::on_message(caller, msg),
         Some(_) => not_serving(msg),
-        None => match HANDLER.load(Ordering::Acquire) {
-            0 => not_serving(msg),
-            h => {
-                // SAFETY: HANDLER only ever holds a `Handler` stored by `serve`.
-                let handler = unsafe { core::mem::transmute::<usize, Handler>(h) };
-                handler(caller, sync, msg);
-            }
+        None => match HANDLER.get() {
+            None => not_serving(msg),
+            Some(handler) => handler(caller, sync, msg),
         },
     }
 }

@@ -28,6 +28,7 @@ use crate::{exposed, proc, sys};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error, MapEntry};
+use oxok_rt::page::SharedRegion;
 
 /// Where regions go.
 pub const SHM_BASE: u64 = 0x4800_0000_0000;
@@ -43,6 +44,8 @@ pub struct Region {
     /// Frame capabilities (creator only; 0 = none).
     caps: [u64; MAX_PAGES],
     creator: bool,
+    /// The pages as the runtime checked them (all of them mapped).
+    shared: Option<SharedRegion>,
 }
 
 /// Next address to try for a new region (a hint; mapped pages are skipped).
@@ -55,7 +58,7 @@ impl Region {
             return Err(Error::Invalid);
         }
         let va = free_range(pages)?;
-        let mut r = Region { va, pages: 0, caps: [0; MAX_PAGES], creator: true };
+        let mut r = Region { va, pages: 0, caps: [0; MAX_PAGES], creator: true, shared: None };
         for i in 0..pages {
             let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
             let at = va + (i as u64) * PAGE_SIZE;
@@ -66,6 +69,7 @@ impl Region {
             r.caps[i] = slot;
             r.pages = i + 1;
         }
+        r.shared = Some(SharedRegion::readable(va, pages).ok_or(Error::BadAddress)?);
         Ok(r)
     }
 
@@ -78,8 +82,8 @@ impl Region {
             return Err(Error::Invalid);
         }
         for _ in 0..=tries {
-            if (0..pages).all(|i| exposed::readable(va + (i as u64) * PAGE_SIZE)) {
-                return Ok(Region { va, pages, caps: [0; MAX_PAGES], creator: false });
+            if let Some(shared) = SharedRegion::readable(va, pages) {
+                return Ok(Region { va, pages, caps: [0; MAX_PAGES], creator: false, shared: Some(shared) });
             }
             let _ = sys::yield_cpu(0);
         }
@@ -124,11 +128,7 @@ impl Region {
     ///
     /// [`writable`]: Region::writable
     pub fn words(&self) -> &[AtomicU64] {
-        let len = self.pages * (PAGE_SIZE as usize) / 8;
-        // SAFETY: the pages are mapped here (checked by `create`/`attach`)
-        // until `self` drops (an unmap by a capability holder faults, never
-        // aliases wrongly); atomics may alias memory other processes write.
-        unsafe { core::slice::from_raw_parts(self.va as *const AtomicU64, len) }
+        self.shared.as_ref().map_or(&[], SharedRegion::words)
     }
 }
 

@@ -5,8 +5,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// The time-stamp counter (TSC ticks; the rate is in the clock page).
 #[inline(always)]
 pub fn rdtsc() -> u64 {
-    // SAFETY: rdtsc only reads a counter; user mode may execute it.
-    unsafe { core::arch::x86_64::_rdtsc() }
+    crate::exposed::rdtsc()
 }
 
 /// The wall-clock time, nanoseconds since 1970-01-01 UTC: the clock page's

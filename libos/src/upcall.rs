@@ -3,9 +3,9 @@
 //!
 //! [`install`] registers one exception stack and an assembly entry for the
 //! upcall kinds the kernel delivers on it (`abi::upcall::EXCEPTION`,
-//! `PAGE_FAULT`, `REVOCATION`: [`entry`]; `FOREIGN_SYSCALL`:
-//! [`foreign_entry`], the same with a shorter way back when the handler
-//! says only the call's result changed, [`Outcome::Returned`]). The kernel
+//! `PAGE_FAULT`, `REVOCATION`: the runtime's entry; `FOREIGN_SYSCALL`: its
+//! foreign entry, the same with a shorter way back when the handler says
+//! only the call's result changed, [`Outcome::Returned`]). The kernel
 //! writes an [`ExceptionFrame`] below the stack top — or, while a handler
 //! still runs on the stack (it faulted itself, or a protected control
 //! transfer interrupted it and will resume it), below the lowest such `rsp`
@@ -59,34 +59,42 @@
 //! with 137.
 
 use crate::{Error, println, sys};
-use core::arch::naked_asm;
-use core::cell::UnsafeCell;
-use core::mem::offset_of;
-use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
+use oxok_abi::ExceptionFrame;
 use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SLOT_END, VECTOR_SLOT_START, VECTOR_SYSCALL};
-use oxok_abi::{ExceptionFrame, Regs};
+use oxok_rt::fncell::FnCell;
+
+/// What a handler decided.
+pub use oxok_rt::upcall::Outcome;
+/// Bytes in the exception stack.
+pub use oxok_rt::upcall::STACK_SIZE;
+/// The top (exclusive, 16-aligned) of the exception stack (in the runtime,
+/// `oxok_rt::upcall`).
+pub use oxok_rt::upcall::stack_top;
+
+/// The address of the assembly entry every kind is registered with (the
+/// runtime's, `oxok_rt::upcall`), which calls this module's dispatch.
+pub fn entry_address() -> u64 {
+    oxok_rt::upcall::set_dispatch(dispatch);
+    oxok_rt::upcall::entry_address()
+}
+
+/// The address of the runtime's foreign-system-call entry, which calls
+/// [`foreign_dispatch`] and takes the short way back when it can.
+pub fn foreign_entry_address() -> u64 {
+    oxok_rt::upcall::set_dispatch(dispatch);
+    oxok_rt::upcall::set_foreign_dispatch(foreign_dispatch);
+    oxok_rt::upcall::foreign_entry_address()
+}
+
+/// The entry registered for `kind`: the foreign-call entry for foreign
+/// system calls, the general one for everything else.
+fn entry_for(kind: u64) -> u64 {
+    if kind == kinds::FOREIGN_SYSCALL { foreign_entry_address() } else { entry_address() }
+}
 
 /// The CPU vectors programs match on, defined once in the contract.
 pub use oxok_abi::upcall::{VECTOR_BREAKPOINT, VECTOR_INVALID_OPCODE, VECTOR_PAGE_FAULT};
-
-/// Bytes in the exception stack.
-pub const STACK_SIZE: usize = 64 * 1024;
-
-/// What a handler decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Resume the interrupted code from `frame.regs` (as the handler left
-    /// them).
-    Resume,
-    /// The handler does not deal with this event: the program ends.
-    Unhandled,
-    /// A foreign system call returned and the handler changed nothing but
-    /// `regs.rax` (the result), `regs.rcx` (= `regs.rip`) and `regs.r11`
-    /// (= `regs.rflags`), as a Linux `syscall` leaves them. Resumes as
-    /// [`Outcome::Resume`], by the shorter way back of the foreign entry
-    /// (see the module documentation). Any other event: as `Resume`.
-    Returned,
-}
 
 /// A handler: inspects (and may change) the frame, then decides.
 pub type Handler = fn(&mut ExceptionFrame) -> Outcome;
@@ -151,81 +159,36 @@ impl Kind {
     }
 }
 
-static HANDLERS: [AtomicPtr<()>; kinds::KINDS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; kinds::KINDS];
+static HANDLERS: [FnCell<Handler>; kinds::KINDS] = [const { FnCell::new() }; kinds::KINDS];
 
 /// The upcall kinds [`install`] registers the entry for.
 const REGISTERED: [u64; 4] = [kinds::EXCEPTION, kinds::PAGE_FAULT, kinds::FOREIGN_SYSCALL, kinds::REVOCATION];
 
-/// The entry registered for `kind`: the foreign-call entry for foreign
-/// system calls, the general one for everything else.
-fn entry_for(kind: u64) -> u64 {
-    if kind == kinds::FOREIGN_SYSCALL { foreign_entry_address() } else { entry_address() }
+oxok_rt::fork_private! {
+    /// Events delivered to this program so far (all kinds, nested ones too).
+    /// Written first thing on every upcall, so it lives in the fork-private
+    /// section (a copy-on-write page here would fault forever).
+    static DELIVERED: AtomicU64 = AtomicU64::new(0);
 }
-
-/// Events delivered to this program so far (all kinds, nested ones too).
-/// Written first thing on every upcall, so it lives in the fork-private
-/// section (a copy-on-write page here would fault forever).
-#[unsafe(link_section = ".libos_private")]
-static DELIVERED: AtomicU64 = AtomicU64::new(0);
 
 /// Installs `handler` for `kind` (replacing any earlier one).
 pub fn set_handler(kind: Kind, handler: Handler) {
-    HANDLERS[kind as usize].store(handler as *mut (), Ordering::Release);
+    HANDLERS[kind as usize].set(handler);
 }
 
 /// Removes the handler for `kind`; such events end the program again.
 pub fn clear_handler(kind: Kind) {
-    HANDLERS[kind as usize].store(core::ptr::null_mut(), Ordering::Release);
+    HANDLERS[kind as usize].clear();
 }
 
 /// The handler installed for `kind`, if any.
 pub fn handler(kind: Kind) -> Option<Handler> {
-    let p = HANDLERS[kind as usize].load(Ordering::Acquire);
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: the only non-null values ever stored in HANDLERS are `Handler`
-    // function pointers (`set_handler`), and fn pointers round-trip through
-    // a data pointer of the same size on x86-64.
-    Some(unsafe { core::mem::transmute::<*mut (), Handler>(p) })
+    HANDLERS[kind as usize].get()
 }
 
 /// Number of events delivered so far.
 pub fn delivered() -> u64 {
     DELIVERED.load(Ordering::Relaxed)
-}
-
-/// The exception stack: written only by the kernel (frames) and by code
-/// running on it (through `rsp`), never through a Rust reference. Page
-/// aligned, so fork can give a child fresh frames for exactly its pages.
-#[repr(C, align(4096))]
-struct ExceptionStack(UnsafeCell<[u8; GUARD + STACK_SIZE]>);
-
-/// A page below the stack that [`install`] makes read-only: a handler that
-/// runs the stack down (faulting in itself forever) hits it and the kernel
-/// ends the program, instead of its frames overwriting the statics below.
-const GUARD: usize = 4096;
-
-// SAFETY: Rust code never reads or writes the bytes through the cell; only
-// its address is taken. The CPU uses it as a stack.
-unsafe impl Sync for ExceptionStack {}
-
-static STACK: ExceptionStack = ExceptionStack(UnsafeCell::new([0; GUARD + STACK_SIZE]));
-
-/// The top (exclusive, 16-aligned) of the exception stack.
-pub fn stack_top() -> u64 {
-    STACK.0.get() as u64 + (GUARD + STACK_SIZE) as u64
-}
-
-/// The address of the assembly entry every kind is registered with.
-pub fn entry_address() -> u64 {
-    entry as *const () as u64
-}
-
-/// The address of the assembly entry foreign system calls are registered
-/// with ([`foreign_entry`]).
-pub fn foreign_entry_address() -> u64 {
-    foreign_entry as *const () as u64
 }
 
 /// Registers the exception stack and the entry for exceptions, page
@@ -259,7 +222,7 @@ pub fn install_slot_handlers() -> Result<(), Error> {
 /// right needs no capability). Best effort: without it, a runaway handler
 /// overwrites the program's own statics before the kernel stops it.
 fn protect_guard() {
-    let guard = STACK.0.get() as u64;
+    let guard = oxok_rt::upcall::guard_page();
     if crate::exposed::writable(guard) {
         let _ = sys::page_protect(0, guard, oxok_abi::layout::pte::NO_EXECUTE, oxok_abi::PROTECT);
     }
@@ -274,7 +237,7 @@ pub fn uninstall() -> Result<(), Error> {
     Ok(())
 }
 
-/// Called by [`entry`] on the exception stack with the kernel's frame and
+/// Called by the runtime's entry (`oxok_rt::upcall`) on the exception stack with the kernel's frame and
 /// the upcall kind it was delivered as (the kernel's `rsi`, passed on
 /// untouched: the kind is not derived again from the vector).
 /// Returns when the interrupted code may resume from `frame.regs`.
@@ -301,9 +264,10 @@ extern "C" fn dispatch(frame: &mut ExceptionFrame, upcall: u64) {
 const FLAG_TF: u64 = 1 << 8;
 const FLAG_AC: u64 = 1 << 18;
 
-/// Called by [`foreign_entry`] with the kernel's frame of a foreign system
-/// call: runs its handler. True if the handler says [`Outcome::Returned`]
-/// (the short way back applies), false for a full resume.
+/// Called by the runtime's foreign entry with the kernel's frame of a
+/// foreign system call: runs its handler. True if the handler says
+/// [`Outcome::Returned`] (the short way back applies), false for a full
+/// resume.
 extern "C" fn foreign_dispatch(frame: &mut ExceptionFrame) -> bool {
     DELIVERED.fetch_add(1, Ordering::Relaxed);
     match handler(Kind::ForeignSyscall).map(|h| h(frame)) {
@@ -334,158 +298,4 @@ fn unhandled(kind: Kind, frame: &ExceptionFrame) -> ! {
     );
     crate::backtrace::print(frame.regs.rip, frame.regs.rbp);
     crate::process::exit(status)
-}
-
-/// Offset of a register inside the frame.
-macro_rules! reg {
-    ($r:ident) => {
-        offset_of!(ExceptionFrame, regs) + offset_of!(Regs, $r)
-    };
-}
-
-/// Bytes below the interrupted `rsp` where the resume sequence keeps `rip`
-/// (`ret` pops it, `ret 128` then skips the red zone).
-const RIP_SLOT: usize = 128 + 8;
-/// Bytes below the interrupted `rsp` where it keeps `rflags` for `popfq`.
-const FLAGS_SLOT: usize = 128 + 16;
-/// Bytes below the interrupted `rsp` where it keeps `rax` for `pop rax`.
-const RAX_SLOT: usize = 128 + 24;
-
-const _: () = assert!(kinds::RED_ZONE == 128);
-
-/// The upcall entry. The kernel enters with `rdi` → [`ExceptionFrame`],
-/// `rsi` the upcall kind and `rsp` below the frame; every other register
-/// is undefined. Both go to [`dispatch`] as its arguments unchanged. See the module
-/// documentation for the resume sequence.
-#[unsafe(naked)]
-extern "C" fn entry() -> ! {
-    naked_asm!(
-        // Rust code needs DF clear and a call-aligned stack.
-        "cld",
-        "mov rbx, rdi",
-        "and rsp, -16",
-        "call {dispatch}",
-        // rbx (callee-saved) still points at the frame.
-        "jmp {resume}",
-        dispatch = sym dispatch,
-        resume = sym resume_from_rbx,
-    )
-}
-
-/// The resume sequence (see the module documentation), with `rbx`
-/// pointing at the frame; entered by a jump from [`entry`] and
-/// [`foreign_entry`], on the exception stack below the frame.
-#[unsafe(naked)]
-extern "C" fn resume_from_rbx() -> ! {
-    naked_asm!(
-        // Read what the stores below may overwrite (a nested frame's last
-        // fields) first.
-        "mov rax, rbx",
-        "mov rcx, [rax + {rip}]",
-        "mov rdx, [rax + {rflags}]",
-        "mov rsi, [rax + {rax}]",
-        "mov rdi, [rax + {rsp}]",
-        "mov r15, [rax + {r15}]",
-        "mov [rdi - {rip_slot}], rcx",
-        "mov [rdi - {flags_slot}], rdx",
-        "mov [rdi - {rax_slot}], rsi",
-        "mov rbx, [rax + {rbx}]",
-        "mov rcx, [rax + {rcx}]",
-        "mov rdx, [rax + {rdx}]",
-        "mov rsi, [rax + {rsi}]",
-        "mov rdi, [rax + {rdi}]",
-        "mov rbp, [rax + {rbp}]",
-        "mov r8, [rax + {r8}]",
-        "mov r9, [rax + {r9}]",
-        "mov r10, [rax + {r10}]",
-        "mov r11, [rax + {r11}]",
-        "mov r12, [rax + {r12}]",
-        "mov r13, [rax + {r13}]",
-        "mov r14, [rax + {r14}]",
-        // The last read of the frame; then one instruction onto the
-        // interrupted stack, with the three slots at and above rsp.
-        "mov rax, [rax + {rsp}]",
-        "lea rsp, [rax - {rax_slot}]",
-        "pop rax",
-        "popfq",
-        "ret 128",
-        rip_slot = const RIP_SLOT,
-        flags_slot = const FLAGS_SLOT,
-        rax_slot = const RAX_SLOT,
-        rax = const reg!(rax),
-        rbx = const reg!(rbx),
-        rcx = const reg!(rcx),
-        rdx = const reg!(rdx),
-        rsi = const reg!(rsi),
-        rdi = const reg!(rdi),
-        rbp = const reg!(rbp),
-        rsp = const reg!(rsp),
-        r8 = const reg!(r8),
-        r9 = const reg!(r9),
-        r10 = const reg!(r10),
-        r11 = const reg!(r11),
-        r12 = const reg!(r12),
-        r13 = const reg!(r13),
-        r14 = const reg!(r14),
-        r15 = const reg!(r15),
-        rip = const reg!(rip),
-        rflags = const reg!(rflags),
-    )
-}
-
-/// The foreign-system-call entry. The kernel enters as for [`entry`], and
-/// leaves every register the program had at its `syscall` except `rdi`,
-/// `rsi` (the frame and the kind), `rsp`, `rip`, and `rcx`/`r11` (which
-/// `syscall` itself overwrites). [`foreign_dispatch`] runs the handler with
-/// the frame saved on the exception stack. When the handler says
-/// [`Outcome::Returned`], the registers it has not changed are still the
-/// program's: the callee-saved ones (`rbx rbp r12–r15`) survived the Rust
-/// call as the Rust ABI requires, so the way back reloads only what the
-/// call clobbered or set — `rax` (the result), `rdi rsi rdx r8 r9 r10`
-/// (the arguments Linux preserves), `rcx` (= `rip`) and `r11` (=
-/// `rflags`) — takes the flags with `popfq` while still on the exception
-/// stack (below the frame; `mov` changes no flag), switches to the
-/// program's `rsp` and jumps to `rcx`. Nothing is stored on the program's
-/// stack, so its red zone stays untouched. Otherwise the full resume
-/// sequence of [`entry`] runs.
-#[unsafe(naked)]
-extern "C" fn foreign_entry() -> ! {
-    naked_asm!(
-        "cld",
-        // rsp is 8 mod 16 (as if called): one push aligns it for the call.
-        "push rdi",
-        "call {dispatch}",
-        "pop rdi",
-        "test al, al",
-        "jz 2f",
-        "mov rcx, [rdi + {rip}]",
-        "mov r11, [rdi + {rflags}]",
-        "push r11",
-        "popfq",
-        "mov rax, [rdi + {rax}]",
-        "mov rdx, [rdi + {rdx}]",
-        "mov rsi, [rdi + {rsi}]",
-        "mov r8, [rdi + {r8}]",
-        "mov r9, [rdi + {r9}]",
-        "mov r10, [rdi + {r10}]",
-        "mov rsp, [rdi + {rsp}]",
-        "mov rdi, [rdi + {rdi}]",
-        "jmp rcx",
-        // The full resume: as `entry` after its call, with the frame in rbx.
-        "2:",
-        "mov rbx, rdi",
-        "jmp {resume}",
-        dispatch = sym foreign_dispatch,
-        resume = sym resume_from_rbx,
-        rip = const reg!(rip),
-        rflags = const reg!(rflags),
-        rax = const reg!(rax),
-        rdx = const reg!(rdx),
-        rsi = const reg!(rsi),
-        rdi = const reg!(rdi),
-        rsp = const reg!(rsp),
-        r8 = const reg!(r8),
-        r9 = const reg!(r9),
-        r10 = const reg!(r10),
-    )
 }

@@ -1,5 +1,7 @@
-//! `cargo xtask lint`: formatting, and clippy with `-D warnings` for the host
-//! crates and (for `x86_64-unknown-none`) the kernel, libOS and programs.
+//! `cargo xtask lint`: formatting, clippy with `-D warnings` for the host
+//! crates and (for `x86_64-unknown-none`) the kernel, libOS and programs,
+//! and the source checks of `confine` (no `unsafe` in the libOS policy
+//! crate, no call written by hand outside the generated stubs).
 
 use crate::Failure;
 use crate::deps::{self, Need};
@@ -28,6 +30,17 @@ pub(crate) fn run() -> Result<(), Failure> {
         ),
     ];
     let mut failed = Vec::new();
+    let findings = crate::confine::check(&ws.root)?;
+    for (file, line, what) in &findings {
+        eprintln!("xtask: lint: {}:{line}: {what}", file.display());
+    }
+    eprintln!(
+        "xtask: lint: confinement (no `unsafe` in libos/src, no hand-written calls): {} finding(s)",
+        findings.len()
+    );
+    if !findings.is_empty() {
+        failed.push("confinement");
+    }
     for (name, args) in checks {
         eprintln!("xtask: lint: {name}: cargo {}", args.join(" "));
         let ok = cargo().args(&args).status().map_err(|e| format!("could not run cargo: {e}"))?.success();

@@ -11,6 +11,7 @@ mod bench;
 mod build;
 mod calldocs;
 mod cli;
+mod confine;
 mod crashlog;
 mod crashtest;
 mod deps;

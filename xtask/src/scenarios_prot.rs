@@ -6,8 +6,8 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const PROT_SCENARIOS: [Scenario; 6] =
-    [HOSTILE_HEAP, MANY_SLEEPERS, STATE_BATCH, STATE_BATCH_KNOB, HOSTILE_ORPHAN, LOG_LINES];
+pub(crate) const PROT_SCENARIOS: [Scenario; 7] =
+    [HOSTILE_HEAP, MANY_SLEEPERS, STATE_BATCH, STATE_BATCH_KNOB, HOSTILE_ORPHAN, LOG_LINES, HOSTILE_RTPAGES];
 
 const HOSTILE_HEAP: Scenario = Scenario {
     name: "hostile-heap",
@@ -117,5 +117,22 @@ const HOSTILE_ORPHAN: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "destroyed:", "heap leaked", "KERNEL PANIC"],
     timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const HOSTILE_RTPAGES: Scenario = Scenario {
+    name: "hostile-rtpages",
+    about: "the libOS runtime vouches for every page it hands out by address: the program's own image, heap and stack \
+            are never a shared page, a claimed page or guest memory (refused, and unchanged), nor are unmapped, \
+            unaligned or read-only pages where writing is asked; a writable claim excludes every other; copies stop \
+            at the page's end; every frame comes back",
+    cmdline: "run=hostile-rtpages",
+    expect: &[
+        "hostile-rtpages: the runtime refused every page of the program's own memory",
+        "hostile-rtpages: ok (",
+        "frames: all * free again, none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "destroyed:", "KERNEL PANIC"],
+    timeout_secs: 60,
     ..Scenario::DEFAULT
 };

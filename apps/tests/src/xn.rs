@@ -103,7 +103,7 @@ pub fn fsck(fs: u32, root: u64, inode: &Inode, seed: u64, va: u64) -> Result<u64
             let at = va + n * BLOCK_SIZE as u64;
             xn::bind(b, at, rights::READ).map_err(|_| "cannot bind an owned block")?;
             let page = xn::page(at).map_err(|_| "bound page unreadable")?;
-            let ok = has_pattern(b, seed, page);
+            let ok = has_pattern(b, seed, page.bytes());
             let _ = oxok_libos::sys::page_unmap(0, at);
             if !ok {
                 return Err("data block lost its content");

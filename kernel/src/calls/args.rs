@@ -251,3 +251,16 @@ impl Arg for Target {
 pub fn env_word(word: u64) -> Result<EnvId, Error> {
     EnvId::decode(word).ok_or(Error::BadEnv)
 }
+
+/// The nine message words of a protected control transfer (`Msg` in the
+/// table): not a numbered argument register, so nothing to decode; the
+/// transfer carries the message registers from the frame itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Msg;
+
+impl Arg for Msg {
+    #[inline(always)]
+    fn decode(_: &mut Cx<'_>, _: u64) -> Result<Msg, Error> {
+        Ok(Msg)
+    }
+}

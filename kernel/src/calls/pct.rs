@@ -18,7 +18,7 @@
 //! for it is dropped, never written over the new state.
 
 use super::Cx;
-use super::args::{EnvCap, Target};
+use super::args::{EnvCap, Msg, Target};
 use crate::arch::trapframe::TrapFrame;
 use crate::env::EnvId;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -55,7 +55,7 @@ fn next_ticket() -> u64 {
 }
 
 /// Synchronous transfer: the caller waits for the reply.
-pub fn pct_call(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
+pub fn pct_call(cx: &mut Cx<'_>, target: Target, _msg: Msg) -> Result<[u64; 0], Error> {
     let r = transfer(cx, target, SYNC);
     if r.is_err() {
         // Refused before the callee got the message: `rsi` 0 says so (a
@@ -67,7 +67,7 @@ pub fn pct_call(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
 }
 
 /// Asynchronous transfer: the caller donates its time and stays runnable.
-pub fn pct_send(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
+pub fn pct_send(cx: &mut Cx<'_>, target: Target, _msg: Msg) -> Result<[u64; 0], Error> {
     transfer(cx, target, ASYNC)
 }
 
@@ -163,7 +163,7 @@ fn waiter(cx: &mut Cx<'_>, callee: EnvId, first: EnvId, ticket: u64) -> Option<E
 }
 
 /// Ends serving a transfer; resumes the waiting caller with the reply.
-pub fn pct_reply(cx: &mut Cx<'_>, caller: u64) -> Result<[u64; 0], Error> {
+pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], Error> {
     let me = cx.caller;
     let (saved, owed) = {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;

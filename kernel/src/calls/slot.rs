@@ -80,8 +80,12 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
 
 /// Frees a slot the caller owns.
 pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: CapSlot) -> Result<[u64; 0], Error> {
+    // Check, then perform: the capability and the caller's row first; the
+    // vector's own check is its last refusal and changes nothing when it
+    // refuses; nothing after it can fail.
     let time_slot = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
+    cx.env()?;
     cx.k.sched.vector.free(time_slot.0, caller.raw()).map_err(slot_error)?;
     let env = cx.env()?;
     let _ = env.caps.remove(slot_cap_slot.0);

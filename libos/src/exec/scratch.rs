@@ -1,22 +1,25 @@
-//! The one `unsafe` piece of exec: writing a page the caller has just mapped
-//! at a scratch address in its own space.
+//! Writing a page the caller has just mapped at a scratch address in its
+//! own space, through the runtime's `SharedPage` (checked mapped writable
+//! when made; bytes only by clipped copies).
 
-use crate::exposed;
 use oxok_abi::Error;
-use oxok_abi::layout::PAGE_SIZE;
+use oxok_rt::page::{self, SharedPage};
 
-/// Runs `fill` on the page mapped at `va` (page-aligned, in the scratch
-/// region) and returns its result. `BadAddress` if the page is not mapped
-/// user-writable, checked through the caller's own page tables first.
-pub(super) fn with_page(va: u64, fill: impl FnOnce(&mut [u8]) -> Result<(), Error>) -> Result<(), Error> {
-    if !va.is_multiple_of(PAGE_SIZE) || !exposed::writable(va) {
-        return Err(Error::BadAddress);
+/// Copies `bytes` in at byte `offset` of the page mapped at `va`
+/// (page-aligned, in the scratch region). `BadAddress` if the page is not
+/// mapped user-writable, `Invalid` if the bytes do not fit in it.
+pub(super) fn copy_in(va: u64, offset: usize, bytes: &[u8]) -> Result<(), Error> {
+    if offset.checked_add(bytes.len()).is_none_or(|end| end > page::BYTES) {
+        return Err(Error::Invalid);
     }
-    // `va` is page-aligned and the page is mapped user-writable (checked just
-    // above). Only exec maps anything in the scratch region: each frame once,
-    // filled through this one slice, unmapped after `fill` returns (the
-    // unmapping system call is a compiler barrier).
-    // SAFETY: so the slice is valid and nothing else aliases it while it lives.
-    let page = unsafe { core::slice::from_raw_parts_mut(va as *mut u8, PAGE_SIZE as usize) };
-    fill(page)
+    SharedPage::writable(va).ok_or(Error::BadAddress)?.copy_in(offset, bytes);
+    Ok(())
+}
+
+/// Builds a page's image with `fill` (on this stack), then copies it in
+/// at `va` as [`copy_in`].
+pub(super) fn fill_page(va: u64, fill: impl FnOnce(&mut [u8]) -> Result<(), Error>) -> Result<(), Error> {
+    let mut image = [0u8; page::BYTES];
+    fill(&mut image)?;
+    copy_in(va, 0, &image)
 }

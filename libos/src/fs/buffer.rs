@@ -6,16 +6,17 @@
 //! Both sides may write the page at any time, so it is never a Rust object
 //! and never referenced: data moves in and out by bounds-checked copies,
 //! and the server reads every length from the registers, never from the
-//! page. The module reserves the virtual region `[BUFFER_BASE,
-//! BUFFER_BASE + (1 + SERVED_MAX) pages)`: the client's page at its start,
-//! a server's pages after it. Nothing else maps or unmaps there, so a
-//! [`SharedPage`] stays mapped as long as it lives. This is the one
-//! `unsafe` part of the file client.
+//! page (the runtime's `SharedPage`: checked mapped when made, bytes only
+//! by clipped copies). The module reserves the virtual region
+//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) pages)`: the client's page
+//! at its start, a server's pages after it. Nothing else maps or unmaps
+//! there, so a page stays mapped as long as its `SharedPage` lives.
 
 use crate::fd::IoError;
 use crate::{exposed, sys};
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error, rights};
+use oxok_rt::page::SharedPage;
 use spin::Mutex;
 
 use super::proto::{BUFFER_SIZE, op};
@@ -31,31 +32,6 @@ const CLIENT_VA: u64 = BUFFER_BASE;
 const FLAGS: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_SHARED;
 
 const _: () = assert!(BUFFER_SIZE as u64 == PAGE_SIZE);
-
-/// A buffer page mapped at `va` in this process (see the module's
-/// invariant).
-struct SharedPage {
-    va: u64,
-}
-
-impl SharedPage {
-    /// Copies the first `dst.len()` (at most a page) bytes out.
-    fn copy_out(&self, dst: &mut [u8]) {
-        let n = dst.len().min(BUFFER_SIZE);
-        // The page is no Rust object and any byte is a valid u8.
-        // SAFETY: the page at `va` is mapped while `self` lives (module
-        // invariant); `n` ≤ its size and ≤ the borrowed destination's length.
-        unsafe { core::ptr::copy_nonoverlapping(self.va as *const u8, dst.as_mut_ptr(), n) }
-    }
-
-    /// Copies `src` (at most a page) in at the start.
-    fn copy_in(&self, src: &[u8]) {
-        let n = src.len().min(BUFFER_SIZE);
-        // SAFETY: as in `copy_out`: the destination lies inside the mapped,
-        // writable page; the source is a borrowed slice of at least `n` bytes.
-        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), self.va as *mut u8, n) }
-    }
-}
 
 /// This process's buffer with one server.
 struct Client {
@@ -93,8 +69,8 @@ pub(crate) fn with_client<R>(server: u64, f: impl FnOnce(&mut dyn FnMut(Dir<'_>)
     }
     let page = guard.as_ref()?.page.as_ref()?;
     let mut io = |d: Dir<'_>| match d {
-        Dir::In(src) => page.copy_in(src),
-        Dir::Out(dst) => page.copy_out(dst),
+        Dir::In(src) => page.copy_in(0, src),
+        Dir::Out(dst) => page.copy_out(0, dst),
     };
     Some(f(&mut io))
 }
@@ -115,11 +91,11 @@ fn setup(server: u64) -> Result<SharedPage, IoError> {
     let mapped = sys::page_map(0, slot, CLIENT_VA, FLAGS);
     let _ = sys::cap_drop(slot);
     mapped?;
-    if !exposed::writable(CLIENT_VA) {
+    let Some(page) = SharedPage::writable(CLIENT_VA) else {
         let _ = sys::page_unmap(0, CLIENT_VA);
         return Err(IoError::Kernel(Error::BadAddress));
-    }
-    Ok(SharedPage { va: CLIENT_VA })
+    };
+    Ok(page)
 }
 
 /// One client's buffer page on the server side: a frame the server owns,
@@ -143,12 +119,12 @@ impl ServedPage {
             let _ = sys::frame_free(frame_slot);
             return Err(e);
         }
-        if !exposed::writable(va) {
+        let Some(page) = SharedPage::writable(va) else {
             let _ = sys::page_unmap(0, va);
             let _ = sys::frame_free(frame_slot);
             return Err(Error::BadAddress);
-        }
-        Ok(ServedPage { page: SharedPage { va }, frame_slot })
+        };
+        Ok(ServedPage { page, frame_slot })
     }
 
     /// Grants the client being served a read-write capability for the
@@ -160,18 +136,18 @@ impl ServedPage {
 
     /// Copies the first `dst.len()` bytes of the page out.
     pub fn copy_out(&self, dst: &mut [u8]) {
-        self.page.copy_out(dst);
+        self.page.copy_out(0, dst);
     }
 
     /// Copies `src` into the start of the page.
     pub fn copy_in(&self, src: &[u8]) {
-        self.page.copy_in(src);
+        self.page.copy_in(0, src);
     }
 }
 
 impl Drop for ServedPage {
     fn drop(&mut self) {
-        let _ = sys::page_unmap(0, self.page.va);
+        let _ = sys::page_unmap(0, self.page.va());
         let _ = sys::cap_revoke(self.frame_slot);
         let _ = sys::cap_drop(self.frame_slot);
     }

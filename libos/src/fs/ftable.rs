@@ -31,13 +31,14 @@
 //! [`ENTRY_MAGIC`] and its `OWNER` is this environment (a forked child
 //! inherits its parent's entries in copied memory; they are not its own).
 //! A path longer than [`PATH_ROOM`] is recorded with length 0: the file
-//! works, a checkpoint of it is refused. This module and its fixed region
-//! are the file client's second `unsafe` part.
+//! works, a checkpoint of it is refused. Its pages are the runtime's
+//! `SharedPage`s: words are atomics, checked mapped.
 
 use crate::{exposed, sys};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::ANY_FRAME;
 use oxok_abi::layout::{PAGE_SIZE, pte};
+use oxok_rt::page::SharedPage;
 use spin::Mutex;
 
 /// Start of the table's region.
@@ -98,19 +99,27 @@ static MAPPED_BY: AtomicU64 = AtomicU64::new(0);
 /// Serializes taking and freeing entries.
 static LOCK: Mutex<()> = Mutex::new(());
 
-/// Address of word `w` of entry `slot`.
-fn word_va(slot: usize, w: usize) -> u64 {
-    FILES_BASE + (slot * ENTRY_BYTES + w * 8) as u64
+/// Word `at / 8` of entry `slot` (`at` a multiple of 8 inside the entry),
+/// as an atomic. Callers only pass slots whose page `ensure_page` mapped
+/// (in `take`, just before; everywhere else, slots `take` returned), and
+/// the table's pages are never unmapped.
+fn entry_word(slot: usize, at: usize) -> &'static AtomicU64 {
+    debug_assert!(slot < ENTRIES && at.is_multiple_of(8) && at < ENTRY_BYTES);
+    let page = FILES_BASE + (slot / PER_PAGE) as u64 * PAGE_SIZE;
+    match SharedPage::readable(page) {
+        Some(p) => &p.into_words()[((slot % PER_PAGE) * ENTRY_BYTES + at) / 8],
+        // Not mapped (which `ensure_page` rules out): a word of nobody's.
+        None => {
+            static UNMAPPED: AtomicU64 = AtomicU64::new(0);
+            &UNMAPPED
+        }
+    }
 }
 
 /// Word `w` of entry `slot`, as an atomic.
 fn word(slot: usize, w: usize) -> &'static AtomicU64 {
-    debug_assert!(slot < ENTRIES && w * 8 < PATH_AT);
-    // Callers only pass slots whose page `ensure_page` mapped (in `take`,
-    // just before; everywhere else, slots `take` returned).
-    // SAFETY: that page is never unmapped; the address is 8-aligned and
-    // inside it; every access to the table's words goes through atomics.
-    unsafe { AtomicU64::from_ptr(word_va(slot, w) as *mut u64) }
+    debug_assert!(w * 8 < PATH_AT);
+    entry_word(slot, w * 8)
 }
 
 /// Maps page `page` of the region for this environment if it is not yet.
@@ -145,10 +154,8 @@ fn ensure_page(page: usize) -> bool {
 /// Address of byte `at` (a multiple of 8) of entry `slot`'s path area, as
 /// an atomic word.
 fn area_word(slot: usize, at: usize) -> &'static AtomicU64 {
-    debug_assert!(slot < ENTRIES && at.is_multiple_of(8) && at < PATH_ROOM);
-    // SAFETY: as in `word`: the entry's page is mapped (callers pass slots
-    // `take` returned), and `PATH_AT + at` is 8-aligned and inside the entry.
-    unsafe { AtomicU64::from_ptr((word_va(slot, 0) as usize + PATH_AT + at) as *mut u64) }
+    debug_assert!(at < PATH_ROOM);
+    entry_word(slot, PATH_AT + at)
 }
 
 /// Stores `bytes` at byte `at` of entry `slot`'s path area (padded).

@@ -23,11 +23,9 @@
 //! library file system on XN: [`route`] then sends every path to it but
 //! `/tmp` and what lies under it, which stay in the RAM server.
 
-#[allow(unsafe_code)]
 pub mod buffer;
 mod client;
 mod file;
-#[allow(unsafe_code)]
 pub mod ftable;
 pub mod locate;
 mod path;

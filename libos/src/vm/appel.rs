@@ -16,9 +16,10 @@
 
 use super::OWN_ENV_SLOT;
 use crate::{exposed, sys};
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::layout::pte;
 use oxok_abi::{Error, PROTECT};
+use oxok_rt::fncell::FnCell;
 
 /// True if the page holding `va` is mapped and has been written since it
 /// was mapped.
@@ -54,7 +55,7 @@ pub fn unprot_n(va: u64, pages: usize) -> Result<(), Error> {
 /// the faulting write may be retried (it made the page writable).
 pub type TrapHandler = fn(page: u64) -> bool;
 
-static TRAP: AtomicUsize = AtomicUsize::new(0);
+static TRAP: FnCell<TrapHandler> = FnCell::new();
 static TRAP_START: AtomicU64 = AtomicU64::new(0);
 static TRAP_END: AtomicU64 = AtomicU64::new(0);
 
@@ -63,26 +64,24 @@ static TRAP_END: AtomicU64 = AtomicU64::new(0);
 /// fault handler if needed.
 pub fn set_trap(start: u64, end: u64, handler: TrapHandler) -> Result<(), Error> {
     super::init()?;
-    TRAP.store(0, Ordering::Release);
+    TRAP.clear();
     TRAP_START.store(start, Ordering::Relaxed);
     TRAP_END.store(end, Ordering::Relaxed);
-    TRAP.store(handler as usize, Ordering::Release);
+    TRAP.set(handler);
     Ok(())
 }
 
 /// Removes the trap handler.
 pub fn clear_trap() {
-    TRAP.store(0, Ordering::Release);
+    TRAP.clear();
 }
 
 /// Called by the VM fault handler for a write to a present read-only
 /// page that is not copy-on-write.
 pub(super) fn trap(page: u64) -> bool {
-    let h = TRAP.load(Ordering::Acquire);
-    if h == 0 || !(TRAP_START.load(Ordering::Relaxed)..TRAP_END.load(Ordering::Relaxed)).contains(&page) {
+    let Some(handler) = TRAP.get() else { return false };
+    if !(TRAP_START.load(Ordering::Relaxed)..TRAP_END.load(Ordering::Relaxed)).contains(&page) {
         return false;
     }
-    // SAFETY: TRAP holds 0 or a `TrapHandler` stored by `set_trap`.
-    let handler = unsafe { core::mem::transmute::<usize, TrapHandler>(h) };
     handler(page)
 }

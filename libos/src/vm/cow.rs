@@ -12,11 +12,12 @@ use oxok_abi::{Error, MapEntry};
 
 // The fault path's own state is fork-private (`.libos_private`): it is
 // written before a copy-on-write fault is resolved.
-/// Copy-on-write faults resolved by copying / by re-enabling write.
-#[unsafe(link_section = ".libos_private")]
-static COPIED: AtomicU64 = AtomicU64::new(0);
-#[unsafe(link_section = ".libos_private")]
-static REUSED: AtomicU64 = AtomicU64::new(0);
+oxok_rt::fork_private! {
+    /// Copy-on-write faults resolved by copying.
+    static COPIED: AtomicU64 = AtomicU64::new(0);
+    /// Copy-on-write faults resolved by re-enabling write.
+    static REUSED: AtomicU64 = AtomicU64::new(0);
+}
 
 /// (pages copied, pages whose write was simply re-enabled) so far.
 pub fn stats() -> (u64, u64) {

@@ -12,9 +12,10 @@
 //!    ones read-only with `pte::LIBOS_COW`, read-only ones as they are,
 //!    `pte::LIBOS_SHARED` ones shared writable), and PROTECT records that
 //!    make the caller's writable pages read-only and copy-on-write.
-//! 3. A short assembly routine takes the register snapshot and, without
-//!    writing memory again, applies both batches, sets the child's state
-//!    and runs it. Memory and registers are therefore one consistent
+//! 3. A short assembly routine (the runtime's `oxok_rt::fork::switch`,
+//!    its calls generated from the table) takes the register snapshot and,
+//!    without writing memory again, applies both batches, sets the child's
+//!    state and runs it. Memory and registers are therefore one consistent
 //!    picture: everything the caller wrote before the batches is in the
 //!    shared frames, and everything it writes after is copied away from the
 //!    child by its own copy-on-write faults. The slot end is deferred
@@ -29,11 +30,11 @@ use super::{Batch, VmError};
 use crate::exec::Child;
 use crate::{exposed, sys, upcall};
 use alloc::vec::Vec;
-use core::arch::naked_asm;
-use core::mem::offset_of;
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use oxok_abi::layout::{APP_AREA, pte};
-use oxok_abi::{Call, EnvState, MapEntry, Regs};
+use oxok_abi::{EnvState, MapEntry};
+use oxok_rt::fncell::FnCell;
+use oxok_rt::fork::Side;
 
 /// What [`fork`] returns on each side.
 #[derive(Debug, PartialEq, Eq)]
@@ -45,45 +46,26 @@ pub enum Fork {
 }
 
 const HOOKS: usize = 8;
-static CHILD_HOOKS: [AtomicPtr<()>; HOOKS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; HOOKS];
+static CHILD_HOOKS: [FnCell<fn()>; HOOKS] = [const { FnCell::new() }; HOOKS];
 
 /// Registers `hook` to run in every child of [`fork`] before `fork`
 /// returns there (to refresh per-process state the memory copy carried
 /// over: cached ids, descriptor bookkeeping). At most 8 hooks; registering
 /// the same hook twice keeps one.
 pub fn at_fork_child(hook: fn()) -> bool {
-    let p = hook as *mut ();
-    for slot in &CHILD_HOOKS {
-        match slot.compare_exchange(core::ptr::null_mut(), p, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => return true,
-            Err(existing) if existing == p => return true,
-            Err(_) => {}
-        }
-    }
-    false
+    CHILD_HOOKS.iter().any(|slot| slot.fill(hook))
 }
 
 fn run_child_hooks() {
-    for slot in &CHILD_HOOKS {
-        let p = slot.load(Ordering::Acquire);
-        if !p.is_null() {
-            // SAFETY: only `fn()` pointers are stored (`at_fork_child`).
-            let hook = unsafe { core::mem::transmute::<*mut (), fn()>(p) };
-            hook();
-        }
+    for hook in CHILD_HOOKS.iter().filter_map(FnCell::get) {
+        hook();
     }
 }
 
-unsafe extern "C" {
-    /// Bounds of the `.libos_private` section (`libos/user.ld`).
-    static __libos_private_start: u8;
-    static __libos_private_end: u8;
-}
-
 /// Pages the child gets private copies of at once (the statics the
-/// page-fault path writes), `[start, end)`.
+/// page-fault path writes: `oxok_rt::fork_private!`), `[start, end)`.
 fn copied_range() -> (u64, u64) {
-    ((&raw const __libos_private_start) as u64, (&raw const __libos_private_end) as u64)
+    oxok_rt::fork::private_range()
 }
 
 /// Page ranges the child gets fresh frames for instead of shared ones:
@@ -92,9 +74,6 @@ fn private_ranges() -> [(u64, u64); 3] {
     let exc_top = upcall::stack_top();
     [(exc_top - upcall::STACK_SIZE as u64, exc_top), crate::pct::stack_range(), copied_range()]
 }
-
-/// The register value the child finds in `rax` when it resumes.
-const CHILD_MARK: u64 = 0x00_6368_696c_6400; // "child"
 
 /// Makes a copy of the calling process (see the module documentation).
 pub fn fork() -> Result<Fork, VmError> {
@@ -155,26 +134,13 @@ fn build(child: u64) -> Result<bool, VmError> {
 
     let mut state = EnvState::default();
     sys::env_get_state(0, &raw mut state as u64)?;
-    state.regs = Regs { rax: CHILD_MARK, rflags: 0x202, ..Regs::default() };
-    let mut switch = Switch {
-        child,
-        shares: shares.as_ptr() as u64,
-        share_count: shares.len() as u64,
-        protects: protects.as_ptr() as u64,
-        protect_count: protects.len() as u64,
-        state: &raw mut state as u64,
-    };
     let _ = exposed::set_critical(true);
-    // SAFETY: `switch` points at valid record arrays and a state buffer that
-    // stay alive across the call; `fork_switch` follows the C ABI and
-    // resumes the child on this very stack frame (see the module docs).
-    let status = unsafe { fork_switch(&raw mut switch) };
+    let side = oxok_rt::fork::switch(child, &shares, &protects, &mut state);
     let _ = exposed::set_critical(false);
-    if status == CHILD_MARK {
-        return Ok(true);
+    match side {
+        Side::Child => Ok(true),
+        Side::Parent(r) => r.map(|()| false).map_err(VmError::from),
     }
-    sys::check(status)?;
-    Ok(false)
 }
 
 /// Pages the last fork's walk found (room for the lists of the next).
@@ -227,84 +193,4 @@ fn fresh_page(batch: &mut Batch, va: u64, entry: u64) -> Result<(), VmError> {
     } else {
         batch.push(MapEntry::fresh(va, flags))
     }
-}
-
-/// What [`fork_switch`] needs, in memory it reads before the batches.
-#[repr(C)]
-struct Switch {
-    child: u64,
-    shares: u64,
-    share_count: u64,
-    protects: u64,
-    protect_count: u64,
-    state: u64,
-}
-
-/// Saves the callee-saved registers on the stack, records `rsp` and the
-/// resume address in the state, then applies the child's SHARE batch, the
-/// caller's PROTECT batch, sets the child's state and runs it — with no
-/// memory write after the snapshot. Returns 0 or the first failing call's
-/// status in the parent, [`CHILD_MARK`] in the child.
-#[unsafe(naked)]
-unsafe extern "C" fn fork_switch(switch: *mut Switch) -> u64 {
-    naked_asm!(
-        "push rbx",
-        "push rbp",
-        "push r12",
-        "push r13",
-        "push r14",
-        "push r15",
-        "mov rbx, rdi",
-        "mov rax, [rbx + {state}]",
-        "mov [rax + {rsp}], rsp",
-        "lea rcx, [rip + 2f]",
-        "mov [rax + {rip}], rcx",
-        // page_batch(child, shares, count): restarts itself in place.
-        "mov rax, {batch}",
-        "mov rdi, [rbx + {child}]",
-        "mov rsi, [rbx + {shares}]",
-        "mov rdx, [rbx + {share_count}]",
-        "syscall",
-        "test rax, rax",
-        "jnz 1f",
-        // page_batch(self, protects, count)
-        "mov rax, {batch}",
-        "xor edi, edi",
-        "mov rsi, [rbx + {protects}]",
-        "mov rdx, [rbx + {protect_count}]",
-        "syscall",
-        "test rax, rax",
-        "jnz 1f",
-        // env_set_state(child, state)
-        "mov rax, {set_state}",
-        "mov rdi, [rbx + {child}]",
-        "mov rsi, [rbx + {state}]",
-        "syscall",
-        "test rax, rax",
-        "jnz 1f",
-        // env_run(child)
-        "mov rax, {run}",
-        "mov rdi, [rbx + {child}]",
-        "syscall",
-        "1:",
-        "2:",
-        "pop r15",
-        "pop r14",
-        "pop r13",
-        "pop r12",
-        "pop rbp",
-        "pop rbx",
-        "ret",
-        state = const offset_of!(Switch, state),
-        child = const offset_of!(Switch, child),
-        shares = const offset_of!(Switch, shares),
-        share_count = const offset_of!(Switch, share_count),
-        protects = const offset_of!(Switch, protects),
-        protect_count = const offset_of!(Switch, protect_count),
-        rsp = const offset_of!(EnvState, regs) + offset_of!(Regs, rsp),
-        rip = const offset_of!(EnvState, regs) + offset_of!(Regs, rip),
-        batch = const Call::page_batch.number(),
-        set_state = const Call::env_set_state.number(),
-        run = const Call::env_run.number(),
-    )
 }

@@ -29,9 +29,10 @@ pub mod appel;
 
 use crate::upcall::{self, Kind, Outcome};
 use core::fmt;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ExceptionFrame, MapEntry};
+use oxok_rt::fncell::FnCell;
 
 pub use cow::stats as cow_stats;
 pub use fork::{Fork, at_fork_child, fork};
@@ -100,7 +101,7 @@ impl fmt::Display for VmError {
 }
 
 /// The page-fault handler in place before [`init`], to pass faults on to.
-static PREVIOUS: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
+static PREVIOUS: FnCell<upcall::Handler> = FnCell::new();
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the upcall runtime and this module's page-fault handler (once;
@@ -111,7 +112,7 @@ pub fn init() -> Result<(), oxok_abi::Error> {
         return Ok(());
     }
     if let Some(h) = upcall::handler(Kind::PageFault) {
-        PREVIOUS.store(h as *mut (), Ordering::Release);
+        PREVIOUS.set(h);
     }
     upcall::set_handler(Kind::PageFault, on_fault);
     upcall::install()
@@ -136,14 +137,10 @@ fn on_fault(frame: &mut ExceptionFrame) -> Outcome {
     if resolved {
         return Outcome::Resume;
     }
-    let previous = PREVIOUS.load(Ordering::Acquire);
-    if previous.is_null() {
-        return Outcome::Unhandled;
+    match PREVIOUS.get() {
+        Some(previous) => previous(frame),
+        None => Outcome::Unhandled,
     }
-    // SAFETY: PREVIOUS only ever holds a `upcall::Handler` taken from
-    // `upcall::handler` in `init`.
-    let previous = unsafe { core::mem::transmute::<*mut (), upcall::Handler>(previous) };
-    previous(frame)
 }
 
 /// A copy-on-write page that cannot be copied (no frame left, or the

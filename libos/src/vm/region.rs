@@ -15,9 +15,10 @@ struct Region {
     prot: Prot,
 }
 
-/// Fork-private (`.libos_private`): the fault path takes its lock.
-#[unsafe(link_section = ".libos_private")]
-static REGIONS: Mutex<[Option<Region>; MAX_REGIONS]> = Mutex::new([None; MAX_REGIONS]);
+oxok_rt::fork_private! {
+    /// Fork-private (`.libos_private`): the fault path takes its lock.
+    static REGIONS: Mutex<[Option<Region>; MAX_REGIONS]> = Mutex::new([None; MAX_REGIONS]);
+}
 
 /// The protection of the region holding `va`, if any.
 pub(super) fn find(va: u64) -> Option<Prot> {
@@ -55,9 +56,10 @@ pub(super) fn place(len: u64, prot: Prot) -> Result<u64, VmError> {
     Ok(start)
 }
 
-/// The lowest address [`place`] may use next.
-#[unsafe(link_section = ".libos_private")]
-static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(MAP_BASE);
+oxok_rt::fork_private! {
+    /// The lowest address [`place`] may use next.
+    static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(MAP_BASE);
+}
 
 /// Removes the regions inside `[start, end)`; every region it touches must
 /// lie wholly inside it.

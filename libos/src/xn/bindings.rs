@@ -8,6 +8,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, rights};
+use oxok_rt::page::PageRef;
 
 /// The blocks this program has bound, each at its own page of a window.
 pub struct Bindings {
@@ -58,16 +59,17 @@ impl Bindings {
     }
 
     /// The cached bytes of `block` (metadata or data), bound read-only on
-    /// first use. Metadata changed through `modify`, `alloc` or `free` shows
-    /// here at once: it is the same frame.
-    pub fn get(&mut self, block: u64) -> Result<&[u8; BLOCK_SIZE], XnError> {
+    /// first use (`PageRef::bytes`). Metadata changed through `modify`,
+    /// `alloc` or `free` shows here at once: it is the same frame.
+    pub fn get(&mut self, block: u64) -> Result<PageRef, XnError> {
         let va = self.ensure(block, false)?;
         Ok(page(va)?)
     }
 
     /// The cached bytes of data `block`, bound writable (the rights check
-    /// happens at the first bind); write them, then [`super::write`].
-    pub fn get_mut(&mut self, block: u64) -> Result<&mut [u8; BLOCK_SIZE], XnError> {
+    /// happens at the first bind; `PageRef::bytes_mut`); write them, then
+    /// [`super::write`].
+    pub fn get_mut(&mut self, block: u64) -> Result<PageRef, XnError> {
         let va = self.ensure(block, true)?;
         Ok(page_mut(va)?)
     }

@@ -170,11 +170,8 @@ impl XnDisk {
     /// let go (whose `acl` decides about it) is read in again.
     fn bind(&mut self, block: u64, write: bool) -> Result<u64, Refusal> {
         for _ in 0..MAX_DEPTH {
-            let r = if write {
-                self.pages.get_mut(block).map(|p| p.as_ptr() as u64)
-            } else {
-                self.pages.get(block).map(|p| p.as_ptr() as u64)
-            };
+            let r =
+                if write { self.pages.get_mut(block).map(|p| p.va()) } else { self.pages.get(block).map(|p| p.va()) };
             match r {
                 Ok(va) => return Ok(va),
                 Err(XnError::Sys(Error::NoMemory)) if !self.pages.is_empty() => self.make_room()?,
@@ -260,7 +257,7 @@ impl Disk for XnDisk {
 
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal> {
         let va = self.bind(block, false)?;
-        out.copy_from_slice(super::page(va).map_err(|_| Refusal::NotBound(block))?);
+        out.copy_from_slice(super::page(va).map_err(|_| Refusal::NotBound(block))?.bytes());
         Ok(())
     }
 
@@ -272,7 +269,8 @@ impl Disk for XnDisk {
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
         self.settle()?;
         let va = self.bind(block, true)?;
-        super::page_mut(va).map_err(|_| Refusal::NotBound(block))?.copy_from_slice(data);
+        let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
+        page.bytes_mut().ok_or(Refusal::NotBound(block))?.copy_from_slice(data);
         self.dirty.insert(block);
         self.data.insert(block);
         Ok(())

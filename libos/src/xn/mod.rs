@@ -12,7 +12,6 @@
 
 mod bindings;
 mod disk;
-#[allow(unsafe_code)]
 mod page;
 
 use crate::sys;

@@ -122,7 +122,7 @@ fn client() -> i32 {
         }
         Err(_) => t.check(false, "env_create"),
     }
-    t.check(sys::pct_reply(0).err() == Some(Error::Invalid), "pct_reply while not serving refused");
+    t.check(sys::pct_reply(0, &[0; 9]).err() == Some(Error::Invalid), "pct_reply while not serving refused");
 
     // Round trips.
     let rounds = 200u64;

@@ -75,8 +75,10 @@ fn fill(c: &mut Checks, root: u64, inode: &Inode, i: u32, start: u64, len: u64) 
     for b in start..start + len {
         let va = VA + (b % 256) * BLOCK_SIZE as u64;
         c.expect(xn::bind(b, va, rights::READ | rights::WRITE), Ok(()), "bind data writable");
-        if let Ok(p) = xn::page_mut(va) {
-            pattern(b, SEED, p);
+        if let Ok(mut p) = xn::page_mut(va)
+            && let Some(bytes) = p.bytes_mut()
+        {
+            pattern(b, SEED, bytes);
         }
         let _ = oxok_libos::sys::page_unmap(0, va);
         c.check(xn::write(b).and_then(xn::wait).is_ok(), "write data block");
@@ -126,11 +128,13 @@ fn basic() -> i32 {
     // Bindings: a window of bound pages; a change made through a writable
     // binding survives eviction (it went to the disk and came back).
     let mut bs = xn::Bindings::new(VA + 0x20_0000, 8);
-    c.check(bs.get(20).is_ok_and(|p| oxok_tests::xn::has_pattern(20, SEED, p)), "bindings: data read");
-    c.check(bs.get(root).is_ok_and(|p| Inode(*p).entries() == less.entries()), "bindings: metadata read");
+    c.check(bs.get(20).is_ok_and(|p| oxok_tests::xn::has_pattern(20, SEED, p.bytes())), "bindings: data read");
+    c.check(bs.get(root).is_ok_and(|p| Inode(*p.bytes()).entries() == less.entries()), "bindings: metadata read");
     c.check(refused(refuse::METADATA_WRITABLE)(bs.get_mut(root).map(|_| ())), "bindings: metadata never writable");
-    if let Ok(p) = bs.get_mut(20) {
-        p[0] ^= 0xff;
+    if let Ok(mut p) = bs.get_mut(20)
+        && let Some(bytes) = p.bytes_mut()
+    {
+        bytes[0] ^= 0xff;
     }
     c.check(xn::write_sync(20).is_ok(), "bindings: write through the binding");
     c.expect(xn::evict(20), Err(XnError::Sys(oxok_libos::Error::Busy)), "evict of a bound block refused");
@@ -139,7 +143,7 @@ fn basic() -> i32 {
     let mut want = [0u8; BLOCK_SIZE];
     pattern(20, SEED, &mut want);
     want[0] ^= 0xff;
-    c.check(bs.get(20).is_ok_and(|p| *p == want), "bindings: the change came back from disk");
+    c.check(bs.get(20).is_ok_and(|p| *p.bytes() == want), "bindings: the change came back from disk");
     drop(bs);
     c.finish()
 }
@@ -173,7 +177,7 @@ fn persist_read() -> i32 {
         println!("xntest: root page unreadable");
         return 1;
     };
-    let inode = Inode(*page);
+    let inode = Inode(*page.bytes());
     c.expect(inode.entries().first().copied(), Some((PERSIST_DATA.0, PERSIST_DATA.1, 0)), "root content");
     c.expect(fsck(0, PERSIST_ROOT, &inode, SEED, VA + 0x10_0000), Ok(PERSIST_DATA.1), "data read back after reboot");
     c.finish()
@@ -364,7 +368,7 @@ fn dup_read() -> i32 {
         let va = VA + b * BLOCK_SIZE as u64;
         let ok = xn::read(b).is_ok()
             && xn::bind(b, va, rights::READ).is_ok()
-            && xn::page(va).is_ok_and(|p| oxok_tests::xn::has_pattern(b, SEED, p));
+            && xn::page(va).is_ok_and(|p| oxok_tests::xn::has_pattern(b, SEED, p.bytes()));
         c.check(ok, "undamaged data intact");
     }
     c.finish()

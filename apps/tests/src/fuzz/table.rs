@@ -6,7 +6,7 @@
 use oxok_libos::abi::Call;
 
 macro_rules! call_table {
-    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*];)*) => {
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident $(: $rclass:ident)?),*];)*) => {
         /// Every call in table order, with its argument names.
         pub const TABLE: &[(Call, &[&str])] = &[$((Call::$name, &[$(stringify!($arg)),*]),)*];
     };

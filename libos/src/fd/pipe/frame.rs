@@ -17,10 +17,17 @@
 //! Everything here is shared with the pipe's partners and may be garbage:
 //! this module hands out only atomics and bounds-checked copies, never a
 //! reference into the ring, and every index it copies at comes from
-//! `oxok_pipering::spans`, which reduces it modulo [`CAPACITY`]. It is the one `unsafe` part of the pipes.
+//! `oxok_pipering::spans`, which reduces it modulo [`CAPACITY`]. The page
+//! is the runtime's `SharedPage` (checked mapped when made, bytes only by
+//! clipped copies).
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::layout::PAGE_SIZE;
+use oxok_rt::page::SharedPage;
+
+/// The holder table of a header that cannot be read (never: the header
+/// words are whole).
+static EMPTY: [[AtomicU64; HOLDERS]; 2] = [const { [const { AtomicU64::new(0) }; HOLDERS] }; 2];
 
 /// Holder slots per side.
 pub const HOLDERS: usize = 8;
@@ -41,37 +48,45 @@ pub enum Side {
 }
 
 /// The header at the start of a pipe frame (layout in the module
-/// documentation). Every field is an atomic word: partners in other
-/// processes change them concurrently, and any bit pattern is a value.
-#[repr(C)]
-pub struct Header {
+/// documentation), as views of its words. Every field is an atomic word:
+/// partners in other processes change them concurrently, and any bit
+/// pattern is a value.
+pub struct Header<'a> {
     /// [`MAGIC`] once the creator initialised the frame.
-    pub magic: AtomicU64,
+    pub magic: &'a AtomicU64,
     /// Bytes consumed since creation (free-running; readers advance it).
-    pub read: AtomicU64,
+    pub read: &'a AtomicU64,
     /// Bytes produced since creation (free-running; writers advance it).
-    pub written: AtomicU64,
+    pub written: &'a AtomicU64,
     /// The writer in the middle of a copy (its environment id), or 0.
-    pub lock: AtomicU64,
+    pub lock: &'a AtomicU64,
     /// Environment ids of the processes holding each end; 0 is free.
-    pub holders: [[AtomicU64; HOLDERS]; 2],
+    pub holders: &'a [[AtomicU64; HOLDERS]; 2],
     /// A waiting reader's `read + 1` (see the layout above): a writer that
     /// feeds on demand (the shell's keyboard feed) writes only while this
     /// is above `written`.
-    pub demand: AtomicU64,
+    pub demand: &'a AtomicU64,
 }
 
-const _: () = assert!(core::mem::size_of::<Header>() as u64 <= RING_AT);
+/// Word indices of the header's fields.
+const W_MAGIC: usize = 0;
+const W_READ: usize = 1;
+const W_WRITTEN: usize = 2;
+const W_LOCK: usize = 3;
+const W_HOLDERS: usize = 4;
+const W_DEMAND: usize = W_HOLDERS + 2 * HOLDERS;
+
+const _: () = assert!(((W_DEMAND + 1) * 8) as u64 <= RING_AT);
 
 /// A pipe frame mapped at `va` in this process.
 ///
 /// Invariant (kept by `super::local`, the only code that makes one): the
-/// page at `va` is mapped user-writable, is not a Rust object, and stays
-/// mapped as long as the end object that owns this `Frame` lives — the
-/// registry unmaps a pipe's page only when the last end in this process is
-/// dropped.
+/// page at `va` is mapped user-writable, is not a Rust object (the
+/// runtime's `SharedPage` checked both), and stays mapped as long as the
+/// end object that owns this `Frame` lives — the registry unmaps a pipe's
+/// page only when the last end in this process is dropped.
 pub struct Frame {
-    va: u64,
+    page: SharedPage,
 }
 
 impl Frame {
@@ -79,20 +94,27 @@ impl Frame {
     /// `super::local` calls this, for pages it keeps mapped (see the
     /// invariant on [`Frame`]).
     pub(super) fn at(va: u64) -> Option<Frame> {
-        (va.is_multiple_of(PAGE_SIZE) && crate::exposed::writable(va)).then_some(Frame { va })
+        SharedPage::writable(va).map(|page| Frame { page })
     }
 
     /// Where the frame is mapped.
     pub fn va(&self) -> u64 {
-        self.va
+        self.page.va()
     }
 
     /// The header.
-    pub fn header(&self) -> &Header {
-        // SAFETY: `va` is page-aligned and mapped writable while `self` lives
-        // (invariant on `Frame`); `Header` is only atomics, which other
-        // processes may change concurrently, and any bit pattern is valid.
-        unsafe { &*(self.va as *const Header) }
+    pub fn header(&self) -> Header<'_> {
+        let w = self.page.words();
+        let (holders, _) = w[W_HOLDERS..W_DEMAND].as_chunks::<HOLDERS>();
+        let holders = holders.try_into().unwrap_or(&EMPTY);
+        Header {
+            magic: &w[W_MAGIC],
+            read: &w[W_READ],
+            written: &w[W_WRITTEN],
+            lock: &w[W_LOCK],
+            holders,
+            demand: &w[W_DEMAND],
+        }
     }
 
     /// Address of a header word, for wakeup predicates.
@@ -105,16 +127,8 @@ impl Frame {
     pub fn copy_out(&self, pos: u64, dst: &mut [u8]) {
         for s in oxok_pipering::spans(pos, dst.len(), CAPACITY as usize) {
             let Some(to) = dst.get_mut(s.buf..s.buf + s.len) else { return };
-            // `spans` keeps every piece inside the ring; any byte is a valid u8.
-            // SAFETY: `s.ring + s.len <= CAPACITY`, so the source is in the mapped
-            // page (invariant on `Frame`); the destination is a borrowed `s.len` bytes.
-            unsafe {
-                core::ptr::copy_nonoverlapping(
-                    (self.va + RING_AT + s.ring as u64) as *const u8,
-                    to.as_mut_ptr(),
-                    s.len,
-                );
-            }
+            // `spans` keeps every piece inside the ring.
+            self.page.copy_out(RING_AT as usize + s.ring, to);
         }
     }
 
@@ -123,12 +137,7 @@ impl Frame {
     pub fn copy_in(&self, pos: u64, src: &[u8]) {
         for s in oxok_pipering::spans(pos, src.len(), CAPACITY as usize) {
             let Some(from) = src.get(s.buf..s.buf + s.len) else { return };
-            // SAFETY: as in `copy_out`: the destination lies inside the
-            // mapped, writable page and is no Rust object; the source is a
-            // borrowed slice of `s.len` bytes.
-            unsafe {
-                core::ptr::copy_nonoverlapping(from.as_ptr(), (self.va + RING_AT + s.ring as u64) as *mut u8, s.len);
-            }
+            self.page.copy_in(RING_AT as usize + s.ring, from);
         }
     }
 
@@ -150,7 +159,7 @@ pub fn rebind_image(va: u64, page: &mut [u8], map: &dyn Fn(u64) -> Option<u64>) 
     if !super::local::in_region(va) || word(page, 0) != Some(MAGIC) {
         return false;
     }
-    let base = core::mem::offset_of!(Header, holders);
+    let base = W_HOLDERS * 8;
     for i in 0..2 * HOLDERS {
         let at = base + i * 8;
         let Some(old) = word(page, at) else { return false };

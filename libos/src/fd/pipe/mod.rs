@@ -44,7 +44,6 @@
 //! kernel's frame table, which partners cannot forge) the pipe is closed.
 //! No process table or other shared state is involved.
 
-#[allow(unsafe_code)]
 mod frame;
 mod holders;
 mod local;
@@ -124,7 +123,7 @@ impl Feeder {
     /// predicate that fires when a reader starts waiting.
     pub fn demand_word(&self) -> (u64, u64) {
         let h = self.end.frame.header();
-        (self.end.frame.word_address(&h.demand), h.demand.load(Ordering::Acquire))
+        (self.end.frame.word_address(h.demand), h.demand.load(Ordering::Acquire))
     }
 
     /// Writes all of `bytes` (blocking while the pipe is full).
@@ -179,7 +178,7 @@ impl PipeEnd {
             if self.partner(Side::Read).is_err() {
                 return false;
             }
-            waiter.wait((!free).then_some(owner), self.frame.word_address(&h.lock), owner);
+            waiter.wait((!free).then_some(owner), self.frame.word_address(h.lock), owner);
         }
     }
 }
@@ -225,7 +224,7 @@ impl File for PipeEnd {
                 Err(()) => return Ok(0),
                 Ok(partner) => {
                     h.demand.fetch_max(read.wrapping_add(1), Ordering::AcqRel);
-                    waiter.wait(partner, self.frame.word_address(&h.written), written)
+                    waiter.wait(partner, self.frame.word_address(h.written), written)
                 }
             }
         }
@@ -263,7 +262,7 @@ impl File for PipeEnd {
                 Some(Err(())) => return Err(corrupt()),
                 None => {}
             }
-            waiter.wait(readers, self.frame.word_address(&h.read), read);
+            waiter.wait(readers, self.frame.word_address(h.read), read);
         }
     }
 

@@ -51,8 +51,8 @@ impl Args {
     }
 
     /// The environment strings (`KEY=value`) the loader left after argv,
-    /// as raw C strings; read by [`crate::environ`].
-    pub(crate) fn envp(&self) -> impl Iterator<Item = &'static str> {
+    /// as raw C strings; read by the libOS's `environ`.
+    pub fn envp(&self) -> impl Iterator<Item = &'static str> {
         // SAFETY: the System V stack continues after argv's NULL with the
         // envp pointers and their NULL (`from_initial_stack`'s contract).
         let mut p = unsafe { self.argv.add(self.argc + 1) };

@@ -5,8 +5,9 @@
 //!
 //! Every copy first checks, through the exposed page tables, that each page
 //! of the range is present and user-accessible (and writable for writes),
-//! so a copy never faults: a bad range is an error, and the caller turns it
-//! into `-EFAULT`. Which ranges the guest may name at all is the caller's
+//! so a copy never faults, and that none of it is the runtime's own memory,
+//! so a copy never touches a Rust object: a bad range is an error, and the
+//! caller turns it into `-EFAULT`. Which ranges the guest may name at all is the caller's
 //! policy (its own table of the guest's memory); this module only makes the
 //! access itself safe.
 
@@ -16,10 +17,15 @@ use oxok_abi::layout::PAGE_SIZE;
 use oxok_abi::{Error, Regs};
 
 /// True if every page of `[addr, addr + len)` is mapped user-accessible
-/// (and user-writable when `write`). Empty ranges are accepted.
+/// (and user-writable when `write`) and none of it is the runtime's own
+/// memory (`page::own_memory`: the image, the heap, the main stack, which
+/// the guest never has). Empty ranges are accepted.
 pub fn mapped(addr: u64, len: u64, write: bool) -> bool {
     if len == 0 {
         return true;
+    }
+    if crate::page::own_memory(addr, len) {
+        return false;
     }
     let Some(last) = addr.checked_add(len - 1) else { return false };
     let mut page = addr & !(PAGE_SIZE - 1);
@@ -41,8 +47,8 @@ pub fn copy_in(addr: u64, buf: &mut [u8]) -> Result<(), Error> {
     if !mapped(addr, buf.len() as u64, false) {
         return Err(Error::BadAddress);
     }
-    // The destination is a Rust buffer that cannot overlap guest memory (the
-    // personality keeps its own memory out of the guest's table).
+    // The destination is a Rust buffer that cannot overlap the source, which
+    // is none of the runtime's own memory (checked by `mapped`).
     // SAFETY: every page of the source range is mapped user-readable (checked
     // above); the guest runs only while the libOS does not, so nothing unmaps it.
     unsafe { core::ptr::copy(addr as *const u8, buf.as_mut_ptr(), buf.len()) };
@@ -55,9 +61,9 @@ pub fn copy_out(addr: u64, data: &[u8]) -> Result<(), Error> {
     if !mapped(addr, data.len() as u64, true) {
         return Err(Error::BadAddress);
     }
-    // SAFETY: every page of the destination is mapped user-writable
-    // (checked above) and not moved while the copy runs (see `copy_in`);
-    // `copy` allows the ranges to overlap.
+    // SAFETY: every page of the destination is mapped user-writable and is
+    // no Rust object (checked above), and not moved while the copy runs
+    // (see `copy_in`); `copy` allows the ranges to overlap.
     unsafe { core::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
     Ok(())
 }
@@ -69,7 +75,8 @@ pub fn zero(addr: u64, len: u64) -> Result<(), Error> {
         return Err(Error::BadAddress);
     }
     let len = usize::try_from(len).map_err(|_| Error::Invalid)?;
-    // SAFETY: the range is mapped user-writable (checked above).
+    // SAFETY: the range is mapped user-writable and no Rust object (checked
+    // above).
     unsafe { core::ptr::write_bytes(addr as *mut u8, 0, len) };
     Ok(())
 }

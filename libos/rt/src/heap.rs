@@ -38,8 +38,8 @@ pub struct ProgramHeap(Mutex<Option<State>>);
 static HEAP: ProgramHeap = ProgramHeap(Mutex::new(None));
 
 /// True while the heap's lock is held (by code a protected control
-/// transfer interrupted: `pct::interrupted_busy`).
-pub(crate) fn busy() -> bool {
+/// transfer interrupted: the libOS's `pct::interrupted_busy`).
+pub fn busy() -> bool {
     HEAP.0.is_locked()
 }
 

@@ -15,9 +15,10 @@
 //! between the check and the read; the kernel never unmaps its exposed
 //! tables.)
 
-use crate::{Error, sys};
+use crate::sys;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
+use oxok_abi::Error;
 use oxok_abi::frames::FrameEntry;
 use oxok_abi::layout::{
     APP_AREA, AppArea, BOOT_ARCHIVE, CLOCK, Clock, ENV_TABLE, ENV_TABLE_ROWS, FRAME_TABLE, PAGE_SIZE, REPOSSESS_SLOTS,
@@ -268,7 +269,7 @@ pub fn boot_archive() -> Option<&'static [u8]> {
 pub fn self_id() -> u64 {
     match SELF_ID.load(Ordering::Relaxed) {
         0 => {
-            let id = crate::process::env_id();
+            let id = sys::env_self().map(|[id]| id).unwrap_or(0);
             SELF_ID.store(id, Ordering::Relaxed);
             id
         }
@@ -282,7 +283,7 @@ pub fn self_id() -> u64 {
 static SELF_ID: AtomicU64 = AtomicU64::new(0);
 
 /// Forgets the cached id (a child of `fork` runs with its parent's memory).
-pub(crate) fn forget_self_id() {
+pub fn forget_self_id() {
     SELF_ID.store(0, Ordering::Relaxed);
 }
 

@@ -1,0 +1,159 @@
+//! System-call stubs, one function per call in `oxok_abi`'s table, generated
+//! from it: `sys::console_write(ptr, len)` returns `Result<[u64; 1], Error>`
+//! with as many results as the table declares. The registers come from the
+//! table's convention (`oxok_abi::regs`): the numbered arguments from
+//! `arg_registers!`, a transfer's message from `message_registers!`.
+//!
+//! The message calls (an argument of class `Msg`) take the nine words as a
+//! [`Msg`]: `pct_send(target, &msg)`, `pct_reply(caller, &msg)`, and, with
+//! a `Reply` result, `pct_call(target, &mut msg)`, which leaves the reply
+//! (or, on failure, what the kernel left in the message registers) in
+//! `msg` and returns the callee's id. These and [`raw`] are the only
+//! `syscall` instructions of the libOS outside the naked code that
+//! composes `oxok_abi::syscall_asm!` fragments.
+
+use core::arch::asm;
+use oxok_abi::{Call, Error};
+
+/// A protected control transfer's message: the nine message registers.
+pub type Msg = [u64; oxok_abi::regs::MSG_WORDS];
+
+/// Raw results of one `syscall`: status, then `rdi rsi rdx`.
+pub struct Raw {
+    /// `rax` on return: 0 or an error code.
+    pub status: u64,
+    /// `rdi rsi rdx` on return.
+    pub values: [u64; 3],
+}
+
+macro_rules! raw_syscall {
+    (["rdi" "rsi" "rdx" $r3:tt $r4:tt $r5:tt] $nr:ident, $a:ident) => {{
+        let (status, r0, r1, r2);
+        // SAFETY: `syscall` transfers to the kernel, which reads only
+        // registers and memory it checks itself; it clobbers rcx and r11,
+        // may rewrite the argument registers (restartable calls), and
+        // preserves everything else. The results come back in the first
+        // three argument registers (`oxok_abi::regs::RESULT_REGS`).
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout("rdi") $a[0] => r0,
+                inlateout("rsi") $a[1] => r1,
+                inlateout("rdx") $a[2] => r2,
+                inlateout($r3) $a[3] => _,
+                inlateout($r4) $a[4] => _,
+                inlateout($r5) $a[5] => _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+}
+
+/// Executes `syscall` with number `nr` and six argument registers.
+#[inline(always)]
+pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
+    oxok_abi::arg_registers!(raw_syscall, nr, a)
+}
+
+/// Turns a raw status into a `Result`; unknown codes read as `Invalid`.
+#[inline(always)]
+pub fn check(status: u64) -> Result<(), Error> {
+    match status {
+        0 => Ok(()),
+        code => Err(Error::from_code(code).unwrap_or(Error::Invalid)),
+    }
+}
+
+/// A message call: `rdi` (the first argument register) and the message
+/// registers in and out, status in `rax`.
+macro_rules! msg_syscall {
+    ([$a0:tt $($ar:tt)*] [$m0:tt $m1:tt $m2:tt $m3:tt $m4:tt $m5:tt $m6:tt $m7:tt $m8:tt] $nr:expr, $arg:expr, $m:ident) => {{
+        let (status, out);
+        // SAFETY: `syscall` into the kernel; per the ABI every register
+        // except rax, rcx, r11, `rdi` and the message registers (declared
+        // in-out here) is preserved. The callee may write memory this
+        // environment shares with it, so the block is not `nomem`.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($a0) $arg => out,
+                inlateout($m0) $m[0] => $m[0],
+                inlateout($m1) $m[1] => $m[1],
+                inlateout($m2) $m[2] => $m[2],
+                inlateout($m3) $m[3] => $m[3],
+                inlateout($m4) $m[4] => $m[4],
+                inlateout($m5) $m[5] => $m[5],
+                inlateout($m6) $m[6] => $m[6],
+                inlateout($m7) $m[7] => $m[7],
+                inlateout($m8) $m[8] => $m[8],
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        (status, out)
+    }};
+}
+
+/// Adds the argument registers in front of the message registers.
+macro_rules! with_arg_registers {
+    ([$($m:tt)*] $($rest:tt)*) => {
+        oxok_abi::arg_registers!(msg_syscall, [$($m)*] $($rest)*)
+    };
+}
+
+/// Issues message call `nr` with `arg` in the first argument register and
+/// `msg` in the message registers; returns the status and `rdi`, and
+/// leaves what the kernel put in the message registers in `msg`.
+#[inline(always)]
+fn msg_call(nr: u64, arg: u64, msg: &mut Msg) -> (u64, u64) {
+    oxok_abi::message_registers!(with_arg_registers, nr, arg, msg)
+}
+
+macro_rules! generate_stubs {
+    ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident $(: $rclass:ident)?),*];)*) => {
+        $(stub! { $(#[doc = $doc])* $name($($arg: $class),*) -> [$($res $(: $rclass)?),*] })*
+    };
+}
+
+macro_rules! stub {
+    ($(#[doc = $doc:literal])* $name:ident($a:ident: $ac:ident, $m:ident: Msg) -> [$r:ident: Reply]) => {
+        $(#[doc = $doc])*
+        #[inline(always)]
+        pub fn $name($a: u64, $m: &mut Msg) -> Result<u64, Error> {
+            let (status, id) = msg_call(Call::$name.number(), $a, $m);
+            check(status).map(|()| id)
+        }
+    };
+    ($(#[doc = $doc:literal])* $name:ident($a:ident: $ac:ident, $m:ident: Msg) -> []) => {
+        $(#[doc = $doc])*
+        #[inline(always)]
+        pub fn $name($a: u64, $m: &Msg) -> Result<(), Error> {
+            let mut words = *$m;
+            check(msg_call(Call::$name.number(), $a, &mut words).0)
+        }
+    };
+    ($(#[doc = $doc:literal])* $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident),*]) => {
+        $(#[doc = $doc])*
+        #[inline(always)]
+        pub fn $name($($arg: u64),*) -> Result<[u64; oxok_abi::__count!($($res)*)], Error> {
+            #[allow(unused_mut)]
+            let mut regs = [0u64; 6];
+            let mut _next = 0usize;
+            $(regs[_next] = $arg; _next += 1;)*
+            let r = raw(Call::$name.number(), regs);
+            check(r.status)?;
+            let mut out = [0u64; oxok_abi::__count!($($res)*)];
+            let n = out.len();
+            out.copy_from_slice(&r.values[..n]);
+            Ok(out)
+        }
+    };
+}
+
+oxok_abi::for_each_call!(generate_stubs);
