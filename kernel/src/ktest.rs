@@ -3,8 +3,9 @@
 
 use crate::kprintln;
 use crate::mem::access::{KernelFrame, Mappable};
+use crate::mem::addr::Pfn;
 use crate::mem::paging::AddressSpace;
-use crate::mem::{PAGE_SIZE, frame, user};
+use crate::mem::{frame, user};
 use oxok_abi::Error;
 use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL};
 use oxok_abi::layout::{USER_TOP, pte};
@@ -64,20 +65,23 @@ fn frame_alloc_free() -> TestResult {
 
 fn frame_alloc_specific() -> TestResult {
     let a = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
-    let pfn = a / PAGE_SIZE;
+    let pfn = a.pfn();
     check(frame::with(|f| f.alloc_at(pfn, OWNER_KERNEL)) == Err(Error::Busy), "taken frame handed out again")?;
     frame::with(|f| f.free(a));
     let again = frame::with(|f| f.alloc_at(pfn, OWNER_KERNEL)).map_err(|_| "specific frame refused")?;
     check(again == a, "wrong frame")?;
-    check(frame::with(|f| f.alloc_at(u64::MAX, OWNER_KERNEL)) == Err(Error::Invalid), "absurd frame number accepted")?;
-    check(frame::with(|f| f.alloc_at(0, OWNER_KERNEL)).is_err(), "frame 0 (firmware) handed out")?;
+    check(
+        frame::with(|f| f.alloc_at(Pfn::from_word(u64::MAX), OWNER_KERNEL)) == Err(Error::Invalid),
+        "absurd frame number accepted",
+    )?;
+    check(frame::with(|f| f.alloc_at(Pfn::from_word(0), OWNER_KERNEL)).is_err(), "frame 0 (firmware) handed out")?;
     frame::with(|f| f.free(again));
     Ok(())
 }
 
 fn frame_generation() -> TestResult {
     let a = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or("alloc failed")?;
-    let pfn = a / PAGE_SIZE;
+    let pfn = a.pfn();
     let g0 = frame::with(|f| f.entry(pfn).map(|e| e.generation)).ok_or("no entry")?;
     frame::with(|f| f.free(a));
     let (g1, owner) = frame::with(|f| f.entry(pfn).map(|e| (e.generation, e.owner))).ok_or("no entry")?;

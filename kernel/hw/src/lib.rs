@@ -33,9 +33,10 @@
 //! `mem::phys::bytes`, `mem::frame::zero`), as are port I/O, MSR and CR3
 //! writes (`arch::cpu`).
 //!
-//! Not yet typed: the frame table's API works on frame numbers and
-//! physical addresses (`Frames::free`, `Frames::entry_mut`), and the
-//! process model's stack switches (`arch::kstack::block`, `resume`,
+//! Frame numbers and physical addresses are types of their own
+//! ([`mem::addr::Pfn`], [`mem::addr::PhysAddr`]); the frame table's API
+//! takes and gives only them. Still unguarded: the frame table's
+//! `Frames::free` and `Frames::entry_mut`, and the process model's stack switches (`arch::kstack::block`, `resume`,
 //! `enter`, `set_entry_stack`) take stack addresses the kernel computes
 //! from its `KStack`s; both are safe functions whose misuse by the kernel
 //! would corrupt memory.

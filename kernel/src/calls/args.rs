@@ -7,6 +7,7 @@
 use super::Cx;
 use super::check::{cap_error, cap_in, env_of};
 use crate::env::{EnvId, EnvTable, env_name};
+use crate::mem::addr::Pfn;
 use crate::mem::frame;
 use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_abi::layout::pte;
@@ -101,7 +102,7 @@ pub struct FrameCap {
     /// The slot it was found in.
     pub slot: CapSlot,
     /// The frame it names.
-    pub pfn: u64,
+    pub pfn: Pfn,
     cap: Cap,
 }
 
@@ -114,7 +115,7 @@ impl FrameCap {
         if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
             return Err(Error::BadCap);
         }
-        let (pfn, generation) = (comps[1], comps[2]);
+        let (pfn, generation) = (Pfn::from_word(comps[1]), comps[2]);
         let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
         let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL | OWNER_RETIRED | OWNER_REVOKING);
         if dead || u64::from(entry.generation) != generation {
@@ -124,9 +125,9 @@ impl FrameCap {
     }
 
     /// The frame number, if the capability carries `need` (`Denied`).
-    pub fn with(&self, need: Rights) -> Result<u64, Error> {
+    pub fn with(&self, need: Rights) -> Result<Pfn, Error> {
         let generation = self.cap.name.components()[2];
-        oxok_cap::check(&self.cap, &Name::frame(self.pfn, generation), need).map_err(cap_error)?;
+        oxok_cap::check(&self.cap, &Name::frame(self.pfn.raw(), generation), need).map_err(cap_error)?;
         Ok(self.pfn)
     }
 }
@@ -213,13 +214,13 @@ pub enum FrameChoice {
     /// `ANY_FRAME`.
     Any,
     /// This frame number.
-    At(u64),
+    At(Pfn),
 }
 
 impl Arg for FrameChoice {
     #[inline(always)]
     fn decode(_: &mut Cx<'_>, raw: u64) -> Result<FrameChoice, Error> {
-        Ok(if raw == ANY_FRAME { FrameChoice::Any } else { FrameChoice::At(raw) })
+        Ok(if raw == ANY_FRAME { FrameChoice::Any } else { FrameChoice::At(Pfn::from_word(raw)) })
     }
 }
 

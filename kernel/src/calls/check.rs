@@ -4,6 +4,7 @@
 
 use super::args::{CapSlot, EnvCap, FrameCap};
 use crate::env::{EnvId, EnvTable, env_name};
+use crate::mem::addr::Pfn;
 use crate::mem::frame;
 use oxok_abi::Error;
 use oxok_cap::{Cap, CapError, Kind, Rights};
@@ -31,14 +32,14 @@ pub fn cap_in(envs: &mut EnvTable, caller: EnvId, slot: u64) -> Result<Cap, Erro
 
 /// Checks that `caller`'s slot `slot` names a live frame with `need`;
 /// returns the frame number.
-pub fn frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> Result<u64, Error> {
+pub fn frame_cap(envs: &mut EnvTable, caller: EnvId, slot: u64, need: Rights) -> Result<Pfn, Error> {
     FrameCap::find(envs, caller, CapSlot(slot))?.with(need)
 }
 
 /// Checks that `caller`'s slot `slot` grants `need` on frame `pfn`: either
 /// a capability for that frame, or a capability for the environment that
 /// owns it (an environment's name covers the frames it owns).
-pub fn owned_frame_cap(envs: &mut EnvTable, caller: EnvId, slot: CapSlot, pfn: u64, need: Rights) -> Result<(), Error> {
+pub fn owned_frame_cap(envs: &mut EnvTable, caller: EnvId, slot: CapSlot, pfn: Pfn, need: Rights) -> Result<(), Error> {
     let cap = slot.cap(envs, caller)?;
     match cap.name.kind() {
         Some(Kind::Env) => {

@@ -9,6 +9,7 @@ use super::Cx;
 use super::args::{CapSlot, EnvCap};
 use super::check::cap_error;
 use crate::mem::access::FrameRef;
+use crate::mem::addr::PhysAddr;
 use crate::mem::user;
 use oxok_abi::layout::{APP_AREA, PAGE_SIZE, USER_TOP, pte};
 use oxok_abi::{Error, MAPPINGS_MAX, Mapping};
@@ -49,7 +50,7 @@ pub fn env_mappings(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64, count:
         }
         if found < count as usize {
             records[found] =
-                Mapping { va: page, flags: entry & !pte::ADDRESS_MASK, frame: (entry & pte::ADDRESS_MASK) / PAGE_SIZE };
+                Mapping { va: page, flags: entry & !pte::ADDRESS_MASK, frame: PhysAddr::of_entry(entry).pfn().raw() };
             found += 1;
         } else if overflow.is_none() {
             overflow = Some(page);
@@ -72,7 +73,7 @@ pub fn env_peek(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64) -> Result<
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let entry = env.space.lookup(va).ok_or(Error::NotFound)?;
-    let frame = FrameRef::of_any_env((entry & pte::ADDRESS_MASK) / PAGE_SIZE).ok_or(Error::NotFound)?;
+    let frame = FrameRef::of_any_env(PhysAddr::of_entry(entry).pfn()).ok_or(Error::NotFound)?;
     let space = &cx.env()?.space;
     // The whole destination first, so a bad buffer changes nothing.
     if !oxok_abi::layout::user_range_ok(buf, PAGE_SIZE) {

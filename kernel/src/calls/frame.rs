@@ -6,7 +6,7 @@ use crate::account;
 use crate::arch::cpu;
 use crate::env::count_frame_ref;
 use crate::env::{EnvId, Revocation};
-use crate::mem::{PAGE_SIZE, frame};
+use crate::mem::frame;
 use oxok_abi::Error;
 use oxok_cap::{Cap, Name, Rights};
 
@@ -48,20 +48,20 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<
         FrameChoice::At(pfn) => frame::with(|f| f.alloc_at(pfn, owner.raw()))?,
     };
     // Perform: nothing below can fail.
-    let pfn = pa / PAGE_SIZE;
+    let pfn = pa.pfn();
     let generation = frame::with(|f| f.entry(pfn).map_or(0, |e| e.generation));
-    let cap = Cap::new(Name::frame(pfn, u64::from(generation)), super::check::RWG);
+    let cap = Cap::new(Name::frame(pfn.raw(), u64::from(generation)), super::check::RWG);
     let slot = me.caps.fill(vacancy, cap);
     count_frame_ref(&cap, 1);
     // The owner pays for a frame its set did not hold yet; otherwise the
     // charge goes back.
     if let Some(env) = cx.k.envs.get(owner) {
-        if env.owned.insert(pfn) {
+        if env.owned.insert(pfn.raw()) {
             charge.commit();
         }
         env.publish();
     }
-    Ok([slot as u64, pfn])
+    Ok([slot as u64, pfn.raw()])
 }
 
 /// Frees a frame the caller owns and maps nowhere.
@@ -75,10 +75,10 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: FrameCap) -> Result<[u64; 0], Error> {
     if entry.maps != 0 {
         return Err(Error::Busy);
     }
-    frame::with(|f| f.free(pfn * PAGE_SIZE));
+    frame::with(|f| f.free(pfn.addr()));
     let env = cx.env()?;
     let _ = env.caps.remove(slot.slot.0);
-    if env.owned.remove(&pfn) {
+    if env.owned.remove(&pfn.raw()) {
         account::uncharge_amount(env.account, account::owned(1));
     }
     if let Some(r) = env.revoke.as_mut() {

@@ -5,6 +5,7 @@ use super::Cx;
 use super::args::EnvCap;
 use super::check::frame_cap;
 use crate::mem::access::FrameRef;
+use crate::mem::addr::Pfn;
 use crate::mem::{PAGE_SIZE, user};
 use crate::net;
 use alloc::vec::Vec;
@@ -32,7 +33,7 @@ pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Er
     let caller = cx.caller;
     let mut frames: Vec<FrameRef> = Vec::new();
     frames.try_reserve(count).map_err(|_| Error::NoMemory)?;
-    let mut pfns = [0u64; RING_DATA_FRAMES_MAX + 1];
+    let mut pfns = [Pfn::from_word(0); RING_DATA_FRAMES_MAX + 1];
     for (i, chunk) in raw[..count * 8].chunks_exact(8).enumerate() {
         let mut w = [0u8; 8];
         w.copy_from_slice(chunk);
@@ -61,7 +62,7 @@ pub fn ring_unbind(cx: &mut Cx<'_>, ring: u64) -> Result<[u64; 0], Error> {
     let frames = net::with(|n| n.unbind(caller, ring))?;
     for pa in frames {
         if net::unpin(pa) {
-            cx.k.envs.collect(pa / PAGE_SIZE);
+            cx.k.envs.collect(pa.pfn());
         }
     }
     Ok([])

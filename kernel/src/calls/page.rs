@@ -6,6 +6,7 @@ use super::args::{CapSlot, EnvCap, FrameCap, Len, PageFlags, UserPage, UserPtr};
 use super::check::owned_frame_cap;
 use crate::env::{self, EnvId};
 use crate::mem::access::FrameRef;
+use crate::mem::addr::PhysAddr;
 use crate::mem::{PAGE_SIZE, user};
 use oxok_abi::layout::pte;
 use oxok_abi::{COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
@@ -26,7 +27,7 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: UserPage, va: UserPage, flags:
     if flags.writable() && mine & pte::WRITABLE == 0 {
         return Err(Error::Denied);
     }
-    let pfn = (mine & pte::ADDRESS_MASK) / PAGE_SIZE;
+    let pfn = PhysAddr::of_entry(mine).pfn();
     if crate::mem::frame::with(|f| f.entry(pfn).is_none()) {
         return Err(Error::BadAddress);
     }
@@ -103,12 +104,12 @@ fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: UserPage) -> Result<(), Error> 
 /// is the kernel's frame: removing it only removes the environment's
 /// view, and no count changes.
 fn release(cx: &mut Cx<'_>, app_area: u64, va: UserPage, old: u64) {
-    let pa = old & pte::ADDRESS_MASK;
-    if va.va() == oxok_abi::layout::APP_AREA && pa == app_area {
+    let pa = PhysAddr::of_entry(old);
+    if va.va() == oxok_abi::layout::APP_AREA && pa.raw() == app_area {
         return;
     }
     if env::release_mapping(pa) {
-        cx.k.envs.collect(pa / PAGE_SIZE);
+        cx.k.envs.collect(pa.pfn());
     }
 }
 
@@ -123,7 +124,7 @@ fn protect_one(
     if flags.writable() && current & pte::WRITABLE == 0 {
         // Adding write is a new binding: present a capability for this
         // frame, or for the environment that owns it.
-        let pfn = (current & pte::ADDRESS_MASK) / PAGE_SIZE;
+        let pfn = PhysAddr::of_entry(current).pfn();
         owned_frame_cap(&mut cx.k.envs, cx.caller, frame_slot, pfn, Rights::READ.union(Rights::WRITE))?;
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;

@@ -4,6 +4,7 @@
 use super::Cx;
 use super::args::{CapSlot, EnvCap, FrameCap, Len, PageFlags, Word};
 use crate::env::EnvId;
+use crate::mem::addr::Pfn;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
 use oxok_abi::layout::USER_TOP;
@@ -14,7 +15,7 @@ enum Cover {
     /// The frames environment `.0` owns.
     Owner(EnvId),
     /// Frame `.0` only.
-    Frame(u64),
+    Frame(Pfn),
 }
 
 /// Changes the flags of the present pages in a range (see the call table).
@@ -49,11 +50,11 @@ pub fn page_protect_range(
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let (done, result) = frame::with(|f| {
         env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {
-            Ok(Cover::Owner(owner)) => match f.entry(pfn) {
+            Ok(Cover::Owner(owner)) => match f.entry(Pfn::from_word(pfn)) {
                 Some(e) if e.owner == owner.raw() => Ok(()),
                 _ => Err(Error::BadCap),
             },
-            Ok(Cover::Frame(p)) if *p == pfn => Ok(()),
+            Ok(Cover::Frame(p)) if p.raw() == pfn => Ok(()),
             Ok(Cover::Frame(_)) => Err(Error::BadCap),
             Err(e) => Err(*e),
         })

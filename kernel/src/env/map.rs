@@ -7,7 +7,8 @@
 use super::Env;
 use crate::account;
 use crate::mem::access::Mappable;
-use crate::mem::{PAGE_SIZE, frame};
+use crate::mem::addr::PhysAddr;
+use crate::mem::frame;
 use oxok_abi::Error;
 
 /// Maps `frame` into `env`'s space at `va` and counts the mapping
@@ -61,7 +62,7 @@ where
     let (f, old) = mapped?;
     let pa = (&f).into().pa();
     frame::with(|t| {
-        if let Some(e) = t.entry_mut(pa / PAGE_SIZE) {
+        if let Some(e) = t.entry_mut(PhysAddr::new(pa).pfn()) {
             e.maps = e.maps.saturating_add(1);
         }
     });

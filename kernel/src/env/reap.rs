@@ -4,9 +4,9 @@
 
 use super::{Dying, EnvId, EnvTable, Row, publish_heap};
 use crate::account;
-use crate::mem::{PAGE_SIZE, frame};
+use crate::mem::addr::{Pfn, PhysAddr};
+use crate::mem::frame;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_FREE, OWNER_ORPHAN, OWNER_RESERVED};
-use oxok_abi::layout::pte;
 use oxok_cap::{Cap, Kind};
 
 impl EnvTable {
@@ -21,9 +21,9 @@ impl EnvTable {
         let EnvTable { rows, dying } = self;
         let Some(d) = dying.front_mut() else { return true };
         let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
-            let pa = entry & pte::ADDRESS_MASK;
+            let pa = PhysAddr::of_entry(entry);
             if release_mapping(pa) {
-                collect_in(rows, pa / PAGE_SIZE);
+                collect_in(rows, pa.pfn());
             }
         });
         if !done {
@@ -34,16 +34,17 @@ impl EnvTable {
         frame::with(|f| {
             app_area.free_in(f);
             for pfn in owned {
+                let pfn = Pfn::from_word(pfn);
                 let Some(e) = f.entry_mut(pfn) else { continue };
                 if e.owner != id.raw() {
                     continue;
                 }
                 if e.maps == 0 {
-                    f.free(pfn * PAGE_SIZE);
+                    f.free(pfn.addr());
                 } else {
                     // Still mapped elsewhere: an orphan, still charged here.
                     e.owner = OWNER_ORPHAN;
-                    if super::orphans::adopt(pfn, account) {
+                    if super::orphans::adopt(pfn.raw(), account) {
                         kept += 1;
                     }
                 }
@@ -74,12 +75,12 @@ impl EnvTable {
     /// could never name it again, so this is no policy, only the end of a
     /// leak (a page the libOS unmapped after dropping its capability, or a
     /// copy-on-write original whose last sharer died).
-    pub fn collect(&mut self, pfn: u64) {
+    pub fn collect(&mut self, pfn: Pfn) {
         collect_in(&mut self.rows, pfn);
     }
 }
 
-fn collect_in(rows: &mut [Row], pfn: u64) {
+fn collect_in(rows: &mut [Row], pfn: Pfn) {
     let Some(entry) = frame::with(|f| f.entry(pfn).copied()) else { return };
     if entry.owner < OWNER_FIRST_ENV || entry.maps != 0 || entry.refs != 0 {
         return;
@@ -88,8 +89,8 @@ fn collect_in(rows: &mut [Row], pfn: u64) {
     let Some(env) = rows.get_mut(id.row()).and_then(|s| s.env.as_deref_mut()).filter(|e| e.id == id) else {
         return;
     };
-    frame::with(|f| f.free(pfn * PAGE_SIZE));
-    if env.owned.remove(&pfn) {
+    frame::with(|f| f.free(pfn.addr()));
+    if env.owned.remove(&pfn.raw()) {
         account::uncharge_amount(env.account, account::owned(1));
     }
     env.publish();
@@ -99,9 +100,9 @@ fn collect_in(rows: &mut [Row], pfn: u64) {
 /// its last mapping goes. Returns true if an environment's frame just
 /// became unreachable (no mapping, no capability): the caller passes it to
 /// [`EnvTable::collect`].
-pub fn release_mapping(pa: u64) -> bool {
+pub fn release_mapping(pa: PhysAddr) -> bool {
     let (freed_orphan, unreachable) = frame::with(|f| {
-        let (free, unreachable) = match f.entry_mut(pa / PAGE_SIZE) {
+        let (free, unreachable) = match f.entry_mut(pa.pfn()) {
             Some(e) => {
                 e.maps = e.maps.saturating_sub(1);
                 let idle = e.maps == 0;
@@ -115,15 +116,15 @@ pub fn release_mapping(pa: u64) -> bool {
         (free, unreachable)
     });
     if freed_orphan {
-        super::orphans::freed(pa / PAGE_SIZE);
+        super::orphans::freed(pa.pfn().raw());
     }
     unreachable
 }
 
 /// The frame number a frame capability names, if it is one.
-pub fn frame_of_cap(cap: &Cap) -> Option<u64> {
+pub fn frame_of_cap(cap: &Cap) -> Option<Pfn> {
     let comps = cap.name.components();
-    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| comps[1])
+    (cap.name.kind() == Some(Kind::Frame) && comps.len() == 3).then(|| Pfn::from_word(comps[1]))
 }
 
 /// Counts one more (`+1`) or one fewer (`-1`) capability naming a frame in
@@ -135,7 +136,7 @@ pub fn count_frame_ref(cap: &Cap, delta: i32) {
         return;
     }
     frame::with(|f| {
-        if let Some(e) = f.entry_mut(comps[1])
+        if let Some(e) = f.entry_mut(Pfn::from_word(comps[1]))
             && u64::from(e.generation) == comps[2]
             && !matches!(e.owner, OWNER_FREE | OWNER_RESERVED)
         {

@@ -16,6 +16,7 @@ mod table;
 use crate::dev::virtio_net::{self, Nic};
 use crate::env::EnvId;
 use crate::mem::access::FrameRef;
+use crate::mem::addr::{Pfn, PhysAddr};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -307,7 +308,7 @@ impl Net {
     }
 
     /// Unbinds ring `id`; returns the frames to unpin (physical addresses).
-    pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Vec<u64>, Error> {
+    pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Vec<PhysAddr>, Error> {
         self.ring(owner, id)?;
         self.remove_filters_where(|&(_, r)| r == id);
         let entry = &mut self.rings[(id & 0xff) as usize];
@@ -318,7 +319,7 @@ impl Net {
 
     /// Everything `owner` had: its rings (frames to unpin returned) and its
     /// template.
-    pub fn forget(&mut self, owner: EnvId) -> Vec<u64> {
+    pub fn forget(&mut self, owner: EnvId) -> Vec<PhysAddr> {
         self.templates.remove(&owner);
         self.remove_filters_where(|&(env, _)| env == owner);
         let ids: Vec<u64> = self
@@ -343,7 +344,7 @@ pub fn forget(id: EnvId) {
 
 /// Pins frame `pfn` for a ring (counted like a mapping, so it cannot be
 /// freed while the device path may write it).
-pub fn pin(pfn: u64) {
+pub fn pin(pfn: Pfn) {
     crate::mem::frame::with(|f| {
         if let Some(e) = f.entry_mut(pfn) {
             e.maps = e.maps.saturating_add(1);
@@ -353,6 +354,6 @@ pub fn pin(pfn: u64) {
 
 /// Drops a ring's pin on the frame at `pa`. Returns true if the frame just
 /// became unreachable (see [`crate::env::release_mapping`]).
-pub fn unpin(pa: u64) -> bool {
+pub fn unpin(pa: PhysAddr) -> bool {
     crate::env::release_mapping(pa)
 }

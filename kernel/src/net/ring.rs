@@ -5,6 +5,7 @@
 
 use crate::env::EnvId;
 use crate::mem::access::FrameRef;
+use crate::mem::addr::PhysAddr;
 use alloc::vec::Vec;
 use core::sync::atomic::{Ordering, compiler_fence};
 use oxok_abi::net::{ENTRIES_PER_FRAME, ENTRY_BYTES, ENTRY_DATA, RingHeader, RingRow};
@@ -31,8 +32,8 @@ impl Ring {
     }
 
     /// Every frame of the ring (physical addresses).
-    pub fn frames(&self) -> impl Iterator<Item = u64> + '_ {
-        core::iter::once(&self.header).chain(self.data.iter()).map(FrameRef::pa)
+    pub fn frames(&self) -> impl Iterator<Item = PhysAddr> + '_ {
+        core::iter::once(&self.header).chain(self.data.iter()).map(|f| PhysAddr::new(f.pa()))
     }
 
     /// Copies `packet` into the next entry if it is free; otherwise counts

@@ -3,10 +3,11 @@
 use super::ROUND;
 use crate::arch::cpu;
 use crate::env::{EnvId, EnvTable, MAX_ENVS, frame_of_cap};
-use crate::mem::{PAGE_SIZE, frame};
+use crate::mem::addr::{Pfn, PhysAddr};
+use crate::mem::frame;
 use core::mem::offset_of;
 use oxok_abi::frames::{OWNER_ORPHAN, OWNER_REVOKING};
-use oxok_abi::layout::{AppArea, REPOSSESS_SLOTS, REPOSSESSED_SLOTS, pte};
+use oxok_abi::layout::{AppArea, REPOSSESS_SLOTS, REPOSSESSED_SLOTS};
 
 /// Candidates one round considers.
 const CANDIDATES: usize = REPOSSESS_SLOTS + 2 * ROUND;
@@ -142,7 +143,8 @@ impl Repossess {
             }
             let mut unmapped = 0;
             for &pfn in env.owned.iter().take(UNMAPPED_LOOKS) {
-                if unmapped < ROUND && frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps == 0 && e.owner == id.raw()))
+                if unmapped < ROUND
+                    && frame::with(|f| f.entry(Pfn::from_word(pfn)).is_some_and(|e| e.maps == 0 && e.owner == id.raw()))
                 {
                     self.add(pfn, false);
                     unmapped += 1;
@@ -189,7 +191,7 @@ impl Repossess {
         let (cand, n) = (&self.cand, self.ncand);
         let own = &mut self.own;
         env.space.sweep_step(&mut self.cursor, budget, |_va, e| {
-            if let Ok(i) = cand[..n].binary_search(&((e & pte::ADDRESS_MASK) / PAGE_SIZE)) {
+            if let Ok(i) = cand[..n].binary_search(&PhysAddr::of_entry(e).pfn().raw()) {
                 own[i] = own[i].saturating_add(1);
             }
             false
@@ -208,7 +210,7 @@ impl Repossess {
         // Preference: (class, order found).
         let mut keys = [(u8::MAX, 0u16, 0usize); CANDIDATES];
         for (i, key) in keys.iter_mut().enumerate().take(self.ncand) {
-            let Some(e) = frame::with(|f| f.entry(self.cand[i]).copied()) else { continue };
+            let Some(e) = frame::with(|f| f.entry(Pfn::from_word(self.cand[i])).copied()) else { continue };
             if e.owner != id.raw() || !env.owned.contains(&self.cand[i]) {
                 continue;
             }
@@ -235,7 +237,7 @@ impl Repossess {
                 crate::account::uncharge_amount(env.account, crate::account::owned(1));
             }
             frame::with(|f| {
-                if let Some(e) = f.entry_mut(pfn) {
+                if let Some(e) = f.entry_mut(Pfn::from_word(pfn)) {
                     e.owner = OWNER_REVOKING;
                     e.generation = e.generation.saturating_add(1);
                     e.refs = 0;
@@ -243,7 +245,7 @@ impl Repossess {
             });
         }
         let victims = &self.victims[..self.nvict];
-        env.caps.remove_where(|c| frame_of_cap(c).is_some_and(|p| victims.contains(&p)));
+        env.caps.remove_where(|c| frame_of_cap(c).is_some_and(|p| victims.contains(&p.raw())));
         env.publish();
         for (k, &pfn) in victims.iter().enumerate() {
             self.sorted[k] = (pfn, k as u8);
@@ -263,14 +265,14 @@ impl Repossess {
                 let is_target = Some(env.id) == self.target;
                 let (sorted, first_va) = (&self.sorted, &mut self.first_va);
                 let done = env.space.sweep_step(&mut self.cursor, budget, |va, e| {
-                    let pfn = (e & pte::ADDRESS_MASK) / PAGE_SIZE;
+                    let pfn = PhysAddr::of_entry(e).pfn().raw();
                     let Ok(k) = sorted[..n].binary_search_by_key(&pfn, |&(p, _)| p) else { return false };
                     let i = sorted[k].1 as usize;
                     if is_target && first_va[i] == 0 {
                         first_va[i] = va;
                     }
                     frame::with(|f| {
-                        if let Some(fe) = f.entry_mut(pfn) {
+                        if let Some(fe) = f.entry_mut(Pfn::from_word(pfn)) {
                             fe.maps = fe.maps.saturating_sub(1);
                         }
                     });
@@ -293,11 +295,11 @@ impl Repossess {
         let n = self.nvict;
         for &pfn in &self.victims[..n] {
             frame::with(|f| {
-                if let Some(e) = f.entry_mut(pfn)
+                if let Some(e) = f.entry_mut(Pfn::from_word(pfn))
                     && e.owner == OWNER_REVOKING
                 {
                     if e.maps == 0 {
-                        f.free(pfn * PAGE_SIZE);
+                        f.free(Pfn::from_word(pfn).addr());
                     } else {
                         // Still in a dying environment's tables.
                         e.owner = OWNER_ORPHAN;

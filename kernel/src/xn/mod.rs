@@ -109,7 +109,7 @@ impl XnState {
     fn submit(&mut self, op: Op, disk_block: u64, pfn: u64, req: Req) -> Result<u64, Error> {
         crate::mem::heap::reserve(64)?;
         let seq = self.seq + 1;
-        self.disk.submit(op, disk_block, pfn * crate::mem::PAGE_SIZE, seq)?;
+        self.disk.submit(op, disk_block, crate::mem::addr::Pfn::from_word(pfn).addr(), seq)?;
         self.seq = seq;
         if op == Op::Write {
             self.writes += 1;

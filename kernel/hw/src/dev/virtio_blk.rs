@@ -13,6 +13,7 @@
 
 use crate::arch::pci::PortCam;
 use crate::mem::PAGE_SIZE;
+use crate::mem::addr::PhysAddr;
 use crate::mem::dma::{DmaBuf, KernelHal, mmio_ok};
 use crate::mem::phys;
 use oxok_abi::Error;
@@ -151,10 +152,11 @@ impl Disk {
     }
 
     /// Posts one request: `op` on `block` with the kernel-owned data frame
-    /// at physical address `frame` (ignored for a flush). `tag` comes back
+    /// at `frame` (ignored for a flush). `tag` comes back
     /// from [`poll`](Disk::poll). `WouldBlock` when every slot is taken,
     /// `Invalid` for a block past the disk.
-    pub fn submit(&mut self, op: Op, block: u64, frame: u64, tag: u64) -> Result<(), Error> {
+    pub fn submit(&mut self, op: Op, block: u64, frame: PhysAddr, tag: u64) -> Result<(), Error> {
+        let frame = frame.raw();
         if op != Op::Flush && block >= self.blocks {
             return Err(Error::Invalid);
         }

@@ -8,6 +8,7 @@
 //! Raw access by address is `unsafe` (see [`super::phys`]) and stays inside
 //! this crate.
 
+use super::addr::{Pfn, PhysAddr};
 use super::{PAGE_SIZE, frame, phys};
 use oxok_abi::env_id::EnvId;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
@@ -49,7 +50,7 @@ pub struct KernelFrame {
 impl KernelFrame {
     /// A fresh zeroed kernel frame, or `None` when memory is out.
     pub fn alloc() -> Option<KernelFrame> {
-        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| KernelFrame { pa })
+        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| KernelFrame { pa: pa.raw() })
     }
 
     /// Its physical address.
@@ -74,12 +75,12 @@ impl KernelFrame {
 
     /// Returns the frame to the allocator.
     pub fn free(self) {
-        frame::with(|f| f.free(self.pa));
+        frame::with(|f| f.free(PhysAddr::new(self.pa)));
     }
 
     /// Returns the frame to an allocator the caller already locked.
     pub fn free_in(self, frames: &mut frame::Frames) {
-        frames.free(self.pa);
+        frames.free(PhysAddr::new(self.pa));
     }
 }
 
@@ -97,7 +98,7 @@ impl FrameRef {
         if owner.raw() < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc(owner.raw())).map(|pa| FrameRef { pa })
+        frame::with(|f| f.alloc(owner.raw())).map(|pa| FrameRef { pa: pa.raw() })
     }
 
     /// A fresh frame now owned by environment `owner`, holding a copy of
@@ -107,23 +108,23 @@ impl FrameRef {
         if owner.raw() < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc_copy(owner.raw(), src.pa)).map(|pa| FrameRef { pa })
+        frame::with(|f| f.alloc_copy(owner.raw(), PhysAddr::new(src.pa))).map(|pa| FrameRef { pa: pa.raw() })
     }
 
     /// Frame `pfn` if the frame table says environment `owner` owns it.
-    pub fn owned_by(pfn: u64, owner: EnvId) -> Option<FrameRef> {
+    pub fn owned_by(pfn: Pfn, owner: EnvId) -> Option<FrameRef> {
         let owner = owner.raw();
         let ok = owner >= OWNER_FIRST_ENV && frame::with(|f| f.entry(pfn).is_some_and(|e| e.owner == owner));
-        ok.then(|| FrameRef { pa: pfn * PAGE_SIZE })
+        ok.then(|| FrameRef { pa: pfn.addr().raw() })
     }
 
     /// Frame `pfn` if the frame table says it is user memory: owned by some
     /// environment, or orphaned (a dead environment's frame still mapped
     /// elsewhere) — never a kernel, free, reserved, retired or revoking
     /// frame. For frames whose capability the caller checked.
-    pub fn of_any_env(pfn: u64) -> Option<FrameRef> {
+    pub fn of_any_env(pfn: Pfn) -> Option<FrameRef> {
         let user = |owner: u32| owner >= OWNER_FIRST_ENV || owner == OWNER_ORPHAN;
-        frame::with(|f| f.entry(pfn).is_some_and(|e| user(e.owner))).then(|| FrameRef { pa: pfn * PAGE_SIZE })
+        frame::with(|f| f.entry(pfn).is_some_and(|e| user(e.owner))).then(|| FrameRef { pa: pfn.addr().raw() })
     }
 
     /// Its physical address.

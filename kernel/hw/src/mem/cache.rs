@@ -3,6 +3,7 @@
 //! [`oxok_xn::Frames`]. Only frames in this pool are ever named to XN or
 //! the disk. The charging itself is the kernel's (its `xn::cache`).
 
+use super::addr::Pfn;
 use super::{PAGE_SIZE, frame, phys};
 use alloc::collections::BTreeMap;
 use oxok_abi::frames::OWNER_KERNEL;
@@ -23,9 +24,9 @@ impl<A: Copy> CachePool<A> {
     /// A fresh zeroed kernel frame recorded as charged to `acct`; its frame
     /// number, or `None` when the machine is out of frames.
     pub fn alloc(&mut self, acct: A) -> Option<u64> {
-        let pa = frame::with(|f| f.alloc(OWNER_KERNEL))?;
-        self.frames.insert(pa / PAGE_SIZE, acct);
-        Some(pa / PAGE_SIZE)
+        let pfn = frame::with(|f| f.alloc(OWNER_KERNEL))?.pfn().raw();
+        self.frames.insert(pfn, acct);
+        Some(pfn)
     }
 
     /// Frame `pfn` as a frame that may be mapped, if it is in this pool.
@@ -39,6 +40,7 @@ impl<A: Copy> CachePool<A> {
     /// Returns the account it was charged to (`None`: not in the pool).
     pub fn release(&mut self, pfn: u64) -> Option<A> {
         let acct = self.frames.remove(&pfn)?;
+        let pfn = Pfn::from_word(pfn);
         frame::with(|f| {
             let mapped = f.entry(pfn).is_some_and(|e| e.maps > 0);
             if mapped {
@@ -46,7 +48,7 @@ impl<A: Copy> CachePool<A> {
                     e.owner = oxok_abi::frames::OWNER_ORPHAN;
                 }
             } else {
-                f.free(pfn * PAGE_SIZE);
+                f.free(pfn.addr());
             }
         });
         Some(acct)
@@ -69,7 +71,7 @@ impl<A: Copy> CachePool<A> {
 
     /// Whether any mapping of frame `pfn` remains.
     pub fn mapped(&self, pfn: u64) -> bool {
-        frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps > 0))
+        frame::with(|f| f.entry(Pfn::from_word(pfn)).is_some_and(|e| e.maps > 0))
     }
 
     /// Copies `bytes` into cache frame `pfn` (false if it is not one).

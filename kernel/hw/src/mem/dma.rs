@@ -3,7 +3,8 @@
 //! any physical address it is given; every address handed to it comes from
 //! here and is a frame the kernel owns (checked in the frame table).
 
-use super::{PAGE_SIZE, frame, phys};
+use super::addr::Pfn;
+use super::{PAGE_SIZE, addr, frame, phys};
 use core::ptr::NonNull;
 use oxok_abi::frames::OWNER_KERNEL;
 use virtio_drivers::{BufferDirection, Hal, PhysAddr};
@@ -22,7 +23,7 @@ pub fn mmio_ok(pa: u64, len: u64) -> bool {
 fn kernel_owned(pa: u64, len: u64) -> bool {
     let first = pa / PAGE_SIZE;
     let last = (pa + len.max(1) - 1) / PAGE_SIZE;
-    frame::with(|f| (first..=last).all(|n| f.entry(n).is_some_and(|e| e.owner == OWNER_KERNEL)))
+    frame::with(|f| (first..=last).all(|n| f.entry(Pfn::from_word(n)).is_some_and(|e| e.owner == OWNER_KERNEL)))
 }
 
 /// The `Hal` of the kernel's virtio devices.
@@ -40,10 +41,10 @@ unsafe impl Hal for KernelHal {
                 for i in 0..pages as u64 {
                     // SAFETY: the frames were just allocated to the kernel
                     // for this buffer; nothing else uses them.
-                    unsafe { frame::zero(pa + i * PAGE_SIZE) };
+                    unsafe { frame::zero(pa.offset(i * PAGE_SIZE)) };
                 }
-                match NonNull::new(phys::virt(pa) as *mut u8) {
-                    Some(va) => (pa, va),
+                match NonNull::new(phys::virt(pa.raw()) as *mut u8) {
+                    Some(va) => (pa.raw(), va),
                     None => (0, NonNull::dangling()),
                 }
             }
@@ -54,7 +55,7 @@ unsafe impl Hal for KernelHal {
     unsafe fn dma_dealloc(paddr: PhysAddr, _vaddr: NonNull<u8>, pages: usize) -> i32 {
         frame::with(|f| {
             for i in 0..pages as u64 {
-                f.free(paddr + i * PAGE_SIZE);
+                f.free(addr::PhysAddr::new(paddr).offset(i * PAGE_SIZE));
             }
         });
         0
@@ -89,7 +90,7 @@ pub struct DmaBuf {
 impl DmaBuf {
     /// A fresh zeroed kernel frame, or `None` when memory is out.
     pub fn new() -> Option<DmaBuf> {
-        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| DmaBuf { pa })
+        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| DmaBuf { pa: pa.raw() })
     }
 
     /// Its physical address.
@@ -109,6 +110,6 @@ impl DmaBuf {
 
 impl Drop for DmaBuf {
     fn drop(&mut self) {
-        frame::with(|f| f.free(self.pa));
+        frame::with(|f| f.free(addr::PhysAddr::new(self.pa)));
     }
 }

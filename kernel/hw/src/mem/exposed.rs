@@ -3,6 +3,7 @@
 //! frame.rs; this module owns the environment table and the clock page and
 //! maps all three at the addresses `oxok_abi::layout` fixes.
 
+use super::addr::PhysAddr;
 use super::{PAGE_SIZE, align_up, frame, paging, phys};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
@@ -27,12 +28,13 @@ static RUN_PA: AtomicU64 = AtomicU64::new(0);
 pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Error> {
     let env_bytes = align_up((ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64, PAGE_SIZE);
     let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
-        .ok_or(Error::NoMemory)?;
+        .ok_or(Error::NoMemory)?
+        .raw();
     for i in 0..env_bytes / PAGE_SIZE {
         // SAFETY: frames just allocated to the kernel for this table.
-        unsafe { frame::zero(env_pa + i * PAGE_SIZE) };
+        unsafe { frame::zero(PhysAddr::new(env_pa).offset(i * PAGE_SIZE)) };
     }
-    let clock_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
+    let clock_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?.raw();
     ENV_TABLE_PA.store(env_pa, Ordering::Relaxed);
     CLOCK_PA.store(clock_pa, Ordering::Relaxed);
     set_clock(clock);
@@ -42,12 +44,12 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
     // table, the environment table, the clock), exposed read-only; the
     // exposures below are of the same kind.
     unsafe {
-        paging::expose_range(FRAME_TABLE, table_pa, table_bytes)?;
+        paging::expose_range(FRAME_TABLE, table_pa.raw(), table_bytes)?;
         paging::expose_range(ENV_TABLE, env_pa, env_bytes)?;
         paging::expose_range(CLOCK, clock_pa, PAGE_SIZE)?;
     }
 
-    let info_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
+    let info_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?.raw();
     let (start, end) = archive;
     let base = start & !(PAGE_SIZE - 1);
     let info = SysInfo {
@@ -69,15 +71,17 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
     // SAFETY: a frame just allocated to the kernel (already zeroed by
     // `alloc`; cleared again for clarity).
     unsafe { frame::zero(slots_pa) };
+    let slots_pa = slots_pa.raw();
     SLOTS_PA.store(slots_pa, Ordering::Relaxed);
     // SAFETY: as above (the slot vector).
     unsafe { paging::expose_range(SLOT_VECTOR, slots_pa, PAGE_SIZE)? };
     let run_bytes = align_up((ENV_TABLE_ROWS * size_of::<RunRow>()) as u64, PAGE_SIZE);
     let run_pa = frame::with(|f| f.alloc_contiguous((run_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
-        .ok_or(Error::NoMemory)?;
+        .ok_or(Error::NoMemory)?
+        .raw();
     for i in 0..run_bytes / PAGE_SIZE {
         // SAFETY: frames just allocated to the kernel for this table.
-        unsafe { frame::zero(run_pa + i * PAGE_SIZE) };
+        unsafe { frame::zero(PhysAddr::new(run_pa).offset(i * PAGE_SIZE)) };
     }
     RUN_PA.store(run_pa, Ordering::Relaxed);
     // SAFETY: as above (the run statistics).

@@ -5,6 +5,7 @@
 //! generation, mapping and reference counts. Both live in frames carved out
 //! of RAM at boot, before the heap exists.
 
+use super::addr::{Pfn, PhysAddr};
 use super::{PAGE_SIZE, align_down, align_up, phys};
 use crate::boot::{BootInfo, RegionKind};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -162,7 +163,7 @@ pub fn with<R>(f: impl FnOnce(&mut Frames) -> R) -> R {
 
 impl Frames {
     /// Any free frame, zeroed, now owned by `owner`; its physical address.
-    pub fn alloc(&mut self, owner: u32) -> Option<u64> {
+    pub fn alloc(&mut self, owner: u32) -> Option<PhysAddr> {
         let n = self.bitmap.alloc_any()?;
         Some(self.take(n, owner))
     }
@@ -172,17 +173,21 @@ impl Frames {
     /// it, so no previous owner's data shows and no zeroing is needed. Its
     /// physical address; `None` if no frame is free or `src` is not RAM
     /// this table manages.
-    pub(crate) fn alloc_copy(&mut self, owner: u32, src: u64) -> Option<u64> {
-        if self.entry(src / PAGE_SIZE).is_none() || !src.is_multiple_of(PAGE_SIZE) {
+    pub(crate) fn alloc_copy(&mut self, owner: u32, src: PhysAddr) -> Option<PhysAddr> {
+        if self.entry(src.pfn()).is_none() || !src.is_frame_aligned() {
             return None;
         }
         let n = self.bitmap.alloc_any()?;
-        let pa = n as u64 * PAGE_SIZE;
+        let pa = Pfn::from_index(n).addr();
         // SAFETY: frame `n` just left the free pool (nothing else uses it,
         // and it differs from `src`, which is not free); `src` is a whole,
         // direct-mapped RAM frame of this table, only read.
         unsafe {
-            core::ptr::copy_nonoverlapping(phys::virt(src) as *const u8, phys::virt(pa) as *mut u8, PAGE_SIZE as usize)
+            core::ptr::copy_nonoverlapping(
+                phys::virt(src.raw()) as *const u8,
+                phys::virt(pa.raw()) as *mut u8,
+                PAGE_SIZE as usize,
+            )
         };
         let e = &mut self.table[n];
         e.owner = owner;
@@ -192,8 +197,8 @@ impl Frames {
     }
 
     /// The specific frame `pfn`, zeroed, now owned by `owner`.
-    pub fn alloc_at(&mut self, pfn: u64, owner: u32) -> Result<u64, oxok_abi::Error> {
-        let n = usize::try_from(pfn).map_err(|_| oxok_abi::Error::Invalid)?;
+    pub fn alloc_at(&mut self, pfn: Pfn, owner: u32) -> Result<PhysAddr, oxok_abi::Error> {
+        let n = pfn.index().ok_or(oxok_abi::Error::Invalid)?;
         if n >= self.table.len() || self.table[n].owner == OWNER_RESERVED {
             return Err(oxok_abi::Error::Invalid);
         }
@@ -202,16 +207,16 @@ impl Frames {
     }
 
     /// `count` contiguous frames aligned to `align` frames, owned by `owner`.
-    pub fn alloc_contiguous(&mut self, count: usize, align: usize, owner: u32) -> Option<u64> {
+    pub fn alloc_contiguous(&mut self, count: usize, align: usize, owner: u32) -> Option<PhysAddr> {
         let first = self.bitmap.alloc_contiguous(count, align)?;
         for n in first..first + count {
             self.table[n].owner = owner;
         }
-        Some(first as u64 * PAGE_SIZE)
+        Some(Pfn::from_index(first).addr())
     }
 
-    fn take(&mut self, n: usize, owner: u32) -> u64 {
-        let pa = n as u64 * PAGE_SIZE;
+    fn take(&mut self, n: usize, owner: u32) -> PhysAddr {
+        let pa = Pfn::from_index(n).addr();
         // SAFETY: frame `n` just left the free pool: nothing else uses it.
         unsafe { zero(pa) };
         let e = &mut self.table[n];
@@ -227,9 +232,9 @@ impl Frames {
     /// wrap, so a capability naming the frame's past can never match a
     /// new owner. Freeing a free, reserved or retired frame is ignored (and
     /// logged): a kernel bug, never a user's doing.
-    pub fn free(&mut self, pa: u64) {
-        let n = (pa / PAGE_SIZE) as usize;
-        match self.table.get_mut(n) {
+    pub fn free(&mut self, pa: PhysAddr) {
+        let n = pa.pfn().raw();
+        match pa.pfn().index().and_then(|i| self.table.get_mut(i)) {
             Some(e) if !matches!(e.owner, OWNER_FREE | OWNER_RESERVED | OWNER_RETIRED) => {
                 e.generation = e.generation.saturating_add(1);
                 e.maps = 0;
@@ -241,7 +246,7 @@ impl Frames {
                     return;
                 }
                 e.owner = OWNER_FREE;
-                if self.bitmap.free(n).is_err() {
+                if pa.pfn().index().is_none_or(|i| self.bitmap.free(i).is_err()) {
                     log::error!("frame {n:#x}: table and bitmap disagree");
                 }
             }
@@ -250,13 +255,13 @@ impl Frames {
     }
 
     /// The table entry of frame `pfn`, if it exists.
-    pub fn entry(&self, pfn: u64) -> Option<&FrameEntry> {
-        self.table.get(usize::try_from(pfn).ok()?)
+    pub fn entry(&self, pfn: Pfn) -> Option<&FrameEntry> {
+        self.table.get(pfn.index()?)
     }
 
     /// Mutable table entry of frame `pfn`.
-    pub fn entry_mut(&mut self, pfn: u64) -> Option<&mut FrameEntry> {
-        self.table.get_mut(usize::try_from(pfn).ok()?)
+    pub fn entry_mut(&mut self, pfn: Pfn) -> Option<&mut FrameEntry> {
+        self.table.get_mut(pfn.index()?)
     }
 
     /// Usable RAM frames found at boot (after the kernel's own share).
@@ -285,8 +290,8 @@ impl Frames {
     }
 
     /// Physical address and size (whole pages) of the frame table.
-    pub fn table_phys(&self) -> (u64, u64) {
-        (self.table_pa, self.table_bytes)
+    pub fn table_phys(&self) -> (PhysAddr, u64) {
+        (PhysAddr::new(self.table_pa), self.table_bytes)
     }
 }
 
@@ -295,8 +300,8 @@ impl Frames {
 /// # Safety
 /// The frame at `pa` must be RAM the allocator manages (direct-mapped) and
 /// owned by the caller, with no Rust reference into it.
-pub(crate) unsafe fn zero(pa: u64) {
+pub(crate) unsafe fn zero(pa: PhysAddr) {
     // SAFETY: the caller owns the frame (see above); the direct map covers
     // all RAM the allocator manages.
-    unsafe { core::ptr::write_bytes(phys::virt(pa) as *mut u8, 0, PAGE_SIZE as usize) }
+    unsafe { core::ptr::write_bytes(phys::virt(pa.raw()) as *mut u8, 0, PAGE_SIZE as usize) }
 }

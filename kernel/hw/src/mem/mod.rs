@@ -2,6 +2,7 @@
 //! memory (in `oxok-hw`, the one crate of the kernel that holds `unsafe`).
 
 pub mod access;
+pub mod addr;
 pub mod cache;
 pub mod dma;
 pub mod exposed;

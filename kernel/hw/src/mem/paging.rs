@@ -1,6 +1,7 @@
 //! Page tables: the kernel's own (direct map + image) and one address space
 //! per environment whose upper half is shared with the kernel's.
 
+use super::addr::PhysAddr;
 use super::{PAGE_SIZE, frame, phys};
 use crate::arch::cpu;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -40,7 +41,7 @@ fn write_entry(table_pa: u64, index: usize, value: u64) {
 }
 
 fn new_table() -> Result<u64, Error> {
-    frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)
+    frame::with(|f| f.alloc(OWNER_KERNEL)).map(PhysAddr::raw).ok_or(Error::NoMemory)
 }
 
 /// Builds the kernel's page tables — the direct map of all RAM (and the

@@ -3,6 +3,7 @@
 
 use super::{AddressSpace, ENTRIES, USER_SLOTS, indices, read_entry, write_entry};
 use crate::arch::cpu;
+use crate::mem::addr::PhysAddr;
 use crate::mem::frame;
 use oxok_abi::layout::pte;
 
@@ -98,23 +99,23 @@ impl AddressSpace {
                             i1 = next_present(pt, j1 + 1);
                         }
                         write_entry(pd, j2, 0);
-                        frame::with(|f| f.free(pt));
+                        frame::with(|f| f.free(PhysAddr::new(pt)));
                         self.tables = self.tables.saturating_sub(1);
                         i2 = next_present(pd, j2 + 1);
                     }
                     write_entry(pdpt, j3, 0);
-                    frame::with(|f| f.free(pd));
+                    frame::with(|f| f.free(PhysAddr::new(pd)));
                     self.tables = self.tables.saturating_sub(1);
                     i3 = next_present(pdpt, j3 + 1);
                 }
                 write_entry(self.root, i4, 0);
-                frame::with(|f| f.free(pdpt));
+                frame::with(|f| f.free(PhysAddr::new(pdpt)));
                 self.tables = self.tables.saturating_sub(1);
             }
             *cursor = base4 + PML4_SPAN;
         }
         if self.root != 0 {
-            frame::with(|f| f.free(self.root));
+            frame::with(|f| f.free(PhysAddr::new(self.root)));
             self.root = 0;
         }
         true
