@@ -219,8 +219,10 @@ fn hundreds_of_small_files_in_one_directory() {
     assert_eq!(f.blocks, 3, "{f:?}");
 }
 
-#[test]
-fn a_large_file_on_a_fragmented_disk_takes_a_long_free_run_not_the_holes() {
+/// A disk whose directory `/s` holds 60 one-block files with a one-block
+/// hole after each (more holes than a file has extents), and free space
+/// after them.
+fn fragmented() -> Fs<MemDisk> {
     let mut fs = fresh(2048);
     fs.mkdir("/s").unwrap();
     for i in 0..120 {
@@ -228,11 +230,15 @@ fn a_large_file_on_a_fragmented_disk_takes_a_long_free_run_not_the_holes() {
         fs.create(&p).unwrap();
         fs.write(&p, 0, b"small").unwrap();
     }
-    // One-block holes between the survivors, more of them than a file
-    // has extents.
     for i in (0..120).step_by(2) {
         fs.unlink(&format!("/s/{i}")).unwrap();
     }
+    fs
+}
+
+#[test]
+fn a_large_file_on_a_fragmented_disk_takes_a_long_free_run_not_the_holes() {
+    let mut fs = fragmented();
     fs.create("/big").unwrap();
     let data: Vec<u8> = (0..200 * 4096u32).map(|i| (i % 251) as u8).collect();
     assert_eq!(fs.write("/big", 0, &data), Ok(data.len()), "a 200-block file fits in the free space");
@@ -243,16 +249,7 @@ fn a_large_file_on_a_fragmented_disk_takes_a_long_free_run_not_the_holes() {
 
 #[test]
 fn a_file_written_a_block_at_a_time_on_a_fragmented_disk_does_not_run_out_of_extents() {
-    let mut fs = fresh(2048);
-    fs.mkdir("/s").unwrap();
-    for i in 0..120 {
-        let p = format!("/s/{i}");
-        fs.create(&p).unwrap();
-        fs.write(&p, 0, b"small").unwrap();
-    }
-    for i in (0..120).step_by(2) {
-        fs.unlink(&format!("/s/{i}")).unwrap();
-    }
+    let mut fs = fragmented();
     // The file sits among the holes and grows 4 KiB per write, as a
     // program's writes reach the server a page at a time.
     fs.create("/s/grow").unwrap();

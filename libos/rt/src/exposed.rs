@@ -173,12 +173,12 @@ pub fn env_parent(id: u64) -> Option<u32> {
         return None;
     }
     let row = ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64;
-    // SAFETY: every page of the table is mapped user-readable
-    // (`env_table_exposed`, and the kernel never unmaps its exposed tables,
-    // which lie above `USER_TOP` where no program maps or unmaps); the row
-    // is in the table and 4-byte aligned; integers accept any bits.
-    let (row_id, parent) =
-        unsafe { (core::ptr::read_volatile(row as *const u32), core::ptr::read_volatile((row + 8) as *const u32)) };
+    // Every page of the table is mapped user-readable (`env_table_exposed`;
+    // the kernel never unmaps its exposed tables, which lie above
+    // `USER_TOP` where no program maps or unmaps).
+    // SAFETY: so the row's words are readable; 4-byte aligned; any bits.
+    let read = |at: u64| unsafe { core::ptr::read_volatile(at as *const u32) };
+    let (row_id, parent) = (read(row), read(row + 8));
     (u64::from(row_id) == id && id != 0).then_some(parent)
 }
 

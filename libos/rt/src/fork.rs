@@ -78,10 +78,10 @@ pub fn switch(child: u64, shares: &[MapEntry], protects: &[MapEntry], state: &mu
         protect_count: protects.len() as u64,
         state: state as *mut EnvState as u64,
     };
-    // SAFETY: `switch` points at live record arrays and a state buffer
-    // (borrowed for the call); `fork_switch` follows the C ABI and resumes
-    // the child on this very stack frame, whose memory the child shares
-    // copy-on-write as it was at the snapshot.
+    // `fork_switch` follows the C ABI and resumes the child on this very
+    // stack frame, whose memory the child shares copy-on-write as it was at
+    // the snapshot.
+    // SAFETY: `switch` points at live record arrays and a state buffer.
     let status = unsafe { fork_switch(&raw mut switch) };
     if status == CHILD_MARK {
         return Side::Child;

@@ -100,11 +100,11 @@ impl SharedPage {
     }
 
     fn words_at(va: u64) -> &'static [AtomicU64; WORDS] {
-        // SAFETY: only called with the address of a `SharedPage`: mapped
-        // and no Rust object (checked when it was made; an unmap since
-        // faults, see the module documentation, so the lifetime promises
-        // nothing more); atomics may alias memory others write, and any
-        // bit pattern is a value.
+        // Only called with the address of a `SharedPage`, checked mapped and
+        // no Rust object when it was made (an unmap since faults, see the
+        // module documentation, so the lifetime promises nothing more).
+        // SAFETY: so the page is readable; atomics may alias memory others
+        // write, and any bit pattern is a value.
         unsafe { &*(va as *const [AtomicU64; WORDS]) }
     }
 

@@ -29,11 +29,11 @@ pub struct Raw {
 macro_rules! raw_syscall {
     (["rdi" "rsi" "rdx" $r3:tt $r4:tt $r5:tt] $nr:ident, $a:ident) => {{
         let (status, r0, r1, r2);
-        // SAFETY: `syscall` transfers to the kernel, which reads only
-        // registers and memory it checks itself; it clobbers rcx and r11,
-        // may rewrite the argument registers (restartable calls), and
-        // preserves everything else. The results come back in the first
-        // three argument registers (`oxok_abi::regs::RESULT_REGS`).
+        // The results come back in the first three argument registers
+        // (`oxok_abi::regs::RESULT_REGS`); restartable calls may rewrite the
+        // argument registers.
+        // SAFETY: the kernel reads only registers and memory it checks; it
+        // clobbers rcx and r11 and preserves everything else.
         unsafe {
             asm!(
                 "syscall",
@@ -73,10 +73,10 @@ pub fn check(status: u64) -> Result<(), Error> {
 macro_rules! msg_syscall {
     ([$a0:tt $($ar:tt)*] [$m0:tt $m1:tt $m2:tt $m3:tt $m4:tt $m5:tt $m6:tt $m7:tt $m8:tt] $nr:expr, $arg:expr, $m:ident) => {{
         let (status, out);
-        // SAFETY: `syscall` into the kernel; per the ABI every register
-        // except rax, rcx, r11, `rdi` and the message registers (declared
-        // in-out here) is preserved. The callee may write memory this
-        // environment shares with it, so the block is not `nomem`.
+        // The callee may write memory this environment shares with it, so
+        // the block is not `nomem`.
+        // SAFETY: per the ABI every register except rax, rcx, r11, `rdi` and
+        // the message registers (declared in-out here) is preserved.
         unsafe {
             asm!(
                 "syscall",

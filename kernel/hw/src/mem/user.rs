@@ -84,13 +84,14 @@ pub fn fill_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, fill: impl
         len > 0 && len <= PAGE_SIZE && va % PAGE_SIZE <= PAGE_SIZE - len && va.is_multiple_of(align_of::<T>() as u64);
     if fits && user_range_ok(va, len) {
         let pa = space.translate_user(va, true).ok_or(Error::BadAddress)?;
-        // SAFETY: `pa..pa+len` lies within one user-writable frame of this
-        // address space (`va`'s offset leaves room for `len` bytes in its
-        // page), direct-mapped and aligned for `T`; the kernel holds no other
-        // reference to user frames and the user does not run while the
-        // kernel does, so the reference is unique for `fill`'s duration; `T`
-        // is plain old data, so any bytes there are a valid `T`.
-        fill(unsafe { &mut *(phys::virt(pa) as *mut T) });
+        // `pa..pa+len` lies within one user-writable frame of this address
+        // space (`va`'s offset leaves room for `len` bytes in its page),
+        // direct-mapped and aligned for `T`. The kernel holds no other
+        // reference to user frames and the user does not run meanwhile.
+        // SAFETY: so the reference is valid and unique for `fill`'s
+        // duration; `T` is plain old data, so any bytes are a valid `T`.
+        let value = unsafe { &mut *(phys::virt(pa) as *mut T) };
+        fill(value);
         return Ok(());
     }
     let mut value = T::default();
