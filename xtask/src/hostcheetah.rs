@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
+use crate::hosthttp::connect;
 use oxok_http::samples::{SAMPLES, sample_byte};
 
 /// A parsed response.
@@ -24,13 +25,6 @@ impl Reply {
             n.eq_ignore_ascii_case(name).then(|| v.trim())
         })
     }
-}
-
-fn connect(port: u16) -> Result<TcpStream, String> {
-    let s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
-    s.set_read_timeout(Some(Duration::from_secs(20))).map_err(|e| e.to_string())?;
-    s.set_nodelay(true).map_err(|e| e.to_string())?;
-    Ok(s)
 }
 
 /// Reads one response from `s` (`head_only`: a `HEAD` or 304, no body).
@@ -253,8 +247,10 @@ pub(crate) fn robust(ports: &[u16]) -> Result<String, String> {
                     let mut n = 0;
                     for i in 0..25 {
                         let name = SAMPLES[(w + i) % 2].0;
-                        let (r, _) = exchange(port, format!("GET /{name} HTTP/1.0\r\n\r\n").as_bytes(), false)?;
-                        check_sample(&r, name)?;
+                        let what = |e: String| format!("flood client {w}, request {i} ({name}): {e}");
+                        let (r, _) =
+                            exchange(port, format!("GET /{name} HTTP/1.0\r\n\r\n").as_bytes(), false).map_err(what)?;
+                        check_sample(&r, name).map_err(what)?;
                         n += 1;
                     }
                     Ok(n)

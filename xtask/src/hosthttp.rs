@@ -42,9 +42,18 @@ impl Response {
     }
 }
 
-fn connect(port: u16) -> Result<TcpStream, String> {
+/// How long a test client waits for the guest's next bytes. QEMU's user
+/// network retransmits to the guest on BSD timers (a lost SYN or request
+/// is sent again after 6–12 s, backing off), and a guest starved by host
+/// load drops packets when its receive ring is full; 60 s lets a few such
+/// losses pass and still ends a dead exchange.
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connects to the forwarded `port` on the host side, with
+/// [`READ_TIMEOUT`] and Nagle off.
+pub(crate) fn connect(port: u16) -> Result<TcpStream, String> {
     let s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
-    s.set_read_timeout(Some(Duration::from_secs(20))).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(READ_TIMEOUT)).map_err(|e| e.to_string())?;
     s.set_nodelay(true).map_err(|e| e.to_string())?;
     Ok(s)
 }
@@ -348,7 +357,7 @@ fn connect_back(udp: u16) -> Result<String, String> {
         while Instant::now() < end && answer.is_empty() {
             if !served && let Ok((mut c, _)) = listener.accept() {
                 c.set_nonblocking(false).map_err(|e| e.to_string())?;
-                c.set_read_timeout(Some(Duration::from_secs(20))).map_err(|e| e.to_string())?;
+                c.set_read_timeout(Some(READ_TIMEOUT)).map_err(|e| e.to_string())?;
                 let mut greeting = Vec::new();
                 c.read_to_end(&mut greeting).map_err(|e| format!("greeting: {e}"))?;
                 if greeting != b"hello from sockecho\n" {

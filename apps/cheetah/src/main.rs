@@ -150,7 +150,7 @@ fn serve(o: &Opts) -> Result<(), String> {
         serve_conns: o.conns,
         rto_ticks: ms_to_ticks(200),
         rto_max_ticks: ms_to_ticks(5000),
-        max_retries: 8,
+        max_retries: 12, // about 41 s of silence (200 ms doubling to 5 s) before giving up
         idle_ticks: ms_to_ticks(30_000),
         window: 16_384,
         max_pipeline: 8,
