@@ -46,8 +46,10 @@ macro_rules! for_each_call {
             /// Changes: nothing but the console. Returns the bytes written.
             1 => console_write(ptr: UserPtr, len: Len) -> [written];
 
-            /// Ends the calling environment with exit status `code`. The
-            /// kernel logs the status, releases everything the environment
+            /// Ends the calling environment with exit status `code` (its
+            /// [`EXIT_PROGRAM_BITS`](crate::EXIT_PROGRAM_BITS): the code in
+            /// the low 32 bits and flags of the program's own). The
+            /// kernel logs the code, releases everything the environment
             /// owns and runs the next runnable environment; the call never
             /// returns. If its creator is alive, the environment stays in the
             /// table as an [`ENV_ZOMBIE`](crate::ENV_ZOMBIE) holding the

@@ -305,9 +305,9 @@ pub struct EnvEntry {
     pub repossessed: u32,
     /// Program name, NUL-padded.
     pub name: [u8; 16],
-    /// For an [`ENV_ZOMBIE`]: how it ended — its `env_exit` code (low 32
-    /// bits, as `i32`), or [`EXIT_KILLED`] plus the CPU vector when the kernel
-    /// destroyed it.
+    /// For an [`ENV_ZOMBIE`]: how it ended — its `env_exit` word (the
+    /// [`EXIT_PROGRAM_BITS`] of it: the code in the low 32 bits, as `i32`),
+    /// or [`EXIT_KILLED`] plus the CPU vector when the kernel destroyed it.
     pub exit_status: u64,
     /// The resource account it is charged to (0: the root account of the
     /// boot programs); see `env_limit` and `account_info`. Environments
@@ -354,6 +354,13 @@ pub const ENV_ZOMBIE: u32 = 6;
 /// fault with no handler, an overrun, `env_destroy`); the low byte is the
 /// CPU vector, or 0xff when no vector applies.
 pub const EXIT_KILLED: u64 = 1 << 32;
+/// The bits of an `env_exit` word the kernel keeps in `exit_status`: the
+/// program's code (bits 0–31, read as `i32`) and 15 bits of its own (33–47)
+/// the kernel stores without reading them — the libOS marks there a death
+/// by a signal's default action. [`EXIT_KILLED`] is the kernel's alone.
+pub const EXIT_PROGRAM_BITS: u64 = 0x0000_fffe_ffff_ffff;
+
+const _: () = assert!(EXIT_PROGRAM_BITS & EXIT_KILLED == 0);
 
 const _: () = assert!(core::mem::size_of::<EnvEntry>() == 64);
 const _: () = assert!(core::mem::size_of::<Regs>() == 18 * 8);

@@ -1,11 +1,40 @@
 //! The calling process: its id and its end.
 
+use crate::exec::ExitStatus;
+
+/// The libOS's flag in the exit word (one of the kernel's
+/// [`EXIT_PROGRAM_BITS`](oxok_abi::EXIT_PROGRAM_BITS), which it keeps
+/// unread): the process ended by a signal's default action, and the code
+/// beside it is 128 + the signal.
+pub const SIGNALLED: u64 = 1 << 33;
+
 /// Ends the program with `code`.
 pub fn exit(code: i32) -> ! {
+    exit_word(u64::from(code as u32))
+}
+
+/// Ends the program as signal `sig`'s default action does: its waiting
+/// parent learns the signal ([`ExitStatus::Signalled`]; a shell's `$?`
+/// reads 128 + `sig`).
+pub fn exit_signalled(sig: i32) -> ! {
+    exit_word(SIGNALLED | u64::from((128 + sig) as u32))
+}
+
+/// Ends the program the way `status` says another one ended (a stand-in
+/// passing on its program's end).
+pub fn exit_as(status: ExitStatus) -> ! {
+    match (status, status.signal()) {
+        (ExitStatus::Exited(code), _) => exit(code),
+        (_, Some(sig)) => exit_signalled(sig),
+        (_, None) => exit(status.code()),
+    }
+}
+
+fn exit_word(word: u64) -> ! {
     crate::fd::close_all();
     // Closed connections get a moment to deliver their last data and FIN.
     crate::net::socket::drain(2000);
-    let _ = crate::sys::env_exit(code as i64 as u64);
+    let _ = crate::sys::env_exit(word);
     // env_exit never returns; if the kernel refused, spin rather than run on.
     loop {
         core::hint::spin_loop();

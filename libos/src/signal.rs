@@ -61,10 +61,20 @@ pub const SIGHUP: i32 = 1;
 pub const SIGINT: i32 = 2;
 /// Quit.
 pub const SIGQUIT: i32 = 3;
+/// Illegal instruction.
+pub const SIGILL: i32 = 4;
+/// Trace/breakpoint trap.
+pub const SIGTRAP: i32 = 5;
+/// Abort.
+pub const SIGABRT: i32 = 6;
+/// Floating-point (arithmetic) exception.
+pub const SIGFPE: i32 = 8;
 /// Kill: cannot be caught or ignored.
 pub const SIGKILL: i32 = 9;
 /// User signal 1.
 pub const SIGUSR1: i32 = 10;
+/// Invalid memory reference.
+pub const SIGSEGV: i32 = 11;
 /// User signal 2.
 pub const SIGUSR2: i32 = 12;
 /// Broken pipe.
@@ -75,9 +85,23 @@ pub const SIGALRM: i32 = 14;
 pub const SIGTERM: i32 = 15;
 /// A child ended (ignored by default; the libOS does not send it itself).
 pub const SIGCHLD: i32 = 17;
+/// Bad system call.
+pub const SIGSYS: i32 = 31;
 /// Signals are `1..NSIG`; 0 checks only that the target exists and would
 /// accept a signal from the caller.
 pub const NSIG: i32 = 32;
+
+/// The signal Unix sends for a fault with CPU vector `vector` nobody
+/// handled: divide and floating-point errors `SIGFPE`, a breakpoint
+/// `SIGTRAP`, an invalid opcode `SIGILL`, any other `SIGSEGV`.
+pub fn for_vector(vector: u8) -> i32 {
+    match vector {
+        0 | 16 | 19 => SIGFPE,
+        3 => SIGTRAP,
+        6 => SIGILL,
+        _ => SIGSEGV,
+    }
+}
 
 /// Transfers tried before [`kill`] gives up on a busy target.
 pub const TRIES: u32 = 1000;
@@ -316,7 +340,7 @@ fn deliver(sig: i32, interrupted: bool) -> Result<(), Error> {
                 return Err(Error::Busy);
             }
             DELIVERED.fetch_add(1, Ordering::Relaxed);
-            crate::process::exit(128 + sig);
+            crate::process::exit_signalled(sig);
         }
     }
     Ok(())

@@ -51,12 +51,13 @@
 //!   nested frame (below `rsp - RED_ZONE`) nor a resume (below its own
 //!   `rsp`) writes.
 //!
-//! Events without a handler end the program with a message: page faults
-//! with status 139, invalid opcodes 132, breakpoints 133, foreign system
-//! calls 159, anything else 134 (128 + the Unix signal number). Revocation
-//! requests (`abi::upcall::REVOCATION`, delivered the same way) without a
-//! handler are ignored; a revocation handler that declines ends the program
-//! with 137.
+//! Events without a handler end the program with a message, as the Unix
+//! signal would (`process::exit_signalled`): page faults `SIGSEGV` (status
+//! 139), invalid opcodes `SIGILL` (132), breakpoints `SIGTRAP` (133),
+//! foreign system calls `SIGSYS` (159), anything else `SIGABRT` (134).
+//! Revocation requests (`abi::upcall::REVOCATION`, delivered the same way)
+//! without a handler are ignored; a revocation handler that declines ends
+//! the program as `SIGKILL` (137).
 
 use crate::{Error, println, sys};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -283,19 +284,25 @@ extern "C" fn foreign_dispatch(frame: &mut ExceptionFrame) -> bool {
 
 /// Ends the program for an event nobody handled.
 fn unhandled(kind: Kind, frame: &ExceptionFrame) -> ! {
-    let (what, status) = match (kind, frame.vector) {
-        (Kind::PageFault, _) => ("page fault", 139),
-        (Kind::ForeignSyscall, _) => ("foreign system call", 159),
-        (Kind::Revocation, _) => ("revocation request", 137),
-        (Kind::SlotStart | Kind::SlotEnd, _) => ("slot upcall", 134),
-        (_, VECTOR_INVALID_OPCODE) => ("invalid opcode", 132),
-        (_, VECTOR_BREAKPOINT) => ("breakpoint", 133),
-        _ => ("exception", 134),
+    use crate::signal::{SIGABRT, SIGILL, SIGKILL, SIGSEGV, SIGSYS, SIGTRAP};
+    let (what, sig) = match (kind, frame.vector) {
+        (Kind::PageFault, _) => ("page fault", SIGSEGV),
+        (Kind::ForeignSyscall, _) => ("foreign system call", SIGSYS),
+        (Kind::Revocation, _) => ("revocation request", SIGKILL),
+        (Kind::SlotStart | Kind::SlotEnd, _) => ("slot upcall", SIGABRT),
+        (_, VECTOR_INVALID_OPCODE) => ("invalid opcode", SIGILL),
+        (_, VECTOR_BREAKPOINT) => ("breakpoint", SIGTRAP),
+        _ => ("exception", SIGABRT),
     };
     println!(
-        "upcall: unhandled {what} (vector {:#x}, error {:#x}, addr {:#x}, rax {:#x}) at rip {:#x}; exiting with status {status}",
-        frame.vector, frame.error, frame.addr, frame.regs.rax, frame.regs.rip
+        "upcall: unhandled {what} (vector {:#x}, error {:#x}, addr {:#x}, rax {:#x}) at rip {:#x}; exiting with status {}",
+        frame.vector,
+        frame.error,
+        frame.addr,
+        frame.regs.rax,
+        frame.regs.rip,
+        128 + sig
     );
     crate::backtrace::print(frame.regs.rip, frame.regs.rbp);
-    crate::process::exit(status)
+    crate::process::exit_signalled(sig)
 }

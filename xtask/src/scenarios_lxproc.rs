@@ -12,7 +12,8 @@ const PROC: Scenario = Scenario {
     name: "linux-proc",
     about: "a static musl program forks (copy-on-write, a read into a shared page), vforks, posix_spawns, execs \
             Linux programs in place keeping its pid (close-on-exec honoured) and a native Oxok program, waits with \
-            wait4/waitid (one, any, WNOHANG, ECHILD), kills a child; getpid/getppid agree throughout; a glibc \
+            wait4/waitid (one, any, WNOHANG, ECHILD), kills a child and sees it signalled (SIGTERM, and SIGSEGV from an \
+            unhandled fault); getpid/getppid agree throughout; a glibc \
             static-pie loads at its own base from the shell and from busybox sh's execve",
     cmdline: "run=init",
     input: "linux lx-proc\necho status $?\nlx-hello-pie x\necho pie status $?\n\
@@ -24,6 +25,7 @@ const PROC: Scenario = Scenario {
         "ok wait-any",
         "ok vfork",
         "ok killed-child-status",
+        "ok segv-child-status",
         "ok execve-self",
         "hello from Linux, argc=2 argv[0]=lx-hello",
         "ok execve-linux",

@@ -184,7 +184,7 @@ pub fn leave_frame() {
 /// signal), without a message: the program asked for it or could not be
 /// given a handler frame.
 pub fn die_quietly(signal: u64) -> ! {
-    oxok_libos::process::exit(128 + signal as i32)
+    oxok_libos::process::exit_signalled(signal as i32)
 }
 
 /// True if the event happened in the Linux program (not in the
@@ -208,13 +208,14 @@ fn on_fault(frame: &mut ExceptionFrame) -> Outcome {
 }
 
 fn on_exception(frame: &mut ExceptionFrame) -> Outcome {
-    let (what, signal) = match frame.vector {
-        0 => ("divide error", 8),
-        3 => ("breakpoint", 5),
-        6 => ("illegal instruction", 4),
-        16 | 19 => ("floating-point exception", 8),
-        _ => ("general protection fault", 11),
+    let what = match frame.vector {
+        0 => "divide error",
+        3 => "breakpoint",
+        6 => "illegal instruction",
+        16 | 19 => "floating-point exception",
+        _ => "general protection fault",
     };
+    let signal = oxok_libos::signal::for_vector(frame.vector as u8);
     if in_program(frame) && signals::deliver_fault(frame, signal as u64) {
         return Outcome::Resume;
     }
@@ -229,5 +230,5 @@ fn die(what: &str, frame: &ExceptionFrame, signal: i32) -> ! {
         "linux: {what} (vector {}, address {:#x}) at rip {rip:#x}; killed by signal {signal}",
         frame.vector, frame.addr
     );
-    oxok_libos::process::exit(128 + signal)
+    oxok_libos::process::exit_signalled(signal)
 }

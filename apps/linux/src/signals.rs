@@ -32,9 +32,6 @@ use spin::Mutex;
 
 /// Signals 1..=64.
 pub const NSIG: u64 = 64;
-pub const SIGILL: u64 = 4;
-pub const SIGTRAP: u64 = 5;
-pub const SIGFPE: u64 = 8;
 pub const SIGKILL: u64 = 9;
 pub const SIGSEGV: u64 = 11;
 pub const SIGPIPE: u64 = 13;
@@ -97,7 +94,7 @@ fn from_libos(sig: i32) {
     match handler {
         SIG_IGN => {}
         SIG_DFL if ignored_by_default(sig) => {}
-        SIG_DFL if !blocked => oxok_libos::process::exit(128 + sig as i32),
+        SIG_DFL if !blocked => oxok_libos::process::exit_signalled(sig as i32),
         _ => {
             PENDING.fetch_or(bit(sig), Ordering::AcqRel);
         }
@@ -240,7 +237,7 @@ pub fn deliver_pending(frame: &mut ExceptionFrame, nr: u64, restartable: bool) {
         match action[0] {
             SIG_IGN => continue,
             SIG_DFL if ignored_by_default(sig) => continue,
-            SIG_DFL => oxok_libos::process::exit(128 + sig as i32),
+            SIG_DFL => oxok_libos::process::exit_signalled(sig as i32),
             _ => {}
         }
         if restart && frame.regs.rax as i64 == -EINTR && action[1] & SA_RESTART != 0 {

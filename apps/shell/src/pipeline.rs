@@ -236,6 +236,9 @@ pub fn wait_all(stages: Vec<Outcome>) -> i32 {
 pub fn wait_one(name: &str, child: Child) -> i32 {
     match exec::wait(child) {
         Ok(ExitStatus::Exited(code)) => code,
+        // Ended by a signal (^C, `kill`): 128 + the signal, quietly, as a
+        // Unix shell does for the keyboard's signals.
+        Ok(signalled @ ExitStatus::Signalled(_)) => signalled.code(),
         Ok(killed @ ExitStatus::Killed(v)) => {
             match v {
                 Some(v) => eprintln!("{name}: killed by the kernel (CPU exception {v})"),

@@ -7,15 +7,15 @@ use super::check::cap_error;
 use crate::env::env_name;
 use crate::mem::user;
 use oxok_abi::layout::USER_TOP;
-use oxok_abi::{Error, upcall};
+use oxok_abi::{EXIT_PROGRAM_BITS, Error, upcall};
 use oxok_cap::{Cap, Rights};
 
 /// Ends the caller.
 pub fn env_exit(cx: &mut Cx<'_>, code: u64) -> Result<[u64; 0], Error> {
     let id = cx.caller;
     let name = cx.env()?.name.clone();
-    log::info!("env {id} ({name}) exited with status {}", code as i64);
-    crate::sched::kill(cx.k, id, u64::from(code as u32));
+    log::info!("env {id} ({name}) exited with status {}", code as u32 as i32);
+    crate::sched::kill(cx.k, id, code & EXIT_PROGRAM_BITS);
     Ok([])
 }
 

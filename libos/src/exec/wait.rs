@@ -2,6 +2,7 @@
 //! and its exit status (`env_reap`).
 
 use super::{Child, WAIT_PRED};
+use crate::process::SIGNALLED;
 use crate::{exposed, sys};
 use oxok_abi::layout::ENV_TABLE;
 use oxok_abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry, Error};
@@ -12,6 +13,9 @@ use oxok_pred::Builder;
 pub enum ExitStatus {
     /// It called `env_exit` with this code.
     Exited(i32),
+    /// It ended by this signal's default action
+    /// ([`crate::process::exit_signalled`]).
+    Signalled(i32),
     /// The kernel destroyed it: a fault with no handler (the CPU vector), an
     /// overrun or a kill (`None`).
     Killed(Option<u8>),
@@ -20,19 +24,38 @@ pub enum ExitStatus {
 impl ExitStatus {
     /// From the kernel's `exit_status` word.
     pub fn from_raw(raw: u64) -> ExitStatus {
+        let code = raw as u32 as i32;
         if raw & EXIT_KILLED != 0 {
             let vector = (raw & 0xff) as u8;
             ExitStatus::Killed((vector != 0xff).then_some(vector))
+        } else if raw & SIGNALLED != 0 && (129..=128 + 64).contains(&code) {
+            // (Signals 1–64, as Linux counts them.)
+            ExitStatus::Signalled(code - 128)
         } else {
-            ExitStatus::Exited(raw as u32 as i32)
+            ExitStatus::Exited(code)
         }
     }
 
-    /// The shell's view: the exit code, or 128 + vector for a kill.
+    /// The shell's view: the exit code, or 128 + the signal (for a kill by
+    /// the kernel, the signal its vector stands for).
     pub fn code(self) -> i32 {
+        match (self, self.signal()) {
+            (ExitStatus::Exited(c), _) => c,
+            (_, Some(sig)) => 128 + sig,
+            (_, None) => 128 + crate::signal::SIGKILL,
+        }
+    }
+
+    /// The signal it ended by, as Unix counts it: its own for
+    /// [`ExitStatus::Signalled`], the one a fault's vector stands for
+    /// ([`crate::signal::for_vector`]) or `SIGKILL` when the kernel
+    /// destroyed it; `None` for an exit.
+    pub fn signal(self) -> Option<i32> {
         match self {
-            ExitStatus::Exited(c) => c,
-            ExitStatus::Killed(v) => 128 + i32::from(v.unwrap_or(9)),
+            ExitStatus::Exited(_) => None,
+            ExitStatus::Signalled(sig) => Some(sig),
+            ExitStatus::Killed(Some(v)) => Some(crate::signal::for_vector(v)),
+            ExitStatus::Killed(None) => Some(crate::signal::SIGKILL),
         }
     }
 }

@@ -145,11 +145,12 @@ fn on_fault(frame: &mut ExceptionFrame) -> Outcome {
 
 /// A copy-on-write page that cannot be copied (no frame left, or the
 /// account's limit reached): the process cannot go on, and its own exit
-/// path would write to more such pages. End it here, touching no memory.
+/// path would write to more such pages. End it here, touching no memory,
+/// as `SIGKILL` would (Linux's out-of-memory killer).
 fn out_of_memory() -> bool {
     const MSG: &[u8] = b"vm: out of memory for a copy-on-write page; exiting with status 137\n";
     let _ = crate::sys::console_write(MSG.as_ptr() as u64, MSG.len() as u64);
-    let _ = crate::sys::env_exit(137);
+    let _ = crate::sys::env_exit(crate::process::SIGNALLED | (128 + crate::signal::SIGKILL) as u64);
     false
 }
 

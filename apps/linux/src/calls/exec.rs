@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_elf::Elf;
 use oxok_libos::abi::{ExceptionFrame, Regs};
-use oxok_libos::exec::{self, SpawnOptions};
+use oxok_libos::exec::{self, ExitStatus, SpawnOptions};
 use oxok_libos::{fd, fs, guest, sys};
 
 /// Most strings in argv or envp, and most bytes in all of them (Linux's
@@ -151,6 +151,7 @@ fn run_native(image: &[u8], argv: &[String], envp: &[String]) -> Res {
     mem::clear();
     fd::close_all();
     fdtab::clear();
-    let status = exec::wait(child).map_or(128 + signals::SIGKILL as i32, |s| s.code());
-    oxok_libos::process::exit(status)
+    // The stand-in ends as its program did: a parent's `wait4` sees the
+    // program's exit code or signal.
+    oxok_libos::process::exit_as(exec::wait(child).unwrap_or(ExitStatus::Killed(None)))
 }

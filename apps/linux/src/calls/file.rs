@@ -35,17 +35,27 @@ fn write_from(h: &Handle, buf: u64, len: u64) -> Res {
     while done < len {
         let n = (len - done).min(uaccess::CHUNK as u64) as usize;
         let data = uaccess::read_vec(buf + done, n)?;
-        let mut off = 0;
-        while off < n {
-            match h.write(&data[off..]) {
-                Ok(w) => off += w,
-                Err(e) if done + off as u64 == 0 => return Err(from_io(e)),
-                Err(_) => return Ok((done + off as u64) as i64),
-            }
+        let written = write_bytes(h, &data, done)?;
+        if written != (done + n as u64) as i64 {
+            return Ok(written);
         }
         done += n as u64;
     }
     Ok(done as i64)
+}
+
+/// Writes `data` through `h`, `done` bytes having gone before it: the
+/// total written, or the error if nothing was.
+fn write_bytes(h: &Handle, data: &[u8], done: u64) -> Res {
+    let mut off = 0;
+    while off < data.len() {
+        match h.write(&data[off..]) {
+            Ok(w) => off += w,
+            Err(e) if done + off as u64 == 0 => return Err(from_io(e)),
+            Err(_) => break,
+        }
+    }
+    Ok((done + off as u64) as i64)
 }
 
 /// Before a read or write of pipe end `fd` that would block: with other
@@ -139,8 +149,23 @@ pub fn writev(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     if wait_turn(frame, &h, a[0], POLLOUT)? {
         return Ok(0);
     }
+    let iov = iovecs(a[1], a[2])?;
+    let size = iov.iter().fold(0u64, |s, &(_, len)| s.saturating_add(len));
+    if size <= uaccess::CHUNK as u64 {
+        // One write, as Linux's `writev` is one: musl's `printf` hands a
+        // line over as two pieces (its buffer and the rest), which must
+        // reach the console — or a pipe, within `PIPE_BUF` — together.
+        let mut data = Vec::new();
+        data.try_reserve_exact(size as usize).map_err(|_| crate::errno::ENOMEM)?;
+        for &(base, len) in &iov {
+            let at = data.len();
+            data.resize(at + len as usize, 0);
+            uaccess::read(base, &mut data[at..])?;
+        }
+        return write_bytes(&h, &data, 0);
+    }
     let mut total = 0;
-    for (base, len) in iovecs(a[1], a[2])? {
+    for (base, len) in iov {
         match write_from(&h, base, len) {
             Ok(n) => total += n,
             Err(e) if total == 0 => return Err(e),

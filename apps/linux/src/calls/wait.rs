@@ -21,20 +21,11 @@ const WCLONE: u64 = 0x8000_0000;
 /// How a child ended, as Linux reports it: (`CLD_EXITED` 1 or
 /// `CLD_KILLED` 2, the exit code or the signal).
 fn linux_status(s: ExitStatus) -> (u64, u64) {
-    match s {
-        ExitStatus::Exited(c) => (1, (c & 0xff) as u64),
-        // The kernel destroyed it: a fault nobody handled (by CPU vector)
-        // or a kill.
-        ExitStatus::Killed(v) => (
-            2,
-            match v {
-                Some(0 | 16 | 19) => signals::SIGFPE,
-                Some(3) => signals::SIGTRAP,
-                Some(6) => signals::SIGILL,
-                Some(_) => signals::SIGSEGV,
-                None => signals::SIGKILL,
-            },
-        ),
+    match s.signal() {
+        None => (1, (s.code() & 0xff) as u64),
+        // A signal's default action, or the kernel destroyed it (a fault
+        // nobody handled, by CPU vector, or a kill).
+        Some(sig) => (2, sig as u64),
     }
 }
 

@@ -256,7 +256,7 @@ fn parent() -> i32 {
         });
         t.check(asleep, "the child sleeps");
         t.expect(signal::kill(id, SIGTERM), Ok(()), "SIGTERM sent");
-        finish(&mut t, kid, ExitStatus::Exited(128 + SIGTERM), "SIGTERM ends a sleeper with 143");
+        finish(&mut t, kid, ExitStatus::Signalled(SIGTERM), "SIGTERM ends a sleeper (status 143)");
     }
 
     // A spinning child: TERM caught, INT ignored, KILL is not catchable.
@@ -268,7 +268,7 @@ fn parent() -> i32 {
         t.expect(signal::kill(id, SIGINT), Ok(()), "SIGINT to the looper");
         t.check(proc::alive(id), "caught and ignored signals leave it running");
         t.expect(signal::kill(id, SIGKILL), Ok(()), "SIGKILL to the looper");
-        finish(&mut t, kid, ExitStatus::Exited(128 + SIGKILL), "SIGKILL ends it with 137");
+        finish(&mut t, kid, ExitStatus::Signalled(SIGKILL), "SIGKILL ends it (status 137)");
     }
 
     // Handlers run and the child goes on; a sibling is refused.
@@ -327,5 +327,5 @@ fn kill_tool(t: &mut Checks) {
     let forwarded = run(t);
     t.expect(forwarded, Ok(ExitStatus::Exited(0)), "forwarded through the parent");
     signal::accept_forwarding(false);
-    finish(t, kid, ExitStatus::Exited(128 + SIGTERM), "the kill tool ended the sleeper");
+    finish(t, kid, ExitStatus::Signalled(SIGTERM), "the kill tool ended the sleeper");
 }
