@@ -18,6 +18,9 @@ pub(crate) struct Captured {
     pub status: Option<i32>,
     /// Whether the deadline passed and the run was killed.
     pub timed_out: bool,
+    /// Whether the run was killed on purpose when its serial output showed
+    /// the `cut` text ([`run_captured_until`]): a power cut.
+    pub cut: bool,
     /// Everything the guest wrote on its serial port (QEMU's stdout).
     pub serial: String,
     /// QEMU's own messages (stderr).
@@ -37,6 +40,21 @@ pub(crate) fn run_captured(
     log: Option<&Path>,
     input: &[u8],
 ) -> Result<Captured, String> {
+    run_captured_until(cmd, timeout, log, input, None)
+}
+
+/// As [`run_captured`], and with `cut` the machine is killed (its power
+/// cut: no more disk writes, no orderly halt) as soon as its serial output
+/// shows that text.
+pub(crate) fn run_captured_until(
+    cmd: Command,
+    timeout: Duration,
+    log: Option<&Path>,
+    input: &[u8],
+    cut: Option<&str>,
+) -> Result<Captured, String> {
+    let cut_seen = std::sync::atomic::AtomicBool::new(false);
+    let seen = &cut_seen;
     let mut cmd = with_parent_death_signal(cmd, "KILL");
     cmd.stdin(if input.is_empty() { Stdio::null() } else { Stdio::piped() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -64,6 +82,13 @@ pub(crate) fn run_captured(
             let mut buf = [0u8; 4096];
             while let Some(Ok(n @ 1..)) = stdout.as_mut().map(|o| o.read(&mut buf)) {
                 all.extend_from_slice(&buf[..n]);
+                if let Some(c) = cut {
+                    // Only the new bytes and a text's length before them.
+                    let from = all.len().saturating_sub(n + c.len());
+                    if all[from..].windows(c.len().max(1)).any(|w| w == c.as_bytes()) {
+                        seen.store(true, std::sync::atomic::Ordering::Release);
+                    }
+                }
                 if let Some(f) = log_file.as_mut() {
                     let _ = f.write_all(&buf[..n]);
                 }
@@ -78,9 +103,15 @@ pub(crate) fn run_captured(
             all
         });
         let mut timed_out = false;
+        let mut was_cut = false;
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Ok(status),
+                Ok(None) if seen.load(std::sync::atomic::Ordering::Acquire) => {
+                    was_cut = true;
+                    kill_group(&mut child, pgid);
+                    break child.wait();
+                }
                 Ok(None) if start.elapsed() >= timeout => {
                     timed_out = true;
                     kill_group(&mut child, pgid);
@@ -101,6 +132,7 @@ pub(crate) fn run_captured(
         Ok(Captured {
             status: status.code(),
             timed_out,
+            cut: was_cut,
             serial: String::from_utf8_lossy(&serial).into_owned(),
             stderr: String::from_utf8_lossy(&stderr).into_owned(),
             elapsed,

@@ -4,7 +4,7 @@
 
 use crate::hostnet::{self, NetSpec};
 use crate::pattern::{find, first_missing_in_order, line_at};
-use crate::proc::{Captured, run_captured};
+use crate::proc::{Captured, run_captured_until};
 use crate::qemu::{Qemu, status_meaning};
 use crate::report::{printable, tail};
 use oxok_abi::boot::{EXIT_HALT, EXIT_PANIC, qemu_status};
@@ -103,16 +103,21 @@ pub(crate) enum Exit {
     Status(u32),
     /// A Linux guest powered off (QEMU status 0): [`Boot::Linux`].
     PowerOff,
+    /// The harness cuts the power — kills QEMU, no orderly halt, no further
+    /// disk write — as soon as the serial output shows this text; a disk
+    /// scenario's second boot then sees what was durable.
+    Cut(&'static str),
 }
 
 impl Exit {
-    /// The QEMU exit status this stands for.
-    pub(crate) fn status(self) -> i32 {
+    /// The QEMU exit status this stands for (`None`: killed, a cut).
+    pub(crate) fn status(self) -> Option<i32> {
         match self {
-            Exit::Halt => qemu_status(EXIT_HALT),
-            Exit::Panic => qemu_status(EXIT_PANIC),
-            Exit::Status(n) => qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n),
-            Exit::PowerOff => 0,
+            Exit::Halt => Some(qemu_status(EXIT_HALT)),
+            Exit::Panic => Some(qemu_status(EXIT_PANIC)),
+            Exit::Status(n) => Some(qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n)),
+            Exit::PowerOff => Some(0),
+            Exit::Cut(_) => None,
         }
     }
 }
@@ -139,7 +144,12 @@ pub(crate) fn judge(s: &Scenario, run: &Captured) -> Vec<String> {
     let mut why = Vec::new();
     if run.timed_out {
         why.push(format!("timeout after {} s", s.timeout_secs));
-    } else if run.status != Some(s.exit.status()) {
+    } else if let Exit::Cut(line) = s.exit {
+        if !run.cut {
+            let shown = run.status.map_or("none".to_string(), |c| c.to_string());
+            why.push(format!("the machine ended (exit status {shown}) before showing {line:?}, where its power was to be cut"));
+        }
+    } else if run.status != s.exit.status() {
         let shown = run.status.map_or("none".to_string(), |c| c.to_string());
         why.push(format!("exit status {shown}, meaning: {}", status_meaning(run.status)));
     }
@@ -213,7 +223,11 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
     let (run, host) = std::thread::scope(|scope| {
         let ports = &ports;
         let host = s.net.and_then(|n| n.host).map(|f| scope.spawn(move || f(ports)));
-        let run = run_captured(machine.command(), timeout, Some(log), s.input.as_bytes());
+        let cut = match s.exit {
+            Exit::Cut(line) => Some(line),
+            _ => None,
+        };
+        let run = run_captured_until(machine.command(), timeout, Some(log), s.input.as_bytes(), cut);
         (run, host.map(|h| h.join().unwrap_or_else(|_| Err("the host program panicked".into()))))
     });
     let run = match run {
@@ -295,7 +309,7 @@ mod tests {
     use super::*;
 
     fn captured(serial: &str, status: Option<i32>, timed_out: bool) -> Captured {
-        Captured { status, timed_out, serial: serial.into(), stderr: String::new(), elapsed: Duration::ZERO }
+        Captured { status, timed_out, cut: false, serial: serial.into(), stderr: String::new(), elapsed: Duration::ZERO }
     }
 
     const S: Scenario =

@@ -354,6 +354,7 @@ fn not_run(why: &str) -> Captured {
     Captured {
         status: None,
         timed_out: false,
+        cut: false,
         serial: format!("(not started: {why})"),
         stderr: String::new(),
         elapsed: Duration::ZERO,
