@@ -147,7 +147,9 @@ pub(crate) fn judge(s: &Scenario, run: &Captured) -> Vec<String> {
     } else if let Exit::Cut(line) = s.exit {
         if !run.cut {
             let shown = run.status.map_or("none".to_string(), |c| c.to_string());
-            why.push(format!("the machine ended (exit status {shown}) before showing {line:?}, where its power was to be cut"));
+            why.push(format!(
+                "the machine ended (exit status {shown}) before showing {line:?}, where its power was to be cut"
+            ));
         }
     } else if run.status != s.exit.status() {
         let shown = run.status.map_or("none".to_string(), |c| c.to_string());
@@ -309,7 +311,14 @@ mod tests {
     use super::*;
 
     fn captured(serial: &str, status: Option<i32>, timed_out: bool) -> Captured {
-        Captured { status, timed_out, cut: false, serial: serial.into(), stderr: String::new(), elapsed: Duration::ZERO }
+        Captured {
+            status,
+            timed_out,
+            cut: false,
+            serial: serial.into(),
+            stderr: String::new(),
+            elapsed: Duration::ZERO,
+        }
     }
 
     const S: Scenario =

@@ -11,7 +11,8 @@ use crate::scenario::{Exit, Scenario};
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
 pub(crate) const XNFS_SCENARIOS: [Scenario; 5] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC];
 
-const FORBID: &[&str] = &["FAIL", "frames leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
+const FORBID: &[&str] =
+    &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
 
 const TOOLS: Scenario = Scenario {
     name: "disk-fs-tools",

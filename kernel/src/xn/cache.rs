@@ -9,10 +9,12 @@ use crate::mem::cache::CachePool;
 use oxok_abi::Error;
 use oxok_abi::xn::BLOCK_SIZE;
 
-/// The pool, with who pays for each frame.
+/// The pool, with who pays for each frame (`None`: the kernel itself).
 #[derive(Default)]
 pub struct CacheFrames {
-    pool: CachePool<AccountId>,
+    pool: CachePool<Option<AccountId>>,
+    /// Frames charged to an account (all but the kernel's own).
+    charged: usize,
 }
 
 impl CacheFrames {
@@ -23,11 +25,12 @@ impl CacheFrames {
         crate::mem::heap::reserve(64)?;
         // The frame and its entry in this pool's map (`account::owned`).
         account::charge_amount(acct, account::owned(1))?;
-        let Some(pfn) = self.pool.alloc(acct) else {
+        let Some(pfn) = self.pool.alloc(Some(acct)) else {
             account::uncharge_amount(acct, account::owned(1));
             return Err(Error::NoMemory);
         };
         let _ = account::with(|a| a.attach(acct));
+        self.charged += 1;
         Ok(pfn)
     }
 
@@ -38,7 +41,7 @@ impl CacheFrames {
 
     /// A frame charged to the kernel itself (boot-time recovery).
     pub fn alloc_kernel(&mut self) -> Option<u64> {
-        self.pool.alloc(account::ROOT)
+        self.pool.alloc(None)
     }
 
     /// Gives frame `pfn` back: freed now if nothing maps it, else handed to
@@ -46,11 +49,19 @@ impl CacheFrames {
     /// keeps seeing the old bytes, never anyone else's). The charge goes
     /// back either way.
     pub fn release(&mut self, pfn: u64) {
-        let Some(acct) = self.pool.release(pfn) else { return };
-        if acct != account::ROOT {
-            account::uncharge_amount(acct, account::owned(1));
-            account::with(|a| a.detach(acct));
-        }
+        // The root account pays like any other (the boot programs'); only
+        // the kernel's own frames were never charged.
+        let Some(Some(acct)) = self.pool.release(pfn) else { return };
+        account::uncharge_amount(acct, account::owned(1));
+        account::with(|a| a.detach(acct));
+        self.charged = self.charged.saturating_sub(1);
+    }
+
+    /// What the frames charged to accounts cost them in all
+    /// ([`account::owned`] each): charges that outlive the programs that
+    /// caused them, as the cache does.
+    pub fn charged(&self) -> oxok_account::Amount {
+        account::owned(self.charged as u64)
     }
 
     /// Frames in the pool.
