@@ -334,6 +334,17 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_must_happen() {
+        let cut = Scenario { exit: Exit::Cut("cut now"), ..S };
+        let seen = Captured { cut: true, ..captured("Oxok\nenv 2 destroyed\ncut now\n", None, false) };
+        assert!(judge(&cut, &seen).is_empty());
+        // The machine halted by itself: the power was never cut.
+        let why = judge(&cut, &captured("Oxok\nenv 2 destroyed\n", Some(33), false));
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].contains("where its power was to be cut"), "{why:?}");
+    }
+
+    #[test]
     fn passes_on_halt_with_expectations() {
         assert!(judge(&S, &captured("Oxok\nenv 2 destroyed\n", Some(33), false)).is_empty());
     }
