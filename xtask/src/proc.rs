@@ -19,8 +19,10 @@ pub(crate) struct Captured {
     /// Whether the deadline passed and the run was killed.
     pub timed_out: bool,
     /// Whether the run was killed on purpose when its serial output showed
-    /// the `cut` text ([`run_captured_until`]): a power cut.
+    /// the `cut` text ([`Drive`]): a power cut.
     pub cut: bool,
+    /// What the typist ([`Drive`]) reported, if there was one.
+    pub typist: Option<Result<String, String>>,
     /// Everything the guest wrote on its serial port (QEMU's stdout).
     pub serial: String,
     /// QEMU's own messages (stderr).
@@ -40,23 +42,34 @@ pub(crate) fn run_captured(
     log: Option<&Path>,
     input: &[u8],
 ) -> Result<Captured, String> {
-    run_captured_until(cmd, timeout, log, input, None)
+    run_driven(cmd, timeout, log, input, Drive::default())
 }
 
-/// As [`run_captured`], and with `cut` the machine is killed (its power
-/// cut: no more disk writes, no orderly halt) as soon as its serial output
-/// shows that text.
-pub(crate) fn run_captured_until(
+/// What drives a captured run besides its `input`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Drive<'a> {
+    /// The machine is killed (its power cut: no more disk writes, no
+    /// orderly halt) as soon as its serial output shows this text.
+    pub cut: Option<&'a str>,
+    /// Types on the console while the machine runs, after `input`.
+    pub typist: Option<crate::typist::Typing>,
+}
+
+/// As [`run_captured`], driven by `drive`.
+pub(crate) fn run_driven(
     cmd: Command,
     timeout: Duration,
     log: Option<&Path>,
     input: &[u8],
-    cut: Option<&str>,
+    drive: Drive<'_>,
 ) -> Result<Captured, String> {
+    let cut = drive.cut;
     let cut_seen = std::sync::atomic::AtomicBool::new(false);
     let seen = &cut_seen;
+    let screen = std::sync::Mutex::new(Vec::new());
+    let screen = &screen;
     let mut cmd = with_parent_death_signal(cmd, "KILL");
-    cmd.stdin(if input.is_empty() { Stdio::null() } else { Stdio::piped() });
+    cmd.stdin(if input.is_empty() && drive.typist.is_none() { Stdio::null() } else { Stdio::piped() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.process_group(0);
     let mut log_file = match log {
@@ -78,9 +91,9 @@ pub(crate) fn run_captured_until(
     }
     std::thread::scope(|s| {
         let serial = s.spawn(move || {
-            let mut all = Vec::new();
             let mut buf = [0u8; 4096];
             while let Some(Ok(n @ 1..)) = stdout.as_mut().map(|o| o.read(&mut buf)) {
+                let mut all = screen.lock().unwrap_or_else(|e| e.into_inner());
                 all.extend_from_slice(&buf[..n]);
                 if let Some(c) = cut {
                     // Only the new bytes and a text's length before them.
@@ -93,8 +106,11 @@ pub(crate) fn run_captured_until(
                     let _ = f.write_all(&buf[..n]);
                 }
             }
-            all
         });
+        let typist = match (drive.typist, stdin.as_mut()) {
+            (Some(typing), Some(keys)) => Some(s.spawn(move || typing(&mut crate::typist::Typist::new(keys, screen)))),
+            _ => None,
+        };
         let errors = s.spawn(move || {
             let mut all = Vec::new();
             if let Some(e) = stderr.as_mut() {
@@ -126,13 +142,16 @@ pub(crate) fn run_captured_until(
             }
         };
         let elapsed = start.elapsed();
-        let serial = serial.join().unwrap_or_default();
+        let _ = serial.join();
+        let typist = typist.map(|t| t.join().unwrap_or_else(|_| Err("the typist panicked".into())));
+        let serial = std::mem::take(&mut *screen.lock().unwrap_or_else(|e| e.into_inner()));
         let stderr = errors.join().unwrap_or_default();
         let status = status.map_err(|e| format!("waiting for {program}: {e}"))?;
         Ok(Captured {
             status: status.code(),
             timed_out,
             cut: was_cut,
+            typist,
             serial: String::from_utf8_lossy(&serial).into_owned(),
             stderr: String::from_utf8_lossy(&stderr).into_owned(),
             elapsed,

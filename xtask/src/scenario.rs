@@ -4,7 +4,7 @@
 
 use crate::hostnet::{self, NetSpec};
 use crate::pattern::{find, first_missing_in_order, line_at};
-use crate::proc::{Captured, run_captured_until};
+use crate::proc::{Captured, Drive, run_driven};
 use crate::qemu::{Qemu, status_meaning};
 use crate::report::{printable, tail};
 use oxok_abi::boot::{EXIT_HALT, EXIT_PANIC, qemu_status};
@@ -55,6 +55,9 @@ pub(crate) struct Scenario {
     pub qemu_args: &'static [&'static str],
     /// A second machine the scenario moves a process to (`scenarios_ckpt.rs`).
     pub second: Option<&'static crate::scenarios_ckpt::Second>,
+    /// Types on the console as a person would, timing its keys and waiting
+    /// for what the guest prints (`typist.rs`); its error fails the scenario.
+    pub typist: Option<crate::typist::Typing>,
 }
 
 impl Scenario {
@@ -75,6 +78,7 @@ impl Scenario {
         disk: None,
         qemu_args: &[],
         second: None,
+        typist: None,
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus
@@ -229,7 +233,8 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
             Exit::Cut(line) => Some(line),
             _ => None,
         };
-        let run = run_captured_until(machine.command(), timeout, Some(log), s.input.as_bytes(), cut);
+        let drive = Drive { cut, typist: s.typist };
+        let run = run_driven(machine.command(), timeout, Some(log), s.input.as_bytes(), drive);
         (run, host.map(|h| h.join().unwrap_or_else(|_| Err("the host program panicked".into()))))
     });
     let run = match run {
@@ -244,6 +249,14 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Some(Err(e)) => {
             append_log(log, &format!("host: {e}"));
             why.push(format!("host program: {e}"));
+        }
+        None => {}
+    }
+    match run.typist.take() {
+        Some(Ok(text)) => append_log(log, &text),
+        Some(Err(e)) => {
+            append_log(log, &format!("typist: {e}"));
+            why.push(format!("typist: {e}"));
         }
         None => {}
     }
@@ -315,6 +328,7 @@ mod tests {
             status,
             timed_out,
             cut: false,
+            typist: None,
             serial: serial.into(),
             stderr: String::new(),
             elapsed: Duration::ZERO,

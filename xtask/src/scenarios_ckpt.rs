@@ -355,6 +355,7 @@ fn not_run(why: &str) -> Captured {
         status: None,
         timed_out: false,
         cut: false,
+        typist: None,
         serial: format!("(not started: {why})"),
         stderr: String::new(),
         elapsed: Duration::ZERO,
