@@ -39,6 +39,8 @@ struct Tty {
     raw: [u8; RAW],
     raw_start: usize,
     raw_end: usize,
+    /// `^D` on an empty line, seen by [`ready`] and not yet returned.
+    eof_pending: bool,
 }
 
 static TTY: Mutex<Tty> = Mutex::new(Tty {
@@ -48,6 +50,7 @@ static TTY: Mutex<Tty> = Mutex::new(Tty {
     raw: [0; RAW],
     raw_start: 0,
     raw_end: 0,
+    eof_pending: false,
 });
 
 /// This process's terminal settings (`TCGETS`).
@@ -111,11 +114,82 @@ pub fn read(buf: &mut [u8]) -> Result<usize, crate::Error> {
     }
 }
 
+/// Whether a [`read`] would return without waiting: takes what was typed
+/// (without waiting) and runs it through the discipline as `read` does —
+/// echo, and signal keys raised here — until a line is complete in
+/// canonical mode, or a byte is there in raw mode, or the end of input.
+/// Readiness as Linux's `poll` reports it on a terminal; a caller that
+/// must not block in `read` (to let a signal end its wait) waits for
+/// typing ([`crate::console::received`]) until this says yes.
+pub fn ready() -> bool {
+    loop {
+        let mut echo = EchoBuf::default();
+        let step = TTY.lock().pump(&mut echo);
+        echo.flush();
+        match step {
+            Pump::Ready => return true,
+            Pump::Signal(sig) => {
+                let _ = crate::signal::raise(sig);
+            }
+            Pump::Empty => {
+                let mut raw = [0u8; RAW];
+                match console::try_read(&mut raw) {
+                    Ok(n @ 1..) => {
+                        let mut tty = TTY.lock();
+                        tty.raw[..n].copy_from_slice(&raw[..n]);
+                        tty.raw_start = 0;
+                        tty.raw_end = n;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+    }
+}
+
+/// What [`Tty::pump`] found.
+enum Pump {
+    /// A read would return now.
+    Ready,
+    /// A signal key.
+    Signal(i32),
+    /// Every raw byte is fed and nothing is ready.
+    Empty,
+}
+
 impl Tty {
+    /// Feeds buffered raw bytes into the discipline until a read would
+    /// return (a line, a raw byte, the end of input) or none are left.
+    fn pump(&mut self, echo: &mut EchoBuf) -> Pump {
+        loop {
+            if self.disc.is_ready() || self.eof_pending {
+                return Pump::Ready;
+            }
+            if self.raw_start == self.raw_end {
+                return Pump::Empty;
+            }
+            let b = self.raw[self.raw_start];
+            self.raw_start += 1;
+            let t = self.termios;
+            match self.disc.feed(&t, b, echo) {
+                None | Some(Ready::Input) => {}
+                Some(Ready::Eof) => {
+                    self.eof_pending = true;
+                    return Pump::Ready;
+                }
+                Some(Ready::Signal(sig)) => return Pump::Signal(sig),
+            }
+        }
+    }
+
     /// Feeds buffered raw bytes until something is ready for the caller.
     fn step(&mut self, buf: &mut [u8], echo: &mut EchoBuf) -> Step {
         let mut copied = 0;
         loop {
+            if self.eof_pending && !self.disc.is_ready() {
+                self.eof_pending = copied > 0;
+                return if copied > 0 { Step::Data(copied) } else { Step::Eof };
+            }
             if self.disc.is_ready() {
                 let line = self.disc.line();
                 let n = (line.len() - self.taken).min(buf.len() - copied);

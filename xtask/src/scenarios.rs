@@ -1669,6 +1669,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[4],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[5],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[6],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[7],
     // Sockets and HTTP (issues 13, 14): `scenarios_http.rs`.
     crate::scenarios_http::HTTP_SCENARIOS[0],
     crate::scenarios_http::HTTP_SCENARIOS[1],

@@ -4,7 +4,8 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 7] = [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL, JOBS];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 8] =
+    [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL, JOBS, TTYREAD];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -242,5 +243,27 @@ const JOBS: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC", "went on"],
     timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+const TTYREAD: Scenario = Scenario {
+    name: "linux-ttyread",
+    about: "a Linux program that owns the console, typed at by a person (the typist): a console read SIGALRM \
+            interrupts returns EINTR, one with an SA_RESTART handler restarts and returns the line typed two seconds \
+            later, poll says half a line is not ready and the finished line is",
+    cmdline: "run=init",
+    input: "linux lx-ttyread\n",
+    expect: &[
+        "ok read-eintr",
+        "ok read-restarted",
+        "ok partial-line-not-ready",
+        "ok line-ready",
+        "ok line-read",
+        "lx-ttyread: 5 checks, 0 failed",
+        "none leaked",
+    ],
+    forbid: FORBID,
+    timeout_secs: 120,
+    typist: Some(crate::typist::tty_reads),
     ..Scenario::DEFAULT
 };

@@ -87,3 +87,19 @@ pub(crate) fn interrupt_loops(t: &mut Typist<'_>) -> Result<String, String> {
     t.send(b"exit 0\n")?;
     Ok(format!("typist: ^C ended {ROUNDS} loops, each at its own moment"))
 }
+
+/// For `lx-ttyread`: nothing for its first read (a signal ends it), a line
+/// two seconds into the second (the read restarts after the handler), then
+/// half a line, a pause, and the rest.
+pub(crate) fn tty_reads(t: &mut Typist<'_>) -> Result<String, String> {
+    t.wait_for("lx-ttyread: type hello in two seconds", 60)?;
+    std::thread::sleep(Duration::from_secs(2));
+    t.send(b"hello\r")?;
+    t.wait_for("lx-ttyread: type half a line", 30)?;
+    t.send(b"par")?;
+    t.wait_for("lx-ttyread: finish the line", 30)?;
+    t.send(b"tial\r")?;
+    t.wait_for("checks, ", 30)?;
+    t.send(b"exit 0\n")?;
+    Ok("typist: typed hello, then partial in two pieces".into())
+}

@@ -58,14 +58,13 @@ fn write_bytes(h: &Handle, data: &[u8], done: u64) -> Res {
     Ok((done + off as u64) as i64)
 }
 
-/// Before a read or write of pipe end `fd` that would block: with other
-/// threads, they run meanwhile (`Ok(true)`: the frame holds another thread
-/// now); alone, the pipe is waited for here, where a signal ends the wait
-/// with `EINTR` (restarted after an `SA_RESTART` handler). Other objects
-/// block in their own read (the console's line discipline must see every
-/// byte itself).
+/// Before a read or write of pipe end or console `fd` that would block:
+/// with other threads, they run meanwhile (`Ok(true)`: the frame holds
+/// another thread now); alone, the object is waited for here, where a
+/// signal ends the wait with `EINTR` (restarted after an `SA_RESTART`
+/// handler). Files and sockets block in their own calls.
 fn wait_turn(frame: &mut ExceptionFrame, h: &Handle, fd: u64, events: u16) -> Result<bool, i64> {
-    if h.kind() != "pipe" {
+    if h.kind() != "pipe" && h.kind() != "console" {
         return Ok(false);
     }
     if crate::threads::wait_io(frame, fd, events) {
@@ -85,19 +84,10 @@ pub fn read(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     if a[2] == 0 {
         return Ok(0);
     }
+    // A bad buffer is `EFAULT` at once, not after a wait for input.
+    uaccess::writable(a[1], a[2].min(uaccess::CHUNK as u64))?;
     if wait_turn(frame, &h, a[0], POLLIN)? {
         return Ok(0);
-    }
-    if h.kind() == "console" {
-        // Input `poll` already took comes first.
-        let n = a[2].min(uaccess::CHUNK as u64) as usize;
-        uaccess::writable(a[1], n as u64)?;
-        let mut tmp = vec![0u8; n];
-        let got = crate::calls::poll::take_pending(&mut tmp);
-        if got > 0 {
-            uaccess::write(a[1], &tmp[..got])?;
-            return Ok(got as i64);
-        }
     }
     read_into(&h, a[1], a[2])
 }

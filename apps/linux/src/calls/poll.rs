@@ -1,8 +1,8 @@
 //! Waiting for descriptors: `poll` and `ppoll`, and the readiness
 //! ([`events`]) and the wait ([`wait_for`]) that `select` and `epoll`
-//! share with them. The console's readiness the personality can see only
-//! by consuming input: `poll` takes what has arrived into a small buffer of
-//! its own (which `read` on the console drains first). A pipe end reports
+//! share with them. The console is ready when the libOS's terminal has a
+//! read's worth (`tty::ready`: typed bytes go through the line discipline,
+//! so in canonical mode a whole line). A pipe end reports
 //! its readiness from the pipe's shared counters without consuming
 //! anything (`File::readiness`). Files and the devices are always ready.
 //! Sockets report their real readiness (the libOS polls its stack).
@@ -19,7 +19,6 @@ use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::abi::layout::{CLOCK, Clock, SYSINFO, SysInfo};
 use oxok_libos::net::socket;
 use oxok_libos::{exposed, fd, sys};
-use spin::Mutex;
 
 pub const POLLIN: u16 = 0x001;
 pub const POLLOUT: u16 = 0x004;
@@ -28,38 +27,14 @@ pub const POLLNVAL: u16 = 0x020;
 /// (console, pipes, signals).
 const SOCKET_SLICE_MS: u64 = 50;
 
-/// Console bytes taken by `poll` and not yet read.
-static PENDING: Mutex<Vec<u8>> = Mutex::new(Vec::new());
-
 /// The wakeup-predicate index `poll` sleeps on (the libOS keeps 2 for the
 /// console and 3 for `wait`; `nanosleep` uses 1).
 const POLL_SLOT: u64 = 0;
 
-/// Takes console bytes `poll` buffered, up to `buf.len()`; 0 if none.
-pub fn take_pending(buf: &mut [u8]) -> usize {
-    let mut p = PENDING.lock();
-    let n = p.len().min(buf.len());
-    buf[..n].copy_from_slice(&p[..n]);
-    p.drain(..n);
-    n
-}
-
-/// True if console input is waiting. To see it the personality must take
-/// it: one byte, kept for the next `read`, so at most that byte is lost if
-/// the program ends without reading.
+/// True if a console read would not wait: the libOS's terminal takes what
+/// was typed through its line discipline (a whole line in canonical mode).
 fn console_ready() -> bool {
-    let mut p = PENDING.lock();
-    if !p.is_empty() {
-        return true;
-    }
-    let mut buf = [0u8; 1];
-    match sys::console_read(buf.as_mut_ptr() as u64, buf.len() as u64) {
-        Ok([n]) if n > 0 => {
-            p.extend_from_slice(&buf[..n as usize]);
-            true
-        }
-        _ => false,
-    }
+    oxok_libos::tty::ready()
 }
 
 pub const POLLERR: u16 = 0x008;
