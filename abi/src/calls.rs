@@ -1149,6 +1149,15 @@ macro_rules! for_each_call {
             /// capability for every page gaining write (`BadCap`,
             /// `Denied`). Changes: the entries of the range.
             90 => page_protect_range(env_slot: EnvCap, va: Word, pages: Len, flags: PageFlags, frame_slot: CapSlot) -> [];
+
+            /// As `console_read`, but takes nothing: the bytes stay for the
+            /// next `console_read`. A libOS that must not take another
+            /// program's typing (a shell waiting for its foreground job)
+            /// looks for a signal key this way.
+            ///
+            /// Checks: as `console_read` (`Invalid`, `BadAddress`,
+            /// `Denied`). Changes: nothing.
+            91 => console_peek(ptr: UserPtr, len: Len) -> [read];
         }
     };
 }

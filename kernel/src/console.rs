@@ -32,13 +32,19 @@ pub fn poll() {
 
 /// Takes up to `out.len()` received bytes; returns how many.
 pub fn read(out: &mut [u8]) -> usize {
+    let n = peek(out);
+    TAIL.fetch_add(n as u64, Ordering::Release);
+    n
+}
+
+/// Copies up to `out.len()` waiting bytes without taking them.
+pub fn peek(out: &mut [u8]) -> usize {
     let tail = TAIL.load(Ordering::Relaxed);
     let available = (HEAD.load(Ordering::Acquire) - tail) as usize;
     let n = available.min(out.len());
     for (i, slot) in out.iter_mut().take(n).enumerate() {
         *slot = RING[((tail + i as u64) % SIZE as u64) as usize].load(Ordering::Relaxed);
     }
-    TAIL.store(tail + n as u64, Ordering::Release);
     n
 }
 

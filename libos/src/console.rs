@@ -97,6 +97,15 @@ macro_rules! println {
     ($($arg:tt)*) => { $crate::console::_print(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
+/// Copies the console input already received, up to `buf.len()` bytes,
+/// without taking it (`console_peek`): it stays for the next read.
+pub fn peek(buf: &mut [u8]) -> Result<usize, crate::Error> {
+    let len = buf.len().min(oxok_abi::CONSOLE_WRITE_MAX as usize);
+    crate::vm::prepare_write(&mut buf[..len]);
+    let [n] = crate::sys::console_peek(buf.as_mut_ptr() as u64, len as u64)?;
+    Ok(n as usize)
+}
+
 /// Takes the console input already received, up to `buf.len()` bytes,
 /// without waiting; 0 when there is none.
 pub fn try_read(buf: &mut [u8]) -> Result<usize, crate::Error> {

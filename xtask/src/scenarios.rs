@@ -1670,6 +1670,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_lxproc::LXPROC_SCENARIOS[5],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[6],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[7],
+    crate::scenarios_lxproc::LXPROC_SCENARIOS[8],
     // Sockets and HTTP (issues 13, 14): `scenarios_http.rs`.
     crate::scenarios_http::HTTP_SCENARIOS[0],
     crate::scenarios_http::HTTP_SCENARIOS[1],

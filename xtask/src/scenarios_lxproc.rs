@@ -4,8 +4,8 @@
 use crate::scenario::Scenario;
 
 /// Every process-model scenario, in the order `scenarios.rs` lists them.
-pub(crate) const LXPROC_SCENARIOS: [Scenario; 8] =
-    [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL, JOBS, TTYREAD];
+pub(crate) const LXPROC_SCENARIOS: [Scenario; 9] =
+    [PROC, SIGNAL, BUSYBOX_PIPES, FORKBOMB, PTHREAD, POLL, JOBS, TTYREAD, SH_INTERRUPT];
 
 const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhandled", "KERNEL PANIC"];
 
@@ -265,5 +265,18 @@ const TTYREAD: Scenario = Scenario {
     forbid: FORBID,
     timeout_secs: 120,
     typist: Some(crate::typist::tty_reads),
+    ..Scenario::DEFAULT
+};
+
+const SH_INTERRUPT: Scenario = Scenario {
+    name: "linux-sh-interrupt",
+    about: "an interactive busybox sh that owns the console (`linux busybox sh`), typed at by a person: ^C during its \
+            foreground `sleep 30` ends the job (status 130) though nobody reads the keyboard then — the waiting shell \
+            watches the typing without taking it (console_peek) — and a line typed ahead during a job reaches the shell",
+    cmdline: "run=init",
+    expect: &["after ^C 130", "typed ahead", "env * (init) exited with status 0", "none leaked"],
+    forbid: FORBID,
+    timeout_secs: 120,
+    typist: Some(crate::typist::busybox_sh_interrupt),
     ..Scenario::DEFAULT
 };

@@ -103,3 +103,27 @@ pub(crate) fn tty_reads(t: &mut Typist<'_>) -> Result<String, String> {
     t.send(b"exit 0\n")?;
     Ok("typist: typed hello, then partial in two pieces".into())
 }
+
+/// For `linux-sh-interrupt`: an interactive `busybox sh` that owns the
+/// console runs `sleep 30` in the foreground; ^C a moment later ends the
+/// job (status 130) and the shell answers again; typing ahead during a
+/// job stays for the shell.
+pub(crate) fn busybox_sh_interrupt(t: &mut Typist<'_>) -> Result<String, String> {
+    t.wait_for("oxok$ ", 60)?;
+    t.send(b"linux busybox sh\r")?;
+    t.wait_for("# ", 30)?;
+    t.send(b"busybox sleep 30\r")?;
+    std::thread::sleep(Duration::from_millis(1500));
+    t.send(b"\x03")?;
+    t.wait_for("# ", 10).map_err(|e| format!("after ^C: {e}"))?;
+    t.send(b"echo after ^C $?\r")?;
+    t.wait_for("after ^C 130", 10)?;
+    t.send(b"busybox sleep 2\r")?;
+    std::thread::sleep(Duration::from_millis(500));
+    t.send(b"echo typed ahead\r")?;
+    t.wait_for("typed ahead\r\n", 20).or_else(|_| t.wait_for("typed ahead\n", 1))?;
+    t.send(b"exit\r")?;
+    t.wait_for("oxok$ ", 20)?;
+    t.send(b"exit 0\n")?;
+    Ok("typist: ^C ended busybox sh's foreground job; typing ahead during a job reached the shell".into())
+}

@@ -124,6 +124,9 @@ pub fn sleep(which: Which) -> Res {
         b.or();
     }
     crate::timers::wake_on(&mut b);
+    if crate::keyboard::watching() {
+        crate::keyboard::wake_on(&mut b);
+    }
     if ids.len() > WATCHED {
         let clock = exposed::clock().ok_or(EINVAL)?;
         let ticks = CLOCK + core::mem::offset_of!(Clock, ticks) as u64;

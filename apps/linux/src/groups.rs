@@ -171,6 +171,13 @@ pub fn new_session() -> Result<u64, i64> {
     Ok(me)
 }
 
+/// True if another group of this session — a job — is the terminal's
+/// foreground (this process is then its shell, or a bystander).
+pub fn job_in_foreground() -> bool {
+    let fg = fg_word();
+    fg != 0 && fg != pgid()
+}
+
 /// `tcgetpgrp`: the session's foreground group.
 pub fn foreground() -> u64 {
     match fg_word() {

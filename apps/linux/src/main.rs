@@ -21,6 +21,7 @@ mod devices;
 mod errno;
 mod fdtab;
 mod groups;
+mod keyboard;
 mod layout;
 mod load;
 mod mem;

@@ -50,6 +50,17 @@ pub fn console_write(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Er
 
 /// Takes waiting console input; never blocks.
 pub fn console_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
+    take(cx, ptr, len, crate::console::read)
+}
+
+/// Copies waiting console input without taking it.
+pub fn console_peek(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Error> {
+    take(cx, ptr, len, crate::console::peek)
+}
+
+/// `console_read` and `console_peek`: every check, then `copy` (which
+/// takes the bytes or not) into the caller's buffer.
+fn take(cx: &mut Cx<'_>, ptr: u64, len: u64, copy: fn(&mut [u8]) -> usize) -> Result<[u64; 1], Error> {
     if len > CONSOLE_WRITE_MAX {
         return Err(Error::Invalid);
     }
@@ -69,7 +80,7 @@ pub fn console_read(cx: &mut Cx<'_>, ptr: u64, len: u64) -> Result<[u64; 1], Err
         page += PAGE_SIZE;
     }
     let mut buf = [0u8; 512];
-    let n = crate::console::read(&mut buf[..want]);
+    let n = copy(&mut buf[..want]);
     user::copy_to_user(&env.space, ptr, &buf[..n])?;
     Ok([n as u64])
 }

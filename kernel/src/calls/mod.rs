@@ -28,7 +28,7 @@ pub use account::{account_info, env_limit, env_limit_heap, env_limit_slots};
 pub use base::{env_get_base, env_set_base};
 pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_revoke, pct_grant};
 pub use ckpt::{cap_copy, cap_peek, env_mappings, env_peek, env_stop};
-pub use console::{aux_read, aux_write, console_read, console_write};
+pub use console::{aux_read, aux_write, console_peek, console_read, console_write};
 pub use cpu::yield_cpu;
 pub use env::{env_create, env_destroy, env_exit, env_reap, env_rename, env_run, env_self, upcall_register};
 pub use filter::{filter_install, filter_remove};

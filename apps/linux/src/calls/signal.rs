@@ -169,8 +169,15 @@ pub fn rt_sigreturn(_: &[u64; 6], f: &mut ExceptionFrame) -> Res {
 /// Sleeps until a signal the program does not block is pending.
 fn sleep_for_signal() -> Res {
     while !signals::interrupted() {
+        let keys = crate::keyboard::watching();
+        if keys {
+            crate::keyboard::check();
+        }
         let mut b = oxok_pred::Builder::new();
         crate::timers::wake_on(&mut b);
+        if keys {
+            crate::keyboard::wake_on(&mut b);
+        }
         let code = b.build().map_err(|_| EINVAL)?;
         let bytes = code.as_bytes();
         oxok_libos::sys::pred_install(0, SIGNAL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)

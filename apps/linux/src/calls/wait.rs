@@ -38,6 +38,9 @@ fn wait_for(which: Which, options: u64, keep: bool) -> Result<Option<(i64, ExitS
         if options & WNOHANG != 0 {
             return Ok(None);
         }
+        if crate::keyboard::watching() {
+            crate::keyboard::check();
+        }
         signals::check_interrupted()?;
         children::sleep(which)?;
     }
