@@ -11,10 +11,12 @@ use crate::mem::cache::CachePool;
 use oxok_abi::Error;
 use oxok_abi::xn::BLOCK_SIZE;
 
-/// The pool, with who pays for each frame.
+/// The pool, with who pays for each frame (`None`: the kernel's own
+/// frames, charged to nobody — not the same as frames charged to the root
+/// account, which boot programs' are).
 #[derive(Default)]
 pub struct CacheFrames {
-    pool: CachePool<AccountId>,
+    pool: CachePool<Option<AccountId>>,
 }
 
 impl CacheFrames {
@@ -23,12 +25,11 @@ impl CacheFrames {
     /// machine is out of frames or the kernel heap is full.
     pub fn alloc(&mut self, acct: AccountId) -> Result<u64, Error> {
         crate::mem::heap::reserve(64)?;
-        // The frame and its entry in this pool's map (`account::owned`).
-        account::charge_amount(acct, account::owned(1))?;
-        let Some(pfn) = self.pool.alloc(acct) else {
-            account::uncharge_amount(acct, account::owned(1));
-            return Err(Error::NoMemory);
-        };
+        // The frame and its entry in this pool's map (`account::owned`),
+        // charged first and given back by the guard if no frame is left.
+        let charge = account::Charge::owned(acct)?;
+        let pfn = self.pool.alloc(Some(acct)).ok_or(Error::NoMemory)?;
+        charge.commit();
         let _ = account::with(|a| a.attach(acct));
         Ok(pfn.raw())
     }
@@ -38,9 +39,10 @@ impl CacheFrames {
         self.pool.mappable(Pfn::from_word(pfn))
     }
 
-    /// A frame charged to the kernel itself (boot-time recovery).
+    /// A frame of the kernel's own, charged to nobody (boot-time recovery,
+    /// the catalogue).
     pub fn alloc_kernel(&mut self) -> Option<u64> {
-        self.pool.alloc(account::ROOT).map(Pfn::raw)
+        self.pool.alloc(None).map(Pfn::raw)
     }
 
     /// Gives frame `pfn` back: freed now if nothing maps it, else handed to
@@ -48,8 +50,9 @@ impl CacheFrames {
     /// keeps seeing the old bytes, never anyone else's). The charge goes
     /// back either way.
     pub fn release(&mut self, pfn: u64) {
-        let Some(acct) = self.pool.release(Pfn::from_word(pfn)) else { return };
-        if acct != account::ROOT {
+        // A charged frame's charge goes back even when its account is the
+        // root's (a boot program's frames).
+        if let Some(Some(acct)) = self.pool.release(Pfn::from_word(pfn)) {
             account::uncharge_amount(acct, account::owned(1));
             account::with(|a| a.detach(acct));
         }
