@@ -400,7 +400,11 @@ fn halt(k: &mut Kernel) -> ! {
             }
             _ => log::error!("frames: {free} free, {} at start: frames leaked", k.baseline_free_frames),
         }
-        heap_check(k.baseline_heap);
+        // The cache's frames stay charged after their programs end (they
+        // are counted apart above, like the frames themselves).
+        let cache_heap = crate::xn::cached_heap();
+        crate::xn::shut_down();
+        heap_check(k.baseline_heap, cache_heap);
     }
     crate::logline::flush();
     qemu::exit(halt_value())
@@ -414,15 +418,17 @@ pub const HEAP_SLACK: usize = 16 * 1024;
 
 /// The leak check's heap half, with every environment gone: nothing is
 /// charged to any account any more (every record an environment caused was
-/// given back), and the heap is back at its boot baseline.
-fn heap_check(baseline: usize) {
+/// given back) but the XN buffer cache's frames (`cache_heap`), and the
+/// heap — without XN's state, which the disk keeps — is back at its boot
+/// baseline.
+fn heap_check(baseline: usize, cache_heap: u64) {
     let (used, _) = crate::mem::heap::usage();
     // In the process model the CPU may still be on the last ended
     // environment's kernel stack, freed at the next switch, which never comes.
     #[cfg(feature = "model-process")]
     let used = used.saturating_sub(crate::model::deferred_bytes());
     let root = crate::account::with(|a| a.info(crate::account::ROOT));
-    let charged = root.map_or(0, |r| r.used.heap);
+    let charged = root.map_or(0, |r| r.used.heap).saturating_sub(cache_heap);
     let envs = root.map_or(0, |r| r.used.envs);
     let orphans = crate::env::orphans::count();
     if orphans != 0 {

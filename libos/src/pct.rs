@@ -163,7 +163,7 @@ pub fn service_of(word0: u64) -> Option<u16> {
 /// take them answer "busy, try again" instead of waiting for a holder that
 /// cannot run until they return.
 pub(crate) fn interrupted_busy() -> bool {
-    crate::fd::table_busy() || crate::heap::busy()
+    crate::fd::table_busy() || crate::heap::busy() || crate::net::socket::busy()
 }
 
 /// The dispatch table the runtime's PCT entry (`oxok_rt::pct`) calls with

@@ -30,10 +30,19 @@ pub fn exit_as(status: ExitStatus) -> ! {
     }
 }
 
+/// Set when the exit path starts.
+static EXITING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 fn exit_word(word: u64) -> ! {
-    crate::fd::close_all();
-    // Closed connections get a moment to deliver their last data and FIN.
-    crate::net::socket::drain(2000);
+    // A second exit — a signal's default action arriving while the exit
+    // path runs, in the transfer that interrupted it — ends the process at
+    // once: the path it interrupted may hold a lock the cleanup would wait
+    // for forever, and that cleanup is under way.
+    if !EXITING.swap(true, core::sync::atomic::Ordering::AcqRel) {
+        crate::fd::close_all();
+        // Closed connections get a moment to deliver their last data and FIN.
+        crate::net::socket::drain(2000);
+    }
     let _ = crate::sys::env_exit(word);
     // env_exit never returns; if the kernel refused, spin rather than run on.
     loop {

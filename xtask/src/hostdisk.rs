@@ -125,7 +125,8 @@ fn reboot(s: &Scenario, machine: &Qemu, log: &Path) -> Vec<String> {
     {
         return vec![format!("patching the image: {e}")];
     }
-    let second = Scenario { cmdline, expect, input, ..*s };
+    // The second boot ends in an orderly halt, whatever the first did.
+    let second = Scenario { cmdline, expect, input, exit: crate::scenario::Exit::Halt, ..*s };
     let mut m = machine.clone();
     if let Boot::Pvh { cmdline: c, .. } = &mut m.boot {
         *c = second.kernel_cmdline();

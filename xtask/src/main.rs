@@ -49,6 +49,7 @@ mod scenarios_xnfs;
 mod strip;
 mod symbolize;
 mod testcmd;
+mod typist;
 
 use cli::{Cmd, Firmware, MachineOpts};
 use deps::Need;

@@ -18,6 +18,11 @@ pub(crate) struct Captured {
     pub status: Option<i32>,
     /// Whether the deadline passed and the run was killed.
     pub timed_out: bool,
+    /// Whether the run was killed on purpose when its serial output showed
+    /// the `cut` text ([`Drive`]): a power cut.
+    pub cut: bool,
+    /// What the typist ([`Drive`]) reported, if there was one.
+    pub typist: Option<Result<String, String>>,
     /// Everything the guest wrote on its serial port (QEMU's stdout).
     pub serial: String,
     /// QEMU's own messages (stderr).
@@ -37,8 +42,34 @@ pub(crate) fn run_captured(
     log: Option<&Path>,
     input: &[u8],
 ) -> Result<Captured, String> {
+    run_driven(cmd, timeout, log, input, Drive::default())
+}
+
+/// What drives a captured run besides its `input`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Drive<'a> {
+    /// The machine is killed (its power cut: no more disk writes, no
+    /// orderly halt) as soon as its serial output shows this text.
+    pub cut: Option<&'a str>,
+    /// Types on the console while the machine runs, after `input`.
+    pub typist: Option<crate::typist::Typing>,
+}
+
+/// As [`run_captured`], driven by `drive`.
+pub(crate) fn run_driven(
+    cmd: Command,
+    timeout: Duration,
+    log: Option<&Path>,
+    input: &[u8],
+    drive: Drive<'_>,
+) -> Result<Captured, String> {
+    let cut = drive.cut;
+    let cut_seen = std::sync::atomic::AtomicBool::new(false);
+    let seen = &cut_seen;
+    let screen = std::sync::Mutex::new(Vec::new());
+    let screen = &screen;
     let mut cmd = with_parent_death_signal(cmd, "KILL");
-    cmd.stdin(if input.is_empty() { Stdio::null() } else { Stdio::piped() });
+    cmd.stdin(if input.is_empty() && drive.typist.is_none() { Stdio::null() } else { Stdio::piped() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.process_group(0);
     let mut log_file = match log {
@@ -60,16 +91,26 @@ pub(crate) fn run_captured(
     }
     std::thread::scope(|s| {
         let serial = s.spawn(move || {
-            let mut all = Vec::new();
             let mut buf = [0u8; 4096];
             while let Some(Ok(n @ 1..)) = stdout.as_mut().map(|o| o.read(&mut buf)) {
+                let mut all = screen.lock().unwrap_or_else(|e| e.into_inner());
                 all.extend_from_slice(&buf[..n]);
+                if let Some(c) = cut {
+                    // Only the new bytes and a text's length before them.
+                    let from = all.len().saturating_sub(n + c.len());
+                    if all[from..].windows(c.len().max(1)).any(|w| w == c.as_bytes()) {
+                        seen.store(true, std::sync::atomic::Ordering::Release);
+                    }
+                }
                 if let Some(f) = log_file.as_mut() {
                     let _ = f.write_all(&buf[..n]);
                 }
             }
-            all
         });
+        let typist = match (drive.typist, stdin.as_mut()) {
+            (Some(typing), Some(keys)) => Some(s.spawn(move || typing(&mut crate::typist::Typist::new(keys, screen)))),
+            _ => None,
+        };
         let errors = s.spawn(move || {
             let mut all = Vec::new();
             if let Some(e) = stderr.as_mut() {
@@ -78,9 +119,15 @@ pub(crate) fn run_captured(
             all
         });
         let mut timed_out = false;
+        let mut was_cut = false;
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Ok(status),
+                Ok(None) if seen.load(std::sync::atomic::Ordering::Acquire) => {
+                    was_cut = true;
+                    kill_group(&mut child, pgid);
+                    break child.wait();
+                }
                 Ok(None) if start.elapsed() >= timeout => {
                     timed_out = true;
                     kill_group(&mut child, pgid);
@@ -95,12 +142,16 @@ pub(crate) fn run_captured(
             }
         };
         let elapsed = start.elapsed();
-        let serial = serial.join().unwrap_or_default();
+        let _ = serial.join();
+        let typist = typist.map(|t| t.join().unwrap_or_else(|_| Err("the typist panicked".into())));
+        let serial = std::mem::take(&mut *screen.lock().unwrap_or_else(|e| e.into_inner()));
         let stderr = errors.join().unwrap_or_default();
         let status = status.map_err(|e| format!("waiting for {program}: {e}"))?;
         Ok(Captured {
             status: status.code(),
             timed_out,
+            cut: was_cut,
+            typist,
             serial: String::from_utf8_lossy(&serial).into_owned(),
             stderr: String::from_utf8_lossy(&stderr).into_owned(),
             elapsed,

@@ -4,7 +4,7 @@
 
 use crate::hostnet::{self, NetSpec};
 use crate::pattern::{find, first_missing_in_order, line_at};
-use crate::proc::{Captured, run_captured};
+use crate::proc::{Captured, Drive, run_driven};
 use crate::qemu::{Qemu, status_meaning};
 use crate::report::{printable, tail};
 use oxok_abi::boot::{EXIT_HALT, EXIT_PANIC, qemu_status};
@@ -55,6 +55,9 @@ pub(crate) struct Scenario {
     pub qemu_args: &'static [&'static str],
     /// A second machine the scenario moves a process to (`scenarios_ckpt.rs`).
     pub second: Option<&'static crate::scenarios_ckpt::Second>,
+    /// Types on the console as a person would, timing its keys and waiting
+    /// for what the guest prints (`typist.rs`); its error fails the scenario.
+    pub typist: Option<crate::typist::Typing>,
 }
 
 impl Scenario {
@@ -75,6 +78,7 @@ impl Scenario {
         disk: None,
         qemu_args: &[],
         second: None,
+        typist: None,
     };
 
     /// The kernel command line the machine boots with: `cmdline` plus
@@ -103,16 +107,21 @@ pub(crate) enum Exit {
     Status(u32),
     /// A Linux guest powered off (QEMU status 0): [`Boot::Linux`].
     PowerOff,
+    /// The harness cuts the power — kills QEMU, no orderly halt, no further
+    /// disk write — as soon as the serial output shows this text; a disk
+    /// scenario's second boot then sees what was durable.
+    Cut(&'static str),
 }
 
 impl Exit {
-    /// The QEMU exit status this stands for.
-    pub(crate) fn status(self) -> i32 {
+    /// The QEMU exit status this stands for (`None`: killed, a cut).
+    pub(crate) fn status(self) -> Option<i32> {
         match self {
-            Exit::Halt => qemu_status(EXIT_HALT),
-            Exit::Panic => qemu_status(EXIT_PANIC),
-            Exit::Status(n) => qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n),
-            Exit::PowerOff => 0,
+            Exit::Halt => Some(qemu_status(EXIT_HALT)),
+            Exit::Panic => Some(qemu_status(EXIT_PANIC)),
+            Exit::Status(n) => Some(qemu_status(oxok_abi::boot::EXIT_STATUS_BASE + n)),
+            Exit::PowerOff => Some(0),
+            Exit::Cut(_) => None,
         }
     }
 }
@@ -139,7 +148,14 @@ pub(crate) fn judge(s: &Scenario, run: &Captured) -> Vec<String> {
     let mut why = Vec::new();
     if run.timed_out {
         why.push(format!("timeout after {} s", s.timeout_secs));
-    } else if run.status != Some(s.exit.status()) {
+    } else if let Exit::Cut(line) = s.exit {
+        if !run.cut {
+            let shown = run.status.map_or("none".to_string(), |c| c.to_string());
+            why.push(format!(
+                "the machine ended (exit status {shown}) before showing {line:?}, where its power was to be cut"
+            ));
+        }
+    } else if run.status != s.exit.status() {
         let shown = run.status.map_or("none".to_string(), |c| c.to_string());
         why.push(format!("exit status {shown}, meaning: {}", status_meaning(run.status)));
     }
@@ -213,7 +229,12 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
     let (run, host) = std::thread::scope(|scope| {
         let ports = &ports;
         let host = s.net.and_then(|n| n.host).map(|f| scope.spawn(move || f(ports)));
-        let run = run_captured(machine.command(), timeout, Some(log), s.input.as_bytes());
+        let cut = match s.exit {
+            Exit::Cut(line) => Some(line),
+            _ => None,
+        };
+        let drive = Drive { cut, typist: s.typist };
+        let run = run_driven(machine.command(), timeout, Some(log), s.input.as_bytes(), drive);
         (run, host.map(|h| h.join().unwrap_or_else(|_| Err("the host program panicked".into()))))
     });
     let run = match run {
@@ -228,6 +249,14 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
         Some(Err(e)) => {
             append_log(log, &format!("host: {e}"));
             why.push(format!("host program: {e}"));
+        }
+        None => {}
+    }
+    match run.typist.take() {
+        Some(Ok(text)) => append_log(log, &text),
+        Some(Err(e)) => {
+            append_log(log, &format!("typist: {e}"));
+            why.push(format!("typist: {e}"));
         }
         None => {}
     }
@@ -295,7 +324,15 @@ mod tests {
     use super::*;
 
     fn captured(serial: &str, status: Option<i32>, timed_out: bool) -> Captured {
-        Captured { status, timed_out, serial: serial.into(), stderr: String::new(), elapsed: Duration::ZERO }
+        Captured {
+            status,
+            timed_out,
+            cut: false,
+            typist: None,
+            serial: serial.into(),
+            stderr: String::new(),
+            elapsed: Duration::ZERO,
+        }
     }
 
     const S: Scenario =
@@ -308,6 +345,17 @@ mod tests {
         assert_eq!(quiet.kernel_cmdline(), "run=init");
         let own = Scenario { cmdline: "log=debug run=x", ..S };
         assert_eq!(own.kernel_cmdline(), "log=debug run=x");
+    }
+
+    #[test]
+    fn a_cut_must_happen() {
+        let cut = Scenario { exit: Exit::Cut("cut now"), ..S };
+        let seen = Captured { cut: true, ..captured("Oxok\nenv 2 destroyed\ncut now\n", None, false) };
+        assert!(judge(&cut, &seen).is_empty());
+        // The machine halted by itself: the power was never cut.
+        let why = judge(&cut, &captured("Oxok\nenv 2 destroyed\n", Some(33), false));
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].contains("where its power was to be cut"), "{why:?}");
     }
 
     #[test]

@@ -1610,6 +1610,17 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "shell-interrupt-race",
+        about: "a person types ^C into a shell loop of programs (`while true; …`) 40 times, each at another moment \
+                (0-300 ms after the loop starts): every loop ends with status 130 and the shell answers again",
+        cmdline: "run=init",
+        expect: &["stopped 39 130", "env * (shell) exited with status 0", "none leaked"],
+        forbid: &["FAIL", "destroyed:", "syntax error"],
+        timeout_secs: 300,
+        typist: Some(crate::typist::interrupt_loops),
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "shell-tab",
         about: "Tab completes a command, a path (a directory with /), and lists the candidates when several match",
         cmdline: "run=init",
@@ -1670,6 +1681,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_xnfs::XNFS_SCENARIOS[1],
     crate::scenarios_xnfs::XNFS_SCENARIOS[2],
     crate::scenarios_xnfs::XNFS_SCENARIOS[3],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[4],
     // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],

@@ -354,6 +354,8 @@ fn not_run(why: &str) -> Captured {
     Captured {
         status: None,
         timed_out: false,
+        cut: false,
+        typist: None,
         serial: format!("(not started: {why})"),
         stderr: String::new(),
         elapsed: Duration::ZERO,

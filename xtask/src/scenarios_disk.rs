@@ -9,7 +9,7 @@ use std::path::Path;
 /// Every disk scenario, in the order `scenarios.rs` lists them.
 pub(crate) const DISK_SCENARIOS: [Scenario; 6] = [NONE, BASIC, PERSIST, HOSTILE, VIEW, DUPLICATE];
 
-const FORBID: &[&str] = &["FAIL", "frames leaked", "panic", "destroyed:", "xn: request"];
+const FORBID: &[&str] = &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "xn: request"];
 
 const NONE: Scenario = Scenario {
     name: "disk-none",

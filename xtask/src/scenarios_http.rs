@@ -73,7 +73,8 @@ const ROBUST: Scenario = Scenario {
 const LINUX: Scenario = Scenario {
     name: "linux-sockets",
     about: "a static musl program echoes the host's UDP datagrams (recvmsg/sendmsg) and TCP streams (accept4, read, \
-            write) through the Linux personality's socket calls, with poll, non-blocking accept and recv, \
+            write) through the Linux personality's socket calls, waiting with poll and select in turn (select with a zero \
+            timeout sees nothing ready), non-blocking accept and recv, \
             getsockname/getpeername, socket options, a refused connect and a refused second bind; nothing leaks",
     cmdline: "run=init",
     input: "linux lx-sockets\necho status $?\nexit 0\n",
@@ -83,9 +84,11 @@ const LINUX: Scenario = Scenario {
         "ok bind-twice-refused",
         "ok accept-nonblocking-eagain",
         "ok connect-refused",
+        "ok select-nothing-ready",
         "lx-sockets: echoing on port 7",
         "ok accept4-peer",
         "ok getpeername",
+        "ok select-served",
         "lx-sockets: 4 connections, 220016 bytes echoed, * datagrams echoed*",
         "lx-sockets: * checks, 0 failed",
         "status 0",

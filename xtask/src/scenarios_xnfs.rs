@@ -6,12 +6,13 @@
 //! image (`cargo xtask fsck`). `scenarios.rs` lists them at the end.
 
 use crate::hostdisk::{DiskSpec, Reboot};
-use crate::scenario::Scenario;
+use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 4] = [TOOLS, LINUX, HOSTILE, XCP];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 5] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC];
 
-const FORBID: &[&str] = &["FAIL", "frames leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
+const FORBID: &[&str] =
+    &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
 
 const TOOLS: Scenario = Scenario {
     name: "disk-fs-tools",
@@ -172,6 +173,43 @@ const XCP: Scenario = Scenario {
                 "same-after-reboot",
                 "0 /dst/sub/empty",
                 "deep",
+                "dfsd: stopped",
+            ],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+const FSYNC: Scenario = Scenario {
+    name: "disk-fsync",
+    about: "a Linux program writes files on the disk and keeps them open: one made durable by sync, then one by \
+            fsync, then a third by nothing; the harness cuts the power (kills QEMU); the second boot reads the fsynced and synced files \
+            back whole and the third empty, and the image passes fsck",
+    cmdline: "run=init",
+    input: "lx-fsync\n",
+    expect: &[
+        "dfsd: C-FFS on a disk of",
+        "ok syncfs",
+        "ok fsync",
+        "ok fsync-pipe-einval",
+        "lx-fsync: * checks, 0 failed",
+    ],
+    forbid: FORBID,
+    exit: Exit::Cut("lx-fsync: files still open; cut the power now"),
+    timeout_secs: 120,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "busybox md5sum /fs/synced\nbusybox cat /fs2/all\nbusybox wc -c /fs/late\nexit\n",
+            expect: &[
+                "mounted file system",
+                // 20,000 bytes 'a' + i % 26, md5sum on the host.
+                "0639c48c809d178c95b56a4079a26763  /fs/synced",
+                "sync made me durable",
+                "0 /fs/late",
                 "dfsd: stopped",
             ],
             patch: None,

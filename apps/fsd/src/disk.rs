@@ -4,8 +4,9 @@
 //! keeps (and moves along when a rename moves it or a directory above it).
 //!
 //! Durability: every change to the name space (create, mkdir, unlink,
-//! rmdir, rename, truncate) is synced before the reply, and a file's data
-//! when its last open handle closes — C-FFS's ordered write-back, so a
+//! rmdir, rename, truncate) is synced before the reply, a file's data when
+//! its last open handle closes or a client asks (`FSYNC`: C-FFS's `fsync`
+//! of that file; `SYNC`: everything) — C-FFS's ordered write-back, so a
 //! crash at any point leaves a disk `fsck` accepts.
 
 use alloc::collections::BTreeMap;
@@ -261,6 +262,15 @@ impl Files for DiskFiles {
                 n.path = alloc::format!("{to}{rest}");
             }
         }
+        self.sync()
+    }
+
+    fn fsync(&mut self, ino: u64) -> Result<(), FsError> {
+        let p = self.path(ino)?;
+        self.fs()?.fsync(&p).map_err(err)
+    }
+
+    fn sync_all(&mut self) -> Result<(), FsError> {
         self.sync()
     }
 

@@ -69,6 +69,15 @@ pub trait Files: Send {
     fn usage(&mut self) -> (u64, u64);
     /// The server's clock (requests served).
     fn set_time(&mut self, _now: u64) {}
+    /// Makes `ino`'s data, size and name durable before it returns
+    /// (`FSYNC`). A file system in memory has nothing to write.
+    fn fsync(&mut self, _ino: u64) -> Result<(), FsError> {
+        Ok(())
+    }
+    /// Makes everything durable before it returns (`SYNC`).
+    fn sync_all(&mut self) -> Result<(), FsError> {
+        Ok(())
+    }
     /// Makes everything durable (the server is stopping).
     fn finish(&mut self) {}
 }

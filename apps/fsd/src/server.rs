@@ -139,6 +139,11 @@ impl Server {
                 let ino = d.ino;
                 self.fs.truncate(ino, req[2]).map(|()| 0).map_err(status)
             }
+            op::FSYNC => {
+                let ino = self.table.get(caller, req[1])?.ino;
+                self.fs.fsync(ino).map(|()| 0).map_err(status)
+            }
+            op::SYNC => self.fs.sync_all().map(|()| 0).map_err(status),
             op::INFO => {
                 self.sweep();
                 let (clients, handles, descs) = self.table.counts();

@@ -116,6 +116,8 @@ linux_calls! {
     72 fcntl Partial "F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL; F_SETFL: O_NONBLOCK on sockets, accepted elsewhere" => file::fcntl;
     74 fsync Full "" => file::fsync;
     75 fdatasync Full "" => file::fsync;
+    162 sync Full "" => file::sync;
+    306 syncfs Full "" => file::syncfs;
     77 ftruncate Full "" => fs::ftruncate;
     79 getcwd Full "" => fs::getcwd;
     80 chdir Full "" => fs::chdir;

@@ -119,6 +119,12 @@ pub mod op {
     /// Copy the tree `from NUL to` (XCP; a server that cannot answers
     /// `Unsupported`).
     pub const COPY: u8 = 21;
+    /// Make an open file durable (word 1 the handle): its data, size and
+    /// name survive a power cut once the reply comes. A server that keeps
+    /// nothing on a disk answers at once.
+    pub const FSYNC: u8 = 22;
+    /// Make everything the server holds durable.
+    pub const SYNC: u8 = 23;
 }
 
 /// Bytes of a client's shared buffer (one page).

@@ -11,12 +11,12 @@ use crate::mem::cache::CachePool;
 use oxok_abi::Error;
 use oxok_abi::xn::BLOCK_SIZE;
 
-/// The pool, with who pays for each frame (`None`: the kernel's own
-/// frames, charged to nobody — not the same as frames charged to the root
-/// account, which boot programs' are).
+/// The pool, with who pays for each frame (`None`: the kernel itself).
 #[derive(Default)]
 pub struct CacheFrames {
     pool: CachePool<Option<AccountId>>,
+    /// Frames charged to an account (all but the kernel's own).
+    charged: usize,
 }
 
 impl CacheFrames {
@@ -31,6 +31,7 @@ impl CacheFrames {
         let pfn = self.pool.alloc(Some(acct)).ok_or(Error::NoMemory)?;
         charge.commit();
         let _ = account::with(|a| a.attach(acct));
+        self.charged += 1;
         Ok(pfn.raw())
     }
 
@@ -50,12 +51,19 @@ impl CacheFrames {
     /// keeps seeing the old bytes, never anyone else's). The charge goes
     /// back either way.
     pub fn release(&mut self, pfn: u64) {
-        // A charged frame's charge goes back even when its account is the
-        // root's (a boot program's frames).
-        if let Some(Some(acct)) = self.pool.release(Pfn::from_word(pfn)) {
-            account::uncharge_amount(acct, account::owned(1));
-            account::with(|a| a.detach(acct));
-        }
+        // The root account pays like any other (the boot programs'); only
+        // the kernel's own frames were never charged.
+        let Some(Some(acct)) = self.pool.release(Pfn::from_word(pfn)) else { return };
+        account::uncharge_amount(acct, account::owned(1));
+        account::with(|a| a.detach(acct));
+        self.charged = self.charged.saturating_sub(1);
+    }
+
+    /// What the frames charged to accounts cost them in all
+    /// ([`account::owned`] each): charges that outlive the programs that
+    /// caused them, as the cache does.
+    pub fn charged(&self) -> oxok_account::Amount {
+        account::owned(self.charged as u64)
     }
 
     /// Frames in the pool.

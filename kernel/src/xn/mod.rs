@@ -95,6 +95,20 @@ pub fn cached_frames() -> usize {
     XN.lock().as_ref().map_or(0, |s| s.mem.len().saturating_sub(s.boot_frames))
 }
 
+/// Kernel heap the buffer cache's frames are charged for (the halt check
+/// counts it as in use, not leaked, like [`cached_frames`]).
+pub fn cached_heap() -> u64 {
+    XN.lock().as_ref().map_or(0, |s| s.mem.charged().heap)
+}
+
+/// At halt, with every environment gone: the kernel's XN state — the
+/// disk's own bookkeeping (the checker's registry of blocks, the buffer
+/// cache's map), which outlives programs by design — goes, so that the
+/// heap half of the leak check sees only what programs caused.
+pub fn shut_down() {
+    drop(XN.lock().take());
+}
+
 /// Collects finished requests (called every tick).
 pub fn poll() {
     if let Some(s) = XN.lock().as_mut() {

@@ -100,6 +100,13 @@ impl OpenFile {
         handle_call(server, op::TRUNCATE, 0, 0, &[handle, len]).map(|_| ())
     }
 
+    /// Makes the file's data, size and name durable before it returns (the
+    /// server's `FSYNC`; at once for a file in memory).
+    pub fn sync_all(&self) -> Result<(), IoError> {
+        let (server, handle) = super::ftable::ids(self.slot);
+        handle_call(server, op::FSYNC, 0, 0, &[handle]).map(|_| ())
+    }
+
     /// Asks the server for a handle of environment `child` (a child of this
     /// one) on the same open file; returns it.
     pub fn dup_for(&self, child: u64) -> Result<u64, IoError> {

@@ -294,6 +294,15 @@ pub fn write_file(path: &str, data: &[u8]) -> Result<(), IoError> {
     Ok(())
 }
 
+/// Makes everything the file servers hold durable (`SYNC` to the disk
+/// server, if there is one; the RAM server keeps nothing on a disk).
+pub fn sync() -> Result<(), IoError> {
+    match locate::disk_server() {
+        Some(disk) => client::handle_call(disk, op::SYNC, 0, 0, &[]).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
 /// The server's counters.
 pub fn server_stats() -> Result<ServerStats, IoError> {
     let r = client::handle_call(server()?, op::INFO, 0, 0, &[])?;

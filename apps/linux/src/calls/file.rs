@@ -301,9 +301,26 @@ pub fn fcntl(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
 }
 
+/// `fsync`/`fdatasync`: the file's data, size and name durable before the
+/// return (the file server's `FSYNC`); `EINVAL` for what is not a file
+/// (pipes, sockets, the console), as Linux says.
 pub fn fsync(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    // The file server applies every write before it answers.
-    handle(a[0]).map(|_| 0)
+    handle(a[0])?;
+    let file = fdtab::get(a[0] as usize).and_then(|i| i.file).ok_or(EINVAL)?;
+    file.sync_all().map(|()| 0).map_err(from_io)
+}
+
+/// `sync`: everything the file servers hold durable.
+pub fn sync(_: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    // Linux's `sync` cannot fail; a server that could not write has said so.
+    let _ = oxok_libos::fs::sync();
+    Ok(0)
+}
+
+/// `syncfs`: as `sync` for the one disk file system (`fd` must be open).
+pub fn syncfs(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    handle(a[0])?;
+    oxok_libos::fs::sync().map(|()| 0).map_err(from_io)
 }
 
 const TCGETS: u64 = 0x5401;

@@ -270,6 +270,12 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R,
     }
 }
 
+/// Whether the stack is in use: code a signal interrupted holds it, so the
+/// exit path (which drains the stack) must not run over it.
+pub(crate) fn busy() -> bool {
+    NET.is_locked()
+}
+
 /// Runs `f` on the stack only if it exists.
 pub(crate) fn with_existing(f: impl FnOnce(&mut Net)) {
     if let Some(n) = NET.lock().as_mut() {

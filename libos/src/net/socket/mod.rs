@@ -22,6 +22,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
 
 pub use host::MAX_SLEEP_MS;
+pub(crate) use host::busy;
 pub use poll::{drain, poll, pump};
 
 /// An IPv4 address and port.
