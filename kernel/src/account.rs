@@ -129,9 +129,13 @@ impl Charge {
         Ok(Charge { id, amount })
     }
 
-    /// Charges `amount` to `id`, given back on drop unless committed.
+    /// Charges `amount` to `id`, given back on drop unless committed. A
+    /// zero amount touches no account (the common case of a mapping that
+    /// needs no new page table).
     pub fn amount(id: AccountId, amount: Amount) -> Result<Charge, Error> {
-        with(|a| a.charge(id, amount)).map_err(error)?;
+        if amount != Amount::default() {
+            with(|a| a.charge(id, amount)).map_err(error)?;
+        }
         Ok(Charge { id, amount })
     }
 
@@ -164,7 +168,9 @@ impl Charge {
 
 impl Drop for Charge {
     fn drop(&mut self) {
-        with(|a| a.uncharge(self.id, self.amount));
+        if self.amount != Amount::default() {
+            with(|a| a.uncharge(self.id, self.amount));
+        }
     }
 }
 
