@@ -453,7 +453,7 @@ macro_rules! for_each_call {
             /// `syscall`), so state export captures the sleep.
             ///
             /// Checks: `mask` non-zero and within `PREDICATES` (`Invalid`);
-            /// each named slot installed (`NotFound`); every read a predicate
+            /// each named predicate index installed (`NotFound`); every read a predicate
             /// makes is mapped user-readable and aligned (`BadAddress`, also
             /// when the failing read happens while sleeping: the caller then
             /// wakes with that error). Changes: the caller may sleep.
@@ -668,7 +668,7 @@ macro_rules! for_each_call {
             /// still does). Changes: the caller waits (`ENV_WAITING`) and
             /// gives the rest of its slot to the callee; the reply goes to
             /// it.
-            40 => pct_wait(callee: Word, ticket: Word) -> [];
+            40 => pct_wait(callee: Word, ticket: Word) -> [reply: Reply];
 
             /// While serving a synchronous protected control transfer,
             /// copies the capability in `slot` into the list of the caller

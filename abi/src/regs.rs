@@ -244,6 +244,9 @@ mod tests {
         // Results come back in the first argument registers (the runtime's
         // stubs rely on it).
         assert_eq!(RESULT_REGS, ARG_REGS[..3]);
+        // `pct_wait`'s second argument (the ticket) is message word 0: its
+        // stub sends it there and reads the reply over it.
+        assert_eq!(ARG_REGS[1], MSG_REGS[0]);
         // The table's argument names are what naked code must spell.
         assert_eq!(Call::page_batch.arg_names(), ["env_slot", "entries", "count"]);
     }

@@ -79,7 +79,7 @@ pub struct EnvState {
     pub fpu: FpuState,
     /// The protected control transfer it is serving, if any.
     pub pct: PctState,
-    /// Installed wakeup predicates by slot.
+    /// Installed wakeup predicates by predicate index.
     pub preds: [PredState; crate::PREDICATES],
     /// Reserved (keeps the size a multiple of 16 with no padding); 0.
     pub reserved: u64,

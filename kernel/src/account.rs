@@ -64,17 +64,6 @@ pub fn error(e: AccountError) -> Error {
     }
 }
 
-/// Charges `frames` frames and `envs` environments to `id` and its
-/// ancestors, or refuses with `NoMemory` and charges nothing.
-pub fn charge(id: AccountId, frames: u64, envs: u64) -> Result<(), Error> {
-    with(|a| a.charge(id, Amount::new(frames, envs))).map_err(error)
-}
-
-/// Gives back what [`charge`] took.
-pub fn uncharge(id: AccountId, frames: u64, envs: u64) {
-    with(|a| a.uncharge(id, Amount::new(frames, envs)));
-}
-
 /// Moves the charge for `slots` CPU time slots from `from` to `to`, or
 /// refuses with `NoMemory` and changes nothing.
 pub fn transfer_slots(from: AccountId, to: AccountId, slots: u64) -> Result<(), Error> {
@@ -140,9 +129,13 @@ impl Charge {
         Ok(Charge { id, amount })
     }
 
-    /// Charges `amount` to `id`, given back on drop unless committed.
+    /// Charges `amount` to `id`, given back on drop unless committed. A
+    /// zero amount touches no account (the common case of a mapping that
+    /// needs no new page table).
     pub fn amount(id: AccountId, amount: Amount) -> Result<Charge, Error> {
-        with(|a| a.charge(id, amount)).map_err(error)?;
+        if amount != Amount::default() {
+            with(|a| a.charge(id, amount)).map_err(error)?;
+        }
         Ok(Charge { id, amount })
     }
 
@@ -151,15 +144,33 @@ impl Charge {
         Charge::amount(id, owned(1))
     }
 
+    /// Charges `frames` frames to `id`, given back on drop unless
+    /// committed (whole, or in part with [`Charge::commit_frames`]).
+    pub fn frames(id: AccountId, frames: u64) -> Result<Charge, Error> {
+        Charge::amount(id, Amount::new(frames, 0))
+    }
+
     /// Keeps the charge: the operation succeeded and the account now pays.
     pub fn commit(self) {
         core::mem::forget(self);
+    }
+
+    /// Keeps `kept` of the charged frames and gives the rest (and anything
+    /// else charged) back: for an operation that used only part of what it
+    /// charged — a page-table walk refused after making some of the tables
+    /// it charged for, which stay.
+    pub fn commit_frames(mut self, kept: u64) {
+        let keep = kept.min(self.amount.frames);
+        self.amount.frames -= keep;
+        // Dropped here: the rest goes back.
     }
 }
 
 impl Drop for Charge {
     fn drop(&mut self) {
-        with(|a| a.uncharge(self.id, self.amount));
+        if self.amount != Amount::default() {
+            with(|a| a.uncharge(self.id, self.amount));
+        }
     }
 }
 

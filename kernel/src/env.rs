@@ -5,6 +5,7 @@
 use crate::account;
 use crate::arch::trapframe::TrapFrame;
 use crate::mem::access::KernelFrame;
+use crate::mem::addr::Pfn;
 use crate::mem::exposed;
 use crate::mem::paging::AddressSpace;
 use alloc::boxed::Box;
@@ -81,7 +82,7 @@ pub struct Env {
     /// Frame of the application area (kernel-owned, mapped at `APP_AREA`).
     pub app_area: KernelFrame,
     /// Frames it owns (allocated with `frame_alloc` or by its loader).
-    pub owned: BTreeSet<u64>,
+    pub owned: BTreeSet<Pfn>,
     /// Pending revocation, if any.
     pub revoke: Option<Revocation>,
     /// Exposed-table status (`ENV_*`).
@@ -217,7 +218,7 @@ struct Dying {
     space: AddressSpace,
     cursor: u64,
     app_area: KernelFrame,
-    owned: BTreeSet<u64>,
+    owned: BTreeSet<Pfn>,
     account: account::AccountId,
     frames: u64,
     /// Kernel heap bytes still charged (see [`Env::charged`]).
@@ -281,19 +282,11 @@ impl EnvTable {
             .iter()
             .position(|s| s.env.is_none() && s.zombie.is_none() && !s.tearing && s.generation < limit)
             .ok_or(Error::NoMemory)?;
+        // Owners free what they hold when dropped: a refusal below gives
+        // the space's tables and the application area back by itself.
         let mut space = AddressSpace::new()?;
-        let app_area = match KernelFrame::alloc() {
-            Some(frame) => frame,
-            None => {
-                space.destroy(|_, _| {});
-                return Err(Error::NoMemory);
-            }
-        };
-        if let Err(e) = space.map(APP_AREA, (&app_area).into(), pte::WRITABLE | pte::NO_EXECUTE) {
-            space.destroy(|_, _| {});
-            app_area.free();
-            return Err(e);
-        }
+        let app_area = KernelFrame::alloc().ok_or(Error::NoMemory)?;
+        space.map(APP_AREA, (&app_area).into(), pte::WRITABLE | pte::NO_EXECUTE)?;
         let row = &mut self.rows[index];
         // Below the limit (checked above), so this never wraps.
         row.generation += 1;
@@ -486,4 +479,4 @@ mod map;
 pub mod orphans;
 mod reap;
 pub use map::{map_frame, map_with};
-pub use reap::{count_frame_ref, frame_of_cap, release_mapping};
+pub use reap::{count_frame_ref, frame_of_cap, release_leaf, release_mapping};

@@ -95,7 +95,7 @@ fn map_translate_unmap() -> TestResult {
     let (pa, m) = (kf.pa(), Mappable::from(&kf));
     let va = 0x1234_5000;
     space.map(va, m, pte::WRITABLE).map_err(|_| "map failed")?;
-    check(space.translate_user(va + 8, true) == Some(pa + 8), "translation wrong")?;
+    check(space.translate_user(va + 8, true) == Some(pa.offset(8)), "translation wrong")?;
     check(space.map(va, m, 0) == Err(Error::Exists), "double map accepted")?;
     check(space.unmap(va).is_some(), "unmap found nothing")?;
     check(space.translate_user(va, false).is_none(), "still mapped after unmap")?;
@@ -103,7 +103,7 @@ fn map_translate_unmap() -> TestResult {
     check(space.translate_user(va, true).is_none(), "read-only page writable")?;
     check(space.translate_user(va, false) == Some(pa), "read-only page unreadable")?;
     space.destroy(|_, _| {});
-    kf.free();
+    drop(kf);
     Ok(())
 }
 
@@ -118,7 +118,7 @@ fn map_refuses() -> TestResult {
     // Kernel addresses are never user-translatable.
     check(space.translate_user(0xffff_ffff_8020_0000, false).is_none(), "kernel readable as user")?;
     space.destroy(|_, _| {});
-    kf.free();
+    drop(kf);
     Ok(())
 }
 
@@ -136,7 +136,7 @@ fn user_copy_checks() -> TestResult {
     check(&buf == b"oxok", "data not copied")?;
     check(user::copy_from_user(&space, u64::MAX - 2, &mut buf).is_err(), "wrapping range accepted")?;
     space.destroy(|_, _| {});
-    kf.free();
+    drop(kf);
     Ok(())
 }
 
@@ -150,7 +150,7 @@ fn teardown_frees() -> TestResult {
     }
     let mut leaves = 0;
     space.destroy(|_, _| leaves += 1);
-    kf.free();
+    drop(kf);
     check(leaves == 8, "teardown missed pages")?;
     check(free_count() == before, "page-table frames leaked")
 }

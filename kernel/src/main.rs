@@ -81,6 +81,7 @@ pub fn start(entry: boot::Entry) -> ! {
     if let Err(e) = mem::frame::init(&boot) {
         panic!("frame allocator: {e:?}");
     }
+    mem::paging::on_leaf_release(env::release_leaf);
     if let Err(e) = mem::paging::init(ram_end) {
         panic!("kernel page tables: {e}");
     }

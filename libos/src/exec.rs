@@ -72,7 +72,7 @@ pub fn fill_frame(frame_cap: u64, bytes: &[u8]) -> Result<(), Error> {
 pub const CHUNK: usize = 16;
 
 /// The wakeup-predicate index [`wait`] uses. The libOS reserves it; programs
-/// that install their own predicates should use slots 0–2.
+/// that install their own predicates should use indices 0–2.
 pub const WAIT_PRED: u64 = 3;
 
 /// The rflags a new program starts with: interrupts enabled (IF) and the

@@ -56,6 +56,45 @@ impl Checks {
 
 pub mod fpu;
 
+/// What a refused call must leave as it was (the kernel's check/perform
+/// rule: a call that fails changed nothing).
+pub mod unchanged {
+    use oxok_libos::abi::{ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_HEAP, ACCOUNT_SLOTS, CAP_SLOTS};
+    use oxok_libos::{exposed, sys};
+
+    /// The calling environment's capability list (occupied slots), its
+    /// account (frames, environments, time slots, kernel heap) and its
+    /// exposed environment-table row (frames, page tables).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Snapshot {
+        pub caps: usize,
+        pub frames: u64,
+        pub envs: u64,
+        pub slots: u64,
+        pub heap: u64,
+        pub row_frames: u32,
+        pub row_tables: u32,
+    }
+
+    impl Snapshot {
+        /// The caller's, now.
+        pub fn of_self() -> Snapshot {
+            let caps = (0..CAP_SLOTS as u64).filter(|&s| sys::cap_info(s).is_ok()).count();
+            let used = |kind| sys::account_info(0, kind).map_or(u64::MAX, |[used, _, _]| used);
+            let row = exposed::env_entry(exposed::self_id());
+            Snapshot {
+                caps,
+                frames: used(ACCOUNT_FRAMES),
+                envs: used(ACCOUNT_ENVS),
+                slots: used(ACCOUNT_SLOTS),
+                heap: used(ACCOUNT_HEAP),
+                row_frames: row.map_or(u32::MAX, |r| r.frames),
+                row_tables: row.map_or(u32::MAX, |r| r.tables),
+            }
+        }
+    }
+}
+
 /// Helpers for the CPU-slot scenarios.
 pub mod cpu {
     use oxok_libos::abi::layout::ENV_TABLE_ROWS;

@@ -64,7 +64,10 @@ impl<const N: usize> CapList<N> {
         self.fill_derived(at, cap, Lineage::EMPTY)
     }
 
-    fn fill_derived(&mut self, at: Vacancy, cap: Cap, lineage: Lineage) -> usize {
+    /// [`CapList::fill`] with the child's derivation `lineage` (from
+    /// [`derive_child`](crate::derive_child)): the half of
+    /// [`CapList::insert_derived`] that cannot fail.
+    pub fn fill_derived(&mut self, at: Vacancy, cap: Cap, lineage: Lineage) -> usize {
         if let Some(slot) = self.slots.get_mut(at.0) {
             *slot = Some(cap);
         }

@@ -102,20 +102,28 @@ impl Name {
 
     /// `/1/frame_number/generation`: the physical name of a memory frame.
     pub const fn frame(frame_number: u64, generation: u64) -> Name {
+        Name::numbered(Kind::Frame, frame_number, generation)
+    }
+
+    /// `/kind/number/generation`: the shape of most physical names.
+    const fn numbered(kind: Kind, number: u64, generation: u64) -> Name {
         let mut components = [0; MAX_DEPTH];
-        components[0] = Kind::Frame.number();
-        components[1] = frame_number;
+        components[0] = kind.number();
+        components[1] = number;
         components[2] = generation;
         Name { depth: 3, components }
     }
 
     /// `/2/env_id/generation`: the physical name of an environment.
     pub const fn env(env_id: u64, generation: u64) -> Name {
-        let mut components = [0; MAX_DEPTH];
-        components[0] = Kind::Env.number();
-        components[1] = env_id;
-        components[2] = generation;
-        Name { depth: 3, components }
+        Name::numbered(Kind::Env, env_id, generation)
+    }
+
+    /// `/4/index/generation`: an installed packet
+    /// filter's name (its index in the filter table and the generation
+    /// of that index).
+    pub const fn filter(index: u64, generation: u64) -> Name {
+        Name::numbered(Kind::Filter, index, generation)
     }
 
     /// `/3/cpu/index/generation`: the physical name of time slot `index` in

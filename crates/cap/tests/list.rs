@@ -193,3 +193,15 @@ fn random_operations_match_a_model() {
         assert_eq!(list.len(), model.iter().flatten().count());
     }
 }
+
+#[test]
+fn fill_derived_keeps_the_lineage() {
+    let mut list: CapList<4> = CapList::new();
+    let source = list.insert(frame_cap(1)).expect("room");
+    let mut next = 0;
+    let (child, lineage) = oxok_cap::derive_child(&mut list, source as u64, Rights::READ, &mut next).expect("derive");
+    let at = list.vacancy().expect("room for the child");
+    let slot = list.fill_derived(at, child, lineage);
+    assert_eq!(list.lineage(slot as u64), Ok(lineage));
+    assert_eq!(list.get(slot as u64), Ok(&child));
+}

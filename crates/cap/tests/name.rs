@@ -173,3 +173,14 @@ fn constructors_are_const() {
     assert_eq!(F.depth(), 3);
     assert_eq!(PUSHED.unwrap().components(), &[1]);
 }
+
+#[test]
+fn physical_names_have_their_kind_number_and_generation() {
+    for (name, kind) in
+        [(Name::frame(7, 3), Kind::Frame), (Name::env(7, 3), Kind::Env), (Name::filter(7, 3), Kind::Filter)]
+    {
+        assert_eq!(name.kind(), Some(kind));
+        assert_eq!(name.components(), &[kind.number(), 7, 3]);
+        assert_eq!(Name::new(&[kind.number(), 7, 3]), Ok(name));
+    }
+}

@@ -49,17 +49,22 @@ pub fn pct_grant(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64;
 
 /// The shared end of `cap_grant` and `pct_grant`: `source` (the caller's
 /// capability in `slot`, checked for grant) copied into `target`'s list.
+/// Check, then perform: the target's free slot is found first, the
+/// derivation (whose depth limit is the last refusal) changes only the
+/// source's lineage and only when it succeeds, and the fill cannot fail.
 fn grant_into(cx: &mut Cx<'_>, slot: CapSlot, source: &Cap, target: EnvId, rights: Rights) -> Result<[u64; 1], Error> {
     source.derive(&[], rights).map_err(cap_error)?;
-    if cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
+    let vacancy = cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.vacancy().ok_or(Error::NoMemory)?;
     // The copy is a child of the source: `cap_revoke` on the source (or on
     // anything it was derived from) takes it back.
     let (copy, lineage) = child_of(cx, slot, rights)?;
-    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let slot = env.caps.insert_derived(copy, lineage).map_err(cap_error)?;
-    count_frame_ref(&copy, 1);
+    // Perform: nothing below can fail (the target was found above, in this
+    // same entry).
+    let mut slot = 0;
+    if let Some(env) = cx.k.envs.get(target) {
+        slot = env.caps.fill_derived(vacancy, copy, lineage);
+        count_frame_ref(&copy, 1);
+    }
     Ok([slot as u64])
 }
 
@@ -100,12 +105,15 @@ pub fn describe(cap: &Cap) -> [u64; 3] {
 /// Derives a child with fewer rights into the caller's own list.
 pub fn cap_derive(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64; 1], Error> {
     slot.cap(&mut cx.k.envs, cx.caller)?.derive(&[], rights).map_err(cap_error)?;
-    if cx.env()?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
+    // Check, then perform, as `grant_into`: deriving fills no slot, so the
+    // vacancy found first stays free.
+    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
     let (child, lineage) = child_of(cx, slot, rights)?;
-    let new = cx.env()?.caps.insert_derived(child, lineage).map_err(cap_error)?;
-    count_frame_ref(&child, 1);
+    let mut new = 0;
+    if let Some(env) = cx.k.envs.get(cx.caller) {
+        new = env.caps.fill_derived(vacancy, child, lineage);
+        count_frame_ref(&child, 1);
+    }
     Ok([new as u64])
 }
 

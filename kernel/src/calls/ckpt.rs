@@ -107,14 +107,18 @@ pub fn cap_copy(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot, rights: Rights
         return Err(Error::Denied);
     }
     source.derive(&[], rights).map_err(cap_error)?;
-    if cx.env()?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
+    // Check, then perform (as `cap_grant`): the caller's free slot first;
+    // the derivation's depth limit is the last refusal.
+    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let mut next = super::cap::LAST_NODE.load(core::sync::atomic::Ordering::Relaxed);
     let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
     super::cap::LAST_NODE.store(next, core::sync::atomic::Ordering::Relaxed);
-    let new = cx.env()?.caps.insert_derived(copy, lineage).map_err(cap_error)?;
-    crate::env::count_frame_ref(&copy, 1);
+    // Perform: nothing below can fail.
+    let mut new = 0;
+    if let Some(me) = cx.k.envs.get(cx.caller) {
+        new = me.caps.fill_derived(vacancy, copy, lineage);
+        crate::env::count_frame_ref(&copy, 1);
+    }
     Ok([new as u64])
 }

@@ -3,7 +3,6 @@
 
 use super::Cx;
 use super::args::{CapSlot, EnvCap};
-use super::check::cap_error;
 use crate::env::env_name;
 use crate::mem::user;
 use oxok_abi::layout::USER_TOP;
@@ -27,18 +26,21 @@ pub fn env_self(cx: &mut Cx<'_>) -> Result<[u64; 1], Error> {
 /// Creates an empty environment; the caller gets a full capability to it.
 pub fn env_create(cx: &mut Cx<'_>) -> Result<[u64; 2], Error> {
     let caller = cx.caller;
-    let name = {
+    // Check, then perform: the capability's slot first; creating the
+    // environment (the account's and the table's refusals) is the last
+    // check, and filling the slot cannot fail.
+    let (name, vacancy) = {
         let env = cx.env()?;
-        if env.caps.is_full() {
-            return Err(Error::NoMemory);
-        }
+        let vacancy = env.caps.vacancy().ok_or(Error::NoMemory)?;
         // A child is named after its creator until it is given a program.
         let base = env.name.split('.').next().unwrap_or("");
-        alloc::format!("{base}.child")
+        (alloc::format!("{base}.child"), vacancy)
     };
     let child = cx.k.envs.create(&name, Some(caller))?;
-    let env = cx.env()?;
-    let slot = env.caps.insert(Cap::new(env_name(child), Rights::ALL)).map_err(cap_error)?;
+    let mut slot = 0;
+    if let Some(env) = cx.k.envs.get(caller) {
+        slot = env.caps.fill(vacancy, Cap::new(env_name(child), Rights::ALL));
+    }
     log::debug!("env {caller} created env {child}");
     Ok([slot as u64, u64::from(child)])
 }

@@ -16,8 +16,8 @@ use oxok_dpf::{FilterId, InstallError};
 /// Slot value meaning "refines no filter".
 pub const NO_FILTER: u64 = u64::MAX;
 
-fn filter_name(id: FilterId) -> Result<Name, Error> {
-    Name::new(&[Kind::Filter.number(), u64::from(id.index()), u64::from(id.generation())]).map_err(cap_error)
+fn filter_name(id: FilterId) -> Name {
+    Name::filter(u64::from(id.index()), u64::from(id.generation()))
 }
 
 /// The installed filter the capability in `slot` names, checked for `need`.
@@ -31,7 +31,7 @@ fn filter_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<FilterId, Erro
     let generation = u32::try_from(comps[2]).map_err(|_| Error::BadCap)?;
     let id = FilterId::from_u64(u64::from(generation) << 32 | u64::from(index));
     if net::with(|n| Ok(n.filters().get(id).is_some()))? {
-        oxok_cap::check(&cap, &filter_name(id)?, need).map_err(cap_error)?;
+        oxok_cap::check(&cap, &filter_name(id), need).map_err(cap_error)?;
         Ok(id)
     } else {
         Err(Error::BadCap)
@@ -45,9 +45,9 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     user::copy_from_user(&cx.env()?.space, filter, &mut block)?;
     let parsed = oxok_dpf::decode(&block).map_err(|_| Error::Invalid)?;
     let refined = if refines == NO_FILTER { None } else { Some(filter_cap(cx, refines, Rights::WRITE)?) };
-    if cx.env()?.caps.is_full() {
-        return Err(Error::NoMemory);
-    }
+    // Check, then perform: the capability's slot and the charge first; the
+    // install (overlap, refinement, the table's room) is the last check.
+    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
     crate::mem::heap::reserve(1024)?;
     // The filter is a record the caller's account pays for until removed.
     let account = cx.env()?.account;
@@ -64,18 +64,14 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
             InstallError::Full | InstallError::NoMemory => Error::NoMemory,
         })
     })?;
-    let cap = Cap::new(filter_name(id)?, Rights::ALL);
-    match cx.env()?.caps.insert(cap) {
-        Ok(slot) => {
-            charge.commit();
-            cx.env()?.heap_charged += crate::account::FILTER_HEAP;
-            Ok([slot as u64, id.to_u64()])
-        }
-        Err(e) => {
-            let _ = net::with(|n| Ok(n.remove_filter(id)));
-            Err(cap_error(e))
-        }
+    // Perform: nothing below can fail (the caller runs this call).
+    let mut slot = 0;
+    if let Some(env) = cx.k.envs.get(caller) {
+        slot = env.caps.fill(vacancy, Cap::new(filter_name(id), Rights::ALL));
+        env.heap_charged += crate::account::FILTER_HEAP;
     }
+    charge.commit();
+    Ok([slot as u64, id.to_u64()])
 }
 
 /// Removes the filter named by the capability in `slot` and empties it.

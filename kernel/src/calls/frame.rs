@@ -56,7 +56,7 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<
     // The owner pays for a frame its set did not hold yet; otherwise the
     // charge goes back.
     if let Some(env) = cx.k.envs.get(owner) {
-        if env.owned.insert(pfn.raw()) {
+        if env.owned.insert(pfn) {
             charge.commit();
         }
         env.publish();
@@ -75,10 +75,11 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: FrameCap) -> Result<[u64; 0], Error> {
     if entry.maps != 0 {
         return Err(Error::Busy);
     }
-    frame::with(|f| f.free(pfn.addr()));
     let env = cx.env()?;
+    // Perform: nothing below can fail.
+    frame::with(|f| f.free(pfn.addr()));
     let _ = env.caps.remove(slot.slot.0);
-    if env.owned.remove(&pfn.raw()) {
+    if env.owned.remove(&pfn) {
         account::uncharge_amount(env.account, account::owned(1));
     }
     if let Some(r) = env.revoke.as_mut() {

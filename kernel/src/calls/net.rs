@@ -59,12 +59,7 @@ pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Er
 /// Unbinds one of the caller's rings and unpins its frames.
 pub fn ring_unbind(cx: &mut Cx<'_>, ring: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
-    let frames = net::with(|n| n.unbind(caller, ring))?;
-    for pa in frames {
-        if net::unpin(pa) {
-            cx.k.envs.collect(pa.pfn());
-        }
-    }
+    net::with(|n| n.unbind(caller, ring))?.release(&mut cx.k.envs);
     Ok([])
 }
 

@@ -103,9 +103,9 @@ fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: UserPage) -> Result<(), Error> 
 /// frame (collected if that made it unreachable). The application area
 /// is the kernel's frame: removing it only removes the environment's
 /// view, and no count changes.
-fn release(cx: &mut Cx<'_>, app_area: u64, va: UserPage, old: u64) {
+fn release(cx: &mut Cx<'_>, app_area: PhysAddr, va: UserPage, old: u64) {
     let pa = PhysAddr::of_entry(old);
-    if va.va() == oxok_abi::layout::APP_AREA && pa.raw() == app_area {
+    if va.va() == oxok_abi::layout::APP_AREA && pa == app_area {
         return;
     }
     if env::release_mapping(pa) {

@@ -50,11 +50,11 @@ pub fn page_protect_range(
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let (done, result) = frame::with(|f| {
         env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {
-            Ok(Cover::Owner(owner)) => match f.entry(Pfn::from_word(pfn)) {
+            Ok(Cover::Owner(owner)) => match f.entry(pfn) {
                 Some(e) if e.owner == owner.raw() => Ok(()),
                 _ => Err(Error::BadCap),
             },
-            Ok(Cover::Frame(p)) if p.raw() == pfn => Ok(()),
+            Ok(Cover::Frame(p)) if *p == pfn => Ok(()),
             Ok(Cover::Frame(_)) => Err(Error::BadCap),
             Err(e) => Err(*e),
         })

@@ -42,11 +42,11 @@ fn export(env: &mut Env, live: Option<oxok_abi::Regs>) -> EnvState {
         let (caller, ticket) = env.pct_caller.map_or((0, 0), |(c, t)| (u64::from(c), t));
         st.pct = PctState { serving: 1, caller, ticket, saved: saved.regs() };
     }
-    for (slot, pred) in st.preds.iter_mut().zip(env.preds.iter()) {
+    for (out, pred) in st.preds.iter_mut().zip(env.preds.iter()) {
         if let Some(p) = pred.as_deref() {
-            slot.len = p.len as u64;
-            slot.params = p.params;
-            slot.code = p.code;
+            out.len = p.len as u64;
+            out.params = p.params;
+            out.code = p.code;
         }
     }
     st
@@ -61,7 +61,7 @@ fn frame_of(regs: &oxok_abi::Regs) -> Result<TrapFrame, Error> {
     Ok(frame)
 }
 
-/// A predicate index's program, verified (`None` for an empty slot).
+/// A predicate index's program, verified (`None` for an index with none).
 fn pred_of(p: &PredState) -> Result<Option<Box<Pred>>, Error> {
     if p.len == 0 {
         return Ok(None);
@@ -98,8 +98,8 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
     let installed = state.preds.iter().filter(|p| p.len != 0).count();
     crate::mem::heap::reserve(installed * size_of::<Pred>())?;
     let mut preds: [Option<Box<Pred>>; PREDICATES] = Default::default();
-    for (slot, p) in preds.iter_mut().zip(state.preds.iter()) {
-        *slot = pred_of(p)?;
+    for (pred, p) in preds.iter_mut().zip(state.preds.iter()) {
+        *pred = pred_of(p)?;
     }
 
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;

@@ -97,13 +97,15 @@ pub fn xn_register(cx: &mut Cx<'_>, templates: u64, len: u64, count: u64) -> Out
             return Err(Error::NoMemory);
         }
         let frames = s.catalog_frames(&bytes)?;
+        // XN's registration is the last check; the catalogue's frames,
+        // taken for it, go back with the guard if it refuses.
+        let mut taken = s.mem.taking();
+        taken.adopt(&frames);
         let fs = match s.xn.register_fs(&list) {
             Ok(fs) => fs,
-            Err(e) => {
-                frames.iter().for_each(|&f| s.mem.release(f));
-                return Ok([REJECTED, e.code(), 0]);
-            }
+            Err(e) => return Ok([REJECTED, e.code(), 0]),
         };
+        taken.keep();
         s.catalog_add_fs(count as u32, bytes.len(), frames);
         log::info!("xn: file system {} registered ({count} templates)", fs.0);
         Ok([0, u64::from(fs.0), 0])
@@ -118,13 +120,16 @@ pub fn xn_root(cx: &mut Cx<'_>, fs: u64, block: u64, ty: u64, ptr: u64) -> Out {
         if s.xn.roots().len() >= MAX_ROOTS {
             return Err(Error::NoMemory);
         }
-        let pfn = s.mem.alloc(acct)?;
-        match s.xn.add_root(&mut s.mem, FsId(fs), block, ty, pfn, &c) {
-            Ok(()) => Ok([0, block, 0]),
-            Err(r) => {
-                s.mem.release(pfn);
-                Ok(refused(r))
+        // The root's frame is taken first (XN checks and records in one
+        // step); the guard gives it back if XN refuses.
+        let mut taken = s.mem.taking();
+        let pfn = taken.alloc(acct)?;
+        match s.xn.add_root(taken.mem(), FsId(fs), block, ty, pfn, &c) {
+            Ok(()) => {
+                taken.keep();
+                Ok([0, block, 0])
             }
+            Err(r) => Ok(refused(r)),
         }
     })
 }
@@ -138,26 +143,19 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
     let acct = cx.env()?.account;
     let who = creds(cx);
     xn::with(|s| {
-        let mut frames = [0u64; MAX_EXTENT_CALL as usize];
-        for i in 0..len as usize {
-            match s.mem.alloc(acct) {
-                Ok(pfn) => frames[i] = pfn,
-                Err(e) => {
-                    frames[..i].iter().for_each(|&f| s.mem.release(f));
-                    return Err(e);
-                }
-            }
+        // The extent's frames are taken first (XN checks and records in one
+        // step); the guard gives them all back on any refusal.
+        let mut taken = s.mem.taking();
+        for _ in 0..len {
+            taken.alloc(acct)?;
         }
-        let frames = &frames[..len as usize];
-        if let Err(r) = s.xn.allocate(&mut s.mem, &who, meta, &c, Extent::new(start, len, ty)) {
-            frames.iter().for_each(|&f| s.mem.release(f));
+        if let Err(r) = s.xn.allocate(taken.mem(), &who, meta, &c, Extent::new(start, len, ty)) {
             return Ok(refused(r));
         }
-        for (b, &pfn) in (start..start + len).zip(frames) {
-            if s.xn.insert(b, pfn).is_err() {
-                s.mem.release(pfn);
-            }
-        }
+        // Done: each frame the registry takes stays; one it has no room
+        // for goes back with the guard.
+        let xn = &mut s.xn;
+        taken.keep_each(|i, pfn| xn.insert(start + i as u64, pfn).is_ok());
         Ok([0, start, 0])
     })
 }
@@ -221,14 +219,8 @@ pub fn xn_read(cx: &mut Cx<'_>, block: u64) -> Out {
         if !s.disk.has_room() {
             return Err(Error::WouldBlock);
         }
-        let pfn = s.mem.alloc(acct)?;
-        match s.submit_read(block, pfn) {
-            Ok(seq) => Ok([0, seq, 0]),
-            Err(e) => {
-                s.mem.release(pfn);
-                Err(e)
-            }
-        }
+        let seq = s.submit_read_fresh(block, acct)?;
+        Ok([0, seq, 0])
     })
 }
 

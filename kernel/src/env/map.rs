@@ -7,7 +7,6 @@
 use super::Env;
 use crate::account;
 use crate::mem::access::Mappable;
-use crate::mem::addr::PhysAddr;
 use crate::mem::frame;
 use oxok_abi::Error;
 
@@ -39,10 +38,12 @@ pub fn map_with<F>(
 where
     for<'f> &'f F: Into<Mappable>,
 {
+    // Charged before the walk, since the walk takes the frames. The
+    // tables come one at a time and the machine can run out between them,
+    // so the walk may make fewer than charged: the guard keeps what was
+    // made and gives the rest back.
     let need = env.space.tables_needed(va);
-    if need > 0 {
-        account::charge(env.account, need, 0)?;
-    }
+    let charge = account::Charge::frames(env.account, need)?;
     let before = env.space.tables();
     let mapped = match env.space.leaf_for(va) {
         Ok(leaf) => check(leaf.entry()).map(|f| {
@@ -53,16 +54,14 @@ where
     };
     let made = env.space.tables().saturating_sub(before);
     env.pt_charged += made;
-    if made < need {
-        account::uncharge(env.account, need - made, 0);
-    }
+    charge.commit_frames(made);
     if made > 0 {
         env.publish();
     }
     let (f, old) = mapped?;
-    let pa = (&f).into().pa();
+    let pfn = (&f).into().pa().pfn();
     frame::with(|t| {
-        if let Some(e) = t.entry_mut(PhysAddr::new(pa).pfn()) {
+        if let Some(e) = t.entry_mut(pfn) {
             e.maps = e.maps.saturating_add(1);
         }
     });

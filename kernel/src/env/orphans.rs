@@ -8,17 +8,18 @@
 //! accomplice lets go).
 
 use crate::account::{self, AccountId};
+use crate::mem::addr::Pfn;
 use alloc::collections::BTreeMap;
 use spin::Mutex;
 
 /// Orphaned frame number → the account charged for it.
-static ORPHANS: Mutex<BTreeMap<u64, AccountId>> = Mutex::new(BTreeMap::new());
+static ORPHANS: Mutex<BTreeMap<Pfn, AccountId>> = Mutex::new(BTreeMap::new());
 
 /// Frame `pfn`, owned by an environment of account `acct` that ended, is
 /// an orphan now: it stays charged to `acct`. False if the kernel heap has
 /// no room for the record: the caller then gives the charge back (the
 /// frame is still freed by its last unmapping).
-pub fn adopt(pfn: u64, acct: AccountId) -> bool {
+pub fn adopt(pfn: Pfn, acct: AccountId) -> bool {
     if !crate::mem::heap::has_room(64) {
         log::warn!("frame {pfn:#x}: no kernel heap to record it as an orphan; its charge goes back");
         return false;
@@ -31,7 +32,7 @@ pub fn adopt(pfn: u64, acct: AccountId) -> bool {
 }
 
 /// Orphan `pfn` was freed (its last mapping went): its charge goes back.
-pub fn freed(pfn: u64) {
+pub fn freed(pfn: Pfn) {
     let Some(acct) = ORPHANS.lock().remove(&pfn) else { return };
     account::uncharge_amount(acct, account::owned(1));
     account::with(|a| a.detach(acct));

@@ -34,7 +34,6 @@ impl EnvTable {
         frame::with(|f| {
             app_area.free_in(f);
             for pfn in owned {
-                let pfn = Pfn::from_word(pfn);
                 let Some(e) = f.entry_mut(pfn) else { continue };
                 if e.owner != id.raw() {
                     continue;
@@ -44,7 +43,7 @@ impl EnvTable {
                 } else {
                     // Still mapped elsewhere: an orphan, still charged here.
                     e.owner = OWNER_ORPHAN;
-                    if super::orphans::adopt(pfn.raw(), account) {
+                    if super::orphans::adopt(pfn, account) {
                         kept += 1;
                     }
                 }
@@ -90,10 +89,19 @@ fn collect_in(rows: &mut [Row], pfn: Pfn) {
         return;
     };
     frame::with(|f| f.free(pfn.addr()));
-    if env.owned.remove(&pfn.raw()) {
+    if env.owned.remove(&pfn) {
         account::uncharge_amount(env.account, account::owned(1));
     }
     env.publish();
+}
+
+/// Releases one page-table entry's mapping for an address space dropped
+/// before it was torn down (`oxok_hw::mem::paging::on_leaf_release`): as
+/// [`release_mapping`], except that a frame this leaves unreachable is not
+/// collected here (no table at hand); it stays its owner's, freed with the
+/// owner's other frames when the owner ends.
+pub fn release_leaf(entry: u64) {
+    let _ = release_mapping(PhysAddr::of_entry(entry));
 }
 
 /// Drops one mapping of the frame at `pa`; an orphaned frame is freed when
@@ -116,7 +124,7 @@ pub fn release_mapping(pa: PhysAddr) -> bool {
         (free, unreachable)
     });
     if freed_orphan {
-        super::orphans::freed(pa.pfn().raw());
+        super::orphans::freed(pa.pfn());
     }
     unreachable
 }

@@ -10,19 +10,20 @@
 //! kernel lock and calls [`poll_interrupt`], at most [`IRQ_BUDGET`] times a
 //! tick before the interrupt is masked until the next tick's [`poll`].
 
+mod pins;
 pub mod ring;
 mod table;
 
 use crate::dev::virtio_net::{self, Nic};
 use crate::env::EnvId;
 use crate::mem::access::FrameRef;
-use crate::mem::addr::{Pfn, PhysAddr};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
+pub use pins::{Pins, pin};
 use ring::Ring;
 use spin::Mutex;
 
@@ -307,19 +308,19 @@ impl Net {
         }
     }
 
-    /// Unbinds ring `id`; returns the frames to unpin (physical addresses).
-    pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Vec<PhysAddr>, Error> {
+    /// Unbinds ring `id`; returns the pins on its frames.
+    pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Pins, Error> {
         self.ring(owner, id)?;
         self.remove_filters_where(|&(_, r)| r == id);
         let entry = &mut self.rings[(id & 0xff) as usize];
         entry.0 = entry.0.wrapping_add(1) & 0x00ff_ffff;
         table::set_ring((id & 0xff) as usize, &RingRow::default());
-        Ok(entry.1.take().map(|r| r.frames().collect()).unwrap_or_default())
+        Ok(Pins::of(entry.1.take().map(|r| r.frames().collect()).unwrap_or_default()))
     }
 
-    /// Everything `owner` had: its rings (frames to unpin returned) and its
-    /// template.
-    pub fn forget(&mut self, owner: EnvId) -> Vec<PhysAddr> {
+    /// Everything `owner` had: its rings (the pins on their frames
+    /// returned) and its template.
+    pub fn forget(&mut self, owner: EnvId) -> Pins {
         self.templates.remove(&owner);
         self.remove_filters_where(|&(env, _)| env == owner);
         let ids: Vec<u64> = self
@@ -329,31 +330,18 @@ impl Net {
             .filter(|(_, (_, r))| r.as_ref().is_some_and(|r| r.owner == owner))
             .map(|(i, (g, _))| i as u64 | u64::from(*g) << 8)
             .collect();
-        ids.into_iter().flat_map(|id| self.unbind(owner, id).unwrap_or_default()).collect()
+        let mut pins = Pins::none();
+        for id in ids {
+            if let Ok(p) = self.unbind(owner, id) {
+                pins.absorb(p);
+            }
+        }
+        pins
     }
 }
 
 /// Drops everything environment `id` had in the network (it is being
-/// destroyed): its rings are unbound and their frames unpinned.
+/// destroyed): its rings are unbound and their pins dropped with them.
 pub fn forget(id: EnvId) {
-    let frames = with(|net| Ok(net.forget(id))).unwrap_or_default();
-    for pa in frames {
-        unpin(pa);
-    }
-}
-
-/// Pins frame `pfn` for a ring (counted like a mapping, so it cannot be
-/// freed while the device path may write it).
-pub fn pin(pfn: Pfn) {
-    crate::mem::frame::with(|f| {
-        if let Some(e) = f.entry_mut(pfn) {
-            e.maps = e.maps.saturating_add(1);
-        }
-    });
-}
-
-/// Drops a ring's pin on the frame at `pa`. Returns true if the frame just
-/// became unreachable (see [`crate::env::release_mapping`]).
-pub fn unpin(pa: PhysAddr) -> bool {
-    crate::env::release_mapping(pa)
+    drop(with(|net| Ok(net.forget(id))));
 }

@@ -33,7 +33,7 @@ impl Ring {
 
     /// Every frame of the ring (physical addresses).
     pub fn frames(&self) -> impl Iterator<Item = PhysAddr> + '_ {
-        core::iter::once(&self.header).chain(self.data.iter()).map(|f| PhysAddr::new(f.pa()))
+        core::iter::once(&self.header).chain(self.data.iter()).map(FrameRef::pa)
     }
 
     /// Copies `packet` into the next entry if it is free; otherwise counts

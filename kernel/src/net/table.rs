@@ -13,8 +13,8 @@ use oxok_abi::net::{
     NetHeader, RING_ROWS, RING_ROWS_MAX, RingRow,
 };
 
-static TABLE: spin::Once<KernelFrame> = spin::Once::new();
-static FILTERS: spin::Once<Vec<KernelFrame>> = spin::Once::new();
+static TABLE: spin::Once<&'static KernelFrame> = spin::Once::new();
+static FILTERS: spin::Once<Vec<&'static KernelFrame>> = spin::Once::new();
 
 /// Allocates the tables' frames and exposes them (boot only).
 pub fn init() -> Result<(), oxok_abi::Error> {
@@ -30,13 +30,8 @@ pub fn init() -> Result<(), oxok_abi::Error> {
 }
 
 /// A fresh zeroed kernel frame exposed read-only at `va`.
-fn exposed_frame(va: u64) -> Option<KernelFrame> {
-    let frame = KernelFrame::alloc()?;
-    if paging::expose(va, &frame).is_err() {
-        frame.free();
-        return None;
-    }
-    Some(frame)
+fn exposed_frame(va: u64) -> Option<&'static KernelFrame> {
+    paging::expose(va, KernelFrame::alloc()?).ok()
 }
 
 fn words<const N: usize>(w: [u64; N]) -> [u8; 64] {

@@ -11,6 +11,8 @@ use oxok_abi::layout::{AppArea, REPOSSESS_SLOTS, REPOSSESSED_SLOTS};
 
 /// Candidates one round considers.
 const CANDIDATES: usize = REPOSSESS_SLOTS + 2 * ROUND;
+/// What the candidate and victim arrays hold past their counts.
+const NO_FRAME: Pfn = Pfn::from_word(0);
 /// Owned frames examined for unmapped ones when a round starts.
 const UNMAPPED_LOOKS: usize = 256;
 
@@ -32,15 +34,15 @@ pub struct Repossess {
     owed: u64,
     /// Candidates, sorted by frame number, with the order they were found
     /// in, whether listed, and the target's own mappings of each.
-    cand: [u64; CANDIDATES],
+    cand: [Pfn; CANDIDATES],
     order: [u16; CANDIDATES],
     listed: [bool; CANDIDATES],
     own: [u32; CANDIDATES],
     ncand: usize,
     /// Victims in the order taken, and (sorted) for lookups.
-    victims: [u64; ROUND],
+    victims: [Pfn; ROUND],
     first_va: [u64; ROUND],
-    sorted: [(u64, u8); ROUND],
+    sorted: [(Pfn, u8); ROUND],
     nvict: usize,
     row: usize,
     cursor: u64,
@@ -58,14 +60,14 @@ impl Repossess {
             phase: Phase::Idle,
             target: None,
             owed: 0,
-            cand: [0; CANDIDATES],
+            cand: [NO_FRAME; CANDIDATES],
             order: [0; CANDIDATES],
             listed: [false; CANDIDATES],
             own: [0; CANDIDATES],
             ncand: 0,
-            victims: [0; ROUND],
+            victims: [NO_FRAME; ROUND],
             first_va: [0; ROUND],
-            sorted: [(0, 0); ROUND],
+            sorted: [(NO_FRAME, 0); ROUND],
             nvict: 0,
             row: 0,
             cursor: 0,
@@ -136,15 +138,14 @@ impl Repossess {
             let area = &env.app_area;
             let listed = (area.read_u64(offset_of!(AppArea, repossess_count)) as usize).min(REPOSSESS_SLOTS);
             for i in 0..listed {
-                let pfn = area.read_u64(offset_of!(AppArea, repossess) + i * 8);
+                let pfn = Pfn::from_word(area.read_u64(offset_of!(AppArea, repossess) + i * 8));
                 if env.owned.contains(&pfn) {
                     self.add(pfn, true);
                 }
             }
             let mut unmapped = 0;
             for &pfn in env.owned.iter().take(UNMAPPED_LOOKS) {
-                if unmapped < ROUND
-                    && frame::with(|f| f.entry(Pfn::from_word(pfn)).is_some_and(|e| e.maps == 0 && e.owner == id.raw()))
+                if unmapped < ROUND && frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps == 0 && e.owner == id.raw()))
                 {
                     self.add(pfn, false);
                     unmapped += 1;
@@ -172,7 +173,7 @@ impl Repossess {
         false
     }
 
-    fn add(&mut self, pfn: u64, listed: bool) {
+    fn add(&mut self, pfn: Pfn, listed: bool) {
         if self.ncand >= CANDIDATES || self.cand[..self.ncand].contains(&pfn) {
             return;
         }
@@ -191,7 +192,7 @@ impl Repossess {
         let (cand, n) = (&self.cand, self.ncand);
         let own = &mut self.own;
         env.space.sweep_step(&mut self.cursor, budget, |_va, e| {
-            if let Ok(i) = cand[..n].binary_search(&PhysAddr::of_entry(e).pfn().raw()) {
+            if let Ok(i) = cand[..n].binary_search(&PhysAddr::of_entry(e).pfn()) {
                 own[i] = own[i].saturating_add(1);
             }
             false
@@ -210,7 +211,7 @@ impl Repossess {
         // Preference: (class, order found).
         let mut keys = [(u8::MAX, 0u16, 0usize); CANDIDATES];
         for (i, key) in keys.iter_mut().enumerate().take(self.ncand) {
-            let Some(e) = frame::with(|f| f.entry(Pfn::from_word(self.cand[i])).copied()) else { continue };
+            let Some(e) = frame::with(|f| f.entry(self.cand[i]).copied()) else { continue };
             if e.owner != id.raw() || !env.owned.contains(&self.cand[i]) {
                 continue;
             }
@@ -237,7 +238,7 @@ impl Repossess {
                 crate::account::uncharge_amount(env.account, crate::account::owned(1));
             }
             frame::with(|f| {
-                if let Some(e) = f.entry_mut(Pfn::from_word(pfn)) {
+                if let Some(e) = f.entry_mut(pfn) {
                     e.owner = OWNER_REVOKING;
                     e.generation = e.generation.saturating_add(1);
                     e.refs = 0;
@@ -245,7 +246,7 @@ impl Repossess {
             });
         }
         let victims = &self.victims[..self.nvict];
-        env.caps.remove_where(|c| frame_of_cap(c).is_some_and(|p| victims.contains(&p.raw())));
+        env.caps.remove_where(|c| frame_of_cap(c).is_some_and(|p| victims.contains(&p)));
         env.publish();
         for (k, &pfn) in victims.iter().enumerate() {
             self.sorted[k] = (pfn, k as u8);
@@ -265,14 +266,14 @@ impl Repossess {
                 let is_target = Some(env.id) == self.target;
                 let (sorted, first_va) = (&self.sorted, &mut self.first_va);
                 let done = env.space.sweep_step(&mut self.cursor, budget, |va, e| {
-                    let pfn = PhysAddr::of_entry(e).pfn().raw();
+                    let pfn = PhysAddr::of_entry(e).pfn();
                     let Ok(k) = sorted[..n].binary_search_by_key(&pfn, |&(p, _)| p) else { return false };
                     let i = sorted[k].1 as usize;
                     if is_target && first_va[i] == 0 {
                         first_va[i] = va;
                     }
                     frame::with(|f| {
-                        if let Some(fe) = f.entry_mut(Pfn::from_word(pfn)) {
+                        if let Some(fe) = f.entry_mut(pfn) {
                             fe.maps = fe.maps.saturating_sub(1);
                         }
                     });
@@ -295,11 +296,11 @@ impl Repossess {
         let n = self.nvict;
         for &pfn in &self.victims[..n] {
             frame::with(|f| {
-                if let Some(e) = f.entry_mut(Pfn::from_word(pfn))
+                if let Some(e) = f.entry_mut(pfn)
                     && e.owner == OWNER_REVOKING
                 {
                     if e.maps == 0 {
-                        f.free(Pfn::from_word(pfn).addr());
+                        f.free(pfn.addr());
                     } else {
                         // Still in a dying environment's tables.
                         e.owner = OWNER_ORPHAN;
@@ -312,7 +313,7 @@ impl Repossess {
         for (&pfn, &va) in self.victims[..n].iter().zip(&self.first_va[..n]) {
             if recorded < REPOSSESSED_SLOTS {
                 let off = offset_of!(AppArea, repossessed) + recorded * 16;
-                env.app_area.write(off, &pfn.to_le_bytes());
+                env.app_area.write(off, &pfn.raw().to_le_bytes());
                 env.app_area.write(off + 8, &va.to_le_bytes());
             }
             recorded += 1;

@@ -123,16 +123,16 @@ impl XnState {
         self.cat.fss.try_reserve(1).map_err(|_| Error::NoMemory)?;
         let mut frames = Vec::new();
         frames.try_reserve(CATALOG_FS_BLOCKS).map_err(|_| Error::NoMemory)?;
+        // A frame refused on the way gives back the ones taken before it.
+        let mut taken = self.mem.taking();
         for chunk in bytes.chunks(BLOCK_SIZE).take(CATALOG_FS_BLOCKS) {
-            let Some(pfn) = self.mem.alloc_kernel() else {
-                frames.iter().for_each(|&f| self.mem.release(f));
-                return Err(Error::NoMemory);
-            };
+            let pfn = taken.alloc_kernel()?;
             let mut b = [0u8; BLOCK_SIZE];
             b[..chunk.len()].copy_from_slice(chunk);
-            self.mem.fill(pfn, &b);
+            taken.mem().fill(pfn, &b);
             frames.push(pfn);
         }
+        taken.keep();
         Ok(frames)
     }
 

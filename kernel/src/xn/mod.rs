@@ -124,18 +124,31 @@ impl XnState {
         crate::mem::heap::reserve(64)?;
         let seq = self.seq + 1;
         self.disk.submit(op, disk_block, crate::mem::addr::Pfn::from_word(pfn).addr(), seq)?;
+        Ok(self.record(op, seq, req))
+    }
+
+    /// Records request `seq`, just submitted.
+    fn record(&mut self, op: Op, seq: u64, req: Req) -> u64 {
         self.seq = seq;
         if op == Op::Write {
             self.writes += 1;
         }
         self.reqs.insert(seq, req);
         self.changed = true;
-        Ok(seq)
+        seq
     }
 
-    /// Reads XN block `block` into the fresh cache frame `pfn`.
-    pub fn submit_read(&mut self, block: u64, pfn: u64) -> Result<u64, Error> {
-        self.submit(Op::Read, CATALOG_BLOCKS + block, pfn, Req::Read { block, pfn })
+    /// Reads XN block `block` into a fresh cache frame charged to `acct`:
+    /// the frame is taken before the disk's refusal, the last check, and
+    /// given back by its guard ([`cache::Taken`]) if the disk refuses.
+    pub fn submit_read_fresh(&mut self, block: u64, acct: crate::account::AccountId) -> Result<u64, Error> {
+        crate::mem::heap::reserve(64)?;
+        let seq = self.seq + 1;
+        let mut taken = self.mem.taking();
+        let pfn = taken.alloc(acct)?;
+        self.disk.submit(Op::Read, CATALOG_BLOCKS + block, crate::mem::addr::Pfn::from_word(pfn).addr(), seq)?;
+        taken.keep();
+        Ok(self.record(Op::Read, seq, Req::Read { block, pfn }))
     }
 
     /// Writes a cached block XN has let through.

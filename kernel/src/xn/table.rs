@@ -14,15 +14,14 @@ use oxok_abi::xn::{
     MAX_FS, MAX_ROOTS, XN_FREE_MAP, XN_FREE_MAP_PAGES, XN_FSS, XN_ROOTS, XN_ROWS, XN_ROWS_MAX, XN_TABLE, XN_TABLE_PAGES,
 };
 
-static TABLE: spin::Once<Vec<KernelFrame>> = spin::Once::new();
+static TABLE: spin::Once<Vec<&'static KernelFrame>> = spin::Once::new();
 
 /// Allocates and exposes the table's frames (boot only).
 pub fn init() -> Result<(), oxok_abi::Error> {
     let mut frames = Vec::new();
     for i in 0..XN_TABLE_PAGES {
         let f = KernelFrame::alloc().ok_or(oxok_abi::Error::NoMemory)?;
-        paging::expose(XN_TABLE + i * PAGE_SIZE, &f)?;
-        frames.push(f);
+        frames.push(paging::expose(XN_TABLE + i * PAGE_SIZE, f)?);
     }
     TABLE.call_once(|| frames);
     Ok(())

@@ -8,7 +8,9 @@
 //! [`Msg`]: `pct_send(target, &msg)`, `pct_reply(caller, &msg)`, and, with
 //! a `Reply` result, `pct_call(target, &mut msg)`, which leaves the reply
 //! (or, on failure, what the kernel left in the message registers) in
-//! `msg` and returns the callee's id. These and [`raw`] are the only
+//! `msg` and returns the callee's id; `pct_wait(callee, ticket)` (two
+//! words in, a `Reply` out) returns the callee's id and the reply. These
+//! and [`raw`] are the only
 //! `syscall` instructions of the libOS outside the naked code that
 //! composes `oxok_abi::syscall_asm!` fragments.
 
@@ -128,6 +130,19 @@ macro_rules! stub {
         pub fn $name($a: u64, $m: &mut Msg) -> Result<u64, Error> {
             let (status, id) = msg_call(Call::$name.number(), $a, $m);
             check(status).map(|()| id)
+        }
+    };
+    ($(#[doc = $doc:literal])* $name:ident($a:ident: $ac:ident, $t:ident: $tc:ident) -> [$r:ident: Reply]) => {
+        $(#[doc = $doc])*
+        #[inline(always)]
+        pub fn $name($a: u64, $t: u64) -> Result<(u64, Msg), Error> {
+            // The second argument register is the first message register
+            // (`oxok_abi::regs`, checked by its host tests), so `$t` goes
+            // in as word 0 of the message and the reply comes back over it.
+            let mut reply: Msg = [0; oxok_abi::regs::MSG_WORDS];
+            reply[0] = $t;
+            let (status, id) = msg_call(Call::$name.number(), $a, &mut reply);
+            check(status).map(|()| (id, reply))
         }
     };
     ($(#[doc = $doc:literal])* $name:ident($a:ident: $ac:ident, $m:ident: Msg) -> []) => {

@@ -22,6 +22,7 @@ use oxok_libos::abi::layout::pte;
 use oxok_libos::abi::{ANY_FRAME, CAP_DERIVE_DEPTH, CAP_SLOTS, Error, cap_kind, rights};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::{Args, exposed, println, sys};
+use oxok_tests::unchanged::Snapshot;
 use oxok_tests::{Checks, mem};
 
 oxok_libos::main!(main);
@@ -83,11 +84,12 @@ fn owner() -> i32 {
     t.expect(sys::cap_revoke(ro), Ok([0]), "nothing derived from the child yet");
 
     // The depth limit: a chain of CAP_DERIVE_DEPTH derivations, then no more.
+    // (Read and grant: the end of the chain may still try to grant.)
     let mut chain = [0u64; CAP_DERIVE_DEPTH as usize];
     let mut from = cap;
     let mut ok = true;
     for link in chain.iter_mut() {
-        match sys::cap_derive(from, R) {
+        match sys::cap_derive(from, R | G) {
             Ok([s]) => {
                 *link = s;
                 from = s;
@@ -96,7 +98,15 @@ fn owner() -> i32 {
         }
     }
     t.check(ok, "a chain of CAP_DERIVE_DEPTH derivations");
+    // The depth limit is the last check of `cap_derive` and `cap_grant`:
+    // refused there, nothing changed (list, account, table row, counts).
+    let before = (Snapshot::of_self(), refs());
     t.expect(sys::cap_derive(from, R).map(|_| ()), Err(Error::Invalid), "one derivation too deep refused");
+    t.expect((Snapshot::of_self(), refs()), before, "a derivation refused at its last check changed nothing");
+    t.expect(sys::cap_grant(from, 0, R).map(|_| ()), Err(Error::Invalid), "a grant one level too deep refused");
+    t.expect((Snapshot::of_self(), refs()), before, "a grant refused at its last check changed nothing");
+    t.expect(sys::cap_copy(0, from, R).map(|_| ()), Err(Error::Invalid), "a copy one level too deep refused");
+    t.expect((Snapshot::of_self(), refs()), before, "a copy refused at its last check changed nothing");
 
     // Revoking the owner's capability takes the whole chain and the child,
     // and leaves the owner's own.

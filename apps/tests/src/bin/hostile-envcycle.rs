@@ -13,8 +13,36 @@
 use oxok_libos::process;
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
+use oxok_tests::unchanged::Snapshot;
 
 oxok_libos::main!(main);
+
+/// `env_create`'s last check is the account's (2 environments: this one
+/// and one child): with the child alive, a second is refused and nothing
+/// changed — no capability, no charge, the row as it was.
+fn refused_at_last_check(c: &mut Checks) {
+    settle();
+    let child = sys::env_create();
+    c.check(child.is_ok(), "one child within the limit");
+    let before = Snapshot::of_self();
+    c.expect(sys::env_create().map(|_| ()), Err(oxok_libos::Error::NoMemory), "a second child refused");
+    c.expect(Snapshot::of_self(), before, "an env_create refused at its last check changed nothing");
+    if let Ok([slot, _]) = child {
+        c.expect(sys::env_destroy(slot), Ok([]), "the child destroyed");
+    }
+    settle();
+}
+
+/// Waits (bounded) until destroyed children's teardowns are no longer
+/// charged: only this environment is.
+fn settle() {
+    for _ in 0..10_000 {
+        if process::usage(0).is_ok_and(|u| u.envs == 1) {
+            break;
+        }
+        let _ = sys::yield_cpu(0);
+    }
+}
 
 fn main(args: Args) -> i32 {
     let mut c = Checks::new("hostile-envcycle");
@@ -57,6 +85,7 @@ fn main(args: Args) -> i32 {
     // What the loop held is bounded by its account (the victim's own use
     // is a few frames at a time).
     c.check(drop <= limit + 64, "free frames never fell by more than the account allows");
+    refused_at_last_check(&mut c);
     let end = process::usage(0);
     c.check(end.is_ok_and(|u| u.envs == 1 && u.frames <= limit), "nothing left charged but myself");
     c.finish()

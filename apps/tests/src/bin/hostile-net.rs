@@ -29,6 +29,7 @@ use oxok_libos::net::ether::{self, Udp};
 use oxok_libos::net::{self, Filter, Ring, Tx, filters};
 use oxok_libos::{Args, println, sys};
 use oxok_tests::Checks;
+use oxok_tests::unchanged::Snapshot;
 
 oxok_libos::main!(main);
 
@@ -112,7 +113,11 @@ fn filters_attacked(c: &mut Checks) {
     let listen = install(r, &filters::udp(PORT), u64::MAX);
     c.check(listen.is_ok(), "a UDP filter installs");
     let listen = listen.unwrap_or(EMPTY_SLOT);
+    // The install (overlap) is `filter_install`'s last check: refused
+    // there, the caller's list, account and row are as they were.
+    let before = Snapshot::of_self();
     c.expect(install(r, &filters::udp(PORT), u64::MAX), Err(Error::Exists), "an exact duplicate");
+    c.expect(Snapshot::of_self(), before, "a filter refused at its last check changed nothing");
     c.expect(install(r, &filters::ipv4(filters::PROTO_UDP), u64::MAX), Err(Error::Exists), "a superset (all UDP)");
     // Partial overlap: UDP from one source address, any port.
     let from_host = filters::ipv4(filters::PROTO_UDP).eq32(14 + 12, 0x0a00_0202);

@@ -21,6 +21,7 @@ use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::xn::{self, XnError};
 use oxok_libos::{Args, exposed, println};
 use oxok_tests::Checks;
+use oxok_tests::unchanged::Snapshot;
 use oxok_tests::xn::{Inode, fsck, inode_template, pattern};
 use oxok_xn::{Asm, template};
 
@@ -213,10 +214,14 @@ fn hostile() -> i32 {
     if let Ok(wfs) = wild_fs {
         let mut img = [0u8; BLOCK_SIZE];
         img[..8].copy_from_slice(&1_000_000u64.to_le_bytes());
+        // XN's own check is `xn_root`'s last: refused there, the frame
+        // taken for the root went back (account and row as they were).
+        let before = Snapshot::of_self();
         c.check(
             refused(refuse::UDF_FAULT)(xn::root(wfs, 60, 1, &img)),
             "UDF reading outside its block at run time refused",
         );
+        c.expect(Snapshot::of_self(), before, "a root refused at its last check changed nothing");
     }
 
     let Ok(fs) = xn::register(&[&inode_template()]) else {
@@ -235,7 +240,9 @@ fn hostile() -> i32 {
     );
     // Allocating a block that is not free (the root itself).
     let again = inode.set(1, root, 1, 0);
+    let before = Snapshot::of_self();
     c.check(refused(refuse::NOT_FREE)(xn::alloc(root, &again.0, root, 1, 0)), "allocating an allocated block refused");
+    c.expect(Snapshot::of_self(), before, "an allocation refused at its last check changed nothing");
 
     // The attacker: another environment, so another principal.
     let a = [fs.to_string(), root.to_string(), "30".into()];

@@ -2,9 +2,10 @@
 //! the direct map): the periodic timer that drives the slot vector.
 
 use super::cpu::rdtsc;
+use crate::mem::addr::PhysAddr;
 use crate::mem::phys;
 
-const APIC_BASE: u64 = 0xFEE0_0000;
+const APIC_BASE: PhysAddr = PhysAddr::new(0xFEE0_0000);
 const REG_EOI: u64 = 0xB0;
 const REG_SPURIOUS: u64 = 0xF0;
 const REG_LVT_TIMER: u64 = 0x320;
@@ -25,12 +26,12 @@ pub const SPURIOUS_VECTOR: u8 = 0xFF;
 fn write(reg: u64, value: u32) {
     // SAFETY: the xAPIC page is direct-mapped uncached (3–4 GiB range of
     // the direct map); `reg` is one of the architectural register offsets.
-    unsafe { (phys::virt(APIC_BASE + reg) as *mut u32).write_volatile(value) }
+    unsafe { (phys::virt(APIC_BASE.offset(reg)) as *mut u32).write_volatile(value) }
 }
 
 fn read(reg: u64) -> u32 {
     // SAFETY: as in `write`.
-    unsafe { (phys::virt(APIC_BASE + reg) as *const u32).read_volatile() }
+    unsafe { (phys::virt(APIC_BASE.offset(reg)) as *const u32).read_volatile() }
 }
 
 /// Enables the APIC and starts the timer at `hz` interrupts per second;

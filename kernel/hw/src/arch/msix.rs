@@ -8,6 +8,7 @@
 //! queue at an MSI-X entry (`queue_msix_vector` of the common configuration).
 
 use super::pci::PortCam;
+use crate::mem::addr::PhysAddr;
 use crate::mem::dma::mmio_ok;
 use crate::mem::phys;
 use virtio_drivers::transport::pci::bus::{BarInfo, ConfigurationAccess, DeviceFunction, PciRoot};
@@ -36,12 +37,12 @@ pub struct Msix {
 fn write32(pa: u64, value: u32) {
     // SAFETY: every caller checked `[pa, pa + 4)` with `mmio_ok`: device
     // registers in the uncached part of the direct map, naturally aligned.
-    unsafe { (phys::virt(pa) as *mut u32).write_volatile(value) }
+    unsafe { (phys::virt(PhysAddr::new(pa)) as *mut u32).write_volatile(value) }
 }
 
 fn write16(pa: u64, value: u16) {
     // SAFETY: as in `write32`, for `[pa, pa + 2)`.
-    unsafe { (phys::virt(pa) as *mut u16).write_volatile(value) }
+    unsafe { (phys::virt(PhysAddr::new(pa)) as *mut u16).write_volatile(value) }
 }
 
 fn bar_address(root: &mut PciRoot<PortCam>, df: DeviceFunction, bar: u8) -> Option<u64> {

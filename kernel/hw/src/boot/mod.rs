@@ -168,7 +168,7 @@ impl BootInfo {
         // address a caller chose.
         // SAFETY: a module the boot loader reported; its frames are kernel-owned
         // from `frame::init` on, direct-mapped and never written or freed.
-        Some(unsafe { crate::mem::phys::bytes(m.start, len) })
+        Some(unsafe { crate::mem::phys::bytes(crate::mem::addr::PhysAddr::new(m.start), len) })
     }
 
     /// The kernel command line (invalid UTF-8 reads as empty).
@@ -182,7 +182,7 @@ impl BootInfo {
 fn read_phys<T: Copy>(pa: u64) -> T {
     // SAFETY: boot structures live in the first 4 GiB, direct-mapped by the
     // boot page tables; callers read integers, for which any bits are valid.
-    unsafe { crate::mem::phys::read(pa) }
+    unsafe { crate::mem::phys::read(crate::mem::addr::PhysAddr::new(pa)) }
 }
 
 /// Reads a NUL-terminated string of at most `max` bytes at physical address

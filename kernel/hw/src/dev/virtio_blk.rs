@@ -70,7 +70,7 @@ struct Pending {
     /// The caller's tag, handed back on completion.
     tag: u64,
     /// The data frame (physical address), none for a flush.
-    frame: u64,
+    frame: PhysAddr,
     token: u16,
 }
 
@@ -156,7 +156,6 @@ impl Disk {
     /// from [`poll`](Disk::poll). `WouldBlock` when every slot is taken,
     /// `Invalid` for a block past the disk.
     pub fn submit(&mut self, op: Op, block: u64, frame: PhysAddr, tag: u64) -> Result<(), Error> {
-        let frame = frame.raw();
         if op != Op::Flush && block >= self.blocks {
             return Err(Error::Invalid);
         }
@@ -176,7 +175,7 @@ impl Disk {
             // completed write is already durable, so the flush completes at
             // the next poll.
             self.headers.bytes()[at + 16] = 0;
-            self.slots[slot] = Some(Pending { op, tag, frame: 0, token: u16::MAX });
+            self.slots[slot] = Some(Pending { op, tag, frame: PhysAddr::new(0), token: u16::MAX });
             return Ok(());
         }
         let (head, status) = self.slot_bufs(slot);
@@ -249,7 +248,7 @@ impl Disk {
 }
 
 /// The bytes of the kernel-owned cache frame at `pa`, for the device to read.
-fn data(pa: u64) -> &'static [u8] {
+fn data(pa: PhysAddr) -> &'static [u8] {
     // SAFETY: callers pass only XN cache frames (kernel-owned, checked again
     // by `KernelHal::share`), which stay allocated while a request on them
     // is posted (XN refuses to free a block with a request in flight).
@@ -257,7 +256,7 @@ fn data(pa: u64) -> &'static [u8] {
 }
 
 /// The bytes of the kernel-owned cache frame at `pa`, for the device to fill.
-fn data_mut(pa: u64) -> &'static mut [u8] {
+fn data_mut(pa: PhysAddr) -> &'static mut [u8] {
     // SAFETY: as `data`; a frame being read into is not yet in the cache, so
     // nothing else reads or maps it until the request completes.
     unsafe { core::slice::from_raw_parts_mut(phys::virt(pa) as *mut u8, PAGE_SIZE as usize) }

@@ -18,7 +18,7 @@ use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
 /// # Safety
 /// The frame at `pa` must be direct-mapped RAM that no Rust reference
 /// aliases, and the caller must be entitled to write it.
-unsafe fn write_at(pa: u64, offset: usize, data: &[u8]) {
+unsafe fn write_at(pa: PhysAddr, offset: usize, data: &[u8]) {
     let offset = offset.min(PAGE_SIZE as usize);
     let n = data.len().min(PAGE_SIZE as usize - offset);
     // SAFETY: `[pa+offset, pa+offset+n)` stays inside the one frame at `pa`
@@ -31,7 +31,7 @@ unsafe fn write_at(pa: u64, offset: usize, data: &[u8]) {
 ///
 /// # Safety
 /// The frame at `pa` must be direct-mapped RAM the caller may read.
-unsafe fn read_at(pa: u64, offset: usize, out: &mut [u8]) -> usize {
+unsafe fn read_at(pa: PhysAddr, offset: usize, out: &mut [u8]) -> usize {
     let offset = offset.min(PAGE_SIZE as usize);
     let n = out.len().min(PAGE_SIZE as usize - offset);
     // SAFETY: `[pa+offset, pa+offset+n)` stays inside one direct-mapped
@@ -41,20 +41,23 @@ unsafe fn read_at(pa: u64, offset: usize, out: &mut [u8]) -> usize {
 }
 
 /// A kernel-owned frame, obtained only from the allocator. Not `Clone`: its
-/// holder is its one owner and gives it back with [`KernelFrame::free`].
+/// holder is its one owner, and the frame goes back to the allocator when
+/// the holder drops it (or with [`KernelFrame::free_in`] under the
+/// allocator's lock); a frame exposed to every environment is never given
+/// back ([`super::paging::expose`] keeps it for good).
 #[derive(Debug)]
 pub struct KernelFrame {
-    pa: u64,
+    pa: PhysAddr,
 }
 
 impl KernelFrame {
     /// A fresh zeroed kernel frame, or `None` when memory is out.
     pub fn alloc() -> Option<KernelFrame> {
-        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| KernelFrame { pa: pa.raw() })
+        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| KernelFrame { pa })
     }
 
     /// Its physical address.
-    pub fn pa(&self) -> u64 {
+    pub fn pa(&self) -> PhysAddr {
         self.pa
     }
 
@@ -73,14 +76,18 @@ impl KernelFrame {
         u64::from_le_bytes(b)
     }
 
-    /// Returns the frame to the allocator.
-    pub fn free(self) {
-        frame::with(|f| f.free(PhysAddr::new(self.pa)));
-    }
-
-    /// Returns the frame to an allocator the caller already locked.
+    /// Returns the frame to an allocator the caller already locked (where
+    /// dropping it would take the lock again).
     pub fn free_in(self, frames: &mut frame::Frames) {
-        frames.free(PhysAddr::new(self.pa));
+        frames.free(self.pa);
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for KernelFrame {
+    /// Ownership ends: the frame goes back to the allocator (constant work).
+    fn drop(&mut self) {
+        frame::with(|f| f.free(self.pa));
     }
 }
 
@@ -88,7 +95,7 @@ impl KernelFrame {
 /// the kernel may touch it on that environment's behalf. Not `Clone`.
 #[derive(Debug)]
 pub struct FrameRef {
-    pa: u64,
+    pa: PhysAddr,
 }
 
 impl FrameRef {
@@ -98,7 +105,7 @@ impl FrameRef {
         if owner.raw() < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc(owner.raw())).map(|pa| FrameRef { pa: pa.raw() })
+        frame::with(|f| f.alloc(owner.raw())).map(|pa| FrameRef { pa })
     }
 
     /// A fresh frame now owned by environment `owner`, holding a copy of
@@ -108,14 +115,14 @@ impl FrameRef {
         if owner.raw() < OWNER_FIRST_ENV {
             return None;
         }
-        frame::with(|f| f.alloc_copy(owner.raw(), PhysAddr::new(src.pa))).map(|pa| FrameRef { pa: pa.raw() })
+        frame::with(|f| f.alloc_copy(owner.raw(), src.pa)).map(|pa| FrameRef { pa })
     }
 
     /// Frame `pfn` if the frame table says environment `owner` owns it.
     pub fn owned_by(pfn: Pfn, owner: EnvId) -> Option<FrameRef> {
         let owner = owner.raw();
         let ok = owner >= OWNER_FIRST_ENV && frame::with(|f| f.entry(pfn).is_some_and(|e| e.owner == owner));
-        ok.then(|| FrameRef { pa: pfn.addr().raw() })
+        ok.then(|| FrameRef { pa: pfn.addr() })
     }
 
     /// Frame `pfn` if the frame table says it is user memory: owned by some
@@ -124,17 +131,17 @@ impl FrameRef {
     /// frame. For frames whose capability the caller checked.
     pub fn of_any_env(pfn: Pfn) -> Option<FrameRef> {
         let user = |owner: u32| owner >= OWNER_FIRST_ENV || owner == OWNER_ORPHAN;
-        frame::with(|f| f.entry(pfn).is_some_and(|e| user(e.owner))).then(|| FrameRef { pa: pfn.addr().raw() })
+        frame::with(|f| f.entry(pfn).is_some_and(|e| user(e.owner))).then(|| FrameRef { pa: pfn.addr() })
     }
 
     /// Its physical address.
-    pub fn pa(&self) -> u64 {
+    pub fn pa(&self) -> PhysAddr {
         self.pa
     }
 
     /// Its frame number.
-    pub fn pfn(&self) -> u64 {
-        self.pa / PAGE_SIZE
+    pub fn pfn(&self) -> Pfn {
+        self.pa.pfn()
     }
 
     /// Copies `data` into the frame at `offset`, clamped to the frame.
@@ -167,12 +174,12 @@ impl FrameRef {
 /// made it, before anything unmaps.
 #[derive(Debug)]
 pub struct ReadablePage {
-    pa: u64,
+    pa: PhysAddr,
 }
 
 impl ReadablePage {
     /// The page at `pa`, found readable by a page-table walk.
-    pub(in crate::mem) fn walked(pa: u64) -> ReadablePage {
+    pub(in crate::mem) fn walked(pa: PhysAddr) -> ReadablePage {
         ReadablePage { pa }
     }
 }
@@ -184,17 +191,17 @@ impl ReadablePage {
 /// pool). Never from a bare address outside `mem`.
 #[derive(Debug, Clone, Copy)]
 pub struct Mappable {
-    pa: u64,
+    pa: PhysAddr,
 }
 
 impl Mappable {
     /// A frame `mem` checked itself (page-aligned, owned as the caller says).
-    pub(in crate::mem) fn checked(pa: u64) -> Mappable {
+    pub(in crate::mem) fn checked(pa: PhysAddr) -> Mappable {
         Mappable { pa }
     }
 
     /// Its physical address.
-    pub fn pa(&self) -> u64 {
+    pub fn pa(&self) -> PhysAddr {
         self.pa
     }
 }

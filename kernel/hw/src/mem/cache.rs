@@ -4,14 +4,14 @@
 //! the disk. The charging itself is the kernel's (its `xn::cache`).
 
 use super::addr::Pfn;
-use super::{PAGE_SIZE, frame, phys};
+use super::{frame, phys};
 use alloc::collections::BTreeMap;
 use oxok_abi::frames::OWNER_KERNEL;
 use oxok_abi::xn::BLOCK_SIZE;
 
 /// The pool: frame number → the account charged for it.
 pub struct CachePool<A> {
-    frames: BTreeMap<u64, A>,
+    frames: BTreeMap<Pfn, A>,
 }
 
 impl<A> Default for CachePool<A> {
@@ -23,24 +23,23 @@ impl<A> Default for CachePool<A> {
 impl<A: Copy> CachePool<A> {
     /// A fresh zeroed kernel frame recorded as charged to `acct`; its frame
     /// number, or `None` when the machine is out of frames.
-    pub fn alloc(&mut self, acct: A) -> Option<u64> {
-        let pfn = frame::with(|f| f.alloc(OWNER_KERNEL))?.pfn().raw();
+    pub fn alloc(&mut self, acct: A) -> Option<Pfn> {
+        let pfn = frame::with(|f| f.alloc(OWNER_KERNEL))?.pfn();
         self.frames.insert(pfn, acct);
         Some(pfn)
     }
 
     /// Frame `pfn` as a frame that may be mapped, if it is in this pool.
-    pub fn mappable(&self, pfn: u64) -> Option<super::access::Mappable> {
-        self.frames.contains_key(&pfn).then(|| super::access::Mappable::checked(pfn * PAGE_SIZE))
+    pub fn mappable(&self, pfn: Pfn) -> Option<super::access::Mappable> {
+        self.frames.contains_key(&pfn).then(|| super::access::Mappable::checked(pfn.addr()))
     }
 
     /// Takes frame `pfn` out of the pool: freed now if nothing maps it,
     /// else handed to the orphan owner so the last unmapping frees it (a
     /// stale mapping keeps seeing the old bytes, never anyone else's).
     /// Returns the account it was charged to (`None`: not in the pool).
-    pub fn release(&mut self, pfn: u64) -> Option<A> {
+    pub fn release(&mut self, pfn: Pfn) -> Option<A> {
         let acct = self.frames.remove(&pfn)?;
-        let pfn = Pfn::from_word(pfn);
         frame::with(|f| {
             let mapped = f.entry(pfn).is_some_and(|e| e.maps > 0);
             if mapped {
@@ -55,7 +54,7 @@ impl<A: Copy> CachePool<A> {
     }
 
     /// Whether `pfn` is a cache frame.
-    pub fn contains(&self, pfn: u64) -> bool {
+    pub fn contains(&self, pfn: Pfn) -> bool {
         self.frames.contains_key(&pfn)
     }
 
@@ -70,13 +69,13 @@ impl<A: Copy> CachePool<A> {
     }
 
     /// Whether any mapping of frame `pfn` remains.
-    pub fn mapped(&self, pfn: u64) -> bool {
-        frame::with(|f| f.entry(Pfn::from_word(pfn)).is_some_and(|e| e.maps > 0))
+    pub fn mapped(&self, pfn: Pfn) -> bool {
+        frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps > 0))
     }
 
     /// Copies `bytes` into cache frame `pfn` (false if it is not one).
-    pub fn fill(&mut self, pfn: u64, bytes: &[u8; BLOCK_SIZE]) -> bool {
-        match oxok_xn::Frames::write(self, pfn) {
+    pub fn fill(&mut self, pfn: Pfn, bytes: &[u8; BLOCK_SIZE]) -> bool {
+        match oxok_xn::Frames::write(self, pfn.raw()) {
             Some(f) => {
                 f.copy_from_slice(bytes);
                 true
@@ -86,8 +85,8 @@ impl<A: Copy> CachePool<A> {
     }
 
     /// Copies cache frame `pfn` into `out` (false if it is not one).
-    pub fn copy_out(&self, pfn: u64, out: &mut [u8; BLOCK_SIZE]) -> bool {
-        match oxok_xn::Frames::read(self, pfn) {
+    pub fn copy_out(&self, pfn: Pfn, out: &mut [u8; BLOCK_SIZE]) -> bool {
+        match oxok_xn::Frames::read(self, pfn.raw()) {
             Some(f) => {
                 out.copy_from_slice(f);
                 true
@@ -99,6 +98,8 @@ impl<A: Copy> CachePool<A> {
 
 impl<A: Copy> oxok_xn::Frames for CachePool<A> {
     fn read(&self, pfn: u64) -> Option<&[u8; BLOCK_SIZE]> {
+        // XN names frames by number (its own crate's words): decoded here.
+        let pfn = Pfn::from_word(pfn);
         if !self.contains(pfn) {
             return None;
         }
@@ -106,16 +107,17 @@ impl<A: Copy> oxok_xn::Frames for CachePool<A> {
         // writable and which the device only reads.
         // SAFETY: `pfn` is a kernel-owned, direct-mapped frame of this pool,
         // allocated until `release`, which needs `&mut self` (not while this borrow lives).
-        Some(unsafe { &*(phys::virt(pfn * PAGE_SIZE) as *const [u8; BLOCK_SIZE]) })
+        Some(unsafe { &*(phys::virt(pfn.addr()) as *const [u8; BLOCK_SIZE]) })
     }
 
     fn write(&mut self, pfn: u64) -> Option<&mut [u8; BLOCK_SIZE]> {
+        let pfn = Pfn::from_word(pfn);
         if !self.contains(pfn) {
             return None;
         }
         // SAFETY: as `read`; the unique borrow of the pool makes this the
         // only kernel reference. XN writes only metadata frames (never
         // mapped writable), and `fill` writes frames not yet registered.
-        Some(unsafe { &mut *(phys::virt(pfn * PAGE_SIZE) as *mut [u8; BLOCK_SIZE]) })
+        Some(unsafe { &mut *(phys::virt(pfn.addr()) as *mut [u8; BLOCK_SIZE]) })
     }
 }

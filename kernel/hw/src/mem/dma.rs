@@ -43,7 +43,7 @@ unsafe impl Hal for KernelHal {
                     // for this buffer; nothing else uses them.
                     unsafe { frame::zero(pa.offset(i * PAGE_SIZE)) };
                 }
-                match NonNull::new(phys::virt(pa.raw()) as *mut u8) {
+                match NonNull::new(phys::virt(pa) as *mut u8) {
                     Some(va) => (pa.raw(), va),
                     None => (0, NonNull::dangling()),
                 }
@@ -65,7 +65,7 @@ unsafe impl Hal for KernelHal {
         // The network module checks every BAR with `mmio_ok` before it
         // builds a transport; anything else is a kernel bug.
         assert!(mmio_ok(paddr, size as u64), "device registers outside the uncached window");
-        NonNull::new(phys::virt(paddr) as *mut u8).unwrap_or(NonNull::dangling())
+        NonNull::new(phys::virt(addr::PhysAddr::new(paddr)) as *mut u8).unwrap_or(NonNull::dangling())
     }
 
     unsafe fn share(buffer: NonNull<[u8]>, _direction: BufferDirection) -> PhysAddr {
@@ -84,17 +84,17 @@ unsafe impl Hal for KernelHal {
 /// One kernel-owned frame used as a device buffer (a received or
 /// transmitted packet with its virtio header). Freed when dropped.
 pub struct DmaBuf {
-    pa: u64,
+    pa: addr::PhysAddr,
 }
 
 impl DmaBuf {
     /// A fresh zeroed kernel frame, or `None` when memory is out.
     pub fn new() -> Option<DmaBuf> {
-        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| DmaBuf { pa: pa.raw() })
+        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| DmaBuf { pa })
     }
 
     /// Its physical address.
-    pub fn pa(&self) -> u64 {
+    pub fn pa(&self) -> addr::PhysAddr {
         self.pa
     }
 
@@ -110,6 +110,6 @@ impl DmaBuf {
 
 impl Drop for DmaBuf {
     fn drop(&mut self) {
-        frame::with(|f| f.free(addr::PhysAddr::new(self.pa)));
+        frame::with(|f| f.free(self.pa));
     }
 }

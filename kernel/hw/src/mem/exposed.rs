@@ -14,11 +14,30 @@ use oxok_abi::layout::{
     SYSINFO, SlotRow, SysInfo, VectorHeader,
 };
 
-static ENV_TABLE_PA: AtomicU64 = AtomicU64::new(0);
-static CLOCK_PA: AtomicU64 = AtomicU64::new(0);
-static SYSINFO_PA: AtomicU64 = AtomicU64::new(0);
-static SLOTS_PA: AtomicU64 = AtomicU64::new(0);
-static RUN_PA: AtomicU64 = AtomicU64::new(0);
+/// Where one exposed table starts in physical memory, set once by [`init`].
+struct TableAddr(AtomicU64);
+
+impl TableAddr {
+    const fn unset() -> TableAddr {
+        TableAddr(AtomicU64::new(0))
+    }
+
+    fn set(&self, pa: PhysAddr) {
+        self.0.store(pa.raw(), Ordering::Relaxed);
+    }
+
+    /// The table's address, `None` before [`init`] made it (frame 0 is
+    /// never allocated, so 0 means unset).
+    fn get(&self) -> Option<PhysAddr> {
+        Some(PhysAddr::new(self.0.load(Ordering::Relaxed))).filter(|pa| pa.raw() != 0)
+    }
+}
+
+static ENV_TABLE_PA: TableAddr = TableAddr::unset();
+static CLOCK_PA: TableAddr = TableAddr::unset();
+static SYSINFO_PA: TableAddr = TableAddr::unset();
+static SLOTS_PA: TableAddr = TableAddr::unset();
+static RUN_PA: TableAddr = TableAddr::unset();
 
 /// Allocates the environment table, clock and system-information pages and
 /// maps them, the frame table and the boot archive (`[start, end)`,
@@ -28,15 +47,14 @@ static RUN_PA: AtomicU64 = AtomicU64::new(0);
 pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Error> {
     let env_bytes = align_up((ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64, PAGE_SIZE);
     let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
-        .ok_or(Error::NoMemory)?
-        .raw();
+        .ok_or(Error::NoMemory)?;
     for i in 0..env_bytes / PAGE_SIZE {
         // SAFETY: frames just allocated to the kernel for this table.
-        unsafe { frame::zero(PhysAddr::new(env_pa).offset(i * PAGE_SIZE)) };
+        unsafe { frame::zero(env_pa.offset(i * PAGE_SIZE)) };
     }
-    let clock_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?.raw();
-    ENV_TABLE_PA.store(env_pa, Ordering::Relaxed);
-    CLOCK_PA.store(clock_pa, Ordering::Relaxed);
+    let clock_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
+    ENV_TABLE_PA.set(env_pa);
+    CLOCK_PA.set(clock_pa);
     set_clock(clock);
 
     let (table_pa, table_bytes) = frame::with(|f| f.table_phys());
@@ -44,12 +62,12 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
     // table, the environment table, the clock), exposed read-only; the
     // exposures below are of the same kind.
     unsafe {
-        paging::expose_range(FRAME_TABLE, table_pa.raw(), table_bytes)?;
+        paging::expose_range(FRAME_TABLE, table_pa, table_bytes)?;
         paging::expose_range(ENV_TABLE, env_pa, env_bytes)?;
         paging::expose_range(CLOCK, clock_pa, PAGE_SIZE)?;
     }
 
-    let info_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?.raw();
+    let info_pa = frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)?;
     let (start, end) = archive;
     let base = start & !(PAGE_SIZE - 1);
     let info = SysInfo {
@@ -61,7 +79,7 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
         env_frames,
         restart_records: oxok_abi::BATCH_STEP,
     };
-    SYSINFO_PA.store(info_pa, Ordering::Relaxed);
+    SYSINFO_PA.set(info_pa);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
     // it read-only.
     unsafe { (phys::virt(info_pa) as *mut SysInfo).write_volatile(info) };
@@ -71,34 +89,29 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
     // SAFETY: a frame just allocated to the kernel (already zeroed by
     // `alloc`; cleared again for clarity).
     unsafe { frame::zero(slots_pa) };
-    let slots_pa = slots_pa.raw();
-    SLOTS_PA.store(slots_pa, Ordering::Relaxed);
+    SLOTS_PA.set(slots_pa);
     // SAFETY: as above (the slot vector).
     unsafe { paging::expose_range(SLOT_VECTOR, slots_pa, PAGE_SIZE)? };
     let run_bytes = align_up((ENV_TABLE_ROWS * size_of::<RunRow>()) as u64, PAGE_SIZE);
     let run_pa = frame::with(|f| f.alloc_contiguous((run_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
-        .ok_or(Error::NoMemory)?
-        .raw();
+        .ok_or(Error::NoMemory)?;
     for i in 0..run_bytes / PAGE_SIZE {
         // SAFETY: frames just allocated to the kernel for this table.
-        unsafe { frame::zero(PhysAddr::new(run_pa).offset(i * PAGE_SIZE)) };
+        unsafe { frame::zero(run_pa.offset(i * PAGE_SIZE)) };
     }
-    RUN_PA.store(run_pa, Ordering::Relaxed);
+    RUN_PA.set(run_pa);
     // SAFETY: as above (the run statistics).
     unsafe { paging::expose_range(RUN_STATS, run_pa, run_bytes)? };
     if end > start {
         // SAFETY: the boot archive, public by design, exposed read-only.
-        unsafe { paging::expose_range(BOOT_ARCHIVE, base, align_up(end, PAGE_SIZE) - base)? };
+        unsafe { paging::expose_range(BOOT_ARCHIVE, PhysAddr::new(base), align_up(end, PAGE_SIZE) - base)? };
     }
     Ok(())
 }
 
 /// Rewrites row `index` of the environment table.
 pub fn set_env_row(index: usize, row: EnvEntry) {
-    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
-    if base == 0 || index >= ENV_TABLE_ROWS {
-        return;
-    }
+    let Some(base) = ENV_TABLE_PA.get().filter(|_| index < ENV_TABLE_ROWS) else { return };
     // SAFETY: the table's frames are kernel-owned, direct-mapped, and index
     // is in bounds; user mappings of them are read-only, so the kernel is the
     // only writer, and it writes with the kernel lock held.
@@ -109,10 +122,7 @@ pub fn set_env_row(index: usize, row: EnvEntry) {
 /// environment table (what a switch changes; the other fields are
 /// published by whatever changes them).
 pub fn set_env_status(index: usize, status: u32, runs: u64) {
-    let base = ENV_TABLE_PA.load(Ordering::Relaxed);
-    if base == 0 || index >= ENV_TABLE_ROWS {
-        return;
-    }
+    let Some(base) = ENV_TABLE_PA.get().filter(|_| index < ENV_TABLE_ROWS) else { return };
     // SAFETY: as in `set_env_row`: kernel-owned, direct-mapped, index in
     // bounds, read-only to users; the two fields are written in place.
     unsafe {
@@ -124,8 +134,7 @@ pub fn set_env_status(index: usize, status: u32, runs: u64) {
 
 /// Rewrites the clock page.
 pub fn set_clock(clock: Clock) {
-    let pa = CLOCK_PA.load(Ordering::Relaxed);
-    if pa != 0 {
+    if let Some(pa) = CLOCK_PA.get() {
         // SAFETY: the clock frame is kernel-owned and direct-mapped; users
         // map it read-only.
         unsafe { (phys::virt(pa) as *mut Clock).write_volatile(clock) }
@@ -134,10 +143,7 @@ pub fn set_clock(clock: Clock) {
 
 /// Changes the clock page in place.
 pub fn update_clock(f: impl FnOnce(&mut Clock)) {
-    let pa = CLOCK_PA.load(Ordering::Relaxed);
-    if pa == 0 {
-        return;
-    }
+    let Some(pa) = CLOCK_PA.get() else { return };
     // SAFETY: as in `set_clock`; the clock frame is written only by the
     // kernel, with interrupts off.
     unsafe {
@@ -150,10 +156,7 @@ pub fn update_clock(f: impl FnOnce(&mut Clock)) {
 
 /// Changes the system-information page in place.
 pub fn update_sysinfo(f: impl FnOnce(&mut SysInfo)) {
-    let pa = SYSINFO_PA.load(Ordering::Relaxed);
-    if pa == 0 {
-        return;
-    }
+    let Some(pa) = SYSINFO_PA.get() else { return };
     // SAFETY: the page is kernel-owned and direct-mapped; users map it
     // read-only; the kernel writes it with interrupts off.
     unsafe {
@@ -166,17 +169,14 @@ pub fn update_sysinfo(f: impl FnOnce(&mut SysInfo)) {
 
 /// Rewrites the exposed slot vector: header and rows.
 pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
-    let pa = SLOTS_PA.load(Ordering::Relaxed);
-    if pa == 0 {
-        return;
-    }
+    let Some(pa) = SLOTS_PA.get() else { return };
     let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
     // SAFETY: the slot-vector frame is kernel-owned and direct-mapped; users
     // map it read-only. The header fits below `SLOT_ROWS` (asserted in the
     // ABI) and at most `max` rows fit in the page after it.
     unsafe {
         (phys::virt(pa) as *mut VectorHeader).write_volatile(header);
-        let base = phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow;
+        let base = phys::virt(pa.offset(SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow;
         for (i, row) in rows.iter().take(max).enumerate() {
             base.add(i).write_volatile(*row);
         }
@@ -187,11 +187,8 @@ pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
 /// `running` and `reason` and the `last_env` and `last_use` of row `index`
 /// (what a donation within a slot changes).
 pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
-    let pa = SLOTS_PA.load(Ordering::Relaxed);
     let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
-    if pa == 0 || index >= max {
-        return;
-    }
+    let Some(pa) = SLOTS_PA.get().filter(|_| index < max) else { return };
     // Fields are written in place; the header is at the frame's start and
     // row `index` lies in the page after it.
     // SAFETY: as in `set_slot_vector`: the slot-vector frame is
@@ -200,7 +197,7 @@ pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
         let header = phys::virt(pa) as *mut VectorHeader;
         (&raw mut (*header).running).write_volatile(running);
         (&raw mut (*header).reason).write_volatile(reason);
-        let r = (phys::virt(pa + (SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index);
+        let r = (phys::virt(pa.offset(SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index);
         (&raw mut (*r).last_env).write_volatile(row.last_env);
         (&raw mut (*r).last_use).write_volatile(row.last_use);
     }
@@ -208,10 +205,7 @@ pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
 
 /// Rewrites row `index` of the run statistics.
 pub fn set_run_row(index: usize, row: RunRow) {
-    let base = RUN_PA.load(Ordering::Relaxed);
-    if base == 0 || index >= ENV_TABLE_ROWS {
-        return;
-    }
+    let Some(base) = RUN_PA.get().filter(|_| index < ENV_TABLE_ROWS) else { return };
     // SAFETY: as for the environment table: kernel-owned, direct-mapped,
     // index in bounds, read-only to users.
     unsafe { (phys::virt(base) as *mut RunRow).add(index).write_volatile(row) }

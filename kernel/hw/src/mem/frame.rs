@@ -83,7 +83,7 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
     // the kernel and the modules, and reserved below before any allocation.
     // SAFETY: so nothing else uses or aliases it while we build the tables.
     let (words_slice, table) = unsafe {
-        let base = phys::virt(meta) as *mut u8;
+        let base = phys::virt(PhysAddr::new(meta)) as *mut u8;
         core::ptr::write_bytes(base, 0, meta_bytes as usize);
         let table_ptr = base as *mut FrameEntry;
         let words_ptr = base.add(table_bytes as usize) as *mut u64;
@@ -183,11 +183,7 @@ impl Frames {
         // and it differs from `src`, which is not free); `src` is a whole,
         // direct-mapped RAM frame of this table, only read.
         unsafe {
-            core::ptr::copy_nonoverlapping(
-                phys::virt(src.raw()) as *const u8,
-                phys::virt(pa.raw()) as *mut u8,
-                PAGE_SIZE as usize,
-            )
+            core::ptr::copy_nonoverlapping(phys::virt(src) as *const u8, phys::virt(pa) as *mut u8, PAGE_SIZE as usize)
         };
         let e = &mut self.table[n];
         e.owner = owner;
@@ -303,5 +299,5 @@ impl Frames {
 pub(crate) unsafe fn zero(pa: PhysAddr) {
     // SAFETY: the caller owns the frame (see above); the direct map covers
     // all RAM the allocator manages.
-    unsafe { core::ptr::write_bytes(phys::virt(pa.raw()) as *mut u8, 0, PAGE_SIZE as usize) }
+    unsafe { core::ptr::write_bytes(phys::virt(pa) as *mut u8, 0, PAGE_SIZE as usize) }
 }

@@ -22,7 +22,7 @@ pub fn init() -> Result<(), oxok_abi::Error> {
     let pa = frame::with(|f| f.alloc_contiguous(HEAP_FRAMES, 1, OWNER_KERNEL)).ok_or(oxok_abi::Error::NoMemory)?;
     // SAFETY: the frames were just allocated to the kernel, are contiguous
     // and direct-mapped, and are handed to the allocator exactly once.
-    unsafe { HEAP.lock().init(phys::virt(pa.raw()) as *mut u8, HEAP_FRAMES * PAGE_SIZE as usize) };
+    unsafe { HEAP.lock().init(phys::virt(pa) as *mut u8, HEAP_FRAMES * PAGE_SIZE as usize) };
     Ok(())
 }
 

@@ -24,24 +24,24 @@ const USER_SLOTS: usize = UVPT_SLOT;
 
 static KERNEL_ROOT: AtomicU64 = AtomicU64::new(0);
 
-fn table(pa: u64) -> *mut u64 {
+fn table(pa: PhysAddr) -> *mut u64 {
     phys::virt(pa) as *mut u64
 }
 
-fn read_entry(table_pa: u64, index: usize) -> u64 {
+fn read_entry(table_pa: PhysAddr, index: usize) -> u64 {
     // SAFETY: `table_pa` is a page-table frame the kernel owns (directly
     // mapped) and index < 512, so the read is in bounds.
     unsafe { table(table_pa).add(index).read_volatile() }
 }
 
-fn write_entry(table_pa: u64, index: usize, value: u64) {
+fn write_entry(table_pa: PhysAddr, index: usize, value: u64) {
     // SAFETY: as in `read_entry`; page tables are only changed with the
     // kernel lock held and interrupts off, so no one races this store.
     unsafe { table(table_pa).add(index).write_volatile(value) }
 }
 
-fn new_table() -> Result<u64, Error> {
-    frame::with(|f| f.alloc(OWNER_KERNEL)).map(PhysAddr::raw).ok_or(Error::NoMemory)
+fn new_table() -> Result<PhysAddr, Error> {
+    frame::with(|f| f.alloc(OWNER_KERNEL)).ok_or(Error::NoMemory)
 }
 
 /// Builds the kernel's page tables — the direct map of all RAM (and the
@@ -52,7 +52,7 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     let direct_end = ram_end.max(4 << 30);
     let gibs = direct_end.div_ceil(1 << 30);
     let pdpt = new_table()?;
-    write_entry(root, KERNEL_HALF, pdpt | pte::PRESENT | pte::WRITABLE);
+    write_entry(root, KERNEL_HALF, pdpt.raw() | pte::PRESENT | pte::WRITABLE);
     for g in 0..gibs.min(512) {
         let pd = new_table()?;
         let uncached = if g == 3 { PAGE_CACHE_DISABLE } else { 0 };
@@ -64,7 +64,7 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
                 pa | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL | pte::NO_EXECUTE | uncached,
             );
         }
-        write_entry(pdpt, g as usize, pd | pte::PRESENT | pte::WRITABLE);
+        write_entry(pdpt, g as usize, pd.raw() | pte::PRESENT | pte::WRITABLE);
     }
     // Kernel image: the first GiB at 0xFFFF_FFFF_8000_0000.
     let kpdpt = new_table()?;
@@ -72,23 +72,40 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     for i in 0..ENTRIES as u64 {
         write_entry(kpd, i as usize, (i << 21) | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL);
     }
-    write_entry(kpdpt, 510, kpd | pte::PRESENT | pte::WRITABLE);
-    write_entry(root, 511, kpdpt | pte::PRESENT | pte::WRITABLE);
-    KERNEL_ROOT.store(root, Ordering::Relaxed);
+    write_entry(kpdpt, 510, kpd.raw() | pte::PRESENT | pte::WRITABLE);
+    write_entry(root, 511, kpdpt.raw() | pte::PRESENT | pte::WRITABLE);
+    KERNEL_ROOT.store(root.raw(), Ordering::Relaxed);
     // SAFETY: the new root maps the kernel image at the same virtual
     // addresses as the boot tables and the direct map over a superset, so
     // every address the kernel uses stays valid across the switch.
-    unsafe { cpu::set_cr3(root) };
+    unsafe { cpu::set_cr3(root.raw()) };
     cpu::enable_global_pages();
     Ok(())
 }
 
-/// Exposes one kernel frame read-only at `va` (see [`expose_range`]).
-/// Boot-time only.
-pub fn expose(va: u64, frame: &super::access::KernelFrame) -> Result<(), Error> {
-    // SAFETY: a kernel-owned frame, held by the caller; exposing it only
-    // lets users read it.
-    unsafe { expose_range(va, frame.pa(), PAGE_SIZE) }
+/// Exposes one kernel frame read-only at `va` (see [`expose_range`]) and
+/// keeps it for good: an exposed frame is never freed (every environment
+/// may read it), so it is returned as a `'static` reference, not as an
+/// owner that could drop it. On a refusal the frame is dropped (freed),
+/// unexposed. Boot-time only.
+pub fn expose(va: u64, frame: super::access::KernelFrame) -> Result<&'static super::access::KernelFrame, Error> {
+    // SAFETY: a kernel-owned frame, held here and kept for good below;
+    // exposing it only lets users read it.
+    unsafe { expose_range(va, frame.pa(), PAGE_SIZE)? };
+    Ok(alloc::boxed::Box::leak(alloc::boxed::Box::new(frame)))
+}
+
+/// What the kernel does with each page still mapped when an address space
+/// is dropped without having been torn down ([`AddressSpace`]'s `Drop`):
+/// release the mapping (registered once at boot by the kernel, which keeps
+/// the frames' mapping counts).
+static LEAF_RELEASE: spin::Once<fn(u64)> = spin::Once::new();
+
+/// Registers the kernel's release of one mapping (its page-table entry),
+/// called for every page still mapped in an address space that is dropped
+/// before it was torn down.
+pub fn on_leaf_release(release: fn(u64)) {
+    LEAF_RELEASE.call_once(|| release);
 }
 
 /// Maps the frames `[pa, pa+bytes)` read-only for user mode at `va` in the
@@ -99,13 +116,13 @@ pub fn expose(va: u64, frame: &super::access::KernelFrame) -> Result<(), Error> 
 /// `[pa, pa+bytes)` must be page-aligned memory every environment may
 /// read (kernel tables made for exposure, the boot archive): nothing
 /// secret and nothing that is ever handed to an environment as its own.
-pub(in crate::mem) unsafe fn expose_range(va: u64, pa: u64, bytes: u64) -> Result<(), Error> {
+pub(in crate::mem) unsafe fn expose_range(va: u64, pa: PhysAddr, bytes: u64) -> Result<(), Error> {
     let root = kernel_root();
     let table_flags = pte::PRESENT | pte::USER;
     let mut off = 0;
     while off < bytes {
         let (t, i) = walk_making(root, va + off, table_flags, &mut 0)?;
-        write_entry(t, i, (pa + off) | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
+        write_entry(t, i, pa.offset(off).raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
         off += PAGE_SIZE;
     }
     Ok(())
@@ -116,17 +133,17 @@ pub(in crate::mem) unsafe fn expose_range(va: u64, pa: u64, bytes: u64) -> Resul
 /// counted in `made`); `NoMemory` when a table frame is out (the tables
 /// made before it stay).
 #[inline(always)]
-fn walk_making(root: u64, va: u64, table_flags: u64, made: &mut u64) -> Result<(u64, usize), Error> {
+fn walk_making(root: PhysAddr, va: u64, table_flags: u64, made: &mut u64) -> Result<(PhysAddr, usize), Error> {
     let idx = indices(va);
     let mut t = root;
     for &i in &idx[..3] {
         let e = read_entry(t, i);
         t = if e & pte::PRESENT != 0 {
-            e & pte::ADDRESS_MASK
+            PhysAddr::of_entry(e)
         } else {
             let next = new_table()?;
             *made += 1;
-            write_entry(t, i, next | table_flags);
+            write_entry(t, i, next.raw() | table_flags);
             next
         };
     }
@@ -134,16 +151,16 @@ fn walk_making(root: u64, va: u64, table_flags: u64, made: &mut u64) -> Result<(
 }
 
 /// Physical address of the kernel's own PML4.
-pub fn kernel_root() -> u64 {
-    KERNEL_ROOT.load(Ordering::Relaxed)
+pub fn kernel_root() -> PhysAddr {
+    PhysAddr::new(KERNEL_ROOT.load(Ordering::Relaxed))
 }
 
 /// Switches to the kernel's own page tables (no user half).
 pub fn activate_kernel() {
     let root = kernel_root();
-    if cpu::cr3() != root {
+    if cpu::cr3() != root.raw() {
         // SAFETY: the kernel root maps the kernel half like every space.
-        unsafe { cpu::set_cr3(root) }
+        unsafe { cpu::set_cr3(root.raw()) }
     }
 }
 
@@ -155,7 +172,7 @@ fn indices(va: u64) -> [usize; 4] {
 /// One environment's page tables. The upper half is the kernel's (shared
 /// PML4 entries); the lower half below `USER_TOP` is the environment's.
 pub struct AddressSpace {
-    root: u64,
+    root: PhysAddr,
     /// Page-table frames below the root this space holds (see
     /// [`Self::tables`]).
     tables: u64,
@@ -172,16 +189,21 @@ impl AddressSpace {
         // The exposed kernel tables (read-only, shared subtree) and the
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
-        write_entry(root, UVPT_SLOT, root | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
+        write_entry(root, UVPT_SLOT, root.raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
         Ok(AddressSpace { root, tables: 0 })
+    }
+
+    /// True if this is the current address space (CR3 names its root).
+    fn is_current(&self) -> bool {
+        cpu::cr3() == self.root.raw()
     }
 
     /// Makes this the current address space.
     pub fn activate(&self) {
-        if cpu::cr3() != self.root {
+        if !self.is_current() {
             // SAFETY: `root` is a PML4 built by `new`, whose kernel half
             // equals the kernel's; it stays alive while `self` does.
-            unsafe { cpu::set_cr3(self.root) }
+            unsafe { cpu::set_cr3(self.root.raw()) }
         }
     }
 
@@ -190,7 +212,7 @@ impl AddressSpace {
     /// `BadAddress` outside the user range or when unaligned, `Exists`
     /// when something is mapped there already.
     pub fn map(&mut self, va: u64, frame: super::access::Mappable, flags: u64) -> Result<(), Error> {
-        if !frame.pa().is_multiple_of(PAGE_SIZE) {
+        if !frame.pa().is_frame_aligned() {
             return Err(Error::BadAddress);
         }
         let leaf = self.leaf_for(va)?;
@@ -219,7 +241,7 @@ impl AddressSpace {
             if e & pte::PRESENT == 0 {
                 return 3 - level as u64;
             }
-            t = e & pte::ADDRESS_MASK;
+            t = PhysAddr::of_entry(e);
         }
         0
     }
@@ -232,7 +254,7 @@ impl AddressSpace {
             return None;
         }
         write_entry(t, i, 0);
-        if cpu::cr3() == self.root {
+        if self.is_current() {
             cpu::invlpg(va);
         }
         Some(old)
@@ -249,8 +271,8 @@ impl AddressSpace {
             return Err(Error::NotFound);
         }
         let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
-        write_entry(t, i, (old & pte::ADDRESS_MASK) | (flags & allowed) | pte::PRESENT | pte::USER);
-        if cpu::cr3() == self.root {
+        write_entry(t, i, PhysAddr::of_entry(old).raw() | (flags & allowed) | pte::PRESENT | pte::USER);
+        if self.is_current() {
             cpu::invlpg(va);
         }
         Ok(old)
@@ -264,7 +286,7 @@ impl AddressSpace {
     }
 
     /// The level-1 table and index for `va`, if the tables above exist.
-    fn leaf(&self, va: u64) -> Option<(u64, usize)> {
+    fn leaf(&self, va: u64) -> Option<(PhysAddr, usize)> {
         if va >= USER_TOP {
             return None;
         }
@@ -275,14 +297,14 @@ impl AddressSpace {
             if e & pte::PRESENT == 0 || e & pte::HUGE != 0 {
                 return None;
             }
-            t = e & pte::ADDRESS_MASK;
+            t = PhysAddr::of_entry(e);
         }
         Some((t, idx[3]))
     }
 
     /// Walks `va` as the CPU would for a user access, requiring `USER` (and
     /// `WRITABLE` if `write`) at every level; the physical address of `va`.
-    pub fn translate_user(&self, va: u64, write: bool) -> Option<u64> {
+    pub fn translate_user(&self, va: u64, write: bool) -> Option<PhysAddr> {
         if va >= USER_TOP {
             return None;
         }
@@ -294,15 +316,15 @@ impl AddressSpace {
             if e & need != need || (level < 3 && e & pte::HUGE != 0) {
                 return None;
             }
-            t = e & pte::ADDRESS_MASK;
+            t = PhysAddr::of_entry(e);
         }
-        Some(t + (va & (PAGE_SIZE - 1)))
+        Some(t.offset(va & (PAGE_SIZE - 1)))
     }
 
     /// Leaves this address space if it is the current one (before it is
     /// torn down).
     pub fn deactivate(&self) {
-        if cpu::cr3() == self.root {
+        if self.is_current() {
             activate_kernel();
         }
     }
@@ -311,7 +333,7 @@ impl AddressSpace {
     /// own pages and the exposed kernel tables and page tables alike —
     /// requiring `PRESENT | USER` at every level, exactly as the CPU would
     /// for the environment itself. The physical address of `va`.
-    pub(crate) fn translate_readable(&self, va: u64) -> Option<u64> {
+    pub(crate) fn translate_readable(&self, va: u64) -> Option<PhysAddr> {
         if va >= 0x0000_8000_0000_0000 {
             return None;
         }
@@ -322,9 +344,9 @@ impl AddressSpace {
             if e & need != need || (level < 3 && e & pte::HUGE != 0) {
                 return None;
             }
-            t = e & pte::ADDRESS_MASK;
+            t = PhysAddr::of_entry(e);
         }
-        Some(t + (va & (PAGE_SIZE - 1)))
+        Some(t.offset(va & (PAGE_SIZE - 1)))
     }
 
     /// The page at page-aligned `va` if its user may read it (as

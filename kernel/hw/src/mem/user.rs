@@ -3,6 +3,7 @@
 //! user access and copies through the direct map, so a bad pointer is an
 //! error code, never a kernel fault.
 
+use super::addr::PhysAddr;
 use super::{PAGE_SIZE, paging::AddressSpace, phys};
 use oxok_abi::Error;
 use oxok_abi::layout::user_range_ok;
@@ -136,7 +137,7 @@ pub fn read_word(space: &AddressSpace, va: u64, size: u8) -> Option<u64> {
 pub struct RecordReader {
     /// The page walked last (`u64::MAX`: none) and its frame.
     page: u64,
-    pa: u64,
+    pa: PhysAddr,
 }
 
 impl Default for RecordReader {
@@ -148,7 +149,7 @@ impl Default for RecordReader {
 impl RecordReader {
     /// A reader that remembers no page yet.
     pub const fn new() -> RecordReader {
-        RecordReader { page: u64::MAX, pa: 0 }
+        RecordReader { page: u64::MAX, pa: PhysAddr::new(0) }
     }
 
     /// Reads a `T` at user address `va`, as [`read_struct`] would.
@@ -172,7 +173,7 @@ impl RecordReader {
         // user-readable at `page`, and `va..va+len` lies within that page.
         unsafe {
             core::ptr::copy_nonoverlapping(
-                phys::virt(self.pa + (va - page)) as *const u8,
+                phys::virt(self.pa.offset(va - page)) as *const u8,
                 super::pod::bytes_of_mut(&mut value).as_mut_ptr(),
                 len as usize,
             );

@@ -9,6 +9,7 @@
 use super::{AddressSpace, read_entry, walk_making, write_entry};
 use crate::arch::cpu;
 use crate::mem::access::Mappable;
+use crate::mem::addr::PhysAddr;
 use oxok_abi::Error;
 use oxok_abi::layout::pte;
 
@@ -18,7 +19,7 @@ use oxok_abi::layout::pte;
 /// down in between.
 pub struct Leaf<'a> {
     space: &'a mut AddressSpace,
-    table: u64,
+    table: PhysAddr,
     index: usize,
     va: u64,
     made: u64,
@@ -58,9 +59,9 @@ impl Leaf<'_> {
     pub fn fill(self, frame: Mappable, flags: u64) -> Option<u64> {
         let old = self.entry();
         let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
-        let pa = frame.pa() & pte::ADDRESS_MASK;
-        write_entry(self.table, self.index, pa | (flags & allowed) | pte::PRESENT | pte::USER);
-        if old.is_some() && cpu::cr3() == self.space.root {
+        let pa = PhysAddr::of_entry(frame.pa().raw());
+        write_entry(self.table, self.index, pa.raw() | (flags & allowed) | pte::PRESENT | pte::USER);
+        if old.is_some() && self.space.is_current() {
             cpu::invlpg(self.va);
         }
         old

@@ -3,9 +3,13 @@
 
 use super::{AddressSpace, ENTRIES, USER_SLOTS, indices, read_entry, write_entry};
 use crate::arch::cpu;
-use crate::mem::addr::PhysAddr;
+use crate::mem::addr::{Pfn, PhysAddr};
 use crate::mem::frame;
 use oxok_abi::layout::pte;
+
+/// The root of a space whose tables are all freed (frame 0 is never a
+/// table: the firmware's, never handed out).
+const NO_ROOT: PhysAddr = PhysAddr::new(0);
 
 impl AddressSpace {
     /// One bounded step of a walk over the user half: from `cursor` on,
@@ -19,7 +23,7 @@ impl AddressSpace {
         const GIB: u64 = 1 << 30;
         const PML4_SPAN: u64 = 1 << 39;
         let end = (USER_SLOTS as u64) << 39;
-        let current = cpu::cr3() == self.root;
+        let current = self.is_current();
         while *cursor < end {
             let va = *cursor;
             let [i4, i3, i2, _] = indices(va);
@@ -28,18 +32,18 @@ impl AddressSpace {
                 *cursor = (va | (PML4_SPAN - 1)) + 1;
                 continue;
             }
-            let e3 = read_entry(e4 & pte::ADDRESS_MASK, i3);
+            let e3 = read_entry(PhysAddr::of_entry(e4), i3);
             if e3 & pte::PRESENT == 0 {
                 *cursor = (va | (GIB - 1)) + 1;
                 continue;
             }
-            let e2 = read_entry(e3 & pte::ADDRESS_MASK, i2);
+            let e2 = read_entry(PhysAddr::of_entry(e3), i2);
             if e2 & pte::PRESENT != 0 {
                 if *budget == 0 {
                     return false;
                 }
                 *budget -= 1;
-                let pt = e2 & pte::ADDRESS_MASK;
+                let pt = PhysAddr::of_entry(e2);
                 for i1 in 0..ENTRIES {
                     let e1 = read_entry(pt, i1);
                     let page = va | ((i1 as u64) << 12);
@@ -79,11 +83,11 @@ impl AddressSpace {
             let base4 = (i4 as u64) << 39;
             let e4 = read_entry(self.root, i4);
             if e4 & pte::PRESENT != 0 {
-                let pdpt = e4 & pte::ADDRESS_MASK;
+                let pdpt = PhysAddr::of_entry(e4);
                 let mut i3 = next_present(pdpt, first3);
                 while let Some(j3) = i3 {
                     let base3 = base4 | ((j3 as u64) << 30);
-                    let pd = read_entry(pdpt, j3) & pte::ADDRESS_MASK;
+                    let pd = PhysAddr::of_entry(read_entry(pdpt, j3));
                     let mut i2 = next_present(pd, if j3 == first3 { first2 } else { 0 });
                     while let Some(j2) = i2 {
                         let base2 = base3 | ((j2 as u64) << 21);
@@ -92,39 +96,61 @@ impl AddressSpace {
                             return false;
                         }
                         budget -= 1;
-                        let pt = read_entry(pd, j2) & pte::ADDRESS_MASK;
+                        let pt = PhysAddr::of_entry(read_entry(pd, j2));
                         let mut i1 = next_present(pt, 0);
                         while let Some(j1) = i1 {
                             leaf(base2 | ((j1 as u64) << 12), read_entry(pt, j1));
                             i1 = next_present(pt, j1 + 1);
                         }
                         write_entry(pd, j2, 0);
-                        frame::with(|f| f.free(PhysAddr::new(pt)));
+                        frame::with(|f| f.free(pt));
                         self.tables = self.tables.saturating_sub(1);
                         i2 = next_present(pd, j2 + 1);
                     }
                     write_entry(pdpt, j3, 0);
-                    frame::with(|f| f.free(PhysAddr::new(pd)));
+                    frame::with(|f| f.free(pd));
                     self.tables = self.tables.saturating_sub(1);
                     i3 = next_present(pdpt, j3 + 1);
                 }
                 write_entry(self.root, i4, 0);
-                frame::with(|f| f.free(PhysAddr::new(pdpt)));
+                frame::with(|f| f.free(pdpt));
                 self.tables = self.tables.saturating_sub(1);
             }
             *cursor = base4 + PML4_SPAN;
         }
-        if self.root != 0 {
-            frame::with(|f| f.free(PhysAddr::new(self.root)));
-            self.root = 0;
+        if self.root != NO_ROOT {
+            frame::with(|f| f.free(self.root));
+            self.root = NO_ROOT;
         }
         true
     }
 }
 
+impl Drop for AddressSpace {
+    /// Ownership ends: a space dropped while it still holds page tables (a
+    /// path that did not hand it to a bounded teardown, such as an
+    /// environment's build refused after its space was made) is torn down
+    /// here, each page still mapped released through the kernel's
+    /// [`super::on_leaf_release`]. A destroyed environment's space reaches
+    /// here already torn down, in bounded steps, by the reaper
+    /// ([`Self::teardown_step`]), and costs nothing more.
+    fn drop(&mut self) {
+        if self.root == NO_ROOT {
+            return;
+        }
+        let release = super::LEAF_RELEASE.get().copied();
+        let mut cursor = 0;
+        while !self.teardown_step(&mut cursor, usize::MAX, |_va, entry| {
+            if let Some(release) = release {
+                release(entry);
+            }
+        }) {}
+    }
+}
+
 /// The first present entry at index `from` or later in the table at
 /// `table`, if any; runs of absent entries are skipped eight per test.
-fn next_present(table: u64, from: usize) -> Option<usize> {
+fn next_present(table: PhysAddr, from: usize) -> Option<usize> {
     let mut i = from;
     while i < ENTRIES {
         if i.is_multiple_of(8) {
@@ -173,10 +199,10 @@ impl AddressSpace {
         va: u64,
         pages: u64,
         flags: u64,
-        mut may_write: impl FnMut(u64) -> Result<(), oxok_abi::Error>,
+        mut may_write: impl FnMut(Pfn) -> Result<(), oxok_abi::Error>,
     ) -> (u64, Result<(), oxok_abi::Error>) {
         let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
-        let current = cpu::cr3() == self.root;
+        let current = self.is_current();
         let mut done = 0;
         while done < pages {
             let at = va + done * crate::mem::PAGE_SIZE;
@@ -191,7 +217,7 @@ impl AddressSpace {
                     present = false;
                     break;
                 }
-                t = e & pte::ADDRESS_MASK;
+                t = PhysAddr::of_entry(e);
             }
             if present {
                 for k in 0..span as usize {
@@ -201,11 +227,11 @@ impl AddressSpace {
                     }
                     if flags & pte::WRITABLE != 0
                         && old & pte::WRITABLE == 0
-                        && let Err(e) = may_write((old & pte::ADDRESS_MASK) / crate::mem::PAGE_SIZE)
+                        && let Err(e) = may_write(PhysAddr::of_entry(old).pfn())
                     {
                         return (done + k as u64, Err(e));
                     }
-                    let new = (old & pte::ADDRESS_MASK) | (flags & allowed) | pte::PRESENT | pte::USER;
+                    let new = PhysAddr::of_entry(old).raw() | (flags & allowed) | pte::PRESENT | pte::USER;
                     if new != old {
                         write_entry(t, i1 + k, new);
                         if current {

@@ -1,0 +1,59 @@
+//! A ring's pins on its frames. Binding a ring pins each of its frames
+//! (counted like a mapping, so the frame cannot be freed while the device
+//! path may write it); unbinding hands the pins back as [`Pins`], which
+//! drops them when it goes — explicitly with [`Pins::release`], which also
+//! collects frames left unreachable, or by being dropped on any other path.
+
+use crate::env::EnvTable;
+use crate::mem::addr::{Pfn, PhysAddr};
+use alloc::vec::Vec;
+
+/// Pins frame `pfn` for a ring.
+pub fn pin(pfn: Pfn) {
+    crate::mem::frame::with(|f| {
+        if let Some(e) = f.entry_mut(pfn) {
+            e.maps = e.maps.saturating_add(1);
+        }
+    });
+}
+
+/// The pins of an unbound ring's frames, owned until dropped.
+#[must_use = "dropping the pins releases them without collecting the frames"]
+pub struct Pins(Vec<PhysAddr>);
+
+impl Pins {
+    /// The pins on these frames (a ring's, just unbound).
+    pub(super) fn of(frames: Vec<PhysAddr>) -> Pins {
+        Pins(frames)
+    }
+
+    /// No pins.
+    pub(super) fn none() -> Pins {
+        Pins(Vec::new())
+    }
+
+    /// Takes `other`'s pins too.
+    pub(super) fn absorb(&mut self, mut other: Pins) {
+        self.0.append(&mut other.0);
+    }
+
+    /// Drops every pin and collects each frame that became unreachable (no
+    /// mapping, pin or capability left; see [`crate::env::release_mapping`]).
+    pub fn release(mut self, envs: &mut EnvTable) {
+        for pa in core::mem::take(&mut self.0) {
+            if crate::env::release_mapping(pa) {
+                envs.collect(pa.pfn());
+            }
+        }
+    }
+}
+
+impl Drop for Pins {
+    /// Ownership ends: every pin still held is dropped (a frame left
+    /// unreachable stays its owner's until the owner ends).
+    fn drop(&mut self) {
+        for pa in self.0.drain(..) {
+            let _ = crate::env::release_mapping(pa);
+        }
+    }
+}
