@@ -112,8 +112,7 @@ pub fn deliver_foreign(env: &mut Env, frame: &mut TrapFrame) -> Result<(), &'sta
         return Err("no handler registered");
     }
     let (at, ret_slot) = place(env, frame)?;
-    user::fill_struct(&env.space, ret_slot, |d| fill_foreign(d, frame))
-        .map_err(|_| "exception stack not writable")?;
+    user::fill_struct(&env.space, ret_slot, |d| fill_foreign(d, frame)).map_err(|_| "exception stack not writable")?;
     frame.enter_handler(entry, ret_slot, at, upcall::FOREIGN_SYSCALL);
     Ok(())
 }

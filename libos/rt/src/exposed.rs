@@ -276,17 +276,13 @@ pub fn boot_archive() -> Option<&'static [u8]> {
 #[inline]
 pub fn self_id() -> u64 {
     match SELF_ID.load(Ordering::Relaxed) {
-        0 => ask_self_id(),
+        0 => {
+            let id = sys::env_self().map(|[id]| id).unwrap_or(0);
+            SELF_ID.store(id, Ordering::Relaxed);
+            id
+        }
         id => id,
     }
-}
-
-/// [`self_id`]'s first answer: asked of the kernel and remembered.
-#[inline(never)]
-fn ask_self_id() -> u64 {
-    let id = sys::env_self().map(|[id]| id).unwrap_or(0);
-    SELF_ID.store(id, Ordering::Relaxed);
-    id
 }
 
 /// The cached id of [`self_id`]; 0 until first asked. Fork-private (the
