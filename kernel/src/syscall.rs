@@ -95,10 +95,10 @@ fn complete<const N: usize>(frame: &mut TrapFrame, result: Result<[u64; N], Erro
     }
 }
 
-/// The slow way out of a call: `restart`
-/// puts the caller back onto its `syscall` (Fluke's restart rule: `rax`
-/// still holds the number); then the bookkeeping pending work asks for and
-/// the scheduler's resume. False: the full exit.
+/// The slow way out of a call: `restart` puts the caller back onto its
+/// `syscall` (Fluke's restart rule: `rax` still holds the number); then the
+/// bookkeeping pending work asks for and the scheduler's resume. False: the
+/// full exit.
 #[inline(always)]
 fn after_call(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, restart: bool) -> bool {
     if restart {
