@@ -23,7 +23,14 @@ pub const EXCEPTION: u64 = 0;
 pub const PAGE_FAULT: u64 = 1;
 /// A `syscall` whose number is not an Oxok call (Linux personality):
 /// `ExceptionFrame::vector` is [`VECTOR_SYSCALL`], `regs.rip` is after the
-/// instruction, `regs.rax` the number.
+/// instruction, `rax` the number. The kernel stores only what entering the
+/// handler changes or what `syscall` overwrote: `vector`, `error` and
+/// `addr` (0), and of `regs` only `rip`, `rflags`, `rsp`, `rdi`, `rsi`,
+/// `rcx` and `r11`. Every other register (`rax rbx rdx rbp r8`–`r15`) is
+/// still the program's when the entry starts; the entry stores them into
+/// `regs` itself before it needs them (the libOS runtime's foreign entry
+/// does; an entry that does not sees in those fields whatever its own
+/// stack held).
 pub const FOREIGN_SYSCALL: u64 = 2;
 /// Start of an owned time slot: delivered on the exception stack when a
 /// slot the environment owns starts and it runs in it (not for spare time,

@@ -82,7 +82,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
 /// (`EnvTable::reaping`). Two loads; while it is false the entry paths
 /// skip `revoke::enforce`, `revoke::step` and the reaper, which would do
 /// nothing then.
-#[inline]
+#[inline(always)]
 pub fn pending(k: &Kernel) -> bool {
     crate::revoke::pending(k) || k.envs.reaping()
 }
@@ -91,8 +91,9 @@ pub fn pending(k: &Kernel) -> bool {
 /// caller knows to be alive (its registers in the frame): true if nothing
 /// is pending and `cur` is still current and still the scheduler's choice,
 /// so [`resume`] would return at once and the entry may return to user
-/// mode now.
-#[inline]
+/// mode now. Inlined always: a handful of loads on every fast return,
+/// where a call would cost as much again.
+#[inline(always)]
 pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
     !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur.raw())
 }

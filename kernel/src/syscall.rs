@@ -10,10 +10,9 @@ use crate::arch::trapframe::TrapFrame;
 use crate::calls::{self, Cx, args};
 use crate::env::EnvId;
 use crate::state::Kernel;
-use crate::upcall::{self, Event};
+use crate::upcall;
 use crate::{revoke, sched, state};
-use oxok_abi::upcall as kinds;
-use oxok_abi::{CALL_BASE, Call, Error, MAX_RESULTS};
+use oxok_abi::{CALL_BASE, Call, Error};
 
 /// Length of the `syscall` instruction (0f 05).
 const SYSCALL_LEN: u64 = 2;
@@ -24,19 +23,25 @@ const CALL_RANGE: u64 = 0x1_0000;
 
 macro_rules! generate_dispatch {
     ($($(#[doc = $doc:literal])* $idx:literal => $name:ident($($arg:ident: $class:ident),*) -> [$($res:ident $(: $rclass:ident)?),*];)*) => {
-        /// Runs `call` with its arguments from the caller's registers, each
-        /// decoded and checked by its class (`calls::args`) in register
-        /// order before the handler runs.
+        /// Runs `call` for `caller`, from the call's arguments in `frame`:
+        /// each declared argument decoded and checked by its class
+        /// (`calls::args`) in register order before the handler runs, the
+        /// declared results written back, then [`finish`]. Each arm is the
+        /// whole path of its call, so a call's fast return holds only what
+        /// that call declares and does (`null`: no decode, no result, no
+        /// restart or replaced-frame test).
         #[inline(always)]
-        fn dispatch(cx: &mut Cx<'_>, call: Call) -> Result<[u64; MAX_RESULTS], Error> {
+        fn dispatch(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, call: Call) -> bool {
             match call {
                 $(Call::$name => {
-                    let mut _next = 0usize;
-                    $(let $arg = { let raw = cx.frame.arg(_next); _next += 1; <args::$class as args::Arg>::decode(cx, raw)? };)*
-                    let r: [u64; oxok_abi::__result_regs!($($res $(: $rclass)?),*)] = calls::$name(cx, $($arg),*)?;
-                    let mut out = [0u64; MAX_RESULTS];
-                    out[..r.len()].copy_from_slice(&r);
-                    Ok(out)
+                    let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
+                    let run = |cx: &mut Cx<'_>| -> Result<[u64; oxok_abi::__result_regs!($($res $(: $rclass)?),*)], Error> {
+                        let mut _next = 0usize;
+                        $(let $arg = { let raw = cx.frame.arg(_next); _next += 1; <args::$class as args::Arg>::decode(cx, raw)? };)*
+                        calls::$name(cx, $($arg),*)
+                    };
+                    let result = run(&mut cx);
+                    finish(cx, result)
                 })*
             }
         }
@@ -45,78 +50,104 @@ macro_rules! generate_dispatch {
 
 oxok_abi::for_each_call!(generate_dispatch);
 
-/// Writes a finished call's status and results into the caller's registers.
+/// After a call ran: its status and results into the caller's registers,
+/// and true for the fast return (the common case: no restart, no new
+/// state, nothing pending, the caller still current and the scheduler's
+/// choice, so alive: ending it would have moved the scheduler on). The
+/// rest goes through [`after_call`].
 #[inline(always)]
-fn complete(frame: &mut TrapFrame, call: Call, result: Result<[u64; MAX_RESULTS], Error>) {
+fn finish<const N: usize>(cx: Cx<'_>, result: Result<[u64; N], Error>) -> bool {
+    let Cx { k, frame, caller, restart, replaced } = cx;
+    if !replaced && !restart {
+        complete(frame, result);
+        if sched::still_running(k, caller) {
+            debug_assert!(frame.rcx == frame.rip && frame.r11 == frame.rflags);
+            return true;
+        }
+        return after_call(k, frame, caller, false);
+    }
+    let restart_now = if !replaced && k.envs.alive(caller) {
+        match result {
+            Ok(_) => true,
+            Err(e) => {
+                frame.rax = e.code();
+                false
+            }
+        }
+    } else {
+        false
+    };
+    after_call(k, frame, caller, restart_now)
+}
+
+/// Writes a finished call's status and its `N` results into the caller's
+/// registers.
+#[inline(always)]
+fn complete<const N: usize>(frame: &mut TrapFrame, result: Result<[u64; N], Error>) {
     match result {
         Ok(values) => {
             frame.rax = 0;
-            for (i, v) in values.iter().take(call.results()).enumerate() {
-                frame.set_result(i, *v);
+            for (i, v) in values.into_iter().enumerate() {
+                frame.set_result(i, v);
             }
         }
         Err(e) => frame.rax = e.code(),
     }
 }
 
-/// Handles one `syscall` from the current environment. True if the caller
-/// simply goes on from its own frame, changed only in `rax` and the result
-/// registers (no restart, no new state, nothing pending, still the
-/// scheduler's choice): the entry stub then returns with `sysret` at once,
-/// checking only that `rip` is canonical. Called by the stub in
-/// `arch::syscall` with the frame it pushed.
-pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
-    state::with(|k| {
-        let Some(caller) = k.current else {
-            sched::resume(k, frame);
+/// The slow way out of a call: `restart` puts the caller back onto its
+/// `syscall` (Fluke's restart rule: `rax` still holds the number); then the
+/// bookkeeping pending work asks for and the scheduler's resume. False: the
+/// full exit.
+#[inline(always)]
+fn after_call(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, restart: bool) -> bool {
+    if restart {
+        #[cfg(feature = "model-process")]
+        if crate::model::restart_point(k, caller, frame) {
             return false;
-        };
-        let nr = frame.rax;
-        // Foreign first: the Linux personality's every call comes this way,
-        // so it is decided before anything an Oxok call needs.
-        if nr.wrapping_sub(CALL_BASE) >= CALL_RANGE {
-            return foreign(k, frame, caller, nr);
         }
-        match Call::from_number(nr) {
-            Some(call) => {
-                let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
-                let result = dispatch(&mut cx, call);
-                let Cx { k, frame, restart, replaced, .. } = cx;
-                if !replaced && !restart {
-                    complete(frame, call, result);
-                    // The common case: nothing pending, the caller still
-                    // current and the scheduler's choice (so alive: ending
-                    // it would have moved the scheduler on) goes on.
-                    if sched::still_running(k, caller) {
-                        debug_assert!(frame.rcx == frame.rip && frame.r11 == frame.rflags);
-                        return true;
-                    }
-                } else if !replaced && k.envs.alive(caller) {
-                    if result.is_ok() {
-                        #[cfg(feature = "model-process")]
-                        if crate::model::restart_point(k, caller, frame) {
-                            return false;
-                        }
-                        // `rax` still holds the number: back onto `syscall`.
-                        frame.rip -= SYSCALL_LEN;
-                    } else {
-                        complete(frame, call, result);
-                    }
-                }
-                // Otherwise nothing to return to, or a new state to resume
-                // from.
-                if revoke::pending(k) {
-                    if k.current == Some(caller) {
-                        revoke::enforce(k, caller, frame);
-                    }
-                    revoke::step(k, revoke::STEP_BUDGET);
-                }
-            }
-            None => frame.rax = Error::BadCall.code(),
+        frame.rip -= SYSCALL_LEN;
+    }
+    if revoke::pending(k) {
+        if k.current == Some(caller) {
+            revoke::enforce(k, caller, frame);
         }
+        revoke::step(k, revoke::STEP_BUDGET);
+    }
+    sched::resume(k, frame);
+    false
+}
+
+/// Handles one `syscall` from the current environment (the handler the
+/// kernel registers for the entry stub in `arch::syscall`, which calls it
+/// with the frame it pushed). True if the caller simply goes on from its
+/// own frame, changed only in `rax` and the result registers (no restart,
+/// no new state, nothing pending, still the scheduler's choice): the stub
+/// then returns with `sysret` at once, checking only that `rip` is
+/// canonical.
+pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
+    state::with(|k| handle_locked(k, frame))
+}
+
+/// [`handle`] with the kernel state locked.
+#[inline(always)]
+fn handle_locked(k: &mut Kernel, frame: &mut TrapFrame) -> bool {
+    let Some(caller) = k.current else {
         sched::resume(k, frame);
-        false
-    })
+        return false;
+    };
+    let nr = frame.rax;
+    match Call::from_number(nr) {
+        Some(call) => dispatch(k, frame, caller, call),
+        // Outside the Oxok range: the Linux personality's every call comes
+        // this way.
+        None if nr.wrapping_sub(CALL_BASE) >= CALL_RANGE => foreign(k, frame, caller, nr),
+        None => {
+            frame.rax = Error::BadCall.code();
+            sched::resume(k, frame);
+            false
+        }
+    }
 }
 
 /// A foreign system call (`nr` outside the Oxok range): reflected to the
@@ -128,9 +159,8 @@ pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
 /// delivered frame before), so they are set to the handler's.
 #[inline(always)]
 fn foreign(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, nr: u64) -> bool {
-    let ev = Event { kind: kinds::FOREIGN_SYSCALL, vector: kinds::VECTOR_SYSCALL, error: 0, addr: 0 };
     let delivered = match k.envs.get(caller) {
-        Some(env) => upcall::deliver(env, frame, &ev),
+        Some(env) => upcall::deliver_foreign(env, frame),
         None => Err("gone"),
     };
     match delivered {

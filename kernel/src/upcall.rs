@@ -54,13 +54,11 @@ fn live_below(top: u64, rsp: u64, pct_interrupted: Option<u64>) -> Option<u64> {
 // What delivery writes on the exception stack: a `Pod` record of `oxok-hw`.
 use crate::mem::pod::Delivery;
 
-/// Redirects `frame` (the environment's current registers) into its handler
-/// for `ev`. Errors say why delivery was impossible.
-pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &'static str> {
-    let entry = entry_for(env, ev.kind);
-    if entry == 0 {
-        return Err("no handler registered");
-    }
+/// Where a record for `frame`'s environment goes on its exception stack:
+/// `(at, ret_slot)`, the frame's address (16-aligned) and the handler's
+/// return slot just below it.
+#[inline(always)]
+fn place(env: &Env, frame: &TrapFrame) -> Result<(u64, u64), &'static str> {
     let top = env.upcalls[upcall::EXCEPTION_STACK as usize];
     if top == 0 || top > USER_TOP {
         return Err("no exception stack registered");
@@ -71,6 +69,17 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     };
     let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
     let ret_slot = at.checked_sub(8).ok_or("exception stack overflow")?;
+    Ok((at, ret_slot))
+}
+
+/// Redirects `frame` (the environment's current registers) into its handler
+/// for `ev`. Errors say why delivery was impossible.
+pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &'static str> {
+    let entry = entry_for(env, ev.kind);
+    if entry == 0 {
+        return Err("no handler registered");
+    }
+    let (at, ret_slot) = place(env, frame)?;
     // One record, stored field by field straight into the exception stack
     // (one page-table walk when it lies in one page, as it nearly always
     // does; no temporary, no byte copy).
@@ -84,4 +93,36 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     user::fill_struct(&env.space, ret_slot, fill).map_err(|_| "exception stack not writable")?;
     frame.enter_handler(entry, ret_slot, at, ev.kind);
     Ok(())
+}
+
+/// Redirects `frame`, a foreign system call of the environment (`rax` the
+/// number), into its foreign-system-call handler ([`upcall::FOREIGN_SYSCALL`];
+/// no fallback). As [`deliver`], but the record holds only what entering
+/// the handler changes or what `syscall` itself overwrote: `vector`
+/// ([`upcall::VECTOR_SYSCALL`]), `error` and `addr` (0), and of the
+/// registers `rip`, `rflags`, `rsp`, `rdi`, `rsi`, `rcx` and `r11`. Every
+/// other register (`rax rbx rdx rbp r8`–`r15`) is still the program's when
+/// the handler starts, and its entry stores them into the record itself
+/// (the contract in `oxok_abi::upcall`): the kernel saves only what it
+/// destroys, as Aegis's exception path did.
+#[inline(always)]
+pub fn deliver_foreign(env: &mut Env, frame: &mut TrapFrame) -> Result<(), &'static str> {
+    let entry = env.upcalls[upcall::FOREIGN_SYSCALL as usize];
+    if entry == 0 {
+        return Err("no handler registered");
+    }
+    let (at, ret_slot) = place(env, frame)?;
+    user::fill_struct(&env.space, ret_slot, |d| fill_foreign(d, frame)).map_err(|_| "exception stack not writable")?;
+    frame.enter_handler(entry, ret_slot, at, upcall::FOREIGN_SYSCALL);
+    Ok(())
+}
+
+/// A foreign system call's record ([`deliver_foreign`]).
+#[inline(always)]
+fn fill_foreign(d: &mut Delivery, frame: &TrapFrame) {
+    d.ret = 0;
+    d.frame.vector = upcall::VECTOR_SYSCALL;
+    d.frame.error = 0;
+    d.frame.addr = 0;
+    frame.store_entry_regs(&mut d.frame.regs);
 }

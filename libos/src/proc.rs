@@ -38,6 +38,7 @@ use oxok_abi::{ENV_CREATED, ENV_FREE, ENV_RUNNABLE, ENV_RUNNING, ENV_SLEEPING, E
 pub type Pid = u64;
 
 /// The calling process's id (cached after the first call).
+#[inline]
 pub fn pid() -> Pid {
     exposed::self_id()
 }
@@ -45,6 +46,7 @@ pub fn pid() -> Pid {
 /// The parent of live process `pid` (a zombie counts: its row is still
 /// there), or `None` if there is no such process or it was started by the
 /// kernel (parent 0).
+#[inline]
 pub fn parent(pid: Pid) -> Option<Pid> {
     let parent = exposed::env_parent(pid)?;
     (parent != 0).then_some(u64::from(parent))

@@ -60,7 +60,7 @@
 //! the program as `SIGKILL` (137).
 
 use crate::{Error, println, sys};
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use oxok_abi::ExceptionFrame;
 use oxok_abi::upcall::{self as kinds, VECTOR_REVOCATION, VECTOR_SLOT_END, VECTOR_SLOT_START, VECTOR_SYSCALL};
 use oxok_rt::fncell::FnCell;
@@ -81,11 +81,33 @@ pub fn entry_address() -> u64 {
 }
 
 /// The address of the runtime's foreign-system-call entry, which calls
-/// [`foreign_dispatch`] and takes the short way back when it can.
+/// [`foreign_dispatch`] (or the program's [`ForeignHandler`]) and takes the
+/// short way back when it can.
 pub fn foreign_entry_address() -> u64 {
     oxok_rt::upcall::set_dispatch(dispatch);
-    oxok_rt::upcall::set_foreign_dispatch(foreign_dispatch);
+    if !FOREIGN_DIRECT.load(Ordering::Acquire) {
+        oxok_rt::upcall::set_foreign_dispatch(foreign_dispatch);
+    }
     oxok_rt::upcall::foreign_entry_address()
+}
+
+/// A foreign-system-call handler that the runtime's foreign entry calls
+/// directly, with no handler lookup, no [`Outcome`] to map and no count in
+/// [`delivered`]: for a personality that takes every foreign call itself
+/// (the Linux one). It returns [`foreign_returns`]`(frame, outcome)`: true
+/// for the short way back.
+pub type ForeignHandler = oxok_rt::upcall::ForeignDispatch;
+
+/// Whether a [`ForeignHandler`] takes foreign calls (instead of the
+/// [`Kind::ForeignSyscall`] handler through [`foreign_dispatch`]).
+static FOREIGN_DIRECT: AtomicBool = AtomicBool::new(false);
+
+/// Makes the foreign entry call `handler` for every foreign system call,
+/// in place of a [`Kind::ForeignSyscall`] handler (until [`set_handler`]
+/// sets one again).
+pub fn set_foreign_handler(handler: ForeignHandler) {
+    FOREIGN_DIRECT.store(true, Ordering::Release);
+    oxok_rt::upcall::set_foreign_dispatch(handler);
 }
 
 /// The entry registered for `kind`: the foreign-call entry for foreign
@@ -172,9 +194,13 @@ oxok_rt::fork_private! {
     static DELIVERED: AtomicU64 = AtomicU64::new(0);
 }
 
-/// Installs `handler` for `kind` (replacing any earlier one).
+/// Installs `handler` for `kind` (replacing any earlier one; for foreign
+/// system calls, also a [`ForeignHandler`]).
 pub fn set_handler(kind: Kind, handler: Handler) {
     HANDLERS[kind as usize].set(handler);
+    if kind == Kind::ForeignSyscall && FOREIGN_DIRECT.swap(false, Ordering::AcqRel) {
+        oxok_rt::upcall::set_foreign_dispatch(foreign_dispatch);
+    }
 }
 
 /// Removes the handler for `kind`; such events end the program again.
@@ -271,14 +297,28 @@ const FLAG_AC: u64 = 1 << 18;
 /// resume.
 extern "C" fn foreign_dispatch(frame: &mut ExceptionFrame) -> bool {
     DELIVERED.fetch_add(1, Ordering::Relaxed);
-    match handler(Kind::ForeignSyscall).map(|h| h(frame)) {
-        // The short way back restores the flags a few instructions before
-        // the program's `rip`: with the trap flag (single-step) or
-        // alignment checking on, those would act in the libOS; the full
-        // resume restores them with the last instruction.
-        Some(Outcome::Returned) => frame.regs.rflags & (FLAG_TF | FLAG_AC) == 0,
-        Some(Outcome::Resume) => false,
-        _ => unhandled(Kind::ForeignSyscall, frame),
+    match handler(Kind::ForeignSyscall) {
+        Some(h) => {
+            let outcome = h(frame);
+            foreign_returns(frame, outcome)
+        }
+        None => unhandled(Kind::ForeignSyscall, frame),
+    }
+}
+
+/// What the foreign entry does after a foreign system call's handler said
+/// `outcome`: true for the short way back ([`Outcome::Returned`]), false
+/// for the full resume ([`Outcome::Resume`]); [`Outcome::Unhandled`] ends
+/// the program. The short way back restores the flags a few instructions
+/// before the program's `rip`: with the trap flag (single-step) or
+/// alignment checking on, those would act in the libOS, so then the full
+/// resume runs, which restores them with its last instruction.
+#[inline(always)]
+pub fn foreign_returns(frame: &ExceptionFrame, outcome: Outcome) -> bool {
+    match outcome {
+        Outcome::Returned => frame.regs.rflags & (FLAG_TF | FLAG_AC) == 0,
+        Outcome::Resume => false,
+        Outcome::Unhandled => unhandled(Kind::ForeignSyscall, frame),
     }
 }
 

@@ -80,7 +80,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
     };
     let envp: Vec<String> = oxok_libos::environ::vars().into_iter().filter(|v| !v.starts_with("OXOK_FD")).collect();
     calls::fs::set_exe(&path);
-    upcall::set_handler(Kind::ForeignSyscall, on_syscall);
+    upcall::set_foreign_handler(on_foreign);
     upcall::set_handler(Kind::PageFault, on_fault);
     upcall::set_handler(Kind::Exception, on_exception);
     if let Err(e) = upcall::install() {
@@ -99,6 +99,13 @@ fn run(name: &str, argv: &[String]) -> i32 {
     }
 }
 
+/// Every Linux `syscall`, called by the libOS runtime's foreign entry
+/// directly (`upcall::ForeignHandler`): true for its short way back.
+extern "C" fn on_foreign(frame: &mut ExceptionFrame) -> bool {
+    let outcome = on_syscall(frame);
+    upcall::foreign_returns(frame, outcome)
+}
+
 /// A Linux `syscall`: number in `rax`, arguments in `rdi rsi rdx r10 r8
 /// r9`, result in `rax`; `rcx` and `r11` get the return address and flags
 /// as the instruction leaves them on Linux.
@@ -106,6 +113,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
 /// Pending signals are delivered as the call returns
 /// ([`signals::deliver_pending`]); a write that met a broken pipe raises
 /// `SIGPIPE` first.
+#[inline(always)]
 fn on_syscall(frame: &mut ExceptionFrame) -> Outcome {
     let r = &frame.regs;
     let (nr, args) = (r.rax, [r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9]);

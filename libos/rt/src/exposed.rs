@@ -163,6 +163,7 @@ pub fn env_entry(id: u64) -> Option<EnvEntry> {
 /// The `parent` of live environment `id` (0: started by the kernel), read
 /// from the first three words of its row only: [`env_entry`] for one field,
 /// on the Linux personality's `getppid` path.
+#[inline]
 pub fn env_parent(id: u64) -> Option<u32> {
     const _: () = assert!(
         core::mem::offset_of!(EnvEntry, id) == 0 && core::mem::offset_of!(EnvEntry, parent) == 8,
@@ -187,16 +188,22 @@ pub fn env_parent(id: u64) -> Option<u32> {
 /// in every address space at boot and never unmaps them, and they lie above
 /// `USER_TOP`, where no program can map or unmap (so a fork child's answer
 /// is its parent's).
+#[inline]
 fn env_table_exposed() -> bool {
     match ENV_TABLE_MAPPED.load(Ordering::Relaxed) {
-        0 => {
-            let bytes = (ENV_TABLE_ROWS * core::mem::size_of::<EnvEntry>()) as u64;
-            let ok = (0..bytes.div_ceil(PAGE_SIZE)).all(|i| readable(ENV_TABLE + i * PAGE_SIZE));
-            ENV_TABLE_MAPPED.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
-            ok
-        }
+        0 => check_env_table(),
         v => v == 1,
     }
+}
+
+/// [`env_table_exposed`]'s first answer: every page checked, the answer
+/// remembered.
+#[inline(never)]
+fn check_env_table() -> bool {
+    let bytes = (ENV_TABLE_ROWS * core::mem::size_of::<EnvEntry>()) as u64;
+    let ok = (0..bytes.div_ceil(PAGE_SIZE)).all(|i| readable(ENV_TABLE + i * PAGE_SIZE));
+    ENV_TABLE_MAPPED.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+    ok
 }
 
 /// [`env_table_exposed`]'s answer: 0 not yet asked, 1 mapped, 2 not.
@@ -266,6 +273,7 @@ pub fn boot_archive() -> Option<&'static [u8]> {
 
 /// The caller's environment id, asked of the kernel once and then answered
 /// from the libOS (a procedure call, no system call).
+#[inline]
 pub fn self_id() -> u64 {
     match SELF_ID.load(Ordering::Relaxed) {
         0 => {

@@ -205,8 +205,11 @@ extern "C" fn resume_from_rbx() -> ! {
 /// The foreign-system-call entry. The kernel enters as for [`entry`], and
 /// leaves every register the program had at its `syscall` except `rdi`,
 /// `rsi` (the frame and the kind), `rsp`, `rip`, and `rcx`/`r11` (which
-/// `syscall` itself overwrites). The foreign dispatch runs the handler with
-/// the frame saved on the exception stack. When it says the short way
+/// `syscall` itself overwrites). It stored only those in the frame
+/// (`oxok_abi::upcall::FOREIGN_SYSCALL`): the entry first stores the
+/// others (`rax rbx rdx rbp r8`–`r15`) from the registers, so the frame is
+/// whole before any handler reads it. The foreign dispatch runs the handler
+/// with the frame saved on the exception stack. When it says the short way
 /// applies ([`Outcome::Returned`]), the registers the handler has not
 /// changed are still the program's: the callee-saved ones (`rbx rbp
 /// r12–r15`) survived the Rust call as the Rust ABI requires, so the way
@@ -221,6 +224,18 @@ extern "C" fn resume_from_rbx() -> ! {
 extern "C" fn foreign_entry() -> ! {
     naked_asm!(
         "cld",
+        // The registers the kernel left in place, into the frame.
+        "mov [rdi + {rax}], rax",
+        "mov [rdi + {rbx}], rbx",
+        "mov [rdi + {rdx}], rdx",
+        "mov [rdi + {rbp}], rbp",
+        "mov [rdi + {r8}], r8",
+        "mov [rdi + {r9}], r9",
+        "mov [rdi + {r10}], r10",
+        "mov [rdi + {r12}], r12",
+        "mov [rdi + {r13}], r13",
+        "mov [rdi + {r14}], r14",
+        "mov [rdi + {r15}], r15",
         // rsp is 8 mod 16 (as if called): one push aligns it for the call.
         "push rdi",
         "call qword ptr [rip + {dispatch}]",
@@ -249,12 +264,18 @@ extern "C" fn foreign_entry() -> ! {
         rip = const reg!(rip),
         rflags = const reg!(rflags),
         rax = const reg!(rax),
+        rbx = const reg!(rbx),
         rdx = const reg!(rdx),
+        rbp = const reg!(rbp),
         rsi = const reg!(rsi),
         rdi = const reg!(rdi),
         rsp = const reg!(rsp),
         r8 = const reg!(r8),
         r9 = const reg!(r9),
         r10 = const reg!(r10),
+        r12 = const reg!(r12),
+        r13 = const reg!(r13),
+        r14 = const reg!(r14),
+        r15 = const reg!(r15),
     )
 }

@@ -6,7 +6,12 @@
 //! the foreign-system-call handler, which answers 4242; every register, the
 //! flags, `rsp` and the red zone survive a handler round trip — also when
 //! the handler itself faults (nested frame) and when the resume sequence
-//! faults on the interrupted stack. Ends with `upcalls: ok`.
+//! faults on the interrupted stack — and a foreign call's round trip, by
+//! the full resume and by the foreign entry's short way back, where the
+//! handler sees the program's registers in its frame (those the kernel
+//! leaves in place stored by the entry) and the program gets back every
+//! register but `rax` (the result), `rcx` and `r11` (as Linux's `syscall`
+//! leaves them). Ends with `upcalls: ok`.
 //!
 //! Hostile modes, each ends the program: `unhandled` (a `ud2` with no
 //! handler: the runtime exits with status 132), `bad-stack` (exception
@@ -19,6 +24,9 @@
 #![no_main]
 #![deny(unsafe_code)]
 
+extern crate alloc;
+
+use alloc::format;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, PROGRAM_BASE, USER_TOP, pte};
 use oxok_libos::abi::upcall::{EXCEPTION, EXCEPTION_STACK, FOREIGN_SYSCALL, KINDS, PAGE_FAULT, REVOCATION};
@@ -72,6 +80,8 @@ fn main(args: Args) -> i32 {
     demand_paging(&mut t);
     exceptions(&mut t);
     foreign_call(&mut t);
+    foreign_registers(&mut t, false);
+    foreign_registers(&mut t, true);
     registers(&mut t, false);
     NESTED.store(1, Ordering::SeqCst);
     registers(&mut t, true);
@@ -151,8 +161,26 @@ fn skip(f: &mut ExceptionFrame) -> Outcome {
     }
 }
 
-/// Answers Linux `getpid` with 4242.
+/// Answers Linux `getpid` with 4242, and [`mem::GPR_VALUES`]`[0]` (a
+/// foreign number) with [`FOREIGN_RESULT`], noting the registers it saw
+/// and returning by the short way when [`SHORT_WAY`] is set.
 fn foreign(f: &mut ExceptionFrame) -> Outcome {
+    if f.regs.rax == mem::GPR_VALUES[0] {
+        let r = &f.regs;
+        for (s, v) in SEEN.iter().zip([r.rbx, r.rbp, r.r12, r.r13, r.r14, r.r15]) {
+            s.store(v, Ordering::SeqCst);
+        }
+        for (s, v) in FOREIGN_ARGS.iter().zip([r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9]) {
+            s.store(v, Ordering::SeqCst);
+        }
+        f.regs.rax = FOREIGN_RESULT;
+        if SHORT_WAY.load(Ordering::SeqCst) == 0 {
+            return Outcome::Resume;
+        }
+        f.regs.rcx = f.regs.rip;
+        f.regs.r11 = f.regs.rflags;
+        return Outcome::Returned;
+    }
     if f.regs.rax != 39 {
         return Outcome::Unhandled;
     }
@@ -201,6 +229,46 @@ fn foreign_call(t: &mut Checks) {
     let seen: [u64; 6] = core::array::from_fn(|i| FOREIGN_ARGS[i].load(Ordering::SeqCst));
     t.expect(seen, [1, 2, 3, 4, 5, 6], "handler saw the six arguments");
     t.expect(r.values, [1, 2, 3], "argument registers unchanged");
+}
+
+/// What [`foreign`] answers the foreign call of [`foreign_registers`].
+const FOREIGN_RESULT: u64 = 0x4e50_0000_0000_0042;
+/// When set, [`foreign`] says `Outcome::Returned` (the short way back).
+static SHORT_WAY: AtomicU64 = AtomicU64::new(0);
+
+/// Distinctive values in every register across a foreign `syscall`
+/// (number `GPR_VALUES[0]`): the handler sees them all in its frame (the
+/// arguments and the callee-saved registers are ones the kernel leaves in
+/// place for the foreign entry to store), and the program gets every one
+/// back but `rax` (the result), `rcx` and `r11`.
+fn foreign_registers(t: &mut Checks, short: bool) {
+    SHORT_WAY.store(u64::from(short), Ordering::SeqCst);
+    let got = mem::with_registers(mem::Trap::ForeignSyscall);
+    let tag = if short { " (short way back)" } else { " (full resume)" };
+    let v = mem::GPR_VALUES;
+    let mut bad = 0;
+    for (i, (g, w)) in got.gprs.iter().zip(v.iter()).enumerate() {
+        // rax, rcx and r11: the result, and what `syscall` leaves.
+        if !matches!(i, 0 | 1 | 8) && g != w {
+            println!("upcalls: register #{i}{tag}: got {g:#x}, want {w:#x}");
+            bad += 1;
+        }
+    }
+    t.check(bad == 0, &format!("foreign call: every other register survives{tag}"));
+    t.expect(got.gprs[0], FOREIGN_RESULT, &format!("foreign call: rax holds the result{tag}"));
+    t.expect(got.rbx_rbp, [mem::RBX, mem::RBP], &format!("foreign call: rbx and rbp survive{tag}"));
+    t.expect(got.rsp_after, got.rsp_before, &format!("foreign call: rsp survives{tag}"));
+    t.expect(got.red_zone, [v[8], v[9], v[10]], &format!("foreign call: red zone intact{tag}"));
+    t.check(got.flags & 1 != 0 && got.flags & (1 << 10) != 0, &format!("foreign call: CF and DF survive{tag}"));
+    let seen: [u64; 6] = core::array::from_fn(|i| SEEN[i].load(Ordering::SeqCst));
+    t.expect(
+        seen,
+        [mem::RBX, mem::RBP, v[9], v[10], v[11], v[12]],
+        &format!("foreign handler saw the callee-saved registers{tag}"),
+    );
+    let args: [u64; 6] = core::array::from_fn(|i| FOREIGN_ARGS[i].load(Ordering::SeqCst));
+    t.expect(args, [v[4], v[3], v[2], v[7], v[5], v[6]], &format!("foreign handler saw the arguments{tag}"));
+    SHORT_WAY.store(0, Ordering::SeqCst);
 }
 
 /// Distinctive values in every register across a `ud2`.
@@ -369,9 +437,27 @@ mod mem {
     /// rbx, rbp, rsp before, rsp after, red zone ×3, flags.
     static OUT: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 
-    /// Loads distinctive values into every register, fills the red zone,
-    /// sets CF and DF, executes `ud2`, and reports what it finds after.
+    /// What [`with_registers`] executes.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub enum Trap {
+        /// `ud2` (the exception handler skips it).
+        Ud2,
+        /// `syscall` with `rax = GPR_VALUES[0]`, a foreign number.
+        ForeignSyscall,
+    }
+
+    /// Which instruction the next [`with_registers`] executes (1: `syscall`).
+    static SYSCALL_NEXT: AtomicU64 = AtomicU64::new(0);
+
+    /// [`with_registers`] with `ud2`.
     pub fn ud2_with_registers() -> Observed {
+        with_registers(Trap::Ud2)
+    }
+
+    /// Loads distinctive values into every register, fills the red zone,
+    /// sets CF and DF, executes `trap`, and reports what it finds after.
+    pub fn with_registers(trap: Trap) -> Observed {
+        SYSCALL_NEXT.store(u64::from(trap == Trap::ForeignSyscall), core::sync::atomic::Ordering::SeqCst);
         let mut g = GPR_VALUES;
         // rbx and rbp are saved and restored around the block; the red zone is
         // written only below rsp after the pushes (no `nostack`); DF is cleared
@@ -386,9 +472,16 @@ mod mem {
                 "mov [rsp - 64], r12",
                 "mov [rsp - 128], r13",
                 "mov [rip + {out} + 16], rsp",
+                "cmp qword ptr [rip + {which}], 0",
+                // Neither changes ZF.
                 "stc",
                 "std",
+                "je 2f",
+                "syscall",
+                "jmp 3f",
+                "2:",
                 "ud2",
+                "3:",
                 "mov [rip + {out}], rbx",
                 "mov [rip + {out} + 8], rbp",
                 "mov [rip + {out} + 24], rsp",
@@ -407,6 +500,7 @@ mod mem {
                 rbx = const RBX,
                 rbp = const RBP,
                 out = sym OUT,
+                which = sym SYSCALL_NEXT,
                 inout("rax") g[0],
                 inout("rcx") g[1],
                 inout("rdx") g[2],

@@ -1,11 +1,14 @@
 //! The kernel's handlers, as the entry stubs reach them: the kernel proper
 //! registers them once with [`register`] before it enables interrupts or
-//! `syscall`, and the stubs (`arch::syscall`, `arch::idt`, `arch::kstack`)
-//! call through the trampolines below. This is the one way control passes
+//! `syscall`; the `syscall` stubs (`arch::syscall`, `arch::kstack`) call
+//! the registered `syscall` handler through [`SYSCALL`] directly, the
+//! exception and interrupt stubs (`arch::idt`) call the trampoline
+//! [`trap`]. This is the one way control passes
 //! from the machine into the kernel after boot (boot itself enters through
 //! [`crate::entry!`]).
 
 use super::trapframe::TrapFrame;
+use core::sync::atomic::{AtomicPtr, Ordering};
 use spin::Once;
 
 /// What the entry stubs call.
@@ -24,20 +27,28 @@ pub struct Handlers {
 
 static HANDLERS: Once<Handlers> = Once::new();
 
+/// The type of [`Handlers::syscall`].
+type SyscallHandler = extern "C" fn(&mut TrapFrame) -> bool;
+
+/// The registered [`Handlers::syscall`], which the `syscall` entry stubs
+/// call through directly (`call *SYSCALL(%rip)`: one instruction, as a
+/// direct call; no trampoline, no check on the way). Always a
+/// [`SyscallHandler`]: [`unregistered`] until [`register`].
+pub(crate) static SYSCALL: AtomicPtr<()> = AtomicPtr::new(unregistered as SyscallHandler as *mut ());
+
+/// Before registration (which precedes `arch::init`, so no `syscall` can
+/// come here): the full exit, the harmless answer.
+extern "C" fn unregistered(_: &mut TrapFrame) -> bool {
+    false
+}
+
 /// Records the kernel's handlers. The first registration stands; later
 /// ones are ignored.
 pub fn register(handlers: Handlers) {
-    HANDLERS.call_once(|| handlers);
-}
-
-/// Called by the `syscall` entry stubs with the frame they pushed.
-pub(crate) extern "C" fn syscall(frame: *mut TrapFrame) -> bool {
-    // SAFETY: the stub passes a pointer to the frame it just built on the
-    // kernel stack; it is valid, aligned and exclusively ours until we return.
-    let frame = unsafe { &mut *frame };
-    // Nothing is registered only before `arch::init` points `syscall` here,
-    // so `None` cannot happen; the full exit is the harmless answer.
-    HANDLERS.get().is_some_and(|h| (h.syscall)(frame))
+    HANDLERS.call_once(|| {
+        SYSCALL.store(handlers.syscall as *mut (), Ordering::Release);
+        handlers
+    });
 }
 
 /// Called by the exception and interrupt stubs with the frame they pushed.

@@ -133,10 +133,12 @@ kstack_syscall_entry:
     push %r13
     push %r14
     push %r15
-    /* model::syscall(&mut TrapFrame) -> bool: the frame is at the top of
-       this environment's own kernel stack. True: the fast return. */
+    /* model::syscall(&mut TrapFrame) -> bool, registered, called through
+       handlers::SYSCALL: the frame is at the top of this environment's own
+       kernel stack (valid, aligned, ours until the return). True: the fast
+       return. */
     mov %rsp, %rdi
-    call {entry}
+    call *{entry}(%rip)
     test %al, %al
     jz exit_to_user
     mov 136(%rsp), %rax
@@ -200,7 +202,7 @@ kstack_enter:
     user_ds = const USER_DS as u64,
     user_cs = const USER_CS as u64,
     vector = const VECTOR_SYSCALL,
-    entry = sym super::handlers::syscall,
+    entry = sym super::handlers::SYSCALL,
     options(att_syntax)
 );
 

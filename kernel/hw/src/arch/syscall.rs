@@ -50,12 +50,13 @@ syscall_entry:
     push %r13
     push %r14
     push %r15
-    /* handlers::syscall(*mut TrapFrame) -> bool, the kernel's registered
-       handler's trampoline: rdi is the frame just pushed on this CPU's kernel stack, valid,
-       aligned and used by nothing else until the return. True: the fast
-       return below; false: the full exit_to_user. */
+    /* The kernel's registered handler, extern "C" fn(&mut TrapFrame) ->
+       bool, called through handlers::SYSCALL: rdi is the frame just pushed
+       on this CPU's kernel stack, valid, aligned and used by nothing else
+       until the return (so a valid &mut). True: the fast return below;
+       false: the full exit_to_user. */
     mov %rsp, %rdi
-    call {entry}
+    call *{entry}(%rip)
     test %al, %al
     jz exit_to_user
     /* The fast return: the caller goes on from its own frame, changed
@@ -87,7 +88,7 @@ syscall_entry:
     user_ds = const USER_DS as u64,
     user_cs = const USER_CS as u64,
     vector = const VECTOR_SYSCALL,
-    entry = sym super::handlers::syscall,
+    entry = sym super::handlers::SYSCALL,
     options(att_syntax)
 );
 

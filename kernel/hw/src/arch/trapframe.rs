@@ -156,6 +156,22 @@ impl TrapFrame {
         r.rflags = self.rflags;
     }
 
+    /// Stores into `r` only what [`TrapFrame::enter_handler`] replaces
+    /// (`rip`, `rsp`, `rdi`, `rsi`, `rflags`) and what `syscall` itself
+    /// overwrote (`rcx`, `r11`): a foreign system call's record, whose
+    /// other registers the handler's entry stores from the registers
+    /// themselves (`oxok_abi::upcall::FOREIGN_SYSCALL`).
+    #[inline(always)]
+    pub fn store_entry_regs(&self, r: &mut oxok_abi::Regs) {
+        r.rcx = self.rcx;
+        r.rsi = self.rsi;
+        r.rdi = self.rdi;
+        r.rsp = self.rsp;
+        r.r11 = self.r11;
+        r.rip = self.rip;
+        r.rflags = self.rflags;
+    }
+
     /// A user frame holding `r`, sanitised; `None` if `rip` or `rsp` is not
     /// a canonical lower-half address.
     pub fn from_regs(r: &oxok_abi::Regs) -> Option<TrapFrame> {
