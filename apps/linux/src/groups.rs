@@ -178,6 +178,13 @@ pub fn job_in_foreground() -> bool {
     fg != 0 && fg != pgid()
 }
 
+/// The terminal page's foreground word (its address) and its value now,
+/// for wait predicates; `None` if the page is not mapped.
+pub fn foreground_word() -> Option<(u64, u64)> {
+    let mut b = [0u8; 8];
+    guest::copy_in(TERMINAL_PAGE, &mut b).ok().map(|()| (TERMINAL_PAGE, u64::from_le_bytes(b)))
+}
+
 /// `tcgetpgrp`: the session's foreground group.
 pub fn foreground() -> u64 {
     match fg_word() {

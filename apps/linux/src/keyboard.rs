@@ -14,23 +14,31 @@ use oxok_libos::abi::layout::{SYSINFO, SysInfo};
 use oxok_libos::tty::{self, SIGINT, SIGQUIT, SIGTSTP};
 use oxok_libos::{console, exposed};
 
-/// True if this process should watch the keyboard while it waits: a job
-/// of its session is in the foreground, and its standard input is the
-/// console.
+/// True if this process's standard input is the console: its waits then
+/// watch the keyboard ([`wake_on`]) and act on a signal key while a job
+/// of its session is in the foreground ([`check`]).
 pub fn watching() -> bool {
-    crate::groups::job_in_foreground() && crate::calls::file::handle(0).is_ok_and(|h| h.kind() == "console")
+    crate::calls::file::handle(0).is_ok_and(|h| h.kind() == "console")
 }
 
-/// Adds "something was typed since now" to a wait's predicate.
+/// Adds "something was typed, or the terminal's foreground group changed,
+/// since now" to a wait's predicate: a job may take the foreground (and a
+/// key typed just before become its signal) while the shell sleeps.
 pub fn wake_on(b: &mut oxok_pred::Builder) {
     let counter = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
     let seen = exposed::sysinfo().map_or(0, |i| i.console_in);
     b.or().load_u64(counter).ne_imm(seen);
+    if let Some((word, fg)) = crate::groups::foreground_word() {
+        b.or().load_u64(word).ne_imm(fg);
+    }
 }
 
 /// Looks at what was typed for a signal key (this process's terminal
 /// settings name them; none without `ISIG`); acts on the first one.
 pub fn check() {
+    if !crate::groups::job_in_foreground() {
+        return;
+    }
     let t = tty::get();
     if !t.local(oxok_tty::ISIG) {
         return;
