@@ -35,10 +35,14 @@ fn raw() -> [u8; 7] {
 
 /// Reads the RTC: waits (a bounded number of polls) for no update to be in
 /// progress, then reads until two reads agree. `None` if it never settles
-/// or shows an impossible date.
+/// or shows an impossible date. An update keeps the flag set for about
+/// 2 ms a second; 1,000 polls could all fall inside it on a loaded
+/// emulator (a boot then read the wall clock as 1970), so the bound is
+/// far above any update's length and still ends the loop.
 pub fn read() -> Option<DateTime> {
+    const POLLS: u32 = 1_000_000;
     let mut last = None;
-    for _ in 0..1000 {
+    for _ in 0..POLLS {
         if update_in_progress() {
             continue;
         }
