@@ -89,7 +89,13 @@ pub fn start(entry: boot::Entry) -> ! {
         panic!("kernel heap: {e}");
     }
     let tsc_hz = arch::tsc::calibrate();
-    let boot_unix = arch::rtc::read().map_or(0, |t| arch::rtc::unix_seconds(&t));
+    let boot_unix = arch::rtc::read().map_or_else(
+        || {
+            log::warn!("rtc: no settled reading; the wall clock starts at 1970");
+            0
+        },
+        |t| arch::rtc::unix_seconds(&t),
+    );
     let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0, boot_unix };
     let archive_range = boot.modules().first().map_or((0, 0), |m| (m.start, m.end));
     if let Err(e) = mem::exposed::init(clock, archive_range, env::ENV_FRAMES) {
