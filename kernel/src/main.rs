@@ -91,7 +91,7 @@ pub fn start(entry: boot::Entry) -> ! {
     let tsc_hz = arch::tsc::calibrate();
     let boot_unix = arch::rtc::read().map_or_else(
         || {
-            log::warn!("rtc: no settled reading; the wall clock starts at 1970");
+            ::log::warn!("rtc: no settled reading; the wall clock starts at 1970");
             0
         },
         |t| arch::rtc::unix_seconds(&t),
