@@ -52,8 +52,8 @@ pub fn check() {
         .find_map(|(i, b)| keys.iter().find(|(k, _)| *k != 0 && k == b).map(|&(k, sig)| (i, k, sig)));
     let Some((at, key, sig)) = found else { return };
     // Take (and drop) the input up to and including the key.
-    let mut drop = [0u8; 256];
-    if console::try_read(&mut drop[..=at]).is_err() {
+    let mut flushed = [0u8; 256];
+    if console::try_read(&mut flushed[..=at]).is_err() {
         return;
     }
     if t.local(oxok_tty::ECHO) {
