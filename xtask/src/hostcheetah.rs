@@ -55,9 +55,13 @@ fn read_reply(s: &mut TcpStream, head_only: bool) -> Result<Reply, String> {
 /// One request on a new connection; the reply, and whether the server
 /// then closed the connection.
 fn exchange(port: u16, req: &[u8], head_only: bool) -> Result<(Reply, bool), String> {
+    let start = Instant::now();
     let mut s = connect(port)?;
+    // Where and when, to find the connection in a capture (`OXOK_PCAP`).
+    let local = s.local_addr().map_or(0, |a| a.port());
     s.write_all(req).map_err(|e| format!("send: {e}"))?;
-    let r = read_reply(&mut s, head_only)?;
+    let r = read_reply(&mut s, head_only)
+        .map_err(|e| format!("{e} (from port {local}, after {:.1} s)", start.elapsed().as_secs_f64()))?;
     let mut rest = Vec::new();
     let closed = s.read_to_end(&mut rest).is_ok() && rest.is_empty();
     Ok((r, closed))

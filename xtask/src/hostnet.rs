@@ -35,7 +35,17 @@ pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
     for (proto, host, guest) in forwards {
         netdev.push_str(&format!(",hostfwd={proto}:127.0.0.1:{host}-:{guest}"));
     }
-    vec!["-netdev".into(), netdev, "-device".into(), format!("virtio-net-pci,netdev=n0,{VIRTIO_NET_OFFLOADS_OFF}")]
+    let device = format!("virtio-net-pci,netdev=n0,{VIRTIO_NET_OFFLOADS_OFF}");
+    let mut args = vec!["-netdev".into(), netdev, "-device".into(), device];
+    // A packet capture of the NIC's traffic on request (both directions,
+    // the first 200 bytes of each frame): `OXOK_PCAP=/tmp/cap` writes
+    // `/tmp/cap.<first forwarded host port>.pcap` for each boot.
+    if let Ok(prefix) = std::env::var("OXOK_PCAP") {
+        let port = forwards.first().map_or(0, |f| f.1);
+        args.push("-object".into());
+        args.push(format!("filter-dump,id=capture,netdev=n0,file={prefix}.{port}.pcap,maxlen=200"));
+    }
+    args
 }
 
 /// A UDP port on 127.0.0.1 that is free right now.

@@ -162,12 +162,23 @@ impl<S: Copy> Conn<S> {
         self.ack_pending = false;
         self.fast_retransmit = false;
         self.timer = now + self.rto;
-        self.syn_ack(sh, site);
+        self.syn_ack(true, sh, site);
     }
 
-    fn syn_ack(&mut self, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
-        let mss = sh.cfg.mss;
-        sh.segment(site, self.peer(), self.iss, self.rcv_nxt, flags::SYN | flags::ACK, Some(mss), None);
+    /// Sends the SYN-ACK; `with_mss`: with the MSS option.
+    ///
+    /// A SYN-ACK sent again on our own timeout leaves the option out: the
+    /// client may already be established and sending (its ACK and data lost
+    /// on the way in), and QEMU's user network (libslirp 4.7, the tests'
+    /// host side) re-sizes the connection's buffers for every MSS option on
+    /// a SYN, emptying its send buffer — the request it sent is then never
+    /// sent again (seen in packet captures of `cheetah-robust`). Without the
+    /// option a client that missed the first SYN-ACK assumes 536 bytes
+    /// (RFC 9293 §3.7.1), which only limits the size of its requests'
+    /// segments.
+    fn syn_ack(&mut self, with_mss: bool, sh: &mut Shared, site: &mut impl Site<Stream = S>) {
+        let mss = with_mss.then_some(sh.cfg.mss);
+        sh.segment(site, self.peer(), self.iss, self.rcv_nxt, flags::SYN | flags::ACK, mss, None);
     }
 
     /// One segment for this connection.
@@ -183,7 +194,7 @@ impl<S: Copy> Conn<S> {
         }
         if seg.has(flags::SYN) {
             if self.state == State::SynReceived && seg.seq == self.irs {
-                self.syn_ack(sh, site); // our SYN-ACK was lost
+                self.syn_ack(true, sh, site); // our SYN-ACK was lost: the client is still in SYN-SENT
             } else {
                 self.send_ack(sh, site); // challenge ACK (RFC 5961)
             }
@@ -451,7 +462,7 @@ impl<S: Copy> Conn<S> {
             self.rto = (self.rto * 2).min(sh.cfg.rto_max_ticks);
             self.timer = now + self.rto;
             if self.state == State::SynReceived {
-                self.syn_ack(sh, site);
+                self.syn_ack(false, sh, site);
                 return;
             }
             self.snd_nxt = self.snd_una;

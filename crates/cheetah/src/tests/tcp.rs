@@ -1,6 +1,6 @@
 use alloc::format;
 
-use super::client::{Client, Rig, config, file, split};
+use super::client::{CLIENT_IP, Client, Rig, config, file, split};
 use crate::wire::{self, flags};
 
 fn get(rig: &mut Rig, port: u16, req: &str) -> Client {
@@ -233,6 +233,20 @@ fn an_unanswered_syn_ack_is_given_up() {
     // SYN-ACK sent 1 + max_retries times, then RST.
     let frames = c.take(&mut rig.wire);
     assert_eq!(frames.len(), 1 + 6 + 1);
+}
+
+#[test]
+fn only_the_first_syn_ack_and_answers_to_a_repeated_syn_carry_the_mss() {
+    let mut rig = Rig::new(config());
+    let c = Client::new(49_100);
+    let syn = c.frame(flags::SYN, c.seq, &[], Some(1460));
+    rig.deliver(&syn);
+    rig.advance(300); // past the first retransmission timeout
+    rig.deliver(&syn); // the client sends its SYN again
+    let mss: alloc::vec::Vec<_> =
+        c.take(&mut rig.wire).iter().map(|f| wire::parse_tcp(f, CLIENT_IP).map(|s| (s.flags, s.mss))).collect();
+    let syn_ack = flags::SYN | flags::ACK;
+    assert_eq!(mss, [Some((syn_ack, Some(1460))), Some((syn_ack, None)), Some((syn_ack, Some(1460)))]);
 }
 
 #[test]
