@@ -1,6 +1,7 @@
 /* File attributes the file system does not keep (calls/attr.rs): chmod,
    chown and utimensat check their object and arguments and accept what
-   leaves the file as stat shows it (owner root, modes by kind, no times);
+   leaves the file as stat shows it (owner root, modes by kind, the time of
+   the last change of the content, which the RAM file system keeps);
    another owner is EPERM, a missing file ENOENT, a bad descriptor EBADF,
    a bad pointer EFAULT, a bad time EINVAL. */
 #define _GNU_SOURCE
@@ -44,5 +45,15 @@ int main(void) {
     CHECK("utimensat-efault", utimensat(AT_FDCWD, (const char *)8, NULL, 0) == -1 && errno == EFAULT);
     CHECK("futimens-badfd", futimens(77, NULL) == -1 && errno == EBADF);
     close(fd);
+    /* The RAM file system keeps the time of the last change of a file's
+       content (utimensat does not set it). */
+    int t = open("/lxa/time", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    long now = (long)time(NULL);
+    CHECK("mtime-written", t >= 0 && write(t, "abc", 3) == 3 && fstat(t, &st) == 0 && st.st_mtime > 0 &&
+                               st.st_mtime >= now - 5 && st.st_mtime <= now + 5 && st.st_ctime == st.st_mtime);
+    struct stat by_path;
+    CHECK("mtime-by-path", stat("/lxa/time", &by_path) == 0 && by_path.st_mtime == st.st_mtime);
+    close(t);
+    unlink("/lxa/time");
     return summary("lx-attrs");
 }

@@ -21,6 +21,17 @@ pub fn unix_ns() -> Option<u64> {
     u64::try_from(ns).ok()
 }
 
+/// The wall-clock time in whole seconds since 1970 ([`unix_ns`] without
+/// its 128-bit arithmetic). `None` without the real-time clock.
+pub fn unix_secs() -> Option<u64> {
+    let c = crate::exposed::clock()?;
+    let (since, hz) = crate::exposed::tsc_since_boot()?;
+    if c.boot_unix == 0 || hz == 0 {
+        return None;
+    }
+    Some(c.boot_unix.saturating_add(since / hz))
+}
+
 /// The sleep in progress, in this machine's clock ticks: its deadline (0:
 /// none) and its length. Kept here rather than on the stack, and compared
 /// by the predicate as a parameter rather than an immediate, so that a

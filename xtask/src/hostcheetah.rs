@@ -150,6 +150,7 @@ pub(crate) fn serve(ports: &[u16]) -> Result<String, String> {
     }
     // 304 with the Last-Modified date; 200 with an older one.
     let lm = h.header("last-modified").ok_or("no Last-Modified")?.to_string();
+    crate::hosthttp::recent(&lm)?;
     s.write_all(format!("GET /10k.txt HTTP/1.1\r\nHost: oxok\r\nIf-Modified-Since: {lm}\r\n\r\n").as_bytes())
         .map_err(|e| e.to_string())?;
     let r = read_reply(&mut s, true)?;

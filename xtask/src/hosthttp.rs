@@ -109,6 +109,19 @@ fn exchange(port: u16, req: &[u8]) -> Result<Response, String> {
     read_response(&mut s, &mut Vec::new(), req.starts_with(b"HEAD"))
 }
 
+/// `Last-Modified` is an HTTP date within a day of the host's clock: the
+/// file's time from the file system (the guest's clock starts from the
+/// host's), not a count from the guest's boot.
+pub(crate) fn recent(date: &str) -> Result<(), String> {
+    let secs =
+        oxok_http::date::parse(date.as_bytes()).ok_or_else(|| format!("Last-Modified {date:?}: no HTTP date"))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    if secs.abs_diff(now) > 86_400 {
+        return Err(format!("Last-Modified {date:?} is not within a day of the host's time"));
+    }
+    Ok(())
+}
+
 /// `GET path` over HTTP/1.0.
 fn get10(port: u16, path: &str) -> Result<Response, String> {
     exchange(port, format!("GET {path} HTTP/1.0\r\n\r\n").as_bytes())
@@ -177,6 +190,7 @@ pub(crate) fn http_get(ports: &[u16]) -> Result<String, String> {
             return Err(format!("keep-alive GET {path}: Connection {:?}", r.header("connection")));
         }
         last_modified = r.header("last-modified").ok_or("no Last-Modified")?.to_string();
+        recent(&last_modified)?;
     }
     s.write_all(
         b"HEAD /10k.txt HTTP/1.1\r\nHost: oxok\r\n\r\nGET /1k.txt HTTP/1.1\r\nHost: oxok\r\nConnection: close\r\n\r\n",

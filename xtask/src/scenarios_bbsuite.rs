@@ -48,9 +48,10 @@ const LINUX: Scenario = Scenario {
 /// The attribute calls (`apps/linux/src/calls/attr.rs`).
 pub(crate) const ATTRS: Scenario = Scenario {
     name: "linux-attrs",
-    about: "chmod, chown (SQLite's fchown) and utimensat on a file system with one user and no kept modes or \
-            times: the owner root and any mode or time accepted, another owner EPERM, missing files ENOENT, \
-            bad descriptors EBADF, bad pointers EFAULT, bad times EINVAL; busybox touch creates a file",
+    about: "chmod, chown (SQLite's fchown) and utimensat on a file system with one user and no kept modes: the \
+            owner root and any mode or time accepted, another owner EPERM, missing files ENOENT, bad descriptors \
+            EBADF, bad pointers EFAULT, bad times EINVAL; stat shows the time of a file's last write (the RAM \
+            file system keeps it); busybox touch creates a file",
     cmdline: "run=init",
     input: "lx-attrs\necho status $?\nbusybox touch /t1\nbusybox ls /t1\nexit 0\n",
     expect: &[
@@ -64,6 +65,8 @@ pub(crate) const ATTRS: Scenario = Scenario {
         "ok utimensat-times",
         "ok utimensat-bad-nsec",
         "ok futimens-badfd",
+        "ok mtime-written",
+        "ok mtime-by-path",
         "lx-attrs: * checks, 0 failed",
         "status 0",
         "oxok$ busybox ls /t1",

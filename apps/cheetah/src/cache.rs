@@ -6,9 +6,10 @@
 //! references are loaded with it (grouping). Files are looked at again
 //! (size, inode) at most once a second.
 //!
-//! The RAM file system keeps no modification times, so a file's
-//! `Last-Modified` is when (seconds since boot) its present content entered
-//! the cache, as in `httpd`.
+//! A file's `Last-Modified` is its modification time as the file system
+//! keeps it (the RAM file system does); on one that keeps none (the disk's
+//! C-FFS reports 0) it is when (seconds since boot) its present content
+//! entered the cache.
 //!
 //! Every cached page is a frame this environment holds a capability for
 //! (`net_send` names frames by capability slot), and an environment has
@@ -176,7 +177,8 @@ impl Cache {
                 }
             }
         };
-        let mtime = now / hz.max(1);
+        // The file's own time; on a file system that keeps none, the load.
+        let mtime = if meta.mtime != 0 { meta.mtime } else { now / hz.max(1) };
         let ctype = mime::content_type(url);
         let mut head_page = Vec::with_capacity(PAGE);
         let mut heads = [HeadRef::default(); HEADS];

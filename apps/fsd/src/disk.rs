@@ -120,7 +120,8 @@ impl DiskFiles {
     fn meta(&mut self, path: &str) -> Result<Meta, FsError> {
         let st = self.fs()?.stat(path).map_err(err)?;
         let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
-        Ok(Meta { kind: kind(st.kind), size: st.size, number, nlink: u64::from(st.nlink) })
+        // C-FFS keeps no times (yet).
+        Ok(Meta { kind: kind(st.kind), size: st.size, number, nlink: u64::from(st.nlink), mtime: 0 })
     }
 
     fn sync(&mut self) -> Result<(), FsError> {

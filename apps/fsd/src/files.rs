@@ -19,6 +19,8 @@ pub struct Meta {
     pub number: u64,
     /// Links.
     pub nlink: u64,
+    /// The last change of the content in Unix seconds (0: not kept).
+    pub mtime: u64,
 }
 
 /// One directory entry.
@@ -67,7 +69,7 @@ pub trait Files: Send {
     }
     /// (inodes or files, bytes used) for `INFO`.
     fn usage(&mut self) -> (u64, u64);
-    /// The server's clock (requests served).
+    /// The server's clock (Unix seconds), stamped on what later calls change.
     fn set_time(&mut self, _now: u64) {}
     /// Makes `ino`'s data, size and name durable before it returns
     /// (`FSYNC`). A file system in memory has nothing to write.
@@ -92,7 +94,7 @@ impl Files for Fs {
     }
     fn stat(&mut self, i: u64) -> Result<Meta, FsError> {
         let st = Fs::stat(self, ino(i))?;
-        Ok(Meta { kind: st.kind, size: st.size, number: st.ino.number(), nlink: st.nlink })
+        Ok(Meta { kind: st.kind, size: st.size, number: st.ino.number(), nlink: st.nlink, mtime: st.mtime })
     }
     fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
         let i = self.lookup(Ino::ROOT, path)?;

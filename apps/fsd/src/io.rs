@@ -115,15 +115,15 @@ impl Server {
         Ok(0)
     }
 
-    /// Kind, size, inode number and links of `ino` in reply words 1..5.
+    /// Kind, size, inode number, links and time of `ino` in reply words 1..6.
     pub(crate) fn put_stat(&mut self, ino: u64, out: &mut Msg) -> Reply {
         let st = self.fs.stat(ino).map_err(status)?;
         Self::put_meta(&st, out)
     }
 
-    /// `st` in reply words 1..5.
+    /// `st` in reply words 1..6.
     pub(crate) fn put_meta(st: &Meta, out: &mut Msg) -> Reply {
-        proto::put_stat(&mut out[1..], kind_code(st.kind), st.size, st.number, st.nlink);
+        proto::put_stat(&mut out[1..], kind_code(st.kind), st.size, st.number, st.nlink, st.mtime);
         Ok(0)
     }
 

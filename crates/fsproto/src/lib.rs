@@ -263,9 +263,11 @@ pub const fn split_readdir_word(w: u64) -> (bool, u64, usize) {
     (w >> 63 != 0, (w >> 48) & 0xff, (w & 0xffff) as usize)
 }
 
-/// `STAT`/`FSTAT` reply words 1..5: kind, size, inode number, links.
-pub fn put_stat(words: &mut [u64], kind: u64, size: u64, ino: u64, nlink: u64) {
-    for (w, v) in words.iter_mut().zip([kind, size, ino, nlink]) {
+/// `STAT`/`FSTAT` reply words 1..6: kind, size, inode number, links, and
+/// the last modification of the content in Unix seconds (0: the file
+/// system keeps no times).
+pub fn put_stat(words: &mut [u64], kind: u64, size: u64, ino: u64, nlink: u64, mtime: u64) {
+    for (w, v) in words.iter_mut().zip([kind, size, ino, nlink, mtime]) {
         *w = v;
     }
 }

@@ -61,10 +61,10 @@ fn packing_never_overruns_either_side() {
 }
 
 #[test]
-fn stat_fills_four_words() {
+fn stat_fills_five_words() {
     let mut w = [0u64; WORDS];
-    put_stat(&mut w[1..], KIND_FILE, 10, 3, 1);
-    assert_eq!(&w[..6], &[0, KIND_FILE, 10, 3, 1, 0]);
+    put_stat(&mut w[1..], KIND_FILE, 10, 3, 1, 1_764_000_000);
+    assert_eq!(&w[..7], &[0, KIND_FILE, 10, 3, 1, 1_764_000_000, 0]);
 }
 
 #[test]

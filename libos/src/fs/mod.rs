@@ -102,14 +102,17 @@ pub struct Metadata {
     pub ino: u64,
     /// Links (names of a file; 2 + subdirectories for a directory).
     pub nlink: u64,
+    /// The last change of the content, in Unix seconds (0: the file
+    /// system keeps no times — the disk's C-FFS does not yet).
+    pub mtime: u64,
 }
 
 impl Metadata {
-    /// From `STAT` reply words 1..5.
+    /// From `STAT` reply words 1..6 ([`proto::put_stat`]).
     fn from_words(w: &[u64]) -> Metadata {
         let word = |i: usize| w.get(i).copied().unwrap_or(0);
         let kind = if word(0) == proto::KIND_DIR { FileKind::Dir } else { FileKind::File };
-        Metadata { kind, size: word(1), ino: word(2), nlink: word(3) }
+        Metadata { kind, size: word(1), ino: word(2), nlink: word(3), mtime: word(4) }
     }
 
     /// True for a directory.

@@ -1,12 +1,13 @@
 //! File attributes the file system does not keep: modes (`chmod`), owners
 //! (`chown`) and times (`utimensat`). There is one user, root, who owns
-//! every file; modes are fixed by kind and times are not kept (`stat`
-//! says so). So each call checks what Linux would check — the path or
+//! every file; modes are fixed by kind, and the only time is the one the
+//! file system stamps when a file's content changes (`stat` shows it for
+//! all three times; the disk's C-FFS keeps none: 0). So each call checks what Linux would check — the path or
 //! descriptor names an object, pointers are readable, flags are known —
 //! and then accepts what leaves the file as `stat` shows it: any mode
 //! (none is kept; bits beyond `07777`, such as the file type `cp -r`
 //! passes from a `stat`, are ignored as Linux ignores them), the owner root (uid/gid 0 or -1; another owner is
-//! `EPERM`: no other user exists), any times (none are kept).
+//! `EPERM`: no other user exists), any times (none are set).
 
 use crate::calls::fs::{path_arg, resolve, stat_fd, stat_path};
 use crate::errno::{EINVAL, EPERM, Res};

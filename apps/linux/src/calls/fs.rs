@@ -115,6 +115,9 @@ pub(crate) struct Stat {
     ino: u64,
     nlink: u64,
     rdev: (u64, u64),
+    /// Unix seconds (0: not kept); reported as access, modification and
+    /// status-change time alike.
+    mtime: u64,
 }
 
 impl Stat {
@@ -131,6 +134,9 @@ impl Stat {
         put(48, &self.size.to_le_bytes());
         put(56, &4096u64.to_le_bytes()); // st_blksize
         put(64, &self.size.div_ceil(512).to_le_bytes());
+        for off in [72, 88, 104] {
+            put(off, &self.mtime.to_le_bytes()); // st_atime, st_mtime, st_ctime (seconds)
+        }
         b
     }
 
@@ -139,12 +145,12 @@ impl Stat {
             FileKind::Dir => (S_IFDIR | 0o755, m.nlink.max(2)),
             FileKind::File => (S_IFREG | 0o644, m.nlink.max(1)),
         };
-        Stat { mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0) }
+        Stat { mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0), mtime: m.mtime }
     }
 
     fn device(kind: &str) -> Stat {
         let rdev = devices::rdev(kind).unwrap_or((0, 0));
-        Stat { mode: S_IFCHR | 0o666, size: 0, ino: 0, nlink: 1, rdev }
+        Stat { mode: S_IFCHR | 0o666, size: 0, ino: 0, nlink: 1, rdev, mtime: 0 }
     }
 }
 
@@ -155,10 +161,10 @@ pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
     // The boot archive's programs, where `execve` finds them (so a shell
     // searching `PATH` finds them too).
     if let Some(data) = devices::boot_file(path) {
-        return Ok(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
+        return Ok(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 });
     }
     if let Some(image) = crate::calls::exec::archive_program(path) {
-        return Ok(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0) });
+        return Ok(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 });
     }
     lfs::stat(path).map(|m| Stat::of(&m)).map_err(from_io)
 }
@@ -169,10 +175,10 @@ pub(crate) fn stat_fd(fd: u64) -> Result<Stat, i64> {
         return file.metadata().map(|m| Stat::of(&m)).map_err(from_io);
     }
     Ok(match h.kind() {
-        "pipe" => Stat { mode: S_IFIFO | 0o600, size: 0, ino: 0, nlink: 1, rdev: (0, 0) },
+        "pipe" => Stat { mode: S_IFIFO | 0o600, size: 0, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 },
         // A file a native parent passed: its size is the server's to say,
         // through a handle the personality did not open.
-        "file" => Stat { mode: S_IFREG | 0o644, size: 0, ino: 0, nlink: 1, rdev: (0, 0) },
+        "file" => Stat { mode: S_IFREG | 0o644, size: 0, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 },
         kind => Stat::device(kind),
     })
 }

@@ -1,8 +1,8 @@
 //! The documents: read from the file server and kept in a cache keyed by
-//! path. The RAM file system keeps no modification times, so a document's
-//! `Last-Modified` is the moment (wall-clock time) httpd first read its
-//! present content; a file whose length or inode changed is read again and
-//! gets a new time.
+//! path. A document's `Last-Modified` is its file's modification time; on
+//! a file system that keeps none (the disk's C-FFS, which reports 0) it is
+//! the moment (wall-clock time) httpd first read its present content. A
+//! file whose length, inode or time changed is read again.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -73,6 +73,7 @@ impl Cache {
         if let Some(d) = self.docs.get(&full)
             && d.data.len() as u64 == meta.size
             && d.ino == meta.ino
+            && (meta.mtime == 0 || d.mtime == meta.mtime)
         {
             return Found::Doc(d.data.clone(), d.mtime);
         }
@@ -85,7 +86,7 @@ impl Cache {
             self.bytes = 0;
         }
         let data = Arc::new(bytes);
-        let mtime = now_secs();
+        let mtime = if meta.mtime != 0 { meta.mtime } else { now_secs() };
         self.bytes += data.len();
         if let Some(old) = self.docs.insert(full, Doc { data: data.clone(), mtime, ino: meta.ino }) {
             self.bytes -= old.data.len();
