@@ -46,13 +46,20 @@ int main(void) {
     CHECK("futimens-badfd", futimens(77, NULL) == -1 && errno == EBADF);
     close(fd);
     /* The RAM file system keeps the time of the last change of a file's
-       content (utimensat does not set it). */
+       content, and utimensat sets it. */
     int t = open("/lxa/time", O_CREAT | O_WRONLY | O_TRUNC, 0644);
     long now = (long)time(NULL);
     CHECK("mtime-written", t >= 0 && write(t, "abc", 3) == 3 && fstat(t, &st) == 0 && st.st_mtime > 0 &&
                                st.st_mtime >= now - 5 && st.st_mtime <= now + 5 && st.st_ctime == st.st_mtime);
     struct stat by_path;
     CHECK("mtime-by-path", stat("/lxa/time", &by_path) == 0 && by_path.st_mtime == st.st_mtime);
+    struct timespec set[2] = {{1000, 0}, {1234567890, 0}};
+    CHECK("utimensat-sets-mtime", utimensat(AT_FDCWD, "/lxa/time", set, 0) == 0 && stat("/lxa/time", &by_path) == 0 &&
+                                      by_path.st_mtime == 1234567890);
+    struct timespec omit[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+    CHECK("futimens-omit-keeps", futimens(t, omit) == 0 && fstat(t, &by_path) == 0 && by_path.st_mtime == 1234567890);
+    CHECK("utimensat-null-is-now", utimensat(AT_FDCWD, "/lxa/time", NULL, 0) == 0 && stat("/lxa/time", &by_path) == 0 &&
+                               by_path.st_mtime >= now - 5 && by_path.st_mtime <= now + 5);
     close(t);
     unlink("/lxa/time");
     return summary("lx-attrs");

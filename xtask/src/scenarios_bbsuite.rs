@@ -50,8 +50,8 @@ pub(crate) const ATTRS: Scenario = Scenario {
     name: "linux-attrs",
     about: "chmod, chown (SQLite's fchown) and utimensat on a file system with one user and no kept modes: the \
             owner root and any mode or time accepted, another owner EPERM, missing files ENOENT, bad descriptors \
-            EBADF, bad pointers EFAULT, bad times EINVAL; stat shows the time of a file's last write (the RAM \
-            file system keeps it); busybox touch creates a file",
+            EBADF, bad pointers EFAULT, bad times EINVAL; stat shows the time of a file's last write and utimensat \
+            sets it (the RAM file system keeps times); busybox touch creates a file",
     cmdline: "run=init",
     input: "lx-attrs\necho status $?\nbusybox touch /t1\nbusybox ls /t1\nexit 0\n",
     expect: &[
@@ -67,6 +67,9 @@ pub(crate) const ATTRS: Scenario = Scenario {
         "ok futimens-badfd",
         "ok mtime-written",
         "ok mtime-by-path",
+        "ok utimensat-sets-mtime",
+        "ok futimens-omit-keeps",
+        "ok utimensat-null-is-now",
         "lx-attrs: * checks, 0 failed",
         "status 0",
         "oxok$ busybox ls /t1",

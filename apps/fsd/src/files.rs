@@ -71,6 +71,12 @@ pub trait Files: Send {
     fn usage(&mut self) -> (u64, u64);
     /// The server's clock (Unix seconds), stamped on what later calls change.
     fn set_time(&mut self, _now: u64) {}
+    /// Sets `ino`'s modification and access times (`None`: unchanged). A
+    /// file system that keeps no times says `NotPermitted` (the client
+    /// sees `Unsupported`).
+    fn set_times(&mut self, _ino: u64, _mtime: Option<u64>, _atime: Option<u64>) -> Result<(), FsError> {
+        Err(FsError::NotPermitted)
+    }
     /// Makes `ino`'s data, size and name durable before it returns
     /// (`FSYNC`). A file system in memory has nothing to write.
     fn fsync(&mut self, _ino: u64) -> Result<(), FsError> {
@@ -138,6 +144,9 @@ impl Files for Fs {
     }
     fn set_time(&mut self, now: u64) {
         Fs::set_time(self, now)
+    }
+    fn set_times(&mut self, i: u64, mtime: Option<u64>, atime: Option<u64>) -> Result<(), FsError> {
+        Fs::set_times(self, ino(i), atime, mtime)
     }
 }
 

@@ -144,6 +144,14 @@ impl Server {
                 self.fs.fsync(ino).map(|()| 0).map_err(status)
             }
             op::SYNC => self.fs.sync_all().map(|()| 0).map_err(status),
+            op::SET_TIMES => {
+                let ino = self.table.get(caller, req[1])?.ino;
+                let time = |w: u64| (w != proto::KEEP_TIME).then_some(w);
+                self.fs.set_times(ino, time(req[2]), time(req[3])).map(|()| 0).map_err(|e| match e {
+                    FsError::NotPermitted => Status::Unsupported,
+                    e => status(e),
+                })
+            }
             op::INFO => {
                 self.sweep();
                 let (clients, handles, descs) = self.table.counts();

@@ -166,7 +166,7 @@ linux_calls! {
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
-    280 utimensat Partial "times are not set (stat shows the last write's): checked, accepted" => attr::utimensat;
+    280 utimensat Partial "whole seconds; kept by the RAM file system, accepted elsewhere" => attr::utimensat;
     288 accept4 Partial "SOCK_NONBLOCK, SOCK_CLOEXEC" => net::accept4;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;

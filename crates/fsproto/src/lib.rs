@@ -29,6 +29,7 @@
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
 //! | `OPEN` (arg = [`flags`]), `STAT`, `MKDIR`, `UNLINK`, `RMDIR`, `RENAME` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number; `STAT`: [`put_stat`] |
 //! | `CLOSE`, `FSTAT` | handle | `FSTAT`: [`put_stat`] |
+//! | `SET_TIMES` | handle, modification time, access time ([`KEEP_TIME`]: unchanged) | — |
 //! | `READ` (len = most bytes wanted) | handle | the bytes |
 //! | `WRITE` | handle, `len` ≤ [`WRITE_MAX`] bytes | bytes taken |
 //! | `SEEK` (arg = whence 0 start, 1 current, 2 end) | handle, offset (`i64`) | position |
@@ -125,7 +126,15 @@ pub mod op {
     pub const FSYNC: u8 = 22;
     /// Make everything the server holds durable.
     pub const SYNC: u8 = 23;
+    /// Set an open file's times (word 1 the handle, word 2 the
+    /// modification time, word 3 the access time, each in Unix seconds or
+    /// [`KEEP_TIME`](super::KEEP_TIME)). A server whose file system keeps no
+    /// times answers `Unsupported`.
+    pub const SET_TIMES: u8 = 24;
 }
+
+/// A `SET_TIMES` word that leaves its time as it is.
+pub const KEEP_TIME: u64 = u64::MAX;
 
 /// Bytes of a client's shared buffer (one page).
 pub const BUFFER_SIZE: usize = 4096;

@@ -107,6 +107,15 @@ impl OpenFile {
         handle_call(server, op::FSYNC, 0, 0, &[handle]).map(|_| ())
     }
 
+    /// Sets the file's modification and access times, in Unix seconds
+    /// (`None`: unchanged); `Unsupported` where the file system keeps no
+    /// times (the disk's C-FFS).
+    pub fn set_times(&self, mtime: Option<u64>, atime: Option<u64>) -> Result<(), IoError> {
+        let (server, handle) = super::ftable::ids(self.slot);
+        let w = |t: Option<u64>| t.unwrap_or(proto::KEEP_TIME);
+        handle_call(server, op::SET_TIMES, 0, 0, &[handle, w(mtime), w(atime)]).map(|_| ())
+    }
+
     /// Asks the server for a handle of environment `child` (a child of this
     /// one) on the same open file; returns it.
     pub fn dup_for(&self, child: u64) -> Result<u64, IoError> {

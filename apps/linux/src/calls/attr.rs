@@ -1,18 +1,23 @@
-//! File attributes the file system does not keep: modes (`chmod`), owners
-//! (`chown`) and times (`utimensat`). There is one user, root, who owns
-//! every file; modes are fixed by kind, and the only time is the one the
-//! file system stamps when a file's content changes (`stat` shows it for
-//! all three times; the disk's C-FFS keeps none: 0). So each call checks what Linux would check — the path or
-//! descriptor names an object, pointers are readable, flags are known —
-//! and then accepts what leaves the file as `stat` shows it: any mode
-//! (none is kept; bits beyond `07777`, such as the file type `cp -r`
-//! passes from a `stat`, are ignored as Linux ignores them), the owner root (uid/gid 0 or -1; another owner is
-//! `EPERM`: no other user exists), any times (none are set).
+//! File attributes: modes (`chmod`), owners (`chown`) and times
+//! (`utimensat`). There is one user, root, who owns every file, and modes
+//! are fixed by kind: those calls check what Linux would check — the path
+//! or descriptor names an object, pointers are readable, flags are known —
+//! and then accept what leaves the file as `stat` shows it: any mode (none
+//! is kept; bits beyond `07777`, such as the file type `cp -r` passes from
+//! a `stat`, are ignored as Linux ignores them), the owner root (uid/gid 0
+//! or -1; another owner is `EPERM`: no other user exists). Times are kept
+//! by the RAM file system (whole seconds; `stat` shows the modification
+//! time for all three): `utimensat` sets them there, and elsewhere (the
+//! disk's C-FFS, devices) accepts them without keeping them.
 
 use crate::calls::fs::{path_arg, resolve, stat_fd, stat_path};
-use crate::errno::{EINVAL, EPERM, Res};
-use crate::uaccess;
+use crate::errno::{EINVAL, EPERM, Res, from_io};
+use crate::{fdtab, uaccess};
+use alloc::string::String;
+use alloc::sync::Arc;
 use oxok_libos::abi::ExceptionFrame;
+use oxok_libos::fd::IoError;
+use oxok_libos::fs::{self as lfs, OpenFlags};
 
 const AT_FDCWD: u64 = -100i64 as u64;
 const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
@@ -68,19 +73,49 @@ pub fn fchownat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 }
 
 /// `utimensat(dirfd, path, times, flags)`; a NULL path is `futimens` on
-/// `dirfd`. Each `timespec` must be readable and valid.
+/// `dirfd`. Each `timespec` must be readable and valid. The times are set
+/// in whole seconds where the file system keeps them (the RAM file
+/// system); elsewhere they are accepted and not kept.
 pub fn utimensat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let (dirfd, path, times, flags) = (a[0], a[1], a[2], a[3]);
+    let now = oxok_libos::time::unix_secs().unwrap_or(0);
+    // (modification, access): `None` leaves it.
+    let mut set = [Some(now), Some(now)];
     if times != 0 {
         for i in 0..2u64 {
+            let sec = uaccess::read_u64(times + i * 16)?;
             let nsec = uaccess::read_u64(times + i * 16 + 8)?;
             if nsec >= 1_000_000_000 && nsec != UTIME_NOW && nsec != UTIME_OMIT {
                 return Err(EINVAL);
             }
+            // `times[0]` is the access time, `times[1]` the modification time.
+            set[1 - i as usize] = match nsec {
+                UTIME_OMIT => None,
+                UTIME_NOW => Some(now),
+                _ => Some(sec),
+            };
         }
     }
-    if path == 0 {
-        return stat_fd(dirfd).map(|_| 0);
+    let [mtime, atime] = set;
+    let name = if path == 0 { String::new() } else { uaccess::read_path(path)? };
+    let file = if name.is_empty() {
+        if path != 0 {
+            exists_at(dirfd, path, flags)?; // an empty path needs AT_EMPTY_PATH
+        }
+        stat_fd(dirfd)?;
+        fdtab::get(dirfd as usize).and_then(|i| i.file)
+    } else {
+        exists_at(dirfd, path, flags)?;
+        // A device or a file of the personality's own has no times to set.
+        let full = resolve(dirfd, &name)?;
+        let how = match lfs::stat(&full) {
+            Ok(m) if m.is_dir() => OpenFlags::READ | OpenFlags::DIRECTORY,
+            _ => OpenFlags::READ,
+        };
+        lfs::open_file(&full, how).ok().map(Arc::new)
+    };
+    match file.map(|f| f.set_times(mtime, atime)) {
+        None | Some(Ok(()) | Err(IoError::Unsupported)) => Ok(0),
+        Some(Err(e)) => Err(from_io(e)),
     }
-    exists_at(dirfd, path, flags).map(|()| 0)
 }
