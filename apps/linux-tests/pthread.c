@@ -71,6 +71,17 @@ static void *spinner(void *arg) {
     return (void *)turns;
 }
 
+/* Sleeps, then sets the flag main spins on: its sleep ends while main
+   spins, and the end of main's slice lets it run. */
+static volatile int woke;
+static void *sleeper(void *arg) {
+    (void)arg;
+    struct timespec t = {0, 20 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    woke = 1;
+    return NULL;
+}
+
 static void *holder(void *arg) {
     pthread_mutex_t *m = arg;
     pthread_mutex_lock(m);
@@ -153,6 +164,11 @@ int main(void) {
     sched_yield(); /* the spinner runs and never calls: preempted at its slice's end */
     stop_spinning = 1;
     CHECK("spinning-thread-preempted", pthread_join(sp, &turns) == 0 && (long)turns > 0);
+    pthread_t sl;
+    CHECK("sleeper-created", pthread_create(&sl, NULL, sleeper, NULL) == 0);
+    while (!woke) {
+    }
+    CHECK("sleeper-wakes-while-main-spins", pthread_join(sl, NULL) == 0 && woke);
 
     CHECK("futex-efault", syscall(SYS_futex, (void *)8, 0 /*WAIT*/, 0, NULL, NULL, 0) == -1 && errno == EFAULT);
     CHECK("futex-eagain", syscall(SYS_futex, &counter, 0, 12345, NULL, NULL, 0) == -1 && errno == EAGAIN);

@@ -179,6 +179,7 @@ const PTHREAD: Scenario = Scenario {
         "ok condvar",
         "ok timedlock-timeout",
         "ok spinning-thread-preempted",
+        "ok sleeper-wakes-while-main-spins",
         "ok futex-efault",
         "ok futex-timeout",
         "lx-pthread: * checks, 0 failed",

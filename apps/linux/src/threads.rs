@@ -172,12 +172,13 @@ pub fn block(frame: &mut ExceptionFrame, wait: Wait, result: i64) {
 }
 
 /// At the end of a time slice, with the running thread interrupted in its
-/// own code (`frame`, every register as it was): if another thread can
-/// run, this one goes to the back of the line, ready, and the next one is
-/// loaded into the frame. So a thread spinning without calls does not keep
-/// the others from running.
+/// own code (`frame`, every register as it was): this one goes to the back
+/// of the line, ready, and the first thread that can run now — one that
+/// was ready, or whose sleep or wait has just ended — is loaded into the
+/// frame (this one again if none). So a thread spinning without calls
+/// does not keep the others from running, nor sleepers from waking.
 pub fn preempt(frame: &mut ExceptionFrame) {
-    if !TABLE.lock().others.iter().any(|th| th.wait == Wait::Ready) {
+    if count() < 2 {
         return;
     }
     let regs = frame.regs;
