@@ -78,7 +78,7 @@ int main(void) {
     CHECK("alarm-while-calling", alarms == 1);
 
     /* Spinning without a single call: the personality delivers at the end
-       of the time slice (its slot-end upcall). Without that, this loop
+       of its time slot (its slot-end upcall). Without that, this loop
        never ends. */
     alarms = 0;
     arm_ms(100, 0);

@@ -3,7 +3,7 @@
    critical section so the others contend; a condition variable hands
    items from a producer to consumers; each thread has its own TLS and tid;
    a timed lock times out; join returns each thread's value; a thread
-   spinning without calls is preempted at the end of its time slice. */
+   spinning without calls is preempted at the end of its time slot. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <stdlib.h>
@@ -62,7 +62,7 @@ static void *reader(void *arg) {
 }
 
 /* Spins without a single call until main says stop: main runs again only
-   because the spinner is preempted at the end of its time slice. */
+   because the spinner is preempted at the end of its time slot. */
 static volatile int stop_spinning;
 static void *spinner(void *arg) {
     (void)arg;
@@ -72,7 +72,7 @@ static void *spinner(void *arg) {
 }
 
 /* Sleeps, then sets the flag main spins on: its sleep ends while main
-   spins, and the end of main's slice lets it run. */
+   spins, and the end of main's time slot lets it run. */
 static volatile int woke;
 static void *sleeper(void *arg) {
     (void)arg;
@@ -161,7 +161,7 @@ int main(void) {
     pthread_t sp;
     void *turns = NULL;
     CHECK("spinner-created", pthread_create(&sp, NULL, spinner, NULL) == 0);
-    sched_yield(); /* the spinner runs and never calls: preempted at its slice's end */
+    sched_yield(); /* the spinner runs and never calls: preempted at its slot's end */
     stop_spinning = 1;
     CHECK("spinning-thread-preempted", pthread_join(sp, &turns) == 0 && (long)turns > 0);
     pthread_t sl;

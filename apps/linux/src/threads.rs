@@ -1,7 +1,7 @@
 //! Linux threads of one process, run by the personality in its one
 //! environment: many-to-one. A thread runs until it makes a call that
 //! waits — `futex` wait, `nanosleep`, `sched_yield`, its own `exit` — or
-//! its time slice ends, and the personality then switches the upcall's frame to
+//! its time slot ends, and the personality then switches the upcall's frame to
 //! another thread that can run: registers, FS base (its TLS), FXSAVE image and signal
 //! mask are each thread's own; memory, descriptors and dispositions are
 //! the process's, as Linux's `CLONE_VM|CLONE_FILES|CLONE_SIGHAND` threads
@@ -9,8 +9,8 @@
 //! waits the same way and runs again once the descriptor is ready. Other
 //! calls that block (`wait4`, `poll`, a write that fills a pipe) block
 //! every thread. A thread that spins without a call is preempted at the
-//! end of the environment's time slice ([`preempt`], from the slot-end
-//! upcall: `crate::slice`).
+//! end of the environment's time slot ([`preempt`], from the slot-end
+//! upcall: `crate::slot_end`).
 //!
 //! When every thread waits, the environment sleeps on one wakeup
 //! predicate: the earliest timeout, a signal the program does not block,
@@ -171,7 +171,7 @@ pub fn block(frame: &mut ExceptionFrame, wait: Wait, result: i64) {
     crate::keep_frame();
 }
 
-/// At the end of a time slice, with the running thread interrupted in its
+/// At the end of a time slot, with the running thread interrupted in its
 /// own code (`frame`, every register as it was): this one goes to the back
 /// of the line, ready, and the first thread that can run now — one that
 /// was ready, or whose sleep or wait has just ended — is loaded into the
