@@ -67,7 +67,7 @@ linux_calls! {
     1 write Full "" => file::write;
     2 open Full "" => fs::open;
     3 close Full "" => file::close;
-    4 stat Partial "owner root, times 0, modes fixed by kind" => fs::stat;
+    4 stat Partial "owner root, modes fixed by kind, the modification time for all three times (0 on the disk's C-FFS)" => fs::stat;
     5 fstat Partial "as stat" => fs::fstat;
     6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
     7 poll Full "" => poll::poll;
@@ -76,7 +76,7 @@ linux_calls! {
     10 mprotect Partial "PROT_NONE pages already touched stay readable" => memory::mprotect;
     11 munmap Full "" => memory::munmap;
     12 brk Full "" => memory::brk;
-    13 rt_sigaction Partial "handlers get Linux frames (siginfo, ucontext, FXSAVE) at call returns and faults; stop signals act as ignored" => signal::rt_sigaction;
+    13 rt_sigaction Partial "handlers get Linux frames (siginfo, ucontext, FXSAVE) at call returns, faults and slot ends; stop signals act as ignored" => signal::rt_sigaction;
     14 rt_sigprocmask Full "" => signal::rt_sigprocmask;
     16 ioctl Partial "TCGETS/TCSETS*/TIOCGWINSZ/TIOCGPGRP/TIOCSPGRP on the console; ENOTTY elsewhere" => file::ioctl;
     17 pread64 Full "" => file::pread64;
