@@ -202,8 +202,9 @@ fn report(server: &Server<Stream>, site: &Cheetah, ring_dropped: u64) {
     let ss = site.stats;
     let (files, pages) = site.cache.usage();
     println!(
-        "cheetah: {} connections, {} requests, {} errors, {} busy (503), {} refused (RST), {} reset by clients, {} given up",
-        st.accepted, st.requests, st.errors, st.unavailable, st.refused_full, st.resets, st.aborted
+        "cheetah: {} connections, {} requests, {} errors, {} busy (503), {} refused (RST), {} reset by clients, {} given up \
+         ({} unanswered)",
+        st.accepted, st.requests, st.errors, st.unavailable, st.refused_full, st.resets, st.aborted, st.unanswered
     );
     println!(
         "cheetah: {} data segments, {} with a piggybacked ACK, {} bare ACKs, {} retransmitted, {} timeouts",

@@ -455,6 +455,7 @@ impl<S: Copy> Conn<S> {
             self.retries += 1;
             if self.retries > sh.cfg.max_retries {
                 sh.stats.aborted += 1;
+                sh.stats.unanswered += 1;
                 self.abort(sh, site);
                 return;
             }

@@ -102,6 +102,9 @@ pub struct Stats {
     pub resets: u64,
     /// Connections given up (retries exhausted or idle).
     pub aborted: u64,
+    /// Of those, the ones given up because every retransmission went
+    /// unanswered (the rest were idle too long).
+    pub unanswered: u64,
     /// Connections closed normally.
     pub closed: u64,
     /// Frames answered with ARP replies.

@@ -230,6 +230,7 @@ fn an_unanswered_syn_ack_is_given_up() {
     }
     assert_eq!(rig.server.open(), 0);
     assert_eq!(rig.server.stats().aborted, 1);
+    assert_eq!(rig.server.stats().unanswered, 1);
     // SYN-ACK sent 1 + max_retries times, then RST.
     let frames = c.take(&mut rig.wire);
     assert_eq!(frames.len(), 1 + 6 + 1);
