@@ -1,5 +1,6 @@
 /* alarm, setitimer and getitimer (ITIMER_REAL): SIGALRM ends pause, a
-   sleep and a wait on time, reaches a program making calls, re-arms with
+   sleep and a wait on time, reaches a program making calls and one
+   spinning without calls (so does a signal from another process), re-arms with
    an interval, kills by default; a fork child has no timer; bad arguments
    are EINVAL or EFAULT. */
 #define _GNU_SOURCE
@@ -75,6 +76,31 @@ int main(void) {
     t0 = now_ms();
     while (!alarms && now_ms() - t0 < 5000) getppid();
     CHECK("alarm-while-calling", alarms == 1);
+
+    /* Spinning without a single call: the personality delivers at the end
+       of the time slice (its slot-end upcall). Without that, this loop
+       never ends. */
+    alarms = 0;
+    arm_ms(100, 0);
+    t0 = now_ms();
+    while (!alarms) {
+    }
+    took = now_ms() - t0;
+    CHECK("alarm-while-spinning", alarms == 1 && took >= 90 && took < 2000);
+
+    /* A signal another process sends reaches a spinning handler too. */
+    pid_t spinner = fork();
+    if (spinner == 0) {
+        alarms = 0;
+        while (!alarms) {
+        }
+        _exit(alarms == 1 ? 0 : 1);
+    }
+    struct timespec tenth = {0, 100 * 1000 * 1000};
+    nanosleep(&tenth, NULL);
+    kill(spinner, SIGALRM);
+    int sst;
+    CHECK("signal-to-spinner", waitpid(spinner, &sst, 0) == spinner && WIFEXITED(sst) && WEXITSTATUS(sst) == 0);
 
     alarms = 0;
     int p[2];

@@ -2,7 +2,8 @@
    several threads increment a counter under a mutex, yielding inside the
    critical section so the others contend; a condition variable hands
    items from a producer to consumers; each thread has its own TLS and tid;
-   a timed lock times out; join returns each thread's value. */
+   a timed lock times out; join returns each thread's value; a thread
+   spinning without calls is preempted at the end of its time slice. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <stdlib.h>
@@ -58,6 +59,16 @@ static void *reader(void *arg) {
     (void)arg;
     char buf[16];
     return (void *)read(pfd[0], buf, sizeof buf);
+}
+
+/* Spins without a single call until main says stop: main runs again only
+   because the spinner is preempted at the end of its time slice. */
+static volatile int stop_spinning;
+static void *spinner(void *arg) {
+    (void)arg;
+    long turns = 0;
+    while (!stop_spinning) turns++;
+    return (void *)turns;
 }
 
 static void *holder(void *arg) {
@@ -135,6 +146,13 @@ int main(void) {
     sched_yield(); /* the reader finds the pipe empty */
     CHECK("write-to-reader", write(pfd[1], "hello", 5) == 5);
     CHECK("reader-thread-read", pthread_join(rt, &nread) == 0 && (long)nread == 5);
+
+    pthread_t sp;
+    void *turns = NULL;
+    CHECK("spinner-created", pthread_create(&sp, NULL, spinner, NULL) == 0);
+    sched_yield(); /* the spinner runs and never calls: preempted at its slice's end */
+    stop_spinning = 1;
+    CHECK("spinning-thread-preempted", pthread_join(sp, &turns) == 0 && (long)turns > 0);
 
     CHECK("futex-efault", syscall(SYS_futex, (void *)8, 0 /*WAIT*/, 0, NULL, NULL, 0) == -1 && errno == EFAULT);
     CHECK("futex-eagain", syscall(SYS_futex, &counter, 0, 12345, NULL, NULL, 0) == -1 && errno == EAGAIN);

@@ -92,7 +92,7 @@ pub(crate) const BENCH_SH: Scenario = Scenario {
 pub(crate) const ALARM: Scenario = Scenario {
     name: "linux-alarm",
     about: "alarm and setitimer(ITIMER_REAL): SIGALRM ends pause, nanosleep (time left) and a pipe read on time, \
-            reaches a program making calls, re-arms with an interval, kills by default; getitimer reads what is \
+            reaches a program making calls and one spinning without calls (as does kill from another process), re-arms with an interval, kills by default; getitimer reads what is \
             left; a fork child has no timer; bad which/usec EINVAL, bad pointers EFAULT",
     cmdline: "run=init",
     input: "lx-alarm\necho status $?\nexit 0\n",
@@ -104,6 +104,8 @@ pub(crate) const ALARM: Scenario = Scenario {
         "ok itimer-ends-sleep",
         "ok itimer-periodic",
         "ok alarm-while-calling",
+        "ok alarm-while-spinning",
+        "ok signal-to-spinner",
         "ok alarm-ends-pipe-read",
         "ok alarm-default-kills",
         "ok fork-child-no-timer",

@@ -167,7 +167,8 @@ const PTHREAD: Scenario = Scenario {
     name: "linux-pthread",
     about: "musl pthreads on the personality's threads (clone CLONE_VM|CLONE_THREAD|CLONE_SETTLS|CLONE_CHILD_CLEARTID, \
             futex, set_tid_address): four threads contend for a mutex, a condition variable feeds three consumers, \
-            TLS and tids are per thread, join returns values, a timed lock times out, bad futex pointers are EFAULT",
+            TLS and tids are per thread, join returns values, a timed lock times out, a thread spinning without calls is preempted, bad futex pointers \
+            are EFAULT",
     cmdline: "run=init",
     input: "lx-pthread\necho status $?\nexit 0\n",
     expect: &[
@@ -177,6 +178,7 @@ const PTHREAD: Scenario = Scenario {
         "ok tids-distinct",
         "ok condvar",
         "ok timedlock-timeout",
+        "ok spinning-thread-preempted",
         "ok futex-efault",
         "ok futex-timeout",
         "lx-pthread: * checks, 0 failed",

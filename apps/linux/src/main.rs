@@ -28,6 +28,7 @@ mod mem;
 mod random;
 mod sigframe;
 mod signals;
+mod slice;
 mod table;
 mod threads;
 mod timers;
@@ -83,7 +84,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
     upcall::set_foreign_handler(on_foreign);
     upcall::set_handler(Kind::PageFault, on_fault);
     upcall::set_handler(Kind::Exception, on_exception);
-    if let Err(e) = upcall::install() {
+    if let Err(e) = upcall::install().and_then(|()| slice::install()) {
         eprintln!("linux: cannot register the upcalls: {e}");
         return 1;
     }

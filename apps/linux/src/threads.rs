@@ -1,15 +1,16 @@
 //! Linux threads of one process, run by the personality in its one
-//! environment: many-to-one and cooperative. A thread runs until it makes
-//! a call that waits — `futex` wait, `nanosleep`, `sched_yield`, its own
-//! `exit` — and the personality then switches the upcall's frame to
+//! environment: many-to-one. A thread runs until it makes a call that
+//! waits — `futex` wait, `nanosleep`, `sched_yield`, its own `exit` — or
+//! its time slice ends, and the personality then switches the upcall's frame to
 //! another thread that can run: registers, FS base (its TLS), FXSAVE image and signal
 //! mask are each thread's own; memory, descriptors and dispositions are
 //! the process's, as Linux's `CLONE_VM|CLONE_FILES|CLONE_SIGHAND` threads
 //! share them. A read or write of a pipe or the console that would block
 //! waits the same way and runs again once the descriptor is ready. Other
 //! calls that block (`wait4`, `poll`, a write that fills a pipe) block
-//! every thread, and a thread that spins without a call keeps the others
-//! from running (there is no preemption between threads).
+//! every thread. A thread that spins without a call is preempted at the
+//! end of the environment's time slice ([`preempt`], from the slot-end
+//! upcall: `crate::slice`).
 //!
 //! When every thread waits, the environment sleeps on one wakeup
 //! predicate: the earliest timeout, a signal the program does not block,
@@ -166,6 +167,26 @@ pub fn block(frame: &mut ExceptionFrame, wait: Wait, result: i64) {
     regs.rcx = regs.rip;
     regs.r11 = regs.rflags;
     set_result(&mut regs, result);
+    park(frame, regs, wait);
+    crate::keep_frame();
+}
+
+/// At the end of a time slice, with the running thread interrupted in its
+/// own code (`frame`, every register as it was): if another thread can
+/// run, this one goes to the back of the line, ready, and the next one is
+/// loaded into the frame. So a thread spinning without calls does not keep
+/// the others from running.
+pub fn preempt(frame: &mut ExceptionFrame) {
+    if !TABLE.lock().others.iter().any(|th| th.wait == Wait::Ready) {
+        return;
+    }
+    let regs = frame.regs;
+    park(frame, regs, Wait::Ready);
+}
+
+/// Saves the running thread (`regs`, its FS base, FPU state and mask) as
+/// waiting for `wait` and loads the next thread that can run.
+fn park(frame: &mut ExceptionFrame, regs: Regs, wait: Wait) {
     let mut fpu = Fxsave([0; 512]);
     guest::fxsave(&mut fpu);
     let me = {
@@ -215,6 +236,7 @@ pub fn exit_current(frame: &mut ExceptionFrame) -> bool {
         wake(clear, u32::MAX, 1);
     }
     run_next(frame);
+    crate::keep_frame();
     true
 }
 
@@ -266,7 +288,6 @@ fn run_next(frame: &mut ExceptionFrame) {
             let _ = crate::tls::arch_prctl(0x1002, next.fs);
             guest::fxrstor(&next.fpu);
             MASK.store(next.mask, Ordering::Release);
-            crate::keep_frame();
             return;
         }
         let deadline = t

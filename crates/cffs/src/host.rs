@@ -250,7 +250,7 @@ impl Disk for MemDisk {
             *slot = data;
         }
         self.note(Event::Write { block, data: Box::new(data) });
-        self.xn.copy_done(c.ticket, true);
+        self.xn.copy_done(c.receipt, true);
         self.dirty.remove(&block);
         Ok(())
     }

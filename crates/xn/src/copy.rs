@@ -7,25 +7,39 @@
 
 use oxok_abi::xn::rights;
 
-use crate::order::WriteTicket;
+use crate::order::WriteReceipt;
 use crate::xn::Frames;
 use crate::{Refusal, Xn};
 
 /// A copy XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CopyTicket {
+pub struct CopyReceipt {
     /// The destination's write.
-    pub write: WriteTicket,
+    pub write: WriteReceipt,
     /// The source block, pinned until [`Xn::copy_done`].
     pub src: u64,
     src_generation: u64,
 }
 
-/// What the wrapper does for an accepted copy.
+/// A copy [`Xn::copy_check`] allowed: what the wrapper submits, and what
+/// [`Xn::copy_record`] records once the device has taken the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyPlan {
+    /// The destination block.
+    pub dst: u64,
+    /// The source block.
+    pub src: u64,
+    /// The frame the device reads: the source's cache.
+    pub from: u64,
+    dst_generation: u64,
+    src_generation: u64,
+}
+
+/// What the wrapper does for a recorded copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Copy {
     /// Hand back on completion.
-    pub ticket: CopyTicket,
+    pub receipt: CopyReceipt,
     /// The frame the device reads: the source's (pinned).
     pub from: u64,
     /// The destination's old cached frame, no longer its cache (the
@@ -35,7 +49,7 @@ pub struct Copy {
 
 impl Xn {
     /// Whether the caller may write the data block `dst` from the frame
-    /// caching `src` now (changes nothing).
+    /// caching `src` now (changes nothing); the plan names that frame.
     ///
     /// Checks: `dst` is a live data block (a metadata block is
     /// [`Refusal::MetadataWritable`]: its content changes only through the
@@ -44,7 +58,7 @@ impl Xn {
     /// another live block over which `acl` grants read, cached, and durably
     /// written (a tainted source is [`Refusal::Tainted`]: its content was
     /// never on the disk).
-    pub fn copy_check(&self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<(), Refusal> {
+    pub fn copy_check(&self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<CopyPlan, Refusal> {
         let d = self.live(dst)?;
         if d.is_meta() {
             return Err(Refusal::MetadataWritable(dst));
@@ -56,42 +70,53 @@ impl Xn {
         if d.pins > 0 || dst == src {
             return Err(Refusal::Busy(dst));
         }
+        let dst_generation = d.generation;
         self.check_rights(mem, creds, src, rights::READ)?;
         let s = self.live(src)?;
-        if s.frame.is_none() {
-            return Err(Refusal::NotBound(src));
-        }
+        let from = s.frame.ok_or(Refusal::NotBound(src))?;
         if s.durable_seq(self.durable) == 0 {
             return Err(Refusal::Tainted(src));
         }
         if s.pins == u32::MAX {
             return Err(Refusal::Busy(src));
         }
-        Ok(())
+        Ok(CopyPlan { dst, src, from, dst_generation, src_generation: s.generation })
     }
 
-    /// Writes the data block `dst` from the frame caching `src`, after
-    /// [`copy_check`](Xn::copy_check): the write is in flight like
-    /// [`write_begin`](Xn::write_begin)'s (taint and durability follow the
-    /// same rules), `dst` is no longer cached, and `src` is pinned.
+    /// Records the copy `plan` allowed as submitted: the write is in flight
+    /// like [`write_record`](Xn::write_record)'s (taint and durability
+    /// follow the same rules), `dst` is no longer cached, and `src` is
+    /// pinned. Cannot fail; call it right after the device took the
+    /// request, with nothing changed in XN since the check.
+    pub fn copy_record(&mut self, plan: CopyPlan) -> Copy {
+        let (write, dropped) = match self.reg.get_mut(plan.dst).filter(|m| m.generation == plan.dst_generation) {
+            Some(m) => {
+                m.issued += 1;
+                m.in_flight = true;
+                m.dirty = false;
+                (WriteReceipt::new(plan.dst, m.generation, m.issued), m.frame.take())
+            }
+            // Not reached under the rule above; a receipt no completion matches.
+            None => (WriteReceipt::new(plan.dst, plan.dst_generation, 0), None),
+        };
+        if let Some(p) = self.reg.get_mut(plan.src).filter(|p| p.generation == plan.src_generation) {
+            p.pins += 1;
+        }
+        let receipt = CopyReceipt { write, src: plan.src, src_generation: plan.src_generation };
+        Copy { receipt, from: plan.from, dropped }
+    }
+
+    /// [`copy_check`](Xn::copy_check) and [`copy_record`](Xn::copy_record)
+    /// at once, for a wrapper whose submission cannot fail.
     pub fn copy_begin(&mut self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<Copy, Refusal> {
-        self.copy_check(mem, creds, dst, src)?;
-        let from = self.live(src)?.frame.ok_or(Refusal::NotBound(src))?;
-        let m = self.reg.get_mut(dst).ok_or(Refusal::NotAllocated(dst))?;
-        m.issued += 1;
-        m.in_flight = true;
-        m.dirty = false;
-        let dropped = m.frame.take();
-        let write = WriteTicket::new(dst, m.generation, m.issued);
-        let p = self.reg.get_mut(src).ok_or(Refusal::NotAllocated(src))?;
-        p.pins += 1;
-        Ok(Copy { ticket: CopyTicket { write, src, src_generation: p.generation }, from, dropped })
+        let plan = self.copy_check(mem, creds, dst, src)?;
+        Ok(self.copy_record(plan))
     }
 
     /// The copy finished (`ok`: the write completed, not yet durable; else
     /// it failed and `dst`, uncached, counts as issued and dirty, as after a
     /// failed [`write_begin`](Xn::write_begin)). The source is unpinned.
-    pub fn copy_done(&mut self, t: CopyTicket, ok: bool) {
+    pub fn copy_done(&mut self, t: CopyReceipt, ok: bool) {
         if ok {
             self.write_done(t.write);
         } else {

@@ -124,12 +124,12 @@ mod verify;
 mod xn;
 
 pub use asm::{Asm, template};
-pub use copy::{Copy, CopyTicket};
+pub use copy::{Copy, CopyPlan, CopyReceipt};
 pub use error::Refusal;
 pub use extent::{Extent, Owned, SetError};
 pub use freemap::FreeMap;
 pub use insn::{Alu, AluImm, Insn, Reg};
-pub use order::{FlushTicket, WriteTicket};
+pub use order::{FlushReceipt, WritePlan, WriteReceipt};
 pub use recover::{Duplicate, Report};
 pub use template::{Acl, OwnsError, Template};
 pub use udf::{Emit, Fault, Udf};

@@ -9,7 +9,7 @@ use crate::{Refusal, Xn};
 
 /// A write XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WriteTicket {
+pub struct WriteReceipt {
     /// The block.
     pub block: u64,
     generation: u64,
@@ -18,28 +18,39 @@ pub struct WriteTicket {
 
 /// A flush XN knows about; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlushTicket(u64);
+pub struct FlushReceipt(u64);
 
-impl WriteTicket {
-    pub(crate) fn new(block: u64, generation: u64, seq: u64) -> WriteTicket {
-        WriteTicket { block, generation, seq }
+impl WriteReceipt {
+    pub(crate) fn new(block: u64, generation: u64, seq: u64) -> WriteReceipt {
+        WriteReceipt { block, generation, seq }
     }
 }
 
+/// A write [`Xn::write_check`] allowed: what the wrapper submits, and what
+/// [`Xn::write_record`] records once the device has taken the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WritePlan {
+    /// The block.
+    pub block: u64,
+    /// The frame the device reads: the block's cache.
+    pub frame: u64,
+    generation: u64,
+}
+
 impl Xn {
-    /// Asks to write the cached `block` to disk (the wrapper submits the
-    /// request when this succeeds, from the frame XN names).
+    /// Whether the cached `block` may be written to disk now (changes
+    /// nothing); the plan names the frame to write from.
     ///
     /// Checks: the block is live, cached, with no write in flight; if it is
     /// metadata, every block its current content owns is durably
     /// initialised — else [`Refusal::TaintedPointer`] names the first that
     /// is not (write and flush it first). Cost: one registry lookup per
-    /// owned block. Then the block is in flight and no longer dirty.
+    /// owned block.
     ///
     /// Writing needs no rights (as in Xok, any process may flush a dirty
     /// block: writing back what the cache holds harms no one); changing
     /// what the cache holds is what the rights guard.
-    pub fn write_begin(&mut self, mem: &impl Frames, block: u64) -> Result<WriteTicket, Refusal> {
+    pub fn write_check(&self, mem: &impl Frames, block: u64) -> Result<WritePlan, Refusal> {
         let e = *self.live(block)?;
         if e.in_flight {
             return Err(Refusal::InFlight(block));
@@ -55,15 +66,36 @@ impl Xn {
                 }
             }
         }
-        let m = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
-        m.issued += 1;
-        m.in_flight = true;
-        m.dirty = false;
-        Ok(WriteTicket { block, generation: m.generation, seq: m.issued })
+        Ok(WritePlan { block, frame, generation: e.generation })
+    }
+
+    /// Records the write `plan` allowed as submitted: the block is in flight
+    /// and no longer dirty. Cannot fail; call it right after the device
+    /// took the request, with nothing changed in XN since the check (the
+    /// wrapper holds XN's lock throughout).
+    pub fn write_record(&mut self, plan: WritePlan) -> WriteReceipt {
+        let issued = match self.reg.get_mut(plan.block).filter(|m| m.generation == plan.generation) {
+            Some(m) => {
+                m.issued += 1;
+                m.in_flight = true;
+                m.dirty = false;
+                m.issued
+            }
+            // Not reached under the rule above; a receipt no completion matches.
+            None => 0,
+        };
+        WriteReceipt { block: plan.block, generation: plan.generation, seq: issued }
+    }
+
+    /// [`write_check`](Xn::write_check) and [`write_record`](Xn::write_record)
+    /// at once, for a wrapper whose submission cannot fail.
+    pub fn write_begin(&mut self, mem: &impl Frames, block: u64) -> Result<WriteReceipt, Refusal> {
+        let plan = self.write_check(mem, block)?;
+        Ok(self.write_record(plan))
     }
 
     /// The write completed (not yet durable: that takes a flush).
-    pub fn write_done(&mut self, t: WriteTicket) {
+    pub fn write_done(&mut self, t: WriteReceipt) {
         let (epoch, durable) = (self.epoch, self.durable);
         if let Some(e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
             e.in_flight = false;
@@ -73,7 +105,7 @@ impl Xn {
 
     /// The write failed. The block is dirty again; since part of it may
     /// have reached the disk, it still counts as issued.
-    pub fn write_failed(&mut self, t: WriteTicket) {
+    pub fn write_failed(&mut self, t: WriteReceipt) {
         if let Some(e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
             e.in_flight = false;
             e.dirty = true;
@@ -82,15 +114,15 @@ impl Xn {
 
     /// A flush is being submitted: it makes durable every write completed
     /// before now.
-    pub fn flush_begin(&mut self) -> FlushTicket {
-        let t = FlushTicket(self.epoch);
+    pub fn flush_begin(&mut self) -> FlushReceipt {
+        let t = FlushReceipt(self.epoch);
         self.epoch += 1;
         t
     }
 
     /// The flush completed. O(1): taint and will-free are judged lazily
     /// against the durable epoch.
-    pub fn flush_done(&mut self, t: FlushTicket) {
+    pub fn flush_done(&mut self, t: FlushReceipt) {
         self.durable = self.durable.max(t.0);
         // Every entry's state is judged against it.
         self.reg.mark_all();

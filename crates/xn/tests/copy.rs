@@ -41,7 +41,7 @@ fn a_copy_writes_the_destination_from_the_source_frame_and_pins_it() {
     assert_eq!(xn.copy_begin(&mem, &[OWNER], 6, 5), Err(Refusal::InFlight(6)));
     // The parent may not persist its pointer to 6 yet.
     assert_eq!(xn.write_begin(&mem, 1), Err(Refusal::TaintedPointer { block: 1, child: 6 }));
-    xn.copy_done(c.ticket, true);
+    xn.copy_done(c.receipt, true);
     assert!(!xn.is_pinned(5));
     assert!(xn.is_tainted(6), "completed, not flushed");
     flush(&mut xn);
@@ -56,7 +56,7 @@ fn a_pinned_source_cannot_be_a_destination() {
     alloc_child(&mut xn, &mut mem, 1, 2, 7, DATA, 7);
     let c = xn.copy_begin(&mem, &[OWNER], 6, 5).unwrap();
     assert_eq!(xn.copy_begin(&mem, &[OWNER], 5, 7), Err(Refusal::Busy(5)));
-    xn.copy_done(c.ticket, true);
+    xn.copy_done(c.receipt, true);
 }
 
 #[test]
@@ -108,9 +108,25 @@ fn a_source_the_caller_may_not_read_is_refused() {
 fn a_failed_copy_leaves_the_destination_tainted_and_unpins_the_source() {
     let (mut xn, mem) = setup();
     let c = xn.copy_begin(&mem, &[OWNER], 6, 5).unwrap();
-    xn.copy_done(c.ticket, false);
+    xn.copy_done(c.receipt, false);
     flush(&mut xn);
     assert!(xn.is_tainted(6));
     assert!(!xn.is_pinned(5));
     assert_eq!(xn.write_begin(&mem, 1), Err(Refusal::TaintedPointer { block: 1, child: 6 }));
+}
+
+#[test]
+fn a_copy_check_changes_nothing_until_it_is_recorded() {
+    let (mut xn, mem) = setup();
+    let (src, dst) = (xn.block(5).unwrap(), xn.block(6).unwrap());
+    let plan = xn.copy_check(&mem, &[OWNER], 6, 5).unwrap();
+    assert_eq!(plan.from, src.frame.unwrap());
+    assert_eq!((xn.block(5).unwrap(), xn.block(6).unwrap()), (src, dst), "checked, not recorded: unchanged");
+    assert!(!xn.is_pinned(5));
+    let c = xn.copy_record(plan);
+    assert_eq!(c.dropped, dst.frame);
+    assert!(xn.is_pinned(5));
+    assert_eq!(xn.block(6).unwrap().state, state::IN_FLIGHT);
+    xn.copy_done(c.receipt, true);
+    assert!(!xn.is_pinned(5));
 }

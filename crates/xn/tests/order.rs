@@ -199,3 +199,22 @@ fn one_free_may_release_some_blocks_at_once_and_defer_others() {
     assert_eq!(listed.len(), 1 + 1 + 1 + 999);
     assert_eq!(xn.free_map().free_count(), 4096 - 1002);
 }
+
+#[test]
+fn a_write_check_changes_nothing_until_it_is_recorded() {
+    // The kernel checks, hands the device the request, and only then
+    // records it: a request the device refused leaves no trace.
+    let (mut xn, mut mem, _) = toy(64);
+    alloc_child(&mut xn, &mut mem, 1, 0, 5, DATA, 5);
+    let before = xn.block(5).unwrap();
+    let plan = xn.write_check(&mem, 5).unwrap();
+    assert_eq!(plan.frame, before.frame.unwrap(), "the plan names the block's cache frame");
+    assert_eq!(xn.block(5).unwrap(), before, "checked, not recorded: unchanged");
+    assert_eq!(xn.write_check(&mem, 5), Ok(plan), "and may be checked again");
+    let t = xn.write_record(plan);
+    assert_eq!(xn.block(5).unwrap().state, state::IN_FLIGHT);
+    assert_eq!(xn.write_check(&mem, 5), Err(Refusal::InFlight(5)));
+    xn.write_done(t);
+    flush(&mut xn);
+    assert!(!xn.is_tainted(5));
+}

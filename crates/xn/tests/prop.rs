@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use oxok_abi::xn::{BLOCK_SIZE, DATA};
 use oxok_testrng::Rng;
-use oxok_xn::{BlockView, Extent, FlushTicket, Frames, FsId, Refusal, Root, WriteTicket, Xn};
+use oxok_xn::{BlockView, Extent, FlushReceipt, Frames, FsId, Refusal, Root, WriteReceipt, Xn};
 
 mod common;
 use common::*;
@@ -32,8 +32,8 @@ struct Model {
     disk: HashMap<u64, Block>,
     /// Writes completed, not known durable: (model epoch, block, content).
     completed: Vec<(u64, u64, Block)>,
-    in_flight: Vec<(WriteTicket, Block)>,
-    flushes: Vec<(FlushTicket, u64)>,
+    in_flight: Vec<(WriteReceipt, Block)>,
+    flushes: Vec<(FlushReceipt, u64)>,
     epoch: u64,
     tag: u32,
     rng: Rng,

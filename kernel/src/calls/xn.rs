@@ -254,20 +254,9 @@ pub fn xn_write(_cx: &mut Cx<'_>, block: u64) -> Out {
         if !s.disk.has_room() {
             return Err(Error::WouldBlock);
         }
-        let t = match s.xn.write_begin(&s.mem, block) {
-            Ok(t) => t,
-            Err(r) => return Ok(refused(r)),
-        };
-        let Some(pfn) = s.xn.block(block).and_then(|v| v.frame) else {
-            s.xn.write_failed(t);
-            return Ok(refused(Refusal::NotBound(block)));
-        };
-        match s.submit_write(t, pfn) {
-            Ok(seq) => Ok([0, seq, 0]),
-            Err(e) => {
-                s.xn.write_failed(t);
-                Err(e)
-            }
+        match s.xn.write_check(&s.mem, block) {
+            Ok(plan) => s.submit_write(plan).map(|seq| [0, seq, 0]),
+            Err(r) => Ok(refused(r)),
         }
     })
 }
@@ -281,9 +270,10 @@ pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
         if !s.disk.has_room() {
             return Err(Error::WouldBlock);
         }
-        if let Err(r) = s.xn.copy_check(&s.mem, &who, dst, src) {
-            return Ok(refused(r));
-        }
+        let plan = match s.xn.copy_check(&s.mem, &who, dst, src) {
+            Ok(plan) => plan,
+            Err(r) => return Ok(refused(r)),
+        };
         // A read of `dst` in flight would register the old bytes as its
         // cache after the copy.
         if s.read_pending(dst).is_some() {
@@ -294,28 +284,7 @@ pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
         if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|pfn| s.mem.mapped(pfn)) {
             return Err(Error::Busy);
         }
-        let c = match s.xn.copy_begin(&s.mem, &who, dst, src) {
-            Ok(c) => c,
-            Err(r) => return Ok(refused(r)),
-        };
-        match s.submit_copy(c.ticket, c.from) {
-            Ok(seq) => {
-                if let Some(pfn) = c.dropped {
-                    s.mem.release(pfn);
-                }
-                Ok([0, seq, 0])
-            }
-            Err(e) => {
-                // Nothing reached the device: the destination is cached again.
-                s.xn.copy_done(c.ticket, false);
-                if let Some(pfn) = c.dropped
-                    && s.xn.insert(dst, pfn).is_err()
-                {
-                    s.mem.release(pfn);
-                }
-                Err(e)
-            }
-        }
+        s.submit_copy(plan).map(|seq| [0, seq, 0])
     })
 }
 

@@ -20,7 +20,7 @@ use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
 use oxok_abi::xn::CATALOG_BLOCKS;
-use oxok_xn::{CopyTicket, FlushTicket, WriteTicket, Xn};
+use oxok_xn::{CopyPlan, CopyReceipt, FlushReceipt, WritePlan, WriteReceipt, Xn};
 use spin::Mutex;
 
 pub use boot::init;
@@ -34,17 +34,17 @@ enum Req {
     /// Filling cache frame `pfn` with XN block `block`.
     Read { block: u64, pfn: u64 },
     /// Writing a cached block.
-    Write(WriteTicket),
+    Write(WriteReceipt),
     /// Writing a block from another block's (pinned) frame.
-    Copy(CopyTicket),
+    Copy(CopyReceipt),
     /// A flush asked for by a program (`n`: flushes submitted before it).
-    Flush(FlushTicket, u64),
+    Flush(FlushReceipt, u64),
     /// Writing a catalogue block from frame `pfn` (released after unless
     /// it is the header's): file system `fs`'s templates, or the header
     /// when `fs` is `u32::MAX`.
     Catalog { pfn: u64, fs: u32 },
     /// The flush that follows a catalogue header write.
-    CatalogFlush(FlushTicket, u64),
+    CatalogFlush(FlushReceipt, u64),
 }
 
 /// The kernel's XN state for the one disk.
@@ -121,10 +121,18 @@ impl XnState {
     /// Submits `op` on XN block `block` (a catalogue block when `raw`) from
     /// or into cache frame `pfn`; returns its sequence number.
     fn submit(&mut self, op: Op, disk_block: u64, pfn: u64, req: Req) -> Result<u64, Error> {
+        let seq = self.send(op, disk_block, pfn)?;
+        Ok(self.record(op, seq, req))
+    }
+
+    /// Hands the device request `op` on `disk_block` (from or into frame
+    /// `pfn`) with the next sequence number, and the heap room to record it;
+    /// the last check of a call that then records it ([`record`](Self::record)).
+    fn send(&mut self, op: Op, disk_block: u64, pfn: u64) -> Result<u64, Error> {
         crate::mem::heap::reserve(64)?;
         let seq = self.seq + 1;
         self.disk.submit(op, disk_block, crate::mem::addr::Pfn::from_word(pfn).addr(), seq)?;
-        Ok(self.record(op, seq, req))
+        Ok(seq)
     }
 
     /// Records request `seq`, just submitted.
@@ -152,14 +160,22 @@ impl XnState {
     }
 
     /// Writes a cached block XN has let through.
-    pub fn submit_write(&mut self, t: WriteTicket, pfn: u64) -> Result<u64, Error> {
-        self.submit(Op::Write, CATALOG_BLOCKS + t.block, pfn, Req::Write(t))
+    pub fn submit_write(&mut self, plan: WritePlan) -> Result<u64, Error> {
+        let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.block, plan.frame)?;
+        let receipt = self.xn.write_record(plan);
+        Ok(self.record(Op::Write, seq, Req::Write(receipt)))
     }
 
-    /// Writes a block XN let through from frame `from` (the source's,
-    /// pinned until the completion).
-    pub fn submit_copy(&mut self, t: CopyTicket, from: u64) -> Result<u64, Error> {
-        self.submit(Op::Write, CATALOG_BLOCKS + t.write.block, from, Req::Copy(t))
+    /// Writes a block XN let through from frame `plan.from` (the source's,
+    /// pinned until the completion); XN records the copy once the device
+    /// took it. The destination's old frame, if any, is released.
+    pub fn submit_copy(&mut self, plan: CopyPlan) -> Result<u64, Error> {
+        let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.dst, plan.from)?;
+        let copy = self.xn.copy_record(plan);
+        if let Some(pfn) = copy.dropped {
+            self.mem.release(pfn);
+        }
+        Ok(self.record(Op::Write, seq, Req::Copy(copy.receipt)))
     }
 
     /// Submits a flush (a program's when `program`, else the catalogue's).
