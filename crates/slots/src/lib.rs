@@ -5,9 +5,10 @@
 //! `no_std`, no `unsafe`, no allocation, no panics on anything a caller
 //! controls: time slots may come straight from user registers (out of
 //! range → [`SlotError::OutOfRange`] or `None`). Environments are named by
-//! their ids ([`EnvId`](oxok_abi::env_id::EnvId), decoded once, by the contract's codec, where a
-//! program's word enters the kernel) and slots by [`TimeSlot`]; only the
-//! [`exposed`] rows hold numbers (an id's, or 0 for none).
+//! their ids ([`EnvId`](oxok_abi::env_id::EnvId), decoded once by the
+//! contract's codec where a program's word enters the kernel) and slots by
+//! [`TimeSlot`]; only the [`exposed`] rows hold numbers (an id's, or 0 for
+//! none).
 //!
 //! # The model
 //!
