@@ -10,6 +10,17 @@
 //! [`SLOT_VECTOR`]: crate::layout::SLOT_VECTOR
 //! [`RUN_STATS`]: crate::layout::RUN_STATS
 
+use crate::env_id::EnvId;
+
+/// A row's environment field: the id's number, 0 for none (no id is 0:
+/// generations start at 1).
+pub const fn env_field(env: Option<EnvId>) -> u32 {
+    match env {
+        Some(id) => id.raw(),
+        None => 0,
+    }
+}
+
 /// The slot has not run since boot.
 pub const USE_NONE: u32 = 0;
 /// Its owner ran it.

@@ -326,7 +326,7 @@ impl EnvTable {
             heap_charged: account::ENV_HEAP + KSTACK_HEAP,
         });
         env.publish();
-        exposed::set_run_row(index, env.cpu_ledger.row(id.raw()));
+        exposed::set_run_row(index, env.cpu_ledger.row(id));
         row.env = Some(env);
         publish_heap();
         Ok(id)
@@ -339,8 +339,8 @@ impl EnvTable {
         row.env.as_deref_mut().filter(|e| e.id == id)
     }
 
-    /// The environment whose id's number is `n` (as the scheduling policy
-    /// and the sleeper queue keep ids: [`EnvId::raw`]), if it is alive.
+    /// The environment whose id's number is `n` (as an atomic word keeps
+    /// an id: [`EnvId::raw`]), if it is alive.
     #[inline]
     pub fn by_number(&mut self, n: u32) -> Option<&mut Env> {
         // Only a live environment's own number matches (0 and other

@@ -34,7 +34,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
     }
     loop {
         if let Some(cur) = k.current {
-            if k.envs.alive(cur) && slots::running(&k.sched) == Some(cur) {
+            if k.envs.alive(cur) && k.sched.running() == Some(cur) {
                 return;
             }
             // Not the scheduler's choice (never expected): keep its state.
@@ -48,7 +48,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
             k.current = None;
         }
         match k.sched.running() {
-            Some(n) if let Some(e) = slots::env(n).filter(|&e| k.envs.alive(e)) => {
+            Some(e) if k.envs.alive(e) => {
                 load(k, frame, e);
                 return;
             }
@@ -95,7 +95,7 @@ pub fn pending(k: &Kernel) -> bool {
 /// where a call would cost as much again.
 #[inline(always)]
 pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
-    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur.raw())
+    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur)
 }
 
 /// Refreshes only the status and run count in `env`'s exposed row: what a
@@ -113,7 +113,7 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let ev = Event {
         kind: kinds::SLOT_START,
         vector: kinds::VECTOR_SLOT_START,
-        error: slots::current(&k.sched).number(),
+        error: k.sched.slot().number(),
         addr: u64::from(k.sched.remaining()),
     };
     let Some(env) = k.envs.get(e) else { return };
@@ -147,7 +147,7 @@ fn anyone_can_run(k: &mut Kernel) -> bool {
     let sched = &k.sched;
     let ids =
         k.envs.ids_where(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped);
-    ids.iter().any(|&id| sched.spare.contains(id.raw()) || sched.vector.count_owned(id.raw()) > 0)
+    ids.iter().any(|&id| sched.spare.contains(id) || sched.vector.count_owned(id) > 0)
 }
 
 /// Carries out what the scheduler decided. `frame` holds `k.current`'s
@@ -155,24 +155,18 @@ fn anyone_can_run(k: &mut Kernel) -> bool {
 pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
     match step {
         Step::Continue => {}
-        Step::SlotEnd { env } => {
-            if let Some(id) = slots::env(env) {
-                slot_end(k, frame, id)
-            }
-        }
+        Step::SlotEnd { env } => slot_end(k, frame, env),
         Step::Switch(sw) => {
             if let Some(out) = sw.out
                 && matches!(out.end, End::Overrun { .. } | End::Destroy { .. })
             {
-                let out_env = slots::env(out.env);
-                if let Some(id) = out_env
-                    && k.current == Some(id)
-                    && let Some(e) = k.envs.get(id)
+                if k.current == Some(out.env)
+                    && let Some(e) = k.envs.get(out.env)
                 {
                     e.regs = *frame;
                 }
                 if let End::Overrun { .. } = out.end {
-                    let name = out_env.and_then(|id| k.envs.get(id)).map(|e| e.name.clone()).unwrap_or_default();
+                    let name = k.envs.get(out.env).map(|e| e.name.clone()).unwrap_or_default();
                     log::info!("env {} ({name}) {}", out.env, out.end);
                 }
             }
@@ -184,9 +178,8 @@ pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
 /// The bookkeeping of a switch (no registers needed: the outgoing
 /// environment's are saved by the caller where they must be).
 fn switched(k: &mut Kernel, sw: Switch) {
-    if let Some(out) = sw.out
-        && let Some(id) = slots::env(out.env)
-    {
+    if let Some(out) = sw.out {
+        let id = out.env;
         if let Some(e) = k.envs.get(id)
             && e.status == ENV_RUNNING
         {
@@ -202,7 +195,7 @@ fn switched(k: &mut Kernel, sw: Switch) {
     k.current = None;
     k.slot_start = sw.decision.reason == Reason::Owner;
     if sw.decision.reason == Reason::Donated {
-        slots::publish_donation(&k.sched, slots::TimeSlot(sw.slot));
+        slots::publish_donation(&k.sched, sw.slot);
     } else {
         slots::publish_vector(&k.sched);
     }
@@ -212,7 +205,7 @@ fn switched(k: &mut Kernel, sw: Switch) {
 /// or, with no slot-end entry (or one that cannot be delivered), a
 /// preemption as if it had yielded.
 fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
-    let slot = slots::current(&k.sched).number();
+    let slot = k.sched.slot().number();
     let Some(env) = k.envs.get(id) else { return };
     if k.current == Some(id) {
         if env.upcalls[kinds::SLOT_END as usize] != 0 {
@@ -225,7 +218,7 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
     }
     env.status = ENV_RUNNABLE;
     env.publish();
-    let step = k.sched.yielded(id.raw(), None, &mut View(&mut k.envs));
+    let step = k.sched.yielded(id, None, &mut View(&mut k.envs));
     apply(k, frame, step);
 }
 
@@ -252,7 +245,7 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
         wake_sleepers(k);
         let step = k.sched.tick(&mut View(&mut k.envs));
         apply(k, frame, step);
-        let running = slots::running(&k.sched);
+        let running = k.sched.running();
         if let Some(e) = running {
             slots::publish_run(&mut k.envs, e);
         }
@@ -274,7 +267,7 @@ fn net_received(k: &mut Kernel, frame: &mut TrapFrame) {
     if k.sched.running().is_none() {
         let step = k.sched.woke(&mut View(&mut k.envs));
         apply(k, frame, step);
-        if let Some(e) = slots::running(&k.sched) {
+        if let Some(e) = k.sched.running() {
             slots::publish_run(&mut k.envs, e);
         }
         slots::publish_vector(&k.sched);
@@ -330,13 +323,13 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
 /// `me`, whose registers and status are already saved, stops running: the
 /// rest of its slot goes to `to` if it can run, else the next slot begins.
 pub fn give_up(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
-    let step = k.sched.yielded(me.raw(), to.map(EnvId::raw), &mut View(&mut k.envs));
+    let step = k.sched.yielded(me, to, &mut View(&mut k.envs));
     apply(k, frame, step);
 }
 
 /// Whether environment `id` could run now (for directed yields).
 pub fn runnable(k: &mut Kernel, id: EnvId) -> bool {
-    View(&mut k.envs).runnable(id.raw())
+    View(&mut k.envs).runnable(id)
 }
 
 /// Makes a created environment runnable; it asks for spare time.
@@ -344,7 +337,7 @@ pub fn make_runnable(k: &mut Kernel, id: EnvId) {
     if let Some(env) = k.envs.get(id) {
         env.status = ENV_RUNNABLE;
         env.publish();
-        let _ = k.sched.spare.request(id.raw());
+        let _ = k.sched.spare.request(id);
     }
 }
 
@@ -513,7 +506,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
             crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);
         }
     }
-    match k.sched.remove(id.raw(), &mut View(&mut k.envs)) {
+    match k.sched.remove(id, &mut View(&mut k.envs)) {
         Step::Switch(sw) => switched(k, sw),
         _ => slots::publish_vector(&k.sched),
     }

@@ -25,7 +25,7 @@ const TICKS_WORD: u64 = CLOCK + core::mem::offset_of!(Clock, ticks) as u64;
 pub struct Sleepers {
     queue: SleepQueue,
     /// Room for one pass over every watcher (taken at boot).
-    scratch: Vec<(usize, u32)>,
+    scratch: Vec<(usize, EnvId)>,
 }
 
 impl Sleepers {
@@ -60,13 +60,13 @@ fn deadline(env: &Env, mask: u64) -> Option<u64> {
 pub fn list(k: &mut Kernel, id: EnvId) {
     let Some(env) = k.envs.get(id) else { return };
     let key = deadline(env, env.regs.rdi);
-    env.sleep_listed = k.sleepers.queue.insert(id.row(), id.raw(), key);
+    env.sleep_listed = k.sleepers.queue.insert(id.row(), id, key);
 }
 
 /// Takes `id` off the list (it ended, or its state was replaced).
 pub fn unlist(k: &mut Kernel, id: EnvId) {
     let row = id.row();
-    if k.sleepers.queue.listed(row) == Some(id.raw()) {
+    if k.sleepers.queue.listed(row) == Some(id) {
         k.sleepers.queue.remove(row);
     }
     if let Some(env) = k.envs.get(id) {
@@ -125,20 +125,19 @@ fn evaluate(k: &mut Kernel, id: EnvId) -> Verdict {
 /// whose tick has come, and up to `budget` watchers (round robin).
 pub fn wake(k: &mut Kernel, budget: usize) {
     let now = crate::timer::ticks();
-    while let Some((row, n)) = k.sleepers.queue.pop_due(now) {
-        let Some(id) = EnvId::decode(u64::from(n)) else { continue };
+    while let Some((row, id)) = k.sleepers.queue.pop_due(now) {
         if evaluate(k, id) == Verdict::Asleep {
             // Its deadline came but it does not hold: it reads the clock
             // some other way than its key says. Watch it from now on.
             if let Some(env) = k.envs.get(id) {
-                env.sleep_listed = k.sleepers.queue.insert(row, n, None);
+                env.sleep_listed = k.sleepers.queue.insert(row, id, None);
             }
         }
     }
     let n = k.sleepers.queue.watchers().min(budget);
     for _ in 0..n {
-        let Some((row, n)) = k.sleepers.queue.next_watch() else { break };
-        if EnvId::decode(u64::from(n)).is_none_or(|id| evaluate(k, id) != Verdict::Asleep) {
+        let Some((row, id)) = k.sleepers.queue.next_watch() else { break };
+        if evaluate(k, id) != Verdict::Asleep {
             k.sleepers.queue.remove(row);
         }
     }
@@ -149,9 +148,9 @@ pub fn wake(k: &mut Kernel, budget: usize) {
 pub fn wake_all(k: &mut Kernel) {
     let mut scratch = core::mem::take(&mut k.sleepers.scratch);
     k.sleepers.queue.watchers_into(&mut scratch);
-    for &(row, n) in &scratch {
-        let woke = EnvId::decode(u64::from(n)).is_none_or(|id| evaluate(k, id) != Verdict::Asleep);
-        if woke && k.sleepers.queue.listed(row) == Some(n) {
+    for &(row, id) in &scratch {
+        let woke = evaluate(k, id) != Verdict::Asleep;
+        if woke && k.sleepers.queue.listed(row) == Some(id) {
             k.sleepers.queue.remove(row);
         }
     }

@@ -16,33 +16,15 @@
 //! `env_run`), so programs that never use slot calls share the CPU round
 //! robin in 4-tick turns; `slot_spare(env, 0)` opts out.
 //!
-//! The policy keeps environment ids as their numbers ([`EnvId::raw`]);
-//! [`env`] decodes one back.
+//! The policy takes and gives environment ids ([`EnvId`]) and CPU time
+//! slots ([`TimeSlot`], the policy's own type) as they are: nothing is
+//! decoded again on the way in or out.
 
 use crate::env::{EnvId, EnvTable, MAX_ENVS};
 use crate::mem::exposed;
 use oxok_abi::layout::{AppArea, SLOT_VECTOR_SLOTS, SlotRow};
 use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING};
-use oxok_slots::{Config, CpuLedger, Envs, Scheduler};
-
-/// A CPU time slot: a position in this CPU's slot vector, as a slot
-/// capability, `slot_alloc`'s placement and the exposed slot vector name
-/// it; the policy (`oxok_slots::SlotVector`) takes its index. Never a
-/// capability slot (`CapSlot`) nor an environment-table row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TimeSlot(pub usize);
-
-impl TimeSlot {
-    /// The slot a program's number names, if the vector has it.
-    pub fn from_word(n: u64) -> Option<TimeSlot> {
-        usize::try_from(n).ok().filter(|&i| i < SLOT_VECTOR_SLOTS).map(TimeSlot)
-    }
-
-    /// Its number, as programs see it.
-    pub fn number(self) -> u64 {
-        self.0 as u64
-    }
-}
+use oxok_slots::{Config, CpuLedger, Envs, Scheduler, TimeSlot};
 
 /// Spare-time requesters the kernel can hold: every environment.
 pub const SPARE: usize = MAX_ENVS;
@@ -55,20 +37,20 @@ pub struct View<'a>(pub &'a mut EnvTable);
 
 impl Envs for View<'_> {
     /// Alive, runnable or running, not waiting for a reply, not stopped.
-    fn runnable(&mut self, env: u32) -> bool {
+    fn runnable(&mut self, env: EnvId) -> bool {
         self.0
-            .by_number(env)
+            .get(env)
             .is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped)
     }
 
     /// `AppArea::critical` (offset 0 of its application-area frame).
-    fn critical(&mut self, env: u32) -> bool {
+    fn critical(&mut self, env: EnvId) -> bool {
         const _: () = assert!(core::mem::offset_of!(AppArea, critical) == 0);
-        self.0.by_number(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
+        self.0.get(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
     }
 
-    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger> {
-        self.0.by_number(env).map(|e| &mut e.cpu_ledger)
+    fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
+        self.0.get(env).map(|e| &mut e.cpu_ledger)
     }
 }
 
@@ -85,33 +67,17 @@ pub fn publish_vector(s: &Sched) {
 /// (its row's `last_env` and `last_use`), so only those are copied; the
 /// rest is as last published.
 pub fn publish_donation(s: &Sched, slot: TimeSlot) {
-    if let Some(row) = s.vector.row(slot.0) {
+    if let Some(row) = s.vector.row(slot) {
         let h = s.header();
         exposed::set_slot_use(slot.0, h.running, h.reason, row);
     }
 }
 
-/// The slot the scheduler is in now.
-pub fn current(s: &Sched) -> TimeSlot {
-    TimeSlot(s.slot())
-}
-
 /// Copies `id`'s run statistics into its exposed row (if it is alive).
 pub fn publish_run(envs: &mut EnvTable, id: EnvId) {
     if let Some(e) = envs.get(id) {
-        exposed::set_run_row(id.row(), e.cpu_ledger.row(id.raw()));
+        exposed::set_run_row(id.row(), e.cpu_ledger.row(id));
     }
-}
-
-/// The environment an id number the policy kept names (`None` for
-/// [`oxok_slots::NO_ENV`]).
-pub fn env(number: u32) -> Option<EnvId> {
-    EnvId::decode(u64::from(number))
-}
-
-/// The environment the scheduler runs now, if any.
-pub fn running(s: &Sched) -> Option<EnvId> {
-    s.running().and_then(env)
 }
 
 /// The scheduler configuration the command line asks for, starting from

@@ -18,9 +18,10 @@
 //!   is seen at least every `ceil(n / budget)` ticks. Events that change
 //!   what watchers read (an environment ending) may walk all of them once.
 //!
-//! Each sleeper is in the queue **at most once**, in one of the two: rows
-//! are indexed by the environment-table row, and [`SleepQueue::insert`] of
-//! a row already present replaces its entry. All memory is taken once in
+//! Each sleeper is in the queue **at most once**, in one of the two: a
+//! sleeper is listed under its environment-table row with its id
+//! ([`EnvId`]), and [`SleepQueue::insert`] of a row already present
+//! replaces its entry. All memory is taken once in
 //! [`SleepQueue::new`] (one entry per row): no operation allocates, none
 //! can fail for lack of memory, and no operation panics on any input.
 #![no_std]
@@ -28,6 +29,7 @@
 extern crate alloc;
 
 use alloc::vec::Vec;
+use oxok_abi::env_id::EnvId;
 
 /// "Not here" in the position tables.
 const NONE: u32 = u32::MAX;
@@ -42,14 +44,20 @@ enum Place {
     Watch(usize),
 }
 
+/// A listed sleeper: its environment-table row and its id.
+#[derive(Clone, Copy, Debug)]
+struct Sleeper {
+    row: u32,
+    id: EnvId,
+}
+
 /// The queue (see the crate documentation).
 pub struct SleepQueue {
-    /// `(deadline, row)`, a binary min-heap on the deadline.
-    heap: Vec<(u64, u32)>,
-    /// Rows of the watchers, walked round robin from `cursor`.
-    watch: Vec<u32>,
-    /// Per row: the id listed, and its index in `heap` or `watch`.
-    ids: Vec<u32>,
+    /// `(deadline, sleeper)`, a binary min-heap on the deadline.
+    heap: Vec<(u64, Sleeper)>,
+    /// The watchers, walked round robin from `cursor`.
+    watch: Vec<Sleeper>,
+    /// Per row: the index of its sleeper in `heap` or `watch`.
     heap_at: Vec<u32>,
     watch_at: Vec<u32>,
     cursor: usize,
@@ -61,7 +69,6 @@ impl SleepQueue {
         SleepQueue {
             heap: Vec::with_capacity(rows),
             watch: Vec::with_capacity(rows),
-            ids: alloc::vec![0; rows],
             heap_at: alloc::vec![NONE; rows],
             watch_at: alloc::vec![NONE; rows],
             cursor: 0,
@@ -88,6 +95,15 @@ impl SleepQueue {
         self.heap.first().map(|&(d, _)| d)
     }
 
+    /// The sleeper listed at `row`, if any.
+    fn sleeper(&self, row: usize) -> Option<Sleeper> {
+        match self.place(row) {
+            Place::Absent => None,
+            Place::Heap(at) => self.heap.get(at).map(|&(_, s)| s),
+            Place::Watch(at) => self.watch.get(at).copied(),
+        }
+    }
+
     fn place(&self, row: usize) -> Place {
         match (self.heap_at.get(row), self.watch_at.get(row)) {
             (Some(&h), _) if h != NONE => Place::Heap(h as usize),
@@ -97,29 +113,26 @@ impl SleepQueue {
     }
 
     /// The id listed at `row`, if any.
-    pub fn listed(&self, row: usize) -> Option<u32> {
-        match self.place(row) {
-            Place::Absent => None,
-            _ => self.ids.get(row).copied(),
-        }
+    pub fn listed(&self, row: usize) -> Option<EnvId> {
+        self.sleeper(row).map(|s| s.id)
     }
 
     /// Lists `id` at `row`: in the heap under `deadline`, or as a watcher
     /// with `None`. Replaces whatever `row` had (a sleeper is never listed
     /// twice). False (nothing changed) if `row` is out of range.
-    pub fn insert(&mut self, row: usize, id: u32, deadline: Option<u64>) -> bool {
-        if row >= self.ids.len() {
+    pub fn insert(&mut self, row: usize, id: EnvId, deadline: Option<u64>) -> bool {
+        if row >= self.heap_at.len() {
             return false;
         }
         self.remove(row);
-        self.ids[row] = id;
+        let sleeper = Sleeper { row: row as u32, id };
         match deadline {
             Some(d) => {
                 let at = self.heap.len();
                 if self.heap.len() == self.heap.capacity() {
                     return false; // cannot happen: one entry per row at most
                 }
-                self.heap.push((d, row as u32));
+                self.heap.push((d, sleeper));
                 self.heap_at[row] = at as u32;
                 self.sift_up(at);
             }
@@ -128,19 +141,20 @@ impl SleepQueue {
                     return false;
                 }
                 self.watch_at[row] = self.watch.len() as u32;
-                self.watch.push(row as u32);
+                self.watch.push(sleeper);
             }
         }
         true
     }
 
     /// Takes `row` out of the queue; returns the id it held.
-    pub fn remove(&mut self, row: usize) -> Option<u32> {
+    pub fn remove(&mut self, row: usize) -> Option<EnvId> {
+        let id = self.sleeper(row)?.id;
         match self.place(row) {
             Place::Absent => None,
             Place::Heap(at) => {
                 self.heap_remove(at);
-                Some(self.ids[row])
+                Some(id)
             }
             Place::Watch(mut at) => {
                 // Entries before the cursor were seen this round, the rest
@@ -157,7 +171,7 @@ impl SleepQueue {
                 self.watch_swap(at, last);
                 self.watch.pop();
                 self.watch_at[row] = NONE;
-                Some(self.ids[row])
+                Some(id)
             }
         }
     }
@@ -165,57 +179,55 @@ impl SleepQueue {
     /// Takes out and returns `(row, id)` of a deadline sleeper whose
     /// deadline is at or before `now`, earliest first; `None` when no
     /// deadline has come.
-    pub fn pop_due(&mut self, now: u64) -> Option<(usize, u32)> {
-        let &(d, row) = self.heap.first()?;
+    pub fn pop_due(&mut self, now: u64) -> Option<(usize, EnvId)> {
+        let &(d, s) = self.heap.first()?;
         if d > now {
             return None;
         }
         self.heap_remove(0);
-        let row = row as usize;
-        Some((row, self.ids[row]))
+        Some((s.row as usize, s.id))
     }
 
     /// The next watcher of the round-robin walk, `(row, id)`, left listed
     /// (the caller removes it if it wakes). `None` if there are none.
-    pub fn next_watch(&mut self) -> Option<(usize, u32)> {
+    pub fn next_watch(&mut self) -> Option<(usize, EnvId)> {
         if self.watch.is_empty() {
             return None;
         }
         if self.cursor >= self.watch.len() {
             self.cursor = 0;
         }
-        let row = self.watch[self.cursor] as usize;
+        let s = self.watch[self.cursor];
         self.cursor += 1;
-        Some((row, self.ids[row]))
+        Some((s.row as usize, s.id))
     }
 
     /// Every watcher now listed, `(row, id)`, into `out` (cleared first;
     /// its capacity is kept: give it one entry per row and it never
     /// grows). For events that may wake any of them.
-    pub fn watchers_into(&self, out: &mut Vec<(usize, u32)>) {
+    pub fn watchers_into(&self, out: &mut Vec<(usize, EnvId)>) {
         out.clear();
-        for &row in &self.watch {
-            let row = row as usize;
+        for s in &self.watch {
             if out.len() < out.capacity() {
-                out.push((row, self.ids[row]));
+                out.push((s.row as usize, s.id));
             }
         }
     }
 
     fn watch_swap(&mut self, a: usize, b: usize) {
         self.watch.swap(a, b);
-        self.watch_at[self.watch[a] as usize] = a as u32;
-        self.watch_at[self.watch[b] as usize] = b as u32;
+        self.watch_at[self.watch[a].row as usize] = a as u32;
+        self.watch_at[self.watch[b].row as usize] = b as u32;
     }
 
     fn heap_remove(&mut self, at: usize) {
         let Some(last) = self.heap.len().checked_sub(1) else { return };
-        let Some(&(_, row)) = self.heap.get(at) else { return };
-        self.heap_at[row as usize] = NONE;
+        let Some(&(_, s)) = self.heap.get(at) else { return };
+        self.heap_at[s.row as usize] = NONE;
         self.heap.swap(at, last);
         self.heap.pop();
         if at < self.heap.len() {
-            let moved = self.heap[at].1 as usize;
+            let moved = self.heap[at].1.row as usize;
             self.heap_at[moved] = at as u32;
             self.sift_down(at);
             self.sift_up(at);
@@ -224,8 +236,8 @@ impl SleepQueue {
 
     fn swap_entries(&mut self, a: usize, b: usize) {
         self.heap.swap(a, b);
-        self.heap_at[self.heap[a].1 as usize] = a as u32;
-        self.heap_at[self.heap[b].1 as usize] = b as u32;
+        self.heap_at[self.heap[a].1.row as usize] = a as u32;
+        self.heap_at[self.heap[b].1.row as usize] = b as u32;
     }
 
     fn sift_up(&mut self, mut at: usize) {

@@ -5,6 +5,8 @@
 
 use super::SleepQueue;
 use alloc::vec::Vec;
+use oxok_abi::env_id::{EnvId, MAX_GENERATION};
+use oxok_abi::layout::ENV_TABLE_ROWS;
 use oxok_testrng::Rng;
 
 const ROWS: usize = 64;
@@ -12,8 +14,8 @@ const ROWS: usize = 64;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum M {
     Absent,
-    Deadline(u32, u64),
-    Watch(u32),
+    Deadline(EnvId, u64),
+    Watch(EnvId),
 }
 
 fn check(q: &SleepQueue, model: &[M]) {
@@ -29,6 +31,16 @@ fn check(q: &SleepQueue, model: &[M]) {
     assert_eq!(q.next_deadline(), min);
 }
 
+/// Any id the codec can make (the queue keeps whatever id it is given).
+fn any_id(rng: &mut Rng) -> EnvId {
+    EnvId::of(1 + rng.below(u64::from(MAX_GENERATION)) as u32, rng.index(ENV_TABLE_ROWS))
+}
+
+/// The id of the first environment of `row`.
+fn first(row: usize) -> EnvId {
+    EnvId::of(1, row)
+}
+
 #[test]
 fn random_operations_match_the_model() {
     for seed in 0..40 {
@@ -40,13 +52,13 @@ fn random_operations_match_the_model() {
             let row = rng.index(ROWS);
             match rng.below(6) {
                 0 | 1 => {
-                    let id = rng.next() as u32;
+                    let id = any_id(&mut rng);
                     let d = now + rng.below(50);
                     assert!(q.insert(row, id, Some(d)));
                     model[row] = M::Deadline(id, d);
                 }
                 2 => {
-                    let id = rng.next() as u32;
+                    let id = any_id(&mut rng);
                     assert!(q.insert(row, id, None));
                     model[row] = M::Watch(id);
                 }
@@ -85,8 +97,8 @@ fn random_operations_match_the_model() {
 #[test]
 fn out_of_range_rows_are_refused() {
     let mut q = SleepQueue::new(4);
-    assert!(!q.insert(4, 1, None));
-    assert!(!q.insert(usize::MAX, 1, Some(3)));
+    assert!(!q.insert(4, first(4), None));
+    assert!(!q.insert(usize::MAX, first(0), Some(3)));
     assert_eq!(q.remove(99), None);
     assert_eq!(q.listed(99), None);
     assert!(q.is_empty());
@@ -96,7 +108,7 @@ fn out_of_range_rows_are_refused() {
 fn never_listed_twice() {
     let mut q = SleepQueue::new(8);
     for i in 0..100u64 {
-        assert!(q.insert(3, 7, if i % 2 == 0 { Some(i) } else { None }));
+        assert!(q.insert(3, first(3), if i % 2 == 0 { Some(i) } else { None }));
         assert_eq!(q.len(), 1);
     }
 }
@@ -105,11 +117,11 @@ fn never_listed_twice() {
 fn a_tick_pops_only_what_is_due() {
     let mut q = SleepQueue::new(1024);
     for row in 0..1000 {
-        assert!(q.insert(row, row as u32, Some(1_000_000 + row as u64)));
+        assert!(q.insert(row, first(row), Some(1_000_000 + row as u64)));
     }
-    assert!(q.insert(1000, 42, Some(5)));
+    assert!(q.insert(1000, first(1000), Some(5)));
     assert_eq!(q.pop_due(4), None);
-    assert_eq!(q.pop_due(5), Some((1000, 42)));
+    assert_eq!(q.pop_due(5), Some((1000, first(1000))));
     assert_eq!(q.pop_due(5), None);
     assert_eq!(q.len(), 1000);
 }
@@ -120,7 +132,7 @@ fn every_watcher_is_seen_within_its_share_of_walks() {
     let mut rng = Rng::new(7);
     let mut q = SleepQueue::new(ROWS);
     for row in 0..40 {
-        q.insert(row, row as u32, None);
+        q.insert(row, first(row), None);
     }
     let mut last_seen = [0usize; ROWS];
     for tick in 1..500 {
@@ -129,7 +141,7 @@ fn every_watcher_is_seen_within_its_share_of_walks() {
         if rng.below(2) == 0 {
             q.remove(row);
         } else if q.listed(row).is_none() {
-            q.insert(row, row as u32, None);
+            q.insert(row, first(row), None);
             last_seen[row] = tick;
         }
         let n = q.watchers();
@@ -151,7 +163,7 @@ fn every_watcher_is_seen_within_its_share_of_walks() {
 fn watchers_into_lists_each_once_without_growing() {
     let mut q = SleepQueue::new(16);
     for row in 0..10 {
-        q.insert(row, row as u32 + 100, if row % 3 == 0 { Some(row as u64) } else { None });
+        q.insert(row, EnvId::of(2, row), if row % 3 == 0 { Some(row as u64) } else { None });
     }
     let mut out = Vec::with_capacity(16);
     q.watchers_into(&mut out);

@@ -14,8 +14,6 @@ pub enum SlotError {
     Full,
     /// The environment does not own that slot (or the slot is free).
     NotOwner,
-    /// Environment id 0, which names no environment ([`NO_ENV`](crate::NO_ENV)).
-    BadEnv,
     /// The spare-time request list has no room.
     SpareFull,
 }
@@ -27,7 +25,6 @@ impl fmt::Display for SlotError {
             SlotError::Taken => "slot already owned",
             SlotError::Full => "no free slot",
             SlotError::NotOwner => "slot not owned by that environment",
-            SlotError::BadEnv => "environment id 0 names no environment",
             SlotError::SpareFull => "spare-time request list full",
         })
     }

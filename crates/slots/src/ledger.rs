@@ -1,6 +1,7 @@
 //! Per-environment time accounting: debt, strikes and run statistics.
 
 use crate::exposed::RunRow;
+use oxok_abi::env_id::EnvId;
 
 /// Run statistics of one environment (exposed read-only as a
 /// [`RunRow`]). All counters saturate.
@@ -69,10 +70,10 @@ impl CpuLedger {
     }
 
     /// The exposed row for this ledger, as environment `env`.
-    pub const fn row(&self, env: u32) -> RunRow {
+    pub const fn row(&self, env: EnvId) -> RunRow {
         let s = &self.stats;
         RunRow {
-            env,
+            env: env.raw(),
             strikes: self.strikes,
             debt: self.debt,
             ticks: s.ticks,

@@ -3,8 +3,12 @@
 //! APIC timer.
 //!
 //! `no_std`, no `unsafe`, no allocation, no panics on anything a caller
-//! controls: slot indices and environment ids may come straight from user
-//! registers (out of range → [`SlotError::OutOfRange`] or `None`).
+//! controls: time slots may come straight from user registers (out of
+//! range → [`SlotError::OutOfRange`] or `None`). Environments are named by
+//! their ids ([`EnvId`](oxok_abi::env_id::EnvId), decoded once by the
+//! contract's codec where a program's word enters the kernel) and slots by
+//! [`TimeSlot`]; only the [`exposed`] rows hold numbers (an id's, or 0 for
+//! none).
 //!
 //! # The model
 //!
@@ -101,6 +105,7 @@ mod placement;
 mod policy;
 mod scheduler;
 mod spare;
+mod time_slot;
 mod vector;
 
 pub use config::Config;
@@ -110,11 +115,8 @@ pub use placement::Placement;
 pub use policy::{Decision, Envs, Reason, Vacancy, decide};
 pub use scheduler::{End, Out, Scheduler, Step, Switch};
 pub use spare::Spare;
+pub use time_slot::TimeSlot;
 pub use vector::{Gift, SlotVector};
-
-/// The environment id that names no environment. Refused as an owner or
-/// requester; means "free" / "none" in the exposed rows.
-pub const NO_ENV: u32 = 0;
 
 /// The kernel's default number of slots per CPU.
 pub const DEFAULT_SLOTS: usize = oxok_abi::layout::SLOT_VECTOR_SLOTS;

@@ -8,7 +8,9 @@
 //! far from its own ([`Placement::Spread`]), so it never waits long.
 
 use crate::error::SlotError;
+use crate::time_slot::TimeSlot;
 use crate::vector::Slot;
+use oxok_abi::env_id::EnvId;
 
 /// Which free slot [`SlotVector::alloc`](crate::SlotVector::alloc) takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,12 +19,12 @@ pub enum Placement {
     Any,
     /// Exactly slot `i`: `OutOfRange` if `i` is not in the vector, `Taken`
     /// if it is owned.
-    At(usize),
+    At(TimeSlot),
     /// The first free slot at or after `i`, going round the vector (`i`,
     /// `i + 1`, …, `len - 1`, `0`, …, `i - 1`). Passing one of the caller's
     /// own slots (owned, so skipped) extends its run. `OutOfRange` if `i` is
     /// not in the vector.
-    Near(usize),
+    Near(TimeSlot),
     /// The free slot whose nearest slot of the same owner is farthest away
     /// (distance measured round the vector); ties go to the lowest index. An
     /// owner with no slots gets the lowest-numbered free slot. Repeated
@@ -39,22 +41,23 @@ pub(crate) fn cyclic_distance(a: usize, b: usize, len: usize) -> usize {
 }
 
 /// The free slot of `slots` that `placement` chooses for `owner`.
-pub(crate) fn find(slots: &[Slot], owner: u32, placement: Placement) -> Result<usize, SlotError> {
+pub(crate) fn find(slots: &[Slot], owner: EnvId, placement: Placement) -> Result<TimeSlot, SlotError> {
     let len = slots.len();
     let free = |i: usize| slots.get(i).is_some_and(|s| s.owner.is_none());
-    match placement {
+    let i = match placement {
         Placement::Any => (0..len).find(|&i| free(i)).ok_or(SlotError::Full),
-        Placement::At(i) if i >= len => Err(SlotError::OutOfRange),
-        Placement::At(i) if free(i) => Ok(i),
+        Placement::At(TimeSlot(i)) if i >= len => Err(SlotError::OutOfRange),
+        Placement::At(TimeSlot(i)) if free(i) => Ok(i),
         Placement::At(_) => Err(SlotError::Taken),
-        Placement::Near(i) if i >= len => Err(SlotError::OutOfRange),
-        Placement::Near(i) => (0..len).map(|k| (i + k) % len).find(|&j| free(j)).ok_or(SlotError::Full),
+        Placement::Near(TimeSlot(i)) if i >= len => Err(SlotError::OutOfRange),
+        Placement::Near(TimeSlot(i)) => (0..len).map(|k| (i + k) % len).find(|&j| free(j)).ok_or(SlotError::Full),
         Placement::Spread => spread(slots, owner),
-    }
+    }?;
+    Ok(TimeSlot(i))
 }
 
 /// [`Placement::Spread`]: maximise the distance to `owner`'s nearest slot.
-fn spread(slots: &[Slot], owner: u32) -> Result<usize, SlotError> {
+fn spread(slots: &[Slot], owner: EnvId) -> Result<usize, SlotError> {
     let len = slots.len();
     let nearest_own = |f: usize| {
         slots

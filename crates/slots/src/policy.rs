@@ -4,20 +4,22 @@ use crate::config::Config;
 use crate::exposed::{USE_DONATED, USE_IDLE, USE_OWNER, USE_SPARE};
 use crate::ledger::CpuLedger;
 use crate::spare::Spare;
+use crate::time_slot::TimeSlot;
 use crate::vector::SlotVector;
+use oxok_abi::env_id::EnvId;
 
 /// The kernel's view of its environments, as the policy needs it. The
-/// kernel implements it over its environment table (ids it does not know
-/// are simply not runnable and have no CPU ledger).
+/// kernel implements it over its environment table (ids of environments
+/// that have ended are simply not runnable and have no CPU ledger).
 pub trait Envs {
     /// Whether `env` exists and could run now (not blocked, not sleeping on
     /// a wakeup predicate that is false, not being destroyed).
-    fn runnable(&mut self, env: u32) -> bool;
+    fn runnable(&mut self, env: EnvId) -> bool;
     /// Whether `env`'s robust critical-section flag (in its application
     /// area) is set.
-    fn critical(&mut self, env: u32) -> bool;
+    fn critical(&mut self, env: EnvId) -> bool;
     /// `env`'s CPU ledger, or `None` if there is no such environment.
-    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger>;
+    fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger>;
 }
 
 /// Why the owner of a slot is not the one running in it.
@@ -61,7 +63,7 @@ impl Reason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decision {
     /// The environment to run (give it the slot-start upcall); `None`: idle.
-    pub run: Option<u32>,
+    pub run: Option<EnvId>,
     /// Why.
     pub reason: Reason,
     /// Ticks it may run before its slot-end upcall (after debt repayment);
@@ -85,7 +87,7 @@ pub struct Decision {
 /// blocked carries its debt to a later slot. An out-of-range `slot` is
 /// treated as unowned.
 pub fn decide<const N: usize, const M: usize>(
-    slot: usize,
+    slot: TimeSlot,
     vector: &SlotVector<N>,
     spare: &mut Spare<M>,
     envs: &mut impl Envs,
@@ -119,7 +121,7 @@ pub fn decide<const N: usize, const M: usize>(
 /// did not forfeit the slot; else a debt-free runnable spare-time requester;
 /// else `None` (stay idle). Nothing is charged.
 pub(crate) fn decide_rest<const N: usize, const M: usize>(
-    slot: usize,
+    slot: TimeSlot,
     rest: u32,
     vacancy: Vacancy,
     vector: &SlotVector<N>,

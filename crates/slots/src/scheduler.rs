@@ -4,10 +4,13 @@ use core::fmt;
 
 use crate::config::Config;
 use crate::exposed::VectorHeader;
+use crate::exposed::env_field;
 use crate::policy::{Decision, Envs, Reason, Vacancy, decide, decide_rest};
 use crate::spare::Spare;
+use crate::time_slot::TimeSlot;
 use crate::vector::SlotVector;
-use crate::{DEFAULT_SLOTS, DEFAULT_SPARE, NO_ENV};
+use crate::{DEFAULT_SLOTS, DEFAULT_SPARE};
+use oxok_abi::env_id::EnvId;
 
 /// What the kernel must do after a [`Scheduler`] call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +22,7 @@ pub enum Step {
     /// yield within the grace period.
     SlotEnd {
         /// The running environment.
-        env: u32,
+        env: EnvId,
     },
     /// The running environment changes.
     Switch(Switch),
@@ -32,7 +35,7 @@ pub struct Switch {
     pub out: Option<Out>,
     /// The slot that now runs (the same slot for a donation or for lending
     /// the rest of an idle slot).
-    pub slot: usize,
+    pub slot: TimeSlot,
     /// Who runs now: upcall its slot-start entry; `None`: idle.
     pub decision: Decision,
 }
@@ -41,7 +44,7 @@ pub struct Switch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Out {
     /// The environment.
-    pub env: u32,
+    pub env: EnvId,
     /// How its turn ended.
     pub end: End,
 }
@@ -123,13 +126,13 @@ pub struct Scheduler<const N: usize = DEFAULT_SLOTS, const M: usize = DEFAULT_SP
     pub spare: Spare<M>,
     config: Config,
     /// The current slot.
-    slot: usize,
+    slot: TimeSlot,
     /// Ticks since the current turn's slot started.
     elapsed: u32,
     /// Value of `elapsed` at which the running environment's budget ends
     /// (or, when idle, the slot ends).
     end: u32,
-    running: Option<u32>,
+    running: Option<EnvId>,
     reason: Reason,
     phase: Phase,
     /// Times slot 0 started.
@@ -148,7 +151,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     /// the count a kernel sets at boot.
     pub const fn with_slots(config: Config, slots: usize) -> Scheduler<N, M> {
         let vector = SlotVector::with_len(slots);
-        let last = vector.len() - 1;
+        let last = TimeSlot(vector.len() - 1);
         Scheduler {
             vector,
             spare: Spare::new(),
@@ -169,12 +172,12 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     }
 
     /// The current slot.
-    pub const fn slot(&self) -> usize {
+    pub const fn slot(&self) -> TimeSlot {
         self.slot
     }
 
     /// The running environment (`None`: idle).
-    pub const fn running(&self) -> Option<u32> {
+    pub const fn running(&self) -> Option<EnvId> {
         self.running
     }
 
@@ -202,11 +205,8 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
             grace_ticks: c.grace_ticks,
             critical_grace_ticks: c.critical_grace_ticks,
             max_strikes: c.max_strikes,
-            current: if self.slot > u32::MAX as usize { u32::MAX } else { self.slot as u32 },
-            running: match self.running {
-                Some(e) => e,
-                None => NO_ENV,
-            },
+            current: if self.slot.0 > u32::MAX as usize { u32::MAX } else { self.slot.0 as u32 },
+            running: env_field(self.running),
             reason: self.reason.code(),
             rounds: self.rounds,
         }
@@ -288,7 +288,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     /// and time left in the slot, `to` runs the rest of the slot (directed
     /// yield, `Reason::Donated`); otherwise the next slot begins. If `env`
     /// is not the running environment nothing happens (`Continue`).
-    pub fn yielded(&mut self, env: u32, to: Option<u32>, envs: &mut impl Envs) -> Step {
+    pub fn yielded(&mut self, env: EnvId, to: Option<EnvId>, envs: &mut impl Envs) -> Step {
         if self.running != Some(env) {
             return Step::Continue;
         }
@@ -325,7 +325,7 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
     /// Environment `env` is gone (exited or destroyed): its slots are freed
     /// and its spare-time request dropped; if it was running, the next slot
     /// begins (`End::Removed`). Idempotent.
-    pub fn remove(&mut self, env: u32, envs: &mut impl Envs) -> Step {
+    pub fn remove(&mut self, env: EnvId, envs: &mut impl Envs) -> Step {
         self.vector.release_all(env);
         self.spare.cancel(env);
         if self.running == Some(env) {
@@ -343,10 +343,15 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
         Switch { out, slot: self.slot, decision }
     }
 
+    /// The slot after the current one, round the vector.
+    fn next(&self) -> TimeSlot {
+        TimeSlot((self.slot.0 + 1) % self.vector.len())
+    }
+
     /// Moves the clock to the start of the next slot.
     fn next_slot(&mut self) {
-        self.slot = (self.slot + 1) % self.vector.len();
-        if self.slot == 0 {
+        self.slot = self.next();
+        if self.slot.0 == 0 {
             self.rounds = self.rounds.saturating_add(1);
         }
         self.elapsed = 0;
@@ -363,9 +368,8 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
 
     /// At the end of an owner's budget: if it also owns the next slot and
     /// has no debt, its turn continues into that slot without upcalls.
-    fn merge(&mut self, env: u32, envs: &mut impl Envs) -> bool {
-        let next = (self.slot + 1) % self.vector.len();
-        if self.reason != Reason::Owner || self.vector.owner(next) != Some(env) {
+    fn merge(&mut self, env: EnvId, envs: &mut impl Envs) -> bool {
+        if self.reason != Reason::Owner || self.vector.owner(self.next()) != Some(env) {
             return false;
         }
         let Some(a) = envs.ledger(env) else { return false };

@@ -1,16 +1,16 @@
 //! Environments that asked for spare time.
 
-use crate::NO_ENV;
 use crate::error::SlotError;
 use crate::policy::Envs;
+use oxok_abi::env_id::EnvId;
 
 /// Up to `M` environments that asked for spare time on this CPU: slots that
 /// are unowned, whose owner is not runnable, or whose owner forfeits them
 /// to repay debt are lent to them, round robin.
 #[derive(Clone, Debug)]
 pub struct Spare<const M: usize> {
-    /// Requesters; [`NO_ENV`] marks an empty entry.
-    envs: [u32; M],
+    /// Requesters; `None` marks an empty entry.
+    envs: [Option<EnvId>; M],
     /// The entry the next round-robin search starts at.
     next: usize,
 }
@@ -18,31 +18,24 @@ pub struct Spare<const M: usize> {
 impl<const M: usize> Spare<M> {
     /// An empty list.
     pub const fn new() -> Spare<M> {
-        Spare { envs: [NO_ENV; M], next: 0 }
+        Spare { envs: [None; M], next: 0 }
     }
 
-    /// Adds `env` (already present: nothing changes). Errors: `BadEnv`
-    /// (env 0), `SpareFull`.
-    pub fn request(&mut self, env: u32) -> Result<(), SlotError> {
-        if env == NO_ENV {
-            return Err(SlotError::BadEnv);
-        }
+    /// Adds `env` (already present: nothing changes). Errors: `SpareFull`.
+    pub fn request(&mut self, env: EnvId) -> Result<(), SlotError> {
         if self.contains(env) {
             return Ok(());
         }
-        let e = self.envs.iter_mut().find(|e| **e == NO_ENV).ok_or(SlotError::SpareFull)?;
-        *e = env;
+        let e = self.envs.iter_mut().find(|e| e.is_none()).ok_or(SlotError::SpareFull)?;
+        *e = Some(env);
         Ok(())
     }
 
     /// Removes `env`; returns whether it was there.
-    pub fn cancel(&mut self, env: u32) -> bool {
-        if env == NO_ENV {
-            return false;
-        }
-        match self.envs.iter_mut().find(|e| **e == env) {
+    pub fn cancel(&mut self, env: EnvId) -> bool {
+        match self.envs.iter_mut().find(|e| **e == Some(env)) {
             Some(e) => {
-                *e = NO_ENV;
+                *e = None;
                 true
             }
             None => false,
@@ -50,13 +43,13 @@ impl<const M: usize> Spare<M> {
     }
 
     /// Whether `env` asked for spare time.
-    pub fn contains(&self, env: u32) -> bool {
-        env != NO_ENV && self.envs.contains(&env)
+    pub fn contains(&self, env: EnvId) -> bool {
+        self.envs.contains(&Some(env))
     }
 
     /// The requesters, in list order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.envs.iter().copied().filter(|&e| e != NO_ENV)
+    pub fn iter(&self) -> impl Iterator<Item = EnvId> + '_ {
+        self.envs.iter().flatten().copied()
     }
 
     /// Picks the next requester, round robin from where the last pick left
@@ -73,12 +66,12 @@ impl<const M: usize> Spare<M> {
         envs: &mut impl Envs,
         ticks_per_slot: Option<u32>,
         rest: u32,
-        skip: Option<u32>,
-    ) -> Option<(u32, u32)> {
+        skip: Option<EnvId>,
+    ) -> Option<(EnvId, u32)> {
         for k in 0..M {
             let i = (self.next + k) % M;
-            let Some(&env) = self.envs.get(i) else { continue };
-            if env == NO_ENV || Some(env) == skip || !envs.runnable(env) {
+            let Some(&Some(env)) = self.envs.get(i) else { continue };
+            if Some(env) == skip || !envs.runnable(env) {
                 continue;
             }
             let Some(ledger) = envs.ledger(env) else { continue };

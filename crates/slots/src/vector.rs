@@ -1,32 +1,33 @@
 //! The slot vector: who owns each time slot of one CPU.
 
-use crate::NO_ENV;
 use crate::error::SlotError;
-use crate::exposed::{SlotRow, USE_NONE};
+use crate::exposed::{SlotRow, USE_NONE, env_field};
 use crate::placement::{self, Placement};
+use crate::time_slot::TimeSlot;
+use oxok_abi::env_id::EnvId;
 
 /// One time slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
     /// The owning environment, if any.
-    pub(crate) owner: Option<u32>,
+    pub(crate) owner: Option<EnvId>,
     /// Bumped (wrapping) whenever `owner` changes, so a capability naming
     /// (cpu, slot, generation) stops matching once the slot changes hands.
     pub(crate) generation: u32,
-    /// The environment that last started running in this slot (0: none).
-    pub(crate) last_env: u32,
+    /// The environment that last started running in this slot, if any.
+    pub(crate) last_env: Option<EnvId>,
     /// How it got the slot: an [`exposed`](crate::exposed) `USE_*` code.
     pub(crate) last_use: u32,
 }
 
 impl Slot {
-    const FREE: Slot = Slot { owner: None, generation: 0, last_env: NO_ENV, last_use: USE_NONE };
+    const FREE: Slot = Slot { owner: None, generation: 0, last_env: None, last_use: USE_NONE };
 
     fn row(&self) -> SlotRow {
         SlotRow {
-            owner: self.owner.unwrap_or(NO_ENV),
+            owner: env_field(self.owner),
             generation: self.generation,
-            last_env: self.last_env,
+            last_env: env_field(self.last_env),
             last_use: self.last_use,
         }
     }
@@ -37,10 +38,10 @@ impl Slot {
 /// is decided by [`decide`](crate::decide) and the
 /// [`Scheduler`](crate::Scheduler).
 ///
-/// Every operation is total: an index from a user register that is out of
+/// Every operation is total: a slot from a user register that is out of
 /// range gives [`SlotError::OutOfRange`] (or `None`), never a panic.
-/// Environment id 0 ([`NO_ENV`]) is refused as an owner, so 0 can mean "free"
-/// in the exposed rows.
+/// Owners are environment ids ([`EnvId`]), made only by the contract's
+/// codec; the exposed rows show a free slot's owner as 0, which no id is.
 #[derive(Clone, Debug)]
 pub struct SlotVector<const N: usize> {
     slots: [Slot; N],
@@ -91,17 +92,17 @@ impl<const N: usize> SlotVector<N> {
     }
 
     /// The owner of slot `i`; `None` if it is free or `i` is out of range.
-    pub fn owner(&self, i: usize) -> Option<u32> {
-        self.live().get(i).and_then(|s| s.owner)
+    pub fn owner(&self, i: TimeSlot) -> Option<EnvId> {
+        self.live().get(i.0).and_then(|s| s.owner)
     }
 
     /// The generation of slot `i`; `None` if `i` is out of range.
-    pub fn generation(&self, i: usize) -> Option<u32> {
-        self.live().get(i).map(|s| s.generation)
+    pub fn generation(&self, i: TimeSlot) -> Option<u32> {
+        self.live().get(i.0).map(|s| s.generation)
     }
 
     /// Whether a capability naming slot `i` at `generation` is still current.
-    pub fn is_current(&self, i: usize, generation: u32) -> bool {
+    pub fn is_current(&self, i: TimeSlot, generation: u32) -> bool {
         self.generation(i) == Some(generation)
     }
 
@@ -111,38 +112,34 @@ impl<const N: usize> SlotVector<N> {
     }
 
     /// The slots `env` owns, in index order.
-    pub fn owned_by(&self, env: u32) -> impl Iterator<Item = usize> + '_ {
-        self.live().iter().enumerate().filter(move |(_, s)| s.owner == Some(env)).map(|(i, _)| i)
+    pub fn owned_by(&self, env: EnvId) -> impl Iterator<Item = TimeSlot> + '_ {
+        self.live().iter().enumerate().filter(move |(_, s)| s.owner == Some(env)).map(|(i, _)| TimeSlot(i))
     }
 
     /// The number of slots `env` owns.
-    pub fn count_owned(&self, env: u32) -> usize {
+    pub fn count_owned(&self, env: EnvId) -> usize {
         self.owned_by(env).count()
     }
 
-    /// Gives `owner` a free slot chosen by `placement` and returns its index
-    /// (its new generation is [`generation`](Self::generation)). Errors:
-    /// `BadEnv` (owner 0), `OutOfRange`, `Taken` (`At` an owned slot),
-    /// `Full`.
-    pub fn alloc(&mut self, owner: u32, placement: Placement) -> Result<usize, SlotError> {
-        if owner == NO_ENV {
-            return Err(SlotError::BadEnv);
-        }
+    /// Gives `owner` a free slot chosen by `placement` and returns it (its
+    /// new generation is [`generation`](Self::generation)). Errors:
+    /// `OutOfRange`, `Taken` (`At` an owned slot), `Full`.
+    pub fn alloc(&mut self, owner: EnvId, placement: Placement) -> Result<TimeSlot, SlotError> {
         let i = placement::find(self.live(), owner, placement)?;
         self.set_owner(i, Some(owner))?;
         Ok(i)
     }
 
     /// Frees slot `i`, which `owner` must own (`OutOfRange`, `NotOwner`).
-    pub fn free(&mut self, i: usize, owner: u32) -> Result<(), SlotError> {
+    pub fn free(&mut self, i: TimeSlot, owner: EnvId) -> Result<(), SlotError> {
         self.check_owner(i, owner)?;
         self.set_owner(i, None)
     }
 
     /// Moves slot `i` from `from`, which must own it, to `to` (`OutOfRange`,
-    /// `NotOwner`, `BadEnv` for `to` = 0). The generation changes even if
-    /// `to == from`, so the giver's capability goes stale either way.
-    pub fn give(&mut self, i: usize, from: u32, to: u32) -> Result<(), SlotError> {
+    /// `NotOwner`). The generation changes even if `to == from`, so the
+    /// giver's capability goes stale either way.
+    pub fn give(&mut self, i: TimeSlot, from: EnvId, to: EnvId) -> Result<(), SlotError> {
         let gift = self.check_give(i, from, to)?;
         self.hand_over(gift);
         Ok(())
@@ -150,26 +147,23 @@ impl<const N: usize> SlotVector<N> {
 
     /// The check half of [`SlotVector::give`], which changes nothing (errors
     /// as `give`).
-    pub fn check_give(&self, i: usize, from: u32, to: u32) -> Result<Gift, SlotError> {
+    pub fn check_give(&self, i: TimeSlot, from: EnvId, to: EnvId) -> Result<Gift, SlotError> {
         self.check_owner(i, from)?;
-        if to == NO_ENV {
-            return Err(SlotError::BadEnv);
-        }
-        Ok(Gift { index: i, to })
+        Ok(Gift { slot: i, to })
     }
 
     /// The half of [`SlotVector::give`] that cannot fail: `gift` was
     /// checked by [`SlotVector::check_give`] with no change to the vector
     /// in between.
     pub fn hand_over(&mut self, gift: Gift) {
-        if let Some(s) = self.live_mut().get_mut(gift.index) {
+        if let Some(s) = self.live_mut().get_mut(gift.slot.0) {
             s.owner = Some(gift.to);
             s.generation = s.generation.wrapping_add(1);
         }
     }
 
     /// Frees every slot `env` owns (it was destroyed); returns how many.
-    pub fn release_all(&mut self, env: u32) -> usize {
+    pub fn release_all(&mut self, env: EnvId) -> usize {
         let mut n = 0;
         for s in self.live_mut().iter_mut().filter(|s| s.owner == Some(env)) {
             s.owner = None;
@@ -191,28 +185,28 @@ impl<const N: usize> SlotVector<N> {
     }
 
     /// The exposed row of slot `i`; `None` if `i` is out of range.
-    pub fn row(&self, i: usize) -> Option<SlotRow> {
-        self.live().get(i).map(Slot::row)
+    pub fn row(&self, i: TimeSlot) -> Option<SlotRow> {
+        self.live().get(i.0).map(Slot::row)
     }
 
     /// Records who started running in slot `i` and how.
-    pub(crate) fn note_use(&mut self, i: usize, env: Option<u32>, how: u32) {
-        if let Some(s) = self.live_mut().get_mut(i) {
-            s.last_env = env.unwrap_or(NO_ENV);
+    pub(crate) fn note_use(&mut self, i: TimeSlot, env: Option<EnvId>, how: u32) {
+        if let Some(s) = self.live_mut().get_mut(i.0) {
+            s.last_env = env;
             s.last_use = how;
         }
     }
 
-    fn check_owner(&self, i: usize, owner: u32) -> Result<(), SlotError> {
-        match self.live().get(i) {
+    fn check_owner(&self, i: TimeSlot, owner: EnvId) -> Result<(), SlotError> {
+        match self.live().get(i.0) {
             None => Err(SlotError::OutOfRange),
             Some(s) if s.owner == Some(owner) => Ok(()),
             Some(_) => Err(SlotError::NotOwner),
         }
     }
 
-    fn set_owner(&mut self, i: usize, owner: Option<u32>) -> Result<(), SlotError> {
-        let s = self.live_mut().get_mut(i).ok_or(SlotError::OutOfRange)?;
+    fn set_owner(&mut self, i: TimeSlot, owner: Option<EnvId>) -> Result<(), SlotError> {
+        let s = self.live_mut().get_mut(i.0).ok_or(SlotError::OutOfRange)?;
         s.owner = owner;
         s.generation = s.generation.wrapping_add(1);
         Ok(())
@@ -223,8 +217,8 @@ impl<const N: usize> SlotVector<N> {
 /// [`SlotVector::check_give`] and done by [`SlotVector::hand_over`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gift {
-    index: usize,
-    to: u32,
+    slot: TimeSlot,
+    to: EnvId,
 }
 
 impl<const N: usize> Default for SlotVector<N> {

@@ -7,10 +7,10 @@ use super::Cx;
 use super::args::{CapSlot, EnvCap};
 use super::check::cap_error;
 use crate::account;
-use crate::slots::{self, TimeSlot};
+use crate::slots;
 use oxok_abi::{Error, slot_placement};
 use oxok_cap::{Cap, Kind, Name, Rights};
-use oxok_slots::{Placement, SlotError};
+use oxok_slots::{Placement, SlotError, TimeSlot};
 
 /// The ABI error for a slot-vector refusal.
 fn slot_error(e: SlotError) -> Error {
@@ -19,7 +19,6 @@ fn slot_error(e: SlotError) -> Error {
         SlotError::Taken => Error::Busy,
         SlotError::Full | SlotError::SpareFull => Error::NoMemory,
         SlotError::NotOwner => Error::Denied,
-        SlotError::BadEnv => Error::BadEnv,
     }
 }
 
@@ -39,7 +38,7 @@ fn slot_cap(cx: &mut Cx<'_>, slot: CapSlot, need: Rights) -> Result<TimeSlot, Er
     }
     let time_slot = TimeSlot::from_word(comps[2]).ok_or(Error::BadCap)?;
     let generation = u32::try_from(comps[3]).map_err(|_| Error::BadCap)?;
-    if !cx.k.sched.vector.is_current(time_slot.0, generation) {
+    if !cx.k.sched.vector.is_current(time_slot, generation) {
         return Err(Error::BadCap);
     }
     oxok_cap::check(&cap, &Name::slot(0, comps[2], comps[3]), need).map_err(cap_error)?;
@@ -48,7 +47,7 @@ fn slot_cap(cx: &mut Cx<'_>, slot: CapSlot, need: Rights) -> Result<TimeSlot, Er
 
 /// A full capability for `time_slot` at its current generation.
 fn new_cap(cx: &Cx<'_>, time_slot: TimeSlot) -> Cap {
-    let generation = cx.k.sched.vector.generation(time_slot.0).unwrap_or(0);
+    let generation = cx.k.sched.vector.generation(time_slot).unwrap_or(0);
     Cap::new(Name::slot(0, time_slot.number(), u64::from(generation)), super::check::RWG)
 }
 
@@ -58,8 +57,8 @@ fn new_cap(cx: &Cx<'_>, time_slot: TimeSlot) -> Cap {
 pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2], Error> {
     let placement = match placement {
         slot_placement::ANY => Placement::Any,
-        slot_placement::AT => Placement::At(slot_arg(arg)?.0),
-        slot_placement::NEAR => Placement::Near(slot_arg(arg)?.0),
+        slot_placement::AT => Placement::At(slot_arg(arg)?),
+        slot_placement::NEAR => Placement::Near(slot_arg(arg)?),
         slot_placement::SPREAD => Placement::Spread,
         _ => return Err(Error::Invalid),
     };
@@ -67,7 +66,7 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
     let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
     let account = cx.env()?.account;
     let charge = account::Charge::slots(account, 1)?;
-    let time_slot = TimeSlot(cx.k.sched.vector.alloc(caller.raw(), placement).map_err(slot_error)?);
+    let time_slot = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
     // Perform: nothing below can fail.
     let cap = new_cap(cx, time_slot);
     let env = cx.env()?;
@@ -86,7 +85,7 @@ pub fn slot_free(cx: &mut Cx<'_>, slot_cap_slot: CapSlot) -> Result<[u64; 0], Er
     let time_slot = slot_cap(cx, slot_cap_slot, Rights::WRITE)?;
     let caller = cx.caller;
     cx.env()?;
-    cx.k.sched.vector.free(time_slot.0, caller.raw()).map_err(slot_error)?;
+    cx.k.sched.vector.free(time_slot, caller).map_err(slot_error)?;
     let env = cx.env()?;
     let _ = env.caps.remove(slot_cap_slot.0);
     account::uncharge_slots(env.account, 1);
@@ -107,7 +106,7 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> R
         let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
         (env.account, env.caps.vacancy().ok_or(Error::NoMemory)?)
     };
-    let gift = cx.k.sched.vector.check_give(time_slot.0, caller.raw(), target.raw()).map_err(slot_error)?;
+    let gift = cx.k.sched.vector.check_give(time_slot, caller, target).map_err(slot_error)?;
     // The receiver's account pays from now on (and must have room); a move
     // into a nested account is not counted twice.
     account::transfer_slots(cx.env()?.account, to_account, 1)?;
@@ -131,9 +130,9 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> R
 pub fn slot_spare(cx: &mut Cx<'_>, env_slot: EnvCap, on: u64) -> Result<[u64; 0], Error> {
     let target = env_slot.with(Rights::WRITE)?;
     if on != 0 {
-        cx.k.sched.spare.request(target.raw()).map_err(slot_error)?;
+        cx.k.sched.spare.request(target).map_err(slot_error)?;
     } else {
-        cx.k.sched.spare.cancel(target.raw());
+        cx.k.sched.spare.cancel(target);
     }
     Ok([])
 }

@@ -1,25 +1,29 @@
 //! Random operations, including garbage indices and ids: no panics, and
 //! the scheduler's invariants hold throughout.
 
+use crate::env as id;
 use crate::table::Table;
-use oxok_slots::{Config, End, Placement, Reason, Scheduler, Step};
+use oxok_abi::env_id::{EnvId, MAX_GENERATION};
+use oxok_abi::layout::ENV_TABLE_ROWS;
+use oxok_slots::{Config, End, Placement, Reason, Scheduler, Step, TimeSlot};
 
 use oxok_testrng::Rng;
 
-/// An index that is often garbage: any u64, or a small in-range one.
-fn any_index(rng: &mut Rng) -> usize {
-    match rng.below(4) {
+/// A slot that is often garbage: any u64, or a small in-range one.
+fn any_index(rng: &mut Rng) -> TimeSlot {
+    TimeSlot(match rng.below(4) {
         0 => rng.next() as usize,
         _ => rng.below(10) as usize,
-    }
+    })
 }
 
-const IDS: [u32; 6] = [0x400, 0x800, 0xc00, 0x1000, 0x1400, 0x1800];
+const IDS: [EnvId; 6] = [id(0x400), id(0x800), id(0xc00), id(0x1000), id(0x1400), id(0x1800)];
 
-fn env(rng: &mut Rng) -> u32 {
+/// One of [`IDS`], or (one time in five) any id the codec can make, which
+/// no environment of the table has (but by rare chance).
+fn env(rng: &mut Rng) -> EnvId {
     match rng.below(10) {
-        0 => 0,
-        1 => rng.next() as u32,
+        0 | 1 => EnvId::of(1 + rng.below(u64::from(MAX_GENERATION)) as u32, rng.index(ENV_TABLE_ROWS)),
         _ => IDS[rng.below(IDS.len() as u64) as usize],
     }
 }
@@ -75,7 +79,10 @@ fn random_operations_keep_invariants() {
                     Step::Continue
                 }
                 5 | 6 => {
-                    let who = if rng.below(4) == 0 { env(&mut rng) } else { before.unwrap_or(0) };
+                    let who = match before {
+                        Some(e) if rng.below(4) != 0 => e,
+                        _ => env(&mut rng),
+                    };
                     let to = if rng.below(2) == 0 { Some(env(&mut rng)) } else { None };
                     s.yielded(who, to, &mut t)
                 }
@@ -124,15 +131,15 @@ fn random_operations_keep_invariants() {
                     }
                 }
             }
-            assert!(s.slot() < 8);
+            assert!(s.slot().0 < 8);
             assert!(s.remaining() <= s_len);
             if let Some(e) = s.running() {
                 assert!(t.entries.iter().any(|x| x.id == e), "running env exists");
             }
             let owned: usize = IDS.iter().map(|&e| s.vector.count_owned(e)).sum();
-            let stray = (0..8).filter(|&i| s.vector.owner(i).is_some_and(|o| !IDS.contains(&o))).count();
+            let stray = (0..8).filter(|&i| s.vector.owner(TimeSlot(i)).is_some_and(|o| !IDS.contains(&o))).count();
             assert_eq!(s.vector.free_count() + owned + stray, 8);
-            assert!(s.vector.owner(usize::MAX).is_none());
+            assert!(s.vector.owner(TimeSlot(usize::MAX)).is_none());
         }
         assert!(switches > 100, "seed {seed}: the scheduler moved ({switches} switches)");
     }

@@ -3,7 +3,7 @@
 //! their share.
 
 use crate::world::{Behaviour, Sim, assert_ratio};
-use oxok_slots::{Config, End, Placement, Reason, Vacancy};
+use oxok_slots::{Config, End, Placement, Reason, TimeSlot, Vacancy};
 
 const S: u64 = Config::DEFAULT.ticks_per_slot as u64;
 
@@ -14,9 +14,9 @@ const S: u64 = Config::DEFAULT.ticks_per_slot as u64;
 #[test]
 fn ignorer_charged_then_destroyed() {
     let mut sim = Sim::<4>::new(Config::DEFAULT);
-    let a = sim.add_owning(Behaviour::Spinner, 1, Placement::At(0));
-    let d = sim.add_owning(Behaviour::Ignorer, 1, Placement::At(1));
-    let b = sim.add_owning(Behaviour::Spinner, 1, Placement::At(2));
+    let a = sim.add_owning(Behaviour::Spinner, 1, Placement::At(TimeSlot(0)));
+    let d = sim.add_owning(Behaviour::Ignorer, 1, Placement::At(TimeSlot(1)));
+    let b = sim.add_owning(Behaviour::Spinner, 1, Placement::At(TimeSlot(2)));
     sim.start();
     sim.run(1000 * S);
     let ends = &sim.env(d).ends;
@@ -32,11 +32,11 @@ fn ignorer_charged_then_destroyed() {
     // S + grace, then (S - 1 debt) + grace twice.
     assert_eq!(sim.ticks(d), (S + 1) + 2 * S);
     assert_eq!(sim.env(d).slot_ends, 3, "it was told each time");
-    assert_eq!(sim.sched.vector.owner(1), None, "its slot was freed");
-    assert_ne!(sim.sched.vector.generation(1), Some(1), "and its capability went stale");
+    assert_eq!(sim.sched.vector.owner(TimeSlot(1)), None, "its slot was freed");
+    assert_ne!(sim.sched.vector.generation(TimeSlot(1)), Some(1), "and its capability went stale");
     for env in [a, b] {
         let st = *sim.env(env).ledger.stats();
-        assert_eq!(sim.ticks(env), st.slots * S, "every turn of {env:#x} had its full slot");
+        assert_eq!(sim.ticks(env), st.slots * S, "every turn of {env} had its full slot");
         assert_eq!(st.overruns, 0);
     }
     assert_ratio(sim.ticks(a), sim.ticks(b), 1.0, 0.05);
@@ -96,8 +96,8 @@ fn hostile_mix() {
 #[test]
 fn critical_section_is_bounded() {
     let mut sim = Sim::<4>::new(Config::DEFAULT);
-    let a = sim.add_owning(Behaviour::Spinner, 1, Placement::At(0));
-    let c = sim.add_owning(Behaviour::CriticalIgnorer, 1, Placement::At(2));
+    let a = sim.add_owning(Behaviour::Spinner, 1, Placement::At(TimeSlot(0)));
+    let c = sim.add_owning(Behaviour::CriticalIgnorer, 1, Placement::At(TimeSlot(2)));
     sim.start();
     sim.run(1000 * S);
     let c_cfg = Config::DEFAULT;

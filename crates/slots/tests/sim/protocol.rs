@@ -1,12 +1,16 @@
 //! The slot protocol step by step, against a hand-controlled table.
 
+use crate::env;
 use crate::table::Table;
+use oxok_abi::env_id::EnvId;
 use oxok_slots::exposed::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER};
-use oxok_slots::{Config, Decision, End, Out, Placement, Reason, Scheduler, Step, Switch, Vacancy, decide};
+use oxok_slots::{Config, Decision, End, Out, Placement, Reason, Scheduler, Step, Switch, TimeSlot, Vacancy, decide};
 
-const A: u32 = 0x400;
-const B: u32 = 0x800;
-const C: u32 = 0xc00;
+const A: EnvId = env(0x400);
+const B: EnvId = env(0x800);
+const C: EnvId = env(0xc00);
+/// An id no environment in the table has.
+const NOBODY: EnvId = env(0xdead);
 
 fn switch(step: Step) -> Switch {
     match step {
@@ -27,13 +31,13 @@ fn ticks(s: &mut Scheduler<4, 4>, t: &mut Table, n: u32) {
 fn timeline() {
     let mut t = Table::with(&[A, B]);
     let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
-    s.vector.alloc(A, Placement::At(0)).unwrap();
-    s.vector.alloc(B, Placement::At(1)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
+    s.vector.alloc(B, Placement::At(TimeSlot(1))).unwrap();
     assert_eq!(s.running(), None);
     let sw = switch(s.start(&mut t));
     assert_eq!(
         sw,
-        Switch { out: None, slot: 0, decision: Decision { run: Some(A), reason: Reason::Owner, budget: 4 } }
+        Switch { out: None, slot: TimeSlot(0), decision: Decision { run: Some(A), reason: Reason::Owner, budget: 4 } }
     );
     assert_eq!(s.start(&mut t), Step::Continue, "already running");
     ticks(&mut s, &mut t, 3);
@@ -41,7 +45,7 @@ fn timeline() {
     assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A });
     let sw = switch(s.tick(&mut t));
     assert_eq!(sw.out, Some(Out { env: A, end: End::Overrun { excess: 1, strikes: 1 } }));
-    assert_eq!(sw.slot, 1);
+    assert_eq!(sw.slot, TimeSlot(1));
     assert_eq!(sw.decision.run, Some(B));
     assert_eq!(t.get(A).ledger.debt(), 1);
     assert_eq!(t.get(A).ledger.stats().ticks, 5);
@@ -53,7 +57,7 @@ fn timeline() {
     assert_eq!(sw.decision, Decision { run: None, reason: Reason::Idle(Vacancy::Unowned), budget: 4 });
     ticks(&mut s, &mut t, 3);
     let sw = switch(s.tick(&mut t));
-    assert_eq!((sw.out, sw.slot, sw.decision.run), (None, 3, None));
+    assert_eq!((sw.out, sw.slot, sw.decision.run), (None, TimeSlot(3), None));
     ticks(&mut s, &mut t, 3);
     // A's next slot is shortened by its debt.
     let sw = switch(s.tick(&mut t));
@@ -70,7 +74,7 @@ fn stray_yield_ignored() {
     s.vector.alloc(A, Placement::Any).unwrap();
     s.start(&mut t);
     assert_eq!(s.yielded(B, None, &mut t), Step::Continue);
-    assert_eq!(s.yielded(0, Some(B), &mut t), Step::Continue);
+    assert_eq!(s.yielded(NOBODY, Some(B), &mut t), Step::Continue);
     assert_eq!(s.running(), Some(A));
 }
 
@@ -81,26 +85,29 @@ fn stray_yield_ignored() {
 fn directed_yield() {
     let mut t = Table::with(&[A, B, C]);
     let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
-    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
     s.start(&mut t);
     s.tick(&mut t);
     let sw = switch(s.yielded(A, Some(B), &mut t));
     assert_eq!(sw.out, Some(Out { env: A, end: End::Yielded { excess: 0 } }));
-    assert_eq!(sw, Switch { slot: 0, decision: Decision { run: Some(B), reason: Reason::Donated, budget: 3 }, ..sw });
-    assert_eq!(s.vector.row(0).map(|r| (r.last_env, r.last_use)), Some((B, USE_DONATED)));
+    assert_eq!(
+        sw,
+        Switch { slot: TimeSlot(0), decision: Decision { run: Some(B), reason: Reason::Donated, budget: 3 }, ..sw }
+    );
+    assert_eq!(s.vector.row(TimeSlot(0)).map(|r| (r.last_env, r.last_use)), Some((B.raw(), USE_DONATED)));
     ticks(&mut s, &mut t, 2);
     assert_eq!(s.tick(&mut t), Step::SlotEnd { env: B });
     assert_eq!(t.get(B).ledger.stats().donated, 1);
     // B yields to C with no time left: plain yield, next slot.
     let sw = switch(s.yielded(B, Some(C), &mut t));
-    assert_eq!(sw.slot, 1);
+    assert_eq!(sw.slot, TimeSlot(1));
     assert_eq!(sw.decision.run, None);
     // Round again to slot 0: A yields to itself and to a blocked env.
     for _ in 0..12 {
         s.tick(&mut t);
     }
     assert_eq!(s.running(), Some(A));
-    assert_eq!(switch(s.yielded(A, Some(A), &mut t)).slot, 1);
+    assert_eq!(switch(s.yielded(A, Some(A), &mut t)).slot, TimeSlot(1));
     for _ in 0..12 {
         s.tick(&mut t);
     }
@@ -110,7 +117,7 @@ fn directed_yield() {
     for _ in 0..12 {
         s.tick(&mut t);
     }
-    assert_eq!(switch(s.yielded(A, Some(0xdead), &mut t)).decision.run, None);
+    assert_eq!(switch(s.yielded(A, Some(NOBODY), &mut t)).decision.run, None);
 }
 
 /// The critical-section flag defers the slot end while set, by at most
@@ -121,7 +128,7 @@ fn directed_yield() {
 fn critical_deferral() {
     let mut t = Table::with(&[A]);
     let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
-    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
     s.start(&mut t);
     t.get(A).critical = true;
     ticks(&mut s, &mut t, 4 + 1); // slot end deferred at tick 4, again at 5
@@ -136,7 +143,7 @@ fn critical_deferral() {
     for _ in 0..12 {
         s.tick(&mut t);
     }
-    assert_eq!((s.slot(), s.running(), s.remaining()), (0, Some(A), 2), "debt repaid: 2-tick slot");
+    assert_eq!((s.slot(), s.running(), s.remaining()), (TimeSlot(0), Some(A), 2), "debt repaid: 2-tick slot");
     ticks(&mut s, &mut t, 2);
     t.get(A).critical = false;
     assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A });
@@ -144,7 +151,7 @@ fn critical_deferral() {
     // Deferral disabled.
     let mut t = Table::with(&[A]);
     let mut s = Scheduler::<4, 4>::new(Config { critical_grace_ticks: 0, ..Config::DEFAULT });
-    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
     s.start(&mut t);
     t.get(A).critical = true;
     ticks(&mut s, &mut t, 3);
@@ -158,15 +165,15 @@ fn critical_deferral() {
 fn remove() {
     let mut t = Table::with(&[A, B]);
     let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
-    s.vector.alloc(A, Placement::At(0)).unwrap();
-    s.vector.alloc(A, Placement::At(2)).unwrap();
-    s.vector.alloc(B, Placement::At(1)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(2))).unwrap();
+    s.vector.alloc(B, Placement::At(TimeSlot(1))).unwrap();
     s.spare.request(A).unwrap();
     s.start(&mut t);
     t.remove(A);
     let sw = switch(s.remove(A, &mut t));
     assert_eq!(sw.out, Some(Out { env: A, end: End::Removed }));
-    assert_eq!((sw.slot, sw.decision.run), (1, Some(B)));
+    assert_eq!((sw.slot, sw.decision.run), (TimeSlot(1), Some(B)));
     assert_eq!(s.vector.count_owned(A), 0);
     assert!(!s.spare.contains(A));
     assert_eq!(s.remove(A, &mut t), Step::Continue);
@@ -174,7 +181,7 @@ fn remove() {
     t.remove(B);
     let sw = switch(s.tick(&mut t));
     assert_eq!(sw.out, Some(Out { env: B, end: End::Removed }));
-    assert_eq!(s.vector.owner(1), Some(B), "the kernel still has to remove it");
+    assert_eq!(s.vector.owner(TimeSlot(1)), Some(B), "the kernel still has to remove it");
 }
 
 /// `decide` on its own, including out-of-range slots.
@@ -182,16 +189,16 @@ fn remove() {
 fn decide_alone() {
     let mut t = Table::with(&[A, B]);
     let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
-    s.vector.alloc(A, Placement::At(0)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
     s.spare.request(B).unwrap();
     let cfg = Config::DEFAULT;
-    let d = decide(0, &s.vector, &mut s.spare, &mut t, &cfg);
+    let d = decide(TimeSlot(0), &s.vector, &mut s.spare, &mut t, &cfg);
     assert_eq!(d, Decision { run: Some(A), reason: Reason::Owner, budget: 4 });
-    let d = decide(usize::MAX, &s.vector, &mut s.spare, &mut t, &cfg);
+    let d = decide(TimeSlot(usize::MAX), &s.vector, &mut s.spare, &mut t, &cfg);
     assert_eq!(d, Decision { run: Some(B), reason: Reason::Spare(Vacancy::Unowned), budget: 4 });
     t.get(A).runnable = false;
     t.get(B).runnable = false;
-    let d = decide(0, &s.vector, &mut s.spare, &mut t, &cfg);
+    let d = decide(TimeSlot(0), &s.vector, &mut s.spare, &mut t, &cfg);
     assert_eq!(d, Decision { run: None, reason: Reason::Idle(Vacancy::OwnerBlocked), budget: 4 });
 }
 
@@ -206,18 +213,18 @@ fn config_and_exposed() {
     let mut t = Table::with(&[A]);
     let mut s = Scheduler::<4, 4>::new(Config { ticks_per_slot: 0, ..Config::DEFAULT });
     assert_eq!(s.config().ticks_per_slot, 1);
-    s.vector.alloc(A, Placement::At(1)).unwrap();
+    s.vector.alloc(A, Placement::At(TimeSlot(1))).unwrap();
     let mut rows = [SlotRow::default(); 6];
     assert_eq!(s.vector.rows(&mut rows), 4);
-    assert_eq!(rows[1], SlotRow { owner: A, generation: 1, last_env: 0, last_use: USE_NONE });
+    assert_eq!(rows[1], SlotRow { owner: A.raw(), generation: 1, last_env: 0, last_use: USE_NONE });
     s.start(&mut t);
     s.tick(&mut t);
     s.vector.rows(&mut rows);
     assert_eq!(rows[0], SlotRow { owner: 0, generation: 0, last_env: 0, last_use: USE_IDLE });
-    assert_eq!(rows[1], SlotRow { owner: A, generation: 1, last_env: A, last_use: USE_OWNER });
+    assert_eq!(rows[1], SlotRow { owner: A.raw(), generation: 1, last_env: A.raw(), last_use: USE_OWNER });
     let h = s.header();
-    assert_eq!((h.slots, h.current, h.running, h.reason, h.ticks_per_slot), (4, 1, A, USE_OWNER, 1));
-    assert_eq!(s.vector.row(4), None);
+    assert_eq!((h.slots, h.current, h.running, h.reason, h.ticks_per_slot), (4, 1, A.raw(), USE_OWNER, 1));
+    assert_eq!(s.vector.row(TimeSlot(4)), None);
     let row = t.get(A).ledger.row(A);
-    assert_eq!(row, RunRow { env: A, slots: 1, ..RunRow::default() });
+    assert_eq!(row, RunRow { env: A.raw(), slots: 1, ..RunRow::default() });
 }

@@ -1,7 +1,8 @@
 //! CPU shares follow slot ownership.
 
 use crate::world::{Behaviour, Sim, assert_ratio};
-use oxok_slots::{Config, Placement};
+use oxok_abi::env_id::EnvId;
+use oxok_slots::{Config, Placement, TimeSlot};
 
 const S: u64 = Config::DEFAULT.ticks_per_slot as u64;
 
@@ -27,10 +28,10 @@ fn spinners_3_to_1_spread() {
 fn spinners_3_to_1_adjacent() {
     let mut sim = Sim::<4>::new(Config::DEFAULT);
     let a = sim.add_owning(Behaviour::Spinner, 1, Placement::Any);
-    sim.sched.vector.alloc(a, Placement::Near(0)).unwrap();
-    sim.sched.vector.alloc(a, Placement::Near(1)).unwrap();
+    sim.sched.vector.alloc(a, Placement::Near(TimeSlot(0))).unwrap();
+    sim.sched.vector.alloc(a, Placement::Near(TimeSlot(1))).unwrap();
     let b = sim.add_owning(Behaviour::Spinner, 1, Placement::Any);
-    assert_eq!(sim.sched.vector.owned_by(a).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(sim.sched.vector.owned_by(a).collect::<Vec<_>>(), [TimeSlot(0), TimeSlot(1), TimeSlot(2)]);
     sim.start();
     sim.run(1000 * S);
     assert_ratio(sim.ticks(a), sim.ticks(b), 3.0, 0.05);
@@ -46,7 +47,7 @@ fn spinners_3_to_1_adjacent() {
 #[test]
 fn shares_proportional() {
     let mut sim = Sim::<32>::new(Config::DEFAULT);
-    let owners: Vec<(u32, usize)> =
+    let owners: Vec<(EnvId, usize)> =
         [8, 4, 2, 1].iter().map(|&n| (sim.add_owning(Behaviour::Spinner, n, Placement::Spread), n)).collect();
     sim.start();
     sim.run(1000 * S);

@@ -2,7 +2,9 @@
 //! on one CPU, driven tick by tick through the scheduler, as the kernel
 //! would drive it.
 
-use oxok_slots::{Config, CpuLedger, End, Envs, Placement, Reason, Scheduler, Step};
+use crate::env;
+use oxok_abi::env_id::EnvId;
+use oxok_slots::{Config, CpuLedger, End, Envs, Placement, Reason, Scheduler, Step, TimeSlot};
 
 /// How a simulated environment behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +32,7 @@ pub enum Behaviour {
 /// A simulated environment.
 #[derive(Debug)]
 pub struct SimEnv {
-    pub id: u32,
+    pub id: EnvId,
     pub behaviour: Behaviour,
     pub ledger: CpuLedger,
     pub alive: bool,
@@ -55,11 +57,11 @@ pub struct World {
 }
 
 impl World {
-    pub fn get(&self, id: u32) -> Option<&SimEnv> {
+    pub fn get(&self, id: EnvId) -> Option<&SimEnv> {
         self.envs.iter().find(|e| e.id == id)
     }
 
-    pub fn get_mut(&mut self, id: u32) -> Option<&mut SimEnv> {
+    pub fn get_mut(&mut self, id: EnvId) -> Option<&mut SimEnv> {
         self.envs.iter_mut().find(|e| e.id == id)
     }
 
@@ -72,15 +74,15 @@ impl World {
 }
 
 impl Envs for World {
-    fn runnable(&mut self, env: u32) -> bool {
+    fn runnable(&mut self, env: EnvId) -> bool {
         self.get(env).is_some_and(|e| e.alive && !self.blocked(e))
     }
 
-    fn critical(&mut self, env: u32) -> bool {
+    fn critical(&mut self, env: EnvId) -> bool {
         self.get(env).is_some_and(|e| matches!(e.behaviour, Behaviour::CriticalHog | Behaviour::CriticalIgnorer))
     }
 
-    fn ledger(&mut self, env: u32) -> Option<&mut CpuLedger> {
+    fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
         self.get_mut(env).filter(|e| e.alive).map(|e| &mut e.ledger)
     }
 }
@@ -88,9 +90,9 @@ impl Envs for World {
 /// Who ran during one tick.
 #[derive(Clone, Copy, Debug)]
 pub struct TickRecord {
-    pub slot: usize,
-    pub owner: Option<u32>,
-    pub env: Option<u32>,
+    pub slot: TimeSlot,
+    pub owner: Option<EnvId>,
+    pub env: Option<EnvId>,
     pub reason: Reason,
 }
 
@@ -100,7 +102,7 @@ pub struct Sim<const N: usize> {
     pub world: World,
     pub log: Vec<TickRecord>,
     /// (env, how) for every destruction the scheduler asked for.
-    pub destroyed: Vec<(u32, End)>,
+    pub destroyed: Vec<(EnvId, End)>,
     next_id: u32,
 }
 
@@ -116,8 +118,8 @@ impl<const N: usize> Sim<N> {
     }
 
     /// Adds an environment; returns its id.
-    pub fn add(&mut self, behaviour: Behaviour) -> u32 {
-        let id = self.next_id;
+    pub fn add(&mut self, behaviour: Behaviour) -> EnvId {
+        let id = env(self.next_id);
         self.next_id += 0x400;
         self.world.envs.push(SimEnv {
             id,
@@ -135,7 +137,7 @@ impl<const N: usize> Sim<N> {
     }
 
     /// Adds an environment owning `slots` slots placed by `placement`.
-    pub fn add_owning(&mut self, behaviour: Behaviour, slots: usize, placement: Placement) -> u32 {
+    pub fn add_owning(&mut self, behaviour: Behaviour, slots: usize, placement: Placement) -> EnvId {
         let id = self.add(behaviour);
         for _ in 0..slots {
             self.sched.vector.alloc(id, placement).expect("slot available");
@@ -143,7 +145,7 @@ impl<const N: usize> Sim<N> {
         id
     }
 
-    pub fn env(&self, id: u32) -> &SimEnv {
+    pub fn env(&self, id: EnvId) -> &SimEnv {
         self.world.get(id).expect("known env")
     }
 
@@ -239,7 +241,7 @@ impl<const N: usize> Sim<N> {
     }
 
     /// Ticks `env` ran.
-    pub fn ticks(&self, env: u32) -> u64 {
+    pub fn ticks(&self, env: EnvId) -> u64 {
         let t = self.env(env).ticks;
         assert_eq!(t, self.env(env).ledger.stats().ticks, "the ledger agrees with the simulator");
         t
@@ -251,7 +253,7 @@ impl<const N: usize> Sim<N> {
     }
 
     /// Longest stretch of consecutive ticks `env` ran.
-    pub fn longest_stretch(&self, env: u32) -> u64 {
+    pub fn longest_stretch(&self, env: EnvId) -> u64 {
         let (mut best, mut cur) = (0, 0);
         for r in &self.log {
             if r.env == Some(env) {
@@ -266,12 +268,12 @@ impl<const N: usize> Sim<N> {
 
     /// Asserts every tick ran by its slot's owner, a spare-time requester in
     /// `spare`, or a donee.
-    pub fn assert_no_theft(&self, spare: &[u32]) {
+    pub fn assert_no_theft(&self, spare: &[EnvId]) {
         for (t, r) in self.log.iter().enumerate() {
             let Some(env) = r.env else { continue };
             match r.reason {
-                Reason::Owner => assert_eq!(r.owner, Some(env), "tick {t}: {env:#x} ran as owner of slot {}", r.slot),
-                Reason::Spare(_) => assert!(spare.contains(&env), "tick {t}: {env:#x} got spare time unasked"),
+                Reason::Owner => assert_eq!(r.owner, Some(env), "tick {t}: {env} ran as owner of slot {}", r.slot),
+                Reason::Spare(_) => assert!(spare.contains(&env), "tick {t}: {env} got spare time unasked"),
                 Reason::Donated => {}
                 Reason::Idle(_) => panic!("tick {t}: idle slot with a running env"),
             }

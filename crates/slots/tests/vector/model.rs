@@ -1,11 +1,13 @@
 //! Random operations against a plain model of the vector.
 
-use oxok_slots::{Placement, SlotError, SlotVector};
+use crate::env;
+use oxok_abi::env_id::EnvId;
+use oxok_slots::{Placement, SlotError, SlotVector, TimeSlot};
 
 const N: usize = 12;
 
 struct Model {
-    owner: [Option<u32>; N],
+    owner: [Option<EnvId>; N],
     generation: [u32; N],
 }
 
@@ -22,18 +24,15 @@ fn distance(a: usize, b: usize) -> usize {
 }
 
 impl Model {
-    fn alloc(&mut self, env: u32, p: Placement) -> Result<usize, SlotError> {
-        if env == 0 {
-            return Err(SlotError::BadEnv);
-        }
+    fn alloc(&mut self, env: EnvId, p: Placement) -> Result<TimeSlot, SlotError> {
         let free: Vec<usize> = (0..N).filter(|&i| self.owner[i].is_none()).collect();
         let i = match p {
-            Placement::At(i) | Placement::Near(i) if i >= N => return Err(SlotError::OutOfRange),
-            Placement::At(i) if self.owner[i].is_some() => return Err(SlotError::Taken),
-            Placement::At(i) => i,
+            Placement::At(TimeSlot(i)) | Placement::Near(TimeSlot(i)) if i >= N => return Err(SlotError::OutOfRange),
+            Placement::At(TimeSlot(i)) if self.owner[i].is_some() => return Err(SlotError::Taken),
+            Placement::At(TimeSlot(i)) => i,
             _ if free.is_empty() => return Err(SlotError::Full),
             Placement::Any => free[0],
-            Placement::Near(i) => *free.iter().min_by_key(|&&f| (f + N - i) % N).unwrap(),
+            Placement::Near(TimeSlot(i)) => *free.iter().min_by_key(|&&f| (f + N - i) % N).unwrap(),
             Placement::Spread => {
                 let own: Vec<usize> = (0..N).filter(|&i| self.owner[i] == Some(env)).collect();
                 let score = |f: usize| own.iter().map(|&o| distance(f, o)).min().unwrap_or(0);
@@ -43,7 +42,7 @@ impl Model {
         };
         self.owner[i] = Some(env);
         self.generation[i] = self.generation[i].wrapping_add(1);
-        Ok(i)
+        Ok(TimeSlot(i))
     }
 }
 
@@ -52,7 +51,7 @@ fn matches_model() {
     let mut seed = 0x1234_5678_9abc_def1u64;
     let mut v = SlotVector::<N>::new();
     let mut m = Model { owner: [None; N], generation: [0; N] };
-    let envs = [0u32, 0x400, 0x800, 0xc00];
+    let envs = [env(0x400), env(0x800), env(0xc00)];
     for _ in 0..50_000 {
         let r = xorshift(&mut seed);
         let env = envs[(r >> 8) as usize % envs.len()];
@@ -64,11 +63,11 @@ fn matches_model() {
             0 | 1 => {
                 let p = match (r >> 4) % 4 {
                     0 => Placement::Any,
-                    1 => Placement::At(i),
-                    2 => Placement::Near(i),
+                    1 => Placement::At(TimeSlot(i)),
+                    2 => Placement::Near(TimeSlot(i)),
                     _ => Placement::Spread,
                 };
-                assert_eq!(v.alloc(env, p), m.alloc(env, p), "alloc {env:#x} {p:?}");
+                assert_eq!(v.alloc(env, p), m.alloc(env, p), "alloc {env} {p:?}");
             }
             2 => {
                 let want = match m.owner.get(i) {
@@ -80,21 +79,20 @@ fn matches_model() {
                     }
                     Some(_) => Err(SlotError::NotOwner),
                 };
-                assert_eq!(v.free(i, env), want);
+                assert_eq!(v.free(TimeSlot(i), env), want);
             }
             3 => {
                 let to = envs[(r >> 40) as usize % envs.len()];
                 let want = match m.owner.get(i) {
                     None => Err(SlotError::OutOfRange),
                     Some(o) if *o != Some(env) => Err(SlotError::NotOwner),
-                    Some(_) if to == 0 => Err(SlotError::BadEnv),
                     Some(_) => {
                         m.owner[i] = Some(to);
                         m.generation[i] = m.generation[i].wrapping_add(1);
                         Ok(())
                     }
                 };
-                assert_eq!(v.give(i, env, to), want);
+                assert_eq!(v.give(TimeSlot(i), env, to), want);
             }
             4 if r % 97 == 4 => {
                 let want = (0..N).filter(|&j| m.owner[j] == Some(env)).count();
@@ -109,8 +107,8 @@ fn matches_model() {
             _ => {}
         }
         for j in 0..N {
-            assert_eq!(v.owner(j), m.owner[j]);
-            assert_eq!(v.generation(j), Some(m.generation[j]));
+            assert_eq!(v.owner(TimeSlot(j)), m.owner[j]);
+            assert_eq!(v.generation(TimeSlot(j)), Some(m.generation[j]));
         }
         assert_eq!(v.free_count(), m.owner.iter().filter(|o| o.is_none()).count());
     }
