@@ -9,7 +9,7 @@ use oxok_abi::xn::rights;
 
 use crate::order::WriteTicket;
 use crate::xn::Frames;
-use crate::{Refusal, Xn};
+use crate::{Creds, Refusal, Xn};
 
 /// A copy XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,13 @@ impl Xn {
     /// another live block over which `acl` grants read, cached, and durably
     /// written (a tainted source is [`Refusal::Tainted`]: its content was
     /// never on the disk).
-    pub fn copy_check(&self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<(), Refusal> {
+    pub fn copy_check(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        dst: u64,
+        src: u64,
+    ) -> Result<(), Refusal> {
         let d = self.live(dst)?;
         if d.is_meta() {
             return Err(Refusal::MetadataWritable(dst));
@@ -74,7 +80,13 @@ impl Xn {
     /// [`copy_check`](Xn::copy_check): the write is in flight like
     /// [`write_begin`](Xn::write_begin)'s (taint and durability follow the
     /// same rules), `dst` is no longer cached, and `src` is pinned.
-    pub fn copy_begin(&mut self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<Copy, Refusal> {
+    pub fn copy_begin(
+        &mut self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        dst: u64,
+        src: u64,
+    ) -> Result<Copy, Refusal> {
         self.copy_check(mem, creds, dst, src)?;
         let from = self.live(src)?.frame.ok_or(Refusal::NotBound(src))?;
         let m = self.reg.get_mut(dst).ok_or(Refusal::NotAllocated(dst))?;
