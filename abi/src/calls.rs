@@ -118,7 +118,10 @@ macro_rules! for_each_call {
 
             /// Describes the capability in `slot`: its resource kind (see
             /// [`cap_kind`](crate::cap_kind)), the resource's number (frame
-            /// number, environment id, time slot index), and its rights bits.
+            /// number, environment id, time slot index; for a principal `p`
+            /// of `/8/p`, and 0 for `/8` itself, every principal, and for a
+            /// name below a principal, which acts as none), and its rights
+            /// bits.
             ///
             /// Checks: the slot holds a capability (`BadCap`). Changes: nothing.
             9 => cap_info(slot: CapSlot) -> [kind, number, rights];

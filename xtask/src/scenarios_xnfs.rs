@@ -220,17 +220,18 @@ const FSYNC: Scenario = Scenario {
 };
 
 /// The file system belongs to `dfsd`'s principal (`/8/1`, which init
-/// grants it), not to its environment id: the second boot starts another
-/// boot program first, so every environment of init's step, `dfsd`
-/// included, has another id than in the first boot (both lines show it),
-/// and `dfsd` still mounts and serves the first boot's files. The program
-/// first, `xnfs-attack`, holds `/8` as a boot program and starts itself
-/// again with a principal of its own (3), which attacks the file system
-/// right after XN's recovery and tries to mint principals it may not: all
+/// grants it), not to its environment id: the second boot starts other
+/// boot programs first — three at once, which use the environment table's
+/// rows 0–2, so `dfsd` (row 2 again) has generation 2, environment 2050,
+/// not 1026 as in the first boot (both lines show it) — and `dfsd` still
+/// mounts and serves the first boot's files. The step before init,
+/// `xnfs-attack`, holds `/8` as a boot program and starts itself again
+/// with a principal of its own (3), which attacks the file system right
+/// after XN's recovery and tries to mint principals it may not: all
 /// refused.
 const PRINCIPAL: Scenario = Scenario {
     name: "disk-fs-principal",
-    about: "the disk's file system is dfsd's principal's, not its environment id's: rebooted in another order (a boot program before init, so dfsd gets another id) dfsd mounts it and serves the first boot's files; the first program's attacker child, given a principal of its own, and its attempts to mint principals it may not, are refused; fsck passes",
+    about: "the disk's file system is dfsd's principal's, not its environment id's: rebooted in another order (boot programs before init, so dfsd gets another environment id) dfsd mounts it and serves the first boot's files; the first program's attacker child, given a principal of its own, and its attempts to mint principals it may not, are refused; fsck passes",
     cmdline: "run=init",
     input: "echo hello principal > /p.txt\nmkdir /pd\nbusybox seq 1 50000 > /pd/nums\nbusybox md5sum /pd/nums\nexit\n",
     expect: &[
@@ -247,10 +248,10 @@ const PRINCIPAL: Scenario = Scenario {
     disk: Some(DiskSpec {
         mib: 64,
         reboot: Some(Reboot {
-            cmdline: "run=xnfs-attack,init",
+            cmdline: "run=hello&hello&hello,xnfs-attack,init",
             input: "cat /p.txt\nbusybox md5sum /pd/nums\nexit\n",
             expect: &[
-                "I am principal 3, environment",
+                "I am principal 3, environment 2049",
                 "xnfs-attack: ok (",
                 "dfsd: C-FFS on a disk of 16320 blocks: mounted file system *; principal 1, environment 2050",
                 "hello principal",
