@@ -118,7 +118,10 @@ macro_rules! for_each_call {
 
             /// Describes the capability in `slot`: its resource kind (see
             /// [`cap_kind`](crate::cap_kind)), the resource's number (frame
-            /// number, environment id, time slot index), and its rights bits.
+            /// number, environment id, time slot index; for a principal `p`
+            /// of `/8/p`, and 0 for `/8` itself, every principal, and for a
+            /// name below a principal, which acts as none), and its rights
+            /// bits.
             ///
             /// Checks: the slot holds a capability (`BadCap`). Changes: nothing.
             9 => cap_info(slot: CapSlot) -> [kind, number, rights];
@@ -1114,6 +1117,23 @@ macro_rules! for_each_call {
             /// state and cache frame; `src`'s pin count.
             71 => xn_write_from(dst: Word, src: Word) -> [refusal, seq, detail];
 
+            /// Narrows the capability in `slot`: a child whose name is the
+            /// source's followed by the one component `component`, with
+            /// `rights` (a subset of the source's), in the first free slot
+            /// of the caller's own list; returns that slot. The child covers
+            /// only names below the source's (a capability on `/8`, every
+            /// principal, narrowed by `p` is one on `/8/p`, principal `p`
+            /// alone). Recorded as derived from the source, as `cap_derive`
+            /// records its child: `cap_revoke` on the source takes it back.
+            ///
+            /// Checks: the slot holds a capability (`BadCap`) with grant
+            /// (`Denied`); `rights` valid (`Invalid`) and no wider than the
+            /// source's (`Denied`); the name's depth below
+            /// [`CAP_NAME_DEPTH`](crate::CAP_NAME_DEPTH) and the derivation
+            /// depth (`Invalid`); room in the list (`NoMemory`); all before
+            /// anything changes. Changes: one slot of the caller's list.
+            72 => cap_narrow(slot: CapSlot, component: Word, rights: Rights) -> [new_slot];
+
             /// Makes the environment named by `callee_slot`, which serves a
             /// transfer and owes no reply, owe it to the environment named
             /// by `caller_slot` under a fresh ticket, and returns the
@@ -1187,6 +1207,10 @@ pub const NO_CAP_SLOT: u64 = 0xffff_ffff;
 /// How many derivations (`cap_derive`, `cap_grant`) a capability can be
 /// below the first capability derived from.
 pub const CAP_DERIVE_DEPTH: u64 = 7;
+
+/// How many components a capability's name can have: `cap_narrow`
+/// refuses to extend a name that has this many.
+pub const CAP_NAME_DEPTH: u64 = 8;
 
 /// Maximum bytes one `console_write` accepts.
 pub const CONSOLE_WRITE_MAX: u64 = 64 * 1024;

@@ -9,3 +9,5 @@ pub const ENV: u64 = 2;
 pub const SLOT: u64 = 3;
 /// The console.
 pub const CONSOLE: u64 = 7;
+/// A principal (`/8/p`: acting as `p` for XN; `/8` is every principal).
+pub const PRINCIPAL: u64 = 8;

@@ -49,7 +49,8 @@ pub mod env_id;
 pub mod filter;
 pub mod frames;
 pub use calls::{
-    ACCOUNT_MAX_DEPTH, BASE_FS, BASE_GS, CAP_DERIVE_DEPTH, CONSOLE_WRITE_MAX, Call, NO_CAP_SLOT, PCT_OWED, call_target,
+    ACCOUNT_MAX_DEPTH, BASE_FS, BASE_GS, CAP_DERIVE_DEPTH, CAP_NAME_DEPTH, CONSOLE_WRITE_MAX, Call, NO_CAP_SLOT,
+    PCT_OWED, call_target,
 };
 mod error;
 pub mod layout;

@@ -108,6 +108,16 @@
 //! (allocate, free, write) needs [`rights::WRITE`] over it; binding a data
 //! block's frame needs the rights asked for; a metadata block's frame is
 //! never bound writable. Principal [`ANYONE`] matches every caller.
+//!
+//! A principal is a `u64` the `acl` names; the caller acts as principal
+//! `p` when a capability in its list covers `/8/p`
+//! ([`cap_kind::PRINCIPAL`](crate::cap_kind::PRINCIPAL); rights do not
+//! matter, the name does), and as every principal with one on `/8`. The
+//! kernel gives `/8` to the boot programs; they mint one principal with
+//! `cap_narrow` and grant it (init gives the disk file server
+//! [`DISK_PRINCIPAL`]). The name carries no generation, so a file system
+//! belongs to the same principal in every boot, whichever environment id
+//! serves it.
 
 /// Bytes per disk block (and per metadata block a UDF reads).
 pub const BLOCK_SIZE: usize = 4096;
@@ -137,6 +147,10 @@ pub const TEMPLATE_HEADER: usize = 16;
 pub const TEMPLATE_MAGIC: [u8; 4] = *b"XNT1";
 /// The principal that matches every caller.
 pub const ANYONE: u64 = 0;
+/// The principal of the system's disk file system: init gives the disk
+/// file server `dfsd` a capability on `/8/DISK_PRINCIPAL`, and the file
+/// systems it makes (and the host's `mkfs` images) belong to it.
+pub const DISK_PRINCIPAL: u64 = 1;
 
 /// Rights an `acl` grants (the `imm` of `prin`).
 pub mod rights {

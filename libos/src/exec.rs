@@ -202,11 +202,20 @@ pub fn spawn_image_with(image: &[u8], argv: &[&str], opts: &SpawnOptions<'_>) ->
     // argv alone must fit before anything is created.
     InitialStack::new(&elf, argv, &[]).ok_or(SpawnError::BadArguments)?;
     let table = opts.table().map_err(SpawnError::Descriptor)?;
-    let calls = opts.calls();
+    let grants = Grants { calls: opts.calls(), principal: opts.principal_of() };
     match opts.explicit_env() {
-        Some(envp) => create(&elf, argv, envp, &table, &calls, !opts.is_held()),
-        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table, &calls, !opts.is_held())),
+        Some(envp) => create(&elf, argv, envp, &table, &grants, !opts.is_held()),
+        None => crate::environ::with_strs(|envp| create(&elf, argv, envp, &table, &grants, !opts.is_held())),
     }
+}
+
+/// Capabilities a child gets before it runs, besides what
+/// [`crate::callcap::pass_on`] gives every child.
+struct Grants {
+    /// Call capabilities for these environments (0: none).
+    calls: [u64; options::MAX_CALLS],
+    /// A principal.
+    principal: Option<u64>,
 }
 
 /// Creates the child, completes its environment `envp` with the
@@ -216,7 +225,7 @@ fn create(
     argv: &[&str],
     envp: &[&str],
     table: &ChildTable,
-    calls: &[u64],
+    grants: &Grants,
     start: bool,
 ) -> Result<Child, SpawnError> {
     let [slot, id] = sys::env_create()?;
@@ -229,7 +238,7 @@ fn create(
     crate::net::pass_template(slot);
     let built = inherit::with_child_env(id, slot, table, envp, |envp| {
         let initial = InitialStack::new(elf, argv, envp).ok_or(SpawnError::BadArguments)?;
-        build(slot, elf, &initial, calls, start).map_err(SpawnError::Kernel)
+        build(slot, elf, &initial, grants, start).map_err(SpawnError::Kernel)
     });
     match built.map_err(SpawnError::Descriptor).and_then(|r| r) {
         Ok(()) => Ok(Child { slot, id }),
@@ -245,7 +254,7 @@ fn create(
 
 /// Fills the new environment `child` (capability slot) with the program and
 /// its stack, sets its registers and (if `start`) makes it runnable.
-fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, calls: &[u64], start: bool) -> Result<(), Error> {
+fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, grants: &Grants, start: bool) -> Result<(), Error> {
     let mut loader = Loader::new(child);
     for segment in elf.segments() {
         load_segment(&mut loader, &segment)?;
@@ -265,8 +274,13 @@ fn build(child: u64, elf: &Elf<'_>, initial: &InitialStack<'_>, calls: &[u64], s
     let state = EnvState { regs, ..EnvState::default() };
     sys::env_set_state(child, &raw const state as u64)?;
     crate::callcap::pass_on(child);
-    for &env in calls.iter().filter(|&&e| e != 0) {
+    for &env in grants.calls.iter().filter(|&&e| e != 0) {
         crate::callcap::grant_call(env, child);
+    }
+    if let Some(p) = grants.principal {
+        // Best effort, as the call capabilities: without it the child acts
+        // for no principal.
+        let _ = crate::principal::give(child, p);
     }
     if start {
         sys::env_run(child)?;

@@ -9,7 +9,7 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 5] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 6] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -210,6 +210,52 @@ const FSYNC: Scenario = Scenario {
                 "0639c48c809d178c95b56a4079a26763  /fs/synced",
                 "sync made me durable",
                 "0 /fs/late",
+                "dfsd: stopped",
+            ],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+/// The file system belongs to `dfsd`'s principal (`/8/1`, which init
+/// grants it), not to its environment id: the second boot starts other
+/// boot programs first — three at once, which use the environment table's
+/// rows 0–2, so `dfsd` (row 2 again) has generation 2, environment 2050,
+/// not 1026 as in the first boot (both lines show it) — and `dfsd` still
+/// mounts and serves the first boot's files. The step before init,
+/// `xnfs-attack`, holds `/8` as a boot program and starts itself again
+/// with a principal of its own (3), which attacks the file system right
+/// after XN's recovery and tries to mint principals it may not: all
+/// refused.
+const PRINCIPAL: Scenario = Scenario {
+    name: "disk-fs-principal",
+    about: "the disk's file system is dfsd's principal's, not its environment id's: rebooted in another order (boot programs before init, so dfsd gets another environment id) dfsd mounts it and serves the first boot's files; the first program's attacker child, given a principal of its own, and its attempts to mint principals it may not, are refused; fsck passes",
+    cmdline: "run=init",
+    input: "echo hello principal > /p.txt\nmkdir /pd\nbusybox seq 1 50000 > /pd/nums\nbusybox md5sum /pd/nums\nexit\n",
+    expect: &[
+        // The line names the principal and the environment id: `*` spans
+        // "0; principal 1" (a build with environment-id principals passes
+        // this boot and fails the next).
+        "dfsd: C-FFS on a disk of 16320 blocks: made file system *, environment 1026",
+        // `seq 1 50000 | md5sum` on the host.
+        "c1d4ba52c72ac7bcc71ff2d6c083e684  /pd/nums",
+        "dfsd: stopped",
+    ],
+    forbid: FORBID,
+    timeout_secs: 300,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=hello&hello&hello,xnfs-attack,init",
+            input: "cat /p.txt\nbusybox md5sum /pd/nums\nexit\n",
+            expect: &[
+                "I am principal 3, environment 2049",
+                "xnfs-attack: ok (",
+                "dfsd: C-FFS on a disk of 16320 blocks: mounted file system *; principal 1, environment 2050",
+                "hello principal",
+                "c1d4ba52c72ac7bcc71ff2d6c083e684  /pd/nums",
                 "dfsd: stopped",
             ],
             patch: None,

@@ -11,9 +11,10 @@
 //! At the first request (init makes one at once): the file system whose
 //! superblock is a catalogued root is mounted (XN recovered its free map
 //! at boot; mount repairs link counts and orphans), else the templates are
-//! registered and a fresh one is made. The principal is this environment's id (XN's principals are
-//! environment ids for now), so the disk answers to the `dfsd` init
-//! starts at the same place in every boot.
+//! registered and a fresh one is made. The owner is this environment's
+//! principal, `DISK_PRINCIPAL`, a capability on `/8/1` init grants it
+//! before it runs (`oxok_libos::principal`): the disk answers to the
+//! `dfsd` of any boot, whatever its environment id.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]

@@ -297,10 +297,14 @@ impl Files for DiskFiles {
 /// Mounts the C-FFS file system whose superblock is a catalogued root
 /// (XN recovered its free map at boot; mount repairs link counts and
 /// orphans), or registers the templates and makes a fresh one with a
-/// `/tmp` (where the RAM server's `/tmp` is reached). The principal is this
-/// environment's id.
+/// `/tmp` (where the RAM server's `/tmp` is reached). The owner is the
+/// principal init gave this environment (`DISK_PRINCIPAL`), the same in
+/// every boot whatever this environment's id.
 fn mount() -> Option<Fs<XnDisk>> {
-    let me = oxok_libos::exposed::self_id();
+    let Some(me) = oxok_libos::principal::mine() else {
+        println!("dfsd: no file system: no principal (init gives the disk file server one)");
+        return None;
+    };
     let nblocks = oxok_libos::xn::header().map_or(0, |h| h.nblocks);
     let made = match XnDisk::existing() {
         Some(id) => XnDisk::new(id)
@@ -312,7 +316,7 @@ fn mount() -> Option<Fs<XnDisk>> {
                 if let Err(r) = oxok_cffs::Disk::read(&mut d, SUPER_BLOCK, &mut sb)
                     && r.code() == refuse::DENIED
                 {
-                    println!("dfsd: file system {id} belongs to another principal: XN refuses environment {me}");
+                    println!("dfsd: file system {id} belongs to another principal: XN refuses principal {me}");
                 }
                 Fs::mount(d, me)
             })
@@ -344,7 +348,8 @@ fn mount() -> Option<Fs<XnDisk>> {
     };
     match made {
         Ok((fs, how)) => {
-            println!("dfsd: C-FFS on a disk of {nblocks} blocks: {how}");
+            let env = oxok_libos::exposed::self_id();
+            println!("dfsd: C-FFS on a disk of {nblocks} blocks: {how}; principal {me}, environment {env}");
             Some(fs)
         }
         Err(e) => {

@@ -6,6 +6,7 @@
 extern crate alloc;
 
 pub mod fuzz;
+pub mod principal;
 pub mod xn;
 
 use core::fmt::Debug;

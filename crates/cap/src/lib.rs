@@ -13,7 +13,11 @@
 //!   resource's physical identity, and a generation that changes whenever the
 //!   resource is reallocated — [`Name::frame`] `/1/frame/gen`, [`Name::env`]
 //!   `/2/id/gen`, [`Name::slot`] `/3/cpu/index/gen`; later filters (4), rings
-//!   (5) and disk extents (6). A name covers every name it is a prefix of.
+//!   (5) and disk extents (6); the console `/7/0`; and principals
+//!   [`Name::principal`] `/8/p`, which name no resource but an identity
+//!   XN's `acl` functions grant rights to (holding a capability that covers
+//!   `/8/p` is acting as principal `p`). A name covers every name it is a
+//!   prefix of.
 //! - [`Rights`] are `READ`, `WRITE`, `GRANT`, `CALL` and `EXECUTE`.
 //! - A [`Cap`] is a name plus rights. `a` [dominates](Cap::dominates) `b`
 //!   when `a.name` covers `b.name` and `a.rights ⊇ b.rights`. [`Cap::ROOT`]
@@ -33,7 +37,10 @@
 //! - Every list slot also records its capability's derivation
 //!   [`Lineage`]. [`derive_child`] makes a child with a subset of the
 //!   source's rights and the same name (the kernel's `cap_derive`, and every
-//!   `cap_grant`); [`revoke_derived`] removes, from a list, everything
+//!   `cap_grant`); [`narrow_child`] makes one whose name is the source's
+//!   extended by one component, and needs `GRANT` (the kernel's
+//!   `cap_narrow`: how `/8/p` is minted from `/8`); [`revoke_derived`]
+//!   removes, from a list, everything
 //!   derived from one capability, however many derivations deep (the
 //!   kernel's `cap_revoke` runs it over every list).
 //!
@@ -102,7 +109,7 @@ pub use cap::{Cap, WIRE_WORDS};
 pub use error::CapError;
 pub use grant::{derive_into, grant};
 pub use guard::{check, check_slot};
-pub use lineage::{Lineage, MAX_LINEAGE, derive_child, revoke_derived};
+pub use lineage::{Lineage, MAX_LINEAGE, derive_child, narrow_child, revoke_derived};
 pub use list::{CapList, Vacancy};
 pub use name::{Kind, MAX_DEPTH, Name};
 pub use revoke::revoke_matching;

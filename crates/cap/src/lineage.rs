@@ -79,8 +79,47 @@ pub fn derive_child<const N: usize>(
     rights: Rights,
     next_id: &mut u64,
 ) -> Result<(Cap, Lineage), CapError> {
+    child_below(from, slot, &[], rights, next_id)
+}
+
+/// Narrows the capability in `from`'s slot `slot`: a child whose name is
+/// the source's extended by the one component `component`, with `rights`
+/// (a subset of the source's), recorded as derived from the source as
+/// [`derive_child`] records it, so revoking the source takes it back. This
+/// is how authority over a part of a name is minted from authority over
+/// the whole: from `/8` (every principal) the holder makes `/8/p` (one).
+///
+/// Unlike [`derive_child`] it needs [`Rights::GRANT`] on the source: the
+/// child is a new, narrower authority the holder may hand out. Errors,
+/// checked in this order (nothing changes on any of them):
+/// [`CapError::BadSlot`] / [`CapError::EmptySlot`]; [`CapError::Denied`]
+/// without grant; [`CapError::Widen`]; [`CapError::TooDeep`] when the
+/// source's name has [`MAX_DEPTH`](crate::MAX_DEPTH) components already
+/// or its lineage is [`MAX_LINEAGE`] - 1 levels deep.
+pub fn narrow_child<const N: usize>(
+    from: &mut CapList<N>,
+    slot: u64,
+    component: u64,
+    rights: Rights,
+    next_id: &mut u64,
+) -> Result<(Cap, Lineage), CapError> {
+    if !from.get(slot)?.rights.contains(Rights::GRANT) {
+        return Err(CapError::Denied);
+    }
+    child_below(from, slot, &[component], rights, next_id)
+}
+
+/// The shared body of [`derive_child`] and [`narrow_child`]: a child named
+/// the source's name followed by `suffix`, with `rights`, and its lineage.
+fn child_below<const N: usize>(
+    from: &mut CapList<N>,
+    slot: u64,
+    suffix: &[u64],
+    rights: Rights,
+    next_id: &mut u64,
+) -> Result<(Cap, Lineage), CapError> {
     let source = *from.get(slot)?;
-    let child_cap = source.derive(&[], rights)?;
+    let child_cap = source.derive(suffix, rights)?;
     let mut lineage = from.lineage(slot)?;
     let fresh = lineage.node().is_none();
     let needed = if fresh { 2 } else { lineage.ids().len() + 1 };

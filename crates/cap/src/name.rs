@@ -32,12 +32,19 @@ pub enum Kind {
     Extent = 6,
     /// The console (serial port): `/7/0`.
     Console = 7,
+    /// Principals, the identities XN's `acl` functions grant rights to:
+    /// `/8/p`. Holding a capability whose name covers `/8/p` means acting
+    /// as principal `p`; one on `/8` acts as every principal. Unlike the
+    /// other kinds, a principal is no resource that dies: the name has no
+    /// generation, so the same principal holds its disk blocks across
+    /// boots.
+    Principal = 8,
 }
 
 impl Kind {
     /// Every kind, in number order.
-    pub const ALL: [Kind; 7] =
-        [Kind::Frame, Kind::Env, Kind::Slot, Kind::Filter, Kind::Ring, Kind::Extent, Kind::Console];
+    pub const ALL: [Kind; 8] =
+        [Kind::Frame, Kind::Env, Kind::Slot, Kind::Filter, Kind::Ring, Kind::Extent, Kind::Console, Kind::Principal];
 
     /// The stable number of this kind (the first component of its names).
     pub const fn number(self) -> u64 {
@@ -54,6 +61,7 @@ impl Kind {
             5 => Some(Kind::Ring),
             6 => Some(Kind::Extent),
             7 => Some(Kind::Console),
+            8 => Some(Kind::Principal),
             _ => None,
         }
     }
@@ -143,6 +151,23 @@ impl Name {
         let mut components = [0; MAX_DEPTH];
         components[0] = Kind::Console.number();
         Name { depth: 2, components }
+    }
+
+    /// `/8/p`: principal `p` (see [`Kind::Principal`]). A capability on
+    /// it acts as `p`; one on [`Name::kind_root`]`(Kind::Principal)`, `/8`,
+    /// covers it and every other principal.
+    pub const fn principal(p: u64) -> Name {
+        let mut components = [0; MAX_DEPTH];
+        components[0] = Kind::Principal.number();
+        components[1] = p;
+        Name { depth: 2, components }
+    }
+
+    /// The principal this name is, when it is exactly `/8/p`: `Some(p)`.
+    /// `/8` itself (every principal) and names below a principal
+    /// (`/8/p/…`, which cover no principal) are `None`.
+    pub const fn as_principal(&self) -> Option<u64> {
+        if self.depth == 2 && self.components[0] == Kind::Principal.number() { Some(self.components[1]) } else { None }
     }
 
     /// How many components the name has (0 for [`Name::ROOT`]).
@@ -287,6 +312,11 @@ mod tests {
         assert_eq!(Name::env(3, 9), Name::new(&[2, 3, 9]).unwrap());
         assert_eq!(Name::slot(1, 5, 2), Name::new(&[3, 1, 5, 2]).unwrap());
         assert_eq!(Name::kind_root(Kind::Ring), Name::new(&[5]).unwrap());
+        assert_eq!(Name::principal(4), Name::new(&[8, 4]).unwrap());
+        assert_eq!(Name::principal(4).as_principal(), Some(4));
+        assert_eq!(Name::kind_root(Kind::Principal).as_principal(), None);
+        assert_eq!(Name::new(&[8, 4, 1]).unwrap().as_principal(), None);
+        assert_eq!(Name::env(4, 1).as_principal(), None);
     }
 
     #[test]

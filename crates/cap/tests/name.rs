@@ -42,13 +42,14 @@ fn kind_numbers_are_stable() {
         (Kind::Ring, 5),
         (Kind::Extent, 6),
         (Kind::Console, 7),
+        (Kind::Principal, 8),
     ];
     for (kind, n) in expect {
         assert_eq!(kind.number(), n);
         assert_eq!(Kind::from_number(n), Some(kind));
         assert_eq!(Name::kind_root(kind).kind(), Some(kind));
     }
-    for n in [0, 8, 9, u64::MAX] {
+    for n in [0, 9, 10, u64::MAX] {
         assert_eq!(Kind::from_number(n), None);
     }
     assert_eq!(Kind::ALL.len(), expect.len());

@@ -11,8 +11,10 @@ use crate::host::MemDisk;
 use crate::layout::{Block, SUPER_BLOCK, owner};
 use crate::{Fs, FsError, Fsck, fsck};
 
-/// The principal an image made by [`mkfs`] belongs to.
-pub const IMAGE_OWNER: u64 = 1;
+/// The principal an image made by [`mkfs`] belongs to: the system disk
+/// file server's ([`DISK_PRINCIPAL`](oxok_abi::xn::DISK_PRINCIPAL)), so
+/// `dfsd` serves a host-made image as one it made itself.
+pub const IMAGE_OWNER: u64 = oxok_abi::xn::DISK_PRINCIPAL;
 
 /// A fresh file system of `nblocks` blocks; unused blocks are zero.
 pub fn mkfs(nblocks: u64) -> Result<Vec<Block>, FsError> {

@@ -6,7 +6,7 @@
 use oxok_abi::xn::rights;
 
 use crate::xn::Frames;
-use crate::{Refusal, Xn};
+use crate::{Creds, Refusal, Xn};
 
 impl Xn {
     /// Registers `frame` as the cache of the live `block`. The wrapper calls
@@ -28,7 +28,13 @@ impl Xn {
     /// `acl` over it (its parent's; a root's own) grants the caller `want`,
     /// or when the block is not cached. This is the one check: afterwards
     /// the caller reads and writes the frame directly.
-    pub fn bind(&self, mem: &impl Frames, creds: &[u64], block: u64, want: u32) -> Result<u64, Refusal> {
+    pub fn bind(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        block: u64,
+        want: u32,
+    ) -> Result<u64, Refusal> {
         let e = self.live(block)?;
         if e.is_meta() && want & rights::WRITE != 0 {
             return Err(Refusal::MetadataWritable(block));

@@ -9,7 +9,7 @@ use oxok_abi::xn::rights;
 
 use crate::order::WriteReceipt;
 use crate::xn::Frames;
-use crate::{Refusal, Xn};
+use crate::{Creds, Refusal, Xn};
 
 /// A copy XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +58,13 @@ impl Xn {
     /// another live block over which `acl` grants read, cached, and durably
     /// written (a tainted source is [`Refusal::Tainted`]: its content was
     /// never on the disk).
-    pub fn copy_check(&self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<CopyPlan, Refusal> {
+    pub fn copy_check(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        dst: u64,
+        src: u64,
+    ) -> Result<CopyPlan, Refusal> {
         let d = self.live(dst)?;
         if d.is_meta() {
             return Err(Refusal::MetadataWritable(dst));
@@ -108,7 +114,13 @@ impl Xn {
 
     /// [`copy_check`](Xn::copy_check) and [`copy_record`](Xn::copy_record)
     /// at once, for a wrapper whose submission cannot fail.
-    pub fn copy_begin(&mut self, mem: &impl Frames, creds: &[u64], dst: u64, src: u64) -> Result<Copy, Refusal> {
+    pub fn copy_begin(
+        &mut self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        dst: u64,
+        src: u64,
+    ) -> Result<Copy, Refusal> {
         let plan = self.copy_check(mem, creds, dst, src)?;
         Ok(self.copy_record(plan))
     }

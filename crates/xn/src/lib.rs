@@ -20,7 +20,8 @@
 //! # What the kernel wrapper calls
 //!
 //! The wrapper owns the frames, the block device and the capabilities; it
-//! turns the caller's capabilities into `creds` (principal ids) and gives
+//! turns the caller's capabilities into `creds` (a [`Creds`]: the principals
+//! the caller acts as) and gives
 //! XN access to frame contents through [`Frames`].
 //!
 //! | moment | call | wrapper then |
@@ -110,6 +111,7 @@ extern crate alloc;
 mod asm;
 mod cache;
 mod copy;
+mod creds;
 mod error;
 mod extent;
 mod freemap;
@@ -125,6 +127,7 @@ mod xn;
 
 pub use asm::{Asm, template};
 pub use copy::{Copy, CopyPlan, CopyReceipt};
+pub use creds::Creds;
 pub use error::Refusal;
 pub use extent::{Extent, Owned, SetError};
 pub use freemap::FreeMap;

@@ -6,7 +6,7 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA};
 
 use crate::registry::Entry;
 use crate::xn::Frames;
-use crate::{Extent, Refusal, SetError, Xn};
+use crate::{Creds, Extent, Refusal, SetError, Xn};
 
 impl Xn {
     /// Allocates the free blocks of `ext` to the metadata block `meta`,
@@ -21,7 +21,7 @@ impl Xn {
     pub fn allocate(
         &mut self,
         mem: &mut impl Frames,
-        creds: &[u64],
+        creds: &(impl Creds + ?Sized),
         meta: u64,
         new: &[u8; BLOCK_SIZE],
         ext: Extent,
@@ -77,7 +77,7 @@ impl Xn {
     pub fn free(
         &mut self,
         mem: &mut impl Frames,
-        creds: &[u64],
+        creds: &(impl Creds + ?Sized),
         meta: u64,
         new: &[u8; BLOCK_SIZE],
         ext: Extent,
@@ -138,7 +138,7 @@ impl Xn {
     pub fn modify(
         &mut self,
         mem: &mut impl Frames,
-        creds: &[u64],
+        creds: &(impl Creds + ?Sized),
         meta: u64,
         new: &[u8; BLOCK_SIZE],
     ) -> Result<(), Refusal> {

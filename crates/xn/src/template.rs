@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::{ANYONE, BLOCK_SIZE, INSN_SIZE, MAX_EXTENTS, MAX_PRINCIPALS, TEMPLATE_HEADER, TemplateHeader, func};
 
-use crate::{Emit, Extent, Fault, Owned, SetError, Udf, VerifyError, verify};
+use crate::{Creds, Emit, Extent, Fault, Owned, SetError, Udf, VerifyError, verify};
 
 /// A verified template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,8 +42,8 @@ impl Acl {
 
     /// Whether some grant to [`ANYONE`] or to one of `creds` carries every
     /// right in `need` (rights from different grants are not combined).
-    pub fn allows(&self, creds: &[u64], need: u32) -> bool {
-        self.grants().iter().any(|&(p, r)| r & need == need && (p == ANYONE || creds.contains(&p)))
+    pub fn allows(&self, creds: &(impl Creds + ?Sized), need: u32) -> bool {
+        self.grants().iter().any(|&(p, r)| r & need == need && (p == ANYONE || creds.holds(p)))
     }
 }
 

@@ -7,7 +7,7 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
 
 use crate::registry::{Entry, Registry};
 use crate::template::Acl;
-use crate::{FreeMap, Owned, OwnsError, Refusal, Template, VerifyError};
+use crate::{Creds, FreeMap, Owned, OwnsError, Refusal, Template, VerifyError};
 
 /// The kernel's access to frame contents (its direct map; a `HashMap` in
 /// tests). XN only ever names frames the wrapper gave it.
@@ -295,7 +295,13 @@ impl Xn {
     }
 
     /// Refuses unless the caller holds `need` over `block`.
-    pub(crate) fn check_rights(&self, mem: &impl Frames, creds: &[u64], block: u64, need: u32) -> Result<(), Refusal> {
+    pub(crate) fn check_rights(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        block: u64,
+        need: u32,
+    ) -> Result<(), Refusal> {
         if self.acl_over(mem, block)?.allows(creds, need) { Ok(()) } else { Err(Refusal::Denied(block)) }
     }
 
@@ -305,7 +311,7 @@ impl Xn {
     pub(crate) fn change_check(
         &self,
         mem: &impl Frames,
-        creds: &[u64],
+        creds: &(impl Creds + ?Sized),
         meta: u64,
         new: &[u8; BLOCK_SIZE],
     ) -> Result<(Entry, Owned, Owned), Refusal> {

@@ -1,5 +1,6 @@
-//! `cap_grant`, `cap_drop`, `cap_info`, `cap_derive`, `cap_revoke`, and
-//! `pct_grant` (a grant into the list of the caller being served).
+//! `cap_grant`, `cap_drop`, `cap_info`, `cap_derive`, `cap_narrow`,
+//! `cap_revoke`, and `pct_grant` (a grant into the list of the caller
+//! being served).
 
 use super::Cx;
 use super::args::{CapSlot, EnvCap};
@@ -92,6 +93,10 @@ pub fn describe(cap: &Cap) -> [u64; 3] {
     let comps = cap.name.components();
     let kind = comps.first().copied().unwrap_or(0);
     let number = match (kind, comps) {
+        // A principal: `p` for `/8/p`; 0 for `/8` (every principal) and
+        // for names below a principal, which act as none.
+        (8, [_, p]) => *p,
+        (8, _) => 0,
         (2, [_, row, generation]) => crate::env::EnvId::from_parts(*row, *generation).map_or(0, u64::from),
         // A time slot: its index in the vector (the name's second
         // component is the CPU).
@@ -114,6 +119,27 @@ pub fn cap_derive(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64
         new = env.caps.fill_derived(vacancy, child, lineage);
         count_frame_ref(&child, 1);
     }
+    Ok([new as u64])
+}
+
+/// Derives a child named one component below the source into the
+/// caller's own list (`/8` narrowed by `p` is principal `p`).
+pub fn cap_narrow(cx: &mut Cx<'_>, slot: CapSlot, component: u64, rights: Rights) -> Result<[u64; 1], Error> {
+    let source = slot.cap(&mut cx.k.envs, cx.caller)?;
+    if !source.rights.contains(Rights::GRANT) {
+        return Err(Error::Denied);
+    }
+    source.derive(&[component], rights).map_err(cap_error)?;
+    // Check, then perform, as `cap_derive`: the vacancy first; the
+    // derivation's last refusal (the lineage depth) changes nothing.
+    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let env = cx.env()?;
+    let mut next = LAST_NODE.load(Ordering::Relaxed);
+    let (child, lineage) =
+        oxok_cap::narrow_child(&mut env.caps, slot.0, component, rights, &mut next).map_err(cap_error)?;
+    LAST_NODE.store(next, Ordering::Relaxed);
+    let new = env.caps.fill_derived(vacancy, child, lineage);
+    count_frame_ref(&child, 1);
     Ok([new as u64])
 }
 

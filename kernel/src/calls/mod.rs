@@ -26,7 +26,7 @@ mod xn;
 
 pub use account::{account_info, env_limit, env_limit_heap, env_limit_slots};
 pub use base::{env_get_base, env_set_base};
-pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_revoke, pct_grant};
+pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_narrow, cap_revoke, pct_grant};
 pub use ckpt::{cap_copy, cap_peek, env_mappings, env_peek, env_stop};
 pub use console::{aux_read, aux_write, console_peek, console_read, console_write};
 pub use cpu::yield_cpu;

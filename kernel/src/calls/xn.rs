@@ -1,6 +1,7 @@
 //! The XN calls (60–69): a thin layer that copies the caller's arguments
-//! in, charges cache frames to the caller's account and lets `oxok-xn`
-//! decide. Every call returns `[refusal, a, b]`: `refusal` 0 with the
+//! in, charges cache frames to the caller's account, turns its
+//! capabilities into the principals it acts as ([`xn::Principals`]) and
+//! lets `oxok-xn` decide. Every call returns `[refusal, a, b]`: `refusal` 0 with the
 //! call's results, or an `oxok_abi::xn::refuse` code with the block
 //! concerned (and, for a tainted pointer, the child).
 
@@ -45,9 +46,11 @@ fn refused(r: Refusal) -> [u64; 3] {
     [r.code(), block, detail]
 }
 
-/// The caller's principals.
-fn creds(cx: &Cx<'_>) -> [u64; 1] {
-    [u64::from(cx.caller)]
+/// The caller's principals: those its capabilities cover (`/8/p`, or
+/// all of them with `/8`), not its environment id, so a file system
+/// belongs to whoever holds its principal, in any boot.
+fn creds(cx: &mut Cx<'_>) -> xn::Principals {
+    cx.env().map_or(xn::Principals::NONE, |env| xn::Principals::of(&env.caps))
 }
 
 /// The 4096 bytes at `ptr` in the caller's space.

@@ -12,6 +12,7 @@
 mod boot;
 mod cache;
 mod catalog;
+mod principals;
 mod table;
 
 use crate::dev::virtio_blk::{Disk, Op};
@@ -24,6 +25,7 @@ use oxok_xn::{CopyPlan, CopyReceipt, FlushReceipt, WritePlan, WriteReceipt, Xn};
 use spin::Mutex;
 
 pub use boot::init;
+pub use principals::Principals;
 
 /// Will-free entries examined after each completed flush.
 const REAP_BUDGET: usize = 256;

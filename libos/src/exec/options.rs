@@ -40,6 +40,7 @@ pub struct SpawnOptions<'a> {
     bad_fd: bool,
     held: bool,
     calls: [u64; MAX_CALLS],
+    principal: Option<u64>,
 }
 
 /// How many environments [`SpawnOptions::call`] can name.
@@ -116,6 +117,20 @@ impl<'a> SpawnOptions<'a> {
             *free = env;
         }
         self
+    }
+
+    /// The child acts as principal `p` (see [`crate::principal`]): a
+    /// capability on `/8/p`, minted from the caller's on `/8`, is granted
+    /// to it before it runs. A caller that holds no `/8` with grant cannot
+    /// give one, and the child goes without.
+    pub fn principal(&mut self, p: u64) -> &mut Self {
+        self.principal = Some(p);
+        self
+    }
+
+    /// The principal named with [`principal`](Self::principal).
+    pub(super) fn principal_of(&self) -> Option<u64> {
+        self.principal
     }
 
     /// The environments named with [`call`](Self::call).

@@ -337,10 +337,15 @@ pub fn stop_server(child: Child) -> Result<ExitStatus, IoError> {
 /// Starts the disk file server `dfsd` (C-FFS over XN) as a child: from
 /// then on this process and every child it starts afterwards keep `/` on
 /// the disk and `/tmp` in the RAM server. Stop it with [`stop_server`]
-/// (which makes everything durable first).
+/// (which makes everything durable first). It acts as principal
+/// [`DISK_PRINCIPAL`](oxok_abi::xn::DISK_PRINCIPAL), minted from this
+/// process's capability on `/8` (see [`crate::principal`]), so the file
+/// system it makes is its own in every boot, whatever its environment id.
 pub fn spawn_disk_server() -> Result<Child, IoError> {
     let name = locate::DISK_SERVER_NAME;
-    let child = exec::spawn(name, &[name]).map_err(|e| match e {
+    let mut opts = exec::SpawnOptions::new();
+    opts.principal(oxok_abi::xn::DISK_PRINCIPAL);
+    let child = exec::spawn_with(name, &[name], &opts).map_err(|e| match e {
         exec::SpawnError::Kernel(k) => IoError::Kernel(k),
         _ => IoError::NoServer,
     })?;

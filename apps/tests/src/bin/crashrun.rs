@@ -23,7 +23,7 @@ use alloc::vec::Vec;
 use oxok_cffs::script::{Cmd, hash};
 use oxok_cffs::{Fs, Kind};
 use oxok_libos::xn::{self, XnDisk};
-use oxok_libos::{Args, console, exposed, println};
+use oxok_libos::{Args, console, println};
 
 oxok_libos::main!(main);
 
@@ -39,7 +39,9 @@ fn written() -> u64 {
 }
 
 fn main(args: Args) -> i32 {
-    let me = exposed::self_id();
+    // A boot program: it holds `/8`, every principal, and makes and mounts
+    // the file system as the disk file server's.
+    let me = oxok_libos::abi::xn::DISK_PRINCIPAL;
     let below = oxok_libos::abi::layout::STACK_TOP - oxok_libos::abi::layout::STACK_SIZE - MORE_STACK;
     if let Err(e) = oxok_libos::vm::map_anon_at(below, MORE_STACK, oxok_libos::vm::Prot::READ_WRITE) {
         println!("crashrun: FAIL growing the stack: {e:?}");

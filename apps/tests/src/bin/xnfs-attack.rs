@@ -5,16 +5,24 @@
 //! from them, and forging a file system of its own whose metadata claims
 //! the victim's blocks. Every move must be refused; the scenario then
 //! reads the victim's files back and checks the image with `fsck`.
+//!
+//! It acts as the principal it was given, or as none (started from the
+//! shell, which gives none). Started as a boot program, which holds `/8`
+//! (every principal), it starts itself again as a child given a principal
+//! of its own (`ATTACKER`), which attacks: the disk file server's
+//! principal is not among what it holds. Before attacking it tries to mint
+//! principals without the authority to (`oxok_tests::principal::forge`)
+//! and keeps what that made while it attacks.
 #![no_std]
 #![no_main]
 
 extern crate alloc;
 
 use oxok_cffs::layout::{SUPER_BLOCK, T_DIR, T_ITAB, T_SUPER, set_itab, superblock};
-use oxok_libos::abi::xn::{DATA, refuse, rights};
+use oxok_libos::abi::xn::{DATA, DISK_PRINCIPAL, refuse, rights};
 use oxok_libos::xn::{self, XnDisk, XnError};
-use oxok_libos::{Args, exposed, println};
-use oxok_tests::Checks;
+use oxok_libos::{Args, exec, exposed, println};
+use oxok_tests::{Checks, principal};
 
 oxok_libos::main!(main);
 
@@ -25,7 +33,38 @@ fn refused(code: u64) -> impl Fn(Result<(), XnError>) -> bool {
     move |r| matches!(r, Err(XnError::Refused { code: c, .. }) if c == code)
 }
 
-fn main(_args: Args) -> i32 {
+/// Reads `block` and every metadata block above it up to its root into
+/// the cache (a chain of at most 64: C-FFS trees are shallower).
+fn cache_up(block: u64) -> bool {
+    let mut b = block;
+    for _ in 0..64 {
+        if xn::read(b).is_err() {
+            return false;
+        }
+        match xn::row_of(b) {
+            Some(r) if r.parent != u64::MAX => b = r.parent,
+            _ => return true,
+        }
+    }
+    true
+}
+
+fn main(args: Args) -> i32 {
+    if args.get(1) != Some("child") && principal::holds_all() {
+        let mut opts = exec::SpawnOptions::new();
+        opts.principal(principal::ATTACKER);
+        return match exec::spawn_with("xnfs-attack", &["xnfs-attack", "child"], &opts).map(exec::wait) {
+            Ok(Ok(status)) => status.code(),
+            other => {
+                println!("xnfs-attack: FAIL starting the attacker: {other:?}");
+                1
+            }
+        };
+    }
+    attack()
+}
+
+fn attack() -> i32 {
     let mut c = Checks::new("xnfs-attack");
     let (Some(h), Some(vfs)) = (xn::header(), XnDisk::existing()) else {
         println!("xnfs-attack: no disk file system");
@@ -44,11 +83,23 @@ fn main(_args: Args) -> i32 {
         return 1;
     };
     let free = (0..h.nblocks).rev().find(|&b| xn::is_free(b) == Some(true)).unwrap_or(0);
-    let me = exposed::self_id();
+    let me = principal::own();
     println!(
-        "xnfs-attack: victim file system {vfs}: data {} (of {}), directory {}, inode table {}; I am {me}",
-        data.block, data.parent, dir.block, itab.block
+        "xnfs-attack: victim file system {vfs}: data {} (of {}), directory {}, inode table {}; I am principal {me}, \
+         environment {}",
+        data.block,
+        data.parent,
+        dir.block,
+        itab.block,
+        exposed::self_id()
     );
+    c.check(me != DISK_PRINCIPAL, "not the disk file server's principal");
+    // The victim's blocks and the metadata above them cached (reading into
+    // the cache needs no rights), so that each move reaches the rights
+    // check even right after a boot.
+    let cached = [data.block, dir.block, itab.block, SUPER_BLOCK];
+    c.check(cached.iter().all(|&b| cache_up(b)), "victim blocks cached");
+    let forged_caps = principal::forge(&mut c, DISK_PRINCIPAL);
     // The victim's blocks through XN: every change is the victim's acl's.
     c.check(refused(refuse::DENIED)(xn::bind(data.block, VA, rights::WRITE)), "bind victim data writable refused");
     c.check(refused(refuse::DENIED)(xn::bind(data.block, VA, rights::READ)), "bind victim data readable refused");
@@ -86,5 +137,6 @@ fn main(_args: Args) -> i32 {
     c.check(refused(refuse::NOT_FREE)(xn::root(fs, SUPER_BLOCK, T_SUPER, &forged)), "take victim superblock refused");
     set_itab(&mut forged, 0, 0);
     c.check(xn::modify(free, &forged).is_ok(), "own root still usable");
+    principal::drop_all(&forged_caps);
     c.finish()
 }

@@ -20,9 +20,9 @@ use oxok_libos::abi::xn::{BLOCK_SIZE, refuse, reject, rights};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::xn::{self, XnError};
 use oxok_libos::{Args, exposed, println};
-use oxok_tests::Checks;
 use oxok_tests::unchanged::Snapshot;
 use oxok_tests::xn::{Inode, fsck, inode_template, pattern};
+use oxok_tests::{Checks, principal};
 use oxok_xn::{Asm, template};
 
 oxok_libos::main!(main);
@@ -228,9 +228,10 @@ fn hostile() -> i32 {
         println!("xntest: register failed");
         return 1;
     };
-    let me = exposed::self_id();
+    // The victim's principal: this boot program holds `/8` (every
+    // principal); the attacker it starts is given only its own.
     let root = 2;
-    let inode = Inode::new(me);
+    let inode = Inode::new(principal::VICTIM);
     c.expect(xn::root(fs, root, 1, &inode.0), Ok(()), "victim root");
     let inode = fill(&mut c, root, &inode, 0, 30, 4);
     // Freeing a block the metadata still points to.
@@ -244,10 +245,12 @@ fn hostile() -> i32 {
     c.check(refused(refuse::NOT_FREE)(xn::alloc(root, &again.0, root, 1, 0)), "allocating an allocated block refused");
     c.expect(Snapshot::of_self(), before, "an allocation refused at its last check changed nothing");
 
-    // The attacker: another environment, so another principal.
+    // The attacker: another environment acting as another principal.
     let a = [fs.to_string(), root.to_string(), "30".into()];
     let argv = ["xntest", "attack", a[0].as_str(), a[1].as_str(), a[2].as_str()];
-    match exec::spawn("xntest", &argv).map(exec::wait) {
+    let mut opts = exec::SpawnOptions::new();
+    opts.principal(principal::ATTACKER);
+    match exec::spawn_with("xntest", &argv, &opts).map(exec::wait) {
         Ok(Ok(ExitStatus::Exited(0))) => c.check(true, "attacker refused everywhere"),
         other => {
             println!("xntest: attacker: {other:?}");
@@ -300,10 +303,14 @@ fn attack(args: &Args) -> i32 {
     let mut c = Checks::new("xntest attack");
     let n = |i: usize| args.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
     let (vfs, vroot, vdata) = (n(2) as u32, n(3), n(4));
+    c.expect(oxok_libos::principal::mine(), Some(principal::ATTACKER), "acts as its own principal");
+    // Principals it tries to mint: none acts as the victim's, and every
+    // move below is made with them in its list.
+    let forged_caps = principal::forge(&mut c, principal::VICTIM);
     // Writing a block it does not own: binding writable, changing metadata.
     c.check(refused(refuse::DENIED)(xn::bind(vdata, VA, rights::WRITE)), "bind victim data writable refused");
     c.check(refused(refuse::DENIED)(xn::bind(vdata, VA, rights::READ)), "bind victim data readable refused");
-    let mut forged = Inode::new(exposed::self_id());
+    let mut forged = Inode::new(principal::own());
     c.check(refused(refuse::DENIED)(xn::modify(vroot, &forged.0)), "rewrite victim root refused");
     c.check(refused(refuse::DENIED)(xn::free(vroot, &forged.0, vdata, 1)), "free victim block refused");
     let into = forged.set(5, 200, 1, 0);
@@ -322,6 +329,7 @@ fn attack(args: &Args) -> i32 {
     c.check(refused(refuse::NOT_FREE)(xn::root(fs, vroot, 1, &forged.0)), "take victim root refused");
     forged = forged.set(0, 0, 0, 0);
     c.check(xn::modify(100, &forged.0).is_ok(), "own root still usable");
+    principal::drop_all(&forged_caps);
     // Cache frames are charged: under a small account a large allocation
     // fails whole, and a small one fits.
     use oxok_libos::abi::{ACCOUNT_FRAMES, ACCOUNT_UNLIMITED};
