@@ -22,7 +22,7 @@ pub(crate) fn run() -> Result<(), Failure> {
     };
     let checks: Vec<(&str, Vec<String>)> = vec![
         ("rustfmt", vec!["fmt".into(), "--all".into(), "--check".into()]),
-        ("clippy (host crates)", with_packages(&["clippy"], ws.host_packages())),
+        ("clippy (host crates, tests too)", with_packages(&["clippy", "--all-targets"], ws.host_packages())),
         ("clippy (bare-metal crates)", with_packages(&["clippy", "--target", TARGET], ws.target_packages())),
         (
             "clippy (the kernel in the process model)",

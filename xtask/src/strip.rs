@@ -156,7 +156,7 @@ mod tests {
         e.extend((0..0x20).map(|i| 0x90 + (i % 3) as u8)); // .text
         let debug_at = e.len();
         e.extend(std::iter::repeat_n(0xdd, 0x300)); // .debug_info
-        while e.len() % 8 != 0 {
+        while !e.len().is_multiple_of(8) {
             e.push(0);
         }
         let symtab_at = e.len();
@@ -172,12 +172,13 @@ mod tests {
         e.extend(strtab);
         let shstr_at = e.len();
         e.extend(shstr);
-        while e.len() % 8 != 0 {
+        while !e.len().is_multiple_of(8) {
             e.push(0);
         }
         let shoff = e.len();
         // (name, type, flags, addr, offset, size, link, info, align, entsize)
-        let headers: [(u32, u32, u64, u64, usize, usize, u32, u32, u64, u64); 6] = [
+        type Header = (u32, u32, u64, u64, usize, usize, u32, u32, u64, u64);
+        let headers: [Header; 6] = [
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
             (1, 1, 6, 0x400000, 0x1000, 0x20, 0, 0, 16, 0),
             (7, 1, 0, 0, debug_at, 0x300, 0, 0, 1, 0),

@@ -63,7 +63,7 @@ fn build(argv: &[&str], envp: &[&str]) -> (Vec<u8>, u64) {
 fn a_program_reads_back_what_was_passed() {
     let (page, sp) = build(&["cat", "-n", "a file"], &["HOME=/", "OXOK_FD0=c"]);
     assert_eq!(sp % 16, 0, "rsp is 16-byte aligned");
-    assert!(sp >= TOP - PAGE && sp < TOP);
+    assert!((TOP - PAGE..TOP).contains(&sp));
     let seen = read(&page, sp);
     assert_eq!(seen.argv, ["cat", "-n", "a file"]);
     assert_eq!(seen.envp, ["HOME=/", "OXOK_FD0=c"]);
