@@ -12,24 +12,24 @@ pub fn rdtsc() -> u64 {
 /// time at boot (from the real-time clock) plus the TSC since then. `None`
 /// when the kernel could not read the real-time clock.
 pub fn unix_ns() -> Option<u64> {
+    let (boot, since, hz) = since_boot()?;
+    let ns = u128::from(boot) * 1_000_000_000 + u128::from(since) * 1_000_000_000 / u128::from(hz);
+    u64::try_from(ns).ok()
+}
+
+/// The clock page's Unix time at boot and the TSC ticks since then, at
+/// `hz` (never 0). `None` without the real-time clock.
+fn since_boot() -> Option<(u64, u64, u64)> {
     let c = crate::exposed::clock()?;
     let (since, hz) = crate::exposed::tsc_since_boot()?;
-    if c.boot_unix == 0 || hz == 0 {
-        return None;
-    }
-    let ns = u128::from(c.boot_unix) * 1_000_000_000 + u128::from(since) * 1_000_000_000 / u128::from(hz);
-    u64::try_from(ns).ok()
+    (c.boot_unix != 0 && hz != 0).then_some((c.boot_unix, since, hz))
 }
 
 /// The wall-clock time in whole seconds since 1970 ([`unix_ns`] without
 /// its 128-bit arithmetic). `None` without the real-time clock.
 pub fn unix_secs() -> Option<u64> {
-    let c = crate::exposed::clock()?;
-    let (since, hz) = crate::exposed::tsc_since_boot()?;
-    if c.boot_unix == 0 || hz == 0 {
-        return None;
-    }
-    Some(c.boot_unix.saturating_add(since / hz))
+    let (boot, since, hz) = since_boot()?;
+    Some(boot.saturating_add(since / hz))
 }
 
 /// The sleep in progress, in this machine's clock ticks: its deadline (0:

@@ -13,7 +13,6 @@
 use crate::calls::fs::{path_arg, resolve, stat_fd, stat_path};
 use crate::errno::{EINVAL, EPERM, Res, from_io};
 use crate::{fdtab, uaccess};
-use alloc::string::String;
 use alloc::sync::Arc;
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::fd::IoError;
@@ -79,40 +78,39 @@ pub fn fchownat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 pub fn utimensat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let (dirfd, path, times, flags) = (a[0], a[1], a[2], a[3]);
     let now = oxok_libos::time::unix_secs().unwrap_or(0);
-    // (modification, access): `None` leaves it.
+    // Linux's order: access, then modification; `None` leaves it.
     let mut set = [Some(now), Some(now)];
     if times != 0 {
-        for i in 0..2u64 {
-            let sec = uaccess::read_u64(times + i * 16)?;
-            let nsec = uaccess::read_u64(times + i * 16 + 8)?;
-            if nsec >= 1_000_000_000 && nsec != UTIME_NOW && nsec != UTIME_OMIT {
-                return Err(EINVAL);
-            }
-            // `times[0]` is the access time, `times[1]` the modification time.
-            set[1 - i as usize] = match nsec {
+        for (i, t) in set.iter_mut().enumerate() {
+            let at = times + i as u64 * 16;
+            let (sec, nsec) = (uaccess::read_u64(at)?, uaccess::read_u64(at + 8)?);
+            *t = match nsec {
                 UTIME_OMIT => None,
                 UTIME_NOW => Some(now),
-                _ => Some(sec),
+                n if n < 1_000_000_000 => Some(sec),
+                _ => return Err(EINVAL),
             };
         }
     }
-    let [mtime, atime] = set;
-    let name = if path == 0 { String::new() } else { uaccess::read_path(path)? };
-    let file = if name.is_empty() {
-        if path != 0 {
-            exists_at(dirfd, path, flags)?; // an empty path needs AT_EMPTY_PATH
-        }
+    let [atime, mtime] = set;
+    let file = if path == 0 {
         stat_fd(dirfd)?;
         fdtab::get(dirfd as usize).and_then(|i| i.file)
     } else {
         exists_at(dirfd, path, flags)?;
-        // A device or a file of the personality's own has no times to set.
-        let full = resolve(dirfd, &name)?;
-        let how = match lfs::stat(&full) {
-            Ok(m) if m.is_dir() => OpenFlags::READ | OpenFlags::DIRECTORY,
-            _ => OpenFlags::READ,
-        };
-        lfs::open_file(&full, how).ok().map(Arc::new)
+        match uaccess::read_path(path)? {
+            // `AT_EMPTY_PATH` (checked above): `dirfd` itself.
+            name if name.is_empty() => fdtab::get(dirfd as usize).and_then(|i| i.file),
+            // A device or a file of the personality's own has no times to set.
+            name => {
+                let full = resolve(dirfd, &name)?;
+                let how = match lfs::stat(&full) {
+                    Ok(m) if m.is_dir() => OpenFlags::READ | OpenFlags::DIRECTORY,
+                    _ => OpenFlags::READ,
+                };
+                lfs::open_file(&full, how).ok().map(Arc::new)
+            }
+        }
     };
     match file.map(|f| f.set_times(mtime, atime)) {
         None | Some(Ok(()) | Err(IoError::Unsupported)) => Ok(0),
