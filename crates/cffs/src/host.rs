@@ -9,7 +9,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use oxok_abi::xn::{BLOCK_SIZE, rights};
-use oxok_xn::{Extent, Frames, FsId, Refusal, Report, Root, Xn};
+use oxok_xn::{Extent, Frame, Frames, FsId, Refusal, Report, Root, Xn};
 
 use crate::disk::Disk;
 use crate::layout::{Block, SUPER_BLOCK, T_SUPER};
@@ -38,13 +38,20 @@ pub enum Event {
 
 /// Cache frames: frame number = block number.
 #[derive(Clone, Debug, Default)]
-struct Cache(BTreeMap<u64, Box<Block>>);
+struct Cache(BTreeMap<Frame, Box<Block>>);
+
+impl Cache {
+    /// The frame caching `block` (its number is the block's).
+    fn frame(block: u64) -> Frame {
+        Frame::from_word(block)
+    }
+}
 
 impl Frames for Cache {
-    fn read(&self, f: u64) -> Option<&Block> {
+    fn read(&self, f: Frame) -> Option<&Block> {
         self.0.get(&f).map(|b| &**b)
     }
-    fn write(&mut self, f: u64) -> Option<&mut Block> {
+    fn write(&mut self, f: Frame) -> Option<&mut Block> {
         self.0.get_mut(&f).map(|b| &mut **b)
     }
 }
@@ -141,8 +148,8 @@ impl MemDisk {
             let view = self.xn.block(x).ok_or(Refusal::NotAllocated(x))?;
             if view.frame.is_none() {
                 let content = *self.image.get(x as usize).ok_or(Refusal::OutOfRange(x))?;
-                self.xn.insert(x, x)?;
-                self.cache.0.insert(x, Box::new(content));
+                self.xn.insert(x, Cache::frame(x))?;
+                self.cache.0.insert(Cache::frame(x), Box::new(content));
             }
             b = view.parent;
         }
@@ -194,8 +201,8 @@ impl Disk for MemDisk {
         self.fill(meta)?;
         self.xn.allocate(&mut self.cache, &self.creds, meta, new, ext)?;
         for b in ext.blocks() {
-            self.cache.0.insert(b, Box::new([0; BLOCK_SIZE]));
-            self.xn.insert(b, b)?;
+            self.cache.0.insert(Cache::frame(b), Box::new([0; BLOCK_SIZE]));
+            self.xn.insert(b, Cache::frame(b))?;
             self.dirty.insert(b);
         }
         self.dirty.insert(meta);
@@ -206,12 +213,12 @@ impl Disk for MemDisk {
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.fill(meta)?;
         let mut released = Vec::new();
-        self.xn.free(&mut self.cache, &self.creds, meta, new, ext, &mut |b, _| released.push(b))?;
+        self.xn.free(&mut self.cache, &self.creds, meta, new, ext, &mut |_, f| released.push(f))?;
         for b in ext.blocks() {
             self.dirty.remove(&b);
         }
-        for b in released {
-            self.cache.0.remove(&b);
+        for f in released {
+            self.cache.0.remove(&f);
         }
         self.dirty.insert(meta);
         Ok(())
@@ -230,7 +237,7 @@ impl Disk for MemDisk {
 
     fn write(&mut self, block: u64) -> Result<(), Refusal> {
         let t = self.xn.write_begin(&self.cache, block)?;
-        let data = *self.cache.read(block).ok_or(Refusal::NotBound(block))?;
+        let data = *self.cache.read(Cache::frame(block)).ok_or(Refusal::NotBound(block))?;
         if let Some(slot) = self.image.get_mut(block as usize) {
             *slot = data;
         }
@@ -265,9 +272,10 @@ impl Disk for MemDisk {
     }
 
     fn add_root(&mut self, block: u64, ty: u32, content: &Block) -> Result<(), Refusal> {
-        self.cache.0.insert(block, Box::new([0; BLOCK_SIZE]));
-        if let Err(e) = self.xn.add_root(&mut self.cache, self.fs, block, ty, block, content) {
-            self.cache.0.remove(&block);
+        let frame = Cache::frame(block);
+        self.cache.0.insert(frame, Box::new([0; BLOCK_SIZE]));
+        if let Err(e) = self.xn.add_root(&mut self.cache, self.fs, block, ty, frame, content) {
+            self.cache.0.remove(&frame);
             return Err(e);
         }
         self.dirty.insert(block);

@@ -6,14 +6,14 @@
 use oxok_abi::xn::rights;
 
 use crate::xn::Frames;
-use crate::{Creds, Refusal, Xn};
+use crate::{Creds, Frame, Refusal, Xn};
 
 impl Xn {
     /// Registers `frame` as the cache of the live `block`. The wrapper calls
     /// it only after filling the frame itself — from disk (read-and-insert)
     /// or with zeros for a block allocated since its last durable write — so
     /// no one can plant a fake cached copy.
-    pub fn insert(&mut self, block: u64, frame: u64) -> Result<(), Refusal> {
+    pub fn insert(&mut self, block: u64, frame: Frame) -> Result<(), Refusal> {
         if self.live(block)?.frame.is_some() {
             return Err(Refusal::AlreadyBound(block));
         }
@@ -34,7 +34,7 @@ impl Xn {
         creds: &(impl Creds + ?Sized),
         block: u64,
         want: u32,
-    ) -> Result<u64, Refusal> {
+    ) -> Result<Frame, Refusal> {
         let e = self.live(block)?;
         if e.is_meta() && want & rights::WRITE != 0 {
             return Err(Refusal::MetadataWritable(block));
@@ -47,7 +47,7 @@ impl Xn {
     /// Takes `block` out of the cache and returns its frame: only when it
     /// is clean (every write durable, not dirty, nothing in flight) and no
     /// copy in flight reads its frame.
-    pub fn evict(&mut self, block: u64) -> Result<u64, Refusal> {
+    pub fn evict(&mut self, block: u64) -> Result<Frame, Refusal> {
         let durable = self.durable;
         let e = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
         let frame = e.frame.ok_or(Refusal::NotBound(block))?;

@@ -9,7 +9,7 @@ use oxok_abi::xn::rights;
 
 use crate::order::WriteReceipt;
 use crate::xn::Frames;
-use crate::{Creds, Refusal, Xn};
+use crate::{Creds, Frame, Refusal, Xn};
 
 /// A copy XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct CopyPlan {
     /// The source block.
     pub src: u64,
     /// The frame the device reads: the source's cache.
-    pub from: u64,
+    pub from: Frame,
     dst_generation: u64,
     src_generation: u64,
 }
@@ -41,10 +41,10 @@ pub struct Copy {
     /// Hand back on completion.
     pub receipt: CopyReceipt,
     /// The frame the device reads: the source's (pinned).
-    pub from: u64,
+    pub from: Frame,
     /// The destination's old cached frame, no longer its cache (the
     /// wrapper releases it; the destination is read from the disk again).
-    pub dropped: Option<u64>,
+    pub dropped: Option<Frame>,
 }
 
 impl Xn {

@@ -22,7 +22,8 @@
 //! The wrapper owns the frames, the block device and the capabilities; it
 //! turns the caller's capabilities into `creds` (a [`Creds`]: the principals
 //! the caller acts as) and gives
-//! XN access to frame contents through [`Frames`].
+//! XN access to frame contents through [`Frames`]; XN names a frame by its
+//! number, a [`Frame`].
 //!
 //! | moment | call | wrapper then |
 //! | --- | --- | --- |
@@ -64,12 +65,12 @@
 //!
 //! ```
 //! use oxok_abi::xn::{BLOCK_SIZE, DATA, rights};
-//! use oxok_xn::{Asm, Extent, Frames, Refusal, Xn, template};
+//! use oxok_xn::{Asm, Extent, Frame, Frames, Refusal, Xn, template};
 //!
 //! struct Mem(Vec<[u8; BLOCK_SIZE]>);
 //! impl Frames for Mem {
-//!     fn read(&self, f: u64) -> Option<&[u8; BLOCK_SIZE]> { self.0.get(f as usize) }
-//!     fn write(&mut self, f: u64) -> Option<&mut [u8; BLOCK_SIZE]> { self.0.get_mut(f as usize) }
+//!     fn read(&self, f: Frame) -> Option<&[u8; BLOCK_SIZE]> { self.0.get(f.raw() as usize) }
+//!     fn write(&mut self, f: Frame) -> Option<&mut [u8; BLOCK_SIZE]> { self.0.get_mut(f.raw() as usize) }
 //! }
 //!
 //! // A one-block "inode": u32 start at 0, u32 length at 4 (data blocks);
@@ -83,7 +84,7 @@
 //! let mut mem = Mem(vec![[0; BLOCK_SIZE]; 4]);
 //! let mut inode = [0u8; BLOCK_SIZE];
 //! inode[8] = 42; // owned by principal 42
-//! xn.add_root(&mut mem, fs, 1, 1, 0, &inode)?;
+//! xn.add_root(&mut mem, fs, 1, 1, Frame::from_word(0), &inode)?;
 //!
 //! // Principal 42 allocates blocks 10..13 and says so in the inode.
 //! inode[0] = 10;
@@ -114,6 +115,7 @@ mod copy;
 mod creds;
 mod error;
 mod extent;
+mod frame;
 mod freemap;
 mod insn;
 mod meta;
@@ -130,6 +132,7 @@ pub use copy::{Copy, CopyPlan, CopyReceipt};
 pub use creds::Creds;
 pub use error::Refusal;
 pub use extent::{Extent, Owned, SetError};
+pub use frame::Frame;
 pub use freemap::FreeMap;
 pub use insn::{Alu, AluImm, Insn, Reg};
 pub use order::{FlushReceipt, WritePlan, WriteReceipt};

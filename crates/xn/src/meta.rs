@@ -6,7 +6,7 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA};
 
 use crate::registry::Entry;
 use crate::xn::Frames;
-use crate::{Creds, Extent, Refusal, SetError, Xn};
+use crate::{Creds, Extent, Frame, Refusal, SetError, Xn};
 
 impl Xn {
     /// Allocates the free blocks of `ext` to the metadata block `meta`,
@@ -81,7 +81,7 @@ impl Xn {
         meta: u64,
         new: &[u8; BLOCK_SIZE],
         ext: Extent,
-        release: &mut impl FnMut(u64, u64),
+        release: &mut impl FnMut(u64, Frame),
     ) -> Result<(), Refusal> {
         let (e, before, after) = self.change_check(mem, creds, meta, new)?;
         if ext.start.checked_add(ext.len).is_none_or(|end| end > self.map.nblocks()) || ext.len == 0 {

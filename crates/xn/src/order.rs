@@ -5,7 +5,7 @@
 //! completed has completed.
 
 use crate::xn::Frames;
-use crate::{Refusal, Xn};
+use crate::{Frame, Refusal, Xn};
 
 /// A write XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub struct WritePlan {
     /// The block.
     pub block: u64,
     /// The frame the device reads: the block's cache.
-    pub frame: u64,
+    pub frame: Frame,
     generation: u64,
 }
 

@@ -25,7 +25,7 @@ pub(crate) struct Entry {
     /// Blocks this metadata block owns in core.
     pub children: u64,
     /// The frame holding the cached block.
-    pub frame: Option<u64>,
+    pub frame: Option<crate::Frame>,
     /// Cached content changed since the last write was issued.
     pub dirty: bool,
     /// A write is in flight.

@@ -7,15 +7,15 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
 
 use crate::registry::{Entry, Registry};
 use crate::template::Acl;
-use crate::{Creds, FreeMap, Owned, OwnsError, Refusal, Template, VerifyError};
+use crate::{Creds, Frame, FreeMap, Owned, OwnsError, Refusal, Template, VerifyError};
 
 /// The kernel's access to frame contents (its direct map; a `HashMap` in
 /// tests). XN only ever names frames the wrapper gave it.
 pub trait Frames {
     /// The bytes of `frame`, if it is one.
-    fn read(&self, frame: u64) -> Option<&[u8; BLOCK_SIZE]>;
+    fn read(&self, frame: Frame) -> Option<&[u8; BLOCK_SIZE]>;
     /// The bytes of `frame`, writable, if it is one.
-    fn write(&mut self, frame: u64) -> Option<&mut [u8; BLOCK_SIZE]>;
+    fn write(&mut self, frame: Frame) -> Option<&mut [u8; BLOCK_SIZE]>;
 }
 
 /// A registered file system, by index.
@@ -43,7 +43,7 @@ pub struct BlockView {
     /// The owning metadata block (`None` for a root).
     pub parent: Option<u64>,
     /// The frame caching it.
-    pub frame: Option<u64>,
+    pub frame: Option<Frame>,
     /// [`oxok_abi::xn::state`].
     pub state: u8,
     /// Freed, waiting on the will-free list.
@@ -114,7 +114,7 @@ impl Xn {
         fs: FsId,
         block: u64,
         ty: u32,
-        frame: u64,
+        frame: Frame,
         content: &[u8; BLOCK_SIZE],
     ) -> Result<(), Refusal> {
         let t = self.template(fs.0, ty)?;

@@ -2,13 +2,13 @@
 //! included. Every refusal also checks that nothing changed.
 
 use oxok_abi::xn::{BLOCK_SIZE, DATA, refuse, rights, state};
-use oxok_xn::{Asm, Extent, Fault, Frames, Refusal, SetError, Xn, template};
+use oxok_xn::{Asm, Extent, Fault, Frame, Frames, Refusal, SetError, Xn, template};
 
 mod common;
 use common::*;
 
 /// The registry, the free map and every frame.
-type Snapshot = (Vec<(u64, oxok_xn::BlockView)>, Vec<u64>, Vec<(u64, Block)>);
+type Snapshot = (Vec<(u64, oxok_xn::BlockView)>, Vec<u64>, Vec<(Frame, Block)>);
 
 /// The registry and free map, to compare before and after a refusal.
 fn snapshot(xn: &Xn, mem: &Mem) -> Snapshot {
@@ -248,8 +248,8 @@ fn binding_checks_rights_once_and_never_maps_metadata_writable() {
     assert_eq!(xn.bind(&mem, &[OWNER], 1, rights::ALL), Err(Refusal::MetadataWritable(1)));
     assert!(xn.bind(&mem, &[OWNER], 6, rights::READ).is_ok());
     // One frame per block: a second copy cannot be planted.
-    assert_eq!(xn.insert(5, 999), Err(Refusal::AlreadyBound(5)));
-    assert_eq!(xn.insert(40, 999), Err(Refusal::NotAllocated(40)));
+    assert_eq!(xn.insert(5, Frame::from_word(999)), Err(Refusal::AlreadyBound(5)));
+    assert_eq!(xn.insert(40, Frame::from_word(999)), Err(Refusal::NotAllocated(40)));
     // A block cannot leave the cache while tainted or dirty.
     assert_eq!(xn.evict(5), Err(Refusal::Busy(5)));
     write(&mut xn, &mem, 5);

@@ -16,7 +16,7 @@ use oxok_abi::xn::{
     BLOCK_SIZE, MAX_EXTENT_CALL, MAX_ROOTS, MAX_TEMPLATE_BYTES, MAX_TEMPLATES, REJECTED, TEMPLATE_HEADER,
     TemplateHeader, reject, rights,
 };
-use oxok_xn::{Extent, FsId, Refusal, Template};
+use oxok_xn::{Extent, Frame, FsId, Refusal, Template};
 
 type Out = Result<[u64; 3], Error>;
 
@@ -126,8 +126,8 @@ pub fn xn_root(cx: &mut Cx<'_>, fs: u64, block: u64, ty: u64, ptr: u64) -> Out {
         // The root's frame is taken first (XN checks and records in one
         // step); the guard gives it back if XN refuses.
         let mut taken = s.mem.taking();
-        let pfn = taken.alloc(acct)?;
-        match s.xn.add_root(taken.mem(), FsId(fs), block, ty, pfn, &c) {
+        let frame = taken.alloc(acct)?;
+        match s.xn.add_root(taken.mem(), FsId(fs), block, ty, frame, &c) {
             Ok(()) => {
                 taken.keep();
                 Ok([0, block, 0])
@@ -158,7 +158,7 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
         // Done: each frame the registry takes stays; one it has no room
         // for goes back with the guard.
         let xn = &mut s.xn;
-        taken.keep_each(|i, pfn| xn.insert(start + i as u64, pfn).is_ok());
+        taken.keep_each(|i, frame| xn.insert(start + i as u64, frame).is_ok());
         Ok([0, start, 0])
     })
 }
@@ -170,16 +170,16 @@ pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Ou
     let c = content(cx, ptr)?;
     let who = creds(cx);
     xn::with(|s| {
-        let mut released = [0u64; MAX_EXTENT_CALL as usize];
+        let mut released = [Frame::from_word(0); MAX_EXTENT_CALL as usize];
         let mut n = 0;
         let ext = Extent::new(start, len, 0);
         // The extent's type is what `owns` said; XN compares sets, so look
         // it up from the registry.
         let ty = s.xn.block(start).map_or(0, |v| v.ty);
         let ext = Extent { ty, ..ext };
-        let r = s.xn.free(&mut s.mem, &who, meta, &c, ext, &mut |_, pfn| {
+        let r = s.xn.free(&mut s.mem, &who, meta, &c, ext, &mut |_, frame| {
             if let Some(slot) = released.get_mut(n) {
-                *slot = pfn;
+                *slot = frame;
                 n += 1;
             }
         });
@@ -233,7 +233,7 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
         return Err(Error::BadAddress);
     }
     let who = creds(cx);
-    let frame = match xn::with(|s| Ok(s.xn.bind(&s.mem, &who, block, want).map(|pfn| s.mem.mappable(pfn))))? {
+    let frame = match xn::with(|s| Ok(s.xn.bind(&s.mem, &who, block, want).map(|cached| s.mem.mappable(cached))))? {
         Ok(Some(frame)) => frame,
         // XN names only frames of its cache pool.
         Ok(None) => return Err(Error::NotFound),
@@ -284,7 +284,7 @@ pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
         }
         // The destination's frame leaves the cache: nobody may still see it
         // as the block (as for `xn_evict`).
-        if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|pfn| s.mem.mapped(pfn)) {
+        if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|frame| s.mem.mapped(frame)) {
             return Err(Error::Busy);
         }
         s.submit_copy(plan).map(|seq| [0, seq, 0])
@@ -297,15 +297,15 @@ pub fn xn_flush(_cx: &mut Cx<'_>) -> Out {
 
 pub fn xn_evict(_cx: &mut Cx<'_>, block: u64) -> Out {
     xn::with(|s: &mut XnState| {
-        let Some(pfn) = s.xn.block(block).and_then(|v| v.frame) else {
+        let Some(frame) = s.xn.block(block).and_then(|v| v.frame) else {
             return Ok(refused(Refusal::NotBound(block)));
         };
-        if s.mem.mapped(pfn) {
+        if s.mem.mapped(frame) {
             return Err(Error::Busy);
         }
         match s.xn.evict(block) {
-            Ok(pfn) => {
-                s.mem.release(pfn);
+            Ok(frame) => {
+                s.mem.release(frame);
                 Ok([0, block, 0])
             }
             Err(r) => Ok(refused(r)),

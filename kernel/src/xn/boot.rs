@@ -7,16 +7,15 @@ use super::cache::CacheFrames;
 use super::catalog::{self, Catalog};
 use super::{XN, XnState, table};
 use crate::dev::virtio_blk::{self, Disk, Op};
-use crate::mem::addr::Pfn;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::xn::{BLOCK_SIZE, CATALOG_BLOCKS, CATALOG_FS_BLOCKS, MAX_BLOCKS, TEMPLATE_HEADER, TemplateHeader};
-use oxok_xn::Xn;
+use oxok_xn::{Frame, Xn};
 
-/// Reads disk block `block` into cache frame `pfn`, waiting (at most a few
-/// seconds) for the device. Boot only: nothing else is outstanding.
-fn read_sync(disk: &mut Disk, block: u64, pfn: u64) -> bool {
-    if disk.submit(Op::Read, block, Pfn::from_word(pfn).addr(), 0).is_err() {
+/// Reads disk block `block` into cache frame `frame`, waiting (at most a
+/// few seconds) for the device. Boot only: nothing else is outstanding.
+fn read_sync(disk: &mut Disk, block: u64, frame: Frame) -> bool {
+    if disk.submit(Op::Read, block, super::cache::addr(frame), 0).is_err() {
         return false;
     }
     let start = crate::arch::cpu::rdtsc();

@@ -1,15 +1,33 @@
 //! The XN buffer cache's frames, charged: the frame pool of
 //! [`oxok_hw::mem::cache::CachePool`], each frame charged to the account of
 //! the environment that caused it. Only frames in this pool are ever named
-//! to XN or the disk. XN (`oxok_xn`, a crate of its own) names frames by
-//! number, as words; this is where its words meet the pool's [`Pfn`]s.
+//! to XN or the disk. XN (`oxok_xn`, a crate of its own) names a frame by
+//! its own type, [`Frame`], and so does the kernel's XN wrapper for the
+//! frames of this pool; this file is the one place a [`Frame`] becomes the
+//! kernel's [`Pfn`] (for the pool, a mapping or the disk) and back.
 
 use crate::account::{self, AccountId};
 use crate::mem::access::Mappable;
-use crate::mem::addr::Pfn;
+use crate::mem::addr::{Pfn, PhysAddr};
 use crate::mem::cache::CachePool;
 use oxok_abi::Error;
 use oxok_abi::xn::BLOCK_SIZE;
+use oxok_xn::Frame;
+
+/// The kernel's frame number for XN's `frame`.
+fn pfn(frame: Frame) -> Pfn {
+    Pfn::from_word(frame.raw())
+}
+
+/// XN's name for the pool's frame `pfn`.
+fn frame(pfn: Pfn) -> Frame {
+    Frame::from_word(pfn.raw())
+}
+
+/// The physical address of cache frame `frame`, for the disk's requests.
+pub fn addr(frame: Frame) -> PhysAddr {
+    pfn(frame).addr()
+}
 
 /// The pool, with who pays for each frame (`None`: the kernel itself).
 #[derive(Default)]
@@ -23,37 +41,37 @@ impl CacheFrames {
     /// A fresh zeroed kernel frame charged to `acct` (and keeping that
     /// account alive); its frame number. `NoMemory` when the account or the
     /// machine is out of frames or the kernel heap is full.
-    pub fn alloc(&mut self, acct: AccountId) -> Result<u64, Error> {
+    pub fn alloc(&mut self, acct: AccountId) -> Result<Frame, Error> {
         crate::mem::heap::reserve(64)?;
         // The frame and its entry in this pool's map (`account::owned`),
         // charged first and given back by the guard if no frame is left.
         let charge = account::Charge::owned(acct)?;
-        let pfn = self.pool.alloc(Some(acct)).ok_or(Error::NoMemory)?;
+        let new = self.pool.alloc(Some(acct)).ok_or(Error::NoMemory)?;
         charge.commit();
         let _ = account::with(|a| a.attach(acct));
         self.charged += 1;
-        Ok(pfn.raw())
+        Ok(frame(new))
     }
 
-    /// Frame `pfn` as a frame that may be mapped, if it is in this pool.
-    pub fn mappable(&self, pfn: u64) -> Option<Mappable> {
-        self.pool.mappable(Pfn::from_word(pfn))
+    /// Cache frame `f` as a frame that may be mapped, if it is in this pool.
+    pub fn mappable(&self, f: Frame) -> Option<Mappable> {
+        self.pool.mappable(pfn(f))
     }
 
     /// A frame of the kernel's own, charged to nobody (boot-time recovery,
     /// the catalogue).
-    pub fn alloc_kernel(&mut self) -> Option<u64> {
-        self.pool.alloc(None).map(Pfn::raw)
+    pub fn alloc_kernel(&mut self) -> Option<Frame> {
+        self.pool.alloc(None).map(frame)
     }
 
-    /// Gives frame `pfn` back: freed now if nothing maps it, else handed to
+    /// Gives cache frame `f` back: freed now if nothing maps it, else handed to
     /// the orphan owner so the last unmapping frees it (a stale mapping
     /// keeps seeing the old bytes, never anyone else's). The charge goes
     /// back either way.
-    pub fn release(&mut self, pfn: u64) {
+    pub fn release(&mut self, f: Frame) {
         // The root account pays like any other (the boot programs'); only
         // the kernel's own frames were never charged.
-        let Some(Some(acct)) = self.pool.release(Pfn::from_word(pfn)) else { return };
+        let Some(Some(acct)) = self.pool.release(pfn(f)) else { return };
         account::uncharge_amount(acct, account::owned(1));
         account::with(|a| a.detach(acct));
         self.charged = self.charged.saturating_sub(1);
@@ -71,29 +89,29 @@ impl CacheFrames {
         self.pool.len()
     }
 
-    /// Whether any mapping of frame `pfn` remains.
-    pub fn mapped(&self, pfn: u64) -> bool {
-        self.pool.mapped(Pfn::from_word(pfn))
+    /// Whether any mapping of cache frame `f` remains.
+    pub fn mapped(&self, f: Frame) -> bool {
+        self.pool.mapped(pfn(f))
     }
 
-    /// Copies `bytes` into cache frame `pfn` (false if it is not one).
-    pub fn fill(&mut self, pfn: u64, bytes: &[u8; BLOCK_SIZE]) -> bool {
-        self.pool.fill(Pfn::from_word(pfn), bytes)
+    /// Copies `bytes` into cache frame `f` (false if it is not one).
+    pub fn fill(&mut self, f: Frame, bytes: &[u8; BLOCK_SIZE]) -> bool {
+        self.pool.fill(pfn(f), bytes)
     }
 
-    /// Copies cache frame `pfn` into `out` (false if it is not one).
-    pub fn copy_out(&self, pfn: u64, out: &mut [u8; BLOCK_SIZE]) -> bool {
-        self.pool.copy_out(Pfn::from_word(pfn), out)
+    /// Copies cache frame `f` into `out` (false if it is not one).
+    pub fn copy_out(&self, f: Frame, out: &mut [u8; BLOCK_SIZE]) -> bool {
+        self.pool.copy_out(pfn(f), out)
     }
 }
 
 impl oxok_xn::Frames for CacheFrames {
-    fn read(&self, pfn: u64) -> Option<&[u8; BLOCK_SIZE]> {
-        oxok_xn::Frames::read(&self.pool, pfn)
+    fn read(&self, f: Frame) -> Option<&[u8; BLOCK_SIZE]> {
+        self.pool.bytes(pfn(f))
     }
 
-    fn write(&mut self, pfn: u64) -> Option<&mut [u8; BLOCK_SIZE]> {
-        oxok_xn::Frames::write(&mut self.pool, pfn)
+    fn write(&mut self, f: Frame) -> Option<&mut [u8; BLOCK_SIZE]> {
+        self.pool.bytes_mut(pfn(f))
     }
 }
 
@@ -109,46 +127,46 @@ const TAKEN_MAX: usize = oxok_abi::xn::MAX_EXTENT_CALL as usize;
 #[must_use = "frames taken and not kept are given back at once"]
 pub struct Taken<'a> {
     mem: &'a mut CacheFrames,
-    frames: [u64; TAKEN_MAX],
+    frames: [Frame; TAKEN_MAX],
     n: usize,
 }
 
 impl CacheFrames {
     /// A guard for frames a call is about to take.
     pub fn taking(&mut self) -> Taken<'_> {
-        Taken { mem: self, frames: [0; TAKEN_MAX], n: 0 }
+        Taken { mem: self, frames: [Frame::from_word(0); TAKEN_MAX], n: 0 }
     }
 }
 
 impl Taken<'_> {
     /// Takes a fresh frame charged to `acct` (see [`CacheFrames::alloc`]).
-    pub fn alloc(&mut self, acct: AccountId) -> Result<u64, Error> {
+    pub fn alloc(&mut self, acct: AccountId) -> Result<Frame, Error> {
         if self.n >= TAKEN_MAX {
             return Err(Error::NoMemory);
         }
-        let pfn = self.mem.alloc(acct)?;
-        self.frames[self.n] = pfn;
+        let f = self.mem.alloc(acct)?;
+        self.frames[self.n] = f;
         self.n += 1;
-        Ok(pfn)
+        Ok(f)
     }
 
     /// Takes a fresh frame charged to the kernel (the catalogue's).
-    pub fn alloc_kernel(&mut self) -> Result<u64, Error> {
+    pub fn alloc_kernel(&mut self) -> Result<Frame, Error> {
         if self.n >= TAKEN_MAX {
             return Err(Error::NoMemory);
         }
-        let pfn = self.mem.alloc_kernel().ok_or(Error::NoMemory)?;
-        self.frames[self.n] = pfn;
+        let f = self.mem.alloc_kernel().ok_or(Error::NoMemory)?;
+        self.frames[self.n] = f;
         self.n += 1;
-        Ok(pfn)
+        Ok(f)
     }
 
     /// Holds frames taken earlier in the same call (at most the guard's
     /// room; the catalogue's four).
-    pub fn adopt(&mut self, frames: &[u64]) {
-        for &pfn in frames {
+    pub fn adopt(&mut self, frames: &[Frame]) {
+        for &f in frames {
             if self.n < TAKEN_MAX {
-                self.frames[self.n] = pfn;
+                self.frames[self.n] = f;
                 self.n += 1;
             }
         }
@@ -164,14 +182,14 @@ impl Taken<'_> {
         self.n = 0;
     }
 
-    /// Keeps the frames `keep(index, pfn)` accepts and gives the rest back
+    /// Keeps the frames `keep(index, frame)` accepts and gives the rest back
     /// (a frame XN's registry had no room for after the call succeeded).
-    pub fn keep_each(mut self, mut keep: impl FnMut(usize, u64) -> bool) {
+    pub fn keep_each(mut self, mut keep: impl FnMut(usize, Frame) -> bool) {
         let mut left = 0;
         for i in 0..self.n {
-            let pfn = self.frames[i];
-            if !keep(i, pfn) {
-                self.frames[left] = pfn;
+            let f = self.frames[i];
+            if !keep(i, f) {
+                self.frames[left] = f;
                 left += 1;
             }
         }
@@ -182,8 +200,8 @@ impl Taken<'_> {
 impl Drop for Taken<'_> {
     /// The call did not keep them: each frame goes back (and its charge).
     fn drop(&mut self) {
-        for &pfn in &self.frames[..self.n] {
-            self.mem.release(pfn);
+        for &f in &self.frames[..self.n] {
+            self.mem.release(f);
         }
     }
 }

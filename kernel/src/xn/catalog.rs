@@ -18,7 +18,7 @@ use crate::dev::virtio_blk::Op;
 use alloc::vec::Vec;
 use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, CATALOG_FS_BLOCKS, MAX_FS, MAX_ROOTS};
-use oxok_xn::{FsId, Root};
+use oxok_xn::{Frame, FsId, Root};
 
 /// First bytes of a catalogue header.
 pub const MAGIC: [u8; 8] = *b"OXKXNCT1";
@@ -50,7 +50,7 @@ pub struct FsRow {
 /// The catalogue as the kernel keeps it.
 pub struct Catalog {
     /// The header's frame (a cache frame, never given to XN).
-    pub header: u64,
+    pub header: Frame,
     /// File systems by id.
     pub fss: Vec<FsRow>,
     /// The (file systems, roots) the last header write carried.
@@ -64,7 +64,7 @@ pub struct Catalog {
 
 impl Catalog {
     /// An empty catalogue with its header frame.
-    pub fn new(header: u64) -> Catalog {
+    pub fn new(header: Frame) -> Catalog {
         Catalog { header, fss: Vec::new(), last: (0, 0), writing: false, flush_wanted: false, flush_in_flight: false }
     }
 
@@ -116,7 +116,7 @@ impl XnState {
     /// Prepares a file system's catalogue blocks: frames holding `bytes`
     /// (verified already), one per block, and room for its row. Nothing is
     /// registered yet; on failure nothing is kept.
-    pub fn catalog_frames(&mut self, bytes: &[u8]) -> Result<Vec<u64>, Error> {
+    pub fn catalog_frames(&mut self, bytes: &[u8]) -> Result<Vec<Frame>, Error> {
         if self.cat.fss.len() >= MAX_FS {
             return Err(Error::NoMemory);
         }
@@ -126,11 +126,11 @@ impl XnState {
         // A frame refused on the way gives back the ones taken before it.
         let mut taken = self.mem.taking();
         for chunk in bytes.chunks(BLOCK_SIZE).take(CATALOG_FS_BLOCKS) {
-            let pfn = taken.alloc_kernel()?;
+            let frame = taken.alloc_kernel()?;
             let mut b = [0u8; BLOCK_SIZE];
             b[..chunk.len()].copy_from_slice(chunk);
-            taken.mem().fill(pfn, &b);
-            frames.push(pfn);
+            taken.mem().fill(frame, &b);
+            frames.push(frame);
         }
         taken.keep();
         Ok(frames)
@@ -141,14 +141,14 @@ impl XnState {
     /// ([`catalog_frames`](XnState::catalog_frames)); the header follows
     /// after a flush. A block that cannot be submitted counts as a failed
     /// write: the file system works but never enters the catalogue.
-    pub fn catalog_add_fs(&mut self, count: u32, len: usize, frames: Vec<u64>) {
+    pub fn catalog_add_fs(&mut self, count: u32, len: usize, frames: Vec<Frame>) {
         let fs = self.cat.fss.len();
         self.cat.fss.push(FsRow { count, len: len as u32, state: FsState::Writing(frames.len() as u32) });
-        for (i, pfn) in frames.into_iter().enumerate() {
+        for (i, frame) in frames.into_iter().enumerate() {
             let disk_block = 1 + (fs * CATALOG_FS_BLOCKS + i) as u64;
-            if let Err(e) = self.submit(Op::Write, disk_block, pfn, Req::Catalog { pfn, fs: fs as u32 }) {
+            if let Err(e) = self.submit(Op::Write, disk_block, Some(frame), Req::Catalog { frame, fs: fs as u32 }) {
                 log::warn!("xn: catalogue block {disk_block} not written: {e:?}");
-                self.mem.release(pfn);
+                self.mem.release(frame);
             }
         }
     }
@@ -203,9 +203,9 @@ impl XnState {
             h[at + 8..at + 12].copy_from_slice(&r.fs.0.to_le_bytes());
             h[at + 12..at + 16].copy_from_slice(&r.ty.to_le_bytes());
         }
-        let pfn = self.cat.header;
-        self.mem.fill(pfn, &h);
-        if self.submit(Op::Write, 0, pfn, Req::Catalog { pfn, fs: u32::MAX }).is_ok() {
+        let frame = self.cat.header;
+        self.mem.fill(frame, &h);
+        if self.submit(Op::Write, 0, Some(frame), Req::Catalog { frame, fs: u32::MAX }).is_ok() {
             self.cat.writing = true;
             self.cat.last = (fss, roots.len());
         }

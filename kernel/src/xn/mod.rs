@@ -21,7 +21,7 @@ use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
 use oxok_abi::xn::CATALOG_BLOCKS;
-use oxok_xn::{CopyPlan, CopyReceipt, FlushReceipt, WritePlan, WriteReceipt, Xn};
+use oxok_xn::{CopyPlan, CopyReceipt, FlushReceipt, Frame, WritePlan, WriteReceipt, Xn};
 use spin::Mutex;
 
 pub use boot::init;
@@ -33,18 +33,18 @@ const REAP_BUDGET: usize = 256;
 /// What an outstanding request is for.
 #[derive(Clone, Copy, Debug)]
 enum Req {
-    /// Filling cache frame `pfn` with XN block `block`.
-    Read { block: u64, pfn: u64 },
+    /// Filling cache frame `frame` with XN block `block`.
+    Read { block: u64, frame: Frame },
     /// Writing a cached block.
     Write(WriteReceipt),
     /// Writing a block from another block's (pinned) frame.
     Copy(CopyReceipt),
     /// A flush asked for by a program (`n`: flushes submitted before it).
     Flush(FlushReceipt, u64),
-    /// Writing a catalogue block from frame `pfn` (released after unless
-    /// it is the header's): file system `fs`'s templates, or the header
-    /// when `fs` is `u32::MAX`.
-    Catalog { pfn: u64, fs: u32 },
+    /// Writing a catalogue block from cache frame `frame` (released after
+    /// unless it is the header's): file system `fs`'s templates, or the
+    /// header when `fs` is `u32::MAX`.
+    Catalog { frame: Frame, fs: u32 },
     /// The flush that follows a catalogue header write.
     CatalogFlush(FlushReceipt, u64),
 }
@@ -120,20 +120,22 @@ pub fn poll() {
 }
 
 impl XnState {
-    /// Submits `op` on XN block `block` (a catalogue block when `raw`) from
-    /// or into cache frame `pfn`; returns its sequence number.
-    fn submit(&mut self, op: Op, disk_block: u64, pfn: u64, req: Req) -> Result<u64, Error> {
-        let seq = self.send(op, disk_block, pfn)?;
+    /// Submits `op` on disk block `disk_block` from or into cache frame
+    /// `frame` (`None` for a flush); returns its sequence number.
+    fn submit(&mut self, op: Op, disk_block: u64, frame: Option<Frame>, req: Req) -> Result<u64, Error> {
+        let seq = self.send(op, disk_block, frame)?;
         Ok(self.record(op, seq, req))
     }
 
-    /// Hands the device request `op` on `disk_block` (from or into frame
-    /// `pfn`) with the next sequence number, and the heap room to record it;
-    /// the last check of a call that then records it ([`record`](Self::record)).
-    fn send(&mut self, op: Op, disk_block: u64, pfn: u64) -> Result<u64, Error> {
+    /// Hands the device request `op` on `disk_block` (from or into cache
+    /// frame `frame`; `None` for a flush) with the next sequence number, and
+    /// the heap room to record it; the last check of a call that then
+    /// records it ([`record`](Self::record)).
+    fn send(&mut self, op: Op, disk_block: u64, frame: Option<Frame>) -> Result<u64, Error> {
         crate::mem::heap::reserve(64)?;
         let seq = self.seq + 1;
-        self.disk.submit(op, disk_block, crate::mem::addr::Pfn::from_word(pfn).addr(), seq)?;
+        let at = frame.map_or(crate::mem::addr::PhysAddr::new(0), cache::addr);
+        self.disk.submit(op, disk_block, at, seq)?;
         Ok(seq)
     }
 
@@ -155,15 +157,15 @@ impl XnState {
         crate::mem::heap::reserve(64)?;
         let seq = self.seq + 1;
         let mut taken = self.mem.taking();
-        let pfn = taken.alloc(acct)?;
-        self.disk.submit(Op::Read, CATALOG_BLOCKS + block, crate::mem::addr::Pfn::from_word(pfn).addr(), seq)?;
+        let frame = taken.alloc(acct)?;
+        self.disk.submit(Op::Read, CATALOG_BLOCKS + block, cache::addr(frame), seq)?;
         taken.keep();
-        Ok(self.record(Op::Read, seq, Req::Read { block, pfn }))
+        Ok(self.record(Op::Read, seq, Req::Read { block, frame }))
     }
 
     /// Writes a cached block XN has let through.
     pub fn submit_write(&mut self, plan: WritePlan) -> Result<u64, Error> {
-        let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.block, plan.frame)?;
+        let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.block, Some(plan.frame))?;
         let receipt = self.xn.write_record(plan);
         Ok(self.record(Op::Write, seq, Req::Write(receipt)))
     }
@@ -172,10 +174,10 @@ impl XnState {
     /// pinned until the completion); XN records the copy once the device
     /// took it. The destination's old frame, if any, is released.
     pub fn submit_copy(&mut self, plan: CopyPlan) -> Result<u64, Error> {
-        let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.dst, plan.from)?;
+        let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.dst, Some(plan.from))?;
         let copy = self.xn.copy_record(plan);
-        if let Some(pfn) = copy.dropped {
-            self.mem.release(pfn);
+        if let Some(dropped) = copy.dropped {
+            self.mem.release(dropped);
         }
         Ok(self.record(Op::Write, seq, Req::Copy(copy.receipt)))
     }
@@ -188,7 +190,7 @@ impl XnState {
         let t = self.xn.flush_begin();
         self.flushes += 1;
         let req = if program { Req::Flush(t, self.flushes) } else { Req::CatalogFlush(t, self.flushes) };
-        self.submit(Op::Flush, 0, 0, req)
+        self.submit(Op::Flush, 0, None, req)
     }
 
     /// Handles every finished request.
@@ -210,9 +212,9 @@ impl XnState {
                 log::warn!("xn: request {seq} ({req:?}) failed");
             }
             match req {
-                Req::Read { block, pfn } => {
-                    if !ok || self.xn.insert(block, pfn).is_err() {
-                        self.mem.release(pfn);
+                Req::Read { block, frame } => {
+                    if !ok || self.xn.insert(block, frame).is_err() {
+                        self.mem.release(frame);
                     }
                 }
                 Req::Write(t) if ok => self.xn.write_done(t),
@@ -225,9 +227,9 @@ impl XnState {
                         self.cat.flushed(k);
                     }
                 }
-                Req::Catalog { pfn, fs } => {
+                Req::Catalog { frame, fs } => {
                     if fs != u32::MAX {
-                        self.mem.release(pfn);
+                        self.mem.release(frame);
                     }
                     self.cat.written(fs, ok, self.flushes);
                 }

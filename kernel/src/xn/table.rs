@@ -100,7 +100,7 @@ impl XnState {
         for n in rows.start..rows.end.min(XN_ROWS_MAX) {
             let Some((b, v)) = xn.block_at(n) else { break };
             row[0..8].copy_from_slice(&b.to_le_bytes());
-            row[8..16].copy_from_slice(&v.frame.unwrap_or(u64::MAX).to_le_bytes());
+            row[8..16].copy_from_slice(&v.frame.map_or(u64::MAX, oxok_xn::Frame::raw).to_le_bytes());
             row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());
             row[24..26].copy_from_slice(&(v.fs.0 as u16).to_le_bytes());
             row[26..28].copy_from_slice(&(v.ty as u16).to_le_bytes());

@@ -5,31 +5,32 @@
 use std::collections::HashMap;
 
 use oxok_abi::xn::{BLOCK_SIZE, rights};
-use oxok_xn::{Asm, Frames, FsId, Xn, template};
+use oxok_xn::{Asm, Frame, Frames, FsId, Xn, template};
 
 pub type Block = [u8; BLOCK_SIZE];
 
 /// Frames by number, allocated on demand.
 #[derive(Default)]
 pub struct Mem {
-    pub frames: HashMap<u64, Block>,
+    pub frames: HashMap<Frame, Block>,
     pub next: u64,
 }
 
 impl Mem {
     /// A new zeroed frame.
-    pub fn frame(&mut self) -> u64 {
+    pub fn frame(&mut self) -> Frame {
         self.next += 1;
-        self.frames.insert(self.next, [0; BLOCK_SIZE]);
-        self.next
+        let f = Frame::from_word(self.next);
+        self.frames.insert(f, [0; BLOCK_SIZE]);
+        f
     }
 }
 
 impl Frames for Mem {
-    fn read(&self, f: u64) -> Option<&Block> {
+    fn read(&self, f: Frame) -> Option<&Block> {
         self.frames.get(&f)
     }
-    fn write(&mut self, f: u64) -> Option<&mut Block> {
+    fn write(&mut self, f: Frame) -> Option<&mut Block> {
         self.frames.get_mut(&f)
     }
 }

@@ -1,7 +1,9 @@
 //! The XN buffer cache's frame pool: kernel-owned frames, each recorded
-//! with the account (`A`) the kernel charged for it, reached by XN through
-//! [`oxok_xn::Frames`]. Only frames in this pool are ever named to XN or
-//! the disk. The charging itself is the kernel's (its `xn::cache`).
+//! with the account (`A`) the kernel charged for it; their bytes reached
+//! only through [`CachePool::bytes`] and [`CachePool::bytes_mut`] (which
+//! the kernel lends XN). Only frames in this pool are ever named to XN or
+//! the disk. The charging, and XN's names for these frames, are the
+//! kernel's (its `xn::cache`).
 
 use super::addr::Pfn;
 use super::{frame, phys};
@@ -75,7 +77,7 @@ impl<A: Copy> CachePool<A> {
 
     /// Copies `bytes` into cache frame `pfn` (false if it is not one).
     pub fn fill(&mut self, pfn: Pfn, bytes: &[u8; BLOCK_SIZE]) -> bool {
-        match oxok_xn::Frames::write(self, pfn.raw()) {
+        match self.bytes_mut(pfn) {
             Some(f) => {
                 f.copy_from_slice(bytes);
                 true
@@ -86,7 +88,7 @@ impl<A: Copy> CachePool<A> {
 
     /// Copies cache frame `pfn` into `out` (false if it is not one).
     pub fn copy_out(&self, pfn: Pfn, out: &mut [u8; BLOCK_SIZE]) -> bool {
-        match oxok_xn::Frames::read(self, pfn.raw()) {
+        match self.bytes(pfn) {
             Some(f) => {
                 out.copy_from_slice(f);
                 true
@@ -94,28 +96,26 @@ impl<A: Copy> CachePool<A> {
             None => false,
         }
     }
-}
 
-impl<A: Copy> oxok_xn::Frames for CachePool<A> {
-    fn read(&self, pfn: u64) -> Option<&[u8; BLOCK_SIZE]> {
-        // XN names frames by number (its own crate's words): decoded here.
-        let pfn = Pfn::from_word(pfn);
+    /// The bytes of cache frame `pfn` (`None` if it is not one).
+    pub fn bytes(&self, pfn: Pfn) -> Option<&[u8; BLOCK_SIZE]> {
         if !self.contains(pfn) {
             return None;
         }
-        // XN reads only metadata frames this way, which are never mapped
-        // writable and which the device only reads.
+        // Read by `copy_out` and by XN (through the kernel), which reads
+        // only metadata frames this way: never mapped writable, and the
+        // device only reads them.
         // SAFETY: `pfn` is a kernel-owned, direct-mapped frame of this pool,
         // allocated until `release`, which needs `&mut self` (not while this borrow lives).
         Some(unsafe { &*(phys::virt(pfn.addr()) as *const [u8; BLOCK_SIZE]) })
     }
 
-    fn write(&mut self, pfn: u64) -> Option<&mut [u8; BLOCK_SIZE]> {
-        let pfn = Pfn::from_word(pfn);
+    /// The bytes of cache frame `pfn`, writable (`None` if it is not one).
+    pub fn bytes_mut(&mut self, pfn: Pfn) -> Option<&mut [u8; BLOCK_SIZE]> {
         if !self.contains(pfn) {
             return None;
         }
-        // SAFETY: as `read`; the unique borrow of the pool makes this the
+        // SAFETY: as `bytes`; the unique borrow of the pool makes this the
         // only kernel reference. XN writes only metadata frames (never
         // mapped writable), and `fill` writes frames not yet registered.
         Some(unsafe { &mut *(phys::virt(pfn.addr()) as *mut [u8; BLOCK_SIZE]) })
