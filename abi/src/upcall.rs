@@ -26,7 +26,8 @@ pub const PAGE_FAULT: u64 = 1;
 /// instruction, `rax` the number. The kernel stores only what entering the
 /// handler changes or what `syscall` overwrote: `vector`, `error` and
 /// `addr` (0), and of `regs` only `rip`, `rflags`, `rsp`, `rdi`, `rsi`,
-/// `rcx` and `r11`. Every other register (`rax rbx rdx rbp r8`–`r15`) is
+/// `rcx` and `r11` (which `syscall` left equal to `rip` and `rflags`).
+/// Every other register (`rax rbx rdx rbp r8`–`r15`) is
 /// still the program's when the entry starts; the entry stores them into
 /// `regs` itself before it needs them (the libOS runtime's foreign entry
 /// does; an entry that does not sees in those fields whatever its own

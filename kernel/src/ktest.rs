@@ -26,6 +26,7 @@ pub fn run() -> (usize, usize) {
         ("map_translate_unmap", map_translate_unmap),
         ("map_refuses_kernel_and_unaligned", map_refuses),
         ("user_copy_checks_every_page", user_copy_checks),
+        ("write_hint_follows_every_change", write_hint),
         ("address_space_teardown_frees_tables", teardown_frees),
         ("rtc_dates_to_unix_time", rtc_dates),
     ];
@@ -104,6 +105,36 @@ fn map_translate_unmap() -> TestResult {
     check(space.translate_user(va, false) == Some(pa), "read-only page unreadable")?;
     space.destroy(|_, _| {});
     drop(kf);
+    Ok(())
+}
+
+/// The remembered writable page (`AddressSpace::translate_hinted`) never
+/// outlives a change: remapped to another frame, made read-only, unmapped,
+/// or with another space's tables unlinked meanwhile.
+fn write_hint() -> TestResult {
+    let mut space = AddressSpace::new().map_err(|_| "no space")?;
+    let (a, b) = (KernelFrame::alloc().ok_or("alloc failed")?, KernelFrame::alloc().ok_or("alloc failed")?);
+    let va = 0x7000_0000;
+    space.map(va, Mappable::from(&a), pte::WRITABLE).map_err(|_| "map failed")?;
+    check(space.translate_hinted(va + 16) == Some(a.pa().offset(16)), "first translation wrong")?;
+    check(space.translate_hinted(va + 24) == Some(a.pa().offset(24)), "hinted translation wrong")?;
+    space.protect(va, 0).map_err(|_| "protect failed")?;
+    check(space.translate_hinted(va).is_none(), "read-only page still writable")?;
+    space.protect(va, pte::WRITABLE).map_err(|_| "protect failed")?;
+    check(space.translate_hinted(va) == Some(a.pa()), "writable again not found")?;
+    check(space.unmap(va).is_some(), "unmap found nothing")?;
+    check(space.translate_hinted(va).is_none(), "unmapped page still writable")?;
+    space.map(va, Mappable::from(&b), pte::WRITABLE).map_err(|_| "remap failed")?;
+    check(space.translate_hinted(va) == Some(b.pa()), "remapped page names the old frame")?;
+    let mut other = AddressSpace::new().map_err(|_| "no space")?;
+    other.map(va, Mappable::from(&a), pte::WRITABLE).map_err(|_| "map failed")?;
+    other.destroy(|_, _| {});
+    check(space.translate_hinted(va + 8) == Some(b.pa().offset(8)), "wrong after another space's teardown")?;
+    let (done, result) = space.protect_range(va, 1, 0, |_| Ok(()));
+    check(done == 1 && result.is_ok(), "range protect failed")?;
+    check(space.translate_hinted(va).is_none(), "range-protected page still writable")?;
+    space.destroy(|_, _| {});
+    drop((a, b));
     Ok(())
 }
 

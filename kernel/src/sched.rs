@@ -95,7 +95,15 @@ pub fn pending(k: &Kernel) -> bool {
 /// where a call would cost as much again.
 #[inline(always)]
 pub fn still_running(k: &Kernel, cur: EnvId) -> bool {
-    !pending(k) && k.current == Some(cur) && k.sched.running() == Some(cur)
+    k.current == Some(cur) && still_chosen(k, cur)
+}
+
+/// [`still_running`] for a path that cannot have changed `k.current`
+/// (`cur`, the caller, at entry): nothing pending and `cur` still the
+/// scheduler's choice.
+#[inline(always)]
+pub fn still_chosen(k: &Kernel, cur: EnvId) -> bool {
+    !pending(k) && k.sched.running() == Some(cur)
 }
 
 /// Refreshes only the status and run count in `env`'s exposed row: what a
@@ -307,6 +315,9 @@ pub fn tick(k: &mut Kernel, frame: &mut TrapFrame) {
 /// `me`, the running environment, gives up the rest of its slot: to `to`
 /// (directed yield) or to the next slot. Its registers in `frame` are saved
 /// with `rax` 0 (the yield's status); `frame` then holds whoever runs.
+/// Inlined into its one caller, the `yield_cpu` call (a directed yield is
+/// a fast path of its own: `shm_pingpong`).
+#[inline]
 pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
     // A yield is a scheduling point: sleepers whose predicate now holds
     // become runnable here rather than at the next tick.

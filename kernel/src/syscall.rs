@@ -164,7 +164,8 @@ fn foreign(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, nr: u64) -> boo
         None => Err("gone"),
     };
     match delivered {
-        Ok(()) if sched::still_running(k, caller) => {
+        // Delivery changes no scheduling state: `caller` is still current.
+        Ok(()) if sched::still_chosen(k, caller) => {
             frame.rcx = frame.rip;
             frame.r11 = frame.rflags;
             return true;

@@ -10,7 +10,7 @@
 //!   emptied;
 //! * a child's id is read from its capability when waited for
 //!   ([`crate::exec::Child::live_id`]);
-//! * pipe holder slots, which live in frames shared between processes, are
+//! * pipe holder entries, which live in frames shared between processes, are
 //!   rewritten by the checkpointer itself in the image, once per frame
 //!   ([`crate::fd::pipe::rebind_holders`]);
 //! * a sleep in progress keeps the time it had left at the cut, in this

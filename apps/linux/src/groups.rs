@@ -215,6 +215,7 @@ pub fn divert(sig: u64) -> bool {
         return false;
     }
     FORWARD.fetch_or(1 << sig, Ordering::AcqRel);
+    crate::attention::raise();
     true
 }
 

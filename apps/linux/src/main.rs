@@ -15,6 +15,7 @@
 
 extern crate alloc;
 
+mod attention;
 mod calls;
 mod children;
 mod devices;
@@ -121,15 +122,13 @@ fn on_syscall(frame: &mut ExceptionFrame) -> Outcome {
     let result = table::dispatch(nr, &args, frame);
     // The common case, kept short: the call only set its result and there
     // is nothing to do on the way back (no signal pending or mask to bring
-    // back, no timer armed, no terminal signal to forward, no broken pipe).
-    // Each test is one load of a word the rare cases set.
-    if FRAME.load(Ordering::Relaxed) == FRAME_RESULT
-        && result != -errno::EPIPE
-        && signals::quiet()
-        && timers::idle()
-        && groups::idle()
-    {
-        set_result(frame, result);
+    // back, no timer armed, no terminal signal to forward, no broken pipe,
+    // no frame the call kept): one word says so (`attention`).
+    if attention::quiet() && result != -errno::EPIPE {
+        // `rcx` and `r11` already hold the return address and the flags:
+        // `syscall` put them there, the kernel's record kept them, and a
+        // call that returns this way changed neither `rip` nor the flags.
+        frame.regs.rax = result as u64;
         return Outcome::Returned;
     }
     after_call(frame, nr, result)
@@ -169,6 +168,9 @@ fn after_call(frame: &mut ExceptionFrame, nr: u64, result: i64) -> Outcome {
     timers::poll();
     groups::forward_pending();
     signals::deliver_pending(frame, nr, restartable);
+    attention::settle(|| {
+        FRAME.load(Ordering::Acquire) != FRAME_RESULT || !signals::quiet() || !timers::idle() || !groups::idle()
+    });
     Outcome::Resume
 }
 
@@ -183,11 +185,13 @@ static FRAME: AtomicU8 = AtomicU8::new(FRAME_RESULT);
 /// The running call set every register of the frame itself.
 pub fn keep_frame() {
     FRAME.store(FRAME_KEPT, Ordering::Release);
+    attention::raise();
 }
 
 /// The running call pointed the upcall's resume away from the program.
 pub fn leave_frame() {
     FRAME.store(FRAME_LEFT, Ordering::Release);
+    attention::raise();
 }
 
 /// Ends the process as `signal`'s default action does (status 128 +

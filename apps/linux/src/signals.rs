@@ -97,6 +97,7 @@ fn from_libos(sig: i32) {
         SIG_DFL if !blocked => oxok_libos::process::exit_signalled(sig as i32),
         _ => {
             PENDING.fetch_or(bit(sig), Ordering::AcqRel);
+            crate::attention::raise();
         }
     }
 }
@@ -105,6 +106,7 @@ fn from_libos(sig: i32) {
 pub fn set_action(sig: u64, action: [u64; 4]) {
     ACTIONS.lock()[(sig - 1) as usize] = action;
     HANDLERS[(sig - 1) as usize].store(action[0], Ordering::Release);
+    crate::attention::raise();
     // Setting a signal to be ignored discards it if pending (POSIX).
     if action[0] == SIG_IGN || (action[0] == SIG_DFL && ignored_by_default(sig)) {
         PENDING.fetch_and(!bit(sig), Ordering::AcqRel);
@@ -121,6 +123,7 @@ pub fn handler(sig: u64) -> u64 {
 pub fn raise(sig: u64) {
     if (1..=NSIG).contains(&sig) {
         PENDING.fetch_or(bit(sig), Ordering::AcqRel);
+        crate::attention::raise();
     }
 }
 

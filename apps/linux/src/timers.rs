@@ -58,6 +58,7 @@ pub fn set(value: u64, interval: u64) -> (u64, u64) {
     let deadline = if value == 0 { 0 } else { now.saturating_add(value).max(1) };
     INTERVAL.store(if value == 0 { 0 } else { interval }, Ordering::Relaxed);
     DEADLINE.store(deadline, Ordering::Relaxed);
+    crate::attention::raise();
     old
 }
 

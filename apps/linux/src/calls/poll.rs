@@ -309,6 +309,7 @@ pub fn with_mask(mask: Option<u64>, wait: impl FnOnce() -> Res) -> Res {
     let r = wait();
     if r == Err(crate::errno::EINTR) {
         crate::calls::signal::SUSPEND_MASK.store(old | crate::calls::signal::SUSPENDED, Ordering::Release);
+        crate::attention::raise();
     } else {
         crate::signals::MASK.store(old, Ordering::Release);
     }

@@ -207,6 +207,7 @@ pub fn rt_sigsuspend(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let old = MASK.swap(new & !UNBLOCKABLE, Ordering::AcqRel);
     let r = sleep_for_signal();
     SUSPEND_MASK.store(old | SUSPENDED, Ordering::Release);
+    crate::attention::raise();
     r
 }
 

@@ -1,6 +1,6 @@
 //! pipe-hostile: pipes whose partner scribbles over the shared frame
 //! (`pipe-scribbler`), with a bystander alive the whole time whose id the
-//! scribbler writes into every holder slot — so only the kernel's frame
+//! scribbler writes into every holder entry — so only the kernel's frame
 //! table can tell the pipe is closed once the scribbler is gone.
 //!
 //! 1. A well-behaved child writes 20 lines into a second pipe first.

@@ -4,7 +4,7 @@
 //! ROUNDS rounds writes garbage over the header and the ring: random
 //! words, counters that claim more bytes than the ring holds, counters
 //! that wrap, a wrong magic word, the writers' lock naming live
-//! environments, and always holder slots naming every live environment it
+//! environments, and always holder entries naming every live environment it
 //! can see (its parent included) —
 //! yielding after each round so its partner runs in between. It leaves the
 //! header in the worst of these states and exits 0.
@@ -68,7 +68,7 @@ fn live_ids() -> [u64; 8] {
     ids
 }
 
-/// One round of garbage on the frame at `va`. The holder slots only ever
+/// One round of garbage on the frame at `va`. The holder entries only ever
 /// name live environments (its own registration, then forged ones), so
 /// the partner cannot take the garbage for a closed pipe: only the
 /// scribbler's end (the frame table then says no other process maps the
@@ -76,7 +76,7 @@ fn live_ids() -> [u64; 8] {
 fn scribble(va: u64, round: u64, live: &[u64; 8], rng: &mut Rng) {
     match round % 4 {
         0 => {
-            // Every word but the holder slots (words 4..20).
+            // Every word but the holder entries (words 4..20).
             for w in (0..4).chain(20..WORDS) {
                 mem::write(va + 8 * w, rng.next());
             }
@@ -106,7 +106,7 @@ fn scribble(va: u64, round: u64, live: &[u64; 8], rng: &mut Rng) {
     }
 }
 
-/// Every holder slot of both sides names a live environment.
+/// Every holder entry of both sides names a live environment.
 fn holders(va: u64, live: &[u64; 8]) {
     for w in 0..16u64 {
         mem::write(va + 32 + 8 * w, live[w as usize % live.len()]);

@@ -4,6 +4,7 @@
 use super::addr::PhysAddr;
 use super::{PAGE_SIZE, frame, phys};
 use crate::arch::cpu;
+use core::cell::Cell;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::Error;
 use oxok_abi::frames::OWNER_KERNEL;
@@ -24,6 +25,14 @@ const USER_SLOTS: usize = UVPT_SLOT;
 
 static KERNEL_ROOT: AtomicU64 = AtomicU64::new(0);
 
+/// Page tables unlinked from their parents so far, in any address space
+/// ([`unlink_table`], the only way an entry above the last level loses
+/// what it pointed at). A remembered translation ([`WriteHint`]) is trusted
+/// only while this count is the one it was made at: then every table on
+/// its path is still in place, and rereading its last-level entry tells
+/// whether the page is still mapped the same.
+static UNLINKS: AtomicU64 = AtomicU64::new(0);
+
 fn table(pa: PhysAddr) -> *mut u64 {
     phys::virt(pa) as *mut u64
 }
@@ -38,6 +47,15 @@ fn write_entry(table_pa: PhysAddr, index: usize, value: u64) {
     // SAFETY: as in `read_entry`; page tables are only changed with the
     // kernel lock held and interrupts off, so no one races this store.
     unsafe { table(table_pa).add(index).write_volatile(value) }
+}
+
+/// Clears entry `index` of `table_pa`, an entry above the last level whose
+/// table is about to be freed: counted in [`UNLINKS`].
+fn unlink_table(table_pa: PhysAddr, index: usize) {
+    write_entry(table_pa, index, 0);
+    // Plain load and store: only the kernel (lock held, interrupts off)
+    // writes tables, so the count needs no atomic read-modify-write.
+    UNLINKS.store(UNLINKS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
 }
 
 fn new_table() -> Result<PhysAddr, Error> {
@@ -176,7 +194,35 @@ pub struct AddressSpace {
     /// Page-table frames below the root this space holds (see
     /// [`Self::tables`]).
     tables: u64,
+    /// The last user-writable page [`Self::translate_user`] found.
+    hint: Cell<WriteHint>,
 }
+
+/// A user-writable page of an address space: its last-level entry (where
+/// it is and what it held) as a full walk found it when [`UNLINKS`] was
+/// `unlinks`. While no table has been unlinked since and the entry still
+/// holds the same, the walk would find the same (the tables above are the
+/// same tables, their entries only ever filled in where empty; the
+/// hardware changes only the accessed and dirty bits, which a walk does not
+/// look at — a dirty bit set since makes the hint miss once), so it is
+/// skipped: an upcall's record goes to the same exception-stack page call
+/// after call.
+#[derive(Clone, Copy)]
+struct WriteHint {
+    unlinks: u64,
+    /// Page-aligned user address; `NO_PAGE` (never an aligned address)
+    /// when there is none.
+    page: u64,
+    /// Where the page's last-level entry is (in its table's frame).
+    at: PhysAddr,
+    /// The entry as the walk found it.
+    entry: u64,
+    /// The frame it maps.
+    frame: PhysAddr,
+}
+
+/// [`WriteHint::page`] of no page.
+const NO_PAGE: u64 = u64::MAX;
 
 impl AddressSpace {
     /// An empty user half over the shared kernel half.
@@ -190,7 +236,11 @@ impl AddressSpace {
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
         write_entry(root, UVPT_SLOT, root.raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
-        Ok(AddressSpace { root, tables: 0 })
+        Ok(AddressSpace {
+            root,
+            tables: 0,
+            hint: Cell::new(WriteHint { unlinks: 0, page: NO_PAGE, at: root, entry: 0, frame: root }),
+        })
     }
 
     /// True if this is the current address space (CR3 names its root).
@@ -304,21 +354,58 @@ impl AddressSpace {
 
     /// Walks `va` as the CPU would for a user access, requiring `USER` (and
     /// `WRITABLE` if `write`) at every level; the physical address of `va`.
+    /// A page found writable is remembered ([`Self::translate_hinted`]).
+    #[inline]
     pub fn translate_user(&self, va: u64, write: bool) -> Option<PhysAddr> {
+        match write {
+            true => self.walk_user::<true>(va),
+            false => self.walk_user::<false>(va),
+        }
+    }
+
+    /// [`Self::translate_user`] for a write, without the walk when `va`
+    /// lies in the last page a write walk found writable, no table has been
+    /// unlinked since and its last-level entry is unchanged ([`WriteHint`]):
+    /// an upcall's record goes to the same exception-stack page call after
+    /// call.
+    #[inline(always)]
+    pub fn translate_hinted(&self, va: u64) -> Option<PhysAddr> {
+        let hint = self.hint.get();
+        if hint.page == va & !(PAGE_SIZE - 1)
+            && hint.unlinks == UNLINKS.load(Ordering::Relaxed)
+            && read_entry(hint.at, 0) == hint.entry
+        {
+            return Some(hint.frame.offset(va & (PAGE_SIZE - 1)));
+        }
+        self.walk_user::<true>(va)
+    }
+
+    /// [`Self::translate_user`]'s walk; a write walk's page is remembered.
+    #[inline(never)]
+    fn walk_user<const WRITE: bool>(&self, va: u64) -> Option<PhysAddr> {
         if va >= USER_TOP {
             return None;
         }
-        let need = pte::PRESENT | pte::USER | if write { pte::WRITABLE } else { 0 };
+        let need = pte::PRESENT | pte::USER | if WRITE { pte::WRITABLE } else { 0 };
         let idx = indices(va);
         let mut t = self.root;
-        for (level, &i) in idx.iter().enumerate() {
+        for &i in &idx[..3] {
             let e = read_entry(t, i);
-            if e & need != need || (level < 3 && e & pte::HUGE != 0) {
+            if e & need != need || e & pte::HUGE != 0 {
                 return None;
             }
             t = PhysAddr::of_entry(e);
         }
-        Some(t.offset(va & (PAGE_SIZE - 1)))
+        let entry = read_entry(t, idx[3]);
+        if entry & need != need {
+            return None;
+        }
+        if WRITE {
+            let unlinks = UNLINKS.load(Ordering::Relaxed);
+            let (page, at, frame) = (va & !(PAGE_SIZE - 1), t.offset(idx[3] as u64 * 8), PhysAddr::of_entry(entry));
+            self.hint.set(WriteHint { unlinks, page, at, entry, frame });
+        }
+        Some(PhysAddr::of_entry(entry).offset(va & (PAGE_SIZE - 1)))
     }
 
     /// Leaves this address space if it is the current one (before it is

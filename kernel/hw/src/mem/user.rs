@@ -65,39 +65,46 @@ pub fn copy_to_user(space: &AddressSpace, va: u64, data: &[u8]) -> Result<(), Er
     Ok(())
 }
 
-/// Copies a plain-old-data value to user address `va` (see [`fill_struct`]).
-#[inline(always)]
+/// Copies a plain-old-data value to user address `va`.
 pub fn write_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, value: &T) -> Result<(), Error> {
-    fill_struct(space, va, |t: &mut T| *t = *value)
+    copy_to_user(space, va, super::pod::bytes_of(value))
 }
 
 /// Fills a plain-old-data value at user address `va` in place with `fill`
 /// (which must write every field it wants set; the rest keep whatever the
 /// user left there). Within one page and aligned (an upcall's record, the
-/// usual case) it walks once and `fill` stores each field straight into the
-/// frame, with neither a temporary nor a byte copy; otherwise it fills a
-/// zeroed value and copies it. Nothing is written if any page of the range
-/// is not user-writable.
+/// usual case) it translates once and `fill` stores each field straight
+/// into the frame, with neither a temporary nor a byte copy; otherwise it
+/// fills a zeroed value and copies it. Nothing is written if any page of
+/// the range is not user-writable. `fill` is called in one place, so it is
+/// inlined.
 #[inline(always)]
 pub fn fill_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, fill: impl FnOnce(&mut T)) -> Result<(), Error> {
     let len = size_of::<T>() as u64;
+    // Within one page: then a user-writable translation of `va` (which
+    // never names a page at or above `USER_TOP`) covers the whole range.
     let fits =
         len > 0 && len <= PAGE_SIZE && va % PAGE_SIZE <= PAGE_SIZE - len && va.is_multiple_of(align_of::<T>() as u64);
-    if fits && user_range_ok(va, len) {
-        let pa = space.translate_user(va, true).ok_or(Error::BadAddress)?;
-        // `pa..pa+len` lies within one user-writable frame of this address
-        // space (`va`'s offset leaves room for `len` bytes in its page),
-        // direct-mapped and aligned for `T`. The kernel holds no other
-        // reference to user frames and the user does not run meanwhile.
-        // SAFETY: so the reference is valid and unique for `fill`'s
-        // duration; `T` is plain old data, so any bytes are a valid `T`.
-        let value = unsafe { &mut *(phys::virt(pa) as *mut T) };
-        fill(value);
-        return Ok(());
+    let mut copy: Option<T> = None;
+    let target = match fits {
+        true => {
+            let pa = space.translate_hinted(va).ok_or(Error::BadAddress)?;
+            // `pa..pa+len` lies within one user-writable frame of this
+            // address space (`va`'s offset leaves room for `len` bytes in
+            // its page), direct-mapped and aligned for `T`. The kernel holds
+            // no other reference to user frames and the user does not run
+            // meanwhile.
+            // SAFETY: so the reference is valid and unique for `fill`'s
+            // duration; `T` is plain old data, so any bytes are a valid `T`.
+            unsafe { &mut *(phys::virt(pa) as *mut T) }
+        }
+        false => copy.insert(T::default()),
+    };
+    fill(target);
+    match &copy {
+        None => Ok(()),
+        Some(value) => copy_to_user(space, va, super::pod::bytes_of(value)),
     }
-    let mut value = T::default();
-    fill(&mut value);
-    copy_to_user(space, va, super::pod::bytes_of(&value))
 }
 
 /// Reads a plain-old-data value from user address `va`.

@@ -29,7 +29,7 @@ use oxok_rt::page::SharedPage;
 /// words are whole).
 static EMPTY: [[AtomicU64; HOLDERS]; 2] = [const { [const { AtomicU64::new(0) }; HOLDERS] }; 2];
 
-/// Holder slots per side.
+/// Holder entries per side.
 pub const HOLDERS: usize = 8;
 /// Where the ring starts in the frame.
 const RING_AT: u64 = 256;

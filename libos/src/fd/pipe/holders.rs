@@ -1,16 +1,16 @@
-//! Who holds which end of a pipe: the holder slots in the shared header,
+//! Who holds which end of a pipe: the holder entries in the shared header,
 //! checked against the kernel's exposed tables.
 //!
-//! A process holding an end has its environment id in one slot of that
+//! A process holding an end has its environment id in one entry of that
 //! side. It puts it there itself ([`register`]) — or its parent does while
 //! building it in `spawn`, before it ever runs, so a pipe never looks
 //! closed between the parent closing its copy and the child starting — and
 //! clears it itself when its last end of that side closes ([`unregister`]).
-//! Nobody else writes a live holder's slot; a slot naming a dead or zombie
+//! Nobody else writes a live holder's entry; an entry naming a dead or zombie
 //! environment is free for anyone to reuse.
 //!
 //! Slots are advice from partners, so [`peer`] trusts them only as far as
-//! the kernel confirms: a slot counts only if its environment is alive
+//! the kernel confirms: an entry counts only if its environment is alive
 //! (exposed environment table), and only if the frame is mapped by some
 //! other process at all (the frame table's mapping count, which no
 //! partner can forge). So once every other process that mapped the frame
@@ -27,27 +27,27 @@ pub fn alive(id: u64) -> bool {
     exposed::env_entry(id).is_some_and(|e| e.status != ENV_ZOMBIE)
 }
 
-/// Puts `id` in a slot of `side` (no-op if it is there already); a slot
+/// Puts `id` in an entry of `side` (no-op if it is there already); an entry
 /// that is empty or names a dead environment is taken. `NoSpace` when
 /// [`HOLDERS`] live processes hold that side already.
 pub fn register(frame: &Frame, side: Side, id: u64) -> Result<(), IoError> {
-    let slots = &frame.header().holders[side as usize];
-    if slots.iter().any(|s| s.load(Ordering::Acquire) == id) {
+    let entries = &frame.header().holders[side as usize];
+    if entries.iter().any(|s| s.load(Ordering::Acquire) == id) {
         return Ok(());
     }
-    for slot in slots {
-        let v = slot.load(Ordering::Acquire);
-        if (v == 0 || !alive(v)) && slot.compare_exchange(v, id, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+    for entry in entries {
+        let v = entry.load(Ordering::Acquire);
+        if (v == 0 || !alive(v)) && entry.compare_exchange(v, id, Ordering::AcqRel, Ordering::Acquire).is_ok() {
             return Ok(());
         }
     }
     Err(IoError::NoSpace)
 }
 
-/// Clears every slot of `side` that names `id`.
+/// Clears every entry of `side` that names `id`.
 pub fn unregister(frame: &Frame, side: Side, id: u64) {
-    for slot in &frame.header().holders[side as usize] {
-        let _ = slot.compare_exchange(id, 0, Ordering::AcqRel, Ordering::Relaxed);
+    for entry in &frame.header().holders[side as usize] {
+        let _ = entry.compare_exchange(id, 0, Ordering::AcqRel, Ordering::Relaxed);
     }
 }
 
@@ -67,9 +67,9 @@ pub fn peer(frame: &Frame, side: Side, me: u64) -> Peer {
     if mapped_only_here(frame) {
         return Peer::Gone;
     }
-    let slots = &frame.header().holders[side as usize];
-    for slot in slots.iter().take(HOLDERS) {
-        let v = slot.load(Ordering::Acquire);
+    let entries = &frame.header().holders[side as usize];
+    for entry in entries.iter().take(HOLDERS) {
+        let v = entry.load(Ordering::Acquire);
         if v != 0 && v != me && alive(v) {
             return Peer::Live(v);
         }

@@ -123,7 +123,7 @@ pub fn adopt(va: u64, side: Side) -> Result<Frame, IoError> {
 }
 
 /// Drops one end object of `side` at `va`: the last of its side clears
-/// this process's holder slot (the partner sees the end); the last of the
+/// this process's holder entry (the partner sees the end); the last of the
 /// pipe unmaps the frame and frees it if this process created it.
 pub fn release(frame: &Frame, side: Side) {
     let va = frame.va();
@@ -155,7 +155,7 @@ pub fn release(frame: &Frame, side: Side) {
 /// (the frame then goes back when this process ends).
 fn park(reg: &mut Registry, cap: u64) {
     match reg.pending.iter_mut().find(|c| **c == NO_CAP) {
-        Some(slot) => *slot = cap,
+        Some(free) => *free = cap,
         None => {
             let _ = sys::cap_drop(cap);
         }

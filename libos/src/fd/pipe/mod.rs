@@ -19,7 +19,7 @@
 //!
 //! **End of file.** A side is closed when no *other* process holds it
 //! ([`holders::peer`]) and this process holds none of it itself: the last
-//! end of a side in a process clears its holder slot when dropped, and a
+//! end of a side in a process clears its holder entry when dropped, and a
 //! holder that died without closing (killed, or exited with an end still
 //! in a variable) is recognised through the exposed environment table. A
 //! reader then gets end of file once the ring is drained; a writer gets
@@ -64,9 +64,9 @@ use wait::Waiter;
 pub use local::{MAX_PIPES, PIPE_BASE, PIPE_PAGES, reclaim, registry_busy, share_with};
 
 /// For a checkpointer rebuilding a process tree elsewhere: rewrites the
-/// holder slots of a pipe page's image (`page`, the bytes of a frame mapped
+/// holder entries of a pipe page's image (`page`, the bytes of a frame mapped
 /// at `va`) through `map`, old environment id to new; ids `map` does not
-/// know (processes outside the tree) become 0, a free slot. Nothing is
+/// know (processes outside the tree) become 0, a free entry. Nothing is
 /// done unless `va` is in the pipe region and the page carries the pipe
 /// magic. Returns true if it was a pipe page.
 pub fn rebind_holders(va: u64, page: &mut [u8], map: &dyn Fn(u64) -> Option<u64>) -> bool {

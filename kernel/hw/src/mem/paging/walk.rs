@@ -1,7 +1,7 @@
 //! Bounded, restartable walks over an address space's user half: the
 //! abort protocol's sweep and the teardown of a destroyed environment.
 
-use super::{AddressSpace, ENTRIES, USER_SLOTS, indices, read_entry, write_entry};
+use super::{AddressSpace, ENTRIES, USER_SLOTS, indices, read_entry, unlink_table, write_entry};
 use crate::arch::cpu;
 use crate::mem::addr::{Pfn, PhysAddr};
 use crate::mem::frame;
@@ -102,17 +102,17 @@ impl AddressSpace {
                             leaf(base2 | ((j1 as u64) << 12), read_entry(pt, j1));
                             i1 = next_present(pt, j1 + 1);
                         }
-                        write_entry(pd, j2, 0);
+                        unlink_table(pd, j2);
                         frame::with(|f| f.free(pt));
                         self.tables = self.tables.saturating_sub(1);
                         i2 = next_present(pd, j2 + 1);
                     }
-                    write_entry(pdpt, j3, 0);
+                    unlink_table(pdpt, j3);
                     frame::with(|f| f.free(pd));
                     self.tables = self.tables.saturating_sub(1);
                     i3 = next_present(pdpt, j3 + 1);
                 }
-                write_entry(self.root, i4, 0);
+                unlink_table(self.root, i4);
                 frame::with(|f| f.free(pdpt));
                 self.tables = self.tables.saturating_sub(1);
             }
