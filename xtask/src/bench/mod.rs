@@ -32,7 +32,7 @@ mod stats;
 mod svg;
 mod vmlinux;
 mod webguest;
-mod workloads;
+pub(crate) mod workloads;
 
 use crate::deps::{self, Need};
 use crate::meta::Workspace;

@@ -35,6 +35,9 @@ use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// The Linux personality's ELF in the boot archive.
+const PERSONALITY: &str = "linux";
+
 /// The usage text.
 pub(crate) const USAGE: &str = "\
 usage: cargo xtask profile WORKLOAD [--samples N] [--boots N] [--interval-us US]
@@ -42,7 +45,10 @@ usage: cargo xtask profile WORKLOAD [--samples N] [--boots N] [--interval-us US]
 
 Boots the bench program under QEMU TCG and samples the guest's rip through
 QEMU's gdbstub while WORKLOAD runs (from the bench line before its own to its
-own line); prints the hottest functions and the layers they belong to.
+own line); prints the hottest functions and the layers they belong to. For a
+workload run through the Linux personality (`linux_getppid`, `lua_sort`,
+`sqlite_insert`, `busybox_sh`) the personality's symbols are read too, and
+every other user address counts as the Linux program's.
   --samples N       boot again until N samples of the window (default 1000)
   --boots N         but at most N boots (default 8)
   --interval-us US  time between samples (default 0: back to back)
@@ -154,6 +160,18 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         .find(oxok::PROGRAM)
         .ok_or(format!("the boot archive has no `{}`", oxok::PROGRAM))?;
     let program = symbols::Table::from_elf(program_elf).map_err(|e| format!("{}: {e}", oxok::PROGRAM))?;
+    // A workload run through the Linux personality: its symbols too.
+    let runs_linux =
+        crate::bench::workloads::find(&opts.workload).is_some_and(|w| w.what.contains("Linux personality"));
+    let personality = match runs_linux {
+        true => {
+            let elf = oxok_archive::Archive::new(&tar)
+                .find(PERSONALITY)
+                .ok_or(format!("the boot archive has no `{PERSONALITY}`"))?;
+            Some(symbols::Table::from_elf(elf).map_err(|e| format!("{PERSONALITY}: {e}"))?)
+        }
+        false => None,
+    };
 
     std::fs::create_dir_all(ws.log_dir()).map_err(|e| format!("cannot create {}: {e}", ws.log_dir().display()))?;
     let mut samples = Vec::new();
@@ -164,7 +182,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         eprintln!("profile: boot {boots}: {} samples in the window of {}", got.len(), opts.workload);
         samples.extend(got);
     }
-    let p = table::aggregate(&samples, &kernel, &program);
+    let p = table::aggregate(&samples, &kernel, &table::User { program: &program, personality: personality.as_ref() });
     println!(
         "profile of {} ({} samples in its window over {boots} boots; kernel: {} symbols, {}: {} symbols)\n",
         opts.workload,

@@ -14,6 +14,11 @@ pub(crate) enum Layer {
     LibOs,
     /// The program itself (and the Rust library code linked into it).
     Program,
+    /// The Linux personality (`apps/linux`) apart from the libOS in it.
+    Personality,
+    /// A Linux program the personality runs (no symbols: Debian's busybox
+    /// is stripped).
+    LinuxProgram,
     /// An address no symbol covers.
     Unknown,
 }
@@ -25,6 +30,8 @@ impl Layer {
             Layer::KernelCalls => "kernel call handlers",
             Layer::LibOs => "libOS",
             Layer::Program => "program",
+            Layer::Personality => "Linux personality",
+            Layer::LinuxProgram => "Linux program",
             Layer::Unknown => "unknown",
         }
     }
@@ -46,7 +53,8 @@ pub(crate) fn kernel_layer(name: &str) -> Layer {
 
 /// The layer of a user program's symbol.
 pub(crate) fn user_layer(name: &str) -> Layer {
-    if name.starts_with("oxok_libos::") || name.starts_with("<oxok_libos::") { Layer::LibOs } else { Layer::Program }
+    let libos = ["oxok_libos::", "<oxok_libos::", "oxok_rt::", "<oxok_rt::"].iter().any(|p| name.starts_with(p));
+    if libos { Layer::LibOs } else { Layer::Program }
 }
 
 /// Sample counts per function and per layer.
@@ -59,9 +67,34 @@ pub(crate) struct Profile {
     pub layers: Vec<(Layer, usize)>,
 }
 
+/// The user half's symbols: the bench program's, and for a workload that
+/// runs a Linux program the personality's, whose code lies in its own
+/// range; every other user address is then the Linux program's (the bench
+/// program only waits for it meanwhile).
+pub(crate) struct User<'a> {
+    pub program: &'a Table,
+    pub personality: Option<&'a Table>,
+}
+
+impl User<'_> {
+    fn key(&self, rip: u64) -> (String, Layer) {
+        let Some(personality) = self.personality else {
+            return match self.program.lookup(rip) {
+                Some(s) => (s.name.clone(), user_layer(&s.name)),
+                None => (format!("[user {rip:#x}, no symbol]"), Layer::Unknown),
+            };
+        };
+        match personality.lookup(rip) {
+            Some(s) if user_layer(&s.name) == Layer::LibOs => (s.name.clone(), Layer::LibOs),
+            Some(s) => (s.name.clone(), Layer::Personality),
+            None => ("[Linux program]".to_string(), Layer::LinuxProgram),
+        }
+    }
+}
+
 /// Attributes every sample to its function: kernel addresses through
-/// `kernel`, the others through `program`.
-pub(crate) fn aggregate(samples: &[u64], kernel: &Table, program: &Table) -> Profile {
+/// `kernel`, the others through `user`.
+pub(crate) fn aggregate(samples: &[u64], kernel: &Table, user: &User<'_>) -> Profile {
     let mut by_fn: HashMap<(String, Layer), usize> = HashMap::new();
     for &rip in samples {
         let key = if rip >= KERNEL_BASE {
@@ -70,10 +103,7 @@ pub(crate) fn aggregate(samples: &[u64], kernel: &Table, program: &Table) -> Pro
                 None => ("[kernel, no symbol]".to_string(), Layer::Unknown),
             }
         } else {
-            match program.lookup(rip) {
-                Some(s) => (s.name.clone(), user_layer(&s.name)),
-                None => (format!("[user {rip:#x}, no symbol]"), Layer::Unknown),
-            }
+            user.key(rip)
         };
         *by_fn.entry(key).or_default() += 1;
     }
@@ -129,6 +159,7 @@ mod tests {
         assert_eq!(user_layer("oxok_libos::sys::null"), Layer::LibOs);
         assert_eq!(user_layer("<oxok_libos::x::Y as core::fmt::Write>::write_str"), Layer::LibOs);
         assert_eq!(user_layer("bench::null_call"), Layer::Program);
+        assert_eq!(user_layer("oxok_rt::upcall::foreign_entry"), Layer::LibOs);
     }
 
     #[test]
@@ -137,7 +168,7 @@ mod tests {
         let kernel = t(&[(k, 0x10, "syscall_entry"), (k + 0x100, 0x100, "oxok_kernel::syscall::handle")]);
         let prog = t(&[(0x40_0000, 0x40, "bench::null_call"), (0x40_0100, 0x20, "oxok_libos::sys::null")]);
         let samples = [k + 1, k + 0x180, k + 0x181, 0x40_0010, 0x40_0101, 0x40_0102, 0x40_0103, 0x9000, k + 0x50];
-        let p = aggregate(&samples, &kernel, &prog);
+        let p = aggregate(&samples, &kernel, &User { program: &prog, personality: None });
         assert_eq!(p.total, 9);
         assert_eq!(p.functions[0], ("oxok_libos::sys::null".to_string(), Layer::LibOs, 3));
         assert_eq!(p.functions[1], ("oxok_kernel::syscall::handle".to_string(), Layer::KernelCalls, 2));
@@ -155,5 +186,17 @@ mod tests {
         assert!(text.contains("       3  33.3%  libOS                oxok_libos::sys::null\n"), "{text}");
         assert!(text.contains("(4 other functions)"), "{text}");
         assert!(text.contains("       9 100.0%  total"), "{text}");
+    }
+
+    #[test]
+    fn a_linux_workload_splits_personality_libos_and_program() {
+        let kernel = t(&[]);
+        let prog = t(&[(0x40_0000, 0x40, "bench::null_call")]);
+        let linux =
+            t(&[(0x7000_0000, 0x40, "linux::on_foreign"), (0x7000_0100, 0x40, "oxok_rt::upcall::foreign_entry")]);
+        let samples = [0x40_0010, 0x7000_0010, 0x7000_0011, 0x7000_0110];
+        let p = aggregate(&samples, &kernel, &User { program: &prog, personality: Some(&linux) });
+        assert_eq!(p.functions[0], ("linux::on_foreign".to_string(), Layer::Personality, 2));
+        assert_eq!(p.layers, vec![(Layer::LibOs, 1), (Layer::Personality, 2), (Layer::LinuxProgram, 1)]);
     }
 }
