@@ -22,17 +22,17 @@
 //! them from an upcall handler that may interrupt one of them).
 
 mod options;
+mod programs;
 mod scratch;
 mod stack;
 mod wait;
 
 use crate::fd::IoError;
 use crate::fd::inherit::{self, ChildTable};
-use crate::{exposed, sys};
+use crate::sys;
 use core::fmt;
 use oxok_abi::layout::{PAGE_SIZE, STACK_SIZE, STACK_TOP, USER_TOP, pte};
 use oxok_abi::{ANY_FRAME, EnvState, Error, MapEntry, Regs, UNMAP};
-use oxok_archive::Archive;
 use oxok_elf::{Elf, ElfError, Segment};
 use stack::InitialStack;
 pub use wait::{ExitStatus, wait};
@@ -173,9 +173,9 @@ pub fn spawn_with(name: &str, argv: &[&str], opts: &SpawnOptions<'_>) -> Result<
 }
 
 /// The file `name` in the boot archive, if there is an archive and it holds
-/// that file.
+/// that file (looked up in an index made once, [`programs`]).
 pub fn program(name: &str) -> Option<&'static [u8]> {
-    Archive::new(exposed::boot_archive()?).find(name)
+    programs::find(name)
 }
 
 /// As [`spawn`], for an executable already in memory (`image`, the whole

@@ -50,6 +50,13 @@ impl<'a> Archive<'a> {
         Entries { data: self.data, pos: 0, done: false }
     }
 
+    /// The entry whose header starts at byte `offset` (as
+    /// [`Entries::offset`] gave it); `None` if none does there or it is
+    /// malformed.
+    pub fn entry_at(&self, offset: usize) -> Option<Entry<'a>> {
+        Entries { data: self.data, pos: offset, done: false }.read().ok().flatten()
+    }
+
     /// The data of the first regular file with exactly this name; `None` if
     /// absent or if the archive is malformed before it.
     pub fn find(&self, name: &str) -> Option<&'a [u8]> {
@@ -76,6 +83,12 @@ pub struct Entries<'a> {
 }
 
 impl<'a> Entries<'a> {
+    /// Where the next entry's header starts: an offset for
+    /// [`Archive::entry_at`].
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
     /// Reads the entry at `self.pos`, advancing past it.
     fn read(&mut self) -> Result<Option<Entry<'a>>, ArchiveError> {
         let rest = self.data.get(self.pos..).unwrap_or(&[]);

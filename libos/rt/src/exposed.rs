@@ -249,7 +249,8 @@ pub fn restart_records() -> u64 {
 
 /// The boot archive (a ustar file of every program), read-only, as the
 /// kernel exposes it at [`BOOT_ARCHIVE`]. `None` if there is none or any of
-/// its pages is not mapped user-readable (every page is checked).
+/// its pages is not mapped user-readable (every page is checked, once: the
+/// kernel never unmaps its exposed areas, so the answer is remembered).
 pub fn boot_archive() -> Option<&'static [u8]> {
     let info = sysinfo()?;
     let start = BOOT_ARCHIVE.checked_add(info.archive_offset)?;
@@ -257,12 +258,16 @@ pub fn boot_archive() -> Option<&'static [u8]> {
     if info.archive_len == 0 || end > LOWER_HALF_END {
         return None;
     }
-    let mut page = start - start % PAGE_SIZE;
-    while page < end {
-        if !readable(page) {
-            return None;
+    let mapped = match ARCHIVE_MAPPED.load(Ordering::Relaxed) {
+        0 => {
+            let ok = (start - start % PAGE_SIZE..end).step_by(PAGE_SIZE as usize).all(readable);
+            ARCHIVE_MAPPED.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+            ok
         }
-        page += PAGE_SIZE;
+        v => v == 1,
+    };
+    if !mapped {
+        return None;
     }
     let len = usize::try_from(info.archive_len).ok()?;
     // SAFETY: every page of `[start, end)` is mapped user-readable, and the
@@ -270,6 +275,10 @@ pub fn boot_archive() -> Option<&'static [u8]> {
     // valid and unchanging for the program's life.
     Some(unsafe { core::slice::from_raw_parts(start as *const u8, len) })
 }
+
+/// [`boot_archive`]'s page check: 0 not yet made, 1 every page mapped, 2
+/// not.
+static ARCHIVE_MAPPED: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
 /// The caller's environment id, asked of the kernel once and then answered
 /// from the libOS (a procedure call, no system call).

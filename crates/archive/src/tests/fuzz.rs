@@ -21,6 +21,9 @@ fn exercise(data: &[u8]) {
     }
     let _ = archive.find("b");
     let _ = archive.find("");
+    for at in [0, 1, 511, 512, 513, data.len() / 2, data.len()] {
+        let _ = archive.entry_at(at);
+    }
 }
 
 #[test]

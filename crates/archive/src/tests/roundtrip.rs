@@ -73,3 +73,27 @@ fn append_refuses_bad_names_and_leaves_output_alone() {
     finish(&mut out);
     assert_eq!(Archive::new(&out).find(&ok), Some(&b"d"[..]));
 }
+
+#[test]
+fn entries_are_found_again_at_their_offsets() {
+    let files: [(&str, &[u8]); 3] = [("a", b"alpha"), ("b", &[7u8; 700]), ("c", b"")];
+    let data = build(&files);
+    let archive = Archive::new(&data);
+    let mut it = archive.entries();
+    let mut offsets = Vec::new();
+    loop {
+        let at = it.offset();
+        match it.next() {
+            Some(Ok(e)) => {
+                assert_eq!(archive.entry_at(at), Some(e));
+                offsets.push(at);
+            }
+            _ => break,
+        }
+    }
+    assert_eq!(offsets, [0, 1024, 2560]);
+    // Anywhere else: inside data, past the end, the end marker: nothing.
+    for bad in [1, 512, 1500, data.len() - 1024, data.len(), usize::MAX] {
+        assert_eq!(archive.entry_at(bad), None, "offset {bad}");
+    }
+}
