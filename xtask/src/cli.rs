@@ -61,6 +61,9 @@ COMMANDS
   profile WORKLOAD [...]
                Where the guest's instructions go in one bench workload
                (see `cargo xtask profile --help`).
+  icount COMMAND...
+               Every guest instruction a shell command costs, per function,
+               counted by a QEMU plugin (see `cargo xtask icount --help`).
   symbolize LOG...
                Print serial logs with their backtraces symbolised (kernel
                panics and programs ended by a fault), from the last build.
@@ -93,6 +96,7 @@ pub(crate) enum Cmd {
     Bench(Vec<String>),
     Fuzz(crate::fuzz::FuzzOpts),
     Profile(Vec<String>),
+    Icount(Vec<String>),
     Symbolize(Vec<String>),
     /// `crashtest`, `mkfs`, `fsck`: the command word and its arguments.
     Cffs(Vec<String>),
@@ -145,6 +149,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
     }
     if cmd == "profile" {
         return Ok(Cmd::Profile(rest.to_vec()));
+    }
+    if cmd == "icount" {
+        return Ok(Cmd::Icount(rest.to_vec()));
     }
     if cmd == "symbolize" {
         return Ok(Cmd::Symbolize(rest.to_vec()));

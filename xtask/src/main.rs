@@ -21,6 +21,7 @@ mod hostdisk;
 mod hosthttp;
 mod hostnet;
 mod hosttest;
+mod icount;
 mod iso;
 mod json;
 mod lint;
@@ -155,6 +156,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Fuzz(o) => fuzz::run(&o),
         Cmd::Bench(args) => bench::run(&args).map_err(Failure::Failed),
         Cmd::Profile(args) => profile::run(&args).map_err(Failure::Failed),
+        Cmd::Icount(args) => icount::run(&args).map_err(Failure::Failed),
         Cmd::Symbolize(logs) => symbolize::run(&Workspace::load()?, &logs).map_err(Failure::Failed),
         Cmd::Cffs(words) => crashtest::run(&words),
     }

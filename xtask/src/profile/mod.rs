@@ -23,7 +23,7 @@
 
 mod gdb;
 pub(crate) mod symbols;
-mod table;
+pub(crate) mod table;
 
 use crate::bench::oxok;
 use crate::build::Images;
