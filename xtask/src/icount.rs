@@ -306,11 +306,10 @@ pub(crate) fn render(command: &str, rows: &[Row], top: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::symbols::Symbol;
     use crate::profile::table::KERNEL_BASE;
 
     fn t(syms: &[(u64, u64, &str)]) -> Table {
-        Table::new(syms.iter().map(|&(addr, size, n)| Symbol { addr, size, name: n.into() }).collect())
+        Table::of(syms)
     }
 
     #[test]

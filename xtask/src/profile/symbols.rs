@@ -86,6 +86,12 @@ impl Table {
         Table { syms }
     }
 
+    /// A table of `(address, size, name)` triples (tests).
+    #[cfg(test)]
+    pub(crate) fn of(syms: &[(u64, u64, &str)]) -> Table {
+        Table::new(syms.iter().map(|&(addr, size, n)| Symbol { addr, size, name: n.into() }).collect())
+    }
+
     /// A function symbol at least two bytes long: its address and name.
     #[cfg(test)]
     pub(crate) fn any_sized(&self) -> Option<(u64, String)> {

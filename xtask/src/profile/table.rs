@@ -143,11 +143,11 @@ pub(crate) fn render(p: &Profile, top: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::symbols::{Symbol, Table};
+    use super::super::symbols::Table;
     use super::*;
 
     fn t(syms: &[(u64, u64, &str)]) -> Table {
-        Table::new(syms.iter().map(|&(addr, size, n)| Symbol { addr, size, name: n.into() }).collect())
+        Table::of(syms)
     }
 
     #[test]
