@@ -2,7 +2,8 @@
 //! starts the answerer `icmpd` in the guest's shell, has a second one
 //! refused, has the guest's `ping` reach the host side of the tap beside
 //! it, then runs iputils' `ping` in the namespace against the guest — five
-//! requests, then a flood — and checks that the answerer's own counts
+//! requests, two of full size, two too large for one frame (fragments:
+//! refused), then a flood — and checks that the answerer's own counts
 //! (printed on `SIGUSR1`) match what the host received.
 
 use crate::netns::{GUEST_IP, HOST_IP};
@@ -10,6 +11,8 @@ use crate::typist::Typist;
 
 /// Requests of the host's flood.
 const FLOOD: u64 = 2000;
+/// Requests icmpd answers before the flood: 5, then 2 of full size.
+const BEFORE_FLOOD: u64 = 7;
 
 /// (transmitted, received) from iputils `ping`'s summary line
 /// (`5 packets transmitted, 5 received, 0% packet loss, time 4005ms`).
@@ -65,9 +68,17 @@ pub(crate) fn ping_both_ways(t: &mut Typist<'_>) -> Result<String, String> {
     if (sent, received) != (5, 5) {
         return Err(format!("the host's ping: {sent} sent, {received} received (5 and 5 expected)"));
     }
+    // Full-size requests (1514-byte frames) are answered; larger ones
+    // arrive in fragments, which icmpd refuses (the first matches its
+    // filter, the rest nobody's).
+    let (_, full) = host_ping(t, &["-c", "2", "-s", "1472", "-W", "2"])?;
+    let (_, fragmented) = host_ping(t, &["-c", "2", "-s", "3000", "-W", "1"])?;
+    if (full, fragmented) != (2, 0) {
+        return Err(format!("full-size requests: {full} of 2 answered; fragmented: {fragmented} of 2 (0 expected)"));
+    }
     let first = icmpd_report(t)?;
-    if first != (5, 0, 0, 0) {
-        return Err(format!("icmpd after 5 requests: answered, refused, unsent, dropped {first:?}"));
+    if first != (BEFORE_FLOOD, 2, 0, 0) {
+        return Err(format!("icmpd after {BEFORE_FLOOD} requests: answered, refused, unsent, dropped {first:?}"));
     }
     // A flood, 8 requests in flight: whatever is lost, icmpd's count is
     // what the host received, and the shell still answers.
@@ -77,17 +88,17 @@ pub(crate) fn ping_both_ways(t: &mut Typist<'_>) -> Result<String, String> {
         return Err(format!("the host's flood: {fsent} sent, none answered"));
     }
     let (answered, refused, unsent, dropped) = icmpd_report(t)?;
-    if answered != 5 + freceived {
+    if answered != BEFORE_FLOOD + freceived {
         return Err(format!(
-            "icmpd answered {answered}, the host received {} (5 + {freceived} of the flood's {fsent})",
-            5 + freceived
+            "icmpd answered {answered}, the host received {} ({BEFORE_FLOOD} + {freceived} of the flood's {fsent})",
+            BEFORE_FLOOD + freceived
         ));
     }
     t.send(b"echo the shell answers\n")?;
     t.wait_for("the shell answers\n", 20).or_else(|_| t.wait_for("the shell answers\r\n", 1))?;
     t.send(b"kill %1\nwait\nnet\nexit 0\n")?;
     Ok(format!(
-        "typist: host ping 5/5; flood {freceived} of {fsent} answered ({dropped} dropped at icmpd's ring, \
+        "typist: host ping 5/5, full-size 2/2, fragmented 0/2 (refused); flood {freceived} of {fsent} answered ({dropped} dropped at icmpd's ring, \
          {refused} refused, {unsent} unsent); icmpd answered {answered}"
     ))
 }
