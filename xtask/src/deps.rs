@@ -19,6 +19,10 @@ pub(crate) enum Need {
     Ovmf,
     /// The HTTP load generators `ab` and `wrk`.
     LoadGen,
+    /// `ip` (iproute2): network namespaces and tap devices.
+    Netns,
+    /// iputils' `ping`, run by the host against the guest.
+    Ping,
 }
 
 /// A missing piece that a Debian package provides.
@@ -32,6 +36,8 @@ const FOR_QEMU: &str = "to boot Oxok under QEMU";
 const FOR_ISO: &str = "to build the GRUB ISO";
 const FOR_HTTP: &str = "to load the HTTP servers in `cargo xtask bench --http`";
 const FOR_UEFI: &str = "to boot the ISO under UEFI";
+const FOR_TAP: &str = "to put a guest's NIC on a tap in a private network namespace";
+const FOR_PING: &str = "to ping the guest from the host in `net-ping-host`";
 
 /// Makes sure everything in `needs` is present, installing Debian packages
 /// if we can. Errors are complete sentences for the user.
@@ -85,6 +91,12 @@ fn missing_packages(needs: &[Need]) -> Vec<Missing> {
     if needs.contains(&Need::LoadGen) {
         program("ab", "apache2-utils", FOR_HTTP);
         program("wrk", "wrk", FOR_HTTP);
+    }
+    if needs.contains(&Need::Netns) {
+        program("ip", "iproute2", FOR_TAP);
+    }
+    if needs.contains(&Need::Ping) {
+        program("ping", "iputils-ping", FOR_PING);
     }
     if needs.contains(&Need::IsoTools) {
         program("grub-mkrescue", "grub-common", FOR_ISO);

@@ -1,15 +1,25 @@
 //! The host side of network scenarios: the guest's NIC (QEMU user
-//! networking with host ports forwarded to guest ports) and the host
-//! programs that talk to the guest while a scenario runs.
+//! networking with host ports forwarded to guest ports, or a tap in a
+//! private namespace, `netns.rs`) and the host programs that talk to the
+//! guest while a scenario runs.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream, UdpSocket};
 use std::time::{Duration, Instant};
 
 /// A guest NIC for a scenario: guest UDP ports to reach from the host, and
-/// a host program to run against them while the machine runs.
+/// a host program to run against them while the machine runs; or a NIC on
+/// a tap in a private network namespace (`tap`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NetSpec {
+    /// The NIC on a tap device in a network namespace made for the run
+    /// (`netns.rs`: the host side is 10.0.2.2, the guest 10.0.2.15), QEMU
+    /// run inside it, instead of QEMU's user network: the host reaches the
+    /// guest's address directly (ICMP too), nothing is forwarded (`udp` and
+    /// `tcp` must be empty), and the scenario's typist runs host programs
+    /// in the namespace ([`crate::typist::Typist::in_netns`]). Needs root:
+    /// without it the scenario fails saying so.
+    pub tap: bool,
     /// Guest UDP ports forwarded from free host ports on 127.0.0.1.
     pub udp: &'static [u16],
     /// Guest TCP ports forwarded likewise (their host ports come after the
@@ -37,15 +47,21 @@ pub(crate) fn nic_args(forwards: &[(&str, u16, u16)]) -> Vec<String> {
     }
     let device = format!("virtio-net-pci,netdev=n0,{VIRTIO_NET_OFFLOADS_OFF}");
     let mut args = vec!["-netdev".into(), netdev, "-device".into(), device];
-    // A packet capture of the NIC's traffic on request (both directions,
-    // the first 200 bytes of each frame): `OXOK_PCAP=/tmp/cap` writes
-    // `/tmp/cap.<first forwarded host port>.pcap` for each boot.
-    if let Ok(prefix) = std::env::var("OXOK_PCAP") {
-        let port = forwards.first().map_or(0, |f| f.1);
-        args.push("-object".into());
-        args.push(format!("filter-dump,id=capture,netdev=n0,file={prefix}.{port}.pcap,maxlen=200"));
-    }
+    args.extend(capture_args(&forwards.first().map_or(0, |f| f.1).to_string()));
     args
+}
+
+/// A packet capture of netdev `n0`'s traffic on request (both directions,
+/// the first 200 bytes of each frame): `OXOK_PCAP=/tmp/cap` writes
+/// `/tmp/cap.<tag>.pcap` for each boot (the tag: the first forwarded host
+/// port, or the tap's name).
+pub(crate) fn capture_args(tag: &str) -> Vec<String> {
+    match std::env::var("OXOK_PCAP") {
+        Ok(prefix) => {
+            vec!["-object".into(), format!("filter-dump,id=capture,netdev=n0,file={prefix}.{tag}.pcap,maxlen=200")]
+        }
+        Err(_) => Vec::new(),
+    }
 }
 
 /// A UDP port on 127.0.0.1 that is free right now.

@@ -53,6 +53,9 @@ pub(crate) struct Drive<'a> {
     pub cut: Option<&'a str>,
     /// Types on the console while the machine runs, after `input`.
     pub typist: Option<crate::typist::Typing>,
+    /// The network namespace the machine runs in, if any: the typist may
+    /// run host programs there.
+    pub netns: Option<&'a str>,
 }
 
 /// As [`run_captured`], driven by `drive`.
@@ -108,7 +111,10 @@ pub(crate) fn run_driven(
             }
         });
         let typist = match (drive.typist, stdin.as_mut()) {
-            (Some(typing), Some(keys)) => Some(s.spawn(move || typing(&mut crate::typist::Typist::new(keys, screen)))),
+            (Some(typing), Some(keys)) => {
+                let netns = drive.netns;
+                Some(s.spawn(move || typing(&mut crate::typist::Typist::new(keys, screen).with_netns(netns))))
+            }
             _ => None,
         };
         let errors = s.spawn(move || {

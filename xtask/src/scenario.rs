@@ -2,7 +2,8 @@
 //! capture the serial port, and judge the run by its output and exit status.
 //! The scenarios themselves are listed in `scenarios.rs`.
 
-use crate::hostnet::{self, NetSpec};
+use crate::hostnet;
+use crate::netns::Netns;
 use crate::pattern::{find, first_missing_in_order, line_at};
 use crate::proc::{Captured, Drive, run_driven};
 use crate::qemu::{Qemu, status_meaning};
@@ -42,7 +43,7 @@ pub(crate) struct Scenario {
     pub input: &'static str,
     /// A virtio-net NIC, host ports forwarded to it and a host program to
     /// run against it (see `hostnet.rs`); `None`: no NIC.
-    pub net: Option<NetSpec>,
+    pub net: Option<hostnet::NetSpec>,
     /// The kernel log level the harness adds to `cmdline` (as `log=LEVEL`)
     /// unless `cmdline` names one; `None` boots at the kernel's default
     /// (`warn`, what `cargo xtask run` shows). Scenarios read `[info]` lines
@@ -217,7 +218,7 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
     if let Some(second) = s.second {
         return crate::scenarios_ckpt::run_pair(s, second, machine, log);
     }
-    let (machine, ports) = match with_nic(machine, s.net.as_ref()) {
+    let (machine, ports, netns) = match with_nic(machine, s) {
         Ok(m) => m,
         Err(e) => return (vec![e.clone()], format!("{head} FAILED ({e})")),
     };
@@ -233,8 +234,16 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
             Exit::Cut(line) => Some(line),
             _ => None,
         };
-        let drive = Drive { cut, typist: s.typist };
-        let run = run_driven(machine.command(), timeout, Some(log), s.input.as_bytes(), drive);
+        let drive = Drive { cut, typist: s.typist, netns: netns.as_ref().map(|n| n.name.as_str()) };
+        let command = match &netns {
+            Some(ns) => {
+                let mut c = ns.command(crate::qemu::QEMU);
+                c.args(machine.args());
+                c
+            }
+            None => machine.command(),
+        };
+        let run = run_driven(command, timeout, Some(log), s.input.as_bytes(), drive);
         (run, host.map(|h| h.join().unwrap_or_else(|_| Err("the host program panicked".into()))))
     });
     let run = match run {
@@ -280,11 +289,21 @@ fn run_one(s: &Scenario, machine: &Result<Qemu, String>, log: &Path) -> (Vec<Str
     (why, text)
 }
 
-/// `machine` with the NIC `net` asks for (free host ports forwarded to
-/// its guest ports, returned in order); unchanged without one.
-fn with_nic(machine: &Qemu, net: Option<&NetSpec>) -> Result<(Qemu, Vec<u16>), String> {
+/// `machine` with the NIC scenario `s` asks for (free host ports forwarded
+/// to its guest ports, returned in order; or a tap in a namespace made for
+/// the run, returned to be kept until the machine is gone); unchanged
+/// without one.
+fn with_nic(machine: &Qemu, s: &Scenario) -> Result<(Qemu, Vec<u16>, Option<Netns>), String> {
     let mut m = machine.clone();
-    let Some(net) = net else { return Ok((m, Vec::new())) };
+    let Some(net) = s.net.as_ref() else { return Ok((m, Vec::new(), None)) };
+    if net.tap {
+        if !net.udp.is_empty() || !net.tcp.is_empty() {
+            return Err("a tap NIC forwards no ports".into());
+        }
+        let ns = Netns::create(&format!("scenario {}", s.name))?;
+        m.extra.extend(crate::netns::tap_nic_args(&ns.tap, false));
+        return Ok((m, Vec::new(), Some(ns)));
+    }
     let mut ports = Vec::new();
     let mut forwards = Vec::new();
     for &guest in net.udp {
@@ -298,7 +317,7 @@ fn with_nic(machine: &Qemu, net: Option<&NetSpec>) -> Result<(Qemu, Vec<u16>), S
         forwards.push(("tcp", host, guest));
     }
     m.extra.extend(hostnet::nic_args(&forwards));
-    Ok((m, ports))
+    Ok((m, ports, None))
 }
 
 /// Symbolises the backtraces in `serial` (if there are any) and rewrites

@@ -1355,6 +1355,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[5],
     crate::scenarios_net::NET_SCENARIOS[6],
     crate::scenarios_net::NET_SCENARIOS[7],
+    crate::scenarios_net::NET_SCENARIOS[8],
     // The checkpointer (issue 16): `scenarios_ckpt.rs`.
     crate::scenarios_ckpt::CKPT_SCENARIOS[0],
     crate::scenarios_ckpt::CKPT_SCENARIOS[1],

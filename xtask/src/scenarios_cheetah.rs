@@ -28,7 +28,7 @@ const SERVE: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 300,
-    net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hostcheetah::serve) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hostcheetah::serve) }),
     ..Scenario::DEFAULT
 };
 
@@ -47,7 +47,7 @@ const ROBUST: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 400,
-    net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hostcheetah::robust) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hostcheetah::robust) }),
     ..Scenario::DEFAULT
 };
 
@@ -65,7 +65,7 @@ const LOSSY: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:", " 0 retransmitted", " 0 dropped on purpose"],
     timeout_secs: 300,
-    net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hostcheetah::lossy) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hostcheetah::lossy) }),
     ..Scenario::DEFAULT
 };
 
@@ -82,7 +82,7 @@ const FULL: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 300,
-    net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hostcheetah::full) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hostcheetah::full) }),
     ..Scenario::DEFAULT
 };
 

@@ -26,7 +26,7 @@ const SOCKECHO: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 240,
-    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo_and_connect) }),
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo_and_connect) }),
     ..Scenario::DEFAULT
 };
 
@@ -48,7 +48,7 @@ const GET: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 240,
-    net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hosthttp::http_get) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hosthttp::http_get) }),
     ..Scenario::DEFAULT
 };
 
@@ -66,7 +66,7 @@ const ROBUST: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:", "httpd: accept:"],
     timeout_secs: 420,
-    net: Some(NetSpec { udp: &[], tcp: &[80], host: Some(hosthttp::http_robust) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hosthttp::http_robust) }),
     ..Scenario::DEFAULT
 };
 
@@ -96,7 +96,7 @@ const LINUX: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "unknown system call"],
     timeout_secs: 300,
-    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -131,7 +131,7 @@ const EPOLL: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:", "unknown system call"],
     timeout_secs: 300,
-    net: Some(NetSpec { udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -149,7 +149,7 @@ const STEAL: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 240,
-    net: Some(NetSpec { udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo_and_connect) }),
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[7], host: Some(hosthttp::sock_echo_and_connect) }),
     ..Scenario::DEFAULT
 };
 

@@ -1,16 +1,17 @@
 //! The network scenarios (issue 13): each boots with a virtio-net NIC on
-//! QEMU's user network; some run a host program against the guest through
-//! forwarded ports (`hostnet.rs`). `scenarios.rs` lists them with the
-//! others.
+//! QEMU's user network — some run a host program against the guest through
+//! forwarded ports (`hostnet.rs`) — or, for `net-ping-host`, on a tap in a
+//! private network namespace (`netns.rs`, `hostping.rs`). `scenarios.rs`
+//! lists them with the others.
 
 use crate::hostnet::{self, NetSpec};
 use crate::scenario::Scenario;
 
 /// A NIC with nothing forwarded.
-const NIC: Option<NetSpec> = Some(NetSpec { udp: &[], tcp: &[], host: None });
+const NIC: Option<NetSpec> = Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 8] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING];
+pub(crate) const NET_SCENARIOS: [Scenario; 9] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING, PING_HOST];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -26,7 +27,7 @@ const UDPECHO: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 150,
-    net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -63,7 +64,7 @@ const SINK: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 150,
-    net: Some(NetSpec { udp: &[7, 9], tcp: &[], host: Some(hostnet::flood_and_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[7, 9], tcp: &[], host: Some(hostnet::flood_and_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -74,7 +75,7 @@ const TCPECHO: Scenario = Scenario {
     expect: &["tcpecho: listening on 10.0.2.15:7", "tcpecho: * connections, * bytes echoed, quit", "none leaked"],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 180,
-    net: Some(NetSpec { udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -101,7 +102,7 @@ const SHELL: Scenario = Scenario {
     ],
     forbid: &["FAIL", "frames leaked", "panic", "no network table", "template refused"],
     timeout_secs: 120,
-    net: Some(NetSpec { udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[], host: Some(hostnet::udp_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -118,7 +119,7 @@ const BLAST: Scenario = Scenario {
     ],
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 180,
-    net: Some(NetSpec { udp: &[7, 9999], tcp: &[], host: Some(hostnet::blast_and_echo) }),
+    net: Some(NetSpec { tap: false, udp: &[7, 9999], tcp: &[], host: Some(hostnet::blast_and_echo) }),
     ..Scenario::DEFAULT
 };
 
@@ -130,6 +131,30 @@ const PING: Scenario = Scenario {
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 60,
     net: NIC,
+    ..Scenario::DEFAULT
+};
+
+const PING_HOST: Scenario = Scenario {
+    name: "net-ping-host",
+    about: "ping both ways over a tap in a private namespace: icmpd answers the host's iputils ping (5 of 5, 2 of \
+            full size; fragmented ones refused; then a 2000-request flood, its own count equal to what the host \
+            received), a second icmpd is refused its overlapping filter, the guest's ping reaches the host side \
+            beside it, the shell still answers",
+    cmdline: "run=init",
+    typist: Some(crate::hostping::ping_both_ways),
+    expect: &[
+        "icmpd: answering echo requests to 10.0.2.15",
+        "icmpd: the filter for echo requests was refused",
+        "ping: 10.0.2.2: 3 sent, 3 received",
+        "icmpd: 7 echo requests answered, 2 refused, 0 unsent, 0 dropped",
+        "icmpd: * echo requests answered",
+        "the shell answers",
+        "received * sent * filters 0 * rings 0",
+        "none leaked",
+    ],
+    forbid: &["frames leaked", "panic", "destroyed:", "template refused"],
+    timeout_secs: 150,
+    net: Some(NetSpec { tap: true, udp: &[], tcp: &[], host: None }),
     ..Scenario::DEFAULT
 };
 

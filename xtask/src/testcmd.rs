@@ -202,6 +202,10 @@ fn needs(chosen: &[Scenario]) -> Vec<Need> {
     if chosen.iter().any(|s| s.boot == Boot::IsoUefi) {
         needs.push(Need::Ovmf);
     }
+    // A tap NIC: the namespace, and the host pinging the guest over it.
+    if chosen.iter().any(|s| s.net.is_some_and(|n| n.tap)) {
+        needs.extend([Need::Netns, Need::Ping]);
+    }
     needs
 }
 
@@ -252,5 +256,7 @@ mod tests {
         assert!(select(Some("no such scenario")).is_empty());
         assert!(needs(&select(Some("iso-uefi"))).contains(&Need::Ovmf));
         assert_eq!(needs(&select(Some("boot-banner"))), [Need::RustTarget, Need::Qemu]);
+        assert!(needs(&select(Some("net-ping-host"))).contains(&Need::Ping));
+        assert!(!needs(&select(Some("net-ping"))[..1]).contains(&Need::Ping));
     }
 }

@@ -18,11 +18,67 @@ pub(crate) struct Typist<'a> {
     screen: &'a Mutex<Vec<u8>>,
     /// Screen bytes already waited past.
     read: usize,
+    /// The network namespace the machine runs in (a tap NIC).
+    netns: Option<&'a str>,
 }
 
 impl<'a> Typist<'a> {
     pub(crate) fn new(keys: &'a mut ChildStdin, screen: &'a Mutex<Vec<u8>>) -> Typist<'a> {
-        Typist { keys, screen, read: 0 }
+        Typist { keys, screen, read: 0, netns: None }
+    }
+
+    /// The typist of a machine running in network namespace `netns`.
+    pub(crate) fn with_netns(self, netns: Option<&'a str>) -> Typist<'a> {
+        Typist { netns, ..self }
+    }
+
+    /// Waits up to `secs` for a whole line that holds `start` and, after
+    /// it, `then` (after what earlier waits found), and returns the rest of
+    /// that line from `start` on, without `start`; the next wait starts
+    /// after the line.
+    pub(crate) fn line_after(&mut self, start: &str, then: &str, secs: u64) -> Result<String, String> {
+        let end = Instant::now() + Duration::from_secs(secs);
+        loop {
+            {
+                let screen = self.screen.lock().unwrap_or_else(|e| e.into_inner());
+                let new = screen.get(self.read..).unwrap_or_default();
+                let mut at = 0;
+                for line in new.split_inclusive(|&b| b == b'\n').filter(|l| l.ends_with(b"\n")) {
+                    at += line.len();
+                    let text = String::from_utf8_lossy(line);
+                    if let Some(rest) = text.split_once(start).map(|(_, r)| r)
+                        && rest.contains(then)
+                    {
+                        self.read += at;
+                        return Ok(rest.trim_end().to_string());
+                    }
+                }
+            }
+            if Instant::now() >= end {
+                return Err(format!("no line with {start:?} then {then:?} within {secs} s"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Runs `program args` on the host inside the machine's network
+    /// namespace and returns its standard output; `Err` if the machine has
+    /// none, the program cannot start, or it fails (its output and error
+    /// output in the message).
+    pub(crate) fn in_netns(&self, program: &str, args: &[&str]) -> Result<String, String> {
+        let ns = self.netns.ok_or("the machine has no network namespace (NetSpec::tap)")?;
+        let out = crate::netns::exec(ns, program)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("could not run ip netns exec {program}: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if out.status.success() {
+            Ok(text)
+        } else {
+            let err = String::from_utf8_lossy(&out.stderr);
+            Err(format!("`{program} {}` failed ({}): {} {}", args.join(" "), out.status, text.trim(), err.trim()))
+        }
     }
 
     /// Types `bytes` (`\x03` is ^C).

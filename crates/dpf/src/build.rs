@@ -17,6 +17,10 @@ pub const PROTO_ICMP: u8 = 1;
 pub const PROTO_TCP: u8 = 6;
 /// IPv4 protocol number of UDP.
 pub const PROTO_UDP: u8 = 17;
+/// ICMP type of an echo request.
+pub const ICMP_ECHO_REQUEST: u8 = 8;
+/// ICMP type of an echo reply.
+pub const ICMP_ECHO_REPLY: u8 = 0;
 
 /// Offset of the Ethernet type.
 const ETH_TYPE: u16 = 12;
@@ -115,6 +119,14 @@ pub fn udp(port: u16) -> Builder {
 /// TCP to `port` (a listening socket).
 pub fn tcp_listen(port: u16) -> Builder {
     ipv4_port(PROTO_TCP, port)
+}
+
+/// ICMP messages of type `ty` to IPv4 address `dst`: not a later
+/// fragment, then the header-length shift, then the type, the first byte
+/// of the ICMP header. Echo requests to an address and echo replies to it
+/// are disjoint, so an answerer and a pinger install theirs side by side.
+pub fn icmp(ty: u8, dst: u32) -> Builder {
+    ipv4(PROTO_ICMP).eq32(IP + 16, dst).masked(2, IP + 6, 0x1fff, 0).shift(1, IP, 0x0f, 4).eq8(IP, ty)
 }
 
 /// One TCP connection: `local` and `remote` are (IPv4 address, port). A

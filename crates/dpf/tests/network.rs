@@ -219,3 +219,42 @@ fn filters_print_for_the_shell() {
         "u16[12]&ffff=0800 u8[14]&f0=40 u16[20]&1fff=0000 u8[23]&ff=06 >>u8[14]&0f*4 u16[16]&ffff=0050"
     );
 }
+
+/// An ICMP message of type `ty` from `PEER` to `dst` (IPv4 with `opts`
+/// bytes of options; `frag`: the flags and fragment-offset word).
+fn icmp_packet(ty: u8, dst: u32, opts: usize, frag: u16) -> Vec<u8> {
+    let mut p = ip_packet(build::PROTO_ICMP, (PEER, 0), (dst, 0), opts);
+    p[14 + 6..14 + 8].copy_from_slice(&frag.to_be_bytes());
+    p[14 + 20 + opts] = ty;
+    p
+}
+
+#[test]
+fn echo_answerer_and_pinger_side_by_side() {
+    use build::{ICMP_ECHO_REPLY, ICMP_ECHO_REQUEST, PROTO_ICMP};
+    let mut dpf: Dpf<&str> = Dpf::new(64, 7);
+    let answerer = dpf.insert(build::icmp(ICMP_ECHO_REQUEST, ME).build().unwrap(), "icmpd", None).unwrap();
+    let pinger = dpf
+        .insert(build::icmp(ICMP_ECHO_REPLY, ME).build().unwrap(), "ping", None)
+        .expect("echo replies are not echo requests");
+    dpf.insert(build::icmp(ICMP_ECHO_REQUEST, PEER).build().unwrap(), "other address", None)
+        .expect("another destination address");
+    // A second answerer, all ICMP, or all ICMP to the address: refused.
+    for thief in [build::icmp(ICMP_ECHO_REQUEST, ME), build::ipv4(PROTO_ICMP), build::ipv4(PROTO_ICMP).eq32(30, ME)] {
+        assert!(
+            matches!(dpf.insert(thief.build().unwrap(), "thief", None), Err(InstallError::Overlap { .. })),
+            "{thief:?}"
+        );
+    }
+    for opts in [0, 4, 40] {
+        assert_eq!(dpf.demux(&icmp_packet(ICMP_ECHO_REQUEST, ME, opts, 0x4000)), Some((answerer, &"icmpd")));
+        assert_eq!(dpf.demux(&icmp_packet(ICMP_ECHO_REPLY, ME, opts, 0)), Some((pinger, &"ping")));
+    }
+    // Other types, a later fragment (its first byte is not the type), a UDP
+    // packet whose port bytes look like an echo request: nobody's.
+    assert_eq!(dpf.demux(&icmp_packet(3, ME, 0, 0)), None);
+    assert_eq!(dpf.demux(&icmp_packet(ICMP_ECHO_REQUEST, ME, 0, 0x0010)), None);
+    let mut udp = ip_packet(PROTO_UDP, (PEER, 0x0800), (ME, 7), 0);
+    udp[34] = ICMP_ECHO_REQUEST;
+    assert_eq!(dpf.demux(&udp), None);
+}

@@ -221,6 +221,22 @@ impl Tx {
         let piece = TxPiece { frame_slot: self.frame_slot(), offset: 0, len: packet.len() as u32 };
         send_pieces(&[piece])
     }
+
+    /// Sends `packet` as [`send`](Tx::send) does, yielding the CPU and
+    /// trying again while every transmit buffer is still with the device
+    /// (the kernel reclaims them on each send), at most `tries` times;
+    /// then `WouldBlock`. Any other error at once.
+    pub fn send_retrying(&self, packet: &[u8], tries: u32) -> Result<(), Error> {
+        for _ in 0..tries {
+            match self.send(packet) {
+                Err(Error::WouldBlock) => {
+                    let _ = sys::yield_cpu(0);
+                }
+                done => return done,
+            }
+        }
+        Err(Error::WouldBlock)
+    }
 }
 
 /// Sends one packet gathered from `pieces`.

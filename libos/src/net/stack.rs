@@ -4,7 +4,7 @@
 //! and ICMP are all smoltcp's, in this process.
 
 use super::{Ring, Tx};
-use crate::{exposed, sys};
+use crate::exposed;
 use oxok_abi::Error;
 use oxok_abi::net::PACKET_MAX;
 use smoltcp::iface::{Config, Interface};
@@ -62,18 +62,11 @@ impl phy::TxToken for Send<'_> {
         let mut buf = [0u8; PACKET_MAX];
         let len = len.min(PACKET_MAX);
         let r = f(&mut buf[..len]);
-        // Every transmit buffer may be with the device: yield and retry,
-        // a bounded number of times (the kernel reclaims on each send).
-        for _ in 0..100 {
-            match self.tx.send(&buf[..len]) {
-                Ok(()) => return r,
-                Err(Error::WouldBlock) => {
-                    let _ = sys::yield_cpu(0);
-                }
-                Err(_) => break,
-            }
+        // Every transmit buffer may be with the device: retried a bounded
+        // number of times.
+        if self.tx.send_retrying(&buf[..len], 100).is_err() {
+            *self.errors += 1;
         }
-        *self.errors += 1;
         r
     }
 }

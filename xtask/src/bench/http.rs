@@ -22,11 +22,11 @@ use super::httpload::{self, Figures};
 use super::httpopts::{Opts, USAGE, parse};
 use super::httptable::{self, Collected};
 use super::netclient::{self, EchoFigures};
-use super::netns::{self, GUEST_IP, Netns};
 use super::webguest::{self, ECHO_PORT};
 use crate::build::build_images;
 use crate::deps::{self, Need};
 use crate::meta::Workspace;
+use crate::netns::{self, GUEST_IP, Netns};
 use crate::qemu::{Boot, Qemu};
 
 /// Which system a machine boots.
@@ -111,7 +111,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Err(format!("--only: no machine `{bad}`\n{USAGE}"));
     }
     let ws = Workspace::load()?;
-    deps::ensure(&ws, &[Need::Qemu, Need::LoadGen])?;
+    deps::ensure(&ws, &[Need::Qemu, Need::LoadGen, Need::Netns])?;
     eprintln!("bench: building Oxok …");
     let images = build_images(&ws)?;
     eprintln!("bench: preparing the Linux guest (nginx) …");
@@ -135,7 +135,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let (timestamp, stamp) = super::results::utc(secs);
     let log_dir = ws.target_dir.join("bench").join("http-logs").join(&stamp);
     std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
-    let ns = Netns::create()?;
+    let ns = Netns::create("cargo xtask bench --http")?;
     c.load.push(httptable::loadavg());
     for round in 1..=o.rounds {
         let mut order: Vec<&Machine> = machines.iter().collect();

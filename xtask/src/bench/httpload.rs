@@ -3,7 +3,7 @@
 //! to the host core QEMU does not use, when `taskset` exists), and their
 //! figures parsed.
 
-use super::netns::Netns;
+use crate::netns::Netns;
 
 /// What one load run measured.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -21,7 +21,6 @@ mod httptable;
 mod jsonw;
 pub(crate) mod linux;
 mod netclient;
-mod netns;
 mod options;
 pub(crate) mod oxok;
 mod parse;

@@ -11,9 +11,9 @@
 use super::cpio::Cpio;
 use super::host::{self, Apt};
 use super::linux;
-use super::netns::{GUEST_IP, HOST_IP};
 use crate::build::write_if_changed;
 use crate::meta::Workspace;
+use crate::netns::{GUEST_IP, HOST_IP};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,5 +1,7 @@
 //! ping [A.B.C.D [COUNT]]: ICMP echo requests from 10.0.2.15 (smoltcp's
-//! ICMP socket over a packet ring; filters: ARP and all ICMP), one a
+//! ICMP socket over a packet ring; filters: ARP, and ICMP echo replies to
+//! 10.0.2.15 — `oxok_dpf::build::icmp` — so an answerer can hold the echo
+//! requests beside it), one a
 //! second (default: the gateway 10.0.2.2, 4 times). Prints one line per
 //! reply and a summary; exits 0 if any reply came.
 #![no_std]
@@ -9,7 +11,7 @@
 extern crate alloc;
 
 use alloc::vec;
-use oxok_libos::abi::net::{IP_ICMP, TxTemplate};
+use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::net::stack::{self, RingDevice, ms_to_ticks, now};
 use oxok_libos::net::{self, Filter, Ring, filters};
 use oxok_libos::{Args, exposed, println};
@@ -21,6 +23,8 @@ use smoltcp::wire::{Icmpv4Packet, Icmpv4Repr, IpAddress};
 oxok_libos::main!(main);
 
 const IDENT: u16 = 0x0a5e;
+/// This machine's address.
+const IP: [u8; 4] = [10, 0, 2, 15];
 /// Milliseconds between requests, and to wait for the last reply.
 const INTERVAL_MS: u64 = 1000;
 
@@ -58,15 +62,18 @@ fn ping(target: [u8; 4], count: u16) -> Result<u16, &'static str> {
     // Keep what the parent allows (ICMP carries no ports); a boot program
     // sets its own.
     if net::template(0).is_err() {
-        let t = TxTemplate { mac, pad: [0; 2], ip: [10, 0, 2, 15], port_lo: 0, port_hi: 0 };
+        let t = TxTemplate { mac, pad: [0; 2], ip: IP, port_lo: 0, port_hi: 0 };
         net::set_template(0, &t).map_err(|_| "template refused")?;
     }
     let ring = Ring::new(2).map_err(|_| "cannot bind a ring")?;
     let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP belongs to another program")?;
-    let _icmp = Filter::install(&ring, &filters::ipv4(IP_ICMP), None).map_err(|_| "ICMP belongs to another program")?;
+    // Echo replies to this address only: echo requests stay free for an
+    // answerer (`icmpd`) beside it.
+    let replies = filters::icmp(filters::ICMP_ECHO_REPLY, u32::from_be_bytes(IP));
+    let _icmp = Filter::install(&ring, &replies, None).map_err(|_| "echo replies belong to another program")?;
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;
     let checksum: ChecksumCapabilities = dev.capabilities().checksum;
-    let mut iface = stack::interface(&mut dev, mac, [10, 0, 2, 15], 24, [10, 0, 2, 2]);
+    let mut iface = stack::interface(&mut dev, mac, IP, 24, [10, 0, 2, 2]);
     let mut sockets = SocketSet::new(vec![]);
     let buffer = || icmp::PacketBuffer::new(vec![icmp::PacketMetadata::EMPTY; 4], vec![0; 1024]);
     let h = sockets.add(icmp::Socket::new(buffer(), buffer()));

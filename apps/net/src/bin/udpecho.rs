@@ -85,7 +85,10 @@ fn serve(port: u16) -> Result<u64, &'static str> {
             }
             let back = Udp { src_ip: IP, dst_ip: d.src_ip, src_port: port, dst_port: d.src_port, ..d };
             let Some(n) = ether::build_udp(&mut reply, mac, d.src_mac, &back) else { continue };
-            send_retrying(&tx, &reply[..n])?;
+            tx.send_retrying(&reply[..n], 1000).map_err(|e| match e {
+                oxok_libos::abi::Error::WouldBlock => "transmit stuck",
+                _ => "echo refused",
+            })?;
             echoed += 1;
             if d.payload == b"quit" && until == 0 {
                 until = ticks() + LINGER_TICKS;
@@ -100,18 +103,4 @@ fn serve(port: u16) -> Result<u64, &'static str> {
 
 fn ticks() -> u64 {
     oxok_libos::exposed::clock().map_or(0, |c| c.ticks)
-}
-
-/// Sends, yielding while every transmit buffer is still with the device.
-fn send_retrying(tx: &Tx, p: &[u8]) -> Result<(), &'static str> {
-    for _ in 0..1000 {
-        match tx.send(p) {
-            Ok(()) => return Ok(()),
-            Err(oxok_libos::abi::Error::WouldBlock) => {
-                let _ = oxok_libos::sys::yield_cpu(0);
-            }
-            Err(_) => return Err("echo refused"),
-        }
-    }
-    Err("transmit stuck")
 }

@@ -1,10 +1,12 @@
-//! The network of `cargo xtask bench --http`: a network namespace the tool
-//! creates for the run (`oxok-http-<pid>`), holding a tap device
-//! (`oxtap<pid>`) with the host side's address 10.0.2.2/24 and a permanent
-//! neighbour entry for the guest (10.0.2.15, QEMU's default MAC), so no
-//! ARP traffic mixes into the counts. QEMU and the load generator both run
+//! A private network for a guest: a network namespace the tool creates for
+//! one run (`oxok-net-<pid>-<n>`), holding a tap device (`oxtap<pid>`) with
+//! the host side's address 10.0.2.2/24 and a permanent neighbour entry for
+//! the guest (10.0.2.15, QEMU's default MAC), so no ARP traffic from the
+//! host side mixes into counts. QEMU and the host's programs both run
 //! inside it (`ip netns exec`), so nothing of the run is visible on the
-//! host's own interfaces and only private addresses are used.
+//! host's own interfaces and only private addresses are used. Used by
+//! `cargo xtask bench --http` and by scenarios with a tap NIC
+//! (`NetSpec::tap`, e.g. `net-ping-host`).
 //!
 //! The namespace (and the tap inside it) is deleted when the [`Netns`] is
 //! dropped — on success, on error and on a panic — and a namespace left by
@@ -19,8 +21,11 @@ pub(crate) const HOST_IP: &str = "10.0.2.2";
 pub(crate) const GUEST_IP: &str = "10.0.2.15";
 /// Both guests' MAC (QEMU's default, set explicitly).
 pub(crate) const GUEST_MAC: &str = "52:54:00:12:34:56";
-/// Names of the namespaces this tool creates: the prefix and a pid.
-const PREFIX: &str = "oxok-http-";
+/// Names of the namespaces this tool creates: the prefix, a pid, `-` and
+/// a number counting this process's namespaces.
+const PREFIX: &str = "oxok-net-";
+/// Namespaces this process made so far (scenarios may run side by side).
+static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// A namespace with a tap device, deleted on drop.
 #[derive(Debug)]
@@ -30,19 +35,22 @@ pub(crate) struct Netns {
 }
 
 impl Netns {
-    /// Creates the namespace and its tap (root needed).
-    pub(crate) fn create() -> Result<Netns, String> {
+    /// Creates the namespace and its tap (root needed); `purpose` names
+    /// what needs it, for the message when it cannot be made.
+    pub(crate) fn create(purpose: &str) -> Result<Netns, String> {
         for stale in stale_namespaces(&ip_output(&["netns", "list"]), |pid| {
             std::path::Path::new(&format!("/proc/{pid}")).exists()
         }) {
-            eprintln!("bench: deleting the namespace {stale} left by an earlier run");
+            eprintln!("xtask: deleting the namespace {stale} left by an earlier run");
             let _ = ip(&["netns", "del", &stale]);
         }
         let pid = std::process::id();
-        let name = format!("{PREFIX}{pid}");
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("{PREFIX}{pid}-{n}");
+        // Each namespace has its own devices: the tap's name need not differ.
         let tap = format!("oxtap{pid}");
         ip(&["netns", "add", &name]).map_err(|e| {
-            format!("{e} (the HTTP benchmark creates a network namespace and a tap device: it needs root)")
+            format!("{e} ({purpose} runs the guest on a tap device in a network namespace of its own: that needs root)")
         })?;
         // From here on, dropping `ns` deletes what was made.
         let ns = Netns { name, tap };
@@ -56,14 +64,18 @@ impl Netns {
         Ok(ns)
     }
 
-    /// `program args` to be run inside the namespace, pinned to host `core`.
+    /// `program` to be run inside the namespace (arguments to add).
+    pub(crate) fn command(&self, program: &str) -> Command {
+        exec(&self.name, program)
+    }
+
+    /// `program` to be run inside the namespace, pinned to host `core`.
     pub(crate) fn pinned(&self, core: &str, program: &str) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.name]);
-        if crate::deps::have_program("taskset") {
-            c.args(["taskset", "-c", core]);
+        if !crate::deps::have_program("taskset") {
+            return self.command(program);
         }
-        c.arg(program);
+        let mut c = self.command("taskset");
+        c.args(["-c", core, program]);
         c
     }
 
@@ -79,9 +91,16 @@ impl Drop for Netns {
     fn drop(&mut self) {
         let _ = ip(&["-n", &self.name, "link", "del", &self.tap]);
         if let Err(e) = ip(&["netns", "del", &self.name]) {
-            eprintln!("bench: could not delete the namespace {}: {e}", self.name);
+            eprintln!("xtask: could not delete the namespace {}: {e}", self.name);
         }
     }
+}
+
+/// `program` to be run inside namespace `name` (arguments to add).
+pub(crate) fn exec(name: &str, program: &str) -> Command {
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", name, program]);
+    c
 }
 
 /// QEMU arguments for the guest's NIC on tap `tap`: virtio-net with the
@@ -93,7 +112,10 @@ pub(crate) fn tap_nic_args(tap: &str, offloads: bool) -> Vec<String> {
         device.push(',');
         device.push_str(crate::hostnet::VIRTIO_NET_OFFLOADS_OFF);
     }
-    vec!["-netdev".into(), format!("tap,id=n0,ifname={tap},script=no,downscript=no"), "-device".into(), device]
+    let mut args =
+        vec!["-netdev".into(), format!("tap,id=n0,ifname={tap},script=no,downscript=no"), "-device".into(), device];
+    args.extend(crate::hostnet::capture_args(tap));
+    args
 }
 
 /// Runs `ip args`; an error carries its message.
@@ -117,7 +139,9 @@ pub(crate) fn stale_namespaces(list: &str, alive: impl Fn(u32) -> bool) -> Vec<S
     list.lines()
         .filter_map(|l| l.split_whitespace().next())
         .filter_map(|name| {
-            let pid: u32 = name.strip_prefix(PREFIX)?.parse().ok()?;
+            let (pid, n) = name.strip_prefix(PREFIX)?.split_once('-')?;
+            let pid: u32 = pid.parse().ok()?;
+            n.parse::<u32>().ok()?;
             (!alive(pid)).then(|| name.to_string())
         })
         .collect()
@@ -142,8 +166,9 @@ mod tests {
 
     #[test]
     fn finds_namespaces_of_dead_runs_only() {
-        let list = "oxok-http-41 (id: 3)\nother-ns\noxok-http-42\noxok-http-x\noxok-http-43 (id: 0)\n";
-        assert_eq!(stale_namespaces(list, |pid| pid == 42), ["oxok-http-41", "oxok-http-43"]);
+        let list =
+            "oxok-net-41-0 (id: 3)\nother-ns\noxok-net-42-1\noxok-net-x-0\noxok-net-44\noxok-net-43-12 (id: 0)\n";
+        assert_eq!(stale_namespaces(list, |pid| pid == 42), ["oxok-net-41-0", "oxok-net-43-12"]);
         assert!(stale_namespaces("", |_| false).is_empty());
     }
 
