@@ -140,7 +140,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
                 the job ends with 128+15",
         cmdline: "run=init",
         // init 1024, fsd 1025, shell 1026: the job is 1027 on a fresh boot.
-        input: "spin bg 100000 &\nkill -TERM 1027\nwait\nexit 0\n",
+        typist: Some(crate::typist::kill_started_job),
         expect: &[
             "[1] 1027",
             "spin bg: start",

@@ -144,6 +144,16 @@ pub(crate) fn interrupt_loops(t: &mut Typist<'_>) -> Result<String, String> {
     Ok(format!("typist: ^C ended {ROUNDS} loops, each at its own moment"))
 }
 
+/// For `shell-kill`: the kill is typed only once the background job has
+/// said it started (typed all at once, it could arrive first).
+pub(crate) fn kill_started_job(t: &mut Typist<'_>) -> Result<String, String> {
+    t.wait_for("oxok$ ", 60)?;
+    t.send(b"spin bg 100000 &\n")?;
+    t.wait_for("spin bg: start", 30)?;
+    t.send(b"kill -TERM 1027\nwait\nexit 0\n")?;
+    Ok("typist: killed the job after its start line".into())
+}
+
 /// For `lx-ttyread`: nothing for its first read (a signal ends it), a line
 /// two seconds into the second (the read restarts after the handler), then
 /// half a line, a pause, and the rest.
