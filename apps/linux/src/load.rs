@@ -81,6 +81,12 @@ pub fn load(image: &[u8], argv: &[String], envp: &[String], execfn: &str) -> Res
         let last = if shared[1] != 0 { end_page - PAGE_SIZE } else { end_page };
         if first < last {
             mem::add(first, last, rw).map_err(|_| "segment outside the program's range")?;
+            // The pages the file's bytes go to, made in batches (the rest,
+            // bss, is zero-filled when first touched).
+            let file_end = mem::page_up(seg.vaddr + seg.data.len() as u64).ok_or("segment wraps")?;
+            if first < file_end.min(last) {
+                mem::fill_fresh(first, file_end.min(last), rw).map_err(|_| "no memory for a segment")?;
+            }
         }
         uaccess::write(seg.vaddr, seg.data).map_err(|_| "cannot fill a segment")?;
         mem::protect(start, end_page, prot).map_err(|_| "cannot protect a segment")?;

@@ -218,6 +218,17 @@ fn apply(records: &[MapEntry]) -> Result<(), oxok_libos::Error> {
     Ok(())
 }
 
+/// Gives every page of `[start, end)` (page-aligned, in an area just
+/// added, so none is mapped) a fresh zeroed frame with the flags of `prot`,
+/// 64 pages a call (`page_batch`'s `FRESH` records: the kernel makes and
+/// maps each frame), where faulting them in one by one costs three calls
+/// a page. For the loader: a segment's file contents are written at once.
+pub fn fill_fresh(start: u64, end: u64, prot: u64) -> Result<(), i64> {
+    let records: Vec<MapEntry> =
+        (start..end).step_by(PAGE_SIZE as usize).map(|va| MapEntry::fresh(va, flags(prot))).collect();
+    apply(&records).map_err(|_| ENOMEM)
+}
+
 /// Gives the page at `va` a fresh zeroed frame with the flags of `prot`.
 fn fill_zero(va: u64, prot: u64) -> Result<(), i64> {
     map_zero(va, flags(prot))
