@@ -205,7 +205,7 @@ fn switched(k: &mut Kernel, sw: Switch) {
     if sw.decision.reason == Reason::Donated {
         slots::publish_donation(&k.sched, sw.slot);
     } else {
-        slots::publish_vector(&k.sched);
+        slots::publish_turn(&k.sched, sw.slot);
     }
 }
 
@@ -251,13 +251,20 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     while k.ticked < now {
         k.ticked += 1;
         wake_sleepers(k);
+        let slot = k.sched.slot();
         let step = k.sched.tick(&mut View(&mut k.envs));
+        // A switch publishes the vector itself (`switched`); a tick that
+        // continues changes it only when an owner's turn runs on into its
+        // next slot (the scheduler's merge).
+        let published = matches!(step, Step::Switch(_));
         apply(k, frame, step);
         let running = k.sched.running();
         if let Some(e) = running {
             slots::publish_run(&mut k.envs, e);
         }
-        slots::publish_vector(&k.sched);
+        if !published && k.sched.slot() != slot {
+            slots::publish_turn(&k.sched, k.sched.slot());
+        }
         if k.current != running {
             k.ticked = now;
         }
@@ -278,7 +285,6 @@ fn net_received(k: &mut Kernel, frame: &mut TrapFrame) {
         if let Some(e) = k.sched.running() {
             slots::publish_run(&mut k.envs, e);
         }
-        slots::publish_vector(&k.sched);
     }
 }
 

@@ -22,6 +22,7 @@
 
 use crate::env::{EnvId, EnvTable, MAX_ENVS};
 use crate::mem::exposed;
+use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::layout::{AppArea, SLOT_VECTOR_SLOTS, SlotRow};
 use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING};
 use oxok_slots::{Config, CpuLedger, Envs, Scheduler, TimeSlot};
@@ -54,11 +55,30 @@ impl Envs for View<'_> {
     }
 }
 
+/// The vector's owner-change count when it was last published whole
+/// (`u64::MAX` before the first time, which no count reaches first).
+static PUBLISHED_OWNERS: AtomicU64 = AtomicU64::new(u64::MAX);
+
 /// Copies the vector's header and rows into the exposed page.
 pub fn publish_vector(s: &Sched) {
     let mut rows = [SlotRow::default(); SLOT_VECTOR_SLOTS];
     s.vector.rows(&mut rows);
     exposed::set_slot_vector(s.header(), &rows);
+    PUBLISHED_OWNERS.store(s.vector.owner_changes(), Ordering::Relaxed);
+}
+
+/// After the scheduler began a turn in `slot` (a switch, or an owner's
+/// turn running on into its next slot): the header and that slot's row
+/// (who last used it, and how) are all that changed, unless some slot
+/// changed owner since the vector was last published whole — then the
+/// whole vector is.
+pub fn publish_turn(s: &Sched, slot: TimeSlot) {
+    if PUBLISHED_OWNERS.load(Ordering::Relaxed) != s.vector.owner_changes() {
+        return publish_vector(s);
+    }
+    if let Some(row) = s.vector.row(slot) {
+        exposed::set_slot_row(s.header(), slot.0, row);
+    }
 }
 
 /// After a donation within slot `slot` (a directed yield or a protected

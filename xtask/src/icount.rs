@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 /// The usage text.
 pub(crate) const USAGE: &str = "\
 usage: cargo xtask icount [--top N] [--program NAME] [--timeout SECS] COMMAND...
+       cargo xtask icount [--top N] [--program NAME] [--per N] --diff WITH WITHOUT
 
 Boots Oxok twice under QEMU TCG with an instruction-counting plugin: once
 typing COMMAND at the shell, once not. Prints, per function, the guest
@@ -38,6 +39,12 @@ the function was entered, then the totals by layer.
                    a shell, a native program and a Linux program may all
                    lie there)
   --timeout SECS   give up on a boot after SECS (default 600)
+  --diff WITH WITHOUT
+                   boot nothing: attribute the difference of two counts the
+                   plugin wrote elsewhere (`cargo xtask bench --http
+                   --counts` writes one per Oxok boot)
+  --per N          divide every figure by N (e.g. the round trips WITH made
+                   more than WITHOUT)
 Example: cargo xtask icount lx-bench-sh
 ";
 
@@ -51,11 +58,22 @@ pub(crate) struct Options {
     pub top: usize,
     pub program: Option<String>,
     pub timeout: Duration,
+    /// Two count files to compare instead of two boots.
+    pub diff: Option<(PathBuf, PathBuf)>,
+    /// The divisor of every figure.
+    pub per: u64,
 }
 
 impl Options {
     pub(crate) fn parse(args: &[String]) -> Result<Options, String> {
-        let mut o = Options { command: String::new(), top: 40, program: None, timeout: Duration::from_secs(600) };
+        let mut o = Options {
+            command: String::new(),
+            top: 40,
+            program: None,
+            timeout: Duration::from_secs(600),
+            diff: None,
+            per: 1,
+        };
         let mut words = Vec::new();
         let mut it = args.iter();
         while let Some(a) = it.next() {
@@ -67,9 +85,21 @@ impl Options {
                     let s: u64 = value()?.parse().map_err(|_| "--timeout takes seconds".to_string())?;
                     o.timeout = Duration::from_secs(s.max(1));
                 }
+                "--diff" => {
+                    let with = value()?;
+                    o.diff = Some((with.into(), value()?.into()));
+                }
+                "--per" => o.per = value()?.parse::<u64>().map_err(|_| "--per takes a number".to_string())?.max(1),
                 w if w.starts_with("--") && words.is_empty() => return Err(format!("unknown option {w}\n{USAGE}")),
                 w => words.push(w.to_string()),
             }
+        }
+        if let Some((with, without)) = &o.diff {
+            if !words.is_empty() {
+                return Err(format!("--diff compares two files; no command\n{USAGE}"));
+            }
+            o.command = format!("{} minus {}", with.display(), without.display());
+            return Ok(o);
         }
         if words.is_empty() {
             return Err(format!("which command? e.g. `cargo xtask icount lx-bench-sh`\n{USAGE}"));
@@ -88,7 +118,6 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let opts = Options::parse(args)?;
     let ws = Workspace::load()?;
     deps::ensure(&ws, &[Need::RustTarget, Need::Qemu])?;
-    let plugin = build_plugin(&ws)?;
     let images = crate::build::build_images(&ws)?;
     let kernel = Table::from_elf(&read(&images.kernel)?).map_err(|e| format!("kernel.elf: {e}"))?;
     let tar = read(&images.initrd)?;
@@ -100,14 +129,40 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let personality = elf(PERSONALITY)?;
     let program = opts.program.as_deref().map(elf).transpose()?;
 
-    let dir = ws.log_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let with = boot(&images, &plugin, &dir.join("icount-with"), &format!("{}\nexit 0\n", opts.command), &opts)?;
-    let without = boot(&images, &plugin, &dir.join("icount-without"), "exit 0\n", &opts)?;
+    let (with, without) = match &opts.diff {
+        Some((with, without)) => (counts_file(with)?, counts_file(without)?),
+        None => {
+            let plugin = build_plugin(&ws)?;
+            let dir = ws.log_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let typed = format!("{}\nexit 0\n", opts.command);
+            let with = boot(&images, &plugin, &dir.join("icount-with"), &typed, &opts)?;
+            (with, boot(&images, &plugin, &dir.join("icount-without"), "exit 0\n", &opts)?)
+        }
+    };
     let syms = Symbols { kernel: &kernel, personality: &personality, program: program.as_ref() };
-    let rows = attribute(&with, &without, &syms);
+    let rows = per(attribute(&with, &without, &syms), opts.per);
     print!("{}", render(&opts.command, &rows, opts.top));
+    if opts.per > 1 {
+        println!("(every figure divided by {})", opts.per);
+    }
     Ok(())
+}
+
+/// A count file the plugin wrote.
+fn counts_file(path: &Path) -> Result<Counts, String> {
+    parse(&std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?)
+}
+
+/// Every figure divided by `n` (rounded towards zero), rows re-sorted.
+pub(crate) fn per(mut rows: Vec<Row>, n: u64) -> Vec<Row> {
+    let n = n.max(1) as i64;
+    for r in &mut rows {
+        r.instructions /= n;
+        r.entries /= n;
+    }
+    rows.sort_by(|a, b| b.instructions.cmp(&a.instructions).then_with(|| a.name.cmp(&b.name)));
+    rows
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
@@ -116,7 +171,7 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Compiles the plugin into `<target>/oxok/tbcount.so` when its source is
 /// newer.
-fn build_plugin(ws: &Workspace) -> Result<PathBuf, String> {
+pub(crate) fn build_plugin(ws: &Workspace) -> Result<PathBuf, String> {
     let src = ws.root.join("xtask/plugin/tbcount.c");
     let out = ws.out_dir().join("tbcount.so");
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -320,6 +375,10 @@ mod tests {
         assert!(Options::parse(&s(&[])).is_err());
         assert!(Options::parse(&s(&["--bogus", "x"])).is_err());
         assert!(Options::parse(&s(&["--top"])).is_err());
+        let d = Options::parse(&s(&["--diff", "a.txt", "b.txt", "--per", "800"])).unwrap();
+        assert_eq!((d.diff, d.per), (Some(("a.txt".into(), "b.txt".into())), 800));
+        assert!(Options::parse(&s(&["--diff", "a.txt"])).is_err());
+        assert!(Options::parse(&s(&["--diff", "a.txt", "b.txt", "cmd"])).is_err());
     }
 
     #[test]
@@ -349,6 +408,8 @@ mod tests {
         assert_eq!(get("oxok_rt::upcall::entry").layer, Layer::LibOs);
         assert_eq!(get("[user program]").instructions, 21);
         assert_eq!(rows[0].name, "oxok_kernel::syscall::handle");
+        let halves = per(rows.clone(), 2);
+        assert_eq!((halves[0].instructions, halves[0].entries), (400, 30));
         let text = render("x", &rows, 10);
         assert!(text.contains("cost (with it minus without it): 931"), "{text}");
     }

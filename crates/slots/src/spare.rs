@@ -7,10 +7,16 @@ use oxok_abi::env_id::EnvId;
 /// Up to `M` environments that asked for spare time on this CPU: slots that
 /// are unowned, whose owner is not runnable, or whose owner forfeits them
 /// to repay debt are lent to them, round robin.
+///
+/// Searches look only below `end`, one past the last occupied entry: the
+/// list is as long as the machine's environment table (the kernel's `M`
+/// is 1,024), and an idle CPU searches it at every tick.
 #[derive(Clone, Debug)]
 pub struct Spare<const M: usize> {
     /// Requesters; `None` marks an empty entry.
     envs: [Option<EnvId>; M],
+    /// One past the last occupied entry (every entry from it on is `None`).
+    end: usize,
     /// The entry the next round-robin search starts at.
     next: usize,
 }
@@ -18,7 +24,12 @@ pub struct Spare<const M: usize> {
 impl<const M: usize> Spare<M> {
     /// An empty list.
     pub const fn new() -> Spare<M> {
-        Spare { envs: [None; M], next: 0 }
+        Spare { envs: [None; M], end: 0, next: 0 }
+    }
+
+    /// The entries that may be occupied.
+    fn used(&self) -> &[Option<EnvId>] {
+        &self.envs[..self.end]
     }
 
     /// Adds `env` (already present: nothing changes). Errors: `SpareFull`.
@@ -26,30 +37,30 @@ impl<const M: usize> Spare<M> {
         if self.contains(env) {
             return Ok(());
         }
-        let e = self.envs.iter_mut().find(|e| e.is_none()).ok_or(SlotError::SpareFull)?;
-        *e = Some(env);
+        let i = self.envs.iter().position(|e| e.is_none()).ok_or(SlotError::SpareFull)?;
+        self.envs[i] = Some(env);
+        self.end = self.end.max(i + 1);
         Ok(())
     }
 
     /// Removes `env`; returns whether it was there.
     pub fn cancel(&mut self, env: EnvId) -> bool {
-        match self.envs.iter_mut().find(|e| **e == Some(env)) {
-            Some(e) => {
-                *e = None;
-                true
-            }
-            None => false,
+        let Some(i) = self.used().iter().position(|e| *e == Some(env)) else { return false };
+        self.envs[i] = None;
+        while self.end > 0 && self.envs[self.end - 1].is_none() {
+            self.end -= 1;
         }
+        true
     }
 
     /// Whether `env` asked for spare time.
     pub fn contains(&self, env: EnvId) -> bool {
-        self.envs.contains(&Some(env))
+        self.used().contains(&Some(env))
     }
 
     /// The requesters, in list order.
     pub fn iter(&self) -> impl Iterator<Item = EnvId> + '_ {
-        self.envs.iter().flatten().copied()
+        self.used().iter().flatten().copied()
     }
 
     /// Picks the next requester, round robin from where the last pick left
@@ -68,8 +79,13 @@ impl<const M: usize> Spare<M> {
         rest: u32,
         skip: Option<EnvId>,
     ) -> Option<(EnvId, u32)> {
-        for k in 0..M {
-            let i = (self.next + k) % M;
+        // Entries from `end` on are empty: starting at `next` and going
+        // round `end` visits the occupied ones in the order going round `M`
+        // would.
+        let end = self.end;
+        let start = if self.next < end { self.next } else { 0 };
+        for k in 0..end {
+            let i = (start + k) % end;
             let Some(&Some(env)) = self.envs.get(i) else { continue };
             if Some(env) == skip || !envs.runnable(env) {
                 continue;
@@ -93,5 +109,73 @@ impl<const M: usize> Spare<M> {
 impl<const M: usize> Default for Spare<M> {
     fn default() -> Spare<M> {
         Spare::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CpuLedger;
+
+    /// Environments 0..16 by row; `runnable` a bit mask.
+    struct Table {
+        runnable: u32,
+        ledgers: [CpuLedger; 16],
+    }
+
+    impl Envs for Table {
+        fn runnable(&mut self, env: EnvId) -> bool {
+            self.runnable & (1 << env.row()) != 0
+        }
+        fn critical(&mut self, _: EnvId) -> bool {
+            false
+        }
+        fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
+            self.ledgers.get_mut(env.row())
+        }
+    }
+
+    /// The search as it was before `end`: round all `M` entries.
+    fn pick_all<const M: usize>(s: &Spare<M>, runnable: u32, skip: Option<EnvId>) -> Option<EnvId> {
+        (0..M)
+            .map(|k| (s.next + k) % M)
+            .filter_map(|i| s.envs[i])
+            .find(|e| Some(*e) != skip && runnable & (1 << e.row()) != 0)
+    }
+
+    /// Random requests, cancels and picks (rest-of-slot picks, which
+    /// charge nothing): every pick is the one a search of all `M` entries
+    /// makes, and `end` is one past the last occupied entry.
+    #[test]
+    fn searching_below_end_picks_as_searching_everything() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut t = Table { runnable: 0, ledgers: core::array::from_fn(|_| CpuLedger::new()) };
+        let mut s = Spare::<12>::new();
+        for _ in 0..20_000 {
+            let env = EnvId::of(1, rand(16) as usize);
+            match rand(4) {
+                0 => {
+                    let _ = s.request(env);
+                }
+                1 => {
+                    s.cancel(env);
+                }
+                2 => t.runnable = rand(1 << 16) as u32,
+                _ => {
+                    let skip = (rand(3) == 0).then_some(env);
+                    let want = pick_all(&s, t.runnable, skip);
+                    assert_eq!(s.pick(&mut t, None, 5, skip).map(|(e, _)| e), want);
+                }
+            }
+            let last = s.envs.iter().rposition(|e| e.is_some()).map_or(0, |i| i + 1);
+            assert_eq!(s.end, last);
+            assert_eq!(s.iter().count(), s.envs.iter().flatten().count());
+        }
     }
 }

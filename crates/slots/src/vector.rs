@@ -47,6 +47,9 @@ pub struct SlotVector<const N: usize> {
     slots: [Slot; N],
     /// Slots in use: the first `active` of the `N` (the count set at boot).
     active: usize,
+    /// Bumped (wrapping) whenever any slot's owner changes: a publisher
+    /// that saw the same count has every row but who last used them.
+    owner_changes: u64,
 }
 
 impl<const N: usize> SlotVector<N> {
@@ -56,7 +59,7 @@ impl<const N: usize> SlotVector<N> {
     /// A vector of `N` free slots, all at generation 0.
     pub const fn new() -> SlotVector<N> {
         let () = Self::NOT_EMPTY;
-        SlotVector { slots: [Slot::FREE; N], active: N }
+        SlotVector { slots: [Slot::FREE; N], active: N, owner_changes: 0 }
     }
 
     /// A vector of `len` free slots (clamped to `1..=N`): the slot count a
@@ -70,7 +73,7 @@ impl<const N: usize> SlotVector<N> {
         } else {
             len
         };
-        SlotVector { slots: [Slot::FREE; N], active }
+        SlotVector { slots: [Slot::FREE; N], active, owner_changes: 0 }
     }
 
     /// The number of slots in use.
@@ -159,6 +162,7 @@ impl<const N: usize> SlotVector<N> {
         if let Some(s) = self.live_mut().get_mut(gift.slot.0) {
             s.owner = Some(gift.to);
             s.generation = s.generation.wrapping_add(1);
+            self.owner_changes = self.owner_changes.wrapping_add(1);
         }
     }
 
@@ -170,7 +174,14 @@ impl<const N: usize> SlotVector<N> {
             s.generation = s.generation.wrapping_add(1);
             n += 1;
         }
+        self.owner_changes = self.owner_changes.wrapping_add(n as u64);
         n
+    }
+
+    /// How many times a slot's owner changed (wrapping): equal counts at
+    /// two moments mean the same owners and generations in every row.
+    pub fn owner_changes(&self) -> u64 {
+        self.owner_changes
     }
 
     /// Copies the exposed rows of the first `out.len()` slots into `out`;
@@ -209,6 +220,7 @@ impl<const N: usize> SlotVector<N> {
         let s = self.live_mut().get_mut(i.0).ok_or(SlotError::OutOfRange)?;
         s.owner = owner;
         s.generation = s.generation.wrapping_add(1);
+        self.owner_changes = self.owner_changes.wrapping_add(1);
         Ok(())
     }
 }

@@ -131,17 +131,19 @@ pub fn take_interrupt() -> bool {
 /// then takes the packets the NIC received since the last call (a bounded
 /// number) into the rings of the filters that accept them.
 pub fn poll() {
-    let _ = with(|net| {
-        net.irqs = 0;
-        if net.irq_masked {
-            net.irq_masked = false;
-            if let Some(nic) = &net.nic {
-                nic.mask_interrupt(false);
-            }
+    let mut guard = NET.lock();
+    let Some(net) = guard.as_mut().filter(|n| n.nic.is_some()) else { return };
+    net.irqs = 0;
+    if net.irq_masked {
+        net.irq_masked = false;
+        if let Some(nic) = &net.nic {
+            nic.mask_interrupt(false);
         }
-        net.receive();
-        Ok(())
-    });
+    }
+    // The table's header changes only with what arrives.
+    if net.receive() > 0 {
+        net.publish();
+    }
 }
 
 /// After a receive interrupt: takes the waiting packets (a bounded number)

@@ -135,6 +135,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let (timestamp, stamp) = super::results::utc(secs);
     let log_dir = ws.target_dir.join("bench").join("http-logs").join(&stamp);
     std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
+    let plugin = if o.counts { Some(crate::icount::build_plugin(&ws)?) } else { None };
     let ns = Netns::create("cargo xtask bench --http")?;
     c.load.push(httptable::loadavg());
     for round in 1..=o.rounds {
@@ -144,7 +145,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
         for m in order {
             let log = log_dir.join(format!("round{round}-{}.log", m.name.replace([' ', ','], "")));
-            let q = machine(m, &images.kernel, &images.initrd, &guest, &ns);
+            let mut q = machine(m, &images.kernel, &images.initrd, &guest, &ns);
+            if let (Some(plugin), Os::Oxok { .. }) = (&plugin, m.os) {
+                let counts = log.with_extension("counts");
+                q.extra.extend(["-plugin".to_string(), format!("{},out={}", plugin.display(), counts.display())]);
+                eprintln!("bench: {} counts to {}", m.name, counts.display());
+            }
             if c.commands.iter().all(|(n, _)| n != m.name) {
                 c.commands.push((m.name.to_string(), q.display()));
             }

@@ -15,13 +15,19 @@ pub(crate) struct Opts {
     pub no_offloads_row: bool,
     /// Only these machines (`--only httpd,nginx`).
     pub only: Option<Vec<String>>,
+    /// Oxok boots run under the instruction-counting plugin, its counts
+    /// beside each boot's log (`--counts`; for `cargo xtask icount --diff`).
+    pub counts: bool,
 }
 
 /// The usage text.
 pub(crate) const USAGE: &str =
     "usage: cargo xtask bench --http [--quick] [--rounds N] [--requests N] [--concurrency C] [--secs S]
                                [--roundtrips N] [--bulk-kb K] [--no-offloads-row] [--only M,M…] [--out DIR]
+                               [--counts]
   Machines: httpd, cheetah, tcpecho (Oxok); nginx, nginx-offloads (Linux: nginx and echo).
+  --counts: every Oxok boot runs under the instruction-counting plugin and leaves
+  its counts beside its log (compare two with `cargo xtask icount --diff`).
   Needs root (a network namespace and a tap device are made for the run and removed after it).\n";
 
 /// Parses the arguments after `bench` (`--http` among them).
@@ -37,6 +43,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
         quick: false,
         no_offloads_row: false,
         only: None,
+        counts: false,
     };
     let mut it = args.iter().filter(|a| *a != "--http");
     while let Some(a) = it.next() {
@@ -59,6 +66,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
             "--roundtrips" => o.roundtrips = num("a number")?.max(1),
             "--bulk-kb" => o.bulk_kb = num("a number")?.max(1),
             "--no-offloads-row" => o.no_offloads_row = true,
+            "--counts" => o.counts = true,
             "--only" => o.only = Some(it.next().ok_or(USAGE)?.split(',').map(String::from).collect()),
             "--out" => o.out = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
             _ => return Err(format!("unknown option {a}\n{USAGE}")),
@@ -83,6 +91,7 @@ mod tests {
         let o = parse(&a("--http --quick --rounds 2 --bulk-kb 64")).expect("parses");
         assert_eq!((o.rounds, o.requests, o.bulk_kb, o.quick), (2, 200, 64, true));
         assert!(parse(&a("--http --bogus")).is_err());
+        assert!(parse(&a("--http --counts")).expect("parses").counts);
         assert!(parse(&a("--rounds")).is_err());
     }
 }

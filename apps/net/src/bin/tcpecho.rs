@@ -30,8 +30,11 @@ const MAX_SLEEP_MS: u64 = 100;
 fn main(args: Args) -> i32 {
     let port = args.get(1).and_then(|p| p.parse::<u16>().ok()).unwrap_or(7);
     match serve(port) {
-        Ok((conns, bytes)) => {
-            println!("tcpecho: {conns} connections, {bytes} bytes echoed, quit");
+        Ok(s) => {
+            println!(
+                "tcpecho: {} connections, {} bytes echoed, quit (ring: {} packets, {} dropped; {} sends refused)",
+                s.conns, s.bytes, s.packets, s.dropped, s.refused
+            );
             0
         }
         Err(why) => {
@@ -45,7 +48,18 @@ fn ticks() -> u64 {
     exposed::clock().map_or(0, |c| c.ticks)
 }
 
-fn serve(port: u16) -> Result<(u64, u64), &'static str> {
+/// What a server's life came to.
+struct Served {
+    conns: u64,
+    bytes: u64,
+    /// Packets the kernel put in the ring, and dropped with the ring full.
+    packets: u64,
+    dropped: u64,
+    /// Sends the kernel refused or could not queue.
+    refused: u64,
+}
+
+fn serve(port: u16) -> Result<Served, &'static str> {
     let mac = net::mac().map_err(|_| "no NIC")?;
     let template = TxTemplate { mac, pad: [0; 2], ip: [10, 0, 2, 15], port_lo: port, port_hi: port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
@@ -97,7 +111,8 @@ fn serve(port: u16) -> Result<(u64, u64), &'static str> {
         }
         iface.poll(now(), &mut dev, &mut sockets);
         if until != 0 && ticks() >= until {
-            return Ok((conns, bytes));
+            let (packets, dropped, refused) = (dev.ring.produced(), dev.ring.dropped(), dev.tx_errors);
+            return Ok(Served { conns, bytes, packets, dropped, refused });
         }
         let delay = iface.poll_delay(now(), &sockets).map_or(MAX_SLEEP_MS, |d| d.total_millis().min(MAX_SLEEP_MS));
         if delay > 0 {

@@ -52,6 +52,8 @@ fn matches_model() {
     let mut v = SlotVector::<N>::new();
     let mut m = Model { owner: [None; N], generation: [0; N] };
     let envs = [env(0x400), env(0x800), env(0xc00)];
+    // The rows a publisher last copied, and the change count it saw then.
+    let mut published = (v.owner_changes(), m.owner, m.generation);
     for _ in 0..50_000 {
         let r = xorshift(&mut seed);
         let env = envs[(r >> 8) as usize % envs.len()];
@@ -111,5 +113,13 @@ fn matches_model() {
             assert_eq!(v.generation(TimeSlot(j)), Some(m.generation[j]));
         }
         assert_eq!(v.free_count(), m.owner.iter().filter(|o| o.is_none()).count());
+        // An unchanged count means no owner or generation differs from
+        // what was published (the kernel then rewrites one row, not all).
+        if v.owner_changes() == published.0 {
+            assert_eq!((published.1, published.2), (m.owner, m.generation));
+        }
+        if r.is_multiple_of(3) {
+            published = (v.owner_changes(), m.owner, m.generation);
+        }
     }
 }

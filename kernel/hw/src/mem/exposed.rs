@@ -183,6 +183,20 @@ pub fn set_slot_vector(header: VectorHeader, rows: &[SlotRow]) {
     }
 }
 
+/// Rewrites the slot vector's header and row `index` only (what a switch
+/// that changed no slot's owner changes).
+pub fn set_slot_row(header: VectorHeader, index: usize, row: SlotRow) {
+    let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
+    let Some(pa) = SLOTS_PA.get().filter(|_| index < max) else { return };
+    // SAFETY: as in `set_slot_vector`: the slot-vector frame is
+    // kernel-owned, direct-mapped and read-only to users; `index < max`.
+    unsafe {
+        (phys::virt(pa) as *mut VectorHeader).write_volatile(header);
+        let base = phys::virt(pa.offset(SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow;
+        base.add(index).write_volatile(row);
+    }
+}
+
 /// Rewrites only who runs in the exposed slot vector: the header's
 /// `running` and `reason` and the `last_env` and `last_use` of row `index`
 /// (what a donation within a slot changes).
