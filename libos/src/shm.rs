@@ -130,6 +130,22 @@ impl Region {
     pub fn words(&self) -> &[AtomicU64] {
         self.shared.as_ref().map_or(&[], SharedRegion::words)
     }
+
+    /// Copies bytes from byte `at` out into `dst`, clipped to the region
+    /// (see `SharedRegion::copy_out`: for bytes nobody writes meanwhile).
+    pub fn copy_out(&self, at: usize, dst: &mut [u8]) {
+        if let Some(r) = &self.shared {
+            r.copy_out(at, dst);
+        }
+    }
+
+    /// Copies `src` in at byte `at`, clipped to the region; needs
+    /// [`writable`](Region::writable).
+    pub fn copy_in(&self, at: usize, src: &[u8]) {
+        if let Some(r) = &self.shared {
+            r.copy_in(at, src);
+        }
+    }
 }
 
 impl Drop for Region {

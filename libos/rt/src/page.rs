@@ -150,6 +150,29 @@ impl SharedRegion {
         // `self` was made); atomics may alias memory others write.
         unsafe { core::slice::from_raw_parts(self.va as *const AtomicU64, len) }
     }
+
+    /// Copies `dst.len()` bytes from byte `at` of the region out, clipped
+    /// to the region: for bytes nobody writes meanwhile, such as a packet
+    /// ring's entry after its owner word (read with `Acquire`) said it is
+    /// full. Bytes being written meanwhile arrive torn, never unsafely.
+    pub fn copy_out(&self, at: usize, dst: &mut [u8]) {
+        let n = dst.len().min((self.pages * BYTES).saturating_sub(at));
+        // SAFETY: `[at, at + n)` lies inside the mapped pages (`n` clipped),
+        // which are no Rust object; the destination is a borrowed slice of
+        // at least `n` bytes and cannot overlap them.
+        unsafe { core::ptr::copy_nonoverlapping((self.va + at as u64) as *const u8, dst.as_mut_ptr(), n) }
+    }
+
+    /// Copies `src` in at byte `at` of the region, clipped to it (publish
+    /// the bytes to their reader with an atomic word afterwards). The pages
+    /// must be mapped writable here; a read-only one faults.
+    pub fn copy_in(&self, at: usize, src: &[u8]) {
+        let n = src.len().min((self.pages * BYTES).saturating_sub(at));
+        // SAFETY: as in `copy_out`: the destination lies inside the mapped
+        // pages, no Rust object; the source is a borrowed slice of at least
+        // `n` bytes.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), (self.va + at as u64) as *mut u8, n) }
+    }
 }
 
 /// Claims on addresses: the number of read-only [`PageRef`]s, or -1 for

@@ -132,11 +132,9 @@ impl Ring {
         }
         let len = len.min(ENTRY_BYTES - ENTRY_DATA).min(PACKET_MAX);
         let n = len.min(buf.len());
-        let data = w + ENTRY_DATA / 8;
-        for (k, chunk) in buf[..n].chunks_mut(8).enumerate() {
-            let bytes = words[data + k].load(Ordering::Relaxed).to_le_bytes();
-            chunk.copy_from_slice(&bytes[..chunk.len()]);
-        }
+        // The kernel wrote the packet before its length (`Acquire` above)
+        // and writes the entry again only after it is freed (`Release`).
+        self.region.copy_out(w * 8 + ENTRY_DATA, &mut buf[..n]);
         words[w].store(0, Ordering::Release);
         self.next = (self.next + 1) % self.entries.max(1);
         Some(len)
@@ -212,12 +210,8 @@ impl Tx {
         if packet.len() > PACKET_MAX {
             return Err(Error::Invalid);
         }
-        let words = self.region.words();
-        for (k, chunk) in packet.chunks(8).enumerate() {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            words[k].store(u64::from_le_bytes(w), Ordering::Relaxed);
-        }
+        // The kernel reads the frame during the call that follows.
+        self.region.copy_in(0, packet);
         let piece = TxPiece { frame_slot: self.frame_slot(), offset: 0, len: packet.len() as u32 };
         send_pieces(&[piece])
     }

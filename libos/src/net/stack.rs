@@ -89,7 +89,10 @@ impl Device for RingDevice {
         let mut caps = DeviceCapabilities::default();
         caps.medium = Medium::Ethernet;
         caps.max_transmission_unit = PACKET_MAX;
-        caps.max_burst_size = Some(1);
+        // What may arrive at once is what the ring holds: smoltcp caps every
+        // TCP window it advertises at this many segments. (One, as before,
+        // made every connection stop and wait: one segment a round trip.)
+        caps.max_burst_size = Some(self.ring.entries.max(1));
         caps
     }
 }

@@ -63,7 +63,7 @@ fn serve(port: u16) -> Result<Served, &'static str> {
     let mac = net::mac().map_err(|_| "no NIC")?;
     let template = TxTemplate { mac, pad: [0; 2], ip: [10, 0, 2, 15], port_lo: port, port_hi: port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
-    let ring = Ring::new(8).map_err(|_| "cannot bind a ring")?;
+    let ring = Ring::new(15).map_err(|_| "cannot bind a ring")?;
     let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
     let _tcp = Filter::install(&ring, &filters::tcp_listen(port), None).map_err(|_| "TCP filter refused")?;
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;
@@ -97,11 +97,10 @@ fn serve(port: u16) -> Result<Served, &'static str> {
         if s.can_recv() && s.can_send() {
             let room = (s.send_capacity() - s.send_queue()).min(tmp.len());
             if let Ok(n) = s.recv_slice(&mut tmp[..room]) {
-                for (i, &b) in tmp[..n].iter().enumerate() {
-                    if let Some(slot) = first.get_mut(this_conn as usize + i) {
-                        *slot = b;
-                    }
-                }
+                // The connection's first bytes, to see whether it said `quit`.
+                let at = (this_conn as usize).min(first.len());
+                let k = (first.len() - at).min(n);
+                first[at..at + k].copy_from_slice(&tmp[..k]);
                 this_conn += n as u64;
                 bytes += n as u64;
                 let _ = s.send_slice(&tmp[..n]);
