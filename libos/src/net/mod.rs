@@ -189,6 +189,10 @@ impl Drop for Ring {
     }
 }
 
+/// How long [`Tx::send_retrying`] keeps trying while the device holds
+/// every transmit buffer, in timer ticks (at least one whole tick passes).
+pub const TX_WAIT_TICKS: u64 = 2;
+
 /// A frame of this process's own to send packets from.
 pub struct Tx {
     region: Region,
@@ -218,18 +222,29 @@ impl Tx {
 
     /// Sends `packet` as [`send`](Tx::send) does, yielding the CPU and
     /// trying again while every transmit buffer is still with the device
-    /// (the kernel reclaims them on each send), at most `tries` times;
-    /// then `WouldBlock`. Any other error at once.
+    /// (the kernel reclaims them on each send): at least `tries` times and
+    /// until [`TX_WAIT_TICKS`] timer ticks have passed, then `WouldBlock`.
+    /// Any other error at once. (A yield with nobody else to run returns
+    /// at once, and the emulated device may need the host's CPU for longer
+    /// than `tries` of them: a packet given up is a retransmission later.)
     pub fn send_retrying(&self, packet: &[u8], tries: u32) -> Result<(), Error> {
-        for _ in 0..tries {
+        let ticks = || crate::exposed::clock().map_or(0, |c| c.ticks);
+        let mut until = None;
+        let mut tried = 0u32;
+        loop {
             match self.send(packet) {
                 Err(Error::WouldBlock) => {
+                    tried = tried.saturating_add(1);
+                    let now = ticks();
+                    let deadline = *until.get_or_insert(now.saturating_add(TX_WAIT_TICKS));
+                    if tried >= tries && now >= deadline {
+                        return Err(Error::WouldBlock);
+                    }
                     let _ = sys::yield_cpu(0);
                 }
                 done => return done,
             }
         }
-        Err(Error::WouldBlock)
     }
 }
 

@@ -69,7 +69,8 @@ fn serve(port: u16) -> Result<Served, &'static str> {
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;
     let mut iface = stack::interface(&mut dev, mac, [10, 0, 2, 15], 24, [10, 0, 2, 2]);
     let mut sockets = SocketSet::new(vec![]);
-    let socket = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; 65535]), tcp::SocketBuffer::new(vec![0; 65535]));
+    let mut socket = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; 65535]), tcp::SocketBuffer::new(vec![0; 65535]));
+    socket.set_nagle_enabled(false);
     let h = sockets.add(socket);
     println!("tcpecho: listening on 10.0.2.15:{port}");
 
@@ -77,7 +78,7 @@ fn serve(port: u16) -> Result<Served, &'static str> {
     let mut first = [0u8; 4];
     let mut active = false;
     let mut until = 0;
-    let mut tmp = [0u8; 4096];
+    let mut tmp = [0u8; 16384];
     loop {
         let seen = dev.ring.produced();
         iface.poll(now(), &mut dev, &mut sockets);
