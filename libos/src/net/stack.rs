@@ -8,7 +8,7 @@ use crate::exposed;
 use oxok_abi::Error;
 use oxok_abi::net::PACKET_MAX;
 use smoltcp::iface::{Config, Interface};
-use smoltcp::phy::{self, Device, DeviceCapabilities, Medium};
+use smoltcp::phy::{self, Checksum, Device, DeviceCapabilities, Medium};
 use smoltcp::time::Instant;
 use smoltcp::wire::{EthernetAddress, IpAddress, IpCidr, Ipv4Address};
 
@@ -20,12 +20,14 @@ pub struct RingDevice {
     rx: [u8; PACKET_MAX],
     /// Packets the kernel refused to send (template) or could not queue.
     pub tx_errors: u64,
+    /// TCP segments dropped on arrival for a bad checksum.
+    pub rx_bad_checksums: u64,
 }
 
 impl RingDevice {
     /// A device over `ring`, sending from a fresh frame.
     pub fn new(ring: Ring) -> Result<RingDevice, Error> {
-        Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0 })
+        Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0, rx_bad_checksums: 0 })
     }
 }
 
@@ -62,6 +64,7 @@ impl phy::TxToken for Send<'_> {
         let mut buf = [0u8; PACKET_MAX];
         let len = len.min(PACKET_MAX);
         let r = f(&mut buf[..len]);
+        oxok_inetsum::frame::fill_tcp_checksum(&mut buf[..len]);
         // Every transmit buffer may be with the device: retried a bounded
         // number of times.
         if self.tx.send_retrying(&buf[..len], 100).is_err() {
@@ -76,8 +79,14 @@ impl Device for RingDevice {
     type TxToken<'a> = Send<'a>;
 
     fn receive(&mut self, _timestamp: Instant) -> Option<(Rx<'_>, Send<'_>)> {
-        let n = self.ring.recv(&mut self.rx)?;
-        let n = n.min(self.rx.len());
+        // A segment whose checksum fails is dropped here, as smoltcp would.
+        let n = loop {
+            let n = self.ring.recv(&mut self.rx)?.min(self.rx.len());
+            if oxok_inetsum::frame::tcp_checksum_ok(&self.rx[..n]) {
+                break n;
+            }
+            self.rx_bad_checksums += 1;
+        };
         Some((Rx(&self.rx[..n]), Send { tx: &self.tx, errors: &mut self.tx_errors }))
     }
 
@@ -93,6 +102,10 @@ impl Device for RingDevice {
         // TCP window it advertises at this many segments. (One, as before,
         // made every connection stop and wait: one segment a round trip.)
         caps.max_burst_size = Some(self.ring.entries.max(1));
+        // TCP's checksums are this device's (eight bytes a step,
+        // `oxok-inetsum`) rather than smoltcp's (two): it checks every
+        // received segment and fills in every sent one.
+        caps.checksum.tcp = Checksum::None;
         caps
     }
 }

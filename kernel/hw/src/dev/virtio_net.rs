@@ -20,7 +20,7 @@ use virtio_drivers::transport::pci::{PciTransport, virtio_device_type};
 
 /// Descriptors per queue, and buffers per direction (and the most packets
 /// one call of [`Nic::receive`] takes).
-pub const QUEUE: usize = 16;
+pub const QUEUE: usize = 64;
 /// The device's receive queue.
 const RECEIVE_QUEUE: u16 = 0;
 
@@ -71,7 +71,13 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Nic, &'st
     root.set_command(df, command | Command::MEMORY_SPACE | Command::BUS_MASTER);
     let transport = PciTransport::new::<KernelHal, _>(root, df).map_err(|_| "not a modern virtio device")?;
     let raw = VirtIONetRaw::<KernelHal, PciTransport, QUEUE>::new(transport).map_err(|_| "device setup failed")?;
-    let mut nic = Nic { raw, rx: Default::default(), tx: Default::default(), tx_free: Vec::new(), irq: None };
+    let mut nic = Nic {
+        raw,
+        rx: core::array::from_fn(|_| None),
+        tx: core::array::from_fn(|_| None),
+        tx_free: Vec::new(),
+        irq: None,
+    };
     nic.raw.disable_interrupts();
     for _ in 0..QUEUE {
         let buf = DmaBuf::new().ok_or("no memory for buffers")?;
