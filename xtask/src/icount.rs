@@ -119,8 +119,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let ws = Workspace::load()?;
     deps::ensure(&ws, &[Need::RustTarget, Need::Qemu])?;
     let images = crate::build::build_images(&ws)?;
-    let kernel = Table::from_elf(&read(&images.kernel)?).map_err(|e| format!("kernel.elf: {e}"))?;
-    let tar = read(&images.initrd)?;
+    let (kernel, tar) = crate::profile::symbols::boot_files(&images.kernel, &images.initrd)?;
     let archive = oxok_archive::Archive::new(&tar);
     let elf = |name: &str| -> Result<Table, String> {
         let bytes = archive.find(name).ok_or(format!("the boot archive has no `{name}`"))?;
@@ -161,12 +160,13 @@ pub(crate) fn per(mut rows: Vec<Row>, n: u64) -> Vec<Row> {
         r.instructions /= n;
         r.entries /= n;
     }
-    rows.sort_by(|a, b| b.instructions.cmp(&a.instructions).then_with(|| a.name.cmp(&b.name)));
+    sort(&mut rows);
     rows
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// QEMU's arguments loading the plugin, its counts written to `out`.
+pub(crate) fn plugin_args(plugin: &Path, out: &Path) -> [String; 2] {
+    ["-plugin".to_string(), format!("{},out={}", plugin.display(), out.display())]
 }
 
 /// Compiles the plugin into `<target>/oxok/tbcount.so` when its source is
@@ -234,7 +234,7 @@ fn boot(
         initrd: images.initrd.clone(),
         cmdline: "run=init".into(),
     });
-    machine.extra.extend(["-plugin".to_string(), format!("{},out={}", plugin.display(), counts.display())]);
+    machine.extra.extend(plugin_args(plugin, &counts));
     let out = std::fs::File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
     let mut child = machine
         .command()
@@ -325,8 +325,13 @@ pub(crate) fn attribute(with: &Counts, without: &Counts, syms: &Symbols<'_>) -> 
     }
     let mut rows: Vec<Row> =
         by.into_iter().map(|((name, layer), (i, n))| Row { name, layer, instructions: i, entries: n }).collect();
-    rows.sort_by(|a, b| b.instructions.cmp(&a.instructions).then_with(|| a.name.cmp(&b.name)));
+    sort(&mut rows);
     rows
+}
+
+/// Most instructions first, then by name.
+fn sort(rows: &mut [Row]) {
+    rows.sort_by(|a, b| b.instructions.cmp(&a.instructions).then_with(|| a.name.cmp(&b.name)));
 }
 
 /// The report: the `top` functions, then the layers and the total.

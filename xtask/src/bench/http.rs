@@ -148,7 +148,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let mut q = machine(m, &images.kernel, &images.initrd, &guest, &ns);
             if let (Some(plugin), Os::Oxok { .. }) = (&plugin, m.os) {
                 let counts = log.with_extension("counts");
-                q.extra.extend(["-plugin".to_string(), format!("{},out={}", plugin.display(), counts.display())]);
+                q.extra.extend(crate::icount::plugin_args(plugin, &counts));
                 eprintln!("bench: {} counts to {}", m.name, counts.display());
             }
             if c.commands.iter().all(|(n, _)| n != m.name) {

@@ -154,8 +154,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let ws = Workspace::load()?;
     deps::ensure(&ws, &[Need::Qemu])?;
     let images = oxok::prepare(&ws)??;
-    let kernel = symbols::Table::from_elf(&read(&images.kernel)?).map_err(|e| format!("kernel.elf: {e}"))?;
-    let tar = read(&images.initrd)?;
+    let (kernel, tar) = symbols::boot_files(&images.kernel, &images.initrd)?;
     let program_elf = oxok_archive::Archive::new(&tar)
         .find(oxok::PROGRAM)
         .ok_or(format!("the boot archive has no `{}`", oxok::PROGRAM))?;
@@ -238,10 +237,6 @@ fn boot_once(ws: &Workspace, images: &Images, opts: &Options, want: usize, n: us
         ));
     }
     Ok(samples)
-}
-
-fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// A local TCP port nobody listens on (at the time of asking).

@@ -15,6 +15,15 @@ pub(crate) struct Table {
     syms: Vec<Symbol>,
 }
 
+/// The kernel's symbols (from `kernel.elf` at `kernel`) and the boot
+/// archive's bytes (`initrd`): what every tool that names guest addresses
+/// starts from.
+pub(crate) fn boot_files(kernel: &std::path::Path, initrd: &std::path::Path) -> Result<(Table, Vec<u8>), String> {
+    let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let table = Table::from_elf(&read(kernel)?).map_err(|e| format!("kernel.elf: {e}"))?;
+    Ok((table, read(initrd)?))
+}
+
 const SHT_SYMTAB: u32 = 2;
 const STT_NOTYPE: u8 = 0;
 const STT_FUNC: u8 = 2;
