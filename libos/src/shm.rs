@@ -35,7 +35,7 @@ pub const SHM_BASE: u64 = 0x4800_0000_0000;
 /// End of the region area.
 pub const SHM_END: u64 = 0x4900_0000_0000;
 /// The most pages in one region.
-pub const MAX_PAGES: usize = 16;
+pub const MAX_PAGES: usize = 64;
 
 /// A shared region mapped in this process.
 pub struct Region {
@@ -100,6 +100,16 @@ impl Region {
             *rec = MapEntry::share(at, at, flags);
         }
         sys::page_batch(env_slot, recs.as_ptr() as u64, self.pages as u64).map(|_| ())
+    }
+
+    /// Drops the capabilities of its frames (creator only): the frames
+    /// stay mapped here, and the kernel frees each when its last mapping
+    /// (or pin) goes, at the latest when this region is dropped.
+    pub fn release_caps(&mut self) {
+        for cap in self.caps.iter_mut().take(self.pages).filter(|c| **c != 0) {
+            let _ = sys::cap_drop(*cap);
+            *cap = 0;
+        }
     }
 
     /// Its address.

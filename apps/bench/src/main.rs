@@ -1,4 +1,5 @@
-//! bench [quick] [fpu-off] | bench fluke [quick] [restart] | bench owner N NAME: the Oxok side of the benchmark protocol of
+//! bench [quick] [fpu-off] | bench fluke [quick] [restart] | bench owner N NAME | bench loop WORKLOAD N:
+//! the Oxok side of the benchmark protocol of
 //! `bench/README.md`. Prints `bench: start`, one `bench: <workload> <value>
 //! <unit>` line per result (or `bench: skip <workload> <reason>` when a
 //! call fails), and `bench: done`.
@@ -40,6 +41,23 @@ fn main(args: Args) -> i32 {
         Some("owner") => {
             let starts = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(16);
             return fluke::owner(starts, args.get(3).unwrap_or("preempt_latency"));
+        }
+        Some("loop") => {
+            // One workload's operation N times, untimed: for counting
+            // instructions (`cargo xtask icount --program bench`).
+            let n = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+            let name = args.get(2).unwrap_or("");
+            return match proc::repeat(name, n) {
+                Some(Ok(_)) => 0,
+                Some(Err(e)) => {
+                    skip(name, e);
+                    1
+                }
+                None => {
+                    println!("bench: loop knows fork_exit_wait, spawn_exec");
+                    2
+                }
+            };
         }
         Some("fluke") => {
             println!("bench: start");

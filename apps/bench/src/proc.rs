@@ -29,6 +29,16 @@ pub fn run(c: &Counts) {
     }
 }
 
+/// Runs workload `name`'s operation `n` times (`bench loop`), if it is
+/// one of this module's.
+pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
+    match name {
+        "fork_exit_wait" => Some(fork_loop(n)),
+        "spawn_exec" => Some(spawn_exec(n)),
+        _ => None,
+    }
+}
+
 /// A private 4 MiB region with every page written.
 fn touched_region() -> Result<u64, Error> {
     let region = vm::map_anon(FORK_4MB_BYTES, Prot::READ_WRITE).map_err(vm_error)?;

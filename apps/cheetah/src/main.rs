@@ -51,6 +51,8 @@ oxok_libos::main!(main);
 const IP: [u8; 4] = [10, 0, 2, 15];
 /// Our maximum segment size (Ethernet).
 const MSS: u16 = 1460;
+/// Data frames of the packet ring (`ENTRIES_PER_FRAME` packets each).
+const RING_FRAMES: usize = 31;
 /// Connection slots beyond `-c` that answer 503.
 const RESERVE: usize = 16;
 
@@ -137,7 +139,7 @@ fn serve(o: &Opts) -> Result<(), String> {
     let mac = net::mac().map_err(|_| "no NIC")?;
     let template = TxTemplate { mac, pad: [0; 2], ip: IP, port_lo: o.port, port_hi: o.port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
-    let ring = Ring::new(15).map_err(|_| "cannot bind a ring")?;
+    let ring = Ring::new(RING_FRAMES).map_err(|_| "cannot bind a ring")?;
     let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
     let _tcp = Filter::install(&ring, &filters::tcp_listen(o.port), None).map_err(|_| "TCP filter refused")?;
     let (now, hz) = clock();

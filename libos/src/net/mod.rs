@@ -71,22 +71,21 @@ pub struct Ring {
 
 impl Ring {
     /// Allocates `1 + data_frames` frames, maps them here and binds them
-    /// as a ring.
+    /// as a ring. The frames' capabilities are dropped once the ring is
+    /// bound (the capability list has 64 slots; a ring holds none of them
+    /// after it starts): the kernel frees each frame when the ring is
+    /// unbound and the region unmapped.
     pub fn new(data_frames: usize) -> Result<Ring, Error> {
-        let region = Region::create(1 + data_frames)?;
+        let mut region = Region::create(1 + data_frames)?;
         let slots = region.frame_slots();
         let [id] = sys::ring_bind(slots.as_ptr() as u64, slots.len() as u64)?;
+        region.release_caps();
         Ok(Ring { region, id, entries: data_frames * ENTRIES_PER_FRAME, next: 0 })
     }
 
     /// The kernel's number for the ring.
     pub fn id(&self) -> u64 {
         self.id
-    }
-
-    /// The frame capability slots (header first), for tests.
-    pub fn frame_slots(&self) -> &[u64] {
-        self.region.frame_slots()
     }
 
     /// Packets the kernel put in the ring so far (from the read-only

@@ -59,11 +59,14 @@ struct Served {
     refused: u64,
 }
 
+/// Data frames of the ring (`ENTRIES_PER_FRAME` packets each).
+const RING_FRAMES: usize = 31;
+
 fn serve(port: u16) -> Result<Served, &'static str> {
     let mac = net::mac().map_err(|_| "no NIC")?;
     let template = TxTemplate { mac, pad: [0; 2], ip: [10, 0, 2, 15], port_lo: port, port_hi: port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
-    let ring = Ring::new(15).map_err(|_| "cannot bind a ring")?;
+    let ring = Ring::new(RING_FRAMES).map_err(|_| "cannot bind a ring")?;
     let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
     let _tcp = Filter::install(&ring, &filters::tcp_listen(port), None).map_err(|_| "TCP filter refused")?;
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;

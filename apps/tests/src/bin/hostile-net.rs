@@ -4,7 +4,9 @@
 //! Rings: frames owned by another environment (a capability with read and
 //! write from `frame_alloc_for` is not enough), a read-only capability, an
 //! empty slot, the same frame twice, a bad pointer — all refused; a bound
-//! ring's frames cannot be freed until it is unbound.
+//! ring's frames cannot be freed until it is unbound. A ring the libOS
+//! makes holds none of its frames' capabilities once bound, and dropping it
+//! gives every frame back.
 //! Filters: a duplicate, a superset and a partial overlap of an installed
 //! filter are refused; a refinement needs the refined filter's capability
 //! with write; malformed filters and filters reading beyond the packet
@@ -66,6 +68,7 @@ fn main(_args: Args) -> i32 {
         }
     };
     rings(&mut c, child);
+    ring_lifetime(&mut c);
     filters_attacked(&mut c);
     filter_table(&mut c);
     transmit(&mut c, mac, child);
@@ -102,6 +105,27 @@ fn rings(c: &mut Checks, child: u64) {
     let _ = sys::cap_drop(ro);
     c.expect(sys::frame_free(h), Ok([]), "frame free after unbind");
     c.expect(sys::frame_free(d), Ok([]), "frame free after unbind (2)");
+}
+
+/// `Ring::new` drops its frames' capabilities after binding (a ring of 31
+/// entry frames would otherwise hold half the capability list); the kernel
+/// then frees the frames when the ring is unbound and unmapped.
+fn ring_lifetime(c: &mut Checks) {
+    let before = Snapshot::of_self();
+    match Ring::new(31) {
+        Ok(ring) => {
+            let bound = Snapshot::of_self();
+            c.expect(bound.caps, before.caps, "a bound ring holds no capabilities");
+            c.expect(bound.row_frames, before.row_frames + 32, "a ring of 31 entry frames owns 32 frames");
+            drop(ring);
+            // The account also holds the page tables the region's mapping
+            // made, which stay until the end (`row_tables`).
+            let after = Snapshot::of_self();
+            let charged = |s: &Snapshot| (s.caps, s.row_frames, s.frames - u64::from(s.row_tables));
+            c.expect(charged(&after), charged(&before), "a dropped ring's frames are freed and uncharged");
+        }
+        Err(_) => c.check(false, "a ring of 31 entry frames binds"),
+    }
 }
 
 fn filters_attacked(c: &mut Checks) {

@@ -17,9 +17,9 @@ use smoltcp::iface::{Interface, SocketHandle, SocketSet};
 use smoltcp::socket::tcp;
 use spin::Mutex;
 
-/// Data frames of the stack's ring (`ENTRIES_PER_FRAME` packets each;
-/// with the header frame, as many as one `shm::Region` holds).
-const RING_FRAMES: usize = crate::shm::MAX_PAGES - 1;
+/// Data frames of the stack's ring (`ENTRIES_PER_FRAME` packets each): 62
+/// packets, a window's worth and the acknowledgements that come with it.
+const RING_FRAMES: usize = 31;
 /// The network's prefix length and the gateway's last byte (QEMU's user
 /// network: 10.0.2.0/24, gateway .2).
 const PREFIX: u8 = 24;
