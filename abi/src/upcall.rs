@@ -46,9 +46,14 @@ pub const SLOT_START: u64 = 3;
 /// it anyway and charges the overrun against its next slots, and after
 /// `max_strikes` overruns in a row destroys it. `vector` is
 /// [`VECTOR_SLOT_END`], `error` the slot. With no entry registered (or one
-/// that cannot be delivered: no usable exception stack) the kernel preempts
-/// the environment at its slot end itself, as if it had yielded: nothing is
-/// charged but ticks its critical section deferred.
+/// that cannot be delivered: no usable exception stack, or interrupted code
+/// that has no stack of its own — `rsp` below 4096, as at the PCT entry's
+/// first instruction, where a handler's resume could not put it back) the
+/// kernel preempts the environment at its slot end itself, as if it had
+/// yielded: nothing is charged but ticks its critical section deferred.
+/// Slot-start and revocation upcalls are likewise not delivered to code
+/// without a stack (the slot simply resumes it; the revocation's deadline
+/// still holds).
 pub const SLOT_END: u64 = 4;
 /// Protected control transfer entry (the CPU issue).
 pub const PCT: u64 = 5;

@@ -70,8 +70,8 @@ pub fn enforce(k: &mut Kernel, id: EnvId, frame: &mut TrapFrame) {
         r.notified = true;
         env.revoke = Some(r);
         let ev = Event { kind: kinds::REVOCATION, vector: kinds::VECTOR_REVOCATION, error: r.owed, addr: r.deadline };
-        if upcall::deliver(env, frame, &ev).is_err() {
-            log::debug!("env {id}: no revocation handler; the deadline still holds");
+        if let Err(why) = upcall::deliver(env, frame, &ev) {
+            log::debug!("env {id}: revocation upcall not delivered ({why}); the deadline still holds");
         }
     }
 }

@@ -51,6 +51,22 @@ fn live_below(top: u64, rsp: u64, pct_interrupted: Option<u64>) -> Option<u64> {
     [Some(rsp), pct_interrupted].into_iter().flatten().filter(on_stack).min()
 }
 
+/// An interrupted `rsp` below this is no stack: a handler could not resume
+/// the interrupted code, since the resume writes its last words just below
+/// the red zone under `rsp` (`oxok_rt::upcall`). Code runs so only for an
+/// instruction or two: the PCT entry starts with `rsp` 0 and loads its own
+/// stack first.
+const NO_STACK_BELOW: u64 = 4096;
+
+/// Events that arrive whatever the code is doing (slot start and end,
+/// revocation), as opposed to those its own instruction caused. These
+/// wait, rather than interrupt code that has no stack ([`NO_STACK_BELOW`]):
+/// a slot end then preempts in place, as for an environment without the
+/// entry, and the code resumes where it was from the kernel's save.
+fn asynchronous(kind: u64) -> bool {
+    matches!(kind, upcall::SLOT_START | upcall::SLOT_END | upcall::REVOCATION)
+}
+
 // What delivery writes on the exception stack: a `Pod` record of `oxok-hw`.
 use crate::mem::pod::Delivery;
 
@@ -78,6 +94,9 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     let entry = entry_for(env, ev.kind);
     if entry == 0 {
         return Err("no handler registered");
+    }
+    if asynchronous(ev.kind) && frame.rsp < NO_STACK_BELOW {
+        return Err("interrupted with no stack to resume on");
     }
     let (at, ret_slot) = place(env, frame)?;
     // One record, stored field by field straight into the exception stack

@@ -361,6 +361,15 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "nostack-slot",
+        about: "code whose slot ends while it has no stack (rsp 0, as at the PCT entry) is preempted in place, not handed a \
+                slot-end upcall it could not resume from",
+        cmdline: "run=nostack-slot,hello",
+        expect: &["nostack-slot: spinning with rsp 0", "nostack-slot: * alive", "nostack-slot: ok", "hello: ok"],
+        forbid: &["FAIL", "destroyed:"],
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "preempt",
         about: "the APIC timer preempts spinning environments: a third one runs while two spin",
         cmdline: "run=spin+a+400&spin+b+400&hello",
