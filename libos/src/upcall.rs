@@ -67,11 +67,12 @@ use oxok_rt::fncell::FnCell;
 
 /// What a handler decided.
 pub use oxok_rt::upcall::Outcome;
-/// Bytes in the exception stack.
-pub use oxok_rt::upcall::STACK_SIZE;
 /// The top (exclusive, 16-aligned) of the exception stack (in the runtime,
 /// `oxok_rt::upcall`).
 pub use oxok_rt::upcall::stack_top;
+/// Bytes in the built-in exception stack; a program may give a larger
+/// one of its own ([`use_stack`], before [`install`]).
+pub use oxok_rt::upcall::{ExceptionStack, GUARD, STACK_SIZE, use_stack};
 
 /// The address of the assembly entry every kind is registered with (the
 /// runtime's, `oxok_rt::upcall`), which calls this module's dispatch.

@@ -75,6 +75,10 @@ fn list_calls() {
     println!("linux: {} calls: {} full, {} partial, {} ENOSYS", table::TABLE.len(), counts[0], counts[1], counts[2]);
 }
 
+/// The exception stack, larger than the libOS's built-in one: every Linux
+/// system call runs on it, whole.
+static EXCEPTION_STACK: upcall::ExceptionStack<{ upcall::GUARD + 64 * 1024 }> = upcall::ExceptionStack::new();
+
 fn run(name: &str, argv: &[String]) -> i32 {
     let Some((image, path)) = calls::exec::find(name) else {
         eprintln!("linux: {name}: not found");
@@ -82,6 +86,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
     };
     let envp: Vec<String> = oxok_libos::environ::vars().into_iter().filter(|v| !v.starts_with("OXOK_FD")).collect();
     calls::fs::set_exe(&path);
+    upcall::use_stack(&EXCEPTION_STACK);
     upcall::set_foreign_handler(on_foreign);
     upcall::set_handler(Kind::PageFault, on_fault);
     upcall::set_handler(Kind::Exception, on_exception);

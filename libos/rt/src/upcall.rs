@@ -9,12 +9,15 @@
 use core::arch::naked_asm;
 use core::cell::UnsafeCell;
 use core::mem::offset_of;
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use oxok_abi::upcall as kinds;
 use oxok_abi::{ExceptionFrame, Regs};
 
-/// Bytes in the exception stack.
-pub const STACK_SIZE: usize = 64 * 1024;
+/// Bytes in the built-in exception stack: enough for the libOS's own
+/// handlers (faults, copy-on-write, signals, slot ends). A program whose
+/// handlers need more — the Linux personality runs whole Linux system
+/// calls on it — gives its own with [`use_stack`] before registering.
+pub const STACK_SIZE: usize = 16 * 1024;
 
 /// What a handler decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,31 +72,76 @@ pub fn set_foreign_dispatch(dispatch: ForeignDispatch) {
     FOREIGN_DISPATCH.store(dispatch as *mut (), Ordering::Release);
 }
 
-/// The exception stack: written only by the kernel (frames) and by code
-/// running on it (through `rsp`), never through a Rust reference. Page
-/// aligned, so fork can give a child fresh frames for exactly its pages.
+/// An exception stack of `N` bytes, the first page of them its guard: written
+/// only by the kernel (frames) and by code running on it (through `rsp`),
+/// never through a Rust reference. Page aligned, so fork can give a child
+/// fresh frames for exactly its pages.
 #[repr(C, align(4096))]
-struct ExceptionStack(UnsafeCell<[u8; GUARD + STACK_SIZE]>);
+pub struct ExceptionStack<const N: usize>(UnsafeCell<[u8; N]>);
+
+impl<const N: usize> ExceptionStack<N> {
+    /// A stack (for a `static`); `N` must be a whole number of pages
+    /// above the guard page.
+    pub const fn new() -> Self {
+        assert!(N > GUARD && N.is_multiple_of(GUARD));
+        ExceptionStack(UnsafeCell::new([0; N]))
+    }
+}
+
+impl<const N: usize> Default for ExceptionStack<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// A page below the stack that the libOS makes read-only ([`guard_page`]):
 /// a handler that runs the stack down hits it and the kernel ends the
 /// program, instead of its frames overwriting the statics below.
-const GUARD: usize = 4096;
+pub const GUARD: usize = 4096;
 
 // SAFETY: Rust code never reads or writes the bytes through the cell; only
 // its address is taken. The CPU uses it as a stack.
-unsafe impl Sync for ExceptionStack {}
+unsafe impl<const N: usize> Sync for ExceptionStack<N> {}
 
-static STACK: ExceptionStack = ExceptionStack(UnsafeCell::new([0; GUARD + STACK_SIZE]));
+static STACK: ExceptionStack<{ GUARD + STACK_SIZE }> = ExceptionStack::new();
+
+/// The stack in use, `[guard page, top)`; (0, 0) until [`use_stack`] chose
+/// one, meaning the built-in one.
+static CHOSEN: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+
+/// Makes `stack` the exception stack instead of the built-in one. Call it
+/// before the libOS registers the stack with the kernel (its `install`),
+/// which reads [`stack_top`]; the choice holds for good (and in children
+/// of `fork`, which copy this program's statics).
+pub fn use_stack<const N: usize>(stack: &'static ExceptionStack<N>) {
+    let base = stack.0.get() as u64;
+    CHOSEN[0].store(base, Ordering::Relaxed);
+    CHOSEN[1].store(base + N as u64, Ordering::Release);
+}
+
+/// The exception stack's guard page and top: `(guard, top)`.
+fn bounds() -> (u64, u64) {
+    match CHOSEN[1].load(Ordering::Acquire) {
+        0 => (STACK.0.get() as u64, STACK.0.get() as u64 + (GUARD + STACK_SIZE) as u64),
+        top => (CHOSEN[0].load(Ordering::Relaxed), top),
+    }
+}
 
 /// The top (exclusive, 16-aligned) of the exception stack.
 pub fn stack_top() -> u64 {
-    STACK.0.get() as u64 + (GUARD + STACK_SIZE) as u64
+    bounds().1
 }
 
 /// The guard page below the exception stack.
 pub fn guard_page() -> u64 {
-    STACK.0.get() as u64
+    bounds().0
+}
+
+/// The exception stack's pages above its guard, `[start, end)` (what
+/// fork gives a child fresh frames for).
+pub fn stack_range() -> (u64, u64) {
+    let (guard, top) = bounds();
+    (guard + GUARD as u64, top)
 }
 
 /// The address of the assembly entry every kind is registered with.

@@ -28,7 +28,7 @@
 
 use super::{Batch, VmError};
 use crate::exec::Child;
-use crate::{exposed, sys, upcall};
+use crate::{exposed, sys};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use oxok_abi::layout::{APP_AREA, pte};
@@ -71,8 +71,7 @@ fn copied_range() -> (u64, u64) {
 /// Page ranges the child gets fresh frames for instead of shared ones:
 /// stacks the kernel or the fault path write on, and the copied range.
 fn private_ranges() -> [(u64, u64); 3] {
-    let exc_top = upcall::stack_top();
-    [(exc_top - upcall::STACK_SIZE as u64, exc_top), crate::pct::stack_range(), copied_range()]
+    [oxok_rt::upcall::stack_range(), crate::pct::stack_range(), copied_range()]
 }
 
 /// Makes a copy of the calling process (see the module documentation).
