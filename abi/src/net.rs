@@ -132,7 +132,7 @@ pub const ENTRY_DATA: usize = 8;
 /// Ring entries per entry frame.
 pub const ENTRIES_PER_FRAME: usize = 4096 / ENTRY_BYTES;
 /// Most entry frames one ring may have.
-pub const RING_DATA_FRAMES_MAX: usize = 63;
+pub const RING_DATA_FRAMES_MAX: usize = 31;
 /// Most rings one environment may have bound at once.
 pub const RINGS_PER_ENV: usize = 4;
 /// Most filters one environment may have installed at once (so no one

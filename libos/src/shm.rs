@@ -34,8 +34,9 @@ use oxok_rt::page::SharedRegion;
 pub const SHM_BASE: u64 = 0x4800_0000_0000;
 /// End of the region area.
 pub const SHM_END: u64 = 0x4900_0000_0000;
-/// The most pages in one region.
-pub const MAX_PAGES: usize = 64;
+/// The most pages in one region (a ring of `RING_DATA_FRAMES_MAX` entry
+/// frames and its header; each page holds a capability slot while made).
+pub const MAX_PAGES: usize = 32;
 
 /// A shared region mapped in this process.
 pub struct Region {
