@@ -236,8 +236,11 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
 /// when the running environment changes (the rest of the ticks are
 /// dropped; the new one's registers are not loaded yet).
 pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
-    if crate::net::take_interrupt() {
-        net_received(k, frame);
+    if crate::net::take_interrupt() && crate::net::poll_interrupt() > 0 {
+        woken(k, frame);
+    }
+    if crate::xn::take_interrupt() && crate::xn::poll_interrupt() > 0 {
+        woken(k, frame);
     }
     let now = crate::timer::ticks();
     if k.ticked < now {
@@ -271,13 +274,11 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
     }
 }
 
-/// The NIC interrupted: its packets go into rings now, sleepers whose
-/// predicates now hold wake, and on an idle CPU one of them may take the
-/// rest of the idle slot at once rather than at the next tick.
-fn net_received(k: &mut Kernel, frame: &mut TrapFrame) {
-    if crate::net::poll_interrupt() == 0 {
-        return;
-    }
+/// A device interrupted and its work is done (the NIC's packets are in
+/// rings, the disk's completions published): sleepers whose predicates now
+/// hold wake, and on an idle CPU one of them may take the rest of the idle
+/// slot at once rather than at the next tick.
+fn woken(k: &mut Kernel, frame: &mut TrapFrame) {
     wake_sleepers(k);
     if k.sched.running().is_none() {
         let step = k.sched.woke(&mut View(&mut k.envs));

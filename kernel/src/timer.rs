@@ -1,7 +1,7 @@
 //! The periodic timer: counts ticks, keeps the clock page current, and
 //! gives the scheduler its preemption points.
 
-use crate::arch::apic::{self, NET_VECTOR, SPURIOUS_VECTOR, TIMER_VECTOR};
+use crate::arch::apic::{self, DISK_VECTOR, NET_VECTOR, SPURIOUS_VECTOR, TIMER_VECTOR};
 use crate::arch::trapframe::TrapFrame;
 use crate::mem::exposed;
 use crate::{sched, state};
@@ -42,11 +42,16 @@ pub fn interrupt(frame: &mut TrapFrame) {
         if frame.is_user() {
             state::with(|k| sched::tick(k, frame));
         }
-    } else if vector == NET_VECTOR {
-        // The NIC received: flag it; the scheduler takes the packets under
-        // the kernel lock, now if this interrupted user mode, else when the
-        // idle loop wakes from this interrupt.
-        crate::net::interrupt();
+    } else if vector == NET_VECTOR || vector == DISK_VECTOR {
+        // The NIC received or the disk completed: flag it; the scheduler
+        // takes the packets or completions under the kernel lock, now if
+        // this interrupted user mode, else when the idle loop wakes from
+        // this interrupt.
+        if vector == NET_VECTOR {
+            crate::net::interrupt();
+        } else {
+            crate::xn::interrupt();
+        }
         apic::eoi();
         if frame.is_user() {
             state::with(|k| sched::tick(k, frame));

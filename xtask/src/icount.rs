@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// The usage text.
 pub(crate) const USAGE: &str = "\
-usage: cargo xtask icount [--top N] [--program NAME] [--timeout SECS] COMMAND...
+usage: cargo xtask icount [--top N] [--program NAME] [--timeout SECS] [--disk MIB] COMMAND...
        cargo xtask icount [--top N] [--program NAME] [--per N] --diff WITH WITHOUT
 
 Boots Oxok twice under QEMU TCG with an instruction-counting plugin: once
@@ -39,6 +39,8 @@ the function was entered, then the totals by layer.
                    a shell, a native program and a Linux program may all
                    lie there)
   --timeout SECS   give up on a boot after SECS (default 600)
+  --disk MIB       both boots get a blank virtio-blk disk of MIB MiB (as
+                   `bench --disk`: init starts dfsd, which makes C-FFS on it)
   --diff WITH WITHOUT
                    boot nothing: attribute the difference of two counts the
                    plugin wrote elsewhere (`cargo xtask bench --http
@@ -62,6 +64,8 @@ pub(crate) struct Options {
     pub diff: Option<(PathBuf, PathBuf)>,
     /// The divisor of every figure.
     pub per: u64,
+    /// A blank disk of this many MiB for each boot.
+    pub disk: Option<u64>,
 }
 
 impl Options {
@@ -73,6 +77,7 @@ impl Options {
             timeout: Duration::from_secs(600),
             diff: None,
             per: 1,
+            disk: None,
         };
         let mut words = Vec::new();
         let mut it = args.iter();
@@ -89,6 +94,7 @@ impl Options {
                     let with = value()?;
                     o.diff = Some((with.into(), value()?.into()));
                 }
+                "--disk" => o.disk = Some(value()?.parse().map_err(|_| "--disk takes MiB".to_string())?),
                 "--per" => o.per = value()?.parse::<u64>().map_err(|_| "--per takes a number".to_string())?.max(1),
                 w if w.starts_with("--") && words.is_empty() => return Err(format!("unknown option {w}\n{USAGE}")),
                 w => words.push(w.to_string()),
@@ -235,6 +241,11 @@ fn boot(
         cmdline: "run=init".into(),
     });
     machine.extra.extend(plugin_args(plugin, &counts));
+    if let Some(mib) = opts.disk {
+        let image = stem.with_extension("img");
+        crate::hostdisk::create(&image, mib)?;
+        machine.extra.extend(crate::hostdisk::drive_args(&image));
+    }
     let out = std::fs::File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
     let mut child = machine
         .command()

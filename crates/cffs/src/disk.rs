@@ -28,6 +28,11 @@ pub trait Disk {
     /// requests, so a directory's small files come in together (C-FFS
     /// grouping); blocks already cached cost nothing.
     fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal>;
+    /// Whether reading `block` would need no disk request now (a hint:
+    /// `true` when unknown, as for a disk wholly in memory).
+    fn is_cached(&self, _block: u64) -> bool {
+        true
+    }
     /// Replaces the cached content of the data `block` (bound writable: the
     /// rights check happens there) and marks it dirty.
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal>;

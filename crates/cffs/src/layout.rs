@@ -208,6 +208,22 @@ pub fn record(b: &Block, i: usize) -> Record {
     r
 }
 
+/// The kind of record `i` of `b`, without decoding the record.
+pub fn kind_at(b: &Block, i: usize) -> u8 {
+    b.get(HEADER + RECORD * i).copied().unwrap_or(K_FREE)
+}
+
+/// The name of record `i` of `b`, without decoding the record (a scan for
+/// one name decodes only the record that has it).
+pub fn name_at(b: &Block, i: usize) -> &[u8] {
+    let o = HEADER + RECORD * i;
+    let len = usize::from(b.get(o + 1).copied().unwrap_or(0));
+    if len > NAME_MAX {
+        return &[]; // as `Record::name` reads it
+    }
+    b.get(o + 16..o + 16 + len).unwrap_or(&[])
+}
+
 /// Writes record `i` into `b`.
 pub fn set_record(b: &mut Block, i: usize, r: &Record) {
     let o = HEADER + RECORD * i;
@@ -273,5 +289,11 @@ mod tests {
         assert_eq!(owner(&b), 5);
         assert_eq!(RECORDS, 31);
         assert_eq!(ino_split(ino_join(3, 30)), (3, 30));
+        // The undecoded accessors agree with the decoded record, also for
+        // a name length past NAME_MAX (no name, as `name()` reads it).
+        assert_eq!((kind_at(&b, RECORDS - 1), name_at(&b, RECORDS - 1)), (K_FILE, &b"hello"[..]));
+        assert_eq!((kind_at(&b, 0), name_at(&b, 0)), (K_FREE, &b""[..]));
+        b[HEADER + 1] = 200;
+        assert_eq!(name_at(&b, 0), record(&b, 0).name());
     }
 }

@@ -17,7 +17,7 @@ impl Xn {
         if self.live(block)?.frame.is_some() {
             return Err(Refusal::AlreadyBound(block));
         }
-        if let Some(e) = self.reg.get_mut(block) {
+        if let Some(mut e) = self.reg.get_mut(block) {
             e.frame = Some(frame);
         }
         Ok(())
@@ -49,7 +49,7 @@ impl Xn {
     /// copy in flight reads its frame.
     pub fn evict(&mut self, block: u64) -> Result<Frame, Refusal> {
         let durable = self.durable;
-        let e = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
+        let mut e = self.reg.get_mut(block).ok_or(Refusal::NotAllocated(block))?;
         let frame = e.frame.ok_or(Refusal::NotBound(block))?;
         if e.in_flight {
             return Err(Refusal::InFlight(block));

@@ -96,7 +96,7 @@ impl Xn {
     /// request, with nothing changed in XN since the check.
     pub fn copy_record(&mut self, plan: CopyPlan) -> Copy {
         let (write, dropped) = match self.reg.get_mut(plan.dst).filter(|m| m.generation == plan.dst_generation) {
-            Some(m) => {
+            Some(mut m) => {
                 m.issued += 1;
                 m.in_flight = true;
                 m.dirty = false;
@@ -105,7 +105,7 @@ impl Xn {
             // Not reached under the rule above; a receipt no completion matches.
             None => (WriteReceipt::new(plan.dst, plan.dst_generation, 0), None),
         };
-        if let Some(p) = self.reg.get_mut(plan.src).filter(|p| p.generation == plan.src_generation) {
+        if let Some(mut p) = self.reg.get_mut(plan.src).filter(|p| p.generation == plan.src_generation) {
             p.pins += 1;
         }
         let receipt = CopyReceipt { write, src: plan.src, src_generation: plan.src_generation };
@@ -134,7 +134,7 @@ impl Xn {
         } else {
             self.write_failed(t.write);
         }
-        if let Some(p) = self.reg.get_mut(t.src).filter(|p| p.generation == t.src_generation) {
+        if let Some(mut p) = self.reg.get_mut(t.src).filter(|p| p.generation == t.src_generation) {
             p.pins = p.pins.saturating_sub(1);
         }
     }

@@ -76,6 +76,14 @@ impl Owned {
         Ok(Owned(out))
     }
 
+    /// A copy, or `NoMemory`.
+    pub fn try_clone(&self) -> Result<Owned, SetError> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(self.0.len()).map_err(|_| SetError::NoMemory)?;
+        v.extend_from_slice(&self.0);
+        Ok(Owned(v))
+    }
+
     /// The canonical extents.
     pub fn extents(&self) -> &[Extent] {
         &self.0

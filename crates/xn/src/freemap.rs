@@ -3,13 +3,19 @@
 
 use alloc::vec::Vec;
 
-use crate::Refusal;
+use crate::{Refusal, Spans};
 
-/// One bit per block; 1 = not free.
+/// One bit per block; 1 = not free. Keeps its count of allocated blocks
+/// and the range of words changed since [`take_changed`](FreeMap::take_changed)
+/// as it goes, so an exposed copy costs what changed, not the disk's size.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FreeMap {
     words: Vec<u64>,
     nblocks: u64,
+    /// Bits set.
+    used: u64,
+    /// Words changed.
+    changed: Spans,
 }
 
 impl FreeMap {
@@ -19,7 +25,7 @@ impl FreeMap {
         let mut words = Vec::new();
         words.try_reserve_exact(n).map_err(|_| Refusal::NoMemory)?;
         words.resize(n, 0);
-        Ok(FreeMap { words, nblocks })
+        Ok(FreeMap { words, nblocks, used: 0, changed: Spans::all() })
     }
 
     /// Blocks on the disk.
@@ -38,13 +44,25 @@ impl FreeMap {
         if block >= self.nblocks {
             return;
         }
-        if let Some(w) = usize::try_from(block / 64).ok().and_then(|i| self.words.get_mut(i)) {
-            if allocated {
-                *w |= bit(block);
-            } else {
-                *w &= !bit(block);
-            }
+        let Some(i) = usize::try_from(block / 64).ok().filter(|&i| i < self.words.len()) else { return };
+        let old = self.words[i];
+        let new = if allocated { old | bit(block) } else { old & !bit(block) };
+        if new == old {
+            return;
         }
+        self.words[i] = new;
+        if allocated {
+            self.used += 1;
+        } else {
+            self.used -= 1;
+        }
+        self.changed.add(i, i + 1);
+    }
+
+    /// The words changed since the last call (all of them at the first),
+    /// and none from now on.
+    pub fn take_changed(&mut self) -> Spans {
+        self.changed.take()
     }
 
     /// The words (bit `b % 64` of word `b / 64` is block `b`), as exposed.
@@ -54,7 +72,7 @@ impl FreeMap {
 
     /// Free blocks.
     pub fn free_count(&self) -> u64 {
-        self.nblocks - self.words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>()
+        self.nblocks - self.used
     }
 
     fn word(&self, block: u64) -> Option<u64> {

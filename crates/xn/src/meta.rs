@@ -56,7 +56,7 @@ impl Xn {
         for b in ext.blocks() {
             self.map.set(b, true);
         }
-        if let Some(m) = self.reg.get_mut(meta) {
+        if let Some(mut m) = self.reg.get_mut(meta) {
             m.children += ext.len;
         }
         Ok(())
@@ -113,7 +113,7 @@ impl Xn {
         self.will_free.try_reserve(n).map_err(|_| Refusal::NoMemory)?;
         self.commit(mem, meta, new)?;
         for b in ext.blocks() {
-            let Some(c) = self.reg.get_mut(b) else { continue };
+            let Some(mut c) = self.reg.get_mut(b) else { continue };
             if let Some(frame) = c.frame.take() {
                 release(b, frame);
             }
@@ -126,7 +126,7 @@ impl Xn {
             }
         }
         self.reg.remove_run(ext.start, ext.end(), |_, c| c.freed.is_none());
-        if let Some(m) = self.reg.get_mut(meta) {
+        if let Some(mut m) = self.reg.get_mut(meta) {
             m.children = m.children.saturating_sub(ext.len);
         }
         Ok(())
@@ -151,7 +151,7 @@ impl Xn {
 
     /// Copies `new` into the frame of `meta` and marks it dirty.
     fn commit(&mut self, mem: &mut impl Frames, meta: u64, new: &[u8; BLOCK_SIZE]) -> Result<(), Refusal> {
-        let m = self.reg.get_mut(meta).ok_or(Refusal::NotAllocated(meta))?;
+        let mut m = self.reg.get_mut(meta).ok_or(Refusal::NotAllocated(meta))?;
         let frame = m.frame.ok_or(Refusal::NotBound(meta))?;
         mem.write(frame).ok_or(Refusal::NotBound(meta))?.copy_from_slice(new);
         m.dirty = true;

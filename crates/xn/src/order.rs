@@ -58,7 +58,7 @@ impl Xn {
         let frame = e.frame.ok_or(Refusal::NotBound(block))?;
         if e.is_meta() {
             let content = mem.read(frame).ok_or(Refusal::NotBound(block))?;
-            let owned = self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content)?;
+            let owned = self.owns_known(&e, block, content)?;
             for child in owned.extents().iter().flat_map(|x| x.blocks()) {
                 let c = self.reg.get(child).ok_or(Refusal::NotAllocated(child))?;
                 if c.durable_seq(self.durable) == 0 {
@@ -75,7 +75,7 @@ impl Xn {
     /// wrapper holds XN's lock throughout).
     pub fn write_record(&mut self, plan: WritePlan) -> WriteReceipt {
         let issued = match self.reg.get_mut(plan.block).filter(|m| m.generation == plan.generation) {
-            Some(m) => {
+            Some(mut m) => {
                 m.issued += 1;
                 m.in_flight = true;
                 m.dirty = false;
@@ -97,7 +97,7 @@ impl Xn {
     /// The write completed (not yet durable: that takes a flush).
     pub fn write_done(&mut self, t: WriteReceipt) {
         let (epoch, durable) = (self.epoch, self.durable);
-        if let Some(e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
+        if let Some(mut e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
             e.in_flight = false;
             e.completed(t.seq, epoch, durable);
         }
@@ -106,7 +106,7 @@ impl Xn {
     /// The write failed. The block is dirty again; since part of it may
     /// have reached the disk, it still counts as issued.
     pub fn write_failed(&mut self, t: WriteReceipt) {
-        if let Some(e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
+        if let Some(mut e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
             e.in_flight = false;
             e.dirty = true;
         }
@@ -130,7 +130,7 @@ impl Xn {
 
     /// The wrapper saw the application dirty a data block's frame.
     pub fn mark_dirty(&mut self, block: u64) {
-        if let Some(e) = self.reg.get_mut(block) {
+        if let Some(mut e) = self.reg.get_mut(block) {
             e.dirty = true;
         }
     }

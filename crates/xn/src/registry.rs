@@ -4,9 +4,11 @@
 
 use alloc::vec::Vec;
 
-use oxok_abi::xn::{DATA, state};
+use core::ops::{Deref, DerefMut};
 
-use crate::Refusal;
+use oxok_abi::xn::{DATA, MAX_FS, state};
+
+use crate::{Refusal, Spans};
 
 /// Open epochs with completions an entry remembers exactly.
 pub(crate) const PENDING: usize = 4;
@@ -142,30 +144,76 @@ impl Entry {
     }
 }
 
-/// The entries, sorted by block, and the positions changed since the
-/// exposed rows were last brought up to date ([`take_changed`]).
+/// The entries, sorted by block, the positions changed since the
+/// exposed rows were last brought up to date ([`take_changed`]), and the
+/// counts the exposed header shows, kept as entries come, go and change.
 ///
 /// [`take_changed`]: Registry::take_changed
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Registry(Vec<(u64, Entry)>, Changed);
+pub(crate) struct Registry(Vec<(u64, Entry)>, Spans, Tally);
 
-/// Positions `lo..hi` whose entry may differ from its exposed row (empty
-/// when `lo >= hi`): an entry handed out for change, or every position
-/// from an insertion or removal on (the later entries moved).
-#[derive(Clone, Copy, Debug, Default)]
-struct Changed {
-    lo: usize,
-    hi: usize,
+/// Entries with a cache frame, and entries per file system (numbers past
+/// [`MAX_FS`] uncounted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub cached: u64,
+    pub per_fs: [u64; MAX_FS],
+}
+
+impl Tally {
+    /// What `e` adds to the counts.
+    fn key(e: &Entry) -> (bool, u32) {
+        (e.frame.is_some(), e.fs)
+    }
+
+    fn count(&mut self, (cached, fs): (bool, u32), add: bool) {
+        let step = |n: &mut u64| *n = if add { n.wrapping_add(1) } else { n.wrapping_sub(1) };
+        if cached {
+            step(&mut self.cached);
+        }
+        if let Some(n) = self.per_fs.get_mut(fs as usize) {
+            step(n);
+        }
+    }
+}
+
+/// An entry handed out for change ([`Registry::get_mut`]): the counts
+/// follow whatever the change did to its frame or file system.
+pub(crate) struct EntryMut<'a> {
+    entry: &'a mut Entry,
+    tally: &'a mut Tally,
+    was: (bool, u32),
+}
+
+impl Deref for EntryMut<'_> {
+    type Target = Entry;
+    fn deref(&self) -> &Entry {
+        self.entry
+    }
+}
+
+impl DerefMut for EntryMut<'_> {
+    fn deref_mut(&mut self) -> &mut Entry {
+        self.entry
+    }
+}
+
+impl Drop for EntryMut<'_> {
+    fn drop(&mut self) {
+        let now = Tally::key(self.entry);
+        if now != self.was {
+            self.tally.count(self.was, false);
+            self.tally.count(now, true);
+        }
+    }
 }
 
 impl Registry {
+    /// Positions `lo..hi` may differ from their exposed rows: an entry
+    /// handed out for change, or every position from an insertion or
+    /// removal on (the later entries moved).
     fn mark(&mut self, lo: usize, hi: usize) {
-        let c = &mut self.1;
-        if c.lo >= c.hi {
-            *c = Changed { lo, hi };
-        } else {
-            *c = Changed { lo: c.lo.min(lo), hi: c.hi.max(hi) };
-        }
+        self.1.add(lo, hi);
     }
 
     /// Every position changed (a change that alters every entry's state).
@@ -173,11 +221,9 @@ impl Registry {
         self.mark(0, usize::MAX);
     }
 
-    /// The positions changed since the last call (clamped to the entries
-    /// there are now), and none from now on.
-    pub fn take_changed(&mut self) -> core::ops::Range<usize> {
-        let c = core::mem::take(&mut self.1);
-        c.lo.min(self.0.len())..c.hi.min(self.0.len())
+    /// The positions changed since the last call, and none from now on.
+    pub fn take_changed(&mut self) -> Spans {
+        self.1.take()
     }
 
     /// The entry at position `i` (the exposed table's row `i`).
@@ -198,10 +244,18 @@ impl Registry {
         self.find(block).ok().and_then(|i| self.0.get(i)).map(|(_, e)| e)
     }
 
-    pub fn get_mut(&mut self, block: u64) -> Option<&mut Entry> {
+    pub fn get_mut(&mut self, block: u64) -> Option<EntryMut<'_>> {
         let i = self.find(block).ok()?;
         self.mark(i, i + 1);
-        self.0.get_mut(i).map(|(_, e)| e)
+        let Registry(entries, _, tally) = self;
+        let entry = entries.get_mut(i).map(|(_, e)| e)?;
+        let was = Tally::key(entry);
+        Some(EntryMut { entry, tally, was })
+    }
+
+    /// The counts: entries with a cache frame, entries per file system.
+    pub fn tally(&self) -> &Tally {
+        &self.2
     }
 
     /// Makes room for `n` more entries.
@@ -217,11 +271,14 @@ impl Registry {
             Ok(i) => {
                 self.mark(i, i + 1);
                 if let Some(slot) = self.0.get_mut(i) {
+                    self.2.count(Tally::key(&slot.1), false);
+                    self.2.count(Tally::key(&entry), true);
                     slot.1 = entry;
                 }
             }
             Err(i) => {
                 self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+                self.2.count(Tally::key(&entry), true);
                 self.0.insert(i, (block, entry));
                 self.mark(i, self.0.len());
             }
@@ -237,7 +294,9 @@ impl Registry {
         self.0.try_reserve(count).map_err(|_| Refusal::NoMemory)?;
         let at = self.0.partition_point(|&(b, _)| b < start);
         for b in start..start.saturating_add(n) {
-            self.0.push((b, make()));
+            let e = make();
+            self.2.count(Tally::key(&e), true);
+            self.0.push((b, e));
         }
         if let Some(tail) = self.0.get_mut(at..) {
             tail.rotate_right(count);
@@ -254,8 +313,10 @@ impl Registry {
         self.mark(lo, self.0.len());
         let mut w = lo;
         for r in lo..hi {
-            let keep = self.0.get(r).is_some_and(|(b, e)| !drop(*b, e));
-            if keep {
+            let Some((b, e)) = self.0.get(r) else { break };
+            if drop(*b, e) {
+                self.2.count(Tally::key(e), false);
+            } else {
                 self.0.swap(w, r);
                 w += 1;
             }
@@ -267,6 +328,7 @@ impl Registry {
     /// before any lookup.
     pub fn push_unsorted(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
         self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+        self.2.count(Tally::key(&entry), true);
         self.0.push((block, entry));
         self.mark_all();
         Ok(())
@@ -283,7 +345,7 @@ impl Registry {
     pub fn count_children(&mut self) {
         for i in 0..self.0.len() {
             let Some(&(_, Entry { parent: Some((p, _)), .. })) = self.0.get(i) else { continue };
-            if let Some(pe) = self.get_mut(p) {
+            if let Some(mut pe) = self.get_mut(p) {
                 pe.children += 1;
             }
         }
@@ -292,7 +354,9 @@ impl Registry {
     pub fn remove(&mut self, block: u64) -> Option<Entry> {
         let i = self.find(block).ok()?;
         self.mark(i, self.0.len());
-        Some(self.0.remove(i).1)
+        let e = self.0.remove(i).1;
+        self.2.count(Tally::key(&e), false);
+        Some(e)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::{ANYONE, BLOCK_SIZE, INSN_SIZE, MAX_EXTENTS, MAX_PRINCIPALS, TEMPLATE_HEADER, TemplateHeader, func};
 
-use crate::{Creds, Emit, Extent, Fault, Owned, SetError, Udf, VerifyError, verify};
+use crate::{Creds, Emit, Extent, Fault, Owned, ReadSet, SetError, Udf, VerifyError, verify};
 
 /// A verified template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,22 +66,37 @@ impl Template {
     /// for a disk of `nblocks` blocks and a file system with `types`
     /// templates.
     pub fn owns(&self, block: &[u8; BLOCK_SIZE], nblocks: u64, types: u32) -> Result<Owned, OwnsError> {
+        self.owns_reading(block, nblocks, types, None)
+    }
+
+    /// [`owns`](Template::owns), adding to `reads` the words it read.
+    pub fn owns_reading(
+        &self,
+        block: &[u8; BLOCK_SIZE],
+        nblocks: u64,
+        types: u32,
+        reads: Option<&mut ReadSet>,
+    ) -> Result<Owned, OwnsError> {
         let mut out: Vec<Extent> = Vec::new();
         let mut bad_type = None;
         self.owns
-            .run(block, &mut |e| {
-                let Emit::Extent { start, len, ty } = e else { return Ok(()) };
-                if out.len() == MAX_EXTENTS {
-                    return Err(Fault::TooManyResults);
-                }
-                out.try_reserve(1).map_err(|_| Fault::NoMemory)?;
-                let ty = u32::try_from(ty).unwrap_or_else(|_| {
-                    bad_type.get_or_insert(start);
-                    u32::MAX
-                });
-                out.push(Extent::new(start, len, ty));
-                Ok(())
-            })
+            .run_reading(
+                block,
+                &mut |e| {
+                    let Emit::Extent { start, len, ty } = e else { return Ok(()) };
+                    if out.len() == MAX_EXTENTS {
+                        return Err(Fault::TooManyResults);
+                    }
+                    out.try_reserve(1).map_err(|_| Fault::NoMemory)?;
+                    let ty = u32::try_from(ty).unwrap_or_else(|_| {
+                        bad_type.get_or_insert(start);
+                        u32::MAX
+                    });
+                    out.push(Extent::new(start, len, ty));
+                    Ok(())
+                },
+                reads,
+            )
             .map_err(OwnsError::Fault)?;
         if let Some(start) = bad_type {
             return Err(OwnsError::Set(SetError::BadType(start)));

@@ -68,6 +68,35 @@ impl fmt::Display for Fault {
     }
 }
 
+/// The 8-byte words of a block a run may have read: bit `i` for bytes
+/// `8i..8i + 8`. A run over another block that differs from this one only
+/// in words outside the set reads the same values, takes the same path and
+/// emits the same results: the UDF is deterministic and reads nothing else.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadSet([u64; BLOCK_SIZE / 8 / 64]);
+
+impl ReadSet {
+    /// Marks the words of bytes `addr..addr + bytes` (at most 8 bytes, so
+    /// at most two words).
+    fn mark(&mut self, addr: usize, bytes: u8) {
+        let first = addr / 8;
+        let last = (addr + usize::from(bytes).clamp(1, 8) - 1) / 8;
+        for w in [first, last] {
+            if let Some(x) = self.0.get_mut(w / 64) {
+                *x |= 1 << (w % 64);
+            }
+        }
+    }
+
+    /// Whether `a` and `b` agree on every word of the set.
+    pub fn same_on(&self, a: &[u8; BLOCK_SIZE], b: &[u8; BLOCK_SIZE]) -> bool {
+        a.chunks_exact(8)
+            .zip(b.chunks_exact(8))
+            .enumerate()
+            .all(|(w, (x, y))| x == y || self.0.get(w / 64).is_none_or(|m| m & (1 << (w % 64)) == 0))
+    }
+}
+
 /// An open loop while running.
 #[derive(Clone, Copy, Default)]
 struct Pass {
@@ -106,6 +135,16 @@ impl Udf {
         block: &[u8; BLOCK_SIZE],
         emit: &mut impl FnMut(Emit) -> Result<(), Fault>,
     ) -> Result<u64, Fault> {
+        self.run_reading(block, emit, None)
+    }
+
+    /// [`run`](Udf::run), adding to `reads` every word a load touched.
+    pub fn run_reading(
+        &self,
+        block: &[u8; BLOCK_SIZE],
+        emit: &mut impl FnMut(Emit) -> Result<(), Fault>,
+        mut reads: Option<&mut ReadSet>,
+    ) -> Result<u64, Fault> {
         let mut regs = [0u64; REGS];
         let mut loops = [Pass::default(); MAX_DEPTH];
         let mut depth = 0usize;
@@ -138,6 +177,10 @@ impl Udf {
                 Insn::Load { bytes, d, base, off } => {
                     regs[r(d)] = load(block, regs[r(base)], off, bytes)
                         .ok_or(Fault::OutOfBlock { at: pc - 1, addr: regs[r(base)].saturating_add(u64::from(off)) })?;
+                    if let Some(set) = reads.as_deref_mut() {
+                        // In the block: `load` checked it.
+                        set.mark((regs[r(base)] + u64::from(off)) as usize, bytes);
+                    }
                 }
                 Insn::Jump { if_zero, r: t, skip } => {
                     if (regs[r(t)] == 0) == if_zero {
@@ -165,9 +208,15 @@ impl Udf {
 }
 
 /// The little-endian `bytes`-byte word at `base + off`, if it lies inside
-/// the block.
+/// the block (`bytes` is 1, 2, 4 or 8: the verifier allows no other).
 fn load(block: &[u8; BLOCK_SIZE], base: u64, off: u32, bytes: u8) -> Option<u64> {
     let addr = usize::try_from(base.checked_add(u64::from(off))?).ok()?;
-    let word = block.get(addr..addr.checked_add(usize::from(bytes))?)?;
-    Some(word.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b)))
+    let at = |n: usize| block.get(addr..addr.checked_add(n)?);
+    Some(match bytes {
+        1 => u64::from(*block.get(addr)?),
+        2 => u64::from(u16::from_le_bytes(at(2)?.try_into().ok()?)),
+        4 => u64::from(u32::from_le_bytes(at(4)?.try_into().ok()?)),
+        8 => u64::from_le_bytes(at(8)?.try_into().ok()?),
+        n => at(usize::from(n))?.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b)),
+    })
 }

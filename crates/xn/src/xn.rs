@@ -7,7 +7,7 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
 
 use crate::registry::{Entry, Registry};
 use crate::template::Acl;
-use crate::{Creds, Frame, FreeMap, Owned, OwnsError, Refusal, Template, VerifyError};
+use crate::{Creds, Frame, FreeMap, Owned, OwnsError, ReadSet, Refusal, Spans, Template, VerifyError};
 
 /// The kernel's access to frame contents (its direct map; a `HashMap` in
 /// tests). XN only ever names frames the wrapper gave it.
@@ -65,6 +65,24 @@ pub struct Xn {
     /// Every epoch up to this one is durable.
     pub(crate) durable: u64,
     pub(crate) next_gen: u64,
+    /// `owns` of the content the last change proposed for one metadata
+    /// block ([`change_check`](Xn::change_check)): a run of changes to one
+    /// block runs `owns` once per change, not twice, and not at all for a
+    /// change to bytes `owns` never read (a file's size).
+    pub(crate) memo: Option<OwnsMemo>,
+}
+
+/// One metadata block's content, its `owns` result and the words that run
+/// read. Valid for any block with the same bytes in those words, so it is
+/// used only after comparing them; nothing needs to invalidate it.
+#[derive(Clone, Debug)]
+pub(crate) struct OwnsMemo {
+    block: u64,
+    fs: u32,
+    ty: u32,
+    content: [u8; BLOCK_SIZE],
+    owned: Owned,
+    reads: ReadSet,
 }
 
 impl Xn {
@@ -80,6 +98,7 @@ impl Xn {
             epoch: 1,
             durable: 0,
             next_gen: 1,
+            memo: None,
         })
     }
 
@@ -124,7 +143,7 @@ impl Xn {
         if !self.map.is_free(block) {
             return Err(Refusal::NotFree(block));
         }
-        if !self.owns_of(t, fs.0, block, content)?.is_empty() {
+        if !self.owns_of(t, fs.0, block, content, None)?.is_empty() {
             return Err(Refusal::OwnsMismatch(block));
         }
         self.reg.reserve(1)?;
@@ -161,17 +180,15 @@ impl Xn {
     }
 
     /// Registered blocks, cached blocks, and registered blocks per file
-    /// system (index: file-system number; numbers past `per_fs` uncounted):
-    /// one pass over the entries, no state judged.
+    /// system (index: file-system number; numbers past `per_fs` or
+    /// [`MAX_FS`](oxok_abi::xn::MAX_FS) uncounted): kept as the registry
+    /// changes, so this costs nothing per entry.
     pub fn counts(&self, per_fs: &mut [u64]) -> (u64, u64) {
-        let mut cached = 0;
-        for (_, e) in self.reg.iter() {
-            cached += u64::from(e.frame.is_some());
-            if let Some(n) = per_fs.get_mut(e.fs as usize) {
-                *n += 1;
-            }
+        let t = self.reg.tally();
+        for (n, c) in per_fs.iter_mut().zip(t.per_fs.iter()) {
+            *n = *c;
         }
-        (self.reg.len() as u64, cached)
+        (self.reg.len() as u64, t.cached)
     }
 
     /// Registered blocks.
@@ -187,8 +204,14 @@ impl Xn {
     /// The positions in [`blocks`](Xn::blocks)' order whose view may have
     /// changed since the last call (an exposed copy rewrites only these);
     /// the first call after [`new`](Xn::new) or recovery covers all.
-    pub fn take_changed(&mut self) -> core::ops::Range<usize> {
+    pub fn take_changed(&mut self) -> Spans {
         self.reg.take_changed()
+    }
+
+    /// The free map's words changed since the last call (all at the
+    /// first): an exposed copy rewrites only these.
+    pub fn take_changed_map(&mut self) -> Spans {
+        self.map.take_changed()
     }
 
     /// The free map.
@@ -226,7 +249,18 @@ impl Xn {
     /// Runs `owns` over the cached metadata `block`.
     pub fn owns(&self, mem: &impl Frames, block: u64) -> Result<Owned, Refusal> {
         let (e, content) = self.cached_meta(mem, block)?;
-        self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content)
+        self.owns_known(&e, block, content)
+    }
+
+    /// `owns` of metadata `block` (entry `e`) holding `content`: the memo's
+    /// when it holds the same bytes where its run read, else a run.
+    pub(crate) fn owns_known(&self, e: &Entry, block: u64, content: &[u8; BLOCK_SIZE]) -> Result<Owned, Refusal> {
+        match &self.memo {
+            Some(m) if (m.block, m.fs, m.ty) == (block, e.fs, e.ty) && m.reads.same_on(&m.content, content) => {
+                m.owned.try_clone().map_err(|_| Refusal::NoMemory)
+            }
+            _ => self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content, None),
+        }
     }
 
     // ---- helpers shared by the operations ----
@@ -253,8 +287,9 @@ impl Xn {
         fs: u32,
         block: u64,
         content: &[u8; BLOCK_SIZE],
+        reads: Option<&mut ReadSet>,
     ) -> Result<Owned, Refusal> {
-        t.owns(content, self.map.nblocks(), self.types(fs)).map_err(|e| match e {
+        t.owns_reading(content, self.map.nblocks(), self.types(fs), reads).map_err(|e| match e {
             OwnsError::Fault(f) => Refusal::UdfFault(block, f),
             OwnsError::Set(s) => Refusal::BadOwns(block, s),
         })
@@ -308,8 +343,12 @@ impl Xn {
     /// The common checks of allocate, free and modify: `meta` is a live,
     /// cached metadata block not in flight, and the caller may write it.
     /// Returns (entry, template, owns before, owns after).
+    ///
+    /// `owns` runs over the old content only when the memo does not hold
+    /// it, and over the new only when the two differ in a word the run over
+    /// the old read; the new content's result becomes the memo.
     pub(crate) fn change_check(
-        &self,
+        &mut self,
         mem: &impl Frames,
         creds: &(impl Creds + ?Sized),
         meta: u64,
@@ -320,9 +359,26 @@ impl Xn {
             return Err(Refusal::InFlight(meta));
         }
         self.check_rights(mem, creds, meta, rights::WRITE)?;
+        let memo = self
+            .memo
+            .take()
+            .filter(|m| (m.block, m.fs, m.ty) == (meta, e.fs, e.ty) && m.reads.same_on(&m.content, old));
         let t = self.template(e.fs, e.ty)?;
-        let before = self.owns_of(t, e.fs, meta, old)?;
-        let after = self.owns_of(t, e.fs, meta, new)?;
+        let (before, reads) = match memo {
+            Some(m) => (m.owned, m.reads),
+            None => {
+                let mut reads = ReadSet::default();
+                (self.owns_of(t, e.fs, meta, old, Some(&mut reads))?, reads)
+            }
+        };
+        let (after, after_reads) = if reads.same_on(old, new) {
+            (before.try_clone().map_err(|_| Refusal::NoMemory)?, reads)
+        } else {
+            let mut r = ReadSet::default();
+            (self.owns_of(t, e.fs, meta, new, Some(&mut r))?, r)
+        };
+        let owned = after.try_clone().map_err(|_| Refusal::NoMemory)?;
+        self.memo = Some(OwnsMemo { block: meta, fs: e.fs, ty: e.ty, content: *new, owned, reads: after_reads });
         Ok((e, before, after))
     }
 }

@@ -43,6 +43,8 @@ struct Model {
     /// The exposed rows as the kernel keeps them: rewritten only where
     /// `take_changed` says.
     rows: Vec<(u64, BlockView)>,
+    /// The exposed free map, rewritten only where `take_changed_map` says.
+    map: Vec<u64>,
 }
 
 impl Model {
@@ -62,6 +64,7 @@ impl Model {
             reaped: 0,
             refusals: HashMap::new(),
             rows: Vec::new(),
+            map: Vec::new(),
         };
         // The root reaches the disk first.
         let t = m.xn.write_begin(&m.mem, 1).unwrap();
@@ -116,7 +119,8 @@ impl Model {
     /// Brings the exposed copy up to date from the changed positions only,
     /// and checks it against the whole registry.
     fn check_rows(&mut self) {
-        for i in self.xn.take_changed() {
+        let len = self.xn.registered();
+        for i in self.xn.take_changed().positions(len) {
             let row = self.xn.block_at(i).unwrap();
             match self.rows.get_mut(i) {
                 Some(r) => *r = row,
@@ -126,6 +130,23 @@ impl Model {
         self.rows.truncate(self.xn.registered());
         let all: Vec<(u64, BlockView)> = self.xn.blocks().collect();
         assert_eq!(self.rows, all, "rows rewritten where changed vs the registry");
+        // The free map's words likewise, and the counts kept as XN goes
+        // against counting.
+        let words = self.xn.free_map().words().to_vec();
+        self.map.resize(words.len(), 0);
+        for i in self.xn.take_changed_map().positions(words.len()) {
+            self.map[i] = words[i];
+        }
+        assert_eq!(self.map, words, "free map rewritten where changed");
+        let free = (0..N).filter(|&b| self.xn.free_map().is_free(b)).count() as u64;
+        assert_eq!(self.xn.free_map().free_count(), free, "free count");
+        let mut per_fs = [0u64; 4];
+        let (registered, cached) = self.xn.counts(&mut per_fs);
+        assert_eq!(registered, all.len() as u64);
+        assert_eq!(cached, all.iter().filter(|(_, v)| v.frame.is_some()).count() as u64, "cached count");
+        for (fs, n) in per_fs.iter().enumerate() {
+            assert_eq!(*n, all.iter().filter(|(_, v)| v.fs.0 as usize == fs).count() as u64, "usage of {fs}");
+        }
     }
 
     fn free_slot(&self, d: u64) -> Option<usize> {

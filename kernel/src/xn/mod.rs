@@ -111,6 +111,30 @@ pub fn shut_down() {
     drop(XN.lock().take());
 }
 
+/// Set by the disk's completion interrupt, taken by the scheduler.
+static IRQ: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// The disk's completion interrupt arrived (interrupt context: only flags).
+pub fn interrupt() {
+    IRQ.store(true, core::sync::atomic::Ordering::Release);
+}
+
+/// Whether the completion interrupt arrived since the last call.
+pub fn take_interrupt() -> bool {
+    IRQ.swap(false, core::sync::atomic::Ordering::Acquire)
+}
+
+/// After the completion interrupt: collects finished requests and
+/// publishes them; how many finished. Bounded: at most the requests in
+/// flight, each of which an XN call submitted.
+pub fn poll_interrupt() -> usize {
+    let mut guard = XN.lock();
+    let Some(s) = guard.as_mut() else { return 0 };
+    let n = s.collect();
+    s.publish();
+    n
+}
+
 /// Collects finished requests (called every tick).
 pub fn poll() {
     if let Some(s) = XN.lock().as_mut() {
@@ -193,8 +217,8 @@ impl XnState {
         self.submit(Op::Flush, 0, None, req)
     }
 
-    /// Handles every finished request.
-    fn collect(&mut self) {
+    /// Handles every finished request; how many.
+    fn collect(&mut self) -> usize {
         let mut finished: [(u64, bool); crate::dev::virtio_blk::SLOTS * 2] =
             [(0, false); crate::dev::virtio_blk::SLOTS * 2];
         let mut n = 0;
@@ -236,6 +260,7 @@ impl XnState {
             }
         }
         self.catalog_step();
+        n
     }
 
     /// Free request slots on the device.

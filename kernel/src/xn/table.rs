@@ -2,9 +2,10 @@
 //! read-only into every address space — header, roots, per-file-system
 //! usage, the free map and the registry rows. Only this module writes it,
 //! after every XN call and every tick that changed something: the header,
-//! roots, usage and free map whole, of the rows only those XN names as
-//! changed (`Xn::take_changed`), so a call costs what it changed, not the
-//! size of the registry.
+//! roots and usage whole (their counts kept by XN as it goes), of the free
+//! map's words and the registry's rows only those XN names as changed
+//! (`Xn::take_changed_map`, `Xn::take_changed`), so a call costs what it
+//! changed, not the size of the disk or of the registry.
 
 use super::XnState;
 use crate::mem::access::KernelFrame;
@@ -54,6 +55,7 @@ impl XnState {
         }
         self.changed = false;
         let rows = self.xn.take_changed();
+        let map_changed = self.xn.take_changed_map();
         let xn = &self.xn;
         let map = xn.free_map();
         // One pass over the registry for every count.
@@ -91,13 +93,17 @@ impl XnState {
             fss[i * 2 + 1] = per_fs[i];
         }
         write(XN_FSS, &words(&fss));
+        // Only the free map's words that changed.
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
-        let map_words = &map.words()[..map.words().len().min(limit)];
-        write(XN_FREE_MAP, &words(map_words));
+        for i in map_changed.positions(map.words().len().min(limit)) {
+            if let Some(w) = map.words().get(i) {
+                write(XN_FREE_MAP + i as u64 * 8, &w.to_le_bytes());
+            }
+        }
         // Only the rows whose entry may have changed (an insertion or a
         // removal moves the rows after it; a flush changes every state).
         let mut row = [0u8; 32];
-        for n in rows.start..rows.end.min(XN_ROWS_MAX) {
+        for n in rows.positions(xn.registered().min(XN_ROWS_MAX)) {
             let Some((b, v)) = xn.block_at(n) else { break };
             row[0..8].copy_from_slice(&b.to_le_bytes());
             row[8..16].copy_from_slice(&v.frame.map_or(u64::MAX, oxok_xn::Frame::raw).to_le_bytes());

@@ -88,6 +88,12 @@ impl Bindings {
         self.bound.keys().copied().collect()
     }
 
+    /// Whether `block` is bound (so cached: the kernel keeps a bound
+    /// block's frame until it is unbound).
+    pub fn contains(&self, block: u64) -> bool {
+        self.bound.contains_key(&block)
+    }
+
     /// Blocks bound now.
     pub fn len(&self) -> usize {
         self.bound.len()

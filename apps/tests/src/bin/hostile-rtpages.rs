@@ -61,8 +61,8 @@ fn main(_: Args) -> i32 {
     t.check(SharedPage::writable(VA).is_none() && SharedPage::readable(VA).is_none(), "an unmapped page is none");
     t.expect(PageRef::claim(VA, false).err(), Some(Error::BadAddress), "an unmapped page cannot be claimed");
 
-    // Two real pages.
-    let mut slots = [0u64; 2];
+    // Real pages (the first two for shared pages, all for claims).
+    let mut slots = [0u64; 10];
     for (i, slot) in slots.iter_mut().enumerate() {
         let Ok([s, _]) = sys::frame_alloc(ANY_FRAME) else {
             t.check(false, "frame_alloc");
@@ -114,6 +114,20 @@ fn main(_: Args) -> i32 {
         }
         Err(e) => t.check(false, &alloc::format!("claim of a mapped page: {e:?}")),
     }
+    // More claims at once than the runtime's small table holds: each still
+    // counts, and each ends with its value.
+    let pages = slots.len() as u64;
+    let reads: alloc::vec::Vec<_> = (0..pages).map(|i| PageRef::claim(VA + i * PAGE_SIZE, false)).collect();
+    t.check(reads.iter().all(Result::is_ok), "ten read claims at once");
+    for i in [0, pages - 1] {
+        let busy = PageRef::claim(VA + i * PAGE_SIZE, true).err();
+        t.expect(busy, Some(Error::Busy), &alloc::format!("page {i} of ten read-claimed: no writable claim"));
+    }
+    drop(reads);
+    let writes: alloc::vec::Vec<_> = (0..pages).map(|i| PageRef::claim(VA + i * PAGE_SIZE, true)).collect();
+    t.check(writes.iter().all(Result::is_ok), "every read claim ended: ten writable claims");
+    t.expect(PageRef::claim(VA + (pages - 1) * PAGE_SIZE, false).err(), Some(Error::Busy), "and they exclude readers");
+    drop(writes);
     // Read-only now: no writable page, no writable claim, no guest write.
     let _ = sys::page_protect(0, VA, pte::NO_EXECUTE, oxok_libos::abi::PROTECT);
     t.check(SharedPage::writable(VA).is_none(), "a read-only page is not a writable shared page");

@@ -15,6 +15,12 @@ use crate::layout::*;
 /// Largest file: [`EXTENTS`] full extents.
 pub const MAX_FILE: u64 = EXTENTS as u64 * EXT_MAX * BSIZE;
 
+/// Blocks read ahead of a read that finds its first block not cached:
+/// the rest of the read and this many after it come in one sorted batch
+/// (as many requests in flight as the disk takes) instead of one request,
+/// and one wait, per block.
+pub const READ_AHEAD: u64 = 128;
+
 impl<D: Disk> Fs<D> {
     /// The file `path` names (not a directory).
     pub(crate) fn file(&mut self, path: &str) -> Result<Found, FsError> {
@@ -33,6 +39,15 @@ impl<D: Disk> Fs<D> {
         }
         let r = f.rec;
         let n = r.size.saturating_sub(off).min(buf.len() as u64) as usize;
+        if n > 0 {
+            let first = off / BSIZE;
+            if r.block_at(first).is_some_and(|b| !self.disk.is_cached(b)) {
+                let end = ((off + n as u64).div_ceil(BSIZE) + READ_AHEAD).min(r.blocks());
+                let mut blocks: Vec<u64> = (first..end).filter_map(|i| r.block_at(i)).collect();
+                blocks.sort_unstable();
+                self.disk.prefetch(&blocks)?;
+            }
+        }
         let mut done = 0;
         while done < n {
             let pos = off + done as u64;
@@ -69,8 +84,9 @@ impl<D: Disk> Fs<D> {
         }
         let mut r = f.rec;
         if end.div_ceil(BSIZE) > r.blocks() {
+            // The new size goes with the new blocks (one change).
             let hint = r.block_at(0).unwrap_or(f.at.block + 1);
-            r = self.grow(f.inode, end.div_ceil(BSIZE), 0, hint)?;
+            r = self.grow_sized(f.inode, end.div_ceil(BSIZE), 0, hint, Some(end.max(r.size)))?;
         }
         let mut done = 0;
         while done < data.len() {
@@ -78,7 +94,8 @@ impl<D: Disk> Fs<D> {
             let block = r.block_at(pos / BSIZE).ok_or(FsError::Corrupt("block missing after grow"))?;
             let at = (pos % BSIZE) as usize;
             let k = (BLOCK_SIZE - at).min(data.len() - done);
-            let mut b = self.get(block)?;
+            // A whole block is written without reading what it held.
+            let mut b = if k == BLOCK_SIZE { [0; BLOCK_SIZE] } else { self.get(block)? };
             b[at..at + k].copy_from_slice(&data[done..done + k]);
             self.disk.write_data(block, &b)?;
             done += k;

@@ -187,10 +187,10 @@ impl<D: Disk> Fs<D> {
         for block in self.dir_blocks(dir)? {
             let b = self.get(block)?;
             for i in 0..RECORDS {
-                let r = record(&b, i);
-                if (r.kind == K_FILE || r.kind == K_LINK) && r.name() == name {
+                let kind = kind_at(&b, i);
+                if (kind == K_FILE || kind == K_LINK) && name_at(&b, i) == name {
                     let at = Loc { block, rec: i };
-                    return Ok(Some(self.found(at, r)?));
+                    return Ok(Some(self.found(at, record(&b, i))?));
                 }
             }
         }

@@ -96,7 +96,7 @@ impl<D: Disk> Fs<D> {
     fn is_empty_dir(&mut self, dir: Loc) -> Result<bool, FsError> {
         for block in self.dir_blocks(dir)? {
             let b = self.get(block)?;
-            if (0..RECORDS).any(|i| record(&b, i).kind != K_FREE) {
+            if (0..RECORDS).any(|i| kind_at(&b, i) != K_FREE) {
                 return Ok(false);
             }
         }

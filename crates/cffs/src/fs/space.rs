@@ -73,14 +73,29 @@ impl<D: Disk> Fs<D> {
     /// near `hint`; returns the new record. On failure (disk full, too many
     /// extents) it frees what it took: all or nothing.
     pub(crate) fn grow(&mut self, at: Loc, want: u64, ty: u16, hint: u64) -> Result<Record, FsError> {
+        self.grow_sized(at, want, ty, hint, None)
+    }
+
+    /// [`grow`](Fs::grow), the record's size becoming `size` (when given)
+    /// in the same change as its last extent: a file growing by a write
+    /// costs one metadata change, not two. Earlier steps keep the old size,
+    /// so every image has at least the blocks its size needs.
+    pub(crate) fn grow_sized(
+        &mut self,
+        at: Loc,
+        want: u64,
+        ty: u16,
+        hint: u64,
+        size: Option<u64>,
+    ) -> Result<Record, FsError> {
         let had = self.rec(at)?.blocks();
-        self.grow_some(at, want, ty, hint).or_else(|e| {
+        self.grow_some(at, want, ty, hint, size).or_else(|e| {
             self.shrink(at, had)?;
             Err(e)
         })
     }
 
-    fn grow_some(&mut self, at: Loc, want: u64, ty: u16, hint: u64) -> Result<Record, FsError> {
+    fn grow_some(&mut self, at: Loc, want: u64, ty: u16, hint: u64, size: Option<u64>) -> Result<Record, FsError> {
         let mut r = self.rec(at)?;
         while r.blocks() < want {
             let need = want - r.blocks();
@@ -108,6 +123,9 @@ impl<D: Disk> Fs<D> {
                     Extent::new(start, k, u32::from(ty))
                 }
             };
+            if let Some(size) = size.filter(|_| r.blocks() >= want) {
+                r.size = size;
+            }
             let mut b = self.get(at.block)?;
             set_record(&mut b, at.rec, &r);
             self.disk.alloc(at.block, &b, ext)?;
@@ -150,7 +168,7 @@ impl<D: Disk> Fs<D> {
                 block = b;
             }
             let tb = self.get(block)?;
-            if let Some(rec) = (0..RECORDS).find(|&i| record(&tb, i).kind == K_FREE) {
+            if let Some(rec) = (0..RECORDS).find(|&i| kind_at(&tb, i) == K_FREE) {
                 let at = Loc { block, rec };
                 self.put_rec(at, &Record { kind, nlink: 1, ..Record::default() })?;
                 return Ok((at, ino_join(t, rec)));
@@ -210,7 +228,7 @@ impl<D: Disk> Fs<D> {
         }
         for block in blocks {
             let b = self.get(block)?;
-            if let Some(rec) = (0..RECORDS).find(|&i| record(&b, i).kind == K_FREE) {
+            if let Some(rec) = (0..RECORDS).find(|&i| kind_at(&b, i) == K_FREE) {
                 return Ok(Loc { block, rec });
             }
         }

@@ -20,6 +20,8 @@ const MASKED: u32 = 1 << 16;
 pub const TIMER_VECTOR: u8 = 0x30;
 /// Vector of the NIC's receive interrupt (MSI-X).
 pub const NET_VECTOR: u8 = 0x31;
+/// Vector of the disk's completion interrupt (MSI-X).
+pub const DISK_VECTOR: u8 = 0x32;
 /// Vector of APIC spurious interrupts.
 pub const SPURIOUS_VECTOR: u8 = 0xFF;
 

@@ -2,8 +2,10 @@
 //! `virtio-drivers`' transport and [`VirtQueue`] so that every request —
 //! read, write and flush — is asynchronous: [`Disk::submit`] posts it and
 //! returns; [`Disk::poll`] collects what the device finished (called from
-//! the tick and from the XN calls). Blocks are 4 KiB; flush is the only
-//! barrier (virtio-blk has no FUA).
+//! the tick, from the XN calls and, when the device has MSI-X, when its
+//! completion interrupt on [`DISK_VECTOR`] arrives, so a waiter need not
+//! wait for the next tick). Blocks are 4 KiB; flush is the only barrier
+//! (virtio-blk has no FUA).
 //!
 //! Every address handed to the device is a kernel-owned frame:
 //! request headers and status bytes live in one [`DmaBuf`] of this
@@ -11,6 +13,8 @@
 //! [`KernelHal::share`] checks each in the frame table before the device
 //! sees it.
 
+use crate::arch::apic::DISK_VECTOR;
+use crate::arch::msix::{self, Msix};
 use crate::arch::pci::PortCam;
 use crate::mem::PAGE_SIZE;
 use crate::mem::addr::PhysAddr;
@@ -85,6 +89,8 @@ pub struct Disk {
     blocks: u64,
     /// Whether the device honours flush (else writes are durable at once).
     flush: bool,
+    /// The completion interrupt, if the device has MSI-X.
+    irq: Option<Msix>,
 }
 
 /// Finds the first virtio-blk device on PCI bus 0 and brings it up;
@@ -123,8 +129,22 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Disk, &'s
     let sectors = u64::from(lo) | u64::from(hi) << 32;
     let mut queue = VirtQueue::new(&mut transport, 0, false, false).map_err(|_| "queue setup failed")?;
     transport.finish_init();
-    queue.set_dev_notify(false);
     let headers = DmaBuf::new().ok_or("no memory for request headers")?;
+    // Completions raise an interrupt when the device can send one; without
+    // it they are found at the next tick or call.
+    let irq = match msix::enable(root, df, DISK_VECTOR)
+        .and_then(|m| msix::virtio_queue_vector(root, df, 0, Some(0)).map(|()| m))
+    {
+        Ok(m) => {
+            log::info!("virtio-blk: completion interrupt on vector {DISK_VECTOR:#x}");
+            Some(m)
+        }
+        Err(why) => {
+            log::warn!("virtio-blk: no completion interrupt ({why}); completions are polled each tick");
+            None
+        }
+    };
+    queue.set_dev_notify(irq.is_some());
     Ok(Disk {
         transport,
         queue,
@@ -132,6 +152,7 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Disk, &'s
         slots: [None; SLOTS],
         blocks: sectors / SECTORS,
         flush: features.contains(Features::FLUSH),
+        irq,
     })
 }
 
@@ -139,6 +160,11 @@ impl Disk {
     /// 4 KiB blocks on the device.
     pub fn blocks(&self) -> u64 {
         self.blocks
+    }
+
+    /// Whether completions raise an interrupt (else only polls find them).
+    pub fn interrupts(&self) -> bool {
+        self.irq.is_some()
     }
 
     /// Free request slots.

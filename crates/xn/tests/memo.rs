@@ -1,0 +1,92 @@
+//! The `owns` memo (`Xn::change_check`) and the read sets it rests on: a
+//! change is judged exactly as if `owns` ran over the old and the new
+//! content every time.
+
+use oxok_abi::xn::{BLOCK_SIZE, DATA};
+use oxok_testrng::Rng;
+use oxok_xn::{Extent, ReadSet, Refusal, Template};
+
+mod common;
+use common::*;
+
+#[test]
+fn hostile_changes_after_a_remembered_one_are_still_judged_by_owns() {
+    let (mut xn, mut mem, _) = toy(64);
+    let one = with_entry(cached(&xn, &mem, 1), 0, 10, 1, DATA, 1);
+    xn.allocate(&mut mem, &[OWNER], 1, &one, Extent::new(10, 1, DATA)).unwrap();
+    // A second pointer slipped in by a "modify" of what owns reads.
+    let two = with_entry(one, 1, 20, 1, DATA, 1);
+    assert_eq!(xn.modify(&mut mem, &[OWNER], 1, &two), Err(Refusal::OwnsMismatch(1)));
+    // The refused image is what the memo last saw; the cached block is
+    // still `one`, so its owns is {10}: allocating 20 properly succeeds.
+    xn.allocate(&mut mem, &[OWNER], 1, &two, Extent::new(20, 1, DATA)).unwrap();
+    // A longer extent through a modify.
+    let longer = with_entry(two, 0, 10, 2, DATA, 1);
+    assert_eq!(xn.modify(&mut mem, &[OWNER], 1, &longer), Err(Refusal::OwnsMismatch(1)));
+    // Bytes owns never reads (the size, an entry's tag) change freely.
+    let mut sized = with_entry(two, 1, 20, 1, DATA, 99);
+    sized[16..24].copy_from_slice(&4096u64.to_le_bytes());
+    xn.modify(&mut mem, &[OWNER], 1, &sized).unwrap();
+    assert_eq!(cached(&xn, &mem, 1), sized);
+    assert_eq!(xn.size(&mem, 1), Ok(4096));
+    // And a pointer moved within them is still caught.
+    let moved = with_entry(sized, 1, 21, 1, DATA, 99);
+    assert_eq!(xn.modify(&mut mem, &[OWNER], 1, &moved), Err(Refusal::OwnsMismatch(1)));
+    assert_eq!(xn.owns(&mem, 1).unwrap().extents(), [Extent::new(10, 1, DATA), Extent::new(20, 1, DATA)]);
+}
+
+#[test]
+fn a_memo_for_one_block_is_not_used_for_another() {
+    let (mut xn, mut mem, _) = toy(64);
+    alloc_child(&mut xn, &mut mem, 1, 0, 5, DIR, 5);
+    let d = cached(&xn, &mem, 5);
+    let a = with_entry(d, 0, 30, 1, DATA, 1);
+    xn.allocate(&mut mem, &[OWNER], 5, &a, Extent::new(30, 1, DATA)).unwrap();
+    // Block 1 holds other bytes where owns reads (its entry 0 names 5).
+    let root = with_entry(cached(&xn, &mem, 1), 1, 40, 1, DATA, 1);
+    xn.allocate(&mut mem, &[OWNER], 1, &root, Extent::new(40, 1, DATA)).unwrap();
+    assert_eq!(xn.owns(&mem, 1).unwrap().blocks(), 2);
+    assert_eq!(xn.owns(&mem, 5).unwrap().blocks(), 1);
+}
+
+/// Random toy directory blocks: entries in a few slots, other bytes noise.
+fn random_dir(rng: &mut Rng) -> Block {
+    let mut b = dir(OWNER, 1);
+    for i in 0..ENTRIES {
+        if rng.below(8) == 0 {
+            b = with_entry(b, i, 100 + i as u64 * 10, 1 + rng.below(5), DATA, rng.below(1000) as u32);
+        }
+    }
+    for _ in 0..rng.below(40) {
+        let at = rng.below(BLOCK_SIZE as u64) as usize;
+        b[at] = rng.below(256) as u8;
+    }
+    b
+}
+
+#[test]
+fn blocks_equal_on_a_runs_read_set_have_the_same_owns() {
+    let t = Template::parse(&dir_template()).unwrap();
+    let mut rng = Rng::new(7);
+    let (mut same, mut differ) = (0, 0);
+    for _ in 0..2000 {
+        let a = random_dir(&mut rng);
+        let mut reads = ReadSet::default();
+        let oa = t.owns_reading(&a, 2000, 1, Some(&mut reads));
+        assert_eq!(oa, t.owns(&a, 2000, 1), "tracking changes nothing");
+        // A few bytes changed anywhere.
+        let mut b = a;
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(BLOCK_SIZE as u64) as usize;
+            b[at] = rng.below(256) as u8;
+        }
+        if reads.same_on(&a, &b) {
+            same += 1;
+            assert_eq!(t.owns(&b, 2000, 1), oa, "equal where read, equal owns");
+        } else {
+            differ += 1;
+        }
+    }
+    // Both cases were exercised.
+    assert!(same > 100 && differ > 100, "same {same}, differ {differ}");
+}
