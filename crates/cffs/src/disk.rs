@@ -24,6 +24,13 @@ pub trait Disk {
     fn is_tainted(&self, block: u64) -> bool;
     /// The cached content of `block` (read from the disk if not cached).
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal>;
+    /// `look` applied to the cached content of `block` (read from the disk
+    /// if not cached), where it lies when the disk can lend it: no copy.
+    fn view<R>(&mut self, block: u64, look: impl FnOnce(&Block) -> R) -> Result<R, Refusal> {
+        let mut b = [0; crate::layout::BSIZE as usize];
+        self.read(block, &mut b)?;
+        Ok(look(&b))
+    }
     /// Brings `blocks` (sorted, allocated) into the cache in one batch of
     /// requests, so a directory's small files come in together (C-FFS
     /// grouping); blocks already cached cost nothing.

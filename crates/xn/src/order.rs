@@ -100,6 +100,12 @@ impl Xn {
         if let Some(mut e) = self.reg.get_mut(t.block).filter(|e| e.generation == t.generation && e.in_flight) {
             e.in_flight = false;
             e.completed(t.seq, epoch, durable);
+            drop(e);
+            if self.undurable.try_reserve(1).is_ok() {
+                self.undurable.push(t.block);
+            } else {
+                self.undurable_lost = true;
+            }
         }
     }
 
@@ -124,8 +130,20 @@ impl Xn {
     /// against the durable epoch.
     pub fn flush_done(&mut self, t: FlushReceipt) {
         self.durable = self.durable.max(t.0);
-        // Every entry's state is judged against it.
-        self.reg.mark_all();
+        // Every entry's state is judged against it, but only one with a
+        // completion not yet durable can change: those rows are stale.
+        if core::mem::take(&mut self.undurable_lost) {
+            self.reg.mark_all();
+        }
+        let mut list = core::mem::take(&mut self.undurable);
+        list.sort_unstable();
+        list.dedup();
+        let durable = self.durable;
+        list.retain(|&b| match self.reg.get_mut(b) {
+            Some(e) => e.undurable(durable),
+            None => false,
+        });
+        self.undurable = list;
     }
 
     /// The wrapper saw the application dirty a data block's frame.

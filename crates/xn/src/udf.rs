@@ -90,10 +90,11 @@ impl ReadSet {
 
     /// Whether `a` and `b` agree on every word of the set.
     pub fn same_on(&self, a: &[u8; BLOCK_SIZE], b: &[u8; BLOCK_SIZE]) -> bool {
+        let word = |x: &[u8]| x.try_into().map_or(0, u64::from_ne_bytes);
         a.chunks_exact(8)
             .zip(b.chunks_exact(8))
             .enumerate()
-            .all(|(w, (x, y))| x == y || self.0.get(w / 64).is_none_or(|m| m & (1 << (w % 64)) == 0))
+            .all(|(w, (x, y))| word(x) == word(y) || self.0.get(w / 64).is_none_or(|m| m & (1 << (w % 64)) == 0))
     }
 }
 

@@ -70,6 +70,11 @@ pub struct Xn {
     /// block runs `owns` once per change, not twice, and not at all for a
     /// change to bytes `owns` never read (a file's size).
     pub(crate) memo: Option<OwnsMemo>,
+    /// Blocks with a completed write not yet known durable (duplicates
+    /// allowed): the only entries whose exposed state a flush changes.
+    pub(crate) undurable: Vec<u64>,
+    /// `undurable` could not grow: the next flush marks every row.
+    pub(crate) undurable_lost: bool,
 }
 
 /// One metadata block's content, its `owns` result and the words that run
@@ -99,6 +104,8 @@ impl Xn {
             durable: 0,
             next_gen: 1,
             memo: None,
+            undurable: Vec::new(),
+            undurable_lost: false,
         })
     }
 

@@ -184,10 +184,11 @@ impl XnState {
             return;
         }
         let fss = self.cat.durable_fss();
-        let roots: Vec<Root> = self.durable_roots(fss).take(MAX_ROOTS).copied().collect();
-        if (fss, roots.len()) == self.cat.last {
+        // Counted first: the common case (nothing new) allocates nothing.
+        if (fss, self.durable_roots(fss).take(MAX_ROOTS).count()) == self.cat.last {
             return;
         }
+        let roots: Vec<Root> = self.durable_roots(fss).take(MAX_ROOTS).copied().collect();
         let mut h = [0u8; BLOCK_SIZE];
         h[..8].copy_from_slice(&MAGIC);
         h[8..16].copy_from_slice(&(fss as u64).to_le_bytes());

@@ -46,6 +46,9 @@ pub struct XnDisk {
     data: BTreeSet<u64>,
     /// Tainted blocks whose write completed since the last flush.
     written: Vec<u64>,
+    /// Blocks a prefetch brought into the cache and this side has not
+    /// let go since (bound or not): reading them needs no request.
+    fetched: BTreeSet<u64>,
     /// The last request issued and not yet waited for (0: none).
     pending: u64,
     /// Requests: reads, writes, flushes (for the report).
@@ -107,6 +110,7 @@ impl XnDisk {
             tainted: BTreeSet::new(),
             data: BTreeSet::new(),
             written: Vec::new(),
+            fetched: BTreeSet::new(),
             pending: 0,
             requests: 0,
         })
@@ -193,6 +197,7 @@ impl XnDisk {
         for b in self.pages.blocks() {
             if !self.dirty.contains(&b) && !self.tainted.contains(&b) {
                 self.pages.forget(b);
+                self.fetched.remove(&b);
                 let _ = super::evict(b);
                 shed += 1;
             }
@@ -261,17 +266,26 @@ impl Disk for XnDisk {
         Ok(())
     }
 
+    fn view<R>(&mut self, block: u64, look: impl FnOnce(&Block) -> R) -> Result<R, Refusal> {
+        let va = self.bind(block, false)?;
+        let page = super::page(va).map_err(|_| Refusal::NotBound(block))?;
+        Ok(look(page.bytes()))
+    }
+
     fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
-        // A bound block is cached: asking the kernel again costs a call.
-        let missing: Vec<u64> = blocks.iter().copied().filter(|&b| !self.pages.contains(b)).collect();
+        // A bound or fetched block is cached: asking again costs a call.
+        let missing: Vec<u64> = blocks.iter().copied().filter(|&b| !self.is_cached(b)).collect();
         self.requests += missing.len() as u64;
-        super::prefetch(&missing).map_err(refusal)
+        super::prefetch(&missing).map_err(refusal)?;
+        self.fetched.extend(missing);
+        Ok(())
     }
 
     fn is_cached(&self, block: u64) -> bool {
-        // Bound blocks are cached; for the rest a look at the exposed
-        // registry would cost a scan, so say no: a prefetch then asks.
-        self.pages.contains(block)
+        // Bound or fetched blocks are cached (only this side lets its
+        // blocks go); for the rest a look at the exposed registry would
+        // cost a scan, so say no: a prefetch then asks.
+        self.pages.contains(block) || self.fetched.contains(&block)
     }
 
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
@@ -331,6 +345,7 @@ impl Disk for XnDisk {
         self.cached(|| super::free(meta, new, ext.start, end - ext.start))?;
         for b in ext.blocks() {
             self.pages.forget(b);
+            self.fetched.remove(&b);
             self.dirty.remove(&b);
             self.tainted.remove(&b);
             self.data.remove(&b);
@@ -357,6 +372,7 @@ impl Disk for XnDisk {
     fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
         // The destination's frame leaves the cache: unbind it first.
         self.pages.forget(block);
+        self.fetched.remove(&block);
         self.issue_write(block, || super::write_from(block, src))
     }
 
@@ -365,6 +381,7 @@ impl Disk for XnDisk {
         self.settle()?;
         for &b in blocks.iter().filter(|b| !self.dirty.contains(b) && !self.tainted.contains(b)) {
             self.pages.forget(b);
+            self.fetched.remove(&b);
             let _ = super::evict(b);
         }
         Ok(())

@@ -52,10 +52,10 @@ impl<D: Disk> Fs<D> {
         while done < n {
             let pos = off + done as u64;
             let block = r.block_at(pos / BSIZE).ok_or(FsError::Corrupt("size past the blocks"))?;
-            let b = self.get(block)?;
             let at = (pos % BSIZE) as usize;
             let k = (BLOCK_SIZE - at).min(n - done);
-            buf[done..done + k].copy_from_slice(&b[at..at + k]);
+            let out = &mut buf[done..done + k];
+            self.disk.view(block, |b| out.copy_from_slice(&b[at..at + k]))?;
             done += k;
         }
         Ok(n)
@@ -64,12 +64,14 @@ impl<D: Disk> Fs<D> {
     /// Brings in the data of every small file the directory block `dir`
     /// embeds (at most [`GROUP`] blocks each), sorted: one batch.
     fn prefetch_group(&mut self, dir: u64) -> Result<(), FsError> {
-        let b = self.get(dir)?;
-        let mut blocks: Vec<u64> = (0..RECORDS)
-            .map(|i| record(&b, i))
-            .filter(|r| r.kind == K_FILE && r.blocks() <= GROUP)
-            .flat_map(|r| blocks_of(&r))
-            .collect();
+        let mut blocks: Vec<u64> = self.disk.view(dir, |b| {
+            (0..RECORDS)
+                .filter(|&i| kind_at(b, i) == K_FILE)
+                .map(|i| record(b, i))
+                .filter(|r| r.blocks() <= GROUP)
+                .flat_map(|r| blocks_of(&r))
+                .collect()
+        })?;
         blocks.sort_unstable();
         self.disk.prefetch(&blocks)?;
         Ok(())

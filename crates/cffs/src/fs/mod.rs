@@ -149,7 +149,7 @@ impl<D: Disk> Fs<D> {
     }
 
     pub(crate) fn rec(&mut self, at: Loc) -> Result<Record, FsError> {
-        Ok(record(&self.get(at.block)?, at.rec))
+        Ok(self.disk.view(at.block, |b| record(b, at.rec))?)
     }
 
     /// Rewrites a record without changing what its block owns.
@@ -185,13 +185,14 @@ impl<D: Disk> Fs<D> {
     /// Looks `name` up in the directory inode at `dir`.
     pub(crate) fn lookup(&mut self, dir: Loc, name: &[u8]) -> Result<Option<Found>, FsError> {
         for block in self.dir_blocks(dir)? {
-            let b = self.get(block)?;
-            for i in 0..RECORDS {
-                let kind = kind_at(&b, i);
-                if (kind == K_FILE || kind == K_LINK) && name_at(&b, i) == name {
-                    let at = Loc { block, rec: i };
-                    return Ok(Some(self.found(at, record(&b, i))?));
-                }
+            let hit = self.disk.view(block, |b| {
+                (0..RECORDS).find_map(|i| {
+                    let kind = kind_at(b, i);
+                    ((kind == K_FILE || kind == K_LINK) && name_at(b, i) == name).then(|| (i, record(b, i)))
+                })
+            })?;
+            if let Some((i, r)) = hit {
+                return Ok(Some(self.found(Loc { block, rec: i }, r)?));
             }
         }
         Ok(None)
