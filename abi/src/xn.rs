@@ -460,8 +460,10 @@ pub struct XnHeader {
     /// ended (flushes are not counted: a device may drop a flush that
     /// follows no write).
     pub writes: u64,
-    /// Reserved.
-    pub reserved: u64,
+    /// Requests whose completion the disk's interrupt collected since boot
+    /// (the rest were found by a tick or an XN call; 0 when the device
+    /// has no MSI-X and every completion is polled).
+    pub interrupted: u64,
 }
 
 /// One root row.

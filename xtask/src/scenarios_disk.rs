@@ -67,12 +67,13 @@ const HOSTILE: Scenario = Scenario {
 
 const VIEW: Scenario = Scenario {
     name: "disk-view",
-    about: "the shell's `xn` view shows the disk, the free map, the roots, per-file-system usage and the registry",
+    about: "the shell's `xn` view shows the disk, the free map, the roots, per-file-system usage and the registry; the disk's completion interrupt collected some of xntest's requests",
     cmdline: "run=xntest+basic,init",
     input: "xn\nexit\n",
     expect: &[
         "xntest basic: ok (",
         "disk 16320 blocks",
+        "completion interrupts collected",
         "root 1: fs 0 type 1, 3 blocks",
         "fs 0: 1 templates, 3 blocks",
         "BLOCK",

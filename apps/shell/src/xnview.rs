@@ -34,6 +34,11 @@ pub fn xn() {
         h.recovered,
         h.duplicates
     );
+    if h.interrupted > 0 {
+        println!("completion interrupts collected {} requests", h.interrupted);
+    } else {
+        println!("completion interrupts: none yet (completions found by ticks and calls)");
+    }
     // The free map as runs of allocated blocks.
     let mut runs = alloc::string::String::new();
     let mut b = 0;

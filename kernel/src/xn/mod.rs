@@ -75,6 +75,9 @@ pub struct XnState {
     changed: bool,
     /// Cache frames taken at boot (the catalogue header).
     boot_frames: usize,
+    /// Completions the disk's interrupt collected (the header's
+    /// `interrupted`).
+    interrupted: u64,
 }
 
 static XN: Mutex<Option<XnState>> = Mutex::new(None);
@@ -131,6 +134,7 @@ pub fn poll_interrupt() -> usize {
     let mut guard = XN.lock();
     let Some(s) = guard.as_mut() else { return 0 };
     let n = s.collect();
+    s.interrupted += n as u64;
     s.publish();
     n
 }

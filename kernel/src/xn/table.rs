@@ -77,7 +77,7 @@ impl XnState {
             self.recovered,
             cached,
             self.writes,
-            0,
+            self.interrupted,
         ];
         write(0, &words(&header));
         let mut roots = [0u8; MAX_ROOTS * 16];
