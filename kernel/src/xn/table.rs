@@ -43,8 +43,17 @@ fn write(offset: u64, bytes: &[u8]) {
     }
 }
 
-fn words(w: &[u64]) -> Vec<u8> {
-    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+/// Writes the words `w` at byte `offset` of the table (no allocation: a
+/// publish happens after every XN call).
+fn write_words(offset: u64, w: &[u64]) {
+    let mut buf = [0u8; 256];
+    for (i, chunk) in w.chunks(buf.len() / 8).enumerate() {
+        let n = chunk.len() * 8;
+        for (b, x) in buf.chunks_exact_mut(8).zip(chunk) {
+            b.copy_from_slice(&x.to_le_bytes());
+        }
+        write(offset + (i * buf.len()) as u64, &buf[..n]);
+    }
 }
 
 impl XnState {
@@ -79,7 +88,7 @@ impl XnState {
             self.writes,
             self.interrupted,
         ];
-        write(0, &words(&header));
+        write_words(0, &header);
         let mut roots = [0u8; MAX_ROOTS * 16];
         for (j, r) in xn.roots().iter().take(MAX_ROOTS).enumerate() {
             roots[j * 16..j * 16 + 8].copy_from_slice(&r.block.to_le_bytes());
@@ -92,7 +101,7 @@ impl XnState {
             fss[i * 2] = u64::from(row.count);
             fss[i * 2 + 1] = per_fs[i];
         }
-        write(XN_FSS, &words(&fss));
+        write_words(XN_FSS, &fss);
         // Only the free map's words that changed.
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
         for i in map_changed.positions(map.words().len().min(limit)) {
