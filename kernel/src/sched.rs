@@ -236,10 +236,10 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
 /// when the running environment changes (the rest of the ticks are
 /// dropped; the new one's registers are not loaded yet).
 pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
-    if crate::net::take_interrupt() && crate::net::poll_interrupt() > 0 {
+    if crate::net::IRQ.take() && crate::net::poll_interrupt() > 0 {
         woken(k, frame);
     }
-    if crate::xn::take_interrupt() && crate::xn::poll_interrupt() > 0 {
+    if crate::xn::IRQ.take() && crate::xn::poll(true) > 0 {
         woken(k, frame);
     }
     let now = crate::timer::ticks();
@@ -249,7 +249,7 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
             crate::revoke::step(k, crate::revoke::STEP_BUDGET);
         }
         crate::net::poll();
-        crate::xn::poll();
+        crate::xn::poll(false);
     }
     while k.ticked < now {
         k.ticked += 1;

@@ -48,9 +48,9 @@ pub fn interrupt(frame: &mut TrapFrame) {
         // this interrupted user mode, else when the idle loop wakes from
         // this interrupt.
         if vector == NET_VECTOR {
-            crate::net::interrupt();
+            crate::net::IRQ.raise();
         } else {
-            crate::xn::interrupt();
+            crate::xn::IRQ.raise();
         }
         apic::eoi();
         if frame.is_user() {

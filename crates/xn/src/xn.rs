@@ -90,6 +90,15 @@ pub(crate) struct OwnsMemo {
     reads: ReadSet,
 }
 
+impl OwnsMemo {
+    /// Whether its `owns` is that of metadata `block` (entry `e`) holding
+    /// `content`: the same block and template, the same bytes where the
+    /// remembered run read.
+    fn holds(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> bool {
+        (self.block, self.fs, self.ty) == (block, e.fs, e.ty) && self.reads.same_on(&self.content, content)
+    }
+}
+
 impl Xn {
     /// XN for a disk of `nblocks` blocks, all free.
     pub fn new(nblocks: u64) -> Result<Xn, Refusal> {
@@ -263,9 +272,7 @@ impl Xn {
     /// when it holds the same bytes where its run read, else a run.
     pub(crate) fn owns_known(&self, e: &Entry, block: u64, content: &[u8; BLOCK_SIZE]) -> Result<Owned, Refusal> {
         match &self.memo {
-            Some(m) if (m.block, m.fs, m.ty) == (block, e.fs, e.ty) && m.reads.same_on(&m.content, content) => {
-                m.owned.try_clone().map_err(|_| Refusal::NoMemory)
-            }
+            Some(m) if m.holds(block, e, content) => m.owned.try_clone().map_err(|_| Refusal::NoMemory),
             _ => self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content, None),
         }
     }
@@ -366,10 +373,7 @@ impl Xn {
             return Err(Refusal::InFlight(meta));
         }
         self.check_rights(mem, creds, meta, rights::WRITE)?;
-        let memo = self
-            .memo
-            .take()
-            .filter(|m| (m.block, m.fs, m.ty) == (meta, e.fs, e.ty) && m.reads.same_on(&m.content, old));
+        let memo = self.memo.take().filter(|m| m.holds(meta, &e, old));
         let t = self.template(e.fs, e.ty)?;
         let (before, reads) = match memo {
             Some(m) => (m.owned, m.reads),

@@ -6,7 +6,7 @@
 //! All of it sits behind one lock, taken only with the kernel lock held
 //! (from calls and from the scheduler's tick processing), never from an
 //! interrupt handler. The NIC's receive interrupt only sets a flag
-//! ([`interrupt`]); the scheduler takes it ([`take_interrupt`]) under the
+//! ([`IRQ`]); the scheduler takes it under the
 //! kernel lock and calls [`poll_interrupt`], at most [`IRQ_BUDGET`] times a
 //! tick before the interrupt is masked until the next tick's [`poll`].
 
@@ -19,7 +19,6 @@ use crate::env::EnvId;
 use crate::mem::access::FrameRef;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
@@ -37,7 +36,7 @@ pub const MAX_FILTERS: usize = oxok_abi::net::FILTER_ROWS_MAX;
 pub const IRQ_BUDGET: u32 = 4;
 
 /// Set by the NIC's receive interrupt; taken under the kernel lock.
-static IRQ: AtomicBool = AtomicBool::new(false);
+pub static IRQ: crate::irqflag::IrqFlag = crate::irqflag::IrqFlag::new();
 
 /// The network state.
 pub struct Net {
@@ -114,17 +113,6 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
         }
         None => Err(Error::NotFound),
     }
-}
-
-/// The NIC's receive interrupt (from the interrupt handler: touches only
-/// an atomic).
-pub fn interrupt() {
-    IRQ.store(true, Ordering::Release);
-}
-
-/// Whether the receive interrupt arrived since the last call.
-pub fn take_interrupt() -> bool {
-    IRQ.swap(false, Ordering::Acquire)
 }
 
 /// The tick's poll: unmasks the receive interrupt if a flood masked it,

@@ -114,37 +114,22 @@ pub fn shut_down() {
     drop(XN.lock().take());
 }
 
-/// Set by the disk's completion interrupt, taken by the scheduler.
-static IRQ: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+/// Set by the disk's completion interrupt; taken under the kernel lock.
+pub static IRQ: crate::irqflag::IrqFlag = crate::irqflag::IrqFlag::new();
 
-/// The disk's completion interrupt arrived (interrupt context: only flags).
-pub fn interrupt() {
-    IRQ.store(true, core::sync::atomic::Ordering::Release);
-}
-
-/// Whether the completion interrupt arrived since the last call.
-pub fn take_interrupt() -> bool {
-    IRQ.swap(false, core::sync::atomic::Ordering::Acquire)
-}
-
-/// After the completion interrupt: collects finished requests and
-/// publishes them; how many finished. Bounded: at most the requests in
-/// flight, each of which an XN call submitted.
-pub fn poll_interrupt() -> usize {
+/// Collects finished requests and publishes them; how many finished
+/// (counted in the header's `interrupted` when `interrupt` says the
+/// disk's interrupt brought us here rather than a tick). Bounded: at most
+/// the requests in flight, each of which an XN call submitted.
+pub fn poll(interrupt: bool) -> usize {
     let mut guard = XN.lock();
     let Some(s) = guard.as_mut() else { return 0 };
     let n = s.collect();
-    s.interrupted += n as u64;
+    if interrupt {
+        s.interrupted += n as u64;
+    }
     s.publish();
     n
-}
-
-/// Collects finished requests (called every tick).
-pub fn poll() {
-    if let Some(s) = XN.lock().as_mut() {
-        s.collect();
-        s.publish();
-    }
 }
 
 impl XnState {
