@@ -231,13 +231,14 @@ macro_rules! for_each_call {
             /// Changes: as the single calls.
             13 => page_batch(env_slot: EnvCap, entries: UserPtr, count: Len) -> [];
 
-            /// Creates an environment with an empty address space, its
-            /// application area, and a capability list holding only its own
-            /// capability (slot 0). It does not run until `env_run`. Returns
+            /// Creates an environment with an empty address space (its
+            /// page-table root) and a capability list holding only its own
+            /// capability (slot 0); no application area until it asks
+            /// (`app_area_make`). It does not run until `env_run`. Returns
             /// the caller's new capability slot for it and its id.
             ///
             /// The new environment is charged (1 environment, 1 frame for
-            /// its application area) to the caller's account (see
+            /// its page-table root) to the caller's account (see
             /// `env_limit`).
             ///
             /// A table row is reused only after the teardown of its last
@@ -334,7 +335,7 @@ macro_rules! for_each_call {
             /// only it maps (highest first), then frames others map too. It
             /// removes every mapping of each taken frame in every
             /// environment, frees it, and records it in the target's
-            /// application area. `count` 0 cancels the request.
+            /// application area (if it has one). `count` 0 cancels the request.
             ///
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
@@ -585,10 +586,11 @@ macro_rules! for_each_call {
             /// to `frames` frames and `envs` environments (its CPU slots
             /// limited only by the ancestors: see `env_limit_slots`). Every
             /// environment is charged to one account: 1 environment plus 1
-            /// frame (its application area) when created, 1 frame per
+            /// frame (its page-table root) when created, 1 frame per
             /// frame it owns (`frame_alloc`, `frame_alloc_for`, its loader)
             /// and 1 per page-table frame its mappings made (`page_map`,
-            /// `page_batch`); freeing and repossession give frames back,
+            /// `page_batch`), 1 for its application area and the tables
+            /// that map it (`app_area_make`); freeing and repossession give frames back,
             /// and the end of its teardown after death gives back the rest. A new
             /// environment is charged to its creator's account, so
             /// everything the environment creates from now on shares the
@@ -1178,6 +1180,25 @@ macro_rules! for_each_call {
             /// Checks: as `console_read` (`Invalid`, `BadAddress`,
             /// `Denied`). Changes: nothing.
             91 => console_peek(ptr: UserPtr, len: Len) -> [read];
+
+            /// Gives the caller its application area: a zeroed kernel
+            /// frame mapped writable at [`layout::APP_AREA`](crate::layout::APP_AREA),
+            /// laid out as [`layout::AppArea`](crate::layout::AppArea), which the
+            /// kernel reads (the critical-section flag, the repossession
+            /// vector) and writes (the record of frames the abort protocol
+            /// took). An environment has none until it asks: without one it
+            /// has no critical sections and offers no frames first, and
+            /// the abort protocol records what it takes only in the
+            /// environment-table row's count. The page at `APP_AREA` is the
+            /// kernel's: no page call maps, unmaps or shares it.
+            ///
+            /// Checks: the caller has no application area yet (`Exists`);
+            /// its account and its ancestors have room for the frame and
+            /// the page tables that map it (`NoMemory`, nothing changed
+            /// but tables made, as for `page_map`). Changes: the
+            /// application area and its mapping; the account (1 frame, and
+            /// the tables in the row's `tables`).
+            92 => app_area_make() -> [];
         }
     };
 }

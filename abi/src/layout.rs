@@ -116,8 +116,8 @@ pub struct SysInfo {
     /// teardown completes: with the frame table, what an environment costs
     /// the kernel (Fluke's table 7) can be measured from user space.
     pub kernel_heap_used: u64,
-    /// Frames charged to an account for each environment it holds: the
-    /// application area, plus the kernel stack in the process execution
+    /// Frames charged to an account for each environment it holds: its
+    /// page-table root, plus the kernel stack in the process execution
     /// model (`cargo xtask build --model process`); set at boot.
     pub env_frames: u64,
     /// Records `page_batch` applies between restart points (the cmdline
@@ -127,8 +127,9 @@ pub struct SysInfo {
 }
 
 /// The application area: one page per environment that the environment may
-/// write and the kernel reads (and, for the abort protocol, writes). Its
-/// layout is [`AppArea`].
+/// write and the kernel reads (and, for the abort protocol, writes), made
+/// when the environment asks (`app_area_make`). Its layout is
+/// [`AppArea`]. The page is the kernel's: page calls refuse it.
 pub const APP_AREA: u64 = USER_TOP - PAGE_SIZE;
 
 /// Address (through [`UVPT`]) of the level-1 entry that maps `va`. Read it

@@ -313,14 +313,15 @@ pub struct EnvEntry {
     /// boot programs); see `env_limit` and `account_info`. Environments
     /// with the same value share one budget.
     pub account: u32,
-    /// Page-table frames its mappings made (beyond the root and the tables
-    /// of its application area, which come with the environment), charged
-    /// to its account beside `frames` until its teardown is finished.
+    /// Kernel frames its mappings made, beyond the page-table root that
+    /// comes with the environment: page tables, and its application area
+    /// once made (`app_area_make`), charged to its account beside
+    /// `frames` until its teardown is finished.
     pub tables: u32,
 }
 
-/// `account_info` kind: frames (owned frames, one application-area frame
-/// per environment, and the page-table frames its mappings made — the
+/// `account_info` kind: frames (owned frames, one page-table root per
+/// environment, and the kernel frames its mappings made — the
 /// `frames + tables + 1` of each environment-table row charged there,
 /// including destroyed environments whose teardown is not finished).
 pub const ACCOUNT_FRAMES: u64 = 0;

@@ -14,7 +14,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 use oxok_abi::frames::OWNER_FIRST_ENV;
-use oxok_abi::layout::{APP_AREA, pte};
 use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
 use oxok_cap::{Cap, CapList, Name, Rights};
 
@@ -47,6 +46,14 @@ pub fn set_gen_limit(limit: u32) {
     GEN_LIMIT.store(limit.clamp(1, MAX_GENERATION), Ordering::Relaxed);
 }
 
+/// An empty slot of `caps` to fill: the check half of putting a
+/// capability there. The list grows for it only while the kernel heap
+/// keeps its reserve (`NoMemory` otherwise, or when every slot is full).
+pub fn cap_vacancy(caps: &mut CapList<CAP_SLOTS>) -> Result<oxok_cap::Vacancy, Error> {
+    crate::mem::heap::reserve(caps.growth())?;
+    caps.vacancy().ok_or(Error::NoMemory)
+}
+
 /// The capability name guarding environment `id`.
 pub fn env_name(id: EnvId) -> Name {
     Name::env(id.row() as u64, u64::from(id.generation()))
@@ -76,11 +83,12 @@ pub struct Env {
     /// Its user registers while it is not running.
     pub regs: TrapFrame,
     /// Its capability list; slot 0 names the environment itself.
-    pub caps: Box<CapList<CAP_SLOTS>>,
+    pub caps: CapList<CAP_SLOTS>,
     /// Upcall entry points by kind (`oxok_abi::upcall`); 0 = none.
     pub upcalls: [u64; upcall::KINDS],
-    /// Frame of the application area (kernel-owned, mapped at `APP_AREA`).
-    pub app_area: KernelFrame,
+    /// Frame of the application area (kernel-owned, mapped at `APP_AREA`),
+    /// once the environment asked for it (`app_area_make`).
+    pub app_area: Option<KernelFrame>,
     /// Frames it owns (allocated with `frame_alloc` or by its loader).
     pub owned: BTreeSet<Pfn>,
     /// Pending revocation, if any.
@@ -106,10 +114,10 @@ pub struct Env {
     /// environment and [`Env::charged_frames`] frames, always (and until
     /// its teardown is finished, after it is destroyed).
     pub account: crate::account::AccountId,
-    /// Page-table frames its mappings made, charged to `account` (the root
-    /// and the tables of the application area are part of the environment
-    /// charge).
-    pub pt_charged: u64,
+    /// Kernel frames its mappings made, charged to `account`: page tables
+    /// (the root is part of the environment charge), and its application
+    /// area once made (the row's `tables`).
+    pub kernel_frames: u64,
     /// Whether it is on the kernel's sleeper list (never listed twice).
     pub sleep_listed: bool,
     /// Its x87/SSE state and FS/GS bases (`crate::fpu`).
@@ -165,9 +173,10 @@ impl Env {
 
 impl Env {
     /// Frames charged to its account for it: those it owns, its
-    /// application area and the page tables its mappings made.
+    /// page-table root and the kernel frames its mappings made (tables,
+    /// the application area).
     pub fn charged_frames(&self) -> u64 {
-        self.owned.len() as u64 + ENV_FRAMES + self.pt_charged
+        self.owned.len() as u64 + ENV_FRAMES + self.kernel_frames
     }
 
     /// Everything charged to its account for it: frames, itself, its CPU
@@ -195,7 +204,7 @@ impl Env {
                 name,
                 exit_status: 0,
                 account: self.account,
-                tables: self.pt_charged.min(u64::from(u32::MAX)) as u32,
+                tables: self.kernel_frames.min(u64::from(u32::MAX)) as u32,
             },
         );
     }
@@ -217,7 +226,7 @@ struct Dying {
     id: EnvId,
     space: AddressSpace,
     cursor: u64,
-    app_area: KernelFrame,
+    app_area: Option<KernelFrame>,
     owned: BTreeSet<Pfn>,
     account: account::AccountId,
     frames: u64,
@@ -229,7 +238,7 @@ struct Dying {
 /// the time any one entry spends tearing down destroyed environments.
 pub const REAP_BUDGET: usize = 64;
 
-/// Frames every environment is charged for itself: its application area
+/// Frames every environment is charged for itself: its page-table root
 /// (published in the system-information page as `env_frames`).
 pub const ENV_FRAMES: u64 = 1;
 
@@ -257,10 +266,10 @@ impl EnvTable {
         EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS) }
     }
 
-    /// Creates an environment: empty address space, application area, and a
+    /// Creates an environment: empty address space (its root table) and a
     /// capability list holding its own capability in slot 0. It is charged
-    /// (1 environment, 1 frame for the application area) to its creator's
-    /// account, or to the root account for boot programs (`parent` none).
+    /// (1 environment, 1 frame for the root) to its creator's account, or
+    /// to the root account for boot programs (`parent` none).
     pub fn create(&mut self, name: &str, parent: Option<EnvId>) -> Result<EnvId, Error> {
         let account = parent.and_then(|p| self.get(p)).map_or(account::ROOT, |p| p.account);
         let charge = account::Charge::amount(account, oxok_account::Amount::new(1, 1).with_heap(account::ENV_HEAP))?;
@@ -275,7 +284,7 @@ impl EnvTable {
     }
 
     fn build(&mut self, name: &str, parent: Option<EnvId>, account: account::AccountId) -> Result<EnvId, Error> {
-        crate::mem::heap::reserve(size_of::<Env>() + size_of::<CapList<CAP_SLOTS>>() + 1024)?;
+        crate::mem::heap::reserve(size_of::<Env>() + account::CAP_LIST_HEAP + 1024)?;
         let limit = gen_limit();
         let index = self
             .rows
@@ -283,20 +292,19 @@ impl EnvTable {
             .position(|s| s.env.is_none() && s.zombie.is_none() && !s.tearing && s.generation < limit)
             .ok_or(Error::NoMemory)?;
         // Owners free what they hold when dropped: a refusal below gives
-        // the space's tables and the application area back by itself.
-        let mut space = AddressSpace::new()?;
-        let app_area = KernelFrame::alloc().ok_or(Error::NoMemory)?;
-        space.map(APP_AREA, (&app_area).into(), pte::WRITABLE | pte::NO_EXECUTE)?;
-        let row = &mut self.rows[index];
+        // the space's root back by itself.
+        let space = AddressSpace::new()?;
         // Below the limit (checked above), so this never wraps.
-        row.generation += 1;
-        if row.generation >= limit {
+        let generation = self.rows[index].generation + 1;
+        // Generation below the limit and row below `MAX_ENVS`: in range.
+        let id = EnvId::of(generation, index);
+        let mut caps = CapList::new();
+        caps.insert_at(0, Cap::new(env_name(id), Rights::ALL)).map_err(|_| Error::NoMemory)?;
+        let row = &mut self.rows[index];
+        row.generation = generation;
+        if generation >= limit {
             log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
         }
-        // Generation below the limit and row below `MAX_ENVS`: in range.
-        let id = EnvId::of(row.generation, index);
-        let mut caps = Box::new(CapList::new());
-        let _ = caps.insert_at(0, Cap::new(env_name(id), Rights::ALL));
         let env = Box::new(Env {
             id,
             parent,
@@ -305,7 +313,7 @@ impl EnvTable {
             regs: TrapFrame::new_user(0, 0),
             caps,
             upcalls: [0; upcall::KINDS],
-            app_area,
+            app_area: None,
             owned: BTreeSet::new(),
             revoke: None,
             status: ENV_CREATED,
@@ -316,7 +324,7 @@ impl EnvTable {
             preds: Default::default(),
             cpu_ledger: oxok_slots::CpuLedger::new(),
             account,
-            pt_charged: 0,
+            kernel_frames: 0,
             sleep_listed: false,
             ext: crate::fpu::Extended::new(),
             pct_caller: None,

@@ -44,10 +44,11 @@ impl Envs for View<'_> {
             .is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped)
     }
 
-    /// `AppArea::critical` (offset 0 of its application-area frame).
+    /// `AppArea::critical` (offset 0 of its application-area frame; an
+    /// environment without one has no critical sections).
     fn critical(&mut self, env: EnvId) -> bool {
         const _: () = assert!(core::mem::offset_of!(AppArea, critical) == 0);
-        self.0.get(env).is_some_and(|e| e.app_area.read_u64(0) != 0)
+        self.0.get(env).and_then(|e| e.app_area.as_ref()).is_some_and(|a| a.read_u64(0) != 0)
     }
 
     fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {

@@ -54,7 +54,7 @@ fn main(args: Args) -> i32 {
                     1
                 }
                 None => {
-                    println!("bench: loop knows fork_exit_wait, spawn_exec");
+                    println!("bench: loop knows fork_exit_wait, spawn_exec, page_map");
                     2
                 }
             };

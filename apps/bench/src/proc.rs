@@ -35,6 +35,7 @@ pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
     match name {
         "fork_exit_wait" => Some(fork_loop(n)),
         "spawn_exec" => Some(spawn_exec(n)),
+        "page_map" => Some(crate::vm::repeat_page_map(n)),
         _ => None,
     }
 }

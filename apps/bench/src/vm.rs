@@ -217,6 +217,15 @@ fn map_then_unmap(slot: u64, ops: u32) -> Result<(u64, u64), Error> {
     Ok((t1 - t0, cpu::now() - t1))
 }
 
+/// `n` single maps then `n` single unmaps of one frame, untimed (`bench
+/// loop page_map N`, for counting instructions).
+pub fn repeat_page_map(n: u32) -> Result<u64, Error> {
+    let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
+    let done = map_then_unmap(slot, n).map(|_| 0);
+    let _ = sys::frame_free(slot);
+    done
+}
+
 /// `ops` calls of one 100-record `page_batch` each (mapping one frame at
 /// 100 pages); the unmapping batch after each is not timed.
 fn page_batch_100(slot: u64, ops: u32) -> Result<u64, Error> {

@@ -2,9 +2,10 @@
 //! capability lists and guard checks, after Xok (SOSP'97 §5.1) and Mazières
 //! & Kaashoek's "Secure applications need flexible operating systems".
 //!
-//! Pure logic, `no_std`, no `unsafe`, no allocation, no panics on anything a
-//! caller controls: every input may come from a hostile user program by way
-//! of the kernel.
+//! Pure logic, `no_std`, no `unsafe`, no panics on anything a caller
+//! controls, and no allocation but a capability list's, which grows with use
+//! and fails instead of panicking when memory is short: every input may
+//! come from a hostile user program by way of the kernel.
 //!
 //! # The model
 //!
@@ -94,6 +95,8 @@
 #![no_std]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
+
+extern crate alloc;
 
 mod cap;
 mod error;

@@ -205,3 +205,58 @@ fn fill_derived_keeps_the_lineage() {
     assert_eq!(list.lineage(slot as u64), Ok(lineage));
     assert_eq!(list.get(slot as u64), Ok(&child));
 }
+
+#[test]
+fn room_grows_with_use_by_doubling_up_to_the_capacity() {
+    let mut list = CapList::<64>::new();
+    assert_eq!(list.room(), 0, "an empty list holds no memory");
+    assert_eq!(list.insert(frame_cap(0)), Ok(0));
+    assert_eq!(list.room(), 1, "one capability, one slot's room");
+    for (n, room) in [(2, 2), (3, 4), (4, 4), (5, 8), (9, 16), (17, 32), (33, 64), (64, 64)] {
+        while list.len() < n {
+            assert!(list.insert(frame_cap(n as u64)).is_ok());
+        }
+        assert_eq!(list.room(), room, "{n} capabilities");
+    }
+    assert_eq!(list.insert(frame_cap(1)), Err(CapError::Full));
+    assert_eq!(list.room(), 64, "a full list does not grow");
+    // A slot named far out takes the room up to it, and the slots in
+    // between read as empty.
+    let mut far = CapList::<64>::new();
+    assert_eq!(far.insert_at(40, frame_cap(4)), Ok(None));
+    assert_eq!(far.room(), 64);
+    assert_eq!(far.get(39), Err(CapError::EmptySlot));
+    assert_eq!(far.get(40), Ok(&frame_cap(4)));
+    // Room taken does not make lists unequal.
+    let mut a = CapList::<64>::new();
+    let mut b = CapList::<64>::new();
+    assert_eq!(a.insert_at(3, frame_cap(3)), Ok(None));
+    assert_eq!(b.insert_at(3, frame_cap(3)), Ok(None));
+    assert_eq!(b.insert_at(20, frame_cap(5)), Ok(None));
+    assert_eq!(b.remove(20), Ok(frame_cap(5)));
+    assert_ne!(a.room(), b.room());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn growth_says_what_the_next_vacancy_takes() {
+    let mut list = CapList::<8>::new();
+    let slot = CapList::<8>::SLOT_BYTES;
+    assert_eq!(list.growth(), slot, "the first slot");
+    for (n, growth) in [(1, slot), (2, 2 * slot), (3, 0), (4, 4 * slot), (5, 0), (8, 0)] {
+        while list.len() < n {
+            assert!(list.insert(frame_cap(0)).is_ok());
+        }
+        assert_eq!(list.growth(), growth, "after {n}");
+        let room = list.room();
+        if n < 8 {
+            let at = list.vacancy().expect("room");
+            assert_eq!((list.room() - room) * slot, growth, "vacancy took what growth said");
+            let _ = list.fill(at, frame_cap(1));
+            assert_eq!(list.remove(n as u64), Ok(frame_cap(1)));
+        }
+    }
+    // A hole below the room needs nothing.
+    assert_eq!(list.remove(2), Ok(frame_cap(0)));
+    assert_eq!(list.growth(), 0);
+}

@@ -10,7 +10,7 @@ use crate::env::{EnvId, EnvTable, env_name};
 use crate::mem::addr::Pfn;
 use crate::mem::frame;
 use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
-use oxok_abi::layout::pte;
+use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error};
 use oxok_cap::{Cap, Kind, Name};
 
@@ -92,6 +92,7 @@ impl EnvCap {
 }
 
 impl Arg for EnvCap {
+    #[inline(always)]
     fn decode(cx: &mut Cx<'_>, raw: u64) -> Result<EnvCap, Error> {
         EnvCap::find(&mut cx.k.envs, cx.caller, CapSlot(raw))
     }
@@ -110,7 +111,8 @@ pub struct FrameCap {
 
 impl FrameCap {
     /// Looks up `slot` in `caller`'s list (also for slots read from user
-    /// records).
+    /// records). Inlined always, as [`EnvCap::find`].
+    #[inline(always)]
     pub fn find(envs: &mut EnvTable, caller: EnvId, slot: CapSlot) -> Result<FrameCap, Error> {
         let cap = slot.cap(envs, caller)?;
         let comps = cap.name.components();
@@ -135,19 +137,29 @@ impl FrameCap {
 }
 
 impl Arg for FrameCap {
+    #[inline(always)]
     fn decode(cx: &mut Cx<'_>, raw: u64) -> Result<FrameCap, Error> {
         FrameCap::find(&mut cx.k.envs, cx.caller, CapSlot(raw))
     }
 }
 
-/// A page of user space: page-aligned and below `USER_TOP` (`BadAddress`).
+/// A page of user space a page call may name: page-aligned, below
+/// `USER_TOP` and not the application area's page, which is the
+/// kernel's (`BadAddress`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UserPage(u64);
 
 impl UserPage {
     /// `va` as a user page.
+    #[inline(always)]
     pub fn new(va: u64) -> Result<UserPage, Error> {
-        crate::mem::user_page(va).map(|()| UserPage(va))
+        // The application area is user space's last page.
+        const _: () = assert!(oxok_abi::layout::APP_AREA == oxok_abi::layout::USER_TOP - PAGE_SIZE);
+        if va.is_multiple_of(PAGE_SIZE) && va < oxok_abi::layout::APP_AREA {
+            Ok(UserPage(va))
+        } else {
+            Err(Error::BadAddress)
+        }
     }
 
     /// Its address.

@@ -55,7 +55,7 @@ pub fn pct_grant(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64;
 /// source's lineage and only when it succeeds, and the fill cannot fail.
 fn grant_into(cx: &mut Cx<'_>, slot: CapSlot, source: &Cap, target: EnvId, rights: Rights) -> Result<[u64; 1], Error> {
     source.derive(&[], rights).map_err(cap_error)?;
-    let vacancy = cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps)?;
     // The copy is a child of the source: `cap_revoke` on the source (or on
     // anything it was derived from) takes it back.
     let (copy, lineage) = child_of(cx, slot, rights)?;
@@ -112,7 +112,7 @@ pub fn cap_derive(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64
     slot.cap(&mut cx.k.envs, cx.caller)?.derive(&[], rights).map_err(cap_error)?;
     // Check, then perform, as `grant_into`: deriving fills no slot, so the
     // vacancy found first stays free.
-    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
     let (child, lineage) = child_of(cx, slot, rights)?;
     let mut new = 0;
     if let Some(env) = cx.k.envs.get(cx.caller) {
@@ -132,7 +132,7 @@ pub fn cap_narrow(cx: &mut Cx<'_>, slot: CapSlot, component: u64, rights: Rights
     source.derive(&[component], rights).map_err(cap_error)?;
     // Check, then perform, as `cap_derive`: the vacancy first; the
     // derivation's last refusal (the lineage depth) changes nothing.
-    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
     let env = cx.env()?;
     let mut next = LAST_NODE.load(Ordering::Relaxed);
     let (child, lineage) =
@@ -156,7 +156,7 @@ pub fn cap_revoke(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 1], Error> {
     let Some(node) = lineage.node() else { return Ok([0]) };
     let mut removed = 0u64;
     for env in cx.k.envs.envs_mut() {
-        removed += oxok_cap::revoke_derived(&mut *env.caps, node, |cap| count_frame_ref(cap, -1)) as u64;
+        removed += oxok_cap::revoke_derived(&mut env.caps, node, |cap| count_frame_ref(cap, -1)) as u64;
     }
     Ok([removed])
 }

@@ -109,7 +109,7 @@ pub fn cap_copy(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot, rights: Rights
     source.derive(&[], rights).map_err(cap_error)?;
     // Check, then perform (as `cap_grant`): the caller's free slot first;
     // the derivation's depth limit is the last refusal.
-    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let mut next = super::cap::LAST_NODE.load(core::sync::atomic::Ordering::Relaxed);
     let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;

@@ -8,7 +8,9 @@ use oxok_abi::Error;
 
 /// Plain or directed yield: the rest of the slot goes to the next slot or
 /// to `target`. The caller's registers are saved with `rax` 0 and it
-/// resumes from them at its next turn.
+/// resumes from them at its next turn. Inlined always into its dispatch
+/// arm (a call's arm is its whole path).
+#[inline(always)]
 pub fn yield_cpu(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
     let to = match target {
         Target { named: false, .. } => None,

@@ -31,7 +31,7 @@ pub fn env_create(cx: &mut Cx<'_>) -> Result<[u64; 2], Error> {
     // check, and filling the slot cannot fail.
     let (name, vacancy) = {
         let env = cx.env()?;
-        let vacancy = env.caps.vacancy().ok_or(Error::NoMemory)?;
+        let vacancy = crate::env::cap_vacancy(&mut env.caps)?;
         // A child is named after its creator until it is given a program.
         let base = env.name.split('.').next().unwrap_or("");
         (alloc::format!("{base}.child"), vacancy)

@@ -47,7 +47,7 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     let refined = if refines == NO_FILTER { None } else { Some(filter_cap(cx, refines, Rights::WRITE)?) };
     // Check, then perform: the capability's slot and the charge first; the
     // install (overlap, refinement, the table's room) is the last check.
-    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
     crate::mem::heap::reserve(1024)?;
     // The filter is a record the caller's account pays for until removed.
     let account = cx.env()?.account;

@@ -41,7 +41,7 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<
     crate::mem::heap::reserve(256)?;
     let owner_account = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
     let me = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
-    let vacancy = me.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut me.caps)?;
     let charge = account::Charge::owned(owner_account)?;
     let pa = match choice {
         FrameChoice::Any => frame::with(|f| f.alloc(owner.raw())).ok_or(Error::NoMemory)?,

@@ -4,6 +4,7 @@
 //! results as the table declares.
 
 mod account;
+mod area;
 pub mod args;
 mod base;
 mod cap;
@@ -25,6 +26,7 @@ mod state;
 mod xn;
 
 pub use account::{account_info, env_limit, env_limit_heap, env_limit_slots};
+pub use area::app_area_make;
 pub use base::{env_get_base, env_set_base};
 pub use cap::{cap_derive, cap_drop, cap_grant, cap_info, cap_narrow, cap_revoke, pct_grant};
 pub use ckpt::{cap_copy, cap_peek, env_mappings, env_peek, env_stop};

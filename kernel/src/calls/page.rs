@@ -84,9 +84,8 @@ fn fresh_one(
         charge.commit();
     }
     env.publish();
-    let app_area = env.app_area.pa();
     if let Some(old) = old {
-        release(cx, app_area, va, old);
+        release(cx, old);
     }
     Ok(())
 }
@@ -94,20 +93,15 @@ fn fresh_one(
 fn unmap_one(cx: &mut Cx<'_>, target: EnvId, va: UserPage) -> Result<(), Error> {
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let old = env.space.unmap(va.va()).ok_or(Error::NotFound)?;
-    let app_area = env.app_area.pa();
-    release(cx, app_area, va, old);
+    release(cx, old);
     Ok(())
 }
 
-/// Releases the mapping `old` that was at `va`: one mapping fewer of its
-/// frame (collected if that made it unreachable). The application area
-/// is the kernel's frame: removing it only removes the environment's
-/// view, and no count changes.
-fn release(cx: &mut Cx<'_>, app_area: PhysAddr, va: UserPage, old: u64) {
+/// Releases the mapping `old`: one mapping fewer of its frame (collected
+/// if that made it unreachable). Never the application area's: page
+/// calls cannot name its page ([`UserPage`]).
+fn release(cx: &mut Cx<'_>, old: u64) {
     let pa = PhysAddr::of_entry(old);
-    if va.va() == oxok_abi::layout::APP_AREA && pa == app_area {
-        return;
-    }
     if env::release_mapping(pa) {
         cx.k.envs.collect(pa.pfn());
     }

@@ -63,7 +63,7 @@ pub fn slot_alloc(cx: &mut Cx<'_>, placement: u64, arg: u64) -> Result<[u64; 2],
         _ => return Err(Error::Invalid),
     };
     let caller = cx.caller;
-    let vacancy = cx.env()?.caps.vacancy().ok_or(Error::NoMemory)?;
+    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
     let account = cx.env()?.account;
     let charge = account::Charge::slots(account, 1)?;
     let time_slot = cx.k.sched.vector.alloc(caller, placement).map_err(slot_error)?;
@@ -104,7 +104,7 @@ pub fn slot_give(cx: &mut Cx<'_>, slot_cap_slot: CapSlot, env_slot: EnvCap) -> R
     let target = env_slot.with(Rights::WRITE)?;
     let (to_account, vacancy) = {
         let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-        (env.account, env.caps.vacancy().ok_or(Error::NoMemory)?)
+        (env.account, crate::env::cap_vacancy(&mut env.caps)?)
     };
     let gift = cx.k.sched.vector.check_give(time_slot, caller, target).map_err(slot_error)?;
     // The receiver's account pays from now on (and must have room); a move

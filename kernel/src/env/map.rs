@@ -53,7 +53,7 @@ where
         Err(e) => Err(e),
     };
     let made = env.space.tables().saturating_sub(before);
-    env.pt_charged += made;
+    env.kernel_frames += made;
     charge.commit_frames(made);
     if made > 0 {
         env.publish();

@@ -32,7 +32,9 @@ impl EnvTable {
         let Some(Dying { id, app_area, owned, account, frames, heap, .. }) = dying.pop_front() else { return true };
         let mut kept = 0;
         frame::with(|f| {
-            app_area.free_in(f);
+            if let Some(area) = app_area {
+                area.free_in(f);
+            }
             for pfn in owned {
                 let Some(e) = f.entry_mut(pfn) else { continue };
                 if e.owner != id.raw() {

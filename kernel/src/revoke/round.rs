@@ -135,10 +135,11 @@ impl Repossess {
             self.owed = r.owed;
             self.ncand = 0;
             let id = env.id;
-            let area = &env.app_area;
-            let listed = (area.read_u64(offset_of!(AppArea, repossess_count)) as usize).min(REPOSSESS_SLOTS);
-            for i in 0..listed {
-                let pfn = Pfn::from_word(area.read_u64(offset_of!(AppArea, repossess) + i * 8));
+            // Without an application area it offers nothing first.
+            let area = env.app_area.as_ref();
+            let listed = area.map_or(0, |a| a.read_u64(offset_of!(AppArea, repossess_count)) as usize);
+            for i in 0..listed.min(REPOSSESS_SLOTS) {
+                let pfn = Pfn::from_word(area.map_or(0, |a| a.read_u64(offset_of!(AppArea, repossess) + i * 8)));
                 if env.owned.contains(&pfn) {
                     self.add(pfn, true);
                 }
@@ -309,17 +310,20 @@ impl Repossess {
             });
         }
         let Some(env) = self.target.and_then(|t| envs.get(t)) else { return };
-        let mut recorded = env.app_area.read_u64(offset_of!(AppArea, repossessed_count)) as usize;
-        for (&pfn, &va) in self.victims[..n].iter().zip(&self.first_va[..n]) {
-            if recorded < REPOSSESSED_SLOTS {
-                let off = offset_of!(AppArea, repossessed) + recorded * 16;
-                env.app_area.write(off, &pfn.raw().to_le_bytes());
-                env.app_area.write(off + 8, &va.to_le_bytes());
+        // The record in its application area, if it has one (the row's
+        // count below is kept either way).
+        if let Some(area) = env.app_area.as_ref() {
+            let mut recorded = area.read_u64(offset_of!(AppArea, repossessed_count)) as usize;
+            for (&pfn, &va) in self.victims[..n].iter().zip(&self.first_va[..n]) {
+                if recorded < REPOSSESSED_SLOTS {
+                    let off = offset_of!(AppArea, repossessed) + recorded * 16;
+                    area.write(off, &pfn.raw().to_le_bytes());
+                    area.write(off + 8, &va.to_le_bytes());
+                }
+                recorded += 1;
             }
-            recorded += 1;
+            area.write(offset_of!(AppArea, repossessed_count), &(recorded as u64).to_le_bytes());
         }
-        let count_off = offset_of!(AppArea, repossessed_count);
-        env.app_area.write(count_off, &(recorded as u64).to_le_bytes());
         env.repossessed = env.repossessed.saturating_add(n as u32);
         log::info!(
             "env {} ({}): revocation deadline passed; abort protocol took {n} of {} frames",

@@ -369,8 +369,15 @@ pub fn app_area() -> Option<AppArea> {
     read_exposed(APP_AREA)
 }
 
-/// The application area, checked writable.
+/// The application area, checked writable; made first (`app_area_make`)
+/// if the environment has none yet.
 fn app_ptr() -> Result<*mut AppArea, Error> {
+    if !writable(APP_AREA) {
+        match sys::app_area_make() {
+            Ok(_) | Err(Error::Exists) => {}
+            Err(e) => return Err(e),
+        }
+    }
     if writable(APP_AREA) { Ok(APP_AREA as *mut AppArea) } else { Err(Error::BadAddress) }
 }
 

@@ -14,7 +14,7 @@
 use oxok_libos::abi::layout::{
     APP_AREA, CLOCK, ENV_TABLE, EXPOSED_BASE, FRAME_TABLE, PAGE_SIZE, PROGRAM_BASE, USER_TOP, UVPT, pte,
 };
-use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, cap_kind, rights};
+use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, MapEntry, cap_kind, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
 
@@ -231,11 +231,26 @@ fn bad_addresses(t: &mut Checks, frame: u64) {
         t.expect(sys::page_map(0, frame, va, 0), Err(Error::BadAddress), what);
         t.expect(sys::page_unmap(0, va), Err(Error::BadAddress), what);
     }
-    // Already-mapped user pages: the program text and the application area.
+    // An already-mapped user page: the program text.
     t.expect(sys::page_map(0, frame, PROGRAM_BASE, 0), Err(Error::Exists), "map over the program text");
-    let app = sys::page_map(0, frame, APP_AREA, pte::WRITABLE);
-    t.check(matches!(app, Err(Error::Exists | Error::BadAddress)), "map over the application area refused");
+    // The application area's page is the kernel's, made or not: no page
+    // call maps, unmaps, shares or copies it.
+    let rw = pte::WRITABLE;
+    t.expect(sys::page_map(0, frame, APP_AREA, rw), Err(Error::BadAddress), "map at the application area");
+    let made = sys::app_area_make();
+    t.check(matches!(made, Ok(_) | Err(Error::Exists)), "make the application area");
+    t.expect(sys::app_area_make(), Err(Error::Exists), "make the application area twice");
+    t.expect(sys::page_map(0, frame, APP_AREA, rw), Err(Error::BadAddress), "map over the application area");
+    t.expect(sys::page_unmap(0, APP_AREA), Err(Error::BadAddress), "unmap the application area");
+    for (record, what) in [
+        (MapEntry::share(VA, APP_AREA, rw), "share the application area's frame"),
+        (MapEntry::copy(APP_AREA, PROGRAM_BASE, rw), "copy over the application area"),
+        (MapEntry::fresh(APP_AREA, rw), "fresh frame at the application area"),
+    ] {
+        t.expect(sys::page_batch(0, &record as *const MapEntry as u64, 1), Err(Error::BadAddress), what);
+    }
     t.check(exposed::app_area().is_some(), "application area still readable");
+    t.check(exposed::set_critical(false).is_ok(), "application area still writable");
     t.check(exposed::clock().is_some_and(|c| c.tsc_hz != 0), "clock page still readable");
 }
 
