@@ -148,7 +148,34 @@ pub struct Pred {
     pub code: [u8; oxok_abi::pred::MAX_BYTES],
     /// Its length in bytes.
     pub len: usize,
+    /// The pages its reads walked to, one per [`PRED_HINTS`] way (by the
+    /// page number's low bits), read again without a walk while their
+    /// mappings are unchanged: a predicate watches the same few words —
+    /// a pipe's counters, a child's row — evaluation after evaluation.
+    pub hints: [core::cell::Cell<crate::mem::paging::PageHint>; PRED_HINTS],
 }
+
+impl Pred {
+    /// An installed predicate: `program` verified from `code[..len]`.
+    pub fn new(
+        program: oxok_pred::Program,
+        params: [u64; oxok_abi::pred::PARAMS],
+        code: [u8; oxok_abi::pred::MAX_BYTES],
+        len: usize,
+    ) -> Pred {
+        let hints = core::array::from_fn(|_| core::cell::Cell::new(crate::mem::paging::PageHint::NONE));
+        Pred { program, params, code, len, hints }
+    }
+
+    /// The hint for reads at `addr`.
+    fn hint_for(&self, addr: u64) -> &core::cell::Cell<crate::mem::paging::PageHint> {
+        let way = (addr >> 12) as usize % PRED_HINTS;
+        &self.hints[way]
+    }
+}
+
+/// Pages a predicate remembers the translation of.
+pub const PRED_HINTS: usize = 4;
 
 impl Env {
     /// Evaluates the predicates named by `mask` in predicate-index order, reading
@@ -160,7 +187,8 @@ impl Env {
             if mask & (1 << i) == 0 {
                 continue;
             }
-            let mut read = |addr: u64, size: u8| crate::mem::user::read_word(&self.space, addr, size);
+            let mut read =
+                |addr: u64, size: u8| crate::mem::user::read_word_hinted(&self.space, p.hint_for(addr), addr, size);
             match p.program.eval(&p.params, &mut read) {
                 Ok(true) => return Ok(Some(i)),
                 Ok(false) => {}

@@ -27,6 +27,7 @@ pub fn run() -> (usize, usize) {
         ("map_refuses_kernel_and_unaligned", map_refuses),
         ("user_copy_checks_every_page", user_copy_checks),
         ("write_hint_follows_every_change", write_hint),
+        ("read_hint_follows_every_change", read_hint),
         ("address_space_teardown_frees_tables", teardown_frees),
         ("rtc_dates_to_unix_time", rtc_dates),
     ];
@@ -133,6 +134,44 @@ fn write_hint() -> TestResult {
     let (done, result) = space.protect_range(va, 1, 0, |_| Ok(()));
     check(done == 1 && result.is_ok(), "range protect failed")?;
     check(space.translate_hinted(va).is_none(), "range-protected page still writable")?;
+    space.destroy(|_, _| {});
+    drop((a, b));
+    Ok(())
+}
+
+/// A wakeup predicate's remembered readable page
+/// (`user::read_word_hinted`) reads what a full walk would, across an
+/// unmapping, a remapping to another frame, a protection change and
+/// another space's teardown.
+fn read_hint() -> TestResult {
+    use crate::mem::paging::PageHint;
+    use crate::mem::user::{read_word, read_word_hinted};
+    let mut space = AddressSpace::new().map_err(|_| "no space")?;
+    let (a, b) = (KernelFrame::alloc().ok_or("alloc failed")?, KernelFrame::alloc().ok_or("alloc failed")?);
+    a.write(16, &41u64.to_le_bytes());
+    b.write(16, &7u64.to_le_bytes());
+    let hint = core::cell::Cell::new(PageHint::NONE);
+    let va = 0x7000_0000;
+    let read = |space: &AddressSpace| {
+        let hinted = read_word_hinted(space, &hint, va + 16, 8);
+        (hinted == read_word(space, va + 16, 8)).then_some(hinted)
+    };
+    check(read(&space) == Some(None), "read before the map")?;
+    space.map(va, Mappable::from(&a), 0).map_err(|_| "map failed")?;
+    check(read(&space) == Some(Some(41)), "first read wrong")?;
+    a.write(16, &42u64.to_le_bytes());
+    check(read(&space) == Some(Some(42)), "hinted read missed a store")?;
+    check(read_word_hinted(&space, &hint, va + 17, 8).is_none(), "unaligned read through the hint")?;
+    space.protect(va, pte::WRITABLE).map_err(|_| "protect failed")?;
+    check(read(&space) == Some(Some(42)), "wrong after a protection change")?;
+    check(space.unmap(va).is_some(), "unmap found nothing")?;
+    check(read(&space) == Some(None), "unmapped page still read")?;
+    space.map(va, Mappable::from(&b), 0).map_err(|_| "remap failed")?;
+    check(read(&space) == Some(Some(7)), "remapped page read from the old frame")?;
+    let mut other = AddressSpace::new().map_err(|_| "no space")?;
+    other.map(va, Mappable::from(&a), 0).map_err(|_| "map failed")?;
+    other.destroy(|_, _| {});
+    check(read(&space) == Some(Some(7)), "wrong after another space's teardown")?;
     space.destroy(|_, _| {});
     drop((a, b));
     Ok(())

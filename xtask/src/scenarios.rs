@@ -268,7 +268,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         name: "ktest",
         about: "kernel self tests: frame allocator, page tables, checked user copies, teardown",
         cmdline: "ktest run=hello",
-        expect: &["ktest: 9 passed, 0 failed", "hello: ok", "none leaked"],
+        expect: &["ktest: 10 passed, 0 failed", "hello: ok", "none leaked"],
         forbid: &["FAILED"],
         ..Scenario::DEFAULT
     },

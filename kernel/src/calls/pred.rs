@@ -30,7 +30,7 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: EnvCap, index: u64, code: u64, le
         account::charge_amount(env.account, Amount::heap(account::PRED_HEAP))?;
         env.heap_charged += account::PRED_HEAP;
     }
-    env.preds[index] = Some(Box::new(Pred { program, params: [0; PARAMS], code: bytes, len }));
+    env.preds[index] = Some(Box::new(Pred::new(program, [0; PARAMS], bytes, len)));
     crate::env::publish_heap();
     crate::sleep::changed(cx.k, target);
     Ok([])

@@ -70,7 +70,7 @@ fn pred_of(p: &PredState) -> Result<Option<Box<Pred>>, Error> {
     let program = oxok_pred::verify(&p.code[..len]).map_err(|_| Error::Invalid)?;
     let mut code = [0u8; MAX_BYTES];
     code[..len].copy_from_slice(&p.code[..len]);
-    Ok(Some(Box::new(Pred { program, params: p.params, code, len })))
+    Ok(Some(Box::new(Pred::new(program, p.params, code, len))))
 }
 
 /// Replaces an environment's complete state.

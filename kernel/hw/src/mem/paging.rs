@@ -27,7 +27,7 @@ static KERNEL_ROOT: AtomicU64 = AtomicU64::new(0);
 
 /// Page tables unlinked from their parents so far, in any address space
 /// ([`unlink_table`], the only way an entry above the last level loses
-/// what it pointed at). A remembered translation ([`WriteHint`]) is trusted
+/// what it pointed at). A remembered translation ([`PageHint`]) is trusted
 /// only while this count is the one it was made at: then every table on
 /// its path is still in place, and rereading its last-level entry tells
 /// whether the page is still mapped the same.
@@ -195,11 +195,13 @@ pub struct AddressSpace {
     /// [`Self::tables`]).
     tables: u64,
     /// The last user-writable page [`Self::translate_user`] found.
-    hint: Cell<WriteHint>,
+    hint: Cell<PageHint>,
 }
 
-/// A user-writable page of an address space: its last-level entry (where
-/// it is and what it held) as a full walk found it when [`UNLINKS`] was
+/// A user page of an address space (writable, for the space's own hint;
+/// readable, for a hint its user keeps: [`PageHint::NONE`] to start): its
+/// last-level entry (where it is and what it held) as a full walk found it
+/// when [`UNLINKS`] was
 /// `unlinks`. While no table has been unlinked since and the entry still
 /// holds the same, the walk would find the same (the tables above are the
 /// same tables, their entries only ever filled in where empty; the
@@ -208,7 +210,7 @@ pub struct AddressSpace {
 /// skipped: an upcall's record goes to the same exception-stack page call
 /// after call.
 #[derive(Clone, Copy)]
-struct WriteHint {
+pub struct PageHint {
     unlinks: u64,
     /// Page-aligned user address; `NO_PAGE` (never an aligned address)
     /// when there is none.
@@ -221,8 +223,15 @@ struct WriteHint {
     frame: PhysAddr,
 }
 
-/// [`WriteHint::page`] of no page.
+/// [`PageHint::page`] of no page.
 const NO_PAGE: u64 = u64::MAX;
+
+impl PageHint {
+    /// A hint of no page (it never holds, so its other fields are never
+    /// looked at).
+    pub const NONE: PageHint =
+        PageHint { unlinks: 0, page: NO_PAGE, at: PhysAddr::new(0), entry: 0, frame: PhysAddr::new(0) };
+}
 
 impl AddressSpace {
     /// An empty user half over the shared kernel half.
@@ -236,11 +245,7 @@ impl AddressSpace {
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
         write_entry(root, UVPT_SLOT, root.raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
-        Ok(AddressSpace {
-            root,
-            tables: 0,
-            hint: Cell::new(WriteHint { unlinks: 0, page: NO_PAGE, at: root, entry: 0, frame: root }),
-        })
+        Ok(AddressSpace { root, tables: 0, hint: Cell::new(PageHint::NONE) })
     }
 
     /// True if this is the current address space (CR3 names its root).
@@ -365,7 +370,7 @@ impl AddressSpace {
 
     /// [`Self::translate_user`] for a write, without the walk when `va`
     /// lies in the last page a write walk found writable, no table has been
-    /// unlinked since and its last-level entry is unchanged ([`WriteHint`]):
+    /// unlinked since and its last-level entry is unchanged ([`PageHint`]):
     /// an upcall's record goes to the same exception-stack page call after
     /// call.
     #[inline(always)]
@@ -403,7 +408,7 @@ impl AddressSpace {
         if WRITE {
             let unlinks = UNLINKS.load(Ordering::Relaxed);
             let (page, at, frame) = (va & !(PAGE_SIZE - 1), t.offset(idx[3] as u64 * 8), PhysAddr::of_entry(entry));
-            self.hint.set(WriteHint { unlinks, page, at, entry, frame });
+            self.hint.set(PageHint { unlinks, page, at, entry, frame });
         }
         Some(PhysAddr::of_entry(entry).offset(va & (PAGE_SIZE - 1)))
     }
@@ -421,19 +426,48 @@ impl AddressSpace {
     /// requiring `PRESENT | USER` at every level, exactly as the CPU would
     /// for the environment itself. The physical address of `va`.
     pub(crate) fn translate_readable(&self, va: u64) -> Option<PhysAddr> {
+        self.walk_readable(va).map(|h| h.frame.offset(va & (PAGE_SIZE - 1)))
+    }
+
+    /// [`Self::translate_readable`], without the walk while `hint` (kept
+    /// by the caller for this address space, e.g. a wakeup predicate's)
+    /// still holds for `va`'s page: no table unlinked since it was made and
+    /// its last entry unchanged, as for [`Self::translate_hinted`]. A walk
+    /// remembers its page in `hint`.
+    #[inline(always)]
+    pub(crate) fn translate_readable_hinted(&self, hint: &Cell<PageHint>, va: u64) -> Option<PhysAddr> {
+        let h = hint.get();
+        if h.page == va & !(PAGE_SIZE - 1)
+            && h.unlinks == UNLINKS.load(Ordering::Relaxed)
+            && read_entry(h.at, 0) == h.entry
+        {
+            return Some(h.frame.offset(va & (PAGE_SIZE - 1)));
+        }
+        let found = self.walk_readable(va)?;
+        hint.set(found);
+        Some(found.frame.offset(va & (PAGE_SIZE - 1)))
+    }
+
+    /// [`Self::translate_readable`]'s walk: the page's last entry, as a
+    /// hint.
+    fn walk_readable(&self, va: u64) -> Option<PageHint> {
         if va >= 0x0000_8000_0000_0000 {
             return None;
         }
         let need = pte::PRESENT | pte::USER;
+        let unlinks = UNLINKS.load(Ordering::Relaxed);
         let mut t = self.root;
+        let mut at = self.root;
+        let mut entry = 0;
         for (level, &i) in indices(va).iter().enumerate() {
             let e = read_entry(t, i);
             if e & need != need || (level < 3 && e & pte::HUGE != 0) {
                 return None;
             }
+            (at, entry) = (t.offset(i as u64 * 8), e);
             t = PhysAddr::of_entry(e);
         }
-        Some(t.offset(va & (PAGE_SIZE - 1)))
+        Some(PageHint { unlinks, page: va & !(PAGE_SIZE - 1), at, entry, frame: t })
     }
 
     /// The page at page-aligned `va` if its user may read it (as

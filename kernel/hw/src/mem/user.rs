@@ -4,7 +4,9 @@
 //! error code, never a kernel fault.
 
 use super::addr::PhysAddr;
-use super::{PAGE_SIZE, paging::AddressSpace, phys};
+use super::paging::{AddressSpace, PageHint};
+use super::{PAGE_SIZE, phys};
+use core::cell::Cell;
 use oxok_abi::Error;
 use oxok_abi::layout::user_range_ok;
 
@@ -118,10 +120,24 @@ pub fn read_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64) -> Result<
 /// environment could: anywhere it may read, exposed tables included. `None`
 /// for unaligned, unmapped or non-user addresses.
 pub fn read_word(space: &AddressSpace, va: u64, size: u8) -> Option<u64> {
+    read_word_at(space.translate_readable(va)?, va, size)
+}
+
+/// [`read_word`] through `hint`, a translation its caller keeps for
+/// `space` (a wakeup predicate reads the same page evaluation after
+/// evaluation: [`AddressSpace::translate_readable_hinted`]).
+#[inline]
+pub fn read_word_hinted(space: &AddressSpace, hint: &Cell<PageHint>, va: u64, size: u8) -> Option<u64> {
+    read_word_at(space.translate_readable_hinted(hint, va)?, va, size)
+}
+
+/// The `size`-byte word at `pa`, which user address `va` translated to
+/// (for a read the environment may make), if `va` is aligned to `size`.
+#[inline(always)]
+fn read_word_at(pa: PhysAddr, va: u64, size: u8) -> Option<u64> {
     if !matches!(size, 1 | 2 | 4 | 8) || !va.is_multiple_of(u64::from(size)) {
         return None;
     }
-    let pa = space.translate_readable(va)?;
     // SAFETY: `pa` is readable by the environment through its own tables
     // (translated above), aligned to `size` so the word stays in one
     // direct-mapped frame; integers accept any bits.
