@@ -9,12 +9,53 @@ use alloc::vec;
 use alloc::vec::Vec;
 use oxok_libos::abi::layout::PAGE_SIZE;
 use oxok_libos::guest;
+use spin::Mutex;
 
 /// Longest path accepted (Linux's `PATH_MAX`).
 pub const PATH_MAX: usize = 4096;
 
 /// Most bytes one call moves through the personality's buffers at once.
 pub const CHUNK: usize = 64 * 1024;
+
+/// A buffer of [`CHUNK`] bytes for moving data through the personality
+/// (`read`, `sendfile`): one is kept and handed out again, so a call does
+/// not allocate and zero 64 KiB each time (a `cat` of a small file did,
+/// twice); a call while it is out (a thread waiting in its read) gets a
+/// new one. Bytes of an earlier use stay in it — it never leaves the
+/// process — so a caller copies out only what it filled.
+pub struct Scratch(Vec<u8>);
+
+/// The kept buffer, while nobody has it.
+static KEPT: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+/// The kept buffer, or a new one.
+pub fn scratch() -> Scratch {
+    let kept = KEPT.try_lock().and_then(|mut k| k.take());
+    Scratch(kept.unwrap_or_else(|| vec![0u8; CHUNK]))
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(mut k) = KEPT.try_lock()
+            && k.is_none()
+        {
+            *k = Some(core::mem::take(&mut self.0));
+        }
+    }
+}
+
+impl core::ops::Deref for Scratch {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl core::ops::DerefMut for Scratch {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+}
 
 /// Reads `buf.len()` bytes at `addr`.
 pub fn read(addr: u64, buf: &mut [u8]) -> Result<(), i64> {
@@ -67,15 +108,18 @@ pub fn read_cstr(addr: u64, max: usize) -> Result<String, i64> {
     let mut out = Vec::new();
     let mut at = addr;
     loop {
+        // A short step (most paths end within one), never across a page:
+        // the next page may not be readable.
+        let mut step = [0u8; 256];
         let in_page = (PAGE_SIZE - at % PAGE_SIZE) as usize;
-        let n = in_page.min(max + 1 - out.len());
-        let mut chunk = vec![0u8; n];
-        read(at, &mut chunk)?;
+        let n = in_page.min(max + 1 - out.len()).min(step.len());
+        let chunk = &mut step[..n];
+        read(at, chunk)?;
         if let Some(nul) = chunk.iter().position(|&b| b == 0) {
             out.extend_from_slice(&chunk[..nul]);
             return String::from_utf8(out).map_err(|_| crate::errno::EINVAL);
         }
-        out.extend_from_slice(&chunk);
+        out.extend_from_slice(chunk);
         if out.len() > max {
             return Err(ENAMETOOLONG);
         }

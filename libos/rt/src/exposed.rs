@@ -146,11 +146,21 @@ pub fn frame_entry(pfn: u64) -> Option<FrameEntry> {
 }
 
 /// Row `index` (the low 10 bits of an id) of the environment table.
+/// Without a page check per read: the table's pages are checked once
+/// ([`env_table_exposed`]).
 pub fn env_row(index: usize) -> Option<EnvEntry> {
-    if index >= ENV_TABLE_ROWS {
+    if index >= ENV_TABLE_ROWS || !env_table_exposed() {
         return None;
     }
-    read_exposed(ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64)
+    const _: () = assert!(ENV_TABLE.is_multiple_of(PAGE_SIZE));
+    const _: () = assert!(core::mem::size_of::<EnvEntry>().is_multiple_of(core::mem::align_of::<EnvEntry>()));
+    let row = ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64;
+    // SAFETY: every page of the table is mapped user-readable (checked
+    // once, and the kernel never unmaps its exposed tables, which lie above
+    // `USER_TOP` where no program maps or unmaps); the row is aligned (the
+    // table starts on a page and rows are whole multiples of the
+    // alignment); `EnvEntry` is plain old data.
+    Some(unsafe { core::ptr::read_volatile(row as *const EnvEntry) })
 }
 
 /// The environment table row of environment `id`, if that environment is

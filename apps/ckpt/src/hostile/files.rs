@@ -26,10 +26,17 @@ use oxok_libos::fs;
 use oxok_libos::{exposed, sys, time};
 use oxok_tests::Checks;
 
-/// A counter with an open file `path`, left to run a little.
+/// A counter with an open file `path`, left to run until it has written
+/// its header and a first number there (so its open is complete: a fixed
+/// wait was too short on a loaded host), at most 5 s.
 fn counter_with(path: &str) -> Option<Child> {
     let c = exec::spawn("ckpt-counter", &["ckpt-counter", "100000", "5", "0", path]).ok()?;
-    let _ = time::sleep_ms(60);
+    for _ in 0..500 {
+        if fs::stat(path).is_ok_and(|m| m.size > 100) {
+            break;
+        }
+        let _ = time::sleep_ms(10);
+    }
     Some(c)
 }
 

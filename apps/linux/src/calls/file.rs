@@ -4,7 +4,6 @@
 
 use crate::errno::{EBADF, EINVAL, EMFILE, ENOTTY, ESPIPE, Res, from_io};
 use crate::{fdtab, uaccess};
-use alloc::vec;
 use alloc::vec::Vec;
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::fd::{self, Handle, MAX_FDS, SeekFrom};
@@ -22,8 +21,8 @@ pub fn handle(fd: u64) -> Result<Handle, i64> {
 fn read_into(h: &Handle, buf: u64, len: u64) -> Res {
     let n = len.min(uaccess::CHUNK as u64) as usize;
     uaccess::writable(buf, n as u64)?;
-    let mut tmp = vec![0u8; n];
-    let got = h.read(&mut tmp).map_err(from_io)?;
+    let mut tmp = uaccess::scratch();
+    let got = h.read(&mut tmp[..n]).map_err(from_io)?;
     uaccess::write(buf, &tmp[..got])?;
     Ok(got as i64)
 }
@@ -370,7 +369,7 @@ pub fn sendfile(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let start = if offset != 0 { Some(uaccess::read_u64(offset)?) } else { None };
     let copy = || -> Res {
         let mut done = 0u64;
-        let mut buf = vec![0u8; uaccess::CHUNK];
+        let mut buf = uaccess::scratch();
         while done < count {
             let want = ((count - done) as usize).min(buf.len());
             let n = match input.read(&mut buf[..want]) {
