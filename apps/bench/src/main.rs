@@ -54,7 +54,7 @@ fn main(args: Args) -> i32 {
                     1
                 }
                 None => {
-                    println!("bench: loop knows fork_exit_wait, spawn_exec, page_map");
+                    println!("bench: loop knows fork_exit_wait, spawn_exec, page_map, demand_zero_fault");
                     2
                 }
             };

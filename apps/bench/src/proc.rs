@@ -36,6 +36,7 @@ pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
         "fork_exit_wait" => Some(fork_loop(n)),
         "spawn_exec" => Some(spawn_exec(n)),
         "page_map" => Some(crate::vm::repeat_page_map(n)),
+        "demand_zero_fault" => Some(crate::vm::repeat_demand_zero(n)),
         _ => None,
     }
 }

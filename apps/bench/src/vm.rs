@@ -226,6 +226,14 @@ pub fn repeat_page_map(n: u32) -> Result<u64, Error> {
     done
 }
 
+/// `n` demand-zero faults (`demand_zero_fault`'s work, untimed: `bench
+/// loop demand_zero_fault N`, for counting instructions).
+pub fn repeat_demand_zero(n: u32) -> Result<u64, Error> {
+    upcall::install()?;
+    upcall::set_handler(Kind::PageFault, on_page_fault);
+    demand_zero_fault(n)
+}
+
 /// `ops` calls of one 100-record `page_batch` each (mapping one frame at
 /// 100 pages); the unmapping batch after each is not timed.
 fn page_batch_100(slot: u64, ops: u32) -> Result<u64, Error> {
