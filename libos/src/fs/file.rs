@@ -37,6 +37,11 @@ impl OpenFile {
     /// If the open-file table has no room the handle is closed and the open
     /// fails (`NoSpace`): a file a checkpointer could not see would not
     /// survive a restore.
+    /// The file of table entry `slot` (taken and filled by the caller).
+    pub(crate) fn at(slot: usize) -> OpenFile {
+        OpenFile { slot }
+    }
+
     pub(crate) fn new(
         server: u64,
         handle: u64,

@@ -184,6 +184,39 @@ pub(crate) fn take(
     path: Option<&str>,
     share: Option<u64>,
 ) -> Option<usize> {
+    take_with(Fields { server, handle, flags, ino, share }, path, 0)
+}
+
+/// Takes an entry for a file about to be opened on `server` as `flags` by
+/// `path`, busy from the start (one request in flight: the open), so a
+/// checkpointer takes no cut until [`opened`] or [`free`]: a cut between
+/// the server's reply and the entry would save a process whose open
+/// happened but whose entry did not, and its restored copy would hold the
+/// old handle.
+pub(crate) fn take_opening(server: u64, flags: u64, path: &str) -> Option<usize> {
+    take_with(Fields { server, handle: u64::MAX, flags, ino: 0, share: None }, Some(path), 1)
+}
+
+/// The open [`take_opening`] was for succeeded: the server's handle and the
+/// inode, and the request ends.
+pub(crate) fn opened(slot: usize, handle: u64, ino: u64) {
+    word(slot, W_HANDLE).store(handle, Ordering::Release);
+    word(slot, W_INO).store(ino, Ordering::Release);
+    end(slot, None);
+}
+
+/// The words of a new entry besides its path.
+struct Fields {
+    server: u64,
+    handle: u64,
+    flags: u64,
+    ino: u64,
+    share: Option<u64>,
+}
+
+/// [`take`], with `busy` requests in flight from the start.
+fn take_with(f: Fields, path: Option<&str>, busy: u64) -> Option<usize> {
+    let Fields { server, handle, flags, ino, share } = f;
     let _guard = LOCK.lock();
     let me = exposed::self_id();
     for slot in 0..ENTRIES {
@@ -207,7 +240,7 @@ pub(crate) fn take(
             (W_FLAGS, flags & KEEP_FLAGS),
             (W_POS, 0),
             (W_INO, ino),
-            (W_BUSY, 0),
+            (W_BUSY, busy),
             (W_PATH_LEN, path.len() as u64),
         ] {
             word(slot, w).store(v, Ordering::Relaxed);

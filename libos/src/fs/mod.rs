@@ -173,8 +173,18 @@ pub fn route(path: &str) -> Result<(u64, String), IoError> {
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let (server, full) = route(path)?;
     let bits = flags.bits() & proto::flags::ALL;
-    let r = client::path_call(server, op::OPEN, bits, full.as_bytes())?;
-    OpenFile::new(server, r[1], bits, r[3], Some(&full), None)
+    // The entry first, busy until the reply is in it (`ftable::take_opening`).
+    let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;
+    match client::path_call(server, op::OPEN, bits, full.as_bytes()) {
+        Ok(r) => {
+            ftable::opened(slot, r[1], r[3]);
+            Ok(OpenFile::at(slot))
+        }
+        Err(e) => {
+            ftable::free(slot);
+            Err(e)
+        }
+    }
 }
 
 /// Opens `path` as a descriptor object, to install or to give a child
