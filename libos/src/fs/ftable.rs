@@ -24,6 +24,9 @@
 //! between raising it and storing the position of the reply, the server's
 //! record may already have moved. A checkpointer takes no cut while any
 //! entry is busy (as it takes none during a transfer between members).
+//! An open takes its entry before asking the server, busy until the
+//! handle of the reply is in it ([`take_opening`], [`opened`]): no cut
+//! falls between a server's open and its record here.
 //!
 //! **Layout.** [`ENTRIES`] entries of [`ENTRY_BYTES`] at [`FILES_BASE`],
 //! pages mapped on first use; words of an entry at the `W_*` indices, the
