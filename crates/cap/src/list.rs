@@ -63,7 +63,7 @@ impl<const N: usize> CapList<N> {
         if i < self.entries.len() {
             return Ok(());
         }
-        let want = (i + 1).next_power_of_two().min(N).max(i + 1);
+        let want = Self::room_for(i);
         if want > self.entries.capacity() {
             self.entries.try_reserve_exact(want - self.entries.len()).map_err(|_| CapError::Full)?;
         }
@@ -91,7 +91,7 @@ impl<const N: usize> CapList<N> {
     /// no slot. [`CapList::fill`] is the half that cannot fail. `None` when
     /// every slot is full, or when the list must grow and memory is short.
     pub fn vacancy(&mut self) -> Option<Vacancy> {
-        let i = self.entries.iter().position(|e| e.cap.is_none()).unwrap_or(self.entries.len());
+        let i = self.first_empty();
         if i >= N {
             return None;
         }
@@ -103,12 +103,22 @@ impl<const N: usize> CapList<N> {
     /// has room for its first empty slot, or is full): what a kernel
     /// checks its heap for first.
     pub fn growth(&self) -> usize {
-        let i = self.entries.iter().position(|e| e.cap.is_none()).unwrap_or(self.entries.len());
+        let i = self.first_empty();
         if i < self.entries.len() || i >= N {
             return 0;
         }
-        let want = (i + 1).next_power_of_two().min(N).max(i + 1);
-        want.saturating_sub(self.entries.capacity()) * Self::SLOT_BYTES
+        Self::room_for(i).saturating_sub(self.entries.capacity()) * Self::SLOT_BYTES
+    }
+
+    /// The first empty slot (the room taken, when every slot with room is
+    /// full).
+    fn first_empty(&self) -> usize {
+        self.entries.iter().position(|e| e.cap.is_none()).unwrap_or(self.entries.len())
+    }
+
+    /// The slots' room a list grows to for slot `i`: doubling, at most `N`.
+    fn room_for(i: usize) -> usize {
+        (i + 1).next_power_of_two().min(N).max(i + 1)
     }
 
     /// Puts `cap` into the slot `at` found by [`CapList::vacancy`] (with no

@@ -154,13 +154,13 @@ pub fn env_row(index: usize) -> Option<EnvEntry> {
     }
     const _: () = assert!(ENV_TABLE.is_multiple_of(PAGE_SIZE));
     const _: () = assert!(core::mem::size_of::<EnvEntry>().is_multiple_of(core::mem::align_of::<EnvEntry>()));
-    let row = ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64;
-    // SAFETY: every page of the table is mapped user-readable (checked
-    // once, and the kernel never unmaps its exposed tables, which lie above
-    // `USER_TOP` where no program maps or unmaps); the row is aligned (the
-    // table starts on a page and rows are whole multiples of the
-    // alignment); `EnvEntry` is plain old data.
-    Some(unsafe { core::ptr::read_volatile(row as *const EnvEntry) })
+    let row = (ENV_TABLE + (index * core::mem::size_of::<EnvEntry>()) as u64) as *const EnvEntry;
+    // The table's pages were checked once and are never unmapped (the
+    // kernel's exposed tables lie above `USER_TOP`, where no program maps
+    // or unmaps); the asserts above make every row aligned.
+    // SAFETY: so the row is mapped readable and aligned; `EnvEntry` is POD.
+    let entry = unsafe { core::ptr::read_volatile(row) };
+    Some(entry)
 }
 
 /// The environment table row of environment `id`, if that environment is

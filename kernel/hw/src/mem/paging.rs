@@ -231,6 +231,16 @@ impl PageHint {
     /// looked at).
     pub const NONE: PageHint =
         PageHint { unlinks: 0, page: NO_PAGE, at: PhysAddr::new(0), entry: 0, frame: PhysAddr::new(0) };
+
+    /// Where `va` is, if this hint still holds for its page: no table
+    /// unlinked since it was made and the page's last entry unchanged.
+    #[inline(always)]
+    fn holds(&self, va: u64) -> Option<PhysAddr> {
+        (self.page == va & !(PAGE_SIZE - 1)
+            && self.unlinks == UNLINKS.load(Ordering::Relaxed)
+            && read_entry(self.at, 0) == self.entry)
+            .then(|| self.frame.offset(va & (PAGE_SIZE - 1)))
+    }
 }
 
 impl AddressSpace {
@@ -375,14 +385,7 @@ impl AddressSpace {
     /// call.
     #[inline(always)]
     pub fn translate_hinted(&self, va: u64) -> Option<PhysAddr> {
-        let hint = self.hint.get();
-        if hint.page == va & !(PAGE_SIZE - 1)
-            && hint.unlinks == UNLINKS.load(Ordering::Relaxed)
-            && read_entry(hint.at, 0) == hint.entry
-        {
-            return Some(hint.frame.offset(va & (PAGE_SIZE - 1)));
-        }
-        self.walk_user::<true>(va)
+        self.hint.get().holds(va).or_else(|| self.walk_user::<true>(va))
     }
 
     /// [`Self::translate_user`]'s walk; a write walk's page is remembered.
@@ -436,12 +439,8 @@ impl AddressSpace {
     /// remembers its page in `hint`.
     #[inline(always)]
     pub(crate) fn translate_readable_hinted(&self, hint: &Cell<PageHint>, va: u64) -> Option<PhysAddr> {
-        let h = hint.get();
-        if h.page == va & !(PAGE_SIZE - 1)
-            && h.unlinks == UNLINKS.load(Ordering::Relaxed)
-            && read_entry(h.at, 0) == h.entry
-        {
-            return Some(h.frame.offset(va & (PAGE_SIZE - 1)));
+        if let Some(pa) = hint.get().holds(va) {
+            return Some(pa);
         }
         let found = self.walk_readable(va)?;
         hint.set(found);
