@@ -139,17 +139,19 @@ pub fn yield_to(id: u64) -> Result<(), Error> {
 /// Hands the new environment `child` (capability slot) what it needs to
 /// reach its family and the terminal: a call-only capability for this
 /// environment, one (with grant, to pass on) for the file server if this
-/// environment can call it, and a copy of its console capability. Best effort: a full list or a too-deep derivation just goes
+/// environment can call it, the same for the neighbour table server
+/// (`net::neigh`), and a copy of its console capability. Best effort: a full list or a too-deep derivation just goes
 /// without (the child then cannot reach that environment).
 pub fn pass_on(child: u64) {
     let _ = sys::cap_grant(0, child, rights::CALL);
     let server = crate::fs::server().ok();
     let disk = crate::fs::locate::disk_server();
+    let arpd = crate::fs::locate::neighbour_server();
     let fsd_rights = rights::CALL | rights::GRANT;
     // One pass over the list, stopping once all are found.
-    let (mut console, mut fsd, mut dfsd) = (None, server.is_none(), disk.is_none());
+    let (mut console, mut fsd, mut dfsd, mut neigh) = (None, server.is_none(), disk.is_none(), arpd.is_none());
     for s in 0..CAP_SLOTS as u64 {
-        if console.is_some() && fsd && dfsd {
+        if console.is_some() && fsd && dfsd && neigh {
             break;
         }
         match sys::cap_info(s) {
@@ -164,6 +166,10 @@ pub fn pass_on(child: u64) {
             }
             Ok([cap_kind::ENV, id, r]) if !dfsd && Some(id) == disk && r & fsd_rights == fsd_rights => {
                 dfsd = true;
+                let _ = sys::cap_grant(s, child, fsd_rights);
+            }
+            Ok([cap_kind::ENV, id, r]) if !neigh && Some(id) == arpd && r & fsd_rights == fsd_rights => {
+                neigh = true;
                 let _ = sys::cap_grant(s, child, fsd_rights);
             }
             _ => {}

@@ -169,7 +169,10 @@ pub fn spawn(name: &str, argv: &[&str]) -> Result<Child, SpawnError> {
 /// As [`spawn`], with the child's descriptors and environment as `opts`
 /// says (the caller's own table is left as it is).
 pub fn spawn_with(name: &str, argv: &[&str], opts: &SpawnOptions<'_>) -> Result<Child, SpawnError> {
-    spawn_image_with(program(name).ok_or(SpawnError::NotFound)?, argv, opts)
+    let child = spawn_image_with(program(name).ok_or(SpawnError::NotFound)?, argv, opts)?;
+    // A server this process looks up by name is now the one it started.
+    crate::fs::locate::started(name, child.id);
+    Ok(child)
 }
 
 /// The file `name` in the boot archive, if there is an archive and it holds

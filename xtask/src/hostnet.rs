@@ -209,6 +209,16 @@ pub(crate) fn tcp_echo(ports: &[u16]) -> Result<String, String> {
     Ok(format!("host: 3 TCP connections echoed ({total} bytes), then quit ({retries} early attempts retried)"))
 }
 
+/// Two stacks at once (`net-arpd`): the sockets echo server's UDP and TCP
+/// ports and its connection back (`ports[0]`, `ports[1]`), then `tcpecho`
+/// on `ports[2]`.
+pub(crate) fn two_stacks(ports: &[u16]) -> Result<String, String> {
+    let [udp, tcp, second, ..] = ports else { return Err("three forwarded ports needed".into()) };
+    let a = crate::hosthttp::sock_echo_and_connect(&[*udp, *tcp])?;
+    let b = tcp_echo(&[*second])?;
+    Ok(format!("{a}; {b}"))
+}
+
 /// Seconds [`blast_and_echo`] floods for.
 const BLAST_SECS: u64 = 12;
 

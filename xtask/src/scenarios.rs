@@ -1370,6 +1370,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[6],
     crate::scenarios_net::NET_SCENARIOS[7],
     crate::scenarios_net::NET_SCENARIOS[8],
+    crate::scenarios_net::NET_SCENARIOS[9],
+    crate::scenarios_net::NET_SCENARIOS[10],
+    crate::scenarios_net::NET_SCENARIOS[11],
     // The checkpointer (issue 16): `scenarios_ckpt.rs`.
     crate::scenarios_ckpt::CKPT_SCENARIOS[0],
     crate::scenarios_ckpt::CKPT_SCENARIOS[1],

@@ -11,7 +11,8 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 9] = [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING, PING_HOST];
+pub(crate) const NET_SCENARIOS: [Scenario; 12] =
+    [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING, PING_HOST, ARPD, ARPD_SHELL, ARPD_HOSTILE];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -76,6 +77,84 @@ const TCPECHO: Scenario = Scenario {
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 180,
     net: Some(NetSpec { tap: false, udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+/// What no `arpd` scenario may print: a leak, a crash, or a stack refused ARP.
+const ARPD_FORBID: [&str; 5] =
+    ["frames leaked", "panic", "destroyed:", "ARP filter refused", "another program owns ARP"];
+
+const ARPD: Scenario = Scenario {
+    name: "net-arpd",
+    about: "two smoltcp stacks at once, neither owning ARP: arpd owns the ARP filter and grants its neighbour table \
+            read-only to each; tcpecho on port 8 and sockecho on port 7 resolve the gateway through it (their own \
+            requests sent, the answers read from the table) and both echo the host's TCP and UDP traffic and \
+            connect back to it; nothing leaks",
+    cmdline: "run=arpd+--while-others&tcpecho+8&sockecho",
+    expect: &[
+        "arpd: answering ARP for 10.0.2.15, sharing what it hears",
+        "tcpecho: ARP through arpd's neighbour table",
+        "sockecho: connected to 10.0.2.2:*, 15 bytes back",
+        // The two servers end in either order; arpd ends last.
+        "tcpecho: 4 connections, 220016 bytes echoed, quit <&> sockecho: 4 connections, 220016 bytes echoed, * datagrams echoed, quit <&> tcpecho: 1 ARP requests answered from the neighbour table",
+        "arpd: * requests answered, * neighbours learned, 2 tables handed out, 0 dropped",
+        "none leaked",
+    ],
+    forbid: &[ARPD_FORBID[0], ARPD_FORBID[1], ARPD_FORBID[2], ARPD_FORBID[3], ARPD_FORBID[4], "with status 1"],
+    timeout_secs: 240,
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[7, 8], host: Some(hostnet::two_stacks) }),
+    ..Scenario::DEFAULT
+};
+
+const ARPD_SHELL: Scenario = Scenario {
+    name: "net-arpd-shell",
+    about: "arpd started from the shell: the shell's later children find it as their ancestor's and get a call \
+            capability for it (callcap::pass_on), so sockecho in the background and tcpecho in the foreground both \
+            take ARP from its table and serve the host at once, and ping reaches the gateway through it too; \
+            kill -USR1 shows its counts",
+    cmdline: "run=init",
+    input: "arpd &\nsockecho &\ntcpecho 8\nping 10.0.2.2 2\nkill -USR1 %1\nkill %1\nwait\nexit 0\n",
+    expect: &[
+        "arpd: answering ARP for 10.0.2.15, sharing what it hears",
+        "tcpecho: ARP through arpd's neighbour table",
+        "sockecho: connected to 10.0.2.2:*, 15 bytes back",
+        // sockecho (in the background) ends anywhere among these.
+        "tcpecho: 1 ARP requests answered from the neighbour table <&> \
+         tcpecho: 4 connections, 220016 bytes echoed, quit <&> \
+         ping: 32 bytes from 10.0.2.2: icmp_seq=0 time=* ms <&> \
+         ping: 10.0.2.2: 2 sent, 2 received <&> \
+         arpd: * requests answered, * neighbours learned, 3 tables handed out, 0 dropped <&> \
+         sockecho: 4 connections, 220016 bytes echoed, * datagrams echoed, quit",
+        "none leaked",
+    ],
+    forbid: &[
+        ARPD_FORBID[0],
+        ARPD_FORBID[1],
+        ARPD_FORBID[2],
+        ARPD_FORBID[3],
+        ARPD_FORBID[4],
+        "(sockecho) exited with status 1",
+        "(tcpecho) exited with status 1",
+    ],
+    timeout_secs: 240,
+    net: Some(NetSpec { tap: false, udp: &[7], tcp: &[7, 8], host: Some(hostnet::two_stacks) }),
+    ..Scenario::DEFAULT
+};
+
+const ARPD_HOSTILE: Scenario = Scenario {
+    name: "net-arpd-hostile",
+    about: "a reader attacks the neighbour table: arpd answers nothing but the table; the capability it grants \
+            reads only (mapping it writable or deriving write refused); ARP packets naming another sender are \
+            refused before they leave; the table still answers; nothing leaks",
+    cmdline: "run=arpd+--while-others&hostile-arp",
+    expect: &[
+        "hostile-arp: ok (",
+        "arpd: * requests answered, * neighbours learned, 2 tables handed out, 0 dropped",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None }),
     ..Scenario::DEFAULT
 };
 

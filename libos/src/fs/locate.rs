@@ -11,12 +11,15 @@
 //!
 //! The answer is cached per process — a forked child takes its parent's —
 //! and checked to be alive on each use (a cached "none" is looked up again
-//! now and then); `spawn_server` and `stop_server` reset the cache. A
+//! now and then); starting a server of the name (`exec::spawn`, which calls
+//! [`started`]) and `stop_server` reset the cache. A
 //! lookup reads the table once, whatever the depth of the ancestry.
 //!
 //! The disk file server (`dfsd`, C-FFS over XN) is found the same way under
 //! its own name ([`disk_server`]); when there is one, `super::route` sends
-//! it every path but `/tmp`.
+//! it every path but `/tmp`. So is the machine's neighbour table server
+//! (`arpd`, [`neighbour_server`]), which may also be a boot program: the
+//! machine's command line started it, so every program may use it.
 
 use crate::{exposed, proc};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -34,13 +37,16 @@ pub const DISK_SERVER_NAME: &str = "dfsd";
 /// was reused.
 struct Cached {
     name: &'static str,
+    /// Also a boot program's (no creator) when no ancestor runs one.
+    boot_too: bool,
     owner: AtomicU64,
     server: AtomicU64,
     none_uses: AtomicU64,
 }
 
-static RAM: Cached = Cached::new(SERVER_NAME);
-static DISK: Cached = Cached::new(DISK_SERVER_NAME);
+static RAM: Cached = Cached::new(SERVER_NAME, false);
+static DISK: Cached = Cached::new(DISK_SERVER_NAME, false);
+static NEIGHBOURS: Cached = Cached::new(crate::net::neigh::SERVER_NAME, true);
 
 /// A cached "no server" is looked up again after this many uses (an
 /// ancestor may have started one since).
@@ -56,14 +62,20 @@ pub fn disk_server() -> Option<u64> {
     DISK.server()
 }
 
-/// Caches `server` as this process's (what `spawn_server` just started).
-pub fn remember(server: u64) {
-    RAM.cache(exposed::self_id(), server);
+/// The machine's neighbour table server (`arpd`): an ancestor's, or a
+/// boot program.
+pub fn neighbour_server() -> Option<u64> {
+    NEIGHBOURS.server()
 }
 
-/// Caches `server` as this process's disk file server.
-pub fn remember_disk(server: u64) {
-    DISK.cache(exposed::self_id(), server);
+/// Tells the lookups that this process just started `name` as `id`: a
+/// server of that name is this process's own from now on, whatever an
+/// earlier lookup found (or did not find).
+pub(crate) fn started(name: &str, id: u64) {
+    let me = exposed::self_id();
+    for c in [&RAM, &DISK, &NEIGHBOURS].into_iter().filter(|c| c.name == name) {
+        c.cache(me, id);
+    }
 }
 
 /// Drops the cached answers.
@@ -73,8 +85,8 @@ pub fn forget() {
 }
 
 impl Cached {
-    const fn new(name: &'static str) -> Cached {
-        Cached { name, owner: AtomicU64::new(0), server: AtomicU64::new(0), none_uses: AtomicU64::new(0) }
+    const fn new(name: &'static str, boot_too: bool) -> Cached {
+        Cached { name, boot_too, owner: AtomicU64::new(0), server: AtomicU64::new(0), none_uses: AtomicU64::new(0) }
     }
 
     fn server(&self) -> Option<u64> {
@@ -99,7 +111,7 @@ impl Cached {
                 return None;
             }
         }
-        let found = find(me, self.name);
+        let found = find(me, self.name, self.boot_too);
         self.cache(me, found.unwrap_or(0));
         found
     }
@@ -117,8 +129,9 @@ const CANDIDATES: usize = 8;
 
 /// The nearest ancestor's server: one pass over the table for live file
 /// servers (usually none or one), then up the ancestry (at most
-/// `ENV_TABLE_ROWS` steps) to the first creator of one.
-fn find(me: u64, name: &str) -> Option<u64> {
+/// `ENV_TABLE_ROWS` steps) to the first creator of one; then, if
+/// `boot_too`, a boot program's (one with no creator).
+fn find(me: u64, name: &str, boot_too: bool) -> Option<u64> {
     let mut servers = [(0u64, 0u64); CANDIDATES];
     let mut n = 0;
     for r in (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(|r| serves(r, name)) {
@@ -135,9 +148,13 @@ fn find(me: u64, name: &str) -> Option<u64> {
         if let Some(&(_, id)) = servers[..n].iter().find(|(parent, _)| *parent == creator) {
             return Some(id);
         }
-        creator = proc::parent(creator)?;
+        match proc::parent(creator) {
+            Some(p) => creator = p,
+            None => break,
+        }
     }
-    None
+    let boot = servers[..n].iter().find(|(parent, _)| *parent == 0);
+    boot.filter(|_| boot_too).map(|&(_, id)| id)
 }
 
 /// True for a live environment running the file server `server`.

@@ -331,7 +331,7 @@ pub fn spawn_server() -> Result<Child, IoError> {
         exec::SpawnError::Kernel(k) => IoError::Kernel(k),
         _ => IoError::NoServer,
     })?;
-    locate::remember(child.id);
+    // `exec::spawn` told the lookup (`locate::started`).
     Ok(child)
 }
 
@@ -359,7 +359,6 @@ pub fn spawn_disk_server() -> Result<Child, IoError> {
         exec::SpawnError::Kernel(k) => IoError::Kernel(k),
         _ => IoError::NoServer,
     })?;
-    locate::remember_disk(child.id);
     Ok(child)
 }
 

@@ -6,6 +6,7 @@
 //! the kernel copies accepted packets into it (see `oxok_abi::net`).
 
 pub mod ether;
+pub mod neigh;
 pub mod socket;
 pub mod stack;
 
@@ -51,6 +52,19 @@ pub fn template(env_slot: u64) -> Result<TxTemplate, Error> {
         port_lo: ports as u16,
         port_hi: (ports >> 16) as u16,
     })
+}
+
+/// This process's Ethernet and IPv4 address: its template's (a program
+/// started by another inherits one), or, for a boot program without one,
+/// the NIC's and `default`, set now as its template with no ports (it may
+/// send ARP and ICMP, nothing else). `NotFound` without a NIC.
+pub fn address_or(default: [u8; 4]) -> Result<([u8; 6], [u8; 4]), Error> {
+    let mac = mac()?;
+    if let Ok(t) = template(0) {
+        return Ok((mac, t.ip));
+    }
+    set_template(0, &TxTemplate { mac, pad: [0; 2], ip: default, port_lo: 0, port_hi: 0 })?;
+    Ok((mac, default))
 }
 
 /// Gives the child named by `child_slot` this process's own template, if

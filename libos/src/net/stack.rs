@@ -1,8 +1,11 @@
 //! smoltcp over a packet ring: the [`Device`] that receives from a [`Ring`]
 //! and sends through a [`Tx`] frame (every packet still goes through the
 //! kernel's template check), and the clock smoltcp runs on. TCP, UDP, ARP
-//! and ICMP are all smoltcp's, in this process.
+//! and ICMP are all smoltcp's, in this process; a device without the ARP
+//! filter takes ARP's answers from the machine's neighbour table
+//! ([`super::neigh`]).
 
+use super::neigh::{Outgoing, Resolver};
 use super::{Ring, Tx};
 use crate::exposed;
 use oxok_abi::Error;
@@ -22,12 +25,23 @@ pub struct RingDevice {
     pub tx_errors: u64,
     /// TCP segments dropped on arrival for a bad checksum.
     pub rx_bad_checksums: u64,
+    /// ARP through the neighbour table (when another program owns ARP).
+    pub resolver: Option<Resolver>,
 }
 
 impl RingDevice {
     /// A device over `ring`, sending from a fresh frame.
     pub fn new(ring: Ring) -> Result<RingDevice, Error> {
-        Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0, rx_bad_checksums: 0 })
+        Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0, rx_bad_checksums: 0, resolver: None })
+    }
+}
+
+impl RingDevice {
+    /// How long the stack may sleep before it polls again: `ms`, or less
+    /// while the neighbour table has or may soon have an answer for it
+    /// ([`Resolver::sleep_ms`]).
+    pub fn sleep_ms(&self, ms: u64) -> u64 {
+        self.resolver.as_ref().map_or(ms, |r| r.sleep_ms(ms))
     }
 }
 
@@ -51,6 +65,7 @@ pub struct Rx<'a>(&'a [u8]);
 pub struct Send<'a> {
     tx: &'a Tx,
     errors: &'a mut u64,
+    resolver: Option<&'a mut Resolver>,
 }
 
 impl phy::RxToken for Rx<'_> {
@@ -60,15 +75,22 @@ impl phy::RxToken for Rx<'_> {
 }
 
 impl phy::TxToken for Send<'_> {
-    fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
+    fn consume<R, F: FnOnce(&mut [u8]) -> R>(mut self, len: usize, f: F) -> R {
         let mut buf = [0u8; PACKET_MAX];
         let len = len.min(PACKET_MAX);
         let r = f(&mut buf[..len]);
+        let arp = self.resolver.as_deref_mut().map_or(Outgoing::Send, |res| res.outgoing(&buf[..len]));
+        if arp == Outgoing::Answered {
+            return r; // answered from the neighbour table
+        }
         oxok_inetsum::frame::fill_tcp_checksum(&mut buf[..len]);
         // Every transmit buffer may be with the device: retried a bounded
         // number of times.
         if self.tx.send_retrying(&buf[..len], 100).is_err() {
             *self.errors += 1;
+        }
+        if let (Outgoing::Ask(ip), Some(res)) = (arp, self.resolver) {
+            res.asked(ip);
         }
         r
     }
@@ -79,19 +101,24 @@ impl Device for RingDevice {
     type TxToken<'a> = Send<'a>;
 
     fn receive(&mut self, _timestamp: Instant) -> Option<(Rx<'_>, Send<'_>)> {
-        // A segment whose checksum fails is dropped here, as smoltcp would.
-        let n = loop {
-            let n = self.ring.recv(&mut self.rx)?.min(self.rx.len());
-            if oxok_inetsum::frame::tcp_checksum_ok(&self.rx[..n]) {
-                break n;
-            }
-            self.rx_bad_checksums += 1;
+        let RingDevice { ring, tx, rx, tx_errors, rx_bad_checksums, resolver } = self;
+        // An answer from the neighbour table first; then the ring, where a
+        // segment whose checksum fails is dropped, as smoltcp would.
+        let n = match resolver.as_mut().and_then(|r| r.incoming(rx)) {
+            Some(n) => n,
+            None => loop {
+                let n = ring.recv(rx)?.min(rx.len());
+                if oxok_inetsum::frame::tcp_checksum_ok(&rx[..n]) {
+                    break n;
+                }
+                *rx_bad_checksums += 1;
+            },
         };
-        Some((Rx(&self.rx[..n]), Send { tx: &self.tx, errors: &mut self.tx_errors }))
+        Some((Rx(&rx[..n]), Send { tx, errors: tx_errors, resolver: resolver.as_mut() }))
     }
 
     fn transmit(&mut self, _timestamp: Instant) -> Option<Send<'_>> {
-        Some(Send { tx: &self.tx, errors: &mut self.tx_errors })
+        Some(Send { tx: &self.tx, errors: &mut self.tx_errors, resolver: self.resolver.as_mut() })
     }
 
     fn capabilities(&self) -> DeviceCapabilities {

@@ -24,7 +24,8 @@
 #![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicU64, Ordering};
-use oxok_libos::abi::net::{PACKET_MAX, TxTemplate};
+use oxok_libos::abi::Error;
+use oxok_libos::abi::net::PACKET_MAX;
 use oxok_libos::net::{self, Filter, Ring, Tx, filters};
 use oxok_libos::{Args, println, signal};
 
@@ -63,15 +64,10 @@ fn report(_sig: i32) {
 }
 
 fn serve() -> Result<(), &'static str> {
-    let mac = net::mac().map_err(|_| "no NIC")?;
-    let ip = match net::template(0) {
-        Ok(t) => t.ip,
-        Err(_) => {
-            let t = TxTemplate { mac, pad: [0; 2], ip: DEFAULT_IP, port_lo: 0, port_hi: 0 };
-            net::set_template(0, &t).map_err(|_| "template refused")?;
-            DEFAULT_IP
-        }
-    };
+    let (mac, ip) = net::address_or(DEFAULT_IP).map_err(|e| match e {
+        Error::NotFound => "no NIC",
+        _ => "template refused",
+    })?;
     let [a, b, c, d] = ip;
     let mut ring = Ring::new(4).map_err(|_| "cannot bind a ring")?;
     let filter = filters::icmp(filters::ICMP_ECHO_REQUEST, u32::from_be_bytes(ip));

@@ -1,5 +1,6 @@
 //! ping [A.B.C.D [COUNT]]: ICMP echo requests from 10.0.2.15 (smoltcp's
-//! ICMP socket over a packet ring; filters: ARP, and ICMP echo replies to
+//! ICMP socket over a packet ring; filters: ARP (unless an `arpd` shares
+//! the neighbour table), and ICMP echo replies to
 //! 10.0.2.15 — `oxok_dpf::build::icmp` — so an answerer can hold the echo
 //! requests beside it), one a
 //! second (default: the gateway 10.0.2.2, 4 times). Prints one line per
@@ -13,7 +14,7 @@ extern crate alloc;
 use alloc::vec;
 use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::net::stack::{self, RingDevice, ms_to_ticks, now};
-use oxok_libos::net::{self, Filter, Ring, filters};
+use oxok_libos::net::{self, Filter, Ring, filters, neigh};
 use oxok_libos::{Args, exposed, println};
 use smoltcp::iface::SocketSet;
 use smoltcp::phy::{ChecksumCapabilities, Device};
@@ -66,12 +67,18 @@ fn ping(target: [u8; 4], count: u16) -> Result<u16, &'static str> {
         net::set_template(0, &t).map_err(|_| "template refused")?;
     }
     let ring = Ring::new(2).map_err(|_| "cannot bind a ring")?;
-    let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP belongs to another program")?;
+    // ARP from the neighbour table if an `arpd` shares one, else its filter.
+    let arp = neigh::arp(&ring, mac, IP);
+    if arp.is_none() {
+        return Err("ARP belongs to another program");
+    }
     // Echo replies to this address only: echo requests stay free for an
     // answerer (`icmpd`) beside it.
     let replies = filters::icmp(filters::ICMP_ECHO_REPLY, u32::from_be_bytes(IP));
     let _icmp = Filter::install(&ring, &replies, None).map_err(|_| "echo replies belong to another program")?;
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;
+    let neigh::Arp { filter: _arp, resolver } = arp;
+    dev.resolver = resolver;
     let checksum: ChecksumCapabilities = dev.capabilities().checksum;
     let mut iface = stack::interface(&mut dev, mac, IP, 24, [10, 0, 2, 2]);
     let mut sockets = SocketSet::new(vec![]);
@@ -112,6 +119,7 @@ fn ping(target: [u8; 4], count: u16) -> Result<u16, &'static str> {
         if seq == count && (received == count || ticks() >= next_send) {
             return Ok(received);
         }
-        dev.ring.wait(seen, next_send.max(ticks() + 1)).map_err(|_| "wait failed")?;
+        let wake = ticks() + ms_to_ticks(dev.sleep_ms(INTERVAL_MS));
+        dev.ring.wait(seen, next_send.min(wake).max(ticks() + 1)).map_err(|_| "wait failed")?;
     }
 }

@@ -1,5 +1,6 @@
 //! tcpecho [PORT]: a TCP echo server on smoltcp in the libOS, over a packet
-//! ring (filters: ARP and TCP to PORT, default 7) and checked transmit
+//! ring (filters: TCP to PORT, default 7, and ARP unless an `arpd` shares
+//! the machine's neighbour table) and checked transmit
 //! (template: the NIC's MAC, 10.0.2.15, source port PORT). The guest is
 //! 10.0.2.15 on QEMU's user network, the gateway 10.0.2.2.
 //!
@@ -16,7 +17,7 @@ extern crate alloc;
 use alloc::vec;
 use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::net::stack::{self, RingDevice, ms_to_ticks, now};
-use oxok_libos::net::{self, Filter, Ring, filters};
+use oxok_libos::net::{self, Filter, Ring, filters, neigh};
 use oxok_libos::{Args, exposed, println};
 use smoltcp::iface::SocketSet;
 use smoltcp::socket::tcp;
@@ -67,15 +68,25 @@ fn serve(port: u16) -> Result<Served, &'static str> {
     let template = TxTemplate { mac, pad: [0; 2], ip: [10, 0, 2, 15], port_lo: port, port_hi: port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
     let ring = Ring::new(RING_FRAMES).map_err(|_| "cannot bind a ring")?;
-    let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
+    // ARP from the machine's neighbour table if an `arpd` serves one;
+    // otherwise this program must own ARP.
+    let arp = neigh::arp(&ring, mac, [10, 0, 2, 15]);
+    if arp.is_none() {
+        return Err("ARP filter refused");
+    }
     let _tcp = Filter::install(&ring, &filters::tcp_listen(port), None).map_err(|_| "TCP filter refused")?;
     let mut dev = RingDevice::new(ring).map_err(|_| "no transmit frame")?;
+    let neigh::Arp { filter: _arp, resolver } = arp;
+    dev.resolver = resolver;
     let mut iface = stack::interface(&mut dev, mac, [10, 0, 2, 15], 24, [10, 0, 2, 2]);
     let mut sockets = SocketSet::new(vec![]);
     let mut socket = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; 65535]), tcp::SocketBuffer::new(vec![0; 65535]));
     socket.set_nagle_enabled(false);
     let h = sockets.add(socket);
     println!("tcpecho: listening on 10.0.2.15:{port}");
+    if dev.resolver.is_some() {
+        println!("tcpecho: ARP through arpd's neighbour table");
+    }
 
     let (mut conns, mut bytes, mut this_conn) = (0u64, 0u64, 0u64);
     let mut first = [0u8; 4];
@@ -114,10 +125,14 @@ fn serve(port: u16) -> Result<Served, &'static str> {
         }
         iface.poll(now(), &mut dev, &mut sockets);
         if until != 0 && ticks() >= until {
+            if let Some(r) = &dev.resolver {
+                println!("tcpecho: {} ARP requests answered from the neighbour table", r.answered);
+            }
             let (packets, dropped, refused) = (dev.ring.produced(), dev.ring.dropped(), dev.tx_errors);
             return Ok(Served { conns, bytes, packets, dropped, refused });
         }
         let delay = iface.poll_delay(now(), &sockets).map_or(MAX_SLEEP_MS, |d| d.total_millis().min(MAX_SLEEP_MS));
+        let delay = dev.sleep_ms(delay);
         if delay > 0 {
             let mut wake = ticks() + ms_to_ticks(delay);
             if until != 0 {

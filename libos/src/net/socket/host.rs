@@ -6,7 +6,7 @@
 
 use super::SockAddr;
 use crate::net::stack::{self, RingDevice, ms_to_ticks, now};
-use crate::net::{self, Filter, Ring, filters};
+use crate::net::{self, Filter, Ring, filters, neigh};
 use crate::{exposed, sys};
 use alloc::collections::BTreeMap;
 use alloc::vec;
@@ -93,10 +93,12 @@ impl Net {
         };
         let ip = t.ip;
         let ring = Ring::new(RING_FRAMES)?;
-        // ARP belongs to whoever installed its filter first; without it
-        // this stack still answers for connections whose peer it knows.
-        let arp = Filter::install(&ring, &filters::arp(), None).ok();
+        // With a neighbour table server, its answers; otherwise ARP belongs
+        // to whoever installed its filter first, and without it this stack
+        // still answers for connections whose peer it knows.
+        let neigh::Arp { filter: arp, resolver } = neigh::arp(&ring, mac, ip);
         let mut dev = RingDevice::new(ring)?;
+        dev.resolver = resolver;
         let gw = [ip[0], ip[1], ip[2], GATEWAY_HOST];
         let iface = stack::interface(&mut dev, mac, ip, PREFIX, gw);
         let seed = (crate::time::rdtsc() % u64::from(EPHEMERAL.end() - EPHEMERAL.start())) as u16;
@@ -116,7 +118,7 @@ impl Net {
 
     /// Lets smoltcp receive, time out and send; frees finished orphans.
     pub fn poll(&mut self) {
-        if self.arp.is_none() && ticks() >= self.arp_retry {
+        if self.arp.is_none() && self.dev.resolver.is_none() && ticks() >= self.arp_retry {
             self.arp = Filter::install(&self.dev.ring, &filters::arp(), None).ok();
             self.arp_retry = ticks() + ms_to_ticks(ARP_RETRY_MS);
         }
@@ -133,7 +135,7 @@ impl Net {
     /// When to poll next at the latest, as a tick count.
     pub fn wake_tick(&mut self) -> u64 {
         let ms = self.iface.poll_delay(now(), &self.set).map_or(MAX_SLEEP_MS, |d| d.total_millis().min(MAX_SLEEP_MS));
-        ticks() + ms_to_ticks(ms)
+        ticks() + ms_to_ticks(self.dev.sleep_ms(ms))
     }
 
     /// Starts listening on TCP `port` (installing its filter) or adds a
