@@ -12,8 +12,8 @@
 //! The answer is cached per process — a forked child takes its parent's —
 //! and checked to be alive on each use (a cached "none" is looked up again
 //! now and then); starting a server of the name (`exec::spawn`, which calls
-//! [`started`]) and `stop_server` reset the cache. A
-//! lookup reads the table once, whatever the depth of the ancestry.
+//! [`started`]) and `stop_server` reset the cache. A lookup reads the
+//! table once for every name, whatever the depth of the ancestry.
 //!
 //! The disk file server (`dfsd`, C-FFS over XN) is found the same way under
 //! its own name ([`disk_server`]); when there is one, `super::route` sends
@@ -111,9 +111,9 @@ impl Cached {
                 return None;
             }
         }
-        let found = find(me, self.name, self.boot_too);
-        self.cache(me, found.unwrap_or(0));
-        found
+        refresh(me);
+        let found = self.server.load(Ordering::Acquire);
+        (found != 0).then_some(found)
     }
 
     fn cache(&self, owner: u64, server: u64) {
@@ -124,28 +124,40 @@ impl Cached {
     }
 }
 
-/// Most live file servers one lookup considers.
+/// Most live servers of one name a lookup considers.
 const CANDIDATES: usize = 8;
 
-/// The nearest ancestor's server: one pass over the table for live file
-/// servers (usually none or one), then up the ancestry (at most
-/// `ENV_TABLE_ROWS` steps) to the first creator of one; then, if
-/// `boot_too`, a boot program's (one with no creator).
-fn find(me: u64, name: &str, boot_too: bool) -> Option<u64> {
-    let mut servers = [(0u64, 0u64); CANDIDATES];
-    let mut n = 0;
-    for r in (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(|r| serves(r, name)) {
-        if n < CANDIDATES {
-            servers[n] = (u64::from(r.parent), u64::from(r.id));
-            n += 1;
+/// Every name looked up: one pass over the table answers them all.
+static ALL: [&Cached; 3] = [&RAM, &DISK, &NEIGHBOURS];
+
+/// Looks every name up again for process `me` and caches the answers: one
+/// pass over the table for live servers (usually none or one of each),
+/// then [`nearest`] for each name.
+fn refresh(me: u64) {
+    let mut servers = [[(0u64, 0u64); CANDIDATES]; ALL.len()];
+    let mut n = [0usize; ALL.len()];
+    for r in exposed::env_rows().filter(live) {
+        let Some(k) = ALL.iter().position(|c| name(&r) == c.name.as_bytes()) else { continue };
+        if n[k] < CANDIDATES {
+            servers[k][n[k]] = (u64::from(r.parent), u64::from(r.id));
+            n[k] += 1;
         }
     }
-    if n == 0 {
+    for (k, c) in ALL.iter().enumerate() {
+        c.cache(me, nearest(me, &servers[k][..n[k]], c.boot_too).unwrap_or(0));
+    }
+}
+
+/// Of `servers` (creator, id), the one the nearest ancestor created: up
+/// the ancestry (at most `ENV_TABLE_ROWS` steps) to the first creator of
+/// one; then, if `boot_too`, a boot program's (one with no creator).
+fn nearest(me: u64, servers: &[(u64, u64)], boot_too: bool) -> Option<u64> {
+    if servers.is_empty() {
         return None;
     }
     let mut creator = me;
     for _ in 0..ENV_TABLE_ROWS {
-        if let Some(&(_, id)) = servers[..n].iter().find(|(parent, _)| *parent == creator) {
+        if let Some(&(_, id)) = servers.iter().find(|(parent, _)| *parent == creator) {
             return Some(id);
         }
         match proc::parent(creator) {
@@ -153,13 +165,18 @@ fn find(me: u64, name: &str, boot_too: bool) -> Option<u64> {
             None => break,
         }
     }
-    let boot = servers[..n].iter().find(|(parent, _)| *parent == 0);
+    let boot = servers.iter().find(|(parent, _)| *parent == 0);
     boot.filter(|_| boot_too).map(|&(_, id)| id)
 }
 
-/// True for a live environment running the file server `server`.
+/// True for a live environment running the server `server`.
 fn serves(r: &EnvEntry, server: &str) -> bool {
-    r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE && name(r) == server.as_bytes()
+    live(r) && name(r) == server.as_bytes()
+}
+
+/// True for a live environment's row.
+fn live(r: &EnvEntry) -> bool {
+    r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE
 }
 
 /// The row's program name without its NUL padding.
