@@ -124,6 +124,10 @@ pub struct SysInfo {
     /// word `restart_records=`; default [`BATCH_STEP`](crate::BATCH_STEP));
     /// `page_protect_range` changes eight times as many pages.
     pub restart_records: u64,
+    /// Environment-table rows used so far: every row from this one on has
+    /// never held an environment (rows are taken lowest first, so scans of
+    /// the table stop here). Grows, never shrinks.
+    pub env_rows_used: u64,
 }
 
 /// The application area: one page per environment that the environment may

@@ -330,6 +330,7 @@ impl EnvTable {
         caps.insert_at(0, Cap::new(env_name(id), Rights::ALL)).map_err(|_| Error::NoMemory)?;
         let row = &mut self.rows[index];
         row.generation = generation;
+        exposed::update_sysinfo(|i| i.env_rows_used = i.env_rows_used.max(index as u64 + 1));
         if generation >= limit {
             log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
         }

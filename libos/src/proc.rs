@@ -138,7 +138,7 @@ pub fn status_name(status: u32) -> &'static str {
 /// Every process in the table, in row order (a snapshot row by row: a
 /// process may start or end while the iterator runs).
 pub fn processes() -> impl Iterator<Item = Process> {
-    (0..ENV_TABLE_ROWS).filter_map(|i| Process::from_row(&exposed::env_row(i)?))
+    exposed::env_rows().filter_map(|r| Process::from_row(&r))
 }
 
 /// The process `pid`, if it is in the table (zombies included).

@@ -4,7 +4,6 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_libos::abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_ORPHAN, OWNER_RESERVED};
-use oxok_libos::abi::layout::ENV_TABLE_ROWS;
 use oxok_libos::abi::{ENV_ZOMBIE, EXIT_KILLED, EnvEntry};
 use oxok_libos::{exposed, println};
 
@@ -16,7 +15,7 @@ pub fn name_of(row: &EnvEntry) -> String {
 
 /// Every live row of the environment table.
 pub fn envs() -> Vec<EnvEntry> {
-    (0..ENV_TABLE_ROWS).filter_map(exposed::env_row).filter(|r| r.id != 0).collect()
+    exposed::env_rows().filter(|r| r.id != 0).collect()
 }
 
 /// The name of live environment `id`; `(gone)` once it has ended (its

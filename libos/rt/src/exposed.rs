@@ -163,6 +163,14 @@ pub fn env_row(index: usize) -> Option<EnvEntry> {
     Some(entry)
 }
 
+/// The environment-table rows that have ever held an environment, in row
+/// order (empty ones included): every other row is empty
+/// ([`SysInfo::env_rows_used`]; all rows without the page).
+pub fn env_rows() -> impl Iterator<Item = EnvEntry> {
+    let used = sysinfo().map_or(ENV_TABLE_ROWS as u64, |i| i.env_rows_used);
+    (0..(used as usize).min(ENV_TABLE_ROWS)).filter_map(env_row)
+}
+
 /// The environment table row of environment `id`, if that environment is
 /// alive (the row's id matches).
 pub fn env_entry(id: u64) -> Option<EnvEntry> {

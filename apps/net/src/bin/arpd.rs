@@ -27,7 +27,7 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
 use oxok_libos::abi::net::PACKET_MAX;
-use oxok_libos::abi::{ANY_FRAME, ENV_FREE, ENV_ZOMBIE, Error, layout::ENV_TABLE_ROWS, rights};
+use oxok_libos::abi::{ANY_FRAME, ENV_FREE, ENV_ZOMBIE, Error, rights};
 use oxok_libos::net::neigh::{OP_TABLE, SERVER_VA};
 use oxok_libos::net::{self, Filter, Ring, Tx, filters};
 use oxok_libos::rt::page::SharedPage;
@@ -152,9 +152,7 @@ fn serve(while_others: bool) -> Result<(), &'static str> {
 /// True when no other environment is alive.
 fn alone() -> bool {
     let me = exposed::self_id();
-    !(0..ENV_TABLE_ROWS)
-        .filter_map(exposed::env_row)
-        .any(|r| u64::from(r.id) != me && r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE)
+    !exposed::env_rows().any(|r| u64::from(r.id) != me && r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE)
 }
 
 fn ticks() -> u64 {

@@ -48,7 +48,19 @@ fn main(_args: Args) -> i32 {
     println!("spawn: the parent goes on after its child crashed");
     run(&mut t, "hello", &["hello", "after", "crash"], "hello after a crash", ExitStatus::Exited(0));
     before.check_same(&mut t, "at the end");
+    rows_bounded(&mut t);
     t.finish()
+}
+
+/// Every row that holds an environment lies below the exposed count of
+/// rows used (scans stop there: `exposed::env_rows`), this one's included.
+fn rows_bounded(t: &mut Checks) {
+    let used = exposed::sysinfo().map_or(0, |i| i.env_rows_used) as usize;
+    let held = |i: usize| exposed::env_row(i).is_some_and(|r| r.id != 0);
+    t.check((0..ENV_TABLE_ROWS).filter(|&i| held(i)).all(|i| i < used), "no environment beyond the rows used");
+    let me = exposed::self_id();
+    t.check(exposed::env_rows().any(|r| u64::from(r.id) == me), "this environment among the rows used");
+    t.check(used > 1, "the rows the children used counted");
 }
 
 /// Spawns, checks the child is this environment's, waits (reaping it),

@@ -78,6 +78,7 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
         kernel_heap_used: 0,
         env_frames,
         restart_records: oxok_abi::BATCH_STEP,
+        env_rows_used: 0,
     };
     SYSINFO_PA.set(info_pa);
     // SAFETY: a frame just allocated to the kernel, direct-mapped; users map
