@@ -1683,6 +1683,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_cheetah::CHEETAH_SCENARIOS[1],
     crate::scenarios_cheetah::CHEETAH_SCENARIOS[2],
     crate::scenarios_cheetah::CHEETAH_SCENARIOS[3],
+    crate::scenarios_cheetah::CHEETAH_SCENARIOS[4],
     // The Linux personality's process model (issue 12): `scenarios_lxproc.rs`.
     crate::scenarios_lxproc::LXPROC_SCENARIOS[0],
     crate::scenarios_lxproc::LXPROC_SCENARIOS[1],

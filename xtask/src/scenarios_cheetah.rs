@@ -7,7 +7,7 @@ use crate::hostnet::NetSpec;
 use crate::scenario::Scenario;
 
 /// Every Cheetah scenario, in the order `scenarios.rs` lists them.
-pub(crate) const CHEETAH_SCENARIOS: [Scenario; 4] = [SERVE, ROBUST, LOSSY, FULL];
+pub(crate) const CHEETAH_SCENARIOS: [Scenario; 5] = [SERVE, ROBUST, LOSSY, FULL, BESIDE_ARPD];
 
 const FORBID: &[&str] = &["frames leaked", "panic", "destroyed:", "FAIL"];
 
@@ -27,6 +27,25 @@ const SERVE: Scenario = Scenario {
         "none leaked",
     ],
     forbid: FORBID,
+    timeout_secs: 300,
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hostcheetah::serve) }),
+    ..Scenario::DEFAULT
+};
+
+const BESIDE_ARPD: Scenario = Scenario {
+    name: "cheetah-arpd",
+    about: "cheetah beside arpd: it leaves the ARP filter to arpd (which answers the host's requests for the \
+            machine) and serves the same documents as cheetah-serve",
+    cmdline: "run=init",
+    input: "arpd &\ncheetah -q --samples --exit-idle 8\nkill -USR1 %1\nkill %1\nwait\nexit 0\n",
+    expect: &[
+        "arpd: answering ARP for 10.0.2.15, sharing what it hears",
+        "cheetah: serving /www on 10.0.2.15:80",
+        "cheetah: * connections, * requests, 0 errors, 0 busy (503), 0 refused (RST)",
+        "arpd: * requests answered, * neighbours learned, 0 tables handed out, 0 dropped",
+        "none leaked",
+    ],
+    forbid: &["frames leaked", "panic", "destroyed:", "FAIL", "ARP filter refused", "another program owns ARP"],
     timeout_secs: 300,
     net: Some(NetSpec { tap: false, udp: &[], tcp: &[80], host: Some(hostcheetah::serve) }),
     ..Scenario::DEFAULT

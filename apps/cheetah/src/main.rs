@@ -3,7 +3,8 @@
 //! `cheetah [-p PORT] [-r ROOT] [-q] [-c MAXCONN] [--samples] [--exit-idle SECS] [--drop N]`
 //!
 //! It runs its own passive-open TCP (`crates/cheetah`) on a packet ring
-//! (filters: ARP, and TCP to PORT, default 80) and checked transmit
+//! (filters: ARP unless an `arpd` answers it, and TCP to PORT, default 80)
+//! and checked transmit
 //! (template: the NIC's MAC, 10.0.2.15, source port PORT). A response is
 //! never copied into a socket buffer: the send queue names bytes of the
 //! file cache, which sends them — and sends them again after a loss —
@@ -140,7 +141,12 @@ fn serve(o: &Opts) -> Result<(), String> {
     let template = TxTemplate { mac, pad: [0; 2], ip: IP, port_lo: o.port, port_hi: o.port };
     net::set_template(0, &template).map_err(|_| "template refused")?;
     let ring = Ring::new(RING_FRAMES).map_err(|_| "cannot bind a ring")?;
-    let _arp = Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?;
+    // It answers the machine's ARP unless an `arpd` does (replies go to
+    // the sender's address: Cheetah itself resolves nothing).
+    let _arp = match oxok_libos::fs::locate::neighbour_server() {
+        Some(_) => None,
+        None => Some(Filter::install(&ring, &filters::arp(), None).map_err(|_| "ARP filter refused")?),
+    };
     let _tcp = Filter::install(&ring, &filters::tcp_listen(o.port), None).map_err(|_| "TCP filter refused")?;
     let (now, hz) = clock();
     let cfg = Config {
