@@ -11,8 +11,8 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 12] =
-    [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING, PING_HOST, ARPD, ARPD_SHELL, ARPD_HOSTILE];
+pub(crate) const NET_SCENARIOS: [Scenario; 13] =
+    [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING, PING_HOST, ARPD, ARPD_SHELL, ARPD_HOSTILE, ARPD_ENDS];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -152,6 +152,19 @@ const ARPD_HOSTILE: Scenario = Scenario {
         "arpd: * requests answered, * neighbours learned, 2 tables handed out, 0 dropped",
         "none leaked",
     ],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None }),
+    ..Scenario::DEFAULT
+};
+
+const ARPD_ENDS: Scenario = Scenario {
+    name: "net-arpd-ends",
+    about: "arpd ends under its readers: a table mapped past its server's end is replaced by the next server's \
+            (never read as live), and a socket stack whose table server ended takes the ARP filter itself within \
+            its retry period; nothing leaks",
+    cmdline: "run=arp-fallback",
+    expect: &["arp-fallback: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 120,
     net: Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None }),

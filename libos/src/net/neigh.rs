@@ -57,6 +57,8 @@ const WAIT_MS: u64 = 3_000;
 /// The table, mapped read-only here.
 pub struct Table {
     page: SharedPage,
+    /// The server whose page it is.
+    server: u64,
 }
 
 impl Table {
@@ -66,15 +68,19 @@ impl Table {
         let server = crate::fs::locate::neighbour_server().ok_or(Error::NotFound)?;
         if let Some(page) = SharedPage::readable(TABLE_VA) {
             // Already here (this process asked before, or its parent did
-            // before a fork).
-            return Ok(Table { page });
+            // before a fork): kept if it is this server's page, else it is
+            // an ended server's, no longer written.
+            if owned_by(server) {
+                return Ok(Table { page, server });
+            }
+            sys::page_unmap(0, TABLE_VA)?;
         }
         let slot = ask(server)?;
         let mapped = sys::page_map(0, slot, TABLE_VA, pte::NO_EXECUTE | pte::LIBOS_SHARED);
         let _ = sys::cap_drop(slot);
         mapped?;
         match SharedPage::readable(TABLE_VA) {
-            Some(page) => Ok(Table { page }),
+            Some(page) => Ok(Table { page, server }),
             None => {
                 let _ = sys::page_unmap(0, TABLE_VA);
                 Err(Error::BadAddress)
@@ -86,6 +92,24 @@ impl Table {
     pub fn lookup(&self, ip: Ip) -> Answer {
         table::lookup(self.page.words(), ip)
     }
+
+    /// True while its server lives and still owns the page (an ended
+    /// server's page stays readable here, but nobody writes it).
+    pub fn live(&self) -> bool {
+        owned_by(self.server)
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        let _ = sys::page_unmap(0, TABLE_VA);
+    }
+}
+
+/// True if the page at [`TABLE_VA`] is a frame `server` owns (the exposed
+/// frame table says so; the frame of an ended owner is an orphan).
+fn owned_by(server: u64) -> bool {
+    exposed::frame_of(TABLE_VA).and_then(exposed::frame_entry).is_some_and(|f| u64::from(f.owner) == server)
 }
 
 /// How a stack on `ring` (this machine at `mac`, `ip`) gets ARP's answers:
@@ -222,6 +246,11 @@ impl Resolver {
             }
         }
         None
+    }
+
+    /// True while the table's server lives ([`Table::live`]).
+    pub fn live(&self) -> bool {
+        self.table.live()
     }
 
     /// The longest a stack may sleep before it polls again: `ms`, none

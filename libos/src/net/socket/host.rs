@@ -118,9 +118,17 @@ impl Net {
 
     /// Lets smoltcp receive, time out and send; frees finished orphans.
     pub fn poll(&mut self) {
-        if self.arp.is_none() && self.dev.resolver.is_none() && ticks() >= self.arp_retry {
-            self.arp = Filter::install(&self.dev.ring, &filters::arp(), None).ok();
+        if self.arp.is_none() && ticks() >= self.arp_retry {
             self.arp_retry = ticks() + ms_to_ticks(ARP_RETRY_MS);
+            // A neighbour table whose server ended learns nothing more:
+            // ARP goes back to whoever takes its filter (this stack, if it
+            // is free).
+            if self.dev.resolver.as_ref().is_some_and(|r| !r.live()) {
+                self.dev.resolver = None;
+            }
+            if self.dev.resolver.is_none() {
+                self.arp = Filter::install(&self.dev.ring, &filters::arp(), None).ok();
+            }
         }
         self.iface.poll(now(), &mut self.dev, &mut self.set);
         self.reap();
