@@ -54,9 +54,11 @@ const WAITING: usize = 4;
 /// stack asks again on its own schedule).
 const WAIT_MS: u64 = 3_000;
 
-/// The table, mapped read-only here.
+/// The table, mapped read-only here. Its page stays mapped (a fork child
+/// keeps it too); every read checks first that the page at [`TABLE_VA`]
+/// is still its server's, so a table whose server ended, or whose page
+/// the next server's replaced, answers nothing.
 pub struct Table {
-    page: SharedPage,
     /// The server whose page it is.
     server: u64,
 }
@@ -66,12 +68,12 @@ impl Table {
     /// with no server, the server's or the kernel's error otherwise.
     pub fn attach() -> Result<Table, Error> {
         let server = crate::fs::locate::neighbour_server().ok_or(Error::NotFound)?;
-        if let Some(page) = SharedPage::readable(TABLE_VA) {
+        if SharedPage::readable(TABLE_VA).is_some() {
             // Already here (this process asked before, or its parent did
             // before a fork): kept if it is this server's page, else it is
             // an ended server's, no longer written.
             if owned_by(server) {
-                return Ok(Table { page, server });
+                return Ok(Table { server });
             }
             sys::page_unmap(0, TABLE_VA)?;
         }
@@ -79,30 +81,26 @@ impl Table {
         let mapped = sys::page_map(0, slot, TABLE_VA, pte::NO_EXECUTE | pte::LIBOS_SHARED);
         let _ = sys::cap_drop(slot);
         mapped?;
-        match SharedPage::readable(TABLE_VA) {
-            Some(page) => Ok(Table { page, server }),
-            None => {
-                let _ = sys::page_unmap(0, TABLE_VA);
-                Err(Error::BadAddress)
-            }
+        if SharedPage::readable(TABLE_VA).is_some() && owned_by(server) {
+            Ok(Table { server })
+        } else {
+            let _ = sys::page_unmap(0, TABLE_VA);
+            Err(Error::BadAddress)
         }
     }
 
-    /// What the table says about `ip`.
+    /// What the table says about `ip` (`NotATable` once its server ended).
     pub fn lookup(&self, ip: Ip) -> Answer {
-        table::lookup(self.page.words(), ip)
+        match SharedPage::readable(TABLE_VA) {
+            Some(page) if owned_by(self.server) => table::lookup(page.words(), ip),
+            _ => Answer::NotATable,
+        }
     }
 
-    /// True while its server lives and still owns the page (an ended
-    /// server's page stays readable here, but nobody writes it).
+    /// True while its server lives and its page is the one mapped here
+    /// (an ended server's page stays readable, but nobody writes it).
     pub fn live(&self) -> bool {
         owned_by(self.server)
-    }
-}
-
-impl Drop for Table {
-    fn drop(&mut self) {
-        let _ = sys::page_unmap(0, TABLE_VA);
     }
 }
 

@@ -2,9 +2,10 @@
 //! (`net-arpd-ends` scenario; run alone on a machine with a NIC).
 //!
 //! 1. It starts `arpd`, maps its table (`net::neigh::Table::attach`) and
-//!    keeps the mapping past the table's life, as a forked child keeps
-//!    its parent's; ends that `arpd` and starts another. Attaching again
-//!    must map the new server's page, not keep the ended one's.
+//!    keeps the mapping past the server's end, as a forked child keeps its
+//!    parent's: the ended server's table is not live and answers nothing.
+//!    It starts another; attaching again must map the new server's page,
+//!    not keep the ended one's.
 //! 2. It opens a socket, whose stack takes ARP from the second `arpd`'s
 //!    table (no ARP filter of its own), and ends that `arpd` too: within
 //!    the stack's retry period the stack notices the table's server is
@@ -20,6 +21,7 @@ use oxok_libos::net::neigh::{OP_TABLE, TABLE_VA, Table};
 use oxok_libos::net::socket::{Kind, SockAddr, Socket, pump};
 use oxok_libos::net::{self, filters};
 use oxok_libos::{Args, exposed, pct, println, sys, time};
+use oxok_neigh::table::Answer;
 use oxok_tests::Checks;
 
 oxok_libos::main!(main);
@@ -37,20 +39,24 @@ fn main(_args: Args) -> i32 {
     match Table::attach() {
         Ok(t) => {
             c.check(owner_of_table() == Some(first.id), "the first server's page");
-            core::mem::forget(t); // mapped on, as after a fork
+            c.check(t.lookup([10, 0, 2, 99]) == Answer::Unknown, "the first table answers");
+            // `t` keeps its page mapped past its server's end, as a fork
+            // child's copy would.
+            end(&mut c, first);
+            c.check(!t.live(), "an ended server's table is not live");
+            c.check(t.lookup([10, 0, 2, 99]) == Answer::NotATable, "an ended server's table answers nothing");
         }
         Err(e) => {
             println!("arp-fallback: attach: {e:?}");
             c.check(false, "the first table");
+            end(&mut c, first);
         }
     }
-    end(&mut c, first);
     c.check(oxok_libos::fs::locate::neighbour_server().is_none(), "no server once it ended");
     let Some(second) = start(&mut c) else { return c.finish() };
     let table = Table::attach();
     c.check(table.as_ref().is_ok_and(Table::live), "the second table attached and live");
     c.check(owner_of_table() == Some(second.id), "the second server's page, not the ended one's");
-    drop(table);
 
     // A stack on the second server's table.
     let sock = Socket::new(Kind::Udp);
