@@ -34,9 +34,7 @@ impl RingDevice {
     pub fn new(ring: Ring) -> Result<RingDevice, Error> {
         Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0, rx_bad_checksums: 0, resolver: None })
     }
-}
 
-impl RingDevice {
     /// How long the stack may sleep before it polls again: `ms`, or less
     /// while the neighbour table has or may soon have an answer for it
     /// ([`Resolver::sleep_ms`]).
