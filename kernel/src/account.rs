@@ -22,12 +22,13 @@
 //! Kernel heap is charged too, in bytes (`ACCOUNT_HEAP`), for every record
 //! an environment makes the kernel keep: its environment record with its
 //! capability list and name ([`ENV_HEAP`], at `env_create`), each
-//! predicate it installs ([`PRED_HEAP`]), its entry in its set of owned
-//! frames ([`OWNED_HEAP`] per frame, with the frame), a transmit template
+//! predicate it installs ([`PRED_HEAP`]), a transmit template
 //! ([`TEMPLATE_HEAP`]) and each packet filter ([`FILTER_HEAP`]) — all
-//! given back when its teardown ends (a filter when it is removed). A
-//! frame of XN's buffer cache costs its account the same as an owned one
-//! (the frame and its entry in the pool's map).
+//! given back when its teardown ends (a filter when it is removed). An
+//! owned frame costs no heap: the list of an environment's frames is
+//! threaded through links the frame allocator carved out at boot, one per
+//! frame. A frame of XN's buffer cache costs its account the frame and
+//! [`CACHE_HEAP`] (its entry in the pool's map).
 //! `env_limit_heap` makes a sub-account with a heap limit; past it the
 //! call that would make the record fails with `NoMemory`. Below every
 //! account, the heap keeps [`crate::mem::heap::RESERVE`] free whatever the
@@ -89,23 +90,40 @@ pub const ENV_HEAP: u64 = (size_of::<crate::env::Env>() + CAP_LIST_HEAP + 32) as
 pub const CAP_LIST_HEAP: usize = oxok_abi::CAP_SLOTS * oxok_cap::CapList::<{ oxok_abi::CAP_SLOTS }>::SLOT_BYTES;
 /// Kernel heap one installed predicate costs.
 pub const PRED_HEAP: u64 = size_of::<crate::env::Pred>() as u64 + BLOCK_OVERHEAD;
-/// Kernel heap per owned frame: its share of the environment's B-tree set
-/// of owned frame numbers (a node of 11 `u64` keys is about 100 bytes, at
-/// least half full, plus the inner nodes).
-pub const OWNED_HEAP: u64 = 32;
+/// Kernel heap per frame of XN's buffer cache: its share of the pool's
+/// B-tree map of frame numbers (a node of 11 entries is about 200 bytes,
+/// at least half full, plus the inner nodes).
+pub const CACHE_HEAP: u64 = 32;
 /// Kernel heap one transmit template costs (its map node share).
 pub const TEMPLATE_HEAP: u64 = 128;
 /// Kernel heap one packet filter costs (its share of the filter trie).
 pub const FILTER_HEAP: u64 = 512;
 
-/// `n` owned frames: the frames and their entries in the owned set.
+/// `n` owned frames.
 pub fn owned(n: u64) -> Amount {
-    Amount::new(n, 0).with_heap(n.saturating_mul(OWNED_HEAP))
+    Amount::new(n, 0)
+}
+
+/// `n` frames of XN's buffer cache: the frames and their entries in the
+/// pool's map.
+pub fn cached(n: u64) -> Amount {
+    Amount::new(n, 0).with_heap(n.saturating_mul(CACHE_HEAP))
 }
 
 /// Charges `amount` to `id` and its ancestors, or nothing (`NoMemory`).
 pub fn charge_amount(id: AccountId, amount: Amount) -> Result<(), Error> {
     with(|a| a.charge(id, amount)).map_err(error)
+}
+
+/// Charges `n` frames to `id` and its ancestors, or nothing (`NoMemory`):
+/// the account table's frames-only short path.
+pub fn charge_frames(id: AccountId, n: u64) -> Result<(), Error> {
+    with(|a| a.charge_frames(id, n)).map_err(error)
+}
+
+/// Gives back `n` frames (owned ones, [`owned`], or page tables).
+pub fn uncharge_frames(id: AccountId, n: u64) {
+    with(|a| a.uncharge_frames(id, n));
 }
 
 /// Gives back what [`charge_amount`] took.
@@ -141,13 +159,20 @@ impl Charge {
         Ok(Charge { id, amount })
     }
 
-    /// Charges one owned frame ([`owned`]) to `id`.
+    /// Charges one owned frame ([`owned`]) to `id` (the frames-only
+    /// short path of the account table: every page fault's path takes it).
     pub fn owned(id: AccountId) -> Result<Charge, Error> {
-        Charge::amount(id, owned(1))
+        charge_frames(id, 1)?;
+        Ok(Charge { id, amount: owned(1) })
+    }
+
+    /// Charges one frame of XN's buffer cache ([`cached`]) to `id`.
+    pub fn cached(id: AccountId) -> Result<Charge, Error> {
+        Charge::amount(id, cached(1))
     }
 
     /// Charges `frames` frames to `id`, given back on drop unless
-    /// committed (whole, or in part with [`Charge::commit_frames`]).
+    /// committed.
     pub fn frames(id: AccountId, frames: u64) -> Result<Charge, Error> {
         Charge::amount(id, Amount::new(frames, 0))
     }
@@ -155,16 +180,6 @@ impl Charge {
     /// Keeps the charge: the operation succeeded and the account now pays.
     pub fn commit(self) {
         core::mem::forget(self);
-    }
-
-    /// Keeps `kept` of the charged frames and gives the rest (and anything
-    /// else charged) back: for an operation that used only part of what it
-    /// charged — a page-table walk refused after making some of the tables
-    /// it charged for, which stay.
-    pub fn commit_frames(mut self, kept: u64) {
-        let keep = kept.min(self.amount.frames);
-        self.amount.frames -= keep;
-        // Dropped here: the rest goes back.
     }
 }
 
@@ -176,9 +191,11 @@ impl Drop for Charge {
     }
 }
 
-/// True if account `inner` is `outer` or nested inside it.
+/// True if account `inner` is `outer` or nested inside it. An account is
+/// within itself without a look at the table: every caller passes
+/// accounts of live environments, which stay live while charged.
 pub fn within(inner: AccountId, outer: AccountId) -> bool {
-    with(|a| a.within(inner, outer))
+    inner == outer || with(|a| a.within(inner, outer))
 }
 
 const _: () = assert!(oxok_account::MAX_DEPTH as u64 == oxok_abi::ACCOUNT_MAX_DEPTH);

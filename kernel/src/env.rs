@@ -5,11 +5,11 @@
 use crate::account;
 use crate::arch::trapframe::TrapFrame;
 use crate::mem::access::KernelFrame;
-use crate::mem::addr::Pfn;
 use crate::mem::exposed;
+use crate::mem::frame;
 use crate::mem::paging::AddressSpace;
 use alloc::boxed::Box;
-use alloc::collections::{BTreeSet, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -89,8 +89,6 @@ pub struct Env {
     /// Frame of the application area (kernel-owned, mapped at `APP_AREA`),
     /// once the environment asked for it (`app_area_make`).
     pub app_area: Option<KernelFrame>,
-    /// Frames it owns (allocated with `frame_alloc` or by its loader).
-    pub owned: BTreeSet<Pfn>,
     /// Pending revocation, if any.
     pub revoke: Option<Revocation>,
     /// Exposed-table status (`ENV_*`).
@@ -132,8 +130,8 @@ pub struct Env {
     pub slots: u64,
     /// Stopped by `env_stop`: never given the CPU until continued.
     pub stopped: bool,
-    /// Kernel heap bytes charged to `account` for its records (beyond the
-    /// per-frame share of `owned`, see [`Env::charged`]): its own record
+    /// Kernel heap bytes charged to `account` for its records (see
+    /// [`Env::charged`]): its own record
     /// and each predicate, template and filter (`crate::account`).
     pub heap_charged: u64,
 }
@@ -200,18 +198,31 @@ impl Env {
 }
 
 impl Env {
+    /// How many frames it owns (allocated with `frame_alloc` or by its
+    /// loader, or fresh for a mapping): its row's list in the frame
+    /// allocator (`oxok_hw::mem::frame`).
+    pub fn owned_frames(&self) -> u64 {
+        frame::with(|f| f.owned_count(self.id.row())) as u64
+    }
+
     /// Frames charged to its account for it: those it owns, its
     /// page-table root and the kernel frames its mappings made (tables,
     /// the application area).
     pub fn charged_frames(&self) -> u64 {
-        self.owned.len() as u64 + ENV_FRAMES + self.kernel_frames
+        self.owned_frames() + ENV_FRAMES + self.kernel_frames
     }
 
     /// Everything charged to its account for it: frames, itself, its CPU
     /// slots and its kernel heap.
     pub fn charged(&self) -> oxok_account::Amount {
-        let heap = self.heap_charged.saturating_add(account::owned(self.owned.len() as u64).heap);
-        oxok_account::Amount::new(self.charged_frames(), 1).with_slots(self.slots).with_heap(heap)
+        oxok_account::Amount::new(self.charged_frames(), 1).with_slots(self.slots).with_heap(self.heap_charged)
+    }
+
+    /// Refreshes the `frames` field of its row of the exposed environment
+    /// table: after it gained or lost an owned frame and nothing else
+    /// changed.
+    pub fn publish_frames(&self) {
+        exposed::set_env_frames(self.id.row(), self.owned_frames() as u32);
     }
 
     /// Refreshes its row of the exposed environment table.
@@ -225,7 +236,7 @@ impl Env {
                 id: self.id.raw(),
                 status: self.status,
                 parent: self.parent.map_or(0, EnvId::raw),
-                frames: self.owned.len() as u32,
+                frames: self.owned_frames() as u32,
                 runs: self.runs,
                 revoke_pending: self.revoke.map_or(0, |r| r.owed.min(u64::from(u32::MAX)) as u32),
                 repossessed: self.repossessed,
@@ -255,7 +266,6 @@ struct Dying {
     space: AddressSpace,
     cursor: u64,
     app_area: Option<KernelFrame>,
-    owned: BTreeSet<Pfn>,
     account: account::AccountId,
     frames: u64,
     /// Kernel heap bytes still charged (see [`Env::charged`]).
@@ -343,7 +353,6 @@ impl EnvTable {
             caps,
             upcalls: [0; upcall::KINDS],
             app_area: None,
-            owned: BTreeSet::new(),
             revoke: None,
             status: ENV_CREATED,
             runs: 0,
@@ -419,7 +428,7 @@ impl EnvTable {
         exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
         let frames = env.charged_frames();
         let heap = env.charged().heap;
-        let Env { space, app_area, owned, caps, name, runs, account, .. } = *env;
+        let Env { space, app_area, caps, name, runs, account, .. } = *env;
         for (_, cap) in caps.iter() {
             count_frame_ref(cap, -1);
         }
@@ -429,7 +438,7 @@ impl EnvTable {
         row.tearing = true;
         if self.dying.len() < self.dying.capacity() || self.dying.try_reserve(1).is_ok() {
             // Newest first: the budget below finishes a small one at once.
-            self.dying.push_front(Dying { id, space, cursor: 0, app_area, owned, account, frames, heap });
+            self.dying.push_front(Dying { id, space, cursor: 0, app_area, account, frames, heap });
         } else {
             log::error!("env {id}: no room to queue its teardown");
         }

@@ -118,8 +118,6 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
 fn owned_frame(env: &mut env::Env) -> Result<FrameRef, Error> {
     let charge = crate::account::Charge::owned(env.account)?;
     let frame = FrameRef::alloc(env.id).ok_or(Error::NoMemory)?;
-    if env.owned.insert(frame.pfn()) {
-        charge.commit();
-    }
+    charge.commit();
     Ok(frame)
 }

@@ -197,18 +197,45 @@ impl Accounts {
         Ok(())
     }
 
-    /// Adds `amount` to `id` and every ancestor, walking parent links (no
-    /// allocation); for callers that checked the room.
-    fn add(&mut self, id: AccountId, amount: Amount) {
+    /// Charges `frames` frames to `id` and its ancestors, or nothing: the
+    /// same as [`Accounts::charge`] with `Amount::new(frames, 0)`, on the
+    /// one field it changes (a page fault's path charges a frame).
+    pub fn charge_frames(&mut self, id: AccountId, frames: u64) -> Result<(), AccountError> {
+        for a in self.chain(id)? {
+            let acct = &self.table[a as usize];
+            if acct.used.frames.checked_add(frames).is_none_or(|after| after > acct.limit.frames) {
+                return Err(AccountError::Exceeded);
+            }
+        }
+        // Checked above: every account of the chain has room.
+        self.each_up(id, |used| used.frames += frames);
+        Ok(())
+    }
+
+    /// Gives back `frames` frames: [`Accounts::uncharge`] with
+    /// `Amount::new(frames, 0)`, on the one field it changes.
+    pub fn uncharge_frames(&mut self, id: AccountId, frames: u64) {
+        self.each_up(id, |used| used.frames = used.frames.saturating_sub(frames));
+    }
+
+    /// Changes the use of `id` and every ancestor with `f`, walking parent
+    /// links (no allocation).
+    fn each_up(&mut self, id: AccountId, mut f: impl FnMut(&mut Amount)) {
         let mut cur = id;
         for _ in 0..=MAX_DEPTH {
-            let Some(acct) = self.table.get_mut(cur as usize).filter(|a| a.live) else { break };
-            acct.used = acct.used.checked_add(amount).unwrap_or(acct.used);
+            let Some(acct) = self.table.get_mut(cur as usize).filter(|a| a.live) else { return };
+            f(&mut acct.used);
             if acct.depth == 0 {
-                break;
+                return;
             }
             cur = acct.parent;
         }
+    }
+
+    /// Adds `amount` to `id` and every ancestor, walking parent links (no
+    /// allocation); for callers that checked the room.
+    fn add(&mut self, id: AccountId, amount: Amount) {
+        self.each_up(id, |used| *used = used.checked_add(amount).unwrap_or(*used));
     }
 
     /// Moves a charge of `amount` from `from` to `to`, or changes nothing
@@ -234,15 +261,7 @@ impl Accounts {
     /// Gives back `amount` charged to `id` (and its ancestors). Never fails;
     /// counts never go below zero.
     pub fn uncharge(&mut self, id: AccountId, amount: Amount) {
-        let mut cur = id;
-        for _ in 0..=MAX_DEPTH {
-            let Some(acct) = self.table.get_mut(cur as usize).filter(|a| a.live) else { return };
-            acct.used = acct.used.saturating_sub(amount);
-            if acct.depth == 0 {
-                return;
-            }
-            cur = acct.parent;
-        }
+        self.each_up(id, |used| *used = used.saturating_sub(amount));
     }
 
     /// An environment is now charged directly to `id` (keeps it alive).

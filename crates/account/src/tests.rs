@@ -178,7 +178,13 @@ fn random_population_keeps_every_limit() {
             2 if !envs.is_empty() => {
                 let i = (r >> 8) as usize % envs.len();
                 let n = (r >> 20) % 8;
-                if a.charge(envs[i].0, Amount::new(n, 0)).is_ok() {
+                // The frames-only short path must act as the general one.
+                let ok = if r & (1 << 40) != 0 {
+                    a.charge_frames(envs[i].0, n).is_ok()
+                } else {
+                    a.charge(envs[i].0, Amount::new(n, 0)).is_ok()
+                };
+                if ok {
                     envs[i].1 += n;
                 }
             }
@@ -192,7 +198,11 @@ fn random_population_keeps_every_limit() {
             _ if !envs.is_empty() => {
                 let i = (r >> 8) as usize % envs.len();
                 let n = ((r >> 20) % 4).min(envs[i].1 - 1);
-                a.uncharge(envs[i].0, Amount::new(n, 0));
+                if r & (1 << 40) != 0 {
+                    a.uncharge_frames(envs[i].0, n);
+                } else {
+                    a.uncharge(envs[i].0, Amount::new(n, 0));
+                }
                 envs[i].1 -= n;
             }
             _ => {}

@@ -31,14 +31,12 @@ pub fn frame_alloc_for(cx: &mut Cx<'_>, env_slot: EnvCap, pfn: FrameChoice) -> R
 }
 
 /// Check, then perform (seL4's decode/invoke). The check refuses with
-/// nothing changed: the heap and the caller's list have room, the owner's
+/// nothing changed: the caller's capability list has room, the owner's
 /// account takes the frame (a charge guard, given back on any refusal
-/// after it), and, last, the frame is taken. The perform half cannot fail:
-/// the capability goes into the slot found free, and the owner's frame set
-/// keeps the charge.
+/// after it), and, last, the frame is taken (and put on the owner's list
+/// of owned frames). The perform half cannot fail: the capability goes
+/// into the slot found free, and the owner's account keeps the charge.
 fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<[u64; 2], Error> {
-    // The owner's frame set grows by a node now and then.
-    crate::mem::heap::reserve(256)?;
     let owner_account = cx.k.envs.get(owner).ok_or(Error::BadEnv)?.account;
     let me = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
     let vacancy = crate::env::cap_vacancy(&mut me.caps)?;
@@ -53,12 +51,9 @@ fn alloc_owned_by(cx: &mut Cx<'_>, owner: EnvId, choice: FrameChoice) -> Result<
     let cap = Cap::new(Name::frame(pfn.raw(), u64::from(generation)), super::check::RWG);
     let slot = me.caps.fill(vacancy, cap);
     count_frame_ref(&cap, 1);
-    // The owner pays for a frame its set did not hold yet; otherwise the
-    // charge goes back.
+    // The owner pays for it (the allocator put it on the owner's list).
+    charge.commit();
     if let Some(env) = cx.k.envs.get(owner) {
-        if env.owned.insert(pfn) {
-            charge.commit();
-        }
         env.publish();
     }
     Ok([slot as u64, pfn.raw()])
@@ -77,11 +72,10 @@ pub fn frame_free(cx: &mut Cx<'_>, slot: FrameCap) -> Result<[u64; 0], Error> {
     }
     let env = cx.env()?;
     // Perform: nothing below can fail.
+    // Freed, it leaves the caller's list of owned frames.
     frame::with(|f| f.free(pfn.addr()));
     let _ = env.caps.remove(slot.slot.0);
-    if env.owned.remove(&pfn) {
-        account::uncharge_amount(env.account, account::owned(1));
-    }
+    account::uncharge_frames(env.account, 1);
     if let Some(r) = env.revoke.as_mut() {
         r.owed = r.owed.saturating_sub(1);
         if r.owed == 0 {

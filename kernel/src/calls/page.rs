@@ -69,21 +69,18 @@ fn fresh_one(
     if src_pa.is_none() && env.space.lookup(va.va()).is_some() {
         return Err(Error::Exists);
     }
-    // The owner's frame set grows by a node now and then.
-    crate::mem::heap::reserve(256)?;
     let charge = crate::account::Charge::owned(env.account)?;
-    let (frame, old) = env::map_with(env, va.va(), flags.bits(), |_| {
+    let (_, old) = env::map_with(env, va.va(), flags.bits(), |_| {
         match src_pa {
             Some(src) => FrameRef::alloc_copy(target, src),
             None => FrameRef::alloc(target),
         }
         .ok_or(Error::NoMemory)
     })?;
-    // Perform: nothing below can fail.
-    if env.owned.insert(frame.pfn()) {
-        charge.commit();
-    }
-    env.publish();
+    // Perform: nothing below can fail. The new frame is on the owner's
+    // list already (the allocator put it there).
+    charge.commit();
+    env.publish_frames();
     if let Some(old) = old {
         release(cx, old);
     }

@@ -38,14 +38,17 @@ pub fn map_with<F>(
 where
     for<'f> &'f F: Into<Mappable>,
 {
-    // Charged before the walk, since the walk takes the frames. The
-    // tables come one at a time and the machine can run out between them,
-    // so the walk may make fewer than charged: the guard keeps what was
-    // made and gives the rest back.
-    let need = env.space.tables_needed(va);
-    let charge = account::Charge::frames(env.account, need)?;
+    // Each table is charged before the walk takes its frame. The machine
+    // can run out after a charge: what was charged and not made goes back.
+    let acct = env.account;
+    let mut charged = 0;
     let before = env.space.tables();
-    let mapped = match env.space.leaf_for(va) {
+    let walked = env.space.leaf_for(va, || {
+        account::charge_frames(acct, 1)?;
+        charged += 1;
+        Ok(())
+    });
+    let mapped = match walked {
         Ok(leaf) => check(leaf.entry()).map(|f| {
             let old = leaf.fill((&f).into(), flags);
             (f, old)
@@ -54,7 +57,9 @@ where
     };
     let made = env.space.tables().saturating_sub(before);
     env.kernel_frames += made;
-    charge.commit_frames(made);
+    if charged > made {
+        account::uncharge_frames(acct, charged - made);
+    }
     if made > 0 {
         env.publish();
     }

@@ -1,7 +1,7 @@
 //! Orphaned frames stay charged. A frame whose owner ended while another
 //! environment still maps it lives on as an orphan (`OWNER_ORPHAN`) until
-//! its last mapping goes. It stays charged — one frame and its kernel-heap
-//! share, [`account::owned`] — to the account of the owner that ended,
+//! its last mapping goes. It stays charged — one frame,
+//! [`account::owned`] — to the account of the owner that ended,
 //! which stays alive until then: a program cannot hand frames to an
 //! accomplice by ending and so hold more than its account allows (each
 //! round of "allocate, share, die" keeps costing the account until the
@@ -34,7 +34,7 @@ pub fn adopt(pfn: Pfn, acct: AccountId) -> bool {
 /// Orphan `pfn` was freed (its last mapping went): its charge goes back.
 pub fn freed(pfn: Pfn) {
     let Some(acct) = ORPHANS.lock().remove(&pfn) else { return };
-    account::uncharge_amount(acct, account::owned(1));
+    account::uncharge_frames(acct, 1);
     account::with(|a| a.detach(acct));
 }
 

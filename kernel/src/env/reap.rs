@@ -29,22 +29,21 @@ impl EnvTable {
         if !done {
             return false;
         }
-        let Some(Dying { id, app_area, owned, account, frames, heap, .. }) = dying.pop_front() else { return true };
+        let Some(Dying { id, app_area, account, frames, heap, .. }) = dying.pop_front() else { return true };
         let mut kept = 0;
         frame::with(|f| {
             if let Some(area) = app_area {
                 area.free_in(f);
             }
-            for pfn in owned {
-                let Some(e) = f.entry_mut(pfn) else { continue };
-                if e.owner != id.raw() {
-                    continue;
-                }
-                if e.maps == 0 {
+            // Its row's list holds exactly the frames it still owns (the
+            // row is not reused before this), and each step takes one off.
+            for _ in 0..f.owned_count(id.row()) {
+                let Some(pfn) = f.first_owned(id.row()) else { break };
+                if f.entry(pfn).is_some_and(|e| e.maps == 0) {
                     f.free(pfn.addr());
                 } else {
                     // Still mapped elsewhere: an orphan, still charged here.
-                    e.owner = OWNER_ORPHAN;
+                    f.set_owner(pfn, OWNER_ORPHAN);
                     if super::orphans::adopt(pfn, account) {
                         kept += 1;
                     }
@@ -91,10 +90,8 @@ fn collect_in(rows: &mut [Row], pfn: Pfn) {
         return;
     };
     frame::with(|f| f.free(pfn.addr()));
-    if env.owned.remove(&pfn) {
-        account::uncharge_amount(env.account, account::owned(1));
-    }
-    env.publish();
+    account::uncharge_frames(env.account, 1);
+    env.publish_frames();
 }
 
 /// Releases one page-table entry's mapping for an address space dropped

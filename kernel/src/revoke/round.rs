@@ -140,21 +140,24 @@ impl Repossess {
             let listed = area.map_or(0, |a| a.read_u64(offset_of!(AppArea, repossess_count)) as usize);
             for i in 0..listed.min(REPOSSESS_SLOTS) {
                 let pfn = Pfn::from_word(area.map_or(0, |a| a.read_u64(offset_of!(AppArea, repossess) + i * 8)));
-                if env.owned.contains(&pfn) {
+                if frame::with(|f| f.entry(pfn).is_some_and(|e| e.owner == id.raw())) {
                     self.add(pfn, true);
                 }
             }
-            let mut unmapped = 0;
-            for &pfn in env.owned.iter().take(UNMAPPED_LOOKS) {
-                if unmapped < ROUND && frame::with(|f| f.entry(pfn).is_some_and(|e| e.maps == 0 && e.owner == id.raw()))
-                {
-                    self.add(pfn, false);
-                    unmapped += 1;
+            // Then unmapped frames among those it has owned longest, then
+            // the ones it got last.
+            frame::with(|f| {
+                let mut unmapped = 0;
+                for pfn in f.owned(id.row()).take(UNMAPPED_LOOKS) {
+                    if unmapped < ROUND && f.entry(pfn).is_some_and(|e| e.maps == 0) {
+                        self.add(pfn, false);
+                        unmapped += 1;
+                    }
                 }
-            }
-            for &pfn in env.owned.iter().rev().take(ROUND) {
-                self.add(pfn, false);
-            }
+                for pfn in f.owned_newest(id.row()).take(ROUND) {
+                    self.add(pfn, false);
+                }
+            });
             // Sorted by frame number for the walks' lookups.
             let n = self.ncand;
             let mut idx: [usize; CANDIDATES] = core::array::from_fn(|i| i);
@@ -213,7 +216,7 @@ impl Repossess {
         let mut keys = [(u8::MAX, 0u16, 0usize); CANDIDATES];
         for (i, key) in keys.iter_mut().enumerate().take(self.ncand) {
             let Some(e) = frame::with(|f| f.entry(self.cand[i]).copied()) else { continue };
-            if e.owner != id.raw() || !env.owned.contains(&self.cand[i]) {
+            if e.owner != id.raw() {
                 continue;
             }
             let only_mine = e.maps <= self.own[i];
@@ -235,12 +238,10 @@ impl Repossess {
             self.victims[self.nvict] = pfn;
             self.first_va[self.nvict] = 0;
             self.nvict += 1;
-            if env.owned.remove(&pfn) {
-                crate::account::uncharge_amount(env.account, crate::account::owned(1));
-            }
+            crate::account::uncharge_frames(env.account, 1);
             frame::with(|f| {
+                f.set_owner(pfn, OWNER_REVOKING);
                 if let Some(e) = f.entry_mut(pfn) {
-                    e.owner = OWNER_REVOKING;
                     e.generation = e.generation.saturating_add(1);
                     e.refs = 0;
                 }
@@ -296,17 +297,11 @@ impl Repossess {
         self.phase = Phase::Idle;
         let n = self.nvict;
         for &pfn in &self.victims[..n] {
-            frame::with(|f| {
-                if let Some(e) = f.entry_mut(pfn)
-                    && e.owner == OWNER_REVOKING
-                {
-                    if e.maps == 0 {
-                        f.free(pfn.addr());
-                    } else {
-                        // Still in a dying environment's tables.
-                        e.owner = OWNER_ORPHAN;
-                    }
-                }
+            frame::with(|f| match f.entry(pfn) {
+                Some(e) if e.owner == OWNER_REVOKING && e.maps == 0 => f.free(pfn.addr()),
+                // Still in a dying environment's tables.
+                Some(e) if e.owner == OWNER_REVOKING => f.set_owner(pfn, OWNER_ORPHAN),
+                _ => {}
             });
         }
         let Some(env) = self.target.and_then(|t| envs.get(t)) else { return };

@@ -43,9 +43,9 @@ impl CacheFrames {
     /// machine is out of frames or the kernel heap is full.
     pub fn alloc(&mut self, acct: AccountId) -> Result<Frame, Error> {
         crate::mem::heap::reserve(64)?;
-        // The frame and its entry in this pool's map (`account::owned`),
+        // The frame and its entry in this pool's map (`account::cached`),
         // charged first and given back by the guard if no frame is left.
-        let charge = account::Charge::owned(acct)?;
+        let charge = account::Charge::cached(acct)?;
         let new = self.pool.alloc(Some(acct)).ok_or(Error::NoMemory)?;
         charge.commit();
         let _ = account::with(|a| a.attach(acct));
@@ -72,16 +72,16 @@ impl CacheFrames {
         // The root account pays like any other (the boot programs'); only
         // the kernel's own frames were never charged.
         let Some(Some(acct)) = self.pool.release(pfn(f)) else { return };
-        account::uncharge_amount(acct, account::owned(1));
+        account::uncharge_amount(acct, account::cached(1));
         account::with(|a| a.detach(acct));
         self.charged = self.charged.saturating_sub(1);
     }
 
     /// What the frames charged to accounts cost them in all
-    /// ([`account::owned`] each): charges that outlive the programs that
+    /// ([`account::cached`] each): charges that outlive the programs that
     /// caused them, as the cache does.
     pub fn charged(&self) -> oxok_account::Amount {
-        account::owned(self.charged as u64)
+        account::cached(self.charged as u64)
     }
 
     /// Frames in the pool.

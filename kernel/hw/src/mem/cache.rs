@@ -45,9 +45,7 @@ impl<A: Copy> CachePool<A> {
         frame::with(|f| {
             let mapped = f.entry(pfn).is_some_and(|e| e.maps > 0);
             if mapped {
-                if let Some(e) = f.entry_mut(pfn) {
-                    e.owner = oxok_abi::frames::OWNER_ORPHAN;
-                }
+                f.set_owner(pfn, oxok_abi::frames::OWNER_ORPHAN);
             } else {
                 f.free(pfn.addr());
             }

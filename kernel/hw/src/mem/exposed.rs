@@ -133,6 +133,18 @@ pub fn set_env_status(index: usize, status: u32, runs: u64) {
     }
 }
 
+/// Rewrites only the `frames` field of row `index` of the environment
+/// table (what taking or giving back one owned frame changes).
+pub fn set_env_frames(index: usize, frames: u32) {
+    let Some(base) = ENV_TABLE_PA.get().filter(|_| index < ENV_TABLE_ROWS) else { return };
+    // SAFETY: as in `set_env_row`: kernel-owned, direct-mapped, index in
+    // bounds, read-only to users; the field is written in place.
+    unsafe {
+        let row = (phys::virt(base) as *mut EnvEntry).add(index);
+        (&raw mut (*row).frames).write_volatile(frames);
+    }
+}
+
 /// Rewrites the clock page.
 pub fn set_clock(clock: Clock) {
     if let Some(pa) = CLOCK_PA.get() {

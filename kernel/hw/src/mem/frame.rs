@@ -2,15 +2,23 @@
 //!
 //! A bitmap says which frames are free; the frame table (one
 //! [`FrameEntry`] per frame, layout in `abi`) records each frame's owner,
-//! generation, mapping and reference counts. Both live in frames carved out
-//! of RAM at boot, before the heap exists.
+//! generation, mapping and reference counts. Beside them, kernel-private,
+//! every environment's owned frames form a list (`oxok_ownlist`, one list
+//! per environment-table row): a frame allocated for an environment joins
+//! its list, and leaves it when it is freed or given another owner
+//! ([`Frames::set_owner`]) — so "the frames row `r` owns" is always exactly
+//! the frames whose owner word is an environment of row `r`. All of it lives
+//! in frames carved out of RAM at boot, before the heap exists.
 
 use super::addr::{Pfn, PhysAddr};
 use super::{PAGE_SIZE, align_down, align_up, phys};
 use crate::boot::{BootInfo, RegionKind};
 use core::sync::atomic::{AtomicU32, Ordering};
-use oxok_abi::frames::{FrameEntry, OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED};
+use oxok_abi::env_id;
+use oxok_abi::frames::{FrameEntry, OWNER_FIRST_ENV, OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED};
+use oxok_abi::layout::ENV_TABLE_ROWS;
 use oxok_bitmap::Bitmap;
+use oxok_ownlist::{Head, Link, Lists};
 use spin::Mutex;
 
 /// Highest physical memory we manage (64 GiB): bounds the table's size.
@@ -22,6 +30,8 @@ const LOW_RESERVED: u64 = 1 << 20;
 pub struct Frames {
     bitmap: Bitmap<'static>,
     table: &'static mut [FrameEntry],
+    /// Each environment row's owned frames.
+    owned: Lists<'static>,
     usable: usize,
     table_pa: u64,
     table_bytes: u64,
@@ -68,7 +78,10 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
     // The table comes first and page-aligned: it is mapped read-only into
     // every environment at `layout::FRAME_TABLE`.
     let table_bytes = align_up((nframes * size_of::<FrameEntry>()) as u64, PAGE_SIZE);
-    let meta_bytes = table_bytes + align_up(words as u64 * 8, PAGE_SIZE);
+    let bitmap_bytes = align_up(words as u64 * 8, PAGE_SIZE);
+    let links_bytes = align_up((nframes * size_of::<Link>()) as u64, PAGE_SIZE);
+    let heads_bytes = align_up((ENV_TABLE_ROWS * size_of::<Head>()) as u64, PAGE_SIZE);
+    let meta_bytes = table_bytes + bitmap_bytes + links_bytes + heads_bytes;
     let (kstart, kend) = kernel_image();
 
     // Things the metadata must not overlap.
@@ -82,14 +95,23 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
     // The range is RAM below 4 GiB (direct-mapped by the boot tables), clear of
     // the kernel and the modules, and reserved below before any allocation.
     // SAFETY: so nothing else uses or aliases it while we build the tables.
-    let (words_slice, table) = unsafe {
+    // The four parts are disjoint, each page-aligned (so aligned for its
+    // type), and zeroed bytes are valid values of each type.
+    let (words_slice, table, links, heads) = unsafe {
         let base = phys::virt(PhysAddr::new(meta)) as *mut u8;
         core::ptr::write_bytes(base, 0, meta_bytes as usize);
         let table_ptr = base as *mut FrameEntry;
         let words_ptr = base.add(table_bytes as usize) as *mut u64;
-        let words_slice = core::slice::from_raw_parts_mut(words_ptr, words);
-        (words_slice, core::slice::from_raw_parts_mut(table_ptr, nframes))
+        let links_ptr = base.add((table_bytes + bitmap_bytes) as usize) as *mut Link;
+        let heads_ptr = base.add((table_bytes + bitmap_bytes + links_bytes) as usize) as *mut Head;
+        (
+            core::slice::from_raw_parts_mut(words_ptr, words),
+            core::slice::from_raw_parts_mut(table_ptr, nframes),
+            core::slice::from_raw_parts_mut(links_ptr, nframes),
+            core::slice::from_raw_parts_mut(heads_ptr, ENV_TABLE_ROWS),
+        )
     };
+    let owned = Lists::new(links, heads);
     let Ok(mut bitmap) = Bitmap::new(words_slice, nframes) else {
         return Err(InitError::NoRoomForTables);
     };
@@ -115,7 +137,7 @@ pub fn init(boot: &BootInfo) -> Result<(), InitError> {
         reserve(&mut bitmap, table, s, e, OWNER_KERNEL);
     }
     usable += bitmap.free_count();
-    *FRAMES.lock() = Some(Frames { bitmap, table, usable, table_pa: meta, table_bytes, retired: 0 });
+    *FRAMES.lock() = Some(Frames { bitmap, table, owned, usable, table_pa: meta, table_bytes, retired: 0 });
     Ok(())
 }
 
@@ -185,10 +207,7 @@ impl Frames {
         unsafe {
             core::ptr::copy_nonoverlapping(phys::virt(src) as *const u8, phys::virt(pa) as *mut u8, PAGE_SIZE as usize)
         };
-        let e = &mut self.table[n];
-        e.owner = owner;
-        e.maps = 0;
-        e.refs = 0;
+        self.claim(n, owner);
         Some(pa)
     }
 
@@ -206,7 +225,7 @@ impl Frames {
     pub fn alloc_contiguous(&mut self, count: usize, align: usize, owner: u32) -> Option<PhysAddr> {
         let first = self.bitmap.alloc_contiguous(count, align)?;
         for n in first..first + count {
-            self.table[n].owner = owner;
+            self.claim(n, owner);
         }
         Some(Pfn::from_index(first).addr())
     }
@@ -215,11 +234,62 @@ impl Frames {
         let pa = Pfn::from_index(n).addr();
         // SAFETY: frame `n` just left the free pool: nothing else uses it.
         unsafe { zero(pa) };
+        self.claim(n, owner);
+        pa
+    }
+
+    /// Records frame `n`, just taken from the free pool, as `owner`'s: no
+    /// mappings or references yet, and on its row's list if `owner` is an
+    /// environment.
+    fn claim(&mut self, n: usize, owner: u32) {
         let e = &mut self.table[n];
         e.owner = owner;
         e.maps = 0;
         e.refs = 0;
-        pa
+        self.list(n, owner);
+    }
+
+    /// Puts frame `n` on the list of `owner`'s row if `owner` is an
+    /// environment (it is on no list: a free frame never is).
+    fn list(&mut self, n: usize, owner: u32) {
+        if owner >= OWNER_FIRST_ENV && self.owned.add(env_id::row(u64::from(owner)), n).is_err() {
+            log::error!("frame {n:#x} was listed already");
+        }
+    }
+
+    /// Gives frame `pfn` the owner word `owner` (an environment's id, or one
+    /// of the `OWNER_*` words), moving it to that environment's list or off
+    /// every list. For frames that stay allocated: the abort protocol's
+    /// `OWNER_REVOKING`, an orphan's `OWNER_ORPHAN`. Ignored for a frame
+    /// out of range or free, reserved or retired.
+    pub fn set_owner(&mut self, pfn: Pfn, owner: u32) {
+        let Some(n) = pfn.index().filter(|&n| n < self.table.len()) else { return };
+        if matches!(self.table[n].owner, OWNER_FREE | OWNER_RESERVED | OWNER_RETIRED) {
+            return;
+        }
+        self.owned.remove(n);
+        self.table[n].owner = owner;
+        self.list(n, owner);
+    }
+
+    /// How many frames the environment in table row `row` owns.
+    pub fn owned_count(&self, row: usize) -> usize {
+        self.owned.len(row)
+    }
+
+    /// The frames the environment in table row `row` owns, oldest first.
+    pub fn owned(&self, row: usize) -> impl Iterator<Item = Pfn> + '_ {
+        self.owned.iter(row).map(Pfn::from_index)
+    }
+
+    /// The frames the environment in table row `row` owns, newest first.
+    pub fn owned_newest(&self, row: usize) -> impl Iterator<Item = Pfn> + '_ {
+        self.owned.iter_rev(row).map(Pfn::from_index)
+    }
+
+    /// The frame the environment in table row `row` has owned longest.
+    pub fn first_owned(&self, row: usize) -> Option<Pfn> {
+        self.owned.first(row).map(Pfn::from_index)
     }
 
     /// Returns the frame at `pa` to the free pool; its generation advances.
@@ -232,6 +302,9 @@ impl Frames {
         let n = pa.pfn().raw();
         match pa.pfn().index().and_then(|i| self.table.get_mut(i)) {
             Some(e) if !matches!(e.owner, OWNER_FREE | OWNER_RESERVED | OWNER_RETIRED) => {
+                if let Some(i) = pa.pfn().index() {
+                    self.owned.remove(i);
+                }
                 e.generation = e.generation.saturating_add(1);
                 e.maps = 0;
                 e.refs = 0;
@@ -255,7 +328,9 @@ impl Frames {
         self.table.get(pfn.index()?)
     }
 
-    /// Mutable table entry of frame `pfn`.
+    /// Mutable table entry of frame `pfn`: for its counts and generation;
+    /// its owner changes only through [`Frames::set_owner`] (which keeps
+    /// the owned lists right).
     pub fn entry_mut(&mut self, pfn: Pfn) -> Option<&mut FrameEntry> {
         self.table.get_mut(pfn.index()?)
     }

@@ -139,7 +139,7 @@ pub(in crate::mem) unsafe fn expose_range(va: u64, pa: PhysAddr, bytes: u64) -> 
     let table_flags = pte::PRESENT | pte::USER;
     let mut off = 0;
     while off < bytes {
-        let (t, i) = walk_making(root, va + off, table_flags, &mut 0)?;
+        let (t, i) = walk_making(root, va + off, table_flags, &mut 0, || Ok(()))?;
         write_entry(t, i, pa.offset(off).raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
         off += PAGE_SIZE;
     }
@@ -148,10 +148,17 @@ pub(in crate::mem) unsafe fn expose_range(va: u64, pa: PhysAddr, bytes: u64) -> 
 
 /// The last-level table and index of `va` below the PML4 at `root`,
 /// making the tables missing on the way (entries with `table_flags`,
-/// counted in `made`); `NoMemory` when a table frame is out (the tables
-/// made before it stay).
+/// counted in `made`), each after `charge` agreed to pay for it; the
+/// first refusal of `charge`, or `NoMemory` when a table frame is out,
+/// ends the walk (the tables made before it stay).
 #[inline(always)]
-fn walk_making(root: PhysAddr, va: u64, table_flags: u64, made: &mut u64) -> Result<(PhysAddr, usize), Error> {
+fn walk_making(
+    root: PhysAddr,
+    va: u64,
+    table_flags: u64,
+    made: &mut u64,
+    mut charge: impl FnMut() -> Result<(), Error>,
+) -> Result<(PhysAddr, usize), Error> {
     let idx = indices(va);
     let mut t = root;
     for &i in &idx[..3] {
@@ -159,6 +166,7 @@ fn walk_making(root: PhysAddr, va: u64, table_flags: u64, made: &mut u64) -> Res
         t = if e & pte::PRESENT != 0 {
             PhysAddr::of_entry(e)
         } else {
+            charge()?;
             let next = new_table()?;
             *made += 1;
             write_entry(t, i, next.raw() | table_flags);
@@ -280,7 +288,7 @@ impl AddressSpace {
         if !frame.pa().is_frame_aligned() {
             return Err(Error::BadAddress);
         }
-        let leaf = self.leaf_for(va)?;
+        let leaf = self.leaf_for(va, || Ok(()))?;
         if leaf.entry().is_some() {
             return Err(Error::Exists);
         }
@@ -292,23 +300,6 @@ impl AddressSpace {
     /// (with [`Self::map`]) until the space is torn down.
     pub fn tables(&self) -> u64 {
         self.tables
-    }
-
-    /// How many new page-table frames [`Self::map`] at `va` would need
-    /// (0 to 3); 0 for an address `map` refuses anyway.
-    pub fn tables_needed(&self, va: u64) -> u64 {
-        if va >= USER_TOP {
-            return 0;
-        }
-        let mut t = self.root;
-        for (level, &i) in indices(va)[..3].iter().enumerate() {
-            let e = read_entry(t, i);
-            if e & pte::PRESENT == 0 {
-                return 3 - level as u64;
-            }
-            t = PhysAddr::of_entry(e);
-        }
-        0
     }
 
     /// Removes the mapping at `va`; returns the old entry.

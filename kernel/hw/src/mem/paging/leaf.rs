@@ -28,13 +28,14 @@ pub struct Leaf<'a> {
 }
 
 impl AddressSpace {
-    /// The entry of the page at `va`, making the tables above it:
-    /// `BadAddress` outside the user range or when unaligned, `NoMemory`
-    /// when a table frame is out (the tables made before it stay).
-    pub fn leaf_for(&mut self, va: u64) -> Result<Leaf<'_>, Error> {
+    /// The entry of the page at `va`, making the tables above it, each
+    /// once `charge` agreed to pay for it: `BadAddress` outside the user
+    /// range or when unaligned, `charge`'s refusal, or `NoMemory` when a
+    /// table frame is out (the tables made before it stay).
+    pub fn leaf_for(&mut self, va: u64, charge: impl FnMut() -> Result<(), Error>) -> Result<Leaf<'_>, Error> {
         crate::mem::user_page(va)?;
         let mut made = 0;
-        let walked = walk_making(self.root, va, pte::PRESENT | pte::WRITABLE | pte::USER, &mut made);
+        let walked = walk_making(self.root, va, pte::PRESENT | pte::WRITABLE | pte::USER, &mut made, charge);
         self.tables += made;
         let (table, index) = walked?;
         let current = read_entry(table, index);
