@@ -53,6 +53,40 @@ pub mod pte {
     pub const NO_EXECUTE: u64 = 1 << 63;
     /// The physical address field.
     pub const ADDRESS_MASK: u64 = 0x000f_ffff_ffff_f000;
+
+    /// Entries of a table one summary bit covers (see [`summary`]).
+    pub const SUMMARY_SPAN: usize = 64;
+
+    /// The summary bit `k` (0 to 7) of an upper-level entry: a bit the
+    /// processor ignores in PML4, PDPT and PD entries that point to a table,
+    /// and also when the self-map reads such an entry as a last-level one
+    /// (bits 9–11 and 52–56: never the global, dirty or protection-key
+    /// bits).
+    pub const fn summary_bit(k: usize) -> u64 {
+        const BITS: [u64; 8] = [1 << 9, 1 << 10, 1 << 11, 1 << 52, 1 << 53, 1 << 54, 1 << 55, 1 << 56];
+        BITS[k % 8]
+    }
+
+    /// The summary an upper-level entry carries of the table it points to:
+    /// bit `k` set if entries `64k..64k + 64` of that table may be present
+    /// — the kernel sets it before it makes any of them present and never
+    /// clears it while the table lives, so a clear bit means all 64 are
+    /// absent. Walks skip what it rules out (the kernel's teardown, the
+    /// libOS's walk through the self-map). In last-level entries these
+    /// bits mean something else (the libOS's bits, or nothing).
+    pub const fn summary(entry: u64) -> u8 {
+        (((entry >> 9) & 0x7) | (((entry >> 52) & 0x1f) << 3)) as u8
+    }
+
+    const _: () = {
+        let mut k = 0;
+        while k < 8 {
+            assert!(summary(summary_bit(k)) == 1 << k);
+            assert!(summary_bit(k) & (ADDRESS_MASK | PRESENT | WRITABLE | USER | HUGE | DIRTY | NO_EXECUTE) == 0);
+            assert!(summary_bit(k) & (1 << 8) == 0 && summary_bit(k) < 1 << 59);
+            k += 1;
+        }
+    };
 }
 
 /// Where every environment reads its own page tables (read-only): PML4 slot

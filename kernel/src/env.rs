@@ -291,6 +291,10 @@ const KSTACK_HEAP: u64 = 0;
 pub struct EnvTable {
     rows: Vec<Row>,
     dying: VecDeque<Dying>,
+    /// Rows ever taken: they are taken lowest first, so every row from
+    /// here on is empty and scans stop here (published as
+    /// `SysInfo::env_rows_used`).
+    rows_used: usize,
 }
 
 const _: () = assert!(1 << oxok_abi::env_id::ROW_BITS >= OWNER_FIRST_ENV as usize);
@@ -301,7 +305,7 @@ impl EnvTable {
         let mut rows = Vec::with_capacity(MAX_ENVS);
         rows.resize_with(MAX_ENVS, || Row { generation: 0, env: None, zombie: None, tearing: false });
         // Rows stay taken while torn down, so this never grows.
-        EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS) }
+        EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS), rows_used: 0 }
     }
 
     /// Creates an environment: empty address space (its root table) and a
@@ -340,7 +344,10 @@ impl EnvTable {
         caps.insert_at(0, Cap::new(env_name(id), Rights::ALL)).map_err(|_| Error::NoMemory)?;
         let row = &mut self.rows[index];
         row.generation = generation;
-        exposed::update_sysinfo(|i| i.env_rows_used = i.env_rows_used.max(index as u64 + 1));
+        if index >= self.rows_used {
+            self.rows_used = index + 1;
+            exposed::update_sysinfo(|i| i.env_rows_used = self.rows_used as u64);
+        }
         if generation >= limit {
             log::info!("environment-table row {index} reached generation {limit}: retired after this environment");
         }
@@ -463,7 +470,7 @@ impl EnvTable {
             exposed::set_env_row(row_index, EnvEntry::default());
         }
         // Its own unreaped children have nobody to reap them now.
-        for (i, s) in self.rows.iter_mut().enumerate() {
+        for (i, s) in self.rows[..self.rows_used].iter_mut().enumerate() {
             if s.zombie.is_some_and(|z| z.parent == id.raw()) {
                 s.zombie = None;
                 exposed::set_env_row(i, EnvEntry::default());
@@ -494,7 +501,7 @@ impl EnvTable {
 
     /// Ids of the live environments for which `f` holds.
     pub fn ids_where(&self, mut f: impl FnMut(&Env) -> bool) -> Vec<EnvId> {
-        self.rows.iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
+        self.rows[..self.rows_used].iter().filter_map(|s| s.env.as_deref()).filter(|e| f(e)).map(|e| e.id).collect()
     }
 
     /// The creator recorded in ended environment `id`'s zombie row, if it
@@ -506,12 +513,12 @@ impl EnvTable {
 
     /// Every live environment, in table order.
     pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
-        self.rows.iter_mut().filter_map(|s| s.env.as_deref_mut())
+        self.rows[..self.rows_used].iter_mut().filter_map(|s| s.env.as_deref_mut())
     }
 
     /// Number of live environments.
     pub fn count(&self) -> usize {
-        self.rows.iter().filter(|s| s.env.is_some()).count()
+        self.rows[..self.rows_used].iter().filter(|s| s.env.is_some()).count()
     }
 }
 

@@ -29,6 +29,7 @@ pub fn run() -> (usize, usize) {
         ("write_hint_follows_every_change", write_hint),
         ("read_hint_follows_every_change", read_hint),
         ("address_space_teardown_frees_tables", teardown_frees),
+        ("teardown_finds_every_page_by_the_summaries", teardown_finds_every_page),
         ("rtc_dates_to_unix_time", rtc_dates),
     ];
     let (mut passed, mut failed) = (0, 0);
@@ -223,6 +224,45 @@ fn teardown_frees() -> TestResult {
     drop(kf);
     check(leaves == 8, "teardown missed pages")?;
     check(free_count() == before, "page-table frames leaked")
+}
+
+/// Pages scattered over the user half (every summary span of every
+/// level, some unmapped again): the teardown, which looks only where the
+/// upper entries' summaries say, meets exactly the pages still mapped.
+fn teardown_finds_every_page() -> TestResult {
+    const PAGES: usize = 96;
+    let mut space = AddressSpace::new().map_err(|_| "no space")?;
+    let kf = KernelFrame::alloc().ok_or("alloc failed")?;
+    let m = Mappable::from(&kf);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut vas = [0u64; PAGES];
+    for (n, va) in vas.iter_mut().enumerate() {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        // Index n picks the span at each level, the seed the rest.
+        let (i4, i3, i2, i1) = ((seed >> 20) % 200, (seed >> 30) % 512, (seed >> 40) % 512, (n as u64 * 5) % 512);
+        *va = (i4 << 39) | (i3 << 30) | (i2 << 21) | (i1 << 12);
+        if space.lookup(*va).is_some() {
+            *va = 0;
+            continue;
+        }
+        space.map(*va, m, 0).map_err(|_| "map failed")?;
+    }
+    // Every third page unmapped again: its span's bit stays set, harmlessly.
+    for va in vas.iter_mut().step_by(3) {
+        if *va != 0 {
+            space.unmap(*va).ok_or("unmap found nothing")?;
+            *va = 0;
+        }
+    }
+    let mut met = 0;
+    let mut stray = false;
+    space.destroy(|va, _| {
+        met += 1;
+        stray |= !vas.contains(&va) || va == 0;
+    });
+    drop(kf);
+    check(!stray, "teardown met a page that is not mapped")?;
+    check(met == vas.iter().filter(|&&va| va != 0).count(), "teardown missed pages")
 }
 
 fn rtc_dates() -> TestResult {

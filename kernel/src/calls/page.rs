@@ -41,12 +41,13 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: UserPage, va: UserPage, flags:
 }
 
 /// Maps a new frame owned by `target` at `va`, charged to its account
-/// (which must lie within the caller's): zeroed, or (`copy_of`) a copy of
-/// the page the caller reads at that address, replacing whatever `target`
-/// maps at `va`. Check, then perform: the source, the accounts and the
-/// page are checked, the frame charged (a guard), the tables above `va`
-/// made and, last, the frame taken — any refusal leaves the mapping at
-/// `va` as it was; then the entry is written and the replaced mapping
+/// (which must lie within the caller's): zeroed (`Exists` if `target`
+/// maps something at `va`), or (`copy_of`) a copy of the page the caller
+/// reads at that address, replacing whatever `target` maps at `va`.
+/// Check, then perform: the source and the accounts are checked, the
+/// tables above `va` made (each charged), the page checked, the frame
+/// charged (a guard) and, last, taken — any refusal leaves the mapping
+/// at `va` as it was; then the entry is written and the replaced mapping
 /// released, which cannot fail.
 fn fresh_one(
     cx: &mut Cx<'_>,
@@ -66,11 +67,15 @@ fn fresh_one(
     if !crate::account::within(env.account, mine) {
         return Err(Error::Denied);
     }
-    if src_pa.is_none() && env.space.lookup(va.va()).is_some() {
-        return Err(Error::Exists);
-    }
-    let charge = crate::account::Charge::owned(env.account)?;
-    let (_, old) = env::map_with(env, va.va(), flags.bits(), |_| {
+    // The walk finds the page's entry (a fresh page must not replace
+    // one), then the frame is charged and taken.
+    let acct = env.account;
+    let mut charge = None;
+    let (_, old) = env::map_with(env, va.va(), flags.bits(), |current| {
+        if src_pa.is_none() && current.is_some() {
+            return Err(Error::Exists);
+        }
+        charge = Some(crate::account::Charge::owned(acct)?);
         match src_pa {
             Some(src) => FrameRef::alloc_copy(target, src),
             None => FrameRef::alloc(target),
@@ -79,7 +84,9 @@ fn fresh_one(
     })?;
     // Perform: nothing below can fail. The new frame is on the owner's
     // list already (the allocator put it there).
-    charge.commit();
+    if let Some(charge) = charge {
+        charge.commit();
+    }
     env.publish_frames();
     if let Some(old) = old {
         release(cx, old);

@@ -18,7 +18,7 @@ impl EnvTable {
     /// see `orphans`) and its table row is free again.
     /// Returns true when nothing is left to reap.
     pub fn reap(&mut self, budget: usize) -> bool {
-        let EnvTable { rows, dying } = self;
+        let EnvTable { rows, dying, .. } = self;
         let Some(d) = dying.front_mut() else { return true };
         let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
             let pa = PhysAddr::of_entry(entry);

@@ -345,16 +345,19 @@ pub fn walk(start: u64, end: u64, mut f: impl FnMut(u64, u64)) {
         (lo, hi)
     };
     let (lo4, hi4) = (index(start, 39), index(last, 39));
-    scan(pml4e_address(0), lo4, hi4, true, |i4, _| {
+    // Below the PML4, each table is read only in the spans its entry's
+    // summary names (`pte::summary`: the kernel marks a span before it
+    // makes anything in it present).
+    scan(pml4e_address(0), lo4, hi4, u8::MAX, true, |i4, e4| {
         let b4 = (i4 as u64) << 39;
         let (lo3, hi3) = range(b4, 1 << 39, 30);
-        scan(pdpte_address(b4), lo3, hi3, true, |i3, _| {
+        scan(pdpte_address(b4), lo3, hi3, pte::summary(e4), true, |i3, e3| {
             let b3 = b4 | ((i3 as u64) << 30);
             let (lo2, hi2) = range(b3, 1 << 30, 21);
-            scan(pde_address(b3), lo2, hi2, true, |i2, _| {
+            scan(pde_address(b3), lo2, hi2, pte::summary(e3), true, |i2, e2| {
                 let b2 = b3 | ((i2 as u64) << 21);
                 let (lo1, hi1) = range(b2, 1 << 21, 12);
-                scan(pte_address(b2), lo1, hi1, false, |i1, e| f(b2 | ((i1 as u64) << 12), e));
+                scan(pte_address(b2), lo1, hi1, pte::summary(e2), false, |i1, e| f(b2 | ((i1 as u64) << 12), e));
             });
         });
     });
@@ -363,12 +366,18 @@ pub fn walk(start: u64, end: u64, mut f: impl FnMut(u64, u64)) {
 /// Calls `each(i, entry)` for the present entries `lo..=hi` of the page
 /// table whose entry 0 is at `table` in the self-map (`upper`: a table
 /// above the last level, whose entries must also be user-accessible and
-/// not large pages). Runs of absent entries go eight per test.
+/// not large pages), looking only in the spans `summary` names. Runs of
+/// absent entries go eight per test.
 #[inline(always)]
-fn scan(table: u64, lo: usize, hi: usize, upper: bool, mut each: impl FnMut(usize, u64)) {
+fn scan(table: u64, lo: usize, hi: usize, summary: u8, upper: bool, mut each: impl FnMut(usize, u64)) {
     let at = |i: usize| read_entry(table + (i as u64) * 8);
     let mut i = lo;
     while i <= hi {
+        let span = i / pte::SUMMARY_SPAN;
+        if summary & (1 << span) == 0 {
+            i = (span + 1) * pte::SUMMARY_SPAN;
+            continue;
+        }
         if i.is_multiple_of(8) && i + 7 <= hi && eight_absent(table + (i as u64) * 8) {
             i += 8;
             continue;

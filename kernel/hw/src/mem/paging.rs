@@ -148,7 +148,8 @@ pub(in crate::mem) unsafe fn expose_range(va: u64, pa: PhysAddr, bytes: u64) -> 
 
 /// The last-level table and index of `va` below the PML4 at `root`,
 /// making the tables missing on the way (entries with `table_flags`,
-/// counted in `made`), each after `charge` agreed to pay for it; the
+/// counted in `made`) and marking the way in each upper entry's summary
+/// (`pte::summary`), each table after `charge` agreed to pay for it; the
 /// first refusal of `charge`, or `NoMemory` when a table frame is out,
 /// ends the walk (the tables made before it stay).
 #[inline(always)]
@@ -161,16 +162,23 @@ fn walk_making(
 ) -> Result<(PhysAddr, usize), Error> {
     let idx = indices(va);
     let mut t = root;
-    for &i in &idx[..3] {
+    for level in 0..3 {
+        let i = idx[level];
+        // The summary bit that says the entry below may be present
+        // (pte::summary): set before that entry is.
+        let bit = pte::summary_bit(idx[level + 1] / pte::SUMMARY_SPAN);
         let e = read_entry(t, i);
-        t = if e & pte::PRESENT != 0 {
-            PhysAddr::of_entry(e)
-        } else {
+        t = if e & pte::PRESENT == 0 {
             charge()?;
             let next = new_table()?;
             *made += 1;
-            write_entry(t, i, next.raw() | table_flags);
+            write_entry(t, i, next.raw() | table_flags | bit);
             next
+        } else {
+            if e & bit == 0 {
+                write_entry(t, i, e | bit);
+            }
+            PhysAddr::of_entry(e)
         };
     }
     Ok((t, idx[3]))

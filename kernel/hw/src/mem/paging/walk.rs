@@ -71,53 +71,59 @@ impl AddressSpace {
     /// calls `leaf(va, entry)` for every present page and frees each
     /// page-table frame once passed. Each last-level table examined costs
     /// one unit of `budget` (absent entries are skipped for free, as in
-    /// [`Self::sweep_step`]; each table is scanned once, absent entries
-    /// eight at a time). Returns true when everything, the PML4 included,
-    /// is freed.
+    /// [`Self::sweep_step`]; each table is scanned once, only in the spans
+    /// its entry's summary names, absent entries eight at a time). Returns
+    /// true when everything, the PML4 included, is freed.
     pub fn teardown_step(&mut self, cursor: &mut u64, mut budget: usize, mut leaf: impl FnMut(u64, u64)) -> bool {
-        const PML4_SPAN: u64 = 1 << 39;
         let end = (USER_SLOTS as u64) << 39;
         self.deactivate();
         while *cursor < end {
-            let [i4, first3, first2, _] = indices(*cursor);
+            let [from4, first3, first2, _] = indices(*cursor);
+            let Some(i4) = next_present(self.root, from4, ALL).filter(|&i| i < USER_SLOTS) else { break };
+            if i4 != from4 {
+                // Past a run of absent slots: from the start of this one.
+                *cursor = (i4 as u64) << 39;
+                continue;
+            }
             let base4 = (i4 as u64) << 39;
             let e4 = read_entry(self.root, i4);
-            if e4 & pte::PRESENT != 0 {
-                let pdpt = PhysAddr::of_entry(e4);
-                let mut i3 = next_present(pdpt, first3);
-                while let Some(j3) = i3 {
-                    let base3 = base4 | ((j3 as u64) << 30);
-                    let pd = PhysAddr::of_entry(read_entry(pdpt, j3));
-                    let mut i2 = next_present(pd, if j3 == first3 { first2 } else { 0 });
-                    while let Some(j2) = i2 {
-                        let base2 = base3 | ((j2 as u64) << 21);
-                        if budget == 0 {
-                            *cursor = base2;
-                            return false;
-                        }
-                        budget -= 1;
-                        let pt = PhysAddr::of_entry(read_entry(pd, j2));
-                        let mut i1 = next_present(pt, 0);
-                        while let Some(j1) = i1 {
-                            leaf(base2 | ((j1 as u64) << 12), read_entry(pt, j1));
-                            i1 = next_present(pt, j1 + 1);
-                        }
-                        unlink_table(pd, j2);
-                        frame::with(|f| f.free(pt));
-                        self.tables = self.tables.saturating_sub(1);
-                        i2 = next_present(pd, j2 + 1);
+            let pdpt = PhysAddr::of_entry(e4);
+            let mut i3 = next_present(pdpt, first3, pte::summary(e4));
+            while let Some(j3) = i3 {
+                let base3 = base4 | ((j3 as u64) << 30);
+                let e3 = read_entry(pdpt, j3);
+                let pd = PhysAddr::of_entry(e3);
+                let mut i2 = next_present(pd, if j3 == first3 { first2 } else { 0 }, pte::summary(e3));
+                while let Some(j2) = i2 {
+                    let base2 = base3 | ((j2 as u64) << 21);
+                    if budget == 0 {
+                        *cursor = base2;
+                        return false;
                     }
-                    unlink_table(pdpt, j3);
-                    frame::with(|f| f.free(pd));
+                    budget -= 1;
+                    let e2 = read_entry(pd, j2);
+                    let (pt, spans) = (PhysAddr::of_entry(e2), pte::summary(e2));
+                    let mut i1 = next_present(pt, 0, spans);
+                    while let Some(j1) = i1 {
+                        leaf(base2 | ((j1 as u64) << 12), read_entry(pt, j1));
+                        i1 = next_present(pt, j1 + 1, spans);
+                    }
+                    unlink_table(pd, j2);
+                    frame::with(|f| f.free(pt));
                     self.tables = self.tables.saturating_sub(1);
-                    i3 = next_present(pdpt, j3 + 1);
+                    i2 = next_present(pd, j2 + 1, pte::summary(e3));
                 }
-                unlink_table(self.root, i4);
-                frame::with(|f| f.free(pdpt));
+                unlink_table(pdpt, j3);
+                frame::with(|f| f.free(pd));
                 self.tables = self.tables.saturating_sub(1);
+                i3 = next_present(pdpt, j3 + 1, pte::summary(e4));
             }
-            *cursor = base4 + PML4_SPAN;
+            unlink_table(self.root, i4);
+            frame::with(|f| f.free(pdpt));
+            self.tables = self.tables.saturating_sub(1);
+            *cursor = base4 + (1 << 39);
         }
+        *cursor = end;
         if self.root != NO_ROOT {
             frame::with(|f| f.free(self.root));
             self.root = NO_ROOT;
@@ -148,11 +154,20 @@ impl Drop for AddressSpace {
     }
 }
 
+/// A summary that rules nothing out (for the PML4, which has none).
+const ALL: u8 = u8::MAX;
+
 /// The first present entry at index `from` or later in the table at
-/// `table`, if any; runs of absent entries are skipped eight per test.
-fn next_present(table: PhysAddr, from: usize) -> Option<usize> {
+/// `table`, if any, looking only in the spans `summary` names (see
+/// `pte::summary`); runs of absent entries are skipped eight per test.
+fn next_present(table: PhysAddr, from: usize, summary: u8) -> Option<usize> {
     let mut i = from;
     while i < ENTRIES {
+        let span = i / pte::SUMMARY_SPAN;
+        if summary & (1 << span) == 0 {
+            i = (span + 1) * pte::SUMMARY_SPAN;
+            continue;
+        }
         if i.is_multiple_of(8) {
             let any: u64;
             // SAFETY: entries `i..i + 8` (i is a multiple of 8 below 512) lie
