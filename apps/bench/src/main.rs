@@ -54,7 +54,9 @@ fn main(args: Args) -> i32 {
                     1
                 }
                 None => {
-                    println!("bench: loop knows fork_exit_wait, spawn_exec, page_map, demand_zero_fault");
+                    println!(
+                        "bench: loop knows fork_exit_wait, fork_4mb_exit_wait, spawn_exec, page_map, demand_zero_fault"
+                    );
                     2
                 }
             };

@@ -34,6 +34,11 @@ pub fn run(c: &Counts) {
 pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
     match name {
         "fork_exit_wait" => Some(fork_loop(n)),
+        "fork_4mb_exit_wait" => Some(touched_region().and_then(|region| {
+            let r = fork_loop(n);
+            let _ = vm::unmap(region, FORK_4MB_BYTES);
+            r
+        })),
         "spawn_exec" => Some(spawn_exec(n)),
         "page_map" => Some(crate::vm::repeat_page_map(n)),
         "demand_zero_fault" => Some(crate::vm::repeat_demand_zero(n)),

@@ -28,14 +28,14 @@ fn share_one(cx: &mut Cx<'_>, target: EnvId, src: UserPage, va: UserPage, flags:
         return Err(Error::Denied);
     }
     let pfn = PhysAddr::of_entry(mine).pfn();
-    if crate::mem::frame::with(|f| f.entry(pfn).is_none()) {
-        return Err(Error::BadAddress);
-    }
     // Only environments' frames travel: never the application area or any
     // other kernel frame that happens to be mapped, nor a frame the abort
     // protocol is taking (it removes every mapping and must not meet new
-    // ones).
-    let frame = FrameRef::of_any_env(pfn).ok_or(Error::Denied)?;
+    // ones). A frame outside the frame table is a bad address.
+    let frame = FrameRef::of_any_env(pfn).ok_or_else(|| match crate::mem::frame::with(|f| f.entry(pfn).is_none()) {
+        true => Error::BadAddress,
+        false => Error::Denied,
+    })?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env::map_frame(env, va.va(), (&frame).into(), flags.bits())
 }

@@ -212,6 +212,9 @@ pub struct AddressSpace {
     tables: u64,
     /// The last user-writable page [`Self::translate_user`] found.
     hint: Cell<PageHint>,
+    /// The last last-level table a walk of this space found
+    /// ([`leaf::LeafHint`]).
+    leaf_hint: Cell<leaf::LeafHint>,
 }
 
 /// A user page of an address space (writable, for the space's own hint;
@@ -271,7 +274,12 @@ impl AddressSpace {
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
         write_entry(root, UVPT_SLOT, root.raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
-        Ok(AddressSpace { root, tables: 0, hint: Cell::new(PageHint::NONE) })
+        Ok(AddressSpace {
+            root,
+            tables: 0,
+            hint: Cell::new(PageHint::NONE),
+            leaf_hint: Cell::new(leaf::LeafHint::NONE),
+        })
     }
 
     /// True if this is the current address space (CR3 names its root).
@@ -349,20 +357,27 @@ impl AddressSpace {
         (e & pte::PRESENT != 0).then_some(e)
     }
 
-    /// The level-1 table and index for `va`, if the tables above exist.
+    /// The level-1 table and index for `va`, if the tables above exist
+    /// (remembered for the next page of the same span: [`leaf::LeafHint`]).
     fn leaf(&self, va: u64) -> Option<(PhysAddr, usize)> {
         if va >= USER_TOP {
             return None;
         }
         let idx = indices(va);
+        if let Some(t) = self.leaf_hint.get().holds(va, false) {
+            return Some((t, idx[3]));
+        }
         let mut t = self.root;
+        let mut e = 0;
         for &i in &idx[..3] {
-            let e = read_entry(t, i);
+            e = read_entry(t, i);
             if e & pte::PRESENT == 0 || e & pte::HUGE != 0 {
                 return None;
             }
             t = PhysAddr::of_entry(e);
         }
+        let marked = e & pte::summary_bit(idx[3] / pte::SUMMARY_SPAN) != 0;
+        self.leaf_hint.set(leaf::LeafHint::found(va, t, marked));
         Some((t, idx[3]))
     }
 

@@ -6,12 +6,56 @@
 //! [`AddressSpace::tables`], as every table does until the space is torn
 //! down.
 
-use super::{AddressSpace, read_entry, walk_making, write_entry};
+use super::{AddressSpace, UNLINKS, indices, read_entry, walk_making, write_entry};
 use crate::arch::cpu;
 use crate::mem::access::Mappable;
 use crate::mem::addr::PhysAddr;
+use core::sync::atomic::Ordering;
 use oxok_abi::Error;
 use oxok_abi::layout::pte;
+
+/// The last-level table of one span of an address space (the
+/// `pte::SUMMARY_SPAN` pages one summary bit covers), as a full walk found
+/// it when [`UNLINKS`] was `unlinks`: while no table has been unlinked
+/// since, the walk would find the same table (tables above the last level
+/// are only ever added), so the next page of the span skips it — a batch
+/// of records or a fork's pages go page after page through one table.
+/// `marked`: the span's summary bit was set then (and stays set while the
+/// table lives), so a mapping there needs no walk to set it.
+#[derive(Clone, Copy)]
+pub(super) struct LeafHint {
+    unlinks: u64,
+    /// `va >> SPAN_SHIFT` of the span; `NO_SPAN` for none.
+    span: u64,
+    table: PhysAddr,
+    marked: bool,
+}
+
+/// log2 of the bytes one span covers.
+const SPAN_SHIFT: u32 = 12 + pte::SUMMARY_SPAN.trailing_zeros();
+/// [`LeafHint::span`] of no span (no user address shifts to it).
+const NO_SPAN: u64 = u64::MAX;
+
+impl LeafHint {
+    /// A hint of nothing.
+    pub(super) const NONE: LeafHint = LeafHint { unlinks: 0, span: NO_SPAN, table: PhysAddr::new(0), marked: false };
+
+    /// What a walk to `va` found: its last-level table, and whether the
+    /// span's summary bit was set.
+    pub(super) fn found(va: u64, table: PhysAddr, marked: bool) -> LeafHint {
+        LeafHint { unlinks: UNLINKS.load(Ordering::Relaxed), span: va >> SPAN_SHIFT, table, marked }
+    }
+
+    /// The last-level table of `va` if this hint still holds for its span
+    /// (and, with `need_mark`, the span's summary bit is known set).
+    #[inline(always)]
+    pub(super) fn holds(&self, va: u64, need_mark: bool) -> Option<PhysAddr> {
+        (self.span == va >> SPAN_SHIFT
+            && (self.marked || !need_mark)
+            && self.unlinks == UNLINKS.load(Ordering::Relaxed))
+        .then_some(self.table)
+    }
+}
 
 /// The entry of one user page of an address space, with every table above
 /// it present: found by [`AddressSpace::leaf_for`] and written by
@@ -35,9 +79,16 @@ impl AddressSpace {
     pub fn leaf_for(&mut self, va: u64, charge: impl FnMut() -> Result<(), Error>) -> Result<Leaf<'_>, Error> {
         crate::mem::user_page(va)?;
         let mut made = 0;
-        let walked = walk_making(self.root, va, pte::PRESENT | pte::WRITABLE | pte::USER, &mut made, charge);
-        self.tables += made;
-        let (table, index) = walked?;
+        let (table, index) = match self.leaf_hint.get().holds(va, true) {
+            Some(table) => (table, indices(va)[3]),
+            None => {
+                let walked = walk_making(self.root, va, pte::PRESENT | pte::WRITABLE | pte::USER, &mut made, charge);
+                self.tables += made;
+                let (table, index) = walked?;
+                self.leaf_hint.set(LeafHint::found(va, table, true));
+                (table, index)
+            }
+        };
         let current = read_entry(table, index);
         Ok(Leaf { space: self, table, index, va, made, current })
     }
