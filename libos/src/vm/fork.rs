@@ -105,7 +105,6 @@ fn build(child: u64) -> Result<bool, VmError> {
         let _ = sys::env_rename(child, me.name.as_ptr() as u64, len as u64);
     }
     let private = private_ranges();
-    let is_private = |va: u64| private.iter().any(|&(lo, hi)| lo <= va && va < hi);
     // One walk builds the three lists. They live on the heap, and a heap
     // that grows maps new pages: if a list had to grow during the walk (a
     // page the child would then lack), the walk runs again with room for
@@ -118,7 +117,7 @@ fn build(child: u64) -> Result<bool, VmError> {
         shares = Vec::with_capacity(hint);
         protects = Vec::with_capacity(hint);
         let capacity = (fresh_pages.capacity(), shares.capacity(), protects.capacity());
-        let pages = records(&is_private, &mut fresh_pages, &mut shares, &mut protects);
+        let pages = records(&private, &mut fresh_pages, &mut shares, &mut protects);
         PAGES_HINT.store(pages, Ordering::Relaxed);
         if (fresh_pages.capacity(), shares.capacity(), protects.capacity()) == capacity {
             break;
@@ -145,11 +144,12 @@ fn build(child: u64) -> Result<bool, VmError> {
 /// Pages the last fork's walk found (room for the lists of the next).
 static PAGES_HINT: AtomicUsize = AtomicUsize::new(0);
 
-/// From one walk over the caller's page tables: the private pages the
-/// child gets fresh frames for, the child's SHARE records and the caller's
-/// PROTECT records. Returns how many pages the walk found.
+/// From one walk over the caller's page tables: the private pages (in
+/// `private`'s ranges) the child gets fresh frames for, the child's SHARE
+/// records and the caller's PROTECT records. Returns how many pages the
+/// walk found.
 fn records(
-    is_private: &dyn Fn(u64) -> bool,
+    private: &[(u64, u64); 3],
     fresh: &mut Vec<(u64, u64)>,
     shares: &mut Vec<MapEntry>,
     protects: &mut Vec<MapEntry>,
@@ -158,7 +158,7 @@ fn records(
     let keep = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
     exposed::walk(0, APP_AREA, |va, entry| {
         pages += 1;
-        if is_private(va) {
+        if private.iter().any(|&(lo, hi)| lo <= va && va < hi) {
             fresh.push((va, entry));
             return;
         }
