@@ -5,7 +5,7 @@
 //! `oxok_abi::arg_class::ALL` lists (the contract the fuzzer checks).
 
 use super::Cx;
-use super::check::{cap_in, env_of};
+use super::check::{cap_error, cap_in, env_of};
 use crate::env::{EnvId, EnvTable};
 use crate::mem::addr::Pfn;
 use crate::mem::frame;
@@ -48,6 +48,19 @@ impl CapSlot {
     pub fn cap(self, envs: &mut EnvTable, caller: EnvId) -> Result<Cap, Error> {
         cap_in(envs, caller, self.0)
     }
+
+    /// What `read` makes of the capability there, read in place (no copy):
+    /// `BadCap` if empty or out of range.
+    #[inline(always)]
+    pub fn read<R>(
+        self,
+        envs: &mut EnvTable,
+        caller: EnvId,
+        read: impl FnOnce(&Cap) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let env = envs.get(caller).ok_or(Error::BadEnv)?;
+        read(env.caps.get(self.0).map_err(cap_error)?)
+    }
 }
 
 impl Arg for CapSlot {
@@ -78,12 +91,11 @@ impl EnvCap {
     /// with it, and the result passed through memory costs a quarter again.
     #[inline(always)]
     pub fn find(envs: &mut EnvTable, caller: EnvId, slot: CapSlot) -> Result<EnvCap, Error> {
-        let cap = slot.cap(envs, caller)?;
-        let id = env_of(&cap)?;
+        let (id, rights) = slot.read(envs, caller, |cap| Ok((env_of(cap)?, cap.rights)))?;
         if !envs.alive(id) {
             return Err(Error::BadEnv);
         }
-        Ok(EnvCap { slot, id, rights: cap.rights })
+        Ok(EnvCap { slot, id, rights })
     }
 
     /// The environment, if the capability carries `need` (`Denied`).
@@ -120,18 +132,19 @@ impl FrameCap {
     /// records). Inlined always, as [`EnvCap::find`].
     #[inline(always)]
     pub fn find(envs: &mut EnvTable, caller: EnvId, slot: CapSlot) -> Result<FrameCap, Error> {
-        let cap = slot.cap(envs, caller)?;
-        let comps = cap.name.components();
-        if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
-            return Err(Error::BadCap);
-        }
-        let (pfn, generation) = (Pfn::from_word(comps[1]), comps[2]);
+        let (pfn, generation, rights) = slot.read(envs, caller, |cap| {
+            let comps = cap.name.components();
+            if cap.name.kind() != Some(Kind::Frame) || comps.len() != 3 {
+                return Err(Error::BadCap);
+            }
+            Ok((Pfn::from_word(comps[1]), comps[2], cap.rights))
+        })?;
         let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
         let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL | OWNER_RETIRED | OWNER_REVOKING);
         if dead || u64::from(entry.generation) != generation {
             return Err(Error::BadCap);
         }
-        Ok(FrameCap { slot, pfn, rights: cap.rights })
+        Ok(FrameCap { slot, pfn, rights })
     }
 
     /// The frame number, if the capability carries `need` (`Denied`).
