@@ -70,6 +70,5 @@ pub fn env_of(cap: &Cap) -> Result<EnvId, Error> {
 /// `target` with the call right (`BadCap`: empty, another resource or a
 /// stale generation; `Denied`: no call right).
 pub fn call_cap(envs: &mut EnvTable, caller: EnvId, slot: CapSlot, target: EnvId) -> Result<(), Error> {
-    let cap = slot.cap(envs, caller)?;
-    oxok_cap::check(&cap, &env_name(target), Rights::CALL).map_err(cap_error)
+    slot.read(envs, caller, |cap| oxok_cap::check(cap, &env_name(target), Rights::CALL).map_err(cap_error))
 }
