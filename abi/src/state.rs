@@ -331,7 +331,7 @@ pub const ACCOUNT_ENVS: u64 = 1;
 pub const ACCOUNT_SLOTS: u64 = 2;
 /// `account_info` kind: bytes of kernel heap the kernel keeps for the
 /// account's environments (their records, capability lists, predicates,
-/// owned-frame sets, templates and filters; see `env_limit_heap`).
+/// templates and filters, and XN cache entries; see `env_limit_heap`).
 pub const ACCOUNT_HEAP: u64 = 3;
 /// An account limit that never binds (the root account's).
 pub const ACCOUNT_UNLIMITED: u64 = u64::MAX;
