@@ -26,8 +26,7 @@ pub fn cap_error(e: CapError) -> Error {
 
 /// The capability in `caller`'s slot `slot` (a copy).
 pub fn cap_in(envs: &mut EnvTable, caller: EnvId, slot: u64) -> Result<Cap, Error> {
-    let env = envs.get(caller).ok_or(Error::BadEnv)?;
-    env.caps.get(slot).copied().map_err(cap_error)
+    CapSlot(slot).read(envs, caller, |cap| Ok(*cap))
 }
 
 /// Checks that `caller`'s slot `slot` names a live frame with `need`;
