@@ -167,8 +167,9 @@ macro_rules! for_each_call {
             /// Checks: as `page_unmap`, plus execute on the environment
             /// capability if the new flags leave the page executable
             /// (`Denied`), no unknown bit in `flags` (`Invalid`), and the
-            /// capability when write is added (`BadCap`, `Denied`).
-            /// Changes: one entry.
+            /// capability when write is added (`BadCap`, `Denied`; always
+            /// `Denied` for a page of the boot archive, see `page_batch`'s
+            /// share). Changes: one entry.
             12 => page_protect(env_slot: EnvCap, va: UserPage, flags: PageFlags, frame_slot: CapSlot) -> [];
 
             /// Applies `count` [`MapEntry`](crate::MapEntry) records at user
@@ -199,7 +200,15 @@ macro_rules! for_each_call {
             /// frames that belong to an environment (not the application
             /// area or other kernel frames). This is how fork gives a child
             /// the parent's pages copy-on-write, whoever owns them, and how
-            /// a pipe's frame reaches both ends.
+            /// a pipe's frame reaches both ends. A share whose `src` is a
+            /// page of the exposed boot archive (`layout::BOOT_ARCHIVE` up
+            /// to the end of its last page) maps that page of the archive:
+            /// every environment reads it there already, so it travels
+            /// read-only only, and so does a page of the archive the caller
+            /// maps elsewhere; this is how a loader maps a program's text
+            /// where it runs instead of copying it (the archive's files
+            /// start on page boundaries). No protect adds write to such a
+            /// page (`Denied`, whatever capability is presented).
             ///
             /// **Progress is precise, not all-or-nothing.** The call advances
             /// `entries` (rsi) and `count` (rdx) in the caller's registers as
@@ -217,8 +226,10 @@ macro_rules! for_each_call {
             /// `page_protect` — (page-table frames are charged to the target's account as for `page_map`; a
             /// map, protect or share record without `NO_EXECUTE` needs
             /// execute on the environment capability: `Denied`; unknown
-            /// flag bits: `Invalid`); a share's `src` must be mapped in the
-            /// caller (`NotFound`) with at least the rights asked (`Denied`)
+            /// flag bits: `Invalid`); a share's `src` must be a user page
+            /// or a page of the boot archive (`BadAddress`), mapped in the
+            /// caller (`NotFound`) with at least the rights asked (`Denied`;
+            /// an archive page never writable)
             /// and its frame must not be one the abort protocol is taking
             /// (`Denied`); a fresh record's target account must lie within
             /// the caller's (`Denied`) and have room (`NoMemory`), and
@@ -363,7 +374,10 @@ macro_rules! for_each_call {
             /// capability) that can run now (`Busy`: created, sleeping or
             /// waiting for a reply); the slot holds a capability for that
             /// environment (`BadCap`) with call (`Denied`). If no time is
-            /// left in the slot the yield is plain. Changes: who runs.
+            /// left in the slot the yield is plain. Changes: who runs; a
+            /// plain yield (target 0 or the caller) also evaluates sleepers'
+            /// predicates, as a tick does; a directed one evaluates none,
+            /// so a hand-off costs the same however many environments sleep.
             21 => yield_cpu(target: Target) -> [];
 
             /// Synchronous protected control transfer to environment
@@ -448,7 +462,7 @@ macro_rules! for_each_call {
             /// Sleeps until one of the caller's predicates named by the bits
             /// of `mask` holds; returns the index of the first that does. The
             /// kernel evaluates them now, and then while the caller sleeps
-            /// at every timer tick, every yield and every environment's end
+            /// at every timer tick, every plain yield and every environment's end
             /// (so a parent waiting on its child's row wakes at once),
             /// reading memory through the caller's own page tables with user
             /// permissions — a predicate can never read
@@ -786,8 +800,9 @@ macro_rules! for_each_call {
             ///
             /// Checks: read on the environment (`Denied`); `va`
             /// page-aligned, below `USER_TOP` and not the application area
-            /// (`BadAddress`); a user frame mapped there (`NotFound`);
-            /// `buf` writable for 4096 bytes (`BadAddress`).
+            /// (`BadAddress`); a user frame or a page of the boot archive
+            /// mapped there (`NotFound`); `buf` writable for 4096 bytes
+            /// (`BadAddress`).
             /// Changes: the caller's buffer.
             47 => env_peek(env_slot: EnvCap, va: Word, buf: UserPtr) -> [flags];
 

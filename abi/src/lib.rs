@@ -80,7 +80,9 @@ pub const UNMAP: u64 = u64::MAX;
 /// write only with a capability in `MapEntry::src`).
 pub const PROTECT: u64 = u64::MAX - 1;
 /// `MapEntry::frame_slot` value meaning "map the frame the caller maps at
-/// `MapEntry::src`" (never with more rights than the caller's own mapping).
+/// `MapEntry::src`" (never with more rights than the caller's own mapping),
+/// or, with `src` a page of the exposed boot archive
+/// (`layout::BOOT_ARCHIVE`…), that page of the archive, read-only.
 pub const SHARE: u64 = u64::MAX - 2;
 /// `MapEntry::frame_slot` value meaning "map a fresh zeroed frame owned by
 /// the target environment" (no capability is made for it: the target's own

@@ -239,7 +239,8 @@ pub struct MapEntry {
     pub flags: u64,
     /// For a protect that adds write: the capability slot presented for the
     /// frame (see `page_protect`). For a share: the page address in the
-    /// caller's own space whose frame is shared. Unused otherwise.
+    /// caller's own space whose frame is shared, or of the exposed boot
+    /// archive. Unused otherwise.
     pub src: u64,
 }
 
@@ -266,7 +267,8 @@ impl MapEntry {
         MapEntry { va, frame_slot: crate::PROTECT, flags, src: cap_slot }
     }
 
-    /// Map at `va` the frame the caller itself maps at `src`.
+    /// Map at `va` the frame the caller itself maps at `src`; or, with
+    /// `src` a page of the exposed boot archive, that page (read-only).
     pub const fn share(va: u64, src: u64, flags: u64) -> MapEntry {
         MapEntry { va, frame_slot: crate::SHARE, flags, src }
     }

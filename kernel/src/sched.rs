@@ -326,9 +326,15 @@ pub fn tick(k: &mut Kernel, frame: &mut TrapFrame) {
 /// a fast path of its own: `shm_pingpong`).
 #[inline]
 pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
-    // A yield is a scheduling point: sleepers whose predicate now holds
-    // become runnable here rather than at the next tick.
-    wake_sleepers(k);
+    // A plain yield is a scheduling point: sleepers whose predicate now
+    // holds become runnable here rather than at the next tick. A directed
+    // yield names who runs next (and is refused if that one sleeps), so it
+    // evaluates nobody: the cost of a hand-off between two environments
+    // does not grow with the number of sleepers, and the others' predicates
+    // are looked at by the next tick or plain yield, as after any call.
+    if to.is_none() {
+        wake_sleepers(k);
+    }
     frame.rax = 0;
     if let Some(env) = k.envs.get(me) {
         env.regs = *frame;

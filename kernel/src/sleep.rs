@@ -15,7 +15,7 @@ use oxok_abi::layout::{CLOCK, Clock};
 use oxok_abi::{ENV_RUNNABLE, ENV_SLEEPING, Error, PREDICATES};
 use oxok_sleepq::SleepQueue;
 
-/// Watchers evaluated per tick (and per yield) at most.
+/// Watchers evaluated per tick (and per plain yield) at most.
 pub const WATCH_BUDGET: usize = 32;
 
 /// The clock page's tick counter, as environments read it.

@@ -311,7 +311,10 @@ fn load_segment<'a>(loader: &mut Loader<'a>, seg: &Segment<'a>) -> Result<(), Er
         // `vaddr <= lo`, so the subtractions cannot wrap.
         let fill = if lo < hi {
             let data = seg.data.get((lo - seg.vaddr) as usize..(hi - seg.vaddr) as usize).ok_or(Error::Invalid)?;
-            Fill::Bytes { offset: (lo - page) as usize, data }
+            match archive_page(seg, page, data) {
+                Some(src) => Fill::Archive(src),
+                None => Fill::Bytes { offset: (lo - page) as usize, data },
+            }
         } else {
             Fill::Zero
         };
@@ -321,11 +324,27 @@ fn load_segment<'a>(loader: &mut Loader<'a>, seg: &Segment<'a>) -> Result<(), Er
     Ok(())
 }
 
+/// The address of `data`, the whole page `page` of segment `seg`, if the
+/// page can be the boot archive's own: the segment is never writable and
+/// the page lies page-aligned in the exposed archive (its files start on
+/// page boundaries). The child then maps the archive's page read-only (a
+/// `SHARE` record from the archive) instead of a copy.
+fn archive_page(seg: &Segment<'_>, page: u64, data: &[u8]) -> Option<u64> {
+    let at = data.as_ptr() as u64;
+    let archive = oxok_rt::exposed::boot_archive()?;
+    let start = archive.as_ptr() as u64;
+    let whole = seg.vaddr <= page && data.len() as u64 == PAGE_SIZE && at.is_multiple_of(PAGE_SIZE);
+    let inside = start <= at && at + PAGE_SIZE <= start + archive.len() as u64;
+    (!seg.flags.write && whole && inside).then_some(at)
+}
+
 /// What goes on one page of the child before it is mapped there.
 #[derive(Clone, Copy)]
 enum Fill<'a> {
     /// Nothing: frames arrive zeroed from the kernel (bss, stack).
     Zero,
+    /// The boot archive's page at this (exposed) address, mapped read-only.
+    Archive(u64),
     /// `data` at byte `offset` of the page; the rest stays zero.
     Bytes { offset: usize, data: &'a [u8] },
     /// The System V initial stack (the stack's top page).
@@ -390,7 +409,7 @@ impl<'a> Loader<'a> {
 fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Result<(), Error> {
     // Zero pages need no frame here: a FRESH record below.
     for (cap, page) in caps.iter_mut().zip(pages) {
-        if !matches!(page.fill, Fill::Zero) {
+        if !matches!(page.fill, Fill::Zero | Fill::Archive(_)) {
             let [slot, _pfn] = sys::frame_alloc_for(child, ANY_FRAME)?;
             *cap = slot;
         }
@@ -401,7 +420,7 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Resul
     let mut batch = [MapEntry::default(); CHUNK];
     let mut n = 0;
     for (i, page) in pages.iter().enumerate() {
-        if !matches!(page.fill, Fill::Zero) {
+        if !matches!(page.fill, Fill::Zero | Fill::Archive(_)) {
             batch[n] = MapEntry::map(scratch_va(i), caps[i], pte::WRITABLE | pte::NO_EXECUTE);
             n += 1;
         }
@@ -409,7 +428,7 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Resul
     apply(0, &batch[..n])?;
     for (i, page) in pages.iter().enumerate() {
         match page.fill {
-            Fill::Zero => {}
+            Fill::Zero | Fill::Archive(_) => {}
             Fill::Bytes { offset, data } => scratch::copy_in(scratch_va(i), offset, data)?,
             Fill::Stack(initial) => scratch::fill_page(scratch_va(i), |p| initial.write(p))?,
         }
@@ -423,6 +442,7 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Resul
     for (i, page) in pages.iter().enumerate() {
         batch[i] = match page.fill {
             Fill::Zero => MapEntry::fresh(page.va, page.flags),
+            Fill::Archive(src) => MapEntry::share(page.va, src, page.flags),
             _ => MapEntry::map(page.va, caps[i], page.flags),
         };
     }

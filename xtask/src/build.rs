@@ -15,7 +15,8 @@ pub(crate) struct Images {
     /// `<target>/oxok/kernel.elf`: the kernel (PVH note + Multiboot2 header).
     pub kernel: PathBuf,
     /// `<target>/oxok/initrd.tar`: ustar archive of every user program, each
-    /// under its bin name (`init`, `hostile-priv`, …).
+    /// under its bin name (`init`, `hostile-priv`, …), its data starting on
+    /// a 4096-byte boundary (pax padding headers in between).
     pub initrd: PathBuf,
     /// Names of the programs in the archive, sorted.
     pub programs: Vec<String>,
@@ -119,7 +120,10 @@ fn write_images(ws: &Workspace, exes: &[Executable], linux: &[(String, PathBuf)]
     for (name, path) in files {
         let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let data = crate::strip::strip_debug(&data).unwrap_or(data);
-        oxok_archive::append(&mut tar, name, &data).map_err(|e| format!("cannot archive `{name}`: {e:?}"))?;
+        // Page-aligned data: a program's segments can be mapped from the
+        // archive instead of copied.
+        oxok_archive::append_aligned(&mut tar, name, &data, 4096)
+            .map_err(|e| format!("cannot archive `{name}`: {e:?}"))?;
     }
     oxok_archive::finish(&mut tar);
     let initrd = out.join("initrd.tar");

@@ -40,6 +40,27 @@ pub fn run(c: &Counts) {
     result("shm_pingpong", shm_pingpong(c));
 }
 
+/// Runs workload `name`'s round trip `n` times, once (`bench loop`), if it
+/// is one of this module's: the partner's start and stop are included.
+pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
+    let mut c = Counts::new(true);
+    c.batches = 1;
+    // `median_of` runs one warm-up batch before the timed one.
+    let ops = n.div_ceil(2);
+    let r = match name {
+        "rpc_roundtrip" => {
+            c.rpc_roundtrip = ops;
+            rpc_roundtrip(&c)
+        }
+        "shm_pingpong" => {
+            c.shm_pingpong = ops;
+            shm_pingpong(&c)
+        }
+        _ => return None,
+    };
+    Some(r.map(|m| m as u64))
+}
+
 fn result(name: &str, r: Result<f64, Error>) {
     match r {
         Ok(m) => report(name, m, "cycles"),

@@ -42,7 +42,7 @@ pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
         "spawn_exec" => Some(spawn_exec(n)),
         "page_map" => Some(crate::vm::repeat_page_map(n)),
         "demand_zero_fault" => Some(crate::vm::repeat_demand_zero(n)),
-        _ => None,
+        _ => crate::ipc::repeat(name, n),
     }
 }
 

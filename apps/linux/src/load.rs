@@ -79,16 +79,37 @@ pub fn load(image: &[u8], argv: &[String], envp: &[String], execfn: &str) -> Res
         }
         let first = if shared[0] != 0 { start + PAGE_SIZE } else { start };
         let last = if shared[1] != 0 { end_page - PAGE_SIZE } else { end_page };
+        // Whole pages of a read-only segment that lie page-aligned in the
+        // boot archive are the archive's own pages, mapped, not copied.
+        let (lo, hi) = archive_pages(&elf, &seg, first, last, prot);
         if first < last {
             mem::add(first, last, rw).map_err(|_| "segment outside the program's range")?;
             // The pages the file's bytes go to, made in batches (the rest,
             // bss, is zero-filled when first touched).
             let file_end = mem::page_up(seg.vaddr + seg.data.len() as u64).ok_or("segment wraps")?;
-            if first < file_end.min(last) {
-                mem::fill_fresh(first, file_end.min(last), rw).map_err(|_| "no memory for a segment")?;
+            let fill = |from: u64, to: u64| match from < to {
+                true => mem::fill_fresh(from, to, rw).map_err(|_| "no memory for a segment"),
+                false => Ok(()),
+            };
+            fill(first, lo.min(file_end.min(last)))?;
+            if lo < hi {
+                let src = seg.data.as_ptr() as u64 + (lo - seg.vaddr);
+                mem::map_archive(lo, hi, src, prot).map_err(|_| "cannot map a segment")?;
             }
+            fill(hi.max(first), file_end.min(last))?;
         }
-        uaccess::write(seg.vaddr, seg.data).map_err(|_| "cannot fill a segment")?;
+        // The file's bytes, around the pages mapped from the archive.
+        let (head, tail) = if lo < hi {
+            let (head, rest) = seg.data.split_at((lo - seg.vaddr) as usize);
+            (head, rest.get((hi - lo) as usize..).unwrap_or(&[]))
+        } else {
+            (seg.data, &[][..])
+        };
+        uaccess::write(seg.vaddr, head).map_err(|_| "cannot fill a segment")?;
+        if !tail.is_empty() {
+            let at = seg.vaddr + (seg.data.len() - tail.len()) as u64;
+            uaccess::write(at, tail).map_err(|_| "cannot fill a segment")?;
+        }
         mem::protect(start, end_page, prot).map_err(|_| "cannot protect a segment")?;
         for (page, other) in edges.into_iter().zip(shared) {
             if other != 0 {
@@ -101,6 +122,43 @@ pub fn load(image: &[u8], argv: &[String], envp: &[String], execfn: &str) -> Res
     mem::add(STACK_TOP - STACK_SIZE, STACK_TOP, PROT_READ | PROT_WRITE).map_err(|_| "no room for the stack")?;
     let sp = build_stack(&elf, argv, envp, execfn)?;
     Ok(Start { entry: elf.entry(), sp })
+}
+
+/// The pages `[lo, hi)` of segment `seg` (within `[first, last)`, the
+/// pages it alone covers so far) that can be the boot archive's own pages:
+/// for a segment that is never writable, its whole file pages that lie
+/// page-aligned in the exposed archive and that no other segment shares (a
+/// shared page takes the union of two protections, so it is copied). An
+/// empty range (`lo == hi`) otherwise: a program read from a file, a
+/// writable segment, an archive whose files are not page-aligned.
+fn archive_pages(elf: &Elf<'_>, seg: &oxok_elf::Segment<'_>, first: u64, last: u64, prot: u64) -> (u64, u64) {
+    let data = seg.data.as_ptr() as u64;
+    let in_archive = oxok_libos::exposed::boot_archive().is_some_and(|a| {
+        let (a_lo, a_hi) = (a.as_ptr() as u64, a.as_ptr() as u64 + a.len() as u64);
+        a_lo <= data && data + seg.data.len() as u64 <= a_hi
+    });
+    if prot & PROT_WRITE != 0 || !in_archive || !(data.wrapping_sub(seg.vaddr)).is_multiple_of(PAGE_SIZE) {
+        return (0, 0);
+    }
+    let Some(mut lo) = mem::page_up(seg.vaddr) else { return (0, 0) };
+    let mut hi = (seg.vaddr + seg.data.len() as u64) & !(PAGE_SIZE - 1);
+    lo = lo.max(first);
+    hi = hi.min(last);
+    // Pages another segment reaches into stay copied.
+    let others = |page: u64| {
+        elf.segments().any(|o| {
+            let o_lo = o.vaddr & !(PAGE_SIZE - 1);
+            let o_hi = o.vaddr.saturating_add(o.mem_size);
+            (o.vaddr, o.mem_size) != (seg.vaddr, seg.mem_size) && o_lo <= page && page < o_hi
+        })
+    };
+    while lo < hi && others(lo) {
+        lo += PAGE_SIZE;
+    }
+    while lo < hi && others(hi - PAGE_SIZE) {
+        hi -= PAGE_SIZE;
+    }
+    if lo < hi { (lo, hi) } else { (0, 0) }
 }
 
 /// Writes the initial stack below [`STACK_TOP`]; returns the stack pointer.

@@ -190,11 +190,26 @@ pub fn protect(start: u64, end: u64, prot: u64) -> Result<(), i64> {
         // A shared page stays shared.
         let want = if entry & pte::LIBOS_COW != 0 { (want & !pte::WRITABLE) | pte::LIBOS_COW } else { want };
         let want = want | (entry & pte::LIBOS_SHARED);
-        if entry & (pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_COW | pte::LIBOS_SHARED) != want {
+        if entry & (pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_COW | pte::LIBOS_SHARED) == want {
+            return;
+        }
+        if want & !entry & pte::WRITABLE != 0 && kernel_frame(entry) {
+            // A page of the boot archive (the loader mapped the program's
+            // text there) stays read-only: the process gets its own copy,
+            // as a private file mapping made writable does.
+            batch.push(MapEntry::copy(va, va, want));
+        } else {
             batch.push(MapEntry::protect_with(va, want, 0));
         }
     });
     apply(&batch).map_err(|_| ENOMEM)
+}
+
+/// Whether the page-table entry `entry` maps a kernel frame (in a
+/// program's memory, only ever a page of the boot archive).
+fn kernel_frame(entry: u64) -> bool {
+    let pfn = (entry & pte::ADDRESS_MASK) / PAGE_SIZE;
+    exposed::frame_entry(pfn).is_some_and(|f| f.owner == oxok_libos::abi::frames::OWNER_KERNEL)
 }
 
 /// The protection of the area holding `va`.
@@ -226,6 +241,24 @@ fn apply(records: &[MapEntry]) -> Result<(), oxok_libos::Error> {
 pub fn fill_fresh(start: u64, end: u64, prot: u64) -> Result<(), i64> {
     let records: Vec<MapEntry> =
         (start..end).step_by(PAGE_SIZE as usize).map(|va| MapEntry::fresh(va, flags(prot))).collect();
+    apply(&records).map_err(|_| ENOMEM)
+}
+
+/// Maps `[start, end)` (page-aligned, in an area just added, so none is
+/// mapped) read-only with the flags of `prot` (which must not allow
+/// writing) to the boot archive's own pages from `src` on (a page-aligned
+/// address in the exposed archive): `page_batch` `SHARE` records from the
+/// archive, 64 pages a call. The loader's way with a read-only segment: no
+/// frame is made, zeroed or filled, and every process running the program
+/// maps the same pages, as Linux maps its page cache.
+pub fn map_archive(start: u64, end: u64, src: u64, prot: u64) -> Result<(), i64> {
+    if prot & PROT_WRITE != 0 {
+        return Err(EFAULT);
+    }
+    let records: Vec<MapEntry> = (start..end)
+        .step_by(PAGE_SIZE as usize)
+        .map(|va| MapEntry::share(va, src + (va - start), flags(prot)))
+        .collect();
     apply(&records).map_err(|_| ENOMEM)
 }
 

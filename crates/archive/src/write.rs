@@ -3,6 +3,7 @@
 use crate::ArchiveError;
 use crate::header::{self, BLOCK};
 use crate::octal;
+use alloc::format;
 use alloc::vec::Vec;
 use core::ops::Range;
 
@@ -22,6 +23,9 @@ const USTAR_VERSION: &[u8; 2] = b"00";
 /// Longest name [`append`] accepts (the name field keeps a terminating NUL).
 const MAX_NAME: usize = 99;
 
+/// The name of the pax header [`append_aligned`] pads with.
+const PAD_NAME: &str = "PaxHeader/pad";
+
 /// Appends a regular file `name` holding `data` to `out`.
 ///
 /// The name must be 1 to 99 bytes of printable ASCII, else
@@ -29,12 +33,43 @@ const MAX_NAME: usize = 99;
 /// [`ArchiveError::BadSize`]. On error `out` is left unchanged. The header is
 /// deterministic: mode 0755, owner 0:0, mtime 0, no user or group names.
 pub fn append(out: &mut Vec<u8>, name: &str, data: &[u8]) -> Result<(), ArchiveError> {
-    let block = make_header(name, data.len())?;
-    let padding = data.len().next_multiple_of(BLOCK) - data.len();
-    out.reserve(BLOCK.saturating_add(data.len()).saturating_add(padding));
-    out.extend_from_slice(&block);
-    out.extend_from_slice(data);
-    out.resize(out.len().saturating_add(padding), 0);
+    let block = make_header(name, data.len(), header::REGULAR)?;
+    push_entry(out, &block, data);
+    Ok(())
+}
+
+/// Like [`append`], but the file's data starts at a multiple of `align`
+/// bytes of `out` (the archive): a page-aligned ELF can then be mapped
+/// straight from the archive.
+///
+/// When the data would not land there, a padding entry goes first: a POSIX
+/// pax extended header named `PaxHeader/pad` whose data is one `comment`
+/// record, which readers ignore (this crate's reader skips pax headers
+/// altogether). It fills the gap exactly; a gap of one block gets a pax
+/// header with no data. `align` must be a power of two and a multiple of 512,
+/// and `out` a whole number of 512-byte blocks (as an archive being built
+/// is), else [`ArchiveError::BadAlignment`]. Errors are otherwise those of
+/// [`append`], and on any error `out` is left unchanged.
+pub fn append_aligned(out: &mut Vec<u8>, name: &str, data: &[u8], align: usize) -> Result<(), ArchiveError> {
+    if !align.is_power_of_two() || !align.is_multiple_of(BLOCK) || !out.len().is_multiple_of(BLOCK) {
+        return Err(ArchiveError::BadAlignment);
+    }
+    let block = make_header(name, data.len(), header::REGULAR)?;
+    // Bytes from the end of `out` to where the data would go, rounded up to
+    // the alignment: the file's own header plus the gap (whole blocks).
+    let start = out.len().checked_add(BLOCK).ok_or(ArchiveError::BadSize)?;
+    let aligned = start.checked_next_multiple_of(align).ok_or(ArchiveError::BadSize)?;
+    let pad = match aligned - start {
+        0 => None,
+        gap => {
+            let record = pad_record(gap - BLOCK);
+            Some((make_header(PAD_NAME, record.len(), header::PAX_EXTENDED)?, record))
+        }
+    };
+    if let Some((pad_header, record)) = &pad {
+        push_entry(out, pad_header, record);
+    }
+    push_entry(out, &block, data);
     Ok(())
 }
 
@@ -43,8 +78,32 @@ pub fn finish(out: &mut Vec<u8>) {
     out.resize(out.len().saturating_add(2 * BLOCK), 0);
 }
 
-/// Builds the header block for a regular file.
-fn make_header(name: &str, size: usize) -> Result<[u8; BLOCK], ArchiveError> {
+/// Appends a header block and data padded with zeros to a whole block.
+fn push_entry(out: &mut Vec<u8>, header: &[u8; BLOCK], data: &[u8]) {
+    let padding = data.len().next_multiple_of(BLOCK) - data.len();
+    out.reserve(BLOCK.saturating_add(data.len()).saturating_add(padding));
+    out.extend_from_slice(header);
+    out.extend_from_slice(data);
+    out.resize(out.len().saturating_add(padding), 0);
+}
+
+/// One pax record of exactly `len` bytes (none when `len` is 0):
+/// `"<len> comment=<filler>\n"`, where `<len>` counts the whole record,
+/// its own digits included. `len` is a multiple of 512 here, so there is
+/// always room for the filler.
+fn pad_record(len: usize) -> Vec<u8> {
+    if len == 0 {
+        return Vec::new();
+    }
+    let mut record = Vec::with_capacity(len);
+    record.extend_from_slice(format!("{len} comment=").as_bytes());
+    record.resize(len.saturating_sub(1), b'.');
+    record.push(b'\n');
+    record
+}
+
+/// Builds the header block for a regular file or a pax header.
+fn make_header(name: &str, size: usize, typeflag: u8) -> Result<[u8; BLOCK], ArchiveError> {
     let bytes = name.as_bytes();
     if bytes.is_empty() || bytes.len() > MAX_NAME || !bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
         return Err(ArchiveError::BadName);
@@ -57,7 +116,7 @@ fn make_header(name: &str, size: usize) -> Result<[u8; BLOCK], ArchiveError> {
         octal_field(&mut block, range, value).ok_or(ArchiveError::BadSize)?;
     }
     if let Some(t) = block.get_mut(header::TYPEFLAG) {
-        *t = b'0';
+        *t = typeflag;
     }
     put(&mut block, header::MAGIC.start, USTAR_MAGIC);
     put(&mut block, VERSION.start, USTAR_VERSION);

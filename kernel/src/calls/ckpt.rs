@@ -73,7 +73,13 @@ pub fn env_peek(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64) -> Result<
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let entry = env.space.lookup(va).ok_or(Error::NotFound)?;
-    let frame = FrameRef::of_any_env(PhysAddr::of_entry(entry).pfn()).ok_or(Error::NotFound)?;
+    // An environment's frame, or a page of the boot archive (a program's
+    // text, mapped from it read-only), which anyone may read.
+    let pfn = PhysAddr::of_entry(entry).pfn();
+    let frame = match FrameRef::of_any_env(pfn) {
+        Some(frame) => Source::Frame(frame),
+        None => Source::Archive(crate::mem::exposed::archive_frame(pfn).ok_or(Error::NotFound)?),
+    };
     let space = &cx.env()?.space;
     // The whole destination first, so a bad buffer changes nothing.
     if !oxok_abi::layout::user_range_ok(buf, PAGE_SIZE) {
@@ -84,10 +90,19 @@ pub fn env_peek(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64) -> Result<
     }
     let mut chunk = [0u8; 512];
     for off in (0..PAGE_SIZE as usize).step_by(chunk.len()) {
-        frame.read(off, &mut chunk);
+        match &frame {
+            Source::Frame(f) => f.read(off, &mut chunk),
+            Source::Archive(p) => p.read(off, &mut chunk),
+        };
         user::copy_to_user(space, buf + off as u64, &chunk)?;
     }
     Ok([entry & !pte::ADDRESS_MASK])
+}
+
+/// What `env_peek` copies from.
+enum Source {
+    Frame(FrameRef),
+    Archive(crate::mem::access::ArchivePage),
 }
 
 /// Describes a capability in another environment's list.

@@ -5,9 +5,9 @@ use super::Cx;
 use super::args::{CapSlot, EnvCap, FrameCap, Len, PageFlags, UserPage, UserPtr};
 use super::check::owned_frame_cap;
 use crate::env::{self, EnvId};
-use crate::mem::access::FrameRef;
+use crate::mem::access::{ArchivePage, FrameRef, Mappable};
 use crate::mem::addr::PhysAddr;
-use crate::mem::{PAGE_SIZE, user};
+use crate::mem::{PAGE_SIZE, exposed, user};
 use oxok_abi::layout::pte;
 use oxok_abi::{COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
 use oxok_cap::Rights;
@@ -19,25 +19,59 @@ fn map_one(cx: &mut Cx<'_>, target: EnvId, frame: FrameCap, va: UserPage, flags:
     env::map_frame(env, va.va(), (&frame).into(), flags.bits())
 }
 
+/// Where a share record's frame comes from: a page the caller maps, or a
+/// page of the exposed boot archive.
+enum ShareSource {
+    Mine(UserPage),
+    Archive(ArchivePage),
+}
+
+impl ShareSource {
+    /// `src` as a user page, else as a page of the boot archive's exposed
+    /// mapping (`BadAddress` if neither).
+    fn new(src: u64) -> Result<ShareSource, Error> {
+        match UserPage::new(src) {
+            Ok(page) => Ok(ShareSource::Mine(page)),
+            Err(e) => exposed::archive_page(src).map(ShareSource::Archive).ok_or(e),
+        }
+    }
+}
+
 /// Passes on the caller's own binding at `src` to `va` in `target`, with
-/// no more rights than the caller has there.
-fn share_one(cx: &mut Cx<'_>, target: EnvId, src: UserPage, va: UserPage, flags: PageFlags) -> Result<(), Error> {
+/// no more rights than the caller has there; or maps a page of the boot
+/// archive there, read-only (everyone reads it already).
+fn share_one(cx: &mut Cx<'_>, target: EnvId, src: ShareSource, va: UserPage, flags: PageFlags) -> Result<(), Error> {
+    let frame = match src {
+        ShareSource::Mine(src) => passed_on(cx, src, flags)?,
+        ShareSource::Archive(_) if flags.writable() => return Err(Error::Denied),
+        ShareSource::Archive(page) => (&page).into(),
+    };
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env::map_frame(env, va.va(), frame, flags.bits())
+}
+
+/// The frame the caller maps at `src`, if it may pass it on with `flags`.
+#[inline(always)]
+fn passed_on(cx: &mut Cx<'_>, src: UserPage, flags: PageFlags) -> Result<Mappable, Error> {
     let caller = cx.k.envs.get(cx.caller).ok_or(Error::BadEnv)?;
     let mine = caller.space.lookup(src.va()).ok_or(Error::NotFound)?;
     if flags.writable() && mine & pte::WRITABLE == 0 {
         return Err(Error::Denied);
     }
     let pfn = PhysAddr::of_entry(mine).pfn();
-    // Only environments' frames travel: never the application area or any
-    // other kernel frame that happens to be mapped, nor a frame the abort
-    // protocol is taking (it removes every mapping and must not meet new
-    // ones). A frame outside the frame table is a bad address.
-    let frame = FrameRef::of_any_env(pfn).ok_or_else(|| match crate::mem::frame::with(|f| f.entry(pfn).is_none()) {
-        true => Error::BadAddress,
-        false => Error::Denied,
-    })?;
-    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env::map_frame(env, va.va(), (&frame).into(), flags.bits())
+    // Only environments' frames travel, and the boot archive's read-only:
+    // never the application area or any other kernel frame that happens to
+    // be mapped, nor a frame the abort protocol is taking (it removes every
+    // mapping and must not meet new ones). A frame outside the frame table
+    // is a bad address.
+    if let Some(frame) = FrameRef::of_any_env(pfn) {
+        return Ok((&frame).into());
+    }
+    match exposed::archive_frame(pfn) {
+        Some(page) if !flags.writable() => Ok((&page).into()),
+        _ if crate::mem::frame::with(|f| f.entry(pfn).is_none()) => Err(Error::BadAddress),
+        _ => Err(Error::Denied),
+    }
 }
 
 /// Maps a new frame owned by `target` at `va`, charged to its account
@@ -121,8 +155,13 @@ fn protect_one(
     let current = cx.k.envs.get(target).ok_or(Error::BadEnv)?.space.lookup(va.va()).ok_or(Error::NotFound)?;
     if flags.writable() && current & pte::WRITABLE == 0 {
         // Adding write is a new binding: present a capability for this
-        // frame, or for the environment that owns it.
+        // frame, or for the environment that owns it. The boot archive's
+        // pages are read-only wherever they are mapped, whatever is
+        // presented.
         let pfn = PhysAddr::of_entry(current).pfn();
+        if exposed::archive_frame(pfn).is_some() {
+            return Err(Error::Denied);
+        }
         owned_frame_cap(&mut cx.k.envs, cx.caller, frame_slot, pfn, Rights::READ.union(Rights::WRITE))?;
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
@@ -193,7 +232,7 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: EnvCap, entries: UserPtr, count: Le
                 protect_one(cx, target, va, flags, CapSlot(rec.src))?
             }
             SHARE => {
-                let (flags, src) = (PageFlags::new(rec.flags)?, UserPage::new(rec.src)?);
+                let (flags, src) = (PageFlags::new(rec.flags)?, ShareSource::new(rec.src)?);
                 share_one(cx, target, src, UserPage::new(rec.va)?, flags)?
             }
             FRESH => fresh_one(cx, target, UserPage::new(rec.va)?, PageFlags::new(rec.flags)?, None)?,

@@ -50,6 +50,8 @@ pub fn page_protect_range(
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let (done, result) = frame::with(|f| {
         env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {
+            // The boot archive's pages stay read-only (`page_batch`'s share).
+            _ if crate::mem::exposed::archive_frame(pfn).is_some() => Err(Error::Denied),
             Ok(Cover::Owner(owner)) => match f.entry(pfn) {
                 Some(e) if e.owner == owner.raw() => Ok(()),
                 _ => Err(Error::BadCap),

@@ -106,7 +106,11 @@ pub fn release_leaf(entry: u64) {
 /// Drops one mapping of the frame at `pa`; an orphaned frame is freed when
 /// its last mapping goes. Returns true if an environment's frame just
 /// became unreachable (no mapping, no capability): the caller passes it to
-/// [`EnvTable::collect`].
+/// [`EnvTable::collect`]. Inlined always: it runs for every page a
+/// teardown or an unmapping releases, where the compiler's own choice
+/// flips with unrelated changes (a call here cost `fork_4mb_exit_wait`
+/// 3 %).
+#[inline(always)]
 pub fn release_mapping(pa: PhysAddr) -> bool {
     let (freed_orphan, unreachable) = frame::with(|f| {
         let (free, unreachable) = match f.entry_mut(pa.pfn()) {

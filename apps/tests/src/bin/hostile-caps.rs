@@ -4,7 +4,10 @@
 //! without the grant right, mapping writable with a read-only capability,
 //! acting on an environment through a read-only capability, dropping its own
 //! capability, using a stale capability after the frame was freed, and
-//! mapping over kernel addresses, the exposed areas and unaligned addresses.
+//! mapping over kernel addresses, the exposed areas and unaligned addresses,
+//! and making a page of the boot archive writable (shared from the archive
+//! or from another mapping of it, protected with every capability it holds,
+//! one page or a range).
 //! Every attempt must fail with its documented error and change nothing; the
 //! program keeps running and ends with `hostile-caps: ok`.
 #![no_std]
@@ -40,6 +43,7 @@ fn main(_args: Args) -> i32 {
     bad_addresses(&mut t, frame);
     forbidden_flags(&mut t, frame, pfn);
     stale_after_free(&mut t, frame, pfn);
+    archive_pages(&mut t);
     t.expect(exposed::pte(VA), None, "nothing left mapped");
     t.expect(exposed::owned_frames(), owned_at_start, "no frame leaked");
     t.finish()
@@ -273,4 +277,61 @@ fn stale_after_free(t: &mut Checks, frame: u64, pfn: u64) {
         t.check(false, "re-allocate the freed frame");
     }
     let _ = sys::cap_drop(copy);
+}
+
+/// The boot archive's pages map anywhere, read-only only: a share from the
+/// archive or from a mapping of it never writable, no protect adds write
+/// (with the environment's own capability, a frame's or over a range), a
+/// copy gives a private frame; the archive's bytes are unchanged and its
+/// frames' mapping counts come back.
+fn archive_pages(t: &mut Checks) {
+    let Some(archive) = exposed::boot_archive() else {
+        t.check(false, "the boot archive is exposed");
+        return;
+    };
+    let start = archive.as_ptr() as u64;
+    let src = start.next_multiple_of(PAGE_SIZE);
+    let end = (start + archive.len() as u64).next_multiple_of(PAGE_SIZE);
+    if src + PAGE_SIZE > end {
+        t.check(false, "the boot archive holds a whole page");
+        return;
+    }
+    let (va2, va3) = (VA + PAGE_SIZE, VA + 2 * PAGE_SIZE);
+    let ro = pte::NO_EXECUTE;
+    let rw = pte::WRITABLE | pte::NO_EXECUTE;
+    let batch = |r: MapEntry| sys::page_batch(0, &r as *const MapEntry as u64, 1).map(|_| ());
+    let word = exposed::read_word(src);
+    let pfn = exposed::frame_of(src);
+    let maps_before = pfn.and_then(exposed::frame_entry).map(|f| f.maps);
+    t.expect(batch(MapEntry::share(VA, src, rw)), Err(Error::Denied), "share an archive page writable");
+    t.expect(
+        batch(MapEntry::share(VA, src + 8, ro)),
+        Err(Error::BadAddress),
+        "share from an unaligned archive address",
+    );
+    t.expect(batch(MapEntry::share(VA, end, ro)), Err(Error::BadAddress), "share from past the archive");
+    t.expect(batch(MapEntry::share(VA, FRAME_TABLE, ro)), Err(Error::BadAddress), "share from the frame table");
+    t.expect(batch(MapEntry::share(VA, src, ro)), Ok(()), "share an archive page read-only");
+    t.expect(exposed::read_word(VA), word, "the archive's bytes where it is mapped");
+    t.expect(exposed::frame_of(VA), pfn, "the archive's own frame");
+    t.expect(batch(MapEntry::share(va2, VA, rw)), Err(Error::Denied), "pass the archive page on writable");
+    t.expect(batch(MapEntry::share(va2, VA, ro)), Ok(()), "pass the archive page on read-only");
+    t.expect(sys::page_protect(0, VA, rw, 0).map(|_| ()), Err(Error::Denied), "protect it writable (own capability)");
+    if let Ok([mine, _]) = sys::frame_alloc(ANY_FRAME) {
+        t.expect(sys::page_protect(0, VA, rw, mine).map(|_| ()), Err(Error::Denied), "protect it writable (a frame's)");
+        let _ = sys::frame_free(mine);
+    }
+    let r = sys::page_protect_range(0, VA, 2, rw, 0).map(|_| ());
+    t.expect(r, Err(Error::Denied), "protect a range of them writable");
+    t.check(!exposed::writable(VA) && !exposed::writable(va2), "both mappings still read-only");
+    let owned = exposed::owned_frames();
+    t.expect(batch(MapEntry::copy(va3, VA, rw)), Ok(()), "copy the archive page");
+    t.check(exposed::writable(va3) && exposed::frame_of(va3) != pfn, "the copy is a writable frame of its own");
+    t.expect(exposed::read_word(va3), word, "the copy holds the archive's bytes");
+    t.expect(exposed::owned_frames(), owned.map(|n| n + 1), "the copy is charged as an owned frame");
+    for va in [VA, va2, va3] {
+        t.expect(sys::page_unmap(0, va), Ok([]), "unmap");
+    }
+    t.expect(exposed::read_word(src), word, "the archive unchanged");
+    t.expect(pfn.and_then(exposed::frame_entry).map(|f| f.maps), maps_before, "the archive frame's mappings back");
 }

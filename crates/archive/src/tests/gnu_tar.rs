@@ -82,3 +82,67 @@ fn we_read_gnu_tar_archives() {
     assert_eq!(Archive::new(&data).find("two.bin"), Some(&big[..]));
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn gnu_tar_skips_our_pax_padding() {
+    if !have_tar() {
+        return;
+    }
+    let dir = scratch("aligned");
+    let path = dir.join("boot.tar");
+    let big: Vec<u8> = (0..9000u32).map(|i| (i % 253) as u8).collect();
+    let files: [(&str, &[u8]); 5] =
+        [("init", b"hello"), ("bin/big", &big), ("empty", b""), ("page", &[3u8; 4096]), ("block", &[4u8; 3584])];
+    let mut tar = Vec::new();
+    for (name, data) in files {
+        crate::append_aligned(&mut tar, name, data, 4096).unwrap();
+    }
+    crate::finish(&mut tar);
+    fs::write(&path, &tar).unwrap();
+    let out = Command::new("tar").arg("-tf").arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.is_empty(), "tar failed: {stderr}");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = listing.lines().collect();
+    assert_eq!(names, files.map(|f| f.0), "{listing}");
+    // GNU tar extracts the same bytes, and nothing else.
+    let x = dir.join("x");
+    fs::create_dir_all(&x).unwrap();
+    let status = Command::new("tar").arg("-xf").arg(&path).arg("-C").arg(&x).status().unwrap();
+    assert!(status.success());
+    for (name, data) in files {
+        assert_eq!(fs::read(x.join(name)).unwrap(), data, "{name}");
+    }
+    let mut top: Vec<String> =
+        fs::read_dir(&x).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    top.sort();
+    assert_eq!(top, ["bin", "block", "empty", "init", "page"]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn we_read_gnu_tar_pax_archives() {
+    if !have_tar() {
+        return;
+    }
+    let dir = scratch("pax");
+    fs::write(dir.join("one"), b"first file\n").unwrap();
+    fs::write(dir.join("two"), b"").unwrap();
+    let path = dir.join("pax.tar");
+    // A global header, then an extended header (times) before each file.
+    let ok = Command::new("tar")
+        .args(["--format=pax", "--pax-option=globexthdr.name=global,comment=hello", "-cf"])
+        .arg(&path)
+        .arg("-C")
+        .arg(&dir)
+        .args(["one", "two"])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let data = fs::read(&path).unwrap();
+    assert_eq!((data[156], data[1024 + 156]), (b'g', b'x'), "GNU tar wrote pax headers");
+    let entries: Vec<_> = Archive::new(&data).entries().collect();
+    assert_eq!(entries, [Ok(Entry { name: "one", data: b"first file\n" }), Ok(Entry { name: "two", data: b"" })]);
+    assert_eq!(Archive::new(&data).find("two"), Some(&b""[..]));
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -98,7 +98,7 @@ fn bad_name() {
 
 #[test]
 fn not_regular_file() {
-    for flag in [b'1', b'2', b'5', b'L', b'x', 0xff] {
+    for flag in [b'1', b'2', b'5', b'6', b'K', b'L', 0xff] {
         let data = edited(|h| h[156] = flag);
         assert_eq!(first_error(&data), Some(ArchiveError::NotRegularFile));
     }
@@ -142,4 +142,50 @@ fn zero_block_ends_the_archive() {
 fn garbage_is_rejected() {
     assert_eq!(first_error(&[0xffu8; 4096]), Some(ArchiveError::BadChecksum));
     assert_eq!(first_error(&[b' '; 512]), Some(ArchiveError::BadChecksum));
+}
+
+/// A pax pad (page alignment) then the file "file": the pad header is at 0,
+/// its 3072 bytes of data at 512, the file's header at 3584.
+fn padded() -> alloc::vec::Vec<u8> {
+    let mut data = alloc::vec::Vec::new();
+    crate::append_aligned(&mut data, "file", b"contents", 4096).unwrap();
+    crate::finish(&mut data);
+    assert_eq!(data[156], b'x');
+    data
+}
+
+#[test]
+fn broken_pax_headers() {
+    let data = padded();
+    assert_eq!(Archive::new(&data).find("file"), Some(&b"contents"[..]));
+    // Cut inside the pad's header, inside its data, and right after it.
+    for (len, expect) in [(100, Some(ArchiveError::Truncated)), (2000, Some(ArchiveError::Truncated)), (3584, None)] {
+        assert_eq!(first_error(&data[..len]), expect, "{len}");
+        assert_eq!(Archive::new(&data[..len]).find("file"), None);
+    }
+    let mut bad_sum = data.clone();
+    bad_sum[600] ^= 1; // pad data: fine, the records are not interpreted
+    assert_eq!(Archive::new(&bad_sum).find("file"), Some(&b"contents"[..]));
+    bad_sum[0] ^= 1; // pad header: checksum
+    assert_eq!(first_error(&bad_sum), Some(ArchiveError::BadChecksum));
+    for (field, expect) in [
+        (&b"0000000001x\0"[..], ArchiveError::BadSize),
+        (b"77777777777\0", ArchiveError::Truncated),
+        (b"00000000000\0", ArchiveError::BadChecksum), // lands inside the pad's data
+    ] {
+        let mut copy = data.clone();
+        copy[124..136].copy_from_slice(field);
+        fix_checksum(&mut copy[..512]);
+        assert_eq!(first_error(&copy), Some(expect), "{field:?}");
+        assert_eq!(Archive::new(&copy).find("file"), None);
+    }
+    // The file after the pad is still checked.
+    let mut dir = data.clone();
+    dir[3584 + 156] = b'5';
+    fix_checksum(&mut dir[3584..4096]);
+    assert_eq!(first_error(&dir), Some(ArchiveError::NotRegularFile));
+    // A pad pointing straight at the end marker ends the archive.
+    let mut ends = data.clone();
+    ends[3584..].fill(0);
+    assert!(read_all(&ends).is_empty());
 }

@@ -1,5 +1,6 @@
 //! Host tests for the archive reader and writer.
 
+mod aligned;
 mod fuzz;
 mod gnu_tar;
 mod malformed;
@@ -30,4 +31,22 @@ fn fix_checksum(block: &mut [u8]) {
     let sum = crate::header::checksum(header);
     crate::octal::format(&mut header[148..155], sum).expect("fits");
     header[155] = b' ';
+}
+
+/// The offset `Entries::offset` gave before each entry of `archive`,
+/// checking that `Archive::entry_at` finds that entry there again.
+fn offsets_found_again(archive: &crate::Archive<'_>) -> Vec<usize> {
+    let mut it = archive.entries();
+    let mut offsets = Vec::new();
+    loop {
+        let at = it.offset();
+        match it.next() {
+            Some(Ok(e)) => {
+                assert_eq!(archive.entry_at(at), Some(e));
+                offsets.push(at);
+            }
+            Some(Err(e)) => panic!("{e}"),
+            None => return offsets,
+        }
+    }
 }

@@ -212,6 +212,36 @@ impl From<&KernelFrame> for Mappable {
     }
 }
 
+/// A page of the boot archive (`exposed::archive_page`,
+/// `exposed::archive_frame`): every environment may read it, and it is
+/// mapped read-only only (the kernel's share refuses write; nothing here
+/// writes it).
+#[derive(Clone, Copy, Debug)]
+pub struct ArchivePage {
+    pa: PhysAddr,
+}
+
+impl ArchivePage {
+    /// The archive's page at `pa` (`exposed` checked it is one).
+    pub(in crate::mem) fn checked(pa: PhysAddr) -> ArchivePage {
+        ArchivePage { pa }
+    }
+
+    /// Copies from the page at `offset` into `out`, clamped to the page;
+    /// returns the bytes copied.
+    pub fn read(&self, offset: usize, out: &mut [u8]) -> usize {
+        // SAFETY: a page of the boot archive, direct-mapped memory every
+        // environment reads at `BOOT_ARCHIVE` already.
+        unsafe { read_at(self.pa, offset, out) }
+    }
+}
+
+impl From<&ArchivePage> for Mappable {
+    fn from(p: &ArchivePage) -> Mappable {
+        Mappable { pa: p.pa }
+    }
+}
+
 impl From<&Mappable> for Mappable {
     fn from(f: &Mappable) -> Mappable {
         *f

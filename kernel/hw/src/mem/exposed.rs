@@ -3,7 +3,8 @@
 //! frame.rs; this module owns the environment table and the clock page and
 //! maps all three at the addresses `oxok_abi::layout` fixes.
 
-use super::addr::PhysAddr;
+use super::access::ArchivePage;
+use super::addr::{Pfn, PhysAddr};
 use super::{PAGE_SIZE, align_up, frame, paging, phys};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
@@ -38,6 +39,10 @@ static CLOCK_PA: TableAddr = TableAddr::unset();
 static SYSINFO_PA: TableAddr = TableAddr::unset();
 static SLOTS_PA: TableAddr = TableAddr::unset();
 static RUN_PA: TableAddr = TableAddr::unset();
+/// The boot archive's pages: the first one's address and the byte length of
+/// the whole pages from it (0: no archive).
+static ARCHIVE_PA: TableAddr = TableAddr::unset();
+static ARCHIVE_SPAN: AtomicU64 = AtomicU64::new(0);
 
 /// Allocates the environment table, clock and system-information pages and
 /// maps them, the frame table and the boot archive (`[start, end)`,
@@ -106,8 +111,35 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
     if end > start {
         // SAFETY: the boot archive, public by design, exposed read-only.
         unsafe { paging::expose_range(BOOT_ARCHIVE, PhysAddr::new(base), align_up(end, PAGE_SIZE) - base)? };
+        ARCHIVE_PA.set(PhysAddr::new(base));
+        ARCHIVE_SPAN.store(align_up(end, PAGE_SIZE) - base, Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// The frame behind page `va` of the exposed boot archive (`va` page-aligned
+/// in `[BOOT_ARCHIVE, BOOT_ARCHIVE + span)`), to be mapped **read-only**
+/// elsewhere: every environment reads it at `BOOT_ARCHIVE` already, so
+/// another read-only mapping of it gives nothing new, and a program's text
+/// can be mapped where it runs instead of copied (the archive's files start
+/// on page boundaries). `None` for any other address.
+pub fn archive_page(va: u64) -> Option<ArchivePage> {
+    let base = ARCHIVE_PA.get()?;
+    let offset = va.checked_sub(BOOT_ARCHIVE)?;
+    (va.is_multiple_of(PAGE_SIZE) && offset < ARCHIVE_SPAN.load(Ordering::Relaxed))
+        .then(|| ArchivePage::checked(base.offset(offset)))
+}
+
+/// Frame `pfn` if it holds part of the boot archive, to be mapped
+/// read-only (as [`archive_page`]): how such a page, mapped in one space,
+/// is shared on to another (a fork's child). Inlined: every protect that
+/// adds write asks.
+#[inline]
+pub fn archive_frame(pfn: Pfn) -> Option<ArchivePage> {
+    let base = ARCHIVE_PA.get()?;
+    let pa = pfn.addr();
+    let offset = pa.raw().checked_sub(base.raw())?;
+    (offset < ARCHIVE_SPAN.load(Ordering::Relaxed)).then(|| ArchivePage::checked(pa))
 }
 
 /// Rewrites row `index` of the environment table.
