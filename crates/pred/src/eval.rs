@@ -105,7 +105,10 @@ impl Program {
     }
 }
 
-/// The value of operand `o`.
+/// The value of operand `o`. Inlined always: it runs for every operand of
+/// every evaluation (the kernel evaluates sleepers' predicates at every
+/// tick), and as a call it cost a third of an evaluation.
+#[inline(always)]
 fn value(o: Operand, params: &[u64; PARAMS], read: &mut impl FnMut(u64, u8) -> Option<u64>) -> Result<u64, EvalError> {
     let param = |p: u8| params.get(usize::from(p)).copied().unwrap_or(0);
     let (size, addr) = match o {
