@@ -210,6 +210,21 @@ macro_rules! for_each_call {
             /// start on page boundaries). No protect adds write to such a
             /// page (`Denied`, whatever capability is presented).
             ///
+            /// A share record may name a **run** of pages
+            /// ([`MapEntry::share_run`](crate::MapEntry::share_run): up to
+            /// [`SHARE_RUN_MAX`](crate::SHARE_RUN_MAX), the count minus one
+            /// in the low bits of `src`): page *k* of the source to
+            /// `va` + *k* pages, all inside one aligned block of
+            /// `SHARE_RUN_MAX` pages of the target. The whole run is
+            /// checked before any page is mapped — every source page as a
+            /// single share's, the destination inside one block
+            /// (`Invalid`) and below the application area
+            /// (`BadAddress`), nothing mapped at any of its pages
+            /// (`Exists`) — so a refused run maps nothing (the table it
+            /// needs may stay, as for `page_map`). A fork passes on its
+            /// pages a run at a time; a run counts as its pages toward the
+            /// records applied before a restart.
+            ///
             /// **Progress is precise, not all-or-nothing.** The call advances
             /// `entries` (rsi) and `count` (rdx) in the caller's registers as
             /// each record takes effect. On a bad record it stops and returns

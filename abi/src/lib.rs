@@ -69,7 +69,7 @@ pub use state::{
     ACCOUNT_ENVS, ACCOUNT_FRAMES, ACCOUNT_HEAP, ACCOUNT_SLOTS, ACCOUNT_UNLIMITED, ENV_CREATED, ENV_FREE, ENV_RUNNABLE,
     ENV_RUNNING, ENV_SLEEPING, ENV_STATE_VERSION, ENV_WAITING, ENV_ZOMBIE, EXIT_KILLED, EXIT_PROGRAM_BITS, EnvEntry,
     EnvState, ExceptionFrame, FCW_DEFAULT, FpuState, MAPPINGS_MAX, MXCSR_DEFAULT, MapEntry, Mapping, PctState,
-    PredState, Regs,
+    PredState, Regs, SHARE_RUN_MAX,
 };
 
 /// `frame_alloc` argument asking for any free frame.

@@ -224,6 +224,11 @@ pub struct ExceptionFrame {
     pub regs: Regs,
 }
 
+/// The most pages one share record names ([`MapEntry::share_run`]): one
+/// span of a last-level table (`layout::pte::SUMMARY_SPAN` entries, the
+/// pages one summary bit covers), so a run is marked in one step.
+pub const SHARE_RUN_MAX: u64 = crate::layout::pte::SUMMARY_SPAN as u64;
+
 /// One record of `page_batch`: a map, an unmap, a protect or a share,
 /// chosen by `frame_slot`. Build records with the constructors.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -271,6 +276,26 @@ impl MapEntry {
     /// `src` a page of the exposed boot archive, that page (read-only).
     pub const fn share(va: u64, src: u64, flags: u64) -> MapEntry {
         MapEntry { va, frame_slot: crate::SHARE, flags, src }
+    }
+
+    /// A share of `pages` consecutive pages (1 to [`SHARE_RUN_MAX`]) from
+    /// `src` on to `va` on, all inside one aligned block of
+    /// [`SHARE_RUN_MAX`] pages of the target (256 KiB: one span of a
+    /// last-level table's summary bit): the run's length minus one
+    /// rides in the low bits of `src` (a page address, whose low 12 bits
+    /// are otherwise zero). One record, checked whole before any page is
+    /// mapped. `pages` outside 1..=`SHARE_RUN_MAX` gives a record the
+    /// kernel refuses (`BadAddress`).
+    pub const fn share_run(va: u64, src: u64, flags: u64, pages: u64) -> MapEntry {
+        let len = if pages >= 1 && pages <= SHARE_RUN_MAX { pages - 1 } else { 0xfff };
+        MapEntry { va, frame_slot: crate::SHARE, flags, src: src | len }
+    }
+
+    /// A share record's source page and page count (`None`: bits of `src`
+    /// that are neither, which the kernel refuses).
+    pub const fn share_source(&self) -> Option<(u64, u64)> {
+        let low = self.src & (crate::layout::PAGE_SIZE - 1);
+        if low >= SHARE_RUN_MAX { None } else { Some((self.src - low, low + 1)) }
     }
 
     /// Map at `va`, in place of whatever is mapped there, a new frame owned

@@ -531,5 +531,5 @@ pub fn publish_heap() {
 mod map;
 pub mod orphans;
 mod reap;
-pub use map::{map_frame, map_with};
+pub use map::{map_frame, map_run, map_with};
 pub use reap::{count_frame_ref, frame_of_cap, release_leaf, release_mapping};

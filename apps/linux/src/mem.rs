@@ -10,7 +10,7 @@ use crate::errno::{EFAULT, ENOMEM};
 use crate::layout::guest_range;
 use alloc::vec::Vec;
 use oxok_libos::abi::layout::{PAGE_SIZE, pte};
-use oxok_libos::abi::{ANY_FRAME, MapEntry};
+use oxok_libos::abi::{ANY_FRAME, MapEntry, SHARE_RUN_MAX};
 use oxok_libos::{exposed, sys};
 use spin::Mutex;
 
@@ -248,17 +248,22 @@ pub fn fill_fresh(start: u64, end: u64, prot: u64) -> Result<(), i64> {
 /// mapped) read-only with the flags of `prot` (which must not allow
 /// writing) to the boot archive's own pages from `src` on (a page-aligned
 /// address in the exposed archive): `page_batch` `SHARE` records from the
-/// archive, 64 pages a call. The loader's way with a read-only segment: no
+/// archive, a run of up to `SHARE_RUN_MAX` pages each. The loader's way with a read-only segment: no
 /// frame is made, zeroed or filled, and every process running the program
 /// maps the same pages, as Linux maps its page cache.
 pub fn map_archive(start: u64, end: u64, src: u64, prot: u64) -> Result<(), i64> {
     if prot & PROT_WRITE != 0 {
         return Err(EFAULT);
     }
-    let records: Vec<MapEntry> = (start..end)
-        .step_by(PAGE_SIZE as usize)
-        .map(|va| MapEntry::share(va, src + (va - start), flags(prot)))
-        .collect();
+    // One record per aligned block of `SHARE_RUN_MAX` pages (a run).
+    const BLOCK: u64 = SHARE_RUN_MAX * PAGE_SIZE;
+    let mut records = Vec::new();
+    let mut va = start;
+    while va < end {
+        let next = ((va / BLOCK) + 1).saturating_mul(BLOCK).min(end);
+        records.push(MapEntry::share_run(va, src + (va - start), flags(prot), (next - va) / PAGE_SIZE));
+        va = next;
+    }
     apply(&records).map_err(|_| ENOMEM)
 }
 

@@ -8,8 +8,9 @@ use crate::env::{self, EnvId};
 use crate::mem::access::{ArchivePage, FrameRef, Mappable};
 use crate::mem::addr::PhysAddr;
 use crate::mem::{PAGE_SIZE, exposed, user};
+use oxok_abi::layout::APP_AREA;
 use oxok_abi::layout::pte;
-use oxok_abi::{COPY, Error, FRESH, MapEntry, PROTECT, SHARE, UNMAP};
+use oxok_abi::{COPY, Error, FRESH, MapEntry, PROTECT, SHARE, SHARE_RUN_MAX, UNMAP};
 use oxok_cap::Rights;
 
 fn map_one(cx: &mut Cx<'_>, target: EnvId, frame: FrameCap, va: UserPage, flags: PageFlags) -> Result<(), Error> {
@@ -41,13 +42,44 @@ impl ShareSource {
 /// no more rights than the caller has there; or maps a page of the boot
 /// archive there, read-only (everyone reads it already).
 fn share_one(cx: &mut Cx<'_>, target: EnvId, src: ShareSource, va: UserPage, flags: PageFlags) -> Result<(), Error> {
-    let frame = match src {
-        ShareSource::Mine(src) => passed_on(cx, src, flags)?,
-        ShareSource::Archive(_) if flags.writable() => return Err(Error::Denied),
-        ShareSource::Archive(page) => (&page).into(),
-    };
+    let frame = source_frame(cx, src, flags)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env::map_frame(env, va.va(), frame, flags.bits())
+}
+
+/// A share record's run of `pages` pages (2 to `SHARE_RUN_MAX`) from the
+/// source page `src` to `va` on in `target`: every source page checked as
+/// [`share_one`] checks its one, then all mapped or none
+/// ([`env::map_run`]: one summary span, nothing mapped there yet).
+fn share_run(
+    cx: &mut Cx<'_>,
+    target: EnvId,
+    src: u64,
+    pages: usize,
+    va: UserPage,
+    flags: PageFlags,
+) -> Result<(), Error> {
+    if va.va() + pages as u64 * PAGE_SIZE > APP_AREA {
+        return Err(Error::BadAddress);
+    }
+    let first = source_frame(cx, ShareSource::new(src)?, flags)?;
+    let mut frames = [first; SHARE_RUN_MAX as usize];
+    for (k, frame) in frames.iter_mut().enumerate().take(pages).skip(1) {
+        *frame = source_frame(cx, ShareSource::new(src + k as u64 * PAGE_SIZE)?, flags)?;
+    }
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    env::map_run(env, va.va(), frames.get(..pages).ok_or(Error::Invalid)?, flags.bits())
+}
+
+/// The frame a share passes on from `src` with `flags`: the caller's own
+/// binding, or a page of the boot archive (read-only only).
+#[inline(always)]
+fn source_frame(cx: &mut Cx<'_>, src: ShareSource, flags: PageFlags) -> Result<Mappable, Error> {
+    match src {
+        ShareSource::Mine(src) => passed_on(cx, src, flags),
+        ShareSource::Archive(_) if flags.writable() => Err(Error::Denied),
+        ShareSource::Archive(page) => Ok((&page).into()),
+    }
 }
 
 /// The frame the caller maps at `src`, if it may pass it on with `flags`.
@@ -209,7 +241,7 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: EnvCap, entries: UserPtr, count: Le
     // One walk per page of records, not one per record.
     let mut records = user::RecordReader::new();
     while left > 0 {
-        if done == step {
+        if done >= step {
             cx.restart();
             break;
         }
@@ -232,8 +264,15 @@ pub fn page_batch(cx: &mut Cx<'_>, env_slot: EnvCap, entries: UserPtr, count: Le
                 protect_one(cx, target, va, flags, CapSlot(rec.src))?
             }
             SHARE => {
-                let (flags, src) = (PageFlags::new(rec.flags)?, ShareSource::new(rec.src)?);
-                share_one(cx, target, src, UserPage::new(rec.va)?, flags)?
+                let flags = PageFlags::new(rec.flags)?;
+                match rec.share_source().ok_or(Error::BadAddress)? {
+                    (src, 1) => share_one(cx, target, ShareSource::new(src)?, UserPage::new(rec.va)?, flags)?,
+                    (src, pages) => {
+                        share_run(cx, target, src, pages as usize, UserPage::new(rec.va)?, flags)?;
+                        // A run counts as its pages toward the restart.
+                        done += pages - 1;
+                    }
+                }
             }
             FRESH => fresh_one(cx, target, UserPage::new(rec.va)?, PageFlags::new(rec.flags)?, None)?,
             COPY => {

@@ -55,14 +55,7 @@ where
         }),
         Err(e) => Err(e),
     };
-    let made = env.space.tables().saturating_sub(before);
-    env.kernel_frames += made;
-    if charged > made {
-        account::uncharge_frames(acct, charged - made);
-    }
-    if made > 0 {
-        env.publish();
-    }
+    settle_tables(env, before, charged);
     let (f, old) = mapped?;
     let pfn = (&f).into().pa().pfn();
     frame::with(|t| {
@@ -71,4 +64,55 @@ where
         }
     });
     Ok((f, old))
+}
+
+/// Maps the run of pages from `va` on (one summary span of a last-level
+/// table: `Invalid` otherwise) to `frames`, one page each, all or none:
+/// the tables above are made first, charged to `env`'s account
+/// (`NoMemory`; tables made stay charged), then `Exists` if any page of
+/// the run is mapped, else every entry is written and every frame's
+/// mappings counted.
+pub fn map_run(env: &mut Env, va: u64, frames: &[Mappable], flags: u64) -> Result<(), Error> {
+    let acct = env.account;
+    let mut charged = 0;
+    let before = env.space.tables();
+    let walked = env.space.leaf_run_for(va, frames.len(), || {
+        account::charge_frames(acct, 1)?;
+        charged += 1;
+        Ok(())
+    });
+    let mapped = match walked {
+        Ok(run) if run.any_present() => Err(Error::Exists),
+        Ok(run) => {
+            run.fill(frames, flags);
+            Ok(())
+        }
+        Err(e) => Err(e),
+    };
+    settle_tables(env, before, charged);
+    mapped?;
+    frame::with(|t| {
+        for f in frames {
+            if let Some(e) = t.entry_mut(f.pa().pfn()) {
+                e.maps = e.maps.saturating_add(1);
+            }
+        }
+    });
+    Ok(())
+}
+
+/// After a walk that made page tables for `env` (its space had `before`
+/// tables; `charged` were charged to its account on the way): the tables
+/// made are the environment's kernel frames, a charge for one not made
+/// goes back, and the row is republished if the count changed.
+#[inline(always)]
+fn settle_tables(env: &mut Env, before: u64, charged: u64) {
+    let made = env.space.tables().saturating_sub(before);
+    env.kernel_frames += made;
+    if charged > made {
+        account::uncharge_frames(env.account, charged - made);
+    }
+    if made > 0 {
+        env.publish();
+    }
 }

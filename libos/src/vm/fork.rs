@@ -31,8 +31,8 @@ use crate::exec::Child;
 use crate::{exposed, sys};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use oxok_abi::layout::{APP_AREA, pte};
-use oxok_abi::{EnvState, MapEntry};
+use oxok_abi::layout::{APP_AREA, PAGE_SIZE, pte};
+use oxok_abi::{EnvState, MapEntry, SHARE_RUN_MAX};
 use oxok_rt::fncell::FnCell;
 use oxok_rt::fork::Side;
 
@@ -167,18 +167,38 @@ fn records(
         }
         let flags = entry & keep;
         if flags & pte::LIBOS_SHARED != 0 {
-            shares.push(MapEntry::share(va, va, flags));
+            push_share(shares, va, flags);
         } else if flags & (pte::WRITABLE | pte::LIBOS_COW) != 0 {
             let cow = (flags & !pte::WRITABLE) | pte::LIBOS_COW;
-            shares.push(MapEntry::share(va, va, cow));
+            push_share(shares, va, cow);
             if flags & pte::WRITABLE != 0 {
                 protects.push(MapEntry::protect(va, cow));
             }
         } else {
-            shares.push(MapEntry::share(va, va, flags));
+            push_share(shares, va, flags);
         }
     });
     pages
+}
+
+/// Adds a share of the page at `va` (to the same address in the child) with
+/// `flags`: by lengthening the last record when it shares the pages just
+/// before with the same flags and the run stays inside one aligned block of
+/// `SHARE_RUN_MAX` pages (one record, checked and mapped by the kernel in
+/// one step), else as a record of its own.
+fn push_share(shares: &mut Vec<MapEntry>, va: u64, flags: u64) {
+    const BLOCK: u64 = SHARE_RUN_MAX * PAGE_SIZE;
+    if let Some(last) = shares.last_mut()
+        && last.flags == flags
+        && let Some((src, pages)) = last.share_source()
+        && src == last.va
+        && last.va + pages * PAGE_SIZE == va
+        && last.va / BLOCK == va / BLOCK
+    {
+        *last = MapEntry::share_run(src, src, flags, pages + 1);
+        return;
+    }
+    shares.push(MapEntry::share(va, va, flags));
 }
 
 /// Gives the child a fresh frame at `va` (a private page): a zeroed one

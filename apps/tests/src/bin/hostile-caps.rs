@@ -7,7 +7,10 @@
 //! mapping over kernel addresses, the exposed areas and unaligned addresses,
 //! and making a page of the boot archive writable (shared from the archive
 //! or from another mapping of it, protected with every capability it holds,
-//! one page or a range).
+//! one page or a range), and share runs that are checked whole (a hole in
+//! the source, a page taken at the destination, a read-only source asked
+//! writable, a run across a block or into the application area, bad run
+//! bits): each maps nothing.
 //! Every attempt must fail with its documented error and change nothing; the
 //! program keeps running and ends with `hostile-caps: ok`.
 #![no_std]
@@ -17,7 +20,7 @@
 use oxok_libos::abi::layout::{
     APP_AREA, CLOCK, ENV_TABLE, EXPOSED_BASE, FRAME_TABLE, PAGE_SIZE, PROGRAM_BASE, USER_TOP, UVPT, pte,
 };
-use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, MapEntry, cap_kind, rights};
+use oxok_libos::abi::{ANY_FRAME, CAP_SLOTS, Error, MapEntry, SHARE_RUN_MAX, cap_kind, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
 
@@ -44,6 +47,7 @@ fn main(_args: Args) -> i32 {
     forbidden_flags(&mut t, frame, pfn);
     stale_after_free(&mut t, frame, pfn);
     archive_pages(&mut t);
+    share_runs(&mut t);
     t.expect(exposed::pte(VA), None, "nothing left mapped");
     t.expect(exposed::owned_frames(), owned_at_start, "no frame leaked");
     t.finish()
@@ -304,11 +308,10 @@ fn archive_pages(t: &mut Checks) {
     let pfn = exposed::frame_of(src);
     let maps_before = pfn.and_then(exposed::frame_entry).map(|f| f.maps);
     t.expect(batch(MapEntry::share(VA, src, rw)), Err(Error::Denied), "share an archive page writable");
-    t.expect(
-        batch(MapEntry::share(VA, src + 8, ro)),
-        Err(Error::BadAddress),
-        "share from an unaligned archive address",
-    );
+    // (A share's low 6 source bits are its run length: bit 11 is neither a
+    // page nor a length.)
+    let unaligned = MapEntry::share(VA, src + 0x800, ro);
+    t.expect(batch(unaligned), Err(Error::BadAddress), "share from an unaligned archive address");
     t.expect(batch(MapEntry::share(VA, end, ro)), Err(Error::BadAddress), "share from past the archive");
     t.expect(batch(MapEntry::share(VA, FRAME_TABLE, ro)), Err(Error::BadAddress), "share from the frame table");
     t.expect(batch(MapEntry::share(VA, src, ro)), Ok(()), "share an archive page read-only");
@@ -334,4 +337,68 @@ fn archive_pages(t: &mut Checks) {
     }
     t.expect(exposed::read_word(src), word, "the archive unchanged");
     t.expect(pfn.and_then(exposed::frame_entry).map(|f| f.maps), maps_before, "the archive frame's mappings back");
+}
+
+/// Share records naming runs of pages are checked whole before any page is
+/// mapped: every refusal leaves the whole destination unmapped, and the
+/// source frame's mapping count as it was.
+fn share_runs(t: &mut Checks) {
+    const BLOCK: u64 = SHARE_RUN_MAX * PAGE_SIZE;
+    let src = (VA + 4 * BLOCK) & !(BLOCK - 1);
+    let dst = src + 2 * BLOCK;
+    let rw = pte::WRITABLE | pte::NO_EXECUTE;
+    let ro = pte::NO_EXECUTE;
+    let Ok([frame, pfn]) = sys::frame_alloc(ANY_FRAME) else {
+        t.check(false, "frame for the runs");
+        return;
+    };
+    for k in 0..4 {
+        t.expect(sys::page_map(0, frame, src + k * PAGE_SIZE, rw), Ok([]), "map a source page");
+    }
+    let maps = || exposed::frame_entry(pfn).map(|f| f.maps);
+    let before = maps();
+    let batch = |r: MapEntry| sys::page_batch(0, &r as *const MapEntry as u64, 1).map(|_| ());
+    let none_mapped = |at: u64, n: u64| (0..n).all(|k| exposed::pte(at + k * PAGE_SIZE).is_none());
+    t.expect(batch(MapEntry::share_run(dst, src, rw, 4)), Ok(()), "share a run of 4 pages");
+    t.check((0..4).all(|k| exposed::frame_of(dst + k * PAGE_SIZE) == Some(pfn)), "each page of the run mapped");
+    for k in 0..4 {
+        let _ = sys::page_unmap(0, dst + k * PAGE_SIZE);
+    }
+    let _ = sys::page_unmap(0, src + 2 * PAGE_SIZE);
+    t.expect(batch(MapEntry::share_run(dst, src, rw, 4)), Err(Error::NotFound), "a run with a hole in its source");
+    t.check(none_mapped(dst, 4), "nothing mapped by the run with a hole");
+    let _ = sys::page_map(0, frame, src + 2 * PAGE_SIZE, rw);
+    let _ = sys::page_map(0, frame, dst + 2 * PAGE_SIZE, rw);
+    t.expect(batch(MapEntry::share_run(dst, src, rw, 4)), Err(Error::Exists), "a run over a mapped page");
+    t.check(none_mapped(dst, 2) && none_mapped(dst + 3 * PAGE_SIZE, 1), "nothing mapped by the run over a page");
+    let _ = sys::page_unmap(0, dst + 2 * PAGE_SIZE);
+    let _ = sys::page_protect(0, src + PAGE_SIZE, ro, 0);
+    t.expect(batch(MapEntry::share_run(dst, src, rw, 4)), Err(Error::Denied), "a writable run from a read-only page");
+    t.check(none_mapped(dst, 4), "nothing mapped by the writable run");
+    let _ = sys::page_protect(0, src + PAGE_SIZE, rw, 0);
+    let across = dst + BLOCK - 2 * PAGE_SIZE;
+    t.expect(batch(MapEntry::share_run(across, src, rw, 4)), Err(Error::Invalid), "a run across a block");
+    t.check(none_mapped(across, 4), "nothing mapped by the run across a block");
+    let top = APP_AREA - 2 * PAGE_SIZE;
+    t.expect(batch(MapEntry::share_run(top, src, rw, 4)), Err(Error::BadAddress), "a run into the application area");
+    let bad_bits = MapEntry { src: src | 0x800, ..MapEntry::share(dst, src, rw) };
+    t.expect(batch(bad_bits), Err(Error::BadAddress), "a share with stray source bits");
+    t.expect(batch(MapEntry::share_run(dst, src, rw, SHARE_RUN_MAX + 1)), Err(Error::BadAddress), "a run too long");
+    t.expect(batch(MapEntry::share_run(dst, src, rw, 0)), Err(Error::BadAddress), "a run of no page");
+    t.check(none_mapped(dst, SHARE_RUN_MAX), "nothing left at the destination");
+    t.expect(maps(), before, "the source frame's mappings as before");
+    if let Some(archive) = exposed::boot_archive() {
+        let from = (archive.as_ptr() as u64).next_multiple_of(PAGE_SIZE);
+        t.expect(batch(MapEntry::share_run(dst, from, rw, 4)), Err(Error::Denied), "a writable run from the archive");
+        t.expect(batch(MapEntry::share_run(dst, from, ro, 4)), Ok(()), "a read-only run from the archive");
+        let same = (0..4).all(|k| exposed::frame_of(dst + k * PAGE_SIZE) == exposed::frame_of(from + k * PAGE_SIZE));
+        t.check(same, "the run maps the archive's own pages");
+        for k in 0..4 {
+            let _ = sys::page_unmap(0, dst + k * PAGE_SIZE);
+        }
+    }
+    for k in 0..4 {
+        let _ = sys::page_unmap(0, src + k * PAGE_SIZE);
+    }
+    t.expect(sys::frame_free(frame), Ok([]), "free the runs' frame");
 }

@@ -496,4 +496,4 @@ impl AddressSpace {
 mod leaf;
 mod walk;
 
-pub use leaf::Leaf;
+pub use leaf::{Leaf, LeafRun};

@@ -123,3 +123,50 @@ impl Leaf<'_> {
         old
     }
 }
+
+/// The entries of a run of consecutive pages inside one summary span of a
+/// last-level table (`pte::SUMMARY_SPAN` pages, 256 KiB), with every table
+/// above them present and the span marked: found by
+/// [`AddressSpace::leaf_run_for`], written by [`LeafRun::fill`].
+pub struct LeafRun<'a> {
+    leaf: Leaf<'a>,
+    pages: usize,
+}
+
+impl AddressSpace {
+    /// The entries of the `pages` pages from `va` on, which must lie in one
+    /// summary span (`Invalid` otherwise, and for no page), making the
+    /// tables above them as [`Self::leaf_for`] does for `va`.
+    #[inline(always)]
+    pub fn leaf_run_for(
+        &mut self,
+        va: u64,
+        pages: usize,
+        charge: impl FnMut() -> Result<(), Error>,
+    ) -> Result<LeafRun<'_>, Error> {
+        let first = indices(va)[3] % pte::SUMMARY_SPAN;
+        if pages == 0 || first + pages > pte::SUMMARY_SPAN {
+            return Err(Error::Invalid);
+        }
+        Ok(LeafRun { leaf: self.leaf_for(va, charge)?, pages })
+    }
+}
+
+impl LeafRun<'_> {
+    /// True if any page of the run is mapped now.
+    pub fn any_present(&self) -> bool {
+        (0..self.pages).any(|k| read_entry(self.leaf.table, self.leaf.index + k) & pte::PRESENT != 0)
+    }
+
+    /// Maps page `k` of the run to `frames[k]` with `flags` (as
+    /// [`Leaf::fill`]); the run must be unmapped ([`Self::any_present`]),
+    /// so nothing is replaced and no stale translation can exist. Extra
+    /// frames are ignored; missing ones leave their pages unmapped.
+    pub fn fill(self, frames: &[Mappable], flags: u64) {
+        let allowed = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_BITS;
+        for (k, frame) in frames.iter().take(self.pages).enumerate() {
+            let pa = PhysAddr::of_entry(frame.pa().raw());
+            write_entry(self.leaf.table, self.leaf.index + k, pa.raw() | (flags & allowed) | pte::PRESENT | pte::USER);
+        }
+    }
+}
