@@ -248,9 +248,10 @@ pub fn fill_fresh(start: u64, end: u64, prot: u64) -> Result<(), i64> {
 /// mapped) read-only with the flags of `prot` (which must not allow
 /// writing) to the boot archive's own pages from `src` on (a page-aligned
 /// address in the exposed archive): `page_batch` `SHARE` records from the
-/// archive, a run of up to `SHARE_RUN_MAX` pages each. The loader's way with a read-only segment: no
-/// frame is made, zeroed or filled, and every process running the program
-/// maps the same pages, as Linux maps its page cache.
+/// archive, a run of up to `SHARE_RUN_MAX` pages each. The loader's way
+/// with a read-only segment: no frame is made, zeroed or filled, and every
+/// process running the program maps the same pages, as Linux maps its page
+/// cache.
 pub fn map_archive(start: u64, end: u64, src: u64, prot: u64) -> Result<(), i64> {
     if prot & PROT_WRITE != 0 {
         return Err(EFAULT);

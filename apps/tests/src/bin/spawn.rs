@@ -10,9 +10,10 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use oxok_libos::abi::layout::ENV_TABLE_ROWS;
-use oxok_libos::abi::{CAP_SLOTS, Error, rights};
-use oxok_libos::exec::{self, ExitStatus, SpawnError};
+use oxok_libos::abi::frames::OWNER_KERNEL;
+use oxok_libos::abi::layout::{ENV_TABLE_ROWS, PROGRAM_BASE, pte};
+use oxok_libos::abi::{CAP_SLOTS, Error, Mapping, rights};
+use oxok_libos::exec::{self, ExitStatus, SpawnError, SpawnOptions};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::Checks;
 
@@ -47,6 +48,7 @@ fn main(_args: Args) -> i32 {
     run(&mut t, "upcalls", &["upcalls", "unhandled"], "SIGILL's default action", ExitStatus::Signalled(4));
     println!("spawn: the parent goes on after its child crashed");
     run(&mut t, "hello", &["hello", "after", "crash"], "hello after a crash", ExitStatus::Exited(0));
+    text_from_archive(&mut t);
     before.check_same(&mut t, "at the end");
     rows_bounded(&mut t);
     t.finish()
@@ -195,4 +197,30 @@ impl Usage {
         }
         t.check(free == self.free, "no frame leaked");
     }
+}
+
+/// A spawned program's text is the boot archive's own pages (the archive's
+/// files start on page boundaries and `exec` maps a read-only segment's
+/// whole pages from it), read-only: its first page maps the very frame that
+/// holds that page of the archive, a kernel frame, not one of the child's.
+fn text_from_archive(t: &mut Checks) {
+    let Some(image) = exec::program("hello") else {
+        t.check(false, "hello in the boot archive");
+        return;
+    };
+    let Ok(child) = exec::spawn_with("hello", &["hello"], SpawnOptions::new().held(true)) else {
+        t.check(false, "spawn hello held");
+        return;
+    };
+    let mut maps = [Mapping::default(); 4];
+    let listed = sys::env_mappings(child.slot, PROGRAM_BASE, maps.as_mut_ptr() as u64, maps.len() as u64);
+    // hello's first segment (text) starts at file offset 0x1000 and at
+    // PROGRAM_BASE (checked here, not assumed).
+    let text = image.get(0x1000..).map(|rest| rest.as_ptr() as u64);
+    let first = maps[0];
+    t.check(listed.is_ok_and(|[n, _]| n > 0) && first.va == PROGRAM_BASE, "the child's first page listed");
+    t.expect(text.and_then(exposed::frame_of), Some(first.frame), "its first page is the archive's own frame");
+    t.expect(exposed::frame_entry(first.frame).map(|f| f.owner), Some(OWNER_KERNEL), "a kernel frame");
+    t.check(first.flags & pte::WRITABLE == 0, "mapped read-only");
+    t.check(sys::env_destroy(child.slot).is_ok(), "destroy the held child");
 }
