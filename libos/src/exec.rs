@@ -331,11 +331,8 @@ fn load_segment<'a>(loader: &mut Loader<'a>, seg: &Segment<'a>) -> Result<(), Er
 /// `SHARE` record from the archive) instead of a copy.
 fn archive_page(seg: &Segment<'_>, page: u64, data: &[u8]) -> Option<u64> {
     let at = data.as_ptr() as u64;
-    let archive = oxok_rt::exposed::boot_archive()?;
-    let start = archive.as_ptr() as u64;
     let whole = seg.vaddr <= page && data.len() as u64 == PAGE_SIZE && at.is_multiple_of(PAGE_SIZE);
-    let inside = start <= at && at + PAGE_SIZE <= start + archive.len() as u64;
-    (!seg.flags.write && whole && inside).then_some(at)
+    (!seg.flags.write && whole && oxok_rt::exposed::in_boot_archive(at, PAGE_SIZE)).then_some(at)
 }
 
 /// What goes on one page of the child before it is mapped there.
@@ -349,6 +346,15 @@ enum Fill<'a> {
     Bytes { offset: usize, data: &'a [u8] },
     /// The System V initial stack (the stack's top page).
     Stack(&'a InitialStack<'a>),
+}
+
+impl Fill<'_> {
+    /// Whether the page needs a frame of its own, filled through the
+    /// scratch region (a zero page is a `FRESH` record, an archive page a
+    /// `SHARE`).
+    fn needs_frame(&self) -> bool {
+        !matches!(self, Fill::Zero | Fill::Archive(_))
+    }
 }
 
 /// One page waiting in the current batch.
@@ -409,7 +415,7 @@ impl<'a> Loader<'a> {
 fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Result<(), Error> {
     // Zero pages need no frame here: a FRESH record below.
     for (cap, page) in caps.iter_mut().zip(pages) {
-        if !matches!(page.fill, Fill::Zero | Fill::Archive(_)) {
+        if page.fill.needs_frame() {
             let [slot, _pfn] = sys::frame_alloc_for(child, ANY_FRAME)?;
             *cap = slot;
         }
@@ -420,7 +426,7 @@ fn build_batch(child: u64, pages: &[Page<'_>], caps: &mut [u64; CHUNK]) -> Resul
     let mut batch = [MapEntry::default(); CHUNK];
     let mut n = 0;
     for (i, page) in pages.iter().enumerate() {
-        if !matches!(page.fill, Fill::Zero | Fill::Archive(_)) {
+        if page.fill.needs_frame() {
             batch[n] = MapEntry::map(scratch_va(i), caps[i], pte::WRITABLE | pte::NO_EXECUTE);
             n += 1;
         }

@@ -133,10 +133,7 @@ pub fn load(image: &[u8], argv: &[String], envp: &[String], execfn: &str) -> Res
 /// writable segment, an archive whose files are not page-aligned.
 fn archive_pages(elf: &Elf<'_>, seg: &oxok_elf::Segment<'_>, first: u64, last: u64, prot: u64) -> (u64, u64) {
     let data = seg.data.as_ptr() as u64;
-    let in_archive = oxok_libos::exposed::boot_archive().is_some_and(|a| {
-        let (a_lo, a_hi) = (a.as_ptr() as u64, a.as_ptr() as u64 + a.len() as u64);
-        a_lo <= data && data + seg.data.len() as u64 <= a_hi
-    });
+    let in_archive = oxok_libos::exposed::in_boot_archive(data, seg.data.len() as u64);
     if prot & PROT_WRITE != 0 || !in_archive || !(data.wrapping_sub(seg.vaddr)).is_multiple_of(PAGE_SIZE) {
         return (0, 0);
     }

@@ -294,6 +294,16 @@ pub fn boot_archive() -> Option<&'static [u8]> {
     Some(unsafe { core::slice::from_raw_parts(start as *const u8, len) })
 }
 
+/// Whether `[addr, addr + len)` lies inside the exposed boot archive: a
+/// loader's test that a program's bytes are the archive's own (and so can
+/// be mapped from it rather than copied).
+pub fn in_boot_archive(addr: u64, len: u64) -> bool {
+    boot_archive().is_some_and(|a| {
+        let start = a.as_ptr() as u64;
+        start <= addr && addr.checked_add(len).is_some_and(|end| end <= start + a.len() as u64)
+    })
+}
+
 /// [`boot_archive`]'s page check: 0 not yet made, 1 every page mapped, 2
 /// not.
 static ARCHIVE_MAPPED: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);

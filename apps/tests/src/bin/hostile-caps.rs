@@ -255,7 +255,7 @@ fn bad_addresses(t: &mut Checks, frame: u64) {
         (MapEntry::copy(APP_AREA, PROGRAM_BASE, rw), "copy over the application area"),
         (MapEntry::fresh(APP_AREA, rw), "fresh frame at the application area"),
     ] {
-        t.expect(sys::page_batch(0, &record as *const MapEntry as u64, 1), Err(Error::BadAddress), what);
+        t.expect(batch(record), Err(Error::BadAddress), what);
     }
     t.check(exposed::app_area().is_some(), "application area still readable");
     t.check(exposed::set_critical(false).is_ok(), "application area still writable");
@@ -283,6 +283,11 @@ fn stale_after_free(t: &mut Checks, frame: u64, pfn: u64) {
     let _ = sys::cap_drop(copy);
 }
 
+/// Applies one `page_batch` record to this environment.
+fn batch(r: MapEntry) -> Result<(), Error> {
+    sys::page_batch(0, &r as *const MapEntry as u64, 1).map(|_| ())
+}
+
 /// The boot archive's pages map anywhere, read-only only: a share from the
 /// archive or from a mapping of it never writable, no protect adds write
 /// (with the environment's own capability, a frame's or over a range), a
@@ -303,7 +308,6 @@ fn archive_pages(t: &mut Checks) {
     let (va2, va3) = (VA + PAGE_SIZE, VA + 2 * PAGE_SIZE);
     let ro = pte::NO_EXECUTE;
     let rw = pte::WRITABLE | pte::NO_EXECUTE;
-    let batch = |r: MapEntry| sys::page_batch(0, &r as *const MapEntry as u64, 1).map(|_| ());
     let word = exposed::read_word(src);
     let pfn = exposed::frame_of(src);
     let maps_before = pfn.and_then(exposed::frame_entry).map(|f| f.maps);
@@ -357,7 +361,6 @@ fn share_runs(t: &mut Checks) {
     }
     let maps = || exposed::frame_entry(pfn).map(|f| f.maps);
     let before = maps();
-    let batch = |r: MapEntry| sys::page_batch(0, &r as *const MapEntry as u64, 1).map(|_| ());
     let none_mapped = |at: u64, n: u64| (0..n).all(|k| exposed::pte(at + k * PAGE_SIZE).is_none());
     t.expect(batch(MapEntry::share_run(dst, src, rw, 4)), Ok(()), "share a run of 4 pages");
     t.check((0..4).all(|k| exposed::frame_of(dst + k * PAGE_SIZE) == Some(pfn)), "each page of the run mapped");

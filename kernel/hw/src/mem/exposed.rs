@@ -124,10 +124,8 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
 /// can be mapped where it runs instead of copied (the archive's files start
 /// on page boundaries). `None` for any other address.
 pub fn archive_page(va: u64) -> Option<ArchivePage> {
-    let base = ARCHIVE_PA.get()?;
-    let offset = va.checked_sub(BOOT_ARCHIVE)?;
-    (va.is_multiple_of(PAGE_SIZE) && offset < ARCHIVE_SPAN.load(Ordering::Relaxed))
-        .then(|| ArchivePage::checked(base.offset(offset)))
+    let offset = va.checked_sub(BOOT_ARCHIVE).filter(|_| va.is_multiple_of(PAGE_SIZE))?;
+    archive_at(offset)
 }
 
 /// Frame `pfn` if it holds part of the boot archive, to be mapped
@@ -136,10 +134,15 @@ pub fn archive_page(va: u64) -> Option<ArchivePage> {
 /// adds write asks.
 #[inline]
 pub fn archive_frame(pfn: Pfn) -> Option<ArchivePage> {
+    archive_at(pfn.addr().raw().checked_sub(ARCHIVE_PA.get()?.raw())?)
+}
+
+/// The archive's page `offset` bytes (page-aligned) from its first page,
+/// if the archive reaches that far.
+#[inline]
+fn archive_at(offset: u64) -> Option<ArchivePage> {
     let base = ARCHIVE_PA.get()?;
-    let pa = pfn.addr();
-    let offset = pa.raw().checked_sub(base.raw())?;
-    (offset < ARCHIVE_SPAN.load(Ordering::Relaxed)).then(|| ArchivePage::checked(pa))
+    (offset < ARCHIVE_SPAN.load(Ordering::Relaxed)).then(|| ArchivePage::checked(base.offset(offset)))
 }
 
 /// Rewrites row `index` of the environment table.
