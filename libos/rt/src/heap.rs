@@ -1,7 +1,13 @@
 //! The program's heap: `alloc` (Box, Vec, String…) for every Oxok program.
 //!
-//! A linked-list allocator over a region at [`HEAP_BASE`] that grows on
-//! demand: each new page gets a fresh frame (`frame_alloc`), is mapped
+//! Small requests (up to `oxok_sizeclass::MAX_SIZE` bytes) come from free
+//! lists of equal blocks, one per size class: a pop to allocate, a push to
+//! free. A list that runs dry is refilled with a few blocks carved from
+//! the linked-list allocator below, which serves every larger request
+//! itself; freed blocks stay in their class.
+//!
+//! The linked-list allocator lies over a region at [`HEAP_BASE`] that grows
+//! on demand: each new page gets a fresh frame (`frame_alloc`), is mapped
 //! writable and non-executable, and its capability is dropped at once — a
 //! capability list has only 64 slots, so the heap keeps none. The frames
 //! stay owned by the program and return to the kernel when it exits; the
@@ -15,6 +21,7 @@ use core::ptr::NonNull;
 use linked_list_allocator::Heap;
 use oxok_abi::ANY_FRAME;
 use oxok_abi::layout::{PAGE_SIZE, pte};
+use oxok_sizeclass::{ALIGN, CLASSES, block_size, class_of, refill_blocks};
 use spin::Mutex;
 
 /// Where the heap starts (1 TiB), far from program images, stacks and the
@@ -29,6 +36,63 @@ struct State {
     heap: Heap,
     /// First unmapped address above the heap.
     end: u64,
+    /// Each class's free list: the address of its first free block (0:
+    /// empty), whose first word holds the next one's.
+    free: [usize; CLASSES],
+}
+
+impl State {
+    /// A block of the linked-list heap for `layout`, growing it as needed.
+    fn take(&mut self, layout: Layout) -> *mut u8 {
+        loop {
+            if let Ok(p) = self.heap.allocate_first_fit(layout) {
+                return p.as_ptr();
+            }
+            if !grow(self, layout) {
+                return core::ptr::null_mut();
+            }
+        }
+    }
+
+    /// A block of `class`: its list's first, or one of a fresh refill.
+    fn take_block(&mut self, class: usize) -> *mut u8 {
+        let head = self.free[class];
+        if head != 0 {
+            // SAFETY: `head` is a free block of this class (`give_block`
+            // or a refill put it on the list, and nothing else holds it),
+            // at least 16 bytes and 16-aligned; its first word is the link.
+            self.free[class] = unsafe { *(head as *const usize) };
+            return head as *mut u8;
+        }
+        let size = block_size(class);
+        let blocks = refill_blocks(class);
+        let Ok(layout) = Layout::from_size_align(size * blocks, ALIGN) else { return core::ptr::null_mut() };
+        let first = self.take(layout);
+        if first.is_null() {
+            return first;
+        }
+        // The first block is the caller's; the others go on the list.
+        for i in (1..blocks).rev() {
+            let block = first as usize + i * size;
+            // SAFETY: `block` lies inside the refill just taken from the
+            // heap for this class, handed to nobody else; it is 16-aligned
+            // (sizes are multiples of 16) with room for the link.
+            unsafe { *(block as *mut usize) = self.free[class] };
+            self.free[class] = block;
+        }
+        first
+    }
+
+    /// Puts `ptr`, a block of `class`, back on its list.
+    ///
+    /// # Safety
+    /// `ptr` came from `take_block(class)` and is no longer used.
+    unsafe fn give_block(&mut self, class: usize, ptr: *mut u8) {
+        // SAFETY: the block is ours again (the caller's promise), at least
+        // 16 bytes and 16-aligned: its first word becomes the link.
+        unsafe { *(ptr as *mut usize) = self.free[class] };
+        self.free[class] = ptr as usize;
+    }
 }
 
 /// The global allocator of every program that links the libOS.
@@ -79,8 +143,11 @@ fn grow(state: &mut State, layout: Layout) -> bool {
     added >= want
 }
 
-// SAFETY: allocations come from the linked-list heap over memory only this
-// allocator hands out; the mutex serialises all access.
+// SAFETY: small blocks come from the class lists (each block on at most
+// one list, handed out once until freed), the rest from the linked-list
+// heap, over memory only this allocator hands out; the mutex serialises
+// all access. A layout's class is decided by `class_of` the same way on
+// allocation, free and resize, so a block returns to where it came from.
 unsafe impl GlobalAlloc for ProgramHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let mut guard = self.0.lock();
@@ -92,24 +159,46 @@ unsafe impl GlobalAlloc for ProgramHeap {
             let mut heap = Heap::empty();
             // SAFETY: [HEAP_BASE, end) was just mapped writable for us alone.
             unsafe { heap.init(HEAP_BASE as *mut u8, (end - HEAP_BASE) as usize) };
-            *guard = Some(State { heap, end });
+            *guard = Some(State { heap, end, free: [0; CLASSES] });
         }
         let Some(state) = guard.as_mut() else { return core::ptr::null_mut() };
-        loop {
-            if let Ok(p) = state.heap.allocate_first_fit(layout) {
-                return p.as_ptr();
-            }
-            if !grow(state, layout) {
-                return core::ptr::null_mut();
-            }
+        match class_of(layout.size(), layout.align()) {
+            Some(class) => state.take_block(class),
+            None => state.take(layout),
         }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if let (Some(state), Some(p)) = (self.0.lock().as_mut(), NonNull::new(ptr)) {
+        let mut guard = self.0.lock();
+        let (Some(state), Some(p)) = (guard.as_mut(), NonNull::new(ptr)) else { return };
+        match class_of(layout.size(), layout.align()) {
             // SAFETY: `ptr` came from `alloc` with this `layout` (the
-            // GlobalAlloc contract).
-            unsafe { state.heap.deallocate(p, layout) };
+            // GlobalAlloc contract), so from this class's blocks.
+            Some(class) => unsafe { state.give_block(class, ptr) },
+            // SAFETY: as above, from the linked-list heap with `layout`.
+            None => unsafe { state.heap.deallocate(p, layout) },
         }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // A block whose class also serves the new size stays where it is.
+        let class = class_of(layout.size(), layout.align());
+        if class.is_some() && class == class_of(new_size, layout.align()) {
+            return ptr;
+        }
+        let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else { return core::ptr::null_mut() };
+        // SAFETY: the GlobalAlloc contract for `realloc` makes `new_layout`
+        // valid and non-zero-sized.
+        let new = unsafe { self.alloc(new_layout) };
+        if !new.is_null() {
+            // SAFETY: both blocks are live, distinct allocations at least
+            // `min(old, new)` bytes long; the old one is then freed with
+            // the layout it was allocated with.
+            unsafe {
+                core::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                self.dealloc(ptr, layout);
+            }
+        }
+        new
     }
 }

@@ -43,6 +43,41 @@ fn main(_args: Args) -> i32 {
     }
     t.check(exposed::owned_frames() == before_small, "freed memory is reused (no growth)");
 
+    // Every size class and the sizes around their ends (blocks of 1 to
+    // 1,100 bytes; classes serve up to 1,024): each block filled with its
+    // own tag, a third freed, the rest grown and shrunk in place or moved
+    // (`realloc`), then all checked — no block overlaps another, and a
+    // resized block keeps its bytes.
+    let tag = |n: usize| (n % 251) as u8;
+    let mut blocks: Vec<Vec<u8>> = (1..=1100usize).map(|n| alloc::vec![tag(n); n]).collect();
+    t.check(blocks.iter().enumerate().all(|(i, b)| b.iter().all(|&x| x == tag(i + 1))), "blocks of every size intact");
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if i % 3 == 0 {
+            *b = Vec::new();
+        }
+    }
+    for (i, b) in blocks.iter_mut().enumerate() {
+        let n = b.len();
+        if n == 0 {
+            continue;
+        }
+        b.resize(n + (i * 37) % 300, 0xee);
+        b.truncate(n + (i * 37) % 150);
+        b.shrink_to_fit();
+    }
+    let kept = blocks.iter().enumerate().filter(|(_, b)| !b.is_empty()).all(|(i, b)| {
+        let n = i + 1;
+        b.len() == n + (i * 37) % 150 && b[..n].iter().all(|&x| x == tag(n)) && b[n..].iter().all(|&x| x == 0xee)
+    });
+    t.check(kept, "resized blocks keep their bytes; none overlaps another");
+    let before_classes = exposed::owned_frames();
+    for _ in 0..3 {
+        let again: Vec<Vec<u8>> = (1..=1100usize).step_by(3).map(|n| alloc::vec![tag(n); n]).collect();
+        t.check(again.iter().all(|b| b.iter().all(|&x| x == tag(b.len()))), "blocks taken again intact");
+    }
+    t.check(exposed::owned_frames() == before_classes, "freed blocks of each size are reused (no growth)");
+    drop(blocks);
+
     // Collections.
     let mut m = BTreeMap::new();
     let mut s = String::new();
