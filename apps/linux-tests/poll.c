@@ -1,7 +1,8 @@
 /* Waiting for descriptors through the personality: poll, ppoll, select
    and pselect6 over pipes (readiness from the pipe's own counters: data,
    room, hang-up, error), files and devices; timeouts; a writer in another
-   process waking a poll; a signal ending a wait with EINTR; EBADF, EFAULT. */
+   process waking a poll, and a reader woken by its writer's end; a signal
+   ending a wait with EINTR; EBADF, EFAULT. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <stdlib.h>
@@ -66,6 +67,23 @@ int main(void) {
     char buf[8];
     CHECK("late-data", read(p[0], buf, 8) == 4 && memcmp(buf, "late", 4) == 0);
     CHECK("child", status_of(k) == 0);
+    close(p[0]);
+
+    /* A writer that ends without writing: the reader, asleep on the empty
+       pipe, wakes at its end (not at the 10 ms look-again of its sleep). */
+    pipe(p);
+    fflush(stdout);
+    k = fork();
+    if (k == 0) {
+        close(p[0]);
+        struct timespec nap = {0, 2 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        _exit(0);
+    }
+    close(p[1]);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK("eof-at-writer-end", read(p[0], buf, 8) == 0 && ms_since(&t0) < 8);
+    CHECK("ended-child", status_of(k) == 0);
     close(p[0]);
 
     int a[2], b[2];

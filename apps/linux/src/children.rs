@@ -61,7 +61,7 @@ impl Which {
 
 /// True if child `c` has ended (its row is a zombie, or gone).
 fn ended(c: &Child) -> bool {
-    exposed::env_entry(c.id).is_none_or(|r| r.status == ENV_ZOMBIE)
+    exposed::env_status(c.id).is_none_or(|s| s == ENV_ZOMBIE)
 }
 
 /// An ended child among `which`: its pid and how it ended, reaped unless

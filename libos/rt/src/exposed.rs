@@ -38,31 +38,41 @@ fn read_entry(at: u64) -> u64 {
     unsafe { core::ptr::read_volatile(at as *const u64) }
 }
 
+/// The eight page-table entries from `at` (8-aligned, inside a table the
+/// caller found present and user-accessible through the self-map) folded
+/// into one with `$op` (`or`, `and`): one operation from memory per entry.
+macro_rules! fold_eight {
+    ($op:literal, $at:expr) => {{
+        let at: u64 = $at;
+        debug_assert!((UVPT..UVPT + (1 << 39)).contains(&at));
+        let folded: u64;
+        // SAFETY: as `read_entry`: the eight entries lie in one page-table
+        // page the caller found present and user-accessible through the
+        // self-map; the block only reads them.
+        unsafe {
+            core::arch::asm!(
+                "mov {a}, [{p}]",
+                concat!($op, " {a}, [{p} + 8]"),
+                concat!($op, " {a}, [{p} + 16]"),
+                concat!($op, " {a}, [{p} + 24]"),
+                concat!($op, " {a}, [{p} + 32]"),
+                concat!($op, " {a}, [{p} + 40]"),
+                concat!($op, " {a}, [{p} + 48]"),
+                concat!($op, " {a}, [{p} + 56]"),
+                p = in(reg) at,
+                a = out(reg) folded,
+                options(nostack, readonly),
+            );
+        }
+        folded
+    }};
+}
+
 /// True if none of the eight entries from `at` (8-aligned, inside a table
-/// the caller found present) is present: one `or` from memory per entry.
+/// the caller found present) is present.
 #[inline(always)]
 fn eight_absent(at: u64) -> bool {
-    debug_assert!((UVPT..UVPT + (1 << 39)).contains(&at));
-    let any: u64;
-    // SAFETY: as `read_entry`: the eight entries lie in one page-table page
-    // the caller found present and user-accessible through the self-map;
-    // the block only reads them.
-    unsafe {
-        core::arch::asm!(
-            "mov {a}, [{p}]",
-            "or {a}, [{p} + 8]",
-            "or {a}, [{p} + 16]",
-            "or {a}, [{p} + 24]",
-            "or {a}, [{p} + 32]",
-            "or {a}, [{p} + 40]",
-            "or {a}, [{p} + 48]",
-            "or {a}, [{p} + 56]",
-            p = in(reg) at,
-            a = out(reg) any,
-            options(nostack, readonly),
-        );
-    }
-    any & pte::PRESENT == 0
+    fold_eight!("or", at) & pte::PRESENT == 0
 }
 
 /// True if `entry` is present and reachable from user mode.
@@ -99,6 +109,56 @@ pub fn pte(va: u64) -> Option<u64> {
     }
     let l1 = read_entry(pte_address(va));
     (l1 & pte::PRESENT != 0).then_some(l1)
+}
+
+/// True if every page of `[start, end)` is mapped user-readable (false for
+/// an unaligned `start` or an `end` past the lower half): each 2 MiB
+/// block's upper levels are walked once ([`pte`] of its first page asked
+/// for), and its last-level entries are tested eight at a time where they
+/// are aligned.
+pub fn all_readable(start: u64, end: u64) -> bool {
+    const BLOCK: u64 = 512 * PAGE_SIZE;
+    if !start.is_multiple_of(PAGE_SIZE) || end > LOWER_HALF_END {
+        return false;
+    }
+    let mut va = start;
+    while va < end {
+        let block_end = (va - va % BLOCK + BLOCK).min(end);
+        // The walk of the first page checks every level above the last
+        // (present, user-accessible) and the page itself.
+        // The first page's entry is read again below, with its neighbours.
+        let Some(first) = pte(va).filter(|&e| e & pte::USER != 0) else { return false };
+        if first & pte::HUGE != 0 {
+            // A large page (which the kernel does not make): page by page.
+            if !(va..block_end).step_by(PAGE_SIZE as usize).all(readable) {
+                return false;
+            }
+            va = block_end;
+        }
+        while va < block_end {
+            let at = pte_address(va);
+            if at.is_multiple_of(64) && va + 8 * PAGE_SIZE <= block_end {
+                if !eight_usable(at) {
+                    return false;
+                }
+                va += 8 * PAGE_SIZE;
+            } else {
+                if !usable(read_entry(at)) {
+                    return false;
+                }
+                va += PAGE_SIZE;
+            }
+        }
+    }
+    true
+}
+
+/// True if all eight last-level entries from `at` (64-aligned, inside a
+/// table the caller found present and user-accessible) are present and
+/// user-accessible.
+#[inline(always)]
+fn eight_usable(at: u64) -> bool {
+    usable(fold_eight!("and", at))
 }
 
 /// True if the page holding `va` is mapped user-readable.
@@ -179,14 +239,28 @@ pub fn env_entry(id: u64) -> Option<EnvEntry> {
 }
 
 /// The `parent` of live environment `id` (0: started by the kernel), read
-/// from the first three words of its row only: [`env_entry`] for one field,
-/// on the Linux personality's `getppid` path.
+/// alone ([`env_entry`] for one field, on the Linux personality's
+/// `getppid` path).
 #[inline]
 pub fn env_parent(id: u64) -> Option<u32> {
-    const _: () = assert!(
-        core::mem::offset_of!(EnvEntry, id) == 0 && core::mem::offset_of!(EnvEntry, parent) == 8,
-        "env_parent reads id and parent as the row's words 0 and 2"
-    );
+    env_word(id, core::mem::offset_of!(EnvEntry, parent))
+}
+
+/// The `status` of live environment `id` (`ENV_*`), read alone: a pipe's
+/// or a waiting parent's question whether someone is still there.
+#[inline]
+pub fn env_status(id: u64) -> Option<u32> {
+    env_word(id, core::mem::offset_of!(EnvEntry, status))
+}
+
+/// The `u32` at byte `at` of environment `id`'s row, if the row holds `id`
+/// (its word 0): two words read instead of the whole row.
+#[inline(always)]
+fn env_word(id: u64, at: usize) -> Option<u32> {
+    const _: () = assert!(core::mem::offset_of!(EnvEntry, id) == 0, "env_word checks the id as the row's word 0");
+    if !at.is_multiple_of(4) || at + 4 > core::mem::size_of::<EnvEntry>() {
+        return None;
+    }
     let index = oxok_abi::env_id::row(id);
     if index >= ENV_TABLE_ROWS || !env_table_exposed() {
         return None;
@@ -195,10 +269,11 @@ pub fn env_parent(id: u64) -> Option<u32> {
     // Every page of the table is mapped user-readable (`env_table_exposed`;
     // the kernel never unmaps its exposed tables, which lie above
     // `USER_TOP` where no program maps or unmaps).
-    // SAFETY: so the row's words are readable; 4-byte aligned; any bits.
+    // SAFETY: so the row's words are readable; `at` is 4-byte aligned and
+    // inside the row (checked above); any bits are a u32.
     let read = |at: u64| unsafe { core::ptr::read_volatile(at as *const u32) };
-    let (row_id, parent) = (read(row), read(row + 8));
-    (u64::from(row_id) == id && id != 0).then_some(parent)
+    let (row_id, word) = (read(row), read(row + at as u64));
+    (u64::from(row_id) == id && id != 0).then_some(word)
 }
 
 /// True if the whole environment table is mapped user-readable. Checked
@@ -278,7 +353,7 @@ pub fn boot_archive() -> Option<&'static [u8]> {
     }
     let mapped = match ARCHIVE_MAPPED.load(Ordering::Relaxed) {
         0 => {
-            let ok = (start - start % PAGE_SIZE..end).step_by(PAGE_SIZE as usize).all(readable);
+            let ok = all_readable(start - start % PAGE_SIZE, end);
             ARCHIVE_MAPPED.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
             ok
         }

@@ -127,6 +127,38 @@ impl SharedPage {
     }
 }
 
+/// A page at a fixed address that the program maps for good (a table of
+/// its own other environments may read, such as the open-file table):
+/// checked mapped and none of the runtime's memory the first time its
+/// words are asked for, and trusted from then on, since the program never
+/// unmaps it (if it did, an access would fault in the program itself, as
+/// for a [`SharedPage`]). One for a page's whole life: in a static.
+#[derive(Debug)]
+pub struct FixedPage {
+    va: u64,
+    checked: core::sync::atomic::AtomicBool,
+}
+
+impl FixedPage {
+    /// The page at `va`, not yet checked.
+    pub const fn at(va: u64) -> FixedPage {
+        FixedPage { va, checked: core::sync::atomic::AtomicBool::new(false) }
+    }
+
+    /// The page as words, if it is (or once was found) mapped readable
+    /// and none of the runtime's own memory.
+    #[inline]
+    pub fn words(&self) -> Option<&'static [AtomicU64; WORDS]> {
+        use core::sync::atomic::Ordering;
+        if self.checked.load(Ordering::Relaxed) {
+            return Some(SharedPage::words_at(self.va));
+        }
+        let page = SharedPage::readable(self.va)?;
+        self.checked.store(true, Ordering::Relaxed);
+        Some(page.into_words())
+    }
+}
+
 /// Consecutive pages shared with other environments, read and written as
 /// atomic words (see the module documentation).
 #[derive(Debug)]

@@ -80,7 +80,7 @@ pub fn wait(child: Child) -> Result<ExitStatus, Error> {
             install(id)?;
             watched = Some(id);
         }
-        if exposed::env_entry(id).is_none_or(|r| r.status == ENV_ZOMBIE) {
+        if exposed::env_status(id).is_none_or(|s| s == ENV_ZOMBIE) {
             break;
         }
         sys::env_sleep(1 << WAIT_PRED)?;

@@ -75,7 +75,7 @@ pub trait File: Send + Sync {
     /// Whether a read or a write would go ahead now, without doing either
     /// (for `poll`-like waits). The default: always (files, devices).
     fn readiness(&self) -> Readiness {
-        Readiness { read: true, write: true, hangup: false, wake: None }
+        Readiness { read: true, write: true, hangup: false, wake: None, partner: None }
     }
     /// The socket this object is, if it is one (`crate::net::socket`).
     fn as_socket(&self) -> Option<&crate::net::socket::Socket> {
@@ -101,6 +101,10 @@ pub struct Readiness {
     /// A word whose change may change the answer and its value now: a
     /// waiter sleeps on a wakeup predicate `word != value`.
     pub wake: Option<(u64, u64)>,
+    /// The other side's process (a pipe's), whose end would change the
+    /// answer without changing `wake`'s word: a waiter also wakes when it
+    /// goes ([`pipe::Watch::wake_on_gone`]).
+    pub partner: Option<pipe::Watch>,
 }
 
 /// Descriptors a child of `fork` must reopen: (descriptor, spec).

@@ -48,7 +48,7 @@ pub fn raw_call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
                 // (and so can finish the call in progress). A server that
                 // has ended fails the next call with `BadEnv`.
                 let Some(row) = exposed::env_entry(server) else { return Err(IoError::NoServer) };
-                waiter.wait(Some(server), runs_word(server), row.runs);
+                waiter.wait(Some(server), None, runs_word(server), row.runs);
             }
             Err(Error::Denied) if starting < START_TRIES => {
                 starting += 1;

@@ -35,13 +35,13 @@
 //! inherits its parent's entries in copied memory; they are not its own).
 //! A path longer than [`PATH_ROOM`] is recorded with length 0: the file
 //! works, a checkpoint of it is refused. Its pages are the runtime's
-//! `SharedPage`s: words are atomics, checked mapped.
+//! `FixedPage`s: words are atomics, checked mapped once.
 
 use crate::{exposed, sys};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::ANY_FRAME;
 use oxok_abi::layout::{PAGE_SIZE, pte};
-use oxok_rt::page::SharedPage;
+use oxok_rt::page::FixedPage;
 use spin::Mutex;
 
 /// Start of the table's region.
@@ -102,15 +102,27 @@ static MAPPED_BY: AtomicU64 = AtomicU64::new(0);
 /// Serializes taking and freeing entries.
 static LOCK: Mutex<()> = Mutex::new(());
 
+/// The table's pages, each checked mapped once (in `entry_word`).
+static TABLE: [FixedPage; PAGES] = table();
+
+const fn table() -> [FixedPage; PAGES] {
+    let mut pages = [const { FixedPage::at(0) }; PAGES];
+    let mut i = 0;
+    while i < PAGES {
+        pages[i] = FixedPage::at(FILES_BASE + i as u64 * PAGE_SIZE);
+        i += 1;
+    }
+    pages
+}
+
 /// Word `at / 8` of entry `slot` (`at` a multiple of 8 inside the entry),
 /// as an atomic. Callers only pass slots whose page `ensure_page` mapped
 /// (in `take`, just before; everywhere else, slots `take` returned), and
 /// the table's pages are never unmapped.
 fn entry_word(slot: usize, at: usize) -> &'static AtomicU64 {
     debug_assert!(slot < ENTRIES && at.is_multiple_of(8) && at < ENTRY_BYTES);
-    let page = FILES_BASE + (slot / PER_PAGE) as u64 * PAGE_SIZE;
-    match SharedPage::readable(page) {
-        Some(p) => &p.into_words()[((slot % PER_PAGE) * ENTRY_BYTES + at) / 8],
+    match TABLE.get(slot / PER_PAGE).and_then(FixedPage::words) {
+        Some(words) => &words[((slot % PER_PAGE) * ENTRY_BYTES + at) / 8],
         // Not mapped (which `ensure_page` rules out): a word of nobody's.
         None => {
             static UNMAPPED: AtomicU64 = AtomicU64::new(0);

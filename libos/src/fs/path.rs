@@ -51,7 +51,10 @@ pub fn absolute(path: &str) -> Result<String, IoError> {
 /// The absolute path `path` with `.`, `..` and repeated slashes resolved
 /// lexically (the root is its own parent), without a trailing slash.
 pub fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
+    if is_normal(path) {
+        return String::from(path);
+    }
+    let mut parts: Vec<&str> = Vec::with_capacity(8);
     for part in path.split('/') {
         match part {
             "" | "." => {}
@@ -61,7 +64,7 @@ pub fn normalize(path: &str) -> String {
             name => parts.push(name),
         }
     }
-    let mut out = String::new();
+    let mut out = String::with_capacity(path.len() + 1);
     for part in parts {
         out.push('/');
         out.push_str(part);
@@ -70,6 +73,17 @@ pub fn normalize(path: &str) -> String {
         out.push('/');
     }
     out
+}
+
+/// True if `normalize` would return `path` as it is: `/`, or a slash
+/// before each component and none empty, `.` or `..` (most paths a program
+/// names; checked without building anything).
+fn is_normal(path: &str) -> bool {
+    match path.as_bytes() {
+        b"/" => true,
+        [b'/', rest @ ..] => rest.split(|&c| c == b'/').all(|part| !matches!(part, b"" | b"." | b"..")),
+        _ => false,
+    }
 }
 
 /// The last component of `path` (`""` for the root).

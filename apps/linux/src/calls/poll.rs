@@ -17,6 +17,7 @@ use crate::uaccess;
 use alloc::vec::Vec;
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::abi::layout::{CLOCK, Clock, SYSINFO, SysInfo};
+use oxok_libos::fd::pipe::Watch;
 use oxok_libos::net::socket;
 use oxok_libos::{exposed, fd, sys};
 
@@ -43,12 +44,16 @@ pub const POLLHUP: u16 = 0x010;
 /// Most pipe words one sleep watches (3 instructions each of 64); beyond
 /// them the sleep also ends every few ticks, to look again.
 const WATCHED: usize = 12;
+/// Instructions a poll's predicate needs after its partners' clauses: the
+/// signals', the timer's and the recheck's (`timers::wake_on`, `sleep`).
+const AFTER_PARTNERS: usize = 16;
 
 /// What one look at the watched objects leaves for the sleep after it:
 /// the pipes' wake words and the sockets (with the events asked of them).
 #[derive(Default)]
 pub struct Scan {
     wake: Vec<(u64, u64)>,
+    gone: Vec<Watch>,
     sockets: Vec<(fd::Handle, u16)>,
 }
 
@@ -72,6 +77,9 @@ pub fn events(h: &fd::Handle, want: u16, scan: &mut Scan) -> u16 {
             let r = h.readiness();
             if let Some(w) = r.wake {
                 scan.wake.push(w);
+            }
+            if let Some(p) = r.partner {
+                scan.gone.push(p);
             }
             let mut ev = 0;
             if r.read {
@@ -111,9 +119,11 @@ pub fn ready(fd: i32, events: u16, wake: &mut Vec<(u64, u64)>) -> bool {
 }
 
 /// Sleeps until console input arrives after `seen` bytes, a pipe word in
-/// `wake` changes, a signal the program does not block is pending, or the
+/// `scan` changes or a pipe's partner there goes (as many as the predicate
+/// has room for), a signal the program does not block is pending, or the
 /// clock reaches `deadline_ticks` (`None`: no timeout).
-fn sleep(seen: u64, wake: &[(u64, u64)], deadline_ticks: Option<u64>) -> Result<(), i64> {
+fn sleep(seen: u64, scan: &Scan, deadline_ticks: Option<u64>) -> Result<(), i64> {
+    let wake = &scan.wake;
     let counter = SYSINFO + core::mem::offset_of!(SysInfo, console_in) as u64;
     let ticks = CLOCK + core::mem::offset_of!(Clock, ticks) as u64;
     let mut b = oxok_pred::Builder::new();
@@ -121,9 +131,15 @@ fn sleep(seen: u64, wake: &[(u64, u64)], deadline_ticks: Option<u64>) -> Result<
     for &(word, value) in wake.iter().take(WATCHED) {
         b.or().load_u64(word).ne_imm(value);
     }
+    for &partner in &scan.gone {
+        if b.len() + Watch::INSNS + AFTER_PARTNERS > oxok_pred::MAX_INSNS {
+            break;
+        }
+        partner.wake_on_gone(&mut b);
+    }
     crate::timers::wake_on(b.or());
-    // A pipe's partner can also end by dying, which changes no word: look
-    // again every few ticks while pipes are watched.
+    // A partner that did not fit above can go without changing a word:
+    // look again every few ticks while pipes are watched.
     let now = exposed::clock().map_or(0, |c| c.ticks);
     let recheck = (!wake.is_empty()).then_some(now + 10);
     if let Some(t) = [deadline_ticks, recheck].into_iter().flatten().min() {
@@ -195,7 +211,7 @@ pub fn wait_for<T>(deadline: Option<Deadline>, mut look: impl FnMut(&mut Scan) -
         }
         crate::signals::check_interrupted()?;
         if scan.sockets.is_empty() {
-            sleep(seen, &scan.wake, deadline.map(|d| d.wake_tick()))?;
+            sleep(seen, &scan, deadline.map(|d| d.wake_tick()))?;
             continue;
         }
         let clock = exposed::clock().ok_or(EINVAL)?;

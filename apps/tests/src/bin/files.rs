@@ -2,7 +2,8 @@
 //! own `fsd` (which it and its children find as the `fsd` it started), then: create, write,
 //! read back, seek, append, truncate, stat, rename, unlink (also of an open
 //! file), mkdir, nested directories, readdir with long names, long paths
-//! (staged in chunks), the current directory, and the errors (NotFound,
+//! (staged in chunks), the current directory, lexical path normalisation,
+//! and the errors (NotFound,
 //! NotDir, IsDir, NotEmpty, Exists, BadFd); then two processes on one file
 //! (a child reads what the parent wrote, by path, and answers in another
 //! file), and an open file inherited by a child (`file:` spec) whose
@@ -37,6 +38,28 @@ fn main(args: Args) -> i32 {
     }
 }
 
+/// Lexical normalisation: paths already normal come back as they are;
+/// empty components, `.` and `..` (the root its own parent) are resolved.
+fn paths(t: &mut Checks) {
+    let cases = [
+        ("/", "/"),
+        ("/a/b", "/a/b"),
+        ("/...", "/..."),
+        ("/a/.b/c..", "/a/.b/c.."),
+        ("//", "/"),
+        ("/a//b/", "/a/b"),
+        ("/a/./b/.", "/a/b"),
+        ("/a/../b", "/b"),
+        ("/a/b/..", "/a"),
+        ("/../..", "/"),
+        ("/..a/..", "/"),
+        ("/.", "/"),
+    ];
+    for (path, want) in cases {
+        t.expect(fs::normalize(path).as_str(), want, &alloc::format!("normalize({path:?})"));
+    }
+}
+
 fn parent() -> i32 {
     let mut t = Checks::new("files");
     let server = match fs::spawn_server() {
@@ -52,6 +75,7 @@ fn parent() -> i32 {
     dirs_and_names(&mut t);
     errors(&mut t);
     cwd(&mut t);
+    paths(&mut t);
     println!("files: the API works through the server");
     shared(&mut t);
     inherited(&mut t);

@@ -2,7 +2,8 @@
 //! `oxok_rt::guest`): a program's own memory — a static in its image, a
 //! heap allocation, its main stack — must never be handed out as a mapped
 //! page or written by a guest copy; an unmapped, read-only or unaligned
-//! page never; a page claimed writable never twice, nor read while it is.
+//! page never; a page claimed writable never twice, nor read while it is;
+//! a fixed page (checked once, then trusted) not before it is mapped.
 //! Every refusal is checked, and that the memory aimed at is unchanged;
 //! copies into a real page stop at its end. The program ends normally and
 //! gives back every frame it took.
@@ -15,8 +16,8 @@ use alloc::boxed::Box;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::layout::{PAGE_SIZE, SYSINFO, pte};
 use oxok_libos::abi::{ANY_FRAME, Error};
-use oxok_libos::rt::page::{PageRef, SharedPage, SharedRegion};
-use oxok_libos::{Args, guest, println, sys};
+use oxok_libos::rt::page::{FixedPage, PageRef, SharedPage, SharedRegion};
+use oxok_libos::{Args, exposed, guest, println, sys};
 use oxok_tests::Checks;
 
 oxok_libos::main!(main);
@@ -49,6 +50,7 @@ fn main(_: Args) -> i32 {
         let mut buf = [0u8; 16];
         t.expect(guest::copy_in(va, &mut buf), Err(Error::BadAddress), &alloc::format!("{what}: no guest read"));
         t.expect(guest::zero(va, 16), Err(Error::BadAddress), &alloc::format!("{what}: no guest zeroing"));
+        t.check(FixedPage::at(va).words().is_none(), &alloc::format!("{what}: no fixed page"));
     }
     // A range that only ends in the image is refused too.
     let word = (&raw const WORD) as u64;
@@ -60,6 +62,11 @@ fn main(_: Args) -> i32 {
     t.check(SharedPage::writable(SYSINFO).is_none(), "the read-only sysinfo page is not writable");
     t.check(SharedPage::writable(VA).is_none() && SharedPage::readable(VA).is_none(), "an unmapped page is none");
     t.expect(PageRef::claim(VA, false).err(), Some(Error::BadAddress), "an unmapped page cannot be claimed");
+    // A fixed page is trusted only once it was found mapped: asked before,
+    // it is none (and stays unchecked); asked after the mapping below, it
+    // is the page.
+    static FIXED: FixedPage = FixedPage::at(VA);
+    t.check(FIXED.words().is_none(), "an unmapped fixed page is none");
 
     // Real pages (the first two for shared pages, all for claims).
     let mut slots = [0u64; 10];
@@ -73,6 +80,8 @@ fn main(_: Args) -> i32 {
         t.check(mapped.is_ok(), "page_map");
     }
     t.check(SharedPage::writable(VA + 8).is_none(), "an unaligned address is none");
+    t.check(FixedPage::at(VA + 8).words().is_none(), "an unaligned fixed page is none");
+    t.check(FIXED.words().is_some_and(|w| w.as_ptr() as u64 == VA), "the fixed page once mapped");
     match (SharedPage::writable(VA), SharedPage::writable(VA + PAGE_SIZE)) {
         (Some(first), Some(second)) => {
             // Copies are clipped at the page's end: the next page stays 0.
@@ -133,6 +142,17 @@ fn main(_: Args) -> i32 {
     t.check(SharedPage::writable(VA).is_none(), "a read-only page is not a writable shared page");
     t.expect(PageRef::claim(VA, true).err(), Some(Error::BadAddress), "nor claimed writable");
     t.expect(guest::copy_out(VA, &[1]), Err(Error::BadAddress), "nor written as guest memory");
+    // A range is readable only if every page of it is: a hole in the
+    // middle of an aligned run of eight, or at the end, makes it not.
+    let end = VA + pages * PAGE_SIZE;
+    t.check(exposed::all_readable(VA, end), "ten mapped pages are all readable");
+    t.check(!exposed::all_readable(VA, end + PAGE_SIZE), "nor with the unmapped page after them");
+    let _ = sys::page_unmap(0, VA + 3 * PAGE_SIZE);
+    t.check(!exposed::all_readable(VA, end), "a hole in an aligned run of eight: not all readable");
+    t.check(
+        exposed::all_readable(VA, VA + 3 * PAGE_SIZE) && exposed::all_readable(VA + 4 * PAGE_SIZE, end),
+        "the pages on either side of the hole are",
+    );
     for (i, &s) in slots.iter().enumerate() {
         let _ = sys::page_unmap(0, VA + i as u64 * PAGE_SIZE);
         t.check(sys::frame_free(s).is_ok(), "frame_free");

@@ -15,6 +15,8 @@
 //!   then runs `pipe-writer lines 2` (which inherits the same table).
 //! * `echo` — reads one byte at a time from fd 0 and writes it back plus
 //!   one to fd 1, until the end of its input.
+//! * `linger N` — sleeps N milliseconds, writes nothing, exits 0 (its
+//!   reader, asleep on the empty pipe, must wake at its end).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -40,6 +42,10 @@ fn main(args: Args) -> i32 {
         "sink" => read_stream(n, true),
         "fds" => fds(),
         "echo" => echo(),
+        "linger" => {
+            let _ = oxok_libos::time::sleep_ms(n);
+            return 0;
+        }
         other => {
             eprintln!("pipe-writer: unknown mode {other:?}");
             return 2;

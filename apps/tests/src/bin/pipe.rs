@@ -15,7 +15,10 @@
 //!    with directed yields), checked byte by byte.
 //! 7. 200 one-byte round trips over two pipes (the bench's ping-pong).
 //! 8. A child of fork writes into a pipe it inherited with its memory.
-//! 9. Afterwards the caller owns the frames and capability slots it had.
+//! 9. A writer that ends while its reader sleeps on the empty pipe: the
+//!    reader wakes at its end (the sleep watches the partner, not only the
+//!    pipe's words), not at the sleep's timeout.
+//! 10. Afterwards the caller owns the frames and capability slots it had.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -50,6 +53,7 @@ fn main(_args: Args) -> i32 {
     to_child(&mut t);
     ping_pong(&mut t);
     forked(&mut t);
+    lingered(&mut t);
     lines(&mut t);
     t.expect(fd::list(), alloc_list(), "the parent's own table is untouched");
     // The children's page tables go in bounded steps; then the frames the
@@ -208,6 +212,26 @@ fn killed(t: &mut Checks) {
     t.expect(r.read(&mut buf), Ok(0), "end of file when the writer is killed");
     t.check(exposed::env_entry(child.id).is_none(), "the writer is gone");
     println!("pipe: killed writer: end of file");
+}
+
+fn lingered(t: &mut Checks) {
+    let Ok((r, w)) = pipe() else { return t.check(false, "pipe") };
+    let mut opts = SpawnOptions::new();
+    opts.stdout(w);
+    let child = start(t, &["pipe-writer", "linger", "2"], &opts);
+    drop(opts);
+    let Some(child) = child else { return };
+    let ticks = || exposed::clock().map_or(0, |c| c.ticks);
+    let t0 = ticks();
+    let mut buf = [0u8; 16];
+    t.expect(r.read(&mut buf), Ok(0), "end of file when the writer ends without writing");
+    let waited = ticks() - t0;
+    // The sleep's own timeout is 10 ticks after it began (after the
+    // writer's 2 ms had started): an end noticed only by the timeout
+    // comes at 10 or later.
+    t.check(waited < 8, &alloc::format!("the reader woke at the writer's end ({waited} ticks, not 10)"));
+    finish(t, child, ExitStatus::Exited(0), "the lingering writer");
+    println!("pipe: a sleeping reader wakes at its writer's end ({waited} ticks)");
 }
 
 fn broken(t: &mut Checks) {

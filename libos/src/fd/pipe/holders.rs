@@ -20,11 +20,12 @@ use super::frame::{Frame, HOLDERS, Side};
 use crate::exposed;
 use crate::fd::IoError;
 use core::sync::atomic::Ordering;
-use oxok_abi::ENV_ZOMBIE;
+use oxok_abi::layout::ENV_TABLE;
+use oxok_abi::{ENV_ZOMBIE, EnvEntry};
 
 /// True if environment `id` is alive and not a zombie.
 pub fn alive(id: u64) -> bool {
-    exposed::env_entry(id).is_some_and(|e| e.status != ENV_ZOMBIE)
+    exposed::env_status(id).is_some_and(|s| s != ENV_ZOMBIE)
 }
 
 /// Puts `id` in an entry of `side` (no-op if it is there already); an entry
@@ -54,8 +55,8 @@ pub fn unregister(frame: &Frame, side: Side, id: u64) {
 /// What the other processes holding `side` look like from here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Peer {
-    /// Another live process (this id) holds `side`.
-    Live(u64),
+    /// Another live process holds `side`.
+    Live(Watch),
     /// No other process holds it.
     Gone,
 }
@@ -71,10 +72,38 @@ pub fn peer(frame: &Frame, side: Side, me: u64) -> Peer {
     for entry in entries.iter().take(HOLDERS) {
         let v = entry.load(Ordering::Acquire);
         if v != 0 && v != me && alive(v) {
-            return Peer::Live(v);
+            return Peer::Live(Watch { id: v, entry: frame.word_address(entry) });
         }
     }
     Peer::Gone
+}
+
+/// A live partner as a waiting end sees it: its environment id and the
+/// address of the holder entry that names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watch {
+    /// The partner.
+    pub id: u64,
+    /// Its holder entry in the pipe's shared header.
+    pub entry: u64,
+}
+
+impl Watch {
+    /// Wakeup-predicate instructions [`Watch::wake_on_gone`] adds.
+    pub const INSNS: usize = 9;
+
+    /// Adds to `b` three clauses, each after an `or`, one of which holds
+    /// once the partner is gone: its entry no longer names it (it closed
+    /// its last end of that side), or its row of the exposed environment
+    /// table no longer holds it (reaped) or holds it ended. The kernel
+    /// evaluates every sleeper when an environment ends, so a waiter
+    /// wakes at its partner's end, not at a timeout.
+    pub fn wake_on_gone(self, b: &mut oxok_pred::Builder) {
+        let row = ENV_TABLE + (oxok_abi::env_id::row(self.id) * core::mem::size_of::<EnvEntry>()) as u64;
+        b.or().load_u64(self.entry).ne_imm(self.id);
+        b.or().load_u32(row + core::mem::offset_of!(EnvEntry, id) as u64).ne_imm(self.id & u64::from(u32::MAX));
+        b.or().load_u32(row + core::mem::offset_of!(EnvEntry, status) as u64).eq_imm(u64::from(ENV_ZOMBIE));
+    }
 }
 
 /// True if the frame table says no page table but this process's maps

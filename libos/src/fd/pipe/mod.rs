@@ -56,6 +56,7 @@ use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
 use frame::{CAPACITY, Frame, Side};
 use holders::Peer;
+pub use holders::Watch;
 use oxok_abi::{Error, MapEntry};
 use oxok_fdspec::{PipeSide, Spec};
 use oxok_pipering::Counters;
@@ -150,13 +151,13 @@ pub fn from_spec(spec: &str) -> Result<PipeEnd, IoError> {
 }
 
 impl PipeEnd {
-    /// Who holds `side`: `Ok(Some(id))`, a live other process to yield
-    /// to; `Ok(None)`, only this process (open, but nobody to yield to);
-    /// `Err(())`, nobody — the side is closed.
-    fn partner(&self, side: Side) -> Result<Option<u64>, ()> {
+    /// Who holds `side`: `Ok(Some(watch))`, a live other process to yield
+    /// to and to watch while waiting; `Ok(None)`, only this process (open,
+    /// but nobody to yield to); `Err(())`, nobody — the side is closed.
+    fn partner(&self, side: Side) -> Result<Option<Watch>, ()> {
         let me = crate::exposed::self_id();
         match holders::peer(&self.frame, side, me) {
-            Peer::Live(id) => Ok(Some(id)),
+            Peer::Live(watch) => Ok(Some(watch)),
             Peer::Gone if local::holds(self.frame.va(), side) => Ok(None),
             Peer::Gone => Err(()),
         }
@@ -178,7 +179,7 @@ impl PipeEnd {
             if self.partner(Side::Read).is_err() {
                 return false;
             }
-            waiter.wait((!free).then_some(owner), self.frame.word_address(h.lock), owner);
+            waiter.wait((!free).then_some(owner), None, self.frame.word_address(h.lock), owner);
         }
     }
 }
@@ -224,7 +225,7 @@ impl File for PipeEnd {
                 Err(()) => return Ok(0),
                 Ok(partner) => {
                     h.demand.fetch_max(read.wrapping_add(1), Ordering::AcqRel);
-                    waiter.wait(partner, self.frame.word_address(h.written), written)
+                    waiter.wait(partner.map(|w| w.id), partner, self.frame.word_address(h.written), written)
                 }
             }
         }
@@ -262,7 +263,7 @@ impl File for PipeEnd {
                 Some(Err(())) => return Err(corrupt()),
                 None => {}
             }
-            waiter.wait(readers, self.frame.word_address(h.read), read);
+            waiter.wait(readers.map(|w| w.id), readers, self.frame.word_address(h.read), read);
         }
     }
 
@@ -279,7 +280,8 @@ impl File for PipeEnd {
         let written = h.written.load(Ordering::Acquire);
         let used = written.wrapping_sub(read);
         let other = if self.side == Side::Read { Side::Write } else { Side::Read };
-        let hangup = self.partner(other).is_err();
+        let partner = self.partner(other);
+        let hangup = partner.is_err();
         let (ready, word, seen) = if self.side == Side::Read {
             (used > 0 || hangup, &h.written, written)
         } else {
@@ -290,6 +292,7 @@ impl File for PipeEnd {
             write: self.side == Side::Write && ready,
             hangup,
             wake: Some((self.frame.word_address(word), seen)),
+            partner: partner.ok().flatten(),
         }
     }
 
