@@ -241,6 +241,10 @@ fn boot(
         cmdline: "run=init".into(),
     });
     machine.extra.extend(plugin_args(plugin, &counts));
+    // The clock `bench --mode icount` runs on: a nanosecond per instruction,
+    // so timer ticks (and the sleepers they wake) come as often per
+    // instruction as in the benchmark, and two boots are deterministic.
+    machine.extra.extend(["-icount".to_string(), "shift=0,sleep=off".to_string()]);
     if let Some(mib) = opts.disk {
         let image = stem.with_extension("img");
         crate::hostdisk::create(&image, mib)?;
