@@ -299,8 +299,10 @@ macro_rules! for_each_call {
             /// its round-robin share of unowned slots until it (or whoever
             /// holds write on it) calls `slot_spare(env, 0)`.
             ///
-            /// Checks: write (`Denied`), alive (`BadEnv`). Changes: its
-            /// status; the spare-time request list.
+            /// Checks: write (`Denied`), alive (`BadEnv`), room in the
+            /// kernel heap for its x87/SSE image, made now that it will run
+            /// (`NoMemory`; its account paid for it at `env_create`).
+            /// Changes: its status; the spare-time request list.
             16 => env_run(env_slot: EnvCap) -> [];
 
             /// Copies the complete user-visible state of the environment
@@ -341,7 +343,8 @@ macro_rules! for_each_call {
             /// USER_TOP` too), FS/GS bases below
             /// `USER_TOP`, MXCSR with no reserved bit, `pct.serving` 0 or 1,
             /// every predicate verifies (`Invalid`); kernel memory for the
-            /// predicates (`NoMemory`). Nothing changes unless every check
+            /// predicates and, if it has none yet, the x87/SSE image
+            /// (`NoMemory`). Nothing changes unless every check
             /// passes. Changes: the state.
             18 => env_set_state(env_slot: EnvCap, buf: UserPtr) -> [];
 

@@ -50,15 +50,18 @@
 
 use crate::arch::fpu;
 use crate::env::{Env, EnvId, EnvTable};
+use alloc::boxed::Box;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use oxok_abi::Error;
 use oxok_abi::FpuState;
 use oxok_abi::layout::USER_TOP;
 
 /// The x87/SSE state and the segment bases of one environment.
-#[derive(Clone, Copy)]
 pub struct Extended {
-    /// Its FXSAVE image (exact whenever its state is not live).
-    pub fpu: FpuState,
+    /// Its FXSAVE image (exact whenever its state is not live), made when
+    /// the environment first becomes runnable ([`Extended::make_image`]):
+    /// one that never ran has none, and its state is the clean one.
+    pub fpu: Option<Box<FpuState>>,
     /// FS base.
     pub fs_base: u64,
     /// GS base.
@@ -68,7 +71,27 @@ pub struct Extended {
 impl Extended {
     /// A new environment's: clean FPU (after `fninit`, MXCSR 0x1f80), bases 0.
     pub const fn new() -> Extended {
-        Extended { fpu: FpuState::CLEAN, fs_base: 0, gs_base: 0 }
+        Extended { fpu: None, fs_base: 0, gs_base: 0 }
+    }
+
+    /// Kernel heap an image takes (the account pays for it with the
+    /// environment's record, `account::ENV_HEAP`).
+    pub const IMAGE_HEAP: usize = size_of::<FpuState>();
+
+    /// Gives it an image (clean) if it has none: before it first runs or
+    /// takes a state. `NoMemory` (nothing changed) if the kernel heap
+    /// would fall into its reserve.
+    pub fn make_image(&mut self) -> Result<(), Error> {
+        if self.fpu.is_none() {
+            crate::mem::heap::reserve(Self::IMAGE_HEAP)?;
+            self.fpu = Some(Box::new(FpuState::CLEAN));
+        }
+        Ok(())
+    }
+
+    /// Its x87/SSE state as exported (the clean one without an image).
+    pub fn state(&self) -> FpuState {
+        self.fpu.as_deref().copied().unwrap_or(FpuState::CLEAN)
     }
 }
 
@@ -154,12 +177,14 @@ fn load_bases(fs: u64, gs: u64) {
 
 /// Saves the live state into its owner's area and loads `e`'s.
 fn take_unit(envs: &mut EnvTable, e: EnvId) {
-    if let Some(old) = envs.by_number(FPU_LIVE.load(Ordering::Relaxed)) {
-        fpu::save(&mut old.ext.fpu);
+    if let Some(image) = envs.by_number(FPU_LIVE.load(Ordering::Relaxed)).and_then(|old| old.ext.fpu.as_deref_mut()) {
+        fpu::save(image);
     }
     match envs.get(e) {
         Some(new) => {
-            fpu::restore(&new.ext.fpu);
+            // Every environment that runs has an image (`make_image` when
+            // it became runnable); the clean state is the fallback.
+            fpu::restore(new.ext.fpu.as_deref().unwrap_or(&FpuState::CLEAN));
             FPU_LIVE.store(e.raw(), Ordering::Relaxed);
         }
         None => FPU_LIVE.store(0, Ordering::Relaxed),
@@ -181,8 +206,10 @@ pub fn device_not_available(envs: &mut EnvTable, current: EnvId) -> bool {
 /// Makes `env.ext` exact (before it is exported): copies the live state
 /// out of the unit and the MSRs if they are `env`'s.
 pub fn sync(env: &mut Env) {
-    if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw() {
-        fpu::save(&mut env.ext.fpu);
+    if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw()
+        && let Some(image) = env.ext.fpu.as_deref_mut()
+    {
+        fpu::save(image);
     }
     if BASES_LIVE.load(Ordering::Relaxed) == env.id.raw() {
         (env.ext.fs_base, env.ext.gs_base) = fpu::bases();
@@ -193,7 +220,7 @@ pub fn sync(env: &mut Env) {
 /// live, the unit and the MSRs take the new values at once.
 pub fn reload(env: &Env) {
     if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw() {
-        fpu::restore(&env.ext.fpu);
+        fpu::restore(env.ext.fpu.as_deref().unwrap_or(&FpuState::CLEAN));
     }
     if BASES_LIVE.load(Ordering::Relaxed) == env.id.raw() {
         load_bases(env.ext.fs_base, env.ext.gs_base);

@@ -357,12 +357,16 @@ pub fn runnable(k: &mut Kernel, id: EnvId) -> bool {
 }
 
 /// Makes a created environment runnable; it asks for spare time.
-pub fn make_runnable(k: &mut Kernel, id: EnvId) {
+pub fn make_runnable(k: &mut Kernel, id: EnvId) -> Result<(), oxok_abi::Error> {
     if let Some(env) = k.envs.get(id) {
+        // Its FPU image, made now that it will run (`NoMemory`, nothing
+        // changed, if the kernel heap has no room).
+        env.ext.make_image()?;
         env.status = ENV_RUNNABLE;
         env.publish();
         let _ = k.sched.spare.request(id);
     }
+    Ok(())
 }
 
 /// Starts the next step of boot programs once no environment is left.
@@ -377,8 +381,12 @@ fn start_step(k: &mut Kernel) -> bool {
     for prog in &step {
         match crate::loader::load(&mut k.envs, k.archive, &prog.argv) {
             Ok(id) => {
+                if let Err(e) = make_runnable(k, id) {
+                    log::error!("cannot start {:?}: {e}", prog.argv[0]);
+                    kill(k, id, oxok_abi::EXIT_KILLED | 0xff);
+                    continue;
+                }
                 log::info!("env {id} ({}) started", prog.argv[0]);
-                make_runnable(k, id);
                 if started.try_reserve(1).is_ok() {
                     started.push(id);
                 }

@@ -64,7 +64,7 @@ pub fn env_run(cx: &mut Cx<'_>, env_slot: EnvCap) -> Result<[u64; 0], Error> {
     let target = env_slot.with(Rights::WRITE)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     if env.status == oxok_abi::ENV_CREATED {
-        crate::sched::make_runnable(cx.k, target);
+        crate::sched::make_runnable(cx.k, target)?;
     }
     Ok([])
 }

@@ -37,7 +37,7 @@ fn export(env: &mut Env, live: Option<oxok_abi::Regs>) -> EnvState {
     st.upcalls = env.upcalls;
     st.fs_base = env.ext.fs_base;
     st.gs_base = env.ext.gs_base;
-    st.fpu = env.ext.fpu;
+    st.fpu = env.ext.state();
     if let Some(saved) = env.pct_saved {
         let (caller, ticket) = env.pct_caller.map_or((0, 0), |(c, t)| (u64::from(c), t));
         st.pct = PctState { serving: 1, caller, ticket, saved: saved.regs() };
@@ -96,7 +96,8 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
         _ => return Err(Error::Invalid),
     };
     let installed = state.preds.iter().filter(|p| p.len != 0).count();
-    crate::mem::heap::reserve(installed * size_of::<Pred>())?;
+    // The predicates' records, and an FPU image if the target has none.
+    crate::mem::heap::reserve(installed * size_of::<Pred>() + crate::fpu::Extended::IMAGE_HEAP)?;
     let mut preds: [Option<Box<Pred>>; PREDICATES] = Default::default();
     for (pred, p) in preds.iter_mut().zip(state.preds.iter()) {
         *pred = pred_of(p)?;
@@ -119,7 +120,12 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
         saved.is_some() && env.pct_saved.is_some() && u64::from(c) == state.pct.caller && t == state.pct.ticket
     });
     env.upcalls = state.upcalls;
-    env.ext = crate::fpu::Extended { fpu: state.fpu, fs_base: state.fs_base, gs_base: state.gs_base };
+    match env.ext.fpu.as_deref_mut() {
+        Some(image) => *image = state.fpu,
+        // Room for it checked above, before anything changed.
+        None => env.ext.fpu = Some(alloc::boxed::Box::new(state.fpu)),
+    }
+    (env.ext.fs_base, env.ext.gs_base) = (state.fs_base, state.gs_base);
     crate::fpu::reload(env);
     env.preds = preds;
     env.pct_saved = saved;
