@@ -124,9 +124,9 @@ pub fn all_readable(start: u64, end: u64) -> bool {
     let mut va = start;
     while va < end {
         let block_end = (va - va % BLOCK + BLOCK).min(end);
-        // The walk of the first page checks every level above the last
-        // (present, user-accessible) and the page itself.
-        // The first page's entry is read again below, with its neighbours.
+        // The walk of the block's first page checks every level above the
+        // last (present, user-accessible); the last level's entries, that
+        // page's among them, are tested below.
         let Some(first) = pte(va).filter(|&e| e & pte::USER != 0) else { return false };
         if first & pte::HUGE != 0 {
             // A large page (which the kernel does not make): page by page.
