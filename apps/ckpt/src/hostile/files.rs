@@ -114,8 +114,17 @@ pub fn files(t: &mut Checks) {
     // not find where the listing stood.
     match exec::spawn("ckpt-share", &["ckpt-share", "6", "200", "/h-share.txt", "/h-dir"]) {
         Ok(c) => {
-            // It has read the first entry (`a`) and sleeps 200 ms.
-            let _ = time::sleep_ms(100);
+            // It reads the first entry (`a`) right after writing its first
+            // line, then sleeps 200 ms before the next: wait for that line
+            // (starting it and its child takes long on a loaded host), then
+            // a little more.
+            for _ in 0..300 {
+                if fs::read_file("/h-share.txt").is_ok_and(|d| d.starts_with(b"p1\n")) {
+                    break;
+                }
+                let _ = time::sleep_ms(10);
+            }
+            let _ = time::sleep_ms(30);
             let _ = fs::unlink("/h-dir/a");
             let got = save::checkpoint(c.slot, false).map(|_| ());
             t.check(
