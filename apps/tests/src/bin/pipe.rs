@@ -107,6 +107,20 @@ fn start(t: &mut Checks, argv: &[&str], opts: &SpawnOptions<'_>) -> Option<exec:
     child.ok()
 }
 
+/// `pipe-writer ARGS…` started with a new pipe's write end as its
+/// standard output: the pipe's read end (the parent keeps no write end)
+/// and the child.
+fn writer(t: &mut Checks, argv: &[&str]) -> Option<(Handle, exec::Child)> {
+    let Ok((r, w)) = pipe() else {
+        t.check(false, "pipe");
+        return None;
+    };
+    let mut opts = SpawnOptions::new();
+    opts.stdout(w);
+    let child = start(t, argv, &opts)?;
+    Some((r, child))
+}
+
 fn finish(t: &mut Checks, child: exec::Child, want: ExitStatus, what: &str) {
     t.expect(exec::wait(child), Ok(want), what);
 }
@@ -156,12 +170,7 @@ fn read_all_some(r: &Handle, n: usize) -> usize {
 }
 
 fn lines(t: &mut Checks) {
-    let Ok((r, w)) = pipe() else { return t.check(false, "pipe") };
-    let mut opts = SpawnOptions::new();
-    opts.stdout(w);
-    let child = start(t, &["pipe-writer", "lines", "5"], &opts);
-    drop(opts);
-    let Some(child) = child else { return };
+    let Some((r, child)) = writer(t, &["pipe-writer", "lines", "5"]) else { return };
     let mut want = alloc::string::String::new();
     for i in 1..=5 {
         want.push_str(&alloc::format!("pipe-writer: line {i} of 5\n"));
@@ -190,12 +199,7 @@ fn inherit(t: &mut Checks, all: bool, head: &str) {
 }
 
 fn killed(t: &mut Checks) {
-    let Ok((r, w)) = pipe() else { return t.check(false, "pipe") };
-    let mut opts = SpawnOptions::new();
-    opts.stdout(w);
-    let child = start(t, &["pipe-writer", "hang"], &opts);
-    drop(opts);
-    let Some(child) = child else { return };
+    let Some((r, child)) = writer(t, &["pipe-writer", "hang"]) else { return };
     let line = b"pipe-writer: before the kill\n";
     let mut got = alloc::vec::Vec::new();
     let mut buf = [0u8; 64];
@@ -215,12 +219,7 @@ fn killed(t: &mut Checks) {
 }
 
 fn lingered(t: &mut Checks) {
-    let Ok((r, w)) = pipe() else { return t.check(false, "pipe") };
-    let mut opts = SpawnOptions::new();
-    opts.stdout(w);
-    let child = start(t, &["pipe-writer", "linger", "2"], &opts);
-    drop(opts);
-    let Some(child) = child else { return };
+    let Some((r, child)) = writer(t, &["pipe-writer", "linger", "2"]) else { return };
     let ticks = || exposed::clock().map_or(0, |c| c.ticks);
     let t0 = ticks();
     let mut buf = [0u8; 16];
@@ -259,14 +258,9 @@ fn broken(t: &mut Checks) {
 }
 
 fn to_parent(t: &mut Checks) {
-    let Ok((r, w)) = pipe() else { return t.check(false, "pipe") };
-    let mut opts = SpawnOptions::new();
-    opts.stdout(w);
     let n = alloc::format!("{MIB}");
     let t0 = exposed::rdtsc();
-    let child = start(t, &["pipe-writer", "bytes", &n], &opts);
-    drop(opts);
-    let Some(child) = child else { return };
+    let Some((r, child)) = writer(t, &["pipe-writer", "bytes", &n]) else { return };
     let mut buf = [0u8; 4096];
     let mut at = 0;
     let mut good = true;
