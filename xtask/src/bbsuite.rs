@@ -112,9 +112,9 @@ pub(crate) const APPLETS: &[&str] = &[
 /// its file server does not have: symbolic and hard links (`cp`, `mv`,
 /// `ln`, `readlink`, `realpath`, `tar`, `cpio`, `ls`, `grep -r`), FIFOs
 /// (`diff`), mode and set-id bits (`cpio`, `tar` into a read-only
-/// directory), block counts (`du`); the others are
-/// `mv-refuses-mv-dir-to-subdir`, `tar extract tgz`, `tar --overwrite`,
-/// `strings-works-like-GNU` and awk's `"cmd" | getline`. (With the first
+/// directory), block counts (`du`); the others are `tar extract tgz`,
+/// `tar --overwrite`, `strings-works-like-GNU` and awk's `"cmd" |
+/// getline`. (With the first
 /// 39 applets only, 24 Nov: 254 of 262 against Linux's 256.)
 pub(crate) const OXOK_FLOOR: u32 = 670;
 /// Tests that must pass in the Linux guest (`linux-bbsuite-ref`): measured
