@@ -294,7 +294,7 @@ fn env_table_exposed() -> bool {
 #[inline(never)]
 fn check_env_table() -> bool {
     let bytes = (ENV_TABLE_ROWS * core::mem::size_of::<EnvEntry>()) as u64;
-    let ok = (0..bytes.div_ceil(PAGE_SIZE)).all(|i| readable(ENV_TABLE + i * PAGE_SIZE));
+    let ok = all_readable(ENV_TABLE, ENV_TABLE + bytes.next_multiple_of(PAGE_SIZE));
     ENV_TABLE_MAPPED.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
     ok
 }

@@ -2,7 +2,7 @@
 
 use super::build;
 use crate::{Archive, Entry};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::string::String;
 use std::vec::Vec;
@@ -16,21 +16,33 @@ fn scratch(test: &str) -> PathBuf {
     dir
 }
 
-/// Whether GNU tar can be run.
-fn have_tar() -> bool {
+/// A fresh scratch directory for `test` if GNU tar can be run (`None`:
+/// the test is skipped).
+fn tar_scratch(test: &str) -> Option<PathBuf> {
     let ok = Command::new("tar").arg("--version").output().is_ok_and(|o| o.status.success());
     if !ok {
         std::eprintln!("skipping: `tar` is not available");
     }
-    ok
+    ok.then(|| scratch(test))
+}
+
+/// The archive GNU tar writes with `format` options of the files `names`
+/// of `dir`, kept at `path`.
+fn gnu_tar_create(format: &[&str], path: &Path, dir: &Path, names: &[&str]) -> Vec<u8> {
+    let ok = Command::new("tar").args(format).arg("-cf").arg(path).arg("-C").arg(dir).args(names).status().unwrap();
+    assert!(ok.success());
+    fs::read(path).unwrap()
+}
+
+/// GNU tar extracts the archive at `path` into `into`.
+fn gnu_tar_extract(path: &Path, into: &Path) {
+    let status = Command::new("tar").arg("-xf").arg(path).arg("-C").arg(into).status().unwrap();
+    assert!(status.success());
 }
 
 #[test]
 fn gnu_tar_lists_our_archive() {
-    if !have_tar() {
-        return;
-    }
-    let dir = scratch("list");
+    let Some(dir) = tar_scratch("list") else { return };
     let path = dir.join("boot.tar");
     let big: Vec<u8> = (0..3000u32).map(|i| i as u8).collect();
     fs::write(&path, build(&[("init", b"hello"), ("bin/big", &big)])).unwrap();
@@ -43,33 +55,20 @@ fn gnu_tar_lists_our_archive() {
     assert!(lines[0].contains(" 5 1970-01-01") && lines[0].ends_with(" init"), "{listing}");
     assert!(lines[1].contains(" 3000 ") && lines[1].ends_with(" bin/big"), "{listing}");
     // And GNU tar extracts the same bytes.
-    let x = Command::new("tar").arg("-xf").arg(&path).arg("-C").arg(&dir).status().unwrap();
-    assert!(x.success());
+    gnu_tar_extract(&path, &dir);
     assert_eq!(fs::read(dir.join("bin/big")).unwrap(), big);
     let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn we_read_gnu_tar_archives() {
-    if !have_tar() {
-        return;
-    }
-    let dir = scratch("read");
+    let Some(dir) = tar_scratch("read") else { return };
     let big: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
     fs::write(dir.join("one"), b"first file\n").unwrap();
     fs::write(dir.join("two.bin"), &big).unwrap();
     fs::write(dir.join("empty"), b"").unwrap();
     let path = dir.join("gnu.tar");
-    let ok = Command::new("tar")
-        .args(["--format=ustar", "-cf"])
-        .arg(&path)
-        .arg("-C")
-        .arg(&dir)
-        .args(["one", "two.bin", "empty"])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    let data = fs::read(&path).unwrap();
+    let data = gnu_tar_create(&["--format=ustar"], &path, &dir, &["one", "two.bin", "empty"]);
     let entries: Vec<_> = Archive::new(&data).entries().collect();
     assert_eq!(
         entries,
@@ -85,10 +84,7 @@ fn we_read_gnu_tar_archives() {
 
 #[test]
 fn gnu_tar_skips_our_pax_padding() {
-    if !have_tar() {
-        return;
-    }
-    let dir = scratch("aligned");
+    let Some(dir) = tar_scratch("aligned") else { return };
     let path = dir.join("boot.tar");
     let big: Vec<u8> = (0..9000u32).map(|i| (i % 253) as u8).collect();
     let files: [(&str, &[u8]); 5] =
@@ -108,8 +104,7 @@ fn gnu_tar_skips_our_pax_padding() {
     // GNU tar extracts the same bytes, and nothing else.
     let x = dir.join("x");
     fs::create_dir_all(&x).unwrap();
-    let status = Command::new("tar").arg("-xf").arg(&path).arg("-C").arg(&x).status().unwrap();
-    assert!(status.success());
+    gnu_tar_extract(&path, &x);
     for (name, data) in files {
         assert_eq!(fs::read(x.join(name)).unwrap(), data, "{name}");
     }
@@ -122,24 +117,13 @@ fn gnu_tar_skips_our_pax_padding() {
 
 #[test]
 fn we_read_gnu_tar_pax_archives() {
-    if !have_tar() {
-        return;
-    }
-    let dir = scratch("pax");
+    let Some(dir) = tar_scratch("pax") else { return };
     fs::write(dir.join("one"), b"first file\n").unwrap();
     fs::write(dir.join("two"), b"").unwrap();
     let path = dir.join("pax.tar");
     // A global header, then an extended header (times) before each file.
-    let ok = Command::new("tar")
-        .args(["--format=pax", "--pax-option=globexthdr.name=global,comment=hello", "-cf"])
-        .arg(&path)
-        .arg("-C")
-        .arg(&dir)
-        .args(["one", "two"])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    let data = fs::read(&path).unwrap();
+    let format = ["--format=pax", "--pax-option=globexthdr.name=global,comment=hello"];
+    let data = gnu_tar_create(&format, &path, &dir, &["one", "two"]);
     assert_eq!((data[156], data[1024 + 156]), (b'g', b'x'), "GNU tar wrote pax headers");
     let entries: Vec<_> = Archive::new(&data).entries().collect();
     assert_eq!(entries, [Ok(Entry { name: "one", data: b"first file\n" }), Ok(Entry { name: "two", data: b"" })]);
