@@ -1,9 +1,9 @@
-/* File attributes the file system does not keep (calls/attr.rs): chmod,
-   chown and utimensat check their object and arguments and accept what
-   leaves the file as stat shows it (owner root, modes by kind, the time of
-   the last change of the content, which the RAM file system keeps);
-   another owner is EPERM, a missing file ENOENT, a bad descriptor EBADF,
-   a bad pointer EFAULT, a bad time EINVAL. */
+/* File attributes (calls/attr.rs): chown and utimensat check their object
+   and arguments; chown accepts the owner root, utimensat sets the times the
+   RAM file system keeps (stat shows the time of the last change of the
+   content), chmod sets its modes (links.c checks what is kept); another
+   owner is EPERM, a missing file ENOENT, a bad descriptor EBADF, a bad
+   pointer EFAULT, a bad time EINVAL. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <fcntl.h>

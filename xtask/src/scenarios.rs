@@ -1715,6 +1715,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],
     crate::scenarios_bbsuite::ATTRS,
+    crate::scenarios_bbsuite::LINKS,
     crate::scenarios_bbsuite::BENCH_SH,
     crate::scenarios_bbsuite::ALARM,
     crate::scenarios_bbsuite::MAPSHARED,

@@ -14,13 +14,15 @@ pub(crate) const BBSUITE_SCENARIOS: [Scenario; 2] = [OXOK, LINUX];
 const OXOK: Scenario = Scenario {
     name: "linux-bbsuite",
     about: "Debian's busybox test suite (testsuite/runtest, static flavour's .config) on 72 of its applets runs \
-            under busybox sh on Oxok, unpacked from the boot archive by busybox tar; at least the measured floor \
-            of its tests pass, and the shell and file server survive",
+            under busybox sh on Oxok, unpacked from the boot archive by busybox tar, with /bb/busybox a symbolic \
+            link to the archive's busybox as runtest's applet links are to it; at least the measured floor of its \
+            tests pass, and the shell and file server survive",
     cmdline: "run=init",
-    input: "busybox tar xf /boot/bbsuite.tar -C /\necho untar $?\nbusybox sh /bb/suite.sh oxok\necho status $?\n\
-            echo alive\nexit 0\n",
+    input: "busybox tar xf /boot/bbsuite.tar -C /\necho untar $?\nbusybox ln -s /bin/busybox /bb/busybox\n\
+            echo link $?\nbusybox sh /bb/suite.sh oxok\necho status $?\necho alive\nexit 0\n",
     expect: &[
         "untar 0",
+        "link 0",
         "bbsuite: oxok pass * fail * skip *",
         "bbsuite: floor * met",
         "status 0",
@@ -48,8 +50,8 @@ const LINUX: Scenario = Scenario {
 /// The attribute calls (`apps/linux/src/calls/attr.rs`).
 pub(crate) const ATTRS: Scenario = Scenario {
     name: "linux-attrs",
-    about: "chmod, chown (SQLite's fchown) and utimensat on a file system with one user and no kept modes: the \
-            owner root and any mode or time accepted, another owner EPERM, missing files ENOENT, bad descriptors \
+    about: "chmod, chown (SQLite's fchown) and utimensat on a file system with one user: the owner root and any \
+            mode or time accepted, another owner EPERM, missing files ENOENT, bad descriptors \
             EBADF, bad pointers EFAULT, bad times EINVAL; stat shows the time of a file's last write and utimensat \
             sets it (the RAM file system keeps times); busybox touch creates a file",
     cmdline: "run=init",
@@ -74,6 +76,65 @@ pub(crate) const ATTRS: Scenario = Scenario {
         "status 0",
         "oxok$ busybox ls /t1",
         "/t1",
+        "none leaked",
+    ],
+    forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],
+    timeout_secs: 180,
+    ..Scenario::DEFAULT
+};
+
+/// Symbolic and hard links and kept modes (`apps/linux-tests/links.c`).
+pub(crate) const LINKS: Scenario = Scenario {
+    name: "linux-links",
+    about: "symbolic links (made as written, followed by open and stat and in the middle of paths, relative to \
+            their directory, not by lstat, readlink, unlink, rename), hard links (one inode, a link count), modes \
+            kept (creation mode less the umask, chmod, fchmod, set-id bits), and the refusals: loops ELOOP, \
+            O_NOFOLLOW ELOOP, a directory hard link EPERM, readlink of a file EINVAL, bad pointers EFAULT, an empty \
+            target ENOENT, a long one ENAMETOOLONG; busybox ln -s and readlink over them; links from the file \
+            server to what the personality serves, followed by it: a program of the boot archive run by its link \
+            (`ln -s /bin/busybox`), /dev/null written and read through one",
+    cmdline: "run=init",
+    input: "lx-links\necho status $?\nbusybox ln -s /lxl/hard /lxl/bl\nbusybox readlink /lxl/bl\n\
+            busybox cat /lxl/bl\nbusybox ls -l /lxl/bl\nbusybox ln -s /bin/busybox /lxl/echo\n\
+            busybox sh -c '/lxl/echo via-link'\nbusybox ln -s /dev/null /lxl/null\n\
+            busybox sh -c 'echo lost > /lxl/null; echo wc=$(busybox wc -c < /lxl/null); busybox ls -lL /lxl/null'\nexit 0\n",
+    expect: &[
+        "ok open-follows",
+        "ok dir-link-in-path",
+        "ok readlink",
+        "ok lstat-link",
+        "ok dtype-lnk",
+        "ok open-nofollow",
+        "ok creat-through-dangling",
+        "ok unlink-link",
+        "ok rmdir-link-enotdir",
+        "ok loop",
+        "ok self-loop-stat",
+        "ok readlink-file-einval",
+        "ok readlink-efault",
+        "ok symlink-toolong",
+        "ok link",
+        "ok link-shares-data",
+        "ok unlink-one-name",
+        "ok link-dir-eperm",
+        "ok link-of-symlink",
+        "ok linkat-follow",
+        "ok creat-mode-umask",
+        "ok fchmod-kept",
+        "ok chmod-kept",
+        "ok chmod-through-link",
+        "ok mkdir-mode",
+        "lx-links: * checks, 0 failed",
+        "status 0",
+        "oxok$ busybox readlink /lxl/bl",
+        "/lxl/hard",
+        "oxok$ busybox cat /lxl/bl",
+        "world",
+        "/lxl/bl -> /lxl/hard",
+        "oxok$ busybox sh -c '/lxl/echo via-link'",
+        "via-link",
+        "wc=0",
+        "crw-rw-rw- * 1, * 3 * /lxl/null",
         "none leaked",
     ],
     forbid: &["FAIL", "KERNEL PANIC", "frames leaked", "upcall: unhandled"],

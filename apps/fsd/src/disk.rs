@@ -121,7 +121,7 @@ impl DiskFiles {
         let st = self.fs()?.stat(path).map_err(err)?;
         let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
         // C-FFS keeps no times (yet).
-        Ok(Meta { kind: kind(st.kind), size: st.size, number, nlink: u64::from(st.nlink), mtime: 0 })
+        Ok(Meta { kind: kind(st.kind), size: st.size, number, nlink: u64::from(st.nlink), mtime: 0, mode: None })
     }
 
     fn sync(&mut self) -> Result<(), FsError> {
@@ -222,7 +222,7 @@ impl Files for DiskFiles {
         Ok(Some(Entry { name: name.into_bytes(), kind: kind(k), size }))
     }
 
-    fn mkdir(&mut self, path: &[u8]) -> Result<(), FsError> {
+    fn mkdir(&mut self, path: &[u8], _mode: Option<u16>) -> Result<(), FsError> {
         let p = normal(path)?;
         self.fs()?.mkdir(&p).map_err(err)?;
         self.sync()

@@ -21,6 +21,8 @@ pub struct Meta {
     pub nlink: u64,
     /// The last change of the content in Unix seconds (0: not kept).
     pub mtime: u64,
+    /// The permission bits (`None`: not kept).
+    pub mode: Option<u16>,
 }
 
 /// One directory entry.
@@ -53,8 +55,9 @@ pub trait Files: Send {
     fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError>;
     /// The entry of directory `ino` after `after` in name order.
     fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError>;
-    /// Makes a directory.
-    fn mkdir(&mut self, path: &[u8]) -> Result<(), FsError>;
+    /// Makes a directory, with the permission bits `mode` where the file
+    /// system keeps them.
+    fn mkdir(&mut self, path: &[u8], mode: Option<u16>) -> Result<(), FsError>;
     /// Removes a file name.
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError>;
     /// Removes an empty directory.
@@ -65,6 +68,34 @@ pub trait Files: Send {
     /// data blocks). A file system that cannot copy without the CPU
     /// says `NotPermitted` (the client sees `Unsupported`).
     fn copy_tree(&mut self, _from: &[u8], _to: &[u8]) -> Result<[u64; 3], FsError> {
+        Err(FsError::NotPermitted)
+    }
+    /// Status of `path`, a symbolic link as its last component not
+    /// followed (`lstat`). A file system without links: as `stat_path`.
+    fn lstat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
+        self.stat_path(path)
+    }
+    /// Makes `new` another name of what `existing` names (a symbolic link
+    /// as the last component of `existing` is linked itself). A file
+    /// system without hard links says `NotPermitted` (`EPERM`, as Linux's
+    /// file systems without them).
+    fn link(&mut self, _existing: &[u8], _new: &[u8]) -> Result<(), FsError> {
+        Err(FsError::NotPermitted)
+    }
+    /// Makes a symbolic link at `path` holding `target` as it is. A file
+    /// system without them says `NotPermitted`.
+    fn symlink(&mut self, _target: &[u8], _path: &[u8]) -> Result<(), FsError> {
+        Err(FsError::NotPermitted)
+    }
+    /// The target of the symbolic link `path` names (`Invalid` for
+    /// anything else).
+    fn readlink(&mut self, path: &[u8]) -> Result<Vec<u8>, FsError> {
+        self.stat_path(path)?;
+        Err(FsError::Invalid)
+    }
+    /// Sets `ino`'s permission bits. A file system that keeps no modes
+    /// says `NotPermitted` (the client sees `Unsupported`).
+    fn set_mode(&mut self, _ino: u64, _mode: u16) -> Result<(), FsError> {
         Err(FsError::NotPermitted)
     }
     /// (inodes or files, bytes used) for `INFO`.
@@ -100,11 +131,34 @@ impl Files for Fs {
     }
     fn stat(&mut self, i: u64) -> Result<Meta, FsError> {
         let st = Fs::stat(self, ino(i))?;
-        Ok(Meta { kind: st.kind, size: st.size, number: st.ino.number(), nlink: st.nlink, mtime: st.mtime })
+        Ok(Meta {
+            kind: st.kind,
+            size: st.size,
+            number: st.ino.number(),
+            nlink: st.nlink,
+            mtime: st.mtime,
+            mode: Some(st.mode),
+        })
     }
     fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
         let i = self.lookup(Ino::ROOT, path)?;
         Files::stat(self, i.to_raw())
+    }
+    fn lstat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
+        let i = self.lookup_nofollow(Ino::ROOT, path)?;
+        Files::stat(self, i.to_raw())
+    }
+    fn link(&mut self, existing: &[u8], new: &[u8]) -> Result<(), FsError> {
+        Fs::link(self, Ino::ROOT, existing, new)
+    }
+    fn symlink(&mut self, target: &[u8], path: &[u8]) -> Result<(), FsError> {
+        Fs::symlink(self, Ino::ROOT, target, path).map(|_| ())
+    }
+    fn readlink(&mut self, path: &[u8]) -> Result<Vec<u8>, FsError> {
+        Fs::readlink(self, Ino::ROOT, path)
+    }
+    fn set_mode(&mut self, i: u64, mode: u16) -> Result<(), FsError> {
+        Fs::set_mode(self, ino(i), mode)
     }
     fn pin(&mut self, i: u64) -> Result<(), FsError> {
         Fs::pin(self, ino(i))
@@ -126,8 +180,12 @@ impl Files for Fs {
         let size = Fs::stat(self, e.ino).map_or(0, |s| s.size);
         Ok(Some(Entry { name: e.name, kind: e.kind, size }))
     }
-    fn mkdir(&mut self, path: &[u8]) -> Result<(), FsError> {
-        Fs::mkdir(self, Ino::ROOT, path).map(|_| ())
+    fn mkdir(&mut self, path: &[u8], mode: Option<u16>) -> Result<(), FsError> {
+        let dir = Fs::mkdir(self, Ino::ROOT, path)?;
+        match mode {
+            Some(m) => Fs::set_mode(self, dir, m),
+            None => Ok(()),
+        }
     }
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
         Fs::unlink(self, Ino::ROOT, path)

@@ -20,7 +20,7 @@ const MAX_POSITION: i128 = i64::MAX as i128;
 impl Server {
     /// Opens `path` with the `OPEN` flag `bits`: the handle and the kind.
     pub(crate) fn open(&mut self, caller: u64, path: &[u8], bits: u64, out: &mut Msg) -> Reply {
-        if bits & !flags::ALL != 0 {
+        if bits & !(flags::ALL | flags::MODE_FIELD) != 0 {
             return Err(Status::Invalid);
         }
         if !self.table.has_room(caller, true) {
@@ -38,6 +38,8 @@ impl Server {
             truncate: has(flags::TRUNCATE),
             directory: has(flags::DIRECTORY),
             write,
+            nofollow: has(flags::NOFOLLOW),
+            mode: proto::mode_of(bits),
         };
         let ino = self.fs.open(path, o).map_err(status)?;
         let meta = self.fs.stat(ino).map_err(status)?;
@@ -115,15 +117,23 @@ impl Server {
         Ok(0)
     }
 
-    /// Kind, size, inode number, links and time of `ino` in reply words 1..6.
+    /// The status of `ino` in reply words 1.. ([`proto::WireStat`]).
     pub(crate) fn put_stat(&mut self, ino: u64, out: &mut Msg) -> Reply {
         let st = self.fs.stat(ino).map_err(status)?;
         Self::put_meta(&st, out)
     }
 
-    /// `st` in reply words 1..6.
+    /// `st` in reply words 1.. ([`proto::WireStat`]).
     pub(crate) fn put_meta(st: &Meta, out: &mut Msg) -> Reply {
-        proto::put_stat(&mut out[1..], kind_code(st.kind), st.size, st.number, st.nlink, st.mtime);
+        let wire = proto::WireStat {
+            kind: kind_code(st.kind),
+            size: st.size,
+            ino: st.number,
+            nlink: st.nlink,
+            mtime: st.mtime,
+            mode: st.mode,
+        };
+        wire.put(&mut out[1..]);
         Ok(0)
     }
 

@@ -7,7 +7,7 @@
 use alloc::vec::Vec;
 use oxok_libos::abi::{ENV_FREE, ENV_ZOMBIE};
 use oxok_libos::exposed;
-use oxok_libos::fs::proto::{self, INLINE, KIND_DIR, KIND_FILE, STAGED, Status, op};
+use oxok_libos::fs::proto::{self, INLINE, KIND_DIR, KIND_FILE, KIND_LINK, LINK_CHUNK, STAGED, Status, flags, op};
 use oxok_libos::pct::Msg;
 use oxok_ramfs::{FsError, Kind};
 
@@ -99,12 +99,12 @@ impl Server {
             }
             op::STAT => {
                 let path = self.payload(caller, req)?;
-                let st = self.fs.stat_path(&path).map_err(status)?;
-                Self::put_meta(&st, out)
+                let st = if arg & flags::NOFOLLOW != 0 { self.fs.lstat_path(&path) } else { self.fs.stat_path(&path) };
+                Self::put_meta(&st.map_err(status)?, out)
             }
             op::MKDIR => {
                 let path = self.payload(caller, req)?;
-                self.fs.mkdir(&path).map(|_| 0).map_err(status)
+                self.fs.mkdir(&path, proto::mode_of(arg)).map(|_| 0).map_err(status)
             }
             op::UNLINK => {
                 let path = self.payload(caller, req)?;
@@ -116,13 +116,40 @@ impl Server {
             }
             op::RENAME => {
                 let payload = self.payload(caller, req)?;
-                let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
-                self.fs.rename(&payload[..at], &payload[at + 1..]).map(|()| 0).map_err(status)
+                let (from, to) = pair(&payload)?;
+                self.fs.rename(from, to).map(|()| 0).map_err(status)
+            }
+            op::LINK => {
+                let payload = self.payload(caller, req)?;
+                let (from, to) = pair(&payload)?;
+                self.fs.link(from, to).map(|()| 0).map_err(status)
+            }
+            op::SYMLINK => {
+                let payload = self.payload(caller, req)?;
+                let (target, path) = pair(&payload)?;
+                self.fs.symlink(target, path).map(|()| 0).map_err(status)
+            }
+            op::READLINK => {
+                let path = self.payload(caller, req)?;
+                let target = self.fs.readlink(&path).map_err(status)?;
+                let from = usize::try_from(arg & !STAGED).ok().filter(|&f| f <= target.len()).ok_or(Status::Invalid)?;
+                let chunk = &target[from..target.len().min(from + LINK_CHUNK)];
+                out[1] = target.len() as u64;
+                proto::put_bytes(&mut out[2..], chunk);
+                Ok(chunk.len())
+            }
+            op::SET_MODE => {
+                let ino = self.table.get(caller, req[1])?.ino;
+                let mode = u16::try_from(req[2]).ok().filter(|m| m & !0o7777 == 0).ok_or(Status::Invalid)?;
+                self.fs.set_mode(ino, mode).map(|()| 0).map_err(|e| match e {
+                    FsError::NotPermitted => Status::Unsupported,
+                    e => status(e),
+                })
             }
             op::COPY => {
                 let payload = self.payload(caller, req)?;
-                let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
-                let done = self.fs.copy_tree(&payload[..at], &payload[at + 1..]).map_err(|e| match e {
+                let (from, to) = pair(&payload)?;
+                let done = self.fs.copy_tree(from, to).map_err(|e| match e {
                     FsError::NotPermitted => Status::Unsupported,
                     e => status(e),
                 })?;
@@ -216,11 +243,18 @@ fn inline(req: &Msg, len: usize) -> Result<[u8; INLINE], Status> {
     Ok(bytes)
 }
 
+/// A two-part payload `first NUL second`.
+fn pair(payload: &[u8]) -> Result<(&[u8], &[u8]), Status> {
+    let at = payload.iter().position(|&b| b == 0).ok_or(Status::Invalid)?;
+    Ok((&payload[..at], &payload[at + 1..]))
+}
+
 /// The wire kind of an inode kind.
 pub(crate) fn kind_code(kind: Kind) -> u64 {
     match kind {
         Kind::File => KIND_FILE,
         Kind::Dir => KIND_DIR,
+        Kind::Symlink => KIND_LINK,
     }
 }
 
@@ -234,8 +268,9 @@ pub(crate) fn status(e: FsError) -> Status {
         FsError::NotEmpty => Status::NotEmpty,
         FsError::BadInode => Status::BadHandle,
         FsError::NoSpace | FsError::FileTooBig => Status::NoSpace,
-        FsError::InvalidName | FsError::TooLong | FsError::Invalid | FsError::Busy | FsError::NotPermitted => {
-            Status::Invalid
-        }
+        FsError::Loop => Status::Loop,
+        FsError::TooLong => Status::TooLong,
+        FsError::NotPermitted => Status::NotPermitted,
+        FsError::InvalidName | FsError::Invalid | FsError::Busy => Status::Invalid,
     }
 }

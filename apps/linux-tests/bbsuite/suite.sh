@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs Debian's busybox test suite (testsuite/runtest, unchanged but for
-# the one line xtask/src/bbsuite.rs notes) on the applets listed in
+# Runs Debian's busybox test suite (testsuite/runtest as Debian ships
+# it, its applet links to /bb/busybox) on the applets listed in
 # /bb/applets, the same way on Oxok and in the Linux guest, and counts:
 #   sh /bb/suite.sh SIDE        (SIDE: oxok or linux)
 # prints every PASS/FAIL/SKIPPED/UNTESTED line runtest prints, then

@@ -29,6 +29,7 @@ pub const ENAMETOOLONG: i64 = 36;
 pub const ENODEV: i64 = 19;
 pub const ENOSYS: i64 = 38;
 pub const ENOTEMPTY: i64 = 39;
+pub const ELOOP: i64 = 40;
 pub const ENOTSOCK: i64 = 88;
 pub const EDESTADDRREQ: i64 = 89;
 pub const ENOPROTOOPT: i64 = 92;
@@ -67,6 +68,9 @@ pub fn from_io(e: IoError) -> i64 {
         IoError::ConnRefused => ECONNREFUSED,
         IoError::ConnReset => ECONNRESET,
         IoError::TimedOut => ETIMEDOUT,
+        IoError::Loop => ELOOP,
+        IoError::TooLong => ENAMETOOLONG,
+        IoError::NotPermitted => EPERM,
     }
 }
 

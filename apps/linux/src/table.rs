@@ -5,7 +5,8 @@
 //! know returns `-ENOSYS` and is logged once.
 
 use crate::calls::{
-    attr, epoll, exec, file, fork, fs, futex, info, itimer, memory, net, poll, process, select, signal, time, wait,
+    attr, epoll, exec, file, fork, fs, futex, info, itimer, links, memory, net, poll, process, select, signal, time,
+    wait,
 };
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -67,9 +68,9 @@ linux_calls! {
     1 write Full "" => file::write;
     2 open Full "" => fs::open;
     3 close Full "" => file::close;
-    4 stat Partial "owner root, modes fixed by kind, the modification time for all three times (0 on the disk's C-FFS)" => fs::stat;
+    4 stat Partial "owner root, modes kept by the RAM file system (fixed by kind on the disk's C-FFS), the modification time for all three times (0 on the disk's C-FFS)" => fs::stat;
     5 fstat Partial "as stat" => fs::fstat;
-    6 lstat Partial "as stat (no symbolic links)" => fs::lstat;
+    6 lstat Partial "as stat, of a symbolic link itself" => fs::lstat;
     7 poll Full "" => poll::poll;
     8 lseek Full "" => file::lseek;
     9 mmap Partial "anonymous (MAP_SHARED ones shared with fork relatives, frames given at map time, at most half the free ones), and file mappings read at map time (private)" => memory::mmap;
@@ -122,12 +123,17 @@ linux_calls! {
     79 getcwd Full "" => fs::getcwd;
     80 chdir Full "" => fs::chdir;
     82 rename Full "" => fs::rename;
-    83 mkdir Partial "mode ignored" => fs::mkdir;
+    83 mkdir Partial "mode (less the umask) kept by the RAM file system, ignored elsewhere" => fs::mkdir;
     84 rmdir Full "" => fs::rmdir;
     87 unlink Full "" => fs::unlink;
-    89 readlink Partial "/proc/self/exe only (no symbolic links)" => fs::readlink;
-    90 chmod Partial "the file system keeps no modes: checked, accepted" => attr::chmod;
-    91 fchmod Partial "the file system keeps no modes: checked, accepted" => attr::fchmod;
+    89 readlink Full "symbolic links of the file servers (the disk's C-FFS has none), /proc/self/exe" => links::readlink;
+    86 link Partial "in one file server, not across /tmp and the disk; EPERM on the disk's C-FFS" => links::link;
+    88 symlink Partial "in the file servers, resolved inside the server the link is on; EPERM on the disk's C-FFS" => links::symlink;
+    265 linkat Partial "as link; AT_SYMLINK_FOLLOW" => links::linkat;
+    266 symlinkat Partial "as symlink" => links::symlinkat;
+    267 readlinkat Full "as readlink" => links::readlinkat;
+    90 chmod Partial "modes kept by the RAM file system (never checked: one user, root), accepted elsewhere" => attr::chmod;
+    91 fchmod Partial "as chmod" => attr::fchmod;
     92 chown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
     93 fchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchown;
     94 lchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
@@ -158,11 +164,11 @@ linux_calls! {
     231 exit_group Full "" => process::exit;
     234 tgkill Partial "as tkill" => signal::tgkill;
     257 openat Full "" => fs::openat;
-    258 mkdirat Partial "mode ignored" => fs::mkdirat;
+    258 mkdirat Partial "as mkdir" => fs::mkdirat;
     260 fchownat Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchownat;
     262 newfstatat Partial "as stat; AT_EMPTY_PATH" => fs::newfstatat;
     263 unlinkat Full "" => fs::unlinkat;
-    268 fchmodat Partial "the file system keeps no modes: checked, accepted" => attr::fchmodat;
+    268 fchmodat Partial "as chmod" => attr::fchmodat;
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;

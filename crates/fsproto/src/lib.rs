@@ -27,9 +27,11 @@
 //! | op | words 1.. | reply words 1.. |
 //! | --- | --- | --- |
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
-//! | `OPEN` (arg = [`flags`]), `STAT`, `MKDIR`, `UNLINK`, `RMDIR`, `RENAME` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number; `STAT`: [`put_stat`] |
-//! | `CLOSE`, `FSTAT` | handle | `FSTAT`: [`put_stat`] |
+//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number; `STAT`: [`WireStat`] |
+//! | `READLINK` (arg = offset in the target) | the payload's last `len` bytes | the target's length, then `len` ≤ [`LINK_CHUNK`] of its bytes from the offset |
+//! | `CLOSE`, `FSTAT` | handle | `FSTAT`: [`WireStat`] |
 //! | `SET_TIMES` | handle, modification time, access time ([`KEEP_TIME`]: unchanged) | — |
+//! | `SET_MODE` | handle, permission bits (`0o7777`) | — |
 //! | `READ` (len = most bytes wanted) | handle | the bytes |
 //! | `WRITE` | handle, `len` ≤ [`WRITE_MAX`] bytes | bytes taken |
 //! | `SEEK` (arg = whence 0 start, 1 current, 2 end) | handle, offset (`i64`) | position |
@@ -46,8 +48,10 @@
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
 //! message carries the last chunk (with [`STAGED`] set in its `arg`) and
-//! consumes the staging; any failure drops it. `RENAME`'s and `COPY`'s
-//! payload is `from NUL to` (paths never hold NUL).
+//! consumes the staging; any failure drops it. `RENAME`'s, `LINK`'s and
+//! `COPY`'s payload is `from NUL to` (paths never hold NUL); `SYMLINK`'s is
+//! `target NUL path`, the target stored as it is, never resolved by the
+//! client.
 //!
 //! A pure `no_std` crate, host-tested: the libOS client (`oxok_libos::fs`)
 //! and the server (`apps/fsd`) both encode and decode through it.
@@ -131,7 +135,22 @@ pub mod op {
     /// [`KEEP_TIME`](super::KEEP_TIME)). A server whose file system keeps no
     /// times answers `Unsupported`.
     pub const SET_TIMES: u8 = 24;
+    /// Make `to` another name of the object `from` names (`link(2)`: a
+    /// symbolic link as `from` is linked itself). A server whose file
+    /// system has no links answers `Unsupported`.
+    pub const LINK: u8 = 25;
+    /// Make a symbolic link: payload `target NUL path`.
+    pub const SYMLINK: u8 = 26;
+    /// Read part of a symbolic link's target.
+    pub const READLINK: u8 = 27;
+    /// Set an open file's permission bits (word 1 the handle, word 2 the
+    /// bits). A server whose file system keeps no modes answers
+    /// `Unsupported`.
+    pub const SET_MODE: u8 = 28;
 }
+
+/// Target bytes of one `READLINK` reply (words 2..9).
+pub const LINK_CHUNK: usize = 56;
 
 /// A `SET_TIMES` word that leaves its time as it is.
 pub const KEEP_TIME: u64 = u64::MAX;
@@ -155,14 +174,37 @@ pub mod flags {
     pub const EXCLUSIVE: u64 = 32;
     /// The path must be a directory.
     pub const DIRECTORY: u64 = 64;
+    /// A symbolic link as the last component is not followed: `OPEN`
+    /// fails with `Loop`, `STAT` reports the link itself.
+    pub const NOFOLLOW: u64 = 128;
     /// Every bit defined.
-    pub const ALL: u64 = 127;
+    pub const ALL: u64 = 255;
+    /// Where [`with_mode`](super::with_mode) puts a creation mode.
+    pub const MODE_SHIFT: u32 = 16;
+    /// Set when the arg carries a creation mode.
+    pub const MODE_GIVEN: u64 = 1 << 28;
+    /// Every bit [`with_mode`](super::with_mode) may set.
+    pub const MODE_FIELD: u64 = MODE_GIVEN | 0o7777 << MODE_SHIFT;
+}
+
+/// `OPEN`'s or `MKDIR`'s arg with the permission bits a newly made object
+/// gets (`mode & 0o7777`, the caller having applied its umask).
+pub const fn with_mode(arg: u64, mode: u32) -> u64 {
+    arg | flags::MODE_GIVEN | (((mode & 0o7777) as u64) << flags::MODE_SHIFT)
+}
+
+/// The creation mode [`with_mode`] put in an arg, if any.
+pub const fn mode_of(arg: u64) -> Option<u16> {
+    if arg & flags::MODE_GIVEN == 0 { None } else { Some(((arg >> flags::MODE_SHIFT) & 0o7777) as u16) }
 }
 
 /// Kinds in `OPEN`, `STAT` and `READDIR` replies.
 pub const KIND_FILE: u64 = 1;
 /// A directory.
 pub const KIND_DIR: u64 = 2;
+/// A symbolic link (only where a link is not followed: `STAT` with
+/// [`flags::NOFOLLOW`], `READDIR`).
+pub const KIND_LINK: u64 = 3;
 
 /// A reply status (bits 0..8 of reply word 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,12 +234,18 @@ pub enum Status {
     Stopped = 10,
     /// The caller may not do that (`DUP` to a stranger, `STOP`).
     Denied = 11,
+    /// Too many symbolic links in a path, or `NOFOLLOW` met one.
+    Loop = 12,
+    /// A name or path too long.
+    TooLong = 13,
+    /// Not on this kind of object (a hard link to a directory).
+    NotPermitted = 14,
 }
 
 impl Status {
     /// The status in reply word 0 (unknown codes read as `Invalid`).
     pub fn of(w0: u64) -> Status {
-        const ALL: [Status; 12] = [
+        const ALL: [Status; 15] = [
             Status::Ok,
             Status::NotFound,
             Status::Exists,
@@ -210,6 +258,9 @@ impl Status {
             Status::Unsupported,
             Status::Stopped,
             Status::Denied,
+            Status::Loop,
+            Status::TooLong,
+            Status::NotPermitted,
         ];
         ALL.get((w0 & 0xff) as usize).copied().unwrap_or(Status::Invalid)
     }
@@ -272,12 +323,48 @@ pub const fn split_readdir_word(w: u64) -> (bool, u64, usize) {
     (w >> 63 != 0, (w >> 48) & 0xff, (w & 0xffff) as usize)
 }
 
-/// `STAT`/`FSTAT` reply words 1..6: kind, size, inode number, links, and
-/// the last modification of the content in Unix seconds (0: the file
-/// system keeps no times).
-pub fn put_stat(words: &mut [u64], kind: u64, size: u64, ino: u64, nlink: u64, mtime: u64) {
-    for (w, v) in words.iter_mut().zip([kind, size, ino, nlink, mtime]) {
-        *w = v;
+/// `STAT`/`FSTAT` reply words 1..7.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WireStat {
+    /// [`KIND_FILE`], [`KIND_DIR`] or [`KIND_LINK`].
+    pub kind: u64,
+    /// A file's bytes, a directory's entries, a link's target bytes.
+    pub size: u64,
+    /// The inode number.
+    pub ino: u64,
+    /// Links.
+    pub nlink: u64,
+    /// The last modification of the content in Unix seconds (0: the file
+    /// system keeps no times).
+    pub mtime: u64,
+    /// The permission bits (`None`: the file system keeps no modes).
+    pub mode: Option<u16>,
+}
+
+/// Word 6's bit that says a mode is kept (a mode may be 0).
+const MODE_KEPT: u64 = 1 << 32;
+
+impl WireStat {
+    /// Writes the status into `words` (reply words 1..).
+    pub fn put(&self, words: &mut [u64]) {
+        let mode = self.mode.map_or(0, |m| MODE_KEPT | u64::from(m & 0o7777));
+        for (w, v) in words.iter_mut().zip([self.kind, self.size, self.ino, self.nlink, self.mtime, mode]) {
+            *w = v;
+        }
+    }
+
+    /// The status in `words` (reply words 1..; missing words read 0).
+    pub fn of(words: &[u64]) -> WireStat {
+        let word = |i: usize| words.get(i).copied().unwrap_or(0);
+        let mode = word(5);
+        WireStat {
+            kind: word(0),
+            size: word(1),
+            ino: word(2),
+            nlink: word(3),
+            mtime: word(4),
+            mode: (mode & MODE_KEPT != 0).then_some((mode & 0o7777) as u16),
+        }
     }
 }
 

@@ -16,13 +16,13 @@ fn request_words_round_trip() {
 
 #[test]
 fn reply_words_carry_status_and_count() {
-    for code in 0..12u64 {
+    for code in 0..15u64 {
         let s = Status::of(code);
         assert_eq!(s as u64, code, "every code names its own status");
         let w = reply(s, 48);
         assert_eq!((Status::of(w), len_of(w)), (s, 48));
     }
-    assert_eq!(Status::of(12), Status::Invalid, "unknown codes read as Invalid");
+    assert_eq!(Status::of(15), Status::Invalid, "unknown codes read as Invalid");
     assert_eq!(Status::of(0xff), Status::Invalid);
 }
 
@@ -61,10 +61,33 @@ fn packing_never_overruns_either_side() {
 }
 
 #[test]
-fn stat_fills_five_words() {
+fn stat_fills_six_words_and_round_trips() {
     let mut w = [0u64; WORDS];
-    put_stat(&mut w[1..], KIND_FILE, 10, 3, 1, 1_764_000_000);
-    assert_eq!(&w[..7], &[0, KIND_FILE, 10, 3, 1, 1_764_000_000, 0]);
+    let st = WireStat { kind: KIND_FILE, size: 10, ino: 3, nlink: 1, mtime: 1_764_000_000, mode: None };
+    st.put(&mut w[1..]);
+    assert_eq!(&w[..8], &[0, KIND_FILE, 10, 3, 1, 1_764_000_000, 0, 0]);
+    assert_eq!(WireStat::of(&w[1..]), st);
+    // Mode 0 is a mode kept, not "no mode"; bits past 0o7777 are dropped.
+    for mode in [0, 0o4755, 0o7777] {
+        let st = WireStat { kind: KIND_LINK, mode: Some(mode), ..st };
+        st.put(&mut w[1..]);
+        assert_eq!(WireStat::of(&w[1..]), st);
+    }
+    WireStat { mode: Some(0o170_777), ..st }.put(&mut w[1..]);
+    assert_eq!(WireStat::of(&w[1..]).mode, Some(0o777));
+    assert_eq!(WireStat::of(&[]), WireStat::default(), "missing words read 0");
+}
+
+#[test]
+fn creation_mode_rides_in_the_arg() {
+    let arg = with_mode(flags::CREATE | flags::WRITE, 0o100_644);
+    assert_eq!(mode_of(arg), Some(0o644));
+    assert_eq!(arg & flags::ALL, flags::CREATE | flags::WRITE, "the flags are untouched");
+    assert!(arg & STAGED == 0, "the mode stays below STAGED");
+    assert_eq!(mode_of(with_mode(0, 0)), Some(0), "mode 0 is given, not absent");
+    assert_eq!(mode_of(flags::ALL), None);
+    assert_eq!(Status::of(Status::Loop as u64), Status::Loop);
+    assert_eq!(Status::of(Status::TooLong as u64), Status::TooLong);
 }
 
 // The limits fit the message (checked when the tests compile).
@@ -72,6 +95,8 @@ const _: () = {
     assert!(INLINE <= (WORDS - 1) * 8);
     assert!(WRITE_MAX <= (WORDS - 2) * 8);
     assert!(NAME_CHUNK <= (WORDS - 3) * 8);
+    assert!(LINK_CHUNK <= (WORDS - 2) * 8);
+    assert!(flags::MODE_GIVEN < STAGED && flags::ALL < 1 << flags::MODE_SHIFT);
     assert!(STAGED > 0xffff_ffff, "STAGED sits above any inline argument");
     assert!(BUFFER_SIZE >= 64 * INLINE, "the buffer moves many times a message's bytes");
 };

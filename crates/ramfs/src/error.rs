@@ -12,7 +12,8 @@ use core::fmt;
 #[repr(u16)]
 pub enum FsError {
     /// A path component (or the object itself) does not exist, or the
-    /// directory it would be created in has been removed. `ENOENT`.
+    /// directory it would be created in has been removed; also an empty
+    /// path or symbolic-link target. `ENOENT`.
     NotFound = 1,
     /// A path walks through something that is not a directory, a trailing
     /// slash names a file, or a directory operation got a file. `ENOTDIR`.
@@ -25,14 +26,18 @@ pub enum FsError {
     /// The directory to remove (or to replace by rename) is not empty.
     /// `ENOTEMPTY`.
     NotEmpty = 5,
-    /// A path holds a NUL byte. `EINVAL`.
+    /// A path or symbolic-link target holds a NUL byte. `EINVAL`.
     InvalidName = 6,
-    /// A path is [`PATH_MAX`](crate::PATH_MAX) bytes or longer, or one of its
-    /// components is longer than [`NAME_MAX`](crate::NAME_MAX). `ENAMETOOLONG`.
+    /// A path or symbolic-link target is [`PATH_MAX`](crate::PATH_MAX) bytes
+    /// or longer, or a component of a path (or of a target being followed)
+    /// is longer than [`NAME_MAX`](crate::NAME_MAX). `ENAMETOOLONG`.
     TooLong = 7,
     /// An invalid argument: renaming a directory into its own subtree,
     /// `rmdir` of `.`, `create` together with `directory` in an open,
-    /// unpinning an inode that is not pinned. `EINVAL`.
+    /// unpinning an inode that is not pinned, `readlink` of something that
+    /// is not a symbolic link, [`Fs::create`](crate::Fs::create) with
+    /// [`Kind::Symlink`](crate::Kind::Symlink), reading, writing or
+    /// truncating a symbolic link's inode. `EINVAL`.
     Invalid = 8,
     /// The inode handle names no live inode (never allocated, or freed and
     /// its slot reused: the generation no longer matches). `EBADF`.
@@ -47,13 +52,19 @@ pub enum FsError {
     /// renaming `.` or `..`. `EBUSY`.
     Busy = 12,
     /// The operation is not permitted on this kind of object (a hard link to
-    /// a directory). `EPERM`.
+    /// a directory, [`set_mode`](crate::Fs::set_mode) on a symbolic link).
+    /// `EPERM`.
     NotPermitted = 13,
+    /// Resolving one path followed more than 40 symbolic links (Linux
+    /// `MAXSYMLINKS`), or an open with
+    /// [`nofollow`](crate::OpenFlags::nofollow) met a symbolic link as the
+    /// last component. `ELOOP`.
+    Loop = 14,
 }
 
 impl FsError {
     /// Every error, in code order, for exhaustive tests and tables.
-    pub const ALL: [FsError; 13] = [
+    pub const ALL: [FsError; 14] = [
         FsError::NotFound,
         FsError::NotADirectory,
         FsError::IsADirectory,
@@ -67,6 +78,7 @@ impl FsError {
         FsError::FileTooBig,
         FsError::Busy,
         FsError::NotPermitted,
+        FsError::Loop,
     ];
 
     /// The stable numeric code (1-based; 0 is never an error).
@@ -95,6 +107,7 @@ impl FsError {
             FsError::FileTooBig => 27,    // EFBIG
             FsError::Busy => 16,          // EBUSY
             FsError::NotPermitted => 1,   // EPERM
+            FsError::Loop => 40,          // ELOOP
         }
     }
 
@@ -114,6 +127,7 @@ impl FsError {
             FsError::FileTooBig => "file too large",
             FsError::Busy => "resource busy",
             FsError::NotPermitted => "operation not permitted",
+            FsError::Loop => "too many levels of symbolic links",
         }
     }
 }

@@ -2,7 +2,8 @@
 //! (read, write, truncate, stat, pins, directory listing).
 //!
 //! Path-level operations are in [`namei`](crate::namei) (resolution),
-//! [`ops`](crate::ops) (create, open, unlink, rmdir, link) and
+//! [`ops`](crate::ops) (create, open, unlink, rmdir, link),
+//! [`symlink`](crate::symlink) (symlink, readlink) and
 //! [`rename`](crate::rename).
 
 use alloc::vec::Vec;
@@ -10,7 +11,7 @@ use alloc::vec::Vec;
 use crate::dir::{Dir, DirEntry};
 use crate::error::{FsError, Result};
 use crate::file::{Budget, FileData, PAGE_SIZE};
-use crate::inode::{Arena, Body, Ino, Inode, Kind};
+use crate::inode::{Arena, Body, Ino, Inode, Kind, MODE_MASK};
 
 /// Configurable limits. Exceeding the per-file size gives
 /// [`FsError::FileTooBig`]; running out of bytes or inodes gives
@@ -21,10 +22,10 @@ pub struct Limits {
     pub max_file_size: u64,
     /// File data the whole file system may hold, in bytes (counted in
     /// whole [`PAGE_SIZE`] pages actually allocated; holes are free;
-    /// directories and names are not counted).
+    /// directories, names and symbolic-link targets are not counted).
     pub max_bytes: u64,
-    /// Live inodes (files and directories, the root included; unlinked but
-    /// pinned ones still count).
+    /// Live inodes (files, directories and symbolic links, the root
+    /// included; unlinked but pinned ones still count).
     pub max_inodes: usize,
 }
 
@@ -45,16 +46,21 @@ impl Default for Limits {
 pub struct Stat {
     /// The inode's handle ([`Ino::number`] is its `st_ino`).
     pub ino: Ino,
-    /// File or directory.
+    /// File, directory or symbolic link.
     pub kind: Kind,
     /// A file's length in bytes; a directory's number of entries (not
-    /// counting `.` and `..`).
+    /// counting `.` and `..`); a symbolic link's target length.
     pub size: u64,
-    /// Links: directory entries naming a file (0 once unlinked); `2 +
-    /// subdirectories` for a directory (0 once removed).
+    /// Links: directory entries naming a file or symbolic link (0 once
+    /// unlinked); `2 + subdirectories` for a directory (0 once removed).
     pub nlink: u64,
+    /// Permission bits (`st_mode & 0o7777`; the kind gives the type bits):
+    /// by default `0o644` for a file, `0o755` for a directory, always
+    /// `0o777` for a symbolic link. See [`Fs::set_mode`].
+    pub mode: u16,
     /// Bytes of storage allocated (whole pages; less than `size` for a
-    /// sparse file). `st_blocks` is this / 512.
+    /// sparse file; 0 for a directory or symbolic link). `st_blocks` is
+    /// this / 512.
     pub allocated: u64,
     /// Pins held ([`Fs::pin`]).
     pub pins: u64,
@@ -151,18 +157,22 @@ impl Fs {
         }
     }
 
-    /// Status of `ino`.
+    /// Status of `ino` (of a symbolic link itself: resolve a path with
+    /// [`lookup`](Self::lookup) for `stat`, with
+    /// [`lookup_nofollow`](Self::lookup_nofollow) for `lstat`).
     pub fn stat(&self, ino: Ino) -> Result<Stat> {
         let inode = self.arena.get(ino)?;
         let (size, allocated) = match &inode.body {
             Body::File(f) => (f.size(), f.pages() * PAGE_SIZE as u64),
             Body::Dir(d) => (d.len() as u64, 0),
+            Body::Symlink(t) => (t.len() as u64, 0),
         };
         Ok(Stat {
             ino,
             kind: inode.kind(),
             size,
             nlink: inode.nlink,
+            mode: inode.mode,
             allocated,
             pins: inode.pins,
             atime: inode.atime,
@@ -191,6 +201,23 @@ impl Fs {
         Ok(())
     }
 
+    /// Sets the permission bits of `ino` (`chmod`) to `mode & 0o7777`; the
+    /// change time becomes now. `NotPermitted` for a symbolic link, whose
+    /// mode is always `0o777` (Linux's `chmod` follows links and it has no
+    /// `lchmod`, so a caller resolves the path with [`lookup`](Self::lookup)
+    /// first). No permission is enforced here: modes are kept for the
+    /// layers above.
+    pub fn set_mode(&mut self, ino: Ino, mode: u16) -> Result<()> {
+        let now = self.now;
+        let inode = self.arena.get_mut(ino)?;
+        if inode.kind() == Kind::Symlink {
+            return Err(FsError::NotPermitted);
+        }
+        inode.mode = mode & MODE_MASK;
+        inode.ctime = now;
+        Ok(())
+    }
+
     /// Takes an open reference on `ino` (a file descriptor, a working
     /// directory…). A pinned inode outlives its last link: an unlinked file
     /// stays readable and writable, a removed directory stays a (dead, empty)
@@ -213,7 +240,9 @@ impl Fs {
 
     /// Reads from file `ino` at `offset` into `buf`; returns the bytes read
     /// (0 at or past the end). Holes read as zeros. Reads do not update
-    /// the access time.
+    /// the access time. `IsADirectory` for a directory, `Invalid` for a
+    /// symbolic link (here and in [`write`](Self::write) and
+    /// [`truncate`](Self::truncate)).
     pub fn read(&self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize> {
         Ok(self.arena.get(ino)?.file()?.read(offset, buf))
     }
@@ -289,7 +318,7 @@ impl Fs {
 
     /// The absolute path of directory `ino` (`getcwd`): `/` for the root,
     /// `/a/b` otherwise, never a trailing slash. `NotADirectory` for a file
-    /// (files may have several names or none); `NotFound` for a removed
+    /// or symbolic link (they may have several names or none); `NotFound` for a removed
     /// directory. The result may be [`PATH_MAX`](crate::PATH_MAX) bytes or
     /// longer, since deep trees can be built with relative paths.
     pub fn path_of(&self, ino: Ino) -> Result<Vec<u8>> {

@@ -4,8 +4,8 @@
 use alloc::collections::BTreeMap;
 
 use crate::fs::Fs;
-use crate::inode::{Body, Ino, Kind};
-use crate::path::NAME_MAX;
+use crate::inode::{Body, Ino, Kind, MODE_MASK, SYMLINK_MODE};
+use crate::path::{NAME_MAX, PATH_MAX};
 
 fn valid_name(name: &[u8]) -> bool {
     !name.is_empty()
@@ -19,6 +19,8 @@ fn valid_name(name: &[u8]) -> bool {
 impl Fs {
     /// Checks every invariant: entries name live inodes of the right kind;
     /// link counts match entries (`2 + subdirectories` for directories);
+    /// symbolic-link targets are 1..`PATH_MAX` bytes without NUL; modes fit
+    /// in `0o7777` (symbolic links: `0o777`);
     /// directory parent links and names match their entries and lead to the
     /// root without cycles; unlinked inodes are pinned; removed directories
     /// are empty; page accounting adds up and file pages hold nothing past
@@ -35,7 +37,18 @@ impl Fs {
             if inode.nlink == 0 && inode.pins == 0 {
                 return Err("unreferenced inode not freed");
             }
+            if inode.mode & !MODE_MASK != 0 {
+                return Err("mode beyond 0o7777");
+            }
             match &inode.body {
+                Body::Symlink(target) => {
+                    if target.is_empty() || target.len() >= PATH_MAX || target.contains(&0) {
+                        return Err("invalid symbolic-link target");
+                    }
+                    if inode.mode != SYMLINK_MODE {
+                        return Err("symbolic link with a mode other than 0o777");
+                    }
+                }
                 Body::File(f) => {
                     f.check()?;
                     pages += f.pages();
@@ -73,7 +86,9 @@ impl Fs {
         for (ino, inode) in self.arena.iter() {
             let entries = links.get(&ino).copied().unwrap_or(0);
             match inode.kind() {
-                Kind::File if inode.nlink != entries => return Err("file link count wrong"),
+                Kind::File | Kind::Symlink if inode.nlink != entries => {
+                    return Err("file or symbolic link count wrong");
+                }
                 Kind::Dir if ino != Ino::ROOT && entries != u64::from(inode.nlink != 0) => {
                     return Err("directory has the wrong number of entries naming it");
                 }

@@ -8,6 +8,7 @@
 //! [`FsError::BadInode`](crate::FsError::BadInode) instead of naming the new
 //! occupant. A slot whose generation would wrap is retired, never reused.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::dir::Dir;
@@ -64,36 +65,59 @@ pub enum Kind {
     File,
     /// A directory of named entries.
     Dir,
+    /// A symbolic link: a path (its target) that resolution follows.
+    Symlink,
 }
+
+/// Permission bits a new file gets unless its creator asks for others.
+pub(crate) const FILE_MODE: u16 = 0o644;
+/// Permission bits a new directory gets.
+pub(crate) const DIR_MODE: u16 = 0o755;
+/// Permission bits of every symbolic link (they cannot be changed).
+pub(crate) const SYMLINK_MODE: u16 = 0o777;
+/// The bits a mode may hold: permissions, set-user-ID, set-group-ID, sticky.
+pub(crate) const MODE_MASK: u16 = 0o7777;
 
 /// The contents of an inode.
 pub(crate) enum Body {
     File(FileData),
     Dir(Dir),
+    /// A symbolic link's target: 1..[`PATH_MAX`](crate::PATH_MAX) bytes
+    /// without NUL, stored verbatim and never changed.
+    Symlink(Box<[u8]>),
 }
 
-/// One inode: contents, link and pin counts, timestamps.
+/// One inode: contents, link and pin counts, permission bits, timestamps.
 pub(crate) struct Inode {
     pub body: Body,
-    /// Directory entries naming a file; for a directory `2 + subdirectories`
-    /// while it is linked, 0 once removed.
+    /// Directory entries naming a file or symbolic link; for a directory
+    /// `2 + subdirectories` while it is linked, 0 once removed.
     pub nlink: u64,
     /// Open references held by the caller ([`Fs::pin`](crate::Fs::pin)).
     pub pins: u64,
+    /// Permission bits (within [`MODE_MASK`]).
+    pub mode: u16,
     pub atime: u64,
     pub mtime: u64,
     pub ctime: u64,
 }
 
 impl Inode {
+    /// A new inode with its kind's default mode.
     pub fn new(body: Body, nlink: u64, now: u64) -> Inode {
-        Inode { body, nlink, pins: 0, atime: now, mtime: now, ctime: now }
+        let mode = match body {
+            Body::File(_) => FILE_MODE,
+            Body::Dir(_) => DIR_MODE,
+            Body::Symlink(_) => SYMLINK_MODE,
+        };
+        Inode { body, nlink, pins: 0, mode, atime: now, mtime: now, ctime: now }
     }
 
     pub fn kind(&self) -> Kind {
         match self.body {
             Body::File(_) => Kind::File,
             Body::Dir(_) => Kind::Dir,
+            Body::Symlink(_) => Kind::Symlink,
         }
     }
 
@@ -101,22 +125,23 @@ impl Inode {
     pub fn dir(&self) -> Result<&Dir> {
         match &self.body {
             Body::Dir(d) => Ok(d),
-            Body::File(_) => Err(FsError::NotADirectory),
+            _ => Err(FsError::NotADirectory),
         }
     }
 
     pub fn dir_mut(&mut self) -> Result<&mut Dir> {
         match &mut self.body {
             Body::Dir(d) => Ok(d),
-            Body::File(_) => Err(FsError::NotADirectory),
+            _ => Err(FsError::NotADirectory),
         }
     }
 
-    /// The file contents, or `IsADirectory`.
+    /// The file contents, or `IsADirectory` (`Invalid` for a symbolic link).
     pub fn file(&self) -> Result<&FileData> {
         match &self.body {
             Body::File(f) => Ok(f),
             Body::Dir(_) => Err(FsError::IsADirectory),
+            Body::Symlink(_) => Err(FsError::Invalid),
         }
     }
 
@@ -124,6 +149,15 @@ impl Inode {
         match &mut self.body {
             Body::File(f) => Ok(f),
             Body::Dir(_) => Err(FsError::IsADirectory),
+            Body::Symlink(_) => Err(FsError::Invalid),
+        }
+    }
+
+    /// A symbolic link's target, if this is one.
+    pub fn target(&self) -> Option<&[u8]> {
+        match &self.body {
+            Body::Symlink(t) => Some(t),
+            _ => None,
         }
     }
 

@@ -12,7 +12,14 @@
 //!   with [`FsError::BadInode`] rather than naming a newer inode.
 //! - Directories map names to inodes, sorted by name bytes, which is the
 //!   order of [`Fs::readdir`]. Names are 1..=[`NAME_MAX`] arbitrary bytes
-//!   without `/` or NUL, never `.` or `..`. There are no symbolic links.
+//!   without `/` or NUL, never `.` or `..`.
+//! - Symbolic links ([`Fs::symlink`], [`Fs::readlink`]) hold a target path
+//!   verbatim. Resolution follows them in every component but the last,
+//!   and in the last for [`Fs::lookup`], [`Fs::open`] (unless
+//!   [`OpenFlags::nofollow`]) and paths ending in `/`; operations on a name
+//!   (unlink, rename, link, mkdir…) and [`Fs::lookup_nofollow`] act on the
+//!   link itself. One resolution follows at most 40 links
+//!   ([`FsError::Loop`]).
 //! - Files are sparse: data lives in [`PAGE_SIZE`] pages allocated on write;
 //!   holes read as zeros and cost nothing. Space is accounted in pages
 //!   against [`Limits::max_bytes`]; files are bounded by
@@ -25,6 +32,10 @@
 //!   access modes; it [`pin`](Fs::pin)s the inodes it holds open (and a
 //!   process's working directory), so that POSIX's unlinked-but-open files
 //!   survive until the last [`unpin`](Fs::unpin).
+//! - Every inode keeps permission bits ([`Fs::set_mode`], [`Stat::mode`]):
+//!   files start at `0o644` (or [`OpenFlags::mode`]), directories at
+//!   `0o755`, symbolic links are always `0o777`. They are recorded, not
+//!   enforced: access checks belong to the layers above.
 //! - Time is a counter the caller sets ([`Fs::set_time`]); no clock here.
 //!
 //! ```
@@ -48,6 +59,13 @@
 //! assert_eq!(fs.path_of(docs)?, b"/docs");
 //! let o = OpenFlags { create: true, ..OpenFlags::default() };
 //! assert_eq!(fs.open(root, "docs/", o), Err(FsError::IsADirectory));
+//! // A symbolic link, relative to the directory holding it.
+//! fs.symlink(root, "docs", "/here")?;
+//! let g = fs.open(root, "here/new.txt", OpenFlags { mode: Some(0o600), ..o })?;
+//! assert_eq!(fs.readlink(root, "here")?, b"docs");
+//! assert_eq!(fs.lookup(root, "here")?, docs);
+//! assert_eq!(fs.stat(fs.lookup_nofollow(root, "here")?)?.kind, Kind::Symlink);
+//! assert_eq!(fs.stat(g)?.mode, 0o600);
 //! # Ok::<(), FsError>(())
 //! ```
 //!
@@ -75,6 +93,7 @@ mod namei;
 mod ops;
 mod path;
 mod rename;
+mod symlink;
 
 pub use dir::DirEntry;
 pub use error::{FsError, Result};

@@ -6,9 +6,10 @@
 //! checks are made on the whole path before any lookup, so a bad path fails
 //! the same way whatever the tree holds. A leading `/` makes it absolute;
 //! repeated slashes count as one; a trailing slash (`dir/`) is remembered,
-//! because it demands a directory.
-
-use alloc::vec::Vec;
+//! because it demands a directory (and makes a symbolic link there be
+//! followed). Components are split off as resolution needs them, from the
+//! path or from a symbolic link's target alike ([`split_first`]), so
+//! resolving allocates nothing.
 
 use crate::error::{FsError, Result};
 
@@ -16,7 +17,7 @@ use crate::error::{FsError, Result};
 pub const NAME_MAX: usize = 255;
 
 /// Paths must be shorter than this many bytes (Linux `PATH_MAX`, which
-/// counts the terminating NUL).
+/// counts the terminating NUL). So must symbolic-link targets.
 pub const PATH_MAX: usize = 4096;
 
 /// One path component.
@@ -38,6 +39,15 @@ impl<'a> Component<'a> {
             name => Component::Name(name),
         }
     }
+
+    /// The same component as a [`Last`].
+    pub fn into_last(self) -> Last<'a> {
+        match self {
+            Component::Dot => Last::Dot,
+            Component::DotDot => Last::DotDot,
+            Component::Name(n) => Last::Name(n),
+        }
+    }
 }
 
 /// What the last component of a path is, for operations that act on a
@@ -54,59 +64,74 @@ pub(crate) enum Last<'a> {
     Name(&'a [u8]),
 }
 
+/// `bytes` without its leading slashes.
+pub(crate) fn skip_slashes(bytes: &[u8]) -> &[u8] {
+    let n = bytes.iter().take_while(|&&b| b == b'/').count();
+    &bytes[n..]
+}
+
+/// Splits the first component off `bytes` (which starts with one, not with
+/// a slash): the component, whether a slash follows it, and the rest with
+/// its leading slashes skipped (empty when this was the last component).
+pub(crate) fn split_first(bytes: &[u8]) -> (Component<'_>, bool, &[u8]) {
+    let end = bytes.iter().position(|&b| b == b'/').unwrap_or(bytes.len());
+    let (name, rest) = bytes.split_at(end);
+    (Component::of(name), !rest.is_empty(), skip_slashes(rest))
+}
+
 /// A checked path.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Path<'a> {
     /// Starts at the root rather than the working directory.
     pub absolute: bool,
     /// Ends in `/`: the object must be a directory.
     pub trailing_slash: bool,
-    components: Vec<Component<'a>>,
+    /// The path, all checks passed.
+    bytes: &'a [u8],
+}
+
+/// The checks every path and every symbolic link's target pass: non-empty
+/// (`NotFound`), shorter than [`PATH_MAX`] (`TooLong`), no NUL
+/// (`InvalidName`).
+pub(crate) fn check_text(bytes: &[u8]) -> Result<()> {
+    if bytes.is_empty() {
+        return Err(FsError::NotFound);
+    }
+    if bytes.len() >= PATH_MAX {
+        return Err(FsError::TooLong);
+    }
+    if bytes.contains(&0) {
+        return Err(FsError::InvalidName);
+    }
+    Ok(())
 }
 
 impl<'a> Path<'a> {
-    /// Checks `bytes` and splits it.
+    /// Checks `bytes`.
     pub fn parse(bytes: &'a [u8]) -> Result<Path<'a>> {
-        if bytes.is_empty() {
-            return Err(FsError::NotFound);
-        }
-        if bytes.len() >= PATH_MAX {
+        check_text(bytes)?;
+        if bytes.split(|&b| b == b'/').any(|part| part.len() > NAME_MAX) {
             return Err(FsError::TooLong);
-        }
-        if bytes.contains(&0) {
-            return Err(FsError::InvalidName);
-        }
-        let mut components = Vec::new();
-        for part in bytes.split(|&b| b == b'/').filter(|p| !p.is_empty()) {
-            if part.len() > NAME_MAX {
-                return Err(FsError::TooLong);
-            }
-            components.push(Component::of(part));
         }
         Ok(Path {
             absolute: bytes[0] == b'/',
             trailing_slash: bytes.len() > 1 && bytes[bytes.len() - 1] == b'/',
-            components,
+            bytes,
         })
     }
 
-    /// Every component, in order.
-    pub fn components(&self) -> &[Component<'a>] {
-        &self.components
+    /// The path's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
     }
 
-    /// The components before the last, and the last.
-    pub fn split_last(&self) -> (&[Component<'a>], Last<'a>) {
-        match self.components.split_last() {
-            None => (&[], Last::Root),
-            Some((last, init)) => {
-                let last = match *last {
-                    Component::Dot => Last::Dot,
-                    Component::DotDot => Last::DotDot,
-                    Component::Name(n) => Last::Name(n),
-                };
-                (init, last)
-            }
+    /// The last component.
+    pub fn last(&self) -> Last<'a> {
+        let end = self.bytes.len() - self.bytes.iter().rev().take_while(|&&b| b == b'/').count();
+        let trimmed = &self.bytes[..end];
+        match trimmed.rsplit(|&b| b == b'/').next() {
+            None | Some([]) => Last::Root,
+            Some(last) => Component::of(last).into_last(),
         }
     }
 }
@@ -115,23 +140,42 @@ impl<'a> Path<'a> {
 mod tests {
     use super::*;
 
+    /// Every component of `bytes`, in order.
+    fn components(bytes: &[u8]) -> alloc::vec::Vec<Component<'_>> {
+        let mut out = alloc::vec::Vec::new();
+        let mut rest = skip_slashes(bytes);
+        while !rest.is_empty() {
+            let (c, _, r) = split_first(rest);
+            out.push(c);
+            rest = r;
+        }
+        out
+    }
+
     #[test]
     fn splits_and_flags() {
         let p = Path::parse(b"//a//./b/../c//").unwrap();
         assert!(p.absolute && p.trailing_slash);
         assert_eq!(
-            p.components(),
-            &[Component::Name(b"a"), Component::Dot, Component::Name(b"b"), Component::DotDot, Component::Name(b"c")]
+            components(p.bytes()),
+            [Component::Name(b"a"), Component::Dot, Component::Name(b"b"), Component::DotDot, Component::Name(b"c")]
         );
-        assert_eq!(p.split_last().1, Last::Name(b"c"));
+        assert_eq!(p.last(), Last::Name(b"c"));
+        assert_eq!(split_first(b"ab//c"), (Component::Name(b"ab"), true, &b"c"[..]));
+        assert_eq!(split_first(b"ab//"), (Component::Name(b"ab"), true, &b""[..]));
+        assert_eq!(split_first(b".."), (Component::DotDot, false, &b""[..]));
         let root = Path::parse(b"///").unwrap();
         assert!(root.absolute && root.trailing_slash);
-        assert_eq!(root.split_last(), (&[][..], Last::Root));
+        assert_eq!(root.last(), Last::Root);
+        assert!(components(root.bytes()).is_empty());
         let rel = Path::parse(b"x").unwrap();
         assert!(!rel.absolute && !rel.trailing_slash);
+        assert_eq!(rel.last(), Last::Name(b"x"));
         assert!(!Path::parse(b"/").unwrap().trailing_slash);
-        assert_eq!(Path::parse(b"a/..").unwrap().split_last().1, Last::DotDot);
-        assert_eq!(Path::parse(b"a/.").unwrap().split_last().1, Last::Dot);
+        assert_eq!(Path::parse(b"/").unwrap().last(), Last::Root);
+        assert_eq!(Path::parse(b"a/..").unwrap().last(), Last::DotDot);
+        assert_eq!(Path::parse(b"a/.").unwrap().last(), Last::Dot);
+        assert_eq!(Path::parse(b"a/b//").unwrap().last(), Last::Name(b"b"));
     }
 
     #[test]

@@ -4,14 +4,16 @@
 //!
 //! - the last component of either path must be an ordinary name (`Busy`
 //!   for `.`, `..` or the root);
-//! - the source must exist (`NotFound`); if it is a file, neither path may
-//!   end in `/` (`NotADirectory`);
+//! - the source must exist (`NotFound`); if it is not a directory, neither
+//!   path may end in `/` (`NotADirectory`);
+//! - symbolic links as last components are not followed: a link is renamed
+//!   (or replaced) itself, and counts as a file in every rule here;
 //! - a directory cannot move into itself or its own subtree (`Invalid`);
 //! - if source and target are the same inode (the same name, or two hard
 //!   links to one file) nothing happens and the call succeeds;
-//! - a directory may replace only a directory (`NotADirectory`), a file only
-//!   a file (`IsADirectory`), and a replaced directory must be empty
-//!   (`NotEmpty`);
+//! - a directory may replace only a directory (`NotADirectory`), a file or
+//!   link only a file or link (`IsADirectory`), and a replaced directory
+//!   must be empty (`NotEmpty`);
 //! - the target's parent must not have been removed (`NotFound`).
 //!
 //! Every check is made before anything changes, so a failed rename leaves
@@ -46,7 +48,7 @@ impl Fs {
             return Err(FsError::Busy);
         };
         let src = self.arena.get(from_dir)?.dir()?.get(from_name).ok_or(FsError::NotFound)?;
-        if src.kind == Kind::File && (from.trailing_slash || to.trailing_slash) {
+        if src.kind != Kind::Dir && (from.trailing_slash || to.trailing_slash) {
             return Err(FsError::NotADirectory);
         }
         if src.kind == Kind::Dir && self.is_within(to_dir, src.ino)? {
@@ -57,8 +59,8 @@ impl Fs {
         match dst {
             Some(dst) if dst.ino == src.ino => return Ok(()),
             Some(dst) => match (src.kind, dst.kind) {
-                (Kind::Dir, Kind::File) => return Err(FsError::NotADirectory),
-                (Kind::File, Kind::Dir) => return Err(FsError::IsADirectory),
+                (Kind::Dir, Kind::File | Kind::Symlink) => return Err(FsError::NotADirectory),
+                (Kind::File | Kind::Symlink, Kind::Dir) => return Err(FsError::IsADirectory),
                 (Kind::Dir, Kind::Dir) if !self.arena.get(dst.ino)?.dir()?.is_empty() => {
                     return Err(FsError::NotEmpty);
                 }
@@ -73,7 +75,7 @@ impl Fs {
         if let Some(dst) = dst {
             self.remove_entry(to_dir, to_name)?;
             match dst.kind {
-                Kind::File => {
+                Kind::File | Kind::Symlink => {
                     let inode = self.arena.get_mut(dst.ino)?;
                     inode.nlink -= 1;
                     inode.ctime = now;

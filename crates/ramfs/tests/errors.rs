@@ -18,6 +18,7 @@ fn codes_are_stable() {
         (FsError::FileTooBig, 11, 27),
         (FsError::Busy, 12, 16),
         (FsError::NotPermitted, 13, 1),
+        (FsError::Loop, 14, 40),
     ];
     assert_eq!(table.len(), FsError::ALL.len());
     for (i, (e, code, errno)) in table.into_iter().enumerate() {

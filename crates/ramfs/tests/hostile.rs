@@ -1,5 +1,5 @@
-//! Hostile input: random byte paths, forged and stale handles, extreme
-//! offsets and lengths, limits changed mid-run. Nothing may panic, and the
+//! Hostile input: random byte paths and symbolic-link targets, forged and
+//! stale handles, extreme offsets and lengths, limits changed mid-run. Nothing may panic, and the
 //! file system must stay consistent throughout.
 
 mod common;
@@ -45,7 +45,7 @@ fn random_garbage_never_panics() {
         let (p, q) = (path(&mut rng), path(&mut rng));
         let off = rng.hostile();
         let len = if rng.chance(20) { 70_000 } else { rng.below(300) as usize };
-        let result: Result<(), FsError> = match rng.below(20) {
+        let result: Result<(), FsError> = match rng.below(24) {
             0 => fs.create(cwd, &p, Kind::File).map(|i| known.push(i)),
             1 => fs.create(cwd, &p, Kind::Dir).map(|i| known.push(i)),
             2 => {
@@ -55,6 +55,8 @@ fn random_garbage_never_panics() {
                     truncate: rng.chance(3),
                     directory: rng.chance(3),
                     write: rng.chance(2),
+                    nofollow: rng.chance(4),
+                    mode: if rng.chance(2) { Some(rng.next() as u16) } else { None },
                 };
                 fs.open(cwd, &p, flags).map(|i| known.push(i))
             }
@@ -86,6 +88,14 @@ fn random_garbage_never_panics() {
             }
             17 => fs.set_times(ino, Some(off), None),
             18 => fs.parent(ino).map(drop),
+            19 => {
+                // Now and then a link to itself: loops must be refused too.
+                let target = if rng.chance(3) { &p } else { &q };
+                fs.symlink(cwd, target, &p).map(|i| known.push(i))
+            }
+            20 => fs.readlink(cwd, &p).map(drop),
+            21 => fs.lookup_nofollow(cwd, &p).map(|i| known.push(i)),
+            22 => fs.set_mode(ino, rng.next() as u16),
             _ => {
                 if rng.chance(50) {
                     fs.set_limits(Limits {

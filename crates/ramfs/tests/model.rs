@@ -513,6 +513,7 @@ impl Run {
                     Kind::File => {
                         seen.insert(child, e.ino);
                     }
+                    Kind::Symlink => panic!("the model makes no symbolic links: {child}"),
                 }
             }
         }

@@ -42,6 +42,12 @@ pub enum IoError {
     ConnReset,
     /// The operation's time limit passed.
     TimedOut,
+    /// Too many symbolic links in a path, or one where none may be.
+    Loop,
+    /// A name or path is too long.
+    TooLong,
+    /// Not on this kind of object (a hard link to a directory).
+    NotPermitted,
 }
 
 impl IoError {
@@ -66,6 +72,9 @@ impl IoError {
             IoError::ConnRefused => "connection refused",
             IoError::ConnReset => "connection reset",
             IoError::TimedOut => "timed out",
+            IoError::Loop => "too many levels of symbolic links",
+            IoError::TooLong => "file name too long",
+            IoError::NotPermitted => "operation not permitted",
         }
     }
 }

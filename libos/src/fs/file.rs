@@ -121,6 +121,13 @@ impl OpenFile {
         handle_call(server, op::SET_TIMES, 0, 0, &[handle, w(mtime), w(atime)]).map(|_| ())
     }
 
+    /// Sets the file's permission bits (`0o7777`); `Unsupported` where the
+    /// file system keeps no modes (the disk's C-FFS).
+    pub fn set_mode(&self, mode: u32) -> Result<(), IoError> {
+        let (server, handle) = super::ftable::ids(self.slot);
+        handle_call(server, op::SET_MODE, 0, 0, &[handle, u64::from(mode & 0o7777)]).map(|_| ())
+    }
+
     /// Asks the server for a handle of environment `child` (a child of this
     /// one) on the same open file; returns it.
     pub fn dup_for(&self, child: u64) -> Result<u64, IoError> {
@@ -156,7 +163,7 @@ impl OpenFile {
             name.extend_from_slice(&chunk[..n]);
             if n == 0 || name.len() >= len {
                 name.truncate(len);
-                let kind = if kind == proto::KIND_DIR { FileKind::Dir } else { FileKind::File };
+                let kind = FileKind::of(kind);
                 let name = String::from_utf8_lossy(&name).into_owned();
                 return Ok(Some(super::DirEntry { name, kind, size: r[2] }));
             }

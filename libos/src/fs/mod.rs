@@ -63,6 +63,14 @@ impl OpenFlags {
     pub const EXCLUSIVE: OpenFlags = OpenFlags(proto::flags::EXCLUSIVE);
     /// The path must be a directory.
     pub const DIRECTORY: OpenFlags = OpenFlags(proto::flags::DIRECTORY);
+    /// A symbolic link as the last component fails the open (`Loop`).
+    pub const NOFOLLOW: OpenFlags = OpenFlags(proto::flags::NOFOLLOW);
+
+    /// These flags, and the permission bits (`0o7777`) a file the open
+    /// creates gets (the caller's umask already applied).
+    pub const fn with_mode(self, mode: u32) -> OpenFlags {
+        OpenFlags(proto::with_mode(self.0, mode))
+    }
 
     /// The wire bits.
     pub const fn bits(self) -> u64 {
@@ -89,6 +97,20 @@ pub enum FileKind {
     File,
     /// A directory.
     Dir,
+    /// A symbolic link (seen only where links are not followed:
+    /// [`symlink_metadata`], directory entries).
+    Symlink,
+}
+
+impl FileKind {
+    /// The kind of a wire kind code (an unknown code reads as a file).
+    fn of(code: u64) -> FileKind {
+        match code {
+            proto::KIND_DIR => FileKind::Dir,
+            proto::KIND_LINK => FileKind::Symlink,
+            _ => FileKind::File,
+        }
+    }
 }
 
 /// What [`stat`] reports.
@@ -105,14 +127,23 @@ pub struct Metadata {
     /// The last change of the content, in Unix seconds (0: the file
     /// system keeps no times — the disk's C-FFS does not yet).
     pub mtime: u64,
+    /// The permission bits (`None`: the file system keeps no modes — the
+    /// disk's C-FFS).
+    pub mode: Option<u16>,
 }
 
 impl Metadata {
-    /// From `STAT` reply words 1..6 ([`proto::put_stat`]).
+    /// From `STAT` reply words 1.. ([`proto::WireStat`]).
     fn from_words(w: &[u64]) -> Metadata {
-        let word = |i: usize| w.get(i).copied().unwrap_or(0);
-        let kind = if word(0) == proto::KIND_DIR { FileKind::Dir } else { FileKind::File };
-        Metadata { kind, size: word(1), ino: word(2), nlink: word(3), mtime: word(4) }
+        let st = proto::WireStat::of(w);
+        Metadata {
+            kind: FileKind::of(st.kind),
+            size: st.size,
+            ino: st.ino,
+            nlink: st.nlink,
+            mtime: st.mtime,
+            mode: st.mode,
+        }
     }
 
     /// True for a directory.
@@ -172,7 +203,7 @@ pub fn route(path: &str) -> Result<(u64, String), IoError> {
 /// Opens `path` as an object (not in the descriptor table).
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let (server, full) = route(path)?;
-    let bits = flags.bits() & proto::flags::ALL;
+    let bits = flags.bits() & (proto::flags::ALL | proto::flags::MODE_FIELD);
     // The entry first, busy until the reply is in it (`ftable::take_opening`).
     let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;
     match client::path_call(server, op::OPEN, bits, full.as_bytes()) {
@@ -202,6 +233,59 @@ pub fn open(path: &str, flags: OpenFlags) -> Result<usize, IoError> {
 /// Makes the directory `path`.
 pub fn mkdir(path: &str) -> Result<(), IoError> {
     path_op(op::MKDIR, path).map(|_| ())
+}
+
+/// Makes the directory `path` with the permission bits `mode` (the
+/// caller's umask already applied; ignored where the file system keeps no
+/// modes).
+pub fn mkdir_mode(path: &str, mode: u32) -> Result<(), IoError> {
+    let (server, full) = route(path)?;
+    client::path_call(server, op::MKDIR, proto::with_mode(0, mode), full.as_bytes()).map(|_| ())
+}
+
+/// Makes `new` another name of the file `existing` names (a symbolic link
+/// named by `existing` is linked itself). `NotPermitted` for a directory
+/// or on a file system without hard links (the disk's C-FFS);
+/// `Unsupported` across `/tmp` and the disk.
+pub fn link(existing: &str, new: &str) -> Result<(), IoError> {
+    pair_op(op::LINK, existing, new).map(|_| ())
+}
+
+/// Makes a symbolic link at `path` holding `target` as written (resolved
+/// when a path walks through the link, relative to the link's directory
+/// unless absolute, inside the file server the link is on).
+/// `NotPermitted` on a file system without them (the disk's C-FFS).
+pub fn symlink(target: &str, path: &str) -> Result<(), IoError> {
+    if target.is_empty() {
+        return Err(IoError::NotFound);
+    }
+    let (server, full) = route(path)?;
+    let mut payload = Vec::with_capacity(target.len() + 1 + full.len());
+    payload.extend_from_slice(target.as_bytes());
+    payload.push(0);
+    payload.extend_from_slice(full.as_bytes());
+    client::path_call(server, op::SYMLINK, 0, &payload).map(|_| ())
+}
+
+/// The target of the symbolic link `path` (`Invalid` if it is not one).
+pub fn read_link(path: &str) -> Result<Vec<u8>, IoError> {
+    let (server, full) = route(path)?;
+    let mut target = Vec::new();
+    loop {
+        let r = client::path_call(server, op::READLINK, target.len() as u64, full.as_bytes())?;
+        let n = proto::len_of(r[0]).min(proto::LINK_CHUNK);
+        let mut chunk = [0u8; proto::LINK_CHUNK];
+        proto::get_bytes(&r[2..], &mut chunk[..n]);
+        target.extend_from_slice(&chunk[..n]);
+        // The total in word 1; a link changed meanwhile ends the loop too.
+        if target.len() >= proto::PATH_MAX {
+            return Err(IoError::Invalid);
+        }
+        if n == 0 || target.len() as u64 >= r[1] {
+            target.truncate(r[1] as usize);
+            return Ok(target);
+        }
+    }
 }
 
 /// Removes the file name `path` (`IsDir` for a directory). The file's data
@@ -255,9 +339,16 @@ pub fn copy_tree(from: &str, to: &str) -> Result<Copied, IoError> {
     Ok(Copied { files: r[1], bytes: r[2], blocks: r[3] })
 }
 
-/// Kind and size of `path`.
+/// Kind and size of `path` (symbolic links followed).
 pub fn stat(path: &str) -> Result<Metadata, IoError> {
     path_op(op::STAT, path).map(|r| Metadata::from_words(&r[1..]))
+}
+
+/// As [`stat`], but a symbolic link as the last component is described
+/// itself (`lstat`).
+pub fn symlink_metadata(path: &str) -> Result<Metadata, IoError> {
+    let (server, full) = route(path)?;
+    client::path_call(server, op::STAT, proto::flags::NOFOLLOW, full.as_bytes()).map(|r| Metadata::from_words(&r[1..]))
 }
 
 /// The entries of directory `path`, sorted by name.

@@ -2,10 +2,12 @@
 //! environment variable `PWD` (so a child started by `spawn` starts where
 //! its parent was), and relative paths made absolute against it.
 //!
-//! The server resolves `.` and `..` itself (with POSIX's rules: `file/..`
-//! is `NotDir`), so requests carry the joined path as written. Only the
-//! current directory is normalised, lexically — exact here, since the file
-//! system has no symbolic links.
+//! Paths are normalised lexically before they are sent ([`normalize`]:
+//! `.`, `..` and repeated slashes resolved by the text alone), as the
+//! current directory is. The server follows symbolic links, so a path
+//! through one can differ from POSIX's physical walk: `link/..` is the
+//! directory holding `link` (as a shell's logical `cd` has it), not the
+//! parent of its target, and `file/..` names the file's directory.
 
 use alloc::string::String;
 use alloc::vec::Vec;

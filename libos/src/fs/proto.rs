@@ -24,5 +24,8 @@ pub fn result(status: Status) -> Result<(), IoError> {
         Status::Unsupported => E::Unsupported,
         Status::Stopped => E::NoServer,
         Status::Denied => E::Kernel(crate::Error::Denied),
+        Status::Loop => E::Loop,
+        Status::TooLong => E::TooLong,
+        Status::NotPermitted => E::NotPermitted,
     })
 }

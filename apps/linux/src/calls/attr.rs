@@ -1,14 +1,14 @@
 //! File attributes: modes (`chmod`), owners (`chown`) and times
-//! (`utimensat`). There is one user, root, who owns every file, and modes
-//! are fixed by kind: those calls check what Linux would check — the path
-//! or descriptor names an object, pointers are readable, flags are known —
-//! and then accept what leaves the file as `stat` shows it: any mode (none
-//! is kept; bits beyond `07777`, such as the file type `cp -r` passes from
-//! a `stat`, are ignored as Linux ignores them), the owner root (uid/gid 0
-//! or -1; another owner is `EPERM`: no other user exists). Times are kept
-//! by the RAM file system (whole seconds; `stat` shows the modification
-//! time for all three): `utimensat` sets them there, and elsewhere (the
-//! disk's C-FFS, devices) accepts them without keeping them.
+//! (`utimensat`). There is one user, root, who owns every file. Those calls
+//! check what Linux would check — the path or descriptor names an object,
+//! pointers are readable, flags are known — and then set what the file
+//! system keeps: the RAM file system keeps permission bits (bits beyond
+//! `07777`, such as the file type `cp -r` passes from a `stat`, are
+//! ignored as Linux ignores them) and times (whole seconds; `stat` shows
+//! the modification time for all three). Elsewhere (the disk's C-FFS,
+//! devices) modes and times are accepted without being kept. Owners: root
+//! (uid/gid 0 or -1) is accepted; another owner is `EPERM`, since no other
+//! user exists.
 
 use crate::calls::fs::{path_arg, resolve, stat_fd, stat_path};
 use crate::errno::{EINVAL, EPERM, Res, from_io};
@@ -16,6 +16,7 @@ use crate::{fdtab, uaccess};
 use alloc::sync::Arc;
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::fd::IoError;
+use oxok_libos::fs::OpenFile;
 use oxok_libos::fs::{self as lfs, OpenFlags};
 
 const AT_FDCWD: u64 = -100i64 as u64;
@@ -44,16 +45,39 @@ fn owner_ok(uid: u64, gid: u64) -> Result<(), i64> {
     if ok(uid) && ok(gid) { Ok(()) } else { Err(EPERM) }
 }
 
+/// The file server's open file for the object at the resolved path `full`
+/// (`None` for a device or a file of the personality's own), to set an
+/// attribute through.
+fn open_at(full: &str) -> Option<Arc<OpenFile>> {
+    let how = match lfs::stat(full) {
+        Ok(m) if m.is_dir() => OpenFlags::READ | OpenFlags::DIRECTORY,
+        _ => OpenFlags::READ,
+    };
+    lfs::open_file(full, how).ok().map(Arc::new)
+}
+
+/// Sets `mode` on `file` where the file system keeps modes.
+fn set_mode(file: Option<Arc<OpenFile>>, mode: u64) -> Res {
+    match file.map(|f| f.set_mode((mode & 0o7777) as u32)) {
+        None | Some(Ok(()) | Err(IoError::Unsupported)) => Ok(0),
+        Some(Err(e)) => Err(from_io(e)),
+    }
+}
+
 pub fn chmod(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    stat_path(&path_arg(AT_FDCWD, a[0])?).map(|_| 0)
+    let full = path_arg(AT_FDCWD, a[0])?;
+    stat_path(&full)?;
+    set_mode(open_at(&full), a[1])
 }
 
 pub fn fchmod(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    stat_fd(a[0]).map(|_| 0)
+    stat_fd(a[0])?;
+    set_mode(fdtab::get(a[0] as usize).and_then(|i| i.file), a[1])
 }
 
 pub fn fchmodat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    exists_at(a[0], a[1], 0).map(|()| 0)
+    exists_at(a[0], a[1], 0)?;
+    set_mode(open_at(&resolve(a[0], &uaccess::read_path(a[1])?)?), a[2])
 }
 
 pub fn chown(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
@@ -102,14 +126,7 @@ pub fn utimensat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
             // `AT_EMPTY_PATH` (checked above): `dirfd` itself.
             name if name.is_empty() => fdtab::get(dirfd as usize).and_then(|i| i.file),
             // A device or a file of the personality's own has no times to set.
-            name => {
-                let full = resolve(dirfd, &name)?;
-                let how = match lfs::stat(&full) {
-                    Ok(m) if m.is_dir() => OpenFlags::READ | OpenFlags::DIRECTORY,
-                    _ => OpenFlags::READ,
-                };
-                lfs::open_file(&full, how).ok().map(Arc::new)
-            }
+            name => open_at(&resolve(dirfd, &name)?),
         }
     };
     match file.map(|f| f.set_times(mtime, atime)) {

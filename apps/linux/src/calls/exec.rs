@@ -43,17 +43,31 @@ pub fn archive_program(path: &str) -> Option<&'static [u8]> {
 
 /// The file `name` names and the path `AT_EXECFN` and `/proc/self/exe`
 /// will show: the file server's file if there is one, else the boot
-/// archive's program.
+/// archive's program (also through a symbolic link to one:
+/// `ln -s /bin/busybox /usr/local/bin/ls`).
 pub fn find(name: &str) -> Option<(Cow<'static, [u8]>, String)> {
     if name == "/proc/self/exe" {
         return find(&crate::calls::fs::exe());
     }
     if name.contains('/')
         && let Ok(path) = fs::absolute(name).map(|p| fs::normalize(&p))
-        && let Ok(data) = fs::read_file(&path)
     {
-        return Some((Cow::Owned(data), path));
+        match fs::read_file(&path) {
+            Ok(data) => return Some((Cow::Owned(data), path)),
+            Err(fd::IoError::NotFound) => {
+                if let Some(end) = crate::calls::links::beyond_server(&path) {
+                    return in_archive(&end);
+                }
+            }
+            Err(_) => {}
+        }
     }
+    in_archive(name)
+}
+
+/// The boot archive's program `name` names: `/bin/NAME` and the like, or
+/// its last component.
+fn in_archive(name: &str) -> Option<(Cow<'static, [u8]>, String)> {
     let base = fs::file_name(name);
     let image = exec::program(name).or_else(|| archive_program(name)).or_else(|| exec::program(base))?;
     Some((Cow::Borrowed(image), alloc::format!("/bin/{base}")))

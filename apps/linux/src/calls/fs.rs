@@ -13,7 +13,7 @@ use oxok_libos::fd::{self, File, Handle, IoError, MAX_FDS};
 use oxok_libos::fs::{self as lfs, FileKind, OpenFlags};
 
 /// `AT_FDCWD`: relative paths resolve against the current directory.
-const AT_FDCWD: i32 = -100;
+pub(crate) const AT_FDCWD: i32 = -100;
 const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
 const AT_REMOVEDIR: u64 = 0x200;
 const AT_EMPTY_PATH: u64 = 0x1000;
@@ -26,6 +26,7 @@ const O_EXCL: u64 = 0o200;
 const O_TRUNC: u64 = 0o1000;
 const O_APPEND: u64 = 0o2000;
 const O_DIRECTORY: u64 = 0o200000;
+const O_NOFOLLOW: u64 = 0o400000;
 const O_CLOEXEC: u64 = 0o2000000;
 
 /// The absolute, normalised path `path` names relative to `dirfd`.
@@ -48,7 +49,12 @@ pub(crate) fn path_arg(dirfd: u64, addr: u64) -> Result<String, i64> {
     resolve(dirfd, &uaccess::read_path(addr)?)
 }
 
-fn open_flags(flags: u64) -> OpenFlags {
+/// The permission bits `mode` leaves after the process's umask.
+pub(crate) fn masked(mode: u64) -> u32 {
+    (mode & 0o7777 & !UMASK.load(Ordering::Relaxed)) as u32
+}
+
+fn open_flags(flags: u64, mode: u64) -> OpenFlags {
     let mut f = match flags & O_ACCMODE {
         O_WRONLY => OpenFlags::WRITE,
         O_RDWR => OpenFlags::READ | OpenFlags::WRITE,
@@ -60,24 +66,35 @@ fn open_flags(flags: u64) -> OpenFlags {
         (O_TRUNC, OpenFlags::TRUNCATE),
         (O_APPEND, OpenFlags::APPEND),
         (O_DIRECTORY, OpenFlags::DIRECTORY),
+        (O_NOFOLLOW, OpenFlags::NOFOLLOW),
     ] {
         if flags & bit != 0 {
             f = f | of;
         }
     }
-    f
+    if flags & O_CREAT != 0 { f.with_mode(masked(mode)) } else { f }
 }
 
-/// Opens `path` with Linux `flags`; returns the descriptor.
-fn open_path(path: String, flags: u64) -> Res {
+/// Opens `path` with Linux `flags` (and `mode` for a file it creates);
+/// returns the descriptor.
+fn open_path(path: String, flags: u64, mode: u64) -> Res {
     if let Some(h) = devices::open(&path) {
         return install(h, Info { path, flags, cloexec: flags & O_CLOEXEC != 0, ..Info::default() });
     }
-    let mut of = open_flags(flags);
+    let mut of = open_flags(flags, mode);
     let file = match lfs::open_file(&path, of) {
         Err(IoError::IsDir) if flags & O_ACCMODE == 0 => {
             of = of | OpenFlags::DIRECTORY;
             lfs::open_file(&path, of)
+        }
+        Err(IoError::NotFound) if flags & O_NOFOLLOW == 0 => {
+            // A link to a device or a boot file.
+            if let Some(end) = crate::calls::links::beyond_server(&path)
+                && let Some(h) = devices::open(&end)
+            {
+                return install(h, Info { path: end, flags, cloexec: flags & O_CLOEXEC != 0, ..Info::default() });
+            }
+            Err(IoError::NotFound)
         }
         r => r,
     }
@@ -96,17 +113,18 @@ fn install(h: Handle, info: Info) -> Res {
 }
 
 pub fn open(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    open_path(path_arg(AT_FDCWD as u64, a[0])?, a[1])
+    open_path(path_arg(AT_FDCWD as u64, a[0])?, a[1], a[2])
 }
 
 pub fn openat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    open_path(path_arg(a[0], a[1])?, a[2])
+    open_path(path_arg(a[0], a[1])?, a[2], a[3])
 }
 
 const S_IFIFO: u32 = 0o010000;
 const S_IFCHR: u32 = 0o020000;
 const S_IFDIR: u32 = 0o040000;
 const S_IFREG: u32 = 0o100000;
+const S_IFLNK: u32 = 0o120000;
 
 /// What `stat` reports about one object.
 pub(crate) struct Stat {
@@ -140,11 +158,15 @@ impl Stat {
         b
     }
 
+    /// A file server's object: its mode where the file system keeps one
+    /// (the RAM file system), else fixed by kind.
     fn of(m: &lfs::Metadata) -> Stat {
-        let (mode, nlink) = match m.kind {
-            FileKind::Dir => (S_IFDIR | 0o755, m.nlink.max(2)),
-            FileKind::File => (S_IFREG | 0o644, m.nlink.max(1)),
+        let (kind, fixed, nlink) = match m.kind {
+            FileKind::Dir => (S_IFDIR, 0o755, m.nlink.max(2)),
+            FileKind::File => (S_IFREG, 0o644, m.nlink.max(1)),
+            FileKind::Symlink => (S_IFLNK, 0o777, m.nlink.max(1)),
         };
+        let mode = kind | m.mode.map_or(fixed, u32::from);
         Stat { mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0), mtime: m.mtime }
     }
 
@@ -154,19 +176,44 @@ impl Stat {
     }
 }
 
-pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
+/// [`stat_path`], or with `nofollow` of a symbolic link itself.
+pub(crate) fn stat_path_at(path: &str, nofollow: bool) -> Result<Stat, i64> {
+    if nofollow
+        && devices::kind_of(path).is_none()
+        && let Ok(m) = lfs::symlink_metadata(path)
+    {
+        return Ok(Stat::of(&m));
+    }
+    stat_path(path)
+}
+
+/// What the personality serves itself at `path`: the devices and the boot
+/// archive's files and programs.
+fn virtual_stat(path: &str) -> Option<Stat> {
     if let Some(kind) = devices::kind_of(path) {
-        return Ok(Stat::device(kind));
+        return Some(Stat::device(kind));
     }
     // The boot archive's programs, where `execve` finds them (so a shell
     // searching `PATH` finds them too).
     if let Some(data) = devices::boot_file(path) {
-        return Ok(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 });
+        return Some(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 });
     }
-    if let Some(image) = crate::calls::exec::archive_program(path) {
-        return Ok(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 });
+    let image = crate::calls::exec::archive_program(path)?;
+    Some(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 })
+}
+
+pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
+    if let Some(s) = virtual_stat(path) {
+        return Ok(s);
     }
-    lfs::stat(path).map(|m| Stat::of(&m)).map_err(from_io)
+    match lfs::stat(path) {
+        Ok(m) => Ok(Stat::of(&m)),
+        // A link in the file server to what the personality serves.
+        Err(IoError::NotFound) => {
+            crate::calls::links::beyond_server(path).and_then(|end| virtual_stat(&end)).ok_or(ENOENT)
+        }
+        Err(e) => Err(from_io(e)),
+    }
 }
 
 pub(crate) fn stat_fd(fd: u64) -> Result<Stat, i64> {
@@ -188,8 +235,9 @@ pub fn stat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     uaccess::write(a[1], &s.bytes()).map(|()| 0)
 }
 
-pub fn lstat(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {
-    stat(a, f)
+pub fn lstat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let s = stat_path_at(&path_arg(AT_FDCWD as u64, a[0])?, true)?;
+    uaccess::write(a[1], &s.bytes()).map(|()| 0)
 }
 
 pub fn fstat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
@@ -206,7 +254,7 @@ pub fn newfstatat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let s = if name.is_empty() && flags & AT_EMPTY_PATH != 0 {
         stat_fd(dirfd)?
     } else {
-        stat_path(&resolve(dirfd, &name)?)?
+        stat_path_at(&resolve(dirfd, &name)?, flags & AT_SYMLINK_NOFOLLOW != 0)?
     };
     uaccess::write(buf, &s.bytes()).map(|()| 0)
 }
@@ -255,11 +303,11 @@ pub fn rename(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 }
 
 pub fn mkdir(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    lfs::mkdir(&path_arg(AT_FDCWD as u64, a[0])?).map(|()| 0).map_err(from_io)
+    lfs::mkdir_mode(&path_arg(AT_FDCWD as u64, a[0])?, masked(a[1])).map(|()| 0).map_err(from_io)
 }
 
 pub fn mkdirat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    lfs::mkdir(&path_arg(a[0], a[1])?).map(|()| 0).map_err(from_io)
+    lfs::mkdir_mode(&path_arg(a[0], a[1])?, masked(a[2])).map(|()| 0).map_err(from_io)
 }
 
 pub fn rmdir(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
@@ -294,18 +342,6 @@ pub fn exe() -> String {
     EXE.lock().clone()
 }
 
-pub fn readlink(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    let path = path_arg(AT_FDCWD as u64, a[0])?;
-    if path == "/proc/self/exe" {
-        let exe = EXE.lock().clone();
-        let n = exe.len().min(a[2] as usize);
-        uaccess::write(a[1], &exe.as_bytes()[..n])?;
-        return Ok(n as i64);
-    }
-    // No symbolic links: an existing name is not one.
-    stat_path(&path).and(Err(EINVAL))
-}
-
 static UMASK: AtomicU64 = AtomicU64::new(0o022);
 
 pub fn umask(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
@@ -314,6 +350,7 @@ pub fn umask(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
 
 const DT_DIR: u8 = 4;
 const DT_REG: u8 = 8;
+const DT_LNK: u8 = 10;
 
 /// `getdents64`: `.`, `..`, then the directory's entries in name order,
 /// as many whole records as fit, continuing where the last call stopped.
@@ -328,7 +365,12 @@ pub fn getdents64(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
     let entries = lfs::read_dir(&info.path).map_err(from_io)?;
     let mut names: Vec<(String, u8)> = Vec::from([(String::from("."), DT_DIR), (String::from(".."), DT_DIR)]);
-    names.extend(entries.into_iter().map(|e| (e.name, if e.kind == FileKind::Dir { DT_DIR } else { DT_REG })));
+    let dtype = |k: FileKind| match k {
+        FileKind::Dir => DT_DIR,
+        FileKind::File => DT_REG,
+        FileKind::Symlink => DT_LNK,
+    };
+    names.extend(entries.into_iter().map(|e| (e.name, dtype(e.kind))));
     let mut out = Vec::new();
     let mut cursor = info.cursor;
     for (i, (name, kind)) in names.iter().enumerate().skip(cursor) {

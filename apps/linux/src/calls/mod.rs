@@ -10,6 +10,7 @@ pub mod fs;
 pub mod futex;
 pub mod info;
 pub mod itimer;
+pub mod links;
 pub mod memory;
 pub mod net;
 pub mod poll;

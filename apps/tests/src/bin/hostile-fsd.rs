@@ -11,6 +11,10 @@
 //! * `garbage`: 3000 random messages, synchronous and asynchronous, half of
 //!   them with valid op numbers and random lengths, flags and handles; huge
 //!   lengths; a staged path past the limit;
+//! * `links`: symbolic-link loops and chains past the limit (`Loop`, the
+//!   server answering), a `SYMLINK` payload without its separator, a
+//!   `READLINK` offset past the target, `READLINK` of a file, a hard link
+//!   to a directory, mode bits past `0o7777`, and leaves no name behind;
 //! * `hoard`: opens files until its quota refuses (`NoSpace`), unlinks one
 //!   it holds, leaves a path half staged, and exits without closing
 //!   anything (its objects are forgotten, so nothing is closed for it);
@@ -54,6 +58,7 @@ fn main(args: Args) -> i32 {
         Some("victim") => victim(),
         Some("forge") => forge(),
         Some("garbage") => garbage(),
+        Some("links") => links(),
         Some("hoard") => hoard(),
         Some("doomed") => doomed(),
         _ => coordinator(),
@@ -69,7 +74,7 @@ fn coordinator() -> i32 {
     let base = fs::server_stats();
     let victim = exec::spawn("hostile-fsd", &["fsd-victim", "victim"]);
     t.check(victim.is_ok(), "victim started");
-    for part in ["forge", "garbage", "hoard"] {
+    for part in ["forge", "garbage", "links", "hoard"] {
         let status = exec::spawn("hostile-fsd", &["hostile-fsd", part]).map(exec::wait);
         t.expect(status, Ok(Ok(ExitStatus::Exited(0))), part);
         t.check(fs::server_stats().is_ok(), "the server answers after an attack");
@@ -186,7 +191,18 @@ fn victim() -> i32 {
 fn forge() -> i32 {
     let mut t = Checks::new("hostile-fsd forge");
     let Ok(server) = fs::server() else { return 1 };
-    let ops = [op::CLOSE, op::READ, op::WRITE, op::SEEK, op::FSTAT, op::READDIR, op::TRUNCATE, op::DUP];
+    let ops = [
+        op::CLOSE,
+        op::READ,
+        op::WRITE,
+        op::SEEK,
+        op::FSTAT,
+        op::READDIR,
+        op::TRUNCATE,
+        op::DUP,
+        op::SET_TIMES,
+        op::SET_MODE,
+    ];
     let mut all = true;
     let handles = (0..=200u64).chain([u64::from(u32::MAX), u64::MAX, 1 << 32, 1 << 63]);
     for h in handles {
@@ -260,6 +276,59 @@ fn garbage() -> i32 {
         }
     }
     t.check(refused, "an endless staged path is refused");
+    t.finish()
+}
+
+/// A path op's message with `payload` (at most 64 bytes) inline.
+fn path_request(op: u8, arg: u64, payload: &[u8]) -> Msg {
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op, payload.len(), arg);
+    proto::put_bytes(&mut m[1..], payload);
+    m
+}
+
+fn links() -> i32 {
+    let mut t = Checks::new("hostile-fsd links");
+    let Ok(server) = fs::server() else { return 1 };
+    t.expect(fs::mkdir("/ln"), Ok(()), "a directory to work in");
+    t.expect(fs::symlink("/ln/b", "/ln/a").and(fs::symlink("/ln/a", "/ln/b")), Ok(()), "two links in a loop");
+    t.expect(fs::open_file("/ln/a", OpenFlags::READ).map(|_| ()), Err(IoError::Loop), "open of a loop");
+    t.expect(fs::stat("/ln/a/x/y").map(|_| ()), Err(IoError::Loop), "a loop in the middle of a path");
+    t.expect(fs::symlink_metadata("/ln/a").map(|m| m.kind), Ok(fs::FileKind::Symlink), "lstat of a loop");
+    // A chain of 41 links: one past what one path may follow.
+    let mut made = alloc::vec::Vec::new();
+    for i in 0..41 {
+        let name = format!("/ln/c{i}");
+        t.check(fs::symlink(&format!("c{}", i + 1), &name).is_ok(), "a link of the chain");
+        made.push(name);
+    }
+    t.expect(fs::write_file("/ln/c41", b"end"), Ok(()), "the chain's end");
+    t.expect(fs::read_file("/ln/c1"), Ok(b"end".to_vec()), "40 links are followed");
+    t.expect(fs::read_file("/ln/c0").map(|_| ()), Err(IoError::Loop), "41 are one too many");
+    let bad = [
+        (path_request(op::SYMLINK, 0, b"/ln/nosep"), Status::Invalid, "SYMLINK without its separator"),
+        (path_request(op::SYMLINK, 0, b"\0/ln/e"), Status::NotFound, "SYMLINK with an empty target"),
+        (path_request(op::READLINK, 7, b"/ln/a"), Status::Invalid, "READLINK past the target's end"),
+        (path_request(op::READLINK, u64::MAX >> 24, b"/ln/a"), Status::Invalid, "READLINK at an absurd offset"),
+        (path_request(op::READLINK, 0, b"/ln/c41"), Status::Invalid, "READLINK of a file"),
+        (path_request(op::READLINK, 0, b"/ln/none"), Status::NotFound, "READLINK of nothing"),
+        (path_request(op::LINK, 0, b"/ln\0/ln2"), Status::NotPermitted, "a hard link to a directory"),
+        (path_request(op::STAT, proto::flags::NOFOLLOW, b"/ln/a/"), Status::Loop, "a trailing slash follows"),
+    ];
+    for (m, want, what) in bad {
+        t.expect(status(server, &m), Some(want), what);
+    }
+    if let Ok(f) = fs::open_file("/ln/c41", OpenFlags::READ) {
+        for mode in [0o10000, 0o177777, u64::MAX] {
+            let m = request(op::SET_MODE, 0, 0, &[f.handle(), mode]);
+            t.expect(status(server, &m), Some(Status::Invalid), "mode bits past 0o7777 refused");
+        }
+        t.expect(f.metadata().map(|m| m.mode), Ok(Some(0o644)), "the mode unchanged");
+    }
+    for name in made.iter().map(|s| s.as_str()).chain(["/ln/a", "/ln/b", "/ln/c41"]) {
+        t.expect(fs::unlink(name), Ok(()), "cleanup");
+    }
+    t.expect(fs::rmdir("/ln"), Ok(()), "cleanup");
     t.finish()
 }
 

@@ -62,7 +62,11 @@ fn main(args: Args) -> i32 {
 
 fn line(cmd: &Command, kind: FileKind, size: u64, name: &str) {
     if cmd.has('l') {
-        let k = if kind == FileKind::Dir { 'd' } else { '-' };
+        let k = match kind {
+            FileKind::Dir => 'd',
+            FileKind::Symlink => 'l',
+            FileKind::File => '-',
+        };
         println!("{k} {size:>8} {name}");
     } else {
         println!("{name}");

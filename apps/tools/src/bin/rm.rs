@@ -38,16 +38,17 @@ fn main(args: Args) -> i32 {
 }
 
 /// Removes `path`, a file or a directory with everything in it (depth
-/// first; the depth is bounded by the path length limit).
+/// first; the depth is bounded by the path length limit). A symbolic link
+/// is removed itself, never what it points to.
 fn remove_tree(path: &str) -> Result<(), IoError> {
-    if !fs::stat(path)?.is_dir() {
+    if !fs::symlink_metadata(path)?.is_dir() {
         return fs::unlink(path);
     }
     for e in fs::read_dir(path)? {
         let child = fs::join(path, &e.name);
         match e.kind {
             FileKind::Dir => remove_tree(&child)?,
-            FileKind::File => fs::unlink(&child)?,
+            FileKind::File | FileKind::Symlink => fs::unlink(&child)?,
         }
     }
     fs::rmdir(path)

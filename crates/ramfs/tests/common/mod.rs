@@ -28,15 +28,21 @@ impl RngExt for Rng {
 
 pub const ROOT: Ino = Ino::ROOT;
 
-pub const CREATE: OpenFlags =
-    OpenFlags { create: true, exclusive: false, truncate: false, directory: false, write: true };
-pub const EXCL: OpenFlags = OpenFlags { create: true, exclusive: true, truncate: false, directory: false, write: true };
-pub const TRUNC: OpenFlags =
-    OpenFlags { create: false, exclusive: false, truncate: true, directory: false, write: true };
-pub const READ: OpenFlags =
-    OpenFlags { create: false, exclusive: false, truncate: false, directory: false, write: false };
-pub const DIRECTORY: OpenFlags =
-    OpenFlags { create: false, exclusive: false, truncate: false, directory: true, write: false };
+pub const CREATE: OpenFlags = OpenFlags { create: true, write: true, ..NONE };
+pub const EXCL: OpenFlags = OpenFlags { create: true, exclusive: true, write: true, ..NONE };
+pub const TRUNC: OpenFlags = OpenFlags { truncate: true, write: true, ..NONE };
+pub const READ: OpenFlags = NONE;
+pub const DIRECTORY: OpenFlags = OpenFlags { directory: true, ..NONE };
+/// No flag at all (`OpenFlags::default()`, usable in constants).
+const NONE: OpenFlags = OpenFlags {
+    create: false,
+    exclusive: false,
+    truncate: false,
+    directory: false,
+    write: false,
+    nofollow: false,
+    mode: None,
+};
 
 /// Creates (or truncates) `path` and writes `data` into it.
 pub fn put(fs: &mut Fs, path: &str, data: &[u8]) -> Ino {
@@ -59,6 +65,11 @@ pub fn contents(fs: &Fs, ino: Ino) -> Vec<u8> {
 pub fn ls(fs: &Fs, path: &str) -> Vec<String> {
     let ino = fs.lookup(ROOT, path).unwrap();
     fs.readdir(ino).unwrap().into_iter().map(|e| String::from_utf8(e.name).unwrap()).collect()
+}
+
+/// The target of the symbolic link `path`, as a string.
+pub fn target(fs: &Fs, path: &str) -> String {
+    String::from_utf8(fs.readlink(ROOT, path).unwrap()).unwrap()
 }
 
 pub fn ok(fs: &Fs) {
