@@ -1,6 +1,7 @@
 /* Symbolic and hard links and kept modes (calls/fs.rs, calls/attr.rs over
    the RAM file system, crates/ramfs): symlink, readlink, lstat, link,
-   linkat, chmod, the creation mode less the umask, O_NOFOLLOW, and the
+   linkat, chmod, the creation mode less the umask, O_NOFOLLOW, st_blocks
+   of a sparse file, and the
    refusals a hostile or careless program meets — loops (ELOOP), a
    directory hard link (EPERM), readlink of a file (EINVAL), bad pointers
    (EFAULT), an empty target (ENOENT), a target too long (ENAMETOOLONG). */
@@ -114,5 +115,10 @@ int main(void) {
     umask(0);
     CHECK("mkdir-mode-no-umask", mkdir("/lxl/md2", 01777) == 0 && stat("/lxl/md2", &st) == 0 &&
                                      (st.st_mode & 07777) == 01777);
+    /* st_blocks counts the pages a file holds, not its size. */
+    int sp = open("/lxl/sparse", O_CREAT | O_WRONLY, 0644);
+    CHECK("blocks-sparse", sp >= 0 && pwrite(sp, "x", 1, 1 << 20) == 1 && fstat(sp, &st) == 0 &&
+                               st.st_size == (1 << 20) + 1 && st.st_blocks == 8);
+    close(sp);
     return summary("lx-links");
 }

@@ -121,7 +121,15 @@ impl DiskFiles {
         let st = self.fs()?.stat(path).map_err(err)?;
         let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
         // C-FFS keeps no times (yet).
-        Ok(Meta { kind: kind(st.kind), size: st.size, number, nlink: u64::from(st.nlink), mtime: 0, mode: None })
+        Ok(Meta {
+            kind: kind(st.kind),
+            size: st.size,
+            number,
+            nlink: u64::from(st.nlink),
+            mtime: 0,
+            mode: None,
+            allocated: None,
+        })
     }
 
     fn sync(&mut self) -> Result<(), FsError> {

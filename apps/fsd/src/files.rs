@@ -23,6 +23,8 @@ pub struct Meta {
     pub mtime: u64,
     /// The permission bits (`None`: not kept).
     pub mode: Option<u16>,
+    /// Bytes of storage held (`None`: not known).
+    pub allocated: Option<u64>,
 }
 
 /// One directory entry.
@@ -138,6 +140,7 @@ impl Files for Fs {
             nlink: st.nlink,
             mtime: st.mtime,
             mode: Some(st.mode),
+            allocated: Some(st.allocated),
         })
     }
     fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {

@@ -132,6 +132,7 @@ impl Server {
             nlink: st.nlink,
             mtime: st.mtime,
             mode: st.mode,
+            allocated: st.allocated,
         };
         wire.put(&mut out[1..]);
         Ok(0)

@@ -180,6 +180,7 @@ linux_calls! {
     318 getrandom Full "" => info::getrandom;
     332 statx Enosys "" => enosys;
     334 rseq Enosys "" => enosys;
+    435 clone3 Enosys "glibc's posix_spawn and pthread_create fall back to clone" => enosys;
     439 faccessat2 Partial "as access" => fs::faccessat2;
     // Processes and signals (issue 12, process model).
     15 rt_sigreturn Full "" => signal::rt_sigreturn;

@@ -323,7 +323,7 @@ pub const fn split_readdir_word(w: u64) -> (bool, u64, usize) {
     (w >> 63 != 0, (w >> 48) & 0xff, (w & 0xffff) as usize)
 }
 
-/// `STAT`/`FSTAT` reply words 1..7.
+/// `STAT`/`FSTAT` reply words 1..8.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WireStat {
     /// [`KIND_FILE`], [`KIND_DIR`] or [`KIND_LINK`].
@@ -339,6 +339,9 @@ pub struct WireStat {
     pub mtime: u64,
     /// The permission bits (`None`: the file system keeps no modes).
     pub mode: Option<u16>,
+    /// Bytes of storage the object holds (`None`: not known), for
+    /// `st_blocks`; less than `size` for a sparse file.
+    pub allocated: Option<u64>,
 }
 
 /// Word 6's bit that says a mode is kept (a mode may be 0).
@@ -348,7 +351,10 @@ impl WireStat {
     /// Writes the status into `words` (reply words 1..).
     pub fn put(&self, words: &mut [u64]) {
         let mode = self.mode.map_or(0, |m| MODE_KEPT | u64::from(m & 0o7777));
-        for (w, v) in words.iter_mut().zip([self.kind, self.size, self.ino, self.nlink, self.mtime, mode]) {
+        // Word 7 is the allocation plus one (0: not known).
+        let allocated = self.allocated.map_or(0, |a| a.saturating_add(1));
+        let fields = [self.kind, self.size, self.ino, self.nlink, self.mtime, mode, allocated];
+        for (w, v) in words.iter_mut().zip(fields) {
             *w = v;
         }
     }
@@ -364,6 +370,7 @@ impl WireStat {
             nlink: word(3),
             mtime: word(4),
             mode: (mode & MODE_KEPT != 0).then_some((mode & 0o7777) as u16),
+            allocated: word(6).checked_sub(1),
         }
     }
 }

@@ -61,11 +61,18 @@ fn packing_never_overruns_either_side() {
 }
 
 #[test]
-fn stat_fills_six_words_and_round_trips() {
+fn stat_fills_seven_words_and_round_trips() {
     let mut w = [0u64; WORDS];
-    let st = WireStat { kind: KIND_FILE, size: 10, ino: 3, nlink: 1, mtime: 1_764_000_000, mode: None };
+    let st =
+        WireStat { kind: KIND_FILE, size: 10, ino: 3, nlink: 1, mtime: 1_764_000_000, mode: None, allocated: None };
     st.put(&mut w[1..]);
     assert_eq!(&w[..8], &[0, KIND_FILE, 10, 3, 1, 1_764_000_000, 0, 0]);
+    for allocated in [0, 4096, u64::MAX - 1] {
+        let st = WireStat { allocated: Some(allocated), ..st };
+        st.put(&mut w[1..]);
+        assert_eq!(WireStat::of(&w[1..]), st, "an allocation of 0 is known, not absent");
+    }
+    st.put(&mut w[1..]);
     assert_eq!(WireStat::of(&w[1..]), st);
     // Mode 0 is a mode kept, not "no mode"; bits past 0o7777 are dropped.
     for mode in [0, 0o4755, 0o7777] {

@@ -130,6 +130,9 @@ pub struct Metadata {
     /// The permission bits (`None`: the file system keeps no modes — the
     /// disk's C-FFS).
     pub mode: Option<u16>,
+    /// Bytes of storage it holds (`None`: not known — the disk's C-FFS);
+    /// less than `size` for a sparse file.
+    pub allocated: Option<u64>,
 }
 
 impl Metadata {
@@ -143,6 +146,7 @@ impl Metadata {
             nlink: st.nlink,
             mtime: st.mtime,
             mode: st.mode,
+            allocated: st.allocated,
         }
     }
 

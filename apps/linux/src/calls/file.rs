@@ -16,15 +16,31 @@ pub fn handle(fd: u64) -> Result<Handle, i64> {
     fd::get(fd as usize).map_err(|_| EBADF)
 }
 
-/// Reads up to `len` bytes from `h` into the program's `buf`, one chunk
-/// (a read returns what one underlying read gave, as Linux does).
+/// Reads up to `len` bytes from `h` into the program's `buf`. A file or a
+/// device fills the read as far as it has bytes, chunk after chunk (as
+/// Linux's do: `dd bs=1M` of `/dev/zero` gets a whole record); a pipe, the
+/// console or a socket returns what one underlying read gave.
 fn read_into(h: &Handle, buf: u64, len: u64) -> Res {
-    let n = len.min(uaccess::CHUNK as u64) as usize;
-    uaccess::writable(buf, n as u64)?;
+    let fills = matches!(h.kind(), "file" | "zero" | "random" | "null" | "boot");
     let mut tmp = uaccess::scratch();
-    let got = h.read(&mut tmp[..n]).map_err(from_io)?;
-    uaccess::write(buf, &tmp[..got])?;
-    Ok(got as i64)
+    let mut done = 0u64;
+    loop {
+        let n = (len - done).min(uaccess::CHUNK as u64) as usize;
+        let step = uaccess::writable(buf + done, n as u64)
+            .and_then(|()| h.read(&mut tmp[..n]).map_err(from_io))
+            .and_then(|got| uaccess::write(buf + done, &tmp[..got]).map(|()| got));
+        match step {
+            // An error after some bytes: those bytes (the next call sees it).
+            Err(_) if done > 0 => return Ok(done as i64),
+            Err(e) => return Err(e),
+            Ok(got) => {
+                done += got as u64;
+                if !fills || got < n || done == len {
+                    return Ok(done as i64);
+                }
+            }
+        }
+    }
 }
 
 /// Writes all of the program's `[buf, buf + len)` to `h`, chunk by chunk;

@@ -136,6 +136,8 @@ pub(crate) struct Stat {
     /// Unix seconds (0: not kept); reported as access, modification and
     /// status-change time alike.
     mtime: u64,
+    /// 512-byte blocks held (`st_blocks`).
+    blocks: u64,
 }
 
 impl Stat {
@@ -151,7 +153,7 @@ impl Stat {
         put(40, &((major << 8) | minor).to_le_bytes());
         put(48, &self.size.to_le_bytes());
         put(56, &4096u64.to_le_bytes()); // st_blksize
-        put(64, &self.size.div_ceil(512).to_le_bytes());
+        put(64, &self.blocks.to_le_bytes());
         for off in [72, 88, 104] {
             put(off, &self.mtime.to_le_bytes()); // st_atime, st_mtime, st_ctime (seconds)
         }
@@ -167,12 +169,20 @@ impl Stat {
             FileKind::Symlink => (S_IFLNK, 0o777, m.nlink.max(1)),
         };
         let mode = kind | m.mode.map_or(fixed, u32::from);
-        Stat { mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0), mtime: m.mtime }
+        // The storage it holds where the file system says (whole pages in
+        // the RAM file system: a sparse file holds less than its size).
+        let blocks = m.allocated.unwrap_or(m.size).div_ceil(512);
+        Stat { mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0), mtime: m.mtime, blocks }
+    }
+
+    /// An object of the personality's own: one link, no inode number or
+    /// time, blocks by its size.
+    fn plain(mode: u32, size: u64) -> Stat {
+        Stat { mode, size, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0, blocks: size.div_ceil(512) }
     }
 
     fn device(kind: &str) -> Stat {
-        let rdev = devices::rdev(kind).unwrap_or((0, 0));
-        Stat { mode: S_IFCHR | 0o666, size: 0, ino: 0, nlink: 1, rdev, mtime: 0 }
+        Stat { rdev: devices::rdev(kind).unwrap_or((0, 0)), ..Stat::plain(S_IFCHR | 0o666, 0) }
     }
 }
 
@@ -196,10 +206,10 @@ fn virtual_stat(path: &str) -> Option<Stat> {
     // The boot archive's programs, where `execve` finds them (so a shell
     // searching `PATH` finds them too).
     if let Some(data) = devices::boot_file(path) {
-        return Some(Stat { mode: S_IFREG | 0o444, size: data.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 });
+        return Some(Stat::plain(S_IFREG | 0o444, data.len() as u64));
     }
     let image = crate::calls::exec::archive_program(path)?;
-    Some(Stat { mode: S_IFREG | 0o755, size: image.len() as u64, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 })
+    Some(Stat::plain(S_IFREG | 0o755, image.len() as u64))
 }
 
 pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
@@ -222,10 +232,10 @@ pub(crate) fn stat_fd(fd: u64) -> Result<Stat, i64> {
         return file.metadata().map(|m| Stat::of(&m)).map_err(from_io);
     }
     Ok(match h.kind() {
-        "pipe" => Stat { mode: S_IFIFO | 0o600, size: 0, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 },
+        "pipe" => Stat::plain(S_IFIFO | 0o600, 0),
         // A file a native parent passed: its size is the server's to say,
         // through a handle the personality did not open.
-        "file" => Stat { mode: S_IFREG | 0o644, size: 0, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0 },
+        "file" => Stat::plain(S_IFREG | 0o644, 0),
         kind => Stat::device(kind),
     })
 }
