@@ -57,6 +57,21 @@ int main(int argc, char **argv, char **envp) {
     char *fixed = mmap((void *)0x10000000, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     CHECK("mmap-fixed", fixed == (void *)0x10000000 && (fixed[10] = 3) == 3);
     CHECK("mmap-bad", mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED && errno == EINVAL);
+    /* mremap: grow in place, move with the contents, shrink; refusals. */
+    char *r = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    r[0] = 'a';
+    r[4096] = 'b';
+    char *g = mremap(r, 2 * 4096, 4 * 4096, 0);
+    CHECK("mremap-grow-in-place", g == r && g[0] == 'a' && g[4096] == 'b' && (g[3 * 4096] = 'd') == 'd');
+    char *blocker = mmap(g + 4 * 4096, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    CHECK("mremap-blocked-enomem", blocker == g + 4 * 4096 && mremap(g, 4 * 4096, 8 * 4096, 0) == MAP_FAILED &&
+                                       errno == ENOMEM);
+    char *mv = mremap(g, 4 * 4096, 8 * 4096, MREMAP_MAYMOVE);
+    CHECK("mremap-move", mv != MAP_FAILED && mv != g && mv[0] == 'a' && mv[4096] == 'b' && mv[3 * 4096] == 'd' &&
+                             mv[7 * 4096] == 0);
+    CHECK("mremap-shrink", mremap(mv, 8 * 4096, 4096, 0) == mv && mv[0] == 'a');
+    CHECK("mremap-unmapped-efault", mremap(g, 4096, 8192, MREMAP_MAYMOVE) == MAP_FAILED && errno == EFAULT);
+    CHECK("mremap-bad-flags", mremap(mv, 4096, 8192, MREMAP_FIXED) == MAP_FAILED && errno == EINVAL);
 
     struct timespec t1, t2;
     CHECK("clock_gettime", clock_gettime(CLOCK_MONOTONIC, &t1) == 0);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 static int put(const char *path, const char *text) {
     int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
@@ -115,6 +116,12 @@ int main(void) {
     umask(0);
     CHECK("mkdir-mode-no-umask", mkdir("/lxl/md2", 01777) == 0 && stat("/lxl/md2", &st) == 0 &&
                                      (st.st_mode & 07777) == 01777);
+    /* renameat, and renameat2's RENAME_NOREPLACE (1). */
+    CHECK("renameat", renameat(AT_FDCWD, "/lxl/h2", AT_FDCWD, "/lxl/h4") == 0 && holds("/lxl/h4", "made"));
+    CHECK("renameat2-noreplace", syscall(SYS_renameat2, AT_FDCWD, "/lxl/h4", AT_FDCWD, "/lxl/hard", 1) == -1 &&
+                                     errno == EEXIST && holds("/lxl/h4", "made"));
+    CHECK("renameat2-exchange-einval", syscall(SYS_renameat2, AT_FDCWD, "/lxl/h4", AT_FDCWD, "/lxl/hard", 2) == -1 &&
+                                           errno == EINVAL);
     /* st_blocks counts the pages a file holds, not its size. */
     int sp = open("/lxl/sparse", O_CREAT | O_WRONLY, 0644);
     CHECK("blocks-sparse", sp >= 0 && pwrite(sp, "x", 1, 1 << 20) == 1 && fstat(sp, &st) == 0 &&

@@ -128,6 +128,7 @@ pub(crate) const LINKS: Scenario = Scenario {
         "ok chmod-kept",
         "ok chmod-through-link",
         "ok mkdir-mode",
+        "ok renameat2-noreplace",
         "ok blocks-sparse",
         "lx-links: * checks, 0 failed",
         "status 0",

@@ -212,6 +212,33 @@ fn kernel_frame(entry: u64) -> bool {
     exposed::frame_entry(pfn).is_some_and(|f| f.owner == oxok_libos::abi::frames::OWNER_KERNEL)
 }
 
+/// The protection and sharing of the one area that holds all of
+/// `[start, end)`, if one does.
+pub fn area_of(start: u64, end: u64) -> Option<(u64, bool)> {
+    let areas = AREAS.lock();
+    let i = areas.partition_point(|a| a.end <= start);
+    areas.get(i).filter(|a| a.start <= start && end <= a.end).map(|a| (a.prot, a.shared))
+}
+
+/// Grows the private area that ends at `end` to `new_end`, if nothing lies
+/// in between and the range is the program's to have; false otherwise.
+/// The new pages come zeroed on first touch, as the area's others.
+pub fn grow(end: u64, new_end: u64) -> bool {
+    if !guest_range(end, new_end) || !new_end.is_multiple_of(PAGE_SIZE) {
+        return false;
+    }
+    let mut areas = AREAS.lock();
+    let i = areas.partition_point(|a| a.end < end);
+    let free_after = areas.get(i + 1).is_none_or(|next| new_end <= next.start);
+    match areas.get_mut(i) {
+        Some(a) if a.end == end && !a.shared && free_after => {
+            a.end = new_end;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The protection of the area holding `va`.
 pub fn prot_at(va: u64) -> Option<u64> {
     let areas = AREAS.lock();

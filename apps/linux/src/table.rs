@@ -87,7 +87,7 @@ linux_calls! {
     21 access Partial "existence only: every mode is granted to the one user" => fs::access;
     22 pipe Full "" => file::pipe;
     24 sched_yield Full "" => process::sched_yield;
-    25 mremap Enosys "" => enosys;
+    25 mremap Partial "private mappings grow in place or move (contents copied); MAP_SHARED ones only shrink; no MREMAP_DONTUNMAP" => memory::mremap;
     28 madvise Partial "MADV_DONTNEED frees the pages (zero at next touch); other advice ignored" => memory::madvise;
     32 dup Full "" => file::dup;
     33 dup2 Full "" => file::dup2;
@@ -123,6 +123,8 @@ linux_calls! {
     79 getcwd Full "" => fs::getcwd;
     80 chdir Full "" => fs::chdir;
     82 rename Full "" => fs::rename;
+    264 renameat Full "" => fs::renameat;
+    316 renameat2 Partial "RENAME_NOREPLACE (checked, then renamed: not atomic against another process); RENAME_EXCHANGE, RENAME_WHITEOUT EINVAL" => fs::renameat2;
     83 mkdir Partial "mode (less the umask) kept by the RAM file system, ignored elsewhere" => fs::mkdir;
     84 rmdir Full "" => fs::rmdir;
     87 unlink Full "" => fs::unlink;

@@ -312,6 +312,24 @@ pub fn rename(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     lfs::rename(&from, &to).map(|()| 0).map_err(from_io)
 }
 
+pub fn renameat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (from, to) = (path_arg(a[0], a[1])?, path_arg(a[2], a[3])?);
+    lfs::rename(&from, &to).map(|()| 0).map_err(from_io)
+}
+
+const RENAME_NOREPLACE: u64 = 1;
+
+pub fn renameat2(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    if a[4] & !RENAME_NOREPLACE != 0 {
+        return Err(EINVAL);
+    }
+    let (from, to) = (path_arg(a[0], a[1])?, path_arg(a[2], a[3])?);
+    if a[4] & RENAME_NOREPLACE != 0 && lfs::symlink_metadata(&to).is_ok() {
+        return Err(crate::errno::EEXIST);
+    }
+    lfs::rename(&from, &to).map(|()| 0).map_err(from_io)
+}
+
 pub fn mkdir(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     lfs::mkdir_mode(&path_arg(AT_FDCWD as u64, a[0])?, masked(a[1])).map(|()| 0).map_err(from_io)
 }

@@ -1,7 +1,7 @@
 //! Memory calls: the break, anonymous and private file mappings, unmap,
-//! protection changes ([`crate::mem`] keeps the areas).
+//! protection changes, remapping ([`crate::mem`] keeps the areas).
 
-use crate::errno::{EBADF, EEXIST, EINVAL, ENOMEM, Res};
+use crate::errno::{EBADF, EEXIST, EFAULT, EINVAL, ENOMEM, Res};
 use crate::layout::{MMAP_BASE, MMAP_END, guest_range};
 use crate::mem::{self, PROT_EXEC, PROT_READ, PROT_WRITE, page_up};
 use crate::uaccess;
@@ -118,6 +118,72 @@ pub fn munmap(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     }
     mem::remove(start, end);
     Ok(0)
+}
+
+const MREMAP_MAYMOVE: u64 = 1;
+const MREMAP_FIXED: u64 = 2;
+
+/// `mremap(old, old_len, new_len, flags, new)` of a private mapping:
+/// shrinking unmaps the tail; growing extends the area in place when the
+/// pages after it are free, else (with `MREMAP_MAYMOVE`) moves it — a new
+/// area (at `new` with `MREMAP_FIXED`), the contents copied, the old one
+/// unmapped. A `MAP_SHARED` mapping can shrink but not grow or move
+/// (`EINVAL`: its frames are shared with fork relatives, a copy would not
+/// be); `MREMAP_DONTUNMAP` is `EINVAL`.
+pub fn mremap(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
+    let (old, old_len, new_len, flags, new) = (a[0], a[1], a[2], a[3], a[4]);
+    if flags & !(MREMAP_MAYMOVE | MREMAP_FIXED) != 0
+        || flags & MREMAP_FIXED != 0 && flags & MREMAP_MAYMOVE == 0
+        || old_len == 0
+        || new_len == 0
+    {
+        return Err(EINVAL);
+    }
+    let (old, old_end) = range(old, old_len)?;
+    let new_len = page_up(new_len).ok_or(ENOMEM)?;
+    let (prot, shared) = mem::area_of(old, old_end).ok_or(EFAULT)?;
+    let old_len = old_end - old;
+    if flags & MREMAP_FIXED == 0 && new_len <= old_len {
+        mem::remove(old + new_len, old_end);
+        return Ok(old as i64);
+    }
+    if shared {
+        return Err(EINVAL);
+    }
+    if flags & MREMAP_FIXED == 0 && mem::grow(old_end, old + new_len) {
+        // Later placements start past it (`place` hands out addresses
+        // upwards without looking at the areas).
+        if old + new_len <= MMAP_END {
+            NEXT.fetch_max(old + new_len + PAGE_SIZE, Ordering::Relaxed);
+        }
+        return Ok(old as i64);
+    }
+    if flags & MREMAP_MAYMOVE == 0 {
+        return Err(ENOMEM);
+    }
+    let to = if flags & MREMAP_FIXED != 0 {
+        let (to, to_end) = range(new, new_len)?;
+        if !guest_range(to, to_end) || to < old_end && old < to_end {
+            return Err(EINVAL);
+        }
+        to
+    } else {
+        place(new_len)?
+    };
+    mem::add(to, to + new_len, PROT_READ | PROT_WRITE)?;
+    let mut done = 0;
+    while done < old_len.min(new_len) {
+        let n = (old_len.min(new_len) - done).min(uaccess::CHUNK as u64);
+        let copied = uaccess::read_vec(old + done, n as usize).and_then(|bytes| uaccess::write(to + done, &bytes));
+        if let Err(e) = copied {
+            mem::remove(to, to + new_len);
+            return Err(e);
+        }
+        done += n;
+    }
+    mem::protect(to, to + new_len, prot)?;
+    mem::remove(old, old_end);
+    Ok(to as i64)
 }
 
 pub fn mprotect(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
