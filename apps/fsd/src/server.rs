@@ -114,21 +114,9 @@ impl Server {
                 let path = self.payload(caller, req)?;
                 self.fs.rmdir(&path).map(|()| 0).map_err(status)
             }
-            op::RENAME => {
-                let payload = self.payload(caller, req)?;
-                let (from, to) = pair(&payload)?;
-                self.fs.rename(from, to).map(|()| 0).map_err(status)
-            }
-            op::LINK => {
-                let payload = self.payload(caller, req)?;
-                let (from, to) = pair(&payload)?;
-                self.fs.link(from, to).map(|()| 0).map_err(status)
-            }
-            op::SYMLINK => {
-                let payload = self.payload(caller, req)?;
-                let (target, path) = pair(&payload)?;
-                self.fs.symlink(target, path).map(|()| 0).map_err(status)
-            }
+            op::RENAME => self.on_pair(caller, req, |fs, from, to| fs.rename(from, to)),
+            op::LINK => self.on_pair(caller, req, |fs, from, to| fs.link(from, to)),
+            op::SYMLINK => self.on_pair(caller, req, |fs, target, path| fs.symlink(target, path)),
             op::READLINK => {
                 let path = self.payload(caller, req)?;
                 let target = self.fs.readlink(&path).map_err(status)?;
@@ -199,6 +187,18 @@ impl Server {
             op::WRITE_BUF => self.write_buf(caller, req[1], req[2], out),
             _ => Err(Status::Invalid),
         }
+    }
+
+    /// A two-path op (payload `first NUL second`) done by `act`.
+    fn on_pair(
+        &mut self,
+        caller: u64,
+        req: &Msg,
+        act: impl FnOnce(&mut Backend, &[u8], &[u8]) -> Result<(), FsError>,
+    ) -> Reply {
+        let payload = self.payload(caller, req)?;
+        let (first, second) = pair(&payload)?;
+        act(&mut self.fs, first, second).map(|()| 0).map_err(status)
     }
 
     /// The path payload of a path op: what the caller staged (if the op
