@@ -66,6 +66,8 @@ pub struct MemDisk {
     image: Vec<Block>,
     dirty: BTreeSet<u64>,
     log: Option<Vec<Event>>,
+    /// Blocks read or looked at through the cache, ever ([`MemDisk::reads`]).
+    reads: u64,
 }
 
 /// The XN state for a disk of `n` blocks with the file system registered.
@@ -91,6 +93,7 @@ impl MemDisk {
             image: vec![[fill; BLOCK_SIZE]; n],
             dirty: BTreeSet::new(),
             log: None,
+            reads: 0,
         })
     }
 
@@ -106,7 +109,16 @@ impl MemDisk {
             }
             None => false,
         })?;
-        let d = MemDisk { xn, fs, creds: [owner], cache: Cache::default(), image, dirty: BTreeSet::new(), log: None };
+        let d = MemDisk {
+            xn,
+            fs,
+            creds: [owner],
+            cache: Cache::default(),
+            image,
+            dirty: BTreeSet::new(),
+            log: None,
+            reads: 0,
+        };
         Ok((d, report))
     }
 
@@ -123,6 +135,11 @@ impl MemDisk {
     /// Events recorded so far.
     pub fn event_count(&self) -> usize {
         self.events().len()
+    }
+
+    /// How many times a block was read or looked at through the cache.
+    pub fn reads(&self) -> u64 {
+        self.reads
     }
 
     /// The disk content (what has been written, durable or not).
@@ -177,6 +194,7 @@ impl Disk for MemDisk {
     }
 
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal> {
+        self.reads += 1;
         self.fill(block)?;
         let frame = self.xn.bind(&self.cache, &self.creds, block, rights::READ)?;
         out.copy_from_slice(self.cache.read(frame).ok_or(Refusal::NotBound(block))?);
@@ -185,6 +203,10 @@ impl Disk for MemDisk {
 
     fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
         blocks.iter().try_for_each(|&b| self.fill(b))
+    }
+
+    fn is_cached(&self, block: u64) -> bool {
+        self.xn.block(block).is_some_and(|v| v.frame.is_some())
     }
 
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {

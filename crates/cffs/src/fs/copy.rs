@@ -51,6 +51,11 @@ impl<D: Disk> Fs<D> {
     /// inside `src`; its parent must. On an error part of the copy may
     /// remain (as with `cp -r`); everything written stays consistent.
     pub fn copy_tree(&mut self, src: &str, dst: &str) -> Result<Copied, FsError> {
+        self.renaming(|fs| fs.copy_tree_now(src, dst))
+    }
+
+    /// [`Fs::copy_tree`], run with the name cache emptied around it.
+    fn copy_tree_now(&mut self, src: &str, dst: &str) -> Result<Copied, FsError> {
         let s = super::split(src)?;
         let d = super::split(dst)?;
         if d.starts_with(&s) {

@@ -34,14 +34,17 @@ impl<D: Disk> Fs<D> {
     /// (0 at or past the end).
     pub fn read(&mut self, path: &str, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
         let f = self.file(path)?;
-        if f.at == f.inode {
-            self.prefetch_group(f.at.block)?;
-        }
         let r = f.rec;
         let n = r.size.saturating_sub(off).min(buf.len() as u64) as usize;
         if n > 0 {
             let first = off / BSIZE;
             if r.block_at(first).is_some_and(|b| !self.disk.is_cached(b)) {
+                // The first read of a small file brings in its directory
+                // block's other small files too; once its data is cached,
+                // so most likely are theirs, and the look is skipped.
+                if f.at == f.inode {
+                    self.prefetch_group(f.at.block)?;
+                }
                 let end = ((off + n as u64).div_ceil(BSIZE) + READ_AHEAD).min(r.blocks());
                 let mut blocks: Vec<u64> = (first..end).filter_map(|i| r.block_at(i)).collect();
                 blocks.sort_unstable();

@@ -6,6 +6,7 @@
 
 mod copy;
 mod file;
+mod names;
 mod ns;
 mod recover;
 mod space;
@@ -81,6 +82,8 @@ pub struct Fs<D: Disk> {
     /// Names taken out of a directory block and not yet durably gone:
     /// (block, name). The same name written elsewhere waits for them.
     pub(crate) vacated: Vec<(u64, Vec<u8>)>,
+    /// Where recently resolved paths' name records lie (`names.rs`).
+    pub(crate) names: names::Names,
 }
 
 impl<D: Disk> Fs<D> {
@@ -98,7 +101,7 @@ impl<D: Disk> Fs<D> {
             return Err(FsError::InvalidArg);
         }
         disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
-        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new() };
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new() };
         let (loc, _) = fs.new_inode(K_XDIR)?;
         if loc != fs.inode_loc(ROOT_INO)? {
             return Err(FsError::Corrupt("root inode is not inode 0"));
@@ -120,12 +123,12 @@ impl<D: Disk> Fs<D> {
         if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
             return Err(FsError::Corrupt("disk size"));
         }
-        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new() };
+        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new() };
         let sb = fs.get(fs.sb)?;
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));
         }
-        let repairs = fs.repair()?;
+        let repairs = fs.renaming(|fs| fs.repair())?;
         fs.sync()?;
         Ok((fs, repairs))
     }
@@ -166,7 +169,7 @@ impl<D: Disk> Fs<D> {
         if t >= ITABS {
             return Err(FsError::Corrupt("inode number past the tables"));
         }
-        let block = itab(&self.get(self.sb)?, t);
+        let block = self.disk.view(self.sb, |b| itab(b, t))?;
         if block == 0 {
             return Err(FsError::Corrupt("inode in a missing table"));
         }
@@ -214,26 +217,41 @@ impl<D: Disk> Fs<D> {
 
     /// The directory inode of `path`'s parent and its last component.
     pub(crate) fn parent<'p>(&mut self, path: &'p str) -> Result<(Loc, &'p [u8]), FsError> {
-        let parts = split(path)?;
-        let (last, dirs) = parts.split_last().ok_or(FsError::InvalidPath)?;
-        let mut dir = self.inode_loc(ROOT_INO)?;
-        for c in dirs {
-            let f = self.lookup(dir, c.as_bytes())?.ok_or(FsError::NotFound)?;
-            if !f.rec.is_dir() {
-                return Err(FsError::NotDir);
-            }
-            dir = f.inode;
-        }
-        Ok((dir, last.as_bytes()))
+        let (up, last) = split_last(path)?.ok_or(FsError::InvalidPath)?;
+        Ok((self.dir_of(up)?, last.as_bytes()))
     }
 
     /// The inode `path` names (`None` for the root, which has no name).
+    /// A path resolved before is looked for where its name was (the name
+    /// cache, `names.rs`): one block instead of a scan per component.
     pub(crate) fn resolve(&mut self, path: &str) -> Result<Option<Found>, FsError> {
-        if split(path)?.is_empty() {
+        let Some((up, last)) = split_last(path)? else {
             return Ok(None);
+        };
+        if let Some(at) = self.names.get(path) {
+            let name = last.as_bytes();
+            let hit = self.disk.view(at.block, |b| {
+                let kind = kind_at(b, at.rec);
+                ((kind == K_FILE || kind == K_LINK) && name_at(b, at.rec) == name).then(|| record(b, at.rec))
+            })?;
+            if let Some(r) = hit {
+                return self.found(at, r).map(Some);
+            }
+            self.names.forget(path);
         }
-        let (dir, name) = self.parent(path)?;
-        self.lookup(dir, name)?.map(Some).ok_or(FsError::NotFound)
+        let dir = self.dir_of(up)?;
+        let f = self.lookup(dir, last.as_bytes())?.ok_or(FsError::NotFound)?;
+        self.names.put(path, f.at);
+        Ok(Some(f))
+    }
+
+    /// Runs `change`, a change to the name space, with the name cache
+    /// emptied before and after it.
+    pub(crate) fn renaming<R>(&mut self, change: impl FnOnce(&mut Self) -> R) -> R {
+        self.names.clear();
+        let r = change(self);
+        self.names.clear();
+        r
     }
 
     /// `stat`.
@@ -284,6 +302,27 @@ impl<D: Disk> Fs<D> {
 /// The blocks of a record's extents, in order.
 pub(crate) fn blocks_of(r: &Record) -> Vec<u64> {
     r.ext.iter().flat_map(|e| u64::from(e.start)..u64::from(e.start) + u64::from(e.len)).collect()
+}
+
+/// An absolute path's parent (`/` for a name in the root) and last
+/// component, `None` for the root itself; the last component checked as
+/// [`split`] checks each (the parent is checked as it is resolved).
+pub(crate) fn split_last(path: &str) -> Result<Option<(&str, &str)>, FsError> {
+    if path == "/" {
+        return Ok(None);
+    }
+    let cut = path.rfind('/').ok_or(FsError::InvalidPath)?;
+    let (up, last) = (&path[..cut], &path[cut + 1..]);
+    if up == "/" {
+        return Err(FsError::InvalidPath);
+    }
+    if last.is_empty() || last == "." || last == ".." {
+        return Err(FsError::InvalidPath);
+    }
+    if last.len() > NAME_MAX {
+        return Err(FsError::NameTooLong);
+    }
+    Ok(Some((if up.is_empty() { "/" } else { up }, last)))
 }
 
 /// An absolute path's components: no empty, `.` or `..` component, none

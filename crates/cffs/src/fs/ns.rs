@@ -23,6 +23,33 @@ use crate::disk::Disk;
 use crate::layout::*;
 
 impl<D: Disk> Fs<D> {
+    /// Creates an empty file.
+    pub fn create(&mut self, path: &str) -> Result<(), FsError> {
+        self.renaming(|fs| fs.create_now(path))
+    }
+
+    /// Creates an empty directory.
+    pub fn mkdir(&mut self, path: &str) -> Result<(), FsError> {
+        self.renaming(|fs| fs.mkdir_now(path))
+    }
+
+    /// Removes a file's name, or an empty directory.
+    pub fn unlink(&mut self, path: &str) -> Result<(), FsError> {
+        self.renaming(|fs| fs.unlink_now(path))
+    }
+
+    /// Gives the file `old` the additional name `new`. The first extra name
+    /// moves the embedded inode out of line (C-FFS), copying its data.
+    pub fn link(&mut self, old: &str, new: &str) -> Result<(), FsError> {
+        self.renaming(|fs| fs.link_now(old, new))
+    }
+
+    /// Renames `old` to `new`, replacing a file (or an empty directory, for
+    /// a directory) at `new`.
+    pub fn rename(&mut self, old: &str, new: &str) -> Result<(), FsError> {
+        self.renaming(|fs| fs.rename_now(old, new))
+    }
+
     /// The parent directory of `path` and its last name, which must not
     /// exist yet.
     fn new_name<'p>(&mut self, path: &'p str) -> Result<(Loc, &'p [u8]), FsError> {
@@ -47,8 +74,8 @@ impl<D: Disk> Fs<D> {
         from.into_iter().try_for_each(|b| self.order(b, block))
     }
 
-    /// Creates an empty file.
-    pub fn create(&mut self, path: &str) -> Result<(), FsError> {
+    /// [`Fs::create`], run with the name cache emptied around it.
+    fn create_now(&mut self, path: &str) -> Result<(), FsError> {
         let (dir, name) = self.new_name(path)?;
         let at = self.free_record(dir, None)?;
         self.claim(at.block, name)?;
@@ -57,8 +84,8 @@ impl<D: Disk> Fs<D> {
         self.put_rec(at, &r)
     }
 
-    /// Creates an empty directory.
-    pub fn mkdir(&mut self, path: &str) -> Result<(), FsError> {
+    /// [`Fs::mkdir`], run with the name cache emptied around it.
+    fn mkdir_now(&mut self, path: &str) -> Result<(), FsError> {
         let (dir, name) = self.new_name(path)?;
         let (inode, ino) = self.new_inode(K_XDIR)?;
         self.add_dir_block(inode)?;
@@ -84,8 +111,8 @@ impl<D: Disk> Fs<D> {
         self.order(self.sb, name)
     }
 
-    /// Removes a file's name, or an empty directory.
-    pub fn unlink(&mut self, path: &str) -> Result<(), FsError> {
+    /// [`Fs::unlink`], run with the name cache emptied around it.
+    fn unlink_now(&mut self, path: &str) -> Result<(), FsError> {
         let f = self.resolve(path)?.ok_or(FsError::InvalidPath)?;
         if f.rec.is_dir() && !self.is_empty_dir(f.inode)? {
             return Err(FsError::NotEmpty);
@@ -128,9 +155,8 @@ impl<D: Disk> Fs<D> {
         self.put_rec(inode, &Record::default())
     }
 
-    /// Gives the file `old` the additional name `new`. The first extra name
-    /// moves the embedded inode out of line (C-FFS), copying its data.
-    pub fn link(&mut self, old: &str, new: &str) -> Result<(), FsError> {
+    /// [`Fs::link`], run with the name cache emptied around it.
+    fn link_now(&mut self, old: &str, new: &str) -> Result<(), FsError> {
         let f = self.resolve(old)?.ok_or(FsError::IsDir)?;
         if f.rec.is_dir() {
             return Err(FsError::IsDir);
@@ -170,9 +196,8 @@ impl<D: Disk> Fs<D> {
         self.put_rec(to, &r)
     }
 
-    /// Renames `old` to `new`, replacing a file (or an empty directory, for
-    /// a directory) at `new`.
-    pub fn rename(&mut self, old: &str, new: &str) -> Result<(), FsError> {
+    /// [`Fs::rename`], run with the name cache emptied around it.
+    fn rename_now(&mut self, old: &str, new: &str) -> Result<(), FsError> {
         let f = self.resolve(old)?.ok_or(FsError::InvalidPath)?;
         let (dir, name) = self.parent(new)?;
         if f.rec.is_dir() {

@@ -1,0 +1,90 @@
+//! The name cache: a path resolved before costs one look at one block, and
+//! no change to the name space leaves a stale answer behind.
+
+use oxok_cffs::host::MemDisk;
+use oxok_cffs::{Fs, FsError, Kind};
+
+const OWNER: u64 = 7;
+
+fn fresh(n: u64) -> Fs<MemDisk> {
+    Fs::mkfs(MemDisk::blank(n, OWNER, 0xa5).unwrap(), OWNER).unwrap()
+}
+
+/// Blocks `stat(path)` looks at.
+fn looks(fs: &mut Fs<MemDisk>, path: &str) -> u64 {
+    let before = fs.disk().reads();
+    fs.stat(path).unwrap();
+    fs.disk().reads() - before
+}
+
+#[test]
+fn a_path_resolved_before_costs_one_block() {
+    let mut fs = fresh(2048);
+    fs.mkdir("/a").unwrap();
+    fs.mkdir("/a/b").unwrap();
+    for i in 0..300 {
+        fs.create(&format!("/a/b/f{i:03}")).unwrap();
+    }
+    let first = looks(&mut fs, "/a/b/f299");
+    let again = looks(&mut fs, "/a/b/f299");
+    // A scan of /a/b's blocks the first time; one block (the name's) after.
+    assert!(first > 5, "first resolution looked at {first} blocks");
+    assert_eq!(again, 1);
+    let data = b"hello";
+    fs.write("/a/b/f299", 0, data).unwrap();
+    let mut out = [0; 5];
+    assert_eq!(fs.read("/a/b/f299", 0, &mut out).unwrap(), 5);
+    assert_eq!(&out, data);
+}
+
+#[test]
+fn no_change_leaves_a_stale_name() {
+    let mut fs = fresh(1024);
+    fs.mkdir("/d").unwrap();
+    fs.create("/d/x").unwrap();
+    fs.write("/d/x", 0, b"one").unwrap();
+    fs.stat("/d/x").unwrap();
+    // Renamed away: the old path is gone, the new one has the data.
+    fs.rename("/d/x", "/d/y").unwrap();
+    assert_eq!(fs.stat("/d/x"), Err(FsError::NotFound));
+    assert_eq!(fs.stat("/d/y").unwrap().size, 3);
+    // A directory renamed: paths through its old name are gone.
+    fs.stat("/d/y").unwrap();
+    fs.rename("/d", "/e").unwrap();
+    assert_eq!(fs.stat("/d/y"), Err(FsError::NotFound));
+    assert_eq!(fs.stat("/e/y").unwrap().size, 3);
+    // Removed and made again elsewhere with the same name: the new one.
+    fs.stat("/e/y").unwrap();
+    fs.unlink("/e/y").unwrap();
+    assert_eq!(fs.stat("/e/y"), Err(FsError::NotFound));
+    fs.mkdir("/e/y").unwrap();
+    assert_eq!(fs.stat("/e/y").unwrap().kind, Kind::Dir);
+    // A directory removed and a file made where its name was.
+    fs.unlink("/e/y").unwrap();
+    fs.unlink("/e").unwrap();
+    fs.mkdir("/f").unwrap();
+    fs.create("/f/y").unwrap();
+    assert_eq!(fs.stat("/e/y"), Err(FsError::NotFound));
+    assert_eq!(fs.stat("/e"), Err(FsError::NotFound));
+    assert_eq!(fs.stat("/f/y").unwrap().kind, Kind::File);
+    // A second name moves the inode out of line; both names reach it.
+    fs.write("/f/y", 0, b"two!").unwrap();
+    fs.stat("/f/y").unwrap();
+    fs.link("/f/y", "/f/z").unwrap();
+    assert_eq!(fs.stat("/f/y").unwrap().nlink, 2);
+    assert_eq!(fs.stat("/f/z").unwrap().size, 4);
+}
+
+#[test]
+fn malformed_paths_are_refused_as_before() {
+    let mut fs = fresh(256);
+    fs.mkdir("/a").unwrap();
+    fs.create("/a/f").unwrap();
+    for bad in ["", "a", "a/f", "//a", "/a//f", "/a/", "/a/./f", "/a/../a/f", "/a/f/."] {
+        assert_eq!(fs.stat(bad).map(|_| ()), Err(FsError::InvalidPath), "{bad:?}");
+    }
+    // Resolved once, the good path still refuses its malformed spellings.
+    fs.stat("/a/f").unwrap();
+    assert_eq!(fs.stat("//a/f").map(|_| ()), Err(FsError::InvalidPath));
+    assert_eq!(fs.stat("/a/f/g").map(|_| ()), Err(FsError::NotDir));
+}
