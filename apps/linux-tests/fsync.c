@@ -17,8 +17,8 @@ int main(void) {
     mkdir("/fs", 0755);
     mkdir("/fs2", 0755); /* C-FFS keeps inodes in their directory: fsync's
                             writes for /fs must not carry /fs2/all's. */
-    /* Made first: making a name syncs everything, which would hide what
-       fsync and sync are tested for. */
+    /* Made first, so the sync below makes their names durable: what is
+       left for fsync and sync to carry is data. */
     int a = open("/fs/synced", O_CREAT | O_WRONLY | O_TRUNC, 0644);
     int b = open("/fs2/all", O_CREAT | O_WRONLY | O_TRUNC, 0644);
     int c = open("/fs/late", O_CREAT | O_WRONLY | O_TRUNC, 0644);

@@ -1714,6 +1714,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_xnfs::XNFS_SCENARIOS[3],
     crate::scenarios_xnfs::XNFS_SCENARIOS[4],
     crate::scenarios_xnfs::XNFS_SCENARIOS[5],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[6],
     // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],

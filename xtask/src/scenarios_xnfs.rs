@@ -9,7 +9,7 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 6] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 7] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -212,6 +212,33 @@ const FSYNC: Scenario = Scenario {
                 "0 /fs/late",
                 "dfsd: stopped",
             ],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+/// Nothing is durable at once: the `update` daemon has `dfsd` write back
+/// what waited 5 s. A file written, then 7 s of sleep, then a second file
+/// written and the power cut at once: after the reboot the first is there
+/// (written back by `update`, no sync asked for), the second is not.
+const WRITE_BACK: Scenario = Scenario {
+    name: "disk-writeback",
+    about: "the shell writes /wb, sleeps 7 s, writes /late and the harness cuts the power at once: the second boot \
+            finds /wb (the update daemon had dfsd write it back after 5 s) and no /late (not 5 s old at the cut)",
+    cmdline: "run=init",
+    input: "echo kept > /wb\nsleep 7\necho lost > /late\nbusybox tr a-z A-Z < /wb\n",
+    expect: &["dfsd: C-FFS on a disk of", "KEPT"],
+    forbid: FORBID,
+    exit: Exit::Cut("KEPT"),
+    timeout_secs: 120,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "cat /wb\ncat /late\nexit\n",
+            expect: &["mounted file system", "kept", "cat: /late: *", "dfsd: stopped"],
             patch: None,
         }),
         fsck: true,

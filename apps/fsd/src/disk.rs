@@ -3,11 +3,13 @@
 //! [`Files`]. C-FFS names files by path; an open file is a path this table
 //! keeps (and moves along when a rename moves it or a directory above it).
 //!
-//! Durability: every change to the name space (create, mkdir, unlink,
-//! rmdir, rename, truncate) is synced before the reply, a file's data when
-//! its last open handle closes or a client asks (`FSYNC`: C-FFS's `fsync`
-//! of that file; `SYNC`: everything) — C-FFS's ordered write-back, so a
-//! crash at any point leaves a disk `fsck` accepts.
+//! Durability: changes (names, data, sizes) stay in the buffer cache until
+//! a client asks (`FSYNC`: C-FFS's `fsync` of that file; `SYNC`:
+//! everything), until the oldest has waited 5 s (the `update` daemon's
+//! `WRITE_BACK` each second, `fsproto::WRITE_BACK_AGE_MS`; Linux waits
+//! 30 s), or until the server stops — always through C-FFS's ordered
+//! write-back, so a crash at any point leaves a disk `fsck` accepts, with
+//! everything fsynced or synced before it.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -24,7 +26,6 @@ use crate::files::{Entry, Files, Meta};
 struct Node {
     path: String,
     pins: u32,
-    wrote: bool,
 }
 
 /// The disk file system (mounted at the first request) and its open files.
@@ -34,6 +35,14 @@ pub struct DiskFiles {
     failed: bool,
     nodes: BTreeMap<u64, Node>,
     next: u64,
+    /// When (ms of the kernel's clock) the oldest change not yet written
+    /// back was made; `None` when everything is durable.
+    unwritten: Option<u64>,
+}
+
+/// Milliseconds of the kernel's clock (0 without a timer).
+fn now_ms() -> u64 {
+    oxok_libos::exposed::clock().and_then(|c| c.ticks.saturating_mul(1000).checked_div(c.tick_hz)).unwrap_or(0)
 }
 
 /// The file system's error as the server's.
@@ -101,7 +110,7 @@ impl DiskFiles {
     /// request: requests run on the server's large stack, which C-FFS's
     /// mount and repairs need.
     pub fn new() -> DiskFiles {
-        DiskFiles { mounted: None, failed: false, nodes: BTreeMap::new(), next: 1 }
+        DiskFiles { mounted: None, failed: false, nodes: BTreeMap::new(), next: 1, unwritten: None }
     }
 
     /// The mounted file system.
@@ -132,8 +141,16 @@ impl DiskFiles {
         })
     }
 
+    /// Writes everything back (C-FFS's ordered write-back and a flush).
     fn sync(&mut self) -> Result<(), FsError> {
-        self.fs()?.sync().map_err(err)
+        self.fs()?.sync().map_err(err)?;
+        self.unwritten = None;
+        Ok(())
+    }
+
+    /// Notes a change that waits in the cache for the next write-back.
+    fn changed(&mut self) {
+        self.unwritten.get_or_insert_with(now_ms);
     }
 }
 
@@ -149,18 +166,18 @@ impl Files for DiskFiles {
             Ok(st) if st.kind == DiskKind::File && o.directory => return Err(FsError::NotADirectory),
             Ok(st) if st.kind == DiskKind::File && o.truncate && st.size > 0 => {
                 fs.truncate(&path, 0).map_err(err)?;
-                fs.sync().map_err(err)?;
+                self.changed();
             }
             Ok(_) => {}
             Err(DiskError::NotFound) if o.create && !o.directory => {
                 fs.create(&path).map_err(err)?;
-                fs.sync().map_err(err)?;
+                self.changed();
             }
             Err(e) => return Err(err(e)),
         }
         let ino = self.next;
         self.next += 1;
-        self.nodes.insert(ino, Node { path, pins: 0, wrote: false });
+        self.nodes.insert(ino, Node { path, pins: 0 });
         Ok(ino)
     }
 
@@ -184,11 +201,7 @@ impl Files for DiskFiles {
         let n = self.nodes.get_mut(&ino).ok_or(FsError::BadInode)?;
         n.pins = n.pins.saturating_sub(1);
         if n.pins == 0 {
-            let wrote = n.wrote;
             self.nodes.remove(&ino);
-            if wrote {
-                return self.sync();
-            }
         }
         Ok(())
     }
@@ -201,16 +214,15 @@ impl Files for DiskFiles {
     fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
         let p = self.path(ino)?;
         let n = self.fs()?.write(&p, off, data).map_err(err)?;
-        if let Some(node) = self.nodes.get_mut(&ino) {
-            node.wrote = true;
-        }
+        self.changed();
         Ok(n)
     }
 
     fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError> {
         let p = self.path(ino)?;
         self.fs()?.truncate(&p, len).map_err(err)?;
-        self.sync()
+        self.changed();
+        Ok(())
     }
 
     fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError> {
@@ -233,7 +245,8 @@ impl Files for DiskFiles {
     fn mkdir(&mut self, path: &[u8], _mode: Option<u16>) -> Result<(), FsError> {
         let p = normal(path)?;
         self.fs()?.mkdir(&p).map_err(err)?;
-        self.sync()
+        self.changed();
+        Ok(())
     }
 
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
@@ -242,7 +255,8 @@ impl Files for DiskFiles {
             return Err(FsError::IsADirectory);
         }
         self.fs()?.unlink(&p).map_err(err)?;
-        self.sync()
+        self.changed();
+        Ok(())
     }
 
     fn rmdir(&mut self, path: &[u8]) -> Result<(), FsError> {
@@ -254,7 +268,8 @@ impl Files for DiskFiles {
             return Err(FsError::NotADirectory);
         }
         self.fs()?.unlink(&p).map_err(err)?;
-        self.sync()
+        self.changed();
+        Ok(())
     }
 
     fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError> {
@@ -271,7 +286,8 @@ impl Files for DiskFiles {
                 n.path = alloc::format!("{to}{rest}");
             }
         }
-        self.sync()
+        self.changed();
+        Ok(())
     }
 
     fn fsync(&mut self, ino: u64) -> Result<(), FsError> {
@@ -283,9 +299,17 @@ impl Files for DiskFiles {
         self.sync()
     }
 
+    fn write_back(&mut self, age_ms: u64) -> Result<bool, FsError> {
+        match self.unwritten {
+            Some(since) if now_ms().saturating_sub(since) >= age_ms => self.sync().map(|()| true),
+            _ => Ok(false),
+        }
+    }
+
     fn copy_tree(&mut self, from: &[u8], to: &[u8]) -> Result<[u64; 3], FsError> {
         let (from, to) = (normal(from)?, normal(to)?);
         let c = self.fs()?.copy_tree(&from, &to).map_err(err)?;
+        self.changed();
         Ok([c.files, c.bytes, c.blocks])
     }
 

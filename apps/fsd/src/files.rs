@@ -119,6 +119,12 @@ pub trait Files: Send {
     fn sync_all(&mut self) -> Result<(), FsError> {
         Ok(())
     }
+    /// Makes everything durable if a change has waited unwritten for
+    /// `age_ms` milliseconds or more (`WRITE_BACK`): whether it wrote. A
+    /// file system in memory has nothing to write.
+    fn write_back(&mut self, _age_ms: u64) -> Result<bool, FsError> {
+        Ok(false)
+    }
     /// Makes everything durable (the server is stopping).
     fn finish(&mut self) {}
 }

@@ -159,6 +159,10 @@ impl Server {
                 self.fs.fsync(ino).map(|()| 0).map_err(status)
             }
             op::SYNC => self.fs.sync_all().map(|()| 0).map_err(status),
+            op::WRITE_BACK => {
+                out[1] = u64::from(self.fs.write_back(req[1]).map_err(status)?);
+                Ok(0)
+            }
             op::SET_TIMES => {
                 let ino = self.table.get(caller, req[1])?.ino;
                 let time = |w: u64| (w != proto::KEEP_TIME).then_some(w);

@@ -59,6 +59,13 @@ fn main(args: Args) -> i32 {
     } else {
         None
     };
+    // Beside it, the daemon that has it write back what waited 5 s.
+    let update = match dfsd {
+        Some(_) => {
+            oxok_libos::exec::spawn(UPDATE, &[UPDATE]).map_err(|e| println!("init: no update daemon ({e})")).ok()
+        }
+        None => None,
+    };
     let code = match oxok_libos::exec::spawn("shell", &["shell"]) {
         Ok(shell) => match oxok_libos::exec::wait(shell) {
             Ok(status) => status.code(),
@@ -74,7 +81,12 @@ fn main(args: Args) -> i32 {
     };
     // A sleeping server would keep the machine up: stop it (its frames go
     // with it) before init ends; the disk's first, which writes back what
-    // it still holds.
+    // it still holds, after the daemon that asks it to.
+    if let Some(u) = update
+        && let Err(e) = oxok_libos::signal::destroy(u)
+    {
+        println!("init: stopping the update daemon: {e}");
+    }
     if let Some(d) = dfsd
         && let Err(e) = oxok_libos::fs::stop_server(d)
     {
@@ -87,6 +99,9 @@ fn main(args: Args) -> i32 {
     }
     code
 }
+
+/// The disk's write-back daemon (`apps/fsd/src/update.rs`).
+const UPDATE: &str = "update";
 
 /// Tries while the disk file server mounts (or makes) its file system, at
 /// 20 ms each: 60 s.

@@ -147,7 +147,19 @@ pub mod op {
     /// bits). A server whose file system keeps no modes answers
     /// `Unsupported`.
     pub const SET_MODE: u8 = 28;
+    /// Make durable what the server has held unwritten for at least word 1
+    /// milliseconds (the `update` daemon's call, each second): reply word 1
+    /// is 1 when it wrote, 0 when nothing was that old. A server that keeps
+    /// nothing on a disk answers 0 at once.
+    pub const WRITE_BACK: u8 = 29;
 }
+
+/// How long a change waits unwritten on the disk before the `update`
+/// daemon's `WRITE_BACK` makes it durable (ms; Linux waits 30 s).
+pub const WRITE_BACK_AGE_MS: u64 = 5_000;
+
+/// How often the `update` daemon asks (ms).
+pub const WRITE_BACK_EVERY_MS: u64 = 1_000;
 
 /// Target bytes of one `READLINK` reply (words 2..9).
 pub const LINK_CHUNK: usize = 56;

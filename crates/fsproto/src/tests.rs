@@ -135,6 +135,11 @@ fn op_numbers_are_distinct() {
         op::FSYNC,
         op::SYNC,
         op::SET_TIMES,
+        op::LINK,
+        op::SYMLINK,
+        op::READLINK,
+        op::SET_MODE,
+        op::WRITE_BACK,
     ];
     for (i, a) in ops.iter().enumerate() {
         assert!(ops[i + 1..].iter().all(|b| a != b), "op {a} twice");

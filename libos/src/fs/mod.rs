@@ -411,6 +411,16 @@ pub fn sync() -> Result<(), IoError> {
     }
 }
 
+/// Asks the disk file server to make durable what it has held unwritten
+/// for `age_ms` milliseconds or more (the `update` daemon's call): whether
+/// it wrote anything. Without a disk server, `false` at once.
+pub fn write_back(age_ms: u64) -> Result<bool, IoError> {
+    match locate::disk_server() {
+        Some(disk) => client::handle_call(disk, op::WRITE_BACK, 0, 0, &[age_ms]).map(|r| r[1] != 0),
+        None => Ok(false),
+    }
+}
+
 /// The server's counters.
 pub fn server_stats() -> Result<ServerStats, IoError> {
     let r = client::handle_call(server()?, op::INFO, 0, 0, &[])?;
