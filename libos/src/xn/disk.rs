@@ -34,6 +34,11 @@ pub const WINDOW_PAGES: u64 = 4096;
 /// file): how many let-go blocks one bind may have to read again.
 const MAX_DEPTH: usize = 8;
 
+/// When every request slot is taken, a writer waits until the oldest this
+/// many requests have finished, not all it issued: the device keeps
+/// working on the rest meanwhile.
+const REFILL: u64 = 8;
+
 /// The C-FFS disk over XN.
 pub struct XnDisk {
     fs: u32,
@@ -152,11 +157,14 @@ impl XnDisk {
         let seq = loop {
             match submit() {
                 Ok(seq) => break seq,
-                Err(XnError::Sys(Error::WouldBlock)) | Err(XnError::Refused { code: refuse::IN_FLIGHT, .. })
-                    if self.pending != 0 =>
-                {
-                    self.settle()?
+                // Every request slot taken: wait for the oldest few, so
+                // the device keeps the rest while this one goes in.
+                // (Never past this writer's last request, which completes.)
+                Err(XnError::Sys(Error::WouldBlock)) if self.pending != 0 => {
+                    let oldest = super::header().map_or(self.pending, |h| h.oldest_pending);
+                    super::wait(oldest.saturating_add(REFILL - 1).min(self.pending)).map_err(refusal)?
                 }
+                Err(XnError::Refused { code: refuse::IN_FLIGHT, .. }) if self.pending != 0 => self.settle()?,
                 Err(e) => return Err(refusal(e)),
             }
         };

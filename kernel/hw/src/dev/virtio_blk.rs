@@ -26,10 +26,13 @@ use virtio_drivers::transport::pci::bus::{BarInfo, Command, DeviceFunction, PciR
 use virtio_drivers::transport::pci::{PciTransport, virtio_device_type};
 use virtio_drivers::transport::{DeviceType, Transport};
 
-/// Descriptors in the one request queue.
-const QUEUE_SIZE: usize = 64;
-/// Requests in flight at once (each takes at most three descriptors).
-pub const SLOTS: usize = 16;
+/// Descriptors in the one request queue (QEMU's virtio-blk offers 256).
+const QUEUE_SIZE: usize = 128;
+/// Requests in flight at once (each takes at most three descriptors): a
+/// writer of many blocks keeps the device busy while it waits for the
+/// oldest to finish (16 before 29 Nov 2026).
+pub const SLOTS: usize = 40;
+const _: () = assert!(SLOTS * 3 <= QUEUE_SIZE && SLOTS * SLOT_BYTES <= PAGE_SIZE as usize);
 /// Sectors per 4 KiB block.
 const SECTORS: u64 = PAGE_SIZE / 512;
 /// Bytes of a request header slot (16-byte header, then the status byte).
