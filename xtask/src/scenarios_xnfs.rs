@@ -68,19 +68,21 @@ const LINUX: Scenario = Scenario {
             busybox cat /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums > /huge\n\
             busybox md5sum /huge\nexit\n",
     expect: &[
-        "dfsd: C-FFS on a disk of",
+        "dfsd: C-FFS on a disk of * cache window 16 MiB",
         "moved",
         "native words",
         "600+0 records out",
         "same-bytes",
         "big-removed",
-        // A file larger than dfsd's window of bound blocks (16 MiB): 14
-        // copies of `seq 1 200000` (18,044,530 bytes), md5sum on the host.
+        // A file larger than dfsd's window of bound blocks (16 MiB on a
+        // machine of 96 MiB): 14 copies of `seq 1 200000` (18,044,530
+        // bytes), md5sum on the host.
         "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
         "dfsd: stopped",
     ],
     forbid: FORBID,
     timeout_secs: 300,
+    memory: Some("96M"),
     disk: Some(DiskSpec {
         mib: 64,
         reboot: Some(Reboot {

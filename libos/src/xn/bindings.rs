@@ -28,6 +28,11 @@ impl Bindings {
         Bindings { base, pages, bound: BTreeMap::new(), spare: Vec::new(), next: 0 }
     }
 
+    /// Pages of the window: blocks bound at once at most.
+    pub fn capacity(&self) -> u64 {
+        self.pages
+    }
+
     fn va(&self, index: u64) -> u64 {
         self.base + index * BLOCK_SIZE as u64
     }

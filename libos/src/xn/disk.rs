@@ -28,8 +28,20 @@ use super::{Bindings, XnError};
 
 /// Where the file system's bound cache pages live in its address space.
 pub const WINDOW: u64 = 0x5400_0000_0000;
-/// Pages of the window: blocks bound at once before clean ones are let go.
-pub const WINDOW_PAGES: u64 = 4096;
+/// Pages of the window at most: blocks bound at once before clean ones are
+/// let go (128 MiB).
+pub const WINDOW_PAGES: u64 = 32_768;
+/// Pages of the window at least (16 MiB, the whole window before 29 Nov
+/// 2026), however little memory is free.
+pub const WINDOW_MIN_PAGES: u64 = 4096;
+
+/// The window for this machine: a quarter of the frames free when the disk
+/// is opened, within [`WINDOW_MIN_PAGES`] and [`WINDOW_PAGES`] — so a file
+/// of tens of MiB stays cached on a machine of 512 MiB, and a small machine
+/// keeps most of its memory for programs.
+fn window_pages() -> u64 {
+    crate::sys::mem_info().map_or(WINDOW_MIN_PAGES, |[_, free, _]| (free / 4).clamp(WINDOW_MIN_PAGES, WINDOW_PAGES))
+}
 /// Levels of metadata above a block (superblock, inode table, directory,
 /// file): how many let-go blocks one bind may have to read again.
 const MAX_DEPTH: usize = 8;
@@ -110,7 +122,7 @@ impl XnDisk {
         Some(XnDisk {
             fs,
             nblocks: h.nblocks,
-            pages: Bindings::new(WINDOW, WINDOW_PAGES),
+            pages: Bindings::new(WINDOW, window_pages()),
             dirty: BTreeSet::new(),
             tainted: BTreeSet::new(),
             data: BTreeSet::new(),
@@ -119,6 +131,12 @@ impl XnDisk {
             pending: 0,
             requests: 0,
         })
+    }
+
+    /// Blocks this disk keeps bound at once at most (its window of cache
+    /// pages) before it lets clean ones go.
+    pub fn window(&self) -> u64 {
+        self.pages.capacity()
     }
 
     /// The C-FFS file system already on the disk: the one whose

@@ -20,7 +20,7 @@ use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, REJECTED, XN_OLDEST_PENDING, XN_TABLE, XnHeader, XnRoot, XnRow, refuse};
 
 pub use bindings::Bindings;
-pub use disk::{WINDOW, WINDOW_PAGES, XnDisk};
+pub use disk::{WINDOW, WINDOW_MIN_PAGES, WINDOW_PAGES, XnDisk};
 pub use page::{page, page_mut};
 
 /// Why an XN call did not happen.
