@@ -381,7 +381,7 @@ fn mount() -> Option<Fs<XnDisk>> {
     match made {
         Ok((fs, how)) => {
             let env = oxok_libos::exposed::self_id();
-            let window = fs.disk().window() * BLOCK_SIZE as u64 >> 20;
+            let window = (fs.disk().window() * BLOCK_SIZE as u64) >> 20;
             println!(
                 "dfsd: C-FFS on a disk of {nblocks} blocks: {how}; principal {me}, environment {env}; cache window {window} MiB"
             );
