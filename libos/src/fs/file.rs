@@ -28,6 +28,9 @@ use oxok_fdspec::{Origin, Spec};
 #[derive(Debug)]
 pub struct OpenFile {
     slot: usize,
+    /// Whether it is a directory, as the server's `OPEN` reply said
+    /// (`None` for a file this process did not open itself).
+    dir: Option<bool>,
 }
 
 impl OpenFile {
@@ -39,7 +42,19 @@ impl OpenFile {
     /// survive a restore.
     /// The file of table entry `slot` (taken and filled by the caller).
     pub(crate) fn at(slot: usize) -> OpenFile {
-        OpenFile { slot }
+        OpenFile { slot, dir: None }
+    }
+
+    /// The file of table entry `slot`, just opened here: `kind` is the
+    /// `OPEN` reply's (`proto::KIND_*`).
+    pub(crate) fn opened(slot: usize, kind: u64) -> OpenFile {
+        OpenFile { slot, dir: Some(kind == proto::KIND_DIR) }
+    }
+
+    /// Whether it is a directory, when known without asking the server
+    /// (it was opened by this process: the `OPEN` reply said).
+    pub fn known_dir(&self) -> Option<bool> {
+        self.dir
     }
 
     pub(crate) fn new(
@@ -51,7 +66,7 @@ impl OpenFile {
         share: Option<u64>,
     ) -> Result<OpenFile, IoError> {
         match super::ftable::take(server, handle, flags, ino, path, share) {
-            Some(slot) => Ok(OpenFile { slot }),
+            Some(slot) => Ok(OpenFile::at(slot)),
             None => {
                 let mut m: Msg = [0; proto::WORDS];
                 m[0] = proto::request(op::CLOSE, 0, 0);

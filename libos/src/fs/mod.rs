@@ -213,7 +213,7 @@ pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     match client::path_call(server, op::OPEN, bits, full.as_bytes()) {
         Ok(r) => {
             ftable::opened(slot, r[1], r[3]);
-            Ok(OpenFile::at(slot))
+            Ok(OpenFile::opened(slot, r[2]))
         }
         Err(e) => {
             ftable::free(slot);

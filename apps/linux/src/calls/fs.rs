@@ -100,7 +100,9 @@ fn open_path(path: String, flags: u64, mode: u64) -> Res {
     }
     .map_err(from_io)?;
     let file = Arc::new(file);
-    let dir = of.contains(OpenFlags::DIRECTORY) || file.metadata().is_ok_and(|m| m.is_dir());
+    // The open's reply says whether it is a directory: no second call.
+    let dir = of.contains(OpenFlags::DIRECTORY)
+        || file.known_dir().unwrap_or_else(|| file.metadata().is_ok_and(|m| m.is_dir()));
     let obj: Arc<dyn File> = file.clone();
     let info = Info { path, file: Some(file), dir, cursor: 0, flags, cloexec: flags & O_CLOEXEC != 0 };
     install(Handle::Object(obj), info)
