@@ -9,7 +9,7 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 7] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 8] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -241,6 +241,33 @@ const WRITE_BACK: Scenario = Scenario {
             cmdline: "run=init",
             input: "cat /wb\ncat /late\nexit\n",
             expect: &["mounted file system", "kept", "cat: /late: *", "dfsd: stopped"],
+            patch: None,
+        }),
+        fsck: true,
+    }),
+    ..Scenario::DEFAULT
+};
+
+/// A disk filled through `dfsd` by a Linux program: the write that does
+/// not fit is refused at once (`ENOSPC`), though `dfsd` gathers
+/// consecutive writes (`apps/fsd/src/coalesce.rs`, which stops gathering
+/// when space runs low); the file system keeps serving, and after the
+/// file is removed and another written, a reboot finds it and fsck passes.
+const FULL: Scenario = Scenario {
+    name: "disk-full-linux",
+    about: "busybox dd fills the 64 MiB disk through dfsd: dd reports `No space left on device` at the write that does not \
+            fit; the file is removed, another written; the second boot reads it back and fsck passes",
+    cmdline: "run=init",
+    input: "busybox dd if=/dev/zero of=/fill bs=65536 count=2000\nbusybox rm /fill\necho after > /after\ncat /after\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "No space left on device", "after", "dfsd: stopped"],
+    forbid: FORBID,
+    timeout_secs: 300,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "cat /after\nbusybox ls /\nexit\n",
+            expect: &["mounted file system", "after", "dfsd: stopped"],
             patch: None,
         }),
         fsck: true,

@@ -22,6 +22,7 @@
 extern crate alloc;
 
 mod buffers;
+mod coalesce;
 mod disk;
 mod files;
 mod io;

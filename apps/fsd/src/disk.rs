@@ -21,6 +21,7 @@ use oxok_libos::println;
 use oxok_libos::xn::XnDisk;
 use oxok_ramfs::{FsError, Kind, OpenFlags};
 
+use crate::coalesce::Coalescer;
 use crate::files::{Entry, Files, Meta};
 
 struct Node {
@@ -38,6 +39,8 @@ pub struct DiskFiles {
     /// When (ms of the kernel's clock) the oldest change not yet written
     /// back was made; `None` when everything is durable.
     unwritten: Option<u64>,
+    /// Consecutive writes to one file gathered into one (`coalesce.rs`).
+    behind: Coalescer,
 }
 
 /// Milliseconds of the kernel's clock (0 without a timer).
@@ -110,7 +113,14 @@ impl DiskFiles {
     /// request: requests run on the server's large stack, which C-FFS's
     /// mount and repairs need.
     pub fn new() -> DiskFiles {
-        DiskFiles { mounted: None, failed: false, nodes: BTreeMap::new(), next: 1, unwritten: None }
+        DiskFiles {
+            mounted: None,
+            failed: false,
+            nodes: BTreeMap::new(),
+            next: 1,
+            unwritten: None,
+            behind: Coalescer::default(),
+        }
     }
 
     /// The mounted file system.
@@ -152,10 +162,28 @@ impl DiskFiles {
     fn changed(&mut self) {
         self.unwritten.get_or_insert_with(now_ms);
     }
+
+    /// Hands the gathered writes to C-FFS: done first by every request
+    /// but a write, so each sees them. A failure is kept for the file.
+    fn settle(&mut self) {
+        let Some(g) = self.behind.take() else { return };
+        let done = self.path(g.ino).and_then(|p| self.fs()?.write(&p, g.off, &g.data).map_err(err));
+        match done {
+            Ok(_) => self.changed(),
+            Err(e) => self.behind.fail(g.ino, e),
+        }
+    }
+
+    /// [`settle`](Self::settle), then the failure kept for `ino`, if any.
+    fn settle_for(&mut self, ino: u64) -> Result<(), FsError> {
+        self.settle();
+        self.behind.failure(ino).map_or(Ok(()), Err)
+    }
 }
 
 impl Files for DiskFiles {
     fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError> {
+        self.settle();
         let path = normal(path)?;
         // Records nobody pinned (an open that failed half-way) go first.
         self.nodes.retain(|_, n| n.pins > 0);
@@ -182,11 +210,13 @@ impl Files for DiskFiles {
     }
 
     fn stat(&mut self, ino: u64) -> Result<Meta, FsError> {
+        self.settle();
         let p = self.path(ino)?;
         self.meta(&p)
     }
 
     fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
+        self.settle();
         let p = normal(path)?;
         self.meta(&p)
     }
@@ -198,20 +228,41 @@ impl Files for DiskFiles {
     }
 
     fn unpin(&mut self, ino: u64) -> Result<(), FsError> {
+        // Its gathered writes go first; a failure to take them is the
+        // close's.
+        let kept = self.settle_for(ino);
         let n = self.nodes.get_mut(&ino).ok_or(FsError::BadInode)?;
         n.pins = n.pins.saturating_sub(1);
         if n.pins == 0 {
             self.nodes.remove(&ino);
         }
-        Ok(())
+        kept
     }
 
     fn read(&mut self, ino: u64, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
+        self.settle();
         let p = self.path(ino)?;
         self.fs()?.read(&p, off, buf).map_err(err)
     }
 
     fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
+        if !self.nodes.contains_key(&ino) {
+            return Err(FsError::BadInode);
+        }
+        if let Some(e) = self.behind.failure(ino) {
+            return Err(e);
+        }
+        // Gathered while it continues the run and fits (the file system
+        // takes it later, in one write); else the run goes first.
+        let fits = off.checked_add(data.len() as u64).is_some_and(|end| end <= oxok_cffs::MAX_FILE);
+        let free = oxok_libos::xn::header().map_or(0, |h| h.free);
+        if fits && self.behind.gather(ino, off, data, free) {
+            return Ok(data.len());
+        }
+        self.settle_for(ino)?;
+        if fits && self.behind.gather(ino, off, data, free) {
+            return Ok(data.len());
+        }
         let p = self.path(ino)?;
         let n = self.fs()?.write(&p, off, data).map_err(err)?;
         self.changed();
@@ -219,6 +270,7 @@ impl Files for DiskFiles {
     }
 
     fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError> {
+        self.settle();
         let p = self.path(ino)?;
         self.fs()?.truncate(&p, len).map_err(err)?;
         self.changed();
@@ -226,6 +278,7 @@ impl Files for DiskFiles {
     }
 
     fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError> {
+        self.settle();
         let dir = self.path(ino)?;
         let mut names = self.fs()?.readdir(&dir).map_err(err)?;
         names.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -243,6 +296,7 @@ impl Files for DiskFiles {
     }
 
     fn mkdir(&mut self, path: &[u8], _mode: Option<u16>) -> Result<(), FsError> {
+        self.settle();
         let p = normal(path)?;
         self.fs()?.mkdir(&p).map_err(err)?;
         self.changed();
@@ -250,6 +304,7 @@ impl Files for DiskFiles {
     }
 
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
+        self.settle();
         let p = normal(path)?;
         if self.fs()?.stat(&p).map_err(err)?.kind == DiskKind::Dir {
             return Err(FsError::IsADirectory);
@@ -260,6 +315,7 @@ impl Files for DiskFiles {
     }
 
     fn rmdir(&mut self, path: &[u8]) -> Result<(), FsError> {
+        self.settle();
         let p = normal(path)?;
         if p == "/" {
             return Err(FsError::Busy);
@@ -273,6 +329,7 @@ impl Files for DiskFiles {
     }
 
     fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError> {
+        self.settle();
         let (from, to) = (normal(from)?, normal(to)?);
         if from == to {
             return self.fs()?.stat(&from).map(|_| ()).map_err(err);
@@ -291,15 +348,18 @@ impl Files for DiskFiles {
     }
 
     fn fsync(&mut self, ino: u64) -> Result<(), FsError> {
+        self.settle_for(ino)?;
         let p = self.path(ino)?;
         self.fs()?.fsync(&p).map_err(err)
     }
 
     fn sync_all(&mut self) -> Result<(), FsError> {
+        self.settle();
         self.sync()
     }
 
     fn write_back(&mut self, age_ms: u64) -> Result<bool, FsError> {
+        self.settle();
         match self.unwritten {
             Some(since) if now_ms().saturating_sub(since) >= age_ms => self.sync().map(|()| true),
             _ => Ok(false),
@@ -307,6 +367,7 @@ impl Files for DiskFiles {
     }
 
     fn copy_tree(&mut self, from: &[u8], to: &[u8]) -> Result<[u64; 3], FsError> {
+        self.settle();
         let (from, to) = (normal(from)?, normal(to)?);
         let c = self.fs()?.copy_tree(&from, &to).map_err(err)?;
         self.changed();
@@ -314,12 +375,14 @@ impl Files for DiskFiles {
     }
 
     fn usage(&mut self) -> (u64, u64) {
+        self.settle();
         let files = self.nodes.len() as u64;
         let used = oxok_libos::xn::header().map_or(0, |h| h.nblocks.saturating_sub(h.free) * 4096);
         (files, used)
     }
 
     fn finish(&mut self) {
+        self.settle();
         if let Some(Err(e)) = self.mounted.as_mut().map(|fs| fs.sync()) {
             println!("dfsd: final sync: {e:?}");
         }

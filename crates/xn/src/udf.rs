@@ -88,13 +88,23 @@ impl ReadSet {
         }
     }
 
-    /// Whether `a` and `b` agree on every word of the set.
+    /// Whether `a` and `b` agree on every word of the set. Only the words
+    /// in the set are looked at (a run reads tens of a block's 512).
     pub fn same_on(&self, a: &[u8; BLOCK_SIZE], b: &[u8; BLOCK_SIZE]) -> bool {
-        let word = |x: &[u8]| x.try_into().map_or(0, u64::from_ne_bytes);
-        a.chunks_exact(8)
-            .zip(b.chunks_exact(8))
-            .enumerate()
-            .all(|(w, (x, y))| word(x) == word(y) || self.0.get(w / 64).is_none_or(|m| m & (1 << (w % 64)) == 0))
+        let word = |x: &[u8; BLOCK_SIZE], w: usize| {
+            x.get(w * 8..w * 8 + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_ne_bytes)
+        };
+        self.0.iter().enumerate().all(|(i, &mask)| {
+            let mut rest = mask;
+            while rest != 0 {
+                let w = i * 64 + rest.trailing_zeros() as usize;
+                if word(a, w) != word(b, w) {
+                    return false;
+                }
+                rest &= rest - 1;
+            }
+            true
+        })
     }
 }
 

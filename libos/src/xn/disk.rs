@@ -279,7 +279,11 @@ impl Disk for XnDisk {
     }
 
     fn is_free(&self, block: u64) -> bool {
-        super::is_free(block).unwrap_or(false)
+        // The exposed map's last word has bits past the disk's end, clear:
+        // they are no blocks (a file grown to the end once asked XN for an
+        // empty extent after the last block, and a full disk said
+        // `Invalid`, not `NoSpace`).
+        block < self.nblocks && super::is_free(block).unwrap_or(false)
     }
 
     fn is_tainted(&self, block: u64) -> bool {
