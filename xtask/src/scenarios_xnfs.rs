@@ -250,7 +250,7 @@ const WRITE_BACK: Scenario = Scenario {
 
 /// A disk filled through `dfsd` by a Linux program: the write that does
 /// not fit is refused at once (`ENOSPC`), though `dfsd` gathers
-/// consecutive writes (`apps/fsd/src/coalesce.rs`, which stops gathering
+/// consecutive writes (`crates/gather`, which stops gathering
 /// when space runs low); the file system keeps serving, and after the
 /// file is removed and another written, a reboot finds it and fsck passes.
 const FULL: Scenario = Scenario {

@@ -22,7 +22,6 @@
 extern crate alloc;
 
 mod buffers;
-mod coalesce;
 mod disk;
 mod files;
 mod io;

@@ -21,8 +21,8 @@ use oxok_libos::println;
 use oxok_libos::xn::XnDisk;
 use oxok_ramfs::{FsError, Kind, OpenFlags};
 
-use crate::coalesce::Coalescer;
 use crate::files::{Entry, Files, Meta};
+use oxok_gather::Coalescer;
 
 struct Node {
     path: String,
@@ -39,8 +39,8 @@ pub struct DiskFiles {
     /// When (ms of the kernel's clock) the oldest change not yet written
     /// back was made; `None` when everything is durable.
     unwritten: Option<u64>,
-    /// Consecutive writes to one file gathered into one (`coalesce.rs`).
-    behind: Coalescer,
+    /// Consecutive writes to one file gathered into one (`crates/gather`).
+    behind: Coalescer<FsError>,
 }
 
 /// Milliseconds of the kernel's clock (0 without a timer).

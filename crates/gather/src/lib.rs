@@ -1,19 +1,27 @@
-//! Write coalescing for the disk server: a client's file data arrives a
+//! Write gathering for the disk file server `dfsd`
+//! (`apps/fsd/src/disk.rs`): a client's file data arrives a
 //! buffer page (4 KiB) per round trip, and C-FFS grows a file by one XN
 //! allocation per write. Consecutive writes to one file are gathered here
 //! (up to [`GATHER_MAX`]) and handed to C-FFS as one write — one
 //! allocation for the run instead of one per page.
 //!
 //! The gathered bytes are the file's as soon as the write is answered:
-//! [`DiskFiles`](crate::disk::DiskFiles) hands them on before it serves any
-//! other request (so every read, `stat`, rename, sync or write-back sees
+//! `dfsd` hands them on before it serves any other request (so every read, `stat`, rename, sync or write-back sees
 //! them), and gathers only while the disk has room to spare, so a disk
 //! filling up refuses the write that does not fit. A failure when they are
 //! handed on (a file too fragmented for its extents) is kept for the file
 //! and reported by its next write, `fsync` or close.
 
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+#[cfg(test)]
+mod tests;
+
 use alloc::vec::Vec;
-use oxok_ramfs::FsError;
 
 /// Most bytes gathered before they go to the file system.
 pub const GATHER_MAX: usize = 64 * 1024;
@@ -32,21 +40,30 @@ pub struct Gathered {
     pub data: Vec<u8>,
 }
 
-/// The run being gathered and a failure not yet reported.
-#[derive(Default)]
-pub struct Coalescer {
+/// Bytes of a disk block (what a run needs room for).
+pub const BLOCK_BYTES: u64 = 4096;
+
+/// The run being gathered and a failure (of error type `E`) not yet
+/// reported.
+pub struct Coalescer<E> {
     run: Option<Gathered>,
-    failed: Option<(u64, FsError)>,
+    failed: Option<(u64, E)>,
 }
 
-impl Coalescer {
+impl<E> Default for Coalescer<E> {
+    fn default() -> Coalescer<E> {
+        Coalescer { run: None, failed: None }
+    }
+}
+
+impl<E: Copy> Coalescer<E> {
     /// Takes `data` for `ino` at `off` if it continues the run being
     /// gathered, or starts a run when none is (with `free` blocks free on
     /// the disk): whether it was taken. Not taken, the caller hands the
     /// run on ([`Coalescer::take`]) and writes `data` itself or retries.
     pub fn gather(&mut self, ino: u64, off: u64, data: &[u8], free: u64) -> bool {
         let room = |len: usize| {
-            let blocks = (len as u64).div_ceil(4096);
+            let blocks = (len as u64).div_ceil(BLOCK_BYTES);
             len <= GATHER_MAX && free > blocks + SPARE_BLOCKS
         };
         match &mut self.run {
@@ -78,12 +95,12 @@ impl Coalescer {
 
     /// Keeps `e`, the failure of handing on `ino`'s bytes, for its next
     /// write, `fsync` or close.
-    pub fn fail(&mut self, ino: u64, e: FsError) {
+    pub fn fail(&mut self, ino: u64, e: E) {
         self.failed = Some((ino, e));
     }
 
     /// The failure kept for `ino`, once.
-    pub fn failure(&mut self, ino: u64) -> Option<FsError> {
+    pub fn failure(&mut self, ino: u64) -> Option<E> {
         match self.failed {
             Some((i, e)) if i == ino => {
                 self.failed = None;
