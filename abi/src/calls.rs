@@ -343,8 +343,9 @@ macro_rules! for_each_call {
             /// USER_TOP` too), FS/GS bases below
             /// `USER_TOP`, MXCSR with no reserved bit, `pct.serving` 0 or 1,
             /// every predicate verifies (`Invalid`); kernel memory for the
-            /// predicates and, if it has none yet, the x87/SSE image
-            /// (`NoMemory`). Nothing changes unless every check
+            /// predicates and, if it has none yet, the x87/SSE image and
+            /// (serving a call or with a `PCT` entry) the room for a served
+            /// call's saved state (`NoMemory`). Nothing changes unless every check
             /// passes. Changes: the state.
             18 => env_set_state(env_slot: EnvCap, buf: UserPtr) -> [];
 
@@ -352,7 +353,9 @@ macro_rules! for_each_call {
             /// the environment named by `env_slot` to `entry` (0 removes it).
             ///
             /// Checks: write on the environment (`Denied`); `kind` known and
-            /// `entry` below `USER_TOP` (`Invalid`). Changes: one entry.
+            /// `entry` below `USER_TOP` (`Invalid`); for a `PCT` entry, the
+            /// first time, kernel memory for the state a served call
+            /// interrupts (`NoMemory`; the room is kept). Changes: one entry.
             19 => upcall_register(env_slot: EnvCap, kind: Word, entry: Word) -> [];
 
             /// Asks the environment named by `env_slot` to give back `count`

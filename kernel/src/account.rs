@@ -84,10 +84,13 @@ const BLOCK_OVERHEAD: u64 = 48;
 /// itself, its capability list as large as it may grow (it takes its
 /// memory as it fills, so growing never needs a charge of its own), its
 /// name (at most 32 bytes, see `env_rename`), its FPU image (made when it
-/// first becomes runnable, `fpu::Extended::make_image`) and their allocator
-/// overhead.
+/// first becomes runnable, `fpu::Extended::make_image`), the room for a
+/// served transfer's saved state (made when it first registers a `PCT`
+/// entry, `env::PctSave`) and their allocator overhead.
 pub const ENV_HEAP: u64 =
-    (size_of::<crate::env::Env>() + CAP_LIST_HEAP + 32 + crate::fpu::Extended::IMAGE_HEAP) as u64 + 4 * BLOCK_OVERHEAD;
+    (size_of::<crate::env::Env>() + CAP_LIST_HEAP + 32 + crate::fpu::Extended::IMAGE_HEAP + crate::env::PctSave::HEAP)
+        as u64
+        + 5 * BLOCK_OVERHEAD;
 
 /// The most kernel heap a capability list takes (all its slots).
 pub const CAP_LIST_HEAP: usize = oxok_abi::CAP_SLOTS * oxok_cap::CapList::<{ oxok_abi::CAP_SLOTS }>::SLOT_BYTES;

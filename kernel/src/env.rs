@@ -98,8 +98,9 @@ pub struct Env {
     /// Frames the abort protocol took, ever.
     pub repossessed: u32,
     /// While serving a protected control transfer: the state it had when
-    /// the call arrived (restored by `pct_reply`).
-    pub pct_saved: Option<TrapFrame>,
+    /// the call arrived (restored by `pct_reply`), in a room made when it
+    /// first registered a `PCT` entry (`env/pctsave.rs`).
+    pub pct: PctSave,
     /// While waiting for a synchronous call's reply: the callee.
     pub waiting_for: Option<EnvId>,
     /// Installed wakeup predicates by predicate index.
@@ -364,7 +365,7 @@ impl EnvTable {
             status: ENV_CREATED,
             runs: 0,
             repossessed: 0,
-            pct_saved: None,
+            pct: PctSave::new(),
             waiting_for: None,
             preds: Default::default(),
             cpu_ledger: oxok_slots::CpuLedger::new(),
@@ -530,6 +531,8 @@ pub fn publish_heap() {
 
 mod map;
 pub mod orphans;
+mod pctsave;
 mod reap;
 pub use map::{map_frame, map_run, map_with};
+pub use pctsave::PctSave;
 pub use reap::{count_frame_ref, frame_of_cap, release_leaf, release_mapping};

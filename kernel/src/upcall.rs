@@ -79,7 +79,7 @@ fn place(env: &Env, frame: &TrapFrame) -> Result<(u64, u64), &'static str> {
     if top == 0 || top > USER_TOP {
         return Err("no exception stack registered");
     }
-    let base = match live_below(top, frame.rsp, env.pct_saved.as_ref().map(|saved| saved.rsp)) {
+    let base = match live_below(top, frame.rsp, env.pct.saved().map(|saved| saved.rsp)) {
         Some(rsp) => rsp.saturating_sub(upcall::RED_ZONE),
         None => top,
     };

@@ -76,7 +76,13 @@ pub fn upcall_register(cx: &mut Cx<'_>, env_slot: EnvCap, kind: u64, entry: u64)
     if entry >= USER_TOP {
         return Err(Error::Invalid);
     }
-    cx.k.envs.get(target).ok_or(Error::BadEnv)?.upcalls[kind] = entry;
+    let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    // Accepting calls needs room for the state a call interrupts (made
+    // once; the account paid for it when the environment was made).
+    if kind == upcall::PCT as usize && entry != 0 {
+        env.pct.make_room()?;
+    }
+    env.upcalls[kind] = entry;
     Ok([])
 }
 

@@ -101,7 +101,11 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
         if entry == 0 {
             return Err(Error::Denied);
         }
-        if env.pct_saved.is_some() || env.waiting_for.is_some() || env.status == oxok_abi::ENV_CREATED || env.stopped {
+        // A PCT entry comes with the room for the state a call interrupts.
+        if !env.pct.has_room() {
+            return Err(Error::Denied);
+        }
+        if env.pct.serving() || env.waiting_for.is_some() || env.status == oxok_abi::ENV_CREATED || env.stopped {
             return Err(Error::Busy);
         }
         entry
@@ -141,7 +145,8 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     // The callee: keeps its interrupted state aside and runs the entry on
     // the caller's time.
     let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
-    env.pct_saved = Some(env.regs);
+    // Room checked above, before anything changed.
+    env.pct.keep(env.regs);
     env.pct_caller = owed;
     env.regs = message;
     env.status = ENV_RUNNABLE;
@@ -167,7 +172,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
     let me = cx.caller;
     let (saved, owed) = {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-        (env.pct_saved.ok_or(Error::Invalid)?, env.pct_caller)
+        (env.pct.saved().copied().ok_or(Error::Invalid)?, env.pct_caller)
     };
     let named: Option<EnvId> = match caller {
         0 => None,
@@ -194,7 +199,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
     // This environment returns to what it was doing when the call came.
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-        env.pct_saved = None;
+        env.pct.take();
         env.pct_caller = None;
         env.regs = saved;
         env.status = ENV_RUNNABLE;
@@ -247,7 +252,7 @@ pub fn pct_wait(cx: &mut Cx<'_>, callee: u64, ticket: u64) -> Result<[u64; 0], E
         return Err(Error::Invalid);
     }
     let serving =
-        cx.k.envs.get(callee).is_some_and(|e| e.pct_saved.is_some() && e.pct_caller.is_some_and(|(_, t)| t == ticket));
+        cx.k.envs.get(callee).is_some_and(|e| e.pct.serving() && e.pct_caller.is_some_and(|(_, t)| t == ticket));
     if ticket == 0 || !serving {
         return Err(Error::BadEnv);
     }
@@ -301,7 +306,7 @@ pub fn pct_owe(cx: &mut Cx<'_>, callee_slot: EnvCap, caller_slot: EnvCap) -> Res
         return Err(Error::Busy);
     }
     let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
-    if env.pct_saved.is_none() {
+    if !env.pct.serving() {
         return Err(Error::Invalid);
     }
     if env.pct_caller.is_some() {

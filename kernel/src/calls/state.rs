@@ -38,7 +38,7 @@ fn export(env: &mut Env, live: Option<oxok_abi::Regs>) -> EnvState {
     st.fs_base = env.ext.fs_base;
     st.gs_base = env.ext.gs_base;
     st.fpu = env.ext.state();
-    if let Some(saved) = env.pct_saved {
+    if let Some(saved) = env.pct.saved().copied() {
         let (caller, ticket) = env.pct_caller.map_or((0, 0), |(c, t)| (u64::from(c), t));
         st.pct = PctState { serving: 1, caller, ticket, saved: saved.regs() };
     }
@@ -96,14 +96,21 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
         _ => return Err(Error::Invalid),
     };
     let installed = state.preds.iter().filter(|p| p.len != 0).count();
-    // The predicates' records, and an FPU image if the target has none.
-    crate::mem::heap::reserve(installed * size_of::<Pred>() + crate::fpu::Extended::IMAGE_HEAP)?;
+    // The predicates' records, an FPU image if the target has none, and
+    // room for a served call's state if it will serve or accept calls.
+    let serves = saved.is_some() || state.upcalls[oxok_abi::upcall::PCT as usize] != 0;
+    crate::mem::heap::reserve(
+        installed * size_of::<Pred>() + crate::fpu::Extended::IMAGE_HEAP + crate::env::PctSave::HEAP,
+    )?;
     let mut preds: [Option<Box<Pred>>; PREDICATES] = Default::default();
     for (pred, p) in preds.iter_mut().zip(state.preds.iter()) {
         *pred = pred_of(p)?;
     }
 
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    if serves {
+        env.pct.make_room()?;
+    }
     // The predicate records change number: the account pays the
     // difference (refused, nothing changed, beyond its heap limit).
     let (before, after) = (env.preds.iter().filter(|p| p.is_some()).count() as u64, installed as u64);
@@ -117,7 +124,7 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
     // A reply stays owed only if the environment already owed exactly this
     // one: a serving record moves with the environment, not with a copy.
     let owed = env.pct_caller.filter(|&(c, t)| {
-        saved.is_some() && env.pct_saved.is_some() && u64::from(c) == state.pct.caller && t == state.pct.ticket
+        saved.is_some() && env.pct.serving() && u64::from(c) == state.pct.caller && t == state.pct.ticket
     });
     env.upcalls = state.upcalls;
     match env.ext.fpu.as_deref_mut() {
@@ -128,7 +135,8 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
     (env.ext.fs_base, env.ext.gs_base) = (state.fs_base, state.gs_base);
     crate::fpu::reload(env);
     env.preds = preds;
-    env.pct_saved = saved;
+    // Room made above when `saved` is some.
+    env.pct.set(saved);
     // Sleep and wait end: the new registers say what it does next.
     if !matches!(env.status, ENV_CREATED | ENV_RUNNING) {
         env.status = oxok_abi::ENV_RUNNABLE;
