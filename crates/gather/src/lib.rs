@@ -6,11 +6,14 @@
 //! allocation for the run instead of one per page.
 //!
 //! The gathered bytes are the file's as soon as the write is answered:
-//! `dfsd` hands them on before it serves any other request (so every read, `stat`, rename, sync or write-back sees
-//! them), and gathers only while the disk has room to spare, so a disk
-//! filling up refuses the write that does not fit. A failure when they are
-//! handed on (a file too fragmented for its extents) is kept for the file
-//! and reported by its next write, `fsync` or close.
+//! `dfsd` hands them on before it serves any other request (so every read,
+//! `stat`, rename, sync or write-back sees them), and gathers only while
+//! the disk has room to spare, so a disk filling up refuses the write that
+//! does not fit. A failure when they are handed on (a file too fragmented
+//! for its extents) is kept for the file and reported by its next write,
+//! `fsync` or close.
+//!
+//! A pure `no_std` crate, host-tested; `dfsd` keeps one.
 
 #![no_std]
 #![forbid(unsafe_code)]
