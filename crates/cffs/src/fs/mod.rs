@@ -84,6 +84,9 @@ pub struct Fs<D: Disk> {
     pub(crate) vacated: Vec<(u64, Vec<u8>)>,
     /// Where recently resolved paths' name records lie (`names.rs`).
     pub(crate) names: names::Names,
+    /// The directory and block where a free record was last found: where
+    /// the next search in that directory starts (a hint, checked).
+    pub(crate) free_hint: Option<(Loc, u64)>,
 }
 
 impl<D: Disk> Fs<D> {
@@ -101,7 +104,8 @@ impl<D: Disk> Fs<D> {
             return Err(FsError::InvalidArg);
         }
         disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
-        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new() };
+        let mut fs =
+            Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new(), free_hint: None };
         let (loc, _) = fs.new_inode(K_XDIR)?;
         if loc != fs.inode_loc(ROOT_INO)? {
             return Err(FsError::Corrupt("root inode is not inode 0"));
@@ -123,7 +127,8 @@ impl<D: Disk> Fs<D> {
         if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
             return Err(FsError::Corrupt("disk size"));
         }
-        let mut fs = Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new() };
+        let mut fs =
+            Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new(), free_hint: None };
         let sb = fs.get(fs.sb)?;
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));

@@ -220,19 +220,29 @@ impl<D: Disk> Fs<D> {
         None
     }
 
-    /// A free record in the directory at `dir`, preferring block `near`.
+    /// A free record in the directory at `dir`, preferring block `near`,
+    /// else looking from the block where the last one was found in this
+    /// directory (a directory filling up is not scanned from its first
+    /// block at every new name), each block looked at where it lies.
     pub(crate) fn free_record(&mut self, dir: Loc, near: Option<u64>) -> Result<Loc, FsError> {
         let mut blocks = self.dir_blocks(dir)?;
+        let start = match self.free_hint {
+            Some((d, block)) if d == dir => blocks.iter().position(|&b| b == block).unwrap_or(0),
+            _ => 0,
+        };
+        blocks.rotate_left(start);
         if let Some(i) = near.and_then(|n| blocks.iter().position(|&b| b == n)) {
             blocks.swap(0, i);
         }
         for block in blocks {
-            let b = self.get(block)?;
-            if let Some(rec) = (0..RECORDS).find(|&i| kind_at(&b, i) == K_FREE) {
+            if let Some(rec) = self.disk.view(block, |b| (0..RECORDS).find(|&i| kind_at(b, i) == K_FREE))? {
+                self.free_hint = Some((dir, block));
                 return Ok(Loc { block, rec });
             }
         }
-        Ok(Loc { block: self.add_dir_block(dir)?, rec: 0 })
+        let block = self.add_dir_block(dir)?;
+        self.free_hint = Some((dir, block));
+        Ok(Loc { block, rec: 0 })
     }
 }
 
