@@ -99,10 +99,16 @@ impl<D: Disk> Fs<D> {
             let block = r.block_at(pos / BSIZE).ok_or(FsError::Corrupt("block missing after grow"))?;
             let at = (pos % BSIZE) as usize;
             let k = (BLOCK_SIZE - at).min(data.len() - done);
-            // A whole block is written without reading what it held.
-            let mut b = if k == BLOCK_SIZE { [0; BLOCK_SIZE] } else { self.get(block)? };
-            b[at..at + k].copy_from_slice(&data[done..done + k]);
-            self.disk.write_data(block, &b)?;
+            // A whole block goes as it is, without reading what it held.
+            let piece = &data[done..done + k];
+            match <&Block>::try_from(piece) {
+                Ok(whole) => self.disk.write_data(block, whole)?,
+                Err(_) => {
+                    let mut b = self.get(block)?;
+                    b[at..at + k].copy_from_slice(piece);
+                    self.disk.write_data(block, &b)?;
+                }
+            }
             done += k;
         }
         if end > r.size {
