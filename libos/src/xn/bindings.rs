@@ -7,7 +7,7 @@ use crate::sys;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::Error;
-use oxok_abi::xn::{BLOCK_SIZE, rights};
+use oxok_abi::xn::{BLOCK_SIZE, refuse, rights};
 use oxok_rt::page::PageRef;
 
 /// The blocks this program has bound, each at its own page of a window.
@@ -45,7 +45,6 @@ impl Bindings {
             Some(_) => self.forget(block),
             None => {}
         }
-        read(block)?;
         let index = match self.spare.pop() {
             Some(i) => i,
             None if self.next < self.pages => {
@@ -55,7 +54,15 @@ impl Bindings {
             None => return Err(XnError::Sys(Error::NoMemory)),
         };
         let want = if write { rights::READ | rights::WRITE } else { rights::READ };
-        if let Err(e) = bind(block, self.va(index), want) {
+        // Bound at once when cached (XN gives a block its frame only once
+        // the disk has filled it); else read in first, then bound.
+        let bound = match bind(block, self.va(index), want) {
+            Err(XnError::Refused { code: refuse::NOT_BOUND, block: b, .. }) if b == block => {
+                read(block).and_then(|()| bind(block, self.va(index), want))
+            }
+            r => r,
+        };
+        if let Err(e) = bound {
             self.spare.push(index);
             return Err(e);
         }
