@@ -32,6 +32,12 @@ pub fn unix_secs() -> Option<u64> {
     Some(boot.saturating_add(since / hz))
 }
 
+/// Milliseconds of the kernel's timer since it started (the clock page's
+/// ticks; 0 without a clock page).
+pub fn ticks_ms() -> u64 {
+    crate::exposed::clock().map_or(0, |c| c.ticks.saturating_mul(1000) / c.tick_hz.max(1))
+}
+
 /// The sleep in progress, in this machine's clock ticks: its deadline (0:
 /// none) and its length. Kept here rather than on the stack, and compared
 /// by the predicate as a parameter rather than an immediate, so that a

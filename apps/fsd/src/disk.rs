@@ -22,7 +22,7 @@ use oxok_libos::xn::XnDisk;
 use oxok_ramfs::{FsError, Kind, OpenFlags};
 
 use crate::files::{Entry, Files, Meta};
-use oxok_gather::Coalescer;
+use oxok_gather::Gatherer;
 
 struct Node {
     path: String,
@@ -40,12 +40,7 @@ pub struct DiskFiles {
     /// back was made; `None` when everything is durable.
     unwritten: Option<u64>,
     /// Consecutive writes to one file gathered into one (`crates/gather`).
-    behind: Coalescer<FsError>,
-}
-
-/// Milliseconds of the kernel's clock (0 without a timer).
-fn now_ms() -> u64 {
-    oxok_libos::exposed::clock().and_then(|c| c.ticks.saturating_mul(1000).checked_div(c.tick_hz)).unwrap_or(0)
+    gathered: Gatherer<FsError>,
 }
 
 /// The file system's error as the server's.
@@ -119,7 +114,7 @@ impl DiskFiles {
             nodes: BTreeMap::new(),
             next: 1,
             unwritten: None,
-            behind: Coalescer::default(),
+            gathered: Gatherer::default(),
         }
     }
 
@@ -160,24 +155,24 @@ impl DiskFiles {
 
     /// Notes a change that waits in the cache for the next write-back.
     fn changed(&mut self) {
-        self.unwritten.get_or_insert_with(now_ms);
+        self.unwritten.get_or_insert_with(oxok_libos::time::ticks_ms);
     }
 
     /// Hands the gathered writes to C-FFS: done first by every request
     /// but a write, so each sees them. A failure is kept for the file.
     fn settle(&mut self) {
-        let Some(g) = self.behind.take() else { return };
+        let Some(g) = self.gathered.take() else { return };
         let done = self.path(g.ino).and_then(|p| self.fs()?.write(&p, g.off, &g.data).map_err(err));
         match done {
             Ok(_) => self.changed(),
-            Err(e) => self.behind.fail(g.ino, e),
+            Err(e) => self.gathered.fail(g.ino, e),
         }
     }
 
     /// [`settle`](Self::settle), then the failure kept for `ino`, if any.
     fn settle_for(&mut self, ino: u64) -> Result<(), FsError> {
         self.settle();
-        self.behind.failure(ino).map_or(Ok(()), Err)
+        self.gathered.failure(ino).map_or(Ok(()), Err)
     }
 }
 
@@ -249,18 +244,18 @@ impl Files for DiskFiles {
         if !self.nodes.contains_key(&ino) {
             return Err(FsError::BadInode);
         }
-        if let Some(e) = self.behind.failure(ino) {
+        if let Some(e) = self.gathered.failure(ino) {
             return Err(e);
         }
         // Gathered while it continues the run and fits (the file system
         // takes it later, in one write); else the run goes first.
         let fits = off.checked_add(data.len() as u64).is_some_and(|end| end <= oxok_cffs::MAX_FILE);
         let free = oxok_libos::xn::header().map_or(0, |h| h.free);
-        if fits && self.behind.gather(ino, off, data, free) {
+        if fits && self.gathered.gather(ino, off, data, free) {
             return Ok(data.len());
         }
         self.settle_for(ino)?;
-        if fits && self.behind.gather(ino, off, data, free) {
+        if fits && self.gathered.gather(ino, off, data, free) {
             return Ok(data.len());
         }
         let p = self.path(ino)?;
@@ -361,7 +356,7 @@ impl Files for DiskFiles {
     fn write_back(&mut self, age_ms: u64) -> Result<bool, FsError> {
         self.settle();
         match self.unwritten {
-            Some(since) if now_ms().saturating_sub(since) >= age_ms => self.sync().map(|()| true),
+            Some(since) if oxok_libos::time::ticks_ms().saturating_sub(since) >= age_ms => self.sync().map(|()| true),
             _ => Ok(false),
         }
     }

@@ -48,22 +48,22 @@ pub const BLOCK_BYTES: u64 = 4096;
 
 /// The run being gathered and a failure (of error type `E`) not yet
 /// reported.
-pub struct Coalescer<E> {
+pub struct Gatherer<E> {
     run: Option<Gathered>,
     failed: Option<(u64, E)>,
 }
 
-impl<E> Default for Coalescer<E> {
-    fn default() -> Coalescer<E> {
-        Coalescer { run: None, failed: None }
+impl<E> Default for Gatherer<E> {
+    fn default() -> Gatherer<E> {
+        Gatherer { run: None, failed: None }
     }
 }
 
-impl<E: Copy> Coalescer<E> {
+impl<E: Copy> Gatherer<E> {
     /// Takes `data` for `ino` at `off` if it continues the run being
     /// gathered, or starts a run when none is (with `free` blocks free on
     /// the disk): whether it was taken. Not taken, the caller hands the
-    /// run on ([`Coalescer::take`]) and writes `data` itself or retries.
+    /// run on ([`Gatherer::take`]) and writes `data` itself or retries.
     pub fn gather(&mut self, ino: u64, off: u64, data: &[u8], free: u64) -> bool {
         let room = |len: usize| {
             let blocks = (len as u64).div_ceil(BLOCK_BYTES);

@@ -4,7 +4,7 @@ const ROOMY: u64 = 1 << 20;
 
 #[test]
 fn consecutive_writes_to_one_file_make_one_run() {
-    let mut c = Coalescer::<u8>::default();
+    let mut c = Gatherer::<u8>::default();
     assert!(c.gather(7, 100, &[1; 4096], ROOMY));
     assert!(c.gather(7, 4196, &[2; 4096], ROOMY));
     assert!(c.gather(7, 8292, &[3; 10], ROOMY));
@@ -16,7 +16,7 @@ fn consecutive_writes_to_one_file_make_one_run() {
 
 #[test]
 fn a_write_elsewhere_or_to_another_file_is_not_taken() {
-    let mut c = Coalescer::<u8>::default();
+    let mut c = Gatherer::<u8>::default();
     assert!(c.gather(7, 0, &[1; 100], ROOMY));
     assert!(!c.gather(7, 101, &[1; 10], ROOMY), "a gap");
     assert!(!c.gather(7, 99, &[1; 10], ROOMY), "an overlap");
@@ -30,7 +30,7 @@ fn a_write_elsewhere_or_to_another_file_is_not_taken() {
 
 #[test]
 fn a_run_stops_at_its_limit() {
-    let mut c = Coalescer::<u8>::default();
+    let mut c = Gatherer::<u8>::default();
     let page = [0u8; 4096];
     let mut off = 0;
     while c.gather(1, off, &page, ROOMY) {
@@ -43,18 +43,18 @@ fn a_run_stops_at_its_limit() {
 
 #[test]
 fn a_disk_with_little_room_gets_its_writes_at_once() {
-    let mut c = Coalescer::<u8>::default();
+    let mut c = Gatherer::<u8>::default();
     // Room for the run and the spare: taken; one block less: not.
     assert!(c.gather(1, 0, &[0; 4096], 1 + SPARE_BLOCKS + 1));
     assert!(!c.gather(1, 4096, &[0; 4096], 2 + SPARE_BLOCKS), "the run would leave less than the spare");
-    let mut d = Coalescer::<u8>::default();
+    let mut d = Gatherer::<u8>::default();
     assert!(!d.gather(1, 0, &[0; 4096], 1 + SPARE_BLOCKS));
     assert!(!d.gather(1, 0, &[0; 1], 0));
 }
 
 #[test]
 fn a_failure_is_reported_once_and_only_to_its_file() {
-    let mut c = Coalescer::<u8>::default();
+    let mut c = Gatherer::<u8>::default();
     c.fail(3, 9);
     assert_eq!(c.failure(4), None);
     assert_eq!(c.failure(3), Some(9));

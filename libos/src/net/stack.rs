@@ -45,9 +45,7 @@ impl RingDevice {
 
 /// The current time for smoltcp, from the exposed clock's ticks.
 pub fn now() -> Instant {
-    let c = exposed::clock().unwrap_or_default();
-    let hz = c.tick_hz.max(1);
-    Instant::from_millis((c.ticks.saturating_mul(1000) / hz) as i64)
+    Instant::from_millis(crate::time::ticks_ms() as i64)
 }
 
 /// Milliseconds as timer ticks (at least one).
