@@ -1,100 +1,130 @@
-//! The shared buffer pages (`proto`: `BUFFER`, `READ_BUF`, `WRITE_BUF`):
-//! one page per client, kept by the client id the kernel reports with each
-//! call, so a client's data only ever goes into the page granted to it.
-//! At most `SERVED_MAX` at once; a client that finds the table full uses
-//! the register path. A dead client's page is let go at the next sweep.
+//! The shared buffers (`proto`: `BUFFER`, `READ_BUF`, `WRITE_BUF`): up to
+//! `BUFFER_PAGES` pages per client, kept by the client id the kernel
+//! reports with each call, so a client's data only ever goes into the
+//! pages granted to it. At most `SERVED_MAX` at once; a client that finds
+//! the table full uses the register path. A dead client's buffer is let go
+//! at the next sweep.
 
 use alloc::vec;
 use alloc::vec::Vec;
-use oxok_libos::fs::buffer::{SERVED_MAX, ServedPage};
-use oxok_libos::fs::proto::{BUFFER_SIZE, Status};
+use oxok_libos::fs::buffer::{SERVED_MAX, ServedBuffer};
+use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_SIZE, Status};
 use oxok_libos::pct::Msg;
 
 use crate::server::{Server, alive, status};
 
-/// The pages, by index in the server's part of the buffer region. Nothing
-/// is allocated until the first client asks (the server starts as fast as
-/// before buffers existed).
+/// The buffers, by index in the server's part of the buffer region.
+/// Nothing is allocated until the first client asks (the server starts as
+/// fast as before buffers existed).
 pub struct Buffers {
-    pages: [Option<(u64, ServedPage)>; SERVED_MAX],
-    /// Staging for one page of data between the file system and a buffer
-    /// (allocated with the first page).
+    buffers: [Option<(u64, ServedBuffer)>; SERVED_MAX],
+    /// Staging for one buffer's worth of data between the file system and
+    /// a buffer (allocated with the first buffer).
     scratch: Vec<u8>,
 }
 
 impl Default for Buffers {
     fn default() -> Buffers {
-        Buffers { pages: [const { None }; SERVED_MAX], scratch: Vec::new() }
+        Buffers { buffers: [const { None }; SERVED_MAX], scratch: Vec::new() }
     }
 }
 
 impl Buffers {
-    fn of(&self, client: u64) -> Option<&ServedPage> {
-        self.pages.iter().flatten().find(|(c, _)| *c == client).map(|(_, p)| p)
+    fn index_of(&self, client: u64) -> Option<usize> {
+        self.buffers.iter().position(|b| b.as_ref().is_some_and(|(c, _)| *c == client))
     }
 
-    /// `client`'s page and the scratch space, borrowed together.
-    fn parts(&mut self, client: u64) -> Option<(&ServedPage, &mut [u8])> {
-        let page = self.pages.iter().flatten().find(|(c, _)| *c == client).map(|(_, p)| p)?;
-        Some((page, &mut self.scratch))
+    /// `client`'s buffer and the scratch space, borrowed together.
+    fn parts(&mut self, client: u64) -> Option<(&ServedBuffer, &mut [u8])> {
+        let buffer = self.buffers.iter().flatten().find(|(c, _)| *c == client).map(|(_, b)| b)?;
+        Some((buffer, &mut self.scratch))
     }
 
-    /// Lets go of the pages of clients that have ended.
+    /// Lets go of the buffers of clients that have ended.
     pub fn reclaim(&mut self) {
-        for entry in self.pages.iter_mut() {
+        for entry in self.buffers.iter_mut() {
             if entry.as_ref().is_some_and(|(c, _)| !alive(*c)) {
                 *entry = None;
             }
         }
+    }
+
+    /// A fresh, empty buffer for `client` in its old place or a free one.
+    /// Refused (`Denied`) while the client still holds pages of the one it
+    /// has: it lets go of them before asking afresh, so asking again and
+    /// again cannot make the server pay for more than one buffer a client.
+    fn fresh(&mut self, client: u64) -> Result<&mut ServedBuffer, Status> {
+        let index = match self.index_of(client) {
+            Some(i) => {
+                if self.buffers[i].as_ref().is_some_and(|(_, b)| b.held_elsewhere()) {
+                    return Err(Status::Denied);
+                }
+                i
+            }
+            None => {
+                let mut free = self.buffers.iter().position(Option::is_none);
+                if free.is_none() {
+                    self.reclaim();
+                    free = self.buffers.iter().position(Option::is_none);
+                }
+                free.ok_or(Status::NoSpace)?
+            }
+        };
+        self.buffers[index] = None;
+        if self.scratch.is_empty() {
+            self.scratch = vec![0; BUFFER_SIZE];
+        }
+        let buffer = ServedBuffer::new(index).map_err(|_| Status::NoSpace)?;
+        Ok(&mut self.buffers[index].insert((client, buffer)).1)
     }
 }
 
 type Reply = Result<usize, Status>;
 
 impl Server {
-    /// `BUFFER`: grants `caller` its page (a new one on first asking); the
-    /// slot of the capability in its list goes in reply word 1.
-    pub(crate) fn buffer(&mut self, caller: u64, out: &mut Msg) -> Reply {
-        if self.buffers.of(caller).is_none() {
-            let mut free = self.buffers.pages.iter().position(Option::is_none);
-            if free.is_none() {
-                self.buffers.reclaim();
-                free = self.buffers.pages.iter().position(Option::is_none);
-            }
-            let index = free.ok_or(Status::NoSpace)?;
-            if self.buffers.scratch.is_empty() {
-                self.buffers.scratch = vec![0; BUFFER_SIZE];
-            }
-            let page = ServedPage::new(index).map_err(|_| Status::NoSpace)?;
-            self.buffers.pages[index] = Some((caller, page));
-        }
-        let page = self.buffers.of(caller).ok_or(Status::Invalid)?;
-        out[1] = page.grant().map_err(|_| Status::Denied)?;
+    /// `BUFFER`: makes group `group` of `caller`'s buffer (0: the buffer
+    /// afresh) and grants it the pages; their slots go in reply words
+    /// 1..=`BUFFER_GRANT`.
+    pub(crate) fn buffer(&mut self, caller: u64, group: u64, out: &mut Msg) -> Reply {
+        let group = usize::try_from(group).map_err(|_| Status::Invalid)?;
+        let buffer = if group == 0 {
+            self.buffers.fresh(caller)?
+        } else {
+            let i = self.buffers.index_of(caller).ok_or(Status::Invalid)?;
+            self.buffers.buffers[i].as_mut().map(|(_, b)| b).ok_or(Status::Invalid)?
+        };
+        let slots = buffer.grant_group(group).map_err(|e| match e {
+            oxok_libos::Error::Invalid => Status::Invalid,
+            _ => Status::NoSpace,
+        })?;
+        out[1..=BUFFER_GRANT].copy_from_slice(&slots);
         Ok(0)
     }
 
-    /// `READ_BUF`: reads up to `want` (at most a page) at the handle's
-    /// position into the caller's page; the count goes in reply word 1.
+    /// `READ_BUF`: reads up to `want` (at most the buffer) at the handle's
+    /// position into the caller's buffer; the count goes in reply word 1.
     pub(crate) fn read_buf(&mut self, caller: u64, handle: u64, want: u64, out: &mut Msg) -> Reply {
-        let want = usize::try_from(want).ok().filter(|&w| w <= BUFFER_SIZE).ok_or(Status::Invalid)?;
+        let want = self.within_buffer(caller, want)?;
         let d = self.table.get(caller, handle)?;
         if !d.read {
             return Err(Status::BadHandle);
         }
         let (ino, at) = (d.ino, d.offset);
-        let (page, scratch) = self.buffers.parts(caller).ok_or(Status::Invalid)?;
-        let n = self.fs.read(ino, at, &mut scratch[..want]).map_err(status)?;
-        page.copy_in(&scratch[..n]);
+        let (buffer, scratch) = self.buffers.parts(caller).ok_or(Status::Invalid)?;
+        let n = self
+            .fs
+            .read_to(ino, at, &mut scratch[..want], &mut |to, bytes| buffer.copy_in(to, bytes))
+            .map_err(status)?;
         self.table.get(caller, handle)?.offset = at.saturating_add(n as u64);
         out[1] = n as u64;
         Ok(0)
     }
 
-    /// `WRITE_BUF`: writes the first `len` (at most a page) bytes of the
-    /// caller's page at the handle's position (at the end for an append
-    /// handle); the count taken goes in reply word 1.
+    /// `WRITE_BUF`: writes the first `len` (at most the buffer) bytes of
+    /// the caller's buffer at the handle's position (at the end for an
+    /// append handle); the count taken goes in reply word 1.
     pub(crate) fn write_buf(&mut self, caller: u64, handle: u64, len: u64, out: &mut Msg) -> Reply {
-        let len = usize::try_from(len).ok().filter(|&l| l <= BUFFER_SIZE).ok_or(Status::Invalid)?;
+        let len = self.within_buffer(caller, len)?;
         let d = self.table.get(caller, handle)?;
         if !d.write {
             return Err(Status::BadHandle);
@@ -103,11 +133,18 @@ impl Server {
         if append {
             at = self.fs.stat(ino).map_err(status)?.size;
         }
-        let (page, scratch) = self.buffers.parts(caller).ok_or(Status::Invalid)?;
-        page.copy_out(&mut scratch[..len]);
+        let (buffer, scratch) = self.buffers.parts(caller).ok_or(Status::Invalid)?;
+        buffer.copy_out(&mut scratch[..len]);
         let n = self.fs.write(ino, at, &scratch[..len]).map_err(status)?;
         self.table.get(caller, handle)?.offset = at.saturating_add(n as u64);
         out[1] = n as u64;
         Ok(0)
+    }
+
+    /// `n` as a length, if `caller` has a buffer that long (`Invalid`
+    /// otherwise: no buffer, or more than its pages).
+    fn within_buffer(&mut self, caller: u64, n: u64) -> Result<usize, Status> {
+        let (buffer, _) = self.buffers.parts(caller).ok_or(Status::Invalid)?;
+        usize::try_from(n).ok().filter(|&n| n <= buffer.len()).ok_or(Status::Invalid)
     }
 }

@@ -240,6 +240,18 @@ impl Files for DiskFiles {
         self.fs()?.read(&p, off, buf).map_err(err)
     }
 
+    fn read_to(
+        &mut self,
+        ino: u64,
+        off: u64,
+        scratch: &mut [u8],
+        sink: &mut dyn FnMut(usize, &[u8]),
+    ) -> Result<usize, FsError> {
+        self.settle();
+        let p = self.path(ino)?;
+        self.fs()?.read_with(&p, off, scratch.len(), sink).map_err(err)
+    }
+
     fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
         if !self.nodes.contains_key(&ino) {
             return Err(FsError::BadInode);

@@ -51,6 +51,21 @@ pub trait Files: Send {
     fn unpin(&mut self, ino: u64) -> Result<(), FsError>;
     /// Reads at `off`.
     fn read(&mut self, ino: u64, off: u64, buf: &mut [u8]) -> Result<usize, FsError>;
+    /// Reads up to `scratch.len()` bytes at `off`, handing them to `sink`
+    /// piece by piece, each with its offset in the read. A file system
+    /// that can hands them over from where it keeps them; this default
+    /// reads into `scratch` first.
+    fn read_to(
+        &mut self,
+        ino: u64,
+        off: u64,
+        scratch: &mut [u8],
+        sink: &mut dyn FnMut(usize, &[u8]),
+    ) -> Result<usize, FsError> {
+        let n = self.read(ino, off, scratch)?;
+        sink(0, &scratch[..n]);
+        Ok(n)
+    }
     /// Writes at `off`.
     fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError>;
     /// Sets the length.

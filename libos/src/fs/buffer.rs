@@ -1,37 +1,46 @@
-//! The shared buffer page of the file protocol (`proto`: `BUFFER`,
-//! `READ_BUF`, `WRITE_BUF`): one frame per client, owned by the file server,
-//! mapped in both, handed to the client by `pct_grant` (Xok's page ACLs by
-//! capability: only the client the server granted it to holds it).
+//! The shared buffer of the file protocol (`proto`: `BUFFER`, `READ_BUF`,
+//! `WRITE_BUF`): up to [`BUFFER_PAGES`] frames per client, owned by the
+//! file server, mapped in both, handed to the client by `pct_grant` in
+//! groups of [`BUFFER_GRANT`] (Xok's page ACLs by capability: only the
+//! client the server granted them to holds them).
 //!
-//! Both sides may write the page at any time, so it is never a Rust object
-//! and never referenced: data moves in and out by bounds-checked copies,
-//! and the server reads every length from the registers, never from the
-//! page (the runtime's `SharedPage`: checked mapped when made, bytes only
-//! by clipped copies). The module reserves the virtual region
-//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) pages)`: the client's page
-//! at its start, a server's pages after it. Nothing else maps or unmaps
-//! there, so a page stays mapped as long as its `SharedPage` lives.
+//! Both sides may write the pages at any time, so they are never a Rust
+//! object and never referenced: data moves in and out by bounds-checked
+//! copies, and the server reads every length from the registers, never
+//! from the pages (the runtime's `SharedRegion`: checked mapped when made,
+//! bytes only by clipped copies). The module reserves the virtual region
+//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) · BUFFER_PAGES pages)`:
+//! the client's buffer at its start, a server's buffers after it. Nothing
+//! else maps or unmaps there, so a page stays mapped as long as its owner
+//! here says.
+//!
+//! A client asks for its first group with its first transfer of more than
+//! a message's worth and for the next group only when a transfer wants
+//! more than it has mapped, so a short-lived program that moves little
+//! pays one round trip and the server eight frames.
 
 use crate::fd::IoError;
 use crate::{exposed, sys};
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error, rights};
-use oxok_rt::page::SharedPage;
+use oxok_rt::page::SharedRegion;
 use spin::Mutex;
 
-use super::proto::{BUFFER_SIZE, op};
+use super::proto::{BUFFER_GRANT, BUFFER_GROUPS, BUFFER_PAGE, BUFFER_PAGES, op};
 
 /// Start of the region this module reserves.
 pub const BUFFER_BASE: u64 = 0x5200_0000_0000;
-/// Most buffer pages one server hands out at once.
+/// Most buffers one server hands out at once.
 pub const SERVED_MAX: usize = 32;
+/// Bytes of address space one buffer takes.
+const SPAN: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
 /// Where a client maps its buffer. Shared across `fork` (`LIBOS_SHARED`), so
-/// the page stays the server's after a fork instead of turning
+/// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.
 const CLIENT_VA: u64 = BUFFER_BASE;
 const FLAGS: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_SHARED;
 
-const _: () = assert!(BUFFER_SIZE as u64 == PAGE_SIZE);
+const _: () = assert!(BUFFER_PAGE as u64 == PAGE_SIZE);
 
 /// This process's buffer with one server.
 struct Client {
@@ -39,141 +48,237 @@ struct Client {
     owner: u64,
     server: u64,
     /// Restores seen when it was set up: a restored process's buffer is
-    /// the old server's page, even where the ids happen to repeat (the
+    /// the old server's pages, even where the ids happen to repeat (the
     /// same boot sequence on another machine).
     restores: u64,
-    /// Mapped at `CLIENT_VA`; `None`: the server gave none (its table was
-    /// full, or it predates buffers), so this process uses the registers.
-    page: Option<SharedPage>,
+    /// Pages mapped from `CLIENT_VA` on, one after the other.
+    pages: usize,
+    /// The server gave less than asked (its table full, a call refused,
+    /// or it predates buffers): this process asks no more.
+    refused: bool,
+    /// The mapped pages as the runtime checked them.
+    region: Option<SharedRegion>,
 }
 
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 
-/// Runs `f` with this process's buffer page for `server`, setting it up on
-/// first use; `None` when there is none (the caller uses the register
+/// Runs `f` with this process's buffer for `server` and its size in bytes,
+/// after asking for the pages `want` bytes need (as far as the server
+/// gives them); `None` when there is none (the caller uses the register
 /// path) or it is in use (an upcall handler interrupted a transfer).
-pub(crate) fn with_client<R>(server: u64, f: impl FnOnce(&mut dyn FnMut(Dir<'_>)) -> R) -> Option<R> {
+pub(crate) fn with_client<R>(
+    server: u64,
+    want: usize,
+    f: impl FnOnce(&mut dyn FnMut(Dir<'_>), usize) -> R,
+) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
     let me = exposed::self_id();
     let restores = crate::restore::count();
     if guard.as_ref().is_none_or(|c| c.owner != me || c.server != server || c.restores != restores) {
-        if let Some(old) = guard.take()
-            && (old.page.is_some() || old.owner != me)
-        {
+        if let Some(old) = guard.take() {
             // Ours from before (or from before a restore), or the
             // parent's shared into this child by fork: either way not the
             // buffer for this server.
-            let _ = sys::page_unmap(0, CLIENT_VA);
+            unmap_client(old.pages);
         }
-        *guard = Some(Client { owner: me, server, restores, page: setup(server).ok() });
+        *guard = Some(Client { owner: me, server, restores, pages: 0, refused: false, region: None });
     }
-    let page = guard.as_ref()?.page.as_ref()?;
+    let client = guard.as_mut()?;
+    let need = want.div_ceil(BUFFER_PAGE).min(BUFFER_PAGES);
+    while client.pages < need && !client.refused {
+        let got = ask_group(server, client.pages / BUFFER_GRANT);
+        client.pages += got;
+        client.refused = got < BUFFER_GRANT;
+        client.region = SharedRegion::readable(CLIENT_VA, client.pages);
+    }
+    let region = client.region.as_ref()?;
     let mut io = |d: Dir<'_>| match d {
-        Dir::In(src) => page.copy_in(0, src),
-        Dir::Out(dst) => page.copy_out(0, dst),
+        Dir::In(src) => region.copy_in(0, src),
+        Dir::Out(dst) => region.copy_out(0, dst),
     };
-    Some(f(&mut io))
+    Some(f(&mut io, client.pages * BUFFER_PAGE))
 }
 
-/// A copy into or out of the buffer page.
+/// Unmaps the first `pages` pages of the client's part of the region.
+fn unmap_client(pages: usize) {
+    for i in 0..pages as u64 {
+        let _ = sys::page_unmap(0, CLIENT_VA + i * PAGE_SIZE);
+    }
+}
+
+/// A copy into or out of the buffer.
 pub(crate) enum Dir<'a> {
-    /// Into the page (before a `WRITE_BUF`).
+    /// Into the buffer's start (before a `WRITE_BUF`).
     In(&'a [u8]),
-    /// Out of the page (after a `READ_BUF`).
+    /// Out of the buffer's start (after a `READ_BUF`).
     Out(&'a mut [u8]),
 }
 
-/// Asks `server` for a buffer and maps it at `CLIENT_VA`; the capability
-/// is dropped once mapped (the binding stays; the list keeps its room).
-fn setup(server: u64) -> Result<SharedPage, IoError> {
-    let r = super::client::handle_call(server, op::BUFFER, 0, 0, &[])?;
-    let slot = r[1];
-    let mapped = sys::page_map(0, slot, CLIENT_VA, FLAGS);
-    let _ = sys::cap_drop(slot);
-    mapped?;
-    let Some(page) = SharedPage::writable(CLIENT_VA) else {
-        let _ = sys::page_unmap(0, CLIENT_VA);
-        return Err(IoError::Kernel(Error::BadAddress));
-    };
-    Ok(page)
+/// Asks `server` for group `group` of the buffer and maps its pages after
+/// those mapped so far; the pages mapped (`BUFFER_GRANT` unless something
+/// was refused). Each capability is dropped once mapped (the binding
+/// stays; the list keeps its room).
+fn ask_group(server: u64, group: usize) -> usize {
+    if group >= BUFFER_GROUPS {
+        return 0;
+    }
+    let Ok(r) = super::client::handle_call(server, op::BUFFER, 0, group as u64, &[]) else { return 0 };
+    let first = CLIENT_VA + (group * BUFFER_GRANT) as u64 * PAGE_SIZE;
+    let mut mapped = 0;
+    for (i, &slot) in r[1..=BUFFER_GRANT].iter().enumerate() {
+        if slot == 0 {
+            break; // the server granted fewer
+        }
+        if mapped == i && sys::page_map(0, slot, first + i as u64 * PAGE_SIZE, FLAGS).is_ok() {
+            mapped += 1;
+        }
+        let _ = sys::cap_drop(slot);
+    }
+    mapped
 }
 
-/// One client's buffer page on the server side: a frame the server owns,
-/// mapped at its index in the server's part of the region. Dropping it
-/// unmaps it and revokes and drops the capability, so the frame is freed
-/// once the client's mapping is gone too.
-pub struct ServedPage {
-    page: SharedPage,
-    frame_slot: u64,
+/// One client's buffer on the server side: frames the server owns, mapped
+/// at the buffer's index in the server's part of the region, and granted
+/// group by group. The server keeps no capability for them: dropping the
+/// buffer unmaps them here, and the kernel frees each frame once the
+/// client's mapping is gone too.
+pub struct ServedBuffer {
+    /// First page of this buffer in the server's part of the region.
+    va: u64,
+    /// Frame numbers of the pages made so far, in order.
+    frames: [u64; BUFFER_PAGES],
+    pages: usize,
+    region: Option<SharedRegion>,
 }
 
-impl ServedPage {
-    /// A fresh zeroed page for buffer index `index` (< [`SERVED_MAX`]).
-    pub fn new(index: usize) -> Result<ServedPage, Error> {
+impl ServedBuffer {
+    /// An empty buffer at index `index` (< [`SERVED_MAX`]).
+    pub fn new(index: usize) -> Result<ServedBuffer, Error> {
         if index >= SERVED_MAX {
             return Err(Error::Invalid);
         }
-        let va = BUFFER_BASE + (1 + index as u64) * PAGE_SIZE;
-        let [frame_slot, _] = sys::frame_alloc(ANY_FRAME)?;
-        if let Err(e) = sys::page_map(0, frame_slot, va, pte::WRITABLE | pte::NO_EXECUTE) {
-            let _ = sys::frame_free(frame_slot);
-            return Err(e);
+        let va = BUFFER_BASE + (1 + index as u64) * SPAN;
+        Ok(ServedBuffer { va, frames: [0; BUFFER_PAGES], pages: 0, region: None })
+    }
+
+    /// Makes group `group` (the next one: `Invalid` otherwise) and grants
+    /// the client being served a read-write capability for each of its
+    /// pages (`pct_grant`): their slots in its list, 0 past the last page
+    /// granted. Fewer than a group only when the server or the client ran
+    /// out of room part-way (nothing at all: the error).
+    pub fn grant_group(&mut self, group: usize) -> Result<[u64; BUFFER_GRANT], Error> {
+        if group >= BUFFER_GROUPS || group * BUFFER_GRANT != self.pages {
+            return Err(Error::Invalid);
         }
-        let Some(page) = SharedPage::writable(va) else {
-            let _ = sys::page_unmap(0, va);
-            let _ = sys::frame_free(frame_slot);
-            return Err(Error::BadAddress);
+        let mut slots = [0; BUFFER_GRANT];
+        for (i, out) in slots.iter_mut().enumerate() {
+            match self.add_page() {
+                Ok(slot) => *out = slot,
+                Err(e) if i == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        self.region = SharedRegion::readable(self.va, self.pages);
+        Ok(slots)
+    }
+
+    /// One more page: allocated, mapped here, granted; the client's slot.
+    fn add_page(&mut self) -> Result<u64, Error> {
+        let va = self.va + self.pages as u64 * PAGE_SIZE;
+        let [own, frame] = sys::frame_alloc(ANY_FRAME)?;
+        let granted = match sys::page_map(0, own, va, pte::WRITABLE | pte::NO_EXECUTE) {
+            Ok(_) => sys::pct_grant(own, rights::READ | rights::WRITE).map(|[slot]| slot),
+            Err(e) => Err(e),
         };
-        Ok(ServedPage { page, frame_slot })
+        match granted {
+            Ok(slot) => {
+                // Mapped here and granted: the frame lives on without our
+                // capability until both mappings go.
+                let _ = sys::cap_drop(own);
+                self.frames[self.pages] = frame;
+                self.pages += 1;
+                Ok(slot)
+            }
+            Err(e) => {
+                let _ = sys::page_unmap(0, va);
+                let _ = sys::frame_free(own);
+                Err(e)
+            }
+        }
     }
 
-    /// Grants the client being served a read-write capability for the
-    /// page (`pct_grant`); the slot in its list.
-    pub fn grant(&self) -> Result<u64, Error> {
-        let [slot] = sys::pct_grant(self.frame_slot, rights::READ | rights::WRITE)?;
-        Ok(slot)
+    /// True while anyone but this server still maps one of the pages or
+    /// holds a capability for one (the client has not let go of them).
+    pub fn held_elsewhere(&self) -> bool {
+        let me = exposed::self_id();
+        self.frames[..self.pages].iter().any(|&pfn| {
+            exposed::frame_entry(pfn).is_some_and(|e| u64::from(e.owner) == me && (e.maps > 1 || e.refs > 0))
+        })
     }
 
-    /// Copies the first `dst.len()` bytes of the page out.
+    /// Bytes the buffer holds.
+    pub fn len(&self) -> usize {
+        self.pages * BUFFER_PAGE
+    }
+
+    /// True before the first group is made.
+    pub fn is_empty(&self) -> bool {
+        self.pages == 0
+    }
+
+    /// Copies the buffer's first `dst.len()` bytes out (clipped to it).
     pub fn copy_out(&self, dst: &mut [u8]) {
-        self.page.copy_out(0, dst);
+        if let Some(r) = &self.region {
+            r.copy_out(0, dst);
+        }
     }
 
-    /// Copies `src` into the start of the page.
-    pub fn copy_in(&self, src: &[u8]) {
-        self.page.copy_in(0, src);
+    /// Copies `src` into the buffer at byte `at` (clipped to it).
+    pub fn copy_in(&self, at: usize, src: &[u8]) {
+        if let Some(r) = &self.region {
+            r.copy_in(at, src);
+        }
     }
 }
 
-impl Drop for ServedPage {
+impl Drop for ServedBuffer {
     fn drop(&mut self) {
-        let _ = sys::page_unmap(0, self.page.va());
-        let _ = sys::cap_revoke(self.frame_slot);
-        let _ = sys::cap_drop(self.frame_slot);
+        for i in 0..self.pages as u64 {
+            let _ = sys::page_unmap(0, self.va + i * PAGE_SIZE);
+        }
     }
 }
 
-/// Reads up to `buf.len()` (at most a page) at `handle`'s position through
-/// the buffer; `None` when this process has no buffer with `server`.
-/// With the count, reply word 0 (it carries the position).
-pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<(usize, u64), IoError>> {
-    with_client(server, |io| {
-        let want = buf.len().min(BUFFER_SIZE);
-        let r = super::client::handle_call(server, op::READ_BUF, 0, 0, &[handle, want as u64])?;
-        let n = (r[1] as usize).min(want);
+/// What one transfer through the buffer moved.
+pub(crate) struct Moved {
+    /// Bytes moved.
+    pub n: usize,
+    /// Bytes asked for (short of this: the end of the file, or the writer
+    /// took less).
+    pub asked: usize,
+    /// Reply word 0 (it carries the position).
+    pub word0: u64,
+}
+
+/// Reads up to `buf.len()` (at most the buffer) at `handle`'s position
+/// through the buffer; `None` when this process has no buffer with `server`.
+pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<Moved, IoError>> {
+    with_client(server, buf.len(), |io, size| {
+        let asked = buf.len().min(size);
+        let r = super::client::handle_call(server, op::READ_BUF, 0, 0, &[handle, asked as u64])?;
+        let n = (r[1] as usize).min(asked);
         io(Dir::Out(&mut buf[..n]));
-        Ok((n, r[0]))
+        Ok(Moved { n, asked, word0: r[0] })
     })
 }
 
-/// Writes up to a page of `buf` at `handle`'s position through the
-/// buffer; the bytes taken and reply word 0. `None` when this process has
-/// no buffer.
-pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<(usize, u64), IoError>> {
-    with_client(server, |io| {
-        let chunk = &buf[..buf.len().min(BUFFER_SIZE)];
+/// Writes up to the buffer's worth of `buf` at `handle`'s position through
+/// the buffer. `None` when this process has no buffer.
+pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<Moved, IoError>> {
+    with_client(server, buf.len(), |io, size| {
+        let chunk = &buf[..buf.len().min(size)];
         io(Dir::In(chunk));
         let r = super::client::handle_call(server, op::WRITE_BUF, 0, 0, &[handle, chunk.len() as u64])?;
-        Ok(((r[1] as usize).min(chunk.len()), r[0]))
+        Ok(Moved { n: (r[1] as usize).min(chunk.len()), asked: chunk.len(), word0: r[0] })
     })
 }

@@ -6,8 +6,8 @@
 //! server's open-file record, which every handle duplicated from this one
 //! shares (as POSIX's open file description: a child that inherits the
 //! descriptor moves the same position). Reads and writes of more than a
-//! message's worth go a page at a time through the shared buffer
-//! ([`buffer`](super::buffer)), smaller ones (or all, without a buffer) in
+//! message's worth go up to the shared buffer's size (64 KiB) at a time
+//! through it ([`buffer`](super::buffer)), smaller ones (or all, without a buffer) in
 //! chunks of one message each ([`proto`](super::proto)); dropping the last
 //! reference closes the handle.
 
@@ -15,7 +15,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::client::{call, handle_call};
-use super::proto::{self, BUFFER_SIZE, INLINE, WRITE_MAX, op};
+use super::proto::{self, INLINE, WRITE_MAX, op};
 use super::{FileKind, Metadata};
 use crate::fd::{File, IoError, SeekFrom};
 use crate::pct::Msg;
@@ -190,16 +190,15 @@ impl File for OpenFile {
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
         let mut done = 0;
         while done < buf.len() {
-            // More than a message's worth: a page at a time through the
+            // More than a message's worth: up to 64 KiB at a time through the
             // shared buffer, if this process has one with the server.
             let (server, handle) = super::ftable::ids(self.slot);
             if buf.len() - done > INLINE
                 && let Some(r) = self.paged(|| super::buffer::read(server, handle, &mut buf[done..]))
             {
-                let want = (buf.len() - done).min(BUFFER_SIZE);
-                let n = r?.min(want);
+                let (n, asked) = r?;
                 done += n;
-                if n < want {
+                if n < asked {
                     break; // the end of the file
                 }
                 continue;
@@ -220,27 +219,28 @@ impl File for OpenFile {
         let mut done = 0;
         while done < buf.len() {
             let rest = &buf[done..];
-            // More than a message's worth: a page at a time through the
+            // More than a message's worth: up to 64 KiB at a time through the
             // shared buffer, if this process has one with the server.
             let (server, handle) = super::ftable::ids(self.slot);
             let paged =
                 if rest.len() > WRITE_MAX { self.paged(|| super::buffer::write(server, handle, rest)) } else { None };
-            let (want, result) = match paged {
-                Some(r) => (rest.len().min(BUFFER_SIZE), r),
+            let result = match paged {
+                Some(r) => r,
                 None => {
                     let chunk = &rest[..rest.len().min(WRITE_MAX)];
                     let mut words = [0u64; 7];
                     proto::put_bytes(&mut words, chunk);
-                    (chunk.len(), self.moving(op::WRITE, chunk.len(), 0, &words).map(|r| r[1] as usize))
+                    self.moving(op::WRITE, chunk.len(), 0, &words)
+                        .map(|r| ((r[1] as usize).min(chunk.len()), chunk.len()))
                 }
             };
-            let taken = match result {
-                Ok(n) => n.min(want),
+            let (n, asked) = match result {
+                Ok(moved) => moved,
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break, // report what was written
             };
-            done += taken;
-            if taken < want {
+            done += n;
+            if n < asked {
                 break;
             }
         }
@@ -281,17 +281,20 @@ impl File for OpenFile {
 }
 
 impl OpenFile {
-    /// A transfer through the buffer page (`f` returns the count and reply
-    /// word 0), marked in flight and its position kept.
-    fn paged(&self, f: impl FnOnce() -> Option<Result<(usize, u64), IoError>>) -> Option<Result<usize, IoError>> {
+    /// A transfer through the shared buffer, marked in flight and its
+    /// position kept: the bytes moved and the bytes asked for.
+    fn paged(
+        &self,
+        f: impl FnOnce() -> Option<Result<super::buffer::Moved, IoError>>,
+    ) -> Option<Result<(usize, usize), IoError>> {
         super::ftable::begin(self.slot);
         let r = f();
         let pos = match &r {
-            Some(Ok((_, w0))) => proto::pos_of(*w0),
+            Some(Ok(m)) => proto::pos_of(m.word0),
             _ => None,
         };
         super::ftable::end(self.slot, pos);
-        r.map(|r| r.map(|(n, _)| n))
+        r.map(|r| r.map(|m| (m.n, m.asked)))
     }
 }
 

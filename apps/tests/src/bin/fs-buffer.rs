@@ -5,8 +5,12 @@
 //! forked child gets a buffer of its own and reads and writes correct data
 //! while the parent's keeps working. Refused: `pct_grant` outside a served
 //! call; `READ_BUF`/`WRITE_BUF` before the caller has a buffer; a
-//! `READ_BUF` asking for more than a page; a `READ_BUF` on another
-//! client's handle. At the end the server stops and no frame is leaked.
+//! `READ_BUF` asking for more than the buffer; a `READ_BUF` on another
+//! client's handle. The buffer's groups, in a fresh child: a group out of
+//! order or past the buffer is refused, a `READ_BUF` fits the groups
+//! granted so far, and asking afresh while still holding the pages is
+//! refused (so asking again and again costs the server nothing more). At
+//! the end the server stops and no frame is leaked.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -15,11 +19,11 @@ extern crate alloc;
 
 use alloc::vec;
 use alloc::vec::Vec;
-use oxok_libos::abi::rights;
+use oxok_libos::abi::{cap_kind, rights};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::{File, SeekFrom};
 use oxok_libos::fs::buffer::BUFFER_BASE;
-use oxok_libos::fs::proto::{self, BUFFER_SIZE, Status, op};
+use oxok_libos::fs::proto::{self, BUFFER_GRANT, BUFFER_PAGE, BUFFER_SIZE, Status, op};
 use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::vm::{self, Fork};
@@ -50,6 +54,7 @@ fn main(_args: Args) -> i32 {
     t.check(exposed::writable(BUFFER_BASE), "the buffer page is mapped after big I/O");
     refusals(&mut t);
     forked(&mut t);
+    groups(&mut t);
     let _ = fs::unlink(PATH);
     let _ = fs::unlink("/small");
     t.expect(fs::stop_server(server), Ok(ExitStatus::Exited(0)), "the server stops");
@@ -105,7 +110,7 @@ fn refusals(t: &mut Checks) {
         return t.check(false, "open /big again");
     };
     let too_much = raw(f.server(), &request(op::READ_BUF, &[f.handle(), BUFFER_SIZE as u64 + 1]));
-    t.expect(too_much, Some(Status::Invalid), "READ_BUF of more than a page");
+    t.expect(too_much, Some(Status::Invalid), "READ_BUF of more than the buffer");
     let foreign = raw(f.server(), &request(op::READ_BUF, &[f.handle() + 1000, 16]));
     t.expect(foreign, Some(Status::BadHandle), "READ_BUF on a handle that is not ours");
 }
@@ -137,6 +142,59 @@ fn forked(t: &mut Checks) {
     }
 }
 
+/// The group protocol of `BUFFER`, in a forked child that has no buffer
+/// of its own yet; it reports by its own checks and exit status.
+fn groups(t: &mut Checks) {
+    let Ok(f) = fs::open_file(PATH, OpenFlags::READ) else {
+        return t.check(false, "open /big for the groups");
+    };
+    let server = f.server();
+    match vm::fork() {
+        Ok(Fork::Child) => oxok_libos::process::exit(groups_child(server)),
+        Ok(Fork::Parent(child)) => {
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the buffer's groups as the protocol says");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
+}
+
+fn groups_child(server: u64) -> i32 {
+    let mut c = Checks::new("fs-buffer groups");
+    let group = |g: u64| raw_reply(server, &request_arg(op::BUFFER, g, &[]));
+    let status = |r: &Option<Msg>| r.map(|r| Status::of(r[0]));
+    c.expect(status(&group(1)), Some(Status::Invalid), "the second group before the first");
+    c.expect(status(&group(2)), Some(Status::Invalid), "a group past the buffer");
+    let first = group(0);
+    c.expect(status(&first), Some(Status::Ok), "the first group");
+    let slots: Vec<u64> = first.map_or(Vec::new(), |r| r[1..=BUFFER_GRANT].to_vec());
+    let rw = rights::READ | rights::WRITE;
+    c.check(
+        slots.len() == BUFFER_GRANT
+            && slots.iter().all(|&s| sys::cap_info(s).is_ok_and(|[k, _, r]| k == cap_kind::FRAME && r == rw)),
+        "a read-write frame capability for each page of the group",
+    );
+    let read_buf = |n: usize| raw(server, &request(op::READ_BUF, &[0, n as u64]));
+    let granted = BUFFER_GRANT * BUFFER_PAGE;
+    c.expect(read_buf(granted), Some(Status::BadHandle), "a READ_BUF as long as the group passes the length check");
+    c.expect(read_buf(granted + 1), Some(Status::Invalid), "a READ_BUF longer than the pages granted");
+    c.expect(status(&group(0)), Some(Status::Denied), "afresh while the pages are still held");
+    for &s in &slots {
+        let _ = sys::cap_drop(s);
+    }
+    let again = group(0);
+    c.expect(status(&again), Some(Status::Ok), "afresh once the pages are let go");
+    let second = group(1);
+    c.expect(status(&second), Some(Status::Ok), "the second group");
+    for r in [again, second].iter().flatten() {
+        for &s in &r[1..=BUFFER_GRANT] {
+            let _ = sys::cap_drop(s);
+        }
+    }
+    c.expect(read_buf(BUFFER_SIZE), Some(Status::BadHandle), "a READ_BUF of the whole buffer passes the length check");
+    c.expect(read_buf(BUFFER_SIZE + 1), Some(Status::Invalid), "a READ_BUF past the whole buffer");
+    c.finish()
+}
+
 /// The whole file in 64 KiB reads.
 fn read_all(path: &str) -> Vec<u8> {
     let Ok(f) = fs::open_file(path, OpenFlags::READ) else { return Vec::new() };
@@ -149,8 +207,12 @@ fn read_all(path: &str) -> Vec<u8> {
 }
 
 fn request(op: u8, words: &[u64]) -> Msg {
+    request_arg(op, 0, words)
+}
+
+fn request_arg(op: u8, arg: u64, words: &[u64]) -> Msg {
     let mut m: Msg = [0; proto::WORDS];
-    m[0] = proto::request(op, 0, 0);
+    m[0] = proto::request(op, 0, arg);
     for (d, s) in m[1..].iter_mut().zip(words) {
         *d = *s;
     }
@@ -159,12 +221,17 @@ fn request(op: u8, words: &[u64]) -> Msg {
 
 /// The status of one raw request (retried while the server is busy).
 fn raw(server: u64, msg: &Msg) -> Option<Status> {
+    raw_reply(server, msg).map(|r| Status::of(r[0]))
+}
+
+/// The reply to one raw request (retried while the server is busy).
+fn raw_reply(server: u64, msg: &Msg) -> Option<Msg> {
     loop {
         match pct::call(server, msg) {
             Err(Error::Busy) => {
                 let _ = oxok_libos::callcap::yield_to(server);
             }
-            other => return other.ok().map(|(_, r)| Status::of(r[0])),
+            other => return other.ok().map(|(_, r)| r),
         }
     }
 }

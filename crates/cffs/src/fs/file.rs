@@ -33,9 +33,25 @@ impl<D: Disk> Fs<D> {
     /// Reads from byte `off` of `path` into `buf`; returns the bytes read
     /// (0 at or past the end).
     pub fn read(&mut self, path: &str, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
+        let want = buf.len();
+        self.read_with(path, off, want, |at, bytes| buf[at..at + bytes.len()].copy_from_slice(bytes))
+    }
+
+    /// Reads up to `want` bytes from byte `off` of `path`, handing them to
+    /// `sink` straight from the cached blocks, a block's piece at a time,
+    /// each with its offset in the read (so a caller with somewhere else to
+    /// put them needs no copy in between); returns the bytes read (0 at or
+    /// past the end).
+    pub fn read_with(
+        &mut self,
+        path: &str,
+        off: u64,
+        want: usize,
+        mut sink: impl FnMut(usize, &[u8]),
+    ) -> Result<usize, FsError> {
         let f = self.file(path)?;
         let r = f.rec;
-        let n = r.size.saturating_sub(off).min(buf.len() as u64) as usize;
+        let n = r.size.saturating_sub(off).min(want as u64) as usize;
         if n > 0 {
             let first = off / BSIZE;
             if r.block_at(first).is_some_and(|b| !self.disk.is_cached(b)) {
@@ -57,8 +73,7 @@ impl<D: Disk> Fs<D> {
             let block = r.block_at(pos / BSIZE).ok_or(FsError::Corrupt("size past the blocks"))?;
             let at = (pos % BSIZE) as usize;
             let k = (BLOCK_SIZE - at).min(n - done);
-            let out = &mut buf[done..done + k];
-            self.disk.view(block, |b| out.copy_from_slice(&b[at..at + k]))?;
+            self.disk.view(block, |b| sink(done, &b[at..at + k]))?;
             done += k;
         }
         Ok(n)
