@@ -170,24 +170,37 @@ impl Xn {
     /// last on-disk pointer is gone; returns how many it freed. The wrapper
     /// calls it after each flush with a bounded budget; a parent freed now
     /// may let its children go on the next call.
+    ///
+    /// The blocks freed leave the registry together at the end, in one pass
+    /// over its entries: one move of each later entry, not one per block
+    /// (a registry of many thousand entries made each reaped block cost a
+    /// move of all the entries after it). A child whose parent goes in the
+    /// same call still sees the parent's entry, so it may wait for the next
+    /// call.
     pub fn reap(&mut self, budget: usize) -> usize {
-        let (mut seen, mut freed) = (0, 0);
-        let budget = budget.min(self.will_free.len());
-        while seen < budget && !self.will_free.is_empty() {
-            if self.reap_cursor >= self.will_free.len() {
+        let mut seen = 0;
+        // `will_free[..live]` still waits; `[live..]` is freed by this call.
+        let mut live = self.will_free.len();
+        let budget = budget.min(live);
+        while seen < budget && live > 0 {
+            if self.reap_cursor >= live {
                 self.reap_cursor = 0;
             }
             let Some(&b) = self.will_free.get(self.reap_cursor) else { break };
             seen += 1;
             if self.reclaimable(b) {
-                self.will_free.swap_remove(self.reap_cursor);
-                self.reg.remove(b);
+                live -= 1;
+                self.will_free.swap(self.reap_cursor, live);
                 self.map.set(b, false);
-                freed += 1;
             } else {
                 self.reap_cursor += 1;
             }
         }
+        let gone = &mut self.will_free[live..];
+        let freed = gone.len();
+        gone.sort_unstable();
+        self.reg.remove_sorted(gone);
+        self.will_free.truncate(live);
         freed
     }
 }

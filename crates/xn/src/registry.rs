@@ -351,12 +351,23 @@ impl Registry {
         }
     }
 
-    pub fn remove(&mut self, block: u64) -> Option<Entry> {
-        let i = self.find(block).ok()?;
-        self.mark(i, self.0.len());
-        let e = self.0.remove(i).1;
-        self.2.count(Tally::key(&e), false);
-        Some(e)
+    /// Removes the entries of `blocks` (sorted; a block without an entry
+    /// is skipped) in one pass: each later entry moves once.
+    pub fn remove_sorted(&mut self, blocks: &[u64]) {
+        let Some(&first) = blocks.first() else { return };
+        let lo = self.0.partition_point(|&(b, _)| b < first);
+        self.mark(lo, self.0.len());
+        let (tally, mut k) = (&mut self.2, 0);
+        self.0.retain(|(b, e)| {
+            while blocks.get(k).is_some_and(|g| g < b) {
+                k += 1;
+            }
+            let gone = blocks.get(k) == Some(b);
+            if gone {
+                tally.count(Tally::key(e), false);
+            }
+            !gone
+        });
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {
