@@ -42,6 +42,8 @@ pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
         "spawn_exec" => Some(spawn_exec(n)),
         "page_map" => Some(crate::vm::repeat_page_map(n)),
         "demand_zero_fault" => Some(crate::vm::repeat_demand_zero(n)),
+        "exception_upcall" => Some(crate::vm::repeat_exception(n)),
+        "exception_upcall_ud2" => Some(crate::vm::repeat_ud2(n)),
         _ => crate::ipc::repeat(name, n),
     }
 }

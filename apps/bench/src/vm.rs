@@ -234,6 +234,27 @@ pub fn repeat_demand_zero(n: u32) -> Result<u64, Error> {
     demand_zero_fault(n)
 }
 
+/// `bench loop exception_upcall_ud2 N`: `n` `ud2`s the handler steps over
+/// (for counting instructions).
+pub fn repeat_ud2(n: u32) -> Result<u64, Error> {
+    upcall::install()?;
+    upcall::set_handler(Kind::Exception, on_exception);
+    exception_upcall_ud2(n)
+}
+
+/// `bench loop exception_upcall N`: `n` writes to an absent page the
+/// handler maps (for counting instructions).
+pub fn repeat_exception(n: u32) -> Result<u64, Error> {
+    upcall::install()?;
+    upcall::set_handler(Kind::PageFault, on_page_fault);
+    let [slot, _] = sys::frame_alloc(ANY_FRAME)?;
+    EXC_SLOT.store(slot, Ordering::SeqCst);
+    let r = exception_upcall(n);
+    let _ = sys::page_unmap(0, EXC_VA);
+    let _ = sys::frame_free(slot);
+    r
+}
+
 /// `ops` calls of one 100-record `page_batch` each (mapping one frame at
 /// 100 pages); the unmapping batch after each is not timed.
 fn page_batch_100(slot: u64, ops: u32) -> Result<u64, Error> {
