@@ -1386,8 +1386,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_ckpt::CKPT_SCENARIOS[3],
     crate::scenarios_ckpt::CKPT_SCENARIOS[4],
     crate::scenarios_ckpt::CKPT_SCENARIOS[5],
-    // File data by the page (issue 11): `scenarios_vocab.rs`.
+    // File data by the page (issue 11) and batched closes: `scenarios_vocab.rs`.
     crate::scenarios_vocab::VOCAB_SCENARIOS[0],
+    crate::scenarios_vocab::VOCAB_SCENARIOS[1],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \

@@ -1,10 +1,11 @@
-//! Scenarios of issue 11 (one vocabulary; file data by the page).
+//! Scenarios of issue 11 (one vocabulary; file data by the page) and of
+//! the file protocol's batching since.
 //! `scenarios.rs` lists them with the others.
 
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const VOCAB_SCENARIOS: [Scenario; 1] = [FS_BUFFER];
+pub(crate) const VOCAB_SCENARIOS: [Scenario; 2] = [FS_BUFFER, FS_CLOSES];
 
 const FS_BUFFER: Scenario = Scenario {
     name: "fs-buffer",
@@ -14,6 +15,19 @@ const FS_BUFFER: Scenario = Scenario {
             order or past the buffer, and asking afresh while holding the pages are refused; no frame leaked",
     cmdline: "run=fs-buffer",
     expect: &["fsd: serving files", "fs-buffer groups: ok (", "fsd: stopped after", "fs-buffer: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
+
+const FS_CLOSES: Scenario = Scenario {
+    name: "fs-closes",
+    about: "read-only files' closes wait and go up to eight in one CLOSE (fs::closes): counted by raw INFO, they wait, \
+            the client's INFO and UNLINK send them first, a writer's close goes at once, a forked child never sends its \
+            parent's; a batched CLOSE closes every good handle and reports a bad one; another client's handles stay \
+            open; no frame leaked",
+    cmdline: "run=fs-closes",
+    expect: &["fsd: serving files", "fsd: stopped after", "fs-closes: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 120,
     ..Scenario::DEFAULT

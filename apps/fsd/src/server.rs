@@ -85,10 +85,19 @@ impl Server {
                 self.open(caller, &path, arg & !STAGED, out)
             }
             op::CLOSE => {
-                if let Some(ino) = self.table.close(caller, req[1])? {
-                    let _ = self.fs.unpin(ino);
+                // Up to eight handles (`len` of them; 0 counts as one):
+                // each is closed, the first failure is the reply.
+                let mut first = Ok(0);
+                for &handle in &req[1..=len.clamp(1, proto::WORDS - 1)] {
+                    match self.table.close(caller, handle) {
+                        Ok(Some(ino)) => {
+                            let _ = self.fs.unpin(ino);
+                        }
+                        Ok(None) => {}
+                        Err(e) => first = first.and(Err(e)),
+                    }
                 }
-                Ok(0)
+                first
             }
             op::READ => self.read(caller, req[1], len.min(INLINE), out),
             op::WRITE => self.write(caller, req, len, out),

@@ -5,6 +5,7 @@
 
 extern crate alloc;
 
+pub mod fsraw;
 pub mod fuzz;
 pub mod principal;
 pub mod xn;

@@ -36,7 +36,8 @@
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
 //! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number; `STAT`: [`WireStat`] |
 //! | `READLINK` (arg = offset in the target) | the payload's last `len` bytes | the target's length, then `len` ≤ [`LINK_CHUNK`] of its bytes from the offset |
-//! | `CLOSE`, `FSTAT` | handle | `FSTAT`: [`WireStat`] |
+//! | `CLOSE` (len = handles, 1..=8; 0 counts as 1) | the handles | — (the first failure's status; every handle given is closed that can be) |
+//! | `FSTAT` | handle | [`WireStat`] |
 //! | `SET_TIMES` | handle, modification time, access time ([`KEEP_TIME`]: unchanged) | — |
 //! | `SET_MODE` | handle, permission bits (`0o7777`) | — |
 //! | `READ` (len = most bytes wanted) | handle | the bytes |

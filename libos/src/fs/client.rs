@@ -29,8 +29,12 @@ pub fn server() -> Result<u64, IoError> {
     super::locate::server().ok_or(IoError::NoServer)
 }
 
-/// One request; the reply once its status is `Ok`.
+/// One request; the reply once its status is `Ok`. Closes waiting to be
+/// sent go first when the request could see them ([`closes::before`]).
+///
+/// [`closes::before`]: super::closes::before
 pub fn call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
+    super::closes::before(server, proto::op_of(msg[0]));
     let reply = raw_call(server, msg)?;
     proto::result(Status::of(reply[0]))?;
     Ok(reply)
@@ -71,6 +75,9 @@ pub fn path_call(server: u64, op: u8, arg: u64, payload: &[u8]) -> Result<Msg, I
     if payload.len() > PAYLOAD_MAX {
         return Err(IoError::Invalid);
     }
+    // Before any chunk is staged (a close between would end the staging if
+    // it failed).
+    super::closes::before(server, op);
     let head = payload.len().saturating_sub(1) / INLINE * INLINE;
     for (i, chunk) in payload[..head].chunks(INLINE).enumerate() {
         let mut m: Msg = [0; proto::WORDS];

@@ -301,12 +301,9 @@ impl OpenFile {
 impl Drop for OpenFile {
     fn drop(&mut self) {
         let (server, handle) = super::ftable::ids(self.slot);
+        let read_only = super::ftable::flags(self.slot) & proto::flags::WRITE == 0;
         super::ftable::free(self.slot);
-        let mut m: Msg = [0; proto::WORDS];
-        m[0] = proto::request(op::CLOSE, 0, 0);
-        m[1] = handle;
-        // A dead server has nothing left to close.
-        let _ = call(server, &m);
+        super::closes::close(server, handle, read_only);
     }
 }
 

@@ -25,6 +25,7 @@
 
 pub mod buffer;
 mod client;
+pub mod closes;
 mod file;
 pub mod ftable;
 pub mod locate;
@@ -210,7 +211,14 @@ pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let bits = flags.bits() & (proto::flags::ALL | proto::flags::MODE_FIELD);
     // The entry first, busy until the reply is in it (`ftable::take_opening`).
     let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;
-    match client::path_call(server, op::OPEN, bits, full.as_bytes()) {
+    let mut opened = client::path_call(server, op::OPEN, bits, full.as_bytes());
+    if matches!(opened, Err(IoError::NoSpace)) {
+        // The server's room for this client's handles may be taken by
+        // closes still waiting here.
+        closes::flush_for(Some(server));
+        opened = client::path_call(server, op::OPEN, bits, full.as_bytes());
+    }
+    match opened {
         Ok(r) => {
             ftable::opened(slot, r[1], r[3]);
             Ok(OpenFile::opened(slot, r[2]))

@@ -23,12 +23,13 @@ use oxok_libos::abi::{cap_kind, rights};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::{File, SeekFrom};
 use oxok_libos::fs::buffer::BUFFER_BASE;
-use oxok_libos::fs::proto::{self, BUFFER_GRANT, BUFFER_PAGE, BUFFER_SIZE, Status, op};
+use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_SIZE, Status, op};
 use oxok_libos::fs::{self, OpenFlags};
-use oxok_libos::pct::{self, Msg};
+use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
 use oxok_libos::{Args, Error, exposed, println, sys};
 use oxok_tests::Checks;
+use oxok_tests::fsraw::{raw, request, status};
 
 oxok_libos::main!(main);
 
@@ -66,9 +67,9 @@ fn before_any_buffer(t: &mut Checks) {
     let Ok(f) = fs::open_file("/small", OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CREATE) else {
         return t.check(false, "open /small");
     };
-    let read = raw(f.server(), &request(op::READ_BUF, &[f.handle(), 16]));
+    let read = status(f.server(), &request(op::READ_BUF, 0, 0, &[f.handle(), 16]));
     t.expect(read, Some(Status::Invalid), "READ_BUF without a buffer");
-    let write = raw(f.server(), &request(op::WRITE_BUF, &[f.handle(), 16]));
+    let write = status(f.server(), &request(op::WRITE_BUF, 0, 0, &[f.handle(), 16]));
     t.expect(write, Some(Status::Invalid), "WRITE_BUF without a buffer");
 }
 
@@ -109,9 +110,9 @@ fn refusals(t: &mut Checks) {
     let Ok(f) = fs::open_file(PATH, OpenFlags::READ) else {
         return t.check(false, "open /big again");
     };
-    let too_much = raw(f.server(), &request(op::READ_BUF, &[f.handle(), BUFFER_SIZE as u64 + 1]));
+    let too_much = status(f.server(), &request(op::READ_BUF, 0, 0, &[f.handle(), BUFFER_SIZE as u64 + 1]));
     t.expect(too_much, Some(Status::Invalid), "READ_BUF of more than the buffer");
-    let foreign = raw(f.server(), &request(op::READ_BUF, &[f.handle() + 1000, 16]));
+    let foreign = status(f.server(), &request(op::READ_BUF, 0, 0, &[f.handle() + 1000, 16]));
     t.expect(foreign, Some(Status::BadHandle), "READ_BUF on a handle that is not ours");
 }
 
@@ -160,12 +161,12 @@ fn groups(t: &mut Checks) {
 
 fn groups_child(server: u64) -> i32 {
     let mut c = Checks::new("fs-buffer groups");
-    let group = |g: u64| raw_reply(server, &request_arg(op::BUFFER, g, &[]));
-    let status = |r: &Option<Msg>| r.map(|r| Status::of(r[0]));
-    c.expect(status(&group(1)), Some(Status::Invalid), "the second group before the first");
-    c.expect(status(&group(2)), Some(Status::Invalid), "a group past the buffer");
+    let group = |g: u64| raw(server, &request(op::BUFFER, 0, g, &[])).ok();
+    let of = |r: &Option<Msg>| r.map(|r| Status::of(r[0]));
+    c.expect(of(&group(1)), Some(Status::Invalid), "the second group before the first");
+    c.expect(of(&group(2)), Some(Status::Invalid), "a group past the buffer");
     let first = group(0);
-    c.expect(status(&first), Some(Status::Ok), "the first group");
+    c.expect(of(&first), Some(Status::Ok), "the first group");
     let slots: Vec<u64> = first.map_or(Vec::new(), |r| r[1..=BUFFER_GRANT].to_vec());
     let rw = rights::READ | rights::WRITE;
     c.check(
@@ -173,18 +174,18 @@ fn groups_child(server: u64) -> i32 {
             && slots.iter().all(|&s| sys::cap_info(s).is_ok_and(|[k, _, r]| k == cap_kind::FRAME && r == rw)),
         "a read-write frame capability for each page of the group",
     );
-    let read_buf = |n: usize| raw(server, &request(op::READ_BUF, &[0, n as u64]));
+    let read_buf = |n: usize| status(server, &request(op::READ_BUF, 0, 0, &[0, n as u64]));
     let granted = BUFFER_GRANT * BUFFER_PAGE;
     c.expect(read_buf(granted), Some(Status::BadHandle), "a READ_BUF as long as the group passes the length check");
     c.expect(read_buf(granted + 1), Some(Status::Invalid), "a READ_BUF longer than the pages granted");
-    c.expect(status(&group(0)), Some(Status::Denied), "afresh while the pages are still held");
+    c.expect(of(&group(0)), Some(Status::Denied), "afresh while the pages are still held");
     for &s in &slots {
         let _ = sys::cap_drop(s);
     }
     let again = group(0);
-    c.expect(status(&again), Some(Status::Ok), "afresh once the pages are let go");
+    c.expect(of(&again), Some(Status::Ok), "afresh once the pages are let go");
     let second = group(1);
-    c.expect(status(&second), Some(Status::Ok), "the second group");
+    c.expect(of(&second), Some(Status::Ok), "the second group");
     for r in [again, second].iter().flatten() {
         for &s in &r[1..=BUFFER_GRANT] {
             let _ = sys::cap_drop(s);
@@ -204,34 +205,4 @@ fn read_all(path: &str) -> Vec<u8> {
         out.extend_from_slice(&buf[..n]);
     }
     out
-}
-
-fn request(op: u8, words: &[u64]) -> Msg {
-    request_arg(op, 0, words)
-}
-
-fn request_arg(op: u8, arg: u64, words: &[u64]) -> Msg {
-    let mut m: Msg = [0; proto::WORDS];
-    m[0] = proto::request(op, 0, arg);
-    for (d, s) in m[1..].iter_mut().zip(words) {
-        *d = *s;
-    }
-    m
-}
-
-/// The status of one raw request (retried while the server is busy).
-fn raw(server: u64, msg: &Msg) -> Option<Status> {
-    raw_reply(server, msg).map(|r| Status::of(r[0]))
-}
-
-/// The reply to one raw request (retried while the server is busy).
-fn raw_reply(server: u64, msg: &Msg) -> Option<Msg> {
-    loop {
-        match pct::call(server, msg) {
-            Err(Error::Busy) => {
-                let _ = oxok_libos::callcap::yield_to(server);
-            }
-            other => return other.ok().map(|(_, r)| r),
-        }
-    }
 }

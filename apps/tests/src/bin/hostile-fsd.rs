@@ -41,6 +41,7 @@ use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::{Args, println, sys};
 use oxok_testrng::Rng;
+use oxok_tests::fsraw::{raw, request, status};
 use oxok_tests::{Checks, cpu};
 
 oxok_libos::main!(main);
@@ -131,30 +132,6 @@ fn walk(dir: &str) -> u64 {
 }
 
 /// One raw request; retries while the server is busy with another call.
-fn raw(server: u64, msg: &Msg) -> Result<Msg, Error> {
-    loop {
-        match pct::call(server, msg) {
-            Err(Error::Busy) => {
-                let _ = oxok_libos::callcap::yield_to(server);
-            }
-            other => return other.map(|(_, r)| r),
-        }
-    }
-}
-
-fn request(op: u8, len: usize, arg: u64, words: &[u64]) -> Msg {
-    let mut m: Msg = [0; proto::WORDS];
-    m[0] = proto::request(op, len, arg);
-    for (d, s) in m[1..].iter_mut().zip(words) {
-        *d = *s;
-    }
-    m
-}
-
-fn status(server: u64, m: &Msg) -> Option<Status> {
-    raw(server, m).ok().map(|r| Status::of(r[0]))
-}
-
 fn victim() -> i32 {
     let mut t = Checks::new("fsd-victim");
     let _ = fs::mkdir("/victim");

@@ -1,0 +1,199 @@
+//! fs-closes: read-only files' closes wait and go together
+//! (`fs::closes`). Starts its own `fsd`, then, counting the server's open
+//! handles with raw `INFO` requests (which nothing sends ahead of):
+//! closes of read-only files wait; the client's `INFO` sends them first;
+//! nine read-only closes go as one `CLOSE` of eight and one that waits; a
+//! writer's close goes at once; `UNLINK` sends the waiting ones first; a
+//! forked child never sends its parent's; the server closes every good
+//! handle of a batched `CLOSE` and reports the bad one; a `CLOSE` of
+//! another client's handles closes nothing of theirs; an open that finds
+//! the server's room for this client's handles taken by waiting closes
+//! sends them and succeeds. At the end the server stops and no frame is
+//! leaked.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::format;
+use alloc::vec::Vec;
+use oxok_libos::exec::{self, ExitStatus};
+use oxok_libos::fd::File;
+use oxok_libos::fs::proto::{Status, op};
+use oxok_libos::fs::{self, OpenFile, OpenFlags};
+use oxok_libos::vm::{self, Fork};
+use oxok_libos::{Args, println};
+use oxok_tests::Checks;
+use oxok_tests::fsraw::{raw, request, status};
+
+oxok_libos::main!(main);
+
+const FILES: usize = 9;
+
+fn path(i: usize) -> alloc::string::String {
+    format!("/c{i}")
+}
+
+fn main(_args: Args) -> i32 {
+    let mut t = Checks::new("fs-closes");
+    let server = match fs::spawn_server() {
+        Ok(s) => s,
+        Err(e) => {
+            println!("fs-closes: FAIL no file server: {e}");
+            return 1;
+        }
+    };
+    for i in 0..FILES {
+        t.expect(fs::write_file(&path(i), b"closes").ok(), Some(()), "a file written");
+    }
+    let Ok(probe) = fs::open_file(&path(0), OpenFlags::READ) else {
+        t.check(false, "open a file");
+        return t.finish();
+    };
+    let srv = probe.server();
+    drop(probe);
+    let _ = fs::server_stats(); // sends the probe's close
+    let base = handles(srv);
+    t.check(base.is_some(), "raw INFO answers");
+    let base = base.unwrap_or(0);
+
+    let three: Vec<OpenFile> = (0..3).filter_map(|i| fs::open_file(&path(i), OpenFlags::READ).ok()).collect();
+    t.expect(handles(srv), Some(base + 3), "three read-only files open");
+    drop(three);
+    t.expect(handles(srv), Some(base + 3), "their closes wait");
+    t.expect(fs::server_stats().map(|s| s.handles).ok(), Some(base), "the client's INFO sends them first");
+
+    let mut waiting = 0;
+    for i in 0..FILES {
+        if let Ok(f) = fs::open_file(&path(i), OpenFlags::READ) {
+            waiting = f.handle();
+        }
+    }
+    t.expect(handles(srv), Some(base + 1), "nine closes: eight went together, one waits");
+    drop(fs::open_file(&path(0), OpenFlags::WRITE));
+    t.expect(handles(srv), Some(base + 1), "a writer's close goes at once");
+
+    forked(&mut t, srv, base, waiting);
+
+    t.expect(fs::unlink(&path(1)).ok(), Some(()), "unlink");
+    t.expect(handles(srv), Some(base), "UNLINK sends the waiting closes first");
+
+    batched(&mut t, srv, base);
+    full_table(&mut t, srv, base);
+
+    for i in 0..FILES {
+        let _ = fs::unlink(&path(i));
+    }
+    t.expect(fs::stop_server(server), Ok(ExitStatus::Exited(0)), "the server stops");
+    t.finish()
+}
+
+/// The server's open handles over all clients, asked past the client.
+fn handles(server: u64) -> Option<u64> {
+    raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
+}
+
+/// A forked child inherits the waiting close with the parent's memory; it
+/// must not send it: the number is the parent's handle, and the child may
+/// hold a handle of its own with the same number (handles are per client),
+/// which sending it would close. The child makes sure it does, sends its
+/// own waiting closes, and checks that file still reads.
+fn forked(t: &mut Checks, srv: u64, base: u64, waiting: u64) {
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            // A client's handles count up from 1 while it holds any: hold
+            // writers until the next handle is the parent's waiting number.
+            let mut held = Vec::new();
+            while held.len() < 60 && held.len() as u64 + 1 < waiting {
+                let Ok(f) = fs::open_file(&path(2), OpenFlags::WRITE) else { break };
+                held.push(f);
+            }
+            let kept = fs::open_file(&path(3), OpenFlags::READ).ok();
+            drop(held); // writers: closed at once
+            let same = kept.as_ref().is_some_and(|k| k.handle() == waiting);
+            drop(fs::open_file(&path(4), OpenFlags::READ));
+            let _ = fs::server_stats(); // sends the child's own waiting close
+            let mut buf = [0u8; 16];
+            let reads = kept.as_ref().is_some_and(|k| k.read(&mut buf).ok() == Some(6));
+            oxok_libos::process::exit(if same && reads { 0 } else { 1 + i32::from(same) })
+        }
+        Ok(Fork::Parent(child)) => {
+            t.expect(
+                exec::wait(child),
+                Ok(ExitStatus::Exited(0)),
+                "the child's own handle numbered as the parent's waiting one stays open",
+            );
+            t.expect(handles(srv), Some(base + 1), "the parent's waiting close is still the parent's to send");
+        }
+        Err(e) => t.check(false, &format!("fork failed: {e}")),
+    }
+}
+
+/// `CLOSE` with several handles, sent raw.
+fn batched(t: &mut Checks, srv: u64, base: u64) {
+    let opened: Vec<u64> = (3..5)
+        .filter_map(|i| fs::open_file(&path(i), OpenFlags::READ).ok())
+        .map(|f| {
+            let h = f.handle();
+            core::mem::forget(f); // closed below, by hand
+            h
+        })
+        .collect();
+    t.expect(opened.len(), 2, "two files opened");
+    let (a, b) = (opened.first().copied().unwrap_or(0), opened.get(1).copied().unwrap_or(0));
+    t.expect(handles(srv), Some(base + 2), "two more handles");
+    let mixed = status(srv, &request(op::CLOSE, 3, 0, &[a, 0xdead, b]));
+    t.expect(mixed, Some(Status::BadHandle), "a batched CLOSE with a bad handle reports it");
+    t.expect(handles(srv), Some(base), "and closes the good ones");
+
+    // Another client's handles: a child opens a file and keeps it open
+    // while the parent tries to close the child's handle numbers.
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let kept = fs::open_file(&path(5), OpenFlags::READ);
+            let mut spins = 0u32;
+            // Wait (bounded) for the parent's attempt, then end.
+            while spins < 200 {
+                let _ = oxok_libos::sys::yield_cpu(0);
+                spins += 1;
+            }
+            drop(kept);
+            oxok_libos::process::exit(0)
+        }
+        Ok(Fork::Parent(child)) => {
+            let mut seen = None;
+            for _ in 0..100 {
+                if handles(srv) == Some(base + 1) {
+                    seen = Some(());
+                    break;
+                }
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            t.expect(seen, Some(()), "the child holds one handle");
+            let forged: Vec<u64> = (0..8).collect();
+            let r = status(srv, &request(op::CLOSE, 8, 0, &forged));
+            t.check(r != Some(Status::Ok), "closing handle numbers this client does not hold is refused");
+            t.expect(handles(srv), Some(base + 1), "the child's handle stays open");
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the child ended");
+        }
+        Err(e) => t.check(false, &format!("fork failed: {e}")),
+    }
+}
+
+/// An open that finds this client's room for handles on the server taken
+/// by closes still waiting here sends them and succeeds.
+fn full_table(t: &mut Checks, srv: u64, base: u64) {
+    const HELD: u64 = 57;
+    let held: Vec<OpenFile> = (0..HELD).filter_map(|_| fs::open_file(&path(6), OpenFlags::READ).ok()).collect();
+    for _ in 0..7 {
+        drop(fs::open_file(&path(6), OpenFlags::READ));
+    }
+    t.expect(handles(srv), Some(base + HELD + 7), "64 handles: 57 held, 7 closes waiting");
+    let one_more = fs::open_file(&path(7), OpenFlags::READ);
+    t.check(one_more.is_ok(), "one more open sends the waiting closes and succeeds");
+    t.expect(handles(srv), Some(base + HELD + 1), "the waiting closes went");
+    drop(one_more);
+    drop(held);
+    t.expect(fs::server_stats().map(|s| s.handles).ok(), Some(base), "all closed in the end");
+}

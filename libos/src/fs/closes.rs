@@ -1,0 +1,107 @@
+//! Closes of read-only handles, sent together.
+//!
+//! A round trip to the file server is two address-space switches; under
+//! QEMU's TCG each empties the emulated TLB and the translated-code lookup
+//! cache, so a round trip costs far more time than its instructions. A
+//! close of a handle this process only read through reports nothing (no
+//! data of its own waits to be written), so it need not be a round trip of
+//! its own: it waits here and goes with up to [`CLOSE_MAX`] others in one
+//! `CLOSE` (the handles in its words).
+//!
+//! What a waiting close could change is seen only by calls that look at
+//! the server's handles or at what an unlinked file still holds: before
+//! `UNLINK`, `RMDIR`, `RENAME`, `INFO`, `SYNC` and `STOP` the waiting
+//! closes go first ([`before`]), and so they do when the descriptors are
+//! all closed (exit, `execve`), when this process moves to another server,
+//! and when an open finds the server's table of this client's handles
+//! full. A handle opened for writing closes at once, as before: its close
+//! may report a failure of the write-back.
+//!
+//! A forked child inherits the list with the parent's memory and drops it
+//! unsent (the handles are the parent's); a restored process drops the
+//! old server's.
+
+use spin::Mutex;
+
+use super::client::call;
+use super::proto::{self, op};
+use crate::exposed;
+use crate::pct::Msg;
+
+/// Most handles one `CLOSE` carries (words 1..9).
+pub const CLOSE_MAX: usize = proto::WORDS - 1;
+
+/// The closes waiting, all for one server.
+struct Waiting {
+    /// The process that made the list (a forked child is another).
+    owner: u64,
+    /// Restores seen when it was made.
+    restores: u64,
+    server: u64,
+    handles: [u64; CLOSE_MAX],
+    n: usize,
+}
+
+static WAITING: Mutex<Option<Waiting>> = Mutex::new(None);
+
+/// Closes `handle` of `server`: at once if `read_only` is false (or the
+/// list is in use by an interrupted close), else when the list next goes.
+pub(crate) fn close(server: u64, handle: u64, read_only: bool) {
+    if read_only && let Some(mut guard) = WAITING.try_lock() {
+        let me = exposed::self_id();
+        let restores = crate::restore::count();
+        let w = guard.get_or_insert(Waiting { owner: me, restores, server, handles: [0; CLOSE_MAX], n: 0 });
+        if w.owner != me || w.restores != restores {
+            *w = Waiting { owner: me, restores, server, handles: [0; CLOSE_MAX], n: 0 };
+        }
+        if w.server != server || w.n == CLOSE_MAX {
+            send(w);
+            w.server = server;
+        }
+        w.handles[w.n] = handle;
+        w.n += 1;
+        return;
+    }
+    send_one(server, &[handle]);
+}
+
+/// Sends the waiting closes for `server` before a request `op` that could
+/// see them.
+pub(crate) fn before(server: u64, op: u8) {
+    if matches!(op, op::UNLINK | op::RMDIR | op::RENAME | op::INFO | op::SYNC | op::STOP) {
+        flush_for(Some(server));
+    }
+}
+
+/// Sends every waiting close (exit, `execve`: the descriptors are gone).
+pub fn flush() {
+    flush_for(None);
+}
+
+/// Sends the waiting closes if they are for `server` (any server: `None`).
+pub(crate) fn flush_for(server: Option<u64>) {
+    let Some(mut guard) = WAITING.try_lock() else { return };
+    if let Some(w) = guard.as_mut()
+        && server.is_none_or(|s| s == w.server)
+    {
+        send(w);
+    }
+}
+
+/// Sends `w`'s closes if they are this process's own, and empties it.
+fn send(w: &mut Waiting) {
+    let mine = w.owner == exposed::self_id() && w.restores == crate::restore::count();
+    if mine && w.n > 0 {
+        send_one(w.server, &w.handles[..w.n]);
+    }
+    w.n = 0;
+}
+
+/// One `CLOSE` of `handles` (1..=[`CLOSE_MAX`]); a dead server has nothing
+/// left to close, and a close reports nothing the caller could act on.
+fn send_one(server: u64, handles: &[u64]) {
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op::CLOSE, handles.len(), 0);
+    m[1..=handles.len()].copy_from_slice(handles);
+    let _ = call(server, &m);
+}
