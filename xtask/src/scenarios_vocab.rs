@@ -9,12 +9,13 @@ pub(crate) const VOCAB_SCENARIOS: [Scenario; 2] = [FS_BUFFER, FS_CLOSES];
 
 const FS_BUFFER: Scenario = Scenario {
     name: "fs-buffer",
-    about: "file data by the page: fsd grants each client a shared buffer of up to 16 pages, 8 at a time (pct_grant); \
-            300 KiB written and read back in mixed sizes, a forked child gets its own buffer; pct_grant outside a served \
-            call, READ_BUF/WRITE_BUF without a buffer, more than the pages granted or on a foreign handle, a group out of \
-            order or past the buffer, and asking afresh while holding the pages are refused; no frame leaked",
+    about: "file data by the page: fsd grants each client a shared buffer of up to 16 pages, as many as its transfers \
+            need and at most 8 a call (pct_grant); 300 KiB written and read back in mixed sizes, a forked child gets its \
+            own buffer; pct_grant outside a served call, READ_BUF/WRITE_BUF without a buffer, more than the pages granted \
+            or on a foreign handle, pages not where the buffer ends, more than 8 or none at once, past the buffer, and \
+            asking afresh while holding the pages are refused; no frame leaked",
     cmdline: "run=fs-buffer",
-    expect: &["fsd: serving files", "fs-buffer groups: ok (", "fsd: stopped after", "fs-buffer: ok (", "none leaked"],
+    expect: &["fsd: serving files", "fs-buffer grants: ok (", "fsd: stopped after", "fs-buffer: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 120,
     ..Scenario::DEFAULT

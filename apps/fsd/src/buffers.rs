@@ -82,18 +82,22 @@ impl Buffers {
 type Reply = Result<usize, Status>;
 
 impl Server {
-    /// `BUFFER`: makes group `group` of `caller`'s buffer (0: the buffer
-    /// afresh) and grants it the pages; their slots go in reply words
-    /// 1..=`BUFFER_GRANT`.
-    pub(crate) fn buffer(&mut self, caller: u64, group: u64, out: &mut Msg) -> Reply {
-        let group = usize::try_from(group).map_err(|_| Status::Invalid)?;
-        let buffer = if group == 0 {
+    /// `BUFFER`: makes `want` more pages of `caller`'s buffer from page
+    /// `first` on (0: the buffer afresh) and grants them; their slots go
+    /// in reply words 1..=`BUFFER_GRANT` (0 past the last).
+    pub(crate) fn buffer(&mut self, caller: u64, first: u64, want: u64, out: &mut Msg) -> Reply {
+        let first = usize::try_from(first).map_err(|_| Status::Invalid)?;
+        let want = usize::try_from(want).map_err(|_| Status::Invalid)?;
+        if want == 0 || want > BUFFER_GRANT {
+            return Err(Status::Invalid);
+        }
+        let buffer = if first == 0 {
             self.buffers.fresh(caller)?
         } else {
             let i = self.buffers.index_of(caller).ok_or(Status::Invalid)?;
             self.buffers.buffers[i].as_mut().map(|(_, b)| b).ok_or(Status::Invalid)?
         };
-        let slots = buffer.grant_group(group).map_err(|e| match e {
+        let slots = buffer.grant(first, want).map_err(|e| match e {
             oxok_libos::Error::Invalid => Status::Invalid,
             _ => Status::NoSpace,
         })?;

@@ -195,7 +195,7 @@ impl Server {
                 Ok(0)
             }
             op::STOP => Err(Status::Denied),
-            op::BUFFER => self.buffer(caller, proto::arg_of(req[0]), out),
+            op::BUFFER => self.buffer(caller, arg, req[1], out),
             op::READ_BUF => self.read_buf(caller, req[1], req[2], out),
             op::WRITE_BUF => self.write_buf(caller, req[1], req[2], out),
             _ => Err(Status::Invalid),

@@ -8,20 +8,20 @@
 //! round trip is one `pct_call` and one `pct_reply`, no copy through the
 //! kernel's memory.
 //!
-//! **File data moves by the page.** On `BUFFER` the server allocates
-//! [`BUFFER_GRANT`] frames for the calling client, maps them in its own
+//! **File data moves by the page.** On `BUFFER` the server allocates up
+//! to [`BUFFER_GRANT`] frames for the calling client, maps them in its own
 //! space and hands the client a read-write capability for each with
 //! `pct_grant` (the client consented by calling; the two need no capability
 //! for each other). The client maps the pages one after the other and from
 //! then on `READ_BUF` and `WRITE_BUF` move up to what it has mapped (at
 //! most [`BUFFER_SIZE`], [`BUFFER_PAGES`] pages) per round trip through
-//! them instead of 56–64 bytes in registers. A client asks for its first
-//! group of pages with its first large transfer and for the next group only
-//! when a transfer wants more than it has, so a program that moves little
-//! costs the server little. The buffer belongs to the caller id the kernel
-//! reports, so a client can only ever see data it asked for in its own
-//! pages; the server keeps no capability for them once granted, and the
-//! kernel frees each frame when the last of the two mappings goes (the
+//! them instead of 56–64 bytes in registers. A client asks for pages as its
+//! transfers need them (a first transfer of 1 KiB asks for one page, one of
+//! 64 KiB for the buffer's sixteen in two calls), so a program that moves
+//! little costs the server little. The buffer belongs to the caller id the
+//! kernel reports, so a client can only ever see data it asked for in its
+//! own pages; the server keeps no capability for them once granted, and
+//! the kernel frees each frame when the last of the two mappings goes (the
 //! server lets go of its own when the client has ended or asks afresh). A
 //! client without a buffer (the server's table full, a call refused) uses
 //! `READ`/`WRITE` as before.
@@ -48,7 +48,7 @@
 //! | `DUP` | handle, child's env id | the child's handle |
 //! | `INFO` | — | clients, handles, open files, inodes, data bytes |
 //! | `STOP` | — | — (only from the server's creator) |
-//! | `BUFFER` (arg = the group: 0 makes the buffer afresh, `g` adds pages `g·BUFFER_GRANT..`) | — | the slots of the group's [`BUFFER_GRANT`] page capabilities in the caller's list, page by page |
+//! | `BUFFER` (arg = the first page: 0 makes the buffer afresh, else the pages the buffer has) | pages wanted (1..=[`BUFFER_GRANT`]) | the slots of the pages' capabilities in the caller's list, page by page; 0 past the last (the buffer ends at [`BUFFER_PAGES`]) |
 //! | `READ_BUF` | handle, most bytes wanted (≤ the buffer's pages) | bytes read into the buffer |
 //! | `WRITE_BUF` | handle, bytes at the buffer's start (≤ the buffer's pages) | bytes taken |
 //! | `COPY` | the payload's last `len` bytes (`from NUL to`) | files, bytes, data blocks copied |
@@ -123,7 +123,7 @@ pub mod op {
     pub const INFO: u8 = 16;
     /// Stop serving (the server's creator only).
     pub const STOP: u8 = 17;
-    /// Give the caller a group of its shared buffer's pages.
+    /// Give the caller more pages of its shared buffer.
     pub const BUFFER: u8 = 18;
     /// Read into the buffer.
     pub const READ_BUF: u8 = 19;
@@ -179,13 +179,11 @@ pub const KEEP_TIME: u64 = u64::MAX;
 pub const BUFFER_PAGE: usize = 4096;
 /// Pages of a client's whole shared buffer.
 pub const BUFFER_PAGES: usize = 16;
-/// Pages one `BUFFER` call grants (one capability slot each in the reply's
-/// words 1..9).
+/// Most pages one `BUFFER` call grants (one capability slot each in the
+/// reply's words 1..9).
 pub const BUFFER_GRANT: usize = 8;
 /// Most bytes of a client's shared buffer: one `READ_BUF` or `WRITE_BUF`.
 pub const BUFFER_SIZE: usize = BUFFER_PAGES * BUFFER_PAGE;
-/// Groups of [`BUFFER_GRANT`] pages in a whole buffer.
-pub const BUFFER_GROUPS: usize = BUFFER_PAGES / BUFFER_GRANT;
 
 /// `OPEN` flag bits (the `arg` of its word 0).
 pub mod flags {

@@ -1,7 +1,7 @@
 //! The shared buffer of the file protocol (`proto`: `BUFFER`, `READ_BUF`,
 //! `WRITE_BUF`): up to [`BUFFER_PAGES`] frames per client, owned by the
-//! file server, mapped in both, handed to the client by `pct_grant` in
-//! groups of [`BUFFER_GRANT`] (Xok's page ACLs by capability: only the
+//! file server, mapped in both, handed to the client by `pct_grant` up to
+//! [`BUFFER_GRANT`] at a time (Xok's page ACLs by capability: only the
 //! client the server granted them to holds them).
 //!
 //! Both sides may write the pages at any time, so they are never a Rust
@@ -14,10 +14,10 @@
 //! else maps or unmaps there, so a page stays mapped as long as its owner
 //! here says.
 //!
-//! A client asks for its first group with its first transfer of more than
-//! a message's worth and for the next group only when a transfer wants
-//! more than it has mapped, so a short-lived program that moves little
-//! pays one round trip and the server eight frames.
+//! A client asks for pages when a transfer wants more than it has mapped,
+//! as many as the transfer needs (at most [`BUFFER_GRANT`] a call), so a
+//! program that only ever moves a few KiB at a time costs the server a
+//! page or two, as before the buffer had more than one.
 
 use crate::fd::IoError;
 use crate::{exposed, sys};
@@ -26,7 +26,7 @@ use oxok_abi::{ANY_FRAME, Error, rights};
 use oxok_rt::page::SharedRegion;
 use spin::Mutex;
 
-use super::proto::{BUFFER_GRANT, BUFFER_GROUPS, BUFFER_PAGE, BUFFER_PAGES, op};
+use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, op};
 
 /// Start of the region this module reserves.
 pub const BUFFER_BASE: u64 = 0x5200_0000_0000;
@@ -86,9 +86,10 @@ pub(crate) fn with_client<R>(
     let client = guard.as_mut()?;
     let need = want.div_ceil(BUFFER_PAGE).min(BUFFER_PAGES);
     while client.pages < need && !client.refused {
-        let got = ask_group(server, client.pages / BUFFER_GRANT);
+        let want = (need - client.pages).min(BUFFER_GRANT);
+        let got = ask(server, client.pages, want);
         client.pages += got;
-        client.refused = got < BUFFER_GRANT;
+        client.refused = got < want;
         client.region = SharedRegion::readable(CLIENT_VA, client.pages);
     }
     let region = client.region.as_ref()?;
@@ -114,22 +115,22 @@ pub(crate) enum Dir<'a> {
     Out(&'a mut [u8]),
 }
 
-/// Asks `server` for group `group` of the buffer and maps its pages after
-/// those mapped so far; the pages mapped (`BUFFER_GRANT` unless something
-/// was refused). Each capability is dropped once mapped (the binding
-/// stays; the list keeps its room).
-fn ask_group(server: u64, group: usize) -> usize {
-    if group >= BUFFER_GROUPS {
+/// Asks `server` for `want` more pages of the buffer, from page `first`
+/// on (the pages mapped so far), and maps them after those; the pages
+/// mapped (`want` unless something was refused). Each capability is
+/// dropped once mapped (the binding stays; the list keeps its room).
+fn ask(server: u64, first: usize, want: usize) -> usize {
+    if first + want > BUFFER_PAGES {
         return 0;
     }
-    let Ok(r) = super::client::handle_call(server, op::BUFFER, 0, group as u64, &[]) else { return 0 };
-    let first = CLIENT_VA + (group * BUFFER_GRANT) as u64 * PAGE_SIZE;
+    let Ok(r) = super::client::handle_call(server, op::BUFFER, 0, first as u64, &[want as u64]) else { return 0 };
+    let at = CLIENT_VA + first as u64 * PAGE_SIZE;
     let mut mapped = 0;
     for (i, &slot) in r[1..=BUFFER_GRANT].iter().enumerate() {
         if slot == 0 {
             break; // the server granted fewer
         }
-        if mapped == i && sys::page_map(0, slot, first + i as u64 * PAGE_SIZE, FLAGS).is_ok() {
+        if mapped == i && i < want && sys::page_map(0, slot, at + i as u64 * PAGE_SIZE, FLAGS).is_ok() {
             mapped += 1;
         }
         let _ = sys::cap_drop(slot);
@@ -139,7 +140,7 @@ fn ask_group(server: u64, group: usize) -> usize {
 
 /// One client's buffer on the server side: frames the server owns, mapped
 /// at the buffer's index in the server's part of the region, and granted
-/// group by group. The server keeps no capability for them: dropping the
+/// as the client asks. The server keeps no capability for them: dropping the
 /// buffer unmaps them here, and the kernel frees each frame once the
 /// client's mapping is gone too.
 pub struct ServedBuffer {
@@ -161,17 +162,19 @@ impl ServedBuffer {
         Ok(ServedBuffer { va, frames: [0; BUFFER_PAGES], pages: 0, region: None })
     }
 
-    /// Makes group `group` (the next one: `Invalid` otherwise) and grants
-    /// the client being served a read-write capability for each of its
-    /// pages (`pct_grant`): their slots in its list, 0 past the last page
-    /// granted. Fewer than a group only when the server or the client ran
-    /// out of room part-way (nothing at all: the error).
-    pub fn grant_group(&mut self, group: usize) -> Result<[u64; BUFFER_GRANT], Error> {
-        if group >= BUFFER_GROUPS || group * BUFFER_GRANT != self.pages {
+    /// Makes `want` more pages (1..=[`BUFFER_GRANT`]), from page `first`
+    /// on, which must be where the buffer ends now (`Invalid` otherwise,
+    /// or when it is whole), and grants the client being served a
+    /// read-write capability for each (`pct_grant`): their slots in its
+    /// list, 0 past the last page granted. Fewer than asked at the buffer's
+    /// end, or when the server or the client ran out of room part-way
+    /// (nothing at all: the error).
+    pub fn grant(&mut self, first: usize, want: usize) -> Result<[u64; BUFFER_GRANT], Error> {
+        if first != self.pages || first >= BUFFER_PAGES || want == 0 || want > BUFFER_GRANT {
             return Err(Error::Invalid);
         }
         let mut slots = [0; BUFFER_GRANT];
-        for (i, out) in slots.iter_mut().enumerate() {
+        for (i, out) in slots.iter_mut().take(want.min(BUFFER_PAGES - first)).enumerate() {
             match self.add_page() {
                 Ok(slot) => *out = slot,
                 Err(e) if i == 0 => return Err(e),
@@ -221,7 +224,7 @@ impl ServedBuffer {
         self.pages * BUFFER_PAGE
     }
 
-    /// True before the first group is made.
+    /// True before the first page is made.
     pub fn is_empty(&self) -> bool {
         self.pages == 0
     }

@@ -34,12 +34,6 @@ pub struct OpenFile {
 }
 
 impl OpenFile {
-    /// The object for `handle` of `server`, which the server gave this
-    /// process, opened by `path` (`None`: unknown) with `flags` on inode
-    /// `ino`, on the server's record `share` names (`None`: opened here).
-    /// If the open-file table has no room the handle is closed and the open
-    /// fails (`NoSpace`): a file a checkpointer could not see would not
-    /// survive a restore.
     /// The file of table entry `slot` (taken and filled by the caller).
     pub(crate) fn at(slot: usize) -> OpenFile {
         OpenFile { slot, dir: None }
@@ -57,6 +51,12 @@ impl OpenFile {
         self.dir
     }
 
+    /// The object for `handle` of `server`, which the server gave this
+    /// process, opened by `path` (`None`: unknown) with `flags` on inode
+    /// `ino`, on the server's record `share` names (`None`: opened here).
+    /// If the open-file table has no room the handle is closed and the open
+    /// fails (`NoSpace`): a file a checkpointer could not see would not
+    /// survive a restore.
     pub(crate) fn new(
         server: u64,
         handle: u64,

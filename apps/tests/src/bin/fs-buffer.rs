@@ -6,11 +6,13 @@
 //! while the parent's keeps working. Refused: `pct_grant` outside a served
 //! call; `READ_BUF`/`WRITE_BUF` before the caller has a buffer; a
 //! `READ_BUF` asking for more than the buffer; a `READ_BUF` on another
-//! client's handle. The buffer's groups, in a fresh child: a group out of
-//! order or past the buffer is refused, a `READ_BUF` fits the groups
-//! granted so far, and asking afresh while still holding the pages is
-//! refused (so asking again and again costs the server nothing more). At
-//! the end the server stops and no frame is leaked.
+//! client's handle. `BUFFER` as the protocol says, in a fresh child: pages
+//! not from where the buffer ends, more than eight at once, none, or past
+//! the whole buffer are refused; as many as asked are granted (fewer at
+//! the buffer's end), a `READ_BUF` fits the pages granted so far, and
+//! asking afresh while still holding the pages is refused (so asking again
+//! and again costs the server nothing more). At the end the server stops
+//! and no frame is leaked.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -23,7 +25,7 @@ use oxok_libos::abi::{cap_kind, rights};
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::{File, SeekFrom};
 use oxok_libos::fs::buffer::BUFFER_BASE;
-use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_SIZE, Status, op};
+use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, BUFFER_SIZE, Status, op};
 use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
@@ -55,7 +57,8 @@ fn main(_args: Args) -> i32 {
     t.check(exposed::writable(BUFFER_BASE), "the buffer page is mapped after big I/O");
     refusals(&mut t);
     forked(&mut t);
-    groups(&mut t);
+    grants(&mut t);
+    small_first(&mut t);
     let _ = fs::unlink(PATH);
     let _ = fs::unlink("/small");
     t.expect(fs::stop_server(server), Ok(ExitStatus::Exited(0)), "the server stops");
@@ -143,57 +146,85 @@ fn forked(t: &mut Checks) {
     }
 }
 
-/// The group protocol of `BUFFER`, in a forked child that has no buffer
+/// `BUFFER`'s protocol, in a forked child that has no buffer
 /// of its own yet; it reports by its own checks and exit status.
-fn groups(t: &mut Checks) {
+fn grants(t: &mut Checks) {
     let Ok(f) = fs::open_file(PATH, OpenFlags::READ) else {
-        return t.check(false, "open /big for the groups");
+        return t.check(false, "open /big for the grants");
     };
     let server = f.server();
     match vm::fork() {
-        Ok(Fork::Child) => oxok_libos::process::exit(groups_child(server)),
+        Ok(Fork::Child) => oxok_libos::process::exit(grants_child(server)),
         Ok(Fork::Parent(child)) => {
-            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the buffer's groups as the protocol says");
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "BUFFER as the protocol says");
         }
         Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
     }
 }
 
-fn groups_child(server: u64) -> i32 {
-    let mut c = Checks::new("fs-buffer groups");
-    let group = |g: u64| raw(server, &request(op::BUFFER, 0, g, &[])).ok();
+fn grants_child(server: u64) -> i32 {
+    let mut c = Checks::new("fs-buffer grants");
+    let ask = |first: u64, want: u64| raw(server, &request(op::BUFFER, 0, first, &[want])).ok();
     let of = |r: &Option<Msg>| r.map(|r| Status::of(r[0]));
-    c.expect(of(&group(1)), Some(Status::Invalid), "the second group before the first");
-    c.expect(of(&group(2)), Some(Status::Invalid), "a group past the buffer");
-    let first = group(0);
-    c.expect(of(&first), Some(Status::Ok), "the first group");
-    let slots: Vec<u64> = first.map_or(Vec::new(), |r| r[1..=BUFFER_GRANT].to_vec());
+    let granted = |r: &Option<Msg>| {
+        r.map_or(Vec::new(), |r| r[1..=BUFFER_GRANT].iter().copied().filter(|&s| s != 0).collect::<Vec<u64>>())
+    };
+    let drop_all = |slots: &[u64]| {
+        for &s in slots {
+            let _ = sys::cap_drop(s);
+        }
+    };
+    c.expect(of(&ask(8, 8)), Some(Status::Invalid), "pages past where the buffer ends");
+    c.expect(of(&ask(0, BUFFER_GRANT as u64 + 1)), Some(Status::Invalid), "more pages than one call grants");
+    c.expect(of(&ask(0, 0)), Some(Status::Invalid), "no pages");
+    let first = ask(0, BUFFER_GRANT as u64);
+    c.expect(of(&first), Some(Status::Ok), "eight pages");
+    let slots = granted(&first);
     let rw = rights::READ | rights::WRITE;
     c.check(
         slots.len() == BUFFER_GRANT
             && slots.iter().all(|&s| sys::cap_info(s).is_ok_and(|[k, _, r]| k == cap_kind::FRAME && r == rw)),
-        "a read-write frame capability for each page of the group",
+        "a read-write frame capability for each page",
     );
     let read_buf = |n: usize| status(server, &request(op::READ_BUF, 0, 0, &[0, n as u64]));
-    let granted = BUFFER_GRANT * BUFFER_PAGE;
-    c.expect(read_buf(granted), Some(Status::BadHandle), "a READ_BUF as long as the group passes the length check");
-    c.expect(read_buf(granted + 1), Some(Status::Invalid), "a READ_BUF longer than the pages granted");
-    c.expect(of(&group(0)), Some(Status::Denied), "afresh while the pages are still held");
-    for &s in &slots {
-        let _ = sys::cap_drop(s);
-    }
-    let again = group(0);
-    c.expect(of(&again), Some(Status::Ok), "afresh once the pages are let go");
-    let second = group(1);
-    c.expect(of(&second), Some(Status::Ok), "the second group");
-    for r in [again, second].iter().flatten() {
-        for &s in &r[1..=BUFFER_GRANT] {
-            let _ = sys::cap_drop(s);
-        }
+    let eight = BUFFER_GRANT * BUFFER_PAGE;
+    c.expect(
+        read_buf(eight),
+        Some(Status::BadHandle),
+        "a READ_BUF as long as the pages granted passes the length check",
+    );
+    c.expect(read_buf(eight + 1), Some(Status::Invalid), "a READ_BUF longer than the pages granted");
+    c.expect(of(&ask(0, 1)), Some(Status::Denied), "afresh while the pages are still held");
+    drop_all(&slots);
+    let one = ask(0, 1);
+    c.expect(granted(&one).len(), 1, "afresh once the pages are let go: one page when one is asked");
+    let more = ask(1, BUFFER_GRANT as u64);
+    c.expect(granted(&more).len(), BUFFER_GRANT, "eight more after it");
+    let last = ask(1 + BUFFER_GRANT as u64, BUFFER_GRANT as u64);
+    c.expect(granted(&last).len(), BUFFER_PAGES - 1 - BUFFER_GRANT, "the rest of the buffer, fewer than asked");
+    c.expect(of(&ask(BUFFER_PAGES as u64, 1)), Some(Status::Invalid), "nothing past the whole buffer");
+    for r in [&one, &more, &last] {
+        drop_all(&granted(r));
     }
     c.expect(read_buf(BUFFER_SIZE), Some(Status::BadHandle), "a READ_BUF of the whole buffer passes the length check");
     c.expect(read_buf(BUFFER_SIZE + 1), Some(Status::Invalid), "a READ_BUF past the whole buffer");
     c.finish()
+}
+
+/// A process whose first transfer is small asks for one page, not the
+/// whole buffer (a forked child, which replaces the parent's buffer).
+fn small_first(t: &mut Checks) {
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let wrote = fs::write_file("/small", &[7u8; 1024]).is_ok();
+            let one = exposed::readable(BUFFER_BASE) && !exposed::readable(BUFFER_BASE + BUFFER_PAGE as u64);
+            oxok_libos::process::exit(if wrote && one { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(child)) => {
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "a first transfer of 1 KiB maps one page of buffer");
+        }
+        Err(e) => t.check(false, &alloc::format!("fork failed: {e}")),
+    }
 }
 
 /// The whole file in 64 KiB reads.
