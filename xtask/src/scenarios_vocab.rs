@@ -26,7 +26,8 @@ const FS_CLOSES: Scenario = Scenario {
     about: "read-only files' closes wait and go up to eight in one CLOSE (fs::closes): counted by raw INFO, they wait, \
             the client's INFO and UNLINK send them first, a writer's close goes at once, a forked child never sends its \
             parent's; a batched CLOSE closes every good handle and reports a bad one; another client's handles stay \
-            open; no frame leaked",
+            open; an open on a full handle table sends them and succeeds; closing every descriptor sends them at \
+            once; no frame leaked",
     cmdline: "run=fs-closes",
     expect: &["fsd: serving files", "fsd: stopped after", "fs-closes: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],

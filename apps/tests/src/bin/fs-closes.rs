@@ -8,8 +8,8 @@
 //! handle of a batched `CLOSE` and reports the bad one; a `CLOSE` of
 //! another client's handles closes nothing of theirs; an open that finds
 //! the server's room for this client's handles taken by waiting closes
-//! sends them and succeeds. At the end the server stops and no frame is
-//! leaked.
+//! sends them and succeeds; closing every descriptor (exit, `execve`)
+//! sends them at once. At the end the server stops and no frame is leaked.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -81,6 +81,7 @@ fn main(_args: Args) -> i32 {
 
     batched(&mut t, srv, base);
     full_table(&mut t, srv, base);
+    all_closed(&mut t, srv, base);
 
     for i in 0..FILES {
         let _ = fs::unlink(&path(i));
@@ -196,4 +197,51 @@ fn full_table(t: &mut Checks, srv: u64, base: u64) {
     drop(one_more);
     drop(held);
     t.expect(fs::server_stats().map(|s| s.handles).ok(), Some(base), "all closed in the end");
+}
+
+/// Closing every descriptor (what exit and the personality's `execve`
+/// stand-in do) sends the waiting closes at once: a child that closed all
+/// and then lives on holds no handle on the server. The child keeps a file
+/// open until the parent has seen it (the parent then makes `/go`), closes
+/// it and every descriptor, and lives on well past the parent's look.
+fn all_closed(t: &mut Checks, srv: u64, base: u64) {
+    const GO: &str = "/go";
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let kept = fs::open_file(&path(8), OpenFlags::READ);
+            for _ in 0..3_000 {
+                if fs::stat(GO).is_ok() {
+                    break;
+                }
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            drop(kept);
+            oxok_libos::fd::close_all();
+            for _ in 0..3_000 {
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            oxok_libos::process::exit(0)
+        }
+        Ok(Fork::Parent(child)) => {
+            let seen = wait_for(srv, base + 1);
+            t.check(seen, "the child's file is open");
+            t.expect(fs::write_file(GO, b"go").ok(), Some(()), "/go made");
+            let closed = wait_for(srv, base);
+            t.check(closed, "a child that closed every descriptor holds no handle while it lives on");
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "that child ended");
+            let _ = fs::unlink(GO);
+        }
+        Err(e) => t.check(false, &format!("fork failed: {e}")),
+    }
+}
+
+/// Whether the server's handles come to `n` within 300 yields.
+fn wait_for(srv: u64, n: u64) -> bool {
+    for _ in 0..300 {
+        if handles(srv) == Some(n) {
+            return true;
+        }
+        let _ = oxok_libos::sys::yield_cpu(0);
+    }
+    false
 }
