@@ -21,6 +21,14 @@ pub(crate) struct DiskSpec {
 }
 
 /// Damage done to an image between two boots.
+impl DiskSpec {
+    /// What most disk scenarios want: a fresh 64 MiB image, booted again
+    /// with `run=init` typing `input` and expecting `expect`, then `fsck`.
+    pub(crate) const fn init_again(input: &'static str, expect: &'static [&'static str]) -> DiskSpec {
+        DiskSpec { mib: 64, reboot: Some(Reboot { cmdline: "run=init", expect, patch: None, input }), fsck: true }
+    }
+}
+
 pub(crate) type Patch = fn(&Path) -> Result<(), String>;
 
 /// The second boot: its command line and the lines it must show.

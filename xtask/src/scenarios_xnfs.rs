@@ -31,28 +31,22 @@ const TOOLS: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 300,
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "cat /a.txt\ncat /d/one\nls /d/e\ncat /d/e/moved\nls /d\ncat /doomed\ncat /tmp/scratch\nexit\n",
-            expect: &[
-                "dfsd: C-FFS on a disk of 16320 blocks: mounted file system",
-                "hello disk",
-                "line one",
-                "line two",
-                "moved",
-                "hello disk",
-                "e",
-                "one",
-                "/doomed: no such file",
-                "/tmp/scratch: no such file",
-                "dfsd: stopped",
-            ],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+    disk: Some(DiskSpec::init_again(
+        "cat /a.txt\ncat /d/one\nls /d/e\ncat /d/e/moved\nls /d\ncat /doomed\ncat /tmp/scratch\nexit\n",
+        &[
+            "dfsd: C-FFS on a disk of 16320 blocks: mounted file system",
+            "hello disk",
+            "line one",
+            "line two",
+            "moved",
+            "hello disk",
+            "e",
+            "one",
+            "/doomed: no such file",
+            "/tmp/scratch: no such file",
+            "dfsd: stopped",
+        ],
+    )),
     ..Scenario::DEFAULT
 };
 
@@ -83,27 +77,21 @@ const LINUX: Scenario = Scenario {
     forbid: FORBID,
     timeout_secs: 300,
     memory: Some("96M"),
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
+    disk: Some(DiskSpec::init_again(
+        "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
                     busybox md5sum /huge\nexit\n",
-            expect: &[
-                "mounted file system",
-                "from linux",
-                "from linux",
-                "13 /native.txt",
-                // `seq 1 200000 | md5sum` on the host.
-                "0e10426a1d5bddffcef02f1345787128  /nums2",
-                "/big: No such file or directory",
-                "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
-                "dfsd: stopped",
-            ],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+        &[
+            "mounted file system",
+            "from linux",
+            "from linux",
+            "13 /native.txt",
+            // `seq 1 200000 | md5sum` on the host.
+            "0e10426a1d5bddffcef02f1345787128  /nums2",
+            "/big: No such file or directory",
+            "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
+            "dfsd: stopped",
+        ],
+    )),
     ..Scenario::DEFAULT
 };
 
@@ -121,16 +109,10 @@ const HOSTILE: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 300,
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "cat /v.txt\ncat /vd/w\nexit\n",
-            expect: &["mounted file system", "victim data", "more", "dfsd: stopped"],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+    disk: Some(DiskSpec::init_again(
+        "cat /v.txt\ncat /vd/w\nexit\n",
+        &["mounted file system", "victim data", "more", "dfsd: stopped"],
+    )),
     ..Scenario::DEFAULT
 };
 
@@ -157,30 +139,24 @@ const XCP: Scenario = Scenario {
     ],
     forbid: FORBID,
     timeout_secs: 300,
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "busybox md5sum /dst/nums /dst/a /dst/sub/zeros /dst/sub/deep/d /into/sub/zeros\n\
+    disk: Some(DiskSpec::init_again(
+        "busybox md5sum /dst/nums /dst/a /dst/sub/zeros /dst/sub/deep/d /into/sub/zeros\n\
                     busybox cmp /src/nums /dst/nums && echo same-after-reboot\nbusybox wc -c /dst/sub/empty\n\
                     ls /dst/sub\nexit\n",
-            expect: &[
-                "mounted file system",
-                // md5sum of the same bytes on the host.
-                "0e10426a1d5bddffcef02f1345787128  /dst/nums",
-                "d15dbfcb847653913855e21370d83af1  /dst/a",
-                "a5dc382d75ec46434b313e289c281d8c  /dst/sub/zeros",
-                "f097e4a52fa2e3df4b5df61be28594b6  /dst/sub/deep/d",
-                "a5dc382d75ec46434b313e289c281d8c  /into/sub/zeros",
-                "same-after-reboot",
-                "0 /dst/sub/empty",
-                "deep",
-                "dfsd: stopped",
-            ],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+        &[
+            "mounted file system",
+            // md5sum of the same bytes on the host.
+            "0e10426a1d5bddffcef02f1345787128  /dst/nums",
+            "d15dbfcb847653913855e21370d83af1  /dst/a",
+            "a5dc382d75ec46434b313e289c281d8c  /dst/sub/zeros",
+            "f097e4a52fa2e3df4b5df61be28594b6  /dst/sub/deep/d",
+            "a5dc382d75ec46434b313e289c281d8c  /into/sub/zeros",
+            "same-after-reboot",
+            "0 /dst/sub/empty",
+            "deep",
+            "dfsd: stopped",
+        ],
+    )),
     ..Scenario::DEFAULT
 };
 
@@ -201,23 +177,17 @@ const FSYNC: Scenario = Scenario {
     forbid: FORBID,
     exit: Exit::Cut("lx-fsync: files still open; cut the power now"),
     timeout_secs: 120,
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "busybox md5sum /fs/synced\nbusybox cat /fs2/all\nbusybox wc -c /fs/late\nexit\n",
-            expect: &[
-                "mounted file system",
-                // 20,000 bytes 'a' + i % 26, md5sum on the host.
-                "0639c48c809d178c95b56a4079a26763  /fs/synced",
-                "sync made me durable",
-                "0 /fs/late",
-                "dfsd: stopped",
-            ],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+    disk: Some(DiskSpec::init_again(
+        "busybox md5sum /fs/synced\nbusybox cat /fs2/all\nbusybox wc -c /fs/late\nexit\n",
+        &[
+            "mounted file system",
+            // 20,000 bytes 'a' + i % 26, md5sum on the host.
+            "0639c48c809d178c95b56a4079a26763  /fs/synced",
+            "sync made me durable",
+            "0 /fs/late",
+            "dfsd: stopped",
+        ],
+    )),
     ..Scenario::DEFAULT
 };
 
@@ -235,16 +205,10 @@ const WRITE_BACK: Scenario = Scenario {
     forbid: FORBID,
     exit: Exit::Cut("KEPT"),
     timeout_secs: 120,
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "cat /wb\ncat /late\nexit\n",
-            expect: &["mounted file system", "kept", "cat: /late: *", "dfsd: stopped"],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+    disk: Some(DiskSpec::init_again(
+        "cat /wb\ncat /late\nexit\n",
+        &["mounted file system", "kept", "cat: /late: *", "dfsd: stopped"],
+    )),
     ..Scenario::DEFAULT
 };
 
@@ -262,16 +226,10 @@ const FULL: Scenario = Scenario {
     expect: &["dfsd: C-FFS on a disk of", "No space left on device", "after", "dfsd: stopped"],
     forbid: FORBID,
     timeout_secs: 300,
-    disk: Some(DiskSpec {
-        mib: 64,
-        reboot: Some(Reboot {
-            cmdline: "run=init",
-            input: "cat /after\nbusybox ls /\nexit\n",
-            expect: &["mounted file system", "after", "dfsd: stopped"],
-            patch: None,
-        }),
-        fsck: true,
-    }),
+    disk: Some(DiskSpec::init_again(
+        "cat /after\nbusybox ls /\nexit\n",
+        &["mounted file system", "after", "dfsd: stopped"],
+    )),
     ..Scenario::DEFAULT
 };
 
