@@ -1,7 +1,11 @@
 /* Processes through the personality: fork, vfork, posix_spawn (clone with
    CLONE_VM|CLONE_VFORK), execve of Linux and native programs keeping the
    pid, wait4/waitid (one child, any child, WNOHANG, ECHILD), exit_group,
-   getpid/getppid across them, kill of a child, copy-on-write isolation. */
+   getpid/getppid across them, kill of a child, copy-on-write isolation;
+   execve of `#!` scripts (the interpreter's arguments as Linux builds
+   them, a script run by a script) and its refusals (no execute bit or a
+   directory EACCES, a missing interpreter ENOENT, an empty line ENOEXEC,
+   a script its own interpreter ELOOP). */
 #define _GNU_SOURCE
 #include "check.h"
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 extern char **environ;
 
@@ -28,6 +33,44 @@ static int exec_child(char **argv) {
     if (!closed) printf("exec-child: close-on-exec descriptor still open\n");
     if (!kept) printf("exec-child: kept descriptor lost\n");
     return ok && closed && kept ? 42 : 1;
+}
+
+/* Mode of the script tests: run as a `#!` line's interpreter; 43 if the
+   arguments after the first, joined by commas, are $LXP_WANT. */
+static int script_child(int argc, char **argv) {
+    char got[512] = "";
+    for (int i = 1; i < argc; i++) {
+        if (i > 1) strncat(got, ",", sizeof got - strlen(got) - 1);
+        strncat(got, argv[i], sizeof got - strlen(got) - 1);
+    }
+    const char *want = getenv("LXP_WANT");
+    if (want && strcmp(got, want) == 0) return 43;
+    printf("script-child: got %s, want %s\n", got, want ? want : "(unset)");
+    return 1;
+}
+
+/* Writes a file of `text` with `mode` (after the umask, set again). */
+static int make_file(const char *path, const char *text, mode_t mode) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) return -1;
+    int ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text) && fchmod(fd, mode) == 0;
+    return close(fd) == 0 && ok ? 0 : -1;
+}
+
+/* Forks a child that execve's `path` with `args` and $LXP_WANT=`want`;
+   its exit status (-1 if it did not exit). */
+static int run_script(const char *path, char **args, const char *want) {
+    char env[600];
+    snprintf(env, sizeof env, "LXP_WANT=%s", want);
+    char *envp[] = {env, NULL};
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+        execve(path, args, envp);
+        _exit(99);
+    }
+    int st = -1;
+    return waitpid(c, &st, 0) == c && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* Forks a child that runs f and exits with its result. */
@@ -65,6 +108,7 @@ static int grandchild_checks(void) {
 
 int main(int argc, char **argv) {
     if (argc >= 6 && strcmp(argv[1], "--exec-child") == 0) return exec_child(argv);
+    if (argc >= 2 && strcmp(argv[1], "--script-child") == 0) return script_child(argc, argv);
     pid_t me = getpid(), parent = getppid();
     CHECK("ids", me > 0 && parent > 0 && me != parent);
 
@@ -183,6 +227,26 @@ int main(int argc, char **argv) {
 
     char *none[] = {"x", NULL};
     CHECK("execve-enoent", execve("/no/such/program", none, environ) == -1 && errno == ENOENT);
+
+    /* Scripts: the interpreter gets its name as written, the line's one
+       argument, the script's path as given, then the arguments after the
+       first; a script may be another's interpreter. */
+    char *sa[] = {"ignored", "a1", "two words", NULL};
+    CHECK("script-files", make_file("/lxps", "#!/bin/lx-proc --script-child\necho never\n", 0755) == 0 &&
+                              make_file("/lxps2", "#!  /lxps  x  y \t\n", 0755) == 0 &&
+                              make_file("/lxps-nox", "#!/bin/lx-proc --script-child\n", 0644) == 0 &&
+                              make_file("/lxps-none", "#!/no/such/interpreter\n", 0755) == 0 &&
+                              make_file("/lxps-empty", "#!  \n", 0755) == 0 &&
+                              make_file("/lxps-loop", "#!/lxps-loop\n", 0755) == 0);
+    CHECK("script-argv", run_script("/lxps", sa, "--script-child,/lxps,a1,two words") == 43);
+    CHECK("script-of-script", run_script("/lxps2", sa, "--script-child,/lxps,x  y,/lxps2,a1,two words") == 43);
+    CHECK("script-no-exec-bit", execve("/lxps-nox", none, environ) == -1 && errno == EACCES);
+    CHECK("execve-directory", execve("/", none, environ) == -1 && errno == EACCES);
+    CHECK("script-no-interpreter", execve("/lxps-none", none, environ) == -1 && errno == ENOENT);
+    CHECK("script-empty-line", execve("/lxps-empty", none, environ) == -1 && errno == ENOEXEC);
+    CHECK("script-loop", execve("/lxps-loop", none, environ) == -1 && errno == ELOOP);
+    CHECK("scripts-removed", unlink("/lxps") == 0 && unlink("/lxps2") == 0 && unlink("/lxps-nox") == 0 &&
+                                 unlink("/lxps-none") == 0 && unlink("/lxps-empty") == 0 && unlink("/lxps-loop") == 0);
     CHECK("execve-efault", syscall(SYS_execve, 8, none, environ) == -1 && errno == EFAULT);
     volatile uintptr_t bad_argv = 16;
     CHECK("execve-efault-argv", execve("/bin/lx-hello", (char **)bad_argv, environ) == -1 && errno == EFAULT);

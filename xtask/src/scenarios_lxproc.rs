@@ -12,7 +12,9 @@ const FORBID: &[&str] = &["FAIL", "frames leaked", "destroyed:", "upcall: unhand
 const PROC: Scenario = Scenario {
     name: "linux-proc",
     about: "a static musl program forks (copy-on-write, a read into a shared page), vforks, posix_spawns, execs \
-            Linux programs in place keeping its pid (close-on-exec honoured) and a native Oxok program, waits with \
+            Linux programs in place keeping its pid (close-on-exec honoured) and a native Oxok program, runs #! \
+            scripts (Linux's argument order, a script as another's interpreter; no execute bit or a directory EACCES, \
+            a missing interpreter ENOENT, an empty line ENOEXEC, a loop ELOOP), waits with \
             wait4/waitid (one, any, WNOHANG, ECHILD), kills a child and sees it signalled (SIGTERM, and SIGSEGV from an \
             unhandled fault); getpid/getppid agree throughout; a glibc \
             static-pie loads at its own base from the shell and from busybox sh's execve",
@@ -32,6 +34,13 @@ const PROC: Scenario = Scenario {
         "ok execve-linux",
         "native echo from execve",
         "ok execve-native",
+        "ok script-argv",
+        "ok script-of-script",
+        "ok script-no-exec-bit",
+        "ok execve-directory",
+        "ok script-no-interpreter",
+        "ok script-empty-line",
+        "ok script-loop",
         "ok posix_spawn-status",
         "lx-proc: * checks, 0 failed",
         "status 0",

@@ -80,9 +80,22 @@ fn list_calls() {
 static EXCEPTION_STACK: upcall::ExceptionStack<{ upcall::GUARD + 64 * 1024 }> = upcall::ExceptionStack::new();
 
 fn run(name: &str, argv: &[String]) -> i32 {
-    let Some((image, path)) = calls::exec::find(name) else {
-        eprintln!("linux: {name}: not found");
-        return 127;
+    let mut argv = argv.to_vec();
+    let (image, path) = match calls::exec::resolve(name, &mut argv) {
+        Ok(found) => found,
+        Err(crate::errno::ENOENT) => {
+            eprintln!("linux: {name}: not found");
+            return 127;
+        }
+        Err(e) => {
+            let why = match e {
+                errno::EACCES => "not executable",
+                errno::ELOOP => "too many scripts, interpreter after interpreter",
+                _ => "not a program this can run",
+            };
+            eprintln!("linux: {name}: {why}");
+            return 126;
+        }
     };
     let envp: Vec<String> = oxok_libos::environ::vars().into_iter().filter(|v| !v.starts_with("OXOK_FD")).collect();
     calls::fs::set_exe(&path);
@@ -97,7 +110,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
     signals::init();
     groups::init();
     oxok_libos::vm::at_fork_child(calls::fork::in_child);
-    match load::load(&image, argv, &envp, &path) {
+    match load::load(&image, &argv, &envp, &path) {
         Ok(start) => oxok_libos::guest::enter(start.entry, start.sp),
         Err(e) => {
             eprintln!("linux: {name}: {e}");

@@ -190,7 +190,7 @@ linux_calls! {
     56 clone Partial "processes (CLONE_VM|CLONE_VFORK copies); threads are cooperative (switch at futex wait, yield, exit); CLONE_FILES/FS without THREAD EINVAL" => fork::clone;
     57 fork Full "" => fork::fork;
     58 vfork Partial "as fork (the child gets a copy, not the parent's memory)" => fork::vfork;
-    59 execve Partial "Linux programs in place; native Oxok programs run in a child the process waits for" => exec::execve;
+    59 execve Partial "Linux programs in place; #! scripts through their interpreter; native Oxok programs run in a child the process waits for; a file without an execute bit EACCES" => exec::execve;
     61 wait4 Partial "groups as the caller knows its children's; rusage zero" => wait::wait4;
     127 rt_sigpending Full "" => signal::rt_sigpending;
     130 rt_sigsuspend Full "" => signal::rt_sigsuspend;

@@ -21,6 +21,7 @@ mod error;
 mod file_header;
 mod program_header;
 mod segment;
+pub mod shebang;
 
 pub use check::PAGE_SIZE;
 pub use error::ElfError;

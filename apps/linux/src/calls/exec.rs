@@ -13,9 +13,13 @@
 //!
 //! Programs are found as `linux PROGRAM` finds them: `/proc/self/exe`,
 //! the file server's files, and the boot archive's programs by name or as
-//! `/bin/NAME` (or any `…/NAME` absent from the file server).
+//! `/bin/NAME` (or any `…/NAME` absent from the file server). A file
+//! server's file runs only with an execute bit in its mode (`EACCES`, as
+//! a directory); one starting with `#!` is a script, run by the
+//! interpreter its first line names with the script's path as an argument
+//! (`oxok_elf::shebang`), up to [`MAX_SCRIPTS`] scripts deep (`ELOOP`).
 
-use crate::errno::{E2BIG, EFAULT, ENOENT, ENOEXEC, Res};
+use crate::errno::{E2BIG, EACCES, EFAULT, ELOOP, ENOENT, ENOEXEC, Res};
 use crate::{fdtab, mem, signals, uaccess};
 use alloc::borrow::Cow;
 use alloc::string::String;
@@ -31,6 +35,9 @@ const MAX_STRINGS: usize = 8192;
 const MAX_BYTES: usize = 1 << 20;
 /// Longest single argument or variable (Linux's `MAX_ARG_STRLEN`, 32 pages).
 const MAX_STRING: usize = 32 * 4096;
+/// Most scripts one `execve` goes through, interpreter after interpreter
+/// (Linux's `exec_binprm` allows five).
+pub const MAX_SCRIPTS: usize = 5;
 
 /// The boot archive's program a path names: `/bin/NAME`, `/usr/bin/NAME`
 /// and the like, or a bare name.
@@ -42,27 +49,56 @@ pub fn archive_program(path: &str) -> Option<&'static [u8]> {
 }
 
 /// The file `name` names and the path `AT_EXECFN` and `/proc/self/exe`
-/// will show: the file server's file if there is one, else the boot
-/// archive's program (also through a symbolic link to one:
-/// `ln -s /bin/busybox /usr/local/bin/ls`).
-pub fn find(name: &str) -> Option<(Cow<'static, [u8]>, String)> {
+/// will show: the file server's file if there is one (`EACCES` if it is a
+/// directory or its mode has no execute bit), else the boot archive's
+/// program (also through a symbolic link to one:
+/// `ln -s /bin/busybox /usr/local/bin/ls`), else `ENOENT`.
+pub fn find(name: &str) -> Result<(Cow<'static, [u8]>, String), i64> {
     if name == "/proc/self/exe" {
         return find(&crate::calls::fs::exe());
     }
     if name.contains('/')
         && let Ok(path) = fs::absolute(name).map(|p| fs::normalize(&p))
     {
-        match fs::read_file(&path) {
-            Ok(data) => return Some((Cow::Owned(data), path)),
+        match fs::stat(&path) {
+            Ok(m) if m.is_dir() || m.mode.is_some_and(|mode| mode & 0o111 == 0) => return Err(EACCES),
+            Ok(_) => {
+                if let Ok(data) = fs::read_file(&path) {
+                    return Ok((Cow::Owned(data), path));
+                }
+            }
             Err(fd::IoError::NotFound) => {
                 if let Some(end) = crate::calls::links::beyond_server(&path) {
-                    return in_archive(&end);
+                    return in_archive(&end).ok_or(ENOENT);
                 }
             }
             Err(_) => {}
         }
     }
-    in_archive(name)
+    in_archive(name).ok_or(ENOENT)
+}
+
+/// The program `execve(name, argv)` runs: `name`'s file, or, for a
+/// script, its interpreter's (an interpreter may be a script in turn),
+/// with `argv` rewritten as Linux does — the interpreter's name as
+/// written, its argument if any, the script's name as given, then the old
+/// arguments after the first.
+pub fn resolve(name: &str, argv: &mut Vec<String>) -> Result<(Cow<'static, [u8]>, String), i64> {
+    let mut name = String::from(name);
+    for _ in 0..=MAX_SCRIPTS {
+        let (image, path) = find(&name)?;
+        let line = match oxok_elf::shebang::parse(&image) {
+            None => return Ok((image, path)),
+            Some(line) => line.map_err(|_| ENOEXEC)?,
+        };
+        let mut next = Vec::with_capacity(argv.len() + 2);
+        next.push(String::from(line.interpreter));
+        next.extend(line.arg.map(String::from));
+        next.push(core::mem::replace(&mut name, String::from(line.interpreter)));
+        next.extend(argv.drain(..).skip(1));
+        *argv = next;
+    }
+    Err(ELOOP)
 }
 
 /// The boot archive's program `name` names: `/bin/NAME` and the like, or
@@ -98,9 +134,9 @@ fn strings(addr: u64, total: &mut usize) -> Result<Vec<String>, i64> {
 pub fn execve(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
     let name = uaccess::read_path(a[0])?;
     let mut total = 0;
-    let argv = strings(a[1], &mut total)?;
+    let mut argv = strings(a[1], &mut total)?;
     let envp = strings(a[2], &mut total)?;
-    let (image, path) = find(&name).ok_or(ENOENT)?;
+    let (image, path) = resolve(&name, &mut argv)?;
     let elf = Elf::parse_pie(&image, u64::MAX, 0).map_err(|_| ENOEXEC)?;
     if !elf.linux_abi() {
         return run_native(&image, &argv, &envp);

@@ -4,11 +4,11 @@
 use crate::builder::*;
 use oxok_elf::Elf;
 
-/// xorshift64: a tiny deterministic PRNG.
-struct Rng(u64);
+/// xorshift64: a tiny deterministic PRNG (also `shebang.rs`'s).
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;

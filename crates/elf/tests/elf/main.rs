@@ -5,4 +5,5 @@ mod builder;
 mod fuzz;
 mod malformed;
 mod real;
+mod shebang;
 mod valid;
