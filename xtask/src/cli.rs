@@ -34,6 +34,9 @@ COMMANDS
           -j, --jobs <n>       scenarios run at once (default 2)
           --repeat <n>         run the chosen scenarios n times (flakiness check);
                                any failing round fails the run
+          --long               also the scenarios too long for the usual run
+                               (bc's number sweeps of the busybox suite, both
+                               sides: about 40 minutes)
   iso [options] [-- <kernel words>]
         Build <target>/oxok/oxok.iso (GRUB, BIOS and UEFI).
           --boot bios|uefi     then boot it under QEMU on this terminal
@@ -130,6 +133,8 @@ pub(crate) struct TestOpts {
     pub jobs: usize,
     /// Rounds of the scenarios (`--repeat N`, default 1).
     pub repeat: usize,
+    /// Also the long scenarios (`--long`).
+    pub long: bool,
 }
 
 /// Firmware for booting the ISO.
@@ -193,6 +198,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Cmd, String> {
                 no_host: a.flag(&["--no-host"]),
                 no_bench: a.flag(&["--no-bench"]),
                 list: a.flag(&["--list"]),
+                long: a.flag(&["--long"]),
                 jobs,
             })
         }
@@ -328,11 +334,20 @@ mod tests {
                 list: false,
                 jobs: 1,
                 repeat: 1,
+                long: false,
             }))
         );
         assert_eq!(
-            p("test --jobs 3 --list"),
-            Ok(Cmd::Test(TestOpts { filter: None, no_host: false, no_bench: false, list: true, jobs: 3, repeat: 1 }))
+            p("test --jobs 3 --list --long"),
+            Ok(Cmd::Test(TestOpts {
+                filter: None,
+                no_host: false,
+                no_bench: false,
+                list: true,
+                jobs: 3,
+                repeat: 1,
+                long: true
+            }))
         );
         assert_eq!(
             p("iso --boot uefi --qemu=-s"),

@@ -11,17 +11,34 @@ use crate::scenario::{Boot, Exit, Scenario};
 /// Both, in the order `scenarios.rs` lists them.
 pub(crate) const BBSUITE_SCENARIOS: [Scenario; 2] = [OXOK, LINUX];
 
+/// The long run of `bc`'s tests with its two number sweeps
+/// (`bbsuite::LONG_BC_TESTS`), on both sides: only with `cargo xtask test
+/// --long`, for it takes about 40 minutes.
+pub(crate) const LONG_SCENARIOS: [Scenario; 2] = [OXOK_LONG, LINUX_LONG];
+
+/// What the Oxok side types: the suite unpacked, busybox linked where
+/// runtest's applet links and popen look, then `suite.sh` with `$1`.
+macro_rules! oxok_suite_input {
+    ($args:literal) => {
+        concat!(
+            "busybox tar xf /boot/bbsuite.tar -C /\necho untar $?\nbusybox ln -s /bin/busybox /bb/busybox\n",
+            "echo link $?\nmkdir /bin\nbusybox ln -s /bin/busybox /bin/sh\necho sh $?\n",
+            "busybox sh /bb/suite.sh ",
+            $args,
+            "\necho status $?\necho alive\nexit 0\n"
+        )
+    };
+}
+
 const OXOK: Scenario = Scenario {
     name: "linux-bbsuite",
-    about: "Debian's busybox test suite (testsuite/runtest, static flavour's .config) on 89 of its 91 applets runs \
-            under busybox sh on Oxok, unpacked from the boot archive by busybox tar, with /bb/busybox a symbolic \
+    about: "Debian's busybox test suite (testsuite/runtest, static flavour's .config) on 90 of its 91 applets (bc's \
+            two number sweeps skipped for time) runs under busybox sh on Oxok, unpacked from the boot archive by busybox tar, with /bb/busybox a symbolic \
             link to the archive's busybox as runtest's applet links are to it, and /bin/sh one as in the Linux \
             guest (popen runs it); at least the measured floor of its \
             tests pass, and the shell and file server survive",
     cmdline: "run=init",
-    input: "busybox tar xf /boot/bbsuite.tar -C /\necho untar $?\nbusybox ln -s /bin/busybox /bb/busybox\n\
-            echo link $?\nmkdir /bin\nbusybox ln -s /bin/busybox /bin/sh\necho sh $?\n\
-            busybox sh /bb/suite.sh oxok\necho status $?\necho alive\nexit 0\n",
+    input: oxok_suite_input!("oxok"),
     expect: &[
         "untar 0",
         "link 0",
@@ -48,6 +65,41 @@ const LINUX: Scenario = Scenario {
     expect: &["bbsuite: linux pass * fail * skip *", "bbsuite: floor * met"],
     timeout_secs: 600,
     ..Scenario::DEFAULT
+};
+
+const OXOK_LONG: Scenario = Scenario {
+    name: "linux-bbsuite-bc-long",
+    about: "every one of the busybox suite's bc tests, its two number sweeps included (millions of lines through \
+            two bc's in a pipe), passes on Oxok",
+    input: oxok_suite_input!("oxok long"),
+    expect: &[
+        "untar 0",
+        "link 0",
+        "sh 0",
+        "PASS: bc parsing of numbers",
+        "PASS: bc printing of numbers",
+        "bbsuite: oxok.long pass * fail 0 skip 0",
+        "bbsuite: floor * met",
+        "status 0",
+        "alive",
+        "none leaked",
+    ],
+    timeout_secs: 3000,
+    ..OXOK
+};
+
+const LINUX_LONG: Scenario = Scenario {
+    name: "linux-bbsuite-bc-long-ref",
+    about: "every one of the busybox suite's bc tests, its number sweeps included, in the bench's Linux guest",
+    cmdline: "bbsuite=long",
+    expect: &[
+        "PASS: bc parsing of numbers",
+        "PASS: bc printing of numbers",
+        "bbsuite: linux.long pass * fail 0 skip 0",
+        "bbsuite: floor * met",
+    ],
+    timeout_secs: 3600,
+    ..LINUX
 };
 
 /// The attribute calls (`apps/linux/src/calls/attr.rs`).

@@ -13,15 +13,18 @@ use crate::qemu::Qemu;
 use crate::report::Tally;
 use crate::scenario::{self, Boot, Scenario};
 use crate::scenarios::SCENARIOS;
+use crate::scenarios_bbsuite::LONG_SCENARIOS;
 use crate::scenarios_model::{PROCESS_ONLY, PROCESS_SUBSET};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The scenarios whose name contains `filter` (all without one); on the
-/// process-model kernel (`--model process`) also those only it runs.
-pub(crate) fn select(filter: Option<&str>) -> Vec<Scenario> {
+/// process-model kernel (`--model process`) also those only it runs; with
+/// `long`, also the long ones.
+pub(crate) fn select(filter: Option<&str>, long: bool) -> Vec<Scenario> {
     let only = if crate::model::chosen() == Model::Process { &PROCESS_ONLY[..] } else { &[] };
-    SCENARIOS.iter().chain(only).filter(|s| filter.is_none_or(|f| s.name.contains(f))).copied().collect()
+    let long = if long { &LONG_SCENARIOS[..] } else { &[] };
+    SCENARIOS.iter().chain(only).chain(long).filter(|s| filter.is_none_or(|f| s.name.contains(f))).copied().collect()
 }
 
 /// The default run's second pass: [`PROCESS_SUBSET`] and [`PROCESS_ONLY`]
@@ -56,7 +59,7 @@ fn process_pass(ws: &Workspace, images: &Images, jobs: usize, tally: &mut Tally)
 
 /// Runs `cargo xtask test`.
 pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
-    let chosen = select(opts.filter.as_deref());
+    let chosen = select(opts.filter.as_deref(), opts.long);
     if opts.list {
         let width = chosen.iter().map(|s| s.name.len()).max().unwrap_or(0);
         for s in &chosen {
@@ -219,7 +222,7 @@ fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenar
             let cmdline = s.kernel_cmdline();
             let machine = match s.boot {
                 Boot::Pvh => Qemu::pvh(images, &cmdline),
-                Boot::Linux => crate::bbsuite::linux_machine(ws),
+                Boot::Linux => crate::bbsuite::linux_machine(ws, s.cmdline),
                 Boot::IsoBios | Boot::IsoUefi => {
                     let iso = isos.entry(cmdline.clone()).or_insert_with(|| {
                         let path = if cmdline == crate::qemu::DEFAULT_CMDLINE {
@@ -251,12 +254,14 @@ mod tests {
 
     #[test]
     fn filters_by_name() {
-        assert_eq!(select(None).len(), SCENARIOS.len());
-        assert!(select(Some("iso-")).iter().all(|s| s.name.contains("iso-")));
-        assert!(select(Some("no such scenario")).is_empty());
-        assert!(needs(&select(Some("iso-uefi"))).contains(&Need::Ovmf));
-        assert_eq!(needs(&select(Some("boot-banner"))), [Need::RustTarget, Need::Qemu]);
-        assert!(needs(&select(Some("net-ping-host"))).contains(&Need::Ping));
-        assert!(!needs(&select(Some("net-ping"))[..1]).contains(&Need::Ping));
+        assert_eq!(select(None, false).len(), SCENARIOS.len());
+        assert_eq!(select(None, true).len(), SCENARIOS.len() + LONG_SCENARIOS.len());
+        assert!(select(Some("bc-long"), false).is_empty());
+        assert!(select(Some("iso-"), false).iter().all(|s| s.name.contains("iso-")));
+        assert!(select(Some("no such scenario"), false).is_empty());
+        assert!(needs(&select(Some("iso-uefi"), false)).contains(&Need::Ovmf));
+        assert_eq!(needs(&select(Some("boot-banner"), false)), [Need::RustTarget, Need::Qemu]);
+        assert!(needs(&select(Some("net-ping-host"), false)).contains(&Need::Ping));
+        assert!(!needs(&select(Some("net-ping"), false)[..1]).contains(&Need::Ping));
     }
 }
