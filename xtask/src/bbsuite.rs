@@ -121,9 +121,10 @@ pub(crate) const APPLETS: &[&str] = &[
 
 /// `bc`'s two number sweeps, too long for `cargo xtask test`: `bc parsing
 /// of numbers` pipes about four million lines through two `bc`s, `bc
-/// printing of numbers` about 1.4 million; together they run about 24
-/// minutes on Oxok and 37 in the Linux guest under TCG (29 Nov), five
-/// times the rest of the suite. The staged `bc.tests` skips them with the
+/// printing of numbers` about 1.4 million; `bc`'s tests with them ran 22
+/// minutes on Oxok and 31 in the Linux guest under TCG (29 Nov, the two
+/// machines at once on two cores), five to eight times the rest of the
+/// suite. The staged `bc.tests` skips them with the
 /// suite's own `SKIP` (they count as skipped on both sides) unless
 /// `BBSUITE_LONG` is set, which `suite.sh SIDE long` does for the
 /// scenarios `cargo xtask test --long` adds ([`LONG_APPLETS`]).

@@ -36,7 +36,7 @@ COMMANDS
                                any failing round fails the run
           --long               also the scenarios too long for the usual run
                                (bc's number sweeps of the busybox suite, both
-                               sides: about 40 minutes)
+                               sides: about 30 minutes)
   iso [options] [-- <kernel words>]
         Build <target>/oxok/oxok.iso (GRUB, BIOS and UEFI).
           --boot bios|uefi     then boot it under QEMU on this terminal

@@ -13,7 +13,7 @@ pub(crate) const BBSUITE_SCENARIOS: [Scenario; 2] = [OXOK, LINUX];
 
 /// The long run of `bc`'s tests with its two number sweeps
 /// (`bbsuite::LONG_BC_TESTS`), on both sides: only with `cargo xtask test
-/// --long`, for it takes about 40 minutes.
+/// --long`, for it takes about 30 minutes.
 pub(crate) const LONG_SCENARIOS: [Scenario; 2] = [OXOK_LONG, LINUX_LONG];
 
 /// What the Oxok side types: the suite unpacked, busybox linked where
