@@ -383,15 +383,21 @@ pub fn chdir(path: &str) -> Result<(), IoError> {
     Ok(())
 }
 
-/// The whole content of the file `path`.
+/// The whole content of the file `path`, read straight into the result a
+/// shared buffer's worth (64 KiB) at a time: one round trip per 64 KiB
+/// where the process has a buffer with the server, and none to find the
+/// end (the read before it came back short).
 pub fn read_file(path: &str) -> Result<Vec<u8>, IoError> {
     let f = open_file(path, OpenFlags::READ)?;
     let mut out = Vec::new();
-    let mut buf = [0u8; 512];
     loop {
-        match f.read(&mut buf)? {
-            0 => return Ok(out),
-            n => out.extend_from_slice(&buf[..n]),
+        let have = out.len();
+        out.resize(have + oxok_fsproto::BUFFER_SIZE, 0);
+        let n = f.read(&mut out[have..])?;
+        out.truncate(have + n);
+        // A file's read comes back short only at its end.
+        if n < oxok_fsproto::BUFFER_SIZE {
+            return Ok(out);
         }
     }
 }

@@ -136,6 +136,13 @@ fn files_and_seek(t: &mut Checks) {
     t.expect(fs::write_file("/big", &big), Ok(()), "write 10000 bytes");
     t.expect(fs::stat("/big").map(|m| m.size), Ok(10_000), "size 10000");
     t.check(fs::read_file("/big").is_ok_and(|d| d == big), "10000 bytes read back exactly");
+    // Whole files of several shared buffers' worth, one of them an exact
+    // multiple (the read after the last full one finds the end).
+    for len in [200_000usize, 2 * 65_536] {
+        let big: Vec<u8> = (0..len as u32).map(|i| (i * 13 % 253) as u8).collect();
+        t.expect(fs::write_file("/big", &big), Ok(()), "write a large file");
+        t.check(fs::read_file("/big").is_ok_and(|d| d == big), "a large file read back whole");
+    }
 
     // Append always writes at the end; truncate empties; exclusive refuses.
     if let Ok(f) = fs::open("/docs/a.txt", OpenFlags::APPEND) {
