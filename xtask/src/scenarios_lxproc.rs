@@ -17,10 +17,15 @@ const PROC: Scenario = Scenario {
             a missing interpreter ENOENT, an empty line ENOEXEC, a loop ELOOP), waits with \
             wait4/waitid (one, any, WNOHANG, ECHILD), kills a child and sees it signalled (SIGTERM, and SIGSEGV from an \
             unhandled fault); getpid/getppid agree throughout; a glibc \
-            static-pie loads at its own base from the shell and from busybox sh's execve",
+            static-pie loads at its own base from the shell and from busybox sh's execve; a #! script on the file \
+            server runs from the Oxok prompt by its path (through the personality), one without an execute bit \
+            does not (126)",
     cmdline: "run=init",
     input: "linux lx-proc\necho status $?\nlx-hello-pie x\necho pie status $?\n\
-            busybox sh -c 'lx-hello-pie y; echo pie from sh $?'\nexit 0\n",
+            busybox sh -c 'lx-hello-pie y; echo pie from sh $?'\n\
+            busybox sh -c 'echo \"#!/bin/busybox sh\" > /hs.sh; echo \"echo script-args \\$0 \\$1\" >> /hs.sh'\n\
+            busybox sh -c 'busybox cp /hs.sh /hs-nox.sh; busybox chmod 755 /hs.sh; busybox chmod 644 /hs-nox.sh'\n\
+            /hs.sh one\necho hs status $?\n/hs-nox.sh\necho nox status $?\nexit 0\n",
     expect: &[
         "ok fork",
         "ok cow-isolated",
@@ -48,6 +53,11 @@ const PROC: Scenario = Scenario {
         "pie status 5",
         "hello from a static-pie, main at a high base, argc=2 argv[1]=y, tls=5, heap ok",
         "pie from sh 5",
+        "oxok$ /hs.sh one",
+        "script-args /hs.sh one",
+        "hs status 0",
+        "linux: /hs-nox.sh: not executable",
+        "nox status 126",
         "env * (init) exited with status 0",
         "none leaked",
     ],

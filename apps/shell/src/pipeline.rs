@@ -199,12 +199,26 @@ fn spawn(cmd: &Simple, stage: &Stage, held: bool) -> Outcome {
     }
 }
 
-/// True if the boot archive's program `name` was made by a Linux
-/// toolchain (`Elf::linux_abi`): the shell runs it under the Linux
-/// personality, as `linux NAME …` would.
+/// True if `name` runs under the Linux personality, as `linux NAME …`
+/// would run it: a boot archive's program made by a Linux toolchain
+/// (`Elf::linux_abi`), or a file of the file servers named by a path that
+/// starts as an ELF image or a `#!` script (the personality runs those, a
+/// script through the interpreter its first line names, and says why when
+/// it cannot).
 fn is_linux_program(name: &str) -> bool {
-    exec::program(name)
-        .is_some_and(|image| oxok_elf::Elf::parse_pie(image, u64::MAX, 0).is_ok_and(|elf| elf.linux_abi()))
+    match exec::program(name) {
+        Some(image) => oxok_elf::Elf::parse_pie(image, u64::MAX, 0).is_ok_and(|elf| elf.linux_abi()),
+        None => name.contains('/') && file_head(name).is_some_and(|h| h.starts_with(b"#!") || h == *b"\x7fELF"),
+    }
+}
+
+/// The first four bytes of the file `path`, if it has them.
+fn file_head(path: &str) -> Option<[u8; 4]> {
+    use oxok_libos::fd::File;
+    let f = oxok_libos::fs::open_file(path, oxok_libos::fs::OpenFlags::READ).ok()?;
+    let mut head = [0u8; 4];
+    let n = f.read(&mut head).ok()?;
+    (n >= 2).then_some(head)
 }
 
 /// Starts the programs of a pipeline spawned held (a background job, once
