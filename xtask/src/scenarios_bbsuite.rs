@@ -32,11 +32,11 @@ macro_rules! oxok_suite_input {
 
 const OXOK: Scenario = Scenario {
     name: "linux-bbsuite",
-    about: "Debian's busybox test suite (testsuite/runtest, static flavour's .config) on 90 of its 91 applets (bc's \
-            two number sweeps skipped for time) runs under busybox sh on Oxok, unpacked from the boot archive by busybox tar, with /bb/busybox a symbolic \
-            link to the archive's busybox as runtest's applet links are to it, and /bin/sh one as in the Linux \
-            guest (popen runs it); at least the measured floor of its \
-            tests pass, and the shell and file server survive",
+    about: "Debian's busybox test suite (testsuite/runtest, static flavour's .config) on 90 of its 91 applets \
+            (bc's two number sweeps skipped for time) runs under busybox sh on Oxok, unpacked from the boot archive \
+            by busybox tar, with /bb/busybox a symbolic link to the archive's busybox as runtest's applet links are \
+            to it, and /bin/sh one as in the Linux guest (popen runs it); at least the measured floor of its tests \
+            pass, and the shell and file server survive",
     cmdline: "run=init",
     input: oxok_suite_input!("oxok"),
     expect: &[

@@ -83,7 +83,7 @@ fn run(name: &str, argv: &[String]) -> i32 {
     let mut argv = argv.to_vec();
     let (image, path) = match calls::exec::resolve(name, &mut argv) {
         Ok(found) => found,
-        Err(crate::errno::ENOENT) => {
+        Err(errno::ENOENT) => {
             eprintln!("linux: {name}: not found");
             return 127;
         }
