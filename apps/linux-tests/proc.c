@@ -245,6 +245,20 @@ int main(int argc, char **argv) {
     CHECK("script-no-interpreter", execve("/lxps-none", none, environ) == -1 && errno == ENOENT);
     CHECK("script-empty-line", execve("/lxps-empty", none, environ) == -1 && errno == ENOEXEC);
     CHECK("script-loop", execve("/lxps-loop", none, environ) == -1 && errno == ELOOP);
+    /* The boot archive's programs read as files, read-only: its own image
+       through /proc/self/exe, another by its /bin path, whole. */
+    char magic[4];
+    int ef = open("/proc/self/exe", O_RDONLY);
+    CHECK("read-own-exe", ef >= 0 && read(ef, magic, 4) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0);
+    close(ef);
+    struct stat hs;
+    int hf = open("/bin/lx-hello", O_RDONLY);
+    long total = 0, got;
+    static char chunk[65536];
+    while (hf >= 0 && (got = read(hf, chunk, sizeof chunk)) > 0) total += got;
+    CHECK("read-archive-program", hf >= 0 && stat("/bin/lx-hello", &hs) == 0 && total == hs.st_size && total > 0);
+    close(hf);
+    CHECK("archive-program-not-writable", open("/bin/lx-hello", O_WRONLY) == -1);
     CHECK("scripts-removed", unlink("/lxps") == 0 && unlink("/lxps2") == 0 && unlink("/lxps-nox") == 0 &&
                                  unlink("/lxps-none") == 0 && unlink("/lxps-empty") == 0 && unlink("/lxps-loop") == 0);
     CHECK("execve-efault", syscall(SYS_execve, 8, none, environ) == -1 && errno == EFAULT);

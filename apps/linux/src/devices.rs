@@ -2,7 +2,8 @@
 //! `/dev/urandom` (and `/dev/random`), `/dev/tty` (the console), as
 //! descriptor objects of the libOS's table; and `/boot/NAME`, the boot
 //! archive's file NAME, read-only (how a test suite packed into the
-//! archive reaches a Linux program: `busybox tar xf /boot/bbsuite.tar`).
+//! archive reaches a Linux program: `busybox tar xf /boot/bbsuite.tar`),
+//! as are its programs where the file server has nothing by their names.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::fd::{File, Handle, IoError, SeekFrom};
@@ -112,6 +113,14 @@ pub fn open(path: &str) -> Option<Handle> {
         _ => alloc::sync::Arc::new(BootFile { data: boot_file(path)?, pos: AtomicU64::new(0) }),
     };
     Some(Handle::Object(obj))
+}
+
+/// A program of the boot archive that `path` names where `execve` finds
+/// it (`/bin/NAME` and the like), as a read-only file: `cp /bin/busybox`,
+/// a program reading its own `/proc/self/exe`.
+pub fn open_program(path: &str) -> Option<Handle> {
+    let data = crate::calls::exec::archive_program(path)?;
+    Some(Handle::Object(alloc::sync::Arc::new(BootFile { data, pos: AtomicU64::new(0) })))
 }
 
 /// The kind of device path `path` (for `stat`).

@@ -88,11 +88,15 @@ fn open_path(path: String, flags: u64, mode: u64) -> Res {
             lfs::open_file(&path, of)
         }
         Err(IoError::NotFound) if flags & O_NOFOLLOW == 0 => {
-            // A link to a device or a boot file.
-            if let Some(end) = crate::calls::links::beyond_server(&path)
-                && let Some(h) = devices::open(&end)
-            {
-                return install(h, Info { path: end, flags, cloexec: flags & O_CLOEXEC != 0, ..Info::default() });
+            // A link to a device or a boot file; or, read-only, a program
+            // of the boot archive where `execve` would find it (also
+            // through a link, and `/proc/self/exe`).
+            let end = crate::calls::links::beyond_server(&path);
+            let target = end.clone().unwrap_or_else(|| if path == "/proc/self/exe" { exe() } else { path.clone() });
+            let read_only = flags & O_ACCMODE == 0;
+            let h = end.as_deref().and_then(devices::open);
+            if let Some(h) = h.or_else(|| if read_only { devices::open_program(&target) } else { None }) {
+                return install(h, Info { path: target, flags, cloexec: flags & O_CLOEXEC != 0, ..Info::default() });
             }
             Err(IoError::NotFound)
         }
