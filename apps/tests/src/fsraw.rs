@@ -32,3 +32,15 @@ pub fn raw(server: u64, msg: &Msg) -> Result<Msg, Error> {
 pub fn status(server: u64, msg: &Msg) -> Option<Status> {
     raw(server, msg).ok().map(|r| Status::of(r[0]))
 }
+
+/// A file server of the test's own (`fs::spawn_server`), or `None` after
+/// printing `PROGRAM: FAIL no file server: …`.
+pub fn own_server(program: &str) -> Option<oxok_libos::exec::Child> {
+    match oxok_libos::fs::spawn_server() {
+        Ok(s) => Some(s),
+        Err(e) => {
+            oxok_libos::println!("{program}: FAIL no file server: {e}");
+            None
+        }
+    }
+}

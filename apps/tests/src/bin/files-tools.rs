@@ -10,10 +10,10 @@
 extern crate alloc;
 
 use alloc::string::String;
+use oxok_libos::Args;
 use oxok_libos::exec::{self, ExitStatus, SpawnOptions};
 use oxok_libos::fd::IoError;
 use oxok_libos::fs::{self, FileKind, OpenFlags};
-use oxok_libos::{Args, println};
 use oxok_tests::Checks;
 
 oxok_libos::main!(main);
@@ -53,10 +53,7 @@ fn expect(t: &mut Checks, argv: &[&str], stdin: Option<&str>, code: i32, output:
 
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("files-tools");
-    let Ok(server) = fs::spawn_server() else {
-        println!("files-tools: FAIL no file server");
-        return 1;
-    };
+    let Some(server) = oxok_tests::fsraw::own_server("files-tools") else { return 1 };
     expect(&mut t, &["mkdir", "/t", "/t/sub"], None, 0, "");
     expect(&mut t, &["mkdir", "/t"], None, 1, "");
     expect(&mut t, &["mkdir", "-p", "/t/a/b/c", "/t/sub"], None, 0, "");

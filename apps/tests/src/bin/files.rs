@@ -62,13 +62,7 @@ fn paths(t: &mut Checks) {
 
 fn parent() -> i32 {
     let mut t = Checks::new("files");
-    let server = match fs::spawn_server() {
-        Ok(s) => s,
-        Err(e) => {
-            println!("files: FAIL no file server: {e}");
-            return 1;
-        }
-    };
+    let Some(server) = oxok_tests::fsraw::own_server("files") else { return 1 };
     let base = fs::server_stats();
     t.check(base.is_ok_and(|s| s.handles == 0 && s.inodes == 1), "a fresh server: no handles, only the root");
     files_and_seek(&mut t);

@@ -29,7 +29,7 @@ use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, BUFFER_SIZE
 use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
-use oxok_libos::{Args, Error, exposed, println, sys};
+use oxok_libos::{Args, Error, exposed, sys};
 use oxok_tests::Checks;
 use oxok_tests::fsraw::{raw, request, status};
 
@@ -45,13 +45,7 @@ fn byte(i: usize, salt: u8) -> u8 {
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("fs-buffer");
     t.expect(sys::pct_grant(0, rights::READ).map(|_| ()), Err(Error::Invalid), "pct_grant outside a served call");
-    let server = match fs::spawn_server() {
-        Ok(s) => s,
-        Err(e) => {
-            println!("fs-buffer: FAIL no file server: {e}");
-            return 1;
-        }
-    };
+    let Some(server) = oxok_tests::fsraw::own_server("fs-buffer") else { return 1 };
     before_any_buffer(&mut t);
     big_file(&mut t);
     t.check(exposed::writable(BUFFER_BASE), "the buffer page is mapped after big I/O");

@@ -18,12 +18,12 @@ extern crate alloc;
 
 use alloc::format;
 use alloc::vec::Vec;
+use oxok_libos::Args;
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::File;
 use oxok_libos::fs::proto::{Status, op};
 use oxok_libos::fs::{self, OpenFile, OpenFlags};
 use oxok_libos::vm::{self, Fork};
-use oxok_libos::{Args, println};
 use oxok_tests::Checks;
 use oxok_tests::fsraw::{raw, request, status};
 
@@ -37,13 +37,7 @@ fn path(i: usize) -> alloc::string::String {
 
 fn main(_args: Args) -> i32 {
     let mut t = Checks::new("fs-closes");
-    let server = match fs::spawn_server() {
-        Ok(s) => s,
-        Err(e) => {
-            println!("fs-closes: FAIL no file server: {e}");
-            return 1;
-        }
-    };
+    let Some(server) = oxok_tests::fsraw::own_server("fs-closes") else { return 1 };
     for i in 0..FILES {
         t.expect(fs::write_file(&path(i), b"closes").ok(), Some(()), "a file written");
     }

@@ -68,10 +68,7 @@ fn main(args: Args) -> i32 {
 
 fn coordinator() -> i32 {
     let mut t = Checks::new("hostile-fsd");
-    let Ok(server) = fs::spawn_server() else {
-        println!("hostile-fsd: FAIL no file server");
-        return 1;
-    };
+    let Some(server) = oxok_tests::fsraw::own_server("hostile-fsd") else { return 1 };
     let base = fs::server_stats();
     let victim = exec::spawn("hostile-fsd", &["fsd-victim", "victim"]);
     t.check(victim.is_ok(), "victim started");
