@@ -14,8 +14,10 @@
 //! closes go first ([`before`]), and so they do when the descriptors are
 //! all closed (exit, `execve`), when this process moves to another server,
 //! and when an open finds the server's table of this client's handles
-//! full. A handle opened for writing closes at once, as before: its close
-//! may report a failure of the write-back.
+//! full. A handle opened for writing closes at once, as before: at its
+//! close the disk server settles the file's gathered writes. (It does not
+//! report a failure to settle them in its reply today, and [`send_one`]
+//! would not pass one on; a later write or `fsync` of the file does.)
 //!
 //! A forked child inherits the list with the parent's memory and drops it
 //! unsent (the handles are the parent's); a restored process drops the
