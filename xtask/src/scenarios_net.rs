@@ -92,8 +92,8 @@ const ARPD: Scenario = Scenario {
             connect back to it; nothing leaks",
     cmdline: "run=arpd+--while-others&tcpecho+8&sockecho",
     expect: &[
-        "arpd: answering ARP for 10.0.2.15, sharing what it hears",
-        "tcpecho: ARP through arpd's neighbour table",
+        // arpd and tcpecho start together and print in either order.
+        "arpd: answering ARP for 10.0.2.15, sharing what it hears <&> tcpecho: ARP through arpd's neighbour table",
         "sockecho: connected to 10.0.2.2:*, 15 bytes back",
         // The two servers end in either order; arpd ends last.
         "tcpecho: 4 connections, 220016 bytes echoed, quit <&> sockecho: 4 connections, 220016 bytes echoed, * datagrams echoed, quit <&> tcpecho: 1 ARP requests answered from the neighbour table",
