@@ -137,28 +137,48 @@ pub fn policy() -> &'static str {
     }
 }
 
-/// Environment `e` is about to run: its bases go into the MSRs and its
-/// x87/SSE state into the unit (eager) or the unit traps until it is
-/// needed (lazy).
-pub fn switch_to(envs: &mut EnvTable, e: EnvId) {
-    if BASES_LIVE.load(Ordering::Relaxed) != e.raw() {
+/// A switch to `e`, in two halves so that each environment is looked up
+/// once: [`save_outgoing`] with the table, then [`load_incoming`] with the
+/// incoming environment itself (the scheduler's `load`).
+///
+/// The first half of a switch to `e`: whatever of another environment is
+/// live (its bases, and with eager switching its x87/SSE state) is saved
+/// into that environment's own area, in one look at it. Nothing of `e`'s
+/// own is touched: [`load_incoming`] follows.
+pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
+    let bases_old = BASES_LIVE.load(Ordering::Relaxed);
+    let fpu_old = FPU_LIVE.load(Ordering::Relaxed);
+    let eager = !(OFF.load(Ordering::Relaxed) || LAZY.load(Ordering::Relaxed));
+    let save_bases = bases_old != e.raw();
+    let save_fpu = eager && fpu_old != e.raw();
+    if save_bases
+        && let Some(old) = envs.by_number(bases_old)
+        && (old.ext.fs_base | old.ext.gs_base) != 0
+    {
         // The outgoing environment's bases can only have been cleared since
         // they were loaded: zeros it holds are still exact, without a read.
-        if let Some(old) = envs.by_number(BASES_LIVE.load(Ordering::Relaxed))
-            && (old.ext.fs_base | old.ext.gs_base) != 0
-        {
-            (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
-        }
-        let (fs, gs) = envs.get(e).map_or((0, 0), |n| (n.ext.fs_base, n.ext.gs_base));
-        load_bases(fs, gs);
-        BASES_LIVE.store(e.raw(), Ordering::Relaxed);
+        (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
     }
-    if FPU_LIVE.load(Ordering::Relaxed) == e.raw() || OFF.load(Ordering::Relaxed) {
+    if save_fpu && let Some(image) = envs.by_number(fpu_old).and_then(|old| old.ext.fpu.as_deref_mut()) {
+        fpu::save(image);
+    }
+}
+
+/// The second half of a switch to `env` (after [`save_outgoing`] for it):
+/// its bases into the MSRs if they are not live, and its x87/SSE state
+/// into the unit (eager) or the unit set to trap (lazy).
+pub fn load_incoming(env: &Env) {
+    let e = env.id.raw();
+    if BASES_LIVE.load(Ordering::Relaxed) != e {
+        load_bases(env.ext.fs_base, env.ext.gs_base);
+        BASES_LIVE.store(e, Ordering::Relaxed);
+    }
+    if FPU_LIVE.load(Ordering::Relaxed) == e || OFF.load(Ordering::Relaxed) {
         fpu::set_trap(false);
     } else if LAZY.load(Ordering::Relaxed) {
         fpu::set_trap(true);
     } else {
-        take_unit(envs, e);
+        take_image(env);
     }
 }
 
@@ -181,14 +201,21 @@ fn take_unit(envs: &mut EnvTable, e: EnvId) {
         fpu::save(image);
     }
     match envs.get(e) {
-        Some(new) => {
-            // Every environment that runs has an image (`make_image` when
-            // it became runnable); the clean state is the fallback.
-            fpu::restore(new.ext.fpu.as_deref().unwrap_or(&FpuState::CLEAN));
-            FPU_LIVE.store(e.raw(), Ordering::Relaxed);
+        Some(new) => take_image(new),
+        None => {
+            FPU_LIVE.store(0, Ordering::Relaxed);
+            fpu::set_trap(false);
         }
-        None => FPU_LIVE.store(0, Ordering::Relaxed),
     }
+}
+
+/// Loads `env`'s x87/SSE state into the unit (the live state was saved
+/// already) and makes it the live one.
+fn take_image(env: &Env) {
+    // Every environment that runs has an image (`make_image` when it
+    // became runnable); the clean state is the fallback.
+    fpu::restore(env.ext.fpu.as_deref().unwrap_or(&FpuState::CLEAN));
+    FPU_LIVE.store(env.id.raw(), Ordering::Relaxed);
     fpu::set_trap(false);
 }
 

@@ -118,29 +118,29 @@ pub fn publish_status(env: &crate::env::Env) {
 /// its slot-start upcall if its owned slot just started.
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let slot_start = core::mem::take(&mut k.slot_start);
-    let ev = Event {
-        kind: kinds::SLOT_START,
-        vector: kinds::VECTOR_SLOT_START,
-        error: k.sched.slot().number(),
-        addr: u64::from(k.sched.remaining()),
-    };
+    crate::fpu::save_outgoing(&mut k.envs, e);
     let Some(env) = k.envs.get(e) else { return };
     env.space.activate();
     *frame = env.regs;
-    crate::fpu::switch_to(&mut k.envs, e);
-    let Some(env) = k.envs.get(e) else { return };
+    crate::fpu::load_incoming(env);
     env.status = ENV_RUNNING;
     env.runs += 1;
     publish_status(env);
     if slot_start && env.upcalls[kinds::SLOT_START as usize] != 0 {
+        let ev = Event {
+            kind: kinds::SLOT_START,
+            vector: kinds::VECTOR_SLOT_START,
+            error: k.sched.slot().number(),
+            addr: u64::from(k.sched.remaining()),
+        };
         // An undeliverable slot-start upcall (bad stack) is skipped: the
         // environment simply resumes.
         let _ = upcall::deliver(env, frame, &ev);
     }
+    slots::publish_env_run(env);
     k.current = Some(e);
     #[cfg(feature = "model-process")]
     crate::model::loaded(e);
-    slots::publish_run(&mut k.envs, e);
     if crate::revoke::pending(k) {
         crate::revoke::enforce(k, e, frame);
     }
@@ -188,13 +188,13 @@ pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
 fn switched(k: &mut Kernel, sw: Switch) {
     if let Some(out) = sw.out {
         let id = out.env;
-        if let Some(e) = k.envs.get(id)
-            && e.status == ENV_RUNNING
-        {
-            e.status = ENV_RUNNABLE;
-            publish_status(e);
+        if let Some(e) = k.envs.get(id) {
+            if e.status == ENV_RUNNING {
+                e.status = ENV_RUNNABLE;
+                publish_status(e);
+            }
+            slots::publish_env_run(e);
         }
-        slots::publish_run(&mut k.envs, id);
         if let End::Destroy { .. } = out.end {
             destroy(k, id, 0xff, format_args!("{}", out.end));
         }

@@ -97,8 +97,14 @@ pub fn publish_donation(s: &Sched, slot: TimeSlot) {
 /// Copies `id`'s run statistics into its exposed row (if it is alive).
 pub fn publish_run(envs: &mut EnvTable, id: EnvId) {
     if let Some(e) = envs.get(id) {
-        exposed::set_run_row(id.row(), e.cpu_ledger.row(id));
+        publish_env_run(e);
     }
+}
+
+/// Copies `e`'s run statistics into its exposed row.
+#[inline]
+pub fn publish_env_run(e: &crate::env::Env) {
+    exposed::set_run_row(e.id.row(), e.cpu_ledger.row(e.id));
 }
 
 /// The scheduler configuration the command line asks for, starting from

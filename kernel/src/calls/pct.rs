@@ -112,23 +112,6 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     };
     // The credential: a capability for the callee with the call right.
     super::check::call_cap(&mut cx.k.envs, caller, cap_slot, callee)?;
-    // The message: the caller's registers, with the kernel's additions.
-    let msg = &*cx.frame;
-    let mut message = TrapFrame::new_user(entry, 0);
-    message.rbx = msg.rbx;
-    message.rcx = mode;
-    message.rdx = msg.rdx;
-    message.rsi = msg.rsi;
-    message.rdi = u64::from(caller);
-    message.rbp = msg.rbp;
-    message.r8 = msg.r8;
-    message.r9 = msg.r9;
-    message.r10 = msg.r10;
-    message.r12 = msg.r12;
-    message.r13 = msg.r13;
-    message.r14 = msg.r14;
-    message.r15 = msg.r15;
-
     // The caller: waits (sync) or stays runnable (async).
     let owed = if mode == SYNC {
         let ticket = next_ticket();
@@ -146,9 +129,11 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     // the caller's time.
     let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
     // Room checked above, before anything changed.
-    env.pct.keep(env.regs);
+    env.pct.keep(&env.regs);
     env.pct_caller = owed;
-    env.regs = message;
+    // The message, written where the callee's registers are: the caller's
+    // registers, with the kernel's additions.
+    env.regs = TrapFrame::message(entry, cx.frame, mode, u64::from(caller));
     env.status = ENV_RUNNABLE;
     crate::sched::publish_status(env);
     crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
@@ -170,9 +155,12 @@ fn waiter(cx: &mut Cx<'_>, callee: EnvId, first: EnvId, ticket: u64) -> Option<E
 /// Ends serving a transfer; resumes the waiting caller with the reply.
 pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], Error> {
     let me = cx.caller;
-    let (saved, owed) = {
+    let owed = {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-        (env.pct.saved().copied().ok_or(Error::Invalid)?, env.pct_caller)
+        if !env.pct.serving() {
+            return Err(Error::Invalid);
+        }
+        env.pct_caller
     };
     let named: Option<EnvId> = match caller {
         0 => None,
@@ -199,9 +187,9 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
     // This environment returns to what it was doing when the call came.
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-        env.pct.take();
+        // Serving (checked above): the kept state goes back.
+        env.pct.restore_into(&mut env.regs);
         env.pct_caller = None;
-        env.regs = saved;
         env.status = ENV_RUNNABLE;
         crate::sched::publish_status(env);
     }
@@ -233,8 +221,8 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
         }
         None => {
             // Nobody waits: continue this environment's own work.
-            *cx.frame = saved;
             let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
+            *cx.frame = env.regs;
             env.status = ENV_RUNNING;
             crate::sched::publish_status(env);
         }

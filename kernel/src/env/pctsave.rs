@@ -49,12 +49,12 @@ impl PctSave {
         self.saved().is_some()
     }
 
-    /// Starts serving a call: keeps `regs`. `false`, nothing changed,
-    /// without room.
-    pub fn keep(&mut self, regs: TrapFrame) -> bool {
+    /// Starts serving a call: keeps a copy of `regs`. `false`, nothing
+    /// changed, without room.
+    pub fn keep(&mut self, regs: &TrapFrame) -> bool {
         match self.room.as_deref_mut() {
             Some(r) => {
-                *r = regs;
+                *r = *regs;
                 self.serving = true;
                 true
             }
@@ -62,18 +62,24 @@ impl PctSave {
         }
     }
 
-    /// Ends serving: the state kept.
-    pub fn take(&mut self) -> Option<TrapFrame> {
-        let saved = self.saved().copied();
-        self.serving = false;
-        saved
+    /// Ends serving: the state kept goes back into `regs` (copied once,
+    /// from the room). `false`, nothing changed, if no call is served.
+    pub fn restore_into(&mut self, regs: &mut TrapFrame) -> bool {
+        match self.saved() {
+            Some(saved) => {
+                *regs = *saved;
+                self.serving = false;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Serves `saved` (a state import), or nothing. `false`, nothing
     /// changed, if there is a state to keep and no room.
     pub fn set(&mut self, saved: Option<TrapFrame>) -> bool {
         match saved {
-            Some(regs) => self.keep(regs),
+            Some(regs) => self.keep(&regs),
             None => {
                 self.serving = false;
                 true
