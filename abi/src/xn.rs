@@ -464,6 +464,10 @@ pub struct XnHeader {
     /// (the rest were found by a tick or an XN call; 0 when the device
     /// has no MSI-X and every completion is polled).
     pub interrupted: u64,
+    /// Write requests the device was handed since boot: a run of writes of
+    /// adjacent blocks, submitted one after another, goes as one request
+    /// of up to 32 blocks, so this is at most [`XnHeader::writes`].
+    pub write_requests: u64,
 }
 
 /// One root row.

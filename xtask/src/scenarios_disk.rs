@@ -22,7 +22,7 @@ const NONE: Scenario = Scenario {
 
 const BASIC: Scenario = Scenario {
     name: "disk-basic",
-    about: "XN over virtio-blk: register, root, allocate, write through a binding, taint ordering, flush, evict and read back, will-free",
+    about: "XN over virtio-blk: register, root, allocate, write through a binding, taint ordering, flush, evict and read back, will-free; a burst of adjacent writes goes in fewer device requests than blocks and reads back intact",
     cmdline: "run=xntest+basic",
     expect: &["xn: disk of 16320 blocks", "xntest basic: ok (", "none leaked"],
     forbid: FORBID,
@@ -67,15 +67,16 @@ const HOSTILE: Scenario = Scenario {
 
 const VIEW: Scenario = Scenario {
     name: "disk-view",
-    about: "the shell's `xn` view shows the disk, the free map, the roots, per-file-system usage and the registry; the disk's completion interrupt collected some of xntest's requests",
+    about: "the shell's `xn` view shows the disk, the free map, the roots, per-file-system usage, the registry and the block writes with the device requests they went in; the disk's completion interrupt collected some of xntest's requests",
     cmdline: "run=xntest+basic,init",
     input: "xn\nexit\n",
     expect: &[
         "xntest basic: ok (",
         "disk 16320 blocks",
+        "device requests",
         "completion interrupts collected",
-        "root 1: fs 0 type 1, 3 blocks",
-        "fs 0: 1 templates, 3 blocks",
+        "root 1: fs 0 type 1, 27 blocks",
+        "fs 0: 1 templates, 27 blocks",
         "BLOCK",
     ],
     forbid: FORBID,

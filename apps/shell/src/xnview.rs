@@ -34,6 +34,7 @@ pub fn xn() {
         h.recovered,
         h.duplicates
     );
+    println!("block writes {} in {} device requests", h.writes, h.write_requests);
     if h.interrupted > 0 {
         println!("completion interrupts collected {} requests", h.interrupted);
     } else {

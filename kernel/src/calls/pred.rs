@@ -66,7 +66,11 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
         Ok(Some(i)) => Ok([i as u64]),
         Err(_) => Err(Error::BadAddress),
         Ok(None) => {
+            // It may wait for disk writes the driver still holds as an open
+            // run: they go now.
+            crate::xn::kick();
             // Asleep: the saved state is "about to call env_sleep(mask)".
+            let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
             env.regs = frame;
             env.regs.rip -= 2;
             env.status = ENV_SLEEPING;

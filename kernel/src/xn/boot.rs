@@ -24,7 +24,7 @@ fn read_sync(disk: &mut Disk, block: u64, frame: Frame) -> bool {
     let limit = hz.max(1_000_000) * 10;
     let mut result = None;
     while result.is_none() {
-        disk.poll(|_, _, ok| result = Some(ok));
+        disk.poll(virtio_blk::RUN_MAX, |_, _, ok| result = Some(ok));
         if crate::arch::cpu::rdtsc().wrapping_sub(start) > limit {
             log::error!("xn: boot read of block {block} timed out");
             return false;

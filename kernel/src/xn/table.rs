@@ -87,6 +87,7 @@ impl XnState {
             cached,
             self.writes,
             self.interrupted,
+            self.disk.write_requests(),
         ];
         write_words(0, &header);
         let mut roots = [0u8; MAX_ROOTS * 16];

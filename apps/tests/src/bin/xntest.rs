@@ -60,6 +60,18 @@ fn main(args: Args) -> i32 {
     }
 }
 
+/// Fills cached block `b` with its pattern through a writable binding.
+fn put_pattern(c: &mut Checks, b: u64) {
+    let va = VA + (b % 256) * BLOCK_SIZE as u64;
+    c.expect(xn::bind(b, va, rights::READ | rights::WRITE), Ok(()), "bind data writable");
+    if let Ok(mut p) = xn::page_mut(va)
+        && let Some(bytes) = p.bytes_mut()
+    {
+        pattern(b, SEED, bytes);
+    }
+    let _ = oxok_libos::sys::page_unmap(0, va);
+}
+
 /// Allocates `start..start+len` as entry `i` of `inode` at `root`, fills
 /// each block with its pattern through a writable binding, writes it and
 /// flushes; then writes the root durably.
@@ -74,19 +86,53 @@ fn fill(c: &mut Checks, root: u64, inode: &Inode, i: u32, start: u64, len: u64) 
         "pointer to a tainted block refused",
     );
     for b in start..start + len {
-        let va = VA + (b % 256) * BLOCK_SIZE as u64;
-        c.expect(xn::bind(b, va, rights::READ | rights::WRITE), Ok(()), "bind data writable");
-        if let Ok(mut p) = xn::page_mut(va)
-            && let Some(bytes) = p.bytes_mut()
-        {
-            pattern(b, SEED, bytes);
-        }
-        let _ = oxok_libos::sys::page_unmap(0, va);
+        put_pattern(c, b);
         c.check(xn::write(b).and_then(xn::wait).is_ok(), "write data block");
     }
     c.check(xn::flush().and_then(xn::wait).is_ok(), "flush data");
     c.check(xn::row_of(start).is_some_and(|r| r.state == oxok_libos::abi::xn::state::CLEAN), "data clean");
     c.check(xn::write_sync(root).is_ok(), "root written once its blocks are durable");
+    next
+}
+
+/// As [`fill`], but every block's write is issued before any is waited
+/// for: writes of adjacent blocks, one after another, reach the device as
+/// runs, fewer requests than blocks (the header's `write_requests`). Each
+/// block is then evicted and read back from the disk.
+fn fill_burst(c: &mut Checks, root: u64, inode: &Inode, i: u32, start: u64, len: u64) -> Inode {
+    let next = inode.set(i, start, len, 0);
+    c.expect(xn::alloc(root, &next.0, start, len, 0), Ok(()), "burst: allocate data blocks");
+    let counts = || xn::header().map_or((0, 0), |h| (h.writes, h.write_requests));
+    let before = counts();
+    let mut last = 0;
+    for b in start..start + len {
+        put_pattern(c, b);
+        match xn::write(b) {
+            Ok(seq) => last = seq,
+            Err(e) => c.check(false, &alloc::format!("burst: write of block {b}: {e}")),
+        }
+    }
+    c.check(xn::wait(last).is_ok(), "burst: every write completed");
+    let after = counts();
+    let (writes, requests) = (after.0 - before.0, after.1 - before.1);
+    c.expect(writes, len, "burst: one write counted per block");
+    c.check(
+        requests >= 1 && requests < writes,
+        &alloc::format!("burst: {writes} adjacent blocks in {requests} requests"),
+    );
+    c.check(xn::flush().and_then(xn::wait).is_ok(), "burst: flush data");
+    c.check(xn::write_sync(root).is_ok(), "burst: root written once its blocks are durable");
+    let mut intact = 0;
+    for b in start..start + len {
+        let va = VA + (b % 256) * BLOCK_SIZE as u64;
+        let back = xn::evict(b).is_ok()
+            && xn::read(b).is_ok()
+            && xn::bind(b, va, rights::READ).is_ok()
+            && xn::page(va).is_ok_and(|p| oxok_tests::xn::has_pattern(b, SEED, p.bytes()));
+        let _ = oxok_libos::sys::page_unmap(0, va);
+        intact += u64::from(back);
+    }
+    c.expect(intact, len, "burst: every block read back from the disk intact");
     next
 }
 
@@ -118,6 +164,7 @@ fn basic() -> i32 {
     c.expect(xn::prefetch(&[20, 21, 22]), Ok(()), "prefetch");
     c.check([20, 21, 22].iter().all(|&b| xn::row_of(b).is_some_and(|r| r.frame != u64::MAX)), "all cached again");
     c.expect(fsck(fs, root, &inode, SEED, VA + 0x10_0000), Ok(3), "fsck");
+    let inode = fill_burst(&mut c, root, &inode, 1, 40, 24);
     // Free one block: the root on disk still points to it, so it waits.
     let less = inode.set(0, 20, 2, 0);
     c.expect(xn::free(root, &less.0, 22, 1), Ok(()), "free a block");

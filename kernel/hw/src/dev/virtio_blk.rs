@@ -7,6 +7,18 @@
 //! wait for the next tick). Blocks are 4 KiB; flush is the only barrier
 //! (virtio-blk has no FUA).
 //!
+//! **Writes of adjacent blocks go as one request.** A write is held open
+//! as a *run*: the next write, if it is of the next block and the next tag,
+//! joins it (one more data descriptor of the same request), up to
+//! [`RUN_MAX`] blocks; anything else — another write, a read, a flush —
+//! posts the run first, so the device sees requests in the order they were
+//! submitted. The holder posts the run itself with [`Disk::kick`] (XN does
+//! at every tick and completion poll and before a program sleeps), so a
+//! writer's burst of `xn_write`s reaches the device as a few requests of up
+//! to 128 KiB instead of one notification, one request and one interrupt
+//! per block. Each block keeps its own tag: a run's completion reports
+//! every block of it, as if each had been its own request.
+//!
 //! Every address handed to the device is a kernel-owned frame:
 //! request headers and status bytes live in one [`DmaBuf`] of this
 //! module, and data frames come from the XN buffer cache (kernel frames);
@@ -27,12 +39,13 @@ use virtio_drivers::transport::pci::{PciTransport, virtio_device_type};
 use virtio_drivers::transport::{DeviceType, Transport};
 
 /// Descriptors in the one request queue (QEMU's virtio-blk offers 256).
-const QUEUE_SIZE: usize = 128;
-/// Requests in flight at once (each takes at most three descriptors): a
-/// writer of many blocks keeps the device busy while it waits for the
-/// oldest to finish (16 before 29 Nov 2026).
+const QUEUE_SIZE: usize = 256;
+/// Requests in flight at once: a writer of many blocks keeps the device
+/// busy while it waits for the oldest to finish (16 before 29 Nov 2026).
 pub const SLOTS: usize = 40;
-const _: () = assert!(SLOTS * 3 <= QUEUE_SIZE && SLOTS * SLOT_BYTES <= PAGE_SIZE as usize);
+/// Blocks one write request carries at most (a run, 128 KiB).
+pub const RUN_MAX: usize = 32;
+const _: () = assert!(SLOTS * SLOT_BYTES <= PAGE_SIZE as usize && RUN_MAX + 2 <= QUEUE_SIZE);
 /// Sectors per 4 KiB block.
 const SECTORS: u64 = PAGE_SIZE / 512;
 /// Bytes of a request header slot (16-byte header, then the status byte).
@@ -54,7 +67,7 @@ bitflags::bitflags! {
 pub enum Op {
     /// Read one block into a frame.
     Read,
-    /// Write one block from a frame.
+    /// Write one block from a frame (adjacent ones as one run).
     Write,
     /// Make every completed write durable.
     Flush,
@@ -70,15 +83,30 @@ impl Op {
     }
 }
 
-/// A request the device holds.
+/// Where a request stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// A write run still open to the next block: not yet posted.
+    Open,
+    /// Posted; the device's token.
+    Posted(u16),
+    /// Finished without the device (a flush on a device without a cache,
+    /// `true`), or refused by the queue (`false`): reported at the next poll.
+    Done(bool),
+}
+
+/// A request in a slot: `n` blocks from the first block's, tagged
+/// `tag`, `tag + 1`, …, their frames in the slot's row of [`Disk::frames`].
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     op: Op,
-    /// The caller's tag, handed back on completion.
+    /// The caller's tag of the first block, handed back on completion.
     tag: u64,
-    /// The data frame (physical address), none for a flush.
-    frame: PhysAddr,
-    token: u16,
+    /// The first block (for joining a run).
+    block: u64,
+    /// Blocks carried (0 for a flush).
+    n: usize,
+    state: State,
 }
 
 /// The disk and the requests posted to it.
@@ -88,12 +116,18 @@ pub struct Disk {
     /// Request headers and status bytes, one [`SLOT_BYTES`] slot each.
     headers: DmaBuf,
     slots: [Option<Pending>; SLOTS],
+    /// The data frames of each slot's request, in block order.
+    frames: alloc::boxed::Box<[[PhysAddr; RUN_MAX]]>,
+    /// The slot of the open write run, if any.
+    open: Option<usize>,
     /// 4 KiB blocks on the device.
     blocks: u64,
     /// Whether the device honours flush (else writes are durable at once).
     flush: bool,
     /// The completion interrupt, if the device has MSI-X.
     irq: Option<Msix>,
+    /// Write requests handed to the device (a run is one).
+    write_requests: u64,
 }
 
 /// Finds the first virtio-blk device on PCI bus 0 and brings it up;
@@ -133,6 +167,9 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Disk, &'s
     let mut queue = VirtQueue::new(&mut transport, 0, false, false).map_err(|_| "queue setup failed")?;
     transport.finish_init();
     let headers = DmaBuf::new().ok_or("no memory for request headers")?;
+    let mut frames = alloc::vec::Vec::new();
+    frames.try_reserve_exact(SLOTS).map_err(|_| "no memory for request frames")?;
+    frames.resize(SLOTS, [PhysAddr::new(0); RUN_MAX]);
     // Completions raise an interrupt when the device can send one; without
     // it they are found at the next tick or call.
     let irq = match msix::enable(root, df, DISK_VECTOR)
@@ -153,9 +190,12 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Disk, &'s
         queue,
         headers,
         slots: [None; SLOTS],
+        frames: frames.into_boxed_slice(),
+        open: None,
         blocks: sectors / SECTORS,
         flush: features.contains(Features::FLUSH),
         irq,
+        write_requests: 0,
     })
 }
 
@@ -175,21 +215,49 @@ impl Disk {
         self.slots.iter().filter(|s| s.is_none()).count()
     }
 
+    /// Write requests handed to the device so far (a run of adjacent
+    /// blocks is one).
+    pub fn write_requests(&self) -> u64 {
+        self.write_requests
+    }
+
     /// Whether a free request slot exists.
     pub fn has_room(&self) -> bool {
         self.slots.iter().any(Option::is_none)
     }
 
-    /// Posts one request: `op` on `block` with the kernel-owned data frame
-    /// at `frame` (ignored for a flush). `tag` comes back
-    /// from [`poll`](Disk::poll). `WouldBlock` when every slot is taken,
-    /// `Invalid` for a block past the disk.
+    /// Takes one request: `op` on `block` with the kernel-owned data frame
+    /// at `frame` (ignored for a flush). `tag` comes back from
+    /// [`poll`](Disk::poll). A write of the block after the open run's last,
+    /// tagged one more than its last, joins that run; any other request
+    /// first posts the open run. `WouldBlock` when every slot or the
+    /// queue's descriptors are taken, `Invalid` for a block past the disk.
     pub fn submit(&mut self, op: Op, block: u64, frame: PhysAddr, tag: u64) -> Result<(), Error> {
         if op != Op::Flush && block >= self.blocks {
             return Err(Error::Invalid);
         }
+        if op == Op::Write
+            && let Some(slot) = self.open
+            && let Some(p) = self.slots[slot].as_mut()
+            && p.n < RUN_MAX
+            && block == p.block + p.n as u64
+            && tag == p.tag + p.n as u64
+            // The run's descriptors once posted: header, data, status.
+            && self.queue.available_desc() >= p.n + 3
+        {
+            self.frames[slot][p.n] = frame;
+            p.n += 1;
+            if p.n == RUN_MAX {
+                self.kick();
+            }
+            return Ok(());
+        }
+        self.kick();
         let slot = self.slots.iter().position(Option::is_none).ok_or(Error::WouldBlock)?;
-        let flush_noop = op == Op::Flush && !self.flush;
+        let descriptors = if op == Op::Flush { 2 } else { 3 };
+        if self.queue.available_desc() < descriptors {
+            return Err(Error::WouldBlock);
+        }
         let sector = if op == Op::Flush { 0 } else { block * SECTORS };
         let at = slot * SLOT_BYTES;
         {
@@ -199,65 +267,126 @@ impl Disk {
             h[at + 8..at + 16].copy_from_slice(&sector.to_le_bytes());
             h[at + 16] = 0xff;
         }
-        if flush_noop {
-            // A device without flush has no volatile write cache: every
-            // completed write is already durable, so the flush completes at
-            // the next poll.
-            self.headers.bytes()[at + 16] = 0;
-            self.slots[slot] = Some(Pending { op, tag, frame: PhysAddr::new(0), token: u16::MAX });
-            return Ok(());
+        let n = usize::from(op != Op::Flush);
+        self.frames[slot][0] = frame;
+        self.slots[slot] = Some(Pending { op, tag, block, n, state: State::Open });
+        match op {
+            Op::Write => self.open = Some(slot),
+            Op::Flush if !self.flush => {
+                // A device without flush has no volatile write cache: every
+                // completed write is already durable, so the flush completes
+                // at the next poll.
+                self.headers.bytes()[at + 16] = 0;
+                self.slots[slot] = Some(Pending { op, tag, block, n, state: State::Done(true) });
+            }
+            _ => self.post(slot),
         }
-        let (head, status) = self.slot_bufs(slot);
-        let token = match op {
-            // SAFETY: `head`/`status` are this slot's bytes of the kernel's
-            // header frame and `data` is a kernel-owned cache frame; none is
-            // touched until `poll` pops the token with the same buffers.
-            Op::Read => unsafe { self.queue.add(&[head], &mut [data_mut(frame), status]) },
-            // SAFETY: as above; the device only reads `data`.
-            Op::Write => unsafe { self.queue.add(&[head, data(frame)], &mut [status]) },
-            // SAFETY: as above, no data buffer.
-            Op::Flush => unsafe { self.queue.add(&[head], &mut [status]) },
-        }
-        .map_err(|_| Error::WouldBlock)?;
-        if self.queue.should_notify() {
-            self.transport.notify(0);
-        }
-        self.slots[slot] = Some(Pending { op, tag, frame, token });
         Ok(())
     }
 
-    /// Hands every finished request to `done(tag, op, ok)` (at most one
-    /// queue's worth); returns how many.
-    pub fn poll(&mut self, mut done: impl FnMut(u64, Op, bool)) -> usize {
+    /// Posts the open write run, if any, to the device.
+    pub fn kick(&mut self) {
+        if let Some(slot) = self.open.take() {
+            self.post(slot);
+        }
+    }
+
+    /// Hands the request in `slot` to the device and notifies it. The
+    /// descriptors were counted when the request was taken and nothing
+    /// was added since, so the queue has room; if it refused anyway, the
+    /// request fails at the next poll.
+    fn post(&mut self, slot: usize) {
+        let Some(p) = self.slots[slot] else { return };
+        let (head, status) = self.slot_bufs(slot);
+        let frames = self.frames[slot];
+        let mut inputs: [&[u8]; RUN_MAX + 1] = [&[]; RUN_MAX + 1];
+        inputs[0] = head;
+        let added = match p.op {
+            // SAFETY: `head`/`status` are this slot's bytes of the kernel's
+            // header frame and the data are kernel-owned cache frames; none
+            // is touched until `poll` pops the token with the same buffers.
+            Op::Read => unsafe { self.queue.add(&[head], &mut [data_mut(frames[0]), status]) },
+            Op::Write => {
+                for (i, &f) in frames[..p.n].iter().enumerate() {
+                    inputs[i + 1] = data(f);
+                }
+                // SAFETY: as above; the device only reads the data.
+                unsafe { self.queue.add(&inputs[..=p.n], &mut [status]) }
+            }
+            // SAFETY: as above, no data buffer.
+            Op::Flush => unsafe { self.queue.add(&[head], &mut [status]) },
+        };
+        let state = match added {
+            Ok(token) => {
+                if p.op == Op::Write {
+                    self.write_requests += 1;
+                }
+                if self.queue.should_notify() {
+                    self.transport.notify(0);
+                }
+                State::Posted(token)
+            }
+            Err(_) => {
+                log::error!("virtio-blk: the queue refused a request it had room for; it fails");
+                State::Done(false)
+            }
+        };
+        self.slots[slot] = Some(Pending { state, ..p });
+    }
+
+    /// Hands finished blocks to `done(tag, op, ok)` — a run's blocks one by
+    /// one, a flush once — whole requests only, while the count stays
+    /// within `max` (at least [`RUN_MAX`], so any request fits); returns
+    /// how many. The rest wait for the next poll.
+    pub fn poll(&mut self, max: usize, mut done: impl FnMut(u64, Op, bool)) -> usize {
+        let max = max.max(RUN_MAX);
         let mut n = 0;
-        // Flushes on a device without a cache complete at once.
+        let mut report = |p: &Pending, ok: bool| {
+            for i in 0..p.n.max(1) as u64 {
+                done(p.tag + i, p.op, ok);
+            }
+            p.n.max(1)
+        };
+        // Requests finished without the device.
         for i in 0..SLOTS {
-            if let Some(p) = self.slots[i].filter(|p| p.token == u16::MAX) {
+            if let Some(p) = self.slots[i]
+                && let State::Done(ok) = p.state
+                && n + p.n.max(1) <= max
+            {
                 self.slots[i] = None;
-                done(p.tag, p.op, true);
-                n += 1;
+                n += report(&p, ok);
             }
         }
-        while n < SLOTS * 2 {
+        for _ in 0..SLOTS {
             let Some(token) = self.queue.peek_used() else { break };
-            let Some(slot) = self.slots.iter().position(|s| s.is_some_and(|p| p.token == token)) else {
+            let Some(slot) = self.slots.iter().position(|s| s.is_some_and(|p| p.state == State::Posted(token))) else {
                 log::error!("virtio-blk: unknown token {token}; disk stopped");
                 break;
             };
             let Some(p) = self.slots[slot] else { break };
+            if n + p.n.max(1) > max {
+                break;
+            }
             let (head, status) = self.slot_bufs(slot);
+            let frames = self.frames[slot];
+            let mut inputs: [&[u8]; RUN_MAX + 1] = [&[]; RUN_MAX + 1];
+            inputs[0] = head;
             let popped = match p.op {
-                // SAFETY: the buffers posted under `token` by `submit`.
-                Op::Read => unsafe { self.queue.pop_used(token, &[head], &mut [data_mut(p.frame), status]) },
-                // SAFETY: the buffers posted under `token` by `submit`.
-                Op::Write => unsafe { self.queue.pop_used(token, &[head, data(p.frame)], &mut [status]) },
-                // SAFETY: the buffers posted under `token` by `submit`.
+                // SAFETY: the buffers posted under `token` by `post`.
+                Op::Read => unsafe { self.queue.pop_used(token, &[head], &mut [data_mut(frames[0]), status]) },
+                Op::Write => {
+                    for (i, &f) in frames[..p.n].iter().enumerate() {
+                        inputs[i + 1] = data(f);
+                    }
+                    // SAFETY: the buffers posted under `token` by `post`.
+                    unsafe { self.queue.pop_used(token, &inputs[..=p.n], &mut [status]) }
+                }
+                // SAFETY: the buffers posted under `token` by `post`.
                 Op::Flush => unsafe { self.queue.pop_used(token, &[head], &mut [status]) },
             };
             let ok = popped.is_ok() && self.headers.bytes()[slot * SLOT_BYTES + 16] == 0;
             self.slots[slot] = None;
-            done(p.tag, p.op, ok);
-            n += 1;
+            n += report(&p, ok);
         }
         n
     }
