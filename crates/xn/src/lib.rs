@@ -142,4 +142,4 @@ pub use spans::Spans;
 pub use template::{Acl, OwnsError, Template};
 pub use udf::{Emit, Fault, ReadSet, Udf};
 pub use verify::{VerifyError, verify};
-pub use xn::{BlockView, Frames, FsId, Root, Xn};
+pub use xn::{BlockView, Frames, FsId, MEMOS, Root, Xn};

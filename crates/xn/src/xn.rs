@@ -65,11 +65,13 @@ pub struct Xn {
     /// Every epoch up to this one is durable.
     pub(crate) durable: u64,
     pub(crate) next_gen: u64,
-    /// `owns` of the content the last change proposed for one metadata
-    /// block ([`change_check`](Xn::change_check)): a run of changes to one
-    /// block runs `owns` once per change, not twice, and not at all for a
-    /// change to bytes `owns` never read (a file's size).
-    pub(crate) memo: Option<OwnsMemo>,
+    /// `owns` of the content the last changes proposed for up to
+    /// [`MEMOS`] metadata blocks, one each ([`change_check`](Xn::change_check)):
+    /// a run of changes to one block runs `owns` once per change, not twice,
+    /// and not at all for a change to bytes `owns` never read (a file's
+    /// size); and a write of a changed block (`write_check`) finds its
+    /// `owns` here while it is among the last [`MEMOS`] changed.
+    pub(crate) memo: Memos,
     /// Blocks with a completed write not yet known durable (duplicates
     /// allowed): the only entries whose exposed state a flush changes.
     pub(crate) undurable: Vec<u64>,
@@ -99,6 +101,51 @@ impl OwnsMemo {
     }
 }
 
+/// Metadata blocks whose `owns` [`Memos`] remembers at once.
+pub const MEMOS: usize = 16;
+
+/// Up to [`MEMOS`] [`OwnsMemo`]s, at most one per block; when full, a new
+/// one replaces the next in turn. Each is used only after
+/// [`OwnsMemo::holds`] compared it, so which ones are kept decides only
+/// how often `owns` runs, never what it says.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Memos {
+    memos: Vec<OwnsMemo>,
+    next: usize,
+}
+
+impl Memos {
+    /// The memo of `block`, if one is kept and holds for `content`.
+    fn find(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<&OwnsMemo> {
+        self.memos.iter().find(|m| m.block == block).filter(|m| m.holds(block, e, content))
+    }
+
+    /// Takes out the memo of `block`, if one is kept and holds for `content`
+    /// (one that does not hold is dropped: it is of other bytes).
+    fn take(&mut self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<OwnsMemo> {
+        let i = self.memos.iter().position(|m| m.block == block)?;
+        let m = self.memos.swap_remove(i);
+        m.holds(block, e, content).then_some(m)
+    }
+
+    /// Keeps `m` (none is kept of its block: [`take`](Memos::take) went
+    /// first). Room for all of them is taken once, fallibly: without it
+    /// `m` is simply not kept.
+    fn keep(&mut self, m: OwnsMemo) {
+        if self.memos.len() < MEMOS {
+            if self.memos.capacity() >= MEMOS || self.memos.try_reserve_exact(MEMOS).is_ok() {
+                self.memos.push(m);
+            }
+            return;
+        }
+        self.next %= MEMOS;
+        if let Some(slot) = self.memos.get_mut(self.next) {
+            *slot = m;
+        }
+        self.next += 1;
+    }
+}
+
 impl Xn {
     /// XN for a disk of `nblocks` blocks, all free.
     pub fn new(nblocks: u64) -> Result<Xn, Refusal> {
@@ -112,7 +159,7 @@ impl Xn {
             epoch: 1,
             durable: 0,
             next_gen: 1,
-            memo: None,
+            memo: Memos::default(),
             undurable: Vec::new(),
             undurable_lost: false,
         })
@@ -271,9 +318,9 @@ impl Xn {
     /// `owns` of metadata `block` (entry `e`) holding `content`: the memo's
     /// when it holds the same bytes where its run read, else a run.
     pub(crate) fn owns_known(&self, e: &Entry, block: u64, content: &[u8; BLOCK_SIZE]) -> Result<Owned, Refusal> {
-        match &self.memo {
-            Some(m) if m.holds(block, e, content) => m.owned.try_clone().map_err(|_| Refusal::NoMemory),
-            _ => self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content, None),
+        match self.memo.find(block, e, content) {
+            Some(m) => m.owned.try_clone().map_err(|_| Refusal::NoMemory),
+            None => self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content, None),
         }
     }
 
@@ -373,7 +420,7 @@ impl Xn {
             return Err(Refusal::InFlight(meta));
         }
         self.check_rights(mem, creds, meta, rights::WRITE)?;
-        let memo = self.memo.take().filter(|m| m.holds(meta, &e, old));
+        let memo = self.memo.take(meta, &e, old);
         let t = self.template(e.fs, e.ty)?;
         let (before, reads) = match memo {
             Some(m) => (m.owned, m.reads),
@@ -389,7 +436,7 @@ impl Xn {
             (self.owns_of(t, e.fs, meta, new, Some(&mut r))?, r)
         };
         let owned = after.try_clone().map_err(|_| Refusal::NoMemory)?;
-        self.memo = Some(OwnsMemo { block: meta, fs: e.fs, ty: e.ty, content: *new, owned, reads: after_reads });
+        self.memo.keep(OwnsMemo { block: meta, fs: e.fs, ty: e.ty, content: *new, owned, reads: after_reads });
         Ok((e, before, after))
     }
 }

@@ -90,3 +90,67 @@ fn blocks_equal_on_a_runs_read_set_have_the_same_owns() {
     // Both cases were exercised.
     assert!(same > 100 && differ > 100, "same {same}, differ {differ}");
 }
+
+/// `owns` of `block` as the template says, run afresh over its cached bytes.
+fn fresh_owns(xn: &oxok_xn::Xn, mem: &Mem, block: u64) -> Vec<Extent> {
+    let t = Template::parse(&dir_template()).unwrap();
+    t.owns(&cached(xn, mem, block), 4096, 1).unwrap().extents().to_vec()
+}
+
+#[test]
+fn many_blocks_remembered_at_once_are_judged_as_owns_judges_them() {
+    // More directories than the memos hold, changed in a random order:
+    // every change — a proper allocation, a forged pointer, a size — and
+    // every write is judged as a fresh run of `owns` would judge it.
+    let dirs: Vec<u64> = (2..2 + oxok_xn::MEMOS as u64 + 6).collect();
+    let (mut xn, mut mem, _) = toy(4096);
+    for (i, &d) in dirs.iter().enumerate() {
+        alloc_child(&mut xn, &mut mem, 1, i, d, DIR, d as u32);
+    }
+    let mut rng = Rng::new(11);
+    let mut next_block = 100;
+    let mut used = vec![0usize; dirs.len()];
+    for step in 0..600 {
+        let k = rng.below(dirs.len() as u64) as usize;
+        let d = dirs[k];
+        let now = cached(&xn, &mem, d);
+        match rng.below(3) {
+            // A proper allocation of the next free entry.
+            0 if used[k] < ENTRIES => {
+                let new = with_entry(now, used[k], next_block, 1, DATA, step);
+                xn.allocate(&mut mem, &[OWNER], d, &new, Extent::new(next_block, 1, DATA)).unwrap();
+                used[k] += 1;
+                next_block += 1;
+            }
+            // A pointer slipped in through a modify: refused, nothing kept.
+            1 => {
+                let forged = with_entry(now, used[k].min(ENTRIES - 1), 3000 + step as u64, 1, DATA, 1);
+                assert_eq!(xn.modify(&mut mem, &[OWNER], d, &forged), Err(Refusal::OwnsMismatch(d)));
+                assert_eq!(cached(&xn, &mem, d), now);
+            }
+            // Bytes owns never reads: the size.
+            _ => {
+                let mut sized = now;
+                sized[16..24].copy_from_slice(&(step as u64).to_le_bytes());
+                xn.modify(&mut mem, &[OWNER], d, &sized).unwrap();
+            }
+        }
+        let probe = dirs[rng.below(dirs.len() as u64) as usize];
+        assert_eq!(xn.owns(&mem, probe).unwrap().extents(), fresh_owns(&xn, &mem, probe), "step {step}, block {probe}");
+    }
+    // Writes: a directory pointing at a block never written is refused
+    // whichever memo it has, and let through once its blocks are durable.
+    let d = dirs[0];
+    if used[0] > 0 {
+        assert!(matches!(xn.write_check(&mem, d), Err(Refusal::TaintedPointer { block, .. }) if block == d));
+    }
+    for b in 100..next_block {
+        let f = mem.frame();
+        xn.insert(b, f).unwrap();
+        write(&mut xn, &mem, b);
+    }
+    flush(&mut xn);
+    for &d in &dirs {
+        assert!(xn.write_check(&mem, d).is_ok(), "block {d}");
+    }
+}

@@ -81,6 +81,8 @@ pub struct XnState {
     /// Completions the disk's interrupt collected (the header's
     /// `interrupted`).
     interrupted: u64,
+    /// Root rows the exposed table shows (rows past them are zero).
+    roots_shown: usize,
 }
 
 static XN: Mutex<Option<XnState>> = Mutex::new(None);
@@ -225,6 +227,10 @@ impl XnState {
     fn collect(&mut self) -> usize {
         let mut total = 0;
         for _ in 0..=crate::dev::virtio_blk::SLOTS {
+            // Most calls find nothing finished: no batch buffer to clear.
+            if !self.disk.finished() {
+                break;
+            }
             let n = self.collect_batch();
             if n == 0 {
                 break;

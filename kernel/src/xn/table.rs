@@ -90,13 +90,20 @@ impl XnState {
             self.disk.write_requests(),
         ];
         write_words(0, &header);
-        let mut roots = [0u8; MAX_ROOTS * 16];
-        for (j, r) in xn.roots().iter().take(MAX_ROOTS).enumerate() {
-            roots[j * 16..j * 16 + 8].copy_from_slice(&r.block.to_le_bytes());
-            roots[j * 16 + 8..j * 16 + 12].copy_from_slice(&r.fs.0.to_le_bytes());
-            roots[j * 16 + 12..j * 16 + 16].copy_from_slice(&r.ty.to_le_bytes());
+        // The roots one row at a time (a few; no page-sized staging to
+        // clear at every publish), and zeros where rows were before.
+        let shown = xn.roots().len().min(MAX_ROOTS);
+        let mut root = [0u8; 16];
+        for (j, r) in xn.roots().iter().take(shown).enumerate() {
+            root[0..8].copy_from_slice(&r.block.to_le_bytes());
+            root[8..12].copy_from_slice(&r.fs.0.to_le_bytes());
+            root[12..16].copy_from_slice(&r.ty.to_le_bytes());
+            write(XN_ROOTS + j as u64 * 16, &root);
         }
-        write(XN_ROOTS, &roots);
+        for j in shown..self.roots_shown {
+            write(XN_ROOTS + j as u64 * 16, &[0u8; 16]);
+        }
+        self.roots_shown = shown;
         let mut fss = [0u64; MAX_FS * 2];
         for (i, row) in self.cat.fss.iter().take(MAX_FS).enumerate() {
             fss[i * 2] = u64::from(row.count);

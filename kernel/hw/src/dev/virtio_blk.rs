@@ -128,6 +128,8 @@ pub struct Disk {
     irq: Option<Msix>,
     /// Write requests handed to the device (a run is one).
     write_requests: u64,
+    /// Slots whose request finished without the device ([`State::Done`]).
+    done: usize,
 }
 
 /// Finds the first virtio-blk device on PCI bus 0 and brings it up;
@@ -196,6 +198,7 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Disk, &'s
         flush: features.contains(Features::FLUSH),
         irq,
         write_requests: 0,
+        done: 0,
     })
 }
 
@@ -203,6 +206,12 @@ impl Disk {
     /// 4 KiB blocks on the device.
     pub fn blocks(&self) -> u64 {
         self.blocks
+    }
+
+    /// Whether a [`poll`](Disk::poll) would find anything: a request the
+    /// device finished, or one finished without it. A few loads.
+    pub fn finished(&self) -> bool {
+        self.done > 0 || self.queue.can_pop()
     }
 
     /// Whether completions raise an interrupt (else only polls find them).
@@ -278,6 +287,7 @@ impl Disk {
                 // at the next poll.
                 self.headers.bytes()[at + 16] = 0;
                 self.slots[slot] = Some(Pending { op, tag, block, n, state: State::Done(true) });
+                self.done += 1;
             }
             _ => self.post(slot),
         }
@@ -328,6 +338,7 @@ impl Disk {
             }
             Err(_) => {
                 log::error!("virtio-blk: the queue refused a request it had room for; it fails");
+                self.done += 1;
                 State::Done(false)
             }
         };
@@ -348,12 +359,13 @@ impl Disk {
             p.n.max(1)
         };
         // Requests finished without the device.
-        for i in 0..SLOTS {
+        for i in 0..if self.done > 0 { SLOTS } else { 0 } {
             if let Some(p) = self.slots[i]
                 && let State::Done(ok) = p.state
                 && n + p.n.max(1) <= max
             {
                 self.slots[i] = None;
+                self.done -= 1;
                 n += report(&p, ok);
             }
         }
