@@ -120,29 +120,36 @@ impl Memos {
         self.memos.iter().find(|m| m.block == block).filter(|m| m.holds(block, e, content))
     }
 
-    /// Takes out the memo of `block`, if one is kept and holds for `content`
-    /// (one that does not hold is dropped: it is of other bytes).
-    fn take(&mut self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<OwnsMemo> {
-        let i = self.memos.iter().position(|m| m.block == block)?;
-        let m = self.memos.swap_remove(i);
-        m.holds(block, e, content).then_some(m)
+    /// The `owns` and read set of the memo of `block`, if one is kept and
+    /// holds for `content` (copied out: the memo stays where it is, 4 KiB
+    /// not moved).
+    fn lookup(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<Result<(Owned, ReadSet), Refusal>> {
+        self.find(block, e, content).map(|m| Ok((m.owned.try_clone().map_err(|_| Refusal::NoMemory)?, m.reads)))
     }
 
-    /// Keeps `m` (none is kept of its block: [`take`](Memos::take) went
-    /// first). Room for all of them is taken once, fallibly: without it
-    /// `m` is simply not kept.
-    fn keep(&mut self, m: OwnsMemo) {
-        if self.memos.len() < MEMOS {
-            if self.memos.capacity() >= MEMOS || self.memos.try_reserve_exact(MEMOS).is_ok() {
-                self.memos.push(m);
+    /// Keeps the memo of `block` (entry `e`) holding `content`: over the
+    /// one of the same block if there is one, else in a free place, else
+    /// over the next in turn. Room for all of them is taken once,
+    /// fallibly: without it the memo is simply not kept.
+    fn keep(&mut self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE], owned: Owned, reads: ReadSet) {
+        let i = match self.memos.iter().position(|m| m.block == block) {
+            Some(i) => i,
+            None if self.memos.len() < MEMOS => {
+                if self.memos.capacity() < MEMOS && self.memos.try_reserve_exact(MEMOS).is_err() {
+                    return;
+                }
+                self.memos.push(OwnsMemo { block, fs: e.fs, ty: e.ty, content: *content, owned, reads });
+                return;
             }
-            return;
+            None => {
+                self.next = (self.next + 1) % MEMOS;
+                self.next
+            }
+        };
+        if let Some(m) = self.memos.get_mut(i) {
+            (m.block, m.fs, m.ty, m.owned, m.reads) = (block, e.fs, e.ty, owned, reads);
+            m.content.copy_from_slice(content);
         }
-        self.next %= MEMOS;
-        if let Some(slot) = self.memos.get_mut(self.next) {
-            *slot = m;
-        }
-        self.next += 1;
     }
 }
 
@@ -420,10 +427,10 @@ impl Xn {
             return Err(Refusal::InFlight(meta));
         }
         self.check_rights(mem, creds, meta, rights::WRITE)?;
-        let memo = self.memo.take(meta, &e, old);
+        let memo = self.memo.lookup(meta, &e, old).transpose()?;
         let t = self.template(e.fs, e.ty)?;
         let (before, reads) = match memo {
-            Some(m) => (m.owned, m.reads),
+            Some(m) => m,
             None => {
                 let mut reads = ReadSet::default();
                 (self.owns_of(t, e.fs, meta, old, Some(&mut reads))?, reads)
@@ -436,7 +443,7 @@ impl Xn {
             (self.owns_of(t, e.fs, meta, new, Some(&mut r))?, r)
         };
         let owned = after.try_clone().map_err(|_| Refusal::NoMemory)?;
-        self.memo.keep(OwnsMemo { block: meta, fs: e.fs, ty: e.ty, content: *new, owned, reads: after_reads });
+        self.memo.keep(meta, &e, new, owned, after_reads);
         Ok((e, before, after))
     }
 }
