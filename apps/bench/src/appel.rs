@@ -247,6 +247,15 @@ fn prot100(ops: u32) -> Result<u64, Error> {
     Ok(total)
 }
 
+/// `bench loop appel_unprot100 N`: `n` protects and unprotects of the
+/// whole region, on a fresh region (for counting instructions).
+pub fn repeat_unprot100(n: u32) -> Result<u64, Error> {
+    region_setup()?;
+    let r = unprot100(n);
+    region_teardown()?;
+    r
+}
+
 /// Unprotect all pages; protecting them first is not timed.
 fn unprot100(ops: u32) -> Result<u64, Error> {
     let mut total = 0;

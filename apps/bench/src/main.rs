@@ -55,7 +55,7 @@ fn main(args: Args) -> i32 {
                 }
                 None => {
                     println!(
-                        "bench: loop knows fork_exit_wait, fork_4mb_exit_wait, spawn_exec, page_map, demand_zero_fault, exception_upcall, exception_upcall_ud2, rpc_roundtrip, shm_pingpong"
+                        "bench: loop knows fork_exit_wait, fork_4mb_exit_wait, spawn_exec, page_map, demand_zero_fault, exception_upcall, exception_upcall_ud2, appel_unprot100, rpc_roundtrip, shm_pingpong"
                     );
                     2
                 }

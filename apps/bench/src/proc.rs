@@ -44,6 +44,7 @@ pub fn repeat(name: &str, n: u32) -> Option<Result<u64, Error>> {
         "demand_zero_fault" => Some(crate::vm::repeat_demand_zero(n)),
         "exception_upcall" => Some(crate::vm::repeat_exception(n)),
         "exception_upcall_ud2" => Some(crate::vm::repeat_ud2(n)),
+        "appel_unprot100" => Some(crate::appel::repeat_unprot100(n)),
         _ => crate::ipc::repeat(name, n),
     }
 }

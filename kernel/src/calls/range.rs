@@ -49,13 +49,17 @@ pub fn page_protect_range(
     let step = pages.min(crate::restart::pages());
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     let (done, result) = frame::with(|f| {
+        // The boot archive's pages stay read-only (`page_batch`'s share):
+        // `Denied` whatever the cover. Its frames are the kernel's, so an
+        // owner's cover never holds one, and is asked only on refusal.
+        let archive = |pfn| crate::mem::exposed::archive_frame(pfn).is_some();
         env.space.protect_range(va, step, flags.bits(), |pfn| match &cover {
-            // The boot archive's pages stay read-only (`page_batch`'s share).
-            _ if crate::mem::exposed::archive_frame(pfn).is_some() => Err(Error::Denied),
             Ok(Cover::Owner(owner)) => match f.entry(pfn) {
                 Some(e) if e.owner == owner.raw() => Ok(()),
+                _ if archive(pfn) => Err(Error::Denied),
                 _ => Err(Error::BadCap),
             },
+            _ if archive(pfn) => Err(Error::Denied),
             Ok(Cover::Frame(p)) if *p == pfn => Ok(()),
             Ok(Cover::Frame(_)) => Err(Error::BadCap),
             Err(e) => Err(*e),

@@ -28,7 +28,9 @@ impl TableAddr {
     }
 
     /// The table's address, `None` before [`init`] made it (frame 0 is
-    /// never allocated, so 0 means unset).
+    /// never allocated, so 0 means unset). Inlined: every exposed write
+    /// and every page a protect makes writable asks.
+    #[inline]
     fn get(&self) -> Option<PhysAddr> {
         Some(PhysAddr::new(self.0.load(Ordering::Relaxed))).filter(|pa| pa.raw() != 0)
     }
