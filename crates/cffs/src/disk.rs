@@ -20,6 +20,12 @@ pub trait Disk {
     /// Whether `block` is free in XN's free map (freed blocks waiting on the
     /// will-free list are not).
     fn is_free(&self, block: u64) -> bool;
+    /// The first free block in `from..end`, or `end` if there is none (a
+    /// disk that can look at many blocks at once skips allocated ones
+    /// wholesale).
+    fn next_free(&self, from: u64, end: u64) -> u64 {
+        (from..end).find(|&b| self.is_free(b)).unwrap_or(end)
+    }
     /// Whether `block` is allocated and not yet durably written.
     fn is_tainted(&self, block: u64) -> bool;
     /// The cached content of `block` (read from the disk if not cached).
@@ -73,4 +79,45 @@ pub trait Disk {
     /// The barrier: every completed write is durable afterwards; XN then
     /// releases will-free blocks no durable pointer reaches.
     fn flush(&mut self) -> Result<(), Refusal>;
+}
+
+/// The first free block in `from..end` of a free map read a 64-bit word
+/// at a time (`word(i)`: blocks `64i..64i + 64`, a set bit allocated;
+/// `None` past the map), or `end`: a word of ones passes 64 blocks at once.
+pub fn next_free_by_words(from: u64, end: u64, word: impl Fn(u64) -> Option<u64>) -> u64 {
+    let mut b = from;
+    while b < end {
+        let Some(w) = word(b / 64) else { return end };
+        let free = !w >> (b % 64);
+        if free != 0 {
+            return (b + u64::from(free.trailing_zeros())).min(end);
+        }
+        b = (b / 64 + 1) * 64;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_free_by_words;
+
+    #[test]
+    fn a_word_at_a_time_finds_what_a_block_at_a_time_finds() {
+        let mut rng = oxok_testrng::Rng::new(3);
+        for _ in 0..2000 {
+            let words: alloc::vec::Vec<u64> = (0..4)
+                .map(|_| match rng.below(4) {
+                    0 => u64::MAX,
+                    1 => 0,
+                    _ => rng.next() | rng.next(),
+                })
+                .collect();
+            let word = |i: u64| words.get(i as usize).copied();
+            let free = |b: u64| word(b / 64).is_some_and(|w| w & (1 << (b % 64)) == 0);
+            let from = rng.below(300);
+            let end = rng.below(300);
+            let want = (from..end).find(|&b| free(b)).unwrap_or(end);
+            assert_eq!(next_free_by_words(from, end, word), want, "from {from} end {end} {words:x?}");
+        }
+    }
 }

@@ -286,6 +286,15 @@ impl Disk for XnDisk {
         block < self.nblocks && super::is_free(block).unwrap_or(false)
     }
 
+    fn next_free(&self, from: u64, end: u64) -> u64 {
+        // A word of the exposed map at a time (past the disk's end: none).
+        let limit = end.min(self.nblocks);
+        match oxok_cffs::next_free_by_words(from, limit, super::free_word) {
+            b if b < limit => b,
+            _ => end,
+        }
+    }
+
     fn is_tainted(&self, block: u64) -> bool {
         self.tainted.contains(&block)
     }

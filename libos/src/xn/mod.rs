@@ -265,6 +265,12 @@ pub fn root_row(i: usize) -> Option<XnRoot> {
     crate::exposed::xn_root(i)
 }
 
+/// Word `i` of the exposed free map (blocks `64i..64i + 64`, a set bit
+/// allocated).
+pub fn free_word(i: u64) -> Option<u64> {
+    crate::exposed::xn_free_word(i)
+}
+
 /// Whether `block` is free in the exposed free map.
 pub fn is_free(block: u64) -> Option<bool> {
     crate::exposed::xn_free_word(block / 64).map(|w| w & (1 << (block % 64)) == 0)

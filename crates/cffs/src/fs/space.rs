@@ -35,9 +35,9 @@ impl<D: Disk> Fs<D> {
         for range in [hint..n, 1..hint] {
             let mut b = range.start;
             while b < range.end {
-                if !self.disk.is_free(b) {
-                    b += 1;
-                    continue;
+                b = self.disk.next_free(b, range.end);
+                if b >= range.end {
+                    break;
                 }
                 let len = self.free_after(b, want);
                 if len == want {
