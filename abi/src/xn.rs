@@ -455,14 +455,17 @@ pub struct XnHeader {
     pub recovered: u64,
     /// Cached blocks.
     pub cached: u64,
-    /// Write requests submitted since boot (one 4 KiB block each), so a
+    /// Block writes submitted since boot (one 4 KiB block each; the device
+    /// may get several adjacent ones as one request, see
+    /// [`XnHeader::write_requests`]), so a
     /// program can say where in a write log of the disk its operations
     /// ended (flushes are not counted: a device may drop a flush that
     /// follows no write).
     pub writes: u64,
-    /// Requests whose completion the disk's interrupt collected since boot
-    /// (the rest were found by a tick or an XN call; 0 when the device
-    /// has no MSI-X and every completion is polled).
+    /// Completions the disk's interrupt collected since boot, one per block
+    /// read or written (a run's blocks each) and one per flush (the rest
+    /// were found by a tick or an XN call; 0 when the device has no MSI-X
+    /// and every completion is polled).
     pub interrupted: u64,
     /// Write requests the device was handed since boot: a run of writes of
     /// adjacent blocks, submitted one after another, goes as one request

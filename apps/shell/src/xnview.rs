@@ -36,7 +36,7 @@ pub fn xn() {
     );
     println!("block writes {} in {} device requests", h.writes, h.write_requests);
     if h.interrupted > 0 {
-        println!("completion interrupts collected {} requests", h.interrupted);
+        println!("completion interrupts collected {} completions", h.interrupted);
     } else {
         println!("completion interrupts: none yet (completions found by ticks and calls)");
     }
