@@ -137,14 +137,12 @@ pub fn policy() -> &'static str {
     }
 }
 
-/// A switch to `e`, in two halves so that each environment is looked up
-/// once: [`save_outgoing`] with the table, then [`load_incoming`] with the
-/// incoming environment itself (the scheduler's `load`).
-///
-/// The first half of a switch to `e`: whatever of another environment is
-/// live (its bases, and with eager switching its x87/SSE state) is saved
-/// into that environment's own area, in one look at it. Nothing of `e`'s
-/// own is touched: [`load_incoming`] follows.
+/// The first half of a switch to `e` (the scheduler's `load`; the second
+/// half, [`load_incoming`], takes the incoming environment itself, so that
+/// a switch looks each environment up once): whatever of another
+/// environment is live (its bases, and with eager switching its x87/SSE
+/// state) is saved into that environment's own area, in one look at it.
+/// Nothing of `e`'s own is touched.
 pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
     let bases_old = BASES_LIVE.load(Ordering::Relaxed);
     let fpu_old = FPU_LIVE.load(Ordering::Relaxed);
