@@ -157,7 +157,15 @@ pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
         // they were loaded: zeros it holds are still exact, without a read.
         (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
     }
-    if save_fpu && let Some(image) = envs.by_number(fpu_old).and_then(|old| old.ext.fpu.as_deref_mut()) {
+    if save_fpu {
+        save_image(envs, fpu_old);
+    }
+}
+
+/// Saves the unit's state into the image of the environment numbered
+/// `live` (the one whose state it holds), if it is alive and has one.
+fn save_image(envs: &mut EnvTable, live: u32) {
+    if let Some(image) = envs.by_number(live).and_then(|old| old.ext.fpu.as_deref_mut()) {
         fpu::save(image);
     }
 }
@@ -195,9 +203,7 @@ fn load_bases(fs: u64, gs: u64) {
 
 /// Saves the live state into its owner's area and loads `e`'s.
 fn take_unit(envs: &mut EnvTable, e: EnvId) {
-    if let Some(image) = envs.by_number(FPU_LIVE.load(Ordering::Relaxed)).and_then(|old| old.ext.fpu.as_deref_mut()) {
-        fpu::save(image);
-    }
+    save_image(envs, FPU_LIVE.load(Ordering::Relaxed));
     match envs.get(e) {
         Some(new) => take_image(new),
         None => {

@@ -273,5 +273,5 @@ pub fn free_word(i: u64) -> Option<u64> {
 
 /// Whether `block` is free in the exposed free map.
 pub fn is_free(block: u64) -> Option<bool> {
-    crate::exposed::xn_free_word(block / 64).map(|w| w & (1 << (block % 64)) == 0)
+    free_word(block / 64).map(|w| w & (1 << (block % 64)) == 0)
 }

@@ -309,17 +309,13 @@ impl Disk {
         let Some(p) = self.slots[slot] else { return };
         let (head, status) = self.slot_bufs(slot);
         let frames = self.frames[slot];
-        let mut inputs: [&[u8]; RUN_MAX + 1] = [&[]; RUN_MAX + 1];
-        inputs[0] = head;
         let added = match p.op {
             // SAFETY: `head`/`status` are this slot's bytes of the kernel's
             // header frame and the data are kernel-owned cache frames; none
             // is touched until `poll` pops the token with the same buffers.
             Op::Read => unsafe { self.queue.add(&[head], &mut [data_mut(frames[0]), status]) },
             Op::Write => {
-                for (i, &f) in frames[..p.n].iter().enumerate() {
-                    inputs[i + 1] = data(f);
-                }
+                let inputs = write_inputs(head, &frames[..p.n]);
                 // SAFETY: as above; the device only reads the data.
                 unsafe { self.queue.add(&inputs[..=p.n], &mut [status]) }
             }
@@ -358,15 +354,17 @@ impl Disk {
             }
             p.n.max(1)
         };
-        // Requests finished without the device.
-        for i in 0..if self.done > 0 { SLOTS } else { 0 } {
-            if let Some(p) = self.slots[i]
-                && let State::Done(ok) = p.state
-                && n + p.n.max(1) <= max
-            {
-                self.slots[i] = None;
-                self.done -= 1;
-                n += report(&p, ok);
+        // Requests finished without the device (rare: look only if any).
+        if self.done > 0 {
+            for i in 0..SLOTS {
+                if let Some(p) = self.slots[i]
+                    && let State::Done(ok) = p.state
+                    && n + p.n.max(1) <= max
+                {
+                    self.slots[i] = None;
+                    self.done -= 1;
+                    n += report(&p, ok);
+                }
             }
         }
         for _ in 0..SLOTS {
@@ -381,15 +379,11 @@ impl Disk {
             }
             let (head, status) = self.slot_bufs(slot);
             let frames = self.frames[slot];
-            let mut inputs: [&[u8]; RUN_MAX + 1] = [&[]; RUN_MAX + 1];
-            inputs[0] = head;
             let popped = match p.op {
                 // SAFETY: the buffers posted under `token` by `post`.
                 Op::Read => unsafe { self.queue.pop_used(token, &[head], &mut [data_mut(frames[0]), status]) },
                 Op::Write => {
-                    for (i, &f) in frames[..p.n].iter().enumerate() {
-                        inputs[i + 1] = data(f);
-                    }
+                    let inputs = write_inputs(head, &frames[..p.n]);
                     // SAFETY: the buffers posted under `token` by `post`.
                     unsafe { self.queue.pop_used(token, &inputs[..=p.n], &mut [status]) }
                 }
@@ -415,6 +409,18 @@ impl Disk {
             (core::slice::from_raw_parts(base.add(at), 16), core::slice::from_raw_parts_mut(base.add(at + 16), 1))
         }
     }
+}
+
+/// A write request's device-readable buffers: its header, then each of
+/// its data frames (the first `frames.len() + 1` entries), the same list
+/// for posting it and for popping it.
+fn write_inputs(head: &'static [u8], frames: &[PhysAddr]) -> [&'static [u8]; RUN_MAX + 1] {
+    let mut inputs: [&[u8]; RUN_MAX + 1] = [&[]; RUN_MAX + 1];
+    inputs[0] = head;
+    for (slot, &f) in inputs[1..].iter_mut().zip(frames) {
+        *slot = data(f);
+    }
+    inputs
 }
 
 /// The bytes of the kernel-owned cache frame at `pa`, for the device to read.
