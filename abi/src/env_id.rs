@@ -9,6 +9,7 @@
 //! (`[2, row, generation]`); [`from_parts`] puts them back together.
 
 use crate::layout::ENV_TABLE_ROWS;
+use core::num::NonZeroU32;
 
 /// Bits of the row in an id.
 pub const ROW_BITS: u32 = 10;
@@ -57,16 +58,28 @@ pub const fn generation(id: u32) -> u32 {
 /// passed), so that it cannot be mistaken for a row, a slot or a count.
 /// Its number ([`EnvId::raw`]) is what exposed tables, frame owners and
 /// logs show.
+///
+/// It is never 0 (every generation is at least 1), so `Option<EnvId>`
+/// takes no more room than an id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
-pub struct EnvId(u32);
+pub struct EnvId(NonZeroU32);
+
+/// The id numbered `raw`, known to have a generation of at least 1.
+const fn nonzero(raw: u32) -> EnvId {
+    match NonZeroU32::new(raw) {
+        Some(n) => EnvId(n),
+        // Unreachable for a generation ≥ 1; the least id if not.
+        None => EnvId(NonZeroU32::MIN),
+    }
+}
 
 impl EnvId {
     /// The id of `generation` of `row`, for parts known to be in range
-    /// (see [`encode`]).
+    /// (see [`encode`]; generations start at 1, and 0 is taken as 1).
     #[inline]
     pub const fn of(generation: u32, row: usize) -> EnvId {
-        EnvId(encode(generation, row))
+        nonzero(encode(if generation == 0 { 1 } else { generation }, row))
     }
 
     /// The id named by a capability's `row` and `generation` components
@@ -74,7 +87,7 @@ impl EnvId {
     #[inline]
     pub const fn from_parts(row: u64, generation: u64) -> Option<EnvId> {
         match from_parts(row, generation) {
-            Some(id) => Some(EnvId(id)),
+            Some(id) => EnvId::decode(id as u64),
             None => None,
         }
     }
@@ -88,31 +101,31 @@ impl EnvId {
         if word > u32::MAX as u64 || generation(word as u32) == 0 {
             return None;
         }
-        Some(EnvId(word as u32))
+        Some(nonzero(word as u32))
     }
 
     /// Its environment-table row.
     #[inline]
     pub const fn row(self) -> usize {
-        row(self.0 as u64)
+        row(self.0.get() as u64)
     }
 
     /// Its generation.
     #[inline]
     pub const fn generation(self) -> u32 {
-        generation(self.0)
+        generation(self.0.get())
     }
 
     /// Its number, as exposed tables and frame owners hold it.
     #[inline]
     pub const fn raw(self) -> u32 {
-        self.0
+        self.0.get()
     }
 
     /// Its number as a register word.
     #[inline]
     pub const fn word(self) -> u64 {
-        self.0 as u64
+        self.0.get() as u64
     }
 }
 

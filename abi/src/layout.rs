@@ -118,7 +118,8 @@ pub const SLOT_VECTOR_SLOTS: usize = 32;
 /// Per-environment run statistics, read-only: `[RunRow; ENV_TABLE_ROWS]`,
 /// indexed like the environment table (low 10 bits of the id); a row whose
 /// `env` differs from the id asked about is stale or empty. Ticks run,
-/// owned/spare/donated turns, debt, strikes, overruns, deferrals.
+/// owned/spare/donated turns, debt, strikes, overruns, deferrals. The
+/// rows are the scheduler's own ledgers, current whenever a program runs.
 pub const RUN_STATS: u64 = EXPOSED_BASE + 0x8010_0000;
 
 pub use crate::slot_rows::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER, USE_SPARE, VectorHeader};

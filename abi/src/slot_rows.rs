@@ -47,8 +47,9 @@ pub struct SlotRow {
     pub last_use: u32,
 }
 
-/// Per-environment run statistics and CPU debt (`oxok_slots::RunStats`
-/// and `oxok_slots::CpuLedger`).
+/// Per-environment run statistics and CPU debt: the kernel's CPU ledger of
+/// the environment itself (`oxok_slots::CpuLedger`, changed through
+/// `oxok_slots::Ledger`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct RunRow {

@@ -103,6 +103,9 @@ fn env_id_type_decodes_only_ids_an_environment_can_have() {
     }
     assert_eq!(EnvId::decode(u64::from(u32::MAX)).map(EnvId::generation), Some(MAX_GENERATION));
     assert_eq!(EnvId::from_parts(1024, 1), None);
+    assert_eq!(EnvId::from_parts(17, 0), None, "generations start at 1");
+    assert_eq!(EnvId::of(0, 17), EnvId::of(1, 17), "a generation of 0 is taken as 1");
+    assert_eq!(size_of::<Option<EnvId>>(), size_of::<u32>(), "no id is 0: none costs no room");
 }
 
 #[test]

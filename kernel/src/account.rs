@@ -90,10 +90,11 @@ const BLOCK_OVERHEAD: u64 = 48;
 pub const ENV_HEAP: u64 =
     (size_of::<crate::env::Env>() + CAP_LIST_HEAP + 32 + crate::fpu::Extended::IMAGE_HEAP + crate::env::PctSave::HEAP)
         as u64
-        + 5 * BLOCK_OVERHEAD;
+        + 6 * BLOCK_OVERHEAD;
 
-/// The most kernel heap a capability list takes (all its slots).
-pub const CAP_LIST_HEAP: usize = oxok_abi::CAP_SLOTS * oxok_cap::CapList::<{ oxok_abi::CAP_SLOTS }>::SLOT_BYTES;
+/// The most kernel heap a capability list takes (all its slots, each with
+/// a lineage record).
+pub const CAP_LIST_HEAP: usize = oxok_cap::CapList::<{ oxok_abi::CAP_SLOTS }>::MOST_BYTES;
 /// Kernel heap one installed predicate costs.
 pub const PRED_HEAP: u64 = size_of::<crate::env::Pred>() as u64 + BLOCK_OVERHEAD;
 /// Kernel heap per frame of XN's buffer cache: its share of the pool's

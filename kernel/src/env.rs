@@ -10,7 +10,6 @@ use crate::mem::frame;
 use crate::mem::paging::AddressSpace;
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 use oxok_abi::frames::OWNER_FIRST_ENV;
@@ -54,6 +53,19 @@ pub fn cap_vacancy(caps: &mut CapList<CAP_SLOTS>) -> Result<oxok_cap::Vacancy, E
     caps.vacancy().ok_or(Error::NoMemory)
 }
 
+/// [`cap_vacancy`] for a derived capability: the slot and the room for its
+/// lineage (and its source's, when derived from this same list).
+pub fn cap_vacancy_derived(caps: &mut CapList<CAP_SLOTS>) -> Result<oxok_cap::DerivedVacancy, Error> {
+    crate::mem::heap::reserve(caps.growth_derived())?;
+    caps.vacancy_derived().ok_or(Error::NoMemory)
+}
+
+/// Checks the kernel heap's room for a derivation from `caps` (the
+/// source's lineage record, when it has no node yet).
+pub fn derivation_room(caps: &CapList<CAP_SLOTS>) -> Result<(), Error> {
+    crate::mem::heap::reserve(caps.lineage_growth(1))
+}
+
 /// The capability name guarding environment `id`.
 pub fn env_name(id: EnvId) -> Name {
     Name::env(id.row() as u64, u64::from(id.generation()))
@@ -62,8 +74,9 @@ pub fn env_name(id: EnvId) -> Name {
 /// A revocation request in progress.
 #[derive(Clone, Copy, Debug)]
 pub struct Revocation {
-    /// Frames still owed.
-    pub owed: u64,
+    /// Frames still owed (a request for more than `u32::MAX` asks for
+    /// that many: no environment owns more).
+    pub owed: u32,
     /// TSC value after which the abort protocol takes them.
     pub deadline: u64,
     /// Whether the revocation upcall has been delivered.
@@ -77,12 +90,14 @@ pub struct Env {
     /// The environment that created it (`None` for boot programs).
     pub parent: Option<EnvId>,
     /// The program it was started from (for logs and tables).
-    pub name: String,
+    pub name: Box<str>,
     /// Its page tables.
     pub space: AddressSpace,
     /// Its user registers while it is not running.
     pub regs: TrapFrame,
-    /// Its capability list; slot 0 names the environment itself.
+    /// Its capability list. Slot 0 names the environment itself, with
+    /// every right: implied by its id until something is derived from it
+    /// (read a slot with [`Env::cap_at`]).
     pub caps: CapList<CAP_SLOTS>,
     /// Upcall entry points by kind (`oxok_abi::upcall`); 0 = none.
     pub upcalls: [u64; upcall::KINDS],
@@ -105,10 +120,6 @@ pub struct Env {
     pub waiting_for: Option<EnvId>,
     /// Installed wakeup predicates by predicate index.
     pub preds: [Option<Box<Pred>>; oxok_abi::PREDICATES],
-    /// Its CPU ledger (debt, strikes, run statistics), changed only by the
-    /// scheduler; exposed at `layout::RUN_STATS`. Not to be confused with
-    /// its resource account, [`Env::account`].
-    pub cpu_ledger: oxok_slots::CpuLedger,
     /// The resource account it is charged to (`crate::account`): 1
     /// environment and [`Env::charged_frames`] frames, always (and until
     /// its teardown is finished, after it is destroyed).
@@ -177,6 +188,32 @@ impl Pred {
 pub const PRED_HINTS: usize = 4;
 
 impl Env {
+    /// Its own capability: its name, every right (slot 0's, from creation).
+    pub fn own_cap(&self) -> Cap {
+        Cap::new(env_name(self.id), Rights::ALL)
+    }
+
+    /// The capability in its slot `slot` (a copy), slot 0's implied own
+    /// capability included. Errors as `CapList::get`.
+    pub fn cap_at(&self, slot: u64) -> Result<Cap, oxok_cap::CapError> {
+        if slot == 0 && self.caps.first_implied() { Ok(self.own_cap()) } else { self.caps.get(slot).copied() }
+    }
+
+    /// The lineage of the capability in its slot `slot` (empty for an
+    /// implied own capability: nothing was derived from it).
+    pub fn lineage_at(&self, slot: u64) -> Result<oxok_cap::Lineage, oxok_cap::CapError> {
+        if slot == 0 && self.caps.first_implied() { Ok(oxok_cap::Lineage::EMPTY) } else { self.caps.lineage(slot) }
+    }
+
+    /// Stores its own capability in slot 0 if it is implied there: before
+    /// anything is derived from slot 0, whose lineage then lives in the
+    /// list. `NoMemory` (nothing changed) if the heap lacks the room.
+    pub fn store_own_cap(&mut self) -> Result<(), Error> {
+        crate::mem::heap::reserve(self.caps.growth_first())?;
+        let own = self.own_cap();
+        self.caps.store_first(own).map_err(|_| Error::NoMemory)
+    }
+
     /// Evaluates the predicates named by `mask` in predicate-index order, reading
     /// through this environment's own page tables: the first that holds, or
     /// `Err(addr)` for the first read it was not allowed to make.
@@ -239,7 +276,7 @@ impl Env {
                 parent: self.parent.map_or(0, EnvId::raw),
                 frames: self.owned_frames() as u32,
                 runs: self.runs,
-                revoke_pending: self.revoke.map_or(0, |r| r.owed.min(u64::from(u32::MAX)) as u32),
+                revoke_pending: self.revoke.map_or(0, |r| r.owed),
                 repossessed: self.repossessed,
                 name,
                 exit_status: 0,
@@ -296,17 +333,19 @@ pub struct EnvTable {
     /// here on is empty and scans stop here (published as
     /// `SysInfo::env_rows_used`).
     rows_used: usize,
+    /// The CPU ledgers: the exposed run table, a row per table row.
+    run_rows: exposed::RunRows,
 }
 
 const _: () = assert!(1 << oxok_abi::env_id::ROW_BITS >= OWNER_FIRST_ENV as usize);
 
 impl EnvTable {
     /// An empty table.
-    pub fn new() -> EnvTable {
+    pub fn new(run_rows: exposed::RunRows) -> EnvTable {
         let mut rows = Vec::with_capacity(MAX_ENVS);
         rows.resize_with(MAX_ENVS, || Row { generation: 0, env: None, zombie: None, tearing: false });
         // Rows stay taken while torn down, so this never grows.
-        EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS), rows_used: 0 }
+        EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS), rows_used: 0, run_rows }
     }
 
     /// Creates an environment: empty address space (its root table) and a
@@ -341,8 +380,9 @@ impl EnvTable {
         let generation = self.rows[index].generation + 1;
         // Generation below the limit and row below `MAX_ENVS`: in range.
         let id = EnvId::of(generation, index);
-        let mut caps = CapList::new();
-        caps.insert_at(0, Cap::new(env_name(id), Rights::ALL)).map_err(|_| Error::NoMemory)?;
+        // Its own capability, in slot 0, is implied by its id: stored only
+        // when something is derived from it (`Env::store_own_cap`).
+        let caps = CapList::with_first_implied();
         let row = &mut self.rows[index];
         row.generation = generation;
         if index >= self.rows_used {
@@ -355,7 +395,7 @@ impl EnvTable {
         let env = Box::new(Env {
             id,
             parent,
-            name: String::from(name),
+            name: Box::from(name),
             space,
             regs: TrapFrame::new_user(0, 0),
             caps,
@@ -368,7 +408,6 @@ impl EnvTable {
             pct: PctSave::new(),
             waiting_for: None,
             preds: Default::default(),
-            cpu_ledger: oxok_slots::CpuLedger::new(),
             account,
             kernel_frames: 0,
             sleep_listed: false,
@@ -380,7 +419,11 @@ impl EnvTable {
             heap_charged: account::ENV_HEAP + KSTACK_HEAP,
         });
         env.publish();
-        exposed::set_run_row(index, env.cpu_ledger.row(id));
+        // Its CPU ledger (debt, strikes, run statistics) is its row of the
+        // exposed run table, changed only by the scheduler (`EnvTable::ledger`).
+        if let Some(ledger) = self.run_rows.get_mut(index) {
+            *ledger = oxok_slots::CpuLedger { env: id.raw(), ..Default::default() };
+        }
         row.env = Some(env);
         publish_heap();
         Ok(id)
@@ -433,7 +476,9 @@ impl EnvTable {
         let Some(env) = row.env.take() else { return Err(Error::BadEnv) };
         let parent = env.parent;
         let row_index = id.row();
-        exposed::set_run_row(row_index, oxok_abi::layout::RunRow::default());
+        if let Some(ledger) = self.run_rows.get_mut(row_index) {
+            *ledger = oxok_slots::CpuLedger::default();
+        }
         let frames = env.charged_frames();
         let heap = env.charged().heap;
         let Env { space, app_area, caps, name, runs, account, .. } = *env;
@@ -515,6 +560,14 @@ impl EnvTable {
     /// Every live environment, in table order.
     pub fn envs_mut(&mut self) -> impl Iterator<Item = &mut Env> + '_ {
         self.rows[..self.rows_used].iter_mut().filter_map(|s| s.env.as_deref_mut())
+    }
+
+    /// Live environment `id`'s CPU ledger (its row of the exposed run
+    /// table), for the scheduler.
+    #[inline]
+    pub fn ledger(&mut self, id: EnvId) -> Option<&mut oxok_slots::CpuLedger> {
+        let row = self.get(id)?.id.row();
+        self.run_rows.get_mut(row)
     }
 
     /// Number of live environments.

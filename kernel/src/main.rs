@@ -99,9 +99,10 @@ pub fn start(entry: boot::Entry) -> ! {
     );
     let clock = oxok_abi::layout::Clock { tsc_hz, boot_tsc: arch::cpu::rdtsc(), ticks: 0, tick_hz: 0, boot_unix };
     let archive_range = boot.modules().first().map_or((0, 0), |m| (m.start, m.end));
-    if let Err(e) = mem::exposed::init(clock, archive_range, env::ENV_FRAMES) {
-        panic!("exposed tables: {e}");
-    }
+    let run_rows = match mem::exposed::init(clock, archive_range, env::ENV_FRAMES) {
+        Ok(rows) => rows,
+        Err(e) => panic!("exposed tables: {e}"),
+    };
     ::log::info!("clock: TSC at {} MHz", tsc_hz / 1_000_000);
     let (usable, free) = mem::frame::with(|f| (f.usable(), f.free_count()));
     ::log::info!("frames: {usable} usable, {free} free after the kernel's share");
@@ -121,7 +122,7 @@ pub fn start(entry: boot::Entry) -> ! {
         }
     };
     state::init(state::Kernel {
-        envs: env::EnvTable::new(),
+        envs: env::EnvTable::new(run_rows),
         current: None,
         sched: alloc::boxed::Box::new(slots::Sched::with_slots(cmd.slots, cmd.slot_count)),
         ticked: 0,

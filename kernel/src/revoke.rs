@@ -69,7 +69,12 @@ pub fn enforce(k: &mut Kernel, id: EnvId, frame: &mut TrapFrame) {
     if !r.notified && cpu::rdtsc() < r.deadline {
         r.notified = true;
         env.revoke = Some(r);
-        let ev = Event { kind: kinds::REVOCATION, vector: kinds::VECTOR_REVOCATION, error: r.owed, addr: r.deadline };
+        let ev = Event {
+            kind: kinds::REVOCATION,
+            vector: kinds::VECTOR_REVOCATION,
+            error: u64::from(r.owed),
+            addr: r.deadline,
+        };
         if let Err(why) = upcall::deliver(env, frame, &ev) {
             log::debug!("env {id}: revocation upcall not delivered ({why}); the deadline still holds");
         }

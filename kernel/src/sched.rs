@@ -137,7 +137,6 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
         // environment simply resumes.
         let _ = upcall::deliver(env, frame, &ev);
     }
-    slots::publish_env_run(env);
     k.current = Some(e);
     #[cfg(feature = "model-process")]
     crate::model::loaded(e);
@@ -188,12 +187,11 @@ pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
 fn switched(k: &mut Kernel, sw: Switch) {
     if let Some(out) = sw.out {
         let id = out.env;
-        if let Some(e) = k.envs.get(id) {
-            if e.status == ENV_RUNNING {
-                e.status = ENV_RUNNABLE;
-                publish_status(e);
-            }
-            slots::publish_env_run(e);
+        if let Some(e) = k.envs.get(id)
+            && e.status == ENV_RUNNING
+        {
+            e.status = ENV_RUNNABLE;
+            publish_status(e);
         }
         if let End::Destroy { .. } = out.end {
             destroy(k, id, 0xff, format_args!("{}", out.end));
@@ -262,9 +260,6 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
         let published = matches!(step, Step::Switch(_));
         apply(k, frame, step);
         let running = k.sched.running();
-        if let Some(e) = running {
-            slots::publish_run(&mut k.envs, e);
-        }
         if !published && k.sched.slot() != slot {
             slots::publish_turn(&k.sched, k.sched.slot());
         }
@@ -283,9 +278,6 @@ fn woken(k: &mut Kernel, frame: &mut TrapFrame) {
     if k.sched.running().is_none() {
         let step = k.sched.woke(&mut View(&mut k.envs));
         apply(k, frame, step);
-        if let Some(e) = k.sched.running() {
-            slots::publish_run(&mut k.envs, e);
-        }
     }
 }
 

@@ -1,9 +1,11 @@
 //! Glue between the kernel and `oxok-slots`: the scheduler type, the
 //! policy's view of the environment table, the boot-time configuration and
-//! the exposed slot vector and run statistics.
+//! the exposed slot vector.
 //!
-//! The kernel keeps one [`Sched`] (CPU 0) in its state and an
-//! [`CpuLedger`](oxok_slots::CpuLedger) in every environment. Everything that
+//! The kernel keeps one [`Sched`] (CPU 0) in its state, and each
+//! environment's [`CpuLedger`](oxok_slots::CpuLedger) is its row of the
+//! exposed run table (`EnvTable::ledger`): the scheduler changes the row
+//! programs read, and nothing is copied after a switch. Everything that
 //! changes who runs goes through the scheduler (see `sched`): timer ticks
 //! (from user mode and from the idle loop), yields, sleeps, protected
 //! control transfers (modelled as donations of the rest of the slot), exits
@@ -52,7 +54,7 @@ impl Envs for View<'_> {
     }
 
     fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
-        self.0.get(env).map(|e| &mut e.cpu_ledger)
+        self.0.ledger(env)
     }
 }
 
@@ -92,19 +94,6 @@ pub fn publish_donation(s: &Sched, slot: TimeSlot) {
         let h = s.header();
         exposed::set_slot_use(slot.0, h.running, h.reason, row);
     }
-}
-
-/// Copies `id`'s run statistics into its exposed row (if it is alive).
-pub fn publish_run(envs: &mut EnvTable, id: EnvId) {
-    if let Some(e) = envs.get(id) {
-        publish_env_run(e);
-    }
-}
-
-/// Copies `e`'s run statistics into its exposed row.
-#[inline]
-pub fn publish_env_run(e: &crate::env::Env) {
-    exposed::set_run_row(e.id.row(), e.cpu_ledger.row(e.id));
 }
 
 /// The scheduler configuration the command line asks for, starting from

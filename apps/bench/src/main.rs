@@ -61,6 +61,11 @@ fn main(args: Args) -> i32 {
                 }
             };
         }
+        Some("mem") => {
+            // `kernel_mem_per_env` alone, for looking at one change.
+            envs::kernel_mem_per_env(Counts::new(true).kernel_mem_envs);
+            return 0;
+        }
         Some("fluke") => {
             println!("bench: start");
             let quick = args.iter().any(|a| a == "quick");

@@ -113,7 +113,7 @@ pub use error::CapError;
 pub use grant::{derive_into, grant};
 pub use guard::{check, check_slot};
 pub use lineage::{Lineage, MAX_LINEAGE, derive_child, narrow_child, revoke_derived};
-pub use list::{CapList, Vacancy};
+pub use list::{CapList, DerivedVacancy, Vacancy};
 pub use name::{Kind, MAX_DEPTH, Name};
 pub use revoke::revoke_matching;
 pub use rights::Rights;

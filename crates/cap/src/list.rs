@@ -9,6 +9,11 @@ use alloc::vec::Vec;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Vacancy(usize);
 
+/// An empty slot with room for a derived capability's lineage too, found by
+/// [`CapList::vacancy_derived`] and filled by [`CapList::fill_derived`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DerivedVacancy(usize);
+
 /// An environment's capability list: up to `N` slots, each empty or
 /// holding one [`Cap`]. The kernel uses `N = 64`.
 ///
@@ -23,23 +28,29 @@ pub struct Vacancy(usize);
 /// [`CapList::vacancy`] and [`CapList::insert_at`], in steps that double
 /// (1, 2, 4, … `N` slots). Slots past the room taken are empty. A list
 /// never gives memory back until it is dropped.
+///
+/// Lineages (`crate::lineage`) are kept apart from the slots, one record
+/// per capability that has one, in room that also doubles as it is taken
+/// ([`CapList::vacancy_derived`], and a derivation from a capability that
+/// had no node yet): a list of capabilities minted from nothing — an
+/// environment's own, a frame just allocated — pays nothing for them.
 #[derive(Clone, Debug)]
 pub struct CapList<const N: usize> {
-    /// Slots `0..entries.len()`; every later slot is empty.
-    entries: Vec<Entry>,
+    /// Slots `0..slots.len()`; every later slot is empty.
+    slots: Vec<Option<Cap>>,
+    /// The lineage of each occupied slot that has a non-empty one, in no
+    /// order; every other slot's is [`Lineage::EMPTY`].
+    lineages: Vec<Tagged>,
+    /// Whether slot 0 holds its owner's own capability, kept outside the
+    /// list ([`CapList::with_first_implied`]).
+    first_implied: bool,
 }
 
-/// One slot: its capability and the capability's derivation lineage
-/// ([`Lineage::EMPTY`] when the slot is empty or nothing was derived from
-/// or to it).
+/// A slot's lineage, in [`CapList::lineages`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Entry {
-    cap: Option<Cap>,
+struct Tagged {
+    slot: usize,
     lineage: Lineage,
-}
-
-impl Entry {
-    const EMPTY: Entry = Entry { cap: None, lineage: Lineage::EMPTY };
 }
 
 impl<const N: usize> CapList<N> {
@@ -48,7 +59,46 @@ impl<const N: usize> CapList<N> {
 
     /// An empty list (it holds no memory).
     pub const fn new() -> CapList<N> {
-        CapList { entries: Vec::new() }
+        CapList { slots: Vec::new(), lineages: Vec::new(), first_implied: false }
+    }
+
+    /// An empty list whose slot 0 holds a capability its owner implies
+    /// rather than stores: the kernel's environment, whose own capability
+    /// its id names. The list takes no memory for it; slot 0 reads as
+    /// empty here ([`CapList::get`]), no vacancy is ever slot 0, and the
+    /// owner answers for it ([`CapList::first_implied`]) until it is
+    /// stored ([`CapList::store_first`]) or overwritten
+    /// ([`CapList::insert_at`]).
+    pub const fn with_first_implied() -> CapList<N> {
+        CapList { slots: Vec::new(), lineages: Vec::new(), first_implied: N > 0 }
+    }
+
+    /// Whether slot 0 holds the owner's implied capability
+    /// ([`CapList::with_first_implied`]).
+    #[inline]
+    pub const fn first_implied(&self) -> bool {
+        self.first_implied
+    }
+
+    /// Bytes [`CapList::store_first`] would take now.
+    pub fn growth_first(&self) -> usize {
+        if self.first_implied { Self::room_for(0).saturating_sub(self.slots.capacity()) * Self::SLOT_BYTES } else { 0 }
+    }
+
+    /// Stores `own`, the implied capability of slot 0, in the list (before
+    /// anything is derived from it or its lineage is set). Nothing happens
+    /// when slot 0 is not implied; [`CapError::Full`] if the room cannot
+    /// be had (nothing changed).
+    pub fn store_first(&mut self, own: Cap) -> Result<(), CapError> {
+        if !self.first_implied {
+            return Ok(());
+        }
+        self.cover(0)?;
+        if let Some(e) = self.slots.first_mut() {
+            *e = Some(own);
+        }
+        self.first_implied = false;
+        Ok(())
     }
 
     /// The slot index for a raw slot number, if it is in range.
@@ -56,33 +106,34 @@ impl<const N: usize> CapList<N> {
         usize::try_from(slot).ok().filter(|&i| i < N).ok_or(CapError::BadSlot)
     }
 
-    /// Makes room for slot `i` (`i < N`): the entries grow, by doubling,
+    /// Makes room for slot `i` (`i < N`): the slots grow, by doubling,
     /// to cover it. [`CapError::Full`] if the memory cannot be had (the
     /// list is unchanged).
     fn cover(&mut self, i: usize) -> Result<(), CapError> {
-        if i < self.entries.len() {
+        if i < self.slots.len() {
             return Ok(());
         }
         let want = Self::room_for(i);
-        if want > self.entries.capacity() {
-            self.entries.try_reserve_exact(want - self.entries.len()).map_err(|_| CapError::Full)?;
+        if want > self.slots.capacity() {
+            self.slots.try_reserve_exact(want - self.slots.len()).map_err(|_| CapError::Full)?;
         }
         // The room is reserved: this does not allocate.
-        self.entries.resize(want, Entry::EMPTY);
+        self.slots.resize(want, None);
         Ok(())
     }
 
     /// Puts `cap` into the first empty slot and returns that slot's number,
     /// or [`CapError::Full`] if there is none.
     pub fn insert(&mut self, cap: Cap) -> Result<usize, CapError> {
-        self.insert_derived(cap, Lineage::EMPTY)
+        let at = self.vacancy().ok_or(CapError::Full)?;
+        Ok(self.fill(at, cap))
     }
 
     /// Puts `cap` with its derivation `lineage` (from
     /// [`derive_child`](crate::derive_child)) into the first empty slot and
     /// returns that slot's number, or [`CapError::Full`] if there is none.
     pub fn insert_derived(&mut self, cap: Cap, lineage: Lineage) -> Result<usize, CapError> {
-        let at = self.vacancy().ok_or(CapError::Full)?;
+        let at = self.vacancy_derived().ok_or(CapError::Full)?;
         Ok(self.fill_derived(at, cap, lineage))
     }
 
@@ -99,21 +150,60 @@ impl<const N: usize> CapList<N> {
         Some(Vacancy(i))
     }
 
+    /// [`CapList::vacancy`] for a derived capability: also takes the room
+    /// for two lineage records, the child's and its source's, which a
+    /// derivation from this same list may record first
+    /// ([`derive_child`](crate::derive_child) on a capability with no node
+    /// yet).
+    pub fn vacancy_derived(&mut self) -> Option<DerivedVacancy> {
+        let Vacancy(i) = self.vacancy()?;
+        self.take_lineage_room(DERIVED_SPARE).ok()?;
+        Some(DerivedVacancy(i))
+    }
+
     /// Bytes [`CapList::vacancy`] would take to grow the list now (0 if it
     /// has room for its first empty slot, or is full): what a kernel
     /// checks its heap for first.
     pub fn growth(&self) -> usize {
         let i = self.first_empty();
-        if i < self.entries.len() || i >= N {
+        if i < self.slots.len() || i >= N {
             return 0;
         }
-        Self::room_for(i).saturating_sub(self.entries.capacity()) * Self::SLOT_BYTES
+        Self::room_for(i).saturating_sub(self.slots.capacity()) * Self::SLOT_BYTES
+    }
+
+    /// Bytes [`CapList::vacancy_derived`] would take now.
+    pub fn growth_derived(&self) -> usize {
+        self.growth() + self.lineage_growth(DERIVED_SPARE)
+    }
+
+    /// Bytes it would take to have room for `spare` more lineage records
+    /// than the list holds (0 when it has it).
+    pub fn lineage_growth(&self, spare: usize) -> usize {
+        Self::lineage_room_for(self.lineages.len() + spare).saturating_sub(self.lineages.capacity())
+            * Self::LINEAGE_BYTES
+    }
+
+    /// Takes the room for `spare` more lineage records, doubling.
+    fn take_lineage_room(&mut self, spare: usize) -> Result<(), CapError> {
+        let want = Self::lineage_room_for(self.lineages.len() + spare);
+        if want > self.lineages.capacity() {
+            self.lineages.try_reserve_exact(want - self.lineages.len()).map_err(|_| CapError::Full)?;
+        }
+        Ok(())
+    }
+
+    /// The lineage room a list grows to for `records`: doubling from 2, at
+    /// most one per slot (and never less than asked for).
+    fn lineage_room_for(records: usize) -> usize {
+        if records == 0 { 0 } else { records.next_power_of_two().clamp(2, N.max(2)).max(records) }
     }
 
     /// The first empty slot (the room taken, when every slot with room is
     /// full).
     fn first_empty(&self) -> usize {
-        self.entries.iter().position(|e| e.cap.is_none()).unwrap_or(self.entries.len())
+        let from = usize::from(self.first_implied);
+        self.slots.iter().skip(from).position(Option::is_none).map_or(self.slots.len().max(from), |i| i + from)
     }
 
     /// The slots' room a list grows to for slot `i`: doubling, at most `N`.
@@ -124,17 +214,35 @@ impl<const N: usize> CapList<N> {
     /// Puts `cap` into the slot `at` found by [`CapList::vacancy`] (with no
     /// change to the list in between) and returns its number.
     pub fn fill(&mut self, at: Vacancy, cap: Cap) -> usize {
-        self.fill_derived(at, cap, Lineage::EMPTY)
-    }
-
-    /// [`CapList::fill`] with the child's derivation `lineage` (from
-    /// [`derive_child`](crate::derive_child)): the half of
-    /// [`CapList::insert_derived`] that cannot fail.
-    pub fn fill_derived(&mut self, at: Vacancy, cap: Cap, lineage: Lineage) -> usize {
-        if let Some(e) = self.entries.get_mut(at.0) {
-            *e = Entry { cap: Some(cap), lineage };
+        if let Some(e) = self.slots.get_mut(at.0) {
+            *e = Some(cap);
         }
         at.0
+    }
+
+    /// Puts `cap` with its derivation `lineage` (from
+    /// [`derive_child`](crate::derive_child)) into the slot `at` found by
+    /// [`CapList::vacancy_derived`]: the half of [`CapList::insert_derived`]
+    /// that cannot fail. Between the two, only a derivation from this same
+    /// list may change it (its room was taken for that too).
+    pub fn fill_derived(&mut self, at: DerivedVacancy, cap: Cap, lineage: Lineage) -> usize {
+        self.fill(Vacancy(at.0), cap);
+        self.put_lineage(at.0, lineage);
+        at.0
+    }
+
+    /// Records `lineage` for slot `i` (forgets it when empty). Within the
+    /// room taken this does not allocate; the callers took it
+    /// ([`CapList::vacancy_derived`], [`CapList::set_lineage`]).
+    fn put_lineage(&mut self, i: usize, lineage: Lineage) {
+        match self.lineages.iter().position(|t| t.slot == i) {
+            Some(at) if lineage == Lineage::EMPTY => {
+                self.lineages.swap_remove(at);
+            }
+            Some(at) => self.lineages[at].lineage = lineage,
+            None if lineage == Lineage::EMPTY => {}
+            None => self.lineages.push(Tagged { slot: i, lineage }),
+        }
     }
 
     /// The derivation lineage of the capability in slot `slot`.
@@ -143,15 +251,17 @@ impl<const N: usize> CapList<N> {
     pub fn lineage(&self, slot: u64) -> Result<Lineage, CapError> {
         self.get(slot)?;
         let i = Self::index(slot)?;
-        self.entries.get(i).map(|e| e.lineage).ok_or(CapError::BadSlot)
+        Ok(self.lineages.iter().find(|t| t.slot == i).map_or(Lineage::EMPTY, |t| t.lineage))
     }
 
     /// Sets the lineage of the capability in slot `slot` (errors as for
-    /// [`CapList::get`]).
+    /// [`CapList::get`], and [`CapError::Full`] when the room for its record
+    /// cannot be had; nothing changes on any).
     pub(crate) fn set_lineage(&mut self, slot: u64, lineage: Lineage) -> Result<(), CapError> {
         self.get(slot)?;
         let i = Self::index(slot)?;
-        self.entries.get_mut(i).ok_or(CapError::BadSlot)?.lineage = lineage;
+        self.take_lineage_room(1)?;
+        self.put_lineage(i, lineage);
         Ok(())
     }
 
@@ -159,16 +269,23 @@ impl<const N: usize> CapList<N> {
     /// [`revoke_derived`](crate::revoke_derived)).
     pub(crate) fn remove_descendants(&mut self, node: u64, mut removed: impl FnMut(&Cap)) -> usize {
         let mut count = 0;
-        for e in &mut self.entries {
-            if e.lineage.descends_from(node) {
-                if let Some(cap) = e.cap.take() {
-                    removed(&cap);
-                    count += 1;
-                }
-                e.lineage = Lineage::EMPTY;
+        let slots = &mut self.slots;
+        self.lineages.retain(|t| {
+            if !t.lineage.descends_from(node) {
+                return true;
             }
-        }
+            if let Some(cap) = slots.get_mut(t.slot).and_then(Option::take) {
+                removed(&cap);
+                count += 1;
+            }
+            false
+        });
         count
+    }
+
+    /// Forgets slot `i`'s lineage (the slot was emptied or overwritten).
+    fn forget_lineage(&mut self, i: usize) {
+        self.put_lineage(i, Lineage::EMPTY);
     }
 
     /// Puts `cap` into slot `slot`, returning what was there before (a list
@@ -178,22 +295,26 @@ impl<const N: usize> CapList<N> {
     pub fn insert_at(&mut self, slot: u64, cap: Cap) -> Result<Option<Cap>, CapError> {
         let i = Self::index(slot)?;
         self.cover(i)?;
-        let e = self.entries.get_mut(i).ok_or(CapError::BadSlot)?;
-        let old = e.cap.replace(cap);
-        e.lineage = Lineage::EMPTY;
+        let old = self.slots.get_mut(i).ok_or(CapError::BadSlot)?.replace(cap);
+        self.forget_lineage(i);
+        if i == 0 {
+            self.first_implied = false;
+        }
         Ok(old)
     }
 
     /// The capability in slot `slot`.
     ///
     /// Errors: [`CapError::BadSlot`] if out of range (any `u64`, including
-    /// `u64::MAX`, is safe to pass), [`CapError::EmptySlot`] if empty.
+    /// `u64::MAX`, is safe to pass), [`CapError::EmptySlot`] if empty (so
+    /// is slot 0 while its capability is implied: the owner answers for
+    /// it).
     #[inline]
     pub fn get(&self, slot: u64) -> Result<&Cap, CapError> {
         // Every slot with room is below `N`: one bounds test finds a held
         // capability; which error a miss is comes out of line.
-        match usize::try_from(slot).ok().and_then(|i| self.entries.get(i)) {
-            Some(Entry { cap: Some(cap), .. }) => Ok(cap),
+        match usize::try_from(slot).ok().and_then(|i| self.slots.get(i)) {
+            Some(Some(cap)) => Ok(cap),
             _ => Err(Self::miss(slot)),
         }
     }
@@ -212,40 +333,54 @@ impl<const N: usize> CapList<N> {
     /// Errors: as for [`CapList::get`].
     pub fn remove(&mut self, slot: u64) -> Result<Cap, CapError> {
         let i = Self::index(slot)?;
-        let e = self.entries.get_mut(i).ok_or(CapError::EmptySlot)?;
-        let cap = e.cap.take().ok_or(CapError::EmptySlot)?;
-        e.lineage = Lineage::EMPTY;
+        let cap = self.slots.get_mut(i).and_then(Option::take).ok_or(CapError::EmptySlot)?;
+        self.forget_lineage(i);
         Ok(cap)
     }
 
-    /// The occupied slots, in slot order, as `(slot, capability)`.
+    /// The occupied slots, in slot order, as `(slot, capability)` (slot 0's
+    /// implied capability is not among them).
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Cap)> + '_ {
-        self.entries.iter().enumerate().filter_map(|(i, e)| e.cap.as_ref().map(|c| (i, c)))
+        self.slots.iter().enumerate().filter_map(|(i, e)| e.as_ref().map(|c| (i, c)))
     }
 
-    /// How many slots are occupied.
+    /// How many slots hold a stored capability.
     pub fn len(&self) -> usize {
         self.iter().count()
     }
 
-    /// Whether no slot is occupied.
+    /// Whether no slot holds a stored capability.
     pub fn is_empty(&self) -> bool {
-        self.entries.iter().all(|e| e.cap.is_none())
+        self.slots.iter().all(Option::is_none)
     }
 
-    /// Whether every slot is occupied.
+    /// Whether every slot is occupied (slot 0 by its implied capability
+    /// or a stored one).
     pub fn is_full(&self) -> bool {
-        self.entries.len() == N && self.entries.iter().all(|e| e.cap.is_some())
+        self.slots.len() == N && self.slots.iter().skip(usize::from(self.first_implied)).all(Option::is_some)
     }
 
-    /// Slots the list has memory for (empty or not): what it costs, in
-    /// [`CapList::SLOT_BYTES`] each.
+    /// Slots the list has memory for (empty or not): what its slots cost,
+    /// in [`CapList::SLOT_BYTES`] each.
     pub fn room(&self) -> usize {
-        self.entries.capacity()
+        self.slots.capacity()
+    }
+
+    /// Lineage records the list has memory for: what its lineages cost, in
+    /// [`CapList::LINEAGE_BYTES`] each.
+    pub fn lineage_room(&self) -> usize {
+        self.lineages.capacity()
     }
 
     /// Bytes one slot's room takes.
-    pub const SLOT_BYTES: usize = core::mem::size_of::<Entry>();
+    pub const SLOT_BYTES: usize = core::mem::size_of::<Option<Cap>>();
+
+    /// Bytes one lineage record's room takes.
+    pub const LINEAGE_BYTES: usize = core::mem::size_of::<Tagged>();
+
+    /// The most bytes a list's slots and lineages can take: what an
+    /// account is charged for one.
+    pub const MOST_BYTES: usize = N * (Self::SLOT_BYTES + Self::LINEAGE_BYTES);
 
     /// The first slot holding a capability that passes the guard `guard`
     /// for `need` (see [`check`]), if any. For libOS-style "find me a
@@ -260,28 +395,39 @@ impl<const N: usize> CapList<N> {
     /// for the usual predicate.
     pub fn remove_where(&mut self, mut doomed: impl FnMut(&Cap) -> bool) -> usize {
         let mut removed = 0;
-        for e in &mut self.entries {
-            if e.cap.as_ref().is_some_and(&mut doomed) {
-                *e = Entry::EMPTY;
+        for e in &mut self.slots {
+            if e.as_ref().is_some_and(&mut doomed) {
+                *e = None;
                 removed += 1;
             }
         }
+        let slots = &self.slots;
+        self.lineages.retain(|t| slots.get(t.slot).is_some_and(Option::is_some));
         removed
     }
 
-    /// Empties every slot (the memory stays).
+    /// Empties every slot, slot 0's implied capability too (the memory
+    /// stays).
     pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = Entry::EMPTY);
+        self.slots.iter_mut().for_each(|e| *e = None);
+        self.lineages.clear();
+        self.first_implied = false;
     }
 }
 
+/// Lineage records [`CapList::vacancy_derived`] makes room for.
+const DERIVED_SPARE: usize = 2;
+
 impl<const N: usize> PartialEq for CapList<N> {
     /// Equal when every slot holds the same capability and lineage (the
-    /// room each has taken does not matter).
+    /// room each has taken, and the order lineages are kept in, do not
+    /// matter).
     fn eq(&self, other: &CapList<N>) -> bool {
-        let longer = self.entries.len().max(other.entries.len());
-        (0..longer)
-            .all(|i| self.entries.get(i).unwrap_or(&Entry::EMPTY) == other.entries.get(i).unwrap_or(&Entry::EMPTY))
+        let longer = self.slots.len().max(other.slots.len());
+        let slot = |l: &CapList<N>, i: usize| l.slots.get(i).copied().flatten();
+        self.first_implied == other.first_implied
+            && (0..longer).all(|i| slot(self, i) == slot(other, i))
+            && (0..longer as u64).all(|i| self.lineage(i).ok() == other.lineage(i).ok())
     }
 }
 

@@ -200,7 +200,7 @@ fn fill_derived_keeps_the_lineage() {
     let source = list.insert(frame_cap(1)).expect("room");
     let mut next = 0;
     let (child, lineage) = oxok_cap::derive_child(&mut list, source as u64, Rights::READ, &mut next).expect("derive");
-    let at = list.vacancy().expect("room for the child");
+    let at = list.vacancy_derived().expect("room for the child");
     let slot = list.fill_derived(at, child, lineage);
     assert_eq!(list.lineage(slot as u64), Ok(lineage));
     assert_eq!(list.get(slot as u64), Ok(&child));
@@ -259,4 +259,105 @@ fn growth_says_what_the_next_vacancy_takes() {
     // A hole below the room needs nothing.
     assert_eq!(list.remove(2), Ok(frame_cap(0)));
     assert_eq!(list.growth(), 0);
+}
+
+#[test]
+fn capabilities_minted_from_nothing_take_no_lineage_room() {
+    let mut list = CapList::<64>::new();
+    for n in 0..64 {
+        assert!(list.insert(frame_cap(n)).is_ok());
+    }
+    assert_eq!(list.lineage_room(), 0, "no derivation, no lineage records");
+    assert_eq!(list.room() * CapList::<64>::SLOT_BYTES, 64 * CapList::<64>::SLOT_BYTES);
+    // A slot is its capability alone.
+    const { assert!(CapList::<64>::SLOT_BYTES <= 88) };
+}
+
+#[test]
+fn growth_derived_says_what_a_derived_vacancy_and_its_derivation_take() {
+    let slot = CapList::<8>::SLOT_BYTES;
+    let lineage = CapList::<8>::LINEAGE_BYTES;
+    let mut list = CapList::<8>::new();
+    let source = list.insert(frame_cap(1)).expect("room") as u64;
+    assert_eq!(list.growth_derived(), slot + 2 * lineage, "the second slot and two lineage records");
+    let at = list.vacancy_derived().expect("room");
+    assert_eq!((list.room(), list.lineage_room()), (2, 2));
+    // The derivation records the source's node and the fill the child's,
+    // both in the room the vacancy took.
+    let mut next = 0;
+    let (child, child_lineage) = oxok_cap::derive_child(&mut list, source, Rights::READ, &mut next).expect("derive");
+    let new = list.fill_derived(at, child, child_lineage);
+    assert_eq!(list.lineage_room(), 2, "nothing more was taken");
+    assert_eq!(list.lineage(source).map(|l| l.ids().len()), Ok(1));
+    assert_eq!(list.lineage(new as u64), Ok(child_lineage));
+    // Emptying a slot forgets its lineage; a new capability there has none.
+    assert_eq!(list.remove(new as u64), Ok(child));
+    assert_eq!(list.insert(frame_cap(2)), Ok(new));
+    assert_eq!(list.lineage(new as u64).map(|l| l.ids().len()), Ok(0));
+    assert_eq!(list.growth_derived(), list.growth() + list.lineage_growth(2));
+}
+
+#[test]
+fn lineages_follow_their_slots_through_removal_and_revocation() {
+    let mut list = CapList::<16>::new();
+    let root = list.insert(frame_cap(0)).expect("room") as u64;
+    let mut next = 0;
+    let mut children = Vec::new();
+    for _ in 0..6 {
+        let (c, l) = oxok_cap::derive_child(&mut list, root, Rights::READ, &mut next).expect("derive");
+        children.push((list.insert_derived(c, l).expect("room"), l));
+    }
+    // Take one out from the middle: the others keep theirs.
+    let (gone, _) = children.remove(2);
+    assert!(list.remove(gone as u64).is_ok());
+    for &(s, l) in &children {
+        assert_eq!(list.lineage(s as u64), Ok(l), "slot {s}");
+    }
+    let node = list.lineage(root).expect("root").node().expect("a node");
+    assert_eq!(oxok_cap::revoke_derived(&mut list, node, |_| {}), children.len());
+    assert_eq!(list.len(), 1, "only the root is left");
+    assert!(list.lineage(root).is_ok_and(|l| l.node() == Some(node)), "the root keeps its node");
+}
+
+#[test]
+fn an_implied_first_slot_takes_no_room_and_is_given_to_no_vacancy() {
+    let own = Cap::new(Name::env(3, 1), Rights::ALL);
+    let mut list = CapList::<8>::with_first_implied();
+    assert!(list.first_implied());
+    assert_eq!((list.room(), list.len()), (0, 0), "nothing stored");
+    assert_eq!(list.get(0), Err(CapError::EmptySlot), "the owner answers for slot 0");
+    assert_eq!(list.insert(frame_cap(1)), Ok(1), "the first vacancy is slot 1");
+    for n in 2..8 {
+        assert_eq!(list.insert(frame_cap(n)), Ok(n as usize));
+    }
+    assert!(list.is_full(), "seven stored and one implied fill eight slots");
+    assert_eq!(list.insert(frame_cap(9)), Err(CapError::Full));
+    assert_eq!(list.remove(0), Err(CapError::EmptySlot), "an implied capability is not removed here");
+    // Stored, it is an ordinary slot: derivable, with a lineage.
+    assert_eq!(list.growth_first(), 0, "slot 0's room came with slot 1's");
+    assert_eq!(list.store_first(own), Ok(()));
+    assert!(!list.first_implied());
+    assert_eq!(list.get(0), Ok(&own));
+    assert_eq!(list.store_first(frame_cap(0)), Ok(()), "storing again changes nothing");
+    assert_eq!(list.get(0), Ok(&own));
+    let mut next = 0;
+    assert!(oxok_cap::derive_child(&mut list, 0, Rights::READ, &mut next).is_ok());
+    assert_eq!(list.lineage(0).map(|l| l.ids().len()), Ok(1));
+}
+
+#[test]
+fn storing_the_first_slot_takes_one_slot_of_room_and_overwriting_ends_the_implication() {
+    let mut list = CapList::<8>::with_first_implied();
+    assert_eq!(list.growth_first(), CapList::<8>::SLOT_BYTES);
+    assert_eq!(list.store_first(frame_cap(0)), Ok(()));
+    assert_eq!(list.room(), 1);
+    let mut other = CapList::<8>::with_first_implied();
+    assert_ne!(other, CapList::<8>::new(), "an implied capability is a difference");
+    assert_eq!(other.insert_at(0, frame_cap(5)), Ok(None));
+    assert!(!other.first_implied(), "slot 0 now holds what was put there");
+    assert_eq!(other.get(0), Ok(&frame_cap(5)));
+    let mut cleared = CapList::<8>::with_first_implied();
+    cleared.clear();
+    assert!(!cleared.first_implied());
+    assert_eq!(cleared.insert(frame_cap(1)), Ok(0));
 }

@@ -1,10 +1,27 @@
 //! Per-environment time accounting: debt, strikes and run statistics.
 
-use crate::exposed::RunRow;
-use oxok_abi::env_id::EnvId;
+pub use crate::exposed::RunRow;
 
-/// Run statistics of one environment (exposed read-only as a
-/// [`RunRow`]). All counters saturate.
+/// What the CPU policy knows about one environment: its row of the exposed
+/// run table ([`RunRow`]), kept nowhere else. The kernel's ledgers *are*
+/// the table programs read (Xok's principle: the kernel's bookkeeping,
+/// exposed), so nothing is copied out after a change and an environment's
+/// record holds none of it. The kernel resets a row when it makes an
+/// environment (`env` set, every counter 0) and lends it to the policy
+/// through [`Envs::ledger`](crate::Envs::ledger); only the policy changes
+/// it, through [`Ledger`].
+///
+/// - *Debt* is ticks the environment ran past the end of its slots (critical
+///   section deferral, grace, overrun). It is repaid at the start of its
+///   next turns: a turn with debt ≥ the slot length is forfeited (debt −=
+///   slot length); a turn with smaller debt is shortened by the debt (debt
+///   := 0). So over time an environment runs exactly its slots' worth.
+/// - *Strikes* count consecutive overruns; any yield before the deadline
+///   resets them.
+pub type CpuLedger = RunRow;
+
+/// Run statistics of one environment: the counters of its [`CpuLedger`],
+/// as one value. All counters saturate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
     /// Timer ticks during which it was the running environment.
@@ -25,76 +42,67 @@ pub struct RunStats {
     pub deferrals: u64,
 }
 
-/// What the CPU policy knows about one environment. The kernel keeps one in
-/// each environment (a plain value, `CpuLedger::new()` at creation) and hands
-/// it to the policy through [`Envs::ledger`](crate::Envs::ledger); only
-/// the policy changes it.
-///
-/// - *Debt* is ticks the environment ran past the end of its slots (critical
-///   section deferral, grace, overrun). It is repaid at the start of its
-///   next turns: a turn with debt ≥ the slot length is forfeited (debt −=
-///   slot length); a turn with smaller debt is shortened by the debt (debt
-///   := 0). So over time an environment runs exactly its slots' worth.
-/// - *Strikes* count consecutive overruns; any yield before the deadline
-///   resets them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CpuLedger {
-    debt: u64,
-    strikes: u32,
-    stats: RunStats,
-}
-
-impl CpuLedger {
-    /// A new environment's ledger: no debt, no strikes, zero statistics.
-    pub const fn new() -> CpuLedger {
-        CpuLedger {
-            debt: 0,
-            strikes: 0,
-            stats: RunStats { ticks: 0, slots: 0, spare_slots: 0, donated: 0, forfeits: 0, overruns: 0, deferrals: 0 },
-        }
-    }
-
+/// The policy's rules for a [`CpuLedger`].
+pub trait Ledger {
     /// Ticks still to be repaid.
-    pub const fn debt(&self) -> u64 {
-        self.debt
-    }
-
+    fn debt(&self) -> u64;
     /// Consecutive overruns so far.
-    pub const fn strikes(&self) -> u32 {
-        self.strikes
-    }
-
+    fn strikes(&self) -> u32;
     /// Run statistics.
-    pub const fn stats(&self) -> &RunStats {
-        &self.stats
-    }
-
-    /// The exposed row for this ledger, as environment `env`.
-    pub const fn row(&self, env: EnvId) -> RunRow {
-        let s = &self.stats;
-        RunRow {
-            env: env.raw(),
-            strikes: self.strikes,
-            debt: self.debt,
-            ticks: s.ticks,
-            slots: s.slots,
-            spare_slots: s.spare_slots,
-            donated: s.donated,
-            forfeits: s.forfeits,
-            overruns: s.overruns,
-            deferrals: s.deferrals,
-        }
-    }
-
+    fn stats(&self) -> RunStats;
     /// A turn of `ticks_per_slot` ticks starts: repays debt first. Returns
     /// the ticks the environment may run, or `None` if the turn is
     /// forfeited (debt ≥ `ticks_per_slot`; the debt drops by
     /// `ticks_per_slot`).
-    pub(crate) fn start_turn(&mut self, ticks_per_slot: u32) -> Option<u32> {
+    fn start_turn(&mut self, ticks_per_slot: u32) -> Option<u32>;
+    /// One tick ran.
+    fn ran_tick(&mut self);
+    /// Counts an owned slot (`spare` false) or a spare slot started.
+    fn started(&mut self, spare: bool);
+    /// Counts a donated slot remainder received.
+    fn donated(&mut self);
+    /// Counts a critical-section deferral.
+    fn deferred(&mut self);
+    /// It yielded before its deadline, `excess` ticks past its slot's end:
+    /// the excess becomes debt; strikes reset.
+    fn yielded(&mut self, excess: u32);
+    /// It was preempted at its deadline, `excess` ticks past its slot's end:
+    /// the excess becomes debt and a strike is recorded. Returns true if it
+    /// now has `max_strikes` consecutive overruns (it is to be destroyed).
+    fn overran(&mut self, excess: u32, max_strikes: u32) -> bool;
+}
+
+/// Adds one to a saturating counter.
+fn count(c: &mut u64) {
+    *c = c.saturating_add(1);
+}
+
+impl Ledger for RunRow {
+    fn debt(&self) -> u64 {
+        self.debt
+    }
+
+    fn strikes(&self) -> u32 {
+        self.strikes
+    }
+
+    fn stats(&self) -> RunStats {
+        RunStats {
+            ticks: self.ticks,
+            slots: self.slots,
+            spare_slots: self.spare_slots,
+            donated: self.donated,
+            forfeits: self.forfeits,
+            overruns: self.overruns,
+            deferrals: self.deferrals,
+        }
+    }
+
+    fn start_turn(&mut self, ticks_per_slot: u32) -> Option<u32> {
         let slot = u64::from(ticks_per_slot);
         if self.debt >= slot {
             self.debt -= slot;
-            self.stats.forfeits = self.stats.forfeits.saturating_add(1);
+            count(&mut self.forfeits);
             None
         } else {
             // debt < slot ≤ u32::MAX, so the difference fits.
@@ -104,41 +112,31 @@ impl CpuLedger {
         }
     }
 
-    /// One tick ran.
-    pub(crate) fn ran_tick(&mut self) {
-        self.stats.ticks = self.stats.ticks.saturating_add(1);
+    fn ran_tick(&mut self) {
+        count(&mut self.ticks);
     }
 
-    /// Counts an owned slot (`spare` false) or a spare slot started.
-    pub(crate) fn started(&mut self, spare: bool) {
-        let c = if spare { &mut self.stats.spare_slots } else { &mut self.stats.slots };
-        *c = c.saturating_add(1);
+    fn started(&mut self, spare: bool) {
+        count(if spare { &mut self.spare_slots } else { &mut self.slots });
     }
 
-    /// Counts a donated slot remainder received.
-    pub(crate) fn donated(&mut self) {
-        self.stats.donated = self.stats.donated.saturating_add(1);
+    fn donated(&mut self) {
+        count(&mut self.donated);
     }
 
-    /// Counts a critical-section deferral.
-    pub(crate) fn deferred(&mut self) {
-        self.stats.deferrals = self.stats.deferrals.saturating_add(1);
+    fn deferred(&mut self) {
+        count(&mut self.deferrals);
     }
 
-    /// It yielded before its deadline, `excess` ticks past its slot's end:
-    /// the excess becomes debt; strikes reset.
-    pub(crate) fn yielded(&mut self, excess: u32) {
+    fn yielded(&mut self, excess: u32) {
         self.debt = self.debt.saturating_add(u64::from(excess));
         self.strikes = 0;
     }
 
-    /// It was preempted at its deadline, `excess` ticks past its slot's end:
-    /// the excess becomes debt and a strike is recorded. Returns true if it
-    /// now has `max_strikes` consecutive overruns (it is to be destroyed).
-    pub(crate) fn overran(&mut self, excess: u32, max_strikes: u32) -> bool {
+    fn overran(&mut self, excess: u32, max_strikes: u32) -> bool {
         self.debt = self.debt.saturating_add(u64::from(excess));
         self.strikes = self.strikes.saturating_add(1);
-        self.stats.overruns = self.stats.overruns.saturating_add(1);
+        count(&mut self.overruns);
         self.strikes >= max_strikes
     }
 }
@@ -149,7 +147,7 @@ mod tests {
 
     #[test]
     fn debt_shortens_then_forfeits() {
-        let mut a = CpuLedger::new();
+        let mut a = CpuLedger::default();
         assert_eq!(a.start_turn(4), Some(4));
         a.yielded(1);
         assert_eq!(a.debt(), 1);
@@ -165,7 +163,7 @@ mod tests {
 
     #[test]
     fn strikes_are_consecutive() {
-        let mut a = CpuLedger::new();
+        let mut a = CpuLedger::default();
         assert!(!a.overran(1, 3));
         assert!(!a.overran(1, 3));
         a.yielded(0);
@@ -179,7 +177,7 @@ mod tests {
 
     #[test]
     fn saturates() {
-        let mut a = CpuLedger::new();
+        let mut a = CpuLedger::default();
         for _ in 0..10 {
             a.yielded(u32::MAX);
         }

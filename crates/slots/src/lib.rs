@@ -63,9 +63,10 @@
 //!   timer fires; a turn that starts mid-tick (after a yield) has a short
 //!   first tick. Shares are exact in ticks, approximate in cycles.
 //!
-//! Per-environment state is an [`CpuLedger`] (debt, strikes, [`RunStats`])
-//! the kernel keeps in each environment and lends through [`Envs`]. The
-//! [`exposed`] rows are what the kernel copies into read-only pages.
+//! Per-environment state is a [`CpuLedger`] (debt, strikes, [`RunStats`]):
+//! the environment's row of the exposed run table itself, which the kernel
+//! lends through [`Envs`] and the policy changes through [`Ledger`]. The
+//! other [`exposed`] rows are what the kernel copies into read-only pages.
 //!
 //! # How the kernel drives it
 //!
@@ -110,7 +111,7 @@ mod vector;
 
 pub use config::Config;
 pub use error::SlotError;
-pub use ledger::{CpuLedger, RunStats};
+pub use ledger::{CpuLedger, Ledger, RunStats};
 pub use placement::Placement;
 pub use policy::{Decision, Envs, Reason, Vacancy, decide};
 pub use scheduler::{End, Out, Scheduler, Step, Switch};

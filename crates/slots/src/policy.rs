@@ -2,7 +2,7 @@
 
 use crate::config::Config;
 use crate::exposed::{USE_DONATED, USE_IDLE, USE_OWNER, USE_SPARE};
-use crate::ledger::CpuLedger;
+use crate::ledger::{CpuLedger, Ledger};
 use crate::spare::Spare;
 use crate::time_slot::TimeSlot;
 use crate::vector::SlotVector;

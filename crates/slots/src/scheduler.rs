@@ -5,6 +5,7 @@ use core::fmt;
 use crate::config::Config;
 use crate::exposed::VectorHeader;
 use crate::exposed::env_field;
+use crate::ledger::Ledger;
 use crate::policy::{Decision, Envs, Reason, Vacancy, decide, decide_rest};
 use crate::spare::Spare;
 use crate::time_slot::TimeSlot;

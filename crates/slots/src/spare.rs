@@ -1,6 +1,7 @@
 //! Environments that asked for spare time.
 
 use crate::error::SlotError;
+use crate::ledger::Ledger;
 use crate::policy::Envs;
 use oxok_abi::env_id::EnvId;
 
@@ -155,7 +156,7 @@ mod tests {
             seed ^= seed << 17;
             seed % n
         };
-        let mut t = Table { runnable: 0, ledgers: core::array::from_fn(|_| CpuLedger::new()) };
+        let mut t = Table { runnable: 0, ledgers: core::array::from_fn(|_| CpuLedger::default()) };
         let mut s = Spare::<12>::new();
         for _ in 0..20_000 {
             let env = EnvId::of(1, rand(16) as usize);

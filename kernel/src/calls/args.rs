@@ -59,6 +59,9 @@ impl CapSlot {
         read: impl FnOnce(&Cap) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let env = envs.get(caller).ok_or(Error::BadEnv)?;
+        if self.0 == 0 && env.caps.first_implied() {
+            return read(&env.own_cap());
+        }
         read(env.caps.get(self.0).map_err(cap_error)?)
     }
 }
@@ -91,6 +94,11 @@ impl EnvCap {
     /// with it, and the result passed through memory costs a quarter again.
     #[inline(always)]
     pub fn find(envs: &mut EnvTable, caller: EnvId, slot: CapSlot) -> Result<EnvCap, Error> {
+        // The caller's own capability, implied (the common case: a call on
+        // the caller itself): its name is the caller's, its rights all.
+        if slot.0 == 0 && envs.get(caller).ok_or(Error::BadEnv)?.caps.first_implied() {
+            return Ok(EnvCap { slot, id: caller, rights: Rights::ALL });
+        }
         let (id, rights) = slot.read(envs, caller, |cap| Ok((env_of(cap)?, cap.rights)))?;
         if !envs.alive(id) {
             return Err(Error::BadEnv);

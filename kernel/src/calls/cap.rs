@@ -17,6 +17,10 @@ pub(super) static LAST_NODE: AtomicU64 = AtomicU64::new(0);
 /// A child of the capability in the caller's slot `slot`, with `rights`.
 fn child_of(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<(Cap, Lineage), Error> {
     let env = cx.env()?;
+    crate::env::derivation_room(&env.caps)?;
+    if slot.0 == 0 {
+        env.store_own_cap()?;
+    }
     let mut next = LAST_NODE.load(Ordering::Relaxed);
     let child = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
     LAST_NODE.store(next, Ordering::Relaxed);
@@ -55,7 +59,7 @@ pub fn pct_grant(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64;
 /// source's lineage and only when it succeeds, and the fill cannot fail.
 fn grant_into(cx: &mut Cx<'_>, slot: CapSlot, source: &Cap, target: EnvId, rights: Rights) -> Result<[u64; 1], Error> {
     source.derive(&[], rights).map_err(cap_error)?;
-    let vacancy = crate::env::cap_vacancy(&mut cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps)?;
+    let vacancy = crate::env::cap_vacancy_derived(&mut cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps)?;
     // The copy is a child of the source: `cap_revoke` on the source (or on
     // anything it was derived from) takes it back.
     let (copy, lineage) = child_of(cx, slot, rights)?;
@@ -112,7 +116,7 @@ pub fn cap_derive(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64
     slot.cap(&mut cx.k.envs, cx.caller)?.derive(&[], rights).map_err(cap_error)?;
     // Check, then perform, as `grant_into`: deriving fills no slot, so the
     // vacancy found first stays free.
-    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
+    let vacancy = crate::env::cap_vacancy_derived(&mut cx.env()?.caps)?;
     let (child, lineage) = child_of(cx, slot, rights)?;
     let mut new = 0;
     if let Some(env) = cx.k.envs.get(cx.caller) {
@@ -132,8 +136,12 @@ pub fn cap_narrow(cx: &mut Cx<'_>, slot: CapSlot, component: u64, rights: Rights
     source.derive(&[component], rights).map_err(cap_error)?;
     // Check, then perform, as `cap_derive`: the vacancy first; the
     // derivation's last refusal (the lineage depth) changes nothing.
-    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
+    let vacancy = crate::env::cap_vacancy_derived(&mut cx.env()?.caps)?;
     let env = cx.env()?;
+    crate::env::derivation_room(&env.caps)?;
+    if slot.0 == 0 {
+        env.store_own_cap()?;
+    }
     let mut next = LAST_NODE.load(Ordering::Relaxed);
     let (child, lineage) =
         oxok_cap::narrow_child(&mut env.caps, slot.0, component, rights, &mut next).map_err(cap_error)?;
@@ -152,7 +160,7 @@ pub fn cap_narrow(cx: &mut Cx<'_>, slot: CapSlot, component: u64, rights: Rights
 /// No frame needs collecting afterwards: everything removed has the name of
 /// the capability in `slot`, which stays.
 pub fn cap_revoke(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 1], Error> {
-    let lineage = cx.env()?.caps.lineage(slot.0).map_err(cap_error)?;
+    let lineage = cx.env()?.lineage_at(slot.0).map_err(cap_error)?;
     let Some(node) = lineage.node() else { return Ok([0]) };
     let mut removed = 0u64;
     for env in cx.k.envs.envs_mut() {

@@ -109,7 +109,7 @@ enum Source {
 pub fn cap_peek(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot) -> Result<[u64; 3], Error> {
     let target = env_slot.with(Rights::READ)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let cap = *env.caps.get(slot.0).map_err(cap_error)?;
+    let cap = env.cap_at(slot.0).map_err(cap_error)?;
     Ok(super::cap::describe(&cap))
 }
 
@@ -117,15 +117,19 @@ pub fn cap_peek(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot) -> Result<[u64
 /// caller's, derived from it.
 pub fn cap_copy(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot, rights: Rights) -> Result<[u64; 1], Error> {
     let target = env_slot.with(Rights::WRITE)?;
-    let source = *cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps.get(slot.0).map_err(cap_error)?;
+    let source = cx.k.envs.get(target).ok_or(Error::BadEnv)?.cap_at(slot.0).map_err(cap_error)?;
     if !source.rights.contains(Rights::GRANT) {
         return Err(Error::Denied);
     }
     source.derive(&[], rights).map_err(cap_error)?;
     // Check, then perform (as `cap_grant`): the caller's free slot first;
     // the derivation's depth limit is the last refusal.
-    let vacancy = crate::env::cap_vacancy(&mut cx.env()?.caps)?;
+    let vacancy = crate::env::cap_vacancy_derived(&mut cx.env()?.caps)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
+    crate::env::derivation_room(&env.caps)?;
+    if slot.0 == 0 {
+        env.store_own_cap()?;
+    }
     let mut next = super::cap::LAST_NODE.load(core::sync::atomic::Ordering::Relaxed);
     let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
     super::cap::LAST_NODE.store(next, core::sync::atomic::Ordering::Relaxed);

@@ -95,7 +95,7 @@ pub fn env_rename(cx: &mut Cx<'_>, env_slot: EnvCap, ptr: u64, len: u64) -> Resu
     let name = core::str::from_utf8(&buf[..len]).map_err(|_| Error::Invalid)?;
     crate::mem::heap::reserve(64)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    env.name = alloc::string::String::from(name);
+    env.name = alloc::boxed::Box::from(name);
     env.publish();
     Ok([])
 }

@@ -95,7 +95,7 @@ pub fn frame_revoke(cx: &mut Cx<'_>, env_slot: EnvCap, count: u64, deadline: u64
         env.publish();
     } else {
         let deadline = cpu::rdtsc().saturating_add(deadline);
-        env.revoke = Some(Revocation { owed: count, deadline, notified: false });
+        env.revoke = Some(Revocation { owed: u32::try_from(count).unwrap_or(u32::MAX), deadline, notified: false });
         log::info!("env {target} ({}): asked to give back {count} frames", env.name);
         env.publish();
         cx.k.revoking.note(deadline);

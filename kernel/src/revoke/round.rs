@@ -132,7 +132,7 @@ impl Repossess {
             }
             self.next_row = (row + 1) % MAX_ENVS;
             self.target = Some(env.id);
-            self.owed = r.owed;
+            self.owed = u64::from(r.owed);
             self.ncand = 0;
             let id = env.id;
             // Without an application area it offers nothing first.
@@ -210,7 +210,7 @@ impl Repossess {
         let Some(env) = self.target.and_then(|t| envs.get(t)) else { return };
         let id = env.id;
         // What is still owed now (the target may have paid meanwhile).
-        let owed = env.revoke.map_or(0, |r| r.owed);
+        let owed = env.revoke.map_or(0, |r| u64::from(r.owed));
         let want = owed.min(ROUND as u64) as usize;
         // Preference: (class, order found).
         let mut keys = [(u8::MAX, 0u16, 0usize); CANDIDATES];
@@ -327,7 +327,7 @@ impl Repossess {
             self.owed
         );
         if let Some(r) = env.revoke.as_mut() {
-            r.owed = r.owed.saturating_sub(n as u64);
+            r.owed = r.owed.saturating_sub(u32::try_from(n).unwrap_or(u32::MAX));
             // A round that found fewer than it could take found all there is.
             if r.owed == 0 || n < ROUND {
                 env.revoke = None;

@@ -3,6 +3,7 @@
 //! their share.
 
 use crate::world::{Behaviour, Sim, assert_ratio};
+use oxok_slots::Ledger as _;
 use oxok_slots::{Config, End, Placement, Reason, TimeSlot, Vacancy};
 
 const S: u64 = Config::DEFAULT.ticks_per_slot as u64;
@@ -35,7 +36,7 @@ fn ignorer_charged_then_destroyed() {
     assert_eq!(sim.sched.vector.owner(TimeSlot(1)), None, "its slot was freed");
     assert_ne!(sim.sched.vector.generation(TimeSlot(1)), Some(1), "and its capability went stale");
     for env in [a, b] {
-        let st = *sim.env(env).ledger.stats();
+        let st = sim.env(env).ledger.stats();
         assert_eq!(sim.ticks(env), st.slots * S, "every turn of {env} had its full slot");
         assert_eq!(st.overruns, 0);
     }
@@ -74,13 +75,13 @@ fn hostile_mix() {
     assert_eq!(sim.sched.vector.count_owned(ign), 0);
     // Critical hog: never more than slot + deferral + grace in a row,
     // deferred every turn, charged back to its share (4 slots vs 6).
-    let st = *sim.env(hog).ledger.stats();
+    let st = sim.env(hog).ledger.stats();
     assert!(st.deferrals > 0 && st.overruns == 0);
     assert!(sim.longest_stretch(hog) > S, "deferral happened");
     assert!(sim.longest_stretch(hog) <= Config::DEFAULT.longest_run());
     assert_ratio(sim.ticks(hog), sim.ticks(a), 4.0 / 6.0, 0.05);
     // Flaky: overruns on half its turns, never destroyed, charged to its share.
-    let st = *sim.env(flaky).ledger.stats();
+    let st = sim.env(flaky).ledger.stats();
     assert!(st.overruns > 10 && sim.env(flaky).ledger.strikes() <= 1);
     assert!(sim.env(flaky).alive);
     assert_ratio(sim.ticks(flaky), sim.ticks(a), 4.0 / 6.0, 0.05);
@@ -123,7 +124,7 @@ fn large_debt_forfeits_slots() {
     sim.sched.spare.request(c).unwrap();
     sim.start();
     sim.run(1000 * S);
-    let st = *sim.env(c).ledger.stats();
+    let st = sim.env(c).ledger.stats();
     assert!(st.forfeits > 100, "{st:?}");
     assert_eq!(st.spare_slots, 0, "no spare time: no unowned slot and its own forfeits are not lent back");
     assert_ratio(sim.ticks(c), sim.ticks(a), 1.0, 0.05);

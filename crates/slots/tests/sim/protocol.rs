@@ -3,6 +3,7 @@
 use crate::env;
 use crate::table::Table;
 use oxok_abi::env_id::EnvId;
+use oxok_slots::Ledger as _;
 use oxok_slots::exposed::{RunRow, SlotRow, USE_DONATED, USE_IDLE, USE_NONE, USE_OWNER};
 use oxok_slots::{Config, Decision, End, Out, Placement, Reason, Scheduler, Step, Switch, TimeSlot, Vacancy, decide};
 
@@ -225,6 +226,6 @@ fn config_and_exposed() {
     let h = s.header();
     assert_eq!((h.slots, h.current, h.running, h.reason, h.ticks_per_slot), (4, 1, A.raw(), USE_OWNER, 1));
     assert_eq!(s.vector.row(TimeSlot(4)), None);
-    let row = t.get(A).ledger.row(A);
+    let row = t.get(A).ledger;
     assert_eq!(row, RunRow { env: A.raw(), slots: 1, ..RunRow::default() });
 }

@@ -2,6 +2,7 @@
 
 use crate::world::{Behaviour, Sim, assert_ratio};
 use oxok_abi::env_id::EnvId;
+use oxok_slots::Ledger as _;
 use oxok_slots::{Config, Placement, TimeSlot};
 
 const S: u64 = Config::DEFAULT.ticks_per_slot as u64;

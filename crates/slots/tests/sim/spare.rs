@@ -2,6 +2,7 @@
 //! spare time, round robin; nobody else gets them.
 
 use crate::world::{Behaviour, Sim, assert_ratio};
+use oxok_slots::Ledger as _;
 use oxok_slots::{Config, Placement, Reason, Step, Vacancy};
 
 const S: u64 = Config::DEFAULT.ticks_per_slot as u64;
@@ -91,7 +92,7 @@ fn spare_debtor() {
     sim.sched.spare.request(x).unwrap();
     sim.start();
     sim.run(1000 * S);
-    let st = *sim.env(c).ledger.stats();
+    let st = sim.env(c).ledger.stats();
     assert!(st.forfeits > 0, "{st:?}");
     assert_eq!(st.overruns, 3);
     assert!(!sim.env(c).alive);

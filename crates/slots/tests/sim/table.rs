@@ -20,7 +20,12 @@ impl Table {
         Table {
             entries: ids
                 .iter()
-                .map(|&id| Entry { id, ledger: CpuLedger::new(), runnable: true, critical: false })
+                .map(|&id| Entry {
+                    id,
+                    ledger: CpuLedger { env: id.raw(), ..CpuLedger::default() },
+                    runnable: true,
+                    critical: false,
+                })
                 .collect(),
         }
     }

@@ -4,6 +4,7 @@
 
 use crate::env;
 use oxok_abi::env_id::EnvId;
+use oxok_slots::Ledger as _;
 use oxok_slots::{Config, CpuLedger, End, Envs, Placement, Reason, Scheduler, Step, TimeSlot};
 
 /// How a simulated environment behaves.
@@ -124,7 +125,7 @@ impl<const N: usize> Sim<N> {
         self.world.envs.push(SimEnv {
             id,
             behaviour,
-            ledger: CpuLedger::new(),
+            ledger: CpuLedger { env: id.raw(), ..CpuLedger::default() },
             alive: true,
             slot_end_at: None,
             turn_ticks: 0,

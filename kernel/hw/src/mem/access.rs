@@ -10,6 +10,7 @@
 
 use super::addr::{Pfn, PhysAddr};
 use super::{PAGE_SIZE, frame, phys};
+use core::num::NonZeroU64;
 use oxok_abi::env_id::EnvId;
 use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
 
@@ -45,41 +46,53 @@ unsafe fn read_at(pa: PhysAddr, offset: usize, out: &mut [u8]) -> usize {
 /// the holder drops it (or with [`KernelFrame::free_in`] under the
 /// allocator's lock); a frame exposed to every environment is never given
 /// back ([`super::paging::expose`] keeps it for good).
+///
+/// Its address is never 0 (frame 0 is never allocated), so
+/// `Option<KernelFrame>` takes no more room than one.
 #[derive(Debug)]
 pub struct KernelFrame {
-    pa: PhysAddr,
+    at: NonZeroU64,
 }
 
 impl KernelFrame {
     /// A fresh zeroed kernel frame, or `None` when memory is out.
     pub fn alloc() -> Option<KernelFrame> {
-        frame::with(|f| f.alloc(OWNER_KERNEL)).map(|pa| KernelFrame { pa })
+        let pa = frame::with(|f| f.alloc(OWNER_KERNEL))?;
+        match NonZeroU64::new(pa.raw()) {
+            Some(at) => Some(KernelFrame { at }),
+            // Never: frame 0 is not allocated. Give it back if it were.
+            None => {
+                frame::with(|f| f.free(pa));
+                None
+            }
+        }
     }
 
     /// Its physical address.
+    #[inline]
     pub fn pa(&self) -> PhysAddr {
-        self.pa
+        PhysAddr::new(self.at.get())
     }
 
     /// Copies `data` into the frame at `offset`, clamped to the frame.
     pub fn write(&self, offset: usize, data: &[u8]) {
         // SAFETY: the frame is kernel-owned and held by `self`; the kernel
         // keeps no Rust reference into it, so the copy aliases nothing.
-        unsafe { write_at(self.pa, offset, data) }
+        unsafe { write_at(self.pa(), offset, data) }
     }
 
     /// The little-endian `u64` at `offset` (zero past the frame's end).
     pub fn read_u64(&self, offset: usize) -> u64 {
         let mut b = [0u8; 8];
         // SAFETY: the frame is kernel-owned, held by `self`, direct-mapped.
-        unsafe { read_at(self.pa, offset, &mut b) };
+        unsafe { read_at(self.pa(), offset, &mut b) };
         u64::from_le_bytes(b)
     }
 
     /// Returns the frame to an allocator the caller already locked (where
     /// dropping it would take the lock again).
     pub fn free_in(self, frames: &mut frame::Frames) {
-        frames.free(self.pa);
+        frames.free(self.pa());
         core::mem::forget(self);
     }
 }
@@ -87,7 +100,7 @@ impl KernelFrame {
 impl Drop for KernelFrame {
     /// Ownership ends: the frame goes back to the allocator (constant work).
     fn drop(&mut self) {
-        frame::with(|f| f.free(self.pa));
+        frame::with(|f| f.free(self.pa()));
     }
 }
 
@@ -208,7 +221,7 @@ impl Mappable {
 
 impl From<&KernelFrame> for Mappable {
     fn from(f: &KernelFrame) -> Mappable {
-        Mappable { pa: f.pa }
+        Mappable { pa: f.pa() }
     }
 }
 

@@ -40,7 +40,6 @@ static ENV_TABLE_PA: TableAddr = TableAddr::unset();
 static CLOCK_PA: TableAddr = TableAddr::unset();
 static SYSINFO_PA: TableAddr = TableAddr::unset();
 static SLOTS_PA: TableAddr = TableAddr::unset();
-static RUN_PA: TableAddr = TableAddr::unset();
 /// The boot archive's pages: the first one's address and the byte length of
 /// the whole pages from it (0: no archive).
 static ARCHIVE_PA: TableAddr = TableAddr::unset();
@@ -51,7 +50,7 @@ static ARCHIVE_SPAN: AtomicU64 = AtomicU64::new(0);
 /// physical) into the exposed region. `env_frames` (the frames every
 /// environment is charged for itself) is published in the
 /// system-information page.
-pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Error> {
+pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<RunRows, Error> {
     let env_bytes = align_up((ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64, PAGE_SIZE);
     let env_pa = frame::with(|f| f.alloc_contiguous((env_bytes / PAGE_SIZE) as usize, 1, OWNER_KERNEL))
         .ok_or(Error::NoMemory)?;
@@ -107,7 +106,6 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
         // SAFETY: frames just allocated to the kernel for this table.
         unsafe { frame::zero(run_pa.offset(i * PAGE_SIZE)) };
     }
-    RUN_PA.set(run_pa);
     // SAFETY: as above (the run statistics).
     unsafe { paging::expose_range(RUN_STATS, run_pa, run_bytes)? };
     if end > start {
@@ -116,7 +114,7 @@ pub fn init(clock: Clock, archive: (u64, u64), env_frames: u64) -> Result<(), Er
         ARCHIVE_PA.set(PhysAddr::new(base));
         ARCHIVE_SPAN.store(align_up(end, PAGE_SIZE) - base, Ordering::Relaxed);
     }
-    Ok(())
+    Ok(RunRows(run_pa))
 }
 
 /// The frame behind page `va` of the exposed boot archive (`va` page-aligned
@@ -267,10 +265,28 @@ pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
     }
 }
 
-/// Rewrites row `index` of the run statistics.
-pub fn set_run_row(index: usize, row: RunRow) {
-    let Some(base) = RUN_PA.get().filter(|_| index < ENV_TABLE_ROWS) else { return };
-    // SAFETY: as for the environment table: kernel-owned, direct-mapped,
-    // index in bounds, read-only to users.
-    unsafe { (phys::virt(base) as *mut RunRow).add(index).write_volatile(row) }
+/// The run-statistics table (`layout::RUN_STATS`, one [`RunRow`] per
+/// environment-table row) as the kernel's own CPU ledgers: the scheduler
+/// keeps each environment's debt, strikes and counters in its row and
+/// nowhere else, so what a program reads is what the kernel keeps, with no
+/// copy made after a change. Only [`init`] makes one, once: a row borrowed
+/// from it is the only reference to that row in the kernel (programs see
+/// the table through their read-only mapping, and never while the kernel
+/// runs, on this one CPU).
+pub struct RunRows(PhysAddr);
+
+impl RunRows {
+    /// Row `index`, to change (`None` past the table).
+    #[inline]
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut RunRow> {
+        if index >= ENV_TABLE_ROWS {
+            return None;
+        }
+        // SAFETY: the table's frames were allocated to the kernel for it
+        // and zeroed by `init` (every bit pattern is a valid `RunRow`, and
+        // the table is page-aligned), direct-mapped, `index` in bounds; the
+        // borrow of `self`, the table's only owner, makes this the only
+        // reference to the row.
+        Some(unsafe { &mut *(phys::virt(self.0) as *mut RunRow).add(index) })
+    }
 }

@@ -210,11 +210,6 @@ pub struct AddressSpace {
     /// Page-table frames below the root this space holds (see
     /// [`Self::tables`]).
     tables: u64,
-    /// The last user-writable page [`Self::translate_user`] found.
-    hint: Cell<PageHint>,
-    /// The last last-level table a walk of this space found
-    /// ([`leaf::LeafHint`]).
-    leaf_hint: Cell<leaf::LeafHint>,
 }
 
 /// A user page of an address space (writable, for the space's own hint;
@@ -274,12 +269,7 @@ impl AddressSpace {
         // space's own page tables seen through a read-only self-reference.
         write_entry(root, EXPOSED_SLOT, read_entry(kroot, EXPOSED_SLOT));
         write_entry(root, UVPT_SLOT, root.raw() | pte::PRESENT | pte::USER | pte::NO_EXECUTE);
-        Ok(AddressSpace {
-            root,
-            tables: 0,
-            hint: Cell::new(PageHint::NONE),
-            leaf_hint: Cell::new(leaf::LeafHint::NONE),
-        })
+        Ok(AddressSpace { root, tables: 0 })
     }
 
     /// True if this is the current address space (CR3 names its root).
@@ -359,12 +349,13 @@ impl AddressSpace {
 
     /// The level-1 table and index for `va`, if the tables above exist
     /// (remembered for the next page of the same span: [`leaf::LeafHint`]).
+    #[inline(always)]
     fn leaf(&self, va: u64) -> Option<(PhysAddr, usize)> {
         if va >= USER_TOP {
             return None;
         }
         let idx = indices(va);
-        if let Some(t) = self.leaf_hint.get().holds(va, false) {
+        if let Some(t) = hints::leaf(self.root).holds(va, false) {
             return Some((t, idx[3]));
         }
         let mut t = self.root;
@@ -377,7 +368,7 @@ impl AddressSpace {
             t = PhysAddr::of_entry(e);
         }
         let marked = e & pte::summary_bit(idx[3] / pte::SUMMARY_SPAN) != 0;
-        self.leaf_hint.set(leaf::LeafHint::found(va, t, marked));
+        hints::set_leaf(self.root, leaf::LeafHint::found(va, t, marked));
         Some((t, idx[3]))
     }
 
@@ -399,7 +390,7 @@ impl AddressSpace {
     /// call.
     #[inline(always)]
     pub fn translate_hinted(&self, va: u64) -> Option<PhysAddr> {
-        self.hint.get().holds(va).or_else(|| self.walk_user::<true>(va))
+        hints::page(self.root).holds(va).or_else(|| self.walk_user::<true>(va))
     }
 
     /// [`Self::translate_user`]'s walk; a write walk's page is remembered.
@@ -425,7 +416,7 @@ impl AddressSpace {
         if WRITE {
             let unlinks = UNLINKS.load(Ordering::Relaxed);
             let (page, at, frame) = (va & !(PAGE_SIZE - 1), t.offset(idx[3] as u64 * 8), PhysAddr::of_entry(entry));
-            self.hint.set(PageHint { unlinks, page, at, entry, frame });
+            hints::set_page(self.root, PageHint { unlinks, page, at, entry, frame });
         }
         Some(PhysAddr::of_entry(entry).offset(va & (PAGE_SIZE - 1)))
     }
@@ -493,6 +484,7 @@ impl AddressSpace {
     }
 }
 
+mod hints;
 mod leaf;
 mod walk;
 

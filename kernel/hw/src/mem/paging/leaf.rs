@@ -6,7 +6,7 @@
 //! [`AddressSpace::tables`], as every table does until the space is torn
 //! down.
 
-use super::{AddressSpace, UNLINKS, indices, read_entry, walk_making, write_entry};
+use super::{AddressSpace, UNLINKS, hints, indices, read_entry, walk_making, write_entry};
 use crate::arch::cpu;
 use crate::mem::access::Mappable;
 use crate::mem::addr::PhysAddr;
@@ -83,13 +83,13 @@ impl AddressSpace {
     pub fn leaf_for(&mut self, va: u64, charge: impl FnMut() -> Result<(), Error>) -> Result<Leaf<'_>, Error> {
         crate::mem::user_page(va)?;
         let mut made = 0;
-        let (table, index) = match self.leaf_hint.get().holds(va, true) {
+        let (table, index) = match hints::leaf(self.root).holds(va, true) {
             Some(table) => (table, indices(va)[3]),
             None => {
                 let walked = walk_making(self.root, va, pte::PRESENT | pte::WRITABLE | pte::USER, &mut made, charge);
                 self.tables += made;
                 let (table, index) = walked?;
-                self.leaf_hint.set(LeafHint::found(va, table, true));
+                hints::set_leaf(self.root, LeafHint::found(va, table, true));
                 (table, index)
             }
         };

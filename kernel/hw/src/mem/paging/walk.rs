@@ -125,6 +125,7 @@ impl AddressSpace {
         }
         *cursor = end;
         if self.root != NO_ROOT {
+            super::hints::forget(self.root);
             frame::with(|f| f.free(self.root));
             self.root = NO_ROOT;
         }
