@@ -86,11 +86,16 @@ const BLOCK_OVERHEAD: u64 = 48;
 /// name (at most 32 bytes, see `env_rename`), its FPU image (made when it
 /// first becomes runnable, `fpu::Extended::make_image`), the room for a
 /// served transfer's saved state (made when it first registers a `PCT`
-/// entry, `env::PctSave`) and their allocator overhead.
-pub const ENV_HEAP: u64 =
-    (size_of::<crate::env::Env>() + CAP_LIST_HEAP + 32 + crate::fpu::Extended::IMAGE_HEAP + crate::env::PctSave::HEAP)
-        as u64
-        + 6 * BLOCK_OVERHEAD;
+/// entry, `env::PctSave`), the room for its upcall entries and predicates
+/// (made when it first asks for either, `env::Handlers`) and their
+/// allocator overhead.
+pub const ENV_HEAP: u64 = (size_of::<crate::env::Env>()
+    + CAP_LIST_HEAP
+    + 32
+    + crate::fpu::Extended::IMAGE_HEAP
+    + crate::env::PctSave::HEAP
+    + crate::env::Handlers::HEAP) as u64
+    + 7 * BLOCK_OVERHEAD;
 
 /// The most kernel heap a capability list takes (all its slots, each with
 /// a lineage record).

@@ -13,7 +13,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 use oxok_abi::frames::OWNER_FIRST_ENV;
-use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error, upcall};
+use oxok_abi::{CAP_SLOTS, ENV_CREATED, EnvEntry, Error};
 use oxok_cap::{Cap, CapList, Name, Rights};
 
 /// Most environments alive at once (the exposed table's rows).
@@ -96,11 +96,12 @@ pub struct Env {
     /// Its user registers while it is not running.
     pub regs: TrapFrame,
     /// Its capability list. Slot 0 names the environment itself, with
-    /// every right: implied by its id until something is derived from it
+    /// every right, implied by its id: the list stores nothing for it
     /// (read a slot with [`Env::cap_at`]).
     pub caps: CapList<CAP_SLOTS>,
-    /// Upcall entry points by kind (`oxok_abi::upcall`); 0 = none.
-    pub upcalls: [u64; upcall::KINDS],
+    /// Its upcall entry points and wakeup predicates, in a room made when
+    /// it first asks for either (`env/handlers.rs`).
+    pub handlers: Handlers,
     /// Frame of the application area (kernel-owned, mapped at `APP_AREA`),
     /// once the environment asked for it (`app_area_make`).
     pub app_area: Option<KernelFrame>,
@@ -118,8 +119,6 @@ pub struct Env {
     pub pct: PctSave,
     /// While waiting for a synchronous call's reply: the callee.
     pub waiting_for: Option<EnvId>,
-    /// Installed wakeup predicates by predicate index.
-    pub preds: [Option<Box<Pred>>; oxok_abi::PREDICATES],
     /// The resource account it is charged to (`crate::account`): 1
     /// environment and [`Env::charged_frames`] frames, always (and until
     /// its teardown is finished, after it is destroyed).
@@ -127,7 +126,7 @@ pub struct Env {
     /// Kernel frames its mappings made, charged to `account`: page tables
     /// (the root is part of the environment charge), and its application
     /// area once made (the row's `tables`).
-    pub kernel_frames: u64,
+    pub kernel_frames: u32,
     /// Whether it is on the kernel's sleeper list (never listed twice).
     pub sleep_listed: bool,
     /// Its x87/SSE state and FS/GS bases (`crate::fpu`).
@@ -139,7 +138,7 @@ pub struct Env {
     /// While waiting (`waiting_for`): the ticket of the call it waits on.
     pub wait_ticket: u64,
     /// CPU time slots it owns, charged to `account`.
-    pub slots: u64,
+    pub slots: u32,
     /// Stopped by `env_stop`: never given the CPU until continued.
     pub stopped: bool,
     /// Kernel heap bytes charged to `account` for its records (see
@@ -199,26 +198,11 @@ impl Env {
         if slot == 0 && self.caps.first_implied() { Ok(self.own_cap()) } else { self.caps.get(slot).copied() }
     }
 
-    /// The lineage of the capability in its slot `slot` (empty for an
-    /// implied own capability: nothing was derived from it).
-    pub fn lineage_at(&self, slot: u64) -> Result<oxok_cap::Lineage, oxok_cap::CapError> {
-        if slot == 0 && self.caps.first_implied() { Ok(oxok_cap::Lineage::EMPTY) } else { self.caps.lineage(slot) }
-    }
-
-    /// Stores its own capability in slot 0 if it is implied there: before
-    /// anything is derived from slot 0, whose lineage then lives in the
-    /// list. `NoMemory` (nothing changed) if the heap lacks the room.
-    pub fn store_own_cap(&mut self) -> Result<(), Error> {
-        crate::mem::heap::reserve(self.caps.growth_first())?;
-        let own = self.own_cap();
-        self.caps.store_first(own).map_err(|_| Error::NoMemory)
-    }
-
     /// Evaluates the predicates named by `mask` in predicate-index order, reading
     /// through this environment's own page tables: the first that holds, or
     /// `Err(addr)` for the first read it was not allowed to make.
     pub fn first_true(&self, mask: u64) -> Result<Option<usize>, u64> {
-        for (i, pred) in self.preds.iter().enumerate() {
+        for (i, pred) in self.handlers.preds().iter().enumerate() {
             let Some(p) = pred.as_deref() else { continue };
             if mask & (1 << i) == 0 {
                 continue;
@@ -247,13 +231,15 @@ impl Env {
     /// page-table root and the kernel frames its mappings made (tables,
     /// the application area).
     pub fn charged_frames(&self) -> u64 {
-        self.owned_frames() + ENV_FRAMES + self.kernel_frames
+        self.owned_frames() + ENV_FRAMES + u64::from(self.kernel_frames)
     }
 
     /// Everything charged to its account for it: frames, itself, its CPU
     /// slots and its kernel heap.
     pub fn charged(&self) -> oxok_account::Amount {
-        oxok_account::Amount::new(self.charged_frames(), 1).with_slots(self.slots).with_heap(self.heap_charged)
+        oxok_account::Amount::new(self.charged_frames(), 1)
+            .with_slots(u64::from(self.slots))
+            .with_heap(self.heap_charged)
     }
 
     /// Refreshes the `frames` field of its row of the exposed environment
@@ -281,7 +267,7 @@ impl Env {
                 name,
                 exit_status: 0,
                 account: self.account,
-                tables: self.kernel_frames.min(u64::from(u32::MAX)) as u32,
+                tables: self.kernel_frames,
             },
         );
     }
@@ -380,8 +366,8 @@ impl EnvTable {
         let generation = self.rows[index].generation + 1;
         // Generation below the limit and row below `MAX_ENVS`: in range.
         let id = EnvId::of(generation, index);
-        // Its own capability, in slot 0, is implied by its id: stored only
-        // when something is derived from it (`Env::store_own_cap`).
+        // Its own capability, in slot 0, is implied by its id (a derivation
+        // from it records only its lineage: `calls::cap::derive_in`).
         let caps = CapList::with_first_implied();
         let row = &mut self.rows[index];
         row.generation = generation;
@@ -399,7 +385,7 @@ impl EnvTable {
             space,
             regs: TrapFrame::new_user(0, 0),
             caps,
-            upcalls: [0; upcall::KINDS],
+            handlers: Handlers::new(),
             app_area: None,
             revoke: None,
             status: ENV_CREATED,
@@ -407,7 +393,6 @@ impl EnvTable {
             repossessed: 0,
             pct: PctSave::new(),
             waiting_for: None,
-            preds: Default::default(),
             account,
             kernel_frames: 0,
             sleep_listed: false,
@@ -582,10 +567,12 @@ pub fn publish_heap() {
     exposed::update_sysinfo(|i| i.kernel_heap_used = used as u64);
 }
 
+mod handlers;
 mod map;
 pub mod orphans;
 mod pctsave;
 mod reap;
+pub use handlers::Handlers;
 pub use map::{map_frame, map_run, map_with};
 pub use pctsave::PctSave;
 pub use reap::{count_frame_ref, frame_of_cap, release_leaf, release_mapping};

@@ -56,12 +56,19 @@ use oxok_abi::Error;
 use oxok_abi::FpuState;
 use oxok_abi::layout::USER_TOP;
 
-/// The x87/SSE state and the segment bases of one environment.
+/// The x87/SSE state and the segment bases of one environment, in an
+/// image made when it first becomes runnable, takes a state or is given a
+/// base ([`Extended::make_image`]): one that has none is in the clean
+/// state (after `fninit`, MXCSR 0x1f80) with both bases 0.
 pub struct Extended {
-    /// Its FXSAVE image (exact whenever its state is not live), made when
-    /// the environment first becomes runnable ([`Extended::make_image`]):
-    /// one that never ran has none, and its state is the clean one.
-    pub fpu: Option<Box<FpuState>>,
+    /// Its image, exact whenever its state is not live.
+    pub image: Option<Box<Image>>,
+}
+
+/// What [`Extended`] keeps.
+pub struct Image {
+    /// The FXSAVE image.
+    pub fpu: FpuState,
     /// FS base.
     pub fs_base: u64,
     /// GS base.
@@ -69,29 +76,40 @@ pub struct Extended {
 }
 
 impl Extended {
-    /// A new environment's: clean FPU (after `fninit`, MXCSR 0x1f80), bases 0.
+    /// A new environment's: no image (clean state, bases 0).
     pub const fn new() -> Extended {
-        Extended { fpu: None, fs_base: 0, gs_base: 0 }
+        Extended { image: None }
     }
 
     /// Kernel heap an image takes (the account pays for it with the
     /// environment's record, `account::ENV_HEAP`).
-    pub const IMAGE_HEAP: usize = size_of::<FpuState>();
+    pub const IMAGE_HEAP: usize = size_of::<Image>();
 
-    /// Gives it an image (clean) if it has none: before it first runs or
-    /// takes a state. `NoMemory` (nothing changed) if the kernel heap
-    /// would fall into its reserve.
-    pub fn make_image(&mut self) -> Result<(), Error> {
-        if self.fpu.is_none() {
+    /// Gives it an image (clean, bases 0) if it has none: before it first
+    /// runs, takes a state or is given a base. `NoMemory` (nothing changed)
+    /// if the kernel heap would fall into its reserve.
+    pub fn make_image(&mut self) -> Result<&mut Image, Error> {
+        if self.image.is_none() {
             crate::mem::heap::reserve(Self::IMAGE_HEAP)?;
-            self.fpu = Some(Box::new(FpuState::CLEAN));
+            self.image = Some(Box::new(Image { fpu: FpuState::CLEAN, fs_base: 0, gs_base: 0 }));
         }
-        Ok(())
+        self.image.as_deref_mut().ok_or(Error::NoMemory)
     }
 
     /// Its x87/SSE state as exported (the clean one without an image).
     pub fn state(&self) -> FpuState {
-        self.fpu.as_deref().copied().unwrap_or(FpuState::CLEAN)
+        self.image.as_deref().map_or(FpuState::CLEAN, |i| i.fpu)
+    }
+
+    /// Its FS and GS bases (0 without an image).
+    #[inline]
+    pub fn bases(&self) -> (u64, u64) {
+        self.image.as_deref().map_or((0, 0), |i| (i.fs_base, i.gs_base))
+    }
+
+    /// The FXSAVE image, if made.
+    fn fpu(&self) -> Option<&FpuState> {
+        self.image.as_deref().map(|i| &i.fpu)
     }
 }
 
@@ -151,11 +169,12 @@ pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
     let save_fpu = eager && fpu_old != e.raw();
     if save_bases
         && let Some(old) = envs.by_number(bases_old)
-        && (old.ext.fs_base | old.ext.gs_base) != 0
+        && let Some(image) = old.ext.image.as_deref_mut()
+        && (image.fs_base | image.gs_base) != 0
     {
         // The outgoing environment's bases can only have been cleared since
         // they were loaded: zeros it holds are still exact, without a read.
-        (old.ext.fs_base, old.ext.gs_base) = fpu::bases();
+        (image.fs_base, image.gs_base) = fpu::bases();
     }
     if save_fpu {
         save_image(envs, fpu_old);
@@ -165,8 +184,8 @@ pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
 /// Saves the unit's state into the image of the environment numbered
 /// `live` (the one whose state it holds), if it is alive and has one.
 fn save_image(envs: &mut EnvTable, live: u32) {
-    if let Some(image) = envs.by_number(live).and_then(|old| old.ext.fpu.as_deref_mut()) {
-        fpu::save(image);
+    if let Some(image) = envs.by_number(live).and_then(|old| old.ext.image.as_deref_mut()) {
+        fpu::save(&mut image.fpu);
     }
 }
 
@@ -176,7 +195,8 @@ fn save_image(envs: &mut EnvTable, live: u32) {
 pub fn load_incoming(env: &Env) {
     let e = env.id.raw();
     if BASES_LIVE.load(Ordering::Relaxed) != e {
-        load_bases(env.ext.fs_base, env.ext.gs_base);
+        let (fs, gs) = env.ext.bases();
+        load_bases(fs, gs);
         BASES_LIVE.store(e, Ordering::Relaxed);
     }
     if FPU_LIVE.load(Ordering::Relaxed) == e || OFF.load(Ordering::Relaxed) {
@@ -218,7 +238,7 @@ fn take_unit(envs: &mut EnvTable, e: EnvId) {
 fn take_image(env: &Env) {
     // Every environment that runs has an image (`make_image` when it
     // became runnable); the clean state is the fallback.
-    fpu::restore(env.ext.fpu.as_deref().unwrap_or(&FpuState::CLEAN));
+    fpu::restore(env.ext.fpu().unwrap_or(&FpuState::CLEAN));
     FPU_LIVE.store(env.id.raw(), Ordering::Relaxed);
     fpu::set_trap(false);
 }
@@ -237,13 +257,15 @@ pub fn device_not_available(envs: &mut EnvTable, current: EnvId) -> bool {
 /// Makes `env.ext` exact (before it is exported): copies the live state
 /// out of the unit and the MSRs if they are `env`'s.
 pub fn sync(env: &mut Env) {
-    if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw()
-        && let Some(image) = env.ext.fpu.as_deref_mut()
-    {
-        fpu::save(image);
+    let Some(image) = env.ext.image.as_deref_mut() else {
+        // Without an image its state was never loaded: nothing is live.
+        return;
+    };
+    if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw() {
+        fpu::save(&mut image.fpu);
     }
     if BASES_LIVE.load(Ordering::Relaxed) == env.id.raw() {
-        (env.ext.fs_base, env.ext.gs_base) = fpu::bases();
+        (image.fs_base, image.gs_base) = fpu::bases();
     }
 }
 
@@ -251,10 +273,11 @@ pub fn sync(env: &mut Env) {
 /// live, the unit and the MSRs take the new values at once.
 pub fn reload(env: &Env) {
     if FPU_LIVE.load(Ordering::Relaxed) == env.id.raw() {
-        fpu::restore(env.ext.fpu.as_deref().unwrap_or(&FpuState::CLEAN));
+        fpu::restore(env.ext.fpu().unwrap_or(&FpuState::CLEAN));
     }
     if BASES_LIVE.load(Ordering::Relaxed) == env.id.raw() {
-        load_bases(env.ext.fs_base, env.ext.gs_base);
+        let (fs, gs) = env.ext.bases();
+        load_bases(fs, gs);
     }
 }
 

@@ -126,7 +126,7 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     env.status = ENV_RUNNING;
     env.runs += 1;
     publish_status(env);
-    if slot_start && env.upcalls[kinds::SLOT_START as usize] != 0 {
+    if slot_start && env.handlers.upcall(kinds::SLOT_START) != 0 {
         let ev = Event {
             kind: kinds::SLOT_START,
             vector: kinds::VECTOR_SLOT_START,
@@ -214,7 +214,7 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
     let slot = k.sched.slot().number();
     let Some(env) = k.envs.get(id) else { return };
     if k.current == Some(id) {
-        if env.upcalls[kinds::SLOT_END as usize] != 0 {
+        if env.handlers.upcall(kinds::SLOT_END) != 0 {
             let ev = Event { kind: kinds::SLOT_END, vector: kinds::VECTOR_SLOT_END, error: slot, addr: 0 };
             if upcall::deliver(env, frame, &ev).is_ok() {
                 return;
@@ -512,7 +512,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     // Its slots go back to the vector below (or already did, after an
     // overrun): give back their charge while its account is known.
     if let Some(env) = k.envs.get(id) {
-        crate::account::uncharge_slots(env.account, env.slots);
+        crate::account::uncharge_slots(env.account, u64::from(env.slots));
         env.slots = 0;
     }
     crate::net::forget(id);

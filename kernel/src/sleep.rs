@@ -44,7 +44,7 @@ impl Sleepers {
 /// the mask is a pure deadline.
 fn deadline(env: &Env, mask: u64) -> Option<u64> {
     let mut earliest: Option<u64> = None;
-    for (i, pred) in env.preds.iter().enumerate().take(PREDICATES) {
+    for (i, pred) in env.handlers.preds().iter().enumerate().take(PREDICATES) {
         if mask & (1 << i) == 0 {
             continue;
         }

@@ -30,10 +30,11 @@ pub struct Event {
     pub addr: u64,
 }
 
-/// The entry for `kind`, falling back to the generic exception entry for
-/// page faults.
-fn entry_for(env: &Env, kind: u64) -> u64 {
-    let get = |k: u64| env.upcalls.get(k as usize).copied().unwrap_or(0);
+/// The entry for `kind` among `entries`, falling back to the generic
+/// exception entry for page faults.
+#[inline(always)]
+fn entry_for(entries: &[u64; upcall::KINDS], kind: u64) -> u64 {
+    let get = |k: u64| entries.get(k as usize).copied().unwrap_or(0);
     match (get(kind), kind) {
         (0, upcall::PAGE_FAULT) => get(upcall::EXCEPTION),
         (e, _) => e,
@@ -74,8 +75,8 @@ use crate::mem::pod::Delivery;
 /// `(at, ret_slot)`, the frame's address (16-aligned) and the handler's
 /// return slot just below it.
 #[inline(always)]
-fn place(env: &Env, frame: &TrapFrame) -> Result<(u64, u64), &'static str> {
-    let top = env.upcalls[upcall::EXCEPTION_STACK as usize];
+fn place(env: &Env, entries: &[u64; upcall::KINDS], frame: &TrapFrame) -> Result<(u64, u64), &'static str> {
+    let top = entries[upcall::EXCEPTION_STACK as usize];
     if top == 0 || top > USER_TOP {
         return Err("no exception stack registered");
     }
@@ -91,14 +92,15 @@ fn place(env: &Env, frame: &TrapFrame) -> Result<(u64, u64), &'static str> {
 /// Redirects `frame` (the environment's current registers) into its handler
 /// for `ev`. Errors say why delivery was impossible.
 pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &'static str> {
-    let entry = entry_for(env, ev.kind);
+    let entries = env.handlers.entries().ok_or("no handler registered")?;
+    let entry = entry_for(entries, ev.kind);
     if entry == 0 {
         return Err("no handler registered");
     }
     if asynchronous(ev.kind) && frame.rsp < NO_STACK_BELOW {
         return Err("interrupted with no stack to resume on");
     }
-    let (at, ret_slot) = place(env, frame)?;
+    let (at, ret_slot) = place(env, entries, frame)?;
     // One record, stored field by field straight into the exception stack
     // (one page-table walk when it lies in one page, as it nearly always
     // does; no temporary, no byte copy).
@@ -126,11 +128,12 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
 /// destroys, as Aegis's exception path did.
 #[inline(always)]
 pub fn deliver_foreign(env: &mut Env, frame: &mut TrapFrame) -> Result<(), &'static str> {
-    let entry = env.upcalls[upcall::FOREIGN_SYSCALL as usize];
+    let entries = env.handlers.entries().ok_or("no handler registered")?;
+    let entry = entries[upcall::FOREIGN_SYSCALL as usize];
     if entry == 0 {
         return Err("no handler registered");
     }
-    let (at, ret_slot) = place(env, frame)?;
+    let (at, ret_slot) = place(env, entries, frame)?;
     user::fill_struct(&env.space, ret_slot, |d| fill_foreign(d, frame)).map_err(|_| "exception stack not writable")?;
     frame.enter_handler(entry, ret_slot, at, upcall::FOREIGN_SYSCALL);
     Ok(())

@@ -112,7 +112,9 @@ pub use cap::{Cap, WIRE_WORDS};
 pub use error::CapError;
 pub use grant::{derive_into, grant};
 pub use guard::{check, check_slot};
-pub use lineage::{Lineage, MAX_LINEAGE, derive_child, narrow_child, revoke_derived};
+pub use lineage::{
+    Lineage, MAX_LINEAGE, derive_child, derive_child_with, narrow_child, narrow_child_with, revoke_derived,
+};
 pub use list::{CapList, DerivedVacancy, Vacancy};
 pub use name::{Kind, MAX_DEPTH, Name};
 pub use revoke::revoke_matching;

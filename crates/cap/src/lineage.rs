@@ -79,7 +79,23 @@ pub fn derive_child<const N: usize>(
     rights: Rights,
     next_id: &mut u64,
 ) -> Result<(Cap, Lineage), CapError> {
-    child_below(from, slot, &[], rights, next_id)
+    derive_child_with(from, slot, None, rights, next_id)
+}
+
+/// [`derive_child`] from a list whose slot 0 is implied
+/// ([`CapList::with_first_implied`]): `own` is the capability its owner
+/// implies there (ignored for any other slot, or once slot 0 holds a
+/// stored one). The source's node goes into the list's lineage records;
+/// slot 0 stays implied.
+pub fn derive_child_with<const N: usize>(
+    from: &mut CapList<N>,
+    slot: u64,
+    own: Option<&Cap>,
+    rights: Rights,
+    next_id: &mut u64,
+) -> Result<(Cap, Lineage), CapError> {
+    let source = from.source(slot, own)?;
+    child_below(from, slot, source, &[], rights, next_id)
 }
 
 /// Narrows the capability in `from`'s slot `slot`: a child whose name is
@@ -103,22 +119,37 @@ pub fn narrow_child<const N: usize>(
     rights: Rights,
     next_id: &mut u64,
 ) -> Result<(Cap, Lineage), CapError> {
-    if !from.get(slot)?.rights.contains(Rights::GRANT) {
-        return Err(CapError::Denied);
-    }
-    child_below(from, slot, &[component], rights, next_id)
+    narrow_child_with(from, slot, None, component, rights, next_id)
 }
 
-/// The shared body of [`derive_child`] and [`narrow_child`]: a child named
-/// the source's name followed by `suffix`, with `rights`, and its lineage.
+/// [`narrow_child`] from a list whose slot 0 is implied, `own` being that
+/// capability (as [`derive_child_with`]).
+pub fn narrow_child_with<const N: usize>(
+    from: &mut CapList<N>,
+    slot: u64,
+    own: Option<&Cap>,
+    component: u64,
+    rights: Rights,
+    next_id: &mut u64,
+) -> Result<(Cap, Lineage), CapError> {
+    let source = from.source(slot, own)?;
+    if !source.rights.contains(Rights::GRANT) {
+        return Err(CapError::Denied);
+    }
+    child_below(from, slot, source, &[component], rights, next_id)
+}
+
+/// The shared body of [`derive_child_with`] and [`narrow_child_with`]: a
+/// child of `source` (what `from`'s slot `slot` holds) named the source's
+/// name followed by `suffix`, with `rights`, and its lineage.
 fn child_below<const N: usize>(
     from: &mut CapList<N>,
     slot: u64,
+    source: Cap,
     suffix: &[u64],
     rights: Rights,
     next_id: &mut u64,
 ) -> Result<(Cap, Lineage), CapError> {
-    let source = *from.get(slot)?;
     let child_cap = source.derive(suffix, rights)?;
     let mut lineage = from.lineage(slot)?;
     let fresh = lineage.node().is_none();

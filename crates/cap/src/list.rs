@@ -66,9 +66,10 @@ impl<const N: usize> CapList<N> {
     /// rather than stores: the kernel's environment, whose own capability
     /// its id names. The list takes no memory for it; slot 0 reads as
     /// empty here ([`CapList::get`]), no vacancy is ever slot 0, and the
-    /// owner answers for it ([`CapList::first_implied`]) until it is
-    /// stored ([`CapList::store_first`]) or overwritten
-    /// ([`CapList::insert_at`]).
+    /// owner answers for it ([`CapList::first_implied`],
+    /// [`CapList::source`]) until it is overwritten
+    /// ([`CapList::insert_at`]). Its lineage is kept as any slot's
+    /// ([`derive_child_with`](crate::derive_child_with)).
     pub const fn with_first_implied() -> CapList<N> {
         CapList { slots: Vec::new(), lineages: Vec::new(), first_implied: N > 0 }
     }
@@ -80,25 +81,17 @@ impl<const N: usize> CapList<N> {
         self.first_implied
     }
 
-    /// Bytes [`CapList::store_first`] would take now.
-    pub fn growth_first(&self) -> usize {
-        if self.first_implied { Self::room_for(0).saturating_sub(self.slots.capacity()) * Self::SLOT_BYTES } else { 0 }
+    /// The capability in slot `slot`, where slot 0's implied one is `own`
+    /// (as [`CapList::get`] for every other slot; [`CapError::EmptySlot`]
+    /// for an implied slot 0 without `own`).
+    pub fn source(&self, slot: u64, own: Option<&Cap>) -> Result<Cap, CapError> {
+        if slot == 0 && self.first_implied { own.copied().ok_or(CapError::EmptySlot) } else { self.get(slot).copied() }
     }
 
-    /// Stores `own`, the implied capability of slot 0, in the list (before
-    /// anything is derived from it or its lineage is set). Nothing happens
-    /// when slot 0 is not implied; [`CapError::Full`] if the room cannot
-    /// be had (nothing changed).
-    pub fn store_first(&mut self, own: Cap) -> Result<(), CapError> {
-        if !self.first_implied {
-            return Ok(());
-        }
-        self.cover(0)?;
-        if let Some(e) = self.slots.first_mut() {
-            *e = Some(own);
-        }
-        self.first_implied = false;
-        Ok(())
+    /// Whether slot `slot` holds a capability, stored or implied (errors
+    /// as for [`CapList::get`] when not).
+    fn holds(&self, slot: u64) -> Result<(), CapError> {
+        if slot == 0 && self.first_implied { Ok(()) } else { self.get(slot).map(|_| ()) }
     }
 
     /// The slot index for a raw slot number, if it is in range.
@@ -235,21 +228,23 @@ impl<const N: usize> CapList<N> {
     /// room taken this does not allocate; the callers took it
     /// ([`CapList::vacancy_derived`], [`CapList::set_lineage`]).
     fn put_lineage(&mut self, i: usize, lineage: Lineage) {
+        let empty = lineage.ids().is_empty();
         match self.lineages.iter().position(|t| t.slot == i) {
-            Some(at) if lineage == Lineage::EMPTY => {
+            Some(at) if empty => {
                 self.lineages.swap_remove(at);
             }
             Some(at) => self.lineages[at].lineage = lineage,
-            None if lineage == Lineage::EMPTY => {}
+            None if empty => {}
             None => self.lineages.push(Tagged { slot: i, lineage }),
         }
     }
 
-    /// The derivation lineage of the capability in slot `slot`.
+    /// The derivation lineage of the capability in slot `slot` (an implied
+    /// slot 0's too).
     ///
     /// Errors: as for [`CapList::get`].
     pub fn lineage(&self, slot: u64) -> Result<Lineage, CapError> {
-        self.get(slot)?;
+        self.holds(slot)?;
         let i = Self::index(slot)?;
         Ok(self.lineages.iter().find(|t| t.slot == i).map_or(Lineage::EMPTY, |t| t.lineage))
     }
@@ -258,7 +253,7 @@ impl<const N: usize> CapList<N> {
     /// [`CapList::get`], and [`CapError::Full`] when the room for its record
     /// cannot be had; nothing changes on any).
     pub(crate) fn set_lineage(&mut self, slot: u64, lineage: Lineage) -> Result<(), CapError> {
-        self.get(slot)?;
+        self.holds(slot)?;
         let i = Self::index(slot)?;
         self.take_lineage_room(1)?;
         self.put_lineage(i, lineage);
@@ -284,8 +279,11 @@ impl<const N: usize> CapList<N> {
     }
 
     /// Forgets slot `i`'s lineage (the slot was emptied or overwritten).
+    #[inline]
     fn forget_lineage(&mut self, i: usize) {
-        self.put_lineage(i, Lineage::EMPTY);
+        if let Some(at) = self.lineages.iter().position(|t| t.slot == i) {
+            self.lineages.swap_remove(at);
+        }
     }
 
     /// Puts `cap` into slot `slot`, returning what was there before (a list

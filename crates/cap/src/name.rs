@@ -85,14 +85,55 @@ impl Kind {
 /// exactly when their paths are equal.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Name {
-    depth: u8,
+    depth: Depth,
     components: [u64; MAX_DEPTH],
+}
+
+/// How many components a name has: 0 to [`MAX_DEPTH`], and nothing else,
+/// so `Option<Cap>` needs no room of its own beside the capability.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[repr(u8)]
+enum Depth {
+    D0,
+    D1,
+    D2,
+    D3,
+    D4,
+    D5,
+    D6,
+    D7,
+    D8,
+}
+
+const _: () = assert!(MAX_DEPTH == 8, "Depth has a variant for each depth up to MAX_DEPTH");
+
+impl Depth {
+    /// Depth `n`, if it is at most [`MAX_DEPTH`].
+    const fn of(n: usize) -> Option<Depth> {
+        Some(match n {
+            0 => Depth::D0,
+            1 => Depth::D1,
+            2 => Depth::D2,
+            3 => Depth::D3,
+            4 => Depth::D4,
+            5 => Depth::D5,
+            6 => Depth::D6,
+            7 => Depth::D7,
+            8 => Depth::D8,
+            _ => return None,
+        })
+    }
+
+    /// Its number of components.
+    const fn n(self) -> usize {
+        self as usize
+    }
 }
 
 impl Name {
     /// The empty path. It is a prefix of every name, so a capability on it
     /// with all rights dominates every capability. Only the kernel holds one.
-    pub const ROOT: Name = Name { depth: 0, components: [0; MAX_DEPTH] };
+    pub const ROOT: Name = Name { depth: Depth::D0, components: [0; MAX_DEPTH] };
 
     /// The name with exactly these components, or [`CapError::TooDeep`] if
     /// there are more than [`MAX_DEPTH`].
@@ -105,7 +146,7 @@ impl Name {
     pub const fn kind_root(kind: Kind) -> Name {
         let mut components = [0; MAX_DEPTH];
         components[0] = kind.number();
-        Name { depth: 1, components }
+        Name { depth: Depth::D1, components }
     }
 
     /// `/1/frame_number/generation`: the physical name of a memory frame.
@@ -119,7 +160,7 @@ impl Name {
         components[0] = kind.number();
         components[1] = number;
         components[2] = generation;
-        Name { depth: 3, components }
+        Name { depth: Depth::D3, components }
     }
 
     /// `/2/env_id/generation`: the physical name of an environment.
@@ -142,7 +183,7 @@ impl Name {
         components[1] = cpu;
         components[2] = index;
         components[3] = generation;
-        Name { depth: 4, components }
+        Name { depth: Depth::D4, components }
     }
 
     /// `/7/0`: the console (the serial port the kernel writes to and reads
@@ -150,7 +191,7 @@ impl Name {
     pub const fn console() -> Name {
         let mut components = [0; MAX_DEPTH];
         components[0] = Kind::Console.number();
-        Name { depth: 2, components }
+        Name { depth: Depth::D2, components }
     }
 
     /// `/8/p`: principal `p` (see [`Kind::Principal`]). A capability on
@@ -160,24 +201,28 @@ impl Name {
         let mut components = [0; MAX_DEPTH];
         components[0] = Kind::Principal.number();
         components[1] = p;
-        Name { depth: 2, components }
+        Name { depth: Depth::D2, components }
     }
 
     /// The principal this name is, when it is exactly `/8/p`: `Some(p)`.
     /// `/8` itself (every principal) and names below a principal
     /// (`/8/p/…`, which cover no principal) are `None`.
     pub const fn as_principal(&self) -> Option<u64> {
-        if self.depth == 2 && self.components[0] == Kind::Principal.number() { Some(self.components[1]) } else { None }
+        if self.depth.n() == 2 && self.components[0] == Kind::Principal.number() {
+            Some(self.components[1])
+        } else {
+            None
+        }
     }
 
     /// How many components the name has (0 for [`Name::ROOT`]).
     pub const fn depth(&self) -> usize {
-        self.depth as usize
+        self.depth.n()
     }
 
     /// Whether this is [`Name::ROOT`].
     pub const fn is_root(&self) -> bool {
-        self.depth == 0
+        self.depth.n() == 0
     }
 
     /// The components, outermost first.
@@ -190,7 +235,7 @@ impl Name {
     /// The resource kind named by the first component, if it is one.
     /// [`Name::ROOT`] and names under unknown numbers have none.
     pub const fn kind(&self) -> Option<Kind> {
-        if self.depth == 0 { None } else { Kind::from_number(self.components[0]) }
+        if self.depth.n() == 0 { None } else { Kind::from_number(self.components[0]) }
     }
 
     /// Whether `self` is a prefix of `other` (or equal to it): whether `self`
@@ -201,12 +246,13 @@ impl Name {
     pub fn is_prefix_of(&self, other: &Name) -> bool {
         // Word by word over the fixed array (no slice compare: this runs in
         // every capability check). Words past `self`'s depth do not count.
-        if self.depth > other.depth {
+        let depth = self.depth.n();
+        if depth > other.depth.n() {
             return false;
         }
         let mut same = true;
         for i in 0..MAX_DEPTH {
-            same &= i >= usize::from(self.depth) || self.components[i] == other.components[i];
+            same &= i >= depth || self.components[i] == other.components[i];
         }
         same
     }
@@ -214,13 +260,11 @@ impl Name {
     /// This name with one more component, or [`CapError::TooDeep`] if it
     /// already has [`MAX_DEPTH`].
     pub const fn push(&self, component: u64) -> Result<Name, CapError> {
-        let depth = self.depth as usize;
-        if depth >= MAX_DEPTH {
-            return Err(CapError::TooDeep);
-        }
+        let depth = self.depth.n();
+        let Some(deeper) = Depth::of(depth + 1) else { return Err(CapError::TooDeep) };
         let mut name = *self;
         name.components[depth] = component;
-        name.depth += 1;
+        name.depth = deeper;
         Ok(name)
     }
 
@@ -228,30 +272,31 @@ impl Name {
     /// [`CapError::TooDeep`] if the result would exceed [`MAX_DEPTH`]
     /// (`suffix` may be any length; an over-long one is refused, not cut).
     pub const fn extend(&self, suffix: &[u64]) -> Result<Name, CapError> {
-        let depth = self.depth as usize;
+        let depth = self.depth.n();
         // Written so that no length can overflow: depth <= MAX_DEPTH always.
         if depth > MAX_DEPTH || suffix.len() > MAX_DEPTH - depth {
             return Err(CapError::TooDeep);
         }
+        let Some(deeper) = Depth::of(depth + suffix.len()) else { return Err(CapError::TooDeep) };
         let mut name = *self;
         let mut i = 0;
         while i < suffix.len() {
             name.components[depth + i] = suffix[i];
             i += 1;
         }
-        name.depth += suffix.len() as u8;
+        name.depth = deeper;
         Ok(name)
     }
 
     /// The name with its last component removed, or `None` for
     /// [`Name::ROOT`].
     pub const fn parent(&self) -> Option<Name> {
-        if self.depth == 0 || self.depth as usize > MAX_DEPTH {
-            return None;
-        }
+        let depth = self.depth.n();
+        let Some(shallower) = depth.checked_sub(1) else { return None };
+        let Some(d) = Depth::of(shallower) else { return None };
         let mut name = *self;
-        name.depth -= 1;
-        name.components[name.depth as usize] = 0;
+        name.depth = d;
+        name.components[shallower] = 0;
         Some(name)
     }
 
@@ -259,15 +304,13 @@ impl Name {
     /// invariant (used by the wire form).
     pub(crate) fn from_parts(depth: u64, components: [u64; MAX_DEPTH]) -> Result<Name, CapError> {
         let depth = usize::try_from(depth).map_err(|_| CapError::TooDeep)?;
-        if depth > MAX_DEPTH {
-            return Err(CapError::TooDeep);
-        }
+        let d = Depth::of(depth).ok_or(CapError::TooDeep)?;
         // Nonzero components past the depth would make the name deeper than
         // it claims; refuse rather than silently drop them.
         if components.iter().skip(depth).any(|&c| c != 0) {
             return Err(CapError::TooDeep);
         }
-        Ok(Name { depth: depth as u8, components })
+        Ok(Name { depth: d, components })
     }
 
     /// The raw component array, zero beyond the depth (used by the wire form).

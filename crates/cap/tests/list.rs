@@ -270,7 +270,7 @@ fn capabilities_minted_from_nothing_take_no_lineage_room() {
     assert_eq!(list.lineage_room(), 0, "no derivation, no lineage records");
     assert_eq!(list.room() * CapList::<64>::SLOT_BYTES, 64 * CapList::<64>::SLOT_BYTES);
     // A slot is its capability alone.
-    const { assert!(CapList::<64>::SLOT_BYTES <= 88) };
+    const { assert!(CapList::<64>::SLOT_BYTES == size_of::<Cap>()) };
 }
 
 #[test]
@@ -326,31 +326,51 @@ fn an_implied_first_slot_takes_no_room_and_is_given_to_no_vacancy() {
     assert!(list.first_implied());
     assert_eq!((list.room(), list.len()), (0, 0), "nothing stored");
     assert_eq!(list.get(0), Err(CapError::EmptySlot), "the owner answers for slot 0");
+    assert_eq!(list.source(0, Some(&own)), Ok(own));
+    assert_eq!(list.source(0, None), Err(CapError::EmptySlot));
     assert_eq!(list.insert(frame_cap(1)), Ok(1), "the first vacancy is slot 1");
+    assert_eq!(list.source(1, Some(&own)), Ok(frame_cap(1)), "`own` is for slot 0 only");
     for n in 2..8 {
         assert_eq!(list.insert(frame_cap(n)), Ok(n as usize));
     }
     assert!(list.is_full(), "seven stored and one implied fill eight slots");
     assert_eq!(list.insert(frame_cap(9)), Err(CapError::Full));
     assert_eq!(list.remove(0), Err(CapError::EmptySlot), "an implied capability is not removed here");
-    // Stored, it is an ordinary slot: derivable, with a lineage.
-    assert_eq!(list.growth_first(), 0, "slot 0's room came with slot 1's");
-    assert_eq!(list.store_first(own), Ok(()));
-    assert!(!list.first_implied());
-    assert_eq!(list.get(0), Ok(&own));
-    assert_eq!(list.store_first(frame_cap(0)), Ok(()), "storing again changes nothing");
-    assert_eq!(list.get(0), Ok(&own));
-    let mut next = 0;
-    assert!(oxok_cap::derive_child(&mut list, 0, Rights::READ, &mut next).is_ok());
-    assert_eq!(list.lineage(0).map(|l| l.ids().len()), Ok(1));
 }
 
 #[test]
-fn storing_the_first_slot_takes_one_slot_of_room_and_overwriting_ends_the_implication() {
+fn derivations_from_an_implied_first_slot_keep_it_implied_and_revocable() {
+    let own = Cap::new(Name::env(3, 1), Rights::ALL);
     let mut list = CapList::<8>::with_first_implied();
-    assert_eq!(list.growth_first(), CapList::<8>::SLOT_BYTES);
-    assert_eq!(list.store_first(frame_cap(0)), Ok(()));
-    assert_eq!(list.room(), 1);
+    let mut next = 0;
+    assert_eq!(
+        oxok_cap::derive_child(&mut list, 0, Rights::CALL, &mut next),
+        Err(CapError::EmptySlot),
+        "without the implied capability there is nothing to derive from"
+    );
+    let (child, lineage) =
+        oxok_cap::derive_child_with(&mut list, 0, Some(&own), Rights::CALL, &mut next).expect("derive");
+    assert_eq!(child, Cap::new(Name::env(3, 1), Rights::CALL));
+    assert!(list.first_implied(), "slot 0 stays implied");
+    assert_eq!(list.room(), 0, "no slot stored for it");
+    let node = list.lineage(0).expect("slot 0's lineage").node().expect("a node");
+    assert!(lineage.descends_from(node));
+    // The child in another list goes when slot 0's node is revoked; slot 0
+    // itself stays.
+    let mut other = CapList::<8>::new();
+    let at = other.insert_derived(child, lineage).expect("room");
+    assert_eq!(oxok_cap::revoke_derived(&mut other, node, |_| {}), 1);
+    assert_eq!(other.get(at as u64), Err(CapError::EmptySlot));
+    assert_eq!(oxok_cap::revoke_derived(&mut list, node, |_| {}), 0);
+    assert!(list.first_implied());
+    assert_eq!(list.lineage(0).map(|l| l.node()), Ok(Some(node)));
+    // Narrowing needs grant on the implied capability as on any.
+    let narrow = oxok_cap::narrow_child_with(&mut list, 0, Some(&own), 9, Rights::READ, &mut next);
+    assert_eq!(narrow.map(|(c, _)| c.name), Name::env(3, 1).push(9));
+}
+
+#[test]
+fn overwriting_an_implied_first_slot_ends_the_implication() {
     let mut other = CapList::<8>::with_first_implied();
     assert_ne!(other, CapList::<8>::new(), "an implied capability is a difference");
     assert_eq!(other.insert_at(0, frame_cap(5)), Ok(None));

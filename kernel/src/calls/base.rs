@@ -13,10 +13,12 @@ pub fn env_set_base(cx: &mut Cx<'_>, env_slot: EnvCap, which: u64, value: u64) -
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     crate::fpu::sync(env);
+    // The bases live in the image: one that has none gets it now (clean).
+    let image = env.ext.make_image()?;
     if which == BASE_FS {
-        env.ext.fs_base = value;
+        image.fs_base = value;
     } else {
-        env.ext.gs_base = value;
+        image.gs_base = value;
     }
     crate::fpu::reload(env);
     Ok([])
@@ -30,5 +32,6 @@ pub fn env_get_base(cx: &mut Cx<'_>, env_slot: EnvCap, which: u64) -> Result<[u6
     }
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     crate::fpu::sync(env);
-    Ok([if which == BASE_FS { env.ext.fs_base } else { env.ext.gs_base }])
+    let (fs, gs) = env.ext.bases();
+    Ok([if which == BASE_FS { fs } else { gs }])
 }

@@ -5,7 +5,7 @@
 use super::Cx;
 use super::args::{CapSlot, EnvCap};
 use super::check::cap_error;
-use crate::env::{EnvId, count_frame_ref};
+use crate::env::{Env, EnvId, count_frame_ref};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::Error;
 use oxok_cap::{Cap, Lineage, Rights};
@@ -16,13 +16,28 @@ pub(super) static LAST_NODE: AtomicU64 = AtomicU64::new(0);
 
 /// A child of the capability in the caller's slot `slot`, with `rights`.
 fn child_of(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<(Cap, Lineage), Error> {
-    let env = cx.env()?;
+    derive_in(cx.env()?, slot, None, rights)
+}
+
+/// A child of the capability in `env`'s slot `slot` (its implied own
+/// capability for slot 0), with `rights` — named one component below it
+/// with `narrow` (`oxok_cap::narrow_child_with`, which needs grant) — and
+/// its lineage. The last refusal of a derivation; what it changes is the
+/// source's lineage only, when the source had no node yet.
+pub(super) fn derive_in(
+    env: &mut Env,
+    slot: CapSlot,
+    narrow: Option<u64>,
+    rights: Rights,
+) -> Result<(Cap, Lineage), Error> {
     crate::env::derivation_room(&env.caps)?;
-    if slot.0 == 0 {
-        env.store_own_cap()?;
-    }
+    let own = env.own_cap();
     let mut next = LAST_NODE.load(Ordering::Relaxed);
-    let child = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
+    let child = match narrow {
+        None => oxok_cap::derive_child_with(&mut env.caps, slot.0, Some(&own), rights, &mut next),
+        Some(c) => oxok_cap::narrow_child_with(&mut env.caps, slot.0, Some(&own), c, rights, &mut next),
+    }
+    .map_err(cap_error)?;
     LAST_NODE.store(next, Ordering::Relaxed);
     Ok(child)
 }
@@ -138,14 +153,7 @@ pub fn cap_narrow(cx: &mut Cx<'_>, slot: CapSlot, component: u64, rights: Rights
     // derivation's last refusal (the lineage depth) changes nothing.
     let vacancy = crate::env::cap_vacancy_derived(&mut cx.env()?.caps)?;
     let env = cx.env()?;
-    crate::env::derivation_room(&env.caps)?;
-    if slot.0 == 0 {
-        env.store_own_cap()?;
-    }
-    let mut next = LAST_NODE.load(Ordering::Relaxed);
-    let (child, lineage) =
-        oxok_cap::narrow_child(&mut env.caps, slot.0, component, rights, &mut next).map_err(cap_error)?;
-    LAST_NODE.store(next, Ordering::Relaxed);
+    let (child, lineage) = derive_in(env, slot, Some(component), rights)?;
     let new = env.caps.fill_derived(vacancy, child, lineage);
     count_frame_ref(&child, 1);
     Ok([new as u64])
@@ -160,7 +168,7 @@ pub fn cap_narrow(cx: &mut Cx<'_>, slot: CapSlot, component: u64, rights: Rights
 /// No frame needs collecting afterwards: everything removed has the name of
 /// the capability in `slot`, which stays.
 pub fn cap_revoke(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 1], Error> {
-    let lineage = cx.env()?.lineage_at(slot.0).map_err(cap_error)?;
+    let lineage = cx.env()?.caps.lineage(slot.0).map_err(cap_error)?;
     let Some(node) = lineage.node() else { return Ok([0]) };
     let mut removed = 0u64;
     for env in cx.k.envs.envs_mut() {

@@ -126,13 +126,7 @@ pub fn cap_copy(cx: &mut Cx<'_>, env_slot: EnvCap, slot: CapSlot, rights: Rights
     // the derivation's depth limit is the last refusal.
     let vacancy = crate::env::cap_vacancy_derived(&mut cx.env()?.caps)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    crate::env::derivation_room(&env.caps)?;
-    if slot.0 == 0 {
-        env.store_own_cap()?;
-    }
-    let mut next = super::cap::LAST_NODE.load(core::sync::atomic::Ordering::Relaxed);
-    let (copy, lineage) = oxok_cap::derive_child(&mut env.caps, slot.0, rights, &mut next).map_err(cap_error)?;
-    super::cap::LAST_NODE.store(next, core::sync::atomic::Ordering::Relaxed);
+    let (copy, lineage) = super::cap::derive_in(env, slot, None, rights)?;
     // Perform: nothing below can fail.
     let mut new = 0;
     if let Some(me) = cx.k.envs.get(cx.caller) {

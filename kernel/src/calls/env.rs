@@ -82,7 +82,7 @@ pub fn upcall_register(cx: &mut Cx<'_>, env_slot: EnvCap, kind: u64, entry: u64)
     if kind == upcall::PCT as usize && entry != 0 {
         env.pct.make_room()?;
     }
-    env.upcalls[kind] = entry;
+    env.handlers.set_upcall(kind, entry)?;
     Ok([])
 }
 

@@ -97,7 +97,7 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     let callee = callee.ok_or(Error::BadEnv)?;
     let entry = {
         let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
-        let entry = env.upcalls[upcall::PCT as usize];
+        let entry = env.handlers.upcall(upcall::PCT);
         if entry == 0 {
             return Err(Error::Denied);
         }

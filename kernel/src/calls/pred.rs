@@ -25,12 +25,13 @@ pub fn pred_install(cx: &mut Cx<'_>, env_slot: EnvCap, index: u64, code: u64, le
     let program = oxok_pred::verify(&bytes[..len]).map_err(|_| Error::Invalid)?;
     crate::mem::heap::reserve(size_of::<Pred>())?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    if env.preds[index].is_none() {
+    let room = env.handlers.make_room()?;
+    if room.preds[index].is_none() {
         // A new record: the target's account pays for it.
         account::charge_amount(env.account, Amount::heap(account::PRED_HEAP))?;
         env.heap_charged += account::PRED_HEAP;
     }
-    env.preds[index] = Some(Box::new(Pred::new(program, [0; PARAMS], bytes, len)));
+    room.preds[index] = Some(Box::new(Pred::new(program, [0; PARAMS], bytes, len)));
     crate::env::publish_heap();
     crate::sleep::changed(cx.k, target);
     Ok([])
@@ -42,7 +43,7 @@ pub fn pred_param(cx: &mut Cx<'_>, env_slot: EnvCap, index: u64, param: u64, val
     let index = pred_index(index)?;
     let param = usize::try_from(param).ok().filter(|&p| p < PARAMS).ok_or(Error::Invalid)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
-    let pred = env.preds[index].as_deref_mut().ok_or(Error::NotFound)?;
+    let pred = env.handlers.room_mut().and_then(|r| r.preds[index].as_deref_mut()).ok_or(Error::NotFound)?;
     pred.params[param] = value;
     crate::sleep::changed(cx.k, target);
     Ok([])
@@ -58,7 +59,7 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
     let frame = *cx.frame;
     let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
     for i in 0..PREDICATES {
-        if mask & (1 << i) != 0 && env.preds[i].is_none() {
+        if mask & (1 << i) != 0 && env.handlers.pred(i).is_none() {
             return Err(Error::NotFound);
         }
     }

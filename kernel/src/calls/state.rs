@@ -34,15 +34,14 @@ fn export(env: &mut Env, live: Option<oxok_abi::Regs>) -> EnvState {
     crate::fpu::sync(env);
     let mut st = EnvState::new();
     st.regs = live.unwrap_or_else(|| env.regs.regs());
-    st.upcalls = env.upcalls;
-    st.fs_base = env.ext.fs_base;
-    st.gs_base = env.ext.gs_base;
+    st.upcalls = env.handlers.upcalls();
+    (st.fs_base, st.gs_base) = env.ext.bases();
     st.fpu = env.ext.state();
     if let Some(saved) = env.pct.saved().copied() {
         let (caller, ticket) = env.pct_caller.map_or((0, 0), |(c, t)| (u64::from(c), t));
         st.pct = PctState { serving: 1, caller, ticket, saved: saved.regs() };
     }
-    for (out, pred) in st.preds.iter_mut().zip(env.preds.iter()) {
+    for (out, pred) in st.preds.iter_mut().zip(env.handlers.preds().iter()) {
         if let Some(p) = pred.as_deref() {
             out.len = p.len as u64;
             out.params = p.params;
@@ -99,8 +98,13 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
     // The predicates' records, an FPU image if the target has none, and
     // room for a served call's state if it will serve or accept calls.
     let serves = saved.is_some() || state.upcalls[oxok_abi::upcall::PCT as usize] != 0;
+    // And room for the entries and predicates if it has any.
+    let handles = installed > 0 || state.upcalls.iter().any(|&u| u != 0);
     crate::mem::heap::reserve(
-        installed * size_of::<Pred>() + crate::fpu::Extended::IMAGE_HEAP + crate::env::PctSave::HEAP,
+        installed * size_of::<Pred>()
+            + crate::fpu::Extended::IMAGE_HEAP
+            + crate::env::PctSave::HEAP
+            + crate::env::Handlers::HEAP,
     )?;
     let mut preds: [Option<Box<Pred>>; PREDICATES] = Default::default();
     for (pred, p) in preds.iter_mut().zip(state.preds.iter()) {
@@ -111,9 +115,12 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
     if serves {
         env.pct.make_room()?;
     }
+    if handles {
+        env.handlers.make_room()?;
+    }
     // The predicate records change number: the account pays the
     // difference (refused, nothing changed, beyond its heap limit).
-    let (before, after) = (env.preds.iter().filter(|p| p.is_some()).count() as u64, installed as u64);
+    let (before, after) = (env.handlers.preds().iter().filter(|p| p.is_some()).count() as u64, installed as u64);
     let pred_heap = |n: u64| oxok_account::Amount::heap(n * crate::account::PRED_HEAP);
     if after > before {
         crate::account::charge_amount(env.account, pred_heap(after - before))?;
@@ -126,15 +133,19 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
     let owed = env.pct_caller.filter(|&(c, t)| {
         saved.is_some() && env.pct.serving() && u64::from(c) == state.pct.caller && t == state.pct.ticket
     });
-    env.upcalls = state.upcalls;
-    match env.ext.fpu.as_deref_mut() {
-        Some(image) => *image = state.fpu,
+    let image = crate::fpu::Image { fpu: state.fpu, fs_base: state.fs_base, gs_base: state.gs_base };
+    match env.ext.image.as_deref_mut() {
+        Some(old) => *old = image,
         // Room for it checked above, before anything changed.
-        None => env.ext.fpu = Some(alloc::boxed::Box::new(state.fpu)),
+        None => env.ext.image = Some(alloc::boxed::Box::new(image)),
     }
-    (env.ext.fs_base, env.ext.gs_base) = (state.fs_base, state.gs_base);
     crate::fpu::reload(env);
-    env.preds = preds;
+    // Room made above when there is anything to keep; without one, every
+    // entry is 0 and no predicate is installed, as the state says.
+    if let Some(room) = env.handlers.room_mut() {
+        room.upcalls = state.upcalls;
+        room.preds = preds;
+    }
     // Room made above when `saved` is some.
     env.pct.set(saved);
     // Sleep and wait end: the new registers say what it does next.

@@ -108,7 +108,7 @@ pub fn map_run(env: &mut Env, va: u64, frames: &[Mappable], flags: u64) -> Resul
 #[inline(always)]
 fn settle_tables(env: &mut Env, before: u64, charged: u64) {
     let made = env.space.tables().saturating_sub(before);
-    env.kernel_frames += made;
+    env.kernel_frames = env.kernel_frames.saturating_add(u32::try_from(made).unwrap_or(u32::MAX));
     if charged > made {
         account::uncharge_frames(env.account, charged - made);
     }
