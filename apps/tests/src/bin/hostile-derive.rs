@@ -11,7 +11,9 @@
 //! neither map nor describe nor pass it on — and exits 0; the owner's own
 //! capability still maps, the frame table counts exactly one capability,
 //! and nothing leaked. A read-only capability derived for an environment
-//! reads its state until revoked, and then reads nothing.
+//! reads its state until revoked, and then reads nothing. The owner's own
+//! capability (slot 0, which the kernel implies from its id rather than
+//! stores) derives and revokes as any: its derivations go, it stays.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -120,6 +122,7 @@ fn owner() -> i32 {
     // An environment capability: a derived read-only one reads the state
     // until it is revoked, and never more than read.
     env_state(&mut t);
+    own_cap(&mut t);
 
     // Across environments: the holder gets a read-write child by grant.
     let holder = across(&mut t, cap, pfn);
@@ -223,6 +226,33 @@ fn holder(pfn: u64) -> i32 {
     t.check(find().is_none(), "no capability for the frame is left");
     t.expect(sys::page_unmap(0, VA), Ok([]), "holder unmaps its old binding");
     t.finish()
+}
+
+/// The owner's own capability, slot 0: what is derived from it lands in
+/// another slot and goes when it is revoked; it stays, with every right,
+/// and still serves as the owner's environment capability.
+fn own_cap(t: &mut Checks) {
+    let me = oxok_libos::process::env_id();
+    let all = R | W | G | rights::CALL | rights::EXECUTE;
+    t.expect(sys::cap_info(0), Ok([cap_kind::ENV, me, all]), "slot 0 is the owner itself, every right");
+    let Ok([ro]) = sys::cap_derive(0, R) else {
+        t.check(false, "derive from the own capability");
+        return;
+    };
+    t.check(ro != 0, "a derivation never lands in slot 0");
+    t.expect(sys::cap_info(ro), Ok([cap_kind::ENV, me, R]), "the derived one names the owner, read only");
+    let grandchild = sys::cap_derive(ro, R).map(|[s]| s);
+    t.check(grandchild.is_ok(), "derive from the derived one");
+    t.expect(sys::cap_derive(ro, R | W).map(|_| ()), Err(Error::Denied), "no wider than read");
+    t.expect(sys::cap_revoke(0), Ok([2]), "revoking the own capability takes both derivations");
+    t.expect(sys::cap_info(ro), Err(Error::BadCap), "the derived one is gone");
+    if let Ok(g) = grandchild {
+        t.expect(sys::cap_info(g), Err(Error::BadCap), "and its child");
+    }
+    t.expect(sys::cap_info(0), Ok([cap_kind::ENV, me, all]), "the own capability stays");
+    t.expect(sys::cap_revoke(0), Ok([0]), "nothing is left to revoke");
+    t.expect(sys::cap_drop(0), Err(Error::Invalid), "and it cannot be dropped");
+    t.expect(sys::page_map(0, 0, VA2, 0).map(|_| ()), Err(Error::BadCap), "it is no frame capability");
 }
 
 /// A read-only capability derived from a child's reads its state, cannot
