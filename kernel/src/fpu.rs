@@ -167,17 +167,29 @@ pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
     let eager = !(OFF.load(Ordering::Relaxed) || LAZY.load(Ordering::Relaxed));
     let save_bases = bases_old != e.raw();
     let save_fpu = eager && fpu_old != e.raw();
-    if save_bases
-        && let Some(old) = envs.by_number(bases_old)
-        && let Some(image) = old.ext.image.as_deref_mut()
-        && (image.fs_base | image.gs_base) != 0
-    {
-        // The outgoing environment's bases can only have been cleared since
-        // they were loaded: zeros it holds are still exact, without a read.
-        (image.fs_base, image.gs_base) = fpu::bases();
+    if save_bases && save_fpu && bases_old == fpu_old {
+        // The usual switch: both are one environment's, found once.
+        if let Some(image) = envs.by_number(bases_old).and_then(|old| old.ext.image.as_deref_mut()) {
+            keep_bases(image);
+            fpu::save(&mut image.fpu);
+        }
+        return;
+    }
+    if save_bases && let Some(image) = envs.by_number(bases_old).and_then(|old| old.ext.image.as_deref_mut()) {
+        keep_bases(image);
     }
     if save_fpu {
         save_image(envs, fpu_old);
+    }
+}
+
+/// Saves the live bases into `image`, theirs. They can only have been
+/// cleared since they were loaded: zeros it holds are still exact, without
+/// a read.
+#[inline(always)]
+fn keep_bases(image: &mut Image) {
+    if (image.fs_base | image.gs_base) != 0 {
+        (image.fs_base, image.gs_base) = fpu::bases();
     }
 }
 

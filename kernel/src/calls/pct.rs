@@ -134,8 +134,12 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     // The message, written where the callee's registers are: the caller's
     // registers, with the kernel's additions.
     env.regs = TrapFrame::message(entry, cx.frame, mode, u64::from(caller));
-    env.status = ENV_RUNNABLE;
-    crate::sched::publish_status(env);
+    // Usually runnable already (it replied to the last call, or yields in
+    // a loop): its row says so.
+    if env.status != ENV_RUNNABLE {
+        env.status = ENV_RUNNABLE;
+        crate::sched::publish_status(env);
+    }
     crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
     cx.replaced = true;
     Ok([])
