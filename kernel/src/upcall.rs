@@ -41,15 +41,25 @@ fn entry_for(entries: &[u64; upcall::KINDS], kind: u64) -> u64 {
     }
 }
 
-/// The lowest `rsp` on the exception stack below `top` that is still in
-/// use: the interrupted code's own (a handler interrupted: nesting), or the
-/// one a protected control transfer interrupted and will resume (a handler
-/// that was running when the transfer arrived, e.g. blocked in a call; an
-/// event in the transfer's handler, which runs on another stack, must not
-/// be written over it). `None`: the stack is free from its top.
-fn live_below(top: u64, rsp: u64, pct_interrupted: Option<u64>) -> Option<u64> {
-    let on_stack = |r: &u64| *r <= top && *r > top.saturating_sub(EXCEPTION_STACK_REACH);
-    [Some(rsp), pct_interrupted].into_iter().flatten().filter(on_stack).min()
+/// Where a record may go on the exception stack below `top`: under the
+/// lowest `rsp` on it that is still in use, less the red zone — the
+/// interrupted code's own (a handler interrupted: nesting), or the one a
+/// protected control transfer interrupted and will resume (a handler that
+/// was running when the transfer arrived, e.g. blocked in a call; an event
+/// in the transfer's handler, which runs on another stack, must not be
+/// written over it) — or at `top` when neither is on it.
+#[inline(always)]
+fn free_below(top: u64, rsp: u64, pct_interrupted: Option<u64>) -> u64 {
+    // `r <= top && r > top.saturating_sub(EXCEPTION_STACK_REACH)`, in one
+    // unsigned comparison (an `r` above `top` wraps to a huge distance).
+    let on_stack = |r: u64| r != 0 && top.wrapping_sub(r) < EXCEPTION_STACK_REACH;
+    let mut low = if on_stack(rsp) { rsp } else { u64::MAX };
+    if let Some(r) = pct_interrupted
+        && on_stack(r)
+    {
+        low = low.min(r);
+    }
+    if low == u64::MAX { top } else { low.saturating_sub(upcall::RED_ZONE) }
 }
 
 /// An interrupted `rsp` below this is no stack: a handler could not resume
@@ -80,10 +90,7 @@ fn place(env: &Env, entries: &[u64; upcall::KINDS], frame: &TrapFrame) -> Result
     if top == 0 || top > USER_TOP {
         return Err("no exception stack registered");
     }
-    let base = match live_below(top, frame.rsp, env.pct.saved().map(|saved| saved.rsp)) {
-        Some(rsp) => rsp.saturating_sub(upcall::RED_ZONE),
-        None => top,
-    };
+    let base = free_below(top, frame.rsp, env.pct.saved().map(|saved| saved.rsp));
     let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
     let ret_slot = at.checked_sub(8).ok_or("exception stack overflow")?;
     Ok((at, ret_slot))
@@ -104,14 +111,7 @@ pub fn deliver(env: &mut Env, frame: &mut TrapFrame, ev: &Event) -> Result<(), &
     // One record, stored field by field straight into the exception stack
     // (one page-table walk when it lies in one page, as it nearly always
     // does; no temporary, no byte copy).
-    let fill = |d: &mut Delivery| {
-        d.ret = 0;
-        d.frame.vector = ev.vector;
-        d.frame.error = ev.error;
-        d.frame.addr = ev.addr;
-        frame.store_regs(&mut d.frame.regs);
-    };
-    user::fill_struct(&env.space, ret_slot, fill).map_err(|_| "exception stack not writable")?;
+    user::fill_struct(&env.space, ret_slot, Record { frame, ev }).map_err(|_| "exception stack not writable")?;
     frame.enter_handler(entry, ret_slot, at, ev.kind);
     Ok(())
 }
@@ -134,17 +134,38 @@ pub fn deliver_foreign(env: &mut Env, frame: &mut TrapFrame) -> Result<(), &'sta
         return Err("no handler registered");
     }
     let (at, ret_slot) = place(env, entries, frame)?;
-    user::fill_struct(&env.space, ret_slot, |d| fill_foreign(d, frame)).map_err(|_| "exception stack not writable")?;
+    user::fill_struct(&env.space, ret_slot, ForeignRecord(frame)).map_err(|_| "exception stack not writable")?;
     frame.enter_handler(entry, ret_slot, at, upcall::FOREIGN_SYSCALL);
     Ok(())
 }
 
+/// An event's record ([`deliver`]): the event and every register.
+struct Record<'a> {
+    frame: &'a TrapFrame,
+    ev: &'a Event,
+}
+
+impl user::Fill<Delivery> for Record<'_> {
+    #[inline(always)]
+    fn fill(self, d: &mut Delivery) {
+        d.ret = 0;
+        d.frame.vector = self.ev.vector;
+        d.frame.error = self.ev.error;
+        d.frame.addr = self.ev.addr;
+        self.frame.store_regs(&mut d.frame.regs);
+    }
+}
+
 /// A foreign system call's record ([`deliver_foreign`]).
-#[inline(always)]
-fn fill_foreign(d: &mut Delivery, frame: &TrapFrame) {
-    d.ret = 0;
-    d.frame.vector = upcall::VECTOR_SYSCALL;
-    d.frame.error = 0;
-    d.frame.addr = 0;
-    frame.store_entry_regs(&mut d.frame.regs);
+struct ForeignRecord<'a>(&'a TrapFrame);
+
+impl user::Fill<Delivery> for ForeignRecord<'_> {
+    #[inline(always)]
+    fn fill(self, d: &mut Delivery) {
+        d.ret = 0;
+        d.frame.vector = upcall::VECTOR_SYSCALL;
+        d.frame.error = 0;
+        d.frame.addr = 0;
+        self.0.store_entry_regs(&mut d.frame.regs);
+    }
 }

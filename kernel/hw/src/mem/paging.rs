@@ -355,7 +355,7 @@ impl AddressSpace {
             return None;
         }
         let idx = indices(va);
-        if let Some(t) = hints::leaf(self.root).holds(va, false) {
+        if let Some(t) = hints::leaf(self.root, va, false) {
             return Some((t, idx[3]));
         }
         let mut t = self.root;
@@ -390,7 +390,7 @@ impl AddressSpace {
     /// call.
     #[inline(always)]
     pub fn translate_hinted(&self, va: u64) -> Option<PhysAddr> {
-        hints::page(self.root).holds(va).or_else(|| self.walk_user::<true>(va))
+        hints::page(self.root, va).or_else(|| self.walk_user::<true>(va))
     }
 
     /// [`Self::translate_user`]'s walk; a write walk's page is remembered.

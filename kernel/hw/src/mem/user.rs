@@ -78,10 +78,11 @@ pub fn write_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, value: &T
 /// usual case) it translates once and `fill` stores each field straight
 /// into the frame, with neither a temporary nor a byte copy; otherwise it
 /// fills a zeroed value and copies it. Nothing is written if any page of
-/// the range is not user-writable. `fill` is called in one place, so it is
-/// inlined.
+/// the range is not user-writable. `fill` is called in one place; a
+/// [`Fill`] whose `fill` is marked `#[inline(always)]` is inlined there
+/// whatever the size of its caller (a closure is left to the compiler).
 #[inline(always)]
-pub fn fill_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, fill: impl FnOnce(&mut T)) -> Result<(), Error> {
+pub fn fill_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, fill: impl Fill<T>) -> Result<(), Error> {
     let len = size_of::<T>() as u64;
     // Within one page: then a user-writable translation of `va` (which
     // never names a page at or above `USER_TOP`) covers the whole range.
@@ -102,10 +103,23 @@ pub fn fill_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, fill: impl
         }
         false => copy.insert(T::default()),
     };
-    fill(target);
+    fill.fill(target);
     match &copy {
         None => Ok(()),
         Some(value) => copy_to_user(space, va, super::pod::bytes_of(value)),
+    }
+}
+
+/// What [`fill_struct`] writes into a value in place.
+pub trait Fill<T> {
+    /// Writes the fields it sets into `target`.
+    fn fill(self, target: &mut T);
+}
+
+impl<T, F: FnOnce(&mut T)> Fill<T> for F {
+    #[inline(always)]
+    fn fill(self, target: &mut T) {
+        self(target)
     }
 }
 

@@ -16,89 +16,122 @@
 use super::PageHint;
 use super::leaf::LeafHint;
 use crate::mem::addr::PhysAddr;
-use core::cell::Cell;
+use core::cell::UnsafeCell;
 
-/// Two spaces' hints, way by way, and which way was used last.
+/// The leaf hints of two spaces, way by way, which way was used last, and
+/// the page hint of one (an upcall's record is written to one space's
+/// exception stack at a time; a fork walks two spaces' tables in turn).
 struct Ways {
     /// Each way's root (its physical address); 0 (no root is frame 0) for
     /// none.
-    roots: [Cell<u64>; 2],
-    pages: [Cell<PageHint>; 2],
-    leaves: [Cell<LeafHint>; 2],
-    last: Cell<usize>,
+    roots: [u64; 2],
+    leaves: [LeafHint; 2],
+    last: usize,
+    /// The root whose page hint `page` is (0: none).
+    page_root: u64,
+    page: PageHint,
 }
 
-/// [`Ways`] shared as a `static`.
-struct OneCpu(Ways);
+/// [`Ways`] shared as a `static`, read in place ([`ways`]) and changed
+/// only by [`write`].
+struct OneCpu(UnsafeCell<Ways>);
 
 // SAFETY: the kernel runs on one CPU with interrupts off
-// (docs/ARCHITECTURE.md, "Kernel"), so these cells are never used from two
-// places at once; they hold plain values copied in and out, and no
-// reference into them is ever handed out.
+// (docs/ARCHITECTURE.md, "Kernel"), so the cell is never used from two
+// places at once.
 unsafe impl Sync for OneCpu {}
 
-static HINTS: OneCpu = OneCpu(Ways {
-    roots: [Cell::new(0), Cell::new(0)],
-    pages: [Cell::new(PageHint::NONE), Cell::new(PageHint::NONE)],
-    leaves: [Cell::new(LeafHint::NONE), Cell::new(LeafHint::NONE)],
-    last: Cell::new(0),
-});
+static HINTS: OneCpu = OneCpu(UnsafeCell::new(Ways {
+    roots: [0, 0],
+    leaves: [LeafHint::NONE, LeafHint::NONE],
+    last: 0,
+    page_root: 0,
+    page: PageHint::NONE,
+}));
+
+/// The hints, to read in place for one lookup.
+#[inline(always)]
+fn ways() -> &'static Ways {
+    // SAFETY: one CPU, interrupts off: the lookups below use the reference
+    // at once and call nothing that writes the cell (only `write` does,
+    // from the setters, none of which runs while a lookup's reference is
+    // live), so no `&mut` to it exists while it is used.
+    unsafe { &*HINTS.0.get() }
+}
+
+/// Changes the hints with `f`.
+fn write(f: impl FnOnce(&mut Ways)) {
+    // SAFETY: as in `ways`; `f` (an update here) calls nothing that reads
+    // or writes the cell, so this is the only reference to it meanwhile.
+    f(unsafe { &mut *HINTS.0.get() })
+}
 
 /// The way holding `root`'s hints, if any.
 #[inline(always)]
-fn find(root: PhysAddr) -> Option<usize> {
-    let roots = &HINTS.0.roots;
-    if roots[0].get() == root.raw() {
+fn find(w: &Ways, root: PhysAddr) -> Option<usize> {
+    if w.roots[0] == root.raw() {
         Some(0)
-    } else if roots[1].get() == root.raw() {
+    } else if w.roots[1] == root.raw() {
         Some(1)
     } else {
         None
     }
 }
 
-/// The way for `root`'s hints, taking the one used less recently (its
-/// hints emptied) when it has none; it becomes the one used last.
-fn take(root: PhysAddr) -> usize {
-    let h = &HINTS.0;
-    let i = find(root).unwrap_or_else(|| {
-        let i = 1 - h.last.get().min(1);
-        h.roots[i].set(root.raw());
-        h.pages[i].set(PageHint::NONE);
-        h.leaves[i].set(LeafHint::NONE);
+/// The way for `root`'s leaf hint, taking the one used less recently (its
+/// hint emptied) when it has none; it becomes the one used last.
+fn take(w: &mut Ways, root: PhysAddr) -> usize {
+    let i = find(w, root).unwrap_or_else(|| {
+        let i = 1 - w.last.min(1);
+        w.roots[i] = root.raw();
+        w.leaves[i] = LeafHint::NONE;
         i
     });
-    h.last.set(i);
+    w.last = i;
     i
 }
 
-/// `root`'s page hint ([`PageHint::NONE`] if it has none here).
+/// Where `va` is, if `root`'s page hint holds for it ([`PageHint::holds`]).
 #[inline(always)]
-pub(super) fn page(root: PhysAddr) -> PageHint {
-    find(root).map_or(PageHint::NONE, |i| HINTS.0.pages[i].get())
+pub(super) fn page(root: PhysAddr, va: u64) -> Option<PhysAddr> {
+    let w = ways();
+    if w.page_root == root.raw() { w.page.holds(va) } else { None }
 }
 
 /// Remembers `hint` as `root`'s page hint.
 pub(super) fn set_page(root: PhysAddr, hint: PageHint) {
-    HINTS.0.pages[take(root)].set(hint);
+    write(|w| {
+        w.page_root = root.raw();
+        w.page = hint;
+    });
 }
 
-/// `root`'s leaf hint ([`LeafHint::NONE`] if it has none here).
+/// `va`'s last-level table, if `root`'s leaf hint holds for it
+/// ([`LeafHint::holds`]).
 #[inline(always)]
-pub(super) fn leaf(root: PhysAddr) -> LeafHint {
-    find(root).map_or(LeafHint::NONE, |i| HINTS.0.leaves[i].get())
+pub(super) fn leaf(root: PhysAddr, va: u64, need_mark: bool) -> Option<PhysAddr> {
+    let w = ways();
+    w.leaves[find(w, root)?].holds(va, need_mark)
 }
 
 /// Remembers `hint` as `root`'s leaf hint.
 pub(super) fn set_leaf(root: PhysAddr, hint: LeafHint) {
-    HINTS.0.leaves[take(root)].set(hint);
+    write(|w| {
+        let i = take(w, root);
+        w.leaves[i] = hint;
+    });
 }
 
 /// Forgets `root`'s hints (its frame is being freed).
 pub(super) fn forget(root: PhysAddr) {
-    if let Some(i) = find(root) {
-        HINTS.0.roots[i].set(0);
-        HINTS.0.pages[i].set(PageHint::NONE);
-        HINTS.0.leaves[i].set(LeafHint::NONE);
-    }
+    write(|w| {
+        if let Some(i) = find(w, root) {
+            w.roots[i] = 0;
+            w.leaves[i] = LeafHint::NONE;
+        }
+        if w.page_root == root.raw() {
+            w.page_root = 0;
+            w.page = PageHint::NONE;
+        }
+    });
 }

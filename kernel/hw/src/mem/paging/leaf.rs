@@ -83,7 +83,7 @@ impl AddressSpace {
     pub fn leaf_for(&mut self, va: u64, charge: impl FnMut() -> Result<(), Error>) -> Result<Leaf<'_>, Error> {
         crate::mem::user_page(va)?;
         let mut made = 0;
-        let (table, index) = match hints::leaf(self.root).holds(va, true) {
+        let (table, index) = match hints::leaf(self.root, va, true) {
             Some(table) => (table, indices(va)[3]),
             None => {
                 let walked = walk_making(self.root, va, pte::PRESENT | pte::WRITABLE | pte::USER, &mut made, charge);
