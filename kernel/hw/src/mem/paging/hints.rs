@@ -1,14 +1,15 @@
-//! Translation hints for the two address spaces used last: the page a
-//! write walk last found writable ([`PageHint`]) and the last-level table a
-//! walk last found ([`LeafHint`]), each tagged by its space's root.
+//! Translation hints: the page a write walk last found writable
+//! ([`PageHint`], for one address space) and the last-level table a walk
+//! last found ([`LeafHint`], for the two spaces used last), each tagged by
+//! its space's root.
 //!
 //! A space's hints are worth having only while the kernel works on it —
 //! an upcall's record goes to the same exception-stack page call after
 //! call, a batch maps page after page through one table — and a fork
-//! alternates between two spaces. Kept here for two spaces, they cost
-//! every environment nothing (they took 72 bytes of each environment's
-//! record when every space held its own). A hint is only a shortcut: one
-//! that misses costs a walk, and every hint is checked against the tables
+//! walks two spaces' tables in turn. Kept here, they cost every
+//! environment nothing (they took 72 bytes of each environment's record
+//! when every space held its own). A hint is only a shortcut: one that
+//! misses costs a walk, and every hint is checked against the tables
 //! before it is used (no table unlinked since it was made, and for a page
 //! its entry unchanged). A space's root leaves here when it is freed
 //! ([`forget`]), so a root frame used again starts with none.
