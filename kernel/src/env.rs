@@ -334,10 +334,11 @@ impl EnvTable {
         EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS), rows_used: 0, run_rows }
     }
 
-    /// Creates an environment: empty address space (its root table) and a
-    /// capability list holding its own capability in slot 0. It is charged
-    /// (1 environment, 1 frame for the root) to its creator's account, or
-    /// to the root account for boot programs (`parent` none).
+    /// Creates an environment: empty address space (its root table) and an
+    /// empty capability list whose slot 0, its own capability, is implied
+    /// by its id. It is charged (1 environment, 1 frame for the root) to
+    /// its creator's account, or to the root account for boot programs
+    /// (`parent` none).
     pub fn create(&mut self, name: &str, parent: Option<EnvId>) -> Result<EnvId, Error> {
         let account = parent.and_then(|p| self.get(p)).map_or(account::ROOT, |p| p.account);
         let charge = account::Charge::amount(account, oxok_account::Amount::new(1, 1).with_heap(account::ENV_HEAP))?;
