@@ -195,7 +195,7 @@ impl Env {
     /// The capability in its slot `slot` (a copy), slot 0's implied own
     /// capability included. Errors as `CapList::get`.
     pub fn cap_at(&self, slot: u64) -> Result<Cap, oxok_cap::CapError> {
-        if slot == 0 && self.caps.first_implied() { Ok(self.own_cap()) } else { self.caps.get(slot).copied() }
+        self.caps.source(slot, Some(&self.own_cap()))
     }
 
     /// Evaluates the predicates named by `mask` in predicate-index order, reading

@@ -14,11 +14,6 @@ use oxok_cap::{Cap, Lineage, Rights};
 /// are never reused. Only changed under the kernel lock.
 pub(super) static LAST_NODE: AtomicU64 = AtomicU64::new(0);
 
-/// A child of the capability in the caller's slot `slot`, with `rights`.
-fn child_of(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<(Cap, Lineage), Error> {
-    derive_in(cx.env()?, slot, None, rights)
-}
-
 /// A child of the capability in `env`'s slot `slot` (its implied own
 /// capability for slot 0), with `rights` — named one component below it
 /// with `narrow` (`oxok_cap::narrow_child_with`, which needs grant) — and
@@ -77,7 +72,7 @@ fn grant_into(cx: &mut Cx<'_>, slot: CapSlot, source: &Cap, target: EnvId, right
     let vacancy = crate::env::cap_vacancy_derived(&mut cx.k.envs.get(target).ok_or(Error::BadEnv)?.caps)?;
     // The copy is a child of the source: `cap_revoke` on the source (or on
     // anything it was derived from) takes it back.
-    let (copy, lineage) = child_of(cx, slot, rights)?;
+    let (copy, lineage) = derive_in(cx.env()?, slot, None, rights)?;
     // Perform: nothing below can fail (the target was found above, in this
     // same entry).
     let mut slot = 0;
@@ -132,7 +127,7 @@ pub fn cap_derive(cx: &mut Cx<'_>, slot: CapSlot, rights: Rights) -> Result<[u64
     // Check, then perform, as `grant_into`: deriving fills no slot, so the
     // vacancy found first stays free.
     let vacancy = crate::env::cap_vacancy_derived(&mut cx.env()?.caps)?;
-    let (child, lineage) = child_of(cx, slot, rights)?;
+    let (child, lineage) = derive_in(cx.env()?, slot, None, rights)?;
     let mut new = 0;
     if let Some(env) = cx.k.envs.get(cx.caller) {
         new = env.caps.fill_derived(vacancy, child, lineage);

@@ -282,11 +282,9 @@ impl RunRows {
         if index >= ENV_TABLE_ROWS {
             return None;
         }
-        // SAFETY: the table's frames were allocated to the kernel for it
-        // and zeroed by `init` (every bit pattern is a valid `RunRow`, and
-        // the table is page-aligned), direct-mapped, `index` in bounds; the
-        // borrow of `self`, the table's only owner, makes this the only
-        // reference to the row.
-        Some(unsafe { &mut *(phys::virt(self.0) as *mut RunRow).add(index) })
+        let row = (phys::virt(self.0) as *mut RunRow).wrapping_add(index);
+        // SAFETY: kernel frames zeroed by `init` (any bits are a `RunRow`), aligned, direct-mapped, `index`
+        // in bounds; borrowed from `self`, the table's only owner: the only reference to the row.
+        Some(unsafe { &mut *row })
     }
 }

@@ -51,19 +51,21 @@ static HINTS: OneCpu = OneCpu(UnsafeCell::new(Ways {
 }));
 
 /// The hints, to read in place for one lookup.
+///
+/// # Safety
+///
+/// The caller drops the reference before anything can call [`write`]
+/// (one CPU, interrupts off: only its own code could).
 #[inline(always)]
-fn ways() -> &'static Ways {
-    // SAFETY: one CPU, interrupts off: the lookups below use the reference
-    // at once and call nothing that writes the cell (only `write` does,
-    // from the setters, none of which runs while a lookup's reference is
-    // live), so no `&mut` to it exists while it is used.
+unsafe fn ways() -> &'static Ways {
+    // SAFETY: no `&mut` to the cell is live (`write`'s is dropped before
+    // it returns), and the caller drops this one before any `write`.
     unsafe { &*HINTS.0.get() }
 }
 
 /// Changes the hints with `f`.
 fn write(f: impl FnOnce(&mut Ways)) {
-    // SAFETY: as in `ways`; `f` (an update here) calls nothing that reads
-    // or writes the cell, so this is the only reference to it meanwhile.
+    // SAFETY: one CPU, interrupts off; `f` (an update) calls nothing that reads or writes the cell.
     f(unsafe { &mut *HINTS.0.get() })
 }
 
@@ -95,7 +97,8 @@ fn take(w: &mut Ways, root: PhysAddr) -> usize {
 /// Where `va` is, if `root`'s page hint holds for it ([`PageHint::holds`]).
 #[inline(always)]
 pub(super) fn page(root: PhysAddr, va: u64) -> Option<PhysAddr> {
-    let w = ways();
+    // SAFETY: `w` is dropped at the end of this lookup, which calls no setter.
+    let w = unsafe { ways() };
     if w.page_root == root.raw() { w.page.holds(va) } else { None }
 }
 
@@ -111,7 +114,8 @@ pub(super) fn set_page(root: PhysAddr, hint: PageHint) {
 /// ([`LeafHint::holds`]).
 #[inline(always)]
 pub(super) fn leaf(root: PhysAddr, va: u64, need_mark: bool) -> Option<PhysAddr> {
-    let w = ways();
+    // SAFETY: `w` is dropped at the end of this lookup, which calls no setter.
+    let w = unsafe { ways() };
     w.leaves[find(w, root)?].holds(va, need_mark)
 }
 
