@@ -552,7 +552,17 @@ impl EnvTable {
     /// table), for the scheduler.
     #[inline]
     pub fn ledger(&mut self, id: EnvId) -> Option<&mut oxok_slots::CpuLedger> {
-        let row = self.get(id)?.id.row();
+        self.ledger_if(id, |_| true)
+    }
+
+    /// [`EnvTable::ledger`] if the environment passes `test`, in one look.
+    #[inline(always)]
+    pub fn ledger_if(&mut self, id: EnvId, test: impl FnOnce(&Env) -> bool) -> Option<&mut oxok_slots::CpuLedger> {
+        let e = self.get(id)?;
+        if !test(e) {
+            return None;
+        }
+        let row = e.id.row();
         self.run_rows.get_mut(row)
     }
 

@@ -118,14 +118,8 @@ pub fn publish_status(env: &crate::env::Env) {
 /// its slot-start upcall if its owned slot just started.
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let slot_start = core::mem::take(&mut k.slot_start);
-    crate::fpu::save_outgoing(&mut k.envs, e);
-    let Some(env) = k.envs.get(e) else { return };
-    env.space.activate();
+    let Some(env) = enter(&mut k.envs, e) else { return };
     *frame = env.regs;
-    crate::fpu::load_incoming(env);
-    env.status = ENV_RUNNING;
-    env.runs += 1;
-    publish_status(env);
     if slot_start && env.handlers.upcall(kinds::SLOT_START) != 0 {
         let ev = Event {
             kind: kinds::SLOT_START,
@@ -143,6 +137,47 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     if crate::revoke::pending(k) {
         crate::revoke::enforce(k, e, frame);
     }
+}
+
+/// The machine's half of a switch to `e`, whatever its registers: what
+/// another environment has live saved, `e`'s address space and x87/SSE
+/// state loaded, its status running. `None` if `e` is gone.
+#[inline(always)]
+fn enter(envs: &mut crate::env::EnvTable, e: EnvId) -> Option<&mut crate::env::Env> {
+    crate::fpu::save_outgoing(envs, e);
+    let env = envs.get(e)?;
+    env.space.activate();
+    crate::fpu::load_incoming(env);
+    env.status = ENV_RUNNING;
+    env.runs += 1;
+    publish_status(env);
+    Some(env)
+}
+
+/// A protected control transfer's switch, made at once: when nothing is
+/// pending, `me` is current and the scheduler lets it give the rest of
+/// its slot to `to` ([`oxok_slots::Scheduler::donate`]), `to` becomes
+/// current here — what [`give_up`], [`switched`] and [`resume`] do for a
+/// donation, without their general cases — and is returned; its registers
+/// are the caller's to put in the frame (a message or a reply written in
+/// place, with no copy through `to`'s saved registers), which then leaves
+/// by the full exit. `me`'s registers and status (not running) must
+/// already be saved. `None`, nothing changed: the caller gives up the
+/// general way.
+#[inline(always)]
+pub fn donate(k: &mut Kernel, me: EnvId, to: EnvId) -> Option<&mut crate::env::Env> {
+    if pending(k) || k.current != Some(me) || !k.sched.donate(me, to, &mut View(&mut k.envs)) {
+        return None;
+    }
+    log::trace!("slot {}: {me} donates to {to} at tick {}", k.sched.slot().number(), k.ticked);
+    slots::publish_donation(&k.sched, k.sched.slot());
+    k.slot_start = false;
+    let env = enter(&mut k.envs, to)?;
+    debug_assert!(env.id == to);
+    k.current = Some(to);
+    #[cfg(feature = "model-process")]
+    crate::model::loaded(to);
+    Some(env)
 }
 
 /// Whether anything could run now or later: a runnable environment that
@@ -315,9 +350,11 @@ pub fn tick(k: &mut Kernel, frame: &mut TrapFrame) {
 /// (directed yield) or to the next slot. Its registers in `frame` are saved
 /// with `rax` 0 (the yield's status); `frame` then holds whoever runs.
 /// Inlined into its one caller, the `yield_cpu` call (a directed yield is
-/// a fast path of its own: `shm_pingpong`).
+/// a fast path of its own: `shm_pingpong`). True if `to` runs now, made
+/// current by [`donate`] (its registers in `frame`, for the full exit as
+/// they are).
 #[inline]
-pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) {
+pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<EnvId>) -> bool {
     // A plain yield is a scheduling point: sleepers whose predicate now
     // holds become runnable here rather than at the next tick. A directed
     // yield names who runs next (and is refused if that one sleeps), so it
@@ -333,7 +370,14 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
         env.status = ENV_RUNNABLE;
         publish_status(env);
     }
+    if let Some(to) = to
+        && let Some(env) = donate(k, me, to)
+    {
+        *frame = env.regs;
+        return true;
+    }
     give_up(k, frame, me, to);
+    false
 }
 
 /// `me`, whose registers and status are already saved, stops running: the

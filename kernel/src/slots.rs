@@ -38,12 +38,17 @@ pub type Sched = Scheduler<SLOT_VECTOR_SLOTS, SPARE>;
 /// The policy's view of the environment table.
 pub struct View<'a>(pub &'a mut EnvTable);
 
+/// Alive (given), runnable or running, not waiting for a reply, not
+/// stopped.
+#[inline(always)]
+fn could_run(e: &crate::env::Env) -> bool {
+    matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped
+}
+
 impl Envs for View<'_> {
     /// Alive, runnable or running, not waiting for a reply, not stopped.
     fn runnable(&mut self, env: EnvId) -> bool {
-        self.0
-            .get(env)
-            .is_some_and(|e| matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped)
+        self.0.get(env).is_some_and(|e| could_run(e))
     }
 
     /// `AppArea::critical` (offset 0 of its application-area frame; an
@@ -55,6 +60,11 @@ impl Envs for View<'_> {
 
     fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
         self.0.ledger(env)
+    }
+
+    /// One look at the environment for both questions.
+    fn runnable_ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
+        self.0.ledger_if(env, could_run)
     }
 }
 

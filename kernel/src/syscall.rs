@@ -34,7 +34,7 @@ macro_rules! generate_dispatch {
         fn dispatch(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, call: Call) -> bool {
             match call {
                 $(Call::$name => {
-                    let mut cx = Cx { k, frame, caller, restart: false, replaced: false };
+                    let mut cx = Cx { k, frame, caller, restart: false, replaced: false, entered: false };
                     let run = |cx: &mut Cx<'_>| -> Result<[u64; oxok_abi::__result_regs!($($res $(: $rclass)?),*)], Error> {
                         let mut _next = 0usize;
                         $(let $arg = { let raw = cx.frame.arg(_next); _next += 1; <args::$class as args::Arg>::decode(cx, raw)? };)*
@@ -57,7 +57,13 @@ oxok_abi::for_each_call!(generate_dispatch);
 /// rest goes through [`after_call`].
 #[inline(always)]
 fn finish<const N: usize>(cx: Cx<'_>, result: Result<[u64; N], Error>) -> bool {
-    let Cx { k, frame, caller, restart, replaced } = cx;
+    let Cx { k, frame, caller, restart, replaced, entered } = cx;
+    if entered {
+        // Another environment is current, its registers in the frame:
+        // nothing pending, nothing to restart (the full exit, which
+        // restores every register).
+        return false;
+    }
     if !replaced && !restart {
         complete(frame, result);
         if sched::still_running(k, caller) {

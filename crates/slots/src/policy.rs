@@ -20,6 +20,12 @@ pub trait Envs {
     fn critical(&mut self, env: EnvId) -> bool;
     /// `env`'s CPU ledger, or `None` if there is no such environment.
     fn ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger>;
+    /// `env`'s CPU ledger if it is [`Envs::runnable`], else `None`: one
+    /// question where a table can answer both with one look (the default
+    /// asks both).
+    fn runnable_ledger(&mut self, env: EnvId) -> Option<&mut CpuLedger> {
+        if self.runnable(env) { self.ledger(env) } else { None }
+    }
 }
 
 /// Why the owner of a slot is not the one running in it.

@@ -293,23 +293,44 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
         if self.running != Some(env) {
             return Step::Continue;
         }
+        if let Some(to) = to
+            && self.donate(env, to, envs)
+        {
+            let decision = Decision { run: Some(to), reason: Reason::Donated, budget: self.end - self.elapsed };
+            let out = Some(Out { env, end: End::Yielded { excess: 0 } });
+            return Step::Switch(Switch { out, slot: self.slot, decision });
+        }
         let excess = self.elapsed.saturating_sub(self.end);
         if let Some(a) = envs.ledger(env) {
             a.yielded(excess);
         }
-        let out = Some(Out { env, end: End::Yielded { excess } });
-        if let Some(to) = to
-            && to != env
-            && self.elapsed < self.end
-            && envs.runnable(to)
-            && let Some(a) = envs.ledger(to)
-        {
-            a.donated();
-            let decision = Decision { run: Some(to), reason: Reason::Donated, budget: self.end - self.elapsed };
-            self.begin(decision);
-            return Step::Switch(Switch { out, slot: self.slot, decision });
+        Step::Switch(self.advance(Some(Out { env, end: End::Yielded { excess } }), envs))
+    }
+
+    /// The directed half of [`Scheduler::yielded`] alone: if `env` is
+    /// running with time left in its slot and `to` (another environment)
+    /// can run, `to` runs the rest of the slot (`Reason::Donated`, the
+    /// slot's end unchanged; `env` yielded with no excess) and the answer
+    /// is true — the switch `yielded` would return is `env` out
+    /// (`End::Yielded` with no excess), `to` in, this slot, the time left.
+    /// Otherwise nothing changes (false). A protected control transfer's
+    /// fast path takes this, so that a transfer that cannot be a donation
+    /// goes the general way with nothing half done.
+    pub fn donate(&mut self, env: EnvId, to: EnvId, envs: &mut impl Envs) -> bool {
+        if self.running != Some(env) || to == env || self.elapsed >= self.end {
+            return false;
         }
-        Step::Switch(self.advance(out, envs))
+        let Some(ledger) = envs.runnable_ledger(to) else { return false };
+        ledger.donated();
+        // Before the end of its slot: nothing past it to charge.
+        if let Some(a) = envs.ledger(env) {
+            a.yielded(0);
+        }
+        self.running = Some(to);
+        self.reason = Reason::Donated;
+        self.phase = Phase::Running;
+        self.vector.note_use(self.slot, Some(to), Reason::Donated.code());
+        true
     }
 
     /// Environments may have become runnable between ticks (a sleeper woke

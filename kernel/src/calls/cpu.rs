@@ -29,7 +29,7 @@ pub fn yield_cpu(cx: &mut Cx<'_>, target: Target) -> Result<[u64; 0], Error> {
             }
         }
     };
-    sched::yield_now(cx.k, cx.frame, cx.caller, to);
+    cx.entered = sched::yield_now(cx.k, cx.frame, cx.caller, to);
     cx.replaced = true;
     Ok([])
 }

@@ -66,6 +66,10 @@ pub struct Cx<'a> {
     /// Set when the call replaced the caller's own registers: write no
     /// results over them.
     pub replaced: bool,
+    /// Set with `replaced` when the call made another environment current
+    /// itself and left nothing pending (`sched::donate`): the frame is
+    /// that environment's, to be returned to as it is.
+    pub entered: bool,
 }
 
 impl Cx<'_> {

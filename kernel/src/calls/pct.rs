@@ -131,16 +131,24 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     // Room checked above, before anything changed.
     env.pct.keep(&env.regs);
     env.pct_caller = owed;
-    // The message, written where the callee's registers are: the caller's
-    // registers, with the kernel's additions.
-    env.regs = TrapFrame::message(entry, cx.frame, mode, u64::from(caller));
     // Usually runnable already (it replied to the last call, or yields in
     // a loop): its row says so.
     if env.status != ENV_RUNNABLE {
         env.status = ENV_RUNNABLE;
         crate::sched::publish_status(env);
     }
-    crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
+    // The message: the caller's registers, with the kernel's additions.
+    // The callee runs at once on the rest of the slot (the common case):
+    // they are written where they are, in the frame it returns to.
+    if crate::sched::donate(cx.k, caller, callee).is_some() {
+        cx.frame.into_message(entry, mode, u64::from(caller));
+        cx.entered = true;
+    } else if let Some(env) = cx.k.envs.get(callee) {
+        // Or it runs later, from its saved registers.
+        env.regs = *cx.frame;
+        env.regs.into_message(entry, mode, u64::from(caller));
+        crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
+    }
     cx.replaced = true;
     Ok([])
 }
@@ -187,7 +195,6 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
             Some(w)
         }
     };
-    let reply = &*cx.frame;
     // This environment returns to what it was doing when the call came.
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
@@ -202,26 +209,22 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
             // The waiter's pct_wait completes with the reply in its
             // registers, on the rest of this slot.
             let env = cx.k.envs.get(w).ok_or(Error::BadEnv)?;
-            let f = &mut env.regs;
-            f.rip += SYSCALL_LEN;
-            f.rax = 0;
-            f.rbx = reply.rbx;
-            f.rdx = reply.rdx;
-            f.rsi = reply.rsi;
-            f.rdi = u64::from(me);
-            f.rbp = reply.rbp;
-            f.r8 = reply.r8;
-            f.r9 = reply.r9;
-            f.r10 = reply.r10;
-            f.r12 = reply.r12;
-            f.r13 = reply.r13;
-            f.r14 = reply.r14;
-            f.r15 = reply.r15;
             env.waiting_for = None;
             env.wait_ticket = 0;
             env.status = ENV_RUNNABLE;
-            crate::sched::publish_status(env);
-            crate::sched::give_up(cx.k, cx.frame, me, Some(w));
+            if let Some(env) = crate::sched::donate(cx.k, me, w) {
+                // It runs at once (the common case): the reply is in the
+                // frame already, the rest comes from its saved registers.
+                completed(cx.frame, &env.regs, me);
+                cx.entered = true;
+            } else if let Some(env) = cx.k.envs.get(w) {
+                // Or later, from its saved registers.
+                let saved = env.regs;
+                env.regs = *cx.frame;
+                completed(&mut env.regs, &saved, me);
+                crate::sched::publish_status(env);
+                crate::sched::give_up(cx.k, cx.frame, me, Some(w));
+            }
         }
         None => {
             // Nobody waits: continue this environment's own work.
@@ -233,6 +236,24 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
     }
     cx.replaced = true;
     Ok([])
+}
+
+/// Makes `reply`, a replier's registers, the completed `pct_wait` of the
+/// waiter whose saved registers are `waiter`: the reply's message
+/// registers (`rbx rdx rsi rbp r8 r9 r10 r12`–`r15`) stay, the rest is the
+/// waiter's, its `rip` past the `syscall`, `rax` 0 and `rdi` the replier.
+fn completed(reply: &mut TrapFrame, waiter: &TrapFrame, replier: EnvId) {
+    reply.rax = 0;
+    reply.rdi = u64::from(replier);
+    reply.rcx = waiter.rcx;
+    reply.r11 = waiter.r11;
+    reply.vector = waiter.vector;
+    reply.error = waiter.error;
+    reply.rip = waiter.rip + SYSCALL_LEN;
+    reply.cs = waiter.cs;
+    reply.rflags = waiter.rflags;
+    reply.rsp = waiter.rsp;
+    reply.ss = waiter.ss;
 }
 
 /// Waits (again) for the reply to the synchronous call with `ticket` that

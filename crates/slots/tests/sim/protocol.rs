@@ -121,6 +121,48 @@ fn directed_yield() {
     assert_eq!(switch(s.yielded(A, Some(NOBODY), &mut t)).decision.run, None);
 }
 
+/// `donate`, the transfer's fast path, is `yielded`'s directed half: the
+/// same switch and ledgers when the slot has time and the target can run;
+/// otherwise `None` with nothing changed (the caller then yields the
+/// general way).
+#[test]
+fn donate_is_the_directed_half_of_yielded() {
+    let mut t = Table::with(&[A, B, C]);
+    let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+    s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
+    s.start(&mut t);
+    s.tick(&mut t);
+    let same = |s: &Scheduler<4, 4>, t: &mut Table| (s.running(), s.slot(), s.remaining(), t.get(A).ledger.stats());
+    // Not A's to give: B is not running; A to itself; to nobody; to a
+    // blocked environment.
+    let before = same(&s, &mut t);
+    assert!(!s.donate(B, C, &mut t));
+    assert!(!s.donate(A, A, &mut t));
+    assert!(!s.donate(A, NOBODY, &mut t));
+    t.get(C).runnable = false;
+    assert!(!s.donate(A, C, &mut t));
+    assert_eq!(same(&s, &mut t), before);
+    assert_eq!(t.get(C).ledger.stats().donated, 0);
+    t.get(C).runnable = true;
+    // The donation: what `directed_yield` sees from `yielded`.
+    assert!(s.donate(A, B, &mut t));
+    assert_eq!((s.running(), s.slot(), s.remaining()), (Some(B), TimeSlot(0), 3));
+    assert_eq!(s.vector.row(TimeSlot(0)).map(|r| (r.last_env, r.last_use)), Some((B.raw(), USE_DONATED)));
+    assert_eq!(t.get(B).ledger.stats().donated, 1);
+    // And back, on the same slot's time.
+    assert!(s.donate(B, A, &mut t));
+    assert_eq!((s.running(), s.remaining()), (Some(A), 3));
+    assert_eq!(t.get(A).ledger.stats().donated, 1);
+    // No time left: no donation, nothing changed; yielded starts the next slot.
+    ticks(&mut s, &mut t, 2);
+    assert_eq!(s.tick(&mut t), Step::SlotEnd { env: A });
+    let before = same(&s, &mut t);
+    assert!(!s.donate(A, B, &mut t));
+    assert_eq!(same(&s, &mut t), before);
+    assert_eq!(t.get(B).ledger.stats().donated, 1);
+    assert_eq!(switch(s.yielded(A, Some(B), &mut t)).slot, TimeSlot(1));
+}
+
 /// The critical-section flag defers the slot end while set, by at most
 /// `critical_grace_ticks`; the deferred ticks are charged; clearing the flag
 /// ends the deferral at the next tick. With deferral disabled the flag is

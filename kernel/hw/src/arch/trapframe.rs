@@ -60,35 +60,24 @@ impl TrapFrame {
         }
     }
 
-    /// A fresh user frame at `rip` (stack pointer 0, the selectors and flags
-    /// of [`TrapFrame::new_user`]) carrying `from`'s general registers but
-    /// `rax` and `r11` (zero) and `rcx` and `rdi` (given): a protected
-    /// control transfer's message, written whole in one pass.
-    pub fn message(rip: u64, from: &TrapFrame, rcx: u64, rdi: u64) -> TrapFrame {
-        TrapFrame {
-            r15: from.r15,
-            r14: from.r14,
-            r13: from.r13,
-            r12: from.r12,
-            r11: 0,
-            r10: from.r10,
-            r9: from.r9,
-            r8: from.r8,
-            rbp: from.rbp,
-            rdi,
-            rsi: from.rsi,
-            rdx: from.rdx,
-            rcx,
-            rbx: from.rbx,
-            rax: 0,
-            vector: 0,
-            error: 0,
-            rip,
-            cs: u64::from(USER_CS),
-            rflags: FLAG_IF | FLAG_RESERVED1,
-            rsp: 0,
-            ss: u64::from(USER_DS),
-        }
+    /// Makes this frame, holding the sender's registers, a protected
+    /// control transfer's message, in place: a fresh user frame at `rip`
+    /// (stack pointer 0, the selectors and flags of
+    /// [`TrapFrame::new_user`]) keeping the general registers but `rax` and
+    /// `r11` (zero) and `rcx` and `rdi` (given).
+    #[inline(always)]
+    pub fn into_message(&mut self, rip: u64, rcx: u64, rdi: u64) {
+        self.r11 = 0;
+        self.rdi = rdi;
+        self.rcx = rcx;
+        self.rax = 0;
+        self.vector = 0;
+        self.error = 0;
+        self.rip = rip;
+        self.cs = u64::from(USER_CS);
+        self.rflags = FLAG_IF | FLAG_RESERVED1;
+        self.rsp = 0;
+        self.ss = u64::from(USER_DS);
     }
 
     /// Redirects this user frame into a handler of the same environment:
