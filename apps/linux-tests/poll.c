@@ -70,21 +70,32 @@ int main(void) {
     close(p[0]);
 
     /* A writer that ends without writing: the reader, asleep on the empty
-       pipe, wakes at its end (not at the 10 ms look-again of its sleep). */
-    pipe(p);
-    fflush(stdout);
-    k = fork();
-    if (k == 0) {
+       pipe, wakes at its end (not at the 10 ms look-again of its sleep).
+       A loaded host can stall the whole guest past 8 ms now and then, so
+       the wake is timed up to three times: one quick wake shows the
+       mechanism (the look-again alone never wakes in under 10 ms); every
+       read must see the end and every writer must end cleanly. */
+    int eof_all = 1, quick = 0, ended = 1;
+    for (int attempt = 0; attempt < 3 && !quick; attempt++) {
+        pipe(p);
+        fflush(stdout);
+        k = fork();
+        if (k == 0) {
+            close(p[0]);
+            struct timespec nap = {0, 2 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+            _exit(0);
+        }
+        close(p[1]);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int eof = read(p[0], buf, 8) == 0;
+        quick = eof && ms_since(&t0) < 8;
+        eof_all = eof_all && eof;
+        ended = ended && status_of(k) == 0;
         close(p[0]);
-        struct timespec nap = {0, 2 * 1000 * 1000};
-        nanosleep(&nap, NULL);
-        _exit(0);
     }
-    close(p[1]);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    CHECK("eof-at-writer-end", read(p[0], buf, 8) == 0 && ms_since(&t0) < 8);
-    CHECK("ended-child", status_of(k) == 0);
-    close(p[0]);
+    CHECK("eof-at-writer-end", eof_all && quick);
+    CHECK("ended-child", ended);
 
     int a[2], b[2];
     pipe(a);
