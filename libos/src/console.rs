@@ -149,7 +149,7 @@ pub fn read(buf: &mut [u8]) -> Result<usize, crate::Error> {
             b.load_u64(counter).ne_param(0);
             let code = b.build().map_err(|_| crate::Error::Invalid)?;
             let bytes = code.as_bytes();
-            crate::sys::pred_install(0, INPUT_PRED, bytes.as_ptr() as u64, bytes.len() as u64)?;
+            crate::pred::install(INPUT_PRED, bytes)?;
             installed = true;
         }
         crate::sys::pred_param(0, INPUT_PRED, 0, seen)?;

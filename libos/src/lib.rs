@@ -26,6 +26,7 @@ pub mod fs;
 pub mod lrpc;
 pub mod net;
 pub mod pct;
+pub mod pred;
 pub mod principal;
 pub mod proc;
 pub mod process;

@@ -76,7 +76,7 @@ pub fn sleep_ms(ms: u64) -> Result<(), crate::Error> {
     let outer =
         (LENGTH.swap(ticks, Ordering::Relaxed), DEADLINE.swap(clock.ticks.saturating_add(ticks), Ordering::AcqRel));
     let r = (|| {
-        crate::sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64)?;
+        crate::pred::install(pred, bytes)?;
         loop {
             // A restore notice may rebase the deadline at any instruction:
             // the parameter is set from the deadline read after the

@@ -134,7 +134,7 @@ pub fn sleep(which: Which) -> Res {
     }
     let code = b.build().map_err(|_| EINVAL)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, WAIT_PRED, bytes.as_ptr() as u64, bytes.len() as u64).map_err(crate::errno::from_kernel)?;
+    oxok_libos::pred::install(WAIT_PRED, bytes).map_err(crate::errno::from_kernel)?;
     sys::env_sleep(1 << WAIT_PRED).map_err(crate::errno::from_kernel)?;
     Ok(0)
 }

@@ -334,7 +334,7 @@ fn sleep(deadline: Option<u64>, wake: &[(u64, u64)]) {
     }
     let Ok(code) = b.build() else { return };
     let bytes = code.as_bytes();
-    if sys::pred_install(0, SLEEP_SLOT, bytes.as_ptr() as u64, bytes.len() as u64).is_ok() {
+    if oxok_libos::pred::install(SLEEP_SLOT, bytes).is_ok() {
         let _ = sys::env_sleep(1 << SLEEP_SLOT);
     }
 }

@@ -345,9 +345,7 @@ fn sleep(watch: u64, feeder: Option<&Feeder>) {
     };
     let bytes = code.as_bytes();
     let pred = oxok_libos::exec::WAIT_PRED;
-    if sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64).is_err()
-        || sys::env_sleep(1 << pred).is_err()
-    {
+    if oxok_libos::pred::install(pred, bytes).is_err() || sys::env_sleep(1 << pred).is_err() {
         let _ = sys::yield_cpu(0);
     }
 }

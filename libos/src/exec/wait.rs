@@ -105,6 +105,6 @@ fn install(id: u64) -> Result<(), Error> {
         .build()
         .map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, WAIT_PRED, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    crate::pred::install(WAIT_PRED, bytes)?;
     Ok(())
 }

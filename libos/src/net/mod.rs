@@ -178,21 +178,39 @@ impl Ring {
 /// table (0: produced, 8: dropped) exceeds `seen`, or the tick count
 /// reaches `until_tick` (0: no limit). For code that keeps the [`Ring`]
 /// behind a lock it must not hold while sleeping.
+///
+/// The predicate is installed once per ring, word and kind of limit
+/// ([`crate::pred::install_keyed`]); each later sleep on it sets its two
+/// parameters and sleeps (three calls, nothing verified again).
 pub fn wait_ring(id: u64, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
+    match sleep_on_ring(id, offset, seen, until_tick) {
+        Err(Error::NotFound) => {
+            // The slot was emptied or replaced behind the record's back.
+            crate::pred::forget(RING_PRED);
+            sleep_on_ring(id, offset, seen, until_tick)
+        }
+        r => r,
+    }
+}
+
+fn sleep_on_ring(id: u64, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
     let row = oxok_abi::net::NET_TABLE
         + oxok_abi::net::RING_ROWS
         + (id & 0xff) * core::mem::size_of::<oxok_abi::net::RingRow>() as u64;
-    let mut b = oxok_pred::Builder::new();
-    b.load_u64(row + 16 + offset).gt_param(0);
-    if until_tick != 0 {
-        let ticks = oxok_abi::layout::CLOCK + core::mem::offset_of!(oxok_abi::layout::Clock, ticks) as u64;
-        b.or().load_u64(ticks).ge_param(1);
-    }
-    let code = b.build().map_err(|_| Error::Invalid)?;
-    let bytes = code.as_bytes();
-    sys::pred_install(0, RING_PRED, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    let key = 0x0100_0000 | ((id & 0xff) << 12) as u32 | ((offset & 0x7ff) << 1) as u32 | u32::from(until_tick != 0);
+    crate::pred::install_keyed(RING_PRED, key, || {
+        let mut b = oxok_pred::Builder::new();
+        b.load_u64(row + 16 + offset).gt_param(0);
+        if until_tick != 0 {
+            let ticks = oxok_abi::layout::CLOCK + core::mem::offset_of!(oxok_abi::layout::Clock, ticks) as u64;
+            b.or().load_u64(ticks).ge_param(1);
+        }
+        b.build().map_err(|_| Error::Invalid)
+    })?;
     sys::pred_param(0, RING_PRED, 0, seen)?;
-    sys::pred_param(0, RING_PRED, 1, until_tick)?;
+    if until_tick != 0 {
+        sys::pred_param(0, RING_PRED, 1, until_tick)?;
+    }
     sys::env_sleep(1 << RING_PRED).map(|_| ())
 }
 

@@ -225,7 +225,7 @@ pub fn wait(seq: u64) -> Result<(), XnError> {
         .build()
         .map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    crate::pred::install(pred, bytes)?;
     sys::pred_param(0, pred, 0, seq)?;
     sys::env_sleep(1 << pred)?;
     Ok(())

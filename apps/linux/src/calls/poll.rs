@@ -147,7 +147,7 @@ fn sleep(seen: u64, scan: &Scan, deadline_ticks: Option<u64>) -> Result<(), i64>
     }
     let code = b.build().map_err(|_| EINVAL)?;
     let bytes = code.as_bytes();
-    sys::pred_install(0, POLL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64).map_err(crate::errno::from_kernel)?;
+    oxok_libos::pred::install(POLL_SLOT, bytes).map_err(crate::errno::from_kernel)?;
     sys::env_sleep(1 << POLL_SLOT).map_err(crate::errno::from_kernel)?;
     Ok(())
 }

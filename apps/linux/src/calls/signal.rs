@@ -180,8 +180,7 @@ fn sleep_for_signal() -> Res {
         }
         let code = b.build().map_err(|_| EINVAL)?;
         let bytes = code.as_bytes();
-        oxok_libos::sys::pred_install(0, SIGNAL_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
-            .map_err(crate::errno::from_kernel)?;
+        oxok_libos::pred::install(SIGNAL_SLOT, bytes).map_err(crate::errno::from_kernel)?;
         oxok_libos::sys::env_sleep(1 << SIGNAL_SLOT).map_err(crate::errno::from_kernel)?;
     }
     Err(EINTR)

@@ -104,8 +104,7 @@ fn sleep_until(deadline: u64) -> Res {
         let code = b.build().map_err(|_| EINVAL)?;
         let bytes = code.as_bytes();
         crate::signals::check_interrupted()?;
-        oxok_libos::sys::pred_install(0, SLEEP_SLOT, bytes.as_ptr() as u64, bytes.len() as u64)
-            .map_err(crate::errno::from_kernel)?;
+        oxok_libos::pred::install(SLEEP_SLOT, bytes).map_err(crate::errno::from_kernel)?;
         oxok_libos::sys::env_sleep(1 << SLEEP_SLOT).map_err(crate::errno::from_kernel)?;
     }
     while now_ns() < deadline {

@@ -69,7 +69,7 @@ fn sleep(word: u64, seen: u64, gone: Option<Watch>) -> Result<(), oxok_abi::Erro
         b.or().load_u64(ticks).ge_imm(clock.ticks + SLEEP_TICKS).build().map_err(|_| oxok_abi::Error::Invalid)?;
     let bytes = code.as_bytes();
     let pred = crate::exec::WAIT_PRED;
-    sys::pred_install(0, pred, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    crate::pred::install(pred, bytes)?;
     sys::env_sleep(1 << pred)?;
     Ok(())
 }
