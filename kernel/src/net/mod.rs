@@ -44,6 +44,9 @@ pub struct Net {
     pub nic: Option<Nic>,
     /// Bound rings; a ring's number is `index | generation << 8`.
     rings: Vec<(u32, Option<Ring>)>,
+    /// How many of `rings` are bound (kept by [`Net::bind`] and
+    /// [`Net::unbind`]: the header shows it after every call).
+    bound: u64,
     /// Installed filters; each names the environment and ring it feeds.
     /// Changed only through [`Net::install`] and [`Net::remove_filter`],
     /// which keep the exposed filter table in step.
@@ -89,6 +92,7 @@ pub fn init() {
     let net = Net {
         nic,
         rings,
+        bound: 0,
         filters,
         filter_rows: Vec::new(),
         templates: BTreeMap::new(),
@@ -198,7 +202,7 @@ impl Net {
             sent: self.sent,
             refused: self.refused,
             filters: self.filters.len() as u64,
-            rings: self.rings.iter().filter(|(_, r)| r.is_some()).count() as u64,
+            rings: self.bound,
             reserved: 0,
         });
     }
@@ -286,6 +290,7 @@ impl Net {
         let id = index as u64 | u64::from(entry.0) << 8;
         table::set_ring(index, &ring.row(id));
         entry.1 = Some(ring);
+        self.bound += 1;
         Ok(id)
     }
 
@@ -305,7 +310,9 @@ impl Net {
         let entry = &mut self.rings[(id & 0xff) as usize];
         entry.0 = entry.0.wrapping_add(1) & 0x00ff_ffff;
         table::set_ring((id & 0xff) as usize, &RingRow::default());
-        Ok(Pins::of(entry.1.take().map(|r| r.frames().collect()).unwrap_or_default()))
+        let ring = entry.1.take();
+        self.bound -= u64::from(ring.is_some());
+        Ok(Pins::of(ring.map(|r| r.frames().collect()).unwrap_or_default()))
     }
 
     /// Everything `owner` had: its rings (the pins on their frames
