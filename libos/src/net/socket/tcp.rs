@@ -1,7 +1,13 @@
 //! TCP sockets on smoltcp. A listening socket keeps a backlog of smoltcp
-//! sockets listening on its port (smoltcp has no accept queue: each takes
-//! one connection); `accept` hands out one that completed its handshake and
-//! puts a fresh listener in its place.
+//! sockets on its port (smoltcp has no accept queue: each takes one
+//! connection): up to [`READY`] of them listening, the rest connections
+//! being set up or waiting for `accept`, all of them together no more than
+//! the backlog. `accept` hands out one that completed its handshake; fresh
+//! listeners are added as connections take them (at `listen`, `accept` and
+//! each readiness check). Few listeners keep the stack cheap: smoltcp looks
+//! at every socket for every packet and every poll, so idle listeners cost
+//! a server on each request (a backlog of 32, all listening, was a third of
+//! `httpd`'s instructions).
 
 use super::host::{Net, PortRef};
 use super::{IoError, Opts, Ready, Shutdown, SockAddr, Socket};
@@ -16,6 +22,11 @@ use smoltcp::wire::{IpAddress, IpEndpoint};
 
 /// The most connections a listener lets the stack complete before `accept`.
 pub const BACKLOG_MAX: usize = 64;
+/// The most smoltcp sockets of one listening socket that listen at once:
+/// up to this many connection attempts arriving between two looks at the
+/// stack are taken (one more finds no listener and is reset, as one past
+/// the backlog always was).
+pub const READY: usize = 8;
 /// How long a connection attempt may take.
 const CONNECT_MS: u64 = 20_000;
 
@@ -32,8 +43,9 @@ pub(crate) struct Conn {
 pub(crate) enum State {
     /// Created; `local` is the bound port (0: none).
     Fresh { local: u16 },
-    /// Listening on `port` with these smoltcp sockets waiting.
-    Listening { port: u16, backlog: Vec<SocketHandle> },
+    /// Listening on `port` with these smoltcp sockets (listening, being set
+    /// up or waiting for `accept`; at most `limit`).
+    Listening { port: u16, backlog: Vec<SocketHandle>, limit: usize },
     /// Connected, connecting, or closed by the peer.
     Conn(Conn),
     /// Aborted.
@@ -72,6 +84,20 @@ fn listener(net: &mut Net, port: u16, o: &Opts) -> Result<SocketHandle, IoError>
     let mut s = new_socket(o);
     s.listen(port).map_err(|_| IoError::Invalid)?;
     Ok(net.set.add(s))
+}
+
+/// Adds listeners on `port` to `backlog` until [`READY`] of its sockets
+/// listen or it holds `limit` (or no more can be made).
+fn top_up(net: &mut Net, port: u16, backlog: &mut Vec<SocketHandle>, limit: usize, o: &Opts) {
+    let mut listening =
+        backlog.iter().filter(|&&h| net.set.get::<tcp::Socket>(h).state() == tcp::State::Listen).count();
+    while listening < READY && backlog.len() < limit {
+        match listener(net, port, o) {
+            Ok(h) => backlog.push(h),
+            Err(_) => break,
+        }
+        listening += 1;
+    }
 }
 
 pub(crate) fn bind(s: &Socket, addr: SockAddr) -> Result<(), IoError> {
@@ -116,14 +142,10 @@ pub(crate) fn listen(s: &Socket, backlog: usize) -> Result<(), IoError> {
             }
             local
         };
+        let limit = backlog.clamp(1, BACKLOG_MAX);
         let mut handles = Vec::new();
-        for _ in 0..backlog.clamp(1, BACKLOG_MAX) {
-            match listener(net, port, &o) {
-                Ok(h) => handles.push(h),
-                Err(_) => break,
-            }
-        }
-        *st = State::Listening { port, backlog: handles };
+        top_up(net, port, &mut handles, limit, &o);
+        *st = State::Listening { port, backlog: handles, limit };
         Ok(Ok(()))
     })?
 }
@@ -132,15 +154,14 @@ pub(crate) fn accept(s: &Socket) -> Result<(Arc<Socket>, SockAddr), IoError> {
     let o = *s.opts.lock();
     let conn = s.block(0, |net| {
         let mut st = s.tcp.lock();
-        let State::Listening { port, backlog } = &mut *st else { return Err(IoError::Invalid) };
+        let State::Listening { port, backlog, limit } = &mut *st else { return Err(IoError::Invalid) };
         let port = *port;
         let Some(i) = backlog.iter().position(|&h| completed(net.set.get::<tcp::Socket>(h).state())) else {
+            top_up(net, port, backlog, *limit, &o);
             return Ok(None);
         };
         let handle = backlog.remove(i);
-        if let Ok(h) = listener(net, port, &o) {
-            backlog.push(h);
-        }
+        top_up(net, port, backlog, *limit, &o);
         let _ = net.listen_port(port); // one more user of the port's filter
         let sock = net.set.get::<tcp::Socket>(handle);
         let local = SockAddr { ip: net.ip, port };
@@ -289,7 +310,7 @@ pub(crate) fn close(s: &Socket) {
     let _ = super::host::with(|net| {
         let mut st = s.tcp.lock();
         match core::mem::replace(&mut *st, State::Closed) {
-            State::Listening { port, backlog } => {
+            State::Listening { port, backlog, .. } => {
                 for h in backlog {
                     net.kill(h);
                 }
@@ -308,13 +329,18 @@ pub(crate) fn close(s: &Socket) {
 }
 
 pub(crate) fn ready(s: &Socket, net: &mut Net) -> Ready {
-    let st = s.tcp.lock();
-    match &*st {
-        State::Listening { backlog, .. } => Ready {
-            read: backlog.iter().any(|&h| completed(net.set.get::<tcp::Socket>(h).state())),
-            write: false,
-            hangup: false,
-        },
+    let o = *s.opts.lock();
+    let mut st = s.tcp.lock();
+    match &mut *st {
+        State::Listening { port, backlog, limit } => {
+            // Connections took listeners since the last look: more listen.
+            top_up(net, *port, backlog, *limit, &o);
+            Ready {
+                read: backlog.iter().any(|&h| completed(net.set.get::<tcp::Socket>(h).state())),
+                write: false,
+                hangup: false,
+            }
+        }
         State::Conn(c) => {
             let sock = net.set.get::<tcp::Socket>(c.handle);
             let st = sock.state();
