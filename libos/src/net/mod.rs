@@ -181,7 +181,7 @@ impl Ring {
 ///
 /// The predicate is installed once per ring, word and kind of limit
 /// ([`crate::pred::install_keyed`]); each later sleep on it sets its two
-/// parameters and sleeps (three calls, nothing verified again).
+/// parameters and sleeps (two or three calls, nothing verified again).
 pub fn wait_ring(id: u64, offset: u64, seen: u64, until_tick: u64) -> Result<(), Error> {
     match sleep_on_ring(id, offset, seen, until_tick) {
         Err(Error::NotFound) => {
