@@ -197,7 +197,12 @@ fn sleep_on_ring(id: u64, offset: u64, seen: u64, until_tick: u64) -> Result<(),
     let row = oxok_abi::net::NET_TABLE
         + oxok_abi::net::RING_ROWS
         + (id & 0xff) * core::mem::size_of::<oxok_abi::net::RingRow>() as u64;
-    let key = 0x0100_0000 | ((id & 0xff) << 12) as u32 | ((offset & 0x7ff) << 1) as u32 | u32::from(until_tick != 0);
+    // One key per ring, word and kind of limit; a word past the key's room
+    // gets key 0, installed afresh every time.
+    let key = match u32::try_from(offset) {
+        Ok(o) if o < 0x800 => 0x0100_0000 | ((id & 0xff) as u32) << 12 | o << 1 | u32::from(until_tick != 0),
+        _ => 0,
+    };
     crate::pred::install_keyed(RING_PRED, key, || {
         let mut b = oxok_pred::Builder::new();
         b.load_u64(row + 16 + offset).gt_param(0);
