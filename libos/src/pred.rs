@@ -50,10 +50,7 @@ pub fn install_keyed(
     if key != 0 && held.load(Ordering::Relaxed) == want {
         return Ok(false);
     }
-    held.store(0, Ordering::Relaxed);
-    let code = build()?;
-    let bytes = code.as_bytes();
-    sys::pred_install(0, index, bytes.as_ptr() as u64, bytes.len() as u64)?;
+    install(index, build()?.as_bytes())?;
     if key != 0 {
         held.store(want, Ordering::Relaxed);
     }

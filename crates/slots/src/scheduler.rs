@@ -326,10 +326,8 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
         if let Some(a) = envs.ledger(env) {
             a.yielded(0);
         }
-        self.running = Some(to);
-        self.reason = Reason::Donated;
-        self.phase = Phase::Running;
-        self.vector.note_use(self.slot, Some(to), Reason::Donated.code());
+        // The slot's end stays: `to` runs what is left of it.
+        self.run(Some(to), Reason::Donated);
         true
     }
 
@@ -381,11 +379,16 @@ impl<const N: usize, const M: usize> Scheduler<N, M> {
 
     /// `decision` runs from now, in the current slot.
     fn begin(&mut self, decision: Decision) {
-        self.running = decision.run;
-        self.reason = decision.reason;
-        self.phase = Phase::Running;
         self.end = self.elapsed.saturating_add(decision.budget);
-        self.vector.note_use(self.slot, decision.run, decision.reason.code());
+        self.run(decision.run, decision.reason);
+    }
+
+    /// `run` runs from now for `reason`, until the slot's end as it is.
+    fn run(&mut self, run: Option<EnvId>, reason: Reason) {
+        self.running = run;
+        self.reason = reason;
+        self.phase = Phase::Running;
+        self.vector.note_use(self.slot, run, reason.code());
     }
 
     /// At the end of an owner's budget: if it also owns the next slot and

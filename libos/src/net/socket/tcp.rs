@@ -156,12 +156,10 @@ pub(crate) fn accept(s: &Socket) -> Result<(Arc<Socket>, SockAddr), IoError> {
         let mut st = s.tcp.lock();
         let State::Listening { port, backlog, limit } = &mut *st else { return Err(IoError::Invalid) };
         let port = *port;
-        let Some(i) = backlog.iter().position(|&h| completed(net.set.get::<tcp::Socket>(h).state())) else {
-            top_up(net, port, backlog, *limit, &o);
-            return Ok(None);
-        };
-        let handle = backlog.remove(i);
+        let done = backlog.iter().position(|&h| completed(net.set.get::<tcp::Socket>(h).state()));
+        let handle = done.map(|i| backlog.remove(i));
         top_up(net, port, backlog, *limit, &o);
+        let Some(handle) = handle else { return Ok(None) };
         let _ = net.listen_port(port); // one more user of the port's filter
         let sock = net.set.get::<tcp::Socket>(handle);
         let local = SockAddr { ip: net.ip, port };
