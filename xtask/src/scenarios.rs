@@ -1389,6 +1389,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     // File data by the page (issue 11) and batched closes: `scenarios_vocab.rs`.
     crate::scenarios_vocab::VOCAB_SCENARIOS[0],
     crate::scenarios_vocab::VOCAB_SCENARIOS[1],
+    crate::scenarios_vocab::VOCAB_SCENARIOS[2],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \

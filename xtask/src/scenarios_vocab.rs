@@ -5,7 +5,7 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const VOCAB_SCENARIOS: [Scenario; 2] = [FS_BUFFER, FS_CLOSES];
+pub(crate) const VOCAB_SCENARIOS: [Scenario; 3] = [FS_BUFFER, FS_CLOSES, FS_PREFETCH];
 
 const FS_BUFFER: Scenario = Scenario {
     name: "fs-buffer",
@@ -30,6 +30,20 @@ const FS_CLOSES: Scenario = Scenario {
             once; no frame leaked",
     cmdline: "run=fs-closes",
     expect: &["fsd: serving files", "fsd: stopped after", "fs-closes: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
+
+const FS_PREFETCH: Scenario = Scenario {
+    name: "fs-prefetch",
+    about: "a small file's bytes come with its open (flags::PREFETCH) into the client's buffer: read whole and to its \
+            end with no round trip (the server's run count stays), a partial read then a seek and a forked child's \
+            read go on from where it ended, another process's write after the open and this process's own write and \
+            truncate through a second descriptor are seen (the server's generation page moved), a file larger than \
+            the buffer is read through the server; mapping the generation page writable is refused; no frame leaked",
+    cmdline: "run=fs-prefetch",
+    expect: &["fsd: serving files", "fsd: stopped after", "fs-prefetch: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 120,
     ..Scenario::DEFAULT

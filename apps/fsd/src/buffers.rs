@@ -145,6 +145,15 @@ impl Server {
         Ok(0)
     }
 
+    /// Reads the whole of `ino` (`size` bytes) into `caller`'s buffer from
+    /// its start, if the caller has a buffer that holds it; the bytes read.
+    pub(crate) fn prefetch(&mut self, caller: u64, ino: u64, size: u64) -> Option<u64> {
+        let (buffer, scratch) = self.buffers.parts(caller)?;
+        let size = usize::try_from(size).ok().filter(|&s| !buffer.is_empty() && s <= buffer.len())?;
+        let n = self.fs.read_to(ino, 0, &mut scratch[..size], &mut |to, bytes| buffer.copy_in(to, bytes)).ok()?;
+        (n == size).then_some(n as u64)
+    }
+
     /// `n` as a length, if `caller` has a buffer that long (`Invalid`
     /// otherwise: no buffer, or more than its pages).
     fn within_buffer(&mut self, caller: u64, n: u64) -> Result<usize, Status> {

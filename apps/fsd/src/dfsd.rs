@@ -24,6 +24,7 @@ extern crate alloc;
 mod buffers;
 mod disk;
 mod files;
+mod generation;
 mod io;
 mod run;
 mod server;

@@ -2,7 +2,7 @@
 //! entries and handing a handle to a child. Each checks the caller's handle
 //! in its own table and the access the file was opened with.
 
-use oxok_libos::fs::proto::{self, INLINE, NAME_CHUNK, Status, WRITE_MAX, flags};
+use oxok_libos::fs::proto::{self, INLINE, KIND_FILE, NAME_CHUNK, Status, WRITE_MAX, flags};
 use oxok_libos::{exposed, pct::Msg};
 use oxok_ramfs::OpenFlags;
 
@@ -18,7 +18,9 @@ type Reply = Result<usize, Status>;
 const MAX_POSITION: i128 = i64::MAX as i128;
 
 impl Server {
-    /// Opens `path` with the `OPEN` flag `bits`: the handle and the kind.
+    /// Opens `path` with the `OPEN` flag `bits`: the handle, the kind, the
+    /// inode number and, for a reader that asked (`flags::PREFETCH`), the
+    /// file's bytes in its buffer if they fit (`proto`: words 4 and 5).
     pub(crate) fn open(&mut self, caller: u64, path: &[u8], bits: u64, out: &mut Msg) -> Reply {
         if bits & !(flags::ALL | flags::MODE_FIELD) != 0 {
             return Err(Status::Invalid);
@@ -50,6 +52,17 @@ impl Server {
                 out[1] = handle;
                 out[2] = kind;
                 out[3] = meta.number;
+                // A small file read along, for a reader that asked.
+                if has(flags::PREFETCH)
+                    && !write
+                    && !has(flags::TRUNCATE)
+                    && kind == KIND_FILE
+                    && let Some(generation) = self.generation.current()
+                    && let Some(n) = self.prefetch(caller, ino, meta.size)
+                {
+                    out[4] = n;
+                    out[5] = generation;
+                }
                 Ok(0)
             }
             Err(e) => {

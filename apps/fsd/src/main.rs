@@ -25,6 +25,7 @@ extern crate alloc;
 
 mod buffers;
 mod files;
+mod generation;
 mod io;
 mod run;
 mod server;

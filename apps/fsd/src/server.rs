@@ -14,6 +14,7 @@ use oxok_ramfs::{FsError, Kind};
 use crate::files::Backend;
 
 use crate::buffers::Buffers;
+use crate::generation::Generation;
 use crate::table::Table;
 
 /// Requests between two sweeps for dead clients.
@@ -24,6 +25,7 @@ pub struct Server {
     pub(crate) fs: Backend,
     pub(crate) table: Table,
     pub(crate) buffers: Buffers,
+    pub(crate) generation: Generation,
     calls: u64,
     /// The environment that started the server: the only one that may stop it.
     creator: u64,
@@ -36,7 +38,15 @@ type Reply = Result<usize, Status>;
 impl Server {
     /// A server over `fs`, stoppable by `creator`.
     pub fn new(fs: Backend, creator: u64) -> Server {
-        Server { fs, table: Table::default(), buffers: Buffers::default(), calls: 0, creator, stopping: false }
+        Server {
+            fs,
+            table: Table::default(),
+            buffers: Buffers::default(),
+            generation: Generation::default(),
+            calls: 0,
+            creator,
+            stopping: false,
+        }
     }
 
     /// Serves `msg` from `caller`, replacing it with the reply.
@@ -52,6 +62,7 @@ impl Server {
             self.sweep();
         }
         self.fs.set_time(oxok_libos::time::unix_secs().unwrap_or(0));
+        self.generation.note(&req);
         let result = self.dispatch(caller, &req, msg);
         msg[0] = match result {
             Ok(len) => {
@@ -196,6 +207,10 @@ impl Server {
             }
             op::STOP => Err(Status::Denied),
             op::BUFFER => self.buffer(caller, arg, req[1], out),
+            op::GENERATION => {
+                out[1] = self.generation.grant()?;
+                Ok(0)
+            }
             op::READ_BUF => self.read_buf(caller, req[1], req[2], out),
             op::WRITE_BUF => self.write_buf(caller, req[1], req[2], out),
             _ => Err(Status::Invalid),

@@ -34,7 +34,7 @@
 //! | op | words 1.. | reply words 1.. |
 //! | --- | --- | --- |
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
-//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number; `STAT`: [`WireStat`] |
+//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number, and with [`flags::PREFETCH`] the bytes prefetched and the generation they hold at (0: none); `STAT`: [`WireStat`] |
 //! | `READLINK` (arg = offset in the target) | the payload's last `len` bytes | the target's length, then `len` ≤ [`LINK_CHUNK`] of its bytes from the offset |
 //! | `CLOSE` (len = handles, 1..=8; 0 counts as 1) | the handles | — (the first failure's status; every handle given is closed that can be) |
 //! | `FSTAT` | handle | [`WireStat`] |
@@ -52,6 +52,25 @@
 //! | `READ_BUF` | handle, most bytes wanted (≤ the buffer's pages) | bytes read into the buffer |
 //! | `WRITE_BUF` | handle, bytes at the buffer's start (≤ the buffer's pages) | bytes taken |
 //! | `COPY` | the payload's last `len` bytes (`from NUL to`) | files, bytes, data blocks copied |
+//! | `GENERATION` | — | the slot of a read-only capability for the server's generation page |
+//!
+//! **A small file comes with its open.** An `OPEN` for reading only with
+//! [`flags::PREFETCH`], from a client with a buffer, of a file whose
+//! whole contents fit in the pages the client has, also reads the file
+//! into the buffer from its start: reply word 4 is its length, word 5 the
+//! server's *generation* then (never 0; 0: nothing was prefetched). The
+//! handle's position stays 0. The generation counts every request that can
+//! change a file's bytes (`WRITE`, `WRITE_BUF`, `TRUNCATE`, `COPY`, an
+//! `OPEN` with [`flags::TRUNCATE`]); the server bumps it before the change
+//! and keeps it in word 0 of one page every client may map read-only
+//! (`GENERATION`). So a client whose first reads come after the open
+//! serves them from its buffer with no round trip while the page still
+//! says that generation — nothing that could change the file has arrived
+//! since — and asks the server as before once it says another. The
+//! prefetched bytes stay valid only until the client's next use of its
+//! buffer (its next `READ_BUF`, `WRITE_BUF`, `BUFFER` or prefetching
+//! `OPEN`), which overwrites them. A small-file read costs one round trip
+//! instead of two.
 //!
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
@@ -160,6 +179,9 @@ pub mod op {
     /// is 1 when it wrote, 0 when nothing was that old. A server that keeps
     /// nothing on a disk answers 0 at once.
     pub const WRITE_BACK: u8 = 29;
+    /// A read-only capability for the server's generation page (see the
+    /// module documentation): reply word 1 its slot in the caller's list.
+    pub const GENERATION: u8 = 30;
 }
 
 /// How long a change waits unwritten on the disk before the `update`
@@ -204,8 +226,11 @@ pub mod flags {
     /// A symbolic link as the last component is not followed: `OPEN`
     /// fails with `Loop`, `STAT` reports the link itself.
     pub const NOFOLLOW: u64 = 128;
+    /// Read a small file into the caller's buffer with the open (see the
+    /// module documentation); ignored where the server cannot.
+    pub const PREFETCH: u64 = 256;
     /// Every bit defined.
-    pub const ALL: u64 = 255;
+    pub const ALL: u64 = 511;
     /// Where [`with_mode`](super::with_mode) puts a creation mode.
     pub const MODE_SHIFT: u32 = 16;
     /// Set when the arg carries a creation mode.

@@ -9,10 +9,18 @@
 //! copies, and the server reads every length from the registers, never
 //! from the pages (the runtime's `SharedRegion`: checked mapped when made,
 //! bytes only by clipped copies). The module reserves the virtual region
-//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) · BUFFER_PAGES pages)`:
-//! the client's buffer at its start, a server's buffers after it. Nothing
+//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) · BUFFER_PAGES + 2 pages)`:
+//! the client's buffer at its start, a server's buffers after it, then
+//! the two generation pages. Nothing
 //! else maps or unmaps there, so a page stays mapped as long as its owner
 //! here says.
+//!
+//! The last two pages of the region are for the server's generation page
+//! (`proto::op::GENERATION`): where a client maps it read-only, and where
+//! the server maps its own. A prefetching `OPEN` (`flags::PREFETCH`) puts a
+//! small file's bytes at the buffer's start; they are this process's to
+//! read ([`read_prefetched`]) while the generation page says what the open
+//! said, and until the buffer's next use.
 //!
 //! A client asks for pages when a transfer wants more than it has mapped,
 //! as many as the transfer needs (at most [`BUFFER_GRANT`] a call), so a
@@ -21,10 +29,13 @@
 
 use crate::fd::IoError;
 use crate::{exposed, sys};
+use core::sync::atomic::Ordering;
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error, rights};
-use oxok_rt::page::SharedRegion;
+use oxok_rt::page::{SharedPage, SharedRegion};
 use spin::Mutex;
+
+use crate::pct::Msg;
 
 use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, op};
 
@@ -38,6 +49,10 @@ const SPAN: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
 /// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.
 const CLIENT_VA: u64 = BUFFER_BASE;
+/// Where a client maps its server's generation page, read-only.
+pub const GENERATION_CLIENT_VA: u64 = BUFFER_BASE + (1 + SERVED_MAX as u64) * SPAN;
+/// Where a server maps its own generation page.
+pub const GENERATION_SERVED_VA: u64 = GENERATION_CLIENT_VA + PAGE_SIZE;
 const FLAGS: u64 = pte::WRITABLE | pte::NO_EXECUTE | pte::LIBOS_SHARED;
 
 const _: () = assert!(BUFFER_PAGE as u64 == PAGE_SIZE);
@@ -58,6 +73,57 @@ struct Client {
     refused: bool,
     /// The mapped pages as the runtime checked them.
     region: Option<SharedRegion>,
+    /// The server's generation page, mapped read-only at
+    /// [`GENERATION_CLIENT_VA`] (asked for by the first open that could
+    /// prefetch).
+    generation: Option<SharedPage>,
+    /// The server gave no generation page: no open prefetches.
+    no_generation: bool,
+    /// The file the last prefetching open put at the buffer's start.
+    prefetch: Option<Prefetch>,
+}
+
+/// A small file's bytes at the start of the buffer, as a prefetching open
+/// left them.
+struct Prefetch {
+    /// The open-file table's entry and the server's handle of the file.
+    slot: usize,
+    handle: u64,
+    /// The file's length (all of it is here).
+    len: usize,
+    /// The server's generation when it read them.
+    generation: u64,
+}
+
+impl Client {
+    /// A fresh record for `server`, nothing mapped yet.
+    fn new(owner: u64, server: u64, restores: u64) -> Client {
+        Client {
+            owner,
+            server,
+            restores,
+            pages: 0,
+            refused: false,
+            region: None,
+            generation: None,
+            no_generation: false,
+            prefetch: None,
+        }
+    }
+
+    /// True if this is the current process's record for `server`.
+    fn serves(&self, server: u64) -> bool {
+        self.owner == exposed::self_id() && self.server == server && self.restores == crate::restore::count()
+    }
+
+    /// The server's generation page, asked for and mapped the first time.
+    fn generation(&mut self) -> Option<&SharedPage> {
+        if self.generation.is_none() && !self.no_generation {
+            self.generation = map_generation(self.server);
+            self.no_generation = self.generation.is_none();
+        }
+        self.generation.as_ref()
+    }
 }
 
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
@@ -72,18 +138,18 @@ pub(crate) fn with_client<R>(
     f: impl FnOnce(&mut dyn FnMut(Dir<'_>), usize) -> R,
 ) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
-    let me = exposed::self_id();
-    let restores = crate::restore::count();
-    if guard.as_ref().is_none_or(|c| c.owner != me || c.server != server || c.restores != restores) {
+    if guard.as_ref().is_none_or(|c| !c.serves(server)) {
         if let Some(old) = guard.take() {
             // Ours from before (or from before a restore), or the
             // parent's shared into this child by fork: either way not the
             // buffer for this server.
-            unmap_client(old.pages);
+            unmap_client(old.pages, old.generation.is_some());
         }
-        *guard = Some(Client { owner: me, server, restores, pages: 0, refused: false, region: None });
+        *guard = Some(Client::new(exposed::self_id(), server, crate::restore::count()));
     }
     let client = guard.as_mut()?;
+    // The transfer overwrites what a prefetching open left.
+    client.prefetch = None;
     let need = want.div_ceil(BUFFER_PAGE).min(BUFFER_PAGES);
     while client.pages < need && !client.refused {
         let want = (need - client.pages).min(BUFFER_GRANT);
@@ -100,10 +166,82 @@ pub(crate) fn with_client<R>(
     Some(f(&mut io, client.pages * BUFFER_PAGE))
 }
 
-/// Unmaps the first `pages` pages of the client's part of the region.
-fn unmap_client(pages: usize) {
+/// Unmaps the first `pages` pages of the client's part of the region and,
+/// with `generation`, the generation page.
+fn unmap_client(pages: usize, generation: bool) {
     for i in 0..pages as u64 {
         let _ = sys::page_unmap(0, CLIENT_VA + i * PAGE_SIZE);
+    }
+    if generation {
+        let _ = sys::page_unmap(0, GENERATION_CLIENT_VA);
+    }
+}
+
+/// Asks `server` for its generation page and maps it read-only.
+fn map_generation(server: u64) -> Option<SharedPage> {
+    let r = super::client::handle_call(server, op::GENERATION, 0, 0, &[]).ok()?;
+    let mapped = sys::page_map(0, r[1], GENERATION_CLIENT_VA, pte::NO_EXECUTE);
+    let _ = sys::cap_drop(r[1]);
+    mapped.ok()?;
+    SharedPage::readable(GENERATION_CLIENT_VA)
+}
+
+/// Runs `open`, an `OPEN` for reading of table entry `slot` on `server`,
+/// asking for the file's bytes with it (`open(true)`: `flags::PREFETCH`)
+/// when this process's buffer is with `server` and the server keeps a
+/// generation page. The reply, and whether the bytes came
+/// ([`read_prefetched`] then serves reads of them).
+pub(crate) fn open_prefetching(
+    server: u64,
+    slot: usize,
+    open: impl FnOnce(bool) -> Result<Msg, IoError>,
+) -> (Result<Msg, IoError>, bool) {
+    let Some(mut guard) = CLIENT.try_lock() else { return (open(false), false) };
+    let Some(client) = guard.as_mut().filter(|c| c.serves(server) && c.pages > 0) else {
+        return (open(false), false);
+    };
+    if client.generation().is_none() {
+        return (open(false), false);
+    }
+    client.prefetch = None; // the open overwrites the buffer's start
+    let r = open(true);
+    let fits = |m: &Msg| m[5] != 0 && m[4] <= (client.pages * BUFFER_PAGE) as u64;
+    match r {
+        Ok(m) if fits(&m) => {
+            client.prefetch = Some(Prefetch { slot, handle: m[1], len: m[4] as usize, generation: m[5] });
+            (r, true)
+        }
+        r => (r, false),
+    }
+}
+
+/// Copies the bytes from `at` on of the file of table entry `slot`
+/// (`handle` on `server`) that its prefetching open put in the buffer into
+/// `dst`: how many (0 at the end of the file). `None` when they are not
+/// there or no longer hold: the buffer was used since, or the server's
+/// generation moved on (something may have changed the file).
+pub(crate) fn read_prefetched(server: u64, slot: usize, handle: u64, at: usize, dst: &mut [u8]) -> Option<usize> {
+    let mut guard = CLIENT.try_lock()?;
+    let client = guard.as_mut().filter(|c| c.serves(server))?;
+    let p = client.prefetch.as_ref().filter(|p| p.slot == slot && p.handle == handle && at <= p.len)?;
+    let now = client.generation.as_ref()?.words()[0].load(Ordering::Acquire);
+    if now != p.generation {
+        client.prefetch = None;
+        return None;
+    }
+    let n = dst.len().min(p.len - at);
+    client.region.as_ref()?.copy_out(at, &mut dst[..n]);
+    Some(n)
+}
+
+/// Forgets what a prefetching open of table entry `slot` left (the file is
+/// closed).
+pub(crate) fn forget_prefetch(slot: usize) {
+    if let Some(mut guard) = CLIENT.try_lock()
+        && let Some(client) = guard.as_mut()
+        && client.prefetch.as_ref().is_some_and(|p| p.slot == slot)
+    {
+        client.prefetch = None;
     }
 }
 

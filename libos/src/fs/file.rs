@@ -13,6 +13,7 @@
 
 use alloc::format;
 use alloc::string::String;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::client::{call, handle_call};
 use super::proto::{self, INLINE, WRITE_MAX, op};
@@ -31,18 +32,54 @@ pub struct OpenFile {
     /// Whether it is a directory, as the server's `OPEN` reply said
     /// (`None` for a file this process did not open itself).
     dir: Option<bool>,
+    /// For a file whose bytes came with its open (`flags::PREFETCH`): the
+    /// position reads from them reached, which the server, whose position
+    /// stays 0, has not been told ([`IN_STEP`]: none, or told).
+    ahead: AtomicU64,
 }
+
+/// [`OpenFile::ahead`] when the server knows the position.
+const IN_STEP: u64 = u64::MAX;
 
 impl OpenFile {
     /// The file of table entry `slot` (taken and filled by the caller).
     pub(crate) fn at(slot: usize) -> OpenFile {
-        OpenFile { slot, dir: None }
+        OpenFile { slot, dir: None, ahead: AtomicU64::new(IN_STEP) }
     }
 
     /// The file of table entry `slot`, just opened here: `kind` is the
-    /// `OPEN` reply's (`proto::KIND_*`).
-    pub(crate) fn opened(slot: usize, kind: u64) -> OpenFile {
-        OpenFile { slot, dir: Some(kind == proto::KIND_DIR) }
+    /// `OPEN` reply's (`proto::KIND_*`); `prefetched` if its bytes came
+    /// with it.
+    pub(crate) fn opened(slot: usize, kind: u64, prefetched: bool) -> OpenFile {
+        let ahead = AtomicU64::new(if prefetched { 0 } else { IN_STEP });
+        OpenFile { slot, dir: Some(kind == proto::KIND_DIR), ahead }
+    }
+
+    /// Reads into `buf` from the bytes that came with the open, if they
+    /// still hold; the position moves here only.
+    fn read_prefetched(&self, buf: &mut [u8]) -> Option<usize> {
+        let at = self.ahead.load(Ordering::Relaxed);
+        if at == IN_STEP {
+            return None;
+        }
+        let (server, handle) = super::ftable::ids(self.slot);
+        let n = super::buffer::read_prefetched(server, self.slot, handle, at as usize, buf)?;
+        let to = at + n as u64;
+        self.ahead.store(to, Ordering::Relaxed);
+        super::ftable::begin(self.slot);
+        super::ftable::end(self.slot, Some(to));
+        Some(n)
+    }
+
+    /// Tells the server the position reads from prefetched bytes reached,
+    /// before a request that uses or hands on the server's position.
+    fn in_step(&self) -> Result<(), IoError> {
+        let at = self.ahead.swap(IN_STEP, Ordering::Relaxed);
+        if at == IN_STEP || at == 0 {
+            return Ok(());
+        }
+        let (server, handle) = super::ftable::ids(self.slot);
+        handle_call(server, op::SEEK, 0, 0, &[handle, at]).map(|_| ())
     }
 
     /// Whether it is a directory, when known without asking the server
@@ -90,6 +127,7 @@ impl OpenFile {
     /// A request on this file whose reply reports the position: kept in
     /// the table, the request marked in flight meanwhile.
     fn moving(&self, op: u8, len: usize, arg: u64, words: &[u64]) -> Result<Msg, IoError> {
+        self.in_step()?;
         let (server, handle) = super::ftable::ids(self.slot);
         let mut w = [0u64; 8];
         w[0] = handle;
@@ -146,6 +184,7 @@ impl OpenFile {
     /// Asks the server for a handle of environment `child` (a child of this
     /// one) on the same open file; returns it.
     pub fn dup_for(&self, child: u64) -> Result<u64, IoError> {
+        self.in_step()?;
         let (server, handle) = super::ftable::ids(self.slot);
         Ok(handle_call(server, op::DUP, 0, 0, &[handle, child])?[1])
     }
@@ -188,6 +227,9 @@ impl OpenFile {
 
 impl File for OpenFile {
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
+        if let Some(n) = self.read_prefetched(buf) {
+            return Ok(n);
+        }
         let mut done = 0;
         while done < buf.len() {
             // More than a message's worth: up to 64 KiB at a time through the
@@ -287,6 +329,9 @@ impl OpenFile {
         &self,
         f: impl FnOnce() -> Option<Result<super::buffer::Moved, IoError>>,
     ) -> Option<Result<(usize, usize), IoError>> {
+        if let Err(e) = self.in_step() {
+            return Some(Err(e));
+        }
         super::ftable::begin(self.slot);
         let r = f();
         let pos = match &r {
@@ -302,6 +347,7 @@ impl Drop for OpenFile {
     fn drop(&mut self) {
         let (server, handle) = super::ftable::ids(self.slot);
         let read_only = super::ftable::flags(self.slot) & proto::flags::WRITE == 0;
+        super::buffer::forget_prefetch(self.slot);
         super::ftable::free(self.slot);
         super::closes::close(server, handle, read_only);
     }

@@ -205,23 +205,37 @@ pub fn route(path: &str) -> Result<(u64, String), IoError> {
     Ok((server()?, full))
 }
 
+/// `OPEN` flags of an open that may change the file, or wants a directory:
+/// such an open never prefetches.
+const CHANGES: u64 = proto::flags::WRITE
+    | proto::flags::APPEND
+    | proto::flags::CREATE
+    | proto::flags::TRUNCATE
+    | proto::flags::DIRECTORY;
+
 /// Opens `path` as an object (not in the descriptor table).
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let (server, full) = route(path)?;
     let bits = flags.bits() & (proto::flags::ALL | proto::flags::MODE_FIELD);
     // The entry first, busy until the reply is in it (`ftable::take_opening`).
     let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;
-    let mut opened = client::path_call(server, op::OPEN, bits, full.as_bytes());
+    // A file opened only to read may come with its bytes (`flags::PREFETCH`).
+    let open = |prefetch: bool| {
+        let bits = if prefetch { bits | proto::flags::PREFETCH } else { bits };
+        client::path_call(server, op::OPEN, bits, full.as_bytes())
+    };
+    let (mut opened, mut prefetched) =
+        if bits & CHANGES == 0 { buffer::open_prefetching(server, slot, open) } else { (open(false), false) };
     if matches!(opened, Err(IoError::NoSpace)) {
         // The server's room for this client's handles may be taken by
         // closes still waiting here.
         closes::flush_for(Some(server));
-        opened = client::path_call(server, op::OPEN, bits, full.as_bytes());
+        (opened, prefetched) = (open(false), false);
     }
     match opened {
         Ok(r) => {
             ftable::opened(slot, r[1], r[3]);
-            Ok(OpenFile::opened(slot, r[2]))
+            Ok(OpenFile::opened(slot, r[2], prefetched))
         }
         Err(e) => {
             ftable::free(slot);
