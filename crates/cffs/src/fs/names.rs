@@ -19,10 +19,18 @@ use super::Loc;
 /// Most paths kept; the cache starts over when it is full.
 pub const MAX_NAMES: usize = 1024;
 
-/// Paths (absolute, already checked) and where their name records lie.
+/// Paths (absolute, already checked) and where their name records lie,
+/// by a 64-bit hash of the path: a lookup compares integers on the way
+/// down and the path once at the end. Two paths with one hash share an
+/// entry (the later one wins, the other misses): a cache may forget.
 #[derive(Default)]
 pub(crate) struct Names {
-    map: BTreeMap<String, Loc>,
+    map: BTreeMap<u64, (String, Loc)>,
+}
+
+/// FNV-1a of `path`.
+fn hash(path: &str) -> u64 {
+    path.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 impl Names {
@@ -33,7 +41,7 @@ impl Names {
 
     /// Where `path`'s name record was found last, if kept.
     pub fn get(&self, path: &str) -> Option<Loc> {
-        self.map.get(path).copied()
+        self.map.get(&hash(path)).filter(|(p, _)| p == path).map(|&(_, at)| at)
     }
 
     /// Keeps `at` as the place of `path`'s name record.
@@ -41,16 +49,40 @@ impl Names {
         if self.map.len() >= MAX_NAMES {
             self.map.clear();
         }
-        self.map.insert(String::from(path), at);
+        self.map.insert(hash(path), (String::from(path), at));
     }
 
     /// Forgets `path` (its record no longer holds its name).
     pub fn forget(&mut self, path: &str) {
-        self.map.remove(path);
+        let h = hash(path);
+        if self.map.get(&h).is_some_and(|(p, _)| p == path) {
+            self.map.remove(&h);
+        }
     }
 
     /// Forgets everything (the name space is changing).
     pub fn clear(&mut self) {
         self.map.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_that_shares_a_hash_misses_and_never_answers_for_another() {
+        let mut n = Names::new();
+        let at = |block| Loc { block, rec: 0 };
+        n.put("/a", at(1));
+        // Another path in the same entry, as a colliding hash would put it.
+        n.map.insert(hash("/a"), (String::from("/b"), at(2)));
+        assert_eq!(n.get("/a"), None);
+        n.forget("/a");
+        assert!(n.map.contains_key(&hash("/a")), "forgetting /a leaves /b's entry");
+        n.put("/c", at(3));
+        assert_eq!(n.get("/c"), Some(at(3)));
+        n.forget("/c");
+        assert_eq!(n.get("/c"), None);
     }
 }
