@@ -127,7 +127,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let http = http::run(&["--http".to_string(), "--out".to_string(), dir]);
         eprintln!("bench: now the disk benchmark (as `cargo xtask bench --disk`) …");
         let dir = out.join("disk").display().to_string();
-        let disk = disk::run(&["--disk".to_string(), "--out".to_string(), dir]);
+        // In the run's modes: the disk's rows in guest instructions too
+        // with `--mode both`.
+        let mode = match opts.modes.as_slice() {
+            [Mode::Wall] => "wall",
+            [Mode::Icount] => "icount",
+            _ => "both",
+        };
+        let disk = disk::run(&["--disk", "--mode", mode, "--out", &dir].map(String::from));
         return ran.and(http).and(disk);
     }
     ran
