@@ -183,20 +183,30 @@ impl Files for DiskFiles {
         // Records nobody pinned (an open that failed half-way) go first.
         self.nodes.retain(|_, n| n.pins > 0);
         let fs = self.fs()?;
-        match fs.stat(&path) {
-            Ok(_) if o.create && o.exclusive => return Err(FsError::Exists),
-            Ok(st) if st.kind == DiskKind::Dir && o.write => return Err(FsError::IsADirectory),
-            Ok(st) if st.kind == DiskKind::File && o.directory => return Err(FsError::NotADirectory),
-            Ok(st) if st.kind == DiskKind::File && o.truncate && st.size > 0 => {
-                fs.truncate(&path, 0).map_err(err)?;
-                self.changed();
+        // A file to create is made at once (one look for its name, not a
+        // status and then a create); a name that exists is opened as below.
+        let created = o.create && !o.directory && {
+            match fs.create(&path) {
+                Ok(()) => true,
+                Err(DiskError::Exists) if o.exclusive => return Err(FsError::Exists),
+                Err(DiskError::Exists) => false,
+                Err(e) => return Err(err(e)),
             }
-            Ok(_) => {}
-            Err(DiskError::NotFound) if o.create && !o.directory => {
-                fs.create(&path).map_err(err)?;
-                self.changed();
+        };
+        if created {
+            self.changed();
+        } else {
+            match fs.stat(&path) {
+                Ok(_) if o.create && o.exclusive => return Err(FsError::Exists),
+                Ok(st) if st.kind == DiskKind::Dir && o.write => return Err(FsError::IsADirectory),
+                Ok(st) if st.kind == DiskKind::File && o.directory => return Err(FsError::NotADirectory),
+                Ok(st) if st.kind == DiskKind::File && o.truncate && st.size > 0 => {
+                    fs.truncate(&path, 0).map_err(err)?;
+                    self.changed();
+                }
+                Ok(_) => {}
+                Err(e) => return Err(err(e)),
             }
-            Err(e) => return Err(err(e)),
         }
         let ino = self.next;
         self.next += 1;
@@ -313,10 +323,7 @@ impl Files for DiskFiles {
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
         self.settle();
         let p = normal(path)?;
-        if self.fs()?.stat(&p).map_err(err)?.kind == DiskKind::Dir {
-            return Err(FsError::IsADirectory);
-        }
-        self.fs()?.unlink(&p).map_err(err)?;
+        self.fs()?.unlink_file(&p).map_err(err)?;
         self.changed();
         Ok(())
     }

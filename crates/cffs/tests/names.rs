@@ -38,6 +38,39 @@ fn a_path_resolved_before_costs_one_block() {
 }
 
 #[test]
+fn a_directory_read_in_order_scans_once_per_block() {
+    let mut fs = fresh(4096);
+    fs.mkdir("/a").unwrap();
+    for i in 0..300 {
+        fs.create(&format!("/a/f{i:03}")).unwrap();
+    }
+    // The creates emptied the cache. Each name costs the scan up to its
+    // block only when its block was not looked at before: the first name
+    // of each directory block.
+    let mut total = 0;
+    let mut scans = 0;
+    for i in 0..300 {
+        let n = looks(&mut fs, &format!("/a/f{i:03}"));
+        total += n;
+        if n > 1 {
+            scans += 1;
+        }
+    }
+    let blocks = fs.stat("/a").unwrap().size / 4096;
+    assert!(blocks > 3, "the directory has {blocks} blocks");
+    assert!(scans <= blocks, "{scans} scans for a directory of {blocks} blocks");
+    assert!(total < 300 + blocks * blocks, "{total} blocks looked at for 300 names in {blocks} blocks");
+    // Every answer is the file asked for.
+    for i in (0..300).step_by(37) {
+        let p = format!("/a/f{i:03}");
+        fs.write(&p, 0, p.as_bytes()).unwrap();
+        let mut out = [0; 7];
+        assert_eq!(fs.read(&p, 0, &mut out).unwrap(), 7);
+        assert_eq!(&out, p.as_bytes());
+    }
+}
+
+#[test]
 fn no_change_leaves_a_stale_name() {
     let mut fs = fresh(1024);
     fs.mkdir("/d").unwrap();

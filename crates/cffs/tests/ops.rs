@@ -101,6 +101,24 @@ fn truncate_seek_and_holes() {
 }
 
 #[test]
+fn unlink_file_removes_files_and_refuses_directories() {
+    let mut fs = fresh(256);
+    fs.mkdir("/d").unwrap();
+    fs.create("/d/f").unwrap();
+    fs.write("/d/f", 0, b"x").unwrap();
+    assert_eq!(fs.unlink_file("/d"), Err(FsError::IsDir));
+    assert_eq!(fs.stat("/d").unwrap().kind, Kind::Dir);
+    fs.mkdir("/e").unwrap();
+    assert_eq!(fs.unlink_file("/e"), Err(FsError::IsDir), "an empty directory too");
+    assert_eq!(fs.unlink_file("/d/f"), Ok(()));
+    assert_eq!(fs.stat("/d/f"), Err(FsError::NotFound));
+    assert_eq!(fs.unlink_file("/d/f"), Err(FsError::NotFound));
+    let mut fs = reboot(fs);
+    assert_eq!(fs.stat("/e").unwrap().kind, Kind::Dir);
+    assert_eq!(fs.unlink("/e"), Ok(()));
+}
+
+#[test]
 fn rename_link_unlink() {
     let mut fs = fresh(256);
     fs.mkdir("/a").unwrap();

@@ -84,6 +84,9 @@ pub struct Fs<D: Disk> {
     pub(crate) vacated: Vec<(u64, Vec<u8>)>,
     /// Where recently resolved paths' name records lie (`names.rs`).
     pub(crate) names: names::Names,
+    /// True while a change to the name space runs ([`Fs::renaming`]): the
+    /// cache is emptied after it, so a lookup keeps only its own answer.
+    pub(crate) changing: bool,
     /// The directory and block where a free record was last found: where
     /// the next search in that directory starts (a hint, checked).
     pub(crate) free_hint: Option<(Loc, u64)>,
@@ -97,6 +100,21 @@ impl<D: Disk> Fs<D> {
         Fs::mkfs_at(disk, owner, SUPER_BLOCK)
     }
 
+    /// The in-memory state of a file system on `disk` whose superblock is
+    /// block `sb`, before anything is read or written.
+    fn fresh(disk: D, owner: u64, sb: u64) -> Fs<D> {
+        Fs {
+            disk,
+            owner,
+            deps: Vec::new(),
+            sb,
+            vacated: Vec::new(),
+            names: names::Names::new(),
+            changing: false,
+            free_hint: None,
+        }
+    }
+
     /// [`mkfs`](Fs::mkfs) with the superblock at block `sb` (another file
     /// system may own block 0); the file system never allocates block 0.
     pub fn mkfs_at(mut disk: D, owner: u64, sb: u64) -> Result<Fs<D>, FsError> {
@@ -104,8 +122,7 @@ impl<D: Disk> Fs<D> {
             return Err(FsError::InvalidArg);
         }
         disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
-        let mut fs =
-            Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new(), free_hint: None };
+        let mut fs = Fs::fresh(disk, owner, sb);
         let (loc, _) = fs.new_inode(K_XDIR)?;
         if loc != fs.inode_loc(ROOT_INO)? {
             return Err(FsError::Corrupt("root inode is not inode 0"));
@@ -127,8 +144,7 @@ impl<D: Disk> Fs<D> {
         if disk.nblocks() < 8 || disk.nblocks() > u64::from(u32::MAX) {
             return Err(FsError::Corrupt("disk size"));
         }
-        let mut fs =
-            Fs { disk, owner, deps: Vec::new(), sb, vacated: Vec::new(), names: names::Names::new(), free_hint: None };
+        let mut fs = Fs::fresh(disk, owner, sb);
         let sb = fs.get(fs.sb)?;
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));
@@ -246,15 +262,46 @@ impl<D: Disk> Fs<D> {
         }
         let dir = self.dir_of(up)?;
         let f = self.lookup(dir, last.as_bytes())?.ok_or(FsError::NotFound)?;
+        if !self.changing {
+            // Its neighbours are likely next (a directory read in order).
+            self.remember_block(up, f.at.block)?;
+        }
         self.names.put(path, f.at);
         Ok(Some(f))
+    }
+
+    /// Keeps the place of every name in directory block `block` of the
+    /// directory `up` (resolved in full just before) in the name cache:
+    /// what resolving each of those paths would have kept, for the price
+    /// of the one view. A name that is not UTF-8 is left out.
+    fn remember_block(&mut self, up: &str, block: u64) -> Result<(), FsError> {
+        let Fs { disk, names, .. } = self;
+        let mut path = String::from(if up == "/" { "" } else { up });
+        path.push('/');
+        let base = path.len();
+        disk.view(block, |b| {
+            for rec in 0..RECORDS {
+                let kind = kind_at(b, rec);
+                if kind != K_FILE && kind != K_LINK {
+                    continue;
+                }
+                if let Ok(name) = core::str::from_utf8(name_at(b, rec)) {
+                    path.truncate(base);
+                    path.push_str(name);
+                    names.put(&path, Loc { block, rec });
+                }
+            }
+        })?;
+        Ok(())
     }
 
     /// Runs `change`, a change to the name space, with the name cache
     /// emptied before and after it.
     pub(crate) fn renaming<R>(&mut self, change: impl FnOnce(&mut Self) -> R) -> R {
         self.names.clear();
+        let outer = core::mem::replace(&mut self.changing, true);
         let r = change(self);
+        self.changing = outer;
         self.names.clear();
         r
     }

@@ -17,7 +17,7 @@ use alloc::string::String;
 use super::Loc;
 
 /// Most paths kept; the cache starts over when it is full.
-pub const MAX_NAMES: usize = 1024;
+pub const MAX_NAMES: usize = 4096;
 
 /// Paths (absolute, already checked) and where their name records lie,
 /// by a 64-bit hash of the path: a lookup compares integers on the way

@@ -35,7 +35,13 @@ impl<D: Disk> Fs<D> {
 
     /// Removes a file's name, or an empty directory.
     pub fn unlink(&mut self, path: &str) -> Result<(), FsError> {
-        self.renaming(|fs| fs.unlink_now(path))
+        self.renaming(|fs| fs.unlink_now(path, true))
+    }
+
+    /// Removes a file's name; `IsDir` for a directory (`unlink(2)`). One
+    /// resolution of `path`, where asking its kind first would make two.
+    pub fn unlink_file(&mut self, path: &str) -> Result<(), FsError> {
+        self.renaming(|fs| fs.unlink_now(path, false))
     }
 
     /// Gives the file `old` the additional name `new`. The first extra name
@@ -111,9 +117,13 @@ impl<D: Disk> Fs<D> {
         self.order(self.sb, name)
     }
 
-    /// [`Fs::unlink`], run with the name cache emptied around it.
-    fn unlink_now(&mut self, path: &str) -> Result<(), FsError> {
+    /// [`Fs::unlink`] (or, without `dirs`, [`Fs::unlink_file`]), run with
+    /// the name cache emptied around it.
+    fn unlink_now(&mut self, path: &str, dirs: bool) -> Result<(), FsError> {
         let f = self.resolve(path)?.ok_or(FsError::InvalidPath)?;
+        if f.rec.is_dir() && !dirs {
+            return Err(FsError::IsDir);
+        }
         if f.rec.is_dir() && !self.is_empty_dir(f.inode)? {
             return Err(FsError::NotEmpty);
         }
