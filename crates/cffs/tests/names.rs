@@ -71,6 +71,29 @@ fn a_directory_read_in_order_scans_once_per_block() {
 }
 
 #[test]
+fn removing_a_file_keeps_the_other_names() {
+    let mut fs = fresh(1024);
+    fs.mkdir("/d").unwrap();
+    for n in ["a", "b", "c"] {
+        let p = format!("/d/{n}");
+        fs.create(&p).unwrap();
+        fs.write(&p, 0, p.as_bytes()).unwrap();
+    }
+    looks(&mut fs, "/d/a");
+    fs.unlink_file("/d/a").unwrap();
+    // The others are still found where they were: one block each.
+    assert_eq!(looks(&mut fs, "/d/b"), 1);
+    assert_eq!(looks(&mut fs, "/d/c"), 1);
+    assert_eq!(fs.stat("/d/a"), Err(FsError::NotFound));
+    // Made again: the new, empty file.
+    fs.create("/d/a").unwrap();
+    assert_eq!(fs.stat("/d/a").unwrap().size, 0);
+    let mut out = [0; 4];
+    assert_eq!(fs.read("/d/b", 0, &mut out).unwrap(), 4);
+    assert_eq!(&out, b"/d/b");
+}
+
+#[test]
 fn no_change_leaves_a_stale_name() {
     let mut fs = fresh(1024);
     fs.mkdir("/d").unwrap();

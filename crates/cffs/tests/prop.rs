@@ -52,7 +52,7 @@ fn run(seed: u64, steps: usize) {
     for step in 0..steps {
         let p = *rng.pick(&PATHS);
         let q = *rng.pick(&PATHS);
-        let (what, fs_ok, m_ok) = match rng.below(10) {
+        let (what, fs_ok, m_ok) = match rng.below(11) {
             0 => ("create", fs.create(p).is_ok(), m.create(p)),
             1 => ("mkdir", fs.mkdir(p).is_ok(), m.mkdir(p)),
             2 | 3 => {
@@ -68,6 +68,10 @@ fn run(seed: u64, steps: usize) {
             5 => ("rename", fs.rename(p, q).is_ok(), m.rename(p, q)),
             6 => ("link", fs.link(p, q).is_ok(), m.link(p, q)),
             7 => ("unlink", fs.unlink(p).is_ok(), m.unlink(p)),
+            10 => {
+                let file = matches!(m.nodes.get(p), Some(Node::File(_)));
+                ("unlink_file", fs.unlink_file(p).is_ok(), file && m.unlink(p))
+            }
             8 => {
                 fs.sync().unwrap();
                 ("sync", true, true)
@@ -88,7 +92,7 @@ fn run(seed: u64, steps: usize) {
 
 #[test]
 fn random_operations_agree_with_the_model() {
-    for seed in 1..=12 {
+    for seed in 1..=40 {
         run(seed, 150);
     }
 }

@@ -40,8 +40,18 @@ impl<D: Disk> Fs<D> {
 
     /// Removes a file's name; `IsDir` for a directory (`unlink(2)`). One
     /// resolution of `path`, where asking its kind first would make two.
+    ///
+    /// The name cache loses only `path`: removing a file's name frees its
+    /// name record and the file's data (or drops a count on its
+    /// out-of-line inode), never a directory block or another name's
+    /// record, so every other path the cache holds still names what it
+    /// named. (Every other change to the name space empties the cache.)
     pub fn unlink_file(&mut self, path: &str) -> Result<(), FsError> {
-        self.renaming(|fs| fs.unlink_now(path, false))
+        let outer = core::mem::replace(&mut self.changing, true);
+        let r = self.unlink_now(path, false);
+        self.changing = outer;
+        self.names.forget(path);
+        r
     }
 
     /// Gives the file `old` the additional name `new`. The first extra name
