@@ -157,6 +157,13 @@ pub(crate) fn table(c: &Collected) -> String {
         c.rounds,
         super::diskguest::DISK_MIB
     ));
+    if c.modes().contains(&Mode::Icount) {
+        md.push_str(
+            "In icount rows the times are the guest's own clock under `-icount shift=0,sleep=off`: one \
+             nanosecond per guest instruction, and a halted guest's clock jumps to its next timer, so a \
+             phase's time is its instructions plus the time it waited for the disk or a timer.\n\n",
+        );
+    }
     if !c.load.is_empty() {
         md.push_str(&format!(
             "Host: 2 cores shared with other work; load averages (1/5/15 min) {}.\n\n",
