@@ -13,7 +13,7 @@
 use core::sync::atomic::Ordering;
 use oxok_libos::abi::{ANY_FRAME, layout::pte, rights};
 use oxok_libos::fs::buffer::GENERATION_SERVED_VA;
-use oxok_libos::fs::proto::{Status, flags, op};
+use oxok_libos::fs::proto::{self, Status, flags, op};
 use oxok_libos::pct::Msg;
 use oxok_libos::rt::page::SharedPage;
 use oxok_libos::sys;
@@ -36,8 +36,8 @@ impl Generation {
 
     /// Counts `req` if it can change a file's bytes, before it does.
     pub fn note(&mut self, req: &Msg) {
-        let arg = oxok_libos::fs::proto::arg_of(req[0]);
-        let changes = match oxok_libos::fs::proto::op_of(req[0]) {
+        let arg = proto::arg_of(req[0]);
+        let changes = match proto::op_of(req[0]) {
             op::WRITE | op::WRITE_BUF | op::TRUNCATE | op::COPY => true,
             op::OPEN => arg & flags::TRUNCATE != 0,
             _ => false,

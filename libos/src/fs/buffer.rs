@@ -28,14 +28,13 @@
 //! page or two, as before the buffer had more than one.
 
 use crate::fd::IoError;
+use crate::pct::Msg;
 use crate::{exposed, sys};
 use core::sync::atomic::Ordering;
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error, rights};
 use oxok_rt::page::{SharedPage, SharedRegion};
 use spin::Mutex;
-
-use crate::pct::Msg;
 
 use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, op};
 

@@ -56,30 +56,40 @@ impl OpenFile {
     }
 
     /// Reads into `buf` from the bytes that came with the open, if they
-    /// still hold; the position moves here only.
+    /// still hold; the position moves here only. Two threads reading at
+    /// once each get their own bytes: a read whose position moved under
+    /// it reads again from the new one.
     fn read_prefetched(&self, buf: &mut [u8]) -> Option<usize> {
-        let at = self.ahead.load(Ordering::Relaxed);
-        if at == IN_STEP {
-            return None;
+        loop {
+            let at = self.ahead.load(Ordering::Acquire);
+            if at == IN_STEP {
+                return None;
+            }
+            let (server, handle) = super::ftable::ids(self.slot);
+            let n = super::buffer::read_prefetched(server, self.slot, handle, at as usize, buf)?;
+            let to = at + n as u64;
+            if self.ahead.compare_exchange(at, to, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                super::ftable::begin(self.slot);
+                super::ftable::end(self.slot, Some(to));
+                return Some(n);
+            }
         }
-        let (server, handle) = super::ftable::ids(self.slot);
-        let n = super::buffer::read_prefetched(server, self.slot, handle, at as usize, buf)?;
-        let to = at + n as u64;
-        self.ahead.store(to, Ordering::Relaxed);
-        super::ftable::begin(self.slot);
-        super::ftable::end(self.slot, Some(to));
-        Some(n)
     }
 
     /// Tells the server the position reads from prefetched bytes reached,
-    /// before a request that uses or hands on the server's position.
+    /// before a request that uses or hands on the server's position (kept
+    /// to tell again if the server could not be told).
     fn in_step(&self) -> Result<(), IoError> {
-        let at = self.ahead.swap(IN_STEP, Ordering::Relaxed);
+        let at = self.ahead.swap(IN_STEP, Ordering::AcqRel);
         if at == IN_STEP || at == 0 {
             return Ok(());
         }
         let (server, handle) = super::ftable::ids(self.slot);
-        handle_call(server, op::SEEK, 0, 0, &[handle, at]).map(|_| ())
+        let told = handle_call(server, op::SEEK, 0, 0, &[handle, at]).map(|_| ());
+        if told.is_err() {
+            let _ = self.ahead.compare_exchange(IN_STEP, at, Ordering::AcqRel, Ordering::Acquire);
+        }
+        told
     }
 
     /// Whether it is a directory, when known without asking the server
