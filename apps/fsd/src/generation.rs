@@ -19,7 +19,6 @@ use oxok_libos::rt::page::SharedPage;
 use oxok_libos::sys;
 
 /// The count and, once asked for, its page.
-#[derive(Default)]
 pub struct Generation {
     /// Starts at 1: a prefetch's generation is never 0, which the reply
     /// uses for "nothing prefetched".
@@ -28,10 +27,16 @@ pub struct Generation {
     page: Option<(u64, SharedPage)>,
 }
 
+impl Default for Generation {
+    fn default() -> Generation {
+        Generation { count: 1, page: None }
+    }
+}
+
 impl Generation {
     /// The generation prefetched bytes hold at, if clients can see it.
     pub fn current(&self) -> Option<u64> {
-        self.page.as_ref().map(|_| self.count.max(1))
+        self.page.as_ref().map(|_| self.count)
     }
 
     /// Counts `req` if it can change a file's bytes, before it does.
@@ -43,7 +48,7 @@ impl Generation {
             _ => false,
         };
         if changes {
-            self.count = self.count.max(1) + 1;
+            self.count += 1;
             if let Some((_, page)) = &self.page {
                 page.words()[0].store(self.count, Ordering::Release);
             }
@@ -54,7 +59,7 @@ impl Generation {
     /// caller being served; its slot in the caller's list.
     pub fn grant(&mut self) -> Result<u64, Status> {
         if self.page.is_none() {
-            self.page = Some(make_page(self.count.max(1)).ok_or(Status::NoSpace)?);
+            self.page = Some(make_page(self.count).ok_or(Status::NoSpace)?);
         }
         let (cap, _) = self.page.as_ref().ok_or(Status::NoSpace)?;
         sys::pct_grant(*cap, rights::READ).map(|[slot]| slot).map_err(|_| Status::NoSpace)

@@ -28,9 +28,9 @@ pub(crate) struct Names {
     map: BTreeMap<u64, (String, Loc)>,
 }
 
-/// FNV-1a of `path`.
+/// The cache's key for `path`: its FNV-1a hash (the crate's one).
 fn hash(path: &str) -> u64 {
-    path.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    crate::script::hash(path.as_bytes())
 }
 
 impl Names {
