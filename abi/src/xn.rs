@@ -401,8 +401,11 @@ pub const MAX_BLOCKS: u64 = (XN_FREE_MAP_PAGES * 4096 * 8) as u64;
 /// XN's table, read-only in every address space: an [`XnHeader`] at 0,
 /// [`XnRoot`]s at [`XN_ROOTS`], [`XnFs`] rows at [`XN_FSS`], the free map
 /// at [`XN_FREE_MAP`] (bit `b % 64` of word `b / 64` set: XN block `b` is
-/// allocated) and the buffer-cache registry's first [`XN_ROWS_MAX`]
-/// entries as [`XnRow`]s at [`XN_ROWS`].
+/// allocated) and the buffer-cache registry's entries as [`XnRow`]s at
+/// [`XN_ROWS`]: each entry keeps one row for as long as it is registered
+/// (rows are not in block order; a free row reads [`XN_ROW_EMPTY`]), up to
+/// [`XN_ROWS_MAX`] of them; an entry that came when every row was taken
+/// gets the next row freed. Read rows `0..`[`XnHeader::rows`].
 pub const XN_TABLE: u64 = crate::layout::EXPOSED_BASE + 0x9100_0000;
 /// Byte offset of the root rows.
 pub const XN_ROOTS: u64 = 512;
@@ -414,8 +417,10 @@ pub const XN_FREE_MAP: u64 = 4096;
 pub const XN_FREE_MAP_PAGES: usize = 8;
 /// Byte offset of the registry rows.
 pub const XN_ROWS: u64 = XN_FREE_MAP + XN_FREE_MAP_PAGES as u64 * 4096;
-/// Registry rows exposed (the header counts them all).
+/// Registry rows exposed (the header counts every entry).
 pub const XN_ROWS_MAX: usize = 2048;
+/// The block of a free registry row.
+pub const XN_ROW_EMPTY: u64 = u64::MAX;
 /// Pages of the whole table.
 pub const XN_TABLE_PAGES: u64 = XN_ROWS / 4096 + (XN_ROWS_MAX * 32 / 4096) as u64;
 /// Byte offset of [`XnHeader::oldest_pending`] (for wakeup predicates).
@@ -471,6 +476,10 @@ pub struct XnHeader {
     /// adjacent blocks, submitted one after another, goes as one request
     /// of up to 32 blocks, so this is at most [`XnHeader::writes`].
     pub write_requests: u64,
+    /// Registry rows handed out so far (at most [`XN_ROWS_MAX`]): every
+    /// entry shown has its row below this; free ones among them read
+    /// [`XN_ROW_EMPTY`].
+    pub rows: u64,
 }
 
 /// One root row.
@@ -495,7 +504,8 @@ pub struct XnFs {
     pub blocks: u64,
 }
 
-/// One registry row.
+/// One registry row (an entry's for as long as it is registered; a free
+/// row's `block` is [`XN_ROW_EMPTY`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct XnRow {

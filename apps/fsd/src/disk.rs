@@ -11,7 +11,6 @@
 //! write-back, so a crash at any point leaves a disk `fsck` accepts, with
 //! everything fsynced or synced before it.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_cffs::layout::SUPER_BLOCK;
@@ -23,6 +22,7 @@ use oxok_ramfs::{FsError, Kind, OpenFlags};
 
 use crate::files::{Entry, Files, Meta};
 use oxok_gather::Gatherer;
+use oxok_slab::Slab;
 
 struct Node {
     path: String,
@@ -34,8 +34,8 @@ pub struct DiskFiles {
     mounted: Option<Fs<XnDisk>>,
     /// Mounting failed (said once): every request is refused.
     failed: bool,
-    nodes: BTreeMap<u64, Node>,
-    next: u64,
+    /// Open files under the words handed out for them.
+    nodes: Slab<Node>,
     /// When (ms of the kernel's clock) the oldest change not yet written
     /// back was made; `None` when everything is durable.
     unwritten: Option<u64>,
@@ -76,6 +76,10 @@ fn normal(path: &[u8]) -> Result<String, FsError> {
     if !s.starts_with('/') {
         return Err(FsError::InvalidName);
     }
+    // Already normal (what the libOS sends): taken as it is.
+    if s.len() > 1 && s.split('/').skip(1).all(|c| !c.is_empty() && c != "." && c != "..") {
+        return Ok(String::from(s));
+    }
     let mut parts: Vec<&str> = Vec::new();
     for c in s.split('/') {
         match c {
@@ -97,6 +101,21 @@ fn normal(path: &[u8]) -> Result<String, FsError> {
     Ok(out)
 }
 
+/// What `stat` reports of `path`, whose C-FFS status is `st`.
+fn meta_of(path: &str, st: &oxok_cffs::Stat) -> Meta {
+    let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
+    // C-FFS keeps no times (yet).
+    Meta {
+        kind: kind(st.kind),
+        size: st.size,
+        number,
+        nlink: u64::from(st.nlink),
+        mtime: 0,
+        mode: None,
+        allocated: None,
+    }
+}
+
 /// A stable number for a name whose inode is embedded in its directory.
 fn number_of(path: &str) -> u64 {
     let h = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
@@ -108,14 +127,7 @@ impl DiskFiles {
     /// request: requests run on the server's large stack, which C-FFS's
     /// mount and repairs need.
     pub fn new() -> DiskFiles {
-        DiskFiles {
-            mounted: None,
-            failed: false,
-            nodes: BTreeMap::new(),
-            next: 1,
-            unwritten: None,
-            gathered: Gatherer::default(),
-        }
+        DiskFiles { mounted: None, failed: false, nodes: Slab::new(), unwritten: None, gathered: Gatherer::default() }
     }
 
     /// The mounted file system.
@@ -128,22 +140,12 @@ impl DiskFiles {
     }
 
     fn path(&self, ino: u64) -> Result<String, FsError> {
-        self.nodes.get(&ino).map(|n| n.path.clone()).ok_or(FsError::BadInode)
+        self.nodes.get(ino).map(|n| n.path.clone()).ok_or(FsError::BadInode)
     }
 
     fn meta(&mut self, path: &str) -> Result<Meta, FsError> {
         let st = self.fs()?.stat(path).map_err(err)?;
-        let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
-        // C-FFS keeps no times (yet).
-        Ok(Meta {
-            kind: kind(st.kind),
-            size: st.size,
-            number,
-            nlink: u64::from(st.nlink),
-            mtime: 0,
-            mode: None,
-            allocated: None,
-        })
+        Ok(meta_of(path, &st))
     }
 
     /// Writes everything back (C-FFS's ordered write-back and a flush).
@@ -177,11 +179,11 @@ impl DiskFiles {
 }
 
 impl Files for DiskFiles {
-    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError> {
+    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<(u64, Meta), FsError> {
         self.settle();
         let path = normal(path)?;
         // Records nobody pinned (an open that failed half-way) go first.
-        self.nodes.retain(|_, n| n.pins > 0);
+        self.nodes.retain(|n| n.pins > 0);
         let fs = self.fs()?;
         // A file to create is made at once (one look for its name, not a
         // status and then a create); a name that exists is opened as below.
@@ -193,25 +195,26 @@ impl Files for DiskFiles {
                 Err(e) => return Err(err(e)),
             }
         };
-        if created {
+        let meta = if created {
             self.changed();
+            self.meta(&path)?
         } else {
-            match fs.stat(&path) {
-                Ok(_) if o.create && o.exclusive => return Err(FsError::Exists),
-                Ok(st) if st.kind == DiskKind::Dir && o.write => return Err(FsError::IsADirectory),
-                Ok(st) if st.kind == DiskKind::File && o.directory => return Err(FsError::NotADirectory),
-                Ok(st) if st.kind == DiskKind::File && o.truncate && st.size > 0 => {
+            let mut st = fs.stat(&path).map_err(err)?;
+            match st.kind {
+                _ if o.create && o.exclusive => return Err(FsError::Exists),
+                DiskKind::Dir if o.write => return Err(FsError::IsADirectory),
+                DiskKind::File if o.directory => return Err(FsError::NotADirectory),
+                DiskKind::File if o.truncate && st.size > 0 => {
                     fs.truncate(&path, 0).map_err(err)?;
+                    st.size = 0;
                     self.changed();
                 }
-                Ok(_) => {}
-                Err(e) => return Err(err(e)),
+                _ => {}
             }
-        }
-        let ino = self.next;
-        self.next += 1;
-        self.nodes.insert(ino, Node { path, pins: 0 });
-        Ok(ino)
+            meta_of(&path, &st)
+        };
+        let ino = self.nodes.add(Node { path, pins: 0 }).ok_or(FsError::NoSpace)?;
+        Ok((ino, meta))
     }
 
     fn stat(&mut self, ino: u64) -> Result<Meta, FsError> {
@@ -227,7 +230,7 @@ impl Files for DiskFiles {
     }
 
     fn pin(&mut self, ino: u64) -> Result<(), FsError> {
-        let n = self.nodes.get_mut(&ino).ok_or(FsError::BadInode)?;
+        let n = self.nodes.get_mut(ino).ok_or(FsError::BadInode)?;
         n.pins = n.pins.saturating_add(1);
         Ok(())
     }
@@ -236,10 +239,10 @@ impl Files for DiskFiles {
         // Its gathered writes go first; a failure to take them is the
         // close's.
         let kept = self.settle_for(ino);
-        let n = self.nodes.get_mut(&ino).ok_or(FsError::BadInode)?;
+        let n = self.nodes.get_mut(ino).ok_or(FsError::BadInode)?;
         n.pins = n.pins.saturating_sub(1);
         if n.pins == 0 {
-            self.nodes.remove(&ino);
+            self.nodes.remove(ino);
         }
         kept
     }
@@ -263,7 +266,7 @@ impl Files for DiskFiles {
     }
 
     fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
-        if !self.nodes.contains_key(&ino) {
+        if self.nodes.get(ino).is_none() {
             return Err(FsError::BadInode);
         }
         if let Some(e) = self.gathered.failure(ino) {

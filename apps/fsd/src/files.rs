@@ -39,8 +39,9 @@ pub struct Entry {
 
 /// A file system the server serves. Paths are absolute.
 pub trait Files: Send {
-    /// Opens (creates, truncates) `path`: its word.
-    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError>;
+    /// Opens (creates, truncates) `path`: its word and its status (as
+    /// `stat` of the word would say, without a second look for it).
+    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<(u64, Meta), FsError>;
     /// Status of an open file.
     fn stat(&mut self, ino: u64) -> Result<Meta, FsError>;
     /// Status of `path`.
@@ -149,8 +150,9 @@ fn ino(raw: u64) -> Ino {
 }
 
 impl Files for Fs {
-    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<u64, FsError> {
-        Fs::open(self, Ino::ROOT, path, o).map(Ino::to_raw)
+    fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<(u64, Meta), FsError> {
+        let i = Fs::open(self, Ino::ROOT, path, o)?.to_raw();
+        Ok((i, Files::stat(self, i)?))
     }
     fn stat(&mut self, i: u64) -> Result<Meta, FsError> {
         let st = Fs::stat(self, ino(i))?;

@@ -43,8 +43,7 @@ impl Server {
             nofollow: has(flags::NOFOLLOW),
             mode: proto::mode_of(bits),
         };
-        let ino = self.fs.open(path, o).map_err(status)?;
-        let meta = self.fs.stat(ino).map_err(status)?;
+        let (ino, meta) = self.fs.open(path, o).map_err(status)?;
         let kind = kind_code(meta.kind);
         self.fs.pin(ino).map_err(status)?;
         match self.table.open(caller, Desc::new(ino, read, write, has(flags::APPEND))) {

@@ -2,7 +2,7 @@
 //! requests, the free map (as runs of allocated blocks), the roots, each
 //! file system's usage and the buffer-cache registry.
 
-use oxok_libos::abi::xn::{MAX_FS, XN_ROWS_MAX, state};
+use oxok_libos::abi::xn::{MAX_FS, state};
 use oxok_libos::{exposed, println, xn};
 
 fn state_name(s: u8) -> &'static str {
@@ -62,7 +62,7 @@ pub fn xn() {
     println!("allocated:{}", if runs.is_empty() { " none" } else { &runs });
     // Per-root usage: every listed block counts for the root its parent
     // chain reaches.
-    let rows: alloc::vec::Vec<_> = (0..(h.registered as usize).min(XN_ROWS_MAX)).map_while(xn::row).collect();
+    let rows: alloc::vec::Vec<_> = xn::rows().collect();
     let parents: alloc::collections::BTreeMap<u64, u64> = rows.iter().map(|r| (r.block, r.parent)).collect();
     let root_of = |mut b: u64| {
         for _ in 0..64 {

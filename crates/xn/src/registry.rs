@@ -1,6 +1,7 @@
 //! The buffer-cache registry: one entry per allocated block (block →
 //! frame, type, state), kept sorted by block number, memory proportional to
-//! the allocated blocks.
+//! the allocated blocks, each entry with its row of the exposed table
+//! ([`Rows`]).
 
 use alloc::vec::Vec;
 
@@ -8,7 +9,8 @@ use core::ops::{Deref, DerefMut};
 
 use oxok_abi::xn::{DATA, MAX_FS, state};
 
-use crate::{Refusal, Spans};
+use crate::Refusal;
+use crate::rows::{NO_ROW, RowSet, Rows};
 
 /// Open epochs with completions an entry remembers exactly.
 pub(crate) const PENDING: usize = 4;
@@ -49,6 +51,8 @@ pub(crate) struct Entry {
     /// Copies in flight reading this block's frame (it stays cached and
     /// allocated until they are done).
     pub pins: u32,
+    /// Its row of the exposed table, or [`NO_ROW`] (set by the registry).
+    pub row: u32,
 }
 
 impl Entry {
@@ -70,6 +74,7 @@ impl Entry {
             freed: None,
             parent_issued_at_alloc: parent_issued,
             pins: 0,
+            row: NO_ROW,
         }
     }
 
@@ -144,13 +149,18 @@ impl Entry {
     }
 }
 
-/// The entries, sorted by block, the positions changed since the
-/// exposed rows were last brought up to date ([`take_changed`]), and the
-/// counts the exposed header shows, kept as entries come, go and change.
+/// The entries, sorted by block, their rows of the exposed table (and
+/// which changed since it was last brought up to date, [`take_changed`]),
+/// and the counts the exposed header shows, kept as entries come, go and
+/// change.
 ///
 /// [`take_changed`]: Registry::take_changed
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Registry(Vec<(u64, Entry)>, Spans, Tally);
+pub(crate) struct Registry {
+    entries: Vec<(u64, Entry)>,
+    rows: Rows,
+    tally: Tally,
+}
 
 /// Entries with a cache frame, and entries per file system (numbers past
 /// [`MAX_FS`] uncounted).
@@ -209,78 +219,86 @@ impl Drop for EntryMut<'_> {
 }
 
 impl Registry {
-    /// Positions `lo..hi` may differ from their exposed rows: an entry
-    /// handed out for change, or every position from an insertion or
-    /// removal on (the later entries moved).
-    fn mark(&mut self, lo: usize, hi: usize) {
-        self.1.add(lo, hi);
+    /// A registry whose exposed table has `max` rows (tests; the kernel's
+    /// has [`XN_ROWS_MAX`](oxok_abi::xn::XN_ROWS_MAX)).
+    #[cfg(test)]
+    pub fn with_rows(max: usize) -> Registry {
+        Registry { entries: Vec::new(), rows: Rows::with_max(max), tally: Tally::default() }
     }
 
-    /// Every position changed (a change that alters every entry's state).
+    /// Every row changed (a change that alters every entry's state).
     pub fn mark_all(&mut self) {
-        self.mark(0, usize::MAX);
+        self.rows.mark_all();
     }
 
-    /// The positions changed since the last call, and none from now on.
-    pub fn take_changed(&mut self) -> Spans {
-        self.1.take()
+    /// The rows changed since the last call, and none from now on.
+    pub fn take_changed(&mut self) -> RowSet {
+        self.rows.take_changed()
     }
 
-    /// The entry at position `i` (the exposed table's row `i`).
-    pub fn at(&self, i: usize) -> Option<(u64, &Entry)> {
-        self.0.get(i).map(|(b, e)| (*b, e))
+    /// The entry row `row` of the exposed table shows, if any.
+    pub fn at_row(&self, row: usize) -> Option<(u64, &Entry)> {
+        let block = self.rows.block(row)?;
+        self.get(block).map(|e| (block, e))
+    }
+
+    /// Rows of the exposed table handed out so far.
+    pub fn rows(&self) -> usize {
+        self.rows.len()
     }
 
     /// Entries there are.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.entries.len()
     }
 
     fn find(&self, block: u64) -> Result<usize, usize> {
-        self.0.binary_search_by_key(&block, |&(b, _)| b)
+        self.entries.binary_search_by_key(&block, |&(b, _)| b)
     }
 
     pub fn get(&self, block: u64) -> Option<&Entry> {
-        self.find(block).ok().and_then(|i| self.0.get(i)).map(|(_, e)| e)
+        self.find(block).ok().and_then(|i| self.entries.get(i)).map(|(_, e)| e)
     }
 
+    /// The entry of `block`, for change: its row counts as changed.
     pub fn get_mut(&mut self, block: u64) -> Option<EntryMut<'_>> {
         let i = self.find(block).ok()?;
-        self.mark(i, i + 1);
-        let Registry(entries, _, tally) = self;
+        let Registry { entries, rows, tally } = self;
         let entry = entries.get_mut(i).map(|(_, e)| e)?;
+        rows.mark(entry.row);
         let was = Tally::key(entry);
         Some(EntryMut { entry, tally, was })
     }
 
     /// The counts: entries with a cache frame, entries per file system.
     pub fn tally(&self) -> &Tally {
-        &self.2
+        &self.tally
     }
 
     /// Makes room for `n` more entries.
     pub fn reserve(&mut self, n: u64) -> Result<(), Refusal> {
         let n = usize::try_from(n).map_err(|_| Refusal::NoMemory)?;
-        self.0.try_reserve(n).map_err(|_| Refusal::NoMemory)
+        self.entries.try_reserve(n).map_err(|_| Refusal::NoMemory)
     }
 
     /// Inserts (after [`reserve`](Registry::reserve)); replaces an existing
-    /// entry for the block.
-    pub fn insert(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
+    /// entry for the block (which keeps its row).
+    pub fn insert(&mut self, block: u64, mut entry: Entry) -> Result<(), Refusal> {
         match self.find(block) {
             Ok(i) => {
-                self.mark(i, i + 1);
-                if let Some(slot) = self.0.get_mut(i) {
-                    self.2.count(Tally::key(&slot.1), false);
-                    self.2.count(Tally::key(&entry), true);
+                if let Some(slot) = self.entries.get_mut(i) {
+                    self.tally.count(Tally::key(&slot.1), false);
+                    self.tally.count(Tally::key(&entry), true);
+                    entry.row = slot.1.row;
+                    self.rows.mark(entry.row);
                     slot.1 = entry;
                 }
             }
             Err(i) => {
-                self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
-                self.2.count(Tally::key(&entry), true);
-                self.0.insert(i, (block, entry));
-                self.mark(i, self.0.len());
+                self.entries.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+                self.tally.count(Tally::key(&entry), true);
+                entry.row = self.rows.give(block);
+                self.entries.insert(i, (block, entry));
             }
         }
         Ok(())
@@ -291,60 +309,61 @@ impl Registry {
     /// tail, not one per block.
     pub fn insert_run(&mut self, start: u64, n: u64, mut make: impl FnMut() -> Entry) -> Result<(), Refusal> {
         let count = usize::try_from(n).map_err(|_| Refusal::NoMemory)?;
-        self.0.try_reserve(count).map_err(|_| Refusal::NoMemory)?;
-        let at = self.0.partition_point(|&(b, _)| b < start);
+        self.entries.try_reserve(count).map_err(|_| Refusal::NoMemory)?;
+        let at = self.entries.partition_point(|&(b, _)| b < start);
         for b in start..start.saturating_add(n) {
-            let e = make();
-            self.2.count(Tally::key(&e), true);
-            self.0.push((b, e));
+            let mut e = make();
+            self.tally.count(Tally::key(&e), true);
+            e.row = self.rows.give(b);
+            self.entries.push((b, e));
         }
-        if let Some(tail) = self.0.get_mut(at..) {
+        if let Some(tail) = self.entries.get_mut(at..) {
             tail.rotate_right(count);
         }
-        self.mark(at, self.0.len());
         Ok(())
     }
 
     /// Removes the entries of blocks `start..end` for which `drop` holds, in
     /// one pass.
     pub fn remove_run(&mut self, start: u64, end: u64, mut drop: impl FnMut(u64, &Entry) -> bool) {
-        let lo = self.0.partition_point(|&(b, _)| b < start);
-        let hi = self.0.partition_point(|&(b, _)| b < end);
-        self.mark(lo, self.0.len());
+        let lo = self.entries.partition_point(|&(b, _)| b < start);
+        let hi = self.entries.partition_point(|&(b, _)| b < end);
         let mut w = lo;
         for r in lo..hi {
-            let Some((b, e)) = self.0.get(r) else { break };
+            let Some((b, e)) = self.entries.get(r) else { break };
             if drop(*b, e) {
-                self.2.count(Tally::key(e), false);
+                self.tally.count(Tally::key(e), false);
+                self.rows.release(e.row);
             } else {
-                self.0.swap(w, r);
+                self.entries.swap(w, r);
                 w += 1;
             }
         }
-        self.0.drain(w..hi);
+        self.entries.drain(w..hi);
+        self.seat_waiting();
     }
 
     /// Appends without keeping the order (recovery); [`sort`](Registry::sort)
     /// before any lookup.
-    pub fn push_unsorted(&mut self, block: u64, entry: Entry) -> Result<(), Refusal> {
-        self.0.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
-        self.2.count(Tally::key(&entry), true);
-        self.0.push((block, entry));
-        self.mark_all();
+    pub fn push_unsorted(&mut self, block: u64, mut entry: Entry) -> Result<(), Refusal> {
+        self.entries.try_reserve(1).map_err(|_| Refusal::NoMemory)?;
+        self.tally.count(Tally::key(&entry), true);
+        entry.row = self.rows.give(block);
+        self.entries.push((block, entry));
         Ok(())
     }
 
     /// Restores the order after [`push_unsorted`](Registry::push_unsorted).
     pub fn sort(&mut self) {
-        self.0.sort_unstable_by_key(|&(b, _)| b);
+        self.entries.sort_unstable_by_key(|&(b, _)| b);
         self.mark_all();
     }
 
     /// Sets every metadata entry's `children` to the number of entries
     /// naming it as parent (recovery; the registry must be sorted).
     pub fn count_children(&mut self) {
-        for i in 0..self.0.len() {
-            let Some(&(_, Entry { parent: Some((p, _)), .. })) = self.0.get(i) else { continue };
+        for i in 0..self.entries.len() {
+            let Some(&(_, Entry { parent: Some((p, _)), .. })) = self.entries.get(i) else { continue };
             if let Some(mut pe) = self.get_mut(p) {
                 pe.children += 1;
             }
@@ -354,27 +373,99 @@ impl Registry {
     /// Removes the entries of `blocks` (sorted; a block without an entry
     /// is skipped) in one pass: each later entry moves once.
     pub fn remove_sorted(&mut self, blocks: &[u64]) {
-        let Some(&first) = blocks.first() else { return };
-        let lo = self.0.partition_point(|&(b, _)| b < first);
-        self.mark(lo, self.0.len());
-        let (tally, mut k) = (&mut self.2, 0);
-        self.0.retain(|(b, e)| {
+        if blocks.is_empty() {
+            return;
+        }
+        let Registry { entries, rows, tally } = self;
+        let mut k = 0;
+        entries.retain(|(b, e)| {
             while blocks.get(k).is_some_and(|g| g < b) {
                 k += 1;
             }
             let gone = blocks.get(k) == Some(b);
             if gone {
                 tally.count(Tally::key(e), false);
+                rows.release(e.row);
             }
             !gone
         });
+        self.seat_waiting();
+    }
+
+    /// Gives rows freed to entries waiting for one. Each waiting block is
+    /// looked at once (a stale one, gone or seated since, is dropped), and
+    /// the list is pruned when stale blocks outnumber the entries still
+    /// waiting, so it stays within twice the registry's size.
+    fn seat_waiting(&mut self) {
+        while self.rows.has_free() {
+            let Some(block) = self.rows.next_waiting() else { break };
+            let Ok(i) = self.find(block) else { continue };
+            if let Some((_, e)) = self.entries.get_mut(i)
+                && e.row == NO_ROW
+            {
+                e.row = self.rows.give(block);
+            }
+        }
+        let rowless = self.entries.len().saturating_sub(self.rows.used());
+        if self.rows.waiting() > 2 * rowless + 64 {
+            let entries = &self.entries;
+            let waits = |b: &u64| {
+                entries
+                    .binary_search_by_key(b, |&(x, _)| x)
+                    .is_ok_and(|i| entries.get(i).is_some_and(|e| e.1.row == NO_ROW))
+            };
+            self.rows.retain_waiting(waits);
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {
-        self.0.iter().map(|(b, e)| (*b, e))
+        self.entries.iter().map(|(b, e)| (*b, e))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Random insertions and removals past a table of 8 rows: every row
+    /// shows a distinct registered block, and every entry has a row
+    /// whenever fewer entries than rows are registered (a freed row goes to
+    /// an entry waiting for one); the waiting list stays bounded.
+    #[test]
+    fn rows_stay_distinct_and_waiting_entries_get_freed_rows() {
+        let mut rng = oxok_testrng::Rng::new(7);
+        for _ in 0..200 {
+            let mut reg = Registry::with_rows(8);
+            let mut live = BTreeSet::new();
+            for _ in 0..300 {
+                let b = rng.below(40);
+                if rng.below(2) == 0 {
+                    reg.insert(b, Entry::new(0, DATA, 1, None, 0)).unwrap();
+                    live.insert(b);
+                } else if rng.below(2) == 0 {
+                    reg.remove_sorted(&[b]);
+                    live.remove(&b);
+                } else {
+                    let end = b + rng.below(6);
+                    reg.remove_run(b, end, |_, _| true);
+                    live.retain(|&x| !(b..end).contains(&x));
+                }
+                let shown: Vec<u64> = (0..reg.rows()).filter_map(|r| reg.at_row(r).map(|(b, _)| b)).collect();
+                let distinct: BTreeSet<u64> = shown.iter().copied().collect();
+                assert_eq!(distinct.len(), shown.len(), "a block in two rows");
+                assert!(distinct.is_subset(&live));
+                assert_eq!(shown.len(), live.len().min(8), "a free row while an entry waits");
+                for (r, b) in (0..reg.rows()).filter_map(|r| reg.at_row(r).map(|(b, _)| (r, b))) {
+                    assert_eq!(reg.get(b).map(|e| e.row as usize), Some(r));
+                }
+                assert!(reg.rows.waiting() <= 2 * live.len() + 64);
+            }
+        }
     }
 }

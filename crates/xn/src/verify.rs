@@ -166,7 +166,7 @@ pub fn verify(bytes: &[u8], function: u8) -> Result<Udf, VerifyError> {
     if steps > MAX_STEPS {
         return Err(VerifyError::TooCostly { steps });
     }
-    Ok(Udf::new(insns, function, steps))
+    Udf::new(insns, function, steps).ok_or(VerifyError::NoMemory)
 }
 
 /// Checks loop nesting and jump targets and returns the worst-case step

@@ -7,7 +7,7 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
 
 use crate::registry::{Entry, Registry};
 use crate::template::Acl;
-use crate::{Creds, Frame, FreeMap, Owned, OwnsError, ReadSet, Refusal, Spans, Template, VerifyError};
+use crate::{Creds, Frame, FreeMap, Owned, OwnsError, ReadSet, Refusal, RowSet, Spans, Template, VerifyError};
 
 /// The kernel's access to frame contents (its direct map; a `HashMap` in
 /// tests). XN only ever names frames the wrapper gave it.
@@ -266,15 +266,23 @@ impl Xn {
         self.reg.len()
     }
 
-    /// The registered block at position `i` of [`blocks`](Xn::blocks)' order.
-    pub fn block_at(&self, i: usize) -> Option<(u64, BlockView)> {
-        self.reg.at(i).map(|(b, e)| (b, self.view(e)))
+    /// The registered block row `row` of the exposed table shows (each
+    /// entry keeps its row while it is registered; a free row shows none).
+    pub fn row(&self, row: usize) -> Option<(u64, BlockView)> {
+        self.reg.at_row(row).map(|(b, e)| (b, self.view(e)))
     }
 
-    /// The positions in [`blocks`](Xn::blocks)' order whose view may have
-    /// changed since the last call (an exposed copy rewrites only these);
-    /// the first call after [`new`](Xn::new) or recovery covers all.
-    pub fn take_changed(&mut self) -> Spans {
+    /// Rows of the exposed table handed out so far (at most
+    /// [`XN_ROWS_MAX`](oxok_abi::xn::XN_ROWS_MAX)): every registered block
+    /// with a row has it below this.
+    pub fn rows(&self) -> usize {
+        self.reg.rows()
+    }
+
+    /// The rows whose view may have changed since the last call (an
+    /// exposed copy rewrites only these; a row freed since shows none);
+    /// the first call after [`new`](Xn::new) covers all.
+    pub fn take_changed(&mut self) -> RowSet {
         self.reg.take_changed()
     }
 

@@ -11,8 +11,9 @@
 //!   pointer leads to the content written for it (no persisted pointer to
 //!   a tainted block, no pointer to a reused block), and no block reachable
 //!   there is free in the running XN;
-//! * an exposed copy of the registry rewritten only at the positions
-//!   [`Xn::take_changed`] names after each step equals the registry.
+//! * an exposed copy of the registry rewritten only at the rows
+//!   [`Xn::take_changed`] names after each step shows the registry, each
+//!   block in one row.
 
 use std::collections::{HashMap, HashSet};
 
@@ -41,8 +42,8 @@ struct Model {
     reaped: usize,
     refusals: HashMap<u64, u64>,
     /// The exposed rows as the kernel keeps them: rewritten only where
-    /// `take_changed` says.
-    rows: Vec<(u64, BlockView)>,
+    /// `take_changed` says (`None`: a free row).
+    rows: Vec<Option<(u64, BlockView)>>,
     /// The exposed free map, rewritten only where `take_changed_map` says.
     map: Vec<u64>,
 }
@@ -116,20 +117,27 @@ impl Model {
         }
     }
 
-    /// Brings the exposed copy up to date from the changed positions only,
-    /// and checks it against the whole registry.
+    /// Brings the exposed copy up to date from the changed rows only, and
+    /// checks it against the whole registry: every block in exactly one
+    /// row (the registry here never outgrows the table), each row as its
+    /// block's view.
     fn check_rows(&mut self) {
-        let len = self.xn.registered();
+        let len = self.xn.rows();
         for i in self.xn.take_changed().positions(len) {
-            let row = self.xn.block_at(i).unwrap();
+            let row = self.xn.row(i);
             match self.rows.get_mut(i) {
                 Some(r) => *r = row,
-                None => self.rows.push(row),
+                None => {
+                    self.rows.resize(i, None);
+                    self.rows.push(row);
+                }
             }
         }
-        self.rows.truncate(self.xn.registered());
+        assert!(self.rows.len() <= len, "rows past those handed out");
+        let mut shown: Vec<(u64, BlockView)> = self.rows.iter().flatten().cloned().collect();
+        shown.sort_by_key(|r| r.0);
         let all: Vec<(u64, BlockView)> = self.xn.blocks().collect();
-        assert_eq!(self.rows, all, "rows rewritten where changed vs the registry");
+        assert_eq!(shown, all, "rows rewritten where changed vs the registry");
         // The free map's words likewise, and the counts kept as XN goes
         // against counting.
         let words = self.xn.free_map().words().to_vec();

@@ -3,7 +3,7 @@
 
 use oxok_abi::xn::{BLOCK_SIZE, MAX_EXTENTS, MAX_INSNS, MAX_LOOP, MAX_PRINCIPALS, MAX_STEPS, func, op, reject, rights};
 use oxok_testrng::Rng;
-use oxok_xn::{Asm, Emit, Fault, Template, VerifyError, template, verify};
+use oxok_xn::{Asm, Emit, Fault, ReadSet, Template, VerifyError, template, verify};
 
 mod common;
 
@@ -233,4 +233,114 @@ fn fuzz_verify_and_run() {
         }
     }
     assert!(accepted > 200 && ran > 100, "accepted {accepted}, ran {ran}");
+}
+
+/// The interpreter as first written, step by step from the instructions
+/// (the loop's end looked up at every step, a load's width matched at
+/// every load): the oracle the faster one is compared with.
+fn reference(
+    insns: &[oxok_xn::Insn],
+    block: &[u8; BLOCK_SIZE],
+    out: &mut Vec<Emit>,
+    reads: &mut ReadSet,
+) -> Result<u64, Fault> {
+    use oxok_xn::Insn;
+    let (mut regs, mut loops, mut pc, mut steps) = ([0u64; 8], Vec::<(usize, usize, u32, u32, usize)>::new(), 0, 0u64);
+    loop {
+        while let Some(l) = loops.last_mut().filter(|l| pc == l.1) {
+            l.3 += 1;
+            if l.3 < l.2 {
+                regs[l.4] = u64::from(l.3);
+                pc = l.0;
+                break;
+            }
+            loops.pop();
+        }
+        let Some(&insn) = insns.get(pc) else { return Ok(steps) };
+        steps += 1;
+        pc += 1;
+        let r = |x: u8| usize::from(x) % 8;
+        match insn {
+            Insn::Li { d, imm } => regs[r(d)] = u64::from(imm),
+            Insn::Mov { d, s } => regs[r(d)] = regs[r(s)],
+            Insn::Alu { op, d, x, y } => regs[r(d)] = op.apply(regs[r(x)], regs[r(y)]),
+            Insn::AluImm { op, d, x, imm } => regs[r(d)] = op.apply(regs[r(x)], imm),
+            Insn::Load { bytes, d, base, off } => {
+                let addr = regs[r(base)].saturating_add(u64::from(off));
+                let n = usize::from(bytes);
+                let Some(s) = usize::try_from(addr).ok().and_then(|a| block.get(a..a + n)) else {
+                    return Err(Fault::OutOfBlock { at: pc - 1, addr });
+                };
+                regs[r(d)] = s.iter().rev().fold(0, |v, &b| (v << 8) | u64::from(b));
+                reads.mark(addr as usize, bytes);
+            }
+            Insn::Jump { if_zero, r: t, skip } => {
+                if (regs[r(t)] == 0) == if_zero {
+                    pc += skip as usize;
+                }
+            }
+            Insn::Loop { idx, count, body } => {
+                loops.push((pc, pc + usize::from(body), count, 0, r(idx)));
+                regs[r(idx)] = 0;
+            }
+            Insn::Halt => return Ok(steps),
+            Insn::Ext { start, len, ty } => {
+                if regs[r(len)] > 0 {
+                    out.push(Emit::Extent { start: regs[r(start)], len: regs[r(len)], ty: regs[r(ty)] });
+                }
+            }
+            Insn::Prin { r: p, rights } => out.push(Emit::Grant { principal: regs[r(p)], rights }),
+            Insn::Size { r: s } => out.push(Emit::Size(regs[r(s)])),
+        }
+    }
+}
+
+/// The interpreter computes what the reference does — the same result,
+/// results emitted and words read — on random verified programs (loops
+/// among them) over random blocks.
+#[test]
+fn the_interpreter_agrees_with_the_reference() {
+    let mut rng = Rng::new(0xd1ff);
+    let ops = [op::LI, op::ADD, op::ADDI, op::MULI, op::ANDI, op::SHL, op::SHR, op::EQ, op::LT, op::SUB];
+    let loads = [op::LD8, op::LD16, op::LD32, op::LD64];
+    let (mut compared, mut looped, mut faulted) = (0, 0, 0);
+    for _ in 0..60_000 {
+        let n = 1 + rng.index(14);
+        let mut a = Asm::new();
+        for _ in 0..n {
+            let reg = |r: &mut Rng| r.below(8) as u8;
+            let (x, y, z) = (reg(&mut rng), reg(&mut rng), reg(&mut rng));
+            a = match rng.below(12) {
+                0..=2 => a.raw(*rng.pick(&ops), x, y, if rng.chance(2) { z } else { 0 }, rng.below(4200) as u32),
+                3..=5 => a.raw(*rng.pick(&loads), x, y, 0, rng.below(4100) as u32),
+                6 => a.raw(if rng.chance(2) { op::JZ } else { op::JNZ }, 0, y, 0, 1 + rng.below(4) as u32),
+                7..=9 => a.raw(op::LOOP, x, 1 + rng.below(5) as u8, 0, 1 + rng.below(40) as u32),
+                10 => a.raw(op::EXT, x, y, z, 0),
+                _ => a.raw(op::HALT, 0, 0, 0, 0),
+            };
+        }
+        let Ok(udf) = verify(a.bytes(), func::OWNS) else { continue };
+        let block: Vec<u8> =
+            rng.bytes(BLOCK_SIZE).into_iter().map(|b| if rng.chance(3) { b % 16 } else { b }).collect();
+        let block: &[u8; BLOCK_SIZE] = block.as_slice().try_into().unwrap();
+        let (mut want, mut want_reads) = (Vec::new(), ReadSet::default());
+        let expected = reference(udf.insns(), block, &mut want, &mut want_reads);
+        let (mut got, mut got_reads) = (Vec::new(), ReadSet::default());
+        let r = udf.run_reading(
+            block,
+            &mut |e| {
+                got.push(e);
+                Ok(())
+            },
+            Some(&mut got_reads),
+        );
+        assert_eq!((r, &got, got_reads), (expected, &want, want_reads), "{:?}", udf.insns());
+        compared += 1;
+        looped += usize::from(udf.insns().iter().any(|i| matches!(i, oxok_xn::Insn::Loop { .. })));
+        faulted += usize::from(r.is_err());
+    }
+    assert!(
+        compared > 2000 && looped > 500 && faulted > 100,
+        "{compared} compared, {looped} with loops, {faulted} faulted"
+    );
 }

@@ -12,7 +12,8 @@ use crate::mem::access::KernelFrame;
 use crate::mem::{PAGE_SIZE, paging};
 use alloc::vec::Vec;
 use oxok_abi::xn::{
-    MAX_FS, MAX_ROOTS, XN_FREE_MAP, XN_FREE_MAP_PAGES, XN_FSS, XN_ROOTS, XN_ROWS, XN_ROWS_MAX, XN_TABLE, XN_TABLE_PAGES,
+    MAX_FS, MAX_ROOTS, XN_FREE_MAP, XN_FREE_MAP_PAGES, XN_FSS, XN_ROOTS, XN_ROW_EMPTY, XN_ROWS, XN_TABLE,
+    XN_TABLE_PAGES,
 };
 
 static TABLE: spin::Once<Vec<&'static KernelFrame>> = spin::Once::new();
@@ -88,6 +89,7 @@ impl XnState {
             self.writes,
             self.interrupted,
             self.disk.write_requests(),
+            xn.rows() as u64,
         ];
         write_words(0, &header);
         // The roots one row at a time (a few; no page-sized staging to
@@ -117,18 +119,23 @@ impl XnState {
                 write(XN_FREE_MAP + i as u64 * 8, &w.to_le_bytes());
             }
         }
-        // Only the rows whose entry may have changed (an insertion or a
-        // removal moves the rows after it; a flush changes every state).
+        // Only the rows whose entry may have changed (each entry keeps its
+        // row; a flush changes every state), a free one as empty.
         let mut row = [0u8; 32];
-        for n in rows.positions(xn.registered().min(XN_ROWS_MAX)) {
-            let Some((b, v)) = xn.block_at(n) else { break };
-            row[0..8].copy_from_slice(&b.to_le_bytes());
-            row[8..16].copy_from_slice(&v.frame.map_or(u64::MAX, oxok_xn::Frame::raw).to_le_bytes());
-            row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());
-            row[24..26].copy_from_slice(&(v.fs.0 as u16).to_le_bytes());
-            row[26..28].copy_from_slice(&(v.ty as u16).to_le_bytes());
-            row[28] = v.state;
-            row[29] = u8::from(v.will_free);
+        for n in rows.positions(xn.rows()) {
+            row.fill(0);
+            match xn.row(n) {
+                Some((b, v)) => {
+                    row[0..8].copy_from_slice(&b.to_le_bytes());
+                    row[8..16].copy_from_slice(&v.frame.map_or(u64::MAX, oxok_xn::Frame::raw).to_le_bytes());
+                    row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());
+                    row[24..26].copy_from_slice(&(v.fs.0 as u16).to_le_bytes());
+                    row[26..28].copy_from_slice(&(v.ty as u16).to_le_bytes());
+                    row[28] = v.state;
+                    row[29] = u8::from(v.will_free);
+                }
+                None => row[0..8].copy_from_slice(&XN_ROW_EMPTY.to_le_bytes()),
+            }
             write(XN_ROWS + n as u64 * 32, &row);
         }
     }

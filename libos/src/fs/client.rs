@@ -17,6 +17,7 @@ use crate::fd::IoError;
 use crate::fd::pipe::wait::Waiter;
 use crate::pct::{self, Msg};
 use crate::{Error, exposed, sys};
+use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::EnvEntry;
 use oxok_abi::layout::ENV_TABLE;
 
@@ -40,13 +41,26 @@ pub fn call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
     Ok(reply)
 }
 
+/// Requests this process's threads had served (every server), since it
+/// started.
+static SERVED: AtomicU64 = AtomicU64::new(0);
+
+/// Requests this process has had served by a file server (whatever their
+/// status): what a test counts to see that a read took no round trip.
+pub fn requests() -> u64 {
+    SERVED.load(Ordering::Relaxed)
+}
+
 /// One request, whatever the reply's status.
 pub fn raw_call(server: u64, msg: &Msg) -> Result<Msg, IoError> {
     let mut starting = 0u32;
     let mut waiter = Waiter::default();
     loop {
         match pct::call(server, msg) {
-            Ok((_, reply)) => return Ok(reply),
+            Ok((_, reply)) => {
+                SERVED.fetch_add(1, Ordering::Relaxed);
+                return Ok(reply);
+            }
             Err(Error::Busy) => {
                 // The server's `runs` word: it moves when the server runs
                 // (and so can finish the call in progress). A server that

@@ -40,7 +40,7 @@ use crate::exec::{self, Child, ExitStatus};
 use crate::fd::{self, File, Handle, IoError};
 use proto::op;
 
-pub use client::server;
+pub use client::{requests, server};
 pub use file::OpenFile;
 pub use path::{PWD, absolute, cwd, file_name, join, normalize};
 

@@ -249,15 +249,22 @@ pub fn header() -> Option<XnHeader> {
     crate::exposed::xn_header().filter(|h| h.present == 1)
 }
 
-/// Registry row `i` (of `header().registered`, at most `XN_ROWS_MAX`).
+/// Registry row `i` (of `header().rows`; a free one's block is
+/// `XN_ROW_EMPTY`).
 pub fn row(i: usize) -> Option<XnRow> {
     crate::exposed::xn_row(i)
 }
 
+/// Every registry row in use (each entry has its own while it is
+/// registered, up to `XN_ROWS_MAX` entries; rows are not in block order).
+pub fn rows() -> impl Iterator<Item = XnRow> {
+    let n = header().map_or(0, |h| h.rows as usize);
+    (0..n.min(oxok_abi::xn::XN_ROWS_MAX)).filter_map(row).filter(|r| r.block != oxok_abi::xn::XN_ROW_EMPTY)
+}
+
 /// The registry row of `block`, if it is allocated (and listed).
 pub fn row_of(block: u64) -> Option<XnRow> {
-    let n = header()?.registered as usize;
-    (0..n.min(oxok_abi::xn::XN_ROWS_MAX)).filter_map(row).find(|r| r.block == block)
+    rows().find(|r| r.block == block)
 }
 
 /// Root row `i`.

@@ -24,11 +24,7 @@ use oxok_tests::Checks;
 oxok_libos::main!(main);
 
 fn rows(fs: u32) -> Vec<XnRow> {
-    let n = xn::header().map_or(0, |h| h.registered as usize);
-    (0..n.min(oxok_libos::abi::xn::XN_ROWS_MAX))
-        .filter_map(xn::row)
-        .filter(|r| u32::from(r.fs) == fs && r.will_free == 0)
-        .collect()
+    xn::rows().filter(|r| u32::from(r.fs) == fs && r.will_free == 0).collect()
 }
 
 fn refusal(r: Result<u64, XnError>) -> u64 {

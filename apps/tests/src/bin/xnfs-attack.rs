@@ -71,10 +71,7 @@ fn attack() -> i32 {
         return 1;
     };
     // The victim's blocks, from the exposed registry.
-    let rows: alloc::vec::Vec<_> = (0..(h.registered as usize).min(oxok_libos::abi::xn::XN_ROWS_MAX))
-        .filter_map(xn::row)
-        .filter(|r| u32::from(r.fs) == vfs && r.will_free == 0)
-        .collect();
+    let rows: alloc::vec::Vec<_> = xn::rows().filter(|r| u32::from(r.fs) == vfs && r.will_free == 0).collect();
     let data = rows.iter().find(|r| u32::from(r.ty) == DATA);
     let dir = rows.iter().find(|r| u32::from(r.ty) == T_DIR);
     let itab = rows.iter().find(|r| u32::from(r.ty) == T_ITAB);

@@ -258,7 +258,7 @@ impl<D: Disk> Fs<D> {
             if let Some(r) = hit {
                 return self.found(at, r).map(Some);
             }
-            self.names.forget(path);
+            self.names.stale(path);
         }
         let dir = self.dir_of(up)?;
         let f = self.lookup(dir, last.as_bytes())?.ok_or(FsError::NotFound)?;
@@ -274,7 +274,7 @@ impl<D: Disk> Fs<D> {
     /// directory `up` (resolved in full just before) in the name cache:
     /// what resolving each of those paths would have kept, for the price
     /// of the one view. A name that is not UTF-8 is left out.
-    fn remember_block(&mut self, up: &str, block: u64) -> Result<(), FsError> {
+    pub(crate) fn remember_block(&mut self, up: &str, block: u64) -> Result<(), FsError> {
         let Fs { disk, names, .. } = self;
         let mut path = String::from(if up == "/" { "" } else { up });
         path.push('/');

@@ -3,16 +3,27 @@
 //! directory on the way (a directory of a thousand small files is a scan
 //! of a thousand names per lookup without it).
 //!
-//! Correctness does not rest on the cache: [`Fs::resolve`](super::Fs)
-//! takes a hit only when the record it names still holds a name (a file or
-//! a link) with the path's last component, and every change to the name
-//! space (create, mkdir, unlink, link, rename, copy) empties the cache
-//! before and after it, so a record reused for another directory's name
-//! is never taken for the old one. Paths enter only after a full,
+//! Correctness does not rest on the cache for names it holds:
+//! [`Fs::resolve`](super::Fs) takes a hit only when the record it names
+//! still holds a name (a file or a link) with the path's last component.
+//! Creating a file adds its own path and removing one forgets only its own
+//! (neither moves another name's record); every other change to the name
+//! space (mkdir, unlink of a directory, link, rename, copy) empties the
+//! cache before and after it, so a record reused for another directory's
+//! name is never taken for the old one. Paths enter only after a full,
 //! component-checked resolution, so a hit needs no checks of its own.
+//!
+//! A directory whose every name the cache holds is *complete*: a name not
+//! in the cache is not in it, so creating a file there needs no scan of
+//! the directory for the name first (a directory filling up with a
+//! thousand small files was a scan of all of them per create). Anything
+//! that may lose a name of a complete directory from the cache — the
+//! cache emptied or full, a path sharing another's hash, a record found no
+//! longer holding its name — forgets every directory's completeness.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use super::Loc;
 
@@ -26,7 +37,16 @@ pub const MAX_NAMES: usize = 4096;
 #[derive(Default)]
 pub(crate) struct Names {
     map: BTreeMap<u64, (String, Loc)>,
+    /// The complete directories, by path (a few: the last ones made so).
+    complete: Vec<String>,
+    /// Times the cache lost names it held (emptied or an entry replaced
+    /// by another path's): a directory's names put between two equal
+    /// readings are all still there.
+    losses: u64,
 }
+
+/// Complete directories remembered at once.
+const COMPLETE: usize = 8;
 
 /// The cache's key for `path`: its FNV-1a hash (the crate's one).
 fn hash(path: &str) -> u64 {
@@ -36,7 +56,7 @@ fn hash(path: &str) -> u64 {
 impl Names {
     /// An empty cache.
     pub const fn new() -> Names {
-        Names { map: BTreeMap::new() }
+        Names { map: BTreeMap::new(), complete: Vec::new(), losses: 0 }
     }
 
     /// Where `path`'s name record was found last, if kept.
@@ -47,12 +67,17 @@ impl Names {
     /// Keeps `at` as the place of `path`'s name record.
     pub fn put(&mut self, path: &str, at: Loc) {
         if self.map.len() >= MAX_NAMES {
-            self.map.clear();
+            self.clear();
         }
-        self.map.insert(hash(path), (String::from(path), at));
+        let h = hash(path);
+        if self.map.get(&h).is_some_and(|(p, _)| p != path) {
+            self.lost();
+        }
+        self.map.insert(h, (String::from(path), at));
     }
 
-    /// Forgets `path` (its record no longer holds its name).
+    /// Forgets `path`, whose name is gone from its directory (a complete
+    /// directory stays complete).
     pub fn forget(&mut self, path: &str) {
         let h = hash(path);
         if self.map.get(&h).is_some_and(|(p, _)| p == path) {
@@ -60,9 +85,45 @@ impl Names {
         }
     }
 
+    /// Forgets `path`, whose record no longer holds its name although the
+    /// cache said so: no directory is taken as complete any more.
+    pub fn stale(&mut self, path: &str) {
+        self.forget(path);
+        self.lost();
+    }
+
     /// Forgets everything (the name space is changing).
     pub fn clear(&mut self) {
         self.map.clear();
+        self.lost();
+    }
+
+    fn lost(&mut self) {
+        self.complete.clear();
+        self.losses += 1;
+    }
+
+    /// The count of losses, to compare before and after putting a
+    /// directory's names ([`Names::set_complete`]).
+    pub fn losses(&self) -> u64 {
+        self.losses
+    }
+
+    /// Takes directory `dir` as complete: every one of its names was put
+    /// since the cache's loss count read `since`, if it still does.
+    pub fn set_complete(&mut self, dir: &str, since: u64) {
+        if since != self.losses || self.is_complete(dir) {
+            return;
+        }
+        if self.complete.len() >= COMPLETE {
+            self.complete.remove(0);
+        }
+        self.complete.push(String::from(dir));
+    }
+
+    /// Whether every name of directory `dir` is in the cache.
+    pub fn is_complete(&self, dir: &str) -> bool {
+        self.complete.iter().any(|d| d == dir)
     }
 }
 
@@ -84,5 +145,32 @@ mod tests {
         assert_eq!(n.get("/c"), Some(at(3)));
         n.forget("/c");
         assert_eq!(n.get("/c"), None);
+    }
+
+    #[test]
+    fn completeness_ends_with_any_loss_of_a_name() {
+        let mut n = Names::new();
+        let at = |block| Loc { block, rec: 0 };
+        let since = n.losses();
+        n.put("/d/a", at(1));
+        n.set_complete("/d", since);
+        assert!(n.is_complete("/d") && !n.is_complete("/e"));
+        n.forget("/d/a");
+        assert!(n.is_complete("/d"), "a name removed from the directory keeps it complete");
+        // A path that takes another's entry loses a name.
+        n.put("/d/b", at(2));
+        n.map.insert(hash("/d/c"), (String::from("/d/x"), at(3)));
+        n.put("/d/c", at(4));
+        assert!(!n.is_complete("/d"));
+        // Names put across a loss make nothing complete.
+        let since = n.losses();
+        n.put("/d/b", at(2));
+        n.stale("/d/b");
+        n.set_complete("/d", since);
+        assert!(!n.is_complete("/d"));
+        let since = n.losses();
+        n.set_complete("/d", since);
+        n.clear();
+        assert!(!n.is_complete("/d"));
     }
 }

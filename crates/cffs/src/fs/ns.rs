@@ -17,15 +17,51 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::BLOCK_SIZE;
 
-use super::{Found, Fs, Loc, blocks_of};
+use super::{Found, Fs, Loc, blocks_of, split_last};
 use crate::FsError;
 use crate::disk::Disk;
 use crate::layout::*;
 
 impl<D: Disk> Fs<D> {
     /// Creates an empty file.
+    ///
+    /// The name cache keeps every other path (a new name record moves no
+    /// other) and gains this one; in a directory whose names it holds all
+    /// of, the name is known absent without a scan (`names.rs`). A create
+    /// that fails empties the cache.
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
-        self.renaming(|fs| fs.create_now(path))
+        let absent = self.known_absent(path)?;
+        let outer = core::mem::replace(&mut self.changing, true);
+        let r = self.create_now(path, absent);
+        self.changing = outer;
+        match r {
+            Ok(at) => {
+                self.names.put(path, at);
+                Ok(())
+            }
+            Err(e) => {
+                self.names.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether `path`'s name is known not to be in its directory: the name
+    /// cache holds every name of the directory and not this one. A
+    /// directory not yet known complete has its names put in the cache
+    /// first (one view per block, once), and is complete if nothing was
+    /// lost meanwhile. False when unsure (the create then looks).
+    fn known_absent(&mut self, path: &str) -> Result<bool, FsError> {
+        let Some((up, _)) = split_last(path)? else { return Ok(false) };
+        if !self.names.is_complete(up) {
+            let Ok(dir) = self.dir_of(up) else { return Ok(false) };
+            let since = self.names.losses();
+            for block in self.dir_blocks(dir)? {
+                self.remember_block(up, block)?;
+            }
+            self.names.set_complete(up, since);
+        }
+        Ok(self.names.is_complete(up) && self.names.get(path).is_none())
     }
 
     /// Creates an empty directory.
@@ -50,7 +86,11 @@ impl<D: Disk> Fs<D> {
         let outer = core::mem::replace(&mut self.changing, true);
         let r = self.unlink_now(path, false);
         self.changing = outer;
-        self.names.forget(path);
+        match r {
+            Ok(()) => self.names.forget(path),
+            // The name may still be there: no directory is complete.
+            Err(_) => self.names.clear(),
+        }
         r
     }
 
@@ -90,14 +130,16 @@ impl<D: Disk> Fs<D> {
         from.into_iter().try_for_each(|b| self.order(b, block))
     }
 
-    /// [`Fs::create`], run with the name cache emptied around it.
-    fn create_now(&mut self, path: &str) -> Result<(), FsError> {
-        let (dir, name) = self.new_name(path)?;
+    /// [`Fs::create`]: where the new name record went. `absent`: the name
+    /// is known not to be there (no look for it).
+    fn create_now(&mut self, path: &str, absent: bool) -> Result<Loc, FsError> {
+        let (dir, name) = if absent { self.parent(path)? } else { self.new_name(path)? };
         let at = self.free_record(dir, None)?;
         self.claim(at.block, name)?;
         let mut r = Record { kind: K_FILE, ..Record::default() };
         r.set_name(name);
-        self.put_rec(at, &r)
+        self.put_rec(at, &r)?;
+        Ok(at)
     }
 
     /// [`Fs::mkdir`], run with the name cache emptied around it.
