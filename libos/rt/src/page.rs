@@ -211,43 +211,54 @@ impl SharedRegion {
 /// one writable.
 static CLAIMS: Mutex<Claims> = Mutex::new(Claims { few: [(0, 0); FEW], more: BTreeMap::new() });
 
-/// Claims kept in a small direct-mapped array before the map (a program
-/// holds one or two at a time; a map insertion and removal per page
-/// touched cost more than the touch, and so did a search of the array).
-const FEW: usize = 16;
+/// Claims kept in a small array before the map (a program holds a few at
+/// a time; a map insertion and removal per page touched cost more than the
+/// touch, and so did a search of the array). Each address may sit in one
+/// of two neighbouring places of the array (two-way), so two pages a file
+/// server holds at once rarely both need the same place (with one place
+/// each, pages 16 apart did, and the map took one of them: eight map
+/// insertions a small-file create).
+const FEW: usize = 64;
 
-/// Address → claim count; an address is in its own slot of `few` (by page
-/// number, count non-zero) or in `more`, never both.
+/// Address → claim count; an address is in one of its two places in `few`
+/// (by page number, count non-zero) or in `more`, never both.
 struct Claims {
     few: [(u64, i32); FEW],
     more: BTreeMap<u64, i32>,
 }
 
 impl Claims {
-    /// The slot of `few` that may hold `va`.
-    fn slot(va: u64) -> usize {
-        (va / BYTES as u64) as usize % FEW
+    /// The two places of `few` that may hold `va`.
+    fn places(va: u64) -> [usize; 2] {
+        let first = (va / BYTES as u64) as usize % FEW;
+        [first, (first + 1) % FEW]
+    }
+
+    /// Where in `few` `va` sits, if it does.
+    fn find(&self, va: u64) -> Option<usize> {
+        Self::places(va).into_iter().find(|&i| self.few[i].0 == va && self.few[i].1 != 0)
     }
 
     fn get(&self, va: u64) -> i32 {
-        match self.few[Self::slot(va)] {
-            (a, n) if a == va && n != 0 => n,
-            _ if self.more.is_empty() => 0,
-            _ => self.more.get(&va).copied().unwrap_or(0),
+        match self.find(va) {
+            Some(i) => self.few[i].1,
+            None if self.more.is_empty() => 0,
+            None => self.more.get(&va).copied().unwrap_or(0),
         }
     }
 
     /// Sets `va`'s count (0: no claim).
     fn set(&mut self, va: u64, n: i32) {
-        let slot = &mut self.few[Self::slot(va)];
-        if slot.0 == va && slot.1 != 0 {
-            slot.1 = n;
+        if let Some(i) = self.find(va) {
+            self.few[i].1 = n;
             return;
         }
         if n == 0 {
             self.more.remove(&va);
-        } else if slot.1 == 0 && !self.more.contains_key(&va) {
-            *slot = (va, n);
+        } else if let Some(i) = Self::places(va).into_iter().find(|&i| self.few[i].1 == 0)
+            && !self.more.contains_key(&va)
+        {
+            self.few[i] = (va, n);
         } else {
             self.more.insert(va, n);
         }
