@@ -12,7 +12,6 @@
 //! everything fsynced or synced before it.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 use oxok_cffs::layout::SUPER_BLOCK;
 use oxok_cffs::{Fs, FsError as DiskError, Kind as DiskKind};
 use oxok_libos::abi::xn::{BLOCK_SIZE, refuse};
@@ -76,29 +75,9 @@ fn normal(path: &[u8]) -> Result<String, FsError> {
     if !s.starts_with('/') {
         return Err(FsError::InvalidName);
     }
-    // Already normal (what the libOS sends): taken as it is.
-    if s.len() > 1 && s.split('/').skip(1).all(|c| !c.is_empty() && c != "." && c != "..") {
-        return Ok(String::from(s));
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for c in s.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            c => parts.push(c),
-        }
-    }
-    let mut out = String::new();
-    for p in &parts {
-        out.push('/');
-        out.push_str(p);
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    Ok(out)
+    // The libOS's own lexical resolution (a path it already normalised,
+    // as nearly every client sends, is taken as it is).
+    Ok(oxok_libos::fs::normalize(s))
 }
 
 /// What `stat` reports of `path`, whose C-FFS status is `st`.
