@@ -28,7 +28,8 @@ impl<D: Disk> Fs<D> {
     /// The name cache keeps every other path (a new name record moves no
     /// other) and gains this one; in a directory whose names it holds all
     /// of, the name is known absent without a scan (`names.rs`). A create
-    /// that fails empties the cache.
+    /// that fails empties the cache, unless the name was found to exist
+    /// (before anything changed).
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
         let absent = self.known_absent(path)?;
         let outer = core::mem::replace(&mut self.changing, true);
@@ -39,6 +40,8 @@ impl<D: Disk> Fs<D> {
                 self.names.put(path, at);
                 Ok(())
             }
+            // Found before anything changed: the cache holds.
+            Err(FsError::Exists) => Err(FsError::Exists),
             Err(e) => {
                 self.names.clear();
                 Err(e)
