@@ -135,10 +135,19 @@ pub static IRQ: crate::irqflag::IrqFlag = crate::irqflag::IrqFlag::new();
 /// (counted in the header's `interrupted` when `interrupt` says the
 /// disk's interrupt brought us here rather than a tick). Bounded: at most
 /// the requests in flight, each of which an XN call submitted.
+///
+/// A tick posts the open write run first; a completion does not: posting
+/// it at every completion cut a writer's runs to 8–14 blocks while the
+/// device kept finishing earlier ones (a 64 MiB write went as 16 requests
+/// per MiB, 9.4 since; `xcp` 2.2 requests per file, 1.5 since, quick
+/// disk bench). The run still goes within a tick, when it is full, before
+/// a request it cannot join, and before a program sleeps (`kick`).
 pub fn poll(interrupt: bool) -> usize {
     let mut guard = XN.lock();
     let Some(s) = guard.as_mut() else { return 0 };
-    s.disk.kick();
+    if !interrupt {
+        s.disk.kick();
+    }
     let n = s.collect();
     if interrupt {
         s.interrupted += n as u64;

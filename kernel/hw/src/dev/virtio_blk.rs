@@ -13,7 +13,7 @@
 //! [`RUN_MAX`] blocks; anything else — another write, a read, a flush —
 //! posts the run first, so the device sees requests in the order they were
 //! submitted. The holder posts the run itself with [`Disk::kick`] (XN does
-//! at every tick and completion poll and before a program sleeps), so a
+//! at every tick and before a program sleeps, not at a completion), so a
 //! writer's burst of `xn_write`s reaches the device as a few requests of up
 //! to 128 KiB instead of one notification, one request and one interrupt
 //! per block. Each block keeps its own tag: a run's completion reports
