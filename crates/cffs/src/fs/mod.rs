@@ -84,8 +84,10 @@ pub struct Fs<D: Disk> {
     pub(crate) vacated: Vec<(u64, Vec<u8>)>,
     /// Where recently resolved paths' name records lie (`names.rs`).
     pub(crate) names: names::Names,
-    /// True while a change to the name space runs ([`Fs::renaming`]): the
-    /// cache is emptied after it, so a lookup keeps only its own answer.
+    /// True while a change to the name space runs
+    /// ([`Fs::changing_names`]): a lookup then keeps only its own answer in
+    /// the name cache, not its block's other names, which the change may
+    /// be moving.
     pub(crate) changing: bool,
     /// The directory and block where a free record was last found: where
     /// the next search in that directory starts (a hint, checked).
@@ -299,10 +301,17 @@ impl<D: Disk> Fs<D> {
     /// emptied before and after it.
     pub(crate) fn renaming<R>(&mut self, change: impl FnOnce(&mut Self) -> R) -> R {
         self.names.clear();
+        let r = self.changing_names(change);
+        self.names.clear();
+        r
+    }
+
+    /// Runs `change`, a change to the name space, with `changing`
+    /// set: lookups inside it keep only their own answers in the cache.
+    pub(crate) fn changing_names<R>(&mut self, change: impl FnOnce(&mut Self) -> R) -> R {
         let outer = core::mem::replace(&mut self.changing, true);
         let r = change(self);
         self.changing = outer;
-        self.names.clear();
         r
     }
 

@@ -32,10 +32,7 @@ impl<D: Disk> Fs<D> {
     /// (before anything changed).
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
         let absent = self.known_absent(path)?;
-        let outer = core::mem::replace(&mut self.changing, true);
-        let r = self.create_now(path, absent);
-        self.changing = outer;
-        match r {
+        match self.changing_names(|fs| fs.create_now(path, absent)) {
             Ok(at) => {
                 self.names.put(path, at);
                 Ok(())
@@ -86,9 +83,7 @@ impl<D: Disk> Fs<D> {
     /// record, so every other path the cache holds still names what it
     /// named. (Every other change to the name space empties the cache.)
     pub fn unlink_file(&mut self, path: &str) -> Result<(), FsError> {
-        let outer = core::mem::replace(&mut self.changing, true);
-        let r = self.unlink_now(path, false);
-        self.changing = outer;
+        let r = self.changing_names(|fs| fs.unlink_now(path, false));
         match r {
             Ok(()) => self.names.forget(path),
             // The name may still be there: no directory is complete.
