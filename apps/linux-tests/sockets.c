@@ -20,7 +20,9 @@ static int tcp_quit, udp_quit;
 static long echoed_bytes, echoed_datagrams, connections;
 
 /* Echoes one TCP connection until the peer closes, with read/write. */
-static void echo_stream(int c) {
+/* Echoes a stream; with `more`, every write says more follows (MSG_MORE):
+   whole segments go at once, the rest by the 200 ms ceiling. */
+static void echo_stream(int c, int more) {
     char buf[4096], first[8];
     long total = 0;
     for (;;) {
@@ -31,7 +33,7 @@ static void echo_stream(int c) {
             memcpy(first + total, buf, (size_t)(n < 8 - total ? n : 8 - total));
         total += n;
         for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(c, buf + off, (size_t)(n - off));
+            ssize_t w = more ? send(c, buf + off, (size_t)(n - off), MSG_MORE) : write(c, buf + off, (size_t)(n - off));
             if (w <= 0)
                 return;
             off += w;
@@ -95,6 +97,9 @@ int main(void) {
     CHECK("bind-udp", bind(u, (struct sockaddr *)&a, sizeof a) == 0);
     char tmp[8];
     CHECK("recv-dontwait-eagain", recv(u, tmp, sizeof tmp, MSG_DONTWAIT) < 0 && errno == EAGAIN);
+    struct sockaddr_in nine = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = inet_addr("10.0.2.2")};
+    CHECK("udp-msg-more-refused",
+          sendto(u, "x", 1, MSG_MORE, (struct sockaddr *)&nine, sizeof nine) < 0 && errno == EOPNOTSUPP);
 
     /* A connection the gateway refuses (nothing listens on the host's port 1). */
     int c = socket(AF_INET, SOCK_STREAM, 0);
@@ -165,7 +170,15 @@ int main(void) {
                 CHECK("tcp-nodelay", setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0);
                 CHECK("accepted-blocking", !(fcntl(s, F_GETFL) & O_NONBLOCK));
             }
-            echo_stream(s);
+            /* The second connection is echoed corked, by TCP_CORK and
+               MSG_MORE; the host checks every byte. */
+            if (connections == 2) {
+                int cork = 0;
+                socklen_t cl = sizeof cork;
+                CHECK("tcp-cork", setsockopt(s, IPPROTO_TCP, TCP_CORK, &one, sizeof one) == 0 &&
+                                      getsockopt(s, IPPROTO_TCP, TCP_CORK, &cork, &cl) == 0 && cork == 1);
+            }
+            echo_stream(s, connections == 2);
             CHECK("shutdown-close", shutdown(s, SHUT_WR) == 0 && close(s) == 0);
         }
     }

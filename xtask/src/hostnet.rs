@@ -251,3 +251,61 @@ pub(crate) fn blast_and_echo(ports: &[u16]) -> Result<String, String> {
     });
     Ok(format!("{}; host: {} datagrams of 1472 bytes blasted at an unclaimed port", echoed?, blasted?))
 }
+
+/// The `i`th byte of `net-cork`'s stream.
+fn cork_byte(i: usize) -> u8 {
+    (i * 7 + 3) as u8
+}
+
+/// Reads exactly `from..to` of `net-cork`'s stream from `s`.
+fn cork_expect(s: &mut TcpStream, from: usize, to: usize) -> Result<(), String> {
+    let mut got = vec![0u8; to - from];
+    s.read_exact(&mut got).map_err(|e| format!("bytes {from}..{to}: {e}"))?;
+    match (from..to).zip(&got).find(|(i, b)| cork_byte(*i) != **b) {
+        Some((i, _)) => Err(format!("byte {i} differs")),
+        None => Ok(()),
+    }
+}
+
+/// The host side of `net-cork` (guest port `ports[0]`): one connection
+/// reads the guest's corked pieces in turn, each checked byte for byte,
+/// answering each so the guest goes on (`go`, `next`, `more`, `last`), then
+/// the end of the stream, and says `bye`; a second says `close` and
+/// closes while the guest holds corked bytes. The first connection is
+/// retried until the guest listens.
+pub(crate) fn cork_client(ports: &[u16]) -> Result<String, String> {
+    let port = *ports.first().ok_or("no forwarded port")?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut s = loop {
+        let attempt = TcpStream::connect(("127.0.0.1", port)).and_then(|mut s| {
+            s.set_read_timeout(Some(Duration::from_secs(20)))?;
+            s.write_all(b"go\n")?;
+            let mut first = [0u8; 1];
+            s.peek(&mut first).and_then(|n| if n == 1 { Ok(s) } else { Err(std::io::ErrorKind::UnexpectedEof.into()) })
+        });
+        match attempt {
+            Ok(s) => break s,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(300)),
+            Err(e) => return Err(format!("connect: {e}")),
+        }
+    };
+    cork_expect(&mut s, 0, 300)?;
+    s.write_all(b"next\n").map_err(|e| e.to_string())?;
+    cork_expect(&mut s, 300, 310)?;
+    s.write_all(b"more\n").map_err(|e| e.to_string())?;
+    cork_expect(&mut s, 310, 5310)?;
+    s.write_all(b"last\n").map_err(|e| e.to_string())?;
+    cork_expect(&mut s, 5310, 5460)?;
+    let mut rest = Vec::new();
+    s.read_to_end(&mut rest).map_err(|e| format!("end: {e}"))?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after the stream", rest.len()));
+    }
+    s.write_all(b"bye\n").map_err(|e| e.to_string())?;
+    drop(s);
+    let mut s2 = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("second connect: {e}"))?;
+    s2.write_all(b"reset\n").map_err(|e| e.to_string())?;
+    std::thread::sleep(Duration::from_millis(50));
+    drop(s2);
+    Ok("host: 5,460 corked bytes checked, a connection closed while bytes waited".into())
+}

@@ -1379,6 +1379,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[10],
     crate::scenarios_net::NET_SCENARIOS[11],
     crate::scenarios_net::NET_SCENARIOS[12],
+    crate::scenarios_net::NET_SCENARIOS[13],
     // The checkpointer (issue 16): `scenarios_ckpt.rs`.
     crate::scenarios_ckpt::CKPT_SCENARIOS[0],
     crate::scenarios_ckpt::CKPT_SCENARIOS[1],

@@ -73,8 +73,9 @@ const ROBUST: Scenario = Scenario {
 const LINUX: Scenario = Scenario {
     name: "linux-sockets",
     about: "a static musl program echoes the host's UDP datagrams (recvmsg/sendmsg) and TCP streams (accept4, read, \
-            write) through the Linux personality's socket calls, waiting with poll and select in turn (select with a zero \
-            timeout sees nothing ready), non-blocking accept and recv, \
+            write; the second connection corked with TCP_CORK and MSG_MORE) through the Linux personality's socket calls, \
+            waiting with poll and select in turn (select with a zero timeout sees nothing ready), non-blocking accept \
+            and recv, MSG_MORE on UDP refused, \
             getsockname/getpeername, socket options, a refused connect and a refused second bind; nothing leaks",
     cmdline: "run=init",
     input: "linux lx-sockets\necho status $?\nexit 0\n",
@@ -83,11 +84,13 @@ const LINUX: Scenario = Scenario {
         "ok getsockname",
         "ok bind-twice-refused",
         "ok accept-nonblocking-eagain",
+        "ok udp-msg-more-refused",
         "ok connect-refused",
         "ok select-nothing-ready",
         "lx-sockets: echoing on port 7",
         "ok accept4-peer",
         "ok getpeername",
+        "ok tcp-cork",
         "ok select-served",
         "lx-sockets: 4 connections, 220016 bytes echoed, * datagrams echoed*",
         "lx-sockets: * checks, 0 failed",

@@ -11,8 +11,22 @@ use crate::scenario::Scenario;
 const NIC: Option<NetSpec> = Some(NetSpec { tap: false, udp: &[], tcp: &[], host: None });
 
 /// Every network scenario, in the order `scenarios.rs` lists them.
-pub(crate) const NET_SCENARIOS: [Scenario; 13] =
-    [UDPECHO, NONE, HOSTILE, SINK, TCPECHO, SHELL, BLAST, PING, PING_HOST, ARPD, ARPD_SHELL, ARPD_HOSTILE, ARPD_ENDS];
+pub(crate) const NET_SCENARIOS: [Scenario; 14] = [
+    UDPECHO,
+    NONE,
+    HOSTILE,
+    SINK,
+    TCPECHO,
+    CORK,
+    SHELL,
+    BLAST,
+    PING,
+    PING_HOST,
+    ARPD,
+    ARPD_SHELL,
+    ARPD_HOSTILE,
+    ARPD_ENDS,
+];
 
 const UDPECHO: Scenario = Scenario {
     name: "net-udpecho",
@@ -77,6 +91,21 @@ const TCPECHO: Scenario = Scenario {
     forbid: &["frames leaked", "panic", "destroyed:"],
     timeout_secs: 180,
     net: Some(NetSpec { tap: false, udp: &[], tcp: &[7], host: Some(hostnet::tcp_echo) }),
+    ..Scenario::DEFAULT
+};
+
+const CORK: Scenario = Scenario {
+    name: "net-cork",
+    about: "corked TCP sends on the libOS's sockets (TCP_CORK, MSG_MORE), counted by the NIC's exposed sent counter: \
+            corked writes send nothing, the cork's removal sends them as one segment, a corked write left alone goes \
+            within the 200 ms ceiling, whole segments of a large corked write go at once, MSG_MORE writes and a \
+            shutdown leave in one segment with the FIN; the host checks all 5,460 bytes, then closes a second \
+            connection while bytes wait corked",
+    cmdline: "run=net-cork",
+    expect: &["net-cork: listening on port 7", "net-cork: done", "net-cork: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 150,
+    net: Some(NetSpec { tap: false, udp: &[], tcp: &[7], host: Some(hostnet::cork_client) }),
     ..Scenario::DEFAULT
 };
 

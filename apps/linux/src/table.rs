@@ -100,7 +100,7 @@ linux_calls! {
     41 socket Partial "AF_INET stream (TCP) and datagram (UDP); SOCK_NONBLOCK, SOCK_CLOEXEC" => net::socket;
     42 connect Partial "IPv4; EINPROGRESS when non-blocking" => net::connect;
     43 accept Full "" => net::accept;
-    44 sendto Partial "MSG_DONTWAIT, MSG_NOSIGNAL; datagrams up to 1472 bytes" => net::sendto;
+    44 sendto Partial "MSG_DONTWAIT, MSG_NOSIGNAL, MSG_MORE (TCP); datagrams up to 1472 bytes" => net::sendto;
     45 recvfrom Partial "MSG_DONTWAIT, MSG_WAITALL; MSG_PEEK is EOPNOTSUPP" => net::recvfrom;
     46 sendmsg Partial "as sendto, gathered; no control messages" => net::sendmsg;
     47 recvmsg Partial "as recvfrom, scattered; no control messages" => net::recvmsg;
@@ -109,8 +109,8 @@ linux_calls! {
     50 listen Partial "backlog clamped to 1..=64" => net::listen;
     51 getsockname Full "" => net::getsockname;
     52 getpeername Full "" => net::getpeername;
-    54 setsockopt Partial "SO_REUSEADDR/REUSEPORT/KEEPALIVE accepted; SO_SNDBUF, SO_RCVBUF, SO_RCVTIMEO, TCP_NODELAY" => net::setsockopt;
-    55 getsockopt Partial "SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEADDR, SO_KEEPALIVE, TCP_NODELAY" => net::getsockopt;
+    54 setsockopt Partial "SO_REUSEADDR/REUSEPORT/KEEPALIVE accepted; SO_SNDBUF, SO_RCVBUF, SO_RCVTIMEO, TCP_NODELAY, TCP_CORK" => net::setsockopt;
+    55 getsockopt Partial "SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_REUSEADDR, SO_KEEPALIVE, TCP_NODELAY, TCP_CORK" => net::getsockopt;
     60 exit Full "" => process::exit_thread;
     62 kill Partial "to itself, or via libOS signals to descendants (signals 1-31); groups: the caller, its children in them and their descendants; pid -1 ESRCH" => signal::kill;
     63 uname Full "" => info::uname;

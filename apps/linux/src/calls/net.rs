@@ -28,6 +28,7 @@ const MSG_PEEK: u64 = 0x2;
 const MSG_DONTWAIT: u64 = 0x40;
 const MSG_WAITALL: u64 = 0x100;
 const MSG_NOSIGNAL: u64 = 0x4000;
+const MSG_MORE: u64 = 0x8000;
 
 const SOL_SOCKET: u64 = 1;
 const SO_REUSEADDR: u64 = 2;
@@ -39,6 +40,7 @@ const SO_KEEPALIVE: u64 = 9;
 const SO_REUSEPORT: u64 = 15;
 const SO_RCVTIMEO: u64 = 20;
 const TCP_NODELAY: u64 = 1;
+const TCP_CORK: u64 = 3;
 
 /// Length of `struct sockaddr_in`.
 const SOCKADDR_IN: usize = 16;
@@ -167,6 +169,14 @@ fn with_flags<R>(s: &Socket, flags: u64, f: impl FnOnce() -> Result<R, IoError>)
 fn send_buf(fd: u64, data: &[u8], flags: u64, to: Option<SockAddr>) -> Res {
     with(fd, |s| {
         let to = if s.kind() == Kind::Tcp { None } else { to };
+        // MSG_MORE corks this send (TCP only: UDP's corked datagrams are
+        // not kept).
+        if flags & MSG_MORE != 0 {
+            if s.kind() != Kind::Tcp {
+                return Err(EOPNOTSUPP);
+            }
+            return with_flags(s, flags & !MSG_MORE, || s.send_more(data)).map(|n| n as i64);
+        }
         with_flags(s, flags, || s.send_to(data, to)).map(|n| n as i64)
     })
 }
@@ -312,6 +322,7 @@ pub fn setsockopt(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
                 s.set_recv_timeout((sec as u64).saturating_mul(1000) + (usec as u64).div_ceil(1000));
             }
             (IPPROTO_TCP, TCP_NODELAY) if s.kind() == Kind::Tcp => s.set_nodelay(read_int(val, len)? != 0),
+            (IPPROTO_TCP, TCP_CORK) if s.kind() == Kind::Tcp => s.set_cork(read_int(val, len)? != 0),
             _ => return Err(ENOPROTOOPT),
         }
         Ok(0)
@@ -335,6 +346,7 @@ pub fn getsockopt(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
             (SOL_SOCKET, SO_SNDBUF) => tx as i32,
             (SOL_SOCKET, SO_RCVBUF) => rx as i32,
             (IPPROTO_TCP, TCP_NODELAY) if s.kind() == Kind::Tcp => i32::from(s.nodelay()),
+            (IPPROTO_TCP, TCP_CORK) if s.kind() == Kind::Tcp => i32::from(s.cork()),
             _ => return Err(ENOPROTOOPT),
         })
     })?;

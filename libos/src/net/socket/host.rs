@@ -5,6 +5,7 @@
 //! process's transmit template (its MAC and IPv4 address).
 
 use super::SockAddr;
+use super::cork::Corks;
 use crate::net::stack::{self, RingDevice, ms_to_ticks, now};
 use crate::net::{self, Filter, Ring, filters, neigh};
 use crate::{exposed, sys};
@@ -70,6 +71,8 @@ pub(crate) struct Net {
     udp: BTreeMap<u16, Filter>,
     orphans: Vec<Orphan>,
     next_port: u16,
+    /// Corked connections' bytes, not yet handed to smoltcp.
+    pub corks: Corks,
 }
 
 static NET: Mutex<Option<Net>> = Mutex::new(None);
@@ -113,10 +116,12 @@ impl Net {
             udp: BTreeMap::new(),
             orphans: Vec::new(),
             next_port: EPHEMERAL.start() + seed,
+            corks: Corks::default(),
         })
     }
 
-    /// Lets smoltcp receive, time out and send; frees finished orphans.
+    /// Lets smoltcp receive, time out and send (with corked bytes that
+    /// have waited long enough); frees finished orphans.
     pub fn poll(&mut self) {
         if self.arp.is_none() && ticks() >= self.arp_retry {
             self.arp_retry = ticks() + ms_to_ticks(ARP_RETRY_MS);
@@ -130,6 +135,7 @@ impl Net {
                 self.arp = Filter::install(&self.dev.ring, &filters::arp(), None).ok();
             }
         }
+        self.corks.expire(&mut self.set, ticks());
         self.iface.poll(now(), &mut self.dev, &mut self.set);
         self.reap();
     }
@@ -143,7 +149,8 @@ impl Net {
     /// When to poll next at the latest, as a tick count.
     pub fn wake_tick(&mut self) -> u64 {
         let ms = self.iface.poll_delay(now(), &self.set).map_or(MAX_SLEEP_MS, |d| d.total_millis().min(MAX_SLEEP_MS));
-        ticks() + ms_to_ticks(self.dev.sleep_ms(ms))
+        let tick = ticks() + ms_to_ticks(self.dev.sleep_ms(ms));
+        self.corks.next_due().map_or(tick, |due| tick.min(due))
     }
 
     /// Starts listening on TCP `port` (installing its filter) or adds a
@@ -220,9 +227,16 @@ impl Net {
     /// Hands a closed TCP socket to the stack to finish (its data and FIN
     /// still go out), then to be freed.
     pub fn orphan(&mut self, handle: SocketHandle, port: PortRef) {
+        self.uncork(handle);
         self.set.get_mut::<tcp::Socket>(handle).close();
         self.orphans.push(Orphan { handle, port, until: ticks() + ms_to_ticks(ORPHAN_MS) });
         self.reap();
+    }
+
+    /// Hands a corked connection's waiting bytes to its socket.
+    pub fn uncork(&mut self, handle: SocketHandle) {
+        let sock = self.set.get_mut::<tcp::Socket>(handle);
+        self.corks.release(sock, handle);
     }
 
     /// Frees a socket at once (sending a reset if it was connected) and
@@ -234,6 +248,7 @@ impl Net {
 
     /// Resets and frees a TCP socket.
     pub fn kill(&mut self, handle: SocketHandle) {
+        self.corks.forget(handle);
         self.set.get_mut::<tcp::Socket>(handle).abort();
         // Let the reset go out before the socket goes.
         self.iface.poll(now(), &mut self.dev, &mut self.set);

@@ -11,6 +11,7 @@
 //! of its own. A closed connection is finished by the stack (its data and
 //! FIN still go out) while the process keeps calling into it.
 
+mod cork;
 mod host;
 mod poll;
 mod tcp;
@@ -87,11 +88,13 @@ pub(crate) struct Opts {
     /// Milliseconds a blocking receive waits (0: forever).
     pub recv_timeout_ms: u64,
     pub nodelay: bool,
+    /// Sends wait for whole segments (`TCP_CORK`).
+    pub cork: bool,
 }
 
 impl Default for Opts {
     fn default() -> Opts {
-        Opts { rx: 8 * 1024, tx: 16 * 1024, recv_timeout_ms: 0, nodelay: true }
+        Opts { rx: 8 * 1024, tx: 16 * 1024, recv_timeout_ms: 0, nodelay: true, cork: false }
     }
 }
 
@@ -179,6 +182,22 @@ impl Socket {
         }
     }
 
+    /// Corks a TCP socket (Linux's `TCP_CORK`) when on: what it sends
+    /// waits until a whole segment has gathered, the cork comes off, the
+    /// sending side closes (the FIN then rides on the last bytes) or 200 ms
+    /// have passed. Turning it off sends what waits.
+    pub fn set_cork(&self, on: bool) {
+        self.opts.lock().cork = on;
+        if !on && self.kind == Kind::Tcp {
+            tcp::uncork(self);
+        }
+    }
+
+    /// True while corked.
+    pub fn cork(&self) -> bool {
+        self.opts.lock().cork
+    }
+
     /// True when Nagle's algorithm is off.
     pub fn nodelay(&self) -> bool {
         self.opts.lock().nodelay
@@ -222,9 +241,22 @@ impl Socket {
     /// Sends from `buf`; returns how much was taken.
     pub fn send(&self, buf: &[u8]) -> Result<usize, IoError> {
         let n = match self.kind {
-            Kind::Tcp => tcp::send(self, buf)?,
+            Kind::Tcp => tcp::send(self, buf, false)?,
             Kind::Udp => udp::send_to(self, buf, None)?,
         };
+        self.sent.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    /// Sends on a TCP socket as [`send`](Socket::send), saying more follows
+    /// (Linux's `MSG_MORE`): the bytes wait as if corked, until a send
+    /// without it, the cork's removal, the close or 200 ms. A UDP socket
+    /// refuses it with [`IoError::Invalid`].
+    pub fn send_more(&self, buf: &[u8]) -> Result<usize, IoError> {
+        if self.kind != Kind::Tcp {
+            return Err(IoError::Invalid);
+        }
+        let n = tcp::send(self, buf, true)?;
         self.sent.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }

@@ -9,8 +9,10 @@
 //! a server on each request (a backlog of 32, all listening, was a third of
 //! `httpd`'s instructions).
 
+use super::cork::CORK_MS;
 use super::host::{Net, PortRef};
 use super::{IoError, Opts, Ready, Shutdown, SockAddr, Socket};
+use crate::net::stack::ms_to_ticks;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -228,34 +230,67 @@ fn with_conn<R>(
     net: &mut Net,
     f: impl FnOnce(&mut tcp::Socket<'static>, &mut Conn) -> Result<Option<R>, IoError>,
 ) -> Result<Option<R>, IoError> {
+    with_conn_in(s, net, |net, c| f(net.set.get_mut::<tcp::Socket>(c.handle), c))
+}
+
+/// Runs `f` on the stack and the connection.
+fn with_conn_in<R>(
+    s: &Socket,
+    net: &mut Net,
+    f: impl FnOnce(&mut Net, &mut Conn) -> Result<Option<R>, IoError>,
+) -> Result<Option<R>, IoError> {
     let mut st = s.tcp.lock();
     match &mut *st {
-        State::Conn(c) => {
-            let sock = net.set.get_mut::<tcp::Socket>(c.handle);
-            f(sock, c)
-        }
+        State::Conn(c) => f(net, c),
         State::Closed => Err(IoError::ConnReset),
         _ => Err(IoError::NotConnected),
     }
 }
 
-pub(crate) fn send(s: &Socket, buf: &[u8]) -> Result<usize, IoError> {
+/// Sends what the connection's buffer takes of `buf`. Corked (`more`, as
+/// `MSG_MORE`, or the socket's `TCP_CORK`), the bytes wait in the stack's
+/// [`Corks`](super::cork::Corks) for a whole segment, the cork's removal,
+/// the close or [`CORK_MS`]; uncorked, they go with any that waited.
+pub(crate) fn send(s: &Socket, buf: &[u8], more: bool) -> Result<usize, IoError> {
     if buf.is_empty() {
         return Ok(0);
     }
+    let cork = more || s.opts.lock().cork;
     s.block(0, |net| {
-        with_conn(s, net, |sock, _| {
-            if sock.can_send() {
+        let due = super::host::now_tick() + ms_to_ticks(CORK_MS);
+        with_conn_in(s, net, |net, c| {
+            let h = c.handle;
+            let sock = net.set.get_mut::<tcp::Socket>(h);
+            if !sock.can_send() {
+                return match sock.state() {
+                    st if opening(st) => Ok(None),
+                    tcp::State::Closed => Err(IoError::ConnReset),
+                    _ if !sock.may_send() => Err(IoError::BrokenPipe),
+                    _ => Ok(None),
+                };
+            }
+            if !cork && net.corks.waiting(h) == 0 {
                 return sock.send_slice(buf).map(Some).map_err(|_| IoError::BrokenPipe);
             }
-            match sock.state() {
-                st if opening(st) => Ok(None),
-                tcp::State::Closed => Err(IoError::ConnReset),
-                _ if !sock.may_send() => Err(IoError::BrokenPipe),
-                _ => Ok(None),
+            let n = net.corks.hold(sock, h, buf, due);
+            if !cork {
+                net.corks.release(sock, h);
             }
+            Ok((n > 0).then_some(n))
         })
     })
+}
+
+/// Takes the cork off (`TCP_CORK` 0): what waited goes now.
+pub(crate) fn uncork(s: &Socket) {
+    let _ = super::host::with(|net| {
+        let _ = with_conn_in(s, net, |net, c| {
+            net.uncork(c.handle);
+            Ok(Some(()))
+        });
+        net.poll();
+        Ok(())
+    });
 }
 
 pub(crate) fn recv(s: &Socket, buf: &mut [u8]) -> Result<(usize, SockAddr), IoError> {
@@ -277,12 +312,14 @@ pub(crate) fn recv(s: &Socket, buf: &mut [u8]) -> Result<(usize, SockAddr), IoEr
 
 pub(crate) fn shutdown(s: &Socket, how: Shutdown) -> Result<(), IoError> {
     super::host::with(|net| {
-        let r = with_conn(s, net, |sock, c| {
+        let r = with_conn_in(s, net, |net, c| {
             if matches!(how, Shutdown::Read | Shutdown::Both) {
                 c.rd_shut = true;
             }
             if matches!(how, Shutdown::Write | Shutdown::Both) {
-                sock.close();
+                // Corked bytes go first, the FIN riding on the last of them.
+                net.uncork(c.handle);
+                net.set.get_mut::<tcp::Socket>(c.handle).close();
             }
             Ok(Some(()))
         });

@@ -1,7 +1,8 @@
 //! One client connection: bytes in through `oxok_http`'s parser, one
 //! request at a time (pipelined bytes wait until the response before them
 //! is out), the response out through a non-blocking socket: the head, then
-//! the document straight from the cache.
+//! the document straight from the cache, corked so that a small response
+//! (and the FIN after a last one) leaves in one segment.
 
 use crate::files::{Cache, Found};
 use crate::{Config, Stats};
@@ -172,6 +173,9 @@ impl Conn {
         self.head_sent = 0;
         self.body_sent = 0;
         self.began = 0;
+        // The head and body wait for each other (and for the FIN of a last
+        // response): one segment for a small document, not three.
+        self.sock.set_cork(true);
         self.phase = if conn == Connection::KeepAlive { Phase::Sending } else { Phase::Closing };
         stats.count(status);
         if cfg.log {
@@ -219,6 +223,7 @@ impl Conn {
             let _ = self.sock.shutdown(oxok_libos::net::socket::Shutdown::Write);
             self.phase = Phase::Done;
         } else {
+            self.sock.set_cork(false);
             self.phase = Phase::Reading;
             // A pipelined request may already be here.
             self.parse(now, cfg, cache, stats);

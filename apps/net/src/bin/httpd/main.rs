@@ -260,7 +260,8 @@ fn refuse(sock: &Arc<Socket>, stats: &mut Stats) {
     let mut out = Vec::new();
     oxok_http::response::error(&mut out, Status::Unavailable, oxok_http::response::Connection::Close, None);
     sock.set_nonblocking(true);
-    let _ = sock.send(&out);
+    // Corked: the answer and the FIN leave in one segment.
+    let _ = sock.send_more(&out);
     let _ = sock.shutdown(socket::Shutdown::Write);
     stats.refused += 1;
     stats.count(Status::Unavailable);
