@@ -380,9 +380,11 @@ pub(crate) fn ready(s: &Socket, net: &mut Net) -> Ready {
             let sock = net.set.get::<tcp::Socket>(c.handle);
             let st = sock.state();
             let open = opening(st);
+            // Corked bytes take their room in the send buffer.
+            let room = sock.send_capacity().saturating_sub(sock.send_queue()) > net.corks.waiting(c.handle);
             Ready {
                 read: c.rd_shut || sock.can_recv() || (!open && !sock.may_recv()),
-                write: sock.can_send() || (!open && !sock.may_send()),
+                write: (sock.can_send() && room) || (!open && !sock.may_send()),
                 hangup: matches!(st, tcp::State::Closed | tcp::State::TimeWait),
             }
         }
