@@ -144,7 +144,7 @@ pub fn init() {
         changed: true,
         boot_frames: 0,
         interrupted: 0,
-        roots_shown: 0,
+        shown: table::Shown::ZERO,
     };
     s.boot_frames = s.mem.len();
     log::info!("xn: disk of {nblocks} blocks ({} free)", s.xn.free_map().free_count());

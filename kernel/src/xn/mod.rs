@@ -81,8 +81,8 @@ pub struct XnState {
     /// Completions the disk's interrupt collected (the header's
     /// `interrupted`).
     interrupted: u64,
-    /// Root rows the exposed table shows (rows past them are zero).
-    roots_shown: usize,
+    /// What the exposed table's header, roots and usage hold.
+    shown: table::Shown,
 }
 
 static XN: Mutex<Option<XnState>> = Mutex::new(None);

@@ -1,9 +1,10 @@
 //! XN's exposed table ([`oxok_abi::xn::XN_TABLE`]): kernel frames mapped
 //! read-only into every address space — header, roots, per-file-system
 //! usage, the free map and the registry rows. Only this module writes it,
-//! after every XN call and every tick that changed something: the header,
-//! roots and usage whole (their counts kept by XN as it goes), of the free
-//! map's words and the registry's rows only those XN names as changed
+//! after every XN call and every tick that changed something, a word at a
+//! time: of the header, roots and usage the words that differ from what it
+//! shows ([`Shown`]; their counts kept by XN as it goes), of the free map's
+//! words and the registry's rows only those XN names as changed
 //! (`Xn::take_changed_map`, `Xn::take_changed`), so a call costs what it
 //! changed, not the size of the disk or of the registry.
 
@@ -29,32 +30,42 @@ pub fn init() -> Result<(), oxok_abi::Error> {
     Ok(())
 }
 
-/// Writes `bytes` at byte `offset` of the table.
-fn write(offset: u64, bytes: &[u8]) {
+/// Writes the word `w` at byte `offset` (a multiple of 8) of the table.
+fn put(offset: u64, w: u64) {
     let Some(frames) = TABLE.get() else { return };
-    let mut at = offset;
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let Some(f) = frames.get((at / PAGE_SIZE) as usize) else { return };
-        let within = (at % PAGE_SIZE) as usize;
-        let n = rest.len().min(PAGE_SIZE as usize - within);
-        f.write(within, &rest[..n]);
-        rest = &rest[n..];
-        at += n as u64;
+    if let Some(f) = frames.get((offset / PAGE_SIZE) as usize) {
+        f.write_u64((offset % PAGE_SIZE) as usize, w);
     }
 }
 
-/// Writes the words `w` at byte `offset` of the table (no allocation: a
-/// publish happens after every XN call).
-fn write_words(offset: u64, w: &[u64]) {
-    let mut buf = [0u8; 256];
-    for (i, chunk) in w.chunks(buf.len() / 8).enumerate() {
-        let n = chunk.len() * 8;
-        for (b, x) in buf.chunks_exact_mut(8).zip(chunk) {
-            b.copy_from_slice(&x.to_le_bytes());
+/// Writes the words of `new` that differ from `old` (what the table holds
+/// there) at byte `offset` of the table, and remembers them in `old`.
+fn put_changed(offset: u64, new: &[u64], old: &mut [u64]) {
+    for (i, (&n, o)) in new.iter().zip(old.iter_mut()).enumerate() {
+        if n != *o {
+            put(offset + i as u64 * 8, n);
+            *o = n;
         }
-        write(offset + (i * buf.len()) as u64, &buf[..n]);
     }
+}
+
+/// Words of the table's header.
+pub(super) const HEADER_WORDS: usize = 18;
+
+/// What the table's header, roots and usage hold now (the frames start
+/// zeroed), so a publish writes only the words that change.
+pub(super) struct Shown {
+    header: [u64; HEADER_WORDS],
+    roots: [u64; MAX_ROOTS * 2],
+    /// Root rows shown (rows past them are zero).
+    roots_shown: usize,
+    fss: [u64; MAX_FS * 2],
+}
+
+impl Shown {
+    /// An all-zero table's.
+    pub(super) const ZERO: Shown =
+        Shown { header: [0; HEADER_WORDS], roots: [0; MAX_ROOTS * 2], roots_shown: 0, fss: [0; MAX_FS * 2] };
 }
 
 impl XnState {
@@ -71,7 +82,7 @@ impl XnState {
         // One pass over the registry for every count.
         let mut per_fs = [0u64; MAX_FS];
         let (registered, cached) = xn.counts(&mut per_fs);
-        let header = [
+        let header: [u64; HEADER_WORDS] = [
             1,
             map.nblocks(),
             map.free_count(),
@@ -91,52 +102,53 @@ impl XnState {
             self.disk.write_requests(),
             xn.rows() as u64,
         ];
-        write_words(0, &header);
-        // The roots one row at a time (a few; no page-sized staging to
-        // clear at every publish), and zeros where rows were before.
-        let shown = xn.roots().len().min(MAX_ROOTS);
-        let mut root = [0u8; 16];
-        for (j, r) in xn.roots().iter().take(shown).enumerate() {
-            root[0..8].copy_from_slice(&r.block.to_le_bytes());
-            root[8..12].copy_from_slice(&r.fs.0.to_le_bytes());
-            root[12..16].copy_from_slice(&r.ty.to_le_bytes());
-            write(XN_ROOTS + j as u64 * 16, &root);
+        let shown = &mut self.shown;
+        put_changed(0, &header, &mut shown.header);
+        // The roots' rows in use, and zeros where rows were before: a root
+        // is its block and then its file system and type in one word.
+        let n = xn.roots().len().min(MAX_ROOTS);
+        for j in 0..n.max(shown.roots_shown) {
+            let root = match xn.roots().get(j).filter(|_| j < n) {
+                Some(r) => [r.block, u64::from(r.fs.0) | u64::from(r.ty) << 32],
+                None => [0, 0],
+            };
+            put_changed(XN_ROOTS + j as u64 * 16, &root, &mut shown.roots[j * 2..j * 2 + 2]);
         }
-        for j in shown..self.roots_shown {
-            write(XN_ROOTS + j as u64 * 16, &[0u8; 16]);
-        }
-        self.roots_shown = shown;
+        shown.roots_shown = n;
         let mut fss = [0u64; MAX_FS * 2];
         for (i, row) in self.cat.fss.iter().take(MAX_FS).enumerate() {
             fss[i * 2] = u64::from(row.count);
             fss[i * 2 + 1] = per_fs[i];
         }
-        write_words(XN_FSS, &fss);
+        put_changed(XN_FSS, &fss, &mut shown.fss);
         // Only the free map's words that changed.
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
         for i in map_changed.positions(map.words().len().min(limit)) {
-            if let Some(w) = map.words().get(i) {
-                write(XN_FREE_MAP + i as u64 * 8, &w.to_le_bytes());
+            if let Some(&w) = map.words().get(i) {
+                put(XN_FREE_MAP + i as u64 * 8, w);
             }
         }
         // Only the rows whose entry may have changed (each entry keeps its
-        // row; a flush changes every state), a free one as empty.
-        let mut row = [0u8; 32];
+        // row; a flush changes every state), a free one as empty: the
+        // block, the frame, the parent, then file system (16 bits), type
+        // (16), state (8) and will-free (8) in one word.
         for n in rows.positions(xn.rows()) {
-            row.fill(0);
-            match xn.row(n) {
-                Some((b, v)) => {
-                    row[0..8].copy_from_slice(&b.to_le_bytes());
-                    row[8..16].copy_from_slice(&v.frame.map_or(u64::MAX, oxok_xn::Frame::raw).to_le_bytes());
-                    row[16..24].copy_from_slice(&v.parent.unwrap_or(u64::MAX).to_le_bytes());
-                    row[24..26].copy_from_slice(&(v.fs.0 as u16).to_le_bytes());
-                    row[26..28].copy_from_slice(&(v.ty as u16).to_le_bytes());
-                    row[28] = v.state;
-                    row[29] = u8::from(v.will_free);
-                }
-                None => row[0..8].copy_from_slice(&XN_ROW_EMPTY.to_le_bytes()),
+            let row = match xn.row(n) {
+                Some((b, v)) => [
+                    b,
+                    v.frame.map_or(u64::MAX, oxok_xn::Frame::raw),
+                    v.parent.unwrap_or(u64::MAX),
+                    u64::from(v.fs.0 as u16)
+                        | u64::from(v.ty as u16) << 16
+                        | u64::from(v.state) << 32
+                        | u64::from(v.will_free) << 40,
+                ],
+                None => [XN_ROW_EMPTY, 0, 0, 0],
+            };
+            let at = XN_ROWS + n as u64 * 32;
+            for (i, w) in row.into_iter().enumerate() {
+                put(at + i as u64 * 8, w);
             }
-            write(XN_ROWS + n as u64 * 32, &row);
         }
     }
 }

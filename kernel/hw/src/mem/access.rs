@@ -81,6 +81,18 @@ impl KernelFrame {
         unsafe { write_at(self.pa(), offset, data) }
     }
 
+    /// Stores `value` little-endian at `offset`, a multiple of 8 inside
+    /// the frame (any other offset is ignored): one store, no copy.
+    pub fn write_u64(&self, offset: usize, value: u64) {
+        if !offset.is_multiple_of(8) || offset + 8 > PAGE_SIZE as usize {
+            return;
+        }
+        // SAFETY: the frame is kernel-owned, held by `self` and
+        // direct-mapped; `offset` is 8-aligned with 8 bytes left in it
+        // (checked above); the kernel keeps no Rust reference into it.
+        unsafe { (phys::virt(self.pa()) as *mut u8).add(offset).cast::<u64>().write(value.to_le()) }
+    }
+
     /// The little-endian `u64` at `offset` (zero past the frame's end).
     pub fn read_u64(&self, offset: usize) -> u64 {
         let mut b = [0u8; 8];
