@@ -1235,6 +1235,39 @@ macro_rules! for_each_call {
             /// application area and its mapping; the account (1 frame, and
             /// the tables in the row's `tables`).
             92 => app_area_make() -> [];
+
+            /// `xn_write_from` for many blocks in one kernel entry (XCP's
+            /// batches): `count` pairs of words at `pairs`, each a
+            /// destination block and then its source, taken in order, each
+            /// checked and submitted as `xn_write_from` checks and submits
+            /// one. At most [`SysInfo::restart_records`](crate::layout::SysInfo)
+            /// pairs go per call; the call stops early at a pair that cannot
+            /// go now. Returns `[0, done, seq]`: the first `done` pairs
+            /// (at least one) were submitted, the last of them as request
+            /// `seq`; the caller calls again with the rest. Only when the
+            /// first pair cannot go does the call say why, as
+            /// `xn_write_from` would: its refusal (`[refusal, block,
+            /// detail]`) or its error.
+            ///
+            /// Checks: `count` non-zero (`Invalid`); per pair as
+            /// `xn_write_from`, the pair readable (`BadAddress`). Changes:
+            /// per pair as `xn_write_from`.
+            93 => xn_write_from_batch(pairs: UserPtr, count: Len) -> [refusal, done, seq];
+
+            /// `xn_evict` for many blocks in one kernel entry: of the
+            /// `count` block numbers (words) at `blocks`, up to
+            /// [`SysInfo::restart_records`](crate::layout::SysInfo) in
+            /// order, each that `xn_evict` would take out of the cache now
+            /// leaves it; the others stay, skipped (a block not cached,
+            /// not clean or durable, pinned by a copy, or still mapped).
+            /// Returns `[0, looked, evicted]`: how many of the blocks it
+            /// looked at (the caller calls again with the rest) and how
+            /// many of those it evicted.
+            ///
+            /// Checks: `count` non-zero (`Invalid`); the first block
+            /// readable (`BadAddress`; a later unreadable one ends the
+            /// batch there). Changes: per evicted block as `xn_evict`.
+            94 => xn_evict_batch(blocks: UserPtr, count: Len) -> [refusal, looked, evicted];
         }
     };
 }

@@ -69,6 +69,11 @@ pub trait Disk {
     /// be cached ([`prefetch`](Disk::prefetch)); afterwards `block` counts
     /// as written (not dirty) and is durable after the next flush.
     fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal>;
+    /// [`copy`](Disk::copy) for each `[block, src]` of `pairs`, in order
+    /// (a disk that can hands them over in batches).
+    fn copy_all(&mut self, pairs: &[[u64; 2]]) -> Result<(), Refusal> {
+        pairs.iter().try_for_each(|&[block, src]| self.copy(block, src))
+    }
     /// Lets the clean cached `blocks` leave the cache (their frames go
     /// back; a later read brings them in from the disk). Blocks with
     /// unwritten changes, or that XN cannot evict yet, stay.

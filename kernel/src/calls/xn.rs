@@ -1,4 +1,4 @@
-//! The XN calls (60–69): a thin layer that copies the caller's arguments
+//! The XN calls (60–69, 71, 93, 94): a thin layer that copies the caller's arguments
 //! in, charges cache frames to the caller's account, turns its
 //! capabilities into the principals it acts as ([`xn::Principals`]) and
 //! lets `oxok-xn` decide. Every call returns `[refusal, a, b]`: `refusal` 0 with the
@@ -6,7 +6,9 @@
 //! concerned (and, for a tainted pointer, the child).
 
 use super::Cx;
+use super::args::{Len, UserPtr};
 use crate::env;
+use crate::mem::paging::AddressSpace;
 use crate::mem::{PAGE_SIZE, user};
 use crate::xn::{self, XnState};
 use alloc::vec::Vec;
@@ -265,29 +267,78 @@ pub fn xn_write(_cx: &mut Cx<'_>, block: u64) -> Out {
 }
 
 pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
+    let who = creds(cx);
+    xn::with(|s| {
+        Ok(match write_from(s, &who, dst, src)? {
+            Ok(seq) => [0, seq, 0],
+            Err(r) => refused(r),
+        })
+    })
+}
+
+/// Checks and submits one `xn_write_from`: the request's sequence
+/// number, or the refusal (nothing changed).
+fn write_from(s: &mut XnState, who: &xn::Principals, dst: u64, src: u64) -> Result<Result<u64, Refusal>, Error> {
     if dst == src {
         return Err(Error::Invalid);
     }
+    if !s.disk.has_room() {
+        return Err(Error::WouldBlock);
+    }
+    let plan = match s.xn.copy_check(&s.mem, who, dst, src) {
+        Ok(plan) => plan,
+        Err(r) => return Ok(Err(r)),
+    };
+    // A read of `dst` in flight would register the old bytes as its
+    // cache after the copy.
+    if s.read_pending(dst).is_some() {
+        return Ok(Err(Refusal::InFlight(dst)));
+    }
+    // The destination's frame leaves the cache: nobody may still see it
+    // as the block (as for `xn_evict`).
+    if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|frame| s.mem.mapped(frame)) {
+        return Err(Error::Busy);
+    }
+    s.submit_copy(plan).map(Ok)
+}
+
+/// Word `index` of the caller's array at `base`.
+fn word_at(records: &mut user::RecordReader, space: &AddressSpace, base: u64, index: u64) -> Result<u64, Error> {
+    let at = index.checked_mul(8).and_then(|off| base.checked_add(off)).ok_or(Error::BadAddress)?;
+    records.read::<u64>(space, at)
+}
+
+/// How many of a batch's `count` items one kernel entry takes (`Invalid`
+/// for none).
+fn batch_step(count: Len) -> Result<u64, Error> {
+    if count == 0 { Err(Error::Invalid) } else { Ok(crate::restart::records().min(count)) }
+}
+
+pub fn xn_write_from_batch(cx: &mut Cx<'_>, pairs: UserPtr, count: Len) -> Out {
+    let step = batch_step(count)?;
     let who = creds(cx);
+    let space = &cx.env()?.space;
+    // One walk per page of pairs, not one per word.
+    let mut records = user::RecordReader::new();
     xn::with(|s| {
-        if !s.disk.has_room() {
-            return Err(Error::WouldBlock);
+        let (mut done, mut last) = (0, 0);
+        while done < step {
+            // A pair that cannot go now ends the batch; only the first
+            // says why.
+            let pair = word_at(&mut records, space, pairs, done * 2)
+                .and_then(|dst| Ok((dst, word_at(&mut records, space, pairs, done * 2 + 1)?)));
+            let r = pair.and_then(|(dst, src)| write_from(s, &who, dst, src));
+            match r {
+                Ok(Ok(seq)) => {
+                    last = seq;
+                    done += 1;
+                }
+                Ok(Err(r)) if done == 0 => return Ok(refused(r)),
+                Err(e) if done == 0 => return Err(e),
+                _ => break,
+            }
         }
-        let plan = match s.xn.copy_check(&s.mem, &who, dst, src) {
-            Ok(plan) => plan,
-            Err(r) => return Ok(refused(r)),
-        };
-        // A read of `dst` in flight would register the old bytes as its
-        // cache after the copy.
-        if s.read_pending(dst).is_some() {
-            return Ok(refused(Refusal::InFlight(dst)));
-        }
-        // The destination's frame leaves the cache: nobody may still see it
-        // as the block (as for `xn_evict`).
-        if s.xn.block(dst).and_then(|v| v.frame).is_some_and(|frame| s.mem.mapped(frame)) {
-            return Err(Error::Busy);
-        }
-        s.submit_copy(plan).map(|seq| [0, seq, 0])
+        Ok([0, done, last])
     })
 }
 
@@ -297,18 +348,43 @@ pub fn xn_flush(_cx: &mut Cx<'_>) -> Out {
 
 pub fn xn_evict(_cx: &mut Cx<'_>, block: u64) -> Out {
     xn::with(|s: &mut XnState| {
-        let Some(frame) = s.xn.block(block).and_then(|v| v.frame) else {
-            return Ok(refused(Refusal::NotBound(block)));
-        };
-        if s.mem.mapped(frame) {
-            return Err(Error::Busy);
-        }
-        match s.xn.evict(block) {
-            Ok(frame) => {
-                s.mem.release(frame);
-                Ok([0, block, 0])
+        Ok(match evict(s, block)? {
+            Ok(()) => [0, block, 0],
+            Err(r) => refused(r),
+        })
+    })
+}
+
+/// Takes the clean, unmapped `block` out of the cache (its frame goes
+/// back), or says why not.
+fn evict(s: &mut XnState, block: u64) -> Result<Result<(), Refusal>, Error> {
+    let Some(frame) = s.xn.block(block).and_then(|v| v.frame) else {
+        return Ok(Err(Refusal::NotBound(block)));
+    };
+    if s.mem.mapped(frame) {
+        return Err(Error::Busy);
+    }
+    Ok(s.xn.evict(block).map(|frame| s.mem.release(frame)))
+}
+
+pub fn xn_evict_batch(cx: &mut Cx<'_>, blocks: UserPtr, count: Len) -> Out {
+    let step = batch_step(count)?;
+    let space = &cx.env()?.space;
+    let mut records = user::RecordReader::new();
+    xn::with(|s| {
+        let (mut looked, mut evicted) = (0, 0);
+        while looked < step {
+            match word_at(&mut records, space, blocks, looked) {
+                Ok(b) => {
+                    if matches!(evict(s, b), Ok(Ok(()))) {
+                        evicted += 1;
+                    }
+                    looked += 1;
+                }
+                Err(e) if looked == 0 => return Err(e),
+                Err(_) => break,
             }
-            Err(r) => Ok(refused(r)),
         }
+        Ok([0, looked, evicted])
     })
 }

@@ -145,6 +145,7 @@ pub fn init() {
         boot_frames: 0,
         interrupted: 0,
         shown: table::Shown::ZERO,
+        reads: 0,
     };
     s.boot_frames = s.mem.len();
     log::info!("xn: disk of {nblocks} blocks ({} free)", s.xn.free_map().free_count());

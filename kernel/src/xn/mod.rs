@@ -63,6 +63,8 @@ pub struct XnState {
     cat: Catalog,
     /// Outstanding requests by sequence number.
     reqs: BTreeMap<u64, Req>,
+    /// How many of them are reads (most calls then need not look).
+    reads: usize,
     /// The last sequence number handed out.
     seq: u64,
     /// Flushes submitted so far.
@@ -182,6 +184,9 @@ impl XnState {
         if op == Op::Write {
             self.writes += 1;
         }
+        if matches!(req, Req::Read { .. }) {
+            self.reads += 1;
+        }
         self.reqs.insert(seq, req);
         self.changed = true;
         seq
@@ -262,6 +267,9 @@ impl XnState {
         });
         for &(seq, ok) in &finished[..n] {
             let Some(req) = self.reqs.remove(&seq) else { continue };
+            if matches!(req, Req::Read { .. }) {
+                self.reads -= 1;
+            }
             self.changed = true;
             if !ok {
                 self.errors += 1;
@@ -306,6 +314,9 @@ impl XnState {
 
     /// The sequence number of an outstanding read of `block`.
     pub fn read_pending(&self, block: u64) -> Option<u64> {
+        if self.reads == 0 {
+            return None;
+        }
         self.reqs.iter().find(|(_, r)| matches!(r, Req::Read { block: b, .. } if *b == block)).map(|(&s, _)| s)
     }
 

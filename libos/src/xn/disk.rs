@@ -167,32 +167,45 @@ impl XnDisk {
     }
 
     /// Issues a write of data block `block` with `submit` (`xn_write`, or
-    /// `xn_write_from` for a copy), waiting for what was issued while every
-    /// request slot is taken or the block's last write is still going; then
-    /// records the request (its sequence number, the block clean, and
-    /// written if it was tainted).
+    /// `xn_write_from` for a copy), waiting while it cannot go now
+    /// ([`wait_to_issue`](Self::wait_to_issue)); then records it.
     fn issue_write(&mut self, block: u64, submit: impl Fn() -> Result<u64, XnError>) -> Result<(), Refusal> {
         let seq = loop {
             match submit() {
                 Ok(seq) => break seq,
-                // Every request slot taken: wait for the oldest few, so
-                // the device keeps the rest while this one goes in.
-                // (Never past this writer's last request, which completes.)
-                Err(XnError::Sys(Error::WouldBlock)) if self.pending != 0 => {
-                    let oldest = super::header().map_or(self.pending, |h| h.oldest_pending);
-                    super::wait(oldest.saturating_add(REFILL - 1).min(self.pending)).map_err(refusal)?
-                }
-                Err(XnError::Refused { code: refuse::IN_FLIGHT, .. }) if self.pending != 0 => self.settle()?,
-                Err(e) => return Err(refusal(e)),
+                Err(e) => self.wait_to_issue(e)?,
             }
         };
+        self.issued(block, seq);
+        Ok(())
+    }
+
+    /// Waits for what was issued when a write could not go because every
+    /// request slot is taken or the block's last write is still going;
+    /// any other error is the write's.
+    fn wait_to_issue(&mut self, e: XnError) -> Result<(), Refusal> {
+        match e {
+            // Every request slot taken: wait for the oldest few, so the
+            // device keeps the rest while this one goes in. (Never past
+            // this writer's last request, which completes.)
+            XnError::Sys(Error::WouldBlock) if self.pending != 0 => {
+                let oldest = super::header().map_or(self.pending, |h| h.oldest_pending);
+                super::wait(oldest.saturating_add(REFILL - 1).min(self.pending)).map_err(refusal)
+            }
+            XnError::Refused { code: refuse::IN_FLIGHT, .. } if self.pending != 0 => self.settle(),
+            e => Err(refusal(e)),
+        }
+    }
+
+    /// Records the write of `block` issued as request `seq`: the block is
+    /// clean, and written if it was tainted.
+    fn issued(&mut self, block: u64, seq: u64) {
         self.requests += 1;
         self.pending = self.pending.max(seq);
         self.dirty.remove(&block);
         if self.tainted.contains(&block) {
             self.written.push(block);
         }
-        Ok(())
     }
 
     /// Binds `block` (writable when `write`): its address. Clean blocks
@@ -415,13 +428,42 @@ impl Disk for XnDisk {
         self.issue_write(block, || super::write_from(block, src))
     }
 
+    fn copy_all(&mut self, pairs: &[[u64; 2]]) -> Result<(), Refusal> {
+        for &[block, _] in pairs {
+            self.pages.forget(block);
+            self.fetched.remove(&block);
+        }
+        let mut rest = pairs;
+        while !rest.is_empty() {
+            match super::write_from_batch(rest) {
+                Ok((done, seq)) => {
+                    let done = done.clamp(1, rest.len());
+                    for &[block, _] in &rest[..done] {
+                        self.issued(block, seq);
+                    }
+                    rest = &rest[done..];
+                }
+                Err(e) => self.wait_to_issue(e)?,
+            }
+        }
+        Ok(())
+    }
+
     fn uncache(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
         // Copies in flight pin their sources until they complete.
         self.settle()?;
+        let mut clean = Vec::new();
+        clean.try_reserve(blocks.len()).map_err(|_| Refusal::NoMemory)?;
         for &b in blocks.iter().filter(|b| !self.dirty.contains(b) && !self.tainted.contains(b)) {
             self.pages.forget(b);
             self.fetched.remove(&b);
-            let _ = super::evict(b);
+            clean.push(b);
+        }
+        // What cannot go now stays (as one `evict` refused would).
+        let mut rest = &clean[..];
+        while !rest.is_empty() {
+            let (looked, _) = super::evict_batch(rest).map_err(refusal)?;
+            rest = &rest[looked.clamp(1, rest.len())..];
         }
         Ok(())
     }

@@ -195,6 +195,18 @@ pub fn write_from(dst: u64, src: u64) -> Result<u64, XnError> {
     result(sys::xn_write_from(dst, src))
 }
 
+/// Starts `xn_write_from` for the first of `pairs` (destination, source)
+/// that can go now, up to the kernel's batch step: how many went (at least
+/// one) and the last one's request sequence number; the first pair's
+/// refusal or error when none could.
+pub fn write_from_batch(pairs: &[[u64; 2]]) -> Result<(usize, u64), XnError> {
+    let [code, done, seq] = sys::xn_write_from_batch(pairs.as_ptr() as u64, pairs.len() as u64)?;
+    match code {
+        0 => Ok((done as usize, seq)),
+        _ => Err(XnError::Refused { code, block: done, detail: seq }),
+    }
+}
+
 /// Starts a flush; the request's sequence number.
 pub fn flush() -> Result<u64, XnError> {
     result(sys::xn_flush())
@@ -203,6 +215,14 @@ pub fn flush() -> Result<u64, XnError> {
 /// Takes `block` out of the cache.
 pub fn evict(block: u64) -> Result<(), XnError> {
     result(sys::xn_evict(block)).map(|_| ())
+}
+
+/// Takes out of the cache each of the first of `blocks` (up to the
+/// kernel's batch step) that `evict` would take, skipping the rest: how
+/// many it looked at (at least one) and how many it took.
+pub fn evict_batch(blocks: &[u64]) -> Result<(usize, usize), XnError> {
+    let [_, looked, evicted] = sys::xn_evict_batch(blocks.as_ptr() as u64, blocks.len() as u64)?;
+    Ok((looked as usize, evicted as usize))
 }
 
 /// Writes `block`, flushes, and waits for both: the block is durable.

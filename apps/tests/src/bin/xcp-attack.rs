@@ -3,9 +3,10 @@
 //! against the disk file system `dfsd` serves: copying its own data over
 //! the victim's block, the victim's block into its own, a source never
 //! durably written, metadata as a destination, blocks past the disk or
-//! free, a block onto itself, a destination still mapped. Every move must
-//! be refused, and its own copy (`Fs::copy_tree`, XCP on its own file
-//! system) must work; the scenario then reads the victim's files back after
+//! free, a block onto itself, a destination still mapped — singly and in
+//! the batched calls (`xn_write_from_batch`, `xn_evict_batch`, with bad
+//! argument arrays too). Every move must be refused, and its own copy
+//! (`Fs::copy_tree`, XCP on its own file system) must work; the scenario then reads the victim's files back after
 //! a reboot and checks the image with `fsck`.
 #![no_std]
 #![no_main]
@@ -102,5 +103,55 @@ fn main(_args: Args) -> i32 {
     let mut back = alloc::vec![0u8; a.len()];
     c.check(fs.read("/c", 0, &mut back).is_ok_and(|n| n == a.len()) && back == a, "own copy reads back");
     c.check(fs.sync().is_ok(), "own file system syncs");
+    batches(&mut c, &mut fs, fs_id, vdata, d1, h.nblocks);
     c.finish()
+}
+
+/// The batched calls (`xn_write_from_batch`, `xn_evict_batch`): each pair
+/// or block checked as the single call checks it, the first that cannot go
+/// ending the batch, and the arguments themselves refused when bad.
+fn batches(c: &mut Checks, fs: &mut Fs<XnDisk>, fs_id: u32, vdata: u64, d1: u64, nblocks: u64) {
+    use oxok_libos::sys;
+    const KERNEL: u64 = 0xffff_8000_0000_0000;
+    c.expect(
+        xn::write_from_batch(&[[vdata, d1]]),
+        Err(XnError::Refused { code: refuse::DENIED, block: vdata, detail: 0 }),
+        "batch: victim's block as the first destination refused",
+    );
+    c.expect(sys::xn_write_from_batch(0, 1), Err(Error::BadAddress), "batch: null pairs refused");
+    c.expect(sys::xn_write_from_batch(KERNEL, 1), Err(Error::BadAddress), "batch: kernel pairs refused");
+    let pairs = [[vdata, d1]];
+    c.expect(sys::xn_write_from_batch(pairs.as_ptr() as u64, 0), Err(Error::Invalid), "batch: no pairs refused");
+    // A fresh copy's blocks are not bound: the first pair goes, the
+    // victim's second stops the batch, and alone it is refused.
+    let before: Vec<u64> = rows(fs_id).iter().map(|r| r.block).collect();
+    c.check(fs.copy_tree("/a", "/e").is_ok(), "batch: a second own copy");
+    let e0 =
+        rows(fs_id).iter().filter(|r| u32::from(r.ty) == DATA && !before.contains(&r.block)).map(|r| r.block).min();
+    let Some(e0) = e0 else {
+        c.check(false, "batch: the second copy's blocks");
+        return;
+    };
+    // The copy let its sources leave the cache: reading `/a` brings them
+    // back (and binds them: a bound source may be copied from).
+    let mut a = alloc::vec![0u8; 3 * 4096 + 100];
+    c.check(fs.read("/a", 0, &mut a).is_ok(), "batch: the source read back into the cache");
+    let r = xn::write_from_batch(&[[e0, d1], [vdata, d1]]);
+    c.check(
+        matches!(r, Ok((1, _))),
+        &alloc::format!("batch: an own pair goes, the victim's after it ends the batch ({r:?})"),
+    );
+    c.expect(
+        xn::write_from_batch(&[[vdata, d1]]).map(|_| ()),
+        Err(XnError::Refused { code: refuse::DENIED, block: vdata, detail: 0 }),
+        "batch: the victim's pair alone refused",
+    );
+    // Eviction: a bound block (`/a`'s, read above) and blocks past the
+    // disk or free are skipped; bad arguments refused.
+    let free = (1..nblocks).find(|&b| xn::is_free(b) == Some(true)).unwrap_or(0);
+    c.expect(xn::evict_batch(&[d1, u64::MAX, free]), Ok((3, 0)), "evict batch: bound, past the disk, free all skipped");
+    c.expect(sys::xn_evict_batch(0, 1), Err(Error::BadAddress), "evict batch: null blocks refused");
+    c.expect(sys::xn_evict_batch(KERNEL, 1), Err(Error::BadAddress), "evict batch: kernel blocks refused");
+    c.expect(sys::xn_evict_batch([d1].as_ptr() as u64, 0), Err(Error::Invalid), "evict batch: no blocks refused");
+    c.check(fs.sync().is_ok(), "batch: own file system syncs after");
 }

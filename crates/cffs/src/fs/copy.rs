@@ -76,7 +76,7 @@ impl<D: Disk> Fs<D> {
             Kind::Dir => self.list_tree(src, dst, &mut files)?,
         }
         let mut done = Copied::default();
-        let mut pairs: Vec<(u64, u64)> = Vec::new();
+        let mut pairs: Vec<[u64; 2]> = Vec::new();
         for f in &files {
             self.make_copy_of(f, &mut pairs)?;
             done.files += 1;
@@ -112,9 +112,9 @@ impl<D: Disk> Fs<D> {
         Ok(())
     }
 
-    /// Creates `f.dst` with all its blocks and size; adds (source,
-    /// destination) block pairs.
-    fn make_copy_of(&mut self, f: &Item, pairs: &mut Vec<(u64, u64)>) -> Result<(), FsError> {
+    /// Creates `f.dst` with all its blocks and size; adds `[destination,
+    /// source]` block pairs.
+    fn make_copy_of(&mut self, f: &Item, pairs: &mut Vec<[u64; 2]>) -> Result<(), FsError> {
         self.create(&f.dst)?;
         let from = self.file(&f.src)?.rec;
         let n = f.size.div_ceil(BSIZE);
@@ -129,7 +129,7 @@ impl<D: Disk> Fs<D> {
         for i in 0..n {
             let s = from.block_at(i).ok_or(FsError::Corrupt("size past the blocks"))?;
             let d = r.block_at(i).ok_or(FsError::Corrupt("block missing after grow"))?;
-            pairs.push((s, d));
+            pairs.push([d, s]);
         }
         Ok(())
     }
@@ -138,14 +138,12 @@ impl<D: Disk> Fs<D> {
     /// batch, writes each destination from its source's frame, flushes, and
     /// lets the source frames go; empties `pairs`. Returns the blocks
     /// written.
-    fn copy_blocks(&mut self, pairs: &mut Vec<(u64, u64)>) -> Result<u64, FsError> {
-        pairs.sort_unstable();
-        let mut src: Vec<u64> = pairs.iter().map(|&(s, _)| s).collect();
+    fn copy_blocks(&mut self, pairs: &mut Vec<[u64; 2]>) -> Result<u64, FsError> {
+        pairs.sort_unstable_by_key(|&[d, s]| (s, d));
+        let mut src: Vec<u64> = pairs.iter().map(|&[_, s]| s).collect();
         src.dedup();
         self.disk.prefetch(&src)?;
-        for &(s, d) in pairs.iter() {
-            self.disk.copy(d, s)?;
-        }
+        self.disk.copy_all(pairs)?;
         if !pairs.is_empty() {
             self.disk.flush()?;
         }
