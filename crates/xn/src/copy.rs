@@ -69,7 +69,7 @@ impl Xn {
         if d.is_meta() {
             return Err(Refusal::MetadataWritable(dst));
         }
-        self.check_rights(mem, creds, dst, rights::WRITE)?;
+        self.check_rights_live(mem, creds, dst, d, rights::WRITE)?;
         if d.in_flight {
             return Err(Refusal::InFlight(dst));
         }
@@ -77,8 +77,8 @@ impl Xn {
             return Err(Refusal::Busy(dst));
         }
         let dst_generation = d.generation;
-        self.check_rights(mem, creds, src, rights::READ)?;
         let s = self.live(src)?;
+        self.check_rights_live(mem, creds, src, s, rights::READ)?;
         let from = s.frame.ok_or(Refusal::NotBound(src))?;
         if s.durable_seq(self.durable) == 0 {
             return Err(Refusal::Tainted(src));

@@ -397,9 +397,9 @@ impl Xn {
         Ok((e, content))
     }
 
-    /// The grants over `block`: its parent's `acl` (its own for a root).
-    pub(crate) fn acl_over(&self, mem: &impl Frames, block: u64) -> Result<Acl, Refusal> {
-        let e = self.live(block)?;
+    /// The grants over `block` (whose live entry is `e`): its parent's
+    /// `acl` (its own for a root).
+    fn acl_over(&self, mem: &impl Frames, block: u64, e: &Entry) -> Result<Acl, Refusal> {
         let holder = e.parent.map_or(block, |(p, _)| p);
         let (he, content) = self.cached_meta(mem, holder)?;
         self.template(he.fs, he.ty)?.acl(content).map_err(|f| Refusal::UdfFault(holder, f))
@@ -413,7 +413,20 @@ impl Xn {
         block: u64,
         need: u32,
     ) -> Result<(), Refusal> {
-        if self.acl_over(mem, block)?.allows(creds, need) { Ok(()) } else { Err(Refusal::Denied(block)) }
+        self.check_rights_live(mem, creds, block, self.live(block)?, need)
+    }
+
+    /// [`check_rights`](Xn::check_rights) for `block` whose live entry `e`
+    /// the caller already found.
+    pub(crate) fn check_rights_live(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        block: u64,
+        e: &Entry,
+        need: u32,
+    ) -> Result<(), Refusal> {
+        if self.acl_over(mem, block, e)?.allows(creds, need) { Ok(()) } else { Err(Refusal::Denied(block)) }
     }
 
     /// The common checks of allocate, free and modify: `meta` is a live,
