@@ -153,5 +153,20 @@ fn batches(c: &mut Checks, fs: &mut Fs<XnDisk>, fs_id: u32, vdata: u64, d1: u64,
     c.expect(sys::xn_evict_batch(0, 1), Err(Error::BadAddress), "evict batch: null blocks refused");
     c.expect(sys::xn_evict_batch(KERNEL, 1), Err(Error::BadAddress), "evict batch: kernel blocks refused");
     c.expect(sys::xn_evict_batch([d1].as_ptr() as u64, 0), Err(Error::Invalid), "evict batch: no blocks refused");
+    // A count far past the array: one kernel entry looks at no more than
+    // its step, all of them here blocks past the disk.
+    let far = [u64::MAX; 256];
+    let step = oxok_libos::exposed::restart_records().min(far.len() as u64);
+    c.expect(
+        sys::xn_evict_batch(far.as_ptr() as u64, u64::MAX),
+        Ok([0, step, 0]),
+        "evict batch: a huge count looks at one step's blocks",
+    );
+    let pairs = [[u64::MAX, d1]; 4];
+    c.expect(
+        xn::write_from_batch(&pairs).map(|_| ()),
+        Err(XnError::Refused { code: refuse::OUT_OF_RANGE, block: u64::MAX, detail: 0 }),
+        "batch: a destination past the disk refused",
+    );
     c.check(fs.sync().is_ok(), "batch: own file system syncs after");
 }
