@@ -252,9 +252,11 @@ pub(crate) fn blast_and_echo(ports: &[u16]) -> Result<String, String> {
     Ok(format!("{}; host: {} datagrams of 1472 bytes blasted at an unclaimed port", echoed?, blasted?))
 }
 
-/// The `i`th byte of `net-cork`'s stream.
+/// The `i`th byte of `net-cork`'s stream: the guest's test stream,
+/// `oxok_tests::stream::byte`.
 fn cork_byte(i: usize) -> u8 {
-    (i * 7 + 3) as u8
+    let i = i as u64;
+    (i.wrapping_mul(7) ^ (i >> 12).wrapping_mul(13)) as u8
 }
 
 /// Reads exactly `from..to` of `net-cork`'s stream from `s`.

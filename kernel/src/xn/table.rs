@@ -50,7 +50,7 @@ fn put_changed(offset: u64, new: &[u64], old: &mut [u64]) {
 }
 
 /// Words of the table's header.
-pub(super) const HEADER_WORDS: usize = 18;
+const HEADER_WORDS: usize = 18;
 
 /// What the table's header, roots and usage hold now (the frames start
 /// zeroed), so a publish writes only the words that change.

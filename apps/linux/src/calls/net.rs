@@ -171,13 +171,12 @@ fn send_buf(fd: u64, data: &[u8], flags: u64, to: Option<SockAddr>) -> Res {
         let to = if s.kind() == Kind::Tcp { None } else { to };
         // MSG_MORE corks this send (TCP only: UDP's corked datagrams are
         // not kept).
-        if flags & MSG_MORE != 0 {
-            if s.kind() != Kind::Tcp {
-                return Err(EOPNOTSUPP);
-            }
-            return with_flags(s, flags & !MSG_MORE, || s.send_more(data)).map(|n| n as i64);
+        let more = flags & MSG_MORE != 0;
+        if more && s.kind() != Kind::Tcp {
+            return Err(EOPNOTSUPP);
         }
-        with_flags(s, flags, || s.send_to(data, to)).map(|n| n as i64)
+        with_flags(s, flags & !MSG_MORE, || if more { s.send_more(data) } else { s.send_to(data, to) })
+            .map(|n| n as i64)
     })
 }
 

@@ -30,14 +30,12 @@ fn sent() -> u64 {
     exposed::net_header().map_or(0, |h| h.sent)
 }
 
-/// The `i`th byte of the stream (what the host checks).
-fn byte(i: usize) -> u8 {
-    (i * 7 + 3) as u8
-}
-
-/// Bytes `from..to` of the stream.
+/// Bytes `from..to` of the test stream (`oxok_tests::stream`, which the
+/// host checks).
 fn piece(from: usize, to: usize) -> Vec<u8> {
-    (from..to).map(byte).collect()
+    let mut v = alloc::vec![0u8; to - from];
+    oxok_tests::stream::fill(from as u64, &mut v);
+    v
 }
 
 /// Reads until `want` bytes came (or the stream ends).

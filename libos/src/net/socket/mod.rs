@@ -240,10 +240,15 @@ impl Socket {
 
     /// Sends from `buf`; returns how much was taken.
     pub fn send(&self, buf: &[u8]) -> Result<usize, IoError> {
-        let n = match self.kind {
-            Kind::Tcp => tcp::send(self, buf, false)?,
-            Kind::Udp => udp::send_to(self, buf, None)?,
-        };
+        self.counted(match self.kind {
+            Kind::Tcp => tcp::send(self, buf, false),
+            Kind::Udp => udp::send_to(self, buf, None),
+        })
+    }
+
+    /// A send's result, its bytes added to the socket's count.
+    fn counted(&self, sent: Result<usize, IoError>) -> Result<usize, IoError> {
+        let n = sent?;
         self.sent.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
@@ -256,9 +261,7 @@ impl Socket {
         if self.kind != Kind::Tcp {
             return Err(IoError::Invalid);
         }
-        let n = tcp::send(self, buf, true)?;
-        self.sent.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
+        self.counted(tcp::send(self, buf, true))
     }
 
     /// Receives into `buf`; `Ok(0)` at the end of a TCP stream.
@@ -271,11 +274,7 @@ impl Socket {
         match (self.kind, to) {
             (Kind::Tcp, None) => self.send(buf),
             (Kind::Tcp, Some(_)) => Err(IoError::Invalid),
-            (Kind::Udp, to) => {
-                let n = udp::send_to(self, buf, to)?;
-                self.sent.fetch_add(n as u64, Ordering::Relaxed);
-                Ok(n)
-            }
+            (Kind::Udp, to) => self.counted(udp::send_to(self, buf, to)),
         }
     }
 
