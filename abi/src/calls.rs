@@ -1020,13 +1020,18 @@ macro_rules! for_each_call {
             /// to the metadata block `meta`, whose new content (4096 bytes
             /// at `content`) must own exactly them in addition to what it
             /// owned (`owns` run before and after). The new blocks are
-            /// cached as zeroed frames charged to the caller, tainted until
-            /// written and flushed.
+            /// tainted until written and flushed. Metadata blocks are cached
+            /// at once as zeroed frames charged to the caller; data blocks
+            /// (`ty` [`DATA`](crate::xn::DATA)) get no frame: one that holds
+            /// nothing yet reads as zeros, and its first `xn_read`,
+            /// `xn_bind` or `xn_write` caches a zeroed frame charged to that
+            /// caller (never the disk's old bytes), while an `xn_write_from`
+            /// onto it needs none.
             ///
             /// Checks: a disk (`NotFound`); `len` in
             /// 1..=[`MAX_EXTENT_CALL`](crate::xn::MAX_EXTENT_CALL)
             /// (`Invalid`); content readable (`BadAddress`); account room
-            /// for `len` frames (`NoMemory`); `acl` over `meta` grants the
+            /// for `len` frames of metadata (`NoMemory`); `acl` over `meta` grants the
             /// caller write, the blocks are free, `owns` matches (refusal).
             /// Changes: registry, free map, the cached `meta`.
             62 => xn_alloc(meta: Word, content: UserPtr, start: Word, len: Len, ty: Word) -> [refusal, at, detail];
@@ -1053,7 +1058,9 @@ macro_rules! for_each_call {
             /// Brings the allocated XN block `block` into the cache: the
             /// kernel reads it from disk into a fresh frame (charged to the
             /// caller) and registers the frame when the read completes — no
-            /// one else ever fills a cached block. Returns
+            /// one else ever fills a cached block. A data block allocated
+            /// and never written is cached at once as a zeroed frame, with
+            /// no request (its disk bytes are a former owner's). Returns
             /// `[0, seq, 0]`: the request's sequence number (wait until
             /// [`XnHeader::oldest_pending`](crate::xn::XnHeader) is above
             /// it), or 0 when the block is already cached.
@@ -1068,16 +1075,23 @@ macro_rules! for_each_call {
             /// caller, readable, and writable when `want` has
             /// [`rights::WRITE`](crate::xn::rights::WRITE): the one rights
             /// check; afterwards the caller reads and writes the frame
-            /// directly. Remove it with `page_unmap`.
+            /// directly. Remove it with `page_unmap`. A data block
+            /// allocated and never written is cached first as a zeroed
+            /// frame charged to the caller, once every other check passed.
             ///
             /// Checks: a disk (`NotFound`); `va` page-aligned below
             /// `USER_TOP` (`BadAddress`); `want` non-zero and known
-            /// (`Invalid`); the block cached and live, `acl` over it grants
-            /// `want`, a metadata block never writable (refusal).
-            /// Changes: the caller's page table.
+            /// (`Invalid`); the block live and cached (or never written),
+            /// `acl` over it grants `want`, a metadata block never writable
+            /// (refusal); account room for the frame of a block never
+            /// written (`NoMemory`).
+            /// Changes: the caller's page table; the registry for a block
+            /// never written.
             66 => xn_bind(block: Word, va: Word, want: Word) -> [refusal, at, detail];
 
-            /// Writes the cached XN block `block` to disk from its frame.
+            /// Writes the cached XN block `block` to disk from its frame (a
+            /// data block never written is cached first as a zeroed frame
+            /// charged to the caller, and written as those zeros).
             /// Returns `[0, seq, 0]` (see `xn_read`). A metadata block whose
             /// content points to a block not durably written is refused
             /// with [`refuse::TAINTED_POINTER`](crate::xn::refuse::TAINTED_POINTER)

@@ -8,7 +8,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use oxok_abi::xn::{BLOCK_SIZE, rights};
+use oxok_abi::xn::{BLOCK_SIZE, DATA, rights};
 use oxok_xn::{Extent, Frame, Frames, FsId, Refusal, Report, Root, Xn};
 
 use crate::disk::Disk;
@@ -158,14 +158,19 @@ impl MemDisk {
     }
 
     /// Caches `block` and the metadata above it (whose `acl` decides
-    /// about it) from the disk, as the kernel's read-and-insert does.
+    /// about it) from the disk, as the kernel's read-and-insert does; a
+    /// data block never written as zeros, as the kernel's
+    /// `fill_unwritten` (its disk bytes are a former owner's).
     fn fill(&mut self, block: u64) -> Result<(), Refusal> {
         let mut b = Some(block);
         while let Some(x) = b {
             let view = self.xn.block(x).ok_or(Refusal::NotAllocated(x))?;
-            if view.frame.is_none() {
-                let content = *self.image.get(x as usize).ok_or(Refusal::OutOfRange(x))?;
+            if self.xn.unwritten(x) {
                 self.xn.insert(x, Cache::frame(x))?;
+                self.cache.0.insert(Cache::frame(x), Box::new([0; BLOCK_SIZE]));
+            } else if view.frame.is_none() {
+                let content = *self.image.get(x as usize).ok_or(Refusal::OutOfRange(x))?;
+                self.xn.insert_read(x, Cache::frame(x))?;
                 self.cache.0.insert(Cache::frame(x), Box::new(content));
             }
             b = view.parent;
@@ -223,8 +228,11 @@ impl Disk for MemDisk {
         self.fill(meta)?;
         self.xn.allocate(&mut self.cache, &self.creds, meta, new, ext)?;
         for b in ext.blocks() {
-            self.cache.0.insert(Cache::frame(b), Box::new([0; BLOCK_SIZE]));
-            self.xn.insert(b, Cache::frame(b))?;
+            // As the kernel: metadata cached at once, data when first used.
+            if ext.ty != DATA {
+                self.cache.0.insert(Cache::frame(b), Box::new([0; BLOCK_SIZE]));
+                self.xn.insert(b, Cache::frame(b))?;
+            }
             self.dirty.insert(b);
         }
         self.dirty.insert(meta);
@@ -258,6 +266,9 @@ impl Disk for MemDisk {
     }
 
     fn write(&mut self, block: u64) -> Result<(), Refusal> {
+        if self.xn.unwritten(block) {
+            self.fill(block)?;
+        }
         let t = self.xn.write_begin(&self.cache, block)?;
         let data = *self.cache.read(Cache::frame(block)).ok_or(Refusal::NotBound(block))?;
         if let Some(slot) = self.image.get_mut(block as usize) {

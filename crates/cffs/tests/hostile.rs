@@ -132,3 +132,37 @@ fn hostile_corrupt_images_never_panic() {
     }
     assert!(mounted > 0);
 }
+
+/// A file grown over blocks another file freed reads as zeros, before and
+/// after a sync and a reopen: a data block allocated and not yet written
+/// is never filled from the disk, which still holds the former file's
+/// bytes (the kernel's `fill_unwritten`, mirrored by `MemDisk`).
+#[test]
+fn hostile_a_grown_file_never_shows_a_freed_files_bytes() {
+    const BLOCKS: usize = 8;
+    let secret = [0xa5u8; BLOCK_SIZE * BLOCKS];
+    let mut fs = Fs::mkfs(MemDisk::blank(128, OWNER, 0).unwrap(), OWNER).unwrap();
+    fs.create("/secret").unwrap();
+    fs.write("/secret", 0, &secret).unwrap();
+    fs.sync().unwrap();
+    let holding = |d: &MemDisk| d.image().iter().filter(|b| b.iter().all(|&x| x == 0xa5)).count();
+    fs.unlink("/secret").unwrap();
+    fs.sync().unwrap();
+    fs.sync().unwrap();
+    let (d, _) = MemDisk::open(fs.into_disk().image().to_vec(), OWNER).unwrap();
+    assert_eq!(holding(&d), BLOCKS, "freed blocks keep their bytes on the disk");
+    let (mut fs, _) = Fs::mount(d, OWNER).unwrap();
+    fs.create("/g").unwrap();
+    fs.truncate("/g", secret.len() as u64).unwrap();
+    let mut got = vec![0xffu8; secret.len()];
+    assert_eq!(fs.read("/g", 0, &mut got).unwrap(), secret.len());
+    assert!(got.iter().all(|&x| x == 0), "before the sync");
+    fs.sync().unwrap();
+    let (d, _) = MemDisk::open(fs.into_disk().image().to_vec(), OWNER).unwrap();
+    assert!(holding(&d) < BLOCKS, "the new file took some of the freed blocks");
+    let (mut fs, _) = Fs::mount(d, OWNER).unwrap();
+    got.fill(0xff);
+    assert_eq!(fs.read("/g", 0, &mut got).unwrap(), secret.len());
+    assert!(got.iter().all(|&x| x == 0), "after a reopen");
+    intact(&mut fs.into_disk());
+}

@@ -11,8 +11,9 @@ use crate::{Creds, Frame, Refusal, Xn};
 impl Xn {
     /// Registers `frame` as the cache of the live `block`. The wrapper calls
     /// it only after filling the frame itself — from disk (read-and-insert)
-    /// or with zeros for a block allocated since its last durable write — so
-    /// no one can plant a fake cached copy.
+    /// or with zeros for a block allocated and not written since
+    /// ([`unwritten`](Xn::unwritten)) — so no one can plant a fake cached
+    /// copy.
     pub fn insert(&mut self, block: u64, frame: Frame) -> Result<(), Refusal> {
         if self.live(block)?.frame.is_some() {
             return Err(Refusal::AlreadyBound(block));
@@ -21,6 +22,17 @@ impl Xn {
             e.frame = Some(frame);
         }
         Ok(())
+    }
+
+    /// [`insert`](Xn::insert) for a frame the wrapper read from the disk:
+    /// refused too for an [`unwritten`](Xn::unwritten) block, whose disk
+    /// bytes are a former owner's (a read submitted before the block was
+    /// freed and allocated again must not become the new block's cache).
+    pub fn insert_read(&mut self, block: u64, frame: Frame) -> Result<(), Refusal> {
+        if self.unwritten(block) {
+            return Err(Refusal::Tainted(block));
+        }
+        self.insert(block, frame)
     }
 
     /// The frame to map for a caller asking for `want` ([`rights`]) over
@@ -42,6 +54,23 @@ impl Xn {
         let frame = e.frame.ok_or(Refusal::NotBound(block))?;
         self.check_rights(mem, creds, block, want)?;
         Ok(frame)
+    }
+
+    /// The checks of [`bind`](Xn::bind) but the frame's: for a block the
+    /// wrapper would cache first ([`unwritten`](Xn::unwritten)), so that a
+    /// caller [`bind`](Xn::bind) would refuse causes no frame.
+    pub fn may_bind(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        block: u64,
+        want: u32,
+    ) -> Result<(), Refusal> {
+        let e = self.live(block)?;
+        if e.is_meta() && want & rights::WRITE != 0 {
+            return Err(Refusal::MetadataWritable(block));
+        }
+        self.check_rights(mem, creds, block, want)
     }
 
     /// Takes `block` out of the cache and returns its frame: only when it

@@ -317,6 +317,18 @@ impl Xn {
         self.reg.get(block).is_some_and(|e| e.durable_seq(self.durable) == 0)
     }
 
+    /// Whether `block` is a live data block that holds nothing yet: never
+    /// written since it was allocated (no write issued, none in flight) and
+    /// not cached. The disk still has a former owner's bytes there, so the
+    /// wrapper never reads it: its content is zeros, and the first read,
+    /// bind or write of it caches a zeroed frame ([`insert`](Xn::insert)).
+    /// Data blocks are allocated so (a copy's destination never needs a
+    /// frame); metadata blocks are cached at once.
+    pub fn unwritten(&self, block: u64) -> bool {
+        self.live(block)
+            .is_ok_and(|e| !e.is_meta() && e.frame.is_none() && e.issued == 0 && !e.in_flight && e.pins == 0)
+    }
+
     /// Runs `size` over the cached metadata `block`.
     pub fn size(&self, mem: &impl Frames, block: u64) -> Result<u64, Refusal> {
         let (e, content) = self.cached_meta(mem, block)?;

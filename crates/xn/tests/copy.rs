@@ -130,3 +130,33 @@ fn a_copy_check_changes_nothing_until_it_is_recorded() {
     xn.copy_done(c.receipt, true);
     assert!(!xn.is_pinned(5));
 }
+
+/// A data block allocated and not cached holds nothing yet (`unwritten`):
+/// a disk read may never become its cache (its disk bytes are a former
+/// owner's), a copy onto it needs no frame and ends the state, and a
+/// metadata block or a written one is never so.
+#[test]
+fn an_unwritten_data_block_never_takes_a_disk_read_and_a_copy_needs_no_frame() {
+    let (mut xn, mut mem) = setup();
+    let new = with_entry(cached(&xn, &mem, 1), 2, 7, 1, DATA, 7);
+    xn.allocate(&mut mem, &[OWNER], 1, &new, Extent::new(7, 1, DATA)).unwrap();
+    assert!(xn.unwritten(7));
+    assert!(!xn.unwritten(5), "written and durable");
+    assert!(!xn.unwritten(6), "cached");
+    assert!(!xn.unwritten(1), "metadata");
+    assert!(!xn.unwritten(40), "not allocated");
+    // A read that was in flight when 7 was someone else's lands now: refused.
+    let stale = mem.frame();
+    assert_eq!(xn.insert_read(7, stale), Err(Refusal::Tainted(7)));
+    assert_eq!(xn.block(7).unwrap().frame, None);
+    // Binding checks everything but the frame first (another principal: denied).
+    assert_eq!(xn.may_bind(&mem, &[7], 7, oxok_abi::xn::rights::READ), Err(Refusal::Denied(7)));
+    assert_eq!(xn.may_bind(&mem, &[OWNER], 7, oxok_abi::xn::rights::WRITE), Ok(()));
+    // A copy onto it: no frame to drop, and afterwards it is written.
+    let c = xn.copy_begin(&mem, &[OWNER], 7, 5).unwrap();
+    assert_eq!(c.dropped, None);
+    assert!(!xn.unwritten(7), "a write is in flight");
+    xn.copy_done(c.receipt, true);
+    assert!(!xn.unwritten(7), "the disk holds the copy now");
+    assert_eq!(xn.insert_read(7, stale), Ok(()), "a read of it is its content now");
+}

@@ -148,11 +148,16 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
     let acct = cx.env()?.account;
     let who = creds(cx);
     xn::with(|s| {
-        // The extent's frames are taken first (XN checks and records in one
-        // step); the guard gives them all back on any refusal.
+        // A metadata extent's frames are taken first (XN checks and records
+        // in one step); the guard gives them all back on any refusal. Data
+        // blocks get none: each is cached as zeros when first read, bound
+        // or written (`XnState::fill_unwritten`), and a copy's destination
+        // never is.
         let mut taken = s.mem.taking();
-        for _ in 0..len {
-            taken.alloc(acct)?;
+        if ty != oxok_abi::xn::DATA {
+            for _ in 0..len {
+                taken.alloc(acct)?;
+            }
         }
         if let Err(r) = s.xn.allocate(taken.mem(), &who, meta, &c, Extent::new(start, len, ty)) {
             return Ok(refused(r));
@@ -211,7 +216,7 @@ pub fn xn_read(cx: &mut Cx<'_>, block: u64) -> Out {
         if v.will_free {
             return Ok(refused(Refusal::WillFree(block)));
         }
-        if v.frame.is_some() {
+        if v.frame.is_some() || s.fill_unwritten(block, acct)?.is_some() {
             return Ok([0, 0, 0]);
         }
         if v.state == oxok_abi::xn::state::IN_FLIGHT {
@@ -235,7 +240,22 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
         return Err(Error::BadAddress);
     }
     let who = creds(cx);
-    let frame = match xn::with(|s| Ok(s.xn.bind(&s.mem, &who, block, want).map(|cached| s.mem.mappable(cached))))? {
+    let acct = cx.env()?.account;
+    let bound = xn::with(|s| {
+        Ok(match s.xn.bind(&s.mem, &who, block, want) {
+            // A block that holds nothing yet is cached as zeros, once the
+            // caller passes every other check of the bind.
+            Err(Refusal::NotBound(b)) if b == block && s.xn.unwritten(block) => {
+                match s.xn.may_bind(&s.mem, &who, block, want) {
+                    Ok(()) => s.fill_unwritten(block, acct)?.ok_or(Refusal::NotBound(block)),
+                    Err(r) => Err(r),
+                }
+            }
+            r => r,
+        }
+        .map(|cached| s.mem.mappable(cached)))
+    })?;
+    let frame = match bound {
         Ok(Some(frame)) => frame,
         // XN names only frames of its cache pool.
         Ok(None) => return Err(Error::NotFound),
@@ -254,12 +274,18 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
     Ok([0, block, 0])
 }
 
-pub fn xn_write(_cx: &mut Cx<'_>, block: u64) -> Out {
+pub fn xn_write(cx: &mut Cx<'_>, block: u64) -> Out {
+    let acct = cx.env()?.account;
     xn::with(|s| {
         if !s.disk.has_room() {
             return Err(Error::WouldBlock);
         }
-        match s.xn.write_check(&s.mem, block) {
+        let mut checked = s.xn.write_check(&s.mem, block);
+        // A block that holds nothing yet is written as the zeros it holds.
+        if matches!(checked, Err(Refusal::NotBound(b)) if b == block) && s.fill_unwritten(block, acct)?.is_some() {
+            checked = s.xn.write_check(&s.mem, block);
+        }
+        match checked {
             Ok(plan) => s.submit_write(plan).map(|seq| [0, seq, 0]),
             Err(r) => Ok(refused(r)),
         }

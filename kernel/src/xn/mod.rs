@@ -205,6 +205,26 @@ impl XnState {
         Ok(self.record(Op::Read, seq, Req::Read { block, frame }))
     }
 
+    /// Caches `block` as zeros when it holds nothing yet
+    /// ([`Xn::unwritten`]: a data block allocated and never written, whose
+    /// disk bytes are a former owner's): a fresh zeroed frame charged to
+    /// `acct`, no disk request. Its frame, or `None` (nothing done) for any
+    /// other block.
+    pub fn fill_unwritten(&mut self, block: u64, acct: crate::account::AccountId) -> Result<Option<Frame>, Error> {
+        if !self.xn.unwritten(block) {
+            return Ok(None);
+        }
+        let mut taken = self.mem.taking();
+        let frame = taken.alloc(acct)?;
+        // Cannot be refused: the block is live and has no frame.
+        if self.xn.insert(block, frame).is_err() {
+            return Ok(None);
+        }
+        taken.keep();
+        self.changed = true;
+        Ok(Some(frame))
+    }
+
     /// Writes a cached block XN has let through.
     pub fn submit_write(&mut self, plan: WritePlan) -> Result<u64, Error> {
         let seq = self.send(Op::Write, CATALOG_BLOCKS + plan.block, Some(plan.frame))?;
@@ -277,7 +297,7 @@ impl XnState {
             }
             match req {
                 Req::Read { block, frame } => {
-                    if !ok || self.xn.insert(block, frame).is_err() {
+                    if !ok || self.xn.insert_read(block, frame).is_err() {
                         self.mem.release(frame);
                     }
                 }

@@ -193,7 +193,34 @@ fn basic() -> i32 {
     want[0] ^= 0xff;
     c.check(bs.get(20).is_ok_and(|p| *p.bytes() == want), "bindings: the change came back from disk");
     drop(bs);
+    stale_bytes_unseen(&mut c, root, &less);
     c.finish()
+}
+
+/// Blocks 21 and 22 hold their patterns on the disk; freed and allocated
+/// again, they hold nothing yet: a read caches zeros without a disk
+/// request, and so does a binding (never the former bytes).
+fn stale_bytes_unseen(c: &mut Checks, root: u64, inode: &Inode) {
+    let fewer = inode.set(0, 20, 1, 0);
+    c.expect(xn::free(root, &fewer.0, 21, 1), Ok(()), "stale: free block 21");
+    c.check(xn::write_sync(root).is_ok() && xn::flush().and_then(xn::wait).is_ok(), "stale: free made durable");
+    c.check(xn::is_free(21) == Some(true) && xn::is_free(22) == Some(true), "stale: both blocks free");
+    let again = fewer.set(0, 20, 3, 0);
+    c.expect(xn::alloc(root, &again.0, 21, 2, 0), Ok(()), "stale: allocate them again");
+    c.check(xn::row_of(21).is_some_and(|r| r.frame == u64::MAX), "stale: a data block is allocated uncached");
+    let submitted = || xn::header().map_or(0, |h| h.submitted);
+    let before = submitted();
+    c.expect(xn::read(21), Ok(()), "stale: read of a block never written");
+    c.check(xn::row_of(21).is_some_and(|r| r.frame != u64::MAX), "stale: cached at once");
+    c.expect(submitted(), before, "stale: no disk request");
+    let zeros = |b: u64, want: u32| {
+        let va = VA + 0x30_0000 + (b % 16) * BLOCK_SIZE as u64;
+        let ok = xn::bind(b, va, want).is_ok() && xn::page(va).is_ok_and(|p| p.bytes().iter().all(|&x| x == 0));
+        let _ = oxok_libos::sys::page_unmap(0, va);
+        ok
+    };
+    c.check(zeros(21, rights::READ), "stale: the read block shows zeros");
+    c.check(zeros(22, rights::READ | rights::WRITE), "stale: a block bound without a read shows zeros");
 }
 
 fn persist_write() -> i32 {
@@ -377,8 +404,10 @@ fn attack(args: &Args) -> i32 {
     forged = forged.set(0, 0, 0, 0);
     c.check(xn::modify(100, &forged.0).is_ok(), "own root still usable");
     principal::drop_all(&forged_caps);
-    // Cache frames are charged: under a small account a large allocation
-    // fails whole, and a small one fits.
+    // Cache frames are charged: under a small account a metadata
+    // allocation fails whole; a data allocation takes no frame (its blocks
+    // are cached as zeros when first read or bound), and binding its blocks
+    // past the account is refused.
     use oxok_libos::abi::{ACCOUNT_FRAMES, ACCOUNT_UNLIMITED};
     use oxok_libos::sys;
     // A first split gives this environment an account of its own (it
@@ -388,15 +417,26 @@ fn attack(args: &Args) -> i32 {
     let used = sys::account_info(0, ACCOUNT_FRAMES).map_or(0, |[u, _, _]| u);
     c.check(sys::env_limit(0, used + 16, ACCOUNT_UNLIMITED).is_ok(), "limit own account");
     let free_before = xn::header().map_or(0, |h| h.free);
-    let big = forged.set(0, 200, 64, 0);
+    let big = forged.set(0, 200, 64, 1);
     c.expect(
-        xn::alloc(100, &big.0, 200, 64, 0),
+        xn::alloc(100, &big.0, 200, 64, 1),
         Err(XnError::Sys(oxok_libos::Error::NoMemory)),
-        "allocation beyond the account refused",
+        "metadata allocation beyond the account refused",
     );
     c.expect(xn::header().map(|h| h.free), Some(free_before), "nothing allocated");
-    let small = forged.set(0, 200, 4, 0);
-    c.expect(xn::alloc(100, &small.0, 200, 4, 0), Ok(()), "allocation within the account");
+    let data = forged.set(0, 200, 64, 0);
+    c.expect(xn::alloc(100, &data.0, 200, 64, 0), Ok(()), "data allocation takes no frame");
+    let mut bound = 0;
+    let mut last = Ok(());
+    for b in 200..264 {
+        last = xn::bind(b, VA + 0x40_0000 + (b - 200) * BLOCK_SIZE as u64, rights::READ);
+        if last.is_err() {
+            break;
+        }
+        bound += 1;
+    }
+    c.expect(last, Err(XnError::Sys(oxok_libos::Error::NoMemory)), "binding past the account refused");
+    c.check(bound <= 16, &alloc::format!("{bound} blocks bound within 16 frames"));
     c.finish()
 }
 
