@@ -9,7 +9,7 @@ use oxok_abi::xn::rights;
 
 use crate::order::WriteReceipt;
 use crate::xn::Frames;
-use crate::{Creds, Frame, Refusal, Xn};
+use crate::{AclMemo, Creds, Frame, Refusal, Xn};
 
 /// A copy XN let the wrapper submit; hand it back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,11 +65,25 @@ impl Xn {
         dst: u64,
         src: u64,
     ) -> Result<CopyPlan, Refusal> {
+        self.copy_check_memo(mem, creds, dst, src, &mut AclMemo::new())
+    }
+
+    /// [`copy_check`](Xn::copy_check) for one of a batch's pairs, the
+    /// `acl` of each parent run once while `memo` lives (no metadata
+    /// changes between a batch's checks).
+    pub fn copy_check_memo(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        dst: u64,
+        src: u64,
+        memo: &mut AclMemo,
+    ) -> Result<CopyPlan, Refusal> {
         let d = self.live(dst)?;
         if d.is_meta() {
             return Err(Refusal::MetadataWritable(dst));
         }
-        self.check_rights_live(mem, creds, dst, d, rights::WRITE)?;
+        self.check_rights_memo(mem, creds, dst, d, rights::WRITE, memo)?;
         if d.in_flight {
             return Err(Refusal::InFlight(dst));
         }
@@ -78,7 +92,7 @@ impl Xn {
         }
         let dst_generation = d.generation;
         let s = self.live(src)?;
-        self.check_rights_live(mem, creds, src, s, rights::READ)?;
+        self.check_rights_memo(mem, creds, src, s, rights::READ, memo)?;
         let from = s.frame.ok_or(Refusal::NotBound(src))?;
         if s.durable_seq(self.durable) == 0 {
             return Err(Refusal::Tainted(src));

@@ -109,6 +109,7 @@
 
 extern crate alloc;
 
+mod aclmemo;
 mod asm;
 mod cache;
 mod copy;
@@ -129,6 +130,7 @@ mod udf;
 mod verify;
 mod xn;
 
+pub use aclmemo::AclMemo;
 pub use asm::{Asm, template};
 pub use copy::{Copy, CopyPlan, CopyReceipt};
 pub use creds::Creds;

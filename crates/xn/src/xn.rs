@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
 
+use crate::AclMemo;
 use crate::registry::{Entry, Registry};
 use crate::template::Acl;
 use crate::{Creds, Frame, FreeMap, Owned, OwnsError, ReadSet, Refusal, RowSet, Spans, Template, VerifyError};
@@ -439,6 +440,31 @@ impl Xn {
         need: u32,
     ) -> Result<(), Refusal> {
         if self.acl_over(mem, block, e)?.allows(creds, need) { Ok(()) } else { Err(Refusal::Denied(block)) }
+    }
+
+    /// [`check_rights_live`](Xn::check_rights_live) with the `acl` through
+    /// `memo` ([`AclMemo`]: valid while no metadata changes), run once per
+    /// holder (and its allocation generation) while the memo lives.
+    pub(crate) fn check_rights_memo(
+        &self,
+        mem: &impl Frames,
+        creds: &(impl Creds + ?Sized),
+        block: u64,
+        e: &Entry,
+        need: u32,
+        memo: &mut AclMemo,
+    ) -> Result<(), Refusal> {
+        let (holder, generation) = e.parent.unwrap_or((block, e.generation));
+        let allowed = match memo.get(holder, generation) {
+            Some(acl) => acl.allows(creds, need),
+            None => {
+                let acl = self.acl_over(mem, block, e)?;
+                let allowed = acl.allows(creds, need);
+                memo.put(holder, generation, acl);
+                allowed
+            }
+        };
+        if allowed { Ok(()) } else { Err(Refusal::Denied(block)) }
     }
 
     /// The common checks of allocate, free and modify: `meta` is a live,

@@ -160,3 +160,29 @@ fn an_unwritten_data_block_never_takes_a_disk_read_and_a_copy_needs_no_frame() {
     assert!(!xn.unwritten(7), "the disk holds the copy now");
     assert_eq!(xn.insert_read(7, stale), Ok(()), "a read of it is its content now");
 }
+
+/// A batch's checks through one `AclMemo` decide exactly as single checks:
+/// every pair of a few blocks (data, metadata, unallocated, another
+/// principal's view), in one memo, against `copy_check` without one.
+#[test]
+fn checks_through_one_memo_decide_as_single_checks() {
+    let (mut xn, mut mem) = setup();
+    alloc_child(&mut xn, &mut mem, 1, 2, 7, DIR, 7);
+    alloc_child(&mut xn, &mut mem, 7, 0, 8, DATA, 8);
+    write(&mut xn, &mem, 8);
+    flush(&mut xn);
+    let blocks = [1, 5, 6, 7, 8, 9, 30];
+    let mut memo = oxok_xn::AclMemo::new();
+    let mut pairs = 0;
+    for who in [OWNER, 7] {
+        for &dst in &blocks {
+            for &src in &blocks {
+                let single = xn.copy_check(&mem, &[who], dst, src).map(|p| (p.dst, p.src, p.from));
+                let batched = xn.copy_check_memo(&mem, &[who], dst, src, &mut memo).map(|p| (p.dst, p.src, p.from));
+                assert_eq!(batched, single, "principal {who}: {dst} from {src}");
+                pairs += 1;
+            }
+        }
+    }
+    assert_eq!(pairs, 98);
+}

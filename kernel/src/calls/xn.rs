@@ -18,7 +18,7 @@ use oxok_abi::xn::{
     BLOCK_SIZE, MAX_EXTENT_CALL, MAX_ROOTS, MAX_TEMPLATE_BYTES, MAX_TEMPLATES, REJECTED, TEMPLATE_HEADER,
     TemplateHeader, reject, rights,
 };
-use oxok_xn::{Extent, Frame, FsId, Refusal, Template};
+use oxok_xn::{AclMemo, Extent, Frame, FsId, Refusal, Template};
 
 type Out = Result<[u64; 3], Error>;
 
@@ -295,7 +295,7 @@ pub fn xn_write(cx: &mut Cx<'_>, block: u64) -> Out {
 pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
     let who = creds(cx);
     xn::with(|s| {
-        Ok(match write_from(s, &who, dst, src)? {
+        Ok(match write_from(s, &who, dst, src, &mut AclMemo::new())? {
             Ok(seq) => [0, seq, 0],
             Err(r) => refused(r),
         })
@@ -303,15 +303,22 @@ pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
 }
 
 /// Checks and submits one `xn_write_from`: the request's sequence
-/// number, or the refusal (nothing changed).
-fn write_from(s: &mut XnState, who: &xn::Principals, dst: u64, src: u64) -> Result<Result<u64, Refusal>, Error> {
+/// number, or the refusal (nothing changed). `memo` keeps the `acl`
+/// results of the call's checks (no metadata changes within one call).
+fn write_from(
+    s: &mut XnState,
+    who: &xn::Principals,
+    dst: u64,
+    src: u64,
+    memo: &mut AclMemo,
+) -> Result<Result<u64, Refusal>, Error> {
     if dst == src {
         return Err(Error::Invalid);
     }
     if !s.disk.has_room() {
         return Err(Error::WouldBlock);
     }
-    let plan = match s.xn.copy_check(&s.mem, who, dst, src) {
+    let plan = match s.xn.copy_check_memo(&s.mem, who, dst, src, memo) {
         Ok(plan) => plan,
         Err(r) => return Ok(Err(r)),
     };
@@ -348,12 +355,15 @@ pub fn xn_write_from_batch(cx: &mut Cx<'_>, pairs: UserPtr, count: Len) -> Out {
     let mut records = user::RecordReader::new();
     xn::with(|s| {
         let (mut done, mut last) = (0, 0);
+        // One `acl` run per parent for the whole step: nothing here
+        // changes metadata.
+        let mut memo = AclMemo::new();
         while done < step {
             // A pair that cannot go now ends the batch; only the first
             // says why.
             let pair = word_at(&mut records, space, pairs, done * 2)
                 .and_then(|dst| Ok((dst, word_at(&mut records, space, pairs, done * 2 + 1)?)));
-            let r = pair.and_then(|(dst, src)| write_from(s, &who, dst, src));
+            let r = pair.and_then(|(dst, src)| write_from(s, &who, dst, src, &mut memo));
             match r {
                 Ok(Ok(seq)) => {
                     last = seq;
