@@ -126,9 +126,8 @@ impl<D: Disk> Fs<D> {
             return Ok(());
         }
         let to = self.file(&f.dst)?;
-        let mut r = self.grow(to.inode, n, 0, to.at.block + 1)?;
-        r.size = f.size;
-        self.put_rec(to.inode, &r)?;
+        // The size goes in the same change as the last extent.
+        let r = self.grow_sized(to.inode, n, 0, to.at.block + 1, Some(f.size))?;
         pairs.try_reserve(n as usize).map_err(|_| FsError::NoMemory)?;
         for i in 0..n {
             let s = from.block_at(i).ok_or(FsError::Corrupt("size past the blocks"))?;
