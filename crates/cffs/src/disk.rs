@@ -50,8 +50,9 @@ pub trait Disk {
     /// rights check happens there) and marks it dirty.
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal>;
     /// XN allocate: the free blocks of `ext` become owned by the metadata
-    /// block `meta`, whose content becomes `new`; they are cached zeroed,
-    /// dirty and tainted.
+    /// block `meta`, whose content becomes `new`; they are dirty and
+    /// tainted, and read as zeros (metadata cached at once, data blocks
+    /// when first read, bound or written).
     fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal>;
     /// XN free: `meta` no longer owns `ext`; its content becomes `new`.
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal>;

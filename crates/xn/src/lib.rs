@@ -29,11 +29,11 @@
 //! | --- | --- | --- |
 //! | boot | [`Xn::new`], [`Xn::register_fs`] per catalogued libFS, [`Xn::recover`] with the catalogued [`Root`]s | expose [`Xn::free_map`], print the [`Report`] |
 //! | libFS installs a type set / a root | [`Xn::register_fs`], [`Xn::add_root`] | persist them in the catalogue |
-//! | read a block | [`Xn::insert`] after filling the frame from disk itself | — |
-//! | map a cached block | [`Xn::bind`] (the one rights check; metadata read-only) | map the frame |
-//! | allocate / free / change metadata (libFS passes the proposed new image) | [`Xn::allocate`], [`Xn::free`], [`Xn::modify`] | zero and [`Xn::insert`] frames for new blocks; unmap frames `free` releases |
+//! | read a block | [`Xn::insert_read`] after filling the frame from disk itself; for an [`Xn::unwritten`] data block, [`Xn::insert`] of a zeroed frame instead (its disk bytes are a former owner's) | — |
+//! | map a cached block | [`Xn::bind`] (the one rights check; metadata read-only); an unwritten data block first passes [`Xn::may_bind`], then gets a zeroed frame | map the frame |
+//! | allocate / free / change metadata (libFS passes the proposed new image) | [`Xn::allocate`], [`Xn::free`], [`Xn::modify`] | zero and [`Xn::insert`] frames for new metadata blocks (data blocks get one when first used); unmap frames `free` releases |
 //! | write a block | [`Xn::write_begin`] → submit; completion: [`Xn::write_done`] / [`Xn::write_failed`] | — |
-//! | write a data block from another block's frame (XCP) | [`Xn::copy_begin`] → submit from the source's frame; completion: [`Xn::copy_done`] | release the destination's old frame |
+//! | write a data block from another block's frame (XCP) | [`Xn::copy_begin`] (a batch: [`Xn::copy_check_memo`] with one [`AclMemo`]) → submit from the source's frame; completion: [`Xn::copy_done`] | release the destination's old frame, if any |
 //! | flush | [`Xn::flush_begin`] → submit; completion: [`Xn::flush_done`], then [`Xn::reap`] with a budget | — |
 //! | evict a clean block | [`Xn::evict`] | reuse the frame |
 //! | views | [`Xn::block`], [`Xn::blocks`], [`Xn::will_free`], [`Xn::usage`], [`Xn::owns`], [`Xn::size`] | — |
