@@ -1086,7 +1086,8 @@ macro_rules! for_each_call {
             /// (refusal); account room for the frame of a block never
             /// written (`NoMemory`).
             /// Changes: the caller's page table; the registry for a block
-            /// never written.
+            /// never written (its frame given back if the mapping then
+            /// fails: a refused bind changes nothing).
             66 => xn_bind(block: Word, va: Word, want: Word) -> [refusal, at, detail];
 
             /// Writes the cached XN block `block` to disk from its frame (a

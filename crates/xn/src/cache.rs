@@ -73,6 +73,18 @@ impl Xn {
         self.check_rights(mem, creds, block, want)
     }
 
+    /// Takes back the zeroed frame the wrapper just cached for an
+    /// [`unwritten`](Xn::unwritten) data block whose binding then failed:
+    /// only while the block is as that left it (cached, nothing issued,
+    /// not dirty, no copy reading it), so it is unwritten again.
+    pub fn unfill(&mut self, block: u64) -> Option<Frame> {
+        let mut e = self.reg.get_mut(block)?;
+        if e.is_meta() || e.issued != 0 || e.dirty || e.in_flight || e.pins > 0 || e.freed.is_some() {
+            return None;
+        }
+        e.frame.take()
+    }
+
     /// Takes `block` out of the cache and returns its frame: only when it
     /// is clean (every write durable, not dirty, nothing in flight) and no
     /// copy in flight reads its frame.

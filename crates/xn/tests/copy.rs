@@ -186,3 +186,24 @@ fn checks_through_one_memo_decide_as_single_checks() {
     }
     assert_eq!(pairs, 98);
 }
+
+/// The zeroed frame cached for an unwritten block whose binding then
+/// failed goes back, and the block is unwritten again; once it is dirty
+/// (a write through a binding), it stays.
+#[test]
+fn a_failed_binding_gives_its_fresh_frame_back() {
+    let (mut xn, mut mem) = setup();
+    let new = with_entry(cached(&xn, &mem, 1), 2, 7, 1, DATA, 7);
+    xn.allocate(&mut mem, &[OWNER], 1, &new, Extent::new(7, 1, DATA)).unwrap();
+    let f = mem.frame();
+    xn.insert(7, f).unwrap();
+    assert!(!xn.unwritten(7));
+    assert_eq!(xn.unfill(7), Some(f));
+    assert!(xn.unwritten(7), "unwritten again");
+    assert_eq!(xn.unfill(7), None, "nothing to give back");
+    xn.insert(7, f).unwrap();
+    xn.mark_dirty(7);
+    assert_eq!(xn.unfill(7), None, "written through a binding");
+    assert_eq!(xn.unfill(5), None, "a written block");
+    assert_eq!(xn.unfill(1), None, "metadata");
+}

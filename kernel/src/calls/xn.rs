@@ -241,13 +241,20 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
     }
     let who = creds(cx);
     let acct = cx.env()?.account;
+    // Whether this call cached the block (as zeros): then a mapping that
+    // fails gives the frame back, so a refused bind changes nothing.
+    let mut filled = false;
     let bound = xn::with(|s| {
         Ok(match s.xn.bind(&s.mem, &who, block, want) {
             // A block that holds nothing yet is cached as zeros, once the
             // caller passes every other check of the bind.
             Err(Refusal::NotBound(b)) if b == block && s.xn.unwritten(block) => {
                 match s.xn.may_bind(&s.mem, &who, block, want) {
-                    Ok(()) => s.fill_unwritten(block, acct)?.ok_or(Refusal::NotBound(block)),
+                    Ok(()) => {
+                        let frame = s.fill_unwritten(block, acct)?;
+                        filled = frame.is_some();
+                        frame.ok_or(Refusal::NotBound(block))
+                    }
                     Err(r) => Err(r),
                 }
             }
@@ -263,8 +270,18 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
     };
     let flags = pte::NO_EXECUTE | if want & rights::WRITE != 0 { pte::WRITABLE } else { 0 };
     let me = cx.caller;
-    let e = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-    env::map_frame(e, va, frame, flags)?;
+    let mapped = cx.k.envs.get(me).ok_or(Error::BadEnv).and_then(|e| env::map_frame(e, va, frame, flags));
+    if let Err(e) = mapped {
+        if filled {
+            xn::with(|s| {
+                if let Some(f) = s.xn.unfill(block) {
+                    s.mem.release(f);
+                }
+                Ok(())
+            })?;
+        }
+        return Err(e);
+    }
     if want & rights::WRITE != 0 {
         xn::with(|s| {
             s.xn.mark_dirty(block);

@@ -213,6 +213,17 @@ fn stale_bytes_unseen(c: &mut Checks, root: u64, inode: &Inode) {
     c.expect(xn::read(21), Ok(()), "stale: read of a block never written");
     c.check(xn::row_of(21).is_some_and(|r| r.frame != u64::MAX), "stale: cached at once");
     c.expect(submitted(), before, "stale: no disk request");
+    // A binding that cannot map (its page is taken) leaves the block as it
+    // was: not cached, still holding nothing.
+    let taken = VA + 0x30_0000 + 15 * BLOCK_SIZE as u64;
+    c.expect(xn::bind(21, taken, rights::READ), Ok(()), "stale: block 21 bound");
+    c.expect(
+        xn::bind(22, taken, rights::READ),
+        Err(XnError::Sys(oxok_libos::Error::Exists)),
+        "stale: a binding over a mapped page refused",
+    );
+    c.check(xn::row_of(22).is_some_and(|r| r.frame == u64::MAX), "stale: the refused binding cached nothing");
+    let _ = oxok_libos::sys::page_unmap(0, taken);
     let zeros = |b: u64, want: u32| {
         let va = VA + 0x30_0000 + (b % 16) * BLOCK_SIZE as u64;
         let ok = xn::bind(b, va, want).is_ok() && xn::page(va).is_ok_and(|p| p.bytes().iter().all(|&x| x == 0));
