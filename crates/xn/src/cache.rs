@@ -5,6 +5,7 @@
 
 use oxok_abi::xn::rights;
 
+use crate::registry::Entry;
 use crate::xn::Frames;
 use crate::{Creds, Frame, Refusal, Xn};
 
@@ -47,12 +48,9 @@ impl Xn {
         block: u64,
         want: u32,
     ) -> Result<Frame, Refusal> {
-        let e = self.live(block)?;
-        if e.is_meta() && want & rights::WRITE != 0 {
-            return Err(Refusal::MetadataWritable(block));
-        }
+        let e = self.bindable(block, want)?;
         let frame = e.frame.ok_or(Refusal::NotBound(block))?;
-        self.check_rights(mem, creds, block, want)?;
+        self.check_rights_live(mem, creds, block, e, want)?;
         Ok(frame)
     }
 
@@ -66,11 +64,18 @@ impl Xn {
         block: u64,
         want: u32,
     ) -> Result<(), Refusal> {
+        let e = self.bindable(block, want)?;
+        self.check_rights_live(mem, creds, block, e, want)
+    }
+
+    /// The live entry of `block` if it may be bound with `want` at all: a
+    /// metadata block never writable.
+    fn bindable(&self, block: u64, want: u32) -> Result<&Entry, Refusal> {
         let e = self.live(block)?;
         if e.is_meta() && want & rights::WRITE != 0 {
             return Err(Refusal::MetadataWritable(block));
         }
-        self.check_rights(mem, creds, block, want)
+        Ok(e)
     }
 
     /// Takes back the zeroed frame the wrapper just cached for an
