@@ -1156,6 +1156,9 @@ macro_rules! for_each_call {
             /// is done). Taint as for `xn_write`: `dst` stays tainted until
             /// the write completes and a later flush completes, so a
             /// metadata block pointing to it reaches the disk only after.
+            /// If the device fails the write and no write of `dst` ever
+            /// completed, `dst` holds zeros again, as a block never written
+            /// (the disk may still have a former owner's bytes there).
             ///
             /// Checks: a disk (`NotFound`); `dst` differs from `src`
             /// (`Invalid`); a free request slot (`WouldBlock`); `dst` live,

@@ -142,11 +142,24 @@ impl Xn {
     /// The copy finished (`ok`: the write completed, not yet durable; else
     /// it failed and `dst`, uncached, counts as issued and dirty, as after a
     /// failed [`write_begin`](Xn::write_begin)). The source is unpinned.
+    ///
+    /// A failed copy onto a block no write of which ever completed leaves it
+    /// [`unwritten`](Xn::unwritten) again: the disk there may still hold a
+    /// former owner's bytes, so the block's content is zeros, never a read
+    /// of the disk. It stays tainted until a write of it is durable.
     pub fn copy_done(&mut self, t: CopyReceipt, ok: bool) {
         if ok {
             self.write_done(t.write);
         } else {
             self.write_failed(t.write);
+            let durable = self.durable;
+            let never_written = |e: &crate::registry::Entry| {
+                e.frame.is_none() && e.generation == t.write.generation && !e.ever_completed(durable)
+            };
+            if let Some(mut e) = self.reg.get_mut(t.write.block).filter(|e| never_written(e)) {
+                e.issued = 0;
+                e.dirty = false;
+            }
         }
         if let Some(mut p) = self.reg.get_mut(t.src).filter(|p| p.generation == t.src_generation) {
             p.pins = p.pins.saturating_sub(1);

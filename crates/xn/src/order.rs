@@ -12,7 +12,7 @@ use crate::{Frame, Refusal, Xn};
 pub struct WriteReceipt {
     /// The block.
     pub block: u64,
-    generation: u64,
+    pub(crate) generation: u64,
     seq: u64,
 }
 

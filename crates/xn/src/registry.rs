@@ -130,6 +130,12 @@ impl Entry {
         self.pending = n as u8;
     }
 
+    /// Whether any write of it has completed since it was allocated (so
+    /// the disk holds bytes of its own, durable or not).
+    pub fn ever_completed(&self, durable: u64) -> bool {
+        self.durable_seq(durable) != 0 || self.pending != 0
+    }
+
     /// Whether a completed write is not yet durable.
     pub fn undurable(&self, durable: u64) -> bool {
         self.pending().iter().any(|&(e, _)| e > durable)

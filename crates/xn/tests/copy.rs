@@ -207,3 +207,29 @@ fn a_failed_binding_gives_its_fresh_frame_back() {
     assert_eq!(xn.unfill(5), None, "a written block");
     assert_eq!(xn.unfill(1), None, "metadata");
 }
+
+/// A failed copy onto a block no write of which ever completed leaves it
+/// holding nothing (zeros, never the disk's bytes, which may be a former
+/// owner's); onto a block written before, the disk's bytes are its own
+/// and a read may fetch them.
+#[test]
+fn hostile_a_failed_copy_never_lets_a_former_owners_bytes_be_read() {
+    let (mut xn, mut mem) = setup();
+    let new = with_entry(cached(&xn, &mem, 1), 2, 7, 1, DATA, 7);
+    xn.allocate(&mut mem, &[OWNER], 1, &new, Extent::new(7, 1, DATA)).unwrap();
+    let c = xn.copy_begin(&mem, &[OWNER], 7, 5).unwrap();
+    xn.copy_done(c.receipt, false);
+    assert!(xn.unwritten(7), "nothing of its own reached the disk");
+    assert_eq!(xn.insert_read(7, mem.frame()), Err(Refusal::Tainted(7)), "a disk read never becomes its cache");
+    assert!(xn.is_tainted(7));
+    assert!(!xn.is_pinned(5));
+    // A second copy that succeeds makes it written.
+    let c = xn.copy_begin(&mem, &[OWNER], 7, 5).unwrap();
+    xn.copy_done(c.receipt, true);
+    assert!(!xn.unwritten(7));
+    // A failed copy onto a block once written: its disk bytes are its own.
+    let c = xn.copy_begin(&mem, &[OWNER], 7, 5).unwrap();
+    xn.copy_done(c.receipt, false);
+    assert!(!xn.unwritten(7), "a completed write of it is on the disk");
+    assert_eq!(xn.insert_read(7, mem.frame()), Ok(()));
+}
