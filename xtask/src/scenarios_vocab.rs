@@ -5,7 +5,7 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const VOCAB_SCENARIOS: [Scenario; 3] = [FS_BUFFER, FS_CLOSES, FS_PREFETCH];
+pub(crate) const VOCAB_SCENARIOS: [Scenario; 4] = [FS_BUFFER, FS_CLOSES, FS_PREFETCH, FS_AHEAD];
 
 const FS_BUFFER: Scenario = Scenario {
     name: "fs-buffer",
@@ -30,6 +30,20 @@ const FS_CLOSES: Scenario = Scenario {
             once; no frame leaked",
     cmdline: "run=fs-closes",
     expect: &["fsd: serving files", "fsd: stopped after", "fs-closes: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
+
+const FS_AHEAD: Scenario = Scenario {
+    name: "fs-ahead",
+    about: "a prefetching open of a file in the directory of the one before also opens the files that follow \
+            (flags::AHEAD): 24 files read in turn with a request for every three or more, each right; after this \
+            process's rename, create and unlink their paths open what they name now; after another process renames \
+            one and replaces another (the server's name generation moved) the first no longer opens and the second \
+            reads new; a file written after it came along reads new; no handle is left at the server; no frame leaked",
+    cmdline: "run=fs-ahead",
+    expect: &["fsd: serving files", "fsd: stopped after", "fs-ahead: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 120,
     ..Scenario::DEFAULT

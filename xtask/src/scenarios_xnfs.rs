@@ -9,7 +9,8 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 8] = [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 9] =
+    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -157,6 +158,19 @@ const XCP: Scenario = Scenario {
             "dfsd: stopped",
         ],
     )),
+    ..Scenario::DEFAULT
+};
+
+const AHEAD: Scenario = Scenario {
+    name: "disk-fs-ahead",
+    about: "fs-ahead over dfsd (C-FFS, the directory's own order): files opened along with the one before them \
+            read right with a request for every three or more, and never stand for a name that changed since",
+    cmdline: "run=init",
+    input: "fs-ahead routed\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "files read with", "fs-ahead: ok ("],
+    forbid: FORBID,
+    timeout_secs: 120,
+    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),
     ..Scenario::DEFAULT
 };
 

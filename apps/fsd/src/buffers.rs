@@ -40,6 +40,18 @@ impl Buffers {
         Some((buffer, &mut self.scratch))
     }
 
+    /// The bytes `client`'s buffer holds, if it has one.
+    pub fn len_of(&self, client: u64) -> Option<usize> {
+        self.buffers.iter().flatten().find(|(c, _)| *c == client).map(|(_, b)| b.len())
+    }
+
+    /// Copies `bytes` into `client`'s buffer at `at` (clipped to it).
+    pub fn put(&self, client: u64, at: usize, bytes: &[u8]) {
+        if let Some((_, b)) = self.buffers.iter().flatten().find(|(c, _)| *c == client) {
+            b.copy_in(at, bytes);
+        }
+    }
+
     /// Lets go of the buffers of clients that have ended.
     pub fn reclaim(&mut self) {
         for entry in self.buffers.iter_mut() {
@@ -148,10 +160,19 @@ impl Server {
     /// Reads the whole of `ino` (`size` bytes) into `caller`'s buffer from
     /// its start, if the caller has a buffer that holds it; the bytes read.
     pub(crate) fn prefetch(&mut self, caller: u64, ino: u64, size: u64) -> Option<u64> {
-        let (buffer, scratch) = self.buffers.parts(caller)?;
-        let size = usize::try_from(size).ok().filter(|&s| !buffer.is_empty() && s <= buffer.len())?;
-        let n = self.fs.read_to(ino, 0, &mut scratch[..size], &mut |to, bytes| buffer.copy_in(to, bytes)).ok()?;
+        let size = usize::try_from(size).ok()?;
+        let n = self.read_into_buffer(caller, ino, size, 0)?;
         (n == size).then_some(n as u64)
+    }
+
+    /// Reads up to `len` bytes of `ino` from its start into `caller`'s
+    /// buffer at `at`, if the caller has a buffer that holds them; the
+    /// bytes read.
+    pub(crate) fn read_into_buffer(&mut self, caller: u64, ino: u64, len: usize, at: usize) -> Option<usize> {
+        let (buffer, scratch) = self.buffers.parts(caller)?;
+        let end = at.checked_add(len).filter(|&e| !buffer.is_empty() && e <= buffer.len())?;
+        let scratch = scratch.get_mut(..end - at)?;
+        self.fs.read_to(ino, 0, scratch, &mut |to, bytes| buffer.copy_in(at + to, bytes)).ok()
     }
 
     /// `n` as a length, if `caller` has a buffer that long (`Invalid`

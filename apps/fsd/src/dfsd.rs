@@ -21,6 +21,7 @@
 
 extern crate alloc;
 
+mod ahead;
 mod buffers;
 mod disk;
 mod files;

@@ -12,6 +12,7 @@
 //! everything fsynced or synced before it.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use oxok_cffs::layout::SUPER_BLOCK;
 use oxok_cffs::{Fs, FsError as DiskError, Kind as DiskKind};
 use oxok_libos::abi::xn::{BLOCK_SIZE, refuse};
@@ -292,6 +293,13 @@ impl Files for DiskFiles {
             DiskKind::Dir => 0,
         };
         Ok(Some(Entry { name: name.into_bytes(), kind: kind(k), size }))
+    }
+
+    fn following(&mut self, path: &[u8], max: usize) -> Result<Vec<Entry>, FsError> {
+        self.settle();
+        let p = normal(path)?;
+        let found = self.fs()?.following(&p, max).map_err(err)?;
+        Ok(found.into_iter().map(|(name, k, size)| Entry { name: name.into_bytes(), kind: kind(k), size }).collect())
     }
 
     fn mkdir(&mut self, path: &[u8], _mode: Option<u16>) -> Result<(), FsError> {

@@ -37,6 +37,13 @@ pub struct Entry {
     pub size: u64,
 }
 
+/// The absolute path `path` cut at its last `/`: its directory's path
+/// (`/` for the root's entries) and its last component.
+pub fn split_parent(path: &[u8]) -> Option<(&[u8], &[u8])> {
+    let cut = path.iter().rposition(|&b| b == b'/')?;
+    Some((if cut == 0 { &b"/"[..] } else { &path[..cut] }, &path[cut + 1..]))
+}
+
 /// A file system the server serves. Paths are absolute.
 pub trait Files: Send {
     /// Opens (creates, truncates) `path`: its word and its status (as
@@ -73,6 +80,22 @@ pub trait Files: Send {
     fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError>;
     /// The entry of directory `ino` after `after` in name order.
     fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError>;
+    /// Up to `max` entries that follow `path`'s name in its directory, in
+    /// the order the file system finds them fastest (this default: name
+    /// order, by [`next_entry`](Files::next_entry)).
+    fn following(&mut self, path: &[u8], max: usize) -> Result<Vec<Entry>, FsError> {
+        let (parent, name) = split_parent(path).ok_or(FsError::InvalidName)?;
+        let (dir, _) = self.open(parent, OpenFlags { directory: true, ..OpenFlags::default() })?;
+        let mut after = name.to_vec();
+        let mut out = Vec::new();
+        while out.len() < max {
+            let Some(e) = self.next_entry(dir, Some(&after))? else { break };
+            after.clone_from(&e.name);
+            out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
+            out.push(e);
+        }
+        Ok(out)
+    }
     /// Makes a directory, with the permission bits `mode` where the file
     /// system keeps them.
     fn mkdir(&mut self, path: &[u8], mode: Option<u16>) -> Result<(), FsError>;

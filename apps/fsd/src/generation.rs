@@ -5,6 +5,12 @@
 //! them from its buffer while the page still says the generation of the
 //! open: nothing that could change the file has arrived since.
 //!
+//! Word 1 of the page is the *name generation* (`flags::AHEAD`): a count
+//! of the requests that could change what a path names, bumped likewise.
+//! A client holding handles the server opened ahead uses one for an open
+//! of its path while the page still says the name generation they were
+//! opened at.
+//!
 //! The page is made at the first `GENERATION` request (a server nobody
 //! asks costs nothing); until then no open prefetches, since no client
 //! could tell when its bytes went stale. What the page tells a client is
@@ -23,13 +29,15 @@ pub struct Generation {
     /// Starts at 1: a prefetch's generation is never 0, which the reply
     /// uses for "nothing prefetched".
     count: u64,
+    /// The name generation (also from 1).
+    names: u64,
     /// The page's capability (kept, to grant) and the page as mapped here.
     page: Option<(u64, SharedPage)>,
 }
 
 impl Default for Generation {
     fn default() -> Generation {
-        Generation { count: 1, page: None }
+        Generation { count: 1, names: 1, page: None }
     }
 }
 
@@ -39,19 +47,43 @@ impl Generation {
         self.page.as_ref().map(|_| self.count)
     }
 
-    /// Counts `req` if it can change a file's bytes, before it does.
+    /// The name generation handles opened ahead hold at, if clients can
+    /// see it.
+    pub fn names(&self) -> Option<u64> {
+        self.page.as_ref().map(|_| self.names)
+    }
+
+    /// Counts `req` if it can change a file's bytes, or what a path names,
+    /// before it does.
     pub fn note(&mut self, req: &Msg) {
         let arg = proto::arg_of(req[0]);
-        let changes = match proto::op_of(req[0]) {
+        let op = proto::op_of(req[0]);
+        let changes = match op {
             op::WRITE | op::WRITE_BUF | op::TRUNCATE | op::COPY => true,
             op::OPEN => arg & flags::TRUNCATE != 0,
             _ => false,
         };
+        // Every request but those that only read, move a position, change
+        // an open file's bytes or let go of a handle: an op added later
+        // counts until it is known not to rename anything.
+        let renames = match op {
+            op::PATH | op::CLOSE | op::READ | op::WRITE | op::SEEK | op::FSTAT | op::STAT | op::READDIR => false,
+            op::DUP | op::TRUNCATE | op::INFO | op::BUFFER | op::READ_BUF | op::WRITE_BUF | op::FSYNC => false,
+            op::SYNC | op::SET_TIMES | op::READLINK | op::WRITE_BACK | op::GENERATION => false,
+            op::OPEN => arg & flags::CREATE != 0,
+            _ => true,
+        };
         if changes {
             self.count += 1;
-            if let Some((_, page)) = &self.page {
-                page.words()[0].store(self.count, Ordering::Release);
-            }
+        }
+        if renames {
+            self.names += 1;
+        }
+        if let Some((_, page)) = &self.page
+            && (changes || renames)
+        {
+            page.words()[0].store(self.count, Ordering::Release);
+            page.words()[1].store(self.names, Ordering::Release);
         }
     }
 
@@ -59,16 +91,16 @@ impl Generation {
     /// caller being served; its slot in the caller's list.
     pub fn grant(&mut self) -> Result<u64, Status> {
         if self.page.is_none() {
-            self.page = Some(make_page(self.count).ok_or(Status::NoSpace)?);
+            self.page = Some(make_page(self.count, self.names).ok_or(Status::NoSpace)?);
         }
         let (cap, _) = self.page.as_ref().ok_or(Status::NoSpace)?;
         sys::pct_grant(*cap, rights::READ).map(|[slot]| slot).map_err(|_| Status::NoSpace)
     }
 }
 
-/// A fresh page holding `count`, mapped writable here: its capability and
-/// the page.
-fn make_page(count: u64) -> Option<(u64, SharedPage)> {
+/// A fresh page holding `count` and `names`, mapped writable here: its
+/// capability and the page.
+fn make_page(count: u64, names: u64) -> Option<(u64, SharedPage)> {
     let [cap, _frame] = sys::frame_alloc(ANY_FRAME).ok()?;
     if sys::page_map(0, cap, GENERATION_SERVED_VA, pte::WRITABLE | pte::NO_EXECUTE).is_err() {
         let _ = sys::frame_free(cap);
@@ -80,5 +112,6 @@ fn make_page(count: u64) -> Option<(u64, SharedPage)> {
         return None;
     };
     page.words()[0].store(count, Ordering::Release);
+    page.words()[1].store(names, Ordering::Release);
     Some((cap, page))
 }

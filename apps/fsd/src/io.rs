@@ -20,7 +20,9 @@ const MAX_POSITION: i128 = i64::MAX as i128;
 impl Server {
     /// Opens `path` with the `OPEN` flag `bits`: the handle, the kind, the
     /// inode number and, for a reader that asked (`flags::PREFETCH`), the
-    /// file's bytes in its buffer if they fit (`proto`: words 4 and 5).
+    /// file's bytes in its buffer if they fit (`proto`: words 4 and 5),
+    /// with `flags::AHEAD` the files that follow ([`open_ahead`](Server::open_ahead):
+    /// words 6 and 7).
     pub(crate) fn open(&mut self, caller: u64, path: &[u8], bits: u64, out: &mut Msg) -> Reply {
         if bits & !(flags::ALL | flags::MODE_FIELD) != 0 {
             return Err(Status::Invalid);
@@ -61,6 +63,14 @@ impl Server {
                 {
                     out[4] = n;
                     out[5] = generation;
+                    // And the files that follow, for a reader that asked.
+                    if has(flags::AHEAD)
+                        && let Some(names) = self.generation.names()
+                        && let went @ 1.. = self.open_ahead(caller, path, n as usize)
+                    {
+                        out[6] = went;
+                        out[7] = names;
+                    }
                 }
                 Ok(0)
             }

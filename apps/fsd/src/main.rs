@@ -23,6 +23,7 @@
 
 extern crate alloc;
 
+mod ahead;
 mod buffers;
 mod files;
 mod generation;

@@ -87,9 +87,14 @@ impl Table {
 
     /// True if `client` can take one more handle (and a record if `new`).
     pub fn has_room(&self, client: u64, new: bool) -> bool {
-        let handles = self.clients.get(&client).map_or(0, |c| c.handles.len());
+        let handles = self.handles(client);
         let clients_ok = self.clients.contains_key(&client) || self.clients.len() < MAX_CLIENTS;
         handles < MAX_HANDLES && clients_ok && (!new || self.live < MAX_DESCS)
+    }
+
+    /// Handles `client` holds.
+    pub fn handles(&self, client: u64) -> usize {
+        self.clients.get(&client).map_or(0, |c| c.handles.len())
     }
 
     /// Files `desc` under a new handle of `client`.

@@ -193,3 +193,29 @@ fn malformed_paths_are_refused_as_before() {
     assert_eq!(fs.stat("//a/f").map(|_| ()), Err(FsError::InvalidPath));
     assert_eq!(fs.stat("/a/f/g").map(|_| ()), Err(FsError::NotDir));
 }
+
+/// `following` gives the entries after a name in `readdir`'s order, a
+/// removed one no longer, and nothing after the last.
+#[test]
+fn the_entries_following_a_name_are_readdirs_next() {
+    let mut fs = fresh(2048);
+    fs.mkdir("/d").unwrap();
+    for i in 0..40 {
+        fs.create(&format!("/d/f{i:02}")).unwrap();
+    }
+    fs.write("/d/f06", 0, b"abc").unwrap();
+    fs.mkdir("/d/sub").unwrap();
+    let all = fs.readdir("/d").unwrap();
+    let at = all.iter().position(|(n, _)| n == "f04").unwrap();
+    let next: Vec<_> = fs.following("/d/f04", 5).unwrap().into_iter().map(|(n, k, _)| (n, k)).collect();
+    assert_eq!(next, all[at + 1..at + 6].to_vec());
+    assert_eq!(fs.following("/d/f04", 5).unwrap()[1], ("f06".to_string(), Kind::File, 3), "with its size");
+    fs.unlink_file("/d/f05").unwrap();
+    let next = fs.following("/d/f04", 1).unwrap();
+    assert_eq!(next[0].0, "f06", "a removed name is not given");
+    let last = &fs.readdir("/d").unwrap().last().unwrap().0.clone();
+    assert_eq!(fs.following(&format!("/d/{last}"), 5).unwrap(), vec![]);
+    assert_eq!(fs.following("/d/nothing", 5).unwrap_err(), FsError::NotFound);
+    let many = fs.following("/d/f00", 100).unwrap();
+    assert!(many.len() >= 30 && many.iter().any(|(n, k, _)| n == "sub" && *k == Kind::Dir));
+}

@@ -72,6 +72,20 @@
 //! `OPEN`), which overwrites them. A small-file read costs one round trip
 //! instead of two.
 //!
+//! **The files that follow come along.** With [`flags::AHEAD`] as well,
+//! the server also opens, for reading, up to [`AHEAD_MAX`] regular files
+//! that follow the opened one in its directory and fit the buffer after
+//! it, each with a handle of the caller's own and its bytes ([`ahead`]:
+//! reply word 6 their count, word 7 the server's *name generation* then).
+//! The name generation, word 1 of the generation page, counts every
+//! request that could change what a path names (everything but the
+//! requests that only read, move a position, write or cut a file's bytes,
+//! or close); so a client whose next open is of one of those paths uses
+//! its handle with no round trip while the page still says that name
+//! generation, and closes the handles it did not use (they wait with the
+//! other closes). A reader of a directory's files in turn opens them all
+//! for a round trip every `AHEAD_MAX + 1` files.
+//!
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
 //! message carries the last chunk (with [`STAGED`] set in its `arg`) and
@@ -87,6 +101,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod ahead;
 #[cfg(test)]
 mod tests;
 
@@ -197,6 +212,9 @@ pub const LINK_CHUNK: usize = 56;
 /// A `SET_TIMES` word that leaves its time as it is.
 pub const KEEP_TIME: u64 = u64::MAX;
 
+/// Most files one `OPEN` with [`flags::AHEAD`] opens besides its own.
+pub const AHEAD_MAX: usize = 8;
+
 /// Bytes of one page of a client's shared buffer.
 pub const BUFFER_PAGE: usize = 4096;
 /// Pages of a client's whole shared buffer.
@@ -229,8 +247,13 @@ pub mod flags {
     /// Read a small file into the caller's buffer with the open (see the
     /// module documentation); ignored where the server cannot.
     pub const PREFETCH: u64 = 256;
+    /// With `PREFETCH`: also open, each with its bytes, up to
+    /// [`AHEAD_MAX`](super::AHEAD_MAX) small files that follow this one in
+    /// its directory (see [`ahead`](super::ahead)); ignored where the
+    /// server cannot.
+    pub const AHEAD: u64 = 512;
     /// Every bit defined.
-    pub const ALL: u64 = 511;
+    pub const ALL: u64 = 1023;
     /// Where [`with_mode`](super::with_mode) puts a creation mode.
     pub const MODE_SHIFT: u32 = 16;
     /// Set when the arg carries a creation mode.

@@ -36,7 +36,9 @@ use oxok_abi::{ANY_FRAME, Error, rights};
 use oxok_rt::page::{SharedPage, SharedRegion};
 use spin::Mutex;
 
+use super::ahead::{self, Ahead, Hit};
 use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, op};
+use alloc::string::String;
 
 /// Start of the region this module reserves.
 pub const BUFFER_BASE: u64 = 0x5200_0000_0000;
@@ -44,6 +46,10 @@ pub const BUFFER_BASE: u64 = 0x5200_0000_0000;
 pub const SERVED_MAX: usize = 32;
 /// Bytes of address space one buffer takes.
 const SPAN: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
+/// Pages a client's buffer grows to when it asks for files to be opened
+/// along: room for [`AHEAD_MAX`](super::proto::AHEAD_MAX) files of 1 KiB
+/// after the one opened.
+const AHEAD_PAGES: usize = 3;
 /// Where a client maps its buffer. Shared across `fork` (`LIBOS_SHARED`), so
 /// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.
@@ -78,8 +84,13 @@ struct Client {
     generation: Option<SharedPage>,
     /// The server gave no generation page: no open prefetches.
     no_generation: bool,
-    /// The file the last prefetching open put at the buffer's start.
+    /// The file the last prefetching open put at the buffer's start, or
+    /// the last open took from `ahead`.
     prefetch: Option<Prefetch>,
+    /// The files a prefetching open opened along.
+    ahead: Option<Ahead>,
+    /// The directory of the file the last prefetching open was of.
+    last_dir: String,
 }
 
 /// A small file's bytes at the start of the buffer, as a prefetching open
@@ -88,6 +99,8 @@ struct Prefetch {
     /// The open-file table's entry and the server's handle of the file.
     slot: usize,
     handle: u64,
+    /// Where its bytes start in the buffer.
+    at: usize,
     /// The file's length (all of it is here).
     len: usize,
     /// The server's generation when it read them.
@@ -107,12 +120,26 @@ impl Client {
             generation: None,
             no_generation: false,
             prefetch: None,
+            ahead: None,
+            last_dir: String::new(),
         }
     }
 
     /// True if this is the current process's record for `server`.
     fn serves(&self, server: u64) -> bool {
         self.owner == exposed::self_id() && self.server == server && self.restores == crate::restore::count()
+    }
+
+    /// Asks the server for pages until the buffer has `need` (as far as
+    /// it gives them).
+    fn grow(&mut self, need: usize) {
+        while self.pages < need && !self.refused {
+            let want = (need - self.pages).min(BUFFER_GRANT);
+            let got = ask(self.server, self.pages, want);
+            self.pages += got;
+            self.refused = got < want;
+            self.region = SharedRegion::readable(CLIENT_VA, self.pages);
+        }
     }
 
     /// The server's generation page, asked for and mapped the first time.
@@ -138,10 +165,16 @@ pub(crate) fn with_client<R>(
 ) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
     if guard.as_ref().is_none_or(|c| !c.serves(server)) {
-        if let Some(old) = guard.take() {
+        if let Some(mut old) = guard.take() {
             // Ours from before (or from before a restore), or the
             // parent's shared into this child by fork: either way not the
-            // buffer for this server.
+            // buffer for this server. Handles opened ahead on our own
+            // other server are closed.
+            if old.serves(old.server)
+                && let Some(a) = old.ahead.take()
+            {
+                release(old.server, a);
+            }
             unmap_client(old.pages, old.generation.is_some());
         }
         *guard = Some(Client::new(exposed::self_id(), server, crate::restore::count()));
@@ -149,14 +182,10 @@ pub(crate) fn with_client<R>(
     let client = guard.as_mut()?;
     // The transfer overwrites what a prefetching open left.
     client.prefetch = None;
-    let need = want.div_ceil(BUFFER_PAGE).min(BUFFER_PAGES);
-    while client.pages < need && !client.refused {
-        let want = (need - client.pages).min(BUFFER_GRANT);
-        let got = ask(server, client.pages, want);
-        client.pages += got;
-        client.refused = got < want;
-        client.region = SharedRegion::readable(CLIENT_VA, client.pages);
+    if let Some(a) = client.ahead.as_mut() {
+        a.bytes = false;
     }
+    client.grow(want.div_ceil(BUFFER_PAGE).min(BUFFER_PAGES));
     let region = client.region.as_ref()?;
     let mut io = |d: Dir<'_>| match d {
         Dir::In(src) => region.copy_in(0, src),
@@ -185,32 +214,100 @@ fn map_generation(server: u64) -> Option<SharedPage> {
     SharedPage::readable(GENERATION_CLIENT_VA)
 }
 
-/// Runs `open`, an `OPEN` for reading of table entry `slot` on `server`,
-/// asking for the file's bytes with it (`open(true)`: `flags::PREFETCH`)
-/// when this process's buffer is with `server` and the server keeps a
-/// generation page. The reply, and whether the bytes came
-/// ([`read_prefetched`] then serves reads of them).
+/// Runs `open`, an `OPEN` for reading of table entry `slot` on `server`
+/// of the absolute path `path`, asking for the file's bytes with it
+/// (`open(true, _)`: `flags::PREFETCH`) when this process's buffer is with
+/// `server` and the server keeps a generation page, and for the files that
+/// follow it (`open(_, true)`: `flags::AHEAD`, [`ahead`](super::ahead))
+/// when the file this process opened so before was in the same directory.
+/// The reply, and whether the bytes came ([`read_prefetched`] then serves
+/// reads of them).
 pub(crate) fn open_prefetching(
     server: u64,
     slot: usize,
-    open: impl FnOnce(bool) -> Result<Msg, IoError>,
+    path: &str,
+    open: impl FnOnce(bool, bool) -> Result<Msg, IoError>,
 ) -> (Result<Msg, IoError>, bool) {
-    let Some(mut guard) = CLIENT.try_lock() else { return (open(false), false) };
+    let Some(mut guard) = CLIENT.try_lock() else { return (open(false, false), false) };
     let Some(client) = guard.as_mut().filter(|c| c.serves(server) && c.pages > 0) else {
-        return (open(false), false);
+        return (open(false, false), false);
     };
     if client.generation().is_none() {
-        return (open(false), false);
+        return (open(false, false), false);
     }
     client.prefetch = None; // the open overwrites the buffer's start
-    let r = open(true);
-    let fits = |m: &Msg| m[5] != 0 && m[4] <= (client.pages * BUFFER_PAGE) as u64;
+    let dir = ahead::parent(path).unwrap_or("");
+    let along = !dir.is_empty() && client.last_dir == dir;
+    if along {
+        // Room for the files that follow, if they are small.
+        client.grow(AHEAD_PAGES);
+    }
+    let r = open(true, along);
+    client.last_dir.clear();
+    if client.last_dir.try_reserve(dir.len()).is_ok() {
+        client.last_dir.push_str(dir);
+    }
+    let size = client.pages * BUFFER_PAGE;
+    let fits = |m: &Msg| m[5] != 0 && m[4] <= size as u64;
     match r {
         Ok(m) if fits(&m) => {
-            client.prefetch = Some(Prefetch { slot, handle: m[1], len: m[4] as usize, generation: m[5] });
+            client.prefetch = Some(Prefetch { slot, handle: m[1], at: 0, len: m[4] as usize, generation: m[5] });
+            if let Some(a) = client.ahead.as_mut() {
+                a.bytes = false; // overwritten by this open's
+            }
+            if m[6] != 0
+                && m[7] != 0
+                && let Some(region) = client.region.as_ref()
+            {
+                let new = Ahead::read(region, size, m[4] as usize, m[6], (m[7], m[5]), dir);
+                if let Some(old) = client.ahead.replace(new) {
+                    release(server, old);
+                }
+            }
             (r, true)
         }
         r => (r, false),
+    }
+}
+
+/// Takes the handle of `path` on `server` from the files a prefetching
+/// open opened along, for table entry `slot`, if the server's name
+/// generation says the path still names it; its bytes then serve the
+/// file's reads as a prefetching open's. A list found stale is closed.
+pub(crate) fn take_ahead(server: u64, slot: usize, path: &str) -> Option<Hit> {
+    let mut guard = CLIENT.try_lock()?;
+    let client = guard.as_mut().filter(|c| c.serves(server))?;
+    let names = client.generation.as_ref()?.words()[1].load(Ordering::Acquire);
+    if !client.ahead.as_ref()?.current(names) {
+        let stale = client.ahead.take()?;
+        release(server, stale);
+        return None;
+    }
+    let hit = client.ahead.as_mut()?.take(path)?;
+    if let Some((at, len, generation)) = hit.bytes {
+        client.prefetch = Some(Prefetch { slot, handle: hit.handle, at, len, generation });
+    }
+    Some(hit)
+}
+
+/// Closes the handles of the files opened along on `server` (any server:
+/// `None`) that no open took (before a request that could see them, and
+/// when the descriptors all go).
+pub(crate) fn drop_ahead(server: Option<u64>) {
+    let Some(mut guard) = CLIENT.try_lock() else { return };
+    if let Some(client) = guard.as_mut()
+        && client.serves(client.server)
+        && server.is_none_or(|s| s == client.server)
+        && let Some(a) = client.ahead.take()
+    {
+        release(client.server, a);
+    }
+}
+
+/// Closes the handles of `ahead` no open took, as read-only handles close.
+fn release(server: u64, ahead: Ahead) {
+    for handle in ahead.handles() {
+        super::closes::close(server, handle, true);
     }
 }
 
@@ -229,7 +326,7 @@ pub(crate) fn read_prefetched(server: u64, slot: usize, handle: u64, at: usize, 
         return None;
     }
     let n = dst.len().min(p.len - at);
-    client.region.as_ref()?.copy_out(at, &mut dst[..n]);
+    client.region.as_ref()?.copy_out(p.at + at, &mut dst[..n]);
     Some(n)
 }
 

@@ -80,8 +80,10 @@ pub fn flush() {
     flush_for(None);
 }
 
-/// Sends the waiting closes if they are for `server` (any server: `None`).
+/// Sends the waiting closes if they are for `server` (any server: `None`),
+/// with the handles opened ahead there that no open took.
 pub(crate) fn flush_for(server: Option<u64>) {
+    super::buffer::drop_ahead(server);
     let Some(mut guard) = WAITING.try_lock() else { return };
     if let Some(w) = guard.as_mut()
         && server.is_none_or(|s| s == w.server)

@@ -23,6 +23,7 @@
 //! library file system on XN: [`route`] then sends every path to it but
 //! `/tmp` and what lies under it, which stay in the RAM server.
 
+mod ahead;
 pub mod buffer;
 mod client;
 pub mod closes;
@@ -219,18 +220,31 @@ pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     let bits = flags.bits() & (proto::flags::ALL | proto::flags::MODE_FIELD);
     // The entry first, busy until the reply is in it (`ftable::take_opening`).
     let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;
-    // A file opened only to read may come with its bytes (`flags::PREFETCH`).
-    let open = |prefetch: bool| {
+    // A file opened only to read may have been opened along with one
+    // before it (`flags::AHEAD`).
+    if bits & CHANGES == 0
+        && let Some(hit) = buffer::take_ahead(server, slot, &full)
+    {
+        ftable::opened(slot, hit.handle, hit.number);
+        return Ok(OpenFile::opened(slot, hit.kind, hit.bytes.is_some()));
+    }
+    // Else it may come with its bytes (`flags::PREFETCH`), and with the
+    // files that follow it.
+    let open = |prefetch: bool, along: bool| {
         let bits = if prefetch { bits | proto::flags::PREFETCH } else { bits };
+        let bits = if along { bits | proto::flags::AHEAD } else { bits };
         client::path_call(server, op::OPEN, bits, full.as_bytes())
     };
-    let (mut opened, mut prefetched) =
-        if bits & CHANGES == 0 { buffer::open_prefetching(server, slot, open) } else { (open(false), false) };
+    let (mut opened, mut prefetched) = if bits & CHANGES == 0 {
+        buffer::open_prefetching(server, slot, &full, open)
+    } else {
+        (open(false, false), false)
+    };
     if matches!(opened, Err(IoError::NoSpace)) {
         // The server's room for this client's handles may be taken by
         // closes still waiting here.
         closes::flush_for(Some(server));
-        (opened, prefetched) = (open(false), false);
+        (opened, prefetched) = (open(false, false), false);
     }
     match opened {
         Ok(r) => {

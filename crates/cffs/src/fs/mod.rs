@@ -350,6 +350,47 @@ impl<D: Disk> Fs<D> {
         Ok(out)
     }
 
+    /// Up to `max` entries that follow `path`'s name in its directory, in
+    /// the directory's own order (its blocks' and records', the order
+    /// `readdir` gives): name, kind and a file's size. Looks at most two
+    /// blocks past the name's.
+    pub fn following(&mut self, path: &str, max: usize) -> Result<Vec<(String, Kind, u64)>, FsError> {
+        let (up, _) = split_last(path)?.ok_or(FsError::InvalidPath)?;
+        let Some(me) = self.resolve(path)? else { return Ok(Vec::new()) };
+        let dir = self.dir_of(up)?;
+        let blocks = self.dir_blocks(dir)?;
+        let mut out = Vec::new();
+        let Some(first) = blocks.iter().position(|&b| b == me.at.block) else { return Ok(out) };
+        let mut from = me.at.rec + 1;
+        for &block in blocks.iter().skip(first).take(3) {
+            // The block's named records, then what their names lead to.
+            let named = self.disk.view(block, |b| {
+                let mut named = Vec::new();
+                for i in from..RECORDS {
+                    if named.len() + out.len() == max {
+                        break;
+                    }
+                    let r = record(b, i);
+                    if (r.kind == K_FILE || r.kind == K_LINK) && named.try_reserve(1).is_ok() {
+                        named.push((i, r));
+                    }
+                }
+                named
+            })?;
+            for (i, r) in named {
+                let f = self.found(Loc { block, rec: i }, r)?;
+                let kind = if f.rec.is_dir() { Kind::Dir } else { Kind::File };
+                out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
+                out.push((String::from_utf8_lossy(r.name()).into_owned(), kind, f.rec.size));
+            }
+            if out.len() == max {
+                break;
+            }
+            from = 0;
+        }
+        Ok(out)
+    }
+
     /// The inode location of directory `path`.
     pub(crate) fn dir_of(&mut self, path: &str) -> Result<Loc, FsError> {
         match self.resolve(path)? {

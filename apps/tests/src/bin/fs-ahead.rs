@@ -1,0 +1,176 @@
+//! fs-ahead: files opened along with the one before them (`flags::AHEAD`,
+//! `fs::ahead`). With no argument it starts its own `fsd` (the RAM file
+//! system, name order); with `routed` it uses the server its paths go to
+//! (`dfsd` on C-FFS when booted with a disk: the directory's own order).
+//! In a directory of 24 files of 1,000 bytes each: reading them all in
+//! turn takes a request for every three files or more, each read whole
+//! and right; after this process renames a file and makes another under
+//! its name, or unlinks one, its path opens what it names now; after
+//! another process renames one and replaces another (the server's name
+//! generation moved; this process's list of files opened along is not
+//! told), the first no longer opens and the second reads with the new
+//! bytes; a file written after it was opened along reads with the new
+//! bytes; and no handle is left open at the server once the files are
+//! closed and the waiting closes sent.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use oxok_libos::Args;
+use oxok_libos::exec::{self, ExitStatus};
+use oxok_libos::fd::File;
+use oxok_libos::fs::proto::{Status, op};
+use oxok_libos::fs::{self, OpenFlags};
+use oxok_libos::vm::{self, Fork};
+use oxok_tests::Checks;
+use oxok_tests::fsraw::{raw, request};
+
+oxok_libos::main!(main);
+
+const DIR: &str = "/ahead";
+const FILES: usize = 24;
+const LEN: usize = 1000;
+
+fn path(i: usize) -> String {
+    format!("{DIR}/f{i:02}")
+}
+
+fn pattern(i: usize, salt: u8) -> Vec<u8> {
+    (0..LEN).map(|k| (k as u8).wrapping_mul(13) ^ (i as u8) ^ salt).collect()
+}
+
+fn main(args: Args) -> i32 {
+    let mut t = Checks::new("fs-ahead");
+    let routed = args.iter().any(|a| a == "routed");
+    let server = if routed {
+        None
+    } else {
+        let Some(s) = oxok_tests::fsraw::own_server("fs-ahead") else { return 1 };
+        Some(s)
+    };
+    // One big write makes this process's buffer.
+    t.check(fs::write_file("/ahead-big", &vec![7u8; 64 * 1024]).is_ok(), "64 KiB written");
+    t.check(fs::mkdir(DIR).is_ok(), "the directory made");
+    for i in 0..FILES {
+        t.check(fs::write_file(&path(i), &pattern(i, 0)).is_ok(), &format!("file {i} written"));
+    }
+    let Ok(probe) = fs::open_file(&path(0), OpenFlags::READ) else {
+        t.check(false, "open a file");
+        return t.finish();
+    };
+    let srv = probe.server();
+    drop(probe);
+    fs::closes::flush(); // sends the waiting closes
+    let base = handles(srv).unwrap_or(u64::MAX);
+
+    read_all(&mut t);
+    renamed_and_replaced(&mut t);
+    unlinked(&mut t);
+    renamed_by_another(&mut t);
+    written(&mut t);
+
+    fs::closes::flush();
+    t.expect(handles(srv), Some(base), "no handle left open at the server");
+    for i in 0..FILES {
+        let _ = fs::unlink(&path(i));
+    }
+    for name in ["g03", "f07-moved"] {
+        let _ = fs::unlink(&format!("{DIR}/{name}"));
+    }
+    t.expect(fs::rmdir(DIR).ok(), Some(()), "the directory empty at the end");
+    let _ = fs::unlink("/ahead-big");
+    if let Some(s) = server {
+        t.expect(fs::stop_server(s), Ok(ExitStatus::Exited(0)), "the server stops");
+    }
+    t.finish()
+}
+
+/// The server's open handles over all clients, asked past the client.
+fn handles(server: u64) -> Option<u64> {
+    raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
+}
+
+/// Reads file `i` whole; its bytes, or `None` if it could not be opened.
+fn read(i: usize) -> Option<Vec<u8>> {
+    read_path(&path(i))
+}
+
+fn read_path(p: &str) -> Option<Vec<u8>> {
+    let f = fs::open_file(p, OpenFlags::READ).ok()?;
+    let mut buf = vec![0u8; 4096];
+    let n = f.read(&mut buf).ok()?;
+    buf.truncate(n);
+    Some(buf)
+}
+
+/// Every file in turn, read whole, with a request for several files.
+fn read_all(t: &mut Checks) {
+    let before = fs::requests();
+    let right = (0..FILES).filter(|&i| read(i) == Some(pattern(i, 0))).count();
+    let asked = fs::requests() - before;
+    t.expect(right, FILES, "every file read whole and right");
+    oxok_libos::println!("fs-ahead: {FILES} files read with {asked} requests");
+    t.check(asked <= (FILES / 3) as u64, "a request for every three files or more");
+}
+
+/// Starts reading the directory from the first file: the second open
+/// brings the files after it.
+fn start() {
+    let _ = read(0);
+    let _ = read(1);
+}
+
+/// File 3 renamed away and another made under its name after it was
+/// opened along: its path opens the new file.
+fn renamed_and_replaced(t: &mut Checks) {
+    start();
+    t.check(fs::rename(&path(3), &format!("{DIR}/g03")).is_ok(), "f03 renamed to g03");
+    t.check(fs::write_file(&path(3), &pattern(3, 0x5a)).is_ok(), "a new f03 made");
+    t.expect(read(3), Some(pattern(3, 0x5a)), "f03 reads as the new file");
+    t.expect(read_path(&format!("{DIR}/g03")), Some(pattern(3, 0)), "g03 as the old");
+}
+
+/// File 5 unlinked after it was opened along: its path names nothing.
+fn unlinked(t: &mut Checks) {
+    start();
+    t.check(fs::unlink(&path(5)).is_ok(), "f05 unlinked");
+    t.check(fs::open_file(&path(5), OpenFlags::READ).is_err(), "f05 no longer opens");
+    t.check(fs::write_file(&path(5), &pattern(5, 0)).is_ok(), "f05 made again");
+}
+
+/// Another process renames file 7 and replaces file 6 after they were
+/// opened along here.
+fn renamed_by_another(t: &mut Checks) {
+    start();
+    let done = match vm::fork() {
+        Ok(Fork::Child) => {
+            let ok = fs::rename(&path(7), &format!("{DIR}/f07-moved")).is_ok()
+                && fs::unlink(&path(6)).is_ok()
+                && fs::write_file(&path(6), &pattern(6, 0x33)).is_ok();
+            oxok_libos::process::exit(if ok { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(child)) => exec::wait(child) == Ok(ExitStatus::Exited(0)),
+        Err(_) => false,
+    };
+    t.check(done, "a child renamed f07 and made f06 anew");
+    t.check(fs::open_file(&path(7), OpenFlags::READ).is_err(), "f07 no longer opens here");
+    t.expect(read(6), Some(pattern(6, 0x33)), "f06 reads as the child's new file");
+    t.expect(read_path(&format!("{DIR}/f07-moved")), Some(pattern(7, 0)), "f07-moved reads as f07 did");
+}
+
+/// File 10 written after it was opened along: read with the new bytes.
+fn written(t: &mut Checks) {
+    let _ = read(8);
+    let _ = read(9); // brings f10 and the ones after it
+    let Ok(w) = fs::open_file(&path(10), OpenFlags::WRITE) else { return t.check(false, "open f10 to write") };
+    t.expect(w.write(b"new").ok(), Some(3), "three bytes written at f10's start");
+    drop(w);
+    let got = read(10).unwrap_or_default();
+    t.check(got.len() == LEN && got[..3] == *b"new" && got[3..] == pattern(10, 0)[3..], "f10 reads with them");
+}

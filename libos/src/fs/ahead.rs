@@ -1,0 +1,165 @@
+//! The files a prefetching open opened along (`flags::AHEAD`,
+//! `proto::ahead`): the regular files that follow the opened one in its
+//! directory, each under a handle of this process's own, their bytes in
+//! the buffer after the opened file's.
+//!
+//! An open of one of their paths takes its handle with no round trip while
+//! the server's name generation (word 1 of its generation page) is the one
+//! they were opened at: no request that could change what a path names
+//! has arrived since, so the path still names the file the handle is on.
+//! Its bytes serve its reads, as a prefetching open's, while the buffer
+//! still holds them and the generation (word 0) is the one they were read
+//! at. The handles no open takes are closed as read-only handles are (they
+//! wait with the others, [`closes`](super::closes)): when the list is
+//! found stale, when another open brings a new one, and before the
+//! requests that could see them (`closes::before`).
+//!
+//! A process asks for them when it opens a file in the directory of the
+//! file it opened last: one that reads a directory's files in turn, as
+//! `cp -r`, `tar` or a build does.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use oxok_rt::page::SharedRegion;
+
+use super::proto::ahead::{self, HEAD, Head, NAME_MAX};
+use super::proto::{AHEAD_MAX, KIND_FILE};
+
+/// One file opened along.
+struct File {
+    /// Its path as an open names it (the directory's, `/`, the name).
+    path: String,
+    handle: u64,
+    number: u64,
+    /// Where its bytes are in the buffer, and how many.
+    at: usize,
+    len: usize,
+}
+
+/// The files one `OPEN` brought.
+pub(super) struct Ahead {
+    /// The name generation they were opened at.
+    names: u64,
+    /// The generation their bytes were read at.
+    generation: u64,
+    /// Their bytes are still in the buffer (nothing has used it since).
+    pub(super) bytes: bool,
+    files: Vec<File>,
+}
+
+/// A file an open found opened already.
+pub(crate) struct Hit {
+    pub handle: u64,
+    pub kind: u64,
+    pub number: u64,
+    /// Where its bytes are in the buffer, how many, and the generation
+    /// they hold at; `None` when they are no longer there.
+    pub bytes: Option<(usize, usize, u64)>,
+}
+
+/// The directory part of the absolute path `path` (`/` for the root's
+/// entries), if it has one.
+pub(super) fn parent(path: &str) -> Option<&str> {
+    match path.rfind('/')? {
+        0 => Some("/"),
+        i => Some(&path[..i]),
+    }
+}
+
+impl Ahead {
+    /// The `count` records an open of a file in directory `parent` left in
+    /// `region` (`size` bytes) after the file's own `first` bytes, opened
+    /// at name generation `names`, their bytes read at `generation`. The
+    /// records are read as far as they are well formed, each length
+    /// checked against the buffer; a file whose name is not one component
+    /// (`.`, `..`, with a `/`, not UTF-8) is kept under no path, so that
+    /// no open takes it and its handle is closed with the rest.
+    pub(super) fn read(
+        region: &SharedRegion,
+        size: usize,
+        first: usize,
+        count: u64,
+        at: (u64, u64),
+        parent: &str,
+    ) -> Ahead {
+        let (names, generation) = at;
+        let records = Records { region, size, at: ahead::start(first), left: count.min(AHEAD_MAX as u64) };
+        let mut files = Vec::new();
+        for (head, name, at) in records {
+            let name = core::str::from_utf8(&name[..head.name_len as usize]).unwrap_or("");
+            let mut path = String::new();
+            if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+                // No open names it; its handle is closed with the rest.
+                if files.try_reserve(1).is_err() {
+                    break;
+                }
+                files.push(File { path, handle: head.handle, number: head.number, at, len: 0 });
+                continue;
+            }
+            if path.try_reserve(parent.len() + 1 + name.len()).is_err() || files.try_reserve(1).is_err() {
+                break;
+            }
+            path.push_str(parent);
+            if parent != "/" {
+                path.push('/');
+            }
+            path.push_str(name);
+            files.push(File { path, handle: head.handle, number: head.number, at, len: head.len as usize });
+        }
+        Ahead { names, generation, bytes: true, files }
+    }
+
+    /// Whether the server's name generation `now` is the one they were
+    /// opened at.
+    pub(super) fn current(&self, now: u64) -> bool {
+        self.names == now
+    }
+
+    /// The file at `path`, taken off the list.
+    pub(super) fn take(&mut self, path: &str) -> Option<Hit> {
+        let i = self.files.iter().position(|f| f.path == path)?;
+        let f = self.files.swap_remove(i);
+        let bytes = self.bytes.then_some((f.at, f.len, self.generation));
+        Some(Hit { handle: f.handle, kind: KIND_FILE, number: f.number, bytes })
+    }
+
+    /// The handles no open took.
+    pub(super) fn handles(self) -> Vec<u64> {
+        self.files.into_iter().map(|f| f.handle).collect()
+    }
+}
+
+/// The records of one reply, read one by one off the buffer.
+struct Records<'a> {
+    region: &'a SharedRegion,
+    size: usize,
+    at: usize,
+    left: u64,
+}
+
+impl Iterator for Records<'_> {
+    /// A record's head, its name's bytes, and where its file's bytes are.
+    type Item = (Head, [u8; NAME_MAX], usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let mut h = [0u8; HEAD];
+        if self.at.checked_add(HEAD).is_none_or(|end| end > self.size) {
+            self.left = 0;
+            return None;
+        }
+        self.region.copy_out(self.at, &mut h);
+        let head = Head::parse(&h);
+        let Some((name_at, bytes_at, next)) = head.span(self.at, self.size).filter(|_| head.kind == KIND_FILE) else {
+            self.left = 0;
+            return None;
+        };
+        let mut name = [0u8; NAME_MAX];
+        self.region.copy_out(name_at, &mut name[..head.name_len as usize]);
+        self.at = next;
+        Some((head, name, bytes_at))
+    }
+}
