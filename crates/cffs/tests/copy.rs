@@ -120,3 +120,25 @@ fn a_copy_that_runs_out_of_space_says_so_and_leaves_a_clean_disk() {
     fs.sync().unwrap();
     reboot(fs);
 }
+
+/// The data blocks cached now.
+fn cached_data(fs: &Fs<MemDisk>) -> std::collections::BTreeSet<u64> {
+    fs.disk().xn().blocks().filter(|(_, v)| v.ty == oxok_abi::xn::DATA && v.frame.is_some()).map(|(b, _)| b).collect()
+}
+
+/// A copy lets go of the source frames it brought in, and only of those:
+/// a source cached before the copy stays cached after it.
+#[test]
+fn a_copy_keeps_the_cache_it_found_and_lets_go_of_what_it_brought_in() {
+    let mut fs = fresh(4096);
+    tree(&mut fs);
+    let before = cached_data(&fs);
+    assert!(before.len() > 100, "the written sources are cached: {}", before.len());
+    fs.copy_tree("/src", "/dst").unwrap();
+    assert!(before.is_subset(&cached_data(&fs)), "every source cached before still is");
+
+    let mut fs = reboot(fs);
+    assert!(cached_data(&fs).is_empty(), "nothing cached after the reboot");
+    fs.copy_tree("/src", "/dst2").unwrap();
+    assert!(cached_data(&fs).is_empty(), "the sources the copy read in are let go");
+}

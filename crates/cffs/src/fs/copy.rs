@@ -138,17 +138,21 @@ impl<D: Disk> Fs<D> {
     }
 
     /// Reads the source blocks of `pairs` into the cache in one sorted
-    /// batch, writes each destination from its source's frame and lets the
-    /// source frames go; empties `pairs`. Returns the blocks written.
+    /// batch, writes each destination from its source's frame and lets go
+    /// of the source frames the batch brought in (a source cached before
+    /// the copy stays cached); empties `pairs`. Returns the blocks written.
     fn copy_blocks(&mut self, pairs: &mut Vec<[u64; 2]>) -> Result<u64, FsError> {
         pairs.sort_unstable_by_key(|&[d, s]| (s, d));
         let mut src: Vec<u64> = pairs.iter().map(|&[_, s]| s).collect();
         src.dedup();
+        let mut fetched = Vec::new();
+        fetched.try_reserve(src.len()).map_err(|_| FsError::NoMemory)?;
+        fetched.extend(src.iter().copied().filter(|&b| !self.disk.is_cached(b)));
         self.disk.prefetch(&src)?;
         self.disk.copy_all(pairs)?;
         let n = pairs.len() as u64;
         pairs.clear();
-        self.disk.uncache(&src)?;
+        self.disk.uncache(&fetched)?;
         Ok(n)
     }
 }
