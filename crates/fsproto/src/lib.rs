@@ -34,7 +34,7 @@
 //! | op | words 1.. | reply words 1.. |
 //! | --- | --- | --- |
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
-//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number, and with [`flags::PREFETCH`] the bytes prefetched and the generation they hold at (0: none); `STAT`: [`WireStat`] |
+//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number, and with [`flags::PREFETCH`] the bytes prefetched and the generation they hold at (0: none), with [`flags::AHEAD`] too the files opened along and the name generation they hold at ([`ahead`]); `STAT`: [`WireStat`] |
 //! | `READLINK` (arg = offset in the target) | the payload's last `len` bytes | the target's length, then `len` ≤ [`LINK_CHUNK`] of its bytes from the offset |
 //! | `CLOSE` (len = handles, 1..=8; 0 counts as 1) | the handles | — (the first failure's status; every handle given is closed that can be) |
 //! | `FSTAT` | handle | [`WireStat`] |
