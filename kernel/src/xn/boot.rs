@@ -7,7 +7,7 @@ use super::cache::CacheFrames;
 use super::catalog::{self, Catalog};
 use super::{XN, XnState, table};
 use crate::dev::virtio_blk::{self, Disk, Op};
-use alloc::collections::BTreeMap;
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use oxok_abi::xn::{BLOCK_SIZE, CATALOG_BLOCKS, CATALOG_FS_BLOCKS, MAX_BLOCKS, TEMPLATE_HEADER, TemplateHeader};
 use oxok_xn::{Frame, Xn};
@@ -134,7 +134,7 @@ pub fn init() {
         xn,
         mem,
         cat,
-        reqs: BTreeMap::new(),
+        reqs: VecDeque::new(),
         seq: 0,
         flushes: 0,
         writes: 0,
@@ -148,6 +148,9 @@ pub fn init() {
         reads: 0,
     };
     s.boot_frames = s.mem.len();
+    // Room for a request in every slot of the device, taken once (else
+    // as requests come: `room_to_record`).
+    let _ = s.reqs.try_reserve_exact(crate::dev::virtio_blk::SLOTS + 2);
     log::info!("xn: disk of {nblocks} blocks ({} free)", s.xn.free_map().free_count());
     s.publish();
     *XN.lock() = Some(s);

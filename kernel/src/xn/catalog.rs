@@ -173,7 +173,7 @@ impl XnState {
     /// Moves the catalogue along: writes the header when it would name
     /// more than the last one did, then flushes.
     pub(super) fn catalog_step(&mut self) {
-        if self.cat.flush_in_flight && !self.reqs.values().any(|r| matches!(r, Req::CatalogFlush(..))) {
+        if self.cat.flush_in_flight && !self.reqs.iter().any(|(_, r)| matches!(r, Req::CatalogFlush(..))) {
             self.cat.flush_in_flight = false;
         }
         if self.cat.flush_wanted && self.disk.has_room() && self.submit_flush(false).is_ok() {

@@ -16,7 +16,7 @@ mod principals;
 mod table;
 
 use crate::dev::virtio_blk::{Disk, Op};
-use alloc::collections::BTreeMap;
+use alloc::collections::VecDeque;
 use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
@@ -61,8 +61,10 @@ pub struct XnState {
     /// The cache frames.
     pub mem: CacheFrames,
     cat: Catalog,
-    /// Outstanding requests by sequence number.
-    reqs: BTreeMap<u64, Req>,
+    /// Outstanding requests, oldest first (sequence numbers rise): room
+    /// for every request slot of the device is kept, so recording one
+    /// takes no allocation and a queue that drains gives nothing back.
+    reqs: VecDeque<(u64, Req)>,
     /// How many of them are reads (most calls then need not look).
     reads: usize,
     /// The last sequence number handed out.
@@ -171,11 +173,20 @@ impl XnState {
     /// the heap room to record it; the last check of a call that then
     /// records it ([`record`](Self::record)).
     fn send(&mut self, op: Op, disk_block: u64, frame: Option<Frame>) -> Result<u64, Error> {
-        crate::mem::heap::reserve(64)?;
+        self.room_to_record()?;
         let seq = self.seq + 1;
         let at = frame.map_or(crate::mem::addr::PhysAddr::new(0), cache::addr);
         self.disk.submit(op, disk_block, at, seq)?;
         Ok(seq)
+    }
+
+    /// Room to record one more request without allocating then
+    /// ([`record`](Self::record) cannot fail).
+    fn room_to_record(&mut self) -> Result<(), Error> {
+        if self.reqs.len() < self.reqs.capacity() {
+            return Ok(());
+        }
+        self.reqs.try_reserve(1).map_err(|_| Error::NoMemory)
     }
 
     /// Records request `seq`, just submitted.
@@ -187,7 +198,7 @@ impl XnState {
         if matches!(req, Req::Read { .. }) {
             self.reads += 1;
         }
-        self.reqs.insert(seq, req);
+        self.reqs.push_back((seq, req));
         self.changed = true;
         seq
     }
@@ -196,7 +207,7 @@ impl XnState {
     /// the frame is taken before the disk's refusal, the last check, and
     /// given back by its guard ([`cache::Taken`]) if the disk refuses.
     pub fn submit_read_fresh(&mut self, block: u64, acct: crate::account::AccountId) -> Result<u64, Error> {
-        crate::mem::heap::reserve(64)?;
+        self.room_to_record()?;
         let seq = self.seq + 1;
         let mut taken = self.mem.taking();
         let frame = taken.alloc(acct)?;
@@ -286,7 +297,8 @@ impl XnState {
             }
         });
         for &(seq, ok) in &finished[..n] {
-            let Some(req) = self.reqs.remove(&seq) else { continue };
+            let Ok(at) = self.reqs.binary_search_by_key(&seq, |&(s, _)| s) else { continue };
+            let Some((_, req)) = self.reqs.remove(at) else { continue };
             if matches!(req, Req::Read { .. }) {
                 self.reads -= 1;
             }
@@ -337,11 +349,11 @@ impl XnState {
         if self.reads == 0 {
             return None;
         }
-        self.reqs.iter().find(|(_, r)| matches!(r, Req::Read { block: b, .. } if *b == block)).map(|(&s, _)| s)
+        self.reqs.iter().find(|(_, r)| matches!(r, Req::Read { block: b, .. } if *b == block)).map(|&(s, _)| s)
     }
 
     /// The oldest outstanding sequence number (`seq + 1` when none).
     fn oldest_pending(&self) -> u64 {
-        self.reqs.keys().next().copied().unwrap_or(self.seq + 1)
+        self.reqs.front().map_or(self.seq + 1, |&(s, _)| s)
     }
 }
