@@ -64,16 +64,21 @@ impl Owned {
             }
         }
         extents.sort_unstable();
-        let mut out: Vec<Extent> = Vec::new();
-        out.try_reserve_exact(extents.len()).map_err(|_| SetError::NoMemory)?;
-        for e in extents {
-            match out.last_mut() {
+        // Merged in place: `kept` extents at the front are the result so far.
+        let mut kept: usize = 0;
+        for i in 0..extents.len() {
+            let e = extents[i];
+            match kept.checked_sub(1).map(|l| &mut extents[l]) {
                 Some(last) if e.start < last.end() => return Err(SetError::Overlap(e.start)),
                 Some(last) if e.start == last.end() && e.ty == last.ty => last.len += e.len,
-                _ => out.push(e),
+                _ => {
+                    extents[kept] = e;
+                    kept += 1;
+                }
             }
         }
-        Ok(Owned(out))
+        extents.truncate(kept);
+        Ok(Owned(extents))
     }
 
     /// A copy, or `NoMemory`.
@@ -112,5 +117,22 @@ impl Owned {
         all.extend_from_slice(&self.0);
         all.push(extra);
         Owned::new(all, nblocks, types)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn a_set_is_sorted_merged_where_it_touches_and_refused_where_it_overlaps() {
+        let e = Extent::new;
+        let set = Owned::new(vec![e(10, 2, 0), e(4, 2, 0), e(6, 4, 0), e(12, 1, 1), e(13, 2, 1)], 64, 1).unwrap();
+        assert_eq!(set.extents(), [e(4, 8, 0), e(12, 3, 1)], "touching extents of one type merge, of two do not");
+        assert_eq!(Owned::new(vec![e(4, 4, 0), e(6, 1, 0)], 64, 1).map(|_| ()), Err(SetError::Overlap(6)));
+        assert_eq!(Owned::new(vec![e(4, 0, 0)], 64, 1).map(|_| ()), Err(SetError::BadType(4)));
+        assert_eq!(Owned::new(vec![e(60, 5, 0)], 64, 1).map(|_| ()), Err(SetError::OutOfRange(60)));
+        assert!(Owned::new(vec![], 64, 1).unwrap().is_empty());
     }
 }

@@ -7,6 +7,9 @@ use oxok_abi::xn::{ANYONE, BLOCK_SIZE, INSN_SIZE, MAX_EXTENTS, MAX_PRINCIPALS, T
 
 use crate::{Creds, Emit, Extent, Fault, Owned, ReadSet, SetError, Udf, VerifyError, verify};
 
+/// Extents an `owns` result has room for before it runs.
+const OWNS_ROOM: usize = 16;
+
 /// A verified template.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Template {
@@ -70,6 +73,7 @@ impl Template {
     }
 
     /// [`owns`](Template::owns), adding to `reads` the words it read.
+    /// Its result grows past [`OWNS_ROOM`] extents only when it must.
     pub fn owns_reading(
         &self,
         block: &[u8; BLOCK_SIZE],
@@ -77,7 +81,10 @@ impl Template {
         types: u32,
         reads: Option<&mut ReadSet>,
     ) -> Result<Owned, OwnsError> {
+        // Room for a directory block's worth at once (one allocation,
+        // not one per doubling).
         let mut out: Vec<Extent> = Vec::new();
+        out.try_reserve(OWNS_ROOM).map_err(|_| OwnsError::Fault(Fault::NoMemory))?;
         let mut bad_type = None;
         self.owns
             .run_reading(
