@@ -50,7 +50,7 @@ impl Xn {
     ) -> Result<Frame, Refusal> {
         let e = self.bindable(block, want)?;
         let frame = e.frame.ok_or(Refusal::NotBound(block))?;
-        self.check_rights_live(mem, creds, block, e, want)?;
+        self.check_rights_live(mem, creds, block, e, want, None)?;
         Ok(frame)
     }
 
@@ -65,7 +65,7 @@ impl Xn {
         want: u32,
     ) -> Result<(), Refusal> {
         let e = self.bindable(block, want)?;
-        self.check_rights_live(mem, creds, block, e, want)
+        self.check_rights_live(mem, creds, block, e, want, None)
     }
 
     /// The live entry of `block` if it may be bound with `want` at all: a

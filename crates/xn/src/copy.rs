@@ -83,7 +83,7 @@ impl Xn {
         if d.is_meta() {
             return Err(Refusal::MetadataWritable(dst));
         }
-        self.check_rights_memo(mem, creds, dst, d, rights::WRITE, memo)?;
+        self.check_rights_live(mem, creds, dst, d, rights::WRITE, Some(&mut *memo))?;
         if d.in_flight {
             return Err(Refusal::InFlight(dst));
         }
@@ -92,7 +92,7 @@ impl Xn {
         }
         let dst_generation = d.generation;
         let s = self.live(src)?;
-        self.check_rights_memo(mem, creds, src, s, rights::READ, memo)?;
+        self.check_rights_live(mem, creds, src, s, rights::READ, Some(memo))?;
         let from = s.frame.ok_or(Refusal::NotBound(src))?;
         if s.durable_seq(self.durable) == 0 {
             return Err(Refusal::Tainted(src));

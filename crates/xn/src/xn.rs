@@ -426,11 +426,13 @@ impl Xn {
         block: u64,
         need: u32,
     ) -> Result<(), Refusal> {
-        self.check_rights_live(mem, creds, block, self.live(block)?, need)
+        self.check_rights_live(mem, creds, block, self.live(block)?, need, None)
     }
 
     /// [`check_rights`](Xn::check_rights) for `block` whose live entry `e`
-    /// the caller already found.
+    /// the caller already found; with `memo` ([`AclMemo`]: valid while no
+    /// metadata changes) the grants of each holder (and its allocation
+    /// generation) are found by running `acl` once while the memo lives.
     pub(crate) fn check_rights_live(
         &self,
         mem: &impl Frames,
@@ -438,30 +440,21 @@ impl Xn {
         block: u64,
         e: &Entry,
         need: u32,
+        memo: Option<&mut AclMemo>,
     ) -> Result<(), Refusal> {
-        if self.acl_over(mem, block, e)?.allows(creds, need) { Ok(()) } else { Err(Refusal::Denied(block)) }
-    }
-
-    /// [`check_rights_live`](Xn::check_rights_live) with the `acl` through
-    /// `memo` ([`AclMemo`]: valid while no metadata changes), run once per
-    /// holder (and its allocation generation) while the memo lives.
-    pub(crate) fn check_rights_memo(
-        &self,
-        mem: &impl Frames,
-        creds: &(impl Creds + ?Sized),
-        block: u64,
-        e: &Entry,
-        need: u32,
-        memo: &mut AclMemo,
-    ) -> Result<(), Refusal> {
-        let (holder, generation) = e.parent.unwrap_or((block, e.generation));
-        let allowed = match memo.get(holder, generation) {
-            Some(acl) => acl.allows(creds, need),
-            None => {
-                let acl = self.acl_over(mem, block, e)?;
-                let allowed = acl.allows(creds, need);
-                memo.put(holder, generation, acl);
-                allowed
+        let allowed = match memo {
+            None => self.acl_over(mem, block, e)?.allows(creds, need),
+            Some(memo) => {
+                let (holder, generation) = e.parent.unwrap_or((block, e.generation));
+                match memo.get(holder, generation) {
+                    Some(acl) => acl.allows(creds, need),
+                    None => {
+                        let acl = self.acl_over(mem, block, e)?;
+                        let allowed = acl.allows(creds, need);
+                        memo.put(holder, generation, acl);
+                        allowed
+                    }
+                }
             }
         };
         if allowed { Ok(()) } else { Err(Refusal::Denied(block)) }
