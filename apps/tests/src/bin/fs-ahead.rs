@@ -12,6 +12,14 @@
 //! bytes; a file written after it was opened along reads with the new
 //! bytes; and no handle is left open at the server once the files are
 //! closed and the waiting closes sent.
+//!
+//! Then it asks as a hostile client would, past its own client: an open
+//! ahead without `PREFETCH` or for writing takes nothing along; one that
+//! does takes only regular files (not a directory or a symbolic link that
+//! follow the opened file), at most `AHEAD_MAX`, no more than the buffer
+//! holds, under handles that refuse writes; and it never takes the last
+//! 16 handles of the client's quota (opened 17 short of it, one goes
+//! along; 16 short, none).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -25,8 +33,10 @@ use alloc::vec::Vec;
 use oxok_libos::Args;
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::File;
-use oxok_libos::fs::proto::{Status, op};
+use oxok_libos::fs::proto::ahead::Head;
+use oxok_libos::fs::proto::{self, AHEAD_MAX, BUFFER_SIZE, Status, WireStat, flags, op};
 use oxok_libos::fs::{self, OpenFlags};
+use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
 use oxok_tests::fsraw::{raw, request};
@@ -74,6 +84,8 @@ fn main(args: Args) -> i32 {
     unlinked(&mut t);
     renamed_by_another(&mut t);
     written(&mut t);
+    fs::closes::flush();
+    asked_past_the_client(&mut t, srv);
 
     fs::closes::flush();
     t.expect(handles(srv), Some(base), "no handle left open at the server");
@@ -173,4 +185,120 @@ fn written(t: &mut Checks) {
     drop(w);
     let got = read(10).unwrap_or_default();
     t.check(got.len() == LEN && got[..3] == *b"new" && got[3..] == pattern(10, 0)[3..], "f10 reads with them");
+}
+
+/// The directory the hostile asks look at.
+const HDIR: &str = "/hostile-ahead";
+/// Bytes of each larger file there: three fill most of a buffer.
+const BIG: usize = 20_000;
+
+/// `OPEN` of `path` with `bits`, past the client.
+fn open_raw(srv: u64, path: &str, bits: u64) -> Option<Msg> {
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op::OPEN, path.len(), bits);
+    proto::put_bytes(&mut m[1..], path.as_bytes());
+    raw(srv, &m).ok().filter(|r| Status::of(r[0]) == Status::Ok)
+}
+
+/// Closes `handle`, past the client.
+fn close_raw(srv: u64, handle: u64) -> bool {
+    raw(srv, &request(op::CLOSE, 1, 0, &[handle])).is_ok_and(|r| Status::of(r[0]) == Status::Ok)
+}
+
+/// The size of the file behind `handle`, past the client.
+fn size_raw(srv: u64, handle: u64) -> Option<u64> {
+    let r = raw(srv, &request(op::FSTAT, 0, 0, &[handle])).ok()?;
+    (Status::of(r[0]) == Status::Ok).then(|| WireStat::of(&r[1..]).size)
+}
+
+/// The asks of a client that does not play by its library's rules (see
+/// the module documentation). Leaves nothing open.
+fn asked_past_the_client(t: &mut Checks, srv: u64) {
+    let name = |i: usize| format!("{HDIR}/a{i:02}");
+    t.check(fs::mkdir(HDIR).is_ok(), "the hostile directory made");
+    t.check(fs::write_file(&name(0), &[1; 100]).is_ok(), "a00 written");
+    t.check(fs::mkdir(&name(1)).is_ok(), "a01, a directory, made");
+    // The disk's C-FFS keeps no symbolic links: a regular file stands in.
+    let link = fs::symlink("a00", &name(2)).is_ok();
+    if !link {
+        t.check(fs::write_file(&name(2), &[2; 100]).is_ok(), "a02 written");
+    }
+    t.check(fs::write_file(&name(3), &[3; 100]).is_ok(), "a03 written");
+    for i in 4..12 {
+        t.check(fs::write_file(&name(i), &vec![i as u8; BIG]).is_ok(), &format!("a{i:02} written"));
+    }
+    fs::closes::flush();
+    let Some(base) = handles(srv) else { return t.check(false, "the server's handles counted") };
+    let a00 = name(0);
+
+    // Along only with a prefetching open for reading.
+    for (bits, what) in [
+        (flags::READ | flags::AHEAD, "without PREFETCH"),
+        (flags::WRITE | flags::PREFETCH | flags::AHEAD, "for writing"),
+    ] {
+        let r = open_raw(srv, &a00, bits);
+        t.check(r.is_some_and(|r| r[6] == 0), &format!("an open ahead {what} takes nothing along"));
+        t.expect(handles(srv), Some(base + 1), &format!("one handle for an open ahead {what}"));
+        t.check(r.is_some_and(|r| close_raw(srv, r[1])), "closed");
+    }
+
+    // Only regular files, at most AHEAD_MAX, within the buffer.
+    let Some(r) = open_raw(srv, &a00, flags::READ | flags::PREFETCH | flags::AHEAD) else {
+        return t.check(false, "a prefetching open ahead");
+    };
+    let went = r[6];
+    t.check(r[4] == 100, "a00 came with its open");
+    t.check((1..=AHEAD_MAX as u64).contains(&went), "files went along, at most AHEAD_MAX");
+    t.expect(handles(srv), Some(base + 1 + went), "a handle for each file along");
+    // Handles count on per client: the files along hold the next ones.
+    let sizes: Vec<Option<u64>> = (1..=went).map(|k| size_raw(srv, r[1] + k)).collect();
+    let expected: Vec<Option<u64>> =
+        (0..went).map(|k| Some(if k <= u64::from(!link) { 100 } else { BIG as u64 })).collect();
+    t.expect(
+        &sizes,
+        &expected,
+        "the files along are a03 on (a02 too when it is a file), not the directory or the link",
+    );
+    let records: usize =
+        (0..went as usize).map(|k| Head::record_len(3, sizes.get(k).copied().flatten().unwrap_or(0) as usize)).sum();
+    t.check(proto::ahead::start(100) + records <= BUFFER_SIZE, "the records fit the largest buffer");
+    t.check(went < 8, "a buffer's worth stops the files along before AHEAD_MAX here");
+    let w = raw(srv, &request(op::WRITE, 3, 0, &[r[1] + 1, u64::from_le_bytes(*b"bad\0\0\0\0\0")]));
+    t.expect(w.ok().map(|w| Status::of(w[0])), Some(Status::BadHandle), "a handle along refuses a write");
+    t.check((0..=went).all(|k| close_raw(srv, r[1] + k)), "every handle along closed");
+    t.expect(handles(srv), Some(base), "nothing left open");
+
+    // The quota's last 16 handles are never taken along. Held until the
+    // quota refuses (this client then holds all of it, whatever else it
+    // had open there), then down to 18 short of it.
+    let mut held = Vec::new();
+    while held.len() < 256
+        && let Some(r) = open_raw(srv, &a00, flags::READ)
+    {
+        held.push(r[1]);
+    }
+    t.check((18..256).contains(&held.len()), "the quota refuses a hoarder");
+    for h in held.split_off(held.len().saturating_sub(18)) {
+        t.check(close_raw(srv, h), "closed down to 18 short of the quota");
+    }
+    let r = open_raw(srv, &a00, flags::READ | flags::PREFETCH | flags::AHEAD);
+    t.check(r.is_some_and(|r| r[6] == 1), "17 short of the quota, one file goes along");
+    if let Some(r) = r {
+        t.check(close_raw(srv, r[1]) && close_raw(srv, r[1] + 1), "closed");
+    }
+    if let Some(r) = open_raw(srv, &a00, flags::READ) {
+        held.push(r[1]);
+    }
+    let r = open_raw(srv, &a00, flags::READ | flags::PREFETCH | flags::AHEAD);
+    t.check(r.is_some_and(|r| r[6] == 0), "16 short of it, none goes along");
+    if let Some(r) = r {
+        held.push(r[1]);
+    }
+    t.check(held.iter().all(|&h| close_raw(srv, h)), "every held handle closed");
+    t.expect(handles(srv), Some(base), "nothing left open at the end");
+    for i in (0..12).filter(|&i| i != 1) {
+        let _ = fs::unlink(&name(i));
+    }
+    let _ = fs::rmdir(&name(1));
+    t.expect(fs::rmdir(HDIR).ok(), Some(()), "the hostile directory empty at the end");
 }
