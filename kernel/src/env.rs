@@ -313,7 +313,9 @@ const KSTACK_HEAP: u64 = 0;
 
 /// All environments, by row, and those being torn down.
 pub struct EnvTable {
-    rows: Vec<Row>,
+    /// One per possible row: an id's row (its low bits, masked) always
+    /// indexes it, so a lookup has no bounds check.
+    rows: Box<[Row; MAX_ENVS]>,
     dying: VecDeque<Dying>,
     /// Rows ever taken: they are taken lowest first, so every row from
     /// here on is empty and scans stop here (published as
@@ -330,6 +332,7 @@ impl EnvTable {
     pub fn new(run_rows: exposed::RunRows) -> EnvTable {
         let mut rows = Vec::with_capacity(MAX_ENVS);
         rows.resize_with(MAX_ENVS, || Row { generation: 0, env: None, zombie: None, tearing: false });
+        let Ok(rows) = rows.into_boxed_slice().try_into() else { unreachable!("MAX_ENVS rows made") };
         // Rows stay taken while torn down, so this never grows.
         EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS), rows_used: 0, run_rows }
     }
@@ -418,7 +421,7 @@ impl EnvTable {
     /// The environment with this id, if it is alive.
     #[inline]
     pub fn get(&mut self, id: EnvId) -> Option<&mut Env> {
-        let row = self.rows.get_mut(id.row())?;
+        let row = &mut self.rows[id.row()];
         row.env.as_deref_mut().filter(|e| e.id == id)
     }
 
@@ -428,7 +431,7 @@ impl EnvTable {
     pub fn by_number(&mut self, n: u32) -> Option<&mut Env> {
         // Only a live environment's own number matches (0 and other
         // numbers no environment has never do): no decode needed.
-        let row = self.rows.get_mut(oxok_abi::env_id::row(u64::from(n)))?;
+        let row = &mut self.rows[oxok_abi::env_id::row(u64::from(n))];
         row.env.as_deref_mut().filter(|e| e.id.raw() == n)
     }
 
@@ -440,7 +443,7 @@ impl EnvTable {
     /// True if `id` names a live environment.
     #[inline]
     pub fn alive(&self, id: EnvId) -> bool {
-        self.rows.get(id.row()).and_then(|s| s.env.as_ref()).is_some_and(|e| e.id == id)
+        self.rows[id.row()].env.as_ref().is_some_and(|e| e.id == id)
     }
 
     /// Removes the environment at once (its id is dead from here on: its

@@ -155,13 +155,46 @@ pub fn policy() -> &'static str {
     }
 }
 
+/// A switch to `e`, the x87/SSE and base half of it: what another
+/// environment has live is saved into its own area and `e`'s is loaded,
+/// looking each environment up once; `e` itself, if it is alive, is
+/// returned for the rest of the switch. The usual case — eager switching,
+/// both the unit and the bases another environment's — is written out
+/// here in one pass; the rest is [`save_outgoing`] then [`load_incoming`].
+#[inline(always)]
+pub fn switch_to(envs: &mut EnvTable, e: EnvId) -> Option<&mut Env> {
+    let live = FPU_LIVE.load(Ordering::Relaxed);
+    let eager = !(OFF.load(Ordering::Relaxed) || LAZY.load(Ordering::Relaxed));
+    if !eager || live != BASES_LIVE.load(Ordering::Relaxed) || live == e.raw() {
+        save_outgoing(envs, e);
+        let env = envs.get(e)?;
+        load_incoming(env);
+        return Some(env);
+    }
+    if let Some(image) = envs.by_number(live).and_then(|old| old.ext.image.as_deref_mut()) {
+        keep_bases(image);
+        fpu::save(&mut image.fpu);
+    }
+    // Saved: the unit and the MSRs now hold nothing another switch must
+    // keep. If `e` is gone they are loaded by the next switch.
+    let env = envs.get(e)?;
+    let (fs, gs) = env.ext.bases();
+    load_bases(fs, gs);
+    // Eager switching never sets CR0.TS (only `fpu=lazy` does), so no
+    // trap to clear: the state is loaded and is live.
+    fpu::restore(env.ext.fpu().unwrap_or(&FpuState::CLEAN));
+    FPU_LIVE.store(e.raw(), Ordering::Relaxed);
+    BASES_LIVE.store(e.raw(), Ordering::Relaxed);
+    Some(env)
+}
+
 /// The first half of a switch to `e` (the scheduler's `load`; the second
 /// half, [`load_incoming`], takes the incoming environment itself, so that
 /// a switch looks each environment up once): whatever of another
 /// environment is live (its bases, and with eager switching its x87/SSE
 /// state) is saved into that environment's own area, in one look at it.
 /// Nothing of `e`'s own is touched.
-pub fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
+fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
     let bases_old = BASES_LIVE.load(Ordering::Relaxed);
     let fpu_old = FPU_LIVE.load(Ordering::Relaxed);
     let eager = !(OFF.load(Ordering::Relaxed) || LAZY.load(Ordering::Relaxed));
@@ -204,7 +237,7 @@ fn save_image(envs: &mut EnvTable, live: u32) {
 /// The second half of a switch to `env` (after [`save_outgoing`] for it):
 /// its bases into the MSRs if they are not live, and its x87/SSE state
 /// into the unit (eager) or the unit set to trap (lazy).
-pub fn load_incoming(env: &Env) {
+fn load_incoming(env: &Env) {
     let e = env.id.raw();
     if BASES_LIVE.load(Ordering::Relaxed) != e {
         let (fs, gs) = env.ext.bases();

@@ -144,10 +144,8 @@ fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
 /// state loaded, its status running. `None` if `e` is gone.
 #[inline(always)]
 fn enter(envs: &mut crate::env::EnvTable, e: EnvId) -> Option<&mut crate::env::Env> {
-    crate::fpu::save_outgoing(envs, e);
-    let env = envs.get(e)?;
+    let env = crate::fpu::switch_to(envs, e)?;
     env.space.activate();
-    crate::fpu::load_incoming(env);
     env.status = ENV_RUNNING;
     env.runs += 1;
     publish_status(env);

@@ -23,7 +23,7 @@ impl EnvTable {
         let done = d.space.teardown_step(&mut d.cursor, budget, |_va, entry| {
             let pa = PhysAddr::of_entry(entry);
             if release_mapping(pa) {
-                collect_in(rows, pa.pfn());
+                collect_in(&mut rows[..], pa.pfn());
             }
         });
         if !done {
@@ -76,7 +76,7 @@ impl EnvTable {
     /// leak (a page the libOS unmapped after dropping its capability, or a
     /// copy-on-write original whose last sharer died).
     pub fn collect(&mut self, pfn: Pfn) {
-        collect_in(&mut self.rows, pfn);
+        collect_in(&mut self.rows[..], pfn);
     }
 }
 
