@@ -111,6 +111,7 @@ extern crate alloc;
 
 mod aclmemo;
 mod asm;
+mod blockset;
 mod cache;
 mod copy;
 mod creds;
@@ -132,6 +133,7 @@ mod xn;
 
 pub use aclmemo::AclMemo;
 pub use asm::{Asm, template};
+pub use blockset::BlockSet;
 pub use copy::{Copy, CopyPlan, CopyReceipt};
 pub use creds::Creds;
 pub use error::Refusal;

@@ -5,6 +5,7 @@
 
 use alloc::vec::Vec;
 
+use core::cell::Cell;
 use core::ops::{Deref, DerefMut};
 
 use oxok_abi::xn::{DATA, MAX_FS, state};
@@ -166,6 +167,12 @@ pub(crate) struct Registry {
     entries: Vec<(u64, Entry)>,
     rows: Rows,
     tally: Tally,
+    /// Where the last two lookups that found different places found their
+    /// blocks: the next lookup tries each and just after it before it
+    /// searches (a write-back and a publish walk blocks in order; a copy
+    /// walks two runs, its sources and its destinations, in turn). Only
+    /// hints: each is checked by its block.
+    finger: Cell<[usize; 2]>,
 }
 
 /// Entries with a cache frame, and entries per file system (numbers past
@@ -229,7 +236,7 @@ impl Registry {
     /// has [`XN_ROWS_MAX`](oxok_abi::xn::XN_ROWS_MAX)).
     #[cfg(test)]
     pub fn with_rows(max: usize) -> Registry {
-        Registry { entries: Vec::new(), rows: Rows::with_max(max), tally: Tally::default() }
+        Registry { entries: Vec::new(), rows: Rows::with_max(max), tally: Tally::default(), finger: Cell::new([0; 2]) }
     }
 
     /// Every row changed (a change that alters every entry's state).
@@ -259,7 +266,27 @@ impl Registry {
     }
 
     fn find(&self, block: u64) -> Result<usize, usize> {
-        self.entries.binary_search_by_key(&block, |&(b, _)| b)
+        let [f, g] = self.finger.get();
+        for i in [f, f.wrapping_add(1), g, g.wrapping_add(1)] {
+            if self.entries.get(i).is_some_and(|&(b, _)| b == block) {
+                self.point(i);
+                return Ok(i);
+            }
+        }
+        let found = self.entries.binary_search_by_key(&block, |&(b, _)| b);
+        if let Ok(i) = found {
+            self.point(i);
+        }
+        found
+    }
+
+    /// A lookup found index `i`: the fingers follow it.
+    fn point(&self, i: usize) {
+        let [f, g] = self.finger.get();
+        // A step of the run the first finger follows moves it; a step of
+        // the other's swaps them, so each stays on its own run.
+        let next = if i == f || i == f.wrapping_add(1) { [i, g] } else { [i, f] };
+        self.finger.set(next);
     }
 
     pub fn get(&self, block: u64) -> Option<&Entry> {
@@ -269,7 +296,7 @@ impl Registry {
     /// The entry of `block`, for change: its row counts as changed.
     pub fn get_mut(&mut self, block: u64) -> Option<EntryMut<'_>> {
         let i = self.find(block).ok()?;
-        let Registry { entries, rows, tally } = self;
+        let Registry { entries, rows, tally, .. } = self;
         let entry = entries.get_mut(i).map(|(_, e)| e)?;
         rows.mark(entry.row);
         let was = Tally::key(entry);
@@ -382,7 +409,7 @@ impl Registry {
         if blocks.is_empty() {
             return;
         }
-        let Registry { entries, rows, tally } = self;
+        let Registry { entries, rows, tally, .. } = self;
         let mut k = 0;
         entries.retain(|(b, e)| {
             while blocks.get(k).is_some_and(|g| g < b) {
@@ -471,6 +498,52 @@ mod tests {
                     assert_eq!(reg.get(b).map(|e| e.row as usize), Some(r));
                 }
                 assert!(reg.rows.waiting() <= 2 * live.len() + 64);
+            }
+        }
+    }
+
+    /// Lookups in order, backwards, in two interleaved walks, at random and right after entries came
+    /// and went before the last one found (so the finger points at a moved
+    /// entry): each finds exactly the block asked for, or nothing for a
+    /// block not registered — the finger is a hint, never an answer.
+    #[test]
+    fn a_lookup_finds_its_own_block_wherever_the_last_one_was() {
+        let mut rng = oxok_testrng::Rng::new(11);
+        for _ in 0..100 {
+            let mut reg = Registry::with_rows(64);
+            let mut live = BTreeSet::new();
+            for _ in 0..400 {
+                let b = rng.below(60);
+                match rng.below(4) {
+                    0 => {
+                        let e = Entry::new(0, DATA, b + 1, None, 0);
+                        reg.insert(b, e).unwrap();
+                        live.insert(b);
+                    }
+                    1 => {
+                        reg.remove_sorted(&[b]);
+                        live.remove(&b);
+                    }
+                    2 => {
+                        // A walk in order, then back; then two walks in
+                        // turn (a copy's sources and destinations).
+                        let from = rng.below(60);
+                        for x in (from..60).chain((0..from).rev()) {
+                            assert_eq!(reg.get(x).map(|e| e.generation), live.contains(&x).then_some(x + 1));
+                        }
+                        for (x, y) in (0..from).zip(from..60) {
+                            for z in [x, y] {
+                                assert_eq!(reg.get(z).map(|e| e.generation), live.contains(&z).then_some(z + 1));
+                            }
+                        }
+                    }
+                    _ => {
+                        let x = rng.below(62);
+                        assert_eq!(reg.get(x).map(|e| e.generation), live.contains(&x).then_some(x + 1));
+                        let found = reg.get_mut(x).map(|e| e.generation);
+                        assert_eq!(found, live.contains(&x).then_some(x + 1));
+                    }
+                }
             }
         }
     }

@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, refuse, rights};
 use oxok_rt::page::PageRef;
+use oxok_xn::BlockSet;
 
 /// The blocks this program has bound, each at its own page of a window.
 pub struct Bindings {
@@ -16,6 +17,9 @@ pub struct Bindings {
     pages: u64,
     /// Block → (page index, bound writable).
     bound: BTreeMap<u64, (u64, bool)>,
+    /// The blocks of `bound`, for the question asked most (is it bound?)
+    /// in a bit's look.
+    bound_set: BlockSet,
     /// Page indices given back by [`forget`](Bindings::forget).
     spare: Vec<u64>,
     next: u64,
@@ -25,7 +29,7 @@ impl Bindings {
     /// A window of `pages` pages at `base` (page-aligned, unused by
     /// anything else in this program).
     pub const fn new(base: u64, pages: u64) -> Bindings {
-        Bindings { base, pages, bound: BTreeMap::new(), spare: Vec::new(), next: 0 }
+        Bindings { base, pages, bound: BTreeMap::new(), bound_set: BlockSet::new(), spare: Vec::new(), next: 0 }
     }
 
     /// Pages of the window: blocks bound at once at most.
@@ -40,11 +44,13 @@ impl Bindings {
     /// Reads `block` into the cache if needed and binds it (writable when
     /// `write`); its address.
     fn ensure(&mut self, block: u64, write: bool) -> Result<u64, XnError> {
-        match self.bound.get(&block) {
-            Some(&(i, w)) if w || !write => return Ok(self.va(i)),
-            Some(_) => self.forget(block),
-            None => {}
+        if self.bound_set.contains(block) {
+            match self.bound.get(&block) {
+                Some(&(i, w)) if w || !write => return Ok(self.va(i)),
+                _ => self.forget(block),
+            }
         }
+        self.bound_set.reserve(block.saturating_add(1)).map_err(|_| XnError::Sys(Error::NoMemory))?;
         let index = match self.spare.pop() {
             Some(i) => i,
             None if self.next < self.pages => {
@@ -67,6 +73,8 @@ impl Bindings {
             return Err(e);
         }
         self.bound.insert(block, (index, write));
+        // Room made above: cannot fail.
+        let _ = self.bound_set.insert(block);
         Ok(self.va(index))
     }
 
@@ -89,6 +97,7 @@ impl Bindings {
     /// Unbinds `block` (do this before evicting it, and after freeing it:
     /// a freed block's old frame is no longer its cache).
     pub fn forget(&mut self, block: u64) {
+        self.bound_set.remove(block);
         if let Some((i, _)) = self.bound.remove(&block) {
             let _ = sys::page_unmap(0, self.va(i));
             self.spare.push(i);
@@ -103,7 +112,7 @@ impl Bindings {
     /// Whether `block` is bound (so cached: the kernel keeps a bound
     /// block's frame until it is unbound).
     pub fn contains(&self, block: u64) -> bool {
-        self.bound.contains_key(&block)
+        self.bound_set.contains(block)
     }
 
     /// Blocks bound now.

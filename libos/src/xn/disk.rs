@@ -14,7 +14,6 @@
 //! keeps the authoritative copy of both and refuses a write-back that
 //! would persist a pointer to a tainted block whatever this side believes.
 
-use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use oxok_abi::Error;
@@ -22,7 +21,7 @@ use oxok_abi::xn::MAX_EXTENT_CALL;
 use oxok_abi::xn::refuse;
 use oxok_cffs::Disk;
 use oxok_cffs::layout::{Block, RECORDS, Record, SUPER_BLOCK, T_SUPER, record, set_record};
-use oxok_xn::{Extent, Fault, Refusal};
+use oxok_xn::{BlockSet, Extent, Fault, Refusal};
 
 use super::{Bindings, XnError};
 
@@ -56,16 +55,16 @@ pub struct XnDisk {
     fs: u32,
     nblocks: u64,
     pages: Bindings,
-    dirty: BTreeSet<u64>,
-    tainted: BTreeSet<u64>,
+    dirty: BlockSet,
+    tainted: BlockSet,
     /// Blocks the file system wrote file data into ([`Disk::write_data`]):
     /// they hold no pointers, so XN takes their write-back in any order.
-    data: BTreeSet<u64>,
+    data: BlockSet,
     /// Tainted blocks whose write completed since the last flush.
     written: Vec<u64>,
     /// Blocks a prefetch brought into the cache and this side has not
     /// let go since (bound or not): reading them needs no request.
-    fetched: BTreeSet<u64>,
+    fetched: BlockSet,
     /// The last request issued and not yet waited for (0: none).
     pending: u64,
     /// Requests: reads, writes, flushes (for the report).
@@ -123,11 +122,11 @@ impl XnDisk {
             fs,
             nblocks: h.nblocks,
             pages: Bindings::new(WINDOW, window_pages()),
-            dirty: BTreeSet::new(),
-            tainted: BTreeSet::new(),
-            data: BTreeSet::new(),
+            dirty: BlockSet::new(),
+            tainted: BlockSet::new(),
+            data: BlockSet::new(),
             written: Vec::new(),
-            fetched: BTreeSet::new(),
+            fetched: BlockSet::new(),
             pending: 0,
             requests: 0,
         })
@@ -202,8 +201,8 @@ impl XnDisk {
     fn issued(&mut self, block: u64, seq: u64) {
         self.requests += 1;
         self.pending = self.pending.max(seq);
-        self.dirty.remove(&block);
-        if self.tainted.contains(&block) {
+        self.dirty.remove(block);
+        if self.tainted.contains(block) {
             self.written.push(block);
         }
     }
@@ -234,9 +233,9 @@ impl XnDisk {
     fn shed(&mut self) -> usize {
         let mut shed = 0;
         for b in self.pages.blocks() {
-            if !self.dirty.contains(&b) && !self.tainted.contains(&b) {
+            if !self.dirty.contains(b) && !self.tainted.contains(b) {
                 self.pages.forget(b);
-                self.fetched.remove(&b);
+                self.fetched.remove(b);
                 let _ = super::evict(b);
                 shed += 1;
             }
@@ -274,7 +273,7 @@ impl XnDisk {
             return Ok(());
         }
         let unwritten: Vec<u64> =
-            self.pages.blocks().into_iter().filter(|b| self.data.contains(b) && self.dirty.contains(b)).collect();
+            self.pages.blocks().into_iter().filter(|&b| self.data.contains(b) && self.dirty.contains(b)).collect();
         for b in unwritten {
             self.write(b)?;
         }
@@ -309,7 +308,7 @@ impl Disk for XnDisk {
     }
 
     fn is_tainted(&self, block: u64) -> bool {
-        self.tainted.contains(&block)
+        self.tainted.contains(block)
     }
 
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal> {
@@ -328,8 +327,11 @@ impl Disk for XnDisk {
         // A bound or fetched block is cached: asking again costs a call.
         let missing: Vec<u64> = blocks.iter().copied().filter(|&b| !self.is_cached(b)).collect();
         self.requests += missing.len() as u64;
+        self.fetched.reserve(missing.iter().max().map_or(0, |&b| b + 1))?;
         super::prefetch(&missing).map_err(refusal)?;
-        self.fetched.extend(missing);
+        for b in missing {
+            self.fetched.insert(b)?;
+        }
         Ok(())
     }
 
@@ -337,7 +339,7 @@ impl Disk for XnDisk {
         // Bound or fetched blocks are cached (only this side lets its
         // blocks go); for the rest a look at the exposed registry would
         // cost a scan, so say no: a prefetch then asks.
-        self.pages.contains(block) || self.fetched.contains(&block)
+        self.pages.contains(block) || self.fetched.contains(block)
     }
 
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
@@ -345,8 +347,8 @@ impl Disk for XnDisk {
         let va = self.bind(block, true)?;
         let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
         page.bytes_mut().ok_or(Refusal::NotBound(block))?.copy_from_slice(data);
-        self.dirty.insert(block);
-        self.data.insert(block);
+        self.dirty.insert(block)?;
+        self.data.insert(block)?;
         Ok(())
     }
 
@@ -355,6 +357,9 @@ impl Disk for XnDisk {
         // More than one call takes: the extent grows to its end in steps,
         // each image `new` with the extent cut where the step ends.
         let (mut at, end) = (ext.start, ext.start + ext.len);
+        // The bookkeeping has room for what XN will have done.
+        self.dirty.reserve(end.max(meta + 1))?;
+        self.tainted.reserve(end)?;
         if ext.len > MAX_EXTENT_CALL {
             let (r, e, mut rec) = tail_slot(new, ext.start, end).ok_or(Refusal::OwnsMismatch(meta))?;
             let first = u64::from(rec.ext[e].start);
@@ -368,10 +373,10 @@ impl Disk for XnDisk {
         }
         self.cached(|| super::alloc(meta, new, at, end - at, ext.ty))?;
         for b in ext.blocks() {
-            self.dirty.insert(b);
-            self.tainted.insert(b);
+            self.dirty.insert(b)?;
+            self.tainted.insert(b)?;
         }
-        self.dirty.insert(meta);
+        self.dirty.insert(meta)?;
         Ok(())
     }
 
@@ -397,24 +402,25 @@ impl Disk for XnDisk {
         self.cached(|| super::free(meta, new, ext.start, end - ext.start))?;
         for b in ext.blocks() {
             self.pages.forget(b);
-            self.fetched.remove(&b);
-            self.dirty.remove(&b);
-            self.tainted.remove(&b);
-            self.data.remove(&b);
+            self.fetched.remove(b);
+            self.dirty.remove(b);
+            self.tainted.remove(b);
+            self.data.remove(b);
         }
-        self.dirty.insert(meta);
+        self.dirty.insert(meta)?;
         Ok(())
     }
 
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
         self.settle()?;
+        self.dirty.reserve(meta + 1)?;
         self.cached(|| super::modify(meta, new))?;
-        self.dirty.insert(meta);
+        self.dirty.insert(meta)?;
         Ok(())
     }
 
     fn dirty(&self, out: &mut Vec<u64>) {
-        out.extend(self.dirty.iter().copied());
+        out.extend(self.dirty.iter());
     }
 
     fn write(&mut self, block: u64) -> Result<(), Refusal> {
@@ -424,14 +430,14 @@ impl Disk for XnDisk {
     fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
         // The destination's frame leaves the cache: unbind it first.
         self.pages.forget(block);
-        self.fetched.remove(&block);
+        self.fetched.remove(block);
         self.issue_write(block, || super::write_from(block, src))
     }
 
     fn copy_all(&mut self, pairs: &[[u64; 2]]) -> Result<(), Refusal> {
         for &[block, _] in pairs {
             self.pages.forget(block);
-            self.fetched.remove(&block);
+            self.fetched.remove(block);
         }
         let mut rest = pairs;
         while !rest.is_empty() {
@@ -454,9 +460,9 @@ impl Disk for XnDisk {
         self.settle()?;
         let mut clean = Vec::new();
         clean.try_reserve(blocks.len()).map_err(|_| Refusal::NoMemory)?;
-        for &b in blocks.iter().filter(|b| !self.dirty.contains(b) && !self.tainted.contains(b)) {
+        for &b in blocks.iter().filter(|&&b| !self.dirty.contains(b) && !self.tainted.contains(b)) {
             self.pages.forget(b);
-            self.fetched.remove(&b);
+            self.fetched.remove(b);
             clean.push(b);
         }
         // What cannot go now stays (as one `evict` refused would).
@@ -470,9 +476,11 @@ impl Disk for XnDisk {
 
     fn add_root(&mut self, block: u64, ty: u32, content: &Block) -> Result<(), Refusal> {
         self.settle()?;
+        self.dirty.reserve(block + 1)?;
+        self.tainted.reserve(block + 1)?;
         super::root(self.fs, block, ty, content).map_err(refusal)?;
-        self.dirty.insert(block);
-        self.tainted.insert(block);
+        self.dirty.insert(block)?;
+        self.tainted.insert(block)?;
         Ok(())
     }
 
@@ -482,7 +490,7 @@ impl Disk for XnDisk {
         self.requests += 1;
         super::wait(seq).map_err(refusal)?;
         for b in self.written.drain(..) {
-            self.tainted.remove(&b);
+            self.tainted.remove(b);
         }
         Ok(())
     }
