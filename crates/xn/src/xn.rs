@@ -308,6 +308,15 @@ impl Xn {
         &self.roots
     }
 
+    /// The last flush epoch known durable. Whether a registered block is
+    /// tainted changes only when this moves (a flush completed) or when
+    /// the block itself is allocated or freed; roots are never freed, so
+    /// which roots are tainted stays as it is while this and the number of
+    /// roots do.
+    pub fn durable_epoch(&self) -> u64 {
+        self.durable
+    }
+
     /// Blocks allocated to `fs` (a view; walks the registry).
     pub fn usage(&self, fs: FsId) -> u64 {
         self.reg.iter().filter(|(_, e)| e.fs == fs.0).count() as u64

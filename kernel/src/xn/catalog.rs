@@ -16,6 +16,7 @@
 use super::{Req, XnState};
 use crate::dev::virtio_blk::Op;
 use alloc::vec::Vec;
+use core::cell::Cell;
 use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, CATALOG_FS_BLOCKS, MAX_FS, MAX_ROOTS};
 use oxok_xn::{Frame, FsId, Root};
@@ -60,18 +61,31 @@ pub struct Catalog {
     /// The flush after a header write: waiting to submit or in flight.
     flush_wanted: bool,
     flush_in_flight: bool,
+    /// The last count of durable roots and what it holds for: the number
+    /// of roots, of file systems and the durable epoch then
+    /// ([`oxok_xn::Xn::durable_epoch`]); every publish asks.
+    durable_roots_seen: Cell<Option<([u64; 3], usize)>>,
 }
 
 impl Catalog {
     /// An empty catalogue with its header frame.
     pub fn new(header: Frame) -> Catalog {
-        Catalog { header, fss: Vec::new(), last: (0, 0), writing: false, flush_wanted: false, flush_in_flight: false }
+        Catalog {
+            header,
+            fss: Vec::new(),
+            last: (0, 0),
+            writing: false,
+            flush_wanted: false,
+            flush_in_flight: false,
+            durable_roots_seen: Cell::new(None),
+        }
     }
 
     /// The file systems and roots recovered from the disk (all durable).
     pub fn recovered(&mut self, fss: Vec<(u32, u32)>, roots: usize) {
         self.fss = fss.into_iter().map(|(count, len)| FsRow { count, len, state: FsState::Durable }).collect();
         self.last = (self.fss.len(), roots);
+        self.durable_roots_seen.set(None);
     }
 
     /// A write of file system `fs`'s templates (or of the header, for
@@ -164,9 +178,25 @@ impl XnState {
         let c = &self.cat;
         c.writing || c.flush_wanted || c.flush_in_flight || c.durable_fss() < c.fss.len() || {
             // Every file system is durable here, so one count serves
-            // both tests (it runs at every publish).
-            let n = self.durable_roots(c.fss.len()).count();
+            // both tests.
+            let n = self.durable_root_count(c.fss.len());
             n < self.xn.roots().len() || c.last != (c.durable_fss(), n)
+        }
+    }
+
+    /// How many roots [`durable_roots`](Self::durable_roots) gives for
+    /// `fss` file systems. Every publish asks: counted again only when a
+    /// root came, a file system came or a flush completed (what taints or
+    /// untaints a root), else the last count.
+    fn durable_root_count(&self, fss: usize) -> usize {
+        let key = [self.xn.roots().len() as u64, fss as u64, self.xn.durable_epoch()];
+        match self.cat.durable_roots_seen.get() {
+            Some((k, n)) if k == key => n,
+            _ => {
+                let n = self.durable_roots(fss).count();
+                self.cat.durable_roots_seen.set(Some((key, n)));
+                n
+            }
         }
     }
 
@@ -185,7 +215,7 @@ impl XnState {
         }
         let fss = self.cat.durable_fss();
         // Counted first: the common case (nothing new) allocates nothing.
-        if (fss, self.durable_roots(fss).take(MAX_ROOTS).count()) == self.cat.last {
+        if (fss, self.durable_root_count(fss).min(MAX_ROOTS)) == self.cat.last {
             return;
         }
         let roots: Vec<Root> = self.durable_roots(fss).take(MAX_ROOTS).copied().collect();
