@@ -132,8 +132,8 @@ mod tests {
     use std::vec::Vec;
 
     /// Random insertions, removals, lookups and clears over blocks spread
-    /// from 0 past several words (and summary words): the set answers as a B-tree set does,
-    /// iterates in the same order and counts the same.
+    /// from 0 past several words (and summary words): the set answers as
+    /// a B-tree set does, iterates in the same order and counts the same.
     #[test]
     fn a_bitmap_set_answers_as_a_btree_set() {
         let mut rng = oxok_testrng::Rng::new(5);

@@ -502,10 +502,11 @@ mod tests {
         }
     }
 
-    /// Lookups in order, backwards, in two interleaved walks, at random and right after entries came
-    /// and went before the last one found (so the finger points at a moved
-    /// entry): each finds exactly the block asked for, or nothing for a
-    /// block not registered — the finger is a hint, never an answer.
+    /// Lookups in order, backwards, in two interleaved walks, at random
+    /// and right after entries came and went before the last one found (so
+    /// a finger points at a moved entry): each finds exactly the block
+    /// asked for, or nothing for a block not registered — the fingers are
+    /// hints, never answers.
     #[test]
     fn a_lookup_finds_its_own_block_wherever_the_last_one_was() {
         let mut rng = oxok_testrng::Rng::new(11);

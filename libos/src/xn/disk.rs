@@ -344,6 +344,9 @@ impl Disk for XnDisk {
 
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
         self.settle()?;
+        // Room first: once the bytes are in, the block must be known dirty.
+        self.dirty.reserve(block + 1)?;
+        self.data.reserve(block + 1)?;
         let va = self.bind(block, true)?;
         let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
         page.bytes_mut().ok_or(Refusal::NotBound(block))?.copy_from_slice(data);
@@ -382,6 +385,7 @@ impl Disk for XnDisk {
 
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.settle()?;
+        self.dirty.reserve(meta + 1)?;
         // More than one call takes (a large file's tail or whole extent):
         // the extent shrinks from its end in steps, each image the old one
         // with the extent cut where the step begins.
