@@ -16,6 +16,15 @@ pub fn request(op: u8, len: usize, arg: u64, words: &[u64]) -> Msg {
     m
 }
 
+/// A path op's request with `payload` (at most [`proto::INLINE`] bytes)
+/// inline, `arg` its argument (an `OPEN`'s flags).
+pub fn path_request(op: u8, arg: u64, payload: &[u8]) -> Msg {
+    let mut m: Msg = [0; proto::WORDS];
+    m[0] = proto::request(op, payload.len(), arg);
+    proto::put_bytes(&mut m[1..], payload);
+    m
+}
+
 /// The reply to one request (retried while the server is busy).
 pub fn raw(server: u64, msg: &Msg) -> Result<Msg, Error> {
     loop {

@@ -109,8 +109,9 @@ impl BlockSet {
     }
 }
 
-/// The set bits of a word, lowest first.
-struct Bits(u64);
+/// The set bits of a word, lowest first (also the exposed table's changed
+/// rows, `rows.rs`).
+pub(crate) struct Bits(pub(crate) u64);
 
 impl Iterator for Bits {
     type Item = u64;

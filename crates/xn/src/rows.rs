@@ -10,6 +10,8 @@
 
 use alloc::vec::Vec;
 
+use crate::blockset::Bits;
+
 use oxok_abi::xn::{XN_ROW_EMPTY, XN_ROWS_MAX};
 
 /// An entry with no row (the table was full when it came).
@@ -46,17 +48,11 @@ impl RowSet {
         // Most words are empty (a call changes a few rows): passed over
         // with one test each.
         let words = self.0.get(..len.div_ceil(64)).unwrap_or(&self.0);
-        words.iter().enumerate().filter(|&(_, &w)| w != 0).flat_map(move |(i, &w)| {
-            let mut rest = w;
-            core::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let bit = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    i * 64 + bit
-                })
-            })
-            .take_while(move |&r| r < len)
-        })
+        words
+            .iter()
+            .enumerate()
+            .filter(|&(_, &w)| w != 0)
+            .flat_map(move |(i, &w)| Bits(w).map(move |b| i * 64 + b as usize).take_while(move |&r| r < len))
     }
 }
 

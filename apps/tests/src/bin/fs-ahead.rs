@@ -39,7 +39,7 @@ use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
-use oxok_tests::fsraw::{raw, request};
+use oxok_tests::fsraw::{path_request, raw, request};
 
 oxok_libos::main!(main);
 
@@ -194,10 +194,7 @@ const BIG: usize = 20_000;
 
 /// `OPEN` of `path` with `bits`, past the client.
 fn open_raw(srv: u64, path: &str, bits: u64) -> Option<Msg> {
-    let mut m: Msg = [0; proto::WORDS];
-    m[0] = proto::request(op::OPEN, path.len(), bits);
-    proto::put_bytes(&mut m[1..], path.as_bytes());
-    raw(srv, &m).ok().filter(|r| Status::of(r[0]) == Status::Ok)
+    raw(srv, &path_request(op::OPEN, bits, path.as_bytes())).ok().filter(|r| Status::of(r[0]) == Status::Ok)
 }
 
 /// Closes `handle`, past the client.

@@ -41,7 +41,7 @@ use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::{Args, println, sys};
 use oxok_testrng::Rng;
-use oxok_tests::fsraw::{raw, request, status};
+use oxok_tests::fsraw::{path_request, raw, request, status};
 use oxok_tests::{Checks, cpu};
 
 oxok_libos::main!(main);
@@ -251,14 +251,6 @@ fn garbage() -> i32 {
     }
     t.check(refused, "an endless staged path is refused");
     t.finish()
-}
-
-/// A path op's message with `payload` (at most 64 bytes) inline.
-fn path_request(op: u8, arg: u64, payload: &[u8]) -> Msg {
-    let mut m: Msg = [0; proto::WORDS];
-    m[0] = proto::request(op, payload.len(), arg);
-    proto::put_bytes(&mut m[1..], payload);
-    m
 }
 
 fn links() -> i32 {
