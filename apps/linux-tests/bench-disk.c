@@ -2,7 +2,7 @@
    15), the same static file on Oxok (C-FFS through dfsd, under the Linux
    personality) and in the bench's Linux guest (ext4 on the same
    virtio-blk device settings).
-     lx-bench-disk DIR [quick] [xcp]
+     lx-bench-disk DIR [quick] [xcp] [small] [create | read]
    Works under DIR (made fresh). Each phase prints a marker, does its work
    and its sync, then its time:
      bench: phase <name> <ops> <op unit>   (the host counts disk requests from here)
@@ -14,7 +14,11 @@
    `xcp SRC DST`, then sync), seq_write (full 64 MiB, quick 8 MiB, in
    1 MiB writes, fsync, close) and seq_read (the same file read back).
    Nothing is dropped from caches on either side. A failed check prints
-   `bench: skip <name> <reason>`. */
+   `bench: skip <name> <reason>`. `small` runs only the small-file
+   phases, `create` only their first and `read` their first two (for
+   profiling one phase: `cargo xtask icount --disk 256 --program dfsd
+   "linux lx-bench-disk /dbench quick small create"` against a full-size
+   run, and `read` against `create`). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -100,7 +104,7 @@ static int write_file(const char *p, long f, long size) {
     return close(fd);
 }
 
-static int smallfile(const char *dir, long n) {
+static int smallfile(const char *dir, long n, int phases) {
     snprintf(path, sizeof path, "%s/small", dir);
     if (mkdir(path, 0755) != 0) return skip("smallfile_create", "mkdir");
     long long t = phase("smallfile_create", n, "file");
@@ -110,6 +114,7 @@ static int smallfile(const char *dir, long n) {
     }
     sync();
     result("smallfile_create", t);
+    if (phases == 1) return 0;
     t = phase("smallfile_read", n, "file");
     for (long i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/small/f%05ld", dir, i);
@@ -123,6 +128,7 @@ static int smallfile(const char *dir, long n) {
         }
     }
     result("smallfile_read", t);
+    if (phases == 2) return 0;
     t = phase("smallfile_unlink", n, "file");
     for (long i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/small/f%05ld", dir, i);
@@ -233,16 +239,24 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *dir = argv[1];
-    int quick = 0, xcp = 0;
+    int quick = 0, xcp = 0, small = 0, phases = 3;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "quick") == 0) quick = 1;
         if (strcmp(argv[i], "xcp") == 0) xcp = 1;
+        if (strcmp(argv[i], "small") == 0) small = 1;
+        if (strcmp(argv[i], "create") == 0) small = 1, phases = 1;
+        if (strcmp(argv[i], "read") == 0) small = 1, phases = 2;
     }
     long files = quick ? 250 : 1000, seq_mib = quick ? 8 : 64, tree_mib = quick ? 5 : 20;
     printf("bench: start\n");
     fflush(stdout);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) return skip("smallfile_create", dir);
-    int bad = smallfile(dir, files);
+    int bad = smallfile(dir, files, phases);
+    if (small) {
+        printf("bench: done\n");
+        fflush(stdout);
+        return bad;
+    }
     if (make_tree(dir, tree_mib << 20) != 0) {
         bad |= skip("copy_cp", "making the tree");
     } else {

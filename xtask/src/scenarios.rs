@@ -1721,6 +1721,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_xnfs::XNFS_SCENARIOS[6],
     crate::scenarios_xnfs::XNFS_SCENARIOS[7],
     crate::scenarios_xnfs::XNFS_SCENARIOS[8],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[9],
     // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],

@@ -23,8 +23,8 @@ const FS_BUFFER: Scenario = Scenario {
 
 const FS_CLOSES: Scenario = Scenario {
     name: "fs-closes",
-    about: "read-only files' closes wait and go up to eight in one CLOSE (fs::closes): counted by raw INFO, they wait, \
-            the client's INFO and UNLINK send them first, a writer's close goes at once, a forked child never sends its \
+    about: "files' closes wait and go up to eight in one CLOSE (fs::closes): counted by raw INFO, they wait, \
+            the client's INFO and UNLINK send them first, a writer's close waits too, a forked child never sends its \
             parent's; a batched CLOSE closes every good handle and reports a bad one; another client's handles stay \
             open; an open on a full handle table sends them and succeeds; closing every descriptor sends them at \
             once; no frame leaked",

@@ -9,8 +9,8 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 9] =
-    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 10] =
+    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD, CLOSES];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -168,6 +168,19 @@ const AHEAD: Scenario = Scenario {
     cmdline: "run=init",
     input: "fs-ahead routed\nexit\n",
     expect: &["dfsd: C-FFS on a disk of", "files read with", "fs-ahead: ok ("],
+    forbid: FORBID,
+    timeout_secs: 120,
+    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),
+    ..Scenario::DEFAULT
+};
+
+const CLOSES: Scenario = Scenario {
+    name: "disk-fs-closes",
+    about: "fs-closes over dfsd (C-FFS, writes gathered): a written file's close waits, and this process and a \
+            forked child read every byte of it and its status says its length while the close waits",
+    cmdline: "run=init",
+    input: "fs-closes routed\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "fs-closes: ok ("],
     forbid: FORBID,
     timeout_secs: 120,
     disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),

@@ -9,8 +9,8 @@
 //! has arrived since, so the path still names the file the handle is on.
 //! Its bytes serve its reads, as a prefetching open's, while the buffer
 //! still holds them and the generation (word 0) is the one they were read
-//! at. The handles no open takes are closed as read-only handles are (they
-//! wait with the others, [`closes`](super::closes)): when the list is
+//! at. The handles no open takes are closed as any handle is (they wait
+//! with the others, [`closes`](super::closes)): when the list is
 //! found stale, when another open brings a new one, and before the
 //! requests that could see them (`closes::before`).
 //!

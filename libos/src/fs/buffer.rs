@@ -304,10 +304,10 @@ pub(crate) fn drop_ahead(server: Option<u64>) {
     }
 }
 
-/// Closes the handles of `ahead` no open took, as read-only handles close.
+/// Closes the handles of `ahead` no open took, as every handle closes.
 fn release(server: u64, ahead: Ahead) {
     for handle in ahead.handles() {
-        super::closes::close(server, handle, true);
+        super::closes::close(server, handle);
     }
 }
 

@@ -1,12 +1,11 @@
-//! Closes of read-only handles, sent together.
+//! Closes, sent together.
 //!
 //! A round trip to the file server is two address-space switches; under
 //! QEMU's TCG each empties the emulated TLB and the translated-code lookup
 //! cache, so a round trip costs far more time than its instructions. A
-//! close of a handle this process only read through reports nothing (no
-//! data of its own waits to be written), so it need not be a round trip of
-//! its own: it waits here and goes with up to [`CLOSE_MAX`] others in one
-//! `CLOSE` (the handles in its words).
+//! close reports nothing a program could act on, so it need not be a
+//! round trip of its own: it waits here and goes with up to [`CLOSE_MAX`]
+//! others in one `CLOSE` (the handles in its words).
 //!
 //! What a waiting close could change is seen only by calls that look at
 //! the server's handles or at what an unlinked file still holds: before
@@ -14,10 +13,18 @@
 //! closes go first ([`before`]), and so they do when the descriptors are
 //! all closed (exit, `execve`), when this process moves to another server,
 //! and when an open finds the server's table of this client's handles
-//! full. A handle opened for writing closes at once, as before: at its
-//! close the disk server settles the file's gathered writes. (It does not
-//! report a failure to settle them in its reply today, and [`send_one`]
-//! would not pass one on; a later write or `fsync` of the file does.)
+//! full.
+//!
+//! A handle that was written through waits as well. What its close did
+//! besides — the disk server hands the file's gathered writes to its file
+//! system then — every request but a write does first, whoever sends it
+//! (`dfsd`'s `settle`), and so does the `update` daemon's write-back each
+//! second: another process that opens, reads or stats the file sees every
+//! byte written before the close, with the close still waiting, and
+//! nothing waits longer to reach the disk. A failure to take the gathered
+//! writes was never the close's to report (the reply of a `CLOSE` is not
+//! passed on); the server keeps it for the file, and the next write or
+//! `fsync` of it reports it.
 //!
 //! A forked child inherits the list with the parent's memory and drops it
 //! unsent (the handles are the parent's); a restored process drops the
@@ -46,10 +53,10 @@ struct Waiting {
 
 static WAITING: Mutex<Option<Waiting>> = Mutex::new(None);
 
-/// Closes `handle` of `server`: at once if `read_only` is false (or the
-/// list is in use by an interrupted close), else when the list next goes.
-pub(crate) fn close(server: u64, handle: u64, read_only: bool) {
-    if read_only && let Some(mut guard) = WAITING.try_lock() {
+/// Closes `handle` of `server` when the list next goes (at once if the
+/// list is in use by an interrupted close).
+pub(crate) fn close(server: u64, handle: u64) {
+    if let Some(mut guard) = WAITING.try_lock() {
         let me = exposed::self_id();
         let restores = crate::restore::count();
         let w = guard.get_or_insert(Waiting { owner: me, restores, server, handles: [0; CLOSE_MAX], n: 0 });

@@ -356,10 +356,9 @@ impl OpenFile {
 impl Drop for OpenFile {
     fn drop(&mut self) {
         let (server, handle) = super::ftable::ids(self.slot);
-        let read_only = super::ftable::flags(self.slot) & proto::flags::WRITE == 0;
         super::buffer::forget_prefetch(self.slot);
         super::ftable::free(self.slot);
-        super::closes::close(server, handle, read_only);
+        super::closes::close(server, handle);
     }
 }
 

@@ -277,11 +277,6 @@ pub(crate) fn ids(slot: usize) -> (u64, u64) {
     (word(slot, W_SERVER).load(Ordering::Acquire), word(slot, W_HANDLE).load(Ordering::Acquire))
 }
 
-/// The open flags entry `slot` keeps ([`KEEP_FLAGS`] of them).
-pub(crate) fn flags(slot: usize) -> u64 {
-    word(slot, W_FLAGS).load(Ordering::Acquire)
-}
-
 /// A request on entry `slot` starts: the position may move.
 pub(crate) fn begin(slot: usize) {
     word(slot, W_BUSY).fetch_add(1, Ordering::AcqRel);

@@ -1,15 +1,21 @@
-//! fs-closes: read-only files' closes wait and go together
-//! (`fs::closes`). Starts its own `fsd`, then, counting the server's open
-//! handles with raw `INFO` requests (which nothing sends ahead of):
-//! closes of read-only files wait; the client's `INFO` sends them first;
-//! nine read-only closes go as one `CLOSE` of eight and one that waits; a
-//! writer's close goes at once; `UNLINK` sends the waiting ones first; a
+//! fs-closes: files' closes wait and go together (`fs::closes`). Starts
+//! its own `fsd`, then, counting the server's open handles with raw `INFO`
+//! requests (which nothing sends ahead of): closes of read-only files
+//! wait; the client's `INFO` sends them first; nine read-only closes go as
+//! one `CLOSE` of eight and one that waits; a writer's close waits too;
+//! `UNLINK` sends the waiting ones first; a
 //! forked child never sends its parent's; the server closes every good
 //! handle of a batched `CLOSE` and reports the bad one; a `CLOSE` of
 //! another client's handles closes nothing of theirs; an open that finds
 //! the server's room for this client's handles taken by waiting closes
 //! sends them and succeeds; closing every descriptor (exit, `execve`)
 //! sends them at once. At the end the server stops and no frame is leaked.
+//!
+//! With `routed` it uses the server its paths go to instead (`dfsd` on
+//! C-FFS when booted with a disk, which gathers a file's writes and hands
+//! them to its file system at the next request that is not a write): a
+//! file written and closed, its close waiting, is read whole by this
+//! process and by a forked child, and its status says its length.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -35,8 +41,12 @@ fn path(i: usize) -> alloc::string::String {
     format!("/c{i}")
 }
 
-fn main(_args: Args) -> i32 {
+fn main(args: Args) -> i32 {
     let mut t = Checks::new("fs-closes");
+    if args.iter().any(|a| a == "routed") {
+        routed(&mut t);
+        return t.finish();
+    }
     let Some(server) = oxok_tests::fsraw::own_server("fs-closes") else { return 1 };
     for i in 0..FILES {
         t.expect(fs::write_file(&path(i), b"closes").ok(), Some(()), "a file written");
@@ -66,7 +76,7 @@ fn main(_args: Args) -> i32 {
     }
     t.expect(handles(srv), Some(base + 1), "nine closes: eight went together, one waits");
     drop(fs::open_file(&path(0), OpenFlags::WRITE));
-    t.expect(handles(srv), Some(base + 1), "a writer's close goes at once");
+    t.expect(handles(srv), Some(base + 2), "a writer's close waits too");
 
     forked(&mut t, srv, base, waiting);
 
@@ -82,6 +92,39 @@ fn main(_args: Args) -> i32 {
     }
     t.expect(fs::stop_server(server), Ok(ExitStatus::Exited(0)), "the server stops");
     t.finish()
+}
+
+/// `routed`: a written file whose close waits, read by this process and
+/// by another (the server's other clients hold their handles throughout).
+fn routed(t: &mut Checks) {
+    const P: &str = "/closes-routed";
+    let data: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
+    t.expect(fs::write_file(P, b"").ok(), Some(()), "an empty file made");
+    let Ok(probe) = fs::open_file(P, OpenFlags::READ) else {
+        t.check(false, "open it");
+        return;
+    };
+    let srv = probe.server();
+    drop(probe);
+    let before = handles(srv).unwrap_or(0);
+    t.expect(fs::write_file(P, &data).ok(), Some(()), "3,000 bytes written");
+    t.expect(handles(srv), Some(before + 1), "the writer's close waits");
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let same = fs::read_file(P).is_ok_and(|got| got == data);
+            oxok_libos::process::exit(if same { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(child)) => {
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "another process reads every byte");
+        }
+        Err(e) => t.check(false, &format!("fork failed: {e}")),
+    }
+    t.expect(fs::stat(P).map(|m| m.size).ok(), Some(3000), "the status says its length");
+    t.expect(fs::read_file(P).ok(), Some(data), "this process reads every byte");
+    t.expect(fs::unlink(P).ok(), Some(()), "unlink");
+    // Four closes waited: the first writer's, the probe's, the second
+    // writer's and the last reader's.
+    t.expect(handles(srv), before.checked_sub(2), "UNLINK sent the waiting closes first");
 }
 
 /// The server's open handles over all clients, asked past the client.
@@ -105,7 +148,7 @@ fn forked(t: &mut Checks, srv: u64, base: u64, waiting: u64) {
                 held.push(f);
             }
             let kept = fs::open_file(&path(3), OpenFlags::READ).ok();
-            drop(held); // writers: closed at once
+            drop(held); // their closes wait, eight at a time
             let same = kept.as_ref().is_some_and(|k| k.handle() == waiting);
             drop(fs::open_file(&path(4), OpenFlags::READ));
             let _ = fs::server_stats(); // sends the child's own waiting close
@@ -119,7 +162,7 @@ fn forked(t: &mut Checks, srv: u64, base: u64, waiting: u64) {
                 Ok(ExitStatus::Exited(0)),
                 "the child's own handle numbered as the parent's waiting one stays open",
             );
-            t.expect(handles(srv), Some(base + 1), "the parent's waiting close is still the parent's to send");
+            t.expect(handles(srv), Some(base + 2), "the parent's waiting closes are still the parent's to send");
         }
         Err(e) => t.check(false, &format!("fork failed: {e}")),
     }
@@ -220,6 +263,7 @@ fn all_closed(t: &mut Checks, srv: u64, base: u64) {
             let seen = wait_for(srv, base + 1);
             t.check(seen, "the child's file is open");
             t.expect(fs::write_file(GO, b"go").ok(), Some(()), "/go made");
+            let _ = fs::server_stats(); // sends the writer's waiting close
             let closed = wait_for(srv, base);
             t.check(closed, "a child that closed every descriptor holds no handle while it lives on");
             t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "that child ended");
