@@ -68,6 +68,8 @@ pub struct MemDisk {
     log: Option<Vec<Event>>,
     /// Blocks read or looked at through the cache, ever ([`MemDisk::reads`]).
     reads: u64,
+    /// Metadata changes XN took, ever ([`MemDisk::changes`]).
+    changes: u64,
 }
 
 /// The XN state for a disk of `n` blocks with the file system registered.
@@ -94,6 +96,7 @@ impl MemDisk {
             dirty: BTreeSet::new(),
             log: None,
             reads: 0,
+            changes: 0,
         })
     }
 
@@ -118,6 +121,7 @@ impl MemDisk {
             dirty: BTreeSet::new(),
             log: None,
             reads: 0,
+            changes: 0,
         };
         Ok((d, report))
     }
@@ -140,6 +144,12 @@ impl MemDisk {
     /// How many times a block was read or looked at through the cache.
     pub fn reads(&self) -> u64 {
         self.reads
+    }
+
+    /// How many metadata changes (allocations, frees, modifications) XN
+    /// took: the checked calls a kernel would have had.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// The disk content (what has been written, durable or not).
@@ -227,6 +237,7 @@ impl Disk for MemDisk {
     fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.fill(meta)?;
         self.xn.allocate(&mut self.cache, &self.creds, meta, new, ext)?;
+        self.changes += 1;
         for b in ext.blocks() {
             // As the kernel: metadata cached at once, data when first used.
             if ext.ty != DATA {
@@ -244,6 +255,7 @@ impl Disk for MemDisk {
         self.fill(meta)?;
         let mut released = Vec::new();
         self.xn.free(&mut self.cache, &self.creds, meta, new, ext, &mut |_, f| released.push(f))?;
+        self.changes += 1;
         for b in ext.blocks() {
             self.dirty.remove(&b);
         }
@@ -257,6 +269,7 @@ impl Disk for MemDisk {
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
         self.fill(meta)?;
         self.xn.modify(&mut self.cache, &self.creds, meta, new)?;
+        self.changes += 1;
         self.dirty.insert(meta);
         Ok(())
     }

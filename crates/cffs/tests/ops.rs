@@ -1,6 +1,6 @@
 //! The file-system operations through the real XN checks (host disk).
 
-use oxok_cffs::host::MemDisk;
+use oxok_cffs::host::{Event, MemDisk};
 use oxok_cffs::{Cursor, Fs, FsError, Kind, Whence, fsck};
 
 const OWNER: u64 = 7;
@@ -241,7 +241,12 @@ fn hundreds_of_small_files_in_one_directory() {
 /// hole after each (more holes than a file has extents), and free space
 /// after them.
 fn fragmented() -> Fs<MemDisk> {
-    let mut fs = fresh(2048);
+    fragmented_on(MemDisk::blank(2048, OWNER, 0xa5).unwrap())
+}
+
+/// [`fragmented`] on `disk` (2,048 blocks).
+fn fragmented_on(disk: MemDisk) -> Fs<MemDisk> {
+    let mut fs = Fs::mkfs(disk, OWNER).unwrap();
     fs.mkdir("/s").unwrap();
     for i in 0..120 {
         let p = format!("/s/{i}");
@@ -277,4 +282,55 @@ fn a_file_written_a_block_at_a_time_on_a_fragmented_disk_does_not_run_out_of_ext
     }
     let mut fs = reboot(fs);
     assert_eq!(read_all(&mut fs, "/s/grow"), data);
+}
+
+/// Blocks XN holds allocated to the file system.
+fn used(fs: &Fs<MemDisk>) -> u64 {
+    fs.disk().xn().usage(fs.disk().fs_id())
+}
+
+#[test]
+fn removing_a_file_frees_its_first_extent_with_its_record_in_one_change() {
+    let mut disk = MemDisk::blank(2048, OWNER, 0xa5).unwrap();
+    disk.record();
+    let mut fs = fragmented_on(disk);
+    fs.sync().unwrap();
+    let before = used(&fs);
+    // A one-block file: its removal is one checked change of its
+    // directory block (the free of its block, the record cleared with it).
+    fs.create("/s/one").unwrap();
+    fs.write("/s/one", 0, b"one block").unwrap();
+    let changes = fs.disk().changes();
+    fs.unlink_file("/s/one").unwrap();
+    assert_eq!(fs.disk().changes() - changes, 1, "a one-block file's removal");
+    // A file in many extents (grown a page at a time among the holes):
+    // one change per extent, the first with the record.
+    fs.create("/s/many").unwrap();
+    let from = fs.disk().event_count();
+    for n in 0..40u64 {
+        assert_eq!(fs.write("/s/many", n * 4096, &[n as u8; 4096]), Ok(4096));
+    }
+    // Its extents: the runs of adjacent blocks it was given.
+    let mut blocks: Vec<u64> = fs
+        .disk()
+        .events()
+        .iter()
+        .skip(from)
+        .flat_map(|e| match *e {
+            Event::Alloc { start, len } => start..start + len,
+            _ => 0..0,
+        })
+        .collect();
+    blocks.sort_unstable();
+    let runs = 1 + blocks.windows(2).filter(|w| w[1] != w[0] + 1).count() as u64;
+    assert_eq!(blocks.len(), 40);
+    assert!(runs > 1, "the file lies in {runs} runs: it should have several extents");
+    let changes = fs.disk().changes();
+    fs.unlink("/s/many").unwrap();
+    assert_eq!(fs.disk().changes() - changes, runs, "one change per extent");
+    fs.sync().unwrap();
+    assert_eq!(used(&fs), before, "every block of both files is free again");
+    let mut fs = reboot(fs);
+    assert_eq!(fs.stat("/s/many"), Err(FsError::NotFound));
+    assert_eq!(read_all(&mut fs, "/s/1"), b"small");
 }

@@ -195,8 +195,7 @@ impl<D: Disk> Fs<D> {
         let name = self.rec(f.at)?;
         self.vacate(f.at.block, name.name())?;
         if f.at == f.inode {
-            self.shrink(f.at, 0)?;
-            return self.put_rec(f.at, &Record::default());
+            return self.clear_rec(f.at);
         }
         self.put_rec(f.at, &Record::default())?;
         self.order(f.at.block, f.inode.block)?;
@@ -211,8 +210,7 @@ impl<D: Disk> Fs<D> {
     /// Frees an out-of-line inode and its blocks (a directory's blocks
     /// must own nothing).
     pub(crate) fn free_inode(&mut self, inode: Loc) -> Result<(), FsError> {
-        self.shrink(inode, 0)?;
-        self.put_rec(inode, &Record::default())
+        self.clear_rec(inode)
     }
 
     /// [`Fs::link`], run with the name cache emptied around it.
@@ -315,7 +313,7 @@ impl<D: Disk> Fs<D> {
         self.order(at.block, f.at.block)?;
         self.vacate(f.at.block, old_name.name())?;
         if f.at == f.inode {
-            self.shrink(f.at, 0)?;
+            return self.clear_rec(f.at);
         }
         self.put_rec(f.at, &Record::default())
     }

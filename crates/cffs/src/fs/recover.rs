@@ -97,9 +97,10 @@ impl<D: Disk> Fs<D> {
     fn empty_orphan_dir(&mut self, dir: Loc) -> Result<(), FsError> {
         for (at, r) in self.names(dir)? {
             if r.kind == K_FILE {
-                self.shrink(at, 0)?;
+                self.clear_rec(at)?;
+            } else {
+                self.put_rec(at, &Record::default())?;
             }
-            self.put_rec(at, &Record::default())?;
         }
         Ok(())
     }

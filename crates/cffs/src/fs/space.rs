@@ -154,6 +154,26 @@ impl<D: Disk> Fs<D> {
         Ok(r)
     }
 
+    /// Frees every block of the record at `at` and clears it: the extents
+    /// after its first from the tail ([`shrink`](Self::shrink)), then the
+    /// first in the same change as the cleared record, which XN checks as
+    /// the free of that extent (the record's `owns` before and after
+    /// differ by exactly it). A small file's removal is one change of its
+    /// directory block, not a free and then a change.
+    pub(crate) fn clear_rec(&mut self, at: Loc) -> Result<(), FsError> {
+        let first = u64::from(self.rec(at)?.ext[0].len);
+        let r = self.shrink(at, first)?;
+        let mut b = self.get(at.block)?;
+        set_record(&mut b, at.rec, &Record::default());
+        let e = r.ext[0];
+        if e.len == 0 {
+            self.disk.modify(at.block, &b)?;
+        } else {
+            self.disk.free(at.block, &b, Extent::new(u64::from(e.start), u64::from(e.len), u32::from(e.ty)))?;
+        }
+        Ok(())
+    }
+
     /// A fresh out-of-line inode of `kind` (link count 1), adding an inode
     /// table when all are full.
     pub(crate) fn new_inode(&mut self, kind: u8) -> Result<(Loc, u32), FsError> {
