@@ -41,7 +41,9 @@ const FS_AHEAD: Scenario = Scenario {
             (flags::AHEAD): 24 files read in turn with a request for every three or more, each right; after this \
             process's rename, create and unlink their paths open what they name now; after another process renames \
             one and replaces another (the server's name generation moved) the first no longer opens and the second \
-            reads new; a file written after it came along reads new; no handle is left at the server; no frame leaked",
+            reads new; a file written after it came along reads new; no handle is left at the server; the window \
+            widens (flags::AHEAD_WIDE) once a batch was all taken: 40 files in 3 requests, and past the client \
+            AHEAD_WIDE alone takes nothing, AHEAD exactly AHEAD_MAX, both AHEAD_WIDE_MAX; no frame leaked",
     cmdline: "run=fs-ahead",
     expect: &["fsd: serving files", "fsd: stopped after", "fs-ahead: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],

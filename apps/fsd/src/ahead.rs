@@ -2,7 +2,8 @@
 //! prefetching open, the regular files that follow it in its directory,
 //! opened for reading under handles of the caller's own and laid out with
 //! their bytes in the caller's buffer after the opened file's. A reader of
-//! a directory's files then asks once for every `AHEAD_MAX + 1` of them.
+//! a directory's files then asks once for every `AHEAD_MAX + 1` of them
+//! (`AHEAD_WIDE_MAX + 1` with `flags::AHEAD_WIDE`).
 //!
 //! Each file is opened by its path exactly as the caller's own open of it
 //! would be, so it is checked as that open is; the caller holds every
@@ -11,7 +12,7 @@
 
 use alloc::vec::Vec;
 use oxok_libos::fs::proto::ahead::{self, HEAD, Head, NAME_MAX};
-use oxok_libos::fs::proto::{AHEAD_MAX, KIND_FILE};
+use oxok_libos::fs::proto::{AHEAD_MAX, AHEAD_WIDE_MAX, KIND_FILE};
 use oxok_ramfs::{Kind, OpenFlags};
 
 use crate::files::split_parent;
@@ -21,22 +22,25 @@ use crate::table::{Desc, MAX_HANDLES};
 /// Handles of the caller's quota an open ahead never takes.
 const SPARE_HANDLES: usize = 16;
 
-/// Entries of the directory looked at, at most, past the opened file.
-const LOOK_MAX: usize = AHEAD_MAX + 2;
+/// Entries of the directory looked at, at most, past the opened file:
+/// two more than the files that may go.
+const LOOK_MORE: usize = 2;
 
 impl Server {
     /// Opens ahead of `path`, whose own `first` bytes the caller's buffer
-    /// holds from its start: how many files went along. Stops at the
-    /// first that cannot go (the buffer full, the caller's quota, an
-    /// error); what went stays.
-    pub(crate) fn open_ahead(&mut self, caller: u64, path: &[u8], first: usize) -> u64 {
+    /// holds from its start: how many files went along (at most
+    /// `AHEAD_MAX`, `AHEAD_WIDE_MAX` if `wide`). Stops at the first that
+    /// cannot go (the buffer full, the caller's quota, an error); what
+    /// went stays.
+    pub(crate) fn open_ahead(&mut self, caller: u64, path: &[u8], first: usize, wide: bool) -> u64 {
+        let max = if wide { AHEAD_WIDE_MAX } else { AHEAD_MAX };
         let Some((parent, _)) = split_parent(path) else { return 0 };
-        let Ok(entries) = self.fs.following(path, LOOK_MAX) else { return 0 };
+        let Ok(entries) = self.fs.following(path, max + LOOK_MORE) else { return 0 };
         let mut at = ahead::start(first);
         let mut full: Vec<u8> = Vec::new();
         let mut went = 0;
         for e in entries {
-            if went == AHEAD_MAX as u64 || self.table.handles(caller) + SPARE_HANDLES >= MAX_HANDLES {
+            if went == max as u64 || self.table.handles(caller) + SPARE_HANDLES >= MAX_HANDLES {
                 break;
             }
             let name = e.name;

@@ -66,7 +66,7 @@ impl Server {
                     // And the files that follow, for a reader that asked.
                     if has(flags::AHEAD)
                         && let Some(names) = self.generation.names()
-                        && let went @ 1.. = self.open_ahead(caller, path, n as usize)
+                        && let went @ 1.. = self.open_ahead(caller, path, n as usize, has(flags::AHEAD_WIDE))
                     {
                         out[6] = went;
                         out[7] = names;

@@ -84,7 +84,10 @@
 //! its handle with no round trip while the page still says that name
 //! generation, and closes the handles it did not use (they wait with the
 //! other closes). A reader of a directory's files in turn opens them all
-//! for a round trip every `AHEAD_MAX + 1` files.
+//! for a round trip every `AHEAD_MAX + 1` files — or every
+//! `AHEAD_WIDE_MAX + 1` with [`flags::AHEAD_WIDE`], which a client asks
+//! once it has taken every file of a full batch (a window that widens as
+//! a reader shows it goes through the directory, as read-ahead does).
 //!
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own
@@ -214,6 +217,8 @@ pub const KEEP_TIME: u64 = u64::MAX;
 
 /// Most files one `OPEN` with [`flags::AHEAD`] opens besides its own.
 pub const AHEAD_MAX: usize = 8;
+/// Most with [`flags::AHEAD_WIDE`] as well.
+pub const AHEAD_WIDE_MAX: usize = 32;
 
 /// Bytes of one page of a client's shared buffer.
 pub const BUFFER_PAGE: usize = 4096;
@@ -252,8 +257,11 @@ pub mod flags {
     /// its directory (see [`ahead`](super::ahead)); ignored where the
     /// server cannot.
     pub const AHEAD: u64 = 512;
+    /// With `AHEAD`: up to [`AHEAD_WIDE_MAX`](super::AHEAD_WIDE_MAX)
+    /// files rather than [`AHEAD_MAX`](super::AHEAD_MAX).
+    pub const AHEAD_WIDE: u64 = 1024;
     /// Every bit defined.
-    pub const ALL: u64 = 1023;
+    pub const ALL: u64 = 2047;
     /// Where [`with_mode`](super::with_mode) puts a creation mode.
     pub const MODE_SHIFT: u32 = 16;
     /// Set when the arg carries a creation mode.

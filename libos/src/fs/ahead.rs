@@ -23,7 +23,7 @@ use alloc::vec::Vec;
 use oxok_rt::page::SharedRegion;
 
 use super::proto::ahead::{self, HEAD, Head, NAME_MAX};
-use super::proto::{AHEAD_MAX, KIND_FILE};
+use super::proto::{AHEAD_WIDE_MAX, KIND_FILE};
 
 /// One file opened along.
 struct File {
@@ -44,6 +44,8 @@ pub(super) struct Ahead {
     generation: u64,
     /// Their bytes are still in the buffer (nothing has used it since).
     pub(super) bytes: bool,
+    /// The directory they are in.
+    dir: String,
     files: Vec<File>,
 }
 
@@ -83,7 +85,7 @@ impl Ahead {
         parent: &str,
     ) -> Ahead {
         let (names, generation) = at;
-        let records = Records { region, size, at: ahead::start(first), left: count.min(AHEAD_MAX as u64) };
+        let records = Records { region, size, at: ahead::start(first), left: count.min(AHEAD_WIDE_MAX as u64) };
         let mut files = Vec::new();
         for (head, name, at) in records {
             let name = core::str::from_utf8(&name[..head.name_len as usize]).unwrap_or("");
@@ -106,7 +108,18 @@ impl Ahead {
             path.push_str(name);
             files.push(File { path, handle: head.handle, number: head.number, at, len: head.len as usize });
         }
-        Ahead { names, generation, bytes: true, files }
+        let mut dir = String::new();
+        if dir.try_reserve(parent.len()).is_ok() {
+            dir.push_str(parent);
+        }
+        Ahead { names, generation, bytes: true, dir, files }
+    }
+
+    /// Whether these files were from directory `dir` and every one was
+    /// taken by an open: a reader going through the directory, for whom
+    /// the next batch may be wide.
+    pub(super) fn used_up(&self, dir: &str) -> bool {
+        self.files.is_empty() && self.dir == dir
     }
 
     /// Whether the server's name generation `now` is the one they were

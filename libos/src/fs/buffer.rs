@@ -37,7 +37,7 @@ use oxok_rt::page::{SharedPage, SharedRegion};
 use spin::Mutex;
 
 use super::ahead::{self, Ahead, Hit};
-use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, op};
+use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, flags, op};
 use alloc::string::String;
 
 /// Start of the region this module reserves.
@@ -50,6 +50,9 @@ const SPAN: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
 /// along: room for [`AHEAD_MAX`](super::proto::AHEAD_MAX) files of 1 KiB
 /// after the one opened.
 const AHEAD_PAGES: usize = 3;
+/// ... and when it asks for a wide batch (`flags::AHEAD_WIDE`): room for
+/// [`AHEAD_WIDE_MAX`](super::proto::AHEAD_WIDE_MAX) files of 1 KiB.
+const AHEAD_WIDE_PAGES: usize = 9;
 /// Where a client maps its buffer. Shared across `fork` (`LIBOS_SHARED`), so
 /// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.
@@ -218,31 +221,41 @@ fn map_generation(server: u64) -> Option<SharedPage> {
 /// of the absolute path `path`, asking for the file's bytes with it
 /// (`open(true, _)`: `flags::PREFETCH`) when this process's buffer is with
 /// `server` and the server keeps a generation page, and for the files that
-/// follow it (`open(_, true)`: `flags::AHEAD`, [`ahead`](super::ahead))
-/// when the file this process opened so before was in the same directory.
-/// The reply, and whether the bytes came ([`read_prefetched`] then serves
-/// reads of them).
+/// follow it (`open(_, flags::AHEAD)`, [`ahead`](super::ahead)) when the
+/// file this process opened so before was in the same directory — a wide
+/// batch (`flags::AHEAD_WIDE` too) when every file of the last batch from
+/// that directory was taken by an open. The reply, and whether the bytes
+/// came ([`read_prefetched`] then serves reads of them).
 pub(crate) fn open_prefetching(
     server: u64,
     slot: usize,
     path: &str,
-    open: impl FnOnce(bool, bool) -> Result<Msg, IoError>,
+    open: impl FnOnce(bool, u64) -> Result<Msg, IoError>,
 ) -> (Result<Msg, IoError>, bool) {
-    let Some(mut guard) = CLIENT.try_lock() else { return (open(false, false), false) };
+    let Some(mut guard) = CLIENT.try_lock() else { return (open(false, 0), false) };
     let Some(client) = guard.as_mut().filter(|c| c.serves(server) && c.pages > 0) else {
-        return (open(false, false), false);
+        return (open(false, 0), false);
     };
     if client.generation().is_none() {
-        return (open(false, false), false);
+        return (open(false, 0), false);
     }
     client.prefetch = None; // the open overwrites the buffer's start
     let dir = ahead::parent(path).unwrap_or("");
     let along = !dir.is_empty() && client.last_dir == dir;
-    if along {
-        // Room for the files that follow, if they are small.
-        client.grow(AHEAD_PAGES);
-    }
-    let r = open(true, along);
+    let wide = along && client.ahead.as_ref().is_some_and(|a| a.used_up(dir));
+    // Room for the files that follow, if they are small.
+    let asked = match (along, wide) {
+        (false, _) => 0,
+        (true, false) => {
+            client.grow(AHEAD_PAGES);
+            flags::AHEAD
+        }
+        (true, true) => {
+            client.grow(AHEAD_WIDE_PAGES);
+            flags::AHEAD | flags::AHEAD_WIDE
+        }
+    };
+    let r = open(true, asked);
     client.last_dir.clear();
     if client.last_dir.try_reserve(dir.len()).is_ok() {
         client.last_dir.push_str(dir);

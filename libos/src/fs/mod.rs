@@ -230,21 +230,18 @@ pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
     }
     // Else it may come with its bytes (`flags::PREFETCH`), and with the
     // files that follow it.
-    let open = |prefetch: bool, along: bool| {
+    // (`ahead`: the `AHEAD` flags to ask with, if any).
+    let open = |prefetch: bool, ahead: u64| {
         let bits = if prefetch { bits | proto::flags::PREFETCH } else { bits };
-        let bits = if along { bits | proto::flags::AHEAD } else { bits };
-        client::path_call(server, op::OPEN, bits, full.as_bytes())
+        client::path_call(server, op::OPEN, bits | ahead, full.as_bytes())
     };
-    let (mut opened, mut prefetched) = if bits & CHANGES == 0 {
-        buffer::open_prefetching(server, slot, &full, open)
-    } else {
-        (open(false, false), false)
-    };
+    let (mut opened, mut prefetched) =
+        if bits & CHANGES == 0 { buffer::open_prefetching(server, slot, &full, open) } else { (open(false, 0), false) };
     if matches!(opened, Err(IoError::NoSpace)) {
         // The server's room for this client's handles may be taken by
         // closes still waiting here.
         closes::flush_for(Some(server));
-        (opened, prefetched) = (open(false, false), false);
+        (opened, prefetched) = (open(false, 0), false);
     }
     match opened {
         Ok(r) => {

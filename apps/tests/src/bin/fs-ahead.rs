@@ -20,6 +20,13 @@
 //! holds, under handles that refuse writes; and it never takes the last
 //! 16 handles of the client's quota (opened 17 short of it, one goes
 //! along; 16 short, none).
+//!
+//! Last, the widening window (`flags::AHEAD_WIDE`), in a directory of 40
+//! files of 100 bytes: reading them in turn takes three requests (the
+//! first file alone, 8 along, then the other 30 in one wide batch, asked
+//! because every file of the batch before was taken); past the client,
+//! `AHEAD_WIDE` without `AHEAD` takes nothing along, `AHEAD` alone takes
+//! exactly `AHEAD_MAX`, and both exactly `AHEAD_WIDE_MAX`.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -34,7 +41,7 @@ use oxok_libos::Args;
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::File;
 use oxok_libos::fs::proto::ahead::Head;
-use oxok_libos::fs::proto::{self, AHEAD_MAX, BUFFER_SIZE, Status, WireStat, flags, op};
+use oxok_libos::fs::proto::{self, AHEAD_MAX, AHEAD_WIDE_MAX, BUFFER_SIZE, Status, WireStat, flags, op};
 use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
@@ -86,6 +93,8 @@ fn main(args: Args) -> i32 {
     written(&mut t);
     fs::closes::flush();
     asked_past_the_client(&mut t, srv);
+    fs::closes::flush();
+    widening(&mut t, srv);
 
     fs::closes::flush();
     t.expect(handles(srv), Some(base), "no handle left open at the server");
@@ -298,4 +307,59 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
     }
     let _ = fs::rmdir(&name(1));
     t.expect(fs::rmdir(HDIR).ok(), Some(()), "the hostile directory empty at the end");
+}
+
+/// The directory of [`widening`].
+const WDIR: &str = "/wide-ahead";
+/// Its files.
+const WIDE_FILES: usize = 40;
+
+/// The window that widens for a reader going through a directory, and
+/// its bounds asked past the client (see the module documentation).
+fn widening(t: &mut Checks, srv: u64) {
+    let name = |i: usize| format!("{WDIR}/w{i:02}");
+    t.check(fs::mkdir(WDIR).is_ok(), "the wide directory made");
+    for i in 0..WIDE_FILES {
+        t.check(fs::write_file(&name(i), &[i as u8; 100]).is_ok(), &format!("w{i:02} written"));
+    }
+    fs::closes::flush();
+    let Some(base) = handles(srv) else { return t.check(false, "the server's handles counted") };
+    // Another directory's file first, so the first open here asks for
+    // nothing along; then nothing waits. The files are held open as they
+    // are read, so that no batch of closes goes among the opens.
+    let _ = read_path(&path(0));
+    fs::closes::flush();
+    let before = fs::requests();
+    let mut held = Vec::new();
+    let mut right = 0;
+    for i in 0..WIDE_FILES {
+        let Ok(f) = fs::open_file(&name(i), OpenFlags::READ) else { continue };
+        let mut buf = [0u8; 200];
+        right += usize::from(f.read(&mut buf).ok() == Some(100) && buf[..100] == [i as u8; 100]);
+        held.push(f);
+    }
+    let asked = fs::requests() - before;
+    t.expect(right, WIDE_FILES, "every wide file read whole and right");
+    t.expect(asked, 3, "40 files in turn: the first alone, 8 along, then 30 in one wide batch");
+    drop(held);
+    fs::closes::flush();
+    t.expect(handles(srv), Some(base), "nothing left open after the reads");
+
+    let w00 = name(0);
+    for (bits, want, what) in [
+        (flags::AHEAD_WIDE, 0, "AHEAD_WIDE without AHEAD takes nothing along"),
+        (flags::AHEAD, AHEAD_MAX as u64, "AHEAD alone takes AHEAD_MAX along"),
+        (flags::AHEAD | flags::AHEAD_WIDE, AHEAD_WIDE_MAX as u64, "AHEAD_WIDE takes AHEAD_WIDE_MAX along"),
+    ] {
+        let r = open_raw(srv, &w00, flags::READ | flags::PREFETCH | bits);
+        t.expect(r.map(|r| r[6]), Some(want), what);
+        if let Some(r) = r {
+            t.check((0..=r[6]).all(|k| close_raw(srv, r[1] + k)), "every handle closed");
+        }
+    }
+    t.expect(handles(srv), Some(base), "nothing left open at the end");
+    for i in 0..WIDE_FILES {
+        let _ = fs::unlink(&name(i));
+    }
+    t.expect(fs::rmdir(WDIR).ok(), Some(()), "the wide directory empty at the end");
 }
