@@ -36,6 +36,10 @@ pub struct DiskFiles {
     failed: bool,
     /// Open files under the words handed out for them.
     nodes: Slab<Node>,
+    /// The node the last open added: the one that may be unpinned (its
+    /// open failed half-way, after this file system's part), since every
+    /// open lets the one before go first.
+    last_added: Option<u64>,
     /// When (ms of the kernel's clock) the oldest change not yet written
     /// back was made; `None` when everything is durable.
     unwritten: Option<u64>,
@@ -107,7 +111,14 @@ impl DiskFiles {
     /// request: requests run on the server's large stack, which C-FFS's
     /// mount and repairs need.
     pub fn new() -> DiskFiles {
-        DiskFiles { mounted: None, failed: false, nodes: Slab::new(), unwritten: None, gathered: Gatherer::default() }
+        DiskFiles {
+            mounted: None,
+            failed: false,
+            nodes: Slab::new(),
+            last_added: None,
+            unwritten: None,
+            gathered: Gatherer::default(),
+        }
     }
 
     /// The mounted file system.
@@ -162,8 +173,13 @@ impl Files for DiskFiles {
     fn open(&mut self, path: &[u8], o: OpenFlags) -> Result<(u64, Meta), FsError> {
         self.settle();
         let path = normal(path)?;
-        // Records nobody pinned (an open that failed half-way) go first.
-        self.nodes.retain(|n| n.pins > 0);
+        // A record nobody pinned (an open that failed half-way) goes
+        // first: only the last open's can be one.
+        if let Some(last) = self.last_added.take()
+            && self.nodes.get(last).is_some_and(|n| n.pins == 0)
+        {
+            self.nodes.remove(last);
+        }
         let fs = self.fs()?;
         // A file to create is made at once (one look for its name, not a
         // status and then a create); a name that exists is opened as below.
@@ -194,6 +210,7 @@ impl Files for DiskFiles {
             meta_of(&path, &st)
         };
         let ino = self.nodes.add(Node { path, pins: 0 }).ok_or(FsError::NoSpace)?;
+        self.last_added = Some(ino);
         Ok((ino, meta))
     }
 
