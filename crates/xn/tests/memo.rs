@@ -154,3 +154,64 @@ fn many_blocks_remembered_at_once_are_judged_as_owns_judges_them() {
         assert!(xn.write_check(&mem, d).is_ok(), "block {d}");
     }
 }
+
+/// Changes anywhere in a directory block — an allocation in any free
+/// entry, a free of any used one, a pointer forged into any entry, a
+/// pointer moved — judged with the memo's trace (a run that starts at the
+/// changed entry's pass) exactly as a run of `owns` from the start judges
+/// them.
+#[test]
+fn changes_anywhere_in_a_block_are_judged_as_a_run_from_the_start_judges_them() {
+    let (mut xn, mut mem, _) = toy(8192);
+    let dirs = [2u64, 3];
+    for (i, &d) in dirs.iter().enumerate() {
+        alloc_child(&mut xn, &mut mem, 1, i, d, DIR, d as u32);
+    }
+    let mut rng = Rng::new(0x7ace);
+    let mut next_block = 100;
+    let mut held: Vec<Vec<Option<u64>>> = vec![vec![None; ENTRIES]; dirs.len()];
+    let (mut allocated, mut freed, mut refused) = (0, 0, 0);
+    for step in 0..3000 {
+        let k = rng.index(dirs.len());
+        let d = dirs[k];
+        let now = cached(&xn, &mem, d);
+        let i = rng.index(ENTRIES);
+        match (rng.below(4), held[k][i]) {
+            (0 | 1, None) => {
+                let new = with_entry(now, i, next_block, 1, DATA, step);
+                xn.allocate(&mut mem, &[OWNER], d, &new, Extent::new(next_block, 1, DATA)).unwrap();
+                held[k][i] = Some(next_block);
+                next_block += 1;
+                allocated += 1;
+            }
+            (0 | 1, Some(b)) => {
+                let new = with_entry(now, i, 0, 0, DATA, step);
+                xn.free(&mut mem, &[OWNER], d, &new, Extent::new(b, 1, DATA), &mut |_, _| {}).unwrap();
+                held[k][i] = None;
+                freed += 1;
+            }
+            (2, _) => {
+                let forged = with_entry(now, i, 6000 + u64::from(step % 1000), 1, DATA, 1);
+                assert_eq!(xn.modify(&mut mem, &[OWNER], d, &forged), Err(Refusal::OwnsMismatch(d)), "step {step}");
+                assert_eq!(cached(&xn, &mem, d), now);
+                refused += 1;
+            }
+            (_, Some(b)) => {
+                // Onto the next block, which may be another entry's too.
+                let moved = with_entry(now, i, b + 1, 1, DATA, step);
+                assert!(xn.modify(&mut mem, &[OWNER], d, &moved).is_err(), "step {step}");
+                assert_eq!(cached(&xn, &mem, d), now);
+                refused += 1;
+            }
+            (_, None) => {
+                // A tag owns never reads: accepted.
+                let tagged = with_entry(now, i, 0, 0, DATA, step);
+                xn.modify(&mut mem, &[OWNER], d, &tagged).unwrap();
+            }
+        }
+        for &probe in &dirs {
+            assert_eq!(xn.owns(&mem, probe).unwrap().extents(), fresh_owns(&xn, &mem, probe), "step {step}");
+        }
+    }
+    assert!(allocated > 400 && freed > 300 && refused > 500, "{allocated} {freed} {refused}");
+}
