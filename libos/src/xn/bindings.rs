@@ -42,8 +42,10 @@ impl Bindings {
     }
 
     /// Reads `block` into the cache if needed and binds it (writable when
-    /// `write`); its address.
-    fn ensure(&mut self, block: u64, write: bool) -> Result<u64, XnError> {
+    /// `write`); its address, for a claim of its own ([`page`],
+    /// [`page_mut`]) when the caller reads it: [`get`](Bindings::get) and
+    /// [`get_mut`](Bindings::get_mut) in one step.
+    pub fn ensure(&mut self, block: u64, write: bool) -> Result<u64, XnError> {
         if self.bound_set.contains(block) {
             match self.bound.get(&block) {
                 Some(&(i, w)) if w || !write => return Ok(self.va(i)),

@@ -212,9 +212,9 @@ impl XnDisk {
     /// let go (whose `acl` decides about it) is read in again.
     fn bind(&mut self, block: u64, write: bool) -> Result<u64, Refusal> {
         for _ in 0..MAX_DEPTH {
-            let r =
-                if write { self.pages.get_mut(block).map(|p| p.va()) } else { self.pages.get(block).map(|p| p.va()) };
-            match r {
+            // Its address only: the caller claims the page as it reads
+            // or writes it (one claim per access, not two).
+            match self.pages.ensure(block, write) {
                 Ok(va) => return Ok(va),
                 Err(XnError::Sys(Error::NoMemory)) if !self.pages.is_empty() => self.make_room()?,
                 Err(XnError::Refused { code: refuse::NOT_BOUND, block: above, .. }) if above != block => {
