@@ -86,8 +86,9 @@
 //! other closes). A reader of a directory's files in turn opens them all
 //! for a round trip every `AHEAD_MAX + 1` files — or every
 //! `AHEAD_WIDE_MAX + 1` with [`flags::AHEAD_WIDE`], which a client asks
-//! once it has taken every file of a full batch (a window that widens as
-//! a reader shows it goes through the directory, as read-ahead does).
+//! once it has taken every file of its batch before from that directory
+//! (a window that widens as a reader shows it goes through the
+//! directory, as read-ahead does).
 //!
 //! A path payload longer than one message goes ahead in `PATH` chunks that
 //! the server stages per client (at most [`PAYLOAD_MAX`] bytes); the op's own

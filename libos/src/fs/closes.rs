@@ -20,8 +20,9 @@
 //! system then — every request but a write does first, whoever sends it
 //! (`dfsd`'s `settle`), and so does the `update` daemon's write-back each
 //! second: another process that opens, reads or stats the file sees every
-//! byte written before the close, with the close still waiting, and
-//! nothing waits longer to reach the disk. A failure to take the gathered
+//! byte written before the close, with the close still waiting, and the
+//! bytes reach the disk at most a second later than they did. A failure
+//! to take the gathered
 //! writes was never the close's to report (the reply of a `CLOSE` is not
 //! passed on); the server keeps it for the file, and the next write or
 //! `fsync` of it reports it.
