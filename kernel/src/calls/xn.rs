@@ -55,11 +55,10 @@ fn creds(cx: &mut Cx<'_>) -> xn::Principals {
     cx.env().map_or(xn::Principals::NONE, |env| xn::Principals::of(&env.caps))
 }
 
-/// The 4096 bytes at `ptr` in the caller's space.
-fn content(cx: &mut Cx<'_>, ptr: u64) -> Result<[u8; BLOCK_SIZE], Error> {
-    let mut b = [0u8; BLOCK_SIZE];
-    user::copy_from_user(&cx.env()?.space, ptr, &mut b)?;
-    Ok(b)
+/// Copies the 4096 bytes at `ptr` in `space` (the caller's) into XN's
+/// scratch block, where the call hands them to XN.
+fn content(space: &AddressSpace, ptr: u64, s: &mut XnState) -> Result<(), Error> {
+    user::copy_from_user(space, ptr, &mut s.scratch[..])
 }
 
 /// Splits `bytes` into `count` templates by their headers.
@@ -118,10 +117,11 @@ pub fn xn_register(cx: &mut Cx<'_>, templates: u64, len: u64, count: u64) -> Out
 }
 
 pub fn xn_root(cx: &mut Cx<'_>, fs: u64, block: u64, ty: u64, ptr: u64) -> Out {
-    let c = content(cx, ptr)?;
-    let acct = cx.env()?.account;
     let (fs, ty) = (u32::try_from(fs).map_err(|_| Error::Invalid)?, u32::try_from(ty).map_err(|_| Error::Invalid)?);
+    let env = cx.env()?;
+    let (acct, space) = (env.account, &env.space);
     xn::with(|s| {
+        content(space, ptr, s)?;
         if s.xn.roots().len() >= MAX_ROOTS {
             return Err(Error::NoMemory);
         }
@@ -129,7 +129,7 @@ pub fn xn_root(cx: &mut Cx<'_>, fs: u64, block: u64, ty: u64, ptr: u64) -> Out {
         // step); the guard gives it back if XN refuses.
         let mut taken = s.mem.taking();
         let frame = taken.alloc(acct)?;
-        match s.xn.add_root(taken.mem(), FsId(fs), block, ty, frame, &c) {
+        match s.xn.add_root(taken.mem(), FsId(fs), block, ty, frame, &s.scratch) {
             Ok(()) => {
                 taken.keep();
                 Ok([0, block, 0])
@@ -144,10 +144,11 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
         return Err(Error::Invalid);
     }
     let ty = u32::try_from(ty).map_err(|_| Error::Invalid)?;
-    let c = content(cx, ptr)?;
-    let acct = cx.env()?.account;
     let who = creds(cx);
+    let env = cx.env()?;
+    let (acct, space) = (env.account, &env.space);
     xn::with(|s| {
+        content(space, ptr, s)?;
         // A metadata extent's frames are taken first (XN checks and records
         // in one step); the guard gives them all back on any refusal. Data
         // blocks get none: each is cached as zeros when first read, bound
@@ -159,7 +160,7 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
                 taken.alloc(acct)?;
             }
         }
-        if let Err(r) = s.xn.allocate(taken.mem(), &who, meta, &c, Extent::new(start, len, ty)) {
+        if let Err(r) = s.xn.allocate(taken.mem(), &who, meta, &s.scratch, Extent::new(start, len, ty)) {
             return Ok(refused(r));
         }
         // Done: each frame the registry takes stays; one it has no room
@@ -174,9 +175,10 @@ pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Ou
     if !(1..=MAX_EXTENT_CALL).contains(&len) {
         return Err(Error::Invalid);
     }
-    let c = content(cx, ptr)?;
     let who = creds(cx);
+    let space = &cx.env()?.space;
     xn::with(|s| {
+        content(space, ptr, s)?;
         let mut released = [Frame::from_word(0); MAX_EXTENT_CALL as usize];
         let mut n = 0;
         let ext = Extent::new(start, len, 0);
@@ -184,7 +186,7 @@ pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Ou
         // it up from the registry.
         let ty = s.xn.block(start).map_or(0, |v| v.ty);
         let ext = Extent { ty, ..ext };
-        let r = s.xn.free(&mut s.mem, &who, meta, &c, ext, &mut |_, frame| {
+        let r = s.xn.free(&mut s.mem, &who, meta, &s.scratch, ext, &mut |_, frame| {
             if let Some(slot) = released.get_mut(n) {
                 *slot = frame;
                 n += 1;
@@ -199,10 +201,11 @@ pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Ou
 }
 
 pub fn xn_modify(cx: &mut Cx<'_>, meta: u64, ptr: u64) -> Out {
-    let c = content(cx, ptr)?;
     let who = creds(cx);
+    let space = &cx.env()?.space;
     xn::with(|s| {
-        Ok(match s.xn.modify(&mut s.mem, &who, meta, &c) {
+        content(space, ptr, s)?;
+        Ok(match s.xn.modify(&mut s.mem, &who, meta, &s.scratch) {
             Ok(()) => [0, meta, 0],
             Err(r) => refused(r),
         })

@@ -7,6 +7,7 @@ use super::cache::CacheFrames;
 use super::catalog::{self, Catalog};
 use super::{XN, XnState, table};
 use crate::dev::virtio_blk::{self, Disk, Op};
+use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use oxok_abi::xn::{BLOCK_SIZE, CATALOG_BLOCKS, CATALOG_FS_BLOCKS, MAX_BLOCKS, TEMPLATE_HEADER, TemplateHeader};
@@ -129,6 +130,13 @@ pub fn init() {
         log::warn!("xn: no table: {e:?}");
     }
     let (duplicates, recovered) = report.map_or((0, 0), |r| (r.duplicates.len() as u64, r.reachable));
+    let mut block = Vec::new();
+    if block.try_reserve_exact(BLOCK_SIZE).is_err() {
+        log::warn!("xn: no memory for its scratch block");
+        return;
+    }
+    block.resize(BLOCK_SIZE, 0u8);
+    let Ok(scratch) = Box::<[u8; BLOCK_SIZE]>::try_from(block.into_boxed_slice()) else { return };
     let mut s = XnState {
         disk,
         xn,
@@ -146,6 +154,7 @@ pub fn init() {
         interrupted: 0,
         shown: table::Shown::ZERO,
         reads: 0,
+        scratch,
     };
     s.boot_frames = s.mem.len();
     // Room for a request in every slot of the device, taken once (else

@@ -16,10 +16,12 @@ mod principals;
 mod table;
 
 use crate::dev::virtio_blk::{Disk, Op};
+use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
+use oxok_abi::xn::BLOCK_SIZE;
 use oxok_abi::xn::CATALOG_BLOCKS;
 use oxok_xn::{CopyPlan, CopyReceipt, FlushReceipt, Frame, WritePlan, WriteReceipt, Xn};
 use spin::Mutex;
@@ -87,6 +89,9 @@ pub struct XnState {
     interrupted: u64,
     /// What the exposed table's header, roots and usage hold.
     shown: table::Shown,
+    /// The block a call hands XN (its new content), copied in from the
+    /// caller here: no 4 KiB zeroed and moved per call.
+    pub scratch: Box<[u8; BLOCK_SIZE]>,
 }
 
 static XN: Mutex<Option<XnState>> = Mutex::new(None);

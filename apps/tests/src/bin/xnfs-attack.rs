@@ -18,10 +18,12 @@
 
 extern crate alloc;
 
+use alloc::format;
 use oxok_cffs::layout::{SUPER_BLOCK, T_DIR, T_ITAB, T_SUPER, set_itab, superblock};
+use oxok_libos::abi::Error;
 use oxok_libos::abi::xn::{DATA, DISK_PRINCIPAL, refuse, rights};
 use oxok_libos::xn::{self, XnDisk, XnError};
-use oxok_libos::{Args, exec, exposed, println};
+use oxok_libos::{Args, exec, exposed, println, sys};
 use oxok_tests::{Checks, principal};
 
 oxok_libos::main!(main);
@@ -109,6 +111,23 @@ fn attack() -> i32 {
         refused(refuse::DENIED)(xn::alloc(dir.block, &blank, free, 1, DATA)),
         "allocate into victim directory refused",
     );
+    // New content at an address that holds no block of the caller's: each
+    // call refuses it as a bad address (its copy into the kernel fails).
+    for (ptr, what) in [(0u64, "null"), (0xffff_8000_0000_0000, "the kernel's"), (0x3f00_0000_0000, "an unmapped")] {
+        let bad = Some(Error::BadAddress);
+        c.expect(sys::xn_modify(dir.block, ptr).err(), bad, &format!("modify from {what} address refused"));
+        c.expect(
+            sys::xn_alloc(dir.block, ptr, free, 1, 0).err(),
+            bad,
+            &format!("allocate from {what} address refused"),
+        );
+        c.expect(
+            sys::xn_free(data.parent, ptr, data.block, 1).err(),
+            bad,
+            &format!("free from {what} address refused"),
+        );
+        c.expect(sys::xn_root(0, free, 1, ptr).err(), bad, &format!("root from {what} address refused"));
+    }
     // A file system of its own (the same templates) whose superblock
     // claims the victim's inode table.
     let fs = match XnDisk::register() {
