@@ -21,8 +21,7 @@ use alloc::collections::VecDeque;
 use cache::CacheFrames;
 use catalog::Catalog;
 use oxok_abi::Error;
-use oxok_abi::xn::BLOCK_SIZE;
-use oxok_abi::xn::CATALOG_BLOCKS;
+use oxok_abi::xn::{BLOCK_SIZE, CATALOG_BLOCKS};
 use oxok_xn::{CopyPlan, CopyReceipt, FlushReceipt, Frame, WritePlan, WriteReceipt, Xn};
 use spin::Mutex;
 

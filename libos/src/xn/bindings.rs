@@ -42,9 +42,9 @@ impl Bindings {
     }
 
     /// Reads `block` into the cache if needed and binds it (writable when
-    /// `write`); its address, for a claim of its own ([`page`],
-    /// [`page_mut`]) when the caller reads it: [`get`](Bindings::get) and
-    /// [`get_mut`](Bindings::get_mut) in one step.
+    /// `write`); its address. The caller claims the page when it reads or
+    /// writes it ([`page`], [`page_mut`]); [`get`](Bindings::get) and
+    /// [`get_mut`](Bindings::get_mut) are this and the claim together.
     pub fn ensure(&mut self, block: u64, write: bool) -> Result<u64, XnError> {
         if self.bound_set.contains(block) {
             match self.bound.get(&block) {
