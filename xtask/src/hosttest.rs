@@ -62,10 +62,10 @@ pub(crate) fn run(ws: &Workspace, tally: &mut Tally) -> Result<(), String> {
             counts.failed = 1;
         }
         tally.passed += counts.passed;
-        tally.failed += counts.failed;
         if counts.failed == 0 {
             println!("ok: {} passed ({secs:.1} s)", counts.passed);
         } else {
+            tally.fail(counts.failed, &format!("host-test {}", pkg.name));
             println!("FAILED: {} passed, {} failed ({secs:.1} s)", counts.passed, counts.failed);
             let stderr = String::from_utf8_lossy(&out.stderr);
             println!("{}", tail(&format!("{stderr}\n{stdout}"), 60));

@@ -1,17 +1,28 @@
 //! Counting and presenting results: the final `N passed, N failed` line and
 //! readable tails of captured output.
 
-/// Passed and failed tests of one `cargo xtask test` run.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// Passed and failed tests of one `cargo xtask test` run, and what failed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Tally {
     pub passed: usize,
     pub failed: usize,
+    /// The name of each failed step (a scenario, a host package, `lint`),
+    /// so the last line says what failed even when only it is kept.
+    pub failing: Vec<String>,
 }
 
 impl Tally {
-    /// The line that ends `cargo xtask test`.
+    /// Counts `count` failed tests of the step called `what`.
+    pub(crate) fn fail(&mut self, count: usize, what: &str) {
+        self.failed += count;
+        self.failing.push(what.to_string());
+    }
+
+    /// The line that ends `cargo xtask test`: the counts, then the failed
+    /// steps' names when there are any.
     pub(crate) fn summary(&self) -> String {
-        format!("{} passed, {} failed", self.passed, self.failed)
+        let counts = format!("{} passed, {} failed", self.passed, self.failed);
+        if self.failing.is_empty() { counts } else { format!("{counts} ({})", self.failing.join(" ")) }
     }
 }
 
@@ -78,6 +89,10 @@ mod tests {
     fn tails_the_last_lines() {
         assert_eq!(tail("a\n\nb\nc\n", 2), "    … (1 earlier lines)\n    | b\n    | c");
         assert_eq!(tail("", 3), "    (no output)");
-        assert_eq!(Tally { passed: 3, failed: 1 }.summary(), "3 passed, 1 failed");
+        assert_eq!(Tally { passed: 3, failed: 0, failing: vec![] }.summary(), "3 passed, 0 failed");
+        let mut t = Tally { passed: 3, ..Tally::default() };
+        t.fail(2, "host-test oxok-xn");
+        t.fail(1, "disk-fs-closes");
+        assert_eq!(t.summary(), "3 passed, 3 failed (host-test oxok-xn disk-fs-closes)");
     }
 }

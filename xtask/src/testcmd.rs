@@ -37,7 +37,7 @@ fn process_pass(ws: &Workspace, images: &Images, jobs: usize, tally: &mut Tally)
         Ok(k) => k,
         Err(e) => {
             println!("build of the process-model kernel FAILED: {e}");
-            tally.failed += chosen.len();
+            tally.fail(chosen.len(), "process-model-build");
             return;
         }
     };
@@ -45,13 +45,15 @@ fn process_pass(ws: &Workspace, images: &Images, jobs: usize, tally: &mut Tally)
     let log_dir = ws.out_dir().join("logs-process");
     if let Err(e) = std::fs::create_dir_all(&log_dir) {
         println!("cannot create {}: {e}", log_dir.display());
-        tally.failed += chosen.len();
+        tally.fail(chosen.len(), "process-model-logs");
         return;
     }
     let outcomes = scenario::run_all(machines(ws, &images, &chosen), jobs, &log_dir);
     let failed: Vec<&str> = outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
     tally.passed += outcomes.len() - failed.len();
-    tally.failed += failed.len();
+    for name in &failed {
+        tally.fail(1, &format!("{name}(process)"));
+    }
     if !failed.is_empty() {
         println!("failed in the process model: {} (logs in {})", failed.join(" "), log_dir.display());
     }
@@ -101,7 +103,9 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                     let failed: Vec<&str> =
                         outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
                     tally.passed += outcomes.len() - failed.len();
-                    tally.failed += failed.len();
+                    for name in &failed {
+                        tally.fail(1, name);
+                    }
                     if !failed.is_empty() {
                         println!("failed scenarios: {} (logs in {})", failed.join(" "), log_dir.display());
                     }
@@ -123,7 +127,7 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
             Err(e) => {
                 println!("build FAILED: {e}");
                 println!("    so {} scenarios could not run and count as failed", chosen.len());
-                tally.failed += chosen.len();
+                tally.fail(chosen.len(), "build");
             }
         }
     }
@@ -139,7 +143,7 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
             }
             Err(_) => {
                 println!("lint ... FAILED (see above; `cargo xtask lint` reruns it)");
-                tally.failed += 1;
+                tally.fail(1, "lint");
             }
         }
     }
@@ -164,7 +168,7 @@ fn crash_subset(ws: &Workspace, images: &Images, tally: &mut Tally) {
         }
         Err(e) => {
             println!("{CRASH_STEP} ... FAILED\n{e}");
-            tally.failed += 1;
+            tally.fail(1, CRASH_STEP);
         }
     }
 }
@@ -187,11 +191,11 @@ fn bench_smoke(ws: &Workspace, tally: &mut Tally) {
         }
         Ok(()) => {
             println!("bench-smoke ... FAILED (no report written in {})", out.display());
-            tally.failed += 1;
+            tally.fail(1, "bench-smoke");
         }
         Err(e) => {
             println!("bench-smoke ... FAILED ({e})");
-            tally.failed += 1;
+            tally.fail(1, "bench-smoke");
         }
     }
 }
