@@ -89,6 +89,10 @@ mod tests {
     fn tails_the_last_lines() {
         assert_eq!(tail("a\n\nb\nc\n", 2), "    … (1 earlier lines)\n    | b\n    | c");
         assert_eq!(tail("", 3), "    (no output)");
+    }
+
+    #[test]
+    fn tallies_name_what_failed() {
         assert_eq!(Tally { passed: 3, failed: 0, failing: vec![] }.summary(), "3 passed, 0 failed");
         let mut t = Tally { passed: 3, ..Tally::default() };
         t.fail(2, "host-test oxok-xn");
