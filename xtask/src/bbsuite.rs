@@ -194,7 +194,7 @@ fn source(ws: &Workspace) -> Result<(PathBuf, PathBuf), String> {
         format!("Dir::State::Lists={}", lists.display()),
         "APT::Sandbox::User=root".to_string(),
     ];
-    let apt = |args: &[&str], cwd: &Path| -> Result<(), String> {
+    let apt_once = |args: &[&str], cwd: &Path| -> Result<(), String> {
         let mut cmd = Command::new("apt-get");
         for o in &opts {
             cmd.args(["-o", o]);
@@ -211,6 +211,9 @@ fn source(ws: &Workspace) -> Result<(PathBuf, PathBuf), String> {
             Err(format!("`apt-get {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
         }
     };
+    // Fetches from Debian's mirror: a failure may be the network's for a
+    // moment, so each is tried three times before the suite is given up.
+    let apt = |args: &[&str], cwd: &Path| crate::bench::host::retried(3, || apt_once(args, cwd));
     apt(&["-q", "update"], &dir)?;
     let download = dir.join("download");
     let _ = std::fs::remove_dir_all(&download);

@@ -170,12 +170,13 @@ fn apt_install(ws: &Workspace, packages: &[&str]) -> Result<(), String> {
             Err(format!("`apt-get {}` failed; its output is in {}", args.join(" "), log_path.display()))
         }
     };
+    // Both fetch from the package mirror, which can fail for a moment.
     if !APT_UPDATED.swap(true, Ordering::SeqCst) {
-        run(&["update", "-q"])?;
+        crate::bench::host::retried(3, || run(&["update", "-q"]))?;
     }
     let mut args = vec!["install", "-y", "-q", "--no-install-recommends"];
     args.extend_from_slice(packages);
-    run(&args)
+    crate::bench::host::retried(3, || run(&args))
 }
 
 /// Makes sure the standard library for [`TARGET`] is installed.

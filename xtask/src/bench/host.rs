@@ -64,7 +64,7 @@ impl Apt {
                 .into());
         }
         eprintln!("bench: updating the package lists (apt-get update) …");
-        self.run("apt-get", &["update", "-q"], None)
+        retried(3, || self.run("apt-get", &["update", "-q"], None))
     }
 
     /// The package `linux-image-amd64` depends on, e.g. `linux-image-6.1.0-56-amd64`.
@@ -88,7 +88,7 @@ impl Apt {
         let args = ["-q", "-o", "APT::Sandbox::User=root", "download", package];
         if self.run("apt-get", &args, Some(dir)).is_err() {
             self.update()?;
-            self.run("apt-get", &args, Some(dir))?;
+            retried(3, || self.run("apt-get", &args, Some(dir)))?;
         }
         let prefix = format!("{package}_");
         std::fs::read_dir(dir)
@@ -119,6 +119,35 @@ impl Apt {
             Ok(())
         } else {
             Err(format!("`{program}` is still missing after `apt-get install {package}`"))
+        }
+    }
+}
+
+/// `attempt()` until it succeeds, at most `times` times, waiting 5, 10,
+/// … seconds between tries and saying so: for fetches from a package
+/// mirror, which fail now and then for a moment. The last error if none
+/// succeeds.
+pub(crate) fn retried<T>(times: u32, attempt: impl FnMut() -> Result<T, String>) -> Result<T, String> {
+    retried_every(times, std::time::Duration::from_secs(5), attempt)
+}
+
+/// [`retried`] with the first wait `step` (the n-th is n × `step`).
+fn retried_every<T>(
+    times: u32,
+    step: std::time::Duration,
+    mut attempt: impl FnMut() -> Result<T, String>,
+) -> Result<T, String> {
+    let mut tried = 1;
+    loop {
+        match attempt() {
+            Ok(v) => return Ok(v),
+            Err(e) if tried < times => {
+                let wait = step * tried;
+                eprintln!("{e}; trying again in {} s ({tried} of {times} tries failed)", wait.as_secs());
+                std::thread::sleep(wait);
+                tried += 1;
+            }
+            Err(e) => return Err(e),
         }
     }
 }
@@ -178,6 +207,23 @@ pub(crate) fn is_root() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fetches_are_tried_again_up_to_their_count() {
+        let zero = std::time::Duration::ZERO;
+        let mut calls = 0;
+        let third = retried_every(3, zero, || {
+            calls += 1;
+            if calls < 3 { Err(format!("fail {calls}")) } else { Ok(calls) }
+        });
+        assert_eq!(third, Ok(3));
+        calls = 0;
+        let never = retried_every(2, zero, || -> Result<(), String> {
+            calls += 1;
+            Err(format!("fail {calls}"))
+        });
+        assert_eq!((never, calls), (Err("fail 2".to_string()), 2));
+    }
 
     #[test]
     fn finds_the_versioned_kernel_package() {
