@@ -53,7 +53,7 @@ const TOOLS: Scenario = Scenario {
 
 const LINUX: Scenario = Scenario {
     name: "disk-fs-linux",
-    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; after a reboot both read them back; fsck passes",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; after a reboot both read them back and the set time is there; fsck passes",
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
@@ -61,7 +61,9 @@ const LINUX: Scenario = Scenario {
             busybox seq 1 200000 > /nums\ncp /nums /nums2\nbusybox cmp /nums /nums2 && echo same-bytes\n\
             rm /big && echo big-removed\n\
             busybox cat /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums > /huge\n\
-            busybox md5sum /huge\nexit\n",
+            busybox md5sum /huge\nbusybox touch -t 200109090146.40 /when\n\
+            busybox sh -c 'a=$(busybox stat -c %Y /lx.txt); b=$(busybox date +%s); \
+            [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\nexit\n",
     expect: &[
         "dfsd: C-FFS on a disk of * cache window 16 MiB",
         "moved",
@@ -73,6 +75,7 @@ const LINUX: Scenario = Scenario {
         // machine of 96 MiB): 14 copies of `seq 1 200000` (18,044,530
         // bytes), md5sum on the host.
         "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
+        "mtime of the clock",
         "dfsd: stopped",
     ],
     forbid: FORBID,
@@ -80,7 +83,7 @@ const LINUX: Scenario = Scenario {
     memory: Some("96M"),
     disk: Some(DiskSpec::init_again(
         "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
-                    busybox md5sum /huge\nexit\n",
+                    busybox md5sum /huge\nbusybox stat -c 'set %Y' /when\nexit\n",
         &[
             "mounted file system",
             "from linux",
@@ -90,6 +93,7 @@ const LINUX: Scenario = Scenario {
             "0e10426a1d5bddffcef02f1345787128  /nums2",
             "/big: No such file or directory",
             "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
+            "set 1000000000",
             "dfsd: stopped",
         ],
     )),

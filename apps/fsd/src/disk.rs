@@ -45,6 +45,11 @@ pub struct DiskFiles {
     unwritten: Option<u64>,
     /// Consecutive writes to one file gathered into one (`crates/gather`).
     gathered: Gatherer<FsError>,
+    /// The server's clock at the request (Unix seconds), which C-FFS
+    /// stamps on what the request makes, writes or truncates. Gathered
+    /// writes get the time of the request that hands them over (at most a
+    /// second later: the `update` daemon's write-back is a request).
+    now: u64,
 }
 
 /// The file system's error as the server's.
@@ -88,13 +93,12 @@ fn normal(path: &[u8]) -> Result<String, FsError> {
 /// What `stat` reports of `path`, whose C-FFS status is `st`.
 fn meta_of(path: &str, st: &oxok_cffs::Stat) -> Meta {
     let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
-    // C-FFS keeps no times (yet).
     Meta {
         kind: kind(st.kind),
         size: st.size,
         number,
         nlink: u64::from(st.nlink),
-        mtime: 0,
+        mtime: st.mtime,
         mode: None,
         allocated: None,
     }
@@ -118,6 +122,7 @@ impl DiskFiles {
             last_added: None,
             unwritten: None,
             gathered: Gatherer::default(),
+            now: 0,
         }
     }
 
@@ -126,6 +131,9 @@ impl DiskFiles {
         if self.mounted.is_none() && !self.failed {
             self.mounted = mount();
             self.failed = self.mounted.is_none();
+            if let Some(fs) = self.mounted.as_mut() {
+                fs.set_time(self.now);
+            }
         }
         self.mounted.as_mut().ok_or(FsError::Invalid)
     }
@@ -393,6 +401,25 @@ impl Files for DiskFiles {
         let c = self.fs()?.copy_tree(&from, &to).map_err(err)?;
         self.changed();
         Ok([c.files, c.bytes, c.blocks])
+    }
+
+    fn set_time(&mut self, now: u64) {
+        self.now = now;
+        if let Some(fs) = self.mounted.as_mut() {
+            fs.set_time(now);
+        }
+    }
+
+    /// C-FFS keeps a modification time and no access time: an access time
+    /// alone changes nothing.
+    fn set_times(&mut self, ino: u64, mtime: Option<u64>, _atime: Option<u64>) -> Result<(), FsError> {
+        self.settle();
+        let p = self.path(ino)?;
+        if let Some(t) = mtime {
+            self.fs()?.set_mtime(&p, t).map_err(err)?;
+            self.changed();
+        }
+        Ok(())
     }
 
     fn usage(&mut self) -> (u64, u64) {

@@ -9,8 +9,9 @@
 //!   (template [`T_DIR`]) share one record layout: [`RECORDS`] records of
 //!   [`RECORD`] bytes from byte 64. A record is kind (u8 at 0), name length
 //!   (u8 at 1), link count (u16 at 2), inode number (u32 at 4), size (u64 at
-//!   8), name (16..64), and [`EXTENTS`] extents (64..128: start u32, length
-//!   u16, type u16). A block owns every extent of every record.
+//!   8), name (16..60), modification time (u32 at 60, Unix seconds), and
+//!   [`EXTENTS`] extents (64..128: start u32, length u16, type u16). A
+//!   block owns every extent of every record.
 //!
 //! C-FFS's embedded inodes: a file with one name is a [`K_FILE`] record in
 //! the directory block that names it, so its data blocks belong to that
@@ -33,8 +34,12 @@ pub const T_ITAB: u32 = 2;
 /// Directory block.
 pub const T_DIR: u32 = 3;
 
-/// Magic words.
-pub const MAGIC_SUPER: [u8; 4] = *b"CFS1";
+/// Magic words. `CFS2`: records carry a modification time (their name
+/// four bytes shorter than in `CFS1`, which [`MAGIC_SUPER_V1`] names).
+pub const MAGIC_SUPER: [u8; 4] = *b"CFS2";
+/// The superblock magic of the first format, whose records had no time:
+/// such a disk is refused with its own reason, not mounted.
+pub const MAGIC_SUPER_V1: [u8; 4] = *b"CFS1";
 /// Inode table magic.
 pub const MAGIC_ITAB: [u8; 4] = *b"CFIT";
 /// Directory block magic.
@@ -55,7 +60,10 @@ pub const EXTENTS: usize = 8;
 /// Byte of the first extent within a record.
 pub const EXT_AT: usize = 64;
 /// Longest name.
-pub const NAME_MAX: usize = 48;
+pub const NAME_MAX: usize = 44;
+/// Byte of the modification time within a record (after the name).
+pub const MTIME_AT: usize = 16 + NAME_MAX;
+const _: () = assert!(MTIME_AT + 4 == EXT_AT, "the time lies between the name and the extents");
 /// Largest extent.
 pub const EXT_MAX: u64 = u16::MAX as u64;
 /// The root directory's inode number.
@@ -98,6 +106,9 @@ pub struct Record {
     pub name: [u8; NAME_MAX],
     /// Name length.
     pub name_len: u8,
+    /// Last change of the contents (an out-of-line directory: when it was
+    /// made), Unix seconds.
+    pub mtime: u32,
     /// Extents.
     pub ext: [Ext; EXTENTS],
 }
@@ -111,6 +122,7 @@ impl Default for Record {
             size: 0,
             name: [0; NAME_MAX],
             name_len: 0,
+            mtime: 0,
             ext: [Ext::default(); EXTENTS],
         }
     }
@@ -196,6 +208,7 @@ pub fn record(b: &Block, i: usize) -> Record {
         nlink: u16_at(b, o + 2),
         ino: u32_at(b, o + 4),
         size: u64_at(b, o + 8),
+        mtime: u32_at(b, o + MTIME_AT),
         ..Record::default()
     };
     if let Some(n) = b.get(o + 16..o + 16 + NAME_MAX) {
@@ -232,6 +245,7 @@ pub fn set_record(b: &mut Block, i: usize, r: &Record) {
     put(b, o + 4, &r.ino.to_le_bytes());
     put(b, o + 8, &r.size.to_le_bytes());
     put(b, o + 16, &r.name);
+    put(b, o + MTIME_AT, &r.mtime.to_le_bytes());
     for (j, e) in r.ext.iter().enumerate() {
         let x = o + EXT_AT + 8 * j;
         put(b, x, &e.start.to_le_bytes());
@@ -273,11 +287,15 @@ mod tests {
 
     #[test]
     fn record_round_trips() {
-        let mut r = Record { kind: K_FILE, nlink: 3, ino: 77, size: 5000, ..Record::default() };
+        let mut r = Record { kind: K_FILE, nlink: 3, ino: 77, size: 5000, mtime: 0xfedc_ba98, ..Record::default() };
+        r.set_name(&[b'n'; NAME_MAX]);
+        let mut b = header(MAGIC_DIR, 5);
+        set_record(&mut b, 0, &r);
+        assert_eq!(record(&b, 0), r, "the longest name and the time beside it");
+        set_record(&mut b, 0, &Record::default());
         r.set_name(b"hello");
         r.ext[0] = Ext { start: 9, len: 2, ty: 0 };
         r.ext[7] = Ext { start: 100, len: 1, ty: T_DIR as u16 };
-        let mut b = header(MAGIC_DIR, 5);
         set_record(&mut b, RECORDS - 1, &r);
         assert_eq!(record(&b, RECORDS - 1), r);
         assert_eq!(record(&b, 0), Record::default());

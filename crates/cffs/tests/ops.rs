@@ -48,6 +48,53 @@ fn create_write_read_survive_a_reboot() {
 }
 
 #[test]
+fn files_carry_the_time_they_were_made_written_truncated_or_given() {
+    let mut fs = fresh(256);
+    fs.set_time(1_000);
+    fs.mkdir("/d").unwrap();
+    fs.create("/d/f").unwrap();
+    fs.create("/d/g").unwrap();
+    let mtime = |fs: &mut Fs<MemDisk>, p: &str| fs.stat(p).unwrap().mtime;
+    assert_eq!((mtime(&mut fs, "/d"), mtime(&mut fs, "/d/f")), (1_000, 1_000));
+    fs.set_time(2_000);
+    fs.write("/d/f", 0, &[1; 5000]).unwrap();
+    assert_eq!((mtime(&mut fs, "/d/f"), mtime(&mut fs, "/d/g")), (2_000, 1_000), "a write that grows");
+    fs.set_time(3_000);
+    fs.write("/d/f", 10, b"in place").unwrap();
+    assert_eq!(mtime(&mut fs, "/d/f"), 3_000, "a write inside the file");
+    fs.set_time(4_000);
+    fs.truncate("/d/g", 0).unwrap();
+    assert_eq!(mtime(&mut fs, "/d/g"), 4_000, "a truncate");
+    // A name moved to another block, or a second name (the inode moves
+    // out of line), keeps the file's time.
+    fs.set_time(5_000);
+    fs.rename("/d/f", "/f").unwrap();
+    fs.link("/d/g", "/d/h").unwrap();
+    assert_eq!((mtime(&mut fs, "/f"), mtime(&mut fs, "/d/g"), mtime(&mut fs, "/d/h")), (3_000, 4_000, 4_000));
+    fs.set_mtime("/f", 123).unwrap();
+    fs.set_mtime("/d", 456).unwrap();
+    fs.set_mtime("/", 789).unwrap();
+    assert_eq!(fs.set_mtime("/none", 1), Err(FsError::NotFound));
+    let mut fs = reboot(fs);
+    assert_eq!([mtime(&mut fs, "/f"), mtime(&mut fs, "/d"), mtime(&mut fs, "/")], [123, 456, 789]);
+    assert_eq!(read_all(&mut fs, "/f")[10..18], *b"in place");
+    // A clock past 2106 stays at the format's last second.
+    fs.set_time(u64::MAX);
+    fs.create("/late").unwrap();
+    assert_eq!(mtime(&mut fs, "/late"), u64::from(u32::MAX));
+}
+
+#[test]
+fn a_disk_of_the_first_format_is_refused_with_its_reason() {
+    let fs = fresh(64);
+    let mut image = fs.into_disk().image().to_vec();
+    image[0][..4].copy_from_slice(b"CFS1");
+    let (d, _) = MemDisk::open(image, OWNER).unwrap();
+    let Err(FsError::Corrupt(why)) = Fs::mount(d, OWNER) else { panic!("a CFS1 disk mounted") };
+    assert!(why.contains("CFS1"), "{why}");
+}
+
+#[test]
 fn small_files_of_a_directory_sit_together_after_it() {
     let mut fs = fresh(512);
     fs.mkdir("/d").unwrap();
@@ -157,7 +204,11 @@ fn errors_have_their_codes() {
     let mut fs = fresh(64);
     assert_eq!(fs.create("relative"), Err(FsError::InvalidPath));
     assert_eq!(fs.create("/a/../b"), Err(FsError::InvalidPath));
-    assert_eq!(fs.create(&format!("/{}", "n".repeat(49))), Err(FsError::NameTooLong));
+    assert_eq!(fs.create(&format!("/{}", "n".repeat(oxok_cffs::layout::NAME_MAX + 1))), Err(FsError::NameTooLong));
+    let longest = format!("/{}", "n".repeat(oxok_cffs::layout::NAME_MAX));
+    fs.create(&longest).unwrap();
+    assert_eq!(fs.readdir("/").unwrap().iter().filter(|(n, _)| n.len() == oxok_cffs::layout::NAME_MAX).count(), 1);
+    fs.unlink(&longest).unwrap();
     fs.create("/f").unwrap();
     assert_eq!(fs.create("/f"), Err(FsError::Exists));
     assert_eq!(fs.create("/f/g"), Err(FsError::NotDir));

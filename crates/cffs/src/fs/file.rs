@@ -126,8 +126,11 @@ impl<D: Disk> Fs<D> {
             }
             done += k;
         }
-        if end > r.size {
-            r.size = end;
+        // The new size and time in one change; a write inside the file in
+        // the second of the last needs none.
+        if end > r.size || r.mtime != self.now {
+            r.size = r.size.max(end);
+            r.mtime = self.now;
             self.put_rec(f.inode, &r)?;
         }
         Ok(data.len())
@@ -159,6 +162,7 @@ impl<D: Disk> Fs<D> {
             r = self.grow(inode, keep, 0, hint)?;
         }
         r.size = len;
+        r.mtime = self.now;
         self.put_rec(inode, &r)
     }
 }

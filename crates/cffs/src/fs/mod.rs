@@ -69,6 +69,10 @@ pub struct Stat {
     pub blocks: u64,
     /// Out-of-line inode number; `None` for an embedded inode.
     pub ino: Option<u32>,
+    /// Last change of the contents, Unix seconds ([`Fs::set_time`]'s
+    /// clock when it was made, written or truncated, or what
+    /// [`Fs::set_mtime`] set).
+    pub mtime: u64,
 }
 
 /// A mounted file system.
@@ -92,6 +96,8 @@ pub struct Fs<D: Disk> {
     /// The directory and block where a free record was last found: where
     /// the next search in that directory starts (a hint, checked).
     pub(crate) free_hint: Option<(Loc, u64)>,
+    /// The clock stamped on what changes ([`Fs::set_time`]), Unix seconds.
+    pub(crate) now: u32,
 }
 
 impl<D: Disk> Fs<D> {
@@ -114,6 +120,7 @@ impl<D: Disk> Fs<D> {
             names: names::Names::new(),
             changing: false,
             free_hint: None,
+            now: 0,
         }
     }
 
@@ -148,12 +155,34 @@ impl<D: Disk> Fs<D> {
         }
         let mut fs = Fs::fresh(disk, owner, sb);
         let sb = fs.get(fs.sb)?;
+        if magic(&sb) == MAGIC_SUPER_V1 {
+            return Err(FsError::Corrupt("a C-FFS of the first format (CFS1, records without times): make a new one"));
+        }
         if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));
         }
         let repairs = fs.renaming(|fs| fs.repair())?;
         fs.sync()?;
         Ok((fs, repairs))
+    }
+
+    /// Sets the clock that creating, writing and truncating stamp on a
+    /// file (Unix seconds; past 2106 it stays there). The file system has
+    /// no clock of its own: its user says what time it is.
+    pub fn set_time(&mut self, unix_secs: u64) {
+        self.now = u32::try_from(unix_secs).unwrap_or(u32::MAX);
+    }
+
+    /// Sets the modification time of what `path` names (`utimensat`,
+    /// `touch`), Unix seconds (clamped as [`set_time`](Fs::set_time)'s).
+    pub fn set_mtime(&mut self, path: &str, unix_secs: u64) -> Result<(), FsError> {
+        let inode = match self.resolve(path)? {
+            Some(f) => f.inode,
+            None => self.inode_loc(ROOT_INO)?,
+        };
+        let mut r = self.rec(inode)?;
+        r.mtime = u32::try_from(unix_secs).unwrap_or(u32::MAX);
+        self.put_rec(inode, &r)
     }
 
     /// The disk.
@@ -329,7 +358,7 @@ impl<D: Disk> Fs<D> {
         };
         let kind = if rec.is_dir() { Kind::Dir } else { Kind::File };
         let nlink = if rec.kind == K_FILE { 1 } else { rec.nlink };
-        Ok(Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino })
+        Ok(Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino, mtime: u64::from(rec.mtime) })
     }
 
     /// The names in directory `path`, with their kinds, in disk order.

@@ -134,7 +134,7 @@ impl<D: Disk> Fs<D> {
         let (dir, name) = if absent { self.parent(path)? } else { self.new_name(path)? };
         let at = self.free_record(dir, None)?;
         self.claim(at.block, name)?;
-        let mut r = Record { kind: K_FILE, ..Record::default() };
+        let mut r = Record { kind: K_FILE, mtime: self.now, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
         Ok(at)
@@ -251,6 +251,7 @@ impl<D: Disk> Fs<D> {
         }
         let mut r = self.rec(to)?;
         r.size = f.rec.size;
+        r.mtime = f.rec.mtime;
         self.put_rec(to, &r)
     }
 

@@ -125,6 +125,7 @@ impl<D: Disk> Fs<D> {
             };
             if let Some(size) = size.filter(|_| r.blocks() >= want) {
                 r.size = size;
+                r.mtime = self.now;
             }
             let mut b = self.get(at.block)?;
             set_record(&mut b, at.rec, &r);
@@ -190,7 +191,7 @@ impl<D: Disk> Fs<D> {
             let tb = self.get(block)?;
             if let Some(rec) = (0..RECORDS).find(|&i| kind_at(&tb, i) == K_FREE) {
                 let at = Loc { block, rec };
-                self.put_rec(at, &Record { kind, nlink: 1, ..Record::default() })?;
+                self.put_rec(at, &Record { kind, nlink: 1, mtime: self.now, ..Record::default() })?;
                 return Ok((at, ino_join(t, rec)));
             }
         }
