@@ -122,9 +122,7 @@ fn check<D: Disk>(disk: &mut D, root: u64, whole: bool) -> Result<Fsck, FsError>
     let mut w = Walk { disk, seen: BTreeSet::new(), out: Fsck::default() };
     w.claim(root, "superblock");
     let sb = w.read(root).ok_or(FsError::Corrupt("superblock unreadable"))?;
-    if magic(&sb) != MAGIC_SUPER {
-        return Err(FsError::Corrupt("no superblock"));
-    }
+    superblock_format(&sb).map_err(FsError::Corrupt)?;
     // Inode tables: every out-of-line inode, its kind and its blocks.
     let mut inodes: BTreeMap<u32, Record> = BTreeMap::new();
     for t in 0..ITABS {

@@ -194,6 +194,15 @@ pub fn magic(b: &Block) -> [u8; 4] {
     [b[0], b[1], b[2], b[3]]
 }
 
+/// Whether `sb` is a superblock of this format; why not if it is not.
+pub fn superblock_format(sb: &Block) -> Result<(), &'static str> {
+    match magic(sb) {
+        MAGIC_SUPER => Ok(()),
+        MAGIC_SUPER_V1 => Err("a C-FFS of the first format (CFS1, records without times): make a new one"),
+        _ => Err("no superblock"),
+    }
+}
+
 /// The owner principal of a metadata block.
 pub fn owner(b: &Block) -> u64 {
     u64_at(b, 8)

@@ -89,7 +89,9 @@ fn a_disk_of_the_first_format_is_refused_with_its_reason() {
     let fs = fresh(64);
     let mut image = fs.into_disk().image().to_vec();
     image[0][..4].copy_from_slice(b"CFS1");
-    let (d, _) = MemDisk::open(image, OWNER).unwrap();
+    let (mut d, _) = MemDisk::open(image, OWNER).unwrap();
+    let Err(FsError::Corrupt(why)) = fsck(&mut d) else { panic!("fsck passed a CFS1 disk") };
+    assert!(why.contains("CFS1"), "{why}");
     let Err(FsError::Corrupt(why)) = Fs::mount(d, OWNER) else { panic!("a CFS1 disk mounted") };
     assert!(why.contains("CFS1"), "{why}");
 }

@@ -155,10 +155,8 @@ impl<D: Disk> Fs<D> {
         }
         let mut fs = Fs::fresh(disk, owner, sb);
         let sb = fs.get(fs.sb)?;
-        if magic(&sb) == MAGIC_SUPER_V1 {
-            return Err(FsError::Corrupt("a C-FFS of the first format (CFS1, records without times): make a new one"));
-        }
-        if magic(&sb) != MAGIC_SUPER || itab(&sb, 0) == 0 {
+        superblock_format(&sb).map_err(FsError::Corrupt)?;
+        if itab(&sb, 0) == 0 {
             return Err(FsError::Corrupt("no superblock"));
         }
         let repairs = fs.renaming(|fs| fs.repair())?;
