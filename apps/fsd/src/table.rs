@@ -13,12 +13,14 @@
 //! never pass to a newer environment in the same table row; they are
 //! released by [`Table::reclaim`].
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_libos::fs::proto::{PAYLOAD_MAX, Status};
+use oxok_slab::Handles;
 
 /// Handles one client may hold.
-pub const MAX_HANDLES: usize = 64;
+pub const MAX_HANDLES: usize = oxok_slab::HANDLES;
 /// Clients holding handles or staged bytes at once.
 pub const MAX_CLIENTS: usize = 256;
 /// Open-file records over all clients.
@@ -62,17 +64,18 @@ impl Desc {
     }
 }
 
+/// A client's handles (each the index of its record in `descs`: at most
+/// [`MAX_DESCS`]) and staged bytes.
 #[derive(Default)]
 struct Client {
-    handles: BTreeMap<u32, usize>,
-    next: u32,
+    handles: Handles<u32>,
     staging: Vec<u8>,
 }
 
 /// Clients, their handles and the open-file records.
 #[derive(Default)]
 pub struct Table {
-    clients: BTreeMap<u64, Client>,
+    clients: BTreeMap<u64, Box<Client>>,
     descs: Vec<Option<Desc>>,
     free: Vec<usize>,
     live: usize,
@@ -125,12 +128,7 @@ impl Table {
             return Err(Status::NoSpace);
         }
         let c = self.clients.entry(client).or_default();
-        let mut h = c.next.max(1);
-        while c.handles.contains_key(&h) {
-            h = h.checked_add(1).unwrap_or(1);
-        }
-        c.next = h.checked_add(1).unwrap_or(1);
-        c.handles.insert(h, index);
+        let h = c.handles.add(index as u32).ok_or(Status::NoSpace)?;
         if let Some(Some(d)) = self.descs.get_mut(index) {
             d.refs += 1;
         }
@@ -140,15 +138,15 @@ impl Table {
     /// The record behind `client`'s `handle`.
     pub fn get(&mut self, client: u64, handle: u64) -> Result<&mut Desc, Status> {
         let h = u32::try_from(handle).map_err(|_| Status::BadHandle)?;
-        let index = *self.clients.get(&client).and_then(|c| c.handles.get(&h)).ok_or(Status::BadHandle)?;
-        self.descs.get_mut(index).and_then(Option::as_mut).ok_or(Status::BadHandle)
+        let index = *self.clients.get(&client).and_then(|c| c.handles.get(h)).ok_or(Status::BadHandle)?;
+        self.descs.get_mut(index as usize).and_then(Option::as_mut).ok_or(Status::BadHandle)
     }
 
     /// Gives `target` its own handle on `client`'s `handle`'s record.
     pub fn dup(&mut self, client: u64, handle: u64, target: u64) -> Result<u64, Status> {
         let h = u32::try_from(handle).map_err(|_| Status::BadHandle)?;
-        let index = *self.clients.get(&client).and_then(|c| c.handles.get(&h)).ok_or(Status::BadHandle)?;
-        self.attach(target, index)
+        let index = *self.clients.get(&client).and_then(|c| c.handles.get(h)).ok_or(Status::BadHandle)?;
+        self.attach(target, index as usize)
     }
 
     /// Closes `client`'s `handle`; the inode to unpin if that was the
@@ -156,9 +154,9 @@ impl Table {
     pub fn close(&mut self, client: u64, handle: u64) -> Result<Option<u64>, Status> {
         let h = u32::try_from(handle).map_err(|_| Status::BadHandle)?;
         let c = self.clients.get_mut(&client).ok_or(Status::BadHandle)?;
-        let index = c.handles.remove(&h).ok_or(Status::BadHandle)?;
+        let index = c.handles.remove(h).ok_or(Status::BadHandle)?;
         self.tidy(client);
-        Ok(self.release(index))
+        Ok(self.release(index as usize))
     }
 
     /// Drops one reference to record `index`; its inode if it was the last.
@@ -216,10 +214,10 @@ impl Table {
         let dead: Vec<u64> = self.clients.keys().copied().filter(|&id| !alive(id)).collect();
         let mut unpin = Vec::new();
         for id in dead {
-            if let Some(c) = self.clients.remove(&id) {
+            if let Some(mut c) = self.clients.remove(&id) {
                 self.staged -= c.staging.len();
-                for index in c.handles.into_values() {
-                    unpin.extend(self.release(index));
+                for index in c.handles.drain() {
+                    unpin.extend(self.release(index as usize));
                 }
             }
         }

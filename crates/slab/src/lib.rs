@@ -13,6 +13,9 @@
 
 extern crate alloc;
 
+mod handles;
+pub use handles::{HANDLES, Handles};
+
 use alloc::vec::Vec;
 
 /// Values under generation-tagged words (never 0).
