@@ -53,7 +53,7 @@ const TOOLS: Scenario = Scenario {
 
 const LINUX: Scenario = Scenario {
     name: "disk-fs-linux",
-    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; after a reboot both read them back and the set time is there; fsck passes",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; after a reboot both read them back, the set time and the link are there; fsck passes",
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
@@ -61,7 +61,10 @@ const LINUX: Scenario = Scenario {
             busybox seq 1 200000 > /nums\ncp /nums /nums2\nbusybox cmp /nums /nums2 && echo same-bytes\n\
             rm /big && echo big-removed\n\
             busybox cat /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums /nums > /huge\n\
-            busybox md5sum /huge\nbusybox touch -t 200109090146.40 /when\n\
+            busybox md5sum /huge\nbusybox touch -t 200109090146.40 /when\nbusybox mkdir -p /p/q/r\n\
+            busybox sh -c 'echo linked words > /p/q/r/f'\nbusybox ln /p/q/r/f /p/g\n\
+            busybox stat -c 'links %h' /p/g\nbusybox sh -c '[ $(busybox stat -c %i /p/g) = $(busybox stat -c %i /p/q/r/f) ] && echo same \"inode\"'\n\
+            busybox ln /p /p2\nbusybox rm /p/q/r/f\n\
             busybox sh -c 'a=$(busybox stat -c %Y /lx.txt); b=$(busybox date +%s); \
             [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\nexit\n",
     expect: &[
@@ -75,6 +78,9 @@ const LINUX: Scenario = Scenario {
         // machine of 96 MiB): 14 copies of `seq 1 200000` (18,044,530
         // bytes), md5sum on the host.
         "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
+        "links 2",
+        "same inode",
+        "ln: /p2: Operation not permitted",
         "mtime of the clock",
         "dfsd: stopped",
     ],
@@ -83,7 +89,8 @@ const LINUX: Scenario = Scenario {
     memory: Some("96M"),
     disk: Some(DiskSpec::init_again(
         "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
-                    busybox md5sum /huge\nbusybox stat -c 'set %Y' /when\nexit\n",
+                    busybox md5sum /huge\nbusybox stat -c 'set %Y' /when\nbusybox cat /p/g\n\
+                    busybox stat -c 'links now %h' /p/g\nbusybox ls /p/q/r\nexit\n",
         &[
             "mounted file system",
             "from linux",
@@ -94,6 +101,8 @@ const LINUX: Scenario = Scenario {
             "/big: No such file or directory",
             "c4fe2b06f2d27fcfa69c532a7f68cd5e  /huge",
             "set 1000000000",
+            "linked words",
+            "links now 1",
             "dfsd: stopped",
         ],
     )),

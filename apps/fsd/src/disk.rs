@@ -376,6 +376,21 @@ impl Files for DiskFiles {
         Ok(())
     }
 
+    /// C-FFS's hard links: the file's inode moves out of its directory
+    /// into the inode table, where both names point (open files keep
+    /// their paths, which still name it).
+    fn link(&mut self, existing: &[u8], new: &[u8]) -> Result<(), FsError> {
+        self.settle();
+        let (existing, new) = (normal(existing)?, normal(new)?);
+        // A directory has one name (Linux: EPERM).
+        self.fs()?.link(&existing, &new).map_err(|e| match e {
+            DiskError::IsDir => FsError::NotPermitted,
+            e => err(e),
+        })?;
+        self.changed();
+        Ok(())
+    }
+
     fn fsync(&mut self, ino: u64) -> Result<(), FsError> {
         self.settle_for(ino)?;
         let p = self.path(ino)?;

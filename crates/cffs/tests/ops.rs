@@ -213,6 +213,12 @@ fn errors_have_their_codes() {
     fs.unlink(&longest).unwrap();
     fs.create("/f").unwrap();
     assert_eq!(fs.create("/f"), Err(FsError::Exists));
+    // The root exists (busybox `mkdir -p /a/b` makes `/` first and goes on
+    // only on EEXIST).
+    assert_eq!(
+        (fs.mkdir("/"), fs.create("/"), fs.link("/f", "/")),
+        (Err(FsError::Exists), Err(FsError::Exists), Err(FsError::Exists))
+    );
     assert_eq!(fs.create("/f/g"), Err(FsError::NotDir));
     assert_eq!(fs.mkdir("/nope/d"), Err(FsError::NotFound));
     fs.mkdir("/d").unwrap();

@@ -282,8 +282,8 @@ pub fn mkdir_mode(path: &str, mode: u32) -> Result<(), IoError> {
 
 /// Makes `new` another name of the file `existing` names (a symbolic link
 /// named by `existing` is linked itself). `NotPermitted` for a directory
-/// or on a file system without hard links (the disk's C-FFS);
-/// `Unsupported` across `/tmp` and the disk.
+/// or on a file system without hard links; `Unsupported` across `/tmp` and
+/// the disk.
 pub fn link(existing: &str, new: &str) -> Result<(), IoError> {
     pair_op(op::LINK, existing, new).map(|_| ())
 }

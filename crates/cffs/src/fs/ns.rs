@@ -105,8 +105,11 @@ impl<D: Disk> Fs<D> {
     }
 
     /// The parent directory of `path` and its last name, which must not
-    /// exist yet.
+    /// exist yet (the root always does: `mkdir -p` makes `/` first).
     fn new_name<'p>(&mut self, path: &'p str) -> Result<(Loc, &'p [u8]), FsError> {
+        if path == "/" {
+            return Err(FsError::Exists);
+        }
         let (dir, name) = self.parent(path)?;
         if self.lookup(dir, name)?.is_some() {
             return Err(FsError::Exists);
