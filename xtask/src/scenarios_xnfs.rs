@@ -203,13 +203,21 @@ const CLOSES: Scenario = Scenario {
 const FSYNC: Scenario = Scenario {
     name: "disk-fsync",
     about: "a Linux program writes files on the disk and keeps them open: one made durable by sync, then one by \
-            fsync, then a third by nothing; the harness cuts the power (kills QEMU); the second boot reads the fsynced and synced files \
-            back whole and the third empty, and the image passes fsck",
+            fsync, then a third by nothing; a file unlinked while open is read, written, stated (no link) and \
+            truncated through its descriptor, apart from a new file under its name, and one closed after its unlink \
+            is freed, as is a file renamed over while open (its reader keeps the old bytes); the harness cuts the power (kills QEMU); the second boot reads the fsynced and synced files \
+            back whole and the third empty, mount frees the open unlinked file (1 orphan), and the image passes fsck",
     cmdline: "run=init",
     input: "lx-fsync\n",
     expect: &[
         "dfsd: C-FFS on a disk of",
         "ok syncfs",
+        "ok gone-read",
+        "ok gone-fstat",
+        "ok gone-no-link",
+        "ok gone-new-file-apart",
+        "ok closed-unlink",
+        "ok renamed-over-read",
         "ok fsync",
         "ok fsync-pipe-einval",
         "lx-fsync: * checks, 0 failed",
@@ -218,9 +226,10 @@ const FSYNC: Scenario = Scenario {
     exit: Exit::Cut("lx-fsync: files still open; cut the power now"),
     timeout_secs: 120,
     disk: Some(DiskSpec::init_again(
-        "busybox md5sum /fs/synced\nbusybox cat /fs2/all\nbusybox wc -c /fs/late\nexit\n",
+        "busybox md5sum /fs/synced\nbusybox cat /fs2/all\nbusybox wc -c /fs/late\nbusybox ls /fs\nexit\n",
         &[
-            "mounted file system",
+            // /fs/gone, open when the power went, no name reaching it.
+            "mounted file system * (1 orphans, 0 link counts repaired)",
             // 20,000 bytes 'a' + i % 26, md5sum on the host.
             "0639c48c809d178c95b56a4079a26763  /fs/synced",
             "sync made me durable",

@@ -24,9 +24,19 @@ use crate::files::{Entry, Files, Meta};
 use oxok_gather::Gatherer;
 use oxok_slab::Slab;
 
+/// An open file: by its path, or — once its name was removed while it
+/// was open — by its inode number ([`Target::Detached`]), until its last
+/// close lets it go (POSIX's unlinked open file; `oxok_cffs::Fs::detach`).
 struct Node {
     path: String,
     pins: u32,
+    detached: Option<u32>,
+}
+
+/// What a request on an open file works on.
+enum Target {
+    Path(String),
+    Detached(u32),
 }
 
 /// The disk file system (mounted at the first request) and its open files.
@@ -139,7 +149,41 @@ impl DiskFiles {
     }
 
     fn path(&self, ino: u64) -> Result<String, FsError> {
-        self.nodes.get(ino).map(|n| n.path.clone()).ok_or(FsError::BadInode)
+        match self.target(ino)? {
+            Target::Path(p) => Ok(p),
+            Target::Detached(_) => Err(FsError::NotADirectory),
+        }
+    }
+
+    fn target(&self, ino: u64) -> Result<Target, FsError> {
+        let n = self.nodes.get(ino).ok_or(FsError::BadInode)?;
+        Ok(match n.detached {
+            Some(i) => Target::Detached(i),
+            None => Target::Path(n.path.clone()),
+        })
+    }
+
+    /// Writes `data` at `off` of the open file `ino`.
+    fn write_now(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
+        match self.target(ino)? {
+            Target::Path(p) => self.fs()?.write(&p, off, data),
+            Target::Detached(i) => self.fs()?.write_detached(i, off, data),
+        }
+        .map_err(err)
+    }
+
+    /// Takes the name `p` away from what it names and keeps the file for
+    /// the nodes open on it, if any are (they reach it by number from
+    /// then on); says whether it did.
+    fn detach_open(&mut self, p: &str) -> Result<bool, FsError> {
+        if !self.nodes.values().any(|n| n.detached.is_none() && n.pins > 0 && n.path == p) {
+            return Ok(false);
+        }
+        let i = self.fs()?.detach(p).map_err(err)?;
+        for n in self.nodes.values_mut().filter(|n| n.detached.is_none() && n.path == p) {
+            n.detached = Some(i);
+        }
+        Ok(true)
     }
 
     fn meta(&mut self, path: &str) -> Result<Meta, FsError> {
@@ -163,7 +207,7 @@ impl DiskFiles {
     /// but a write, so each sees them. A failure is kept for the file.
     fn settle(&mut self) {
         let Some(g) = self.gathered.take() else { return };
-        let done = self.path(g.ino).and_then(|p| self.fs()?.write(&p, g.off, &g.data).map_err(err));
+        let done = self.write_now(g.ino, g.off, &g.data);
         match done {
             Ok(_) => self.changed(),
             Err(e) => self.gathered.fail(g.ino, e),
@@ -217,15 +261,20 @@ impl Files for DiskFiles {
             }
             meta_of(&path, &st)
         };
-        let ino = self.nodes.add(Node { path, pins: 0 }).ok_or(FsError::NoSpace)?;
+        let ino = self.nodes.add(Node { path, pins: 0, detached: None }).ok_or(FsError::NoSpace)?;
         self.last_added = Some(ino);
         Ok((ino, meta))
     }
 
     fn stat(&mut self, ino: u64) -> Result<Meta, FsError> {
         self.settle();
-        let p = self.path(ino)?;
-        self.meta(&p)
+        match self.target(ino)? {
+            Target::Path(p) => self.meta(&p),
+            Target::Detached(i) => {
+                let st = self.fs()?.stat_detached(i).map_err(err)?;
+                Ok(meta_of("", &st))
+            }
+        }
     }
 
     fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
@@ -246,16 +295,29 @@ impl Files for DiskFiles {
         let kept = self.settle_for(ino);
         let n = self.nodes.get_mut(ino).ok_or(FsError::BadInode)?;
         n.pins = n.pins.saturating_sub(1);
-        if n.pins == 0 {
-            self.nodes.remove(ino);
+        if n.pins == 0
+            && let Some(Node { detached: Some(i), .. }) = self.nodes.remove(ino)
+            && !self.nodes.values().any(|n| n.detached == Some(i))
+        {
+            // The last close of a file whose name went: freed now.
+            if let Err(e) = self.fs()?.release(i) {
+                println!("dfsd: releasing inode {i}: {e:?}");
+            }
+            self.changed();
         }
         kept
     }
 
     fn read(&mut self, ino: u64, off: u64, buf: &mut [u8]) -> Result<usize, FsError> {
         self.settle();
-        let p = self.path(ino)?;
-        self.fs()?.read(&p, off, buf).map_err(err)
+        match self.target(ino)? {
+            Target::Path(p) => self.fs()?.read(&p, off, buf),
+            Target::Detached(i) => {
+                let want = buf.len();
+                self.fs()?.read_detached(i, off, want, |at, b| buf[at..at + b.len()].copy_from_slice(b))
+            }
+        }
+        .map_err(err)
     }
 
     fn read_to(
@@ -266,8 +328,11 @@ impl Files for DiskFiles {
         sink: &mut dyn FnMut(usize, &[u8]),
     ) -> Result<usize, FsError> {
         self.settle();
-        let p = self.path(ino)?;
-        self.fs()?.read_with(&p, off, scratch.len(), sink).map_err(err)
+        match self.target(ino)? {
+            Target::Path(p) => self.fs()?.read_with(&p, off, scratch.len(), sink),
+            Target::Detached(i) => self.fs()?.read_detached(i, off, scratch.len(), sink),
+        }
+        .map_err(err)
     }
 
     fn write(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
@@ -288,16 +353,18 @@ impl Files for DiskFiles {
         if fits && self.gathered.gather(ino, off, data, free) {
             return Ok(data.len());
         }
-        let p = self.path(ino)?;
-        let n = self.fs()?.write(&p, off, data).map_err(err)?;
+        let n = self.write_now(ino, off, data)?;
         self.changed();
         Ok(n)
     }
 
     fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError> {
         self.settle();
-        let p = self.path(ino)?;
-        self.fs()?.truncate(&p, len).map_err(err)?;
+        match self.target(ino)? {
+            Target::Path(p) => self.fs()?.truncate(&p, len),
+            Target::Detached(i) => self.fs()?.truncate_detached(i, len),
+        }
+        .map_err(err)?;
         self.changed();
         Ok(())
     }
@@ -338,7 +405,9 @@ impl Files for DiskFiles {
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
         self.settle();
         let p = normal(path)?;
-        self.fs()?.unlink_file(&p).map_err(err)?;
+        if !self.detach_open(&p)? {
+            self.fs()?.unlink_file(&p).map_err(err)?;
+        }
         self.changed();
         Ok(())
     }
@@ -363,9 +432,19 @@ impl Files for DiskFiles {
         if from == to {
             return self.fs()?.stat(&from).map(|_| ()).map_err(err);
         }
+        // A file open under the name replaced keeps living, nameless
+        // (two names of one file are left as they are, as POSIX says).
+        let old = self.fs()?.stat(&from).map_err(err)?;
+        if let Ok(new) = self.fs()?.stat(&to)
+            && old.kind == DiskKind::File
+            && new.kind == DiskKind::File
+            && (old.ino.is_none() || old.ino != new.ino)
+        {
+            self.detach_open(&to)?;
+        }
         self.fs()?.rename(&from, &to).map_err(err)?;
         // Open files under the old name follow it.
-        for n in self.nodes.values_mut() {
+        for n in self.nodes.values_mut().filter(|n| n.detached.is_none()) {
             if n.path == from {
                 n.path = to.clone();
             } else if let Some(rest) = n.path.strip_prefix(from.as_str()).filter(|r| r.starts_with('/')) {
@@ -391,10 +470,14 @@ impl Files for DiskFiles {
         Ok(())
     }
 
+    /// A file with no name left has nothing to make durable: a crash
+    /// frees it.
     fn fsync(&mut self, ino: u64) -> Result<(), FsError> {
         self.settle_for(ino)?;
-        let p = self.path(ino)?;
-        self.fs()?.fsync(&p).map_err(err)
+        match self.target(ino)? {
+            Target::Path(p) => self.fs()?.fsync(&p).map_err(err),
+            Target::Detached(_) => Ok(()),
+        }
     }
 
     fn sync_all(&mut self) -> Result<(), FsError> {
@@ -429,9 +512,13 @@ impl Files for DiskFiles {
     /// alone changes nothing.
     fn set_times(&mut self, ino: u64, mtime: Option<u64>, _atime: Option<u64>) -> Result<(), FsError> {
         self.settle();
-        let p = self.path(ino)?;
+        let target = self.target(ino)?;
         if let Some(t) = mtime {
-            self.fs()?.set_mtime(&p, t).map_err(err)?;
+            match target {
+                Target::Path(p) => self.fs()?.set_mtime(&p, t),
+                Target::Detached(i) => self.fs()?.set_mtime_detached(i, t),
+            }
+            .map_err(err)?;
             self.changed();
         }
         Ok(())

@@ -91,6 +91,11 @@ impl<T> Slab<T> {
         }
     }
 
+    /// Every value.
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.slots.iter().filter_map(|s| s.1.as_ref())
+    }
+
     /// Every value, for change.
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
         self.slots.iter_mut().filter_map(|s| s.1.as_mut())
@@ -129,6 +134,7 @@ mod tests {
         assert_eq!((s.get(b), s.len()), (None, 1));
         *s.get_mut(c).unwrap() = "d";
         assert_eq!(s.values_mut().map(|v| *v).collect::<alloc::vec::Vec<_>>(), ["d"]);
+        assert_eq!(s.values().collect::<alloc::vec::Vec<_>>(), [&"d"]);
     }
 
     /// Random adds and removes against a map of the words handed out:

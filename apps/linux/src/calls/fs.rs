@@ -167,11 +167,12 @@ impl Stat {
     }
 
     /// A file server's object: its mode where the file system keeps one
-    /// (the RAM file system), else fixed by kind.
+    /// (the RAM file system), else fixed by kind. A file's link count is
+    /// the server's: 0 for an open file whose last name went, as Linux's.
     fn of(m: &lfs::Metadata) -> Stat {
         let (kind, fixed, nlink) = match m.kind {
             FileKind::Dir => (S_IFDIR, 0o755, m.nlink.max(2)),
-            FileKind::File => (S_IFREG, 0o644, m.nlink.max(1)),
+            FileKind::File => (S_IFREG, 0o644, m.nlink),
             FileKind::Symlink => (S_IFLNK, 0o777, m.nlink.max(1)),
         };
         let mode = kind | m.mode.map_or(fixed, u32::from);

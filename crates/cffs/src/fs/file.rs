@@ -47,9 +47,20 @@ impl<D: Disk> Fs<D> {
         path: &str,
         off: u64,
         want: usize,
-        mut sink: impl FnMut(usize, &[u8]),
+        sink: impl FnMut(usize, &[u8]),
     ) -> Result<usize, FsError> {
         let f = self.file(path)?;
+        self.read_found(f, off, want, sink)
+    }
+
+    /// [`read_with`](Fs::read_with) of the file `f`.
+    pub(crate) fn read_found(
+        &mut self,
+        f: Found,
+        off: u64,
+        want: usize,
+        mut sink: impl FnMut(usize, &[u8]),
+    ) -> Result<usize, FsError> {
         let r = f.rec;
         let n = r.size.saturating_sub(off).min(want as u64) as usize;
         if n > 0 {
@@ -98,6 +109,11 @@ impl<D: Disk> Fs<D> {
     /// Writes `data` at byte `off` of `path`, growing it as needed.
     pub fn write(&mut self, path: &str, off: u64, data: &[u8]) -> Result<usize, FsError> {
         let f = self.file(path)?;
+        self.write_found(f, off, data)
+    }
+
+    /// [`write`](Fs::write) to the file `f`.
+    pub(crate) fn write_found(&mut self, f: Found, off: u64, data: &[u8]) -> Result<usize, FsError> {
         let end = off.checked_add(data.len() as u64).filter(|&e| e <= MAX_FILE).ok_or(FsError::InvalidArg)?;
         if data.is_empty() {
             return Ok(0);

@@ -1,13 +1,15 @@
 //! [`Fs`]: the file system over a [`Disk`]. This file holds the state,
 //! `mkfs`, `mount`, path resolution and `stat`; the operations live in
-//! `file.rs` (read, write, truncate), `copy.rs` (XCP), `ns.rs` (create, mkdir, unlink,
-//! rename, link), `space.rs` (block and inode placement), `sync.rs`
+//! `file.rs` (read, write, truncate), `copy.rs` (XCP), `ns.rs` (create,
+//! mkdir, unlink, rename, link), `orphan.rs` (files that lose their name
+//! while open), `space.rs` (block and inode placement), `sync.rs`
 //! (ordered write-back) and `recover.rs` (what mount repairs).
 
 mod copy;
 mod file;
 mod names;
 mod ns;
+mod orphan;
 mod recover;
 mod space;
 mod sync;

@@ -118,7 +118,7 @@ impl<D: Disk> Fs<D> {
     }
 
     /// Notes that `name` left `block` (in core).
-    fn vacate(&mut self, block: u64, name: &[u8]) -> Result<(), FsError> {
+    pub(crate) fn vacate(&mut self, block: u64, name: &[u8]) -> Result<(), FsError> {
         self.vacated.try_reserve(1).map_err(|_| FsError::NoMemory)?;
         self.vacated.push((block, Vec::from(name)));
         Ok(())
@@ -200,14 +200,24 @@ impl<D: Disk> Fs<D> {
         if f.at == f.inode {
             return self.clear_rec(f.at);
         }
+        if self.drop_link(f)? == 0 {
+            return self.free_inode(f.inode);
+        }
+        Ok(())
+    }
+
+    /// Clears the link `f.at` to the out-of-line inode `f.inode` (after
+    /// the inode, in write-back order) and takes one from its link count;
+    /// returns the count left (at 0 the caller frees or keeps the inode).
+    pub(crate) fn drop_link(&mut self, f: Found) -> Result<u16, FsError> {
         self.put_rec(f.at, &Record::default())?;
         self.order(f.at.block, f.inode.block)?;
         let mut r = self.rec(f.inode)?;
         r.nlink = r.nlink.saturating_sub(1);
         if r.nlink > 0 {
-            return self.put_rec(f.inode, &r);
+            self.put_rec(f.inode, &r)?;
         }
-        self.free_inode(f.inode)
+        Ok(r.nlink)
     }
 
     /// Frees an out-of-line inode and its blocks (a directory's blocks
@@ -223,22 +233,29 @@ impl<D: Disk> Fs<D> {
             return Err(FsError::IsDir);
         }
         let (dir, name) = self.new_name(new)?;
-        let (inode, ino) = if f.at == f.inode {
-            let (inode, ino) = self.new_inode(K_XFILE)?;
-            self.copy_into(&f, inode, inode.block)?;
-            let mut old_name = Record { kind: K_LINK, ino, ..Record::default() };
-            old_name.set_name(f.rec.name());
-            self.order_inode(inode, f.at.block)?;
-            self.shrink(f.at, 0)?;
-            self.put_rec(f.at, &old_name)?;
-            (inode, ino)
-        } else {
-            (f.inode, self.rec(f.at)?.ino)
-        };
+        let (inode, ino) = self.out_of_line(&f)?;
         let mut r = self.rec(inode)?;
         r.nlink = r.nlink.checked_add(1).ok_or(FsError::TooManyLinks)?;
         self.put_rec(inode, &r)?;
         self.add_link(dir, name, inode, ino, None).map(|_| ())
+    }
+
+    /// The inode of the file `f` and its number, moved out of its
+    /// directory into the inode table first if it is embedded there (its
+    /// data copied; its name becomes a link to it), as a second name or
+    /// an open file that loses its name needs.
+    pub(crate) fn out_of_line(&mut self, f: &Found) -> Result<(Loc, u32), FsError> {
+        if f.at != f.inode {
+            return Ok((f.inode, self.rec(f.at)?.ino));
+        }
+        let (inode, ino) = self.new_inode(K_XFILE)?;
+        self.copy_into(f, inode, inode.block)?;
+        let mut old_name = Record { kind: K_LINK, ino, ..Record::default() };
+        old_name.set_name(f.rec.name());
+        self.order_inode(inode, f.at.block)?;
+        self.shrink(f.at, 0)?;
+        self.put_rec(f.at, &old_name)?;
+        Ok((inode, ino))
     }
 
     /// Copies the data and size of file `f` into the (empty) record at
