@@ -1,7 +1,10 @@
 //! [`DiskFiles`]: the C-FFS library file system (`crates/cffs`) on the
 //! disk, through XN's calls (`oxok_libos::xn::XnDisk`), as the server's
 //! [`Files`]. C-FFS names files by path; an open file is a path this table
-//! keeps (and moves along when a rename moves it or a directory above it).
+//! keeps (and moves along when a rename moves it or a directory above it),
+//! or its inode number once its name went while it was open (`nodes.rs`;
+//! `convert.rs` turns C-FFS's words into the server's, `mount.rs` mounts
+//! or makes the file system).
 //!
 //! Durability: changes (names, data, sizes) stay in the buffer cache until
 //! a client asks (`FSYNC`: C-FFS's `fsync` of that file; `SYNC`:
@@ -13,16 +16,20 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use oxok_cffs::layout::SUPER_BLOCK;
 use oxok_cffs::{Fs, FsError as DiskError, Kind as DiskKind};
-use oxok_libos::abi::xn::{BLOCK_SIZE, refuse};
 use oxok_libos::println;
 use oxok_libos::xn::XnDisk;
-use oxok_ramfs::{FsError, Kind, OpenFlags};
+use oxok_ramfs::{FsError, OpenFlags};
 
 use crate::files::{Entry, Files, Meta};
 use oxok_gather::Gatherer;
 use oxok_slab::Slab;
+
+mod convert;
+mod mount;
+mod nodes;
+
+use convert::{err, kind, meta_of, normal};
 
 /// An open file: by its path, or — once its name was removed while it
 /// was open — by its inode number ([`Target::Detached`]), until its last
@@ -60,165 +67,6 @@ pub struct DiskFiles {
     /// writes get the time of the request that hands them over (at most a
     /// second later: the `update` daemon's write-back is a request).
     now: u64,
-}
-
-/// The file system's error as the server's.
-fn err(e: DiskError) -> FsError {
-    match e {
-        DiskError::NotFound => FsError::NotFound,
-        DiskError::Exists => FsError::Exists,
-        DiskError::NotDir => FsError::NotADirectory,
-        DiskError::IsDir => FsError::IsADirectory,
-        DiskError::NotEmpty => FsError::NotEmpty,
-        DiskError::NameTooLong => FsError::TooLong,
-        DiskError::InvalidPath => FsError::InvalidName,
-        DiskError::NoSpace | DiskError::TooFragmented => FsError::NoSpace,
-        DiskError::InvalidArg => FsError::FileTooBig,
-        other => {
-            println!("dfsd: {other:?}");
-            FsError::Invalid
-        }
-    }
-}
-
-fn kind(k: DiskKind) -> Kind {
-    match k {
-        DiskKind::File => Kind::File,
-        DiskKind::Dir => Kind::Dir,
-    }
-}
-
-/// `path` (absolute, bytes) as C-FFS takes it: UTF-8, no empty, `.` or
-/// `..` components.
-fn normal(path: &[u8]) -> Result<String, FsError> {
-    let s = core::str::from_utf8(path).map_err(|_| FsError::InvalidName)?;
-    if !s.starts_with('/') {
-        return Err(FsError::InvalidName);
-    }
-    // The libOS's own lexical resolution (a path it already normalised,
-    // as nearly every client sends, is taken as it is).
-    Ok(oxok_libos::fs::normalize(s))
-}
-
-/// What `stat` reports of `path`, whose C-FFS status is `st`.
-fn meta_of(path: &str, st: &oxok_cffs::Stat) -> Meta {
-    let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
-    Meta {
-        kind: kind(st.kind),
-        size: st.size,
-        number,
-        nlink: u64::from(st.nlink),
-        mtime: st.mtime,
-        mode: None,
-        allocated: None,
-    }
-}
-
-/// A stable number for a name whose inode is embedded in its directory.
-fn number_of(path: &str) -> u64 {
-    let h = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    h | (1 << 63)
-}
-
-impl DiskFiles {
-    /// Serves the disk's file system, mounted (or made) at the first
-    /// request: requests run on the server's large stack, which C-FFS's
-    /// mount and repairs need.
-    pub fn new() -> DiskFiles {
-        DiskFiles {
-            mounted: None,
-            failed: false,
-            nodes: Slab::new(),
-            last_added: None,
-            unwritten: None,
-            gathered: Gatherer::default(),
-            now: 0,
-        }
-    }
-
-    /// The mounted file system.
-    fn fs(&mut self) -> Result<&mut Fs<XnDisk>, FsError> {
-        if self.mounted.is_none() && !self.failed {
-            self.mounted = mount();
-            self.failed = self.mounted.is_none();
-            if let Some(fs) = self.mounted.as_mut() {
-                fs.set_time(self.now);
-            }
-        }
-        self.mounted.as_mut().ok_or(FsError::Invalid)
-    }
-
-    fn path(&self, ino: u64) -> Result<String, FsError> {
-        match self.target(ino)? {
-            Target::Path(p) => Ok(p),
-            Target::Detached(_) => Err(FsError::NotADirectory),
-        }
-    }
-
-    fn target(&self, ino: u64) -> Result<Target, FsError> {
-        let n = self.nodes.get(ino).ok_or(FsError::BadInode)?;
-        Ok(match n.detached {
-            Some(i) => Target::Detached(i),
-            None => Target::Path(n.path.clone()),
-        })
-    }
-
-    /// Writes `data` at `off` of the open file `ino`.
-    fn write_now(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
-        match self.target(ino)? {
-            Target::Path(p) => self.fs()?.write(&p, off, data),
-            Target::Detached(i) => self.fs()?.write_detached(i, off, data),
-        }
-        .map_err(err)
-    }
-
-    /// Takes the name `p` away from what it names and keeps the file for
-    /// the nodes open on it, if any are (they reach it by number from
-    /// then on); says whether it did.
-    fn detach_open(&mut self, p: &str) -> Result<bool, FsError> {
-        if !self.nodes.values().any(|n| n.detached.is_none() && n.pins > 0 && n.path == p) {
-            return Ok(false);
-        }
-        let i = self.fs()?.detach(p).map_err(err)?;
-        for n in self.nodes.values_mut().filter(|n| n.detached.is_none() && n.path == p) {
-            n.detached = Some(i);
-        }
-        Ok(true)
-    }
-
-    fn meta(&mut self, path: &str) -> Result<Meta, FsError> {
-        let st = self.fs()?.stat(path).map_err(err)?;
-        Ok(meta_of(path, &st))
-    }
-
-    /// Writes everything back (C-FFS's ordered write-back and a flush).
-    fn sync(&mut self) -> Result<(), FsError> {
-        self.fs()?.sync().map_err(err)?;
-        self.unwritten = None;
-        Ok(())
-    }
-
-    /// Notes a change that waits in the cache for the next write-back.
-    fn changed(&mut self) {
-        self.unwritten.get_or_insert_with(oxok_libos::time::ticks_ms);
-    }
-
-    /// Hands the gathered writes to C-FFS: done first by every request
-    /// but a write, so each sees them. A failure is kept for the file.
-    fn settle(&mut self) {
-        let Some(g) = self.gathered.take() else { return };
-        let done = self.write_now(g.ino, g.off, &g.data);
-        match done {
-            Ok(_) => self.changed(),
-            Err(e) => self.gathered.fail(g.ino, e),
-        }
-    }
-
-    /// [`settle`](Self::settle), then the failure kept for `ino`, if any.
-    fn settle_for(&mut self, ino: u64) -> Result<(), FsError> {
-        self.settle();
-        self.gathered.failure(ino).map_or(Ok(()), Err)
-    }
 }
 
 impl Files for DiskFiles {
@@ -535,74 +383,6 @@ impl Files for DiskFiles {
         self.settle();
         if let Some(Err(e)) = self.mounted.as_mut().map(|fs| fs.sync()) {
             println!("dfsd: final sync: {e:?}");
-        }
-    }
-}
-
-/// Mounts the C-FFS file system whose superblock is a catalogued root
-/// (XN recovered its free map at boot; mount repairs link counts and
-/// orphans), or registers the templates and makes a fresh one with a
-/// `/tmp` (where the RAM server's `/tmp` is reached). The owner is the
-/// principal init gave this environment (`DISK_PRINCIPAL`), the same in
-/// every boot whatever this environment's id.
-fn mount() -> Option<Fs<XnDisk>> {
-    let Some(me) = oxok_libos::principal::mine() else {
-        println!("dfsd: no file system: no principal (init gives the disk file server one)");
-        return None;
-    };
-    let nblocks = oxok_libos::xn::header().map_or(0, |h| h.nblocks);
-    let made = match XnDisk::existing() {
-        Some(id) => XnDisk::new(id)
-            .ok_or(DiskError::Io)
-            .and_then(|mut d| {
-                // The superblock's acl names its owner: another principal's
-                // file system cannot even be read.
-                let mut sb = [0u8; BLOCK_SIZE];
-                if let Err(r) = oxok_cffs::Disk::read(&mut d, SUPER_BLOCK, &mut sb)
-                    && r.code() == refuse::DENIED
-                {
-                    println!("dfsd: file system {id} belongs to another principal: XN refuses principal {me}");
-                }
-                Fs::mount(d, me)
-            })
-            .map(|(fs, r)| {
-                (
-                    fs,
-                    alloc::format!(
-                        "mounted file system {id} ({} orphans, {} link counts repaired)",
-                        r.orphans,
-                        r.nlinks
-                    ),
-                )
-            }),
-        None => match XnDisk::register() {
-            Ok(id) => XnDisk::new(id).ok_or(DiskError::Io).and_then(|d| Fs::mkfs(d, me)).and_then(|mut fs| {
-                fs.mkdir("/tmp")?;
-                fs.sync()?;
-                // The root is catalogued before anyone relies on it.
-                if let Err(e) = oxok_libos::xn::wait_catalog() {
-                    println!("dfsd: catalogue: {e}");
-                }
-                Ok((fs, alloc::format!("made file system {id}")))
-            }),
-            Err(e) => {
-                println!("dfsd: cannot register the templates: {e}");
-                return None;
-            }
-        },
-    };
-    match made {
-        Ok((fs, how)) => {
-            let env = oxok_libos::exposed::self_id();
-            let window = (fs.disk().window() * BLOCK_SIZE as u64) >> 20;
-            println!(
-                "dfsd: C-FFS on a disk of {nblocks} blocks: {how}; principal {me}, environment {env}; cache window {window} MiB"
-            );
-            Some(fs)
-        }
-        Err(e) => {
-            println!("dfsd: no file system: {e:?}");
-            None
         }
     }
 }

@@ -1,0 +1,117 @@
+//! The server's bookkeeping of the disk's open files: the mounted file
+//! system, what an open file's requests work on (its path, or its inode
+//! number once its name went), the gathered writes handed over before
+//! every other request, and what waits for the next write-back.
+
+use alloc::string::String;
+use oxok_cffs::Fs;
+use oxok_libos::xn::XnDisk;
+use oxok_ramfs::FsError;
+
+use super::convert::{err, meta_of};
+use super::mount::mount;
+use super::{DiskFiles, Target};
+use crate::files::Meta;
+use oxok_gather::Gatherer;
+use oxok_slab::Slab;
+
+impl DiskFiles {
+    /// Serves the disk's file system, mounted (or made) at the first
+    /// request: requests run on the server's large stack, which C-FFS's
+    /// mount and repairs need.
+    pub fn new() -> DiskFiles {
+        DiskFiles {
+            mounted: None,
+            failed: false,
+            nodes: Slab::new(),
+            last_added: None,
+            unwritten: None,
+            gathered: Gatherer::default(),
+            now: 0,
+        }
+    }
+
+    /// The mounted file system.
+    pub(super) fn fs(&mut self) -> Result<&mut Fs<XnDisk>, FsError> {
+        if self.mounted.is_none() && !self.failed {
+            self.mounted = mount();
+            self.failed = self.mounted.is_none();
+            if let Some(fs) = self.mounted.as_mut() {
+                fs.set_time(self.now);
+            }
+        }
+        self.mounted.as_mut().ok_or(FsError::Invalid)
+    }
+
+    pub(super) fn path(&self, ino: u64) -> Result<String, FsError> {
+        match self.target(ino)? {
+            Target::Path(p) => Ok(p),
+            Target::Detached(_) => Err(FsError::NotADirectory),
+        }
+    }
+
+    pub(super) fn target(&self, ino: u64) -> Result<Target, FsError> {
+        let n = self.nodes.get(ino).ok_or(FsError::BadInode)?;
+        Ok(match n.detached {
+            Some(i) => Target::Detached(i),
+            None => Target::Path(n.path.clone()),
+        })
+    }
+
+    /// Writes `data` at `off` of the open file `ino`.
+    pub(super) fn write_now(&mut self, ino: u64, off: u64, data: &[u8]) -> Result<usize, FsError> {
+        match self.target(ino)? {
+            Target::Path(p) => self.fs()?.write(&p, off, data),
+            Target::Detached(i) => self.fs()?.write_detached(i, off, data),
+        }
+        .map_err(err)
+    }
+
+    /// Takes the name `p` away from what it names and keeps the file for
+    /// the nodes open on it, if any are (they reach it by number from
+    /// then on); says whether it did.
+    pub(super) fn detach_open(&mut self, p: &str) -> Result<bool, FsError> {
+        if !self.nodes.values().any(|n| n.detached.is_none() && n.pins > 0 && n.path == p) {
+            return Ok(false);
+        }
+        let i = self.fs()?.detach(p).map_err(err)?;
+        for n in self.nodes.values_mut().filter(|n| n.detached.is_none() && n.path == p) {
+            n.detached = Some(i);
+        }
+        Ok(true)
+    }
+
+    pub(super) fn meta(&mut self, path: &str) -> Result<Meta, FsError> {
+        let st = self.fs()?.stat(path).map_err(err)?;
+        Ok(meta_of(path, &st))
+    }
+
+    /// Writes everything back (C-FFS's ordered write-back and a flush).
+    pub(super) fn sync(&mut self) -> Result<(), FsError> {
+        self.fs()?.sync().map_err(err)?;
+        self.unwritten = None;
+        Ok(())
+    }
+
+    /// Notes a change that waits in the cache for the next write-back.
+    pub(super) fn changed(&mut self) {
+        self.unwritten.get_or_insert_with(oxok_libos::time::ticks_ms);
+    }
+
+    /// Hands the gathered writes to C-FFS: done first by every request
+    /// but a write, so each sees them. A failure is kept for the file.
+    pub(super) fn settle(&mut self) {
+        let Some(g) = self.gathered.take() else { return };
+        let done = self.write_now(g.ino, g.off, &g.data);
+        match done {
+            Ok(_) => self.changed(),
+            Err(e) => self.gathered.fail(g.ino, e),
+        }
+    }
+
+    /// [`settle`](Self::settle), then the failure kept for `ino`, if any.
+    pub(super) fn settle_for(&mut self, ino: u64) -> Result<(), FsError> {
+        self.settle();
+        self.gathered.failure(ino).map_or(Ok(()), Err)
+    }
+}
