@@ -53,7 +53,7 @@ const TOOLS: Scenario = Scenario {
 
 const LINUX: Scenario = Scenario {
     name: "disk-fs-linux",
-    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; after a reboot both read them back, the set time and the link are there; fsck passes",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; after a reboot both read them back, the set time and the link are there; fsck passes",
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
@@ -64,7 +64,8 @@ const LINUX: Scenario = Scenario {
             busybox md5sum /huge\nbusybox touch -t 200109090146.40 /when\nbusybox mkdir -p /p/q/r\n\
             busybox sh -c 'echo linked words > /p/q/r/f'\nbusybox ln /p/q/r/f /p/g\n\
             busybox stat -c 'links %h' /p/g\nbusybox sh -c '[ $(busybox stat -c %i /p/g) = $(busybox stat -c %i /p/q/r/f) ] && echo same \"inode\"'\n\
-            busybox ln /p /p2\nbusybox rm /p/q/r/f\n\
+            busybox ln /p /p2\nbusybox rm /p/q/r/f\nbusybox df / /tmp\n\
+            busybox stat -f -c 'names up to %l, blocks of %S' /\nbusybox stat -c 'device %d' / /tmp\n\
             busybox sh -c 'a=$(busybox stat -c %Y /lx.txt); b=$(busybox date +%s); \
             [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\nexit\n",
     expect: &[
@@ -81,6 +82,11 @@ const LINUX: Scenario = Scenario {
         "links 2",
         "same inode",
         "ln: /p2: Operation not permitted",
+        "c-ffs * 65280 *% /",
+        "ramfs *% /tmp",
+        "names up to 44, blocks of 4096",
+        "device 2",
+        "device 1",
         "mtime of the clock",
         "dfsd: stopped",
     ],

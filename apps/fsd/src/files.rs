@@ -44,6 +44,18 @@ pub fn split_parent(path: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((if cut == 0 { &b"/"[..] } else { &path[..cut] }, &path[cut + 1..]))
 }
 
+/// A file system's size and use (`INFO`).
+pub struct Usage {
+    /// Inodes in use (the disk's: files open).
+    pub inodes: u64,
+    /// Data bytes in use.
+    pub used: u64,
+    /// Data bytes it can hold.
+    pub capacity: u64,
+    /// Inodes it can hold (0: no limit).
+    pub max_inodes: u64,
+}
+
 /// A file system the server serves. Paths are absolute.
 pub trait Files: Send {
     /// Opens (creates, truncates) `path`: its word and its status (as
@@ -139,8 +151,8 @@ pub trait Files: Send {
     fn set_mode(&mut self, _ino: u64, _mode: u16) -> Result<(), FsError> {
         Err(FsError::NotPermitted)
     }
-    /// (inodes or files, bytes used) for `INFO`.
-    fn usage(&mut self) -> (u64, u64);
+    /// What `INFO` reports of the file system.
+    fn usage(&mut self) -> Usage;
     /// The server's clock (Unix seconds), stamped on what later calls change.
     fn set_time(&mut self, _now: u64) {}
     /// Sets `ino`'s modification and access times (`None`: unchanged). A
@@ -245,9 +257,14 @@ impl Files for Fs {
     fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError> {
         Fs::rename(self, Ino::ROOT, from, to)
     }
-    fn usage(&mut self) -> (u64, u64) {
+    fn usage(&mut self) -> Usage {
         let st = self.statfs();
-        (st.inodes as u64, st.used_bytes)
+        Usage {
+            inodes: st.inodes as u64,
+            used: st.used_bytes,
+            capacity: st.max_bytes,
+            max_inodes: st.max_inodes as u64,
+        }
     }
     fn set_time(&mut self, now: u64) {
         Fs::set_time(self, now)

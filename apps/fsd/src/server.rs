@@ -194,11 +194,11 @@ impl Server {
             op::INFO => {
                 self.sweep();
                 let (clients, handles, descs) = self.table.counts();
-                let (inodes, used) = self.fs.usage();
-                for (w, v) in out[1..].iter_mut().zip([clients as u64, handles as u64, descs as u64, inodes]) {
+                let u = self.fs.usage();
+                let words = [clients as u64, handles as u64, descs as u64, u.inodes, u.used, u.capacity, u.max_inodes];
+                for (w, v) in out[1..].iter_mut().zip(words) {
                     *w = v;
                 }
-                out[5] = used;
                 Ok(0)
             }
             op::STOP if caller == self.creator && self.creator != 0 => {

@@ -86,10 +86,25 @@ impl File for BootFile {
     }
 }
 
-/// The boot archive's file that `/boot/NAME` names, if there is one.
+/// The boot archive's file that `/boot/NAME` names, if there is one, or
+/// `/proc/mounts`.
 pub fn boot_file(path: &str) -> Option<&'static [u8]> {
+    if path == "/proc/mounts" || path == "/proc/self/mounts" {
+        return Some(mounts());
+    }
     let name = path.strip_prefix("/boot/").filter(|n| !n.is_empty() && !n.contains('/'))?;
     oxok_libos::exec::program(name)
+}
+
+/// `/proc/mounts`: the file systems the libOS routes paths to — the
+/// disk's C-FFS at `/` and the RAM file system at `/tmp` when there is a
+/// disk, else the RAM file system at `/` — as `df` and `mount` read it.
+fn mounts() -> &'static [u8] {
+    if oxok_libos::fs::locate::disk_server().is_some() {
+        b"c-ffs / c-ffs rw 0 0\nramfs /tmp ramfs rw 0 0\n"
+    } else {
+        b"ramfs / ramfs rw 0 0\n"
+    }
 }
 
 /// A device's major and minor number, as Linux numbers them.

@@ -5,8 +5,8 @@
 //! know returns `-ENOSYS` and is logged once.
 
 use crate::calls::{
-    attr, epoll, exec, file, fork, fs, futex, info, itimer, links, memory, net, poll, process, select, signal, time,
-    wait,
+    attr, epoll, exec, file, fork, fs, futex, info, itimer, links, memory, net, poll, process, select, signal, statfs,
+    time, wait,
 };
 use crate::errno::{ENOSYS, Res};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -129,7 +129,7 @@ linux_calls! {
     84 rmdir Full "" => fs::rmdir;
     87 unlink Full "" => fs::unlink;
     89 readlink Full "symbolic links of the file servers (the disk's C-FFS has none), /proc/self/exe" => links::readlink;
-    86 link Partial "in one file server, not across /tmp and the disk; EPERM on the disk's C-FFS" => links::link;
+    86 link Partial "in one file server, not across /tmp and the disk" => links::link;
     88 symlink Partial "in the file servers, resolved inside the server the link is on; EPERM on the disk's C-FFS" => links::symlink;
     265 linkat Partial "as link; AT_SYMLINK_FOLLOW" => links::linkat;
     266 symlinkat Partial "as symlink" => links::symlinkat;
@@ -140,6 +140,8 @@ linux_calls! {
     93 fchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchown;
     94 lchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
     95 umask Full "" => fs::umask;
+    137 statfs Partial "sizes from the file server's INFO (the disk's: XN's count of its blocks); no inode limit on the disk (f_files 0); the personality's own files (devices, /proc, /boot) hold no blocks" => statfs::statfs;
+    138 fstatfs Partial "as statfs; a pipe's is pipefs with no blocks" => statfs::fstatfs;
     96 gettimeofday Full "the RTC read at boot plus the TSC; time zone UTC" => time::gettimeofday;
     97 getrlimit Partial "fixed limits; see prlimit64" => info::getrlimit;
     102 getuid Full "" => info::zero;
@@ -174,7 +176,7 @@ linux_calls! {
     269 faccessat Partial "as access" => fs::faccessat;
     271 ppoll Full "" => poll::ppoll;
     273 set_robust_list Partial "recorded (one thread: nothing to clean up)" => process::set_robust_list;
-    280 utimensat Partial "whole seconds; kept by the RAM file system, accepted elsewhere" => attr::utimensat;
+    280 utimensat Partial "whole seconds; the RAM file system keeps both times, the disk's C-FFS the modification time" => attr::utimensat;
     288 accept4 Partial "SOCK_NONBLOCK, SOCK_CLOEXEC" => net::accept4;
     292 dup3 Full "" => file::dup3;
     293 pipe2 Partial "O_NONBLOCK is ignored (ends block)" => file::pipe2;

@@ -46,7 +46,7 @@
 //! | `TRUNCATE` | handle, length | — |
 //! | `READDIR` | handle, offset in the name | [`readdir_word`], size, ≤ [`NAME_CHUNK`] name bytes |
 //! | `DUP` | handle, child's env id | the child's handle |
-//! | `INFO` | — | clients, handles, open files, inodes, data bytes |
+//! | `INFO` | — | clients, handles, open files, inodes, data bytes, the data bytes the file system holds at most, the inodes it holds at most (0: no limit) |
 //! | `STOP` | — | — (only from the server's creator) |
 //! | `BUFFER` (arg = the first page: 0 makes the buffer afresh, else the pages the buffer has) | pages wanted (1..=[`BUFFER_GRANT`]) | the slots of the pages' capabilities in the caller's list, page by page; 0 past the last (the buffer ends at [`BUFFER_PAGES`]) |
 //! | `READ_BUF` | handle, most bytes wanted (≤ the buffer's pages) | bytes read into the buffer |

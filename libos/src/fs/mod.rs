@@ -181,8 +181,13 @@ pub struct ServerStats {
     pub open_files: u64,
     /// Live inodes, the root included.
     pub inodes: u64,
-    /// File data held, in bytes (whole pages).
+    /// File data held, in bytes (whole pages; the disk's: its blocks in
+    /// use).
     pub bytes: u64,
+    /// File data it can hold, in bytes.
+    pub capacity: u64,
+    /// Inodes it can hold (0: no limit).
+    pub max_inodes: u64,
 }
 
 /// Where the RAM file system stays when the disk holds `/`.
@@ -462,8 +467,28 @@ pub fn write_back(age_ms: u64) -> Result<bool, IoError> {
 
 /// The server's counters.
 pub fn server_stats() -> Result<ServerStats, IoError> {
-    let r = client::handle_call(server()?, op::INFO, 0, 0, &[])?;
-    Ok(ServerStats { clients: r[1], handles: r[2], open_files: r[3], inodes: r[4], bytes: r[5] })
+    stats_of(server()?)
+}
+
+/// The counters of `server`.
+pub fn stats_of(server: u64) -> Result<ServerStats, IoError> {
+    let r = client::handle_call(server, op::INFO, 0, 0, &[])?;
+    Ok(ServerStats {
+        clients: r[1],
+        handles: r[2],
+        open_files: r[3],
+        inodes: r[4],
+        bytes: r[5],
+        capacity: r[6],
+        max_inodes: r[7],
+    })
+}
+
+/// The counters of the server that holds `path` (the disk's for every
+/// path but `/tmp` when there is a disk), and whether it is the disk's.
+pub fn stats_for(path: &str) -> Result<(ServerStats, bool), IoError> {
+    let (server, _) = route(path)?;
+    Ok((stats_of(server)?, locate::disk_server() == Some(server)))
 }
 
 /// Starts the file server `fsd` from the boot archive as a child, so this

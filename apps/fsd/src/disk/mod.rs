@@ -21,8 +21,9 @@ use oxok_libos::println;
 use oxok_libos::xn::XnDisk;
 use oxok_ramfs::{FsError, OpenFlags};
 
-use crate::files::{Entry, Files, Meta};
+use crate::files::{Entry, Files, Meta, Usage};
 use oxok_gather::Gatherer;
+use oxok_libos::abi::xn::BLOCK_SIZE;
 use oxok_slab::Slab;
 
 mod convert;
@@ -372,11 +373,18 @@ impl Files for DiskFiles {
         Ok(())
     }
 
-    fn usage(&mut self) -> (u64, u64) {
+    /// The disk's blocks, as XN's exposed header counts them (every file
+    /// system on it); C-FFS has no inode limit (embedded inodes).
+    fn usage(&mut self) -> Usage {
         self.settle();
-        let files = self.nodes.len() as u64;
-        let used = oxok_libos::xn::header().map_or(0, |h| h.nblocks.saturating_sub(h.free) * 4096);
-        (files, used)
+        let (nblocks, free) = oxok_libos::xn::header().map_or((0, 0), |h| (h.nblocks, h.free));
+        let block = BLOCK_SIZE as u64;
+        Usage {
+            inodes: self.nodes.len() as u64,
+            used: nblocks.saturating_sub(free) * block,
+            capacity: nblocks * block,
+            max_inodes: 0,
+        }
     }
 
     fn finish(&mut self) {

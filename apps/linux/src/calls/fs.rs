@@ -132,8 +132,22 @@ const S_IFDIR: u32 = 0o040000;
 const S_IFREG: u32 = 0o100000;
 const S_IFLNK: u32 = 0o120000;
 
+/// `st_dev` of the RAM file system's files and of the personality's own
+/// (and `f_fsid` of the RAM file system, `statfs.rs`).
+pub(crate) const DEV_RAM: u64 = 1;
+/// `st_dev` of the disk's files (its `f_fsid`): programs that stay on one
+/// file system (`df PATH`, `find -xdev`, `du -x`) tell the two apart.
+pub(crate) const DEV_DISK: u64 = 2;
+
+/// The device number of what the file server `server` holds.
+pub(crate) fn dev_of_server(server: u64) -> u64 {
+    if lfs::locate::disk_server() == Some(server) { DEV_DISK } else { DEV_RAM }
+}
+
 /// What `stat` reports about one object.
 pub(crate) struct Stat {
+    /// `st_dev`: [`DEV_DISK`] for the disk's files, else [`DEV_RAM`].
+    dev: u64,
     mode: u32,
     size: u64,
     ino: u64,
@@ -151,7 +165,7 @@ impl Stat {
     fn bytes(&self) -> [u8; 144] {
         let mut b = [0u8; 144];
         let mut put = |off: usize, v: &[u8]| b[off..off + v.len()].copy_from_slice(v);
-        put(0, &1u64.to_le_bytes()); // st_dev
+        put(0, &self.dev.to_le_bytes());
         put(8, &self.ino.to_le_bytes());
         put(16, &self.nlink.to_le_bytes());
         put(24, &self.mode.to_le_bytes());
@@ -179,13 +193,13 @@ impl Stat {
         // The storage it holds where the file system says (whole pages in
         // the RAM file system: a sparse file holds less than its size).
         let blocks = m.allocated.unwrap_or(m.size).div_ceil(512);
-        Stat { mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0), mtime: m.mtime, blocks }
+        Stat { dev: DEV_RAM, mode, size: m.size, ino: m.ino, nlink, rdev: (0, 0), mtime: m.mtime, blocks }
     }
 
     /// An object of the personality's own: one link, no inode number or
     /// time, blocks by its size.
     fn plain(mode: u32, size: u64) -> Stat {
-        Stat { mode, size, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0, blocks: size.div_ceil(512) }
+        Stat { dev: DEV_RAM, mode, size, ino: 0, nlink: 1, rdev: (0, 0), mtime: 0, blocks: size.div_ceil(512) }
     }
 
     fn device(kind: &str) -> Stat {
@@ -199,7 +213,7 @@ pub(crate) fn stat_path_at(path: &str, nofollow: bool) -> Result<Stat, i64> {
         && devices::kind_of(path).is_none()
         && let Ok(m) = lfs::symlink_metadata(path)
     {
-        return Ok(Stat::of(&m));
+        return Ok(Stat { dev: dev_of_path(path), ..Stat::of(&m) });
     }
     stat_path(path)
 }
@@ -219,12 +233,20 @@ fn virtual_stat(path: &str) -> Option<Stat> {
     Some(Stat::plain(S_IFREG | 0o755, image.len() as u64))
 }
 
+/// The device number of the file server's object at `path`.
+fn dev_of_path(path: &str) -> u64 {
+    if lfs::locate::disk_server().is_none() {
+        return DEV_RAM;
+    }
+    lfs::route(path).map_or(DEV_RAM, |(server, _)| dev_of_server(server))
+}
+
 pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
     if let Some(s) = virtual_stat(path) {
         return Ok(s);
     }
     match lfs::stat(path) {
-        Ok(m) => Ok(Stat::of(&m)),
+        Ok(m) => Ok(Stat { dev: dev_of_path(path), ..Stat::of(&m) }),
         // A link in the file server to what the personality serves.
         Err(IoError::NotFound) => {
             crate::calls::links::beyond_server(path).and_then(|end| virtual_stat(&end)).ok_or(ENOENT)
@@ -236,7 +258,7 @@ pub(crate) fn stat_path(path: &str) -> Result<Stat, i64> {
 pub(crate) fn stat_fd(fd: u64) -> Result<Stat, i64> {
     let h = crate::calls::file::handle(fd)?;
     if let Some(file) = fdtab::get(fd as usize).and_then(|i| i.file) {
-        return file.metadata().map(|m| Stat::of(&m)).map_err(from_io);
+        return file.metadata().map(|m| Stat { dev: dev_of_server(file.server()), ..Stat::of(&m) }).map_err(from_io);
     }
     Ok(match h.kind() {
         "pipe" => Stat::plain(S_IFIFO | 0o600, 0),

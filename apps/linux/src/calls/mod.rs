@@ -17,5 +17,6 @@ pub mod poll;
 pub mod process;
 pub mod select;
 pub mod signal;
+pub mod statfs;
 pub mod time;
 pub mod wait;
