@@ -71,6 +71,22 @@ fn files_carry_the_time_they_were_made_written_truncated_or_given() {
     fs.rename("/d/f", "/f").unwrap();
     fs.link("/d/g", "/d/h").unwrap();
     assert_eq!((mtime(&mut fs, "/f"), mtime(&mut fs, "/d/g"), mtime(&mut fs, "/d/h")), (3_000, 4_000, 4_000));
+    // A directory's time is its last name added or taken away.
+    assert_eq!((mtime(&mut fs, "/"), mtime(&mut fs, "/d")), (5_000, 5_000), "the rename's and the link's");
+    fs.set_time(6_000);
+    fs.mkdir("/e").unwrap();
+    assert_eq!((mtime(&mut fs, "/"), mtime(&mut fs, "/e")), (6_000, 6_000), "a mkdir");
+    fs.set_mtime("/e", 1).unwrap();
+    fs.create("/e/x").unwrap();
+    assert_eq!(mtime(&mut fs, "/e"), 6_000, "a create in the second after set_mtime");
+    fs.set_time(7_000);
+    fs.unlink("/e/x").unwrap();
+    assert_eq!(mtime(&mut fs, "/e"), 7_000, "an unlink");
+    fs.set_time(8_000);
+    let ino = fs.detach("/d/h").unwrap();
+    fs.release(ino).unwrap();
+    assert_eq!(mtime(&mut fs, "/d"), 8_000, "a name taken from an open file");
+    fs.unlink("/e").unwrap();
     fs.set_mtime("/f", 123).unwrap();
     fs.set_mtime("/d", 456).unwrap();
     fs.set_mtime("/", 789).unwrap();

@@ -100,6 +100,8 @@ pub struct Fs<D: Disk> {
     pub(crate) free_hint: Option<(Loc, u64)>,
     /// The clock stamped on what changes ([`Fs::set_time`]), Unix seconds.
     pub(crate) now: u32,
+    /// The directory last stamped and the time it got (`touch_dir`).
+    pub(crate) touched: Option<(Loc, u32)>,
 }
 
 impl<D: Disk> Fs<D> {
@@ -123,6 +125,7 @@ impl<D: Disk> Fs<D> {
             changing: false,
             free_hint: None,
             now: 0,
+            touched: None,
         }
     }
 
@@ -182,6 +185,8 @@ impl<D: Disk> Fs<D> {
         };
         let mut r = self.rec(inode)?;
         r.mtime = u32::try_from(unix_secs).unwrap_or(u32::MAX);
+        // A name added later this second stamps it again.
+        self.touched = None;
         self.put_rec(inode, &r)
     }
 
@@ -422,11 +427,18 @@ impl<D: Disk> Fs<D> {
 
     /// The inode location of directory `path`.
     pub(crate) fn dir_of(&mut self, path: &str) -> Result<Loc, FsError> {
-        match self.resolve(path)? {
-            None => self.inode_loc(ROOT_INO),
-            Some(f) if f.rec.is_dir() => Ok(f.inode),
-            Some(_) => Err(FsError::NotDir),
+        if let Some(at) = self.names.dir(path) {
+            return Ok(at);
         }
+        let at = match self.resolve(path)? {
+            None => self.inode_loc(ROOT_INO)?,
+            Some(f) if f.rec.is_dir() => f.inode,
+            Some(_) => return Err(FsError::NotDir),
+        };
+        // Kept during a change too: a change that moves or removes a
+        // directory runs in `renaming`, which empties the cache after it.
+        self.names.put_dir(path, at);
+        Ok(at)
     }
 }
 

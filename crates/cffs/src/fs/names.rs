@@ -43,6 +43,11 @@ pub(crate) struct Names {
     /// by another path's): a directory's names put between two equal
     /// readings are all still there.
     losses: u64,
+    /// The directory resolved last, by path, and where its inode is: a
+    /// file made or removed there after the one before needs no look at
+    /// its directory's own name. Gone with any loss (a directory's inode
+    /// moves or goes only by a change that empties the cache).
+    dir: Option<(String, Loc)>,
 }
 
 /// Complete directories remembered at once.
@@ -56,7 +61,7 @@ fn hash(path: &str) -> u64 {
 impl Names {
     /// An empty cache.
     pub const fn new() -> Names {
-        Names { map: BTreeMap::new(), complete: Vec::new(), losses: 0 }
+        Names { map: BTreeMap::new(), complete: Vec::new(), losses: 0, dir: None }
     }
 
     /// Where `path`'s name record was found last, if kept.
@@ -100,7 +105,26 @@ impl Names {
 
     fn lost(&mut self) {
         self.complete.clear();
+        self.dir = None;
         self.losses += 1;
+    }
+
+    /// Where the inode of directory `path` is, if it was the last one
+    /// resolved.
+    pub fn dir(&self, path: &str) -> Option<Loc> {
+        self.dir.as_ref().filter(|(p, _)| p == path).map(|&(_, at)| at)
+    }
+
+    /// Keeps `at` as where directory `path`'s inode is.
+    pub fn put_dir(&mut self, path: &str, at: Loc) {
+        match &mut self.dir {
+            Some((p, a)) => {
+                p.clear();
+                p.push_str(path);
+                *a = at;
+            }
+            None => self.dir = Some((String::from(path), at)),
+        }
     }
 
     /// The count of losses, to compare before and after putting a
@@ -172,5 +196,20 @@ mod tests {
         n.set_complete("/d", since);
         n.clear();
         assert!(!n.is_complete("/d"));
+    }
+
+    #[test]
+    fn the_last_directory_is_kept_until_any_loss() {
+        let mut n = Names::new();
+        let at = |block| Loc { block, rec: 3 };
+        n.put_dir("/d", at(7));
+        assert_eq!((n.dir("/d"), n.dir("/e"), n.dir("/d/")), (Some(at(7)), None, None));
+        n.put_dir("/e", at(8));
+        assert_eq!((n.dir("/d"), n.dir("/e")), (None, Some(at(8))), "only the last");
+        n.stale("/e/x");
+        assert_eq!(n.dir("/e"), None, "a stale name forgets it");
+        n.put_dir("/e", at(8));
+        n.clear();
+        assert_eq!(n.dir("/e"), None, "a change to the name space forgets it");
     }
 }

@@ -101,7 +101,29 @@ impl<D: Disk> Fs<D> {
     /// Renames `old` to `new`, replacing a file (or an empty directory, for
     /// a directory) at `new`.
     pub fn rename(&mut self, old: &str, new: &str) -> Result<(), FsError> {
-        self.renaming(|fs| fs.rename_now(old, new))
+        self.renaming(|fs| {
+            let (from, _) = fs.parent(old)?;
+            fs.rename_now(old, new)?;
+            let (to, _) = fs.parent(new)?;
+            fs.touch_dir(from)?;
+            fs.touch_dir(to)
+        })
+    }
+
+    /// Stamps the directory inode at `dir` with the clock: a name added
+    /// to it or taken from it changes its time. At most one change of its
+    /// inode's block a second (the same directory in the same second
+    /// is not even read again).
+    pub(crate) fn touch_dir(&mut self, dir: Loc) -> Result<(), FsError> {
+        if self.touched == Some((dir, self.now)) {
+            return Ok(());
+        }
+        let r = self.rec(dir)?;
+        if r.mtime != self.now {
+            self.put_rec(dir, &Record { mtime: self.now, ..r })?;
+        }
+        self.touched = Some((dir, self.now));
+        Ok(())
     }
 
     /// The parent directory of `path` and its last name, which must not
@@ -140,6 +162,7 @@ impl<D: Disk> Fs<D> {
         let mut r = Record { kind: K_FILE, mtime: self.now, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
+        self.touch_dir(dir)?;
         Ok(at)
     }
 
@@ -160,6 +183,7 @@ impl<D: Disk> Fs<D> {
         let mut r = Record { kind: K_LINK, ino, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
+        self.touch_dir(dir)?;
         Ok(at)
     }
 
@@ -180,7 +204,9 @@ impl<D: Disk> Fs<D> {
         if f.rec.is_dir() && !self.is_empty_dir(f.inode)? {
             return Err(FsError::NotEmpty);
         }
-        self.drop_name(f)
+        let (dir, _) = self.parent(path)?;
+        self.drop_name(f)?;
+        self.touch_dir(dir)
     }
 
     fn is_empty_dir(&mut self, dir: Loc) -> Result<bool, FsError> {

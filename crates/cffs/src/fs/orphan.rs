@@ -25,6 +25,7 @@ impl<D: Disk> Fs<D> {
         if f.rec.is_dir() {
             return Err(FsError::IsDir);
         }
+        let (dir, _) = self.parent(path)?;
         let (inode, ino) = self.out_of_line(&f)?;
         let name = self.rec(f.at)?;
         self.vacate(f.at.block, name.name())?;
@@ -32,6 +33,7 @@ impl<D: Disk> Fs<D> {
         if self.drop_link(Found { at: f.at, inode, rec })? == 0 {
             self.put_rec(inode, &Record { nlink: 0, ..rec })?;
         }
+        self.touch_dir(dir)?;
         Ok(ino)
     }
 
