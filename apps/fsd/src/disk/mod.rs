@@ -220,7 +220,7 @@ impl Files for DiskFiles {
 
     fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError> {
         self.settle();
-        let dir = self.path(ino)?;
+        let dir = self.dir_path(ino)?;
         let mut names = self.fs()?.readdir(&dir).map_err(err)?;
         names.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let Some((name, k)) = names.into_iter().find(|(n, _)| after.is_none_or(|a| n.as_bytes() > a)) else {

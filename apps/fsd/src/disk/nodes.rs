@@ -43,7 +43,9 @@ impl DiskFiles {
         self.mounted.as_mut().ok_or(FsError::Invalid)
     }
 
-    pub(super) fn path(&self, ino: u64) -> Result<String, FsError> {
+    /// The path of the open directory `ino` (a file whose name went is
+    /// none).
+    pub(super) fn dir_path(&self, ino: u64) -> Result<String, FsError> {
         match self.target(ino)? {
             Target::Path(p) => Ok(p),
             Target::Detached(_) => Err(FsError::NotADirectory),
