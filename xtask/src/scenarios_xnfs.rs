@@ -53,7 +53,7 @@ const TOOLS: Scenario = Scenario {
 
 const LINUX: Scenario = Scenario {
     name: "disk-fs-linux",
-    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; after a reboot both read them back, the set time and the link are there; fsck passes",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; symbolic links, absolute and relative, are followed (a file made through one), listed as links and a loop of them refused; after a reboot both read them back, the set time and the link are there; fsck passes",
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
@@ -66,6 +66,8 @@ const LINUX: Scenario = Scenario {
             busybox stat -c 'links %h' /p/g\nbusybox sh -c '[ $(busybox stat -c %i /p/g) = $(busybox stat -c %i /p/q/r/f) ] && echo same \"inode\"'\n\
             busybox ln /p /p2\nbusybox rm /p/q/r/f\nbusybox df / /tmp\n\
             busybox stat -f -c 'names up to %l, blocks of %S' /\nbusybox stat -c 'device %d' / /tmp\n\
+            busybox ln -s /p/g /sl\nbusybox ln -s q/r /p/lr\nbusybox sh -c 'echo through > /p/lr/t'\n\
+            busybox wc -c /p/q/r/t\nbusybox ls -l /sl\nbusybox wc -c /sl\nbusybox ln -s /lp /lp\nbusybox cat /lp\n\
             busybox sh -c 'a=$(busybox stat -c %Y /lx.txt); b=$(busybox date +%s); \
             [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\nexit\n",
     expect: &[
@@ -87,6 +89,10 @@ const LINUX: Scenario = Scenario {
         "names up to 44, blocks of 4096",
         "device 2",
         "device 1",
+        "8 /p/q/r/t",
+        "/sl -> /p/g",
+        "13 /sl",
+        "Too many levels of symbolic links",
         "mtime of the clock",
         "dfsd: stopped",
     ],
@@ -96,7 +102,7 @@ const LINUX: Scenario = Scenario {
     disk: Some(DiskSpec::init_again(
         "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
                     busybox md5sum /huge\nbusybox stat -c 'set %Y' /when\nbusybox cat /p/g\n\
-                    busybox stat -c 'links now %h' /p/g\nbusybox ls /p/q/r\nexit\n",
+                    busybox stat -c 'links now %h' /p/g\nbusybox ls /p/q/r\nbusybox ls -l /sl\nbusybox wc -c /p/lr/t\nexit\n",
         &[
             "mounted file system",
             "from linux",
@@ -109,6 +115,8 @@ const LINUX: Scenario = Scenario {
             "set 1000000000",
             "linked words",
             "links now 1",
+            "/sl -> /p/g",
+            "8 /p/lr/t",
             "dfsd: stopped",
         ],
     )),

@@ -128,9 +128,9 @@ linux_calls! {
     83 mkdir Partial "mode (less the umask) kept by the RAM file system, ignored elsewhere" => fs::mkdir;
     84 rmdir Full "" => fs::rmdir;
     87 unlink Full "" => fs::unlink;
-    89 readlink Full "symbolic links of the file servers (the disk's C-FFS has none), /proc/self/exe" => links::readlink;
+    89 readlink Full "symbolic links of the file servers, /proc/self/exe" => links::readlink;
     86 link Partial "in one file server, not across /tmp and the disk" => links::link;
-    88 symlink Partial "in the file servers, resolved inside the server the link is on; EPERM on the disk's C-FFS" => links::symlink;
+    88 symlink Partial "in the file servers, resolved inside the server the link is on" => links::symlink;
     265 linkat Partial "as link; AT_SYMLINK_FOLLOW" => links::linkat;
     266 symlinkat Partial "as symlink" => links::symlinkat;
     267 readlinkat Full "as readlink" => links::readlinkat;

@@ -41,6 +41,10 @@ pub enum FsError {
     InvalidArg,
     /// The block device failed.
     Io,
+    /// A symbolic link where the operation needs a directory (a path
+    /// through it: its user follows it and asks again), a file or
+    /// something that can have a second name.
+    Symlink,
 }
 
 impl FsError {
@@ -63,6 +67,7 @@ impl FsError {
             FsError::NoMemory => 14,
             FsError::InvalidArg => 15,
             FsError::Io => 16,
+            FsError::Symlink => 17,
         }
     }
 }
@@ -92,6 +97,7 @@ impl fmt::Display for FsError {
             FsError::NoMemory => f.write_str("out of memory"),
             FsError::InvalidArg => f.write_str("invalid argument"),
             FsError::Io => f.write_str("I/O error"),
+            FsError::Symlink => f.write_str("a symbolic link"),
         }
     }
 }
@@ -119,6 +125,7 @@ mod tests {
             FsError::NoMemory,
             FsError::InvalidArg,
             FsError::Io,
+            FsError::Symlink,
         ];
         for (i, a) in all.iter().enumerate() {
             assert!(all[i + 1..].iter().all(|b| b.code() != a.code()));

@@ -182,9 +182,14 @@ fn check<D: Disk>(disk: &mut D, root: u64, whole: bool) -> Result<Fsck, FsError>
                 }
                 match e.kind {
                     K_FREE => w.extents(&e, 0, &by),
-                    K_FILE => {
+                    K_FILE | K_SYMLINK => {
                         w.extents(&e, 0, &by);
                         w.file_size(&e, &by);
+                        // 0 bytes: a link a crash caught between its name and
+                        // its target (it leads nowhere).
+                        if e.kind == K_SYMLINK && e.size > SYMLINK_MAX as u64 {
+                            w.err(format!("{by}: a symbolic link of {} bytes", e.size));
+                        }
                         w.out.files += 1;
                     }
                     K_LINK => match inodes.get(&e.ino) {

@@ -19,6 +19,8 @@
 //! line in the inode table ([`K_XDIR`], [`K_XFILE`]) and are named by
 //! [`K_LINK`] records carrying the inode number (table index ×
 //! [`RECORDS`] + record). A directory's extents are its directory blocks.
+//! A symbolic link is embedded as a small file is ([`K_SYMLINK`]): its
+//! data is its target.
 
 use oxok_abi::xn::BLOCK_SIZE;
 
@@ -79,6 +81,20 @@ pub const K_LINK: u8 = 2;
 pub const K_XFILE: u8 = 3;
 /// An out-of-line directory.
 pub const K_XDIR: u8 = 4;
+/// A symbolic link, embedded in the directory block that names it as a
+/// small file is: its target is its data (`size` bytes, one block at
+/// most, [`SYMLINK_MAX`]).
+pub const K_SYMLINK: u8 = 5;
+/// The longest target of a symbolic link (Linux's `PATH_MAX` less its
+/// NUL).
+pub const SYMLINK_MAX: usize = 4095;
+
+/// Whether a record of `kind` is a name in a directory (what a lookup
+/// finds): an embedded file, a link to an out-of-line inode or a
+/// symbolic link.
+pub fn is_name(kind: u8) -> bool {
+    kind == K_FILE || kind == K_LINK || kind == K_SYMLINK
+}
 
 /// One extent of a record.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -296,7 +296,7 @@ pub fn link(existing: &str, new: &str) -> Result<(), IoError> {
 /// Makes a symbolic link at `path` holding `target` as written (resolved
 /// when a path walks through the link, relative to the link's directory
 /// unless absolute, inside the file server the link is on).
-/// `NotPermitted` on a file system without them (the disk's C-FFS).
+/// `NotPermitted` on a file system without them.
 pub fn symlink(target: &str, path: &str) -> Result<(), IoError> {
     if target.is_empty() {
         return Err(IoError::NotFound);

@@ -20,6 +20,9 @@ pub(super) fn err(e: DiskError) -> FsError {
         DiskError::InvalidPath => FsError::InvalidName,
         DiskError::NoSpace | DiskError::TooFragmented => FsError::NoSpace,
         DiskError::InvalidArg => FsError::FileTooBig,
+        // A path through a symbolic link: followed by the caller
+        // (`links.rs`); met again, a loop.
+        DiskError::Symlink => FsError::Loop,
         other => {
             println!("dfsd: {other:?}");
             FsError::Invalid
@@ -31,6 +34,7 @@ pub(super) fn kind(k: DiskKind) -> Kind {
     match k {
         DiskKind::File => Kind::File,
         DiskKind::Dir => Kind::Dir,
+        DiskKind::Symlink => Kind::Symlink,
     }
 }
 

@@ -27,6 +27,7 @@ use oxok_libos::abi::xn::BLOCK_SIZE;
 use oxok_slab::Slab;
 
 mod convert;
+mod links;
 mod mount;
 mod nodes;
 
@@ -81,36 +82,15 @@ impl Files for DiskFiles {
         {
             self.nodes.remove(last);
         }
-        let fs = self.fs()?;
-        // A file to create is made at once (one look for its name, not a
-        // status and then a create); a name that exists is opened as below.
-        let created = o.create && !o.directory && {
-            match fs.create(&path) {
-                Ok(()) => true,
-                Err(DiskError::Exists) if o.exclusive => return Err(FsError::Exists),
-                Err(DiskError::Exists) => false,
-                Err(e) => return Err(err(e)),
-            }
-        };
-        let meta = if created {
-            self.changed();
-            self.meta(&path)?
-        } else {
-            let mut st = fs.stat(&path).map_err(err)?;
-            match st.kind {
-                _ if o.create && o.exclusive => return Err(FsError::Exists),
-                DiskKind::Dir if o.write => return Err(FsError::IsADirectory),
-                DiskKind::File if o.directory => return Err(FsError::NotADirectory),
-                DiskKind::File if o.truncate && st.size > 0 => {
-                    fs.truncate(&path, 0).map_err(err)?;
-                    st.size = 0;
-                    self.changed();
-                }
-                _ => {}
-            }
-            meta_of(&path, &st)
-        };
-        let ino = self.nodes.add(Node { path, pins: 0, detached: None }).ok_or(FsError::NoSpace)?;
+        // The node keeps the path with no link in it (a link's target
+        // renamed later does not move it, as a file open by any path).
+        let mut opened = String::new();
+        let meta = self.following(&path, !o.nofollow, |fs, p| {
+            let meta = fs.open_at(p, o)?;
+            opened = String::from(p);
+            Ok(meta)
+        })?;
+        let ino = self.nodes.add(Node { path: opened, pins: 0, detached: None }).ok_or(FsError::NoSpace)?;
         self.last_added = Some(ino);
         Ok((ino, meta))
     }
@@ -129,7 +109,45 @@ impl Files for DiskFiles {
     fn stat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
         self.settle();
         let p = normal(path)?;
-        self.meta(&p)
+        self.following(&p, true, |fs, p| {
+            let st = fs.fs()?.stat(p).map_err(err)?;
+            if st.kind == DiskKind::Symlink {
+                return Err(FsError::Loop);
+            }
+            Ok(meta_of(p, &st))
+        })
+    }
+
+    fn lstat_path(&mut self, path: &[u8]) -> Result<Meta, FsError> {
+        self.settle();
+        let p = normal(path)?;
+        self.following(&p, false, |fs, p| fs.meta(p))
+    }
+
+    /// A link to an open file keeps the path it was opened by; a link
+    /// with no name of its own (`EPERM`) cannot have a second one.
+    fn symlink(&mut self, target: &[u8], path: &[u8]) -> Result<(), FsError> {
+        self.settle();
+        let p = normal(path)?;
+        self.following(&p, false, |fs, p| {
+            fs.fs()?.symlink(target, p).map_err(|e| match e {
+                DiskError::InvalidArg => FsError::TooLong,
+                e => err(e),
+            })
+        })?;
+        self.changed();
+        Ok(())
+    }
+
+    fn readlink(&mut self, path: &[u8]) -> Result<Vec<u8>, FsError> {
+        self.settle();
+        let p = normal(path)?;
+        self.following(&p, false, |fs, p| {
+            fs.fs()?.readlink(p).map_err(|e| match e {
+                DiskError::InvalidArg => FsError::Invalid,
+                e => err(e),
+            })
+        })
     }
 
     fn pin(&mut self, ino: u64) -> Result<(), FsError> {
@@ -227,7 +245,7 @@ impl Files for DiskFiles {
             return Ok(None);
         };
         let size = match k {
-            DiskKind::File => {
+            DiskKind::File | DiskKind::Symlink => {
                 let child = if dir == "/" { alloc::format!("/{name}") } else { alloc::format!("{dir}/{name}") };
                 self.fs()?.stat(&child).map_or(0, |s| s.size)
             }
@@ -246,7 +264,7 @@ impl Files for DiskFiles {
     fn mkdir(&mut self, path: &[u8], _mode: Option<u16>) -> Result<(), FsError> {
         self.settle();
         let p = normal(path)?;
-        self.fs()?.mkdir(&p).map_err(err)?;
+        self.following(&p, false, |fs, p| fs.fs()?.mkdir(p).map_err(err))?;
         self.changed();
         Ok(())
     }
@@ -254,9 +272,12 @@ impl Files for DiskFiles {
     fn unlink(&mut self, path: &[u8]) -> Result<(), FsError> {
         self.settle();
         let p = normal(path)?;
-        if !self.detach_open(&p)? {
-            self.fs()?.unlink_file(&p).map_err(err)?;
-        }
+        self.following(&p, false, |fs, p| {
+            if !fs.detach_open(p)? {
+                fs.fs()?.unlink_file(p).map_err(err)?;
+            }
+            Ok(())
+        })?;
         self.changed();
         Ok(())
     }
@@ -267,10 +288,12 @@ impl Files for DiskFiles {
         if p == "/" {
             return Err(FsError::Busy);
         }
-        if self.fs()?.stat(&p).map_err(err)?.kind != DiskKind::Dir {
-            return Err(FsError::NotADirectory);
-        }
-        self.fs()?.unlink(&p).map_err(err)?;
+        self.following(&p, false, |fs, p| {
+            if fs.fs()?.stat(p).map_err(err)?.kind != DiskKind::Dir {
+                return Err(FsError::NotADirectory);
+            }
+            fs.fs()?.unlink(p).map_err(err)
+        })?;
         self.changed();
         Ok(())
     }
@@ -278,42 +301,26 @@ impl Files for DiskFiles {
     fn rename(&mut self, from: &[u8], to: &[u8]) -> Result<(), FsError> {
         self.settle();
         let (from, to) = (normal(from)?, normal(to)?);
-        if from == to {
-            return self.fs()?.stat(&from).map(|_| ()).map_err(err);
-        }
-        // A file open under the name replaced keeps living, nameless
-        // (two names of one file are left as they are, as POSIX says).
-        let old = self.fs()?.stat(&from).map_err(err)?;
-        if let Ok(new) = self.fs()?.stat(&to)
-            && old.kind == DiskKind::File
-            && new.kind == DiskKind::File
-            && (old.ino.is_none() || old.ino != new.ino)
-        {
-            self.detach_open(&to)?;
-        }
-        self.fs()?.rename(&from, &to).map_err(err)?;
-        // Open files under the old name follow it.
-        for n in self.nodes.values_mut().filter(|n| n.detached.is_none()) {
-            if n.path == from {
-                n.path = to.clone();
-            } else if let Some(rest) = n.path.strip_prefix(from.as_str()).filter(|r| r.starts_with('/')) {
-                n.path = alloc::format!("{to}{rest}");
-            }
-        }
+        self.following_both(&from, &to, |fs, from, to| fs.rename_at(from, to))?;
         self.changed();
         Ok(())
     }
 
     /// C-FFS's hard links: the file's inode moves out of its directory
     /// into the inode table, where both names point (open files keep
-    /// their paths, which still name it).
+    /// their paths, which still name it). A directory, or a symbolic link
+    /// (it has no inode of its own on the disk), has one name: `EPERM`.
     fn link(&mut self, existing: &[u8], new: &[u8]) -> Result<(), FsError> {
         self.settle();
         let (existing, new) = (normal(existing)?, normal(new)?);
-        // A directory has one name (Linux: EPERM).
-        self.fs()?.link(&existing, &new).map_err(|e| match e {
-            DiskError::IsDir => FsError::NotPermitted,
-            e => err(e),
+        self.following_both(&existing, &new, |fs, existing, new| {
+            if fs.fs()?.stat(existing).map_err(err)?.kind == DiskKind::Symlink {
+                return Err(FsError::NotPermitted);
+            }
+            fs.fs()?.link(existing, new).map_err(|e| match e {
+                DiskError::IsDir => FsError::NotPermitted,
+                e => err(e),
+            })
         })?;
         self.changed();
         Ok(())
@@ -345,7 +352,7 @@ impl Files for DiskFiles {
     fn copy_tree(&mut self, from: &[u8], to: &[u8]) -> Result<[u64; 3], FsError> {
         self.settle();
         let (from, to) = (normal(from)?, normal(to)?);
-        let c = self.fs()?.copy_tree(&from, &to).map_err(err)?;
+        let c = self.following_both(&from, &to, |fs, from, to| fs.fs()?.copy_tree(from, to).map_err(err))?;
         self.changed();
         Ok([c.files, c.bytes, c.blocks])
     }

@@ -4,9 +4,9 @@
 //! every other request, and what waits for the next write-back.
 
 use alloc::string::String;
-use oxok_cffs::Fs;
+use oxok_cffs::{Fs, FsError as DiskError, Kind as DiskKind};
 use oxok_libos::xn::XnDisk;
-use oxok_ramfs::FsError;
+use oxok_ramfs::{FsError, OpenFlags};
 
 use super::convert::{err, meta_of};
 use super::mount::mount;
@@ -115,5 +115,68 @@ impl DiskFiles {
     pub(super) fn settle_for(&mut self, ino: u64) -> Result<(), FsError> {
         self.settle();
         self.gathered.failure(ino).map_or(Ok(()), Err)
+    }
+    /// An open of `path` (with no link before its last component): made
+    /// or found, checked against `o`, truncated if asked. A symbolic link
+    /// there is `Loop`, which the caller follows (or reports, with
+    /// `O_NOFOLLOW`).
+    pub(super) fn open_at(&mut self, path: &str, o: OpenFlags) -> Result<Meta, FsError> {
+        let fs = self.fs()?;
+        // A file to create is made at once (one look for its name, not a
+        // status and then a create); a name that exists is opened as below.
+        let created = o.create && !o.directory && {
+            match fs.create(path) {
+                Ok(()) => true,
+                Err(DiskError::Exists) if o.exclusive => return Err(FsError::Exists),
+                Err(DiskError::Exists) => false,
+                Err(e) => return Err(err(e)),
+            }
+        };
+        if created {
+            self.changed();
+            return self.meta(path);
+        }
+        let mut st = fs.stat(path).map_err(err)?;
+        match st.kind {
+            _ if o.create && o.exclusive => return Err(FsError::Exists),
+            DiskKind::Symlink => return Err(FsError::Loop),
+            DiskKind::Dir if o.write => return Err(FsError::IsADirectory),
+            DiskKind::File if o.directory => return Err(FsError::NotADirectory),
+            DiskKind::File if o.truncate && st.size > 0 => {
+                fs.truncate(path, 0).map_err(err)?;
+                st.size = 0;
+                self.changed();
+            }
+            _ => {}
+        }
+        Ok(meta_of(path, &st))
+    }
+
+    /// A rename of `from` to `to` (neither with a link before its last
+    /// component); open files follow their names.
+    pub(super) fn rename_at(&mut self, from: &str, to: &str) -> Result<(), FsError> {
+        if from == to {
+            return self.fs()?.stat(from).map(|_| ()).map_err(err);
+        }
+        // A file open under the name replaced keeps living, nameless
+        // (two names of one file are left as they are, as POSIX says).
+        let old = self.fs()?.stat(from).map_err(err)?;
+        if let Ok(new) = self.fs()?.stat(to)
+            && old.kind == DiskKind::File
+            && new.kind == DiskKind::File
+            && (old.ino.is_none() || old.ino != new.ino)
+        {
+            self.detach_open(to)?;
+        }
+        self.fs()?.rename(from, to).map_err(err)?;
+        // Open files under the old name follow it.
+        for n in self.nodes.values_mut().filter(|n| n.detached.is_none()) {
+            if n.path == from {
+                n.path = String::from(to);
+            } else if let Some(rest) = n.path.strip_prefix(from).filter(|r| r.starts_with('/')) {
+                n.path = alloc::format!("{to}{rest}");
+            }
+        }
+        Ok(())
     }
 }

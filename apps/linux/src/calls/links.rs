@@ -1,7 +1,7 @@
 //! Links: symbolic links (`symlink`, `readlink` and their `*at` forms)
-//! and hard links (`link`, `linkat`), kept by the file server (the RAM
-//! file system; the disk's C-FFS has hard links only, a symbolic link
-//! there is `EPERM`). The server follows
+//! and hard links (`link`, `linkat`), kept by the file servers (the RAM
+//! file system; the disk's C-FFS, whose server `dfsd` follows its links,
+//! `apps/fsd/src/disk/links.rs`). The server follows
 //! links in the names it keeps; a link from its names to what only the
 //! personality serves — a device, the boot archive's files and programs —
 //! looks dangling there and is followed here ([`beyond_server`]).

@@ -75,6 +75,7 @@ impl<D: Disk> Fs<D> {
                 files.push(Item { src: src.into(), dst: dst.into(), size });
             }
             Kind::Dir => self.list_tree(src, dst, &mut files)?,
+            Kind::Symlink => self.copy_link(src, dst)?,
         }
         let mut done = Copied::default();
         let mut pairs: Vec<[u64; 2]> = Vec::new();
@@ -110,10 +111,18 @@ impl<D: Disk> Fs<D> {
                         let size = self.stat(&sp)?.size;
                         out.push(Item { src: sp, dst: dp, size });
                     }
+                    Kind::Symlink => self.copy_link(&sp, &dp)?,
                 }
             }
         }
         Ok(())
+    }
+
+    /// Makes `dst` a symbolic link with the target of the link `src`
+    /// (`cp -r` copies a link as a link).
+    fn copy_link(&mut self, src: &str, dst: &str) -> Result<(), FsError> {
+        let target = self.readlink(src)?;
+        self.symlink(&target, dst)
     }
 
     /// Creates `f.dst` with all its blocks and size; adds `[destination,

@@ -25,6 +25,7 @@ impl<D: Disk> Fs<D> {
     /// The file `path` names (not a directory).
     pub(crate) fn file(&mut self, path: &str) -> Result<Found, FsError> {
         match self.resolve(path)? {
+            Some(f) if f.rec.kind == K_SYMLINK => Err(FsError::Symlink),
             Some(f) if !f.rec.is_dir() => Ok(f),
             _ => Err(FsError::IsDir),
         }

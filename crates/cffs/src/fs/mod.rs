@@ -49,13 +49,26 @@ pub(crate) struct Found {
     pub rec: Record,
 }
 
-/// File or directory.
+/// File, directory or symbolic link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Regular file.
     File,
     /// Directory.
     Dir,
+    /// Symbolic link ([`Fs::symlink`]).
+    Symlink,
+}
+
+impl Kind {
+    /// The kind of what the record `r` is (an inode's record, not a link's).
+    pub(crate) fn of(r: &Record) -> Kind {
+        match r.kind {
+            K_XDIR => Kind::Dir,
+            K_SYMLINK => Kind::Symlink,
+            _ => Kind::File,
+        }
+    }
 }
 
 /// What `stat` reports.
@@ -248,7 +261,7 @@ impl<D: Disk> Fs<D> {
             let hit = self.disk.view(block, |b| {
                 (0..RECORDS).find_map(|i| {
                     let kind = kind_at(b, i);
-                    ((kind == K_FILE || kind == K_LINK) && name_at(b, i) == name).then(|| (i, record(b, i)))
+                    (is_name(kind) && name_at(b, i) == name).then(|| (i, record(b, i)))
                 })
             })?;
             if let Some((i, r)) = hit {
@@ -289,7 +302,7 @@ impl<D: Disk> Fs<D> {
             let name = last.as_bytes();
             let hit = self.disk.view(at.block, |b| {
                 let kind = kind_at(b, at.rec);
-                ((kind == K_FILE || kind == K_LINK) && name_at(b, at.rec) == name).then(|| record(b, at.rec))
+                (is_name(kind) && name_at(b, at.rec) == name).then(|| record(b, at.rec))
             })?;
             if let Some(r) = hit {
                 return self.found(at, r).map(Some);
@@ -318,7 +331,7 @@ impl<D: Disk> Fs<D> {
         disk.view(block, |b| {
             for rec in 0..RECORDS {
                 let kind = kind_at(b, rec);
-                if kind != K_FILE && kind != K_LINK {
+                if !is_name(kind) {
                     continue;
                 }
                 if let Ok(name) = core::str::from_utf8(name_at(b, rec)) {
@@ -361,8 +374,8 @@ impl<D: Disk> Fs<D> {
                 (f.rec, ino)
             }
         };
-        let kind = if rec.is_dir() { Kind::Dir } else { Kind::File };
-        let nlink = if rec.kind == K_FILE { 1 } else { rec.nlink };
+        let kind = Kind::of(&rec);
+        let nlink = if rec.kind == K_FILE || rec.kind == K_SYMLINK { 1 } else { rec.nlink };
         Ok(Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino, mtime: u64::from(rec.mtime) })
     }
 
@@ -374,9 +387,9 @@ impl<D: Disk> Fs<D> {
             let b = self.get(block)?;
             for i in 0..RECORDS {
                 let r = record(&b, i);
-                if r.kind == K_FILE || r.kind == K_LINK {
+                if is_name(r.kind) {
                     let f = self.found(Loc { block, rec: i }, r)?;
-                    let kind = if f.rec.is_dir() { Kind::Dir } else { Kind::File };
+                    let kind = Kind::of(&f.rec);
                     out.push((String::from_utf8_lossy(r.name()).into_owned(), kind));
                 }
             }
@@ -405,7 +418,7 @@ impl<D: Disk> Fs<D> {
                         break;
                     }
                     let r = record(b, i);
-                    if (r.kind == K_FILE || r.kind == K_LINK) && named.try_reserve(1).is_ok() {
+                    if is_name(r.kind) && named.try_reserve(1).is_ok() {
                         named.push((i, r));
                     }
                 }
@@ -413,7 +426,7 @@ impl<D: Disk> Fs<D> {
             })?;
             for (i, r) in named {
                 let f = self.found(Loc { block, rec: i }, r)?;
-                let kind = if f.rec.is_dir() { Kind::Dir } else { Kind::File };
+                let kind = Kind::of(&f.rec);
                 out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
                 out.push((String::from_utf8_lossy(r.name()).into_owned(), kind, f.rec.size));
             }
@@ -433,6 +446,7 @@ impl<D: Disk> Fs<D> {
         let at = match self.resolve(path)? {
             None => self.inode_loc(ROOT_INO)?,
             Some(f) if f.rec.is_dir() => f.inode,
+            Some(f) if f.rec.kind == K_SYMLINK => return Err(FsError::Symlink),
             Some(_) => return Err(FsError::NotDir),
         };
         // Kept during a change too: a change that moves or removes a

@@ -32,7 +32,7 @@ impl<D: Disk> Fs<D> {
     /// (before anything changed).
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
         let absent = self.known_absent(path)?;
-        match self.changing_names(|fs| fs.create_now(path, absent)) {
+        match self.changing_names(|fs| fs.create_now(path, absent, K_FILE)) {
             Ok(at) => {
                 self.names.put(path, at);
                 Ok(())
@@ -62,6 +62,46 @@ impl<D: Disk> Fs<D> {
             self.names.set_complete(up, since);
         }
         Ok(self.names.is_complete(up) && self.names.get(path).is_none())
+    }
+
+    /// Makes a symbolic link at `path` holding `target` as it is (1 to
+    /// [`SYMLINK_MAX`] bytes, not looked at: what it leads to is its
+    /// follower's business).
+    pub fn symlink(&mut self, target: &[u8], path: &str) -> Result<(), FsError> {
+        if target.is_empty() || target.len() > SYMLINK_MAX {
+            return Err(FsError::InvalidArg);
+        }
+        match self.changing_names(|fs| fs.symlink_now(target, path)) {
+            Ok(at) => {
+                self.names.put(path, at);
+                Ok(())
+            }
+            Err(FsError::Exists) => Err(FsError::Exists),
+            Err(e) => {
+                self.names.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn symlink_now(&mut self, target: &[u8], path: &str) -> Result<Loc, FsError> {
+        let at = self.create_now(path, false, K_SYMLINK)?;
+        let rec = self.rec(at)?;
+        self.write_found(Found { at, inode: at, rec }, 0, target)?;
+        Ok(at)
+    }
+
+    /// The target of the symbolic link `path` (`InvalidArg` for anything
+    /// else).
+    pub fn readlink(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        let f = self.resolve(path)?.ok_or(FsError::InvalidArg)?;
+        if f.rec.kind != K_SYMLINK {
+            return Err(FsError::InvalidArg);
+        }
+        let mut out = alloc::vec![0; f.rec.size as usize];
+        let n = out.len();
+        self.read_found(f, 0, n, |at, b| out[at..at + b.len()].copy_from_slice(b))?;
+        Ok(out)
     }
 
     /// Creates an empty directory.
@@ -153,13 +193,14 @@ impl<D: Disk> Fs<D> {
         from.into_iter().try_for_each(|b| self.order(b, block))
     }
 
-    /// [`Fs::create`]: where the new name record went. `absent`: the name
-    /// is known not to be there (no look for it).
-    fn create_now(&mut self, path: &str, absent: bool) -> Result<Loc, FsError> {
+    /// [`Fs::create`]: where the new name record went, an empty record of
+    /// `kind` (a file or a symbolic link). `absent`: the name is known not
+    /// to be there (no look for it).
+    fn create_now(&mut self, path: &str, absent: bool, kind: u8) -> Result<Loc, FsError> {
         let (dir, name) = if absent { self.parent(path)? } else { self.new_name(path)? };
         let at = self.free_record(dir, None)?;
         self.claim(at.block, name)?;
-        let mut r = Record { kind: K_FILE, mtime: self.now, ..Record::default() };
+        let mut r = Record { kind, mtime: self.now, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
         self.touch_dir(dir)?;
@@ -257,6 +298,10 @@ impl<D: Disk> Fs<D> {
         let f = self.resolve(old)?.ok_or(FsError::IsDir)?;
         if f.rec.is_dir() {
             return Err(FsError::IsDir);
+        }
+        // An embedded link has no inode of its own to name twice.
+        if f.rec.kind == K_SYMLINK {
+            return Err(FsError::Symlink);
         }
         let (dir, name) = self.new_name(new)?;
         let (inode, ino) = self.out_of_line(&f)?;

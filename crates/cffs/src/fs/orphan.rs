@@ -25,6 +25,9 @@ impl<D: Disk> Fs<D> {
         if f.rec.is_dir() {
             return Err(FsError::IsDir);
         }
+        if f.rec.kind == K_SYMLINK {
+            return Err(FsError::Symlink);
+        }
         let (dir, _) = self.parent(path)?;
         let (inode, ino) = self.out_of_line(&f)?;
         let name = self.rec(f.at)?;

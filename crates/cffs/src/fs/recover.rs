@@ -96,7 +96,7 @@ impl<D: Disk> Fs<D> {
     /// from nowhere else, are orphans too).
     fn empty_orphan_dir(&mut self, dir: Loc) -> Result<(), FsError> {
         for (at, r) in self.names(dir)? {
-            if r.kind == K_FILE {
+            if r.kind == K_FILE || r.kind == K_SYMLINK {
                 self.clear_rec(at)?;
             } else {
                 self.put_rec(at, &Record::default())?;
