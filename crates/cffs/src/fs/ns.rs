@@ -32,12 +32,19 @@ impl<D: Disk> Fs<D> {
     /// (before anything changed).
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
         let absent = self.known_absent(path)?;
-        match self.changing_names(|fs| fs.create_now(path, absent, K_FILE)) {
+        self.making_name(path, |fs| fs.create_now(path, absent, K_FILE))
+    }
+
+    /// Runs `make`, which puts a new name `path` in its directory (and
+    /// says where), as a change to the name space that moves no other
+    /// name: the cache gains `path`; a failure empties it, unless the name
+    /// was found to exist (before anything changed: the cache holds).
+    fn making_name(&mut self, path: &str, make: impl FnOnce(&mut Self) -> Result<Loc, FsError>) -> Result<(), FsError> {
+        match self.changing_names(make) {
             Ok(at) => {
                 self.names.put(path, at);
                 Ok(())
             }
-            // Found before anything changed: the cache holds.
             Err(FsError::Exists) => Err(FsError::Exists),
             Err(e) => {
                 self.names.clear();
@@ -71,17 +78,7 @@ impl<D: Disk> Fs<D> {
         if target.is_empty() || target.len() > SYMLINK_MAX {
             return Err(FsError::InvalidArg);
         }
-        match self.changing_names(|fs| fs.symlink_now(target, path)) {
-            Ok(at) => {
-                self.names.put(path, at);
-                Ok(())
-            }
-            Err(FsError::Exists) => Err(FsError::Exists),
-            Err(e) => {
-                self.names.clear();
-                Err(e)
-            }
-        }
+        self.making_name(path, |fs| fs.symlink_now(target, path))
     }
 
     fn symlink_now(&mut self, target: &[u8], path: &str) -> Result<Loc, FsError> {
