@@ -83,14 +83,20 @@ impl Files for DiskFiles {
             self.nodes.remove(last);
         }
         // The node keeps the path with no link in it (a link's target
-        // renamed later does not move it, as a file open by any path).
-        let mut opened = String::new();
-        let meta = self.following(&path, !o.nofollow, |fs, p| {
-            let meta = fs.open_at(p, o)?;
-            opened = String::from(p);
-            Ok(meta)
-        })?;
-        let ino = self.nodes.add(Node { path: opened, pins: 0, detached: None }).ok_or(FsError::NoSpace)?;
+        // renamed later does not move it, as a file open by any path). A
+        // path with no link costs nothing more (`links.rs`).
+        let (path, meta) = match self.open_at(&path, o) {
+            Err(FsError::Loop) => {
+                let p = self.unlinked(&path, !o.nofollow)?;
+                if p == path {
+                    return Err(FsError::Loop);
+                }
+                let meta = self.open_at(&p, o)?;
+                (p, meta)
+            }
+            r => (path, r?),
+        };
+        let ino = self.nodes.add(Node { path, pins: 0, detached: None }).ok_or(FsError::NoSpace)?;
         self.last_added = Some(ino);
         Ok((ino, meta))
     }
