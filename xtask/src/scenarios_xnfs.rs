@@ -53,7 +53,7 @@ const TOOLS: Scenario = Scenario {
 
 const LINUX: Scenario = Scenario {
     name: "disk-fs-linux",
-    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; symbolic links, absolute and relative, are followed (a file made through one), listed as links and a loop of them refused; after a reboot both read them back, the set time and the link are there; fsck passes",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; symbolic links, absolute and relative, are followed (a file made through one), listed as links, a loop of them refused and a chain of 40 followed but not of 41; after a reboot both read them back, the set time and the link are there; fsck passes",
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
@@ -68,6 +68,8 @@ const LINUX: Scenario = Scenario {
             busybox stat -f -c 'names up to %l, blocks of %S' /\nbusybox stat -c 'device %d' / /tmp\n\
             busybox ln -s /p/g /sl\nbusybox ln -s q/r /p/lr\nbusybox sh -c 'echo through > /p/lr/t'\n\
             busybox wc -c /p/q/r/t\nbusybox ls -l /sl\nbusybox wc -c /sl\nbusybox ln -s /lp /lp\nbusybox cat /lp\n\
+            busybox sh -c 'i=0; while [ $i -lt 41 ]; do busybox ln -s /ch$((i + 1)) /ch$i; i=$((i + 1)); done'\n\
+            busybox sh -c 'echo end > /ch41'\nbusybox wc -c /ch1\nbusybox wc -c /ch0\n\
             busybox sh -c 'a=$(busybox stat -c %Y /lx.txt); b=$(busybox date +%s); \
             [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\nexit\n",
     expect: &[
@@ -93,6 +95,9 @@ const LINUX: Scenario = Scenario {
         "/sl -> /p/g",
         "13 /sl",
         "Too many levels of symbolic links",
+        // 40 links to the file are followed; 41 are a loop (as Linux's).
+        "4 /ch1",
+        "wc: /ch0: Too many levels of symbolic links",
         "mtime of the clock",
         "dfsd: stopped",
     ],
