@@ -73,17 +73,29 @@ impl DiskFiles {
         &mut self,
         path: &str,
         follow_last: bool,
-        mut op: impl FnMut(&mut Self, &str) -> Result<T, FsError>,
+        op: impl FnMut(&mut Self, &str) -> Result<T, FsError>,
     ) -> Result<T, FsError> {
+        self.following_to(path, follow_last, op).map(|(t, _)| t)
+    }
+
+    /// [`following`](Self::following), and the path `op` succeeded on if
+    /// it was not `path` (an open keeps the path with no link in it).
+    pub(super) fn following_to<T>(
+        &mut self,
+        path: &str,
+        follow_last: bool,
+        mut op: impl FnMut(&mut Self, &str) -> Result<T, FsError>,
+    ) -> Result<(T, Option<String>), FsError> {
         match op(self, path) {
             Err(FsError::Loop) => {
                 let p = self.unlinked(path, follow_last)?;
                 if p == path {
                     return Err(FsError::Loop);
                 }
-                op(self, &p)
+                let t = op(self, &p)?;
+                Ok((t, Some(p)))
             }
-            r => r,
+            r => r.map(|t| (t, None)),
         }
     }
 

@@ -85,17 +85,8 @@ impl Files for DiskFiles {
         // The node keeps the path with no link in it (a link's target
         // renamed later does not move it, as a file open by any path). A
         // path with no link costs nothing more (`links.rs`).
-        let (path, meta) = match self.open_at(&path, o) {
-            Err(FsError::Loop) => {
-                let p = self.unlinked(&path, !o.nofollow)?;
-                if p == path {
-                    return Err(FsError::Loop);
-                }
-                let meta = self.open_at(&p, o)?;
-                (p, meta)
-            }
-            r => (path, r?),
-        };
+        let (meta, rewritten) = self.following_to(&path, !o.nofollow, |fs, p| fs.open_at(p, o))?;
+        let path = rewritten.unwrap_or(path);
         let ino = self.nodes.add(Node { path, pins: 0, detached: None }).ok_or(FsError::NoSpace)?;
         self.last_added = Some(ino);
         Ok((ino, meta))

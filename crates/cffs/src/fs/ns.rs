@@ -292,20 +292,28 @@ impl<D: Disk> Fs<D> {
 
     /// [`Fs::link`], run with the name cache emptied around it.
     fn link_now(&mut self, old: &str, new: &str) -> Result<(), FsError> {
-        let f = self.resolve(old)?.ok_or(FsError::IsDir)?;
-        if f.rec.is_dir() {
-            return Err(FsError::IsDir);
-        }
-        // An embedded link has no inode of its own to name twice.
-        if f.rec.kind == K_SYMLINK {
-            return Err(FsError::Symlink);
-        }
+        let f = self.named_file(old)?;
         let (dir, name) = self.new_name(new)?;
         let (inode, ino) = self.out_of_line(&f)?;
         let mut r = self.rec(inode)?;
         r.nlink = r.nlink.checked_add(1).ok_or(FsError::TooManyLinks)?;
         self.put_rec(inode, &r)?;
         self.add_link(dir, name, inode, ino, None).map(|_| ())
+    }
+
+    /// The file `path` names, for a change to its names (a second one, or
+    /// its name taken while it stays): a directory or the root is
+    /// `IsDir`, a symbolic link `Symlink` (embedded, it has no inode of
+    /// its own to move out of line).
+    pub(crate) fn named_file(&mut self, path: &str) -> Result<Found, FsError> {
+        let f = self.resolve(path)?.ok_or(FsError::IsDir)?;
+        if f.rec.is_dir() {
+            return Err(FsError::IsDir);
+        }
+        if f.rec.kind == K_SYMLINK {
+            return Err(FsError::Symlink);
+        }
+        Ok(f)
     }
 
     /// The inode of the file `f` and its number, moved out of its

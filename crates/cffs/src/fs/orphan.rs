@@ -21,13 +21,7 @@ impl<D: Disk> Fs<D> {
     }
 
     fn detach_now(&mut self, path: &str) -> Result<u32, FsError> {
-        let f = self.resolve(path)?.ok_or(FsError::IsDir)?;
-        if f.rec.is_dir() {
-            return Err(FsError::IsDir);
-        }
-        if f.rec.kind == K_SYMLINK {
-            return Err(FsError::Symlink);
-        }
+        let f = self.named_file(path)?;
         let (dir, _) = self.parent(path)?;
         let (inode, ino) = self.out_of_line(&f)?;
         let name = self.rec(f.at)?;
