@@ -8,7 +8,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use oxok_libos::fs::buffer::{SERVED_MAX, ServedBuffer};
-use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_SIZE, Status};
+use oxok_libos::fs::proto::{BUFFER_GRANT, BUFFER_SIZE, CLOSES_MAX, Status};
 use oxok_libos::pct::Msg;
 
 use crate::server::{Server, alive, status};
@@ -35,21 +35,9 @@ impl Buffers {
     }
 
     /// `client`'s buffer and the scratch space, borrowed together.
-    fn parts(&mut self, client: u64) -> Option<(&ServedBuffer, &mut [u8])> {
+    pub(crate) fn parts(&mut self, client: u64) -> Option<(&ServedBuffer, &mut [u8])> {
         let buffer = self.buffers.iter().flatten().find(|(c, _)| *c == client).map(|(_, b)| b)?;
         Some((buffer, &mut self.scratch))
-    }
-
-    /// The bytes `client`'s buffer holds, if it has one.
-    pub fn len_of(&self, client: u64) -> Option<usize> {
-        self.buffers.iter().flatten().find(|(c, _)| *c == client).map(|(_, b)| b.len())
-    }
-
-    /// Copies `bytes` into `client`'s buffer at `at` (clipped to it).
-    pub fn put(&self, client: u64, at: usize, bytes: &[u8]) {
-        if let Some((_, b)) = self.buffers.iter().flatten().find(|(c, _)| *c == client) {
-            b.copy_in(at, bytes);
-        }
     }
 
     /// Lets go of the buffers of clients that have ended.
@@ -155,6 +143,22 @@ impl Server {
         self.table.get(caller, handle)?.offset = at.saturating_add(n as u64);
         out[1] = n as u64;
         Ok(0)
+    }
+
+    /// The closes an `OPEN` with `flags::CLOSES` carries at the start of
+    /// `caller`'s buffer (its count word clipped to `CLOSES_MAX` and to the
+    /// buffer), closed as a `CLOSE` closes them; nothing without a buffer.
+    pub(crate) fn close_listed(&mut self, caller: u64) {
+        let Some((buffer, _)) = self.buffers.parts(caller) else { return };
+        let mut words = [0u8; 8 * (1 + CLOSES_MAX)];
+        buffer.copy_out(&mut words);
+        let mut listed = [0u64; 1 + CLOSES_MAX];
+        for (w, b) in listed.iter_mut().zip(words.chunks_exact(8)) {
+            *w = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        }
+        let fit = (buffer.len() / 8).saturating_sub(1);
+        let n = usize::try_from(listed[0]).unwrap_or(usize::MAX).min(CLOSES_MAX).min(fit);
+        let _ = self.close_handles(caller, &listed[1..=n]);
     }
 
     /// Reads the whole of `ino` (`size` bytes) into `caller`'s buffer from

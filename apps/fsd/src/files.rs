@@ -56,6 +56,23 @@ pub struct Usage {
     pub max_inodes: u64,
 }
 
+/// What a server does with the files [`Files::open_along`] opens for it,
+/// one by one.
+pub trait Along {
+    /// Whether a file of this name can go at all (one that cannot is
+    /// passed over).
+    fn carries(&self, name: &[u8]) -> bool;
+    /// Whether the next file, `len` bytes named `name`, fits: false ends
+    /// the batch before it is opened.
+    fn room(&mut self, name: &[u8], len: usize) -> bool;
+    /// The piece `bytes` at byte `at` of the file [`room`](Along::room)
+    /// let in.
+    fn bytes(&mut self, at: usize, bytes: &[u8]);
+    /// It is open as `ino` (pinned once), every byte handed over: whether
+    /// it is kept (false: it is let go again and the batch ends).
+    fn opened(&mut self, ino: u64, meta: &Meta, name: &[u8]) -> bool;
+}
+
 /// A file system the server serves. Paths are absolute.
 pub trait Files: Send {
     /// Opens (creates, truncates) `path`: its word and its status (as
@@ -107,6 +124,47 @@ pub trait Files: Send {
             out.push(e);
         }
         Ok(out)
+    }
+    /// Opens for reading, as an open of its path would, each regular file
+    /// among the `look` entries that follow `path`'s name in its
+    /// directory ([`following`](Files::following)), at most `max`, and
+    /// hands it with its bytes to `along` until it says stop: how many
+    /// went. This default opens each by its path; `scratch` holds a file's
+    /// bytes where [`read_to`](Files::read_to) needs it.
+    fn open_along(&mut self, path: &[u8], look: usize, max: usize, scratch: &mut [u8], along: &mut dyn Along) -> usize {
+        let Some((parent, _)) = split_parent(path) else { return 0 };
+        let Ok(entries) = self.following(path, look) else { return 0 };
+        let mut full: Vec<u8> = Vec::new();
+        let mut went = 0;
+        for e in entries {
+            if went == max {
+                break;
+            }
+            if e.kind != Kind::File || !along.carries(&e.name) {
+                continue;
+            }
+            full.clear();
+            if full.try_reserve(parent.len() + 1 + e.name.len()).is_err() {
+                break;
+            }
+            full.extend_from_slice(parent);
+            if parent != b"/" {
+                full.push(b'/');
+            }
+            full.extend_from_slice(&e.name);
+            let Ok((ino, meta)) = self.open(&full, OpenFlags::default()) else { break };
+            let Ok(len) = usize::try_from(meta.size) else { break };
+            if meta.kind != Kind::File || len > scratch.len() || !along.room(&e.name, len) || self.pin(ino).is_err() {
+                break;
+            }
+            let read = self.read_to(ino, 0, &mut scratch[..len], &mut |at, b| along.bytes(at, b));
+            if read.ok() != Some(len) || !along.opened(ino, &meta, &e.name) {
+                let _ = self.unpin(ino);
+                break;
+            }
+            went += 1;
+        }
+        went
     }
     /// Makes a directory, with the permission bits `mode` where the file
     /// system keeps them.

@@ -92,23 +92,17 @@ impl Server {
                 self.table.stage(caller, arg & 1 != 0, &bytes[..len]).map(|()| 0)
             }
             op::OPEN => {
+                // Before anything could fail: the closes are owed whatever
+                // becomes of the open.
+                if arg & flags::CLOSES != 0 {
+                    self.close_listed(caller);
+                }
                 let path = self.payload(caller, req)?;
                 self.open(caller, &path, arg & !STAGED, out)
             }
             op::CLOSE => {
-                // Up to eight handles (`len` of them; 0 counts as one):
-                // each is closed, the first failure is the reply.
-                let mut first = Ok(0);
-                for &handle in &req[1..=len.clamp(1, proto::WORDS - 1)] {
-                    match self.table.close(caller, handle) {
-                        Ok(Some(ino)) => {
-                            let _ = self.fs.unpin(ino);
-                        }
-                        Ok(None) => {}
-                        Err(e) => first = first.and(Err(e)),
-                    }
-                }
-                first
+                // Up to eight handles (`len` of them; 0 counts as one).
+                self.close_handles(caller, &req[1..=len.clamp(1, proto::WORDS - 1)])
             }
             op::READ => self.read(caller, req[1], len.min(INLINE), out),
             op::WRITE => self.write(caller, req, len, out),
@@ -227,6 +221,22 @@ impl Server {
         let payload = self.payload(caller, req)?;
         let (first, second) = pair(&payload)?;
         act(&mut self.fs, first, second).map(|()| 0).map_err(status)
+    }
+
+    /// Closes `handles` of `caller`, each as its own `CLOSE` would; the
+    /// first failure is the reply.
+    pub(crate) fn close_handles(&mut self, caller: u64, handles: &[u64]) -> Reply {
+        let mut first = Ok(0);
+        for &handle in handles {
+            match self.table.close(caller, handle) {
+                Ok(Some(ino)) => {
+                    let _ = self.fs.unpin(ino);
+                }
+                Ok(None) => {}
+                Err(e) => first = first.and(Err(e)),
+            }
+        }
+        first
     }
 
     /// The path payload of a path op: what the caller staged (if the op

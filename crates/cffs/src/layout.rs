@@ -181,9 +181,6 @@ impl Record {
     }
 }
 
-fn u16_at(b: &Block, at: usize) -> u16 {
-    b.get(at..at + 2).and_then(|s| s.try_into().ok()).map_or(0, u16::from_le_bytes)
-}
 fn u32_at(b: &Block, at: usize) -> u32 {
     b.get(at..at + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
 }
@@ -224,26 +221,35 @@ pub fn owner(b: &Block) -> u64 {
     u64_at(b, 8)
 }
 
-/// Record `i` of a table or directory block.
+/// Record `i` of a table or directory block (a free record if `i` is past
+/// the block's last). Decoded from one fixed-size view of the record's
+/// bytes, so each field is a load at a constant offset.
 pub fn record(b: &Block, i: usize) -> Record {
-    let o = HEADER + RECORD * i;
-    let mut r = Record {
-        kind: b.get(o).copied().unwrap_or(0),
-        name_len: b.get(o + 1).copied().unwrap_or(0),
-        nlink: u16_at(b, o + 2),
-        ino: u32_at(b, o + 4),
-        size: u64_at(b, o + 8),
-        mtime: u32_at(b, o + MTIME_AT),
-        ..Record::default()
+    let Some(r) = HEADER.checked_add(RECORD.saturating_mul(i)).and_then(|o| b.get(o..o.checked_add(RECORD)?)) else {
+        return Record::default();
     };
-    if let Some(n) = b.get(o + 16..o + 16 + NAME_MAX) {
-        r.name.copy_from_slice(n);
+    let Ok(r): Result<&[u8; RECORD], _> = r.try_into() else { return Record::default() };
+    let word = |at: usize| -> [u8; 8] { core::array::from_fn(|k| r[at + k]) };
+    let mut out = Record {
+        kind: r[0],
+        name_len: r[1],
+        nlink: u16::from_le_bytes([r[2], r[3]]),
+        ino: u32::from_le_bytes([r[4], r[5], r[6], r[7]]),
+        size: u64::from_le_bytes(word(8)),
+        mtime: u32::from_le_bytes([r[MTIME_AT], r[MTIME_AT + 1], r[MTIME_AT + 2], r[MTIME_AT + 3]]),
+        name: [0; NAME_MAX],
+        ext: [Ext::default(); EXTENTS],
+    };
+    out.name.copy_from_slice(&r[16..16 + NAME_MAX]);
+    for (j, e) in out.ext.iter_mut().enumerate() {
+        let x = word(EXT_AT + 8 * j);
+        *e = Ext {
+            start: u32::from_le_bytes([x[0], x[1], x[2], x[3]]),
+            len: u16::from_le_bytes([x[4], x[5]]),
+            ty: u16::from_le_bytes([x[6], x[7]]),
+        };
     }
-    for (j, e) in r.ext.iter_mut().enumerate() {
-        let x = o + EXT_AT + 8 * j;
-        *e = Ext { start: u32_at(b, x), len: u16_at(b, x + 4), ty: u16_at(b, x + 6) };
-    }
-    r
+    out
 }
 
 /// The kind of record `i` of `b`, without decoding the record.
@@ -324,6 +330,9 @@ mod tests {
         set_record(&mut b, RECORDS - 1, &r);
         assert_eq!(record(&b, RECORDS - 1), r);
         assert_eq!(record(&b, 0), Record::default());
+        // Past the last record: a free one, whatever the index.
+        assert_eq!(record(&b, RECORDS), Record::default());
+        assert_eq!(record(&b, usize::MAX), Record::default());
         assert_eq!(r.name(), b"hello");
         assert_eq!(r.blocks(), 3);
         assert_eq!(r.block_at(1), Some(10));

@@ -49,5 +49,5 @@ pub mod image;
 
 pub use disk::{Disk, next_free_by_words};
 pub use error::FsError;
-pub use fs::{COPY_BATCH, Copied, Cursor, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
+pub use fs::{COPY_BATCH, Copied, Cursor, Following, Fs, GROUP, Kind, Loc, MAX_FILE, Repairs, Stat, Whence};
 pub use fsck::{Fsck, fsck, fsck_at};

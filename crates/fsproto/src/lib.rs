@@ -221,6 +221,9 @@ pub const AHEAD_MAX: usize = 8;
 /// Most with [`flags::AHEAD_WIDE`] as well.
 pub const AHEAD_WIDE_MAX: usize = 32;
 
+/// Most closes one `OPEN` with [`flags::CLOSES`] carries.
+pub const CLOSES_MAX: usize = 48;
+
 /// Bytes of one page of a client's shared buffer.
 pub const BUFFER_PAGE: usize = 4096;
 /// Pages of a client's whole shared buffer.
@@ -261,8 +264,14 @@ pub mod flags {
     /// With `AHEAD`: up to [`AHEAD_WIDE_MAX`](super::AHEAD_WIDE_MAX)
     /// files rather than [`AHEAD_MAX`](super::AHEAD_MAX).
     pub const AHEAD_WIDE: u64 = 1024;
+    /// The caller's buffer starts with closes that were waiting: word 0
+    /// their count (at most [`CLOSES_MAX`](super::CLOSES_MAX)), then the
+    /// handles. The server closes them first, as a `CLOSE` would, and goes
+    /// on with the open whatever those closes found (a close's reply is
+    /// never passed on); the open's reply may then overwrite them.
+    pub const CLOSES: u64 = 2048;
     /// Every bit defined.
-    pub const ALL: u64 = 2047;
+    pub const ALL: u64 = 4095;
     /// Where [`with_mode`](super::with_mode) puts a creation mode.
     pub const MODE_SHIFT: u32 = 16;
     /// Set when the arg carries a creation mode.

@@ -46,7 +46,13 @@ pub(super) struct Ahead {
     pub(super) bytes: bool,
     /// The directory they are in.
     dir: String,
-    files: Vec<File>,
+    /// In the directory's order; a file an open took is `None`.
+    files: Vec<Option<File>>,
+    /// Where the next look starts: past the file taken last (a reader
+    /// going through the directory takes the next one).
+    next: usize,
+    /// Files no open has taken.
+    left: usize,
 }
 
 /// A file an open found opened already.
@@ -95,7 +101,7 @@ impl Ahead {
                 if files.try_reserve(1).is_err() {
                     break;
                 }
-                files.push(File { path, handle: head.handle, number: head.number, at, len: 0 });
+                files.push(Some(File { path, handle: head.handle, number: head.number, at, len: 0 }));
                 continue;
             }
             if path.try_reserve(parent.len() + 1 + name.len()).is_err() || files.try_reserve(1).is_err() {
@@ -106,20 +112,21 @@ impl Ahead {
                 path.push('/');
             }
             path.push_str(name);
-            files.push(File { path, handle: head.handle, number: head.number, at, len: head.len as usize });
+            files.push(Some(File { path, handle: head.handle, number: head.number, at, len: head.len as usize }));
         }
         let mut dir = String::new();
         if dir.try_reserve(parent.len()).is_ok() {
             dir.push_str(parent);
         }
-        Ahead { names, generation, bytes: true, dir, files }
+        let left = files.len();
+        Ahead { names, generation, bytes: true, dir, files, next: 0, left }
     }
 
     /// Whether these files were from directory `dir` and every one was
     /// taken by an open: a reader going through the directory, for whom
     /// the next batch may be wide.
     pub(super) fn used_up(&self, dir: &str) -> bool {
-        self.files.is_empty() && self.dir == dir
+        self.left == 0 && self.dir == dir
     }
 
     /// Whether the server's name generation `now` is the one they were
@@ -130,15 +137,19 @@ impl Ahead {
 
     /// The file at `path`, taken off the list.
     pub(super) fn take(&mut self, path: &str) -> Option<Hit> {
-        let i = self.files.iter().position(|f| f.path == path)?;
-        let f = self.files.swap_remove(i);
+        let n = self.files.len();
+        let named = |f: &Option<File>| f.as_ref().is_some_and(|f| f.path == path);
+        let i = (self.next..n).chain(0..self.next.min(n)).find(|&i| named(&self.files[i]))?;
+        let f = self.files[i].take()?;
+        self.next = i + 1;
+        self.left -= 1;
         let bytes = self.bytes.then_some((f.at, f.len, self.generation));
         Some(Hit { handle: f.handle, kind: KIND_FILE, number: f.number, bytes })
     }
 
     /// The handles no open took.
     pub(super) fn handles(self) -> Vec<u64> {
-        self.files.into_iter().map(|f| f.handle).collect()
+        self.files.into_iter().flatten().map(|f| f.handle).collect()
     }
 }
 

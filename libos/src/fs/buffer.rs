@@ -255,6 +255,32 @@ pub(crate) fn open_prefetching(
             flags::AHEAD | flags::AHEAD_WIDE
         }
     };
+    // The closes waiting go along, at the buffer's start (the reply
+    // overwrites them, and so whatever was there: the files opened along
+    // before no longer have their bytes here).
+    let mut list = [0u64; 1 + super::closes::WAITING_MAX];
+    let asked = match super::closes::take_for(server, &mut list) {
+        0 => asked,
+        words => {
+            let mut bytes = [0u8; 8 * (1 + super::closes::WAITING_MAX)];
+            for (b, w) in bytes.chunks_exact_mut(8).zip(&list[..words]) {
+                b.copy_from_slice(&w.to_le_bytes());
+            }
+            match client.region.as_ref() {
+                Some(region) => {
+                    region.copy_in(0, &bytes[..8 * words]);
+                    if let Some(a) = client.ahead.as_mut() {
+                        a.bytes = false;
+                    }
+                    asked | flags::CLOSES
+                }
+                None => {
+                    super::closes::send_now(server, &list[1..words]);
+                    asked
+                }
+            }
+        }
+    };
     let r = open(true, asked);
     client.last_dir.clear();
     if client.last_dir.try_reserve(dir.len()).is_ok() {

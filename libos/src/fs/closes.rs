@@ -4,8 +4,10 @@
 //! QEMU's TCG each empties the emulated TLB and the translated-code lookup
 //! cache, so a round trip costs far more time than its instructions. A
 //! close reports nothing a program could act on, so it need not be a
-//! round trip of its own: it waits here and goes with up to [`CLOSE_MAX`]
-//! others in one `CLOSE` (the handles in its words).
+//! round trip of its own: it waits here, up to [`WAITING_MAX`] of them,
+//! and they go with this process's next `OPEN` that uses its buffer
+//! ([`take_for`], `flags::CLOSES`: the handles at the buffer's start), or
+//! else [`CLOSE_MAX`] to a `CLOSE` (the handles in its words).
 //!
 //! What a waiting close could change is seen only by calls that look at
 //! the server's handles or at what an unlinked file still holds: before
@@ -41,6 +43,9 @@ use crate::pct::Msg;
 /// Most handles one `CLOSE` carries (words 1..9).
 pub const CLOSE_MAX: usize = proto::WORDS - 1;
 
+/// Most closes waiting: as many as an `OPEN` carries.
+pub const WAITING_MAX: usize = proto::CLOSES_MAX;
+
 /// The closes waiting, all for one server.
 struct Waiting {
     /// The process that made the list (a forked child is another).
@@ -48,7 +53,7 @@ struct Waiting {
     /// Restores seen when it was made.
     restores: u64,
     server: u64,
-    handles: [u64; CLOSE_MAX],
+    handles: [u64; WAITING_MAX],
     n: usize,
 }
 
@@ -60,11 +65,11 @@ pub(crate) fn close(server: u64, handle: u64) {
     if let Some(mut guard) = WAITING.try_lock() {
         let me = exposed::self_id();
         let restores = crate::restore::count();
-        let w = guard.get_or_insert(Waiting { owner: me, restores, server, handles: [0; CLOSE_MAX], n: 0 });
+        let w = guard.get_or_insert(Waiting { owner: me, restores, server, handles: [0; WAITING_MAX], n: 0 });
         if w.owner != me || w.restores != restores {
-            *w = Waiting { owner: me, restores, server, handles: [0; CLOSE_MAX], n: 0 };
+            *w = Waiting { owner: me, restores, server, handles: [0; WAITING_MAX], n: 0 };
         }
-        if w.server != server || w.n == CLOSE_MAX {
+        if w.server != server || w.n == WAITING_MAX {
             send(w);
             w.server = server;
         }
@@ -103,10 +108,32 @@ pub(crate) fn flush_for(server: Option<u64>) {
 /// Sends `w`'s closes if they are this process's own, and empties it.
 fn send(w: &mut Waiting) {
     let mine = w.owner == exposed::self_id() && w.restores == crate::restore::count();
-    if mine && w.n > 0 {
-        send_one(w.server, &w.handles[..w.n]);
+    if mine {
+        send_now(w.server, &w.handles[..w.n]);
     }
     w.n = 0;
+}
+
+/// Takes the closes waiting for `server` into `list` as an `OPEN` with
+/// `flags::CLOSES` carries them (word 0 their count, then the handles):
+/// how many words of it to send (0: none are this process's for it, or
+/// the list is in use).
+pub(crate) fn take_for(server: u64, list: &mut [u64; 1 + WAITING_MAX]) -> usize {
+    let Some(mut guard) = WAITING.try_lock() else { return 0 };
+    let Some(w) = guard.as_mut().filter(|w| w.server == server && w.n > 0) else { return 0 };
+    let mine = w.owner == exposed::self_id() && w.restores == crate::restore::count();
+    let n = if mine { w.n } else { 0 };
+    list[0] = n as u64;
+    list[1..=n].copy_from_slice(&w.handles[..n]);
+    w.n = 0;
+    if n == 0 { 0 } else { 1 + n }
+}
+
+/// Closes `handles` of `server` now, [`CLOSE_MAX`] to a `CLOSE`.
+pub(crate) fn send_now(server: u64, handles: &[u64]) {
+    for chunk in handles.chunks(CLOSE_MAX) {
+        send_one(server, chunk);
+    }
 }
 
 /// One `CLOSE` of `handles` (1..=[`CLOSE_MAX`]); a dead server has nothing

@@ -43,7 +43,7 @@ use proto::op;
 
 pub use client::{requests, server};
 pub use file::OpenFile;
-pub use path::{PWD, absolute, cwd, file_name, join, normalize};
+pub use path::{PWD, absolute, absolute_normal, cwd, file_name, join, normalize};
 
 /// How [`open`] opens: combine with `|`. Without `READ` or `WRITE` a file
 /// opens for reading.
@@ -202,7 +202,7 @@ fn under_tmp(full: &str) -> bool {
 /// server ([`locate::disk_server`]) `/` is on the disk and `/tmp` in RAM;
 /// without one, everything is in RAM.
 pub fn route(path: &str) -> Result<(u64, String), IoError> {
-    let full = path::normalize(&path::absolute(path)?);
+    let full = path::absolute_normal(path)?;
     if !under_tmp(&full)
         && let Some(disk) = locate::disk_server()
     {
@@ -405,7 +405,7 @@ pub fn read_dir(path: &str) -> Result<Vec<DirEntry>, IoError> {
 
 /// Makes `path` (a directory) the current directory.
 pub fn chdir(path: &str) -> Result<(), IoError> {
-    let full = path::normalize(&path::absolute(path)?);
+    let full = path::absolute_normal(path)?;
     if !stat(&full)?.is_dir() {
         return Err(IoError::NotDir);
     }

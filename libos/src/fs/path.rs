@@ -50,6 +50,15 @@ pub fn absolute(path: &str) -> Result<String, IoError> {
     Ok(full)
 }
 
+/// [`normalize`] of [`absolute`]`(path)`, with one copy of `path` when it
+/// is absolute and normal already (as most paths a program names are).
+pub fn absolute_normal(path: &str) -> Result<String, IoError> {
+    if path.len() < PATH_MAX && is_normal(path) && !path.contains('\0') {
+        return Ok(String::from(path));
+    }
+    Ok(normalize(&absolute(path)?))
+}
+
 /// The absolute path `path` with `.`, `..` and repeated slashes resolved
 /// lexically (the root is its own parent), without a trailing slash.
 pub fn normalize(path: &str) -> String {

@@ -21,11 +21,12 @@ use oxok_libos::println;
 use oxok_libos::xn::XnDisk;
 use oxok_ramfs::{FsError, OpenFlags};
 
-use crate::files::{Entry, Files, Meta, Usage};
+use crate::files::{Along, Entry, Files, Meta, Usage};
 use oxok_gather::Gatherer;
 use oxok_libos::abi::xn::BLOCK_SIZE;
 use oxok_slab::Slab;
 
+mod along;
 mod convert;
 mod links;
 mod mount;
@@ -249,6 +250,17 @@ impl Files for DiskFiles {
             DiskKind::Dir => 0,
         };
         Ok(Some(Entry { name: name.into_bytes(), kind: kind(k), size }))
+    }
+
+    fn open_along(
+        &mut self,
+        path: &[u8],
+        look: usize,
+        max: usize,
+        _scratch: &mut [u8],
+        along: &mut dyn Along,
+    ) -> usize {
+        self.open_along_disk(path, look, max, along)
     }
 
     fn following(&mut self, path: &[u8], max: usize) -> Result<Vec<Entry>, FsError> {

@@ -35,7 +35,7 @@ pub(crate) fn resolve(dirfd: u64, path: &str) -> Result<String, i64> {
         return Err(ENOENT);
     }
     if path.starts_with('/') || dirfd as i32 == AT_FDCWD {
-        return lfs::absolute(path).map(|p| lfs::normalize(&p)).map_err(from_io);
+        return lfs::absolute_normal(path).map_err(from_io);
     }
     let dir = fdtab::get(dirfd as usize).filter(|i| !i.path.is_empty()).ok_or(EBADF)?;
     if !dir.dir {

@@ -309,6 +309,7 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
     }
     t.check(held.iter().all(|&h| close_raw(srv, h)), "every held handle closed");
     t.expect(handles(srv), Some(base), "nothing left open at the end");
+    carried_closes(t, srv, base, &a00);
     // The file a batch could not take (the buffer full) was opened by the
     // file system first: the server lets such a file go again.
     t.expect(files_open(srv), files, "no file the server opened is left behind");
@@ -317,6 +318,65 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
     }
     let _ = fs::rmdir(&name(1));
     t.expect(fs::rmdir(HDIR).ok(), Some(()), "the hostile directory empty at the end");
+}
+
+/// An `OPEN` with `flags::CLOSES` closes what its buffer lists as a
+/// `CLOSE` would: only the sender's own handles. The list is whatever the
+/// buffer holds, here a file's bytes a prefetching open put there: a count
+/// far past `CLOSES_MAX` and every handle number below it, which are
+/// also the numbers a forked child's handles have (per client, from 1).
+fn carried_closes(t: &mut Checks, srv: u64, base: u64, a00: &str) {
+    const LIST: &str = "/hostile-ahead/list";
+    const GO: &str = "/hostile-ahead/go";
+    let mut list = u64::MAX.to_le_bytes().to_vec();
+    for h in 0..proto::CLOSES_MAX as u64 {
+        list.extend_from_slice(&h.to_le_bytes());
+    }
+    t.check(fs::write_file(LIST, &list).is_ok(), "a list of closes written as a file");
+    fs::closes::flush();
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            let kept = fs::open_file(a00, OpenFlags::READ);
+            for _ in 0..3_000 {
+                if fs::stat(GO).is_ok() {
+                    break;
+                }
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            let mut buf = [0u8; 200];
+            let read = kept.as_ref().ok().and_then(|f| f.read(&mut buf).ok());
+            oxok_libos::process::exit(if read == Some(100) { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(child)) => {
+            let mut seen = false;
+            for _ in 0..300 {
+                seen = handles(srv) == Some(base + 1);
+                if seen {
+                    break;
+                }
+                let _ = oxok_libos::sys::yield_cpu(0);
+            }
+            t.check(seen, "the child holds one handle");
+            let listed = open_raw(srv, LIST, flags::READ | flags::PREFETCH);
+            t.check(listed.is_some_and(|r| r[4] == list.len() as u64), "the list came into the buffer with its open");
+            let own = listed.map_or(0, |r| r[1]);
+            let r = open_raw(srv, a00, flags::READ | flags::CLOSES);
+            t.check(r.is_some(), "an open carrying the list succeeds");
+            // The list's own handle went if its number is listed.
+            let left = base + 2 + u64::from(own >= proto::CLOSES_MAX as u64);
+            t.expect(handles(srv), Some(left), "only this client's own handles were closed");
+            t.check(fs::write_file(GO, b"go").is_ok(), "/go made");
+            t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the child's file still reads");
+            for h in [own, r.map_or(0, |r| r[1])] {
+                let _ = close_raw(srv, h);
+            }
+            fs::closes::flush();
+            t.expect(handles(srv), Some(base), "nothing left open after the carried closes");
+            let _ = fs::unlink(GO);
+            let _ = fs::unlink(LIST);
+        }
+        Err(e) => t.check(false, &format!("fork failed: {e}")),
+    }
 }
 
 /// The directory of [`widening`].

@@ -1,9 +1,10 @@
 //! fs-closes: files' closes wait and go together (`fs::closes`). Starts
 //! its own `fsd`, then, counting the server's open handles with raw `INFO`
 //! requests (which nothing sends ahead of): closes of read-only files
-//! wait; the client's `INFO` sends them first; nine read-only closes go as
-//! one `CLOSE` of eight and one that waits; a writer's close waits too;
-//! `UNLINK` sends the waiting ones first; a
+//! wait; the client's `INFO` sends them first; nine read-only closes all
+//! wait; a writer's close waits too; `UNLINK` sends the waiting ones
+//! first; a list of `WAITING_MAX` goes (eight to a `CLOSE`) when one more
+//! comes, which waits; a
 //! forked child never sends its parent's; the server closes every good
 //! handle of a batched `CLOSE` and reports the bad one; a `CLOSE` of
 //! another client's handles closes nothing of theirs; an open that finds
@@ -28,7 +29,7 @@ use oxok_libos::Args;
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::File;
 use oxok_libos::fs::proto::{Status, op};
-use oxok_libos::fs::{self, OpenFile, OpenFlags};
+use oxok_libos::fs::{self, OpenFile, OpenFlags, closes};
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
 use oxok_tests::fsraw::{raw, request, status};
@@ -74,14 +75,21 @@ fn main(args: Args) -> i32 {
             waiting = f.handle();
         }
     }
-    t.expect(handles(srv), Some(base + 1), "nine closes: eight went together, one waits");
+    let nine = base + FILES as u64;
+    t.expect(handles(srv), Some(nine), "nine closes wait");
     drop(fs::open_file(&path(0), OpenFlags::WRITE));
-    t.expect(handles(srv), Some(base + 2), "a writer's close waits too");
+    t.expect(handles(srv), Some(nine + 1), "a writer's close waits too");
 
-    forked(&mut t, srv, base, waiting);
+    forked(&mut t, srv, nine + 1, waiting);
 
     t.expect(fs::unlink(&path(1)).ok(), Some(()), "unlink");
     t.expect(handles(srv), Some(base), "UNLINK sends the waiting closes first");
+
+    for _ in 0..=closes::WAITING_MAX {
+        drop(fs::open_file(&path(0), OpenFlags::READ));
+    }
+    t.expect(handles(srv), Some(base + 1), "a full list of waiting closes goes when one more comes, which waits");
+    let _ = fs::server_stats(); // sends it
 
     batched(&mut t, srv, base);
     full_table(&mut t, srv, base);
@@ -137,7 +145,7 @@ fn handles(server: u64) -> Option<u64> {
 /// hold a handle of its own with the same number (handles are per client),
 /// which sending it would close. The child makes sure it does, sends its
 /// own waiting closes, and checks that file still reads.
-fn forked(t: &mut Checks, srv: u64, base: u64, waiting: u64) {
+fn forked(t: &mut Checks, srv: u64, parents: u64, waiting: u64) {
     match vm::fork() {
         Ok(Fork::Child) => {
             // A client's handles count up from 1 while it holds any: hold
@@ -148,7 +156,7 @@ fn forked(t: &mut Checks, srv: u64, base: u64, waiting: u64) {
                 held.push(f);
             }
             let kept = fs::open_file(&path(3), OpenFlags::READ).ok();
-            drop(held); // their closes wait, eight at a time
+            drop(held); // their closes wait (sent eight to a CLOSE when the list fills)
             let same = kept.as_ref().is_some_and(|k| k.handle() == waiting);
             drop(fs::open_file(&path(4), OpenFlags::READ));
             let _ = fs::server_stats(); // sends the child's own waiting close
@@ -162,7 +170,7 @@ fn forked(t: &mut Checks, srv: u64, base: u64, waiting: u64) {
                 Ok(ExitStatus::Exited(0)),
                 "the child's own handle numbered as the parent's waiting one stays open",
             );
-            t.expect(handles(srv), Some(base + 2), "the parent's waiting closes are still the parent's to send");
+            t.expect(handles(srv), Some(parents), "the parent's waiting closes are still the parent's to send");
         }
         Err(e) => t.check(false, &format!("fork failed: {e}")),
     }

@@ -7,6 +7,7 @@
 
 mod copy;
 mod file;
+mod following;
 mod names;
 mod ns;
 mod orphan;
@@ -25,6 +26,7 @@ use crate::layout::*;
 
 pub use copy::{COPY_BATCH, Copied};
 pub use file::{Cursor, MAX_FILE, Whence};
+pub use following::Following;
 pub use recover::Repairs;
 pub use space::GROUP;
 
@@ -47,6 +49,16 @@ pub(crate) struct Found {
     pub inode: Loc,
     /// The inode's record.
     pub rec: Record,
+}
+
+impl Stat {
+    /// What `stat` reports of the inode record `rec`, numbered `ino` if
+    /// it is out of line.
+    pub(crate) fn of(rec: &Record, ino: Option<u32>) -> Stat {
+        let kind = Kind::of(rec);
+        let nlink = if rec.kind == K_FILE || rec.kind == K_SYMLINK { 1 } else { rec.nlink };
+        Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino, mtime: u64::from(rec.mtime) }
+    }
 }
 
 /// File, directory or symbolic link.
@@ -374,9 +386,7 @@ impl<D: Disk> Fs<D> {
                 (f.rec, ino)
             }
         };
-        let kind = Kind::of(&rec);
-        let nlink = if rec.kind == K_FILE || rec.kind == K_SYMLINK { 1 } else { rec.nlink };
-        Ok(Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino, mtime: u64::from(rec.mtime) })
+        Ok(Stat::of(&rec, ino))
     }
 
     /// The names in directory `path`, with their kinds, in disk order.
@@ -393,47 +403,6 @@ impl<D: Disk> Fs<D> {
                     out.push((String::from_utf8_lossy(r.name()).into_owned(), kind));
                 }
             }
-        }
-        Ok(out)
-    }
-
-    /// Up to `max` entries that follow `path`'s name in its directory, in
-    /// the directory's own order (its blocks' and records', the order
-    /// `readdir` gives): name, kind and a file's size. Looks at most two
-    /// blocks past the name's.
-    pub fn following(&mut self, path: &str, max: usize) -> Result<Vec<(String, Kind, u64)>, FsError> {
-        let (up, _) = split_last(path)?.ok_or(FsError::InvalidPath)?;
-        let Some(me) = self.resolve(path)? else { return Ok(Vec::new()) };
-        let dir = self.dir_of(up)?;
-        let blocks = self.dir_blocks(dir)?;
-        let mut out = Vec::new();
-        let Some(first) = blocks.iter().position(|&b| b == me.at.block) else { return Ok(out) };
-        let mut from = me.at.rec + 1;
-        for &block in blocks.iter().skip(first).take(3) {
-            // The block's named records, then what their names lead to.
-            let named = self.disk.view(block, |b| {
-                let mut named = Vec::new();
-                for i in from..RECORDS {
-                    if named.len() + out.len() == max {
-                        break;
-                    }
-                    let r = record(b, i);
-                    if is_name(r.kind) && named.try_reserve(1).is_ok() {
-                        named.push((i, r));
-                    }
-                }
-                named
-            })?;
-            for (i, r) in named {
-                let f = self.found(Loc { block, rec: i }, r)?;
-                let kind = Kind::of(&f.rec);
-                out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
-                out.push((String::from_utf8_lossy(r.name()).into_owned(), kind, f.rec.size));
-            }
-            if out.len() == max {
-                break;
-            }
-            from = 0;
         }
         Ok(out)
     }

@@ -1,0 +1,124 @@
+//! The entries that follow a name in its directory, in the directory's own
+//! order: what a server opening a directory's small files along with one
+//! of them (`dfsd`'s open ahead) needs, each found once — its name, what
+//! it is, and its bytes read from where the look found its record.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Found, Fs, Kind, Loc, Stat, split_last};
+use crate::FsError;
+use crate::disk::Disk;
+use crate::layout::*;
+
+/// An entry [`Fs::following_entries`] found, as it was when looked at: it
+/// holds until the file system next changes (read it within the request
+/// that found it).
+pub struct Following {
+    name: String,
+    /// The name's bytes were UTF-8 (`name` is them exactly).
+    utf8: bool,
+    /// The out-of-line inode's number, for a name that leads to one.
+    ino: Option<u32>,
+    found: Found,
+}
+
+impl Following {
+    /// The name (not UTF-8: with replacement characters).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether [`name`](Following::name) is the name's bytes exactly
+    /// (they were UTF-8): a path made with it names this entry.
+    pub fn exact(&self) -> bool {
+        self.utf8
+    }
+
+    /// The name, taken.
+    pub fn into_name(self) -> String {
+        self.name
+    }
+
+    /// File, directory or symbolic link.
+    pub fn kind(&self) -> Kind {
+        Kind::of(&self.found.rec)
+    }
+
+    /// What `stat` of its path reports.
+    pub fn stat(&self) -> Stat {
+        Stat::of(&self.found.rec, self.ino)
+    }
+}
+
+impl<D: Disk> Fs<D> {
+    /// Up to `max` entries that follow `path`'s name in its directory, in
+    /// the directory's own order (its blocks' and records', the order
+    /// `readdir` gives): name, kind and a file's size. Looks at most two
+    /// blocks past the name's.
+    pub fn following(&mut self, path: &str, max: usize) -> Result<Vec<(String, Kind, u64)>, FsError> {
+        let entries = self.following_entries(path, max)?;
+        Ok(entries
+            .into_iter()
+            .map(|e| (e.kind(), e.found.rec.size, e.name))
+            .map(|(kind, size, name)| (name, kind, size))
+            .collect())
+    }
+
+    /// [`following`](Fs::following), each entry with what its name leads
+    /// to, for [`read_following`](Fs::read_following).
+    pub fn following_entries(&mut self, path: &str, max: usize) -> Result<Vec<Following>, FsError> {
+        let (up, _) = split_last(path)?.ok_or(FsError::InvalidPath)?;
+        let Some(me) = self.resolve(path)? else { return Ok(Vec::new()) };
+        let dir = self.dir_of(up)?;
+        let blocks = self.dir_blocks(dir)?;
+        let mut out = Vec::new();
+        let Some(first) = blocks.iter().position(|&b| b == me.at.block) else { return Ok(out) };
+        let mut from = me.at.rec + 1;
+        for &block in blocks.iter().skip(first).take(3) {
+            // The block's named records, then what their names lead to.
+            let named = self.disk.view(block, |b| {
+                let mut named = Vec::new();
+                for i in from..RECORDS {
+                    if named.len() + out.len() == max {
+                        break;
+                    }
+                    let r = record(b, i);
+                    if is_name(r.kind) && named.try_reserve(1).is_ok() {
+                        named.push((i, r));
+                    }
+                }
+                named
+            })?;
+            for (i, r) in named {
+                let found = self.found(Loc { block, rec: i }, r)?;
+                let ino = (r.kind == K_LINK).then_some(r.ino);
+                out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
+                let utf8 = core::str::from_utf8(r.name()).is_ok();
+                out.push(Following { name: String::from_utf8_lossy(r.name()).into_owned(), utf8, ino, found });
+            }
+            if out.len() == max {
+                break;
+            }
+            from = 0;
+        }
+        Ok(out)
+    }
+
+    /// Reads up to `want` bytes from byte `off` of the file `e` names, as
+    /// [`read_with`](Fs::read_with) of its path would (`e` found since the
+    /// last change): a directory is `IsDir`, a symbolic link `Symlink`.
+    pub fn read_following(
+        &mut self,
+        e: &Following,
+        off: u64,
+        want: usize,
+        sink: impl FnMut(usize, &[u8]),
+    ) -> Result<usize, FsError> {
+        match e.found.rec.kind {
+            K_SYMLINK => Err(FsError::Symlink),
+            _ if e.found.rec.is_dir() => Err(FsError::IsDir),
+            _ => self.read_found(e.found, off, want, sink),
+        }
+    }
+}
