@@ -76,6 +76,13 @@ pub fn write(addr: u64, data: &[u8]) -> Result<(), i64> {
     guest::copy_out(addr, data).map_err(|_| EFAULT)
 }
 
+/// Writes `data` at `addr`, a range [`writable`] just found writable (the
+/// copy checks the pages are mapped writable still; one taken away since
+/// is `EFAULT`).
+pub fn write_checked(addr: u64, data: &[u8]) -> Result<(), i64> {
+    guest::copy_out(addr, data).map_err(|_| EFAULT)
+}
+
 /// Checks that `[addr, addr + len)` may be written (before a call that
 /// would otherwise have an effect and then fail to report it).
 pub fn writable(addr: u64, len: u64) -> Result<(), i64> {

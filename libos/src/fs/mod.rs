@@ -33,6 +33,7 @@ pub mod locate;
 mod path;
 pub mod proto;
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -202,7 +203,13 @@ fn under_tmp(full: &str) -> bool {
 /// server ([`locate::disk_server`]) `/` is on the disk and `/tmp` in RAM;
 /// without one, everything is in RAM.
 pub fn route(path: &str) -> Result<(u64, String), IoError> {
-    let full = path::absolute_normal(path)?;
+    let (server, full) = route_cow(path)?;
+    Ok((server, full.into_owned()))
+}
+
+/// [`route`], borrowing `path` when it is sent as it is.
+fn route_cow(path: &str) -> Result<(u64, Cow<'_, str>), IoError> {
+    let full = path::absolute_normal_cow(path)?;
     if !under_tmp(&full)
         && let Some(disk) = locate::disk_server()
     {
@@ -221,7 +228,7 @@ const CHANGES: u64 = proto::flags::WRITE
 
 /// Opens `path` as an object (not in the descriptor table).
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
-    let (server, full) = route(path)?;
+    let (server, full) = route_cow(path)?;
     let bits = flags.bits() & (proto::flags::ALL | proto::flags::MODE_FIELD);
     // The entry first, busy until the reply is in it (`ftable::take_opening`).
     let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;

@@ -9,6 +9,7 @@
 //! directory holding `link` (as a shell's logical `cd` has it), not the
 //! parent of its target, and `file/..` names the file's directory.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -53,10 +54,15 @@ pub fn absolute(path: &str) -> Result<String, IoError> {
 /// [`normalize`] of [`absolute`]`(path)`, with one copy of `path` when it
 /// is absolute and normal already (as most paths a program names are).
 pub fn absolute_normal(path: &str) -> Result<String, IoError> {
-    if path.len() < PATH_MAX && is_normal(path) && !path.contains('\0') {
-        return Ok(String::from(path));
+    Ok(absolute_normal_cow(path)?.into_owned())
+}
+
+/// [`absolute_normal`], borrowing `path` when it is normal already.
+pub fn absolute_normal_cow(path: &str) -> Result<Cow<'_, str>, IoError> {
+    if path.len() < PATH_MAX && is_normal(path) {
+        return Ok(Cow::Borrowed(path));
     }
-    Ok(normalize(&absolute(path)?))
+    Ok(Cow::Owned(normalize(&absolute(path)?)))
 }
 
 /// The absolute path `path` with `.`, `..` and repeated slashes resolved
@@ -86,15 +92,33 @@ pub fn normalize(path: &str) -> String {
     out
 }
 
-/// True if `normalize` would return `path` as it is: `/`, or a slash
-/// before each component and none empty, `.` or `..` (most paths a program
-/// names; checked without building anything).
+/// True if `normalize` would return `path` as it is and it holds no NUL:
+/// `/`, or a slash before each component and none empty, `.` or `..` (most
+/// paths a program names; one pass over the bytes, nothing built).
 fn is_normal(path: &str) -> bool {
-    match path.as_bytes() {
-        b"/" => true,
-        [b'/', rest @ ..] => rest.split(|&c| c == b'/').all(|part| !matches!(part, b"" | b"." | b"..")),
-        _ => false,
+    let b = path.as_bytes();
+    if b.first() != Some(&b'/') {
+        return false;
     }
+    if b.len() == 1 {
+        return true;
+    }
+    // Where the component being read started.
+    let mut start = 1;
+    for (i, &c) in b.iter().enumerate().skip(1) {
+        match c {
+            0 => return false,
+            b'/' if dotted(&b[start..i]) => return false,
+            b'/' => start = i + 1,
+            _ => {}
+        }
+    }
+    !dotted(&b[start..])
+}
+
+/// An empty component, `.` or `..`.
+fn dotted(part: &[u8]) -> bool {
+    matches!(part, b"" | b"." | b"..")
 }
 
 /// The last component of `path` (`""` for the root).

@@ -20,15 +20,18 @@ pub fn handle(fd: u64) -> Result<Handle, i64> {
 /// device fills the read as far as it has bytes, chunk after chunk (as
 /// Linux's do: `dd bs=1M` of `/dev/zero` gets a whole record); a pipe, the
 /// console or a socket returns what one underlying read gave.
-fn read_into(h: &Handle, buf: u64, len: u64) -> Res {
+fn read_into(h: &Handle, buf: u64, len: u64, checked: u64) -> Res {
     let fills = matches!(h.kind(), "file" | "zero" | "random" | "null" | "boot");
     let mut tmp = uaccess::scratch();
     let mut done = 0u64;
     loop {
         let n = (len - done).min(uaccess::CHUNK as u64) as usize;
-        let step = uaccess::writable(buf + done, n as u64)
+        // Each chunk is found writable before it is read (a read has an
+        // effect a failed copy would lose); the copy then needs no look.
+        let looked = if done == 0 && checked >= n as u64 { Ok(()) } else { uaccess::writable(buf + done, n as u64) };
+        let step = looked
             .and_then(|()| h.read(&mut tmp[..n]).map_err(from_io))
-            .and_then(|got| uaccess::write(buf + done, &tmp[..got]).map(|()| got));
+            .and_then(|got| uaccess::write_checked(buf + done, &tmp[..got]).map(|()| got));
         match step {
             // An error after some bytes: those bytes (the next call sees it).
             Err(_) if done > 0 => return Ok(done as i64),
@@ -100,11 +103,12 @@ pub fn read(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
         return Ok(0);
     }
     // A bad buffer is `EFAULT` at once, not after a wait for input.
-    uaccess::writable(a[1], a[2].min(uaccess::CHUNK as u64))?;
+    let checked = a[2].min(uaccess::CHUNK as u64);
+    uaccess::writable(a[1], checked)?;
     if wait_turn(frame, &h, a[0], POLLIN)? {
         return Ok(0);
     }
-    read_into(&h, a[1], a[2])
+    read_into(&h, a[1], a[2], checked)
 }
 
 pub fn write(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
@@ -140,7 +144,7 @@ pub fn readv(a: &[u64; 6], frame: &mut ExceptionFrame) -> Res {
         if len == 0 {
             continue;
         }
-        let got = read_into(&h, base, len)?;
+        let got = read_into(&h, base, len, 0)?;
         total += got;
         if (got as u64) < len {
             break;
@@ -191,7 +195,7 @@ fn at_offset(h: &Handle, offset: u64, f: impl FnOnce() -> Res) -> Res {
 
 pub fn pread64(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
     let h = handle(a[0])?;
-    at_offset(&h, a[3], || read_into(&h, a[1], a[2]))
+    at_offset(&h, a[3], || read_into(&h, a[1], a[2], 0))
 }
 
 pub fn pwrite64(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {

@@ -94,8 +94,11 @@ impl<D: Disk> Fs<D> {
                 let found = self.found(Loc { block, rec: i }, r)?;
                 let ino = (r.kind == K_LINK).then_some(r.ino);
                 out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
-                let utf8 = core::str::from_utf8(r.name()).is_ok();
-                out.push(Following { name: String::from_utf8_lossy(r.name()).into_owned(), utf8, ino, found });
+                let (name, utf8) = match core::str::from_utf8(r.name()) {
+                    Ok(name) => (String::from(name), true),
+                    Err(_) => (String::from_utf8_lossy(r.name()).into_owned(), false),
+                };
+                out.push(Following { name, utf8, ino, found });
             }
             if out.len() == max {
                 break;
