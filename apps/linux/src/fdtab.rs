@@ -4,9 +4,9 @@
 //! the open file object (for `fstat`), the open flags, the directory
 //! cursor of `getdents64`, and close-on-exec.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
+use oxok_libos::fd::MAX_FDS;
 use oxok_libos::fs::OpenFile;
 use spin::Mutex;
 
@@ -27,40 +27,44 @@ pub struct Info {
     pub cloexec: bool,
 }
 
-static INFO: Mutex<BTreeMap<usize, Info>> = Mutex::new(BTreeMap::new());
+/// A record per descriptor the libOS's table can hold, by number.
+static INFO: Mutex<[Option<Info>; MAX_FDS]> = Mutex::new([const { None }; MAX_FDS]);
 
 /// The record of `fd`, if the personality has one.
 pub fn get(fd: usize) -> Option<Info> {
-    INFO.lock().get(&fd).cloned()
+    INFO.lock().get(fd)?.clone()
 }
 
 /// Records `info` for `fd` (replacing any earlier record).
 pub fn set(fd: usize, info: Info) {
-    INFO.lock().insert(fd, info);
+    if let Some(slot) = INFO.lock().get_mut(fd) {
+        *slot = Some(info);
+    }
 }
 
 /// Changes the record of `fd` in place (making one if there is none).
 pub fn update(fd: usize, f: impl FnOnce(&mut Info)) {
-    f(INFO.lock().entry(fd).or_default());
+    if let Some(slot) = INFO.lock().get_mut(fd) {
+        f(slot.get_or_insert_with(Info::default));
+    }
 }
 
 /// Forgets `fd` (it was closed).
 pub fn remove(fd: usize) {
-    INFO.lock().remove(&fd);
+    let gone = INFO.lock().get_mut(fd).and_then(Option::take);
+    drop(gone); // its file object let go with the table unlocked
 }
 
 /// `new` became a duplicate of `old`: it shares the path, object and flags,
 /// but not close-on-exec.
 pub fn duplicate(old: usize, new: usize) {
-    let mut map = INFO.lock();
-    match map.get(&old).cloned() {
-        Some(mut info) => {
-            info.cloexec = false;
-            map.insert(new, info);
-        }
-        None => {
-            map.remove(&new);
-        }
+    let mut table = INFO.lock();
+    let info = table.get(old).cloned().flatten().map(|mut info| {
+        info.cloexec = false;
+        info
+    });
+    if let Some(slot) = table.get_mut(new) {
+        *slot = info;
     }
 }
 
@@ -69,7 +73,7 @@ pub fn duplicate(old: usize, new: usize) {
 /// dropped, which would close the parent's handles. Paths, flags and
 /// cursors stay.
 pub fn after_fork() {
-    for info in INFO.lock().values_mut() {
+    for info in INFO.lock().iter_mut().flatten() {
         if let Some(file) = info.file.take() {
             core::mem::forget(file);
         }
@@ -78,5 +82,5 @@ pub fn after_fork() {
 
 /// Forgets every record (the descriptors were all closed).
 pub fn clear() {
-    INFO.lock().clear();
+    INFO.lock().iter_mut().for_each(|slot| *slot = None);
 }

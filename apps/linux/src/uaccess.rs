@@ -112,14 +112,15 @@ pub fn read_path(addr: u64) -> Result<String, i64> {
 /// Reads a NUL-terminated string at `addr` of at most `max` bytes before
 /// the NUL (longer: `ENAMETOOLONG`), page by page as [`read_path`].
 pub fn read_cstr(addr: u64, max: usize) -> Result<String, i64> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(64);
     let mut at = addr;
     loop {
-        // A short step (most paths end within one), never across a page:
-        // the next page may not be readable.
+        // A short step (most paths end within the first), never across a
+        // page: the next page may not be readable.
         let mut step = [0u8; 256];
+        let first = if out.is_empty() { 64 } else { step.len() };
         let in_page = (PAGE_SIZE - at % PAGE_SIZE) as usize;
-        let n = in_page.min(max + 1 - out.len()).min(step.len());
+        let n = in_page.min(max + 1 - out.len()).min(first);
         let chunk = &mut step[..n];
         read(at, chunk)?;
         if let Some(nul) = chunk.iter().position(|&b| b == 0) {

@@ -111,6 +111,7 @@ extern crate alloc;
 
 mod aclmemo;
 mod asm;
+mod blockmap;
 mod blockset;
 mod cache;
 mod copy;
@@ -133,6 +134,7 @@ mod xn;
 
 pub use aclmemo::AclMemo;
 pub use asm::{Asm, template};
+pub use blockmap::BlockMap;
 pub use blockset::BlockSet;
 pub use copy::{Copy, CopyPlan, CopyReceipt};
 pub use creds::Creds;

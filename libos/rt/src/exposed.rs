@@ -253,6 +253,18 @@ pub fn env_status(id: u64) -> Option<u32> {
     env_word(id, core::mem::offset_of!(EnvEntry, status))
 }
 
+/// The program name in environment `id`'s row (its NUL padding
+/// included), if the row holds `id`: four words read instead of the row.
+pub fn env_name(id: u64) -> Option<[u8; 16]> {
+    const AT: usize = core::mem::offset_of!(EnvEntry, name);
+    const _: () = assert!(core::mem::size_of::<[u8; 16]>() == 16 && AT.is_multiple_of(4));
+    let mut name = [0u8; 16];
+    for (k, chunk) in name.chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&env_word(id, AT + 4 * k)?.to_le_bytes());
+    }
+    Some(name)
+}
+
 /// The `u32` at byte `at` of environment `id`'s row, if the row holds `id`
 /// (its word 0): two words read instead of the whole row.
 #[inline(always)]

@@ -195,6 +195,25 @@ impl SharedRegion {
         unsafe { core::ptr::copy_nonoverlapping((self.va + at as u64) as *const u8, dst.as_mut_ptr(), n) }
     }
 
+    /// Copies `len` bytes from byte `at` of the region (clipped to it) to
+    /// guest address `addr`: the bytes copied. `BadAddress` if any page of
+    /// the destination is not mapped user-writable, or is the runtime's own
+    /// memory ([`guest::mapped`](crate::guest::mapped)). One copy where a
+    /// copy out into a buffer and a copy from it to the guest were two.
+    pub fn copy_to_guest(&self, at: usize, addr: u64, len: usize) -> Result<usize, Error> {
+        let n = len.min((self.pages * BYTES).saturating_sub(at));
+        if !crate::guest::mapped(addr, n as u64, true) {
+            return Err(Error::BadAddress);
+        }
+        // SAFETY: `[at, at + n)` lies inside the mapped pages (`n` clipped),
+        // which are no Rust object; the destination is mapped user-writable
+        // and none of the runtime's memory (checked above), so no Rust
+        // object either, and not unmapped while the copy runs (as for
+        // `guest::copy_out`); `copy` allows the ranges to overlap.
+        unsafe { core::ptr::copy((self.va + at as u64) as *const u8, addr as *mut u8, n) };
+        Ok(n)
+    }
+
     /// Copies `src` in at byte `at` of the region, clipped to it (publish
     /// the bytes to their reader with an atomic word afterwards). The pages
     /// must be mapped writable here; a read-only one faults.

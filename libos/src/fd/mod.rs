@@ -47,6 +47,15 @@ pub trait File: Send + Sync {
     /// Reads into `buf`; `Ok(0)` means the end of the file (for a pipe: every
     /// writer is gone). Blocks until at least one byte is there otherwise.
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError>;
+    /// Reads up to `len` bytes straight into guest memory at `addr` (a
+    /// personality's program's, which the caller found writable), where
+    /// the object can with no buffer between — a file whose bytes came with
+    /// its open: how many (`Kernel(BadAddress)` if the destination is not
+    /// mapped writable after all). `None` when it cannot: the caller reads
+    /// into a buffer of its own.
+    fn read_to_guest(&self, _addr: u64, _len: usize) -> Option<Result<usize, IoError>> {
+        None
+    }
     /// Writes from `buf`, returning how much was taken (at least one byte
     /// unless `buf` is empty); [`IoError::BrokenPipe`] when nobody will ever
     /// read (a pipe whose reader is gone).

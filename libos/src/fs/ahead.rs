@@ -22,13 +22,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use oxok_rt::page::SharedRegion;
 
-use super::proto::ahead::{self, HEAD, Head, NAME_MAX};
+use super::proto::ahead::{self, HEAD, Head};
 use super::proto::{AHEAD_WIDE_MAX, KIND_FILE};
 
 /// One file opened along.
 struct File {
-    /// Its path as an open names it (the directory's, `/`, the name).
-    path: String,
+    /// Where its name lies in the batch's `names` (empty: no open names
+    /// it).
+    name: core::ops::Range<usize>,
     handle: u64,
     number: u64,
     /// Where its bytes are in the buffer, and how many.
@@ -46,6 +47,9 @@ pub(super) struct Ahead {
     pub(super) bytes: bool,
     /// The directory they are in.
     dir: String,
+    /// Their names' bytes, one after another (one allocation for the
+    /// batch).
+    names_in: Vec<u8>,
     /// In the directory's order; a file an open took is `None`.
     files: Vec<Option<File>>,
     /// Where the next look starts: past the file taken last (a reader
@@ -93,33 +97,32 @@ impl Ahead {
         let (names, generation) = at;
         let records = Records { region, size, at: ahead::start(first), left: count.min(AHEAD_WIDE_MAX as u64) };
         let mut files = Vec::new();
-        for (head, name, at) in records {
-            let name = core::str::from_utf8(&name[..head.name_len as usize]).unwrap_or("");
-            let mut path = String::new();
-            if name.is_empty() || name == "." || name == ".." || name.contains('/') {
-                // No open names it; its handle is closed with the rest.
-                if files.try_reserve(1).is_err() {
-                    break;
-                }
-                files.push(Some(File { path, handle: head.handle, number: head.number, at, len: 0 }));
-                continue;
-            }
-            if path.try_reserve(parent.len() + 1 + name.len()).is_err() || files.try_reserve(1).is_err() {
+        let mut names_in: Vec<u8> = Vec::new();
+        for (head, name_at, at) in records {
+            // The name, read straight onto the others.
+            let name_len = head.name_len as usize;
+            if files.try_reserve(1).is_err() || names_in.try_reserve(name_len).is_err() {
                 break;
             }
-            path.push_str(parent);
-            if parent != "/" {
-                path.push('/');
+            let start = names_in.len();
+            names_in.resize(start + name_len, 0);
+            region.copy_out(name_at, &mut names_in[start..]);
+            let name = &names_in[start..];
+            let named =
+                !matches!(name, b"" | b"." | b"..") && !name.contains(&b'/') && core::str::from_utf8(name).is_ok();
+            if !named {
+                // No open names it; its handle is closed with the rest.
+                names_in.truncate(start);
             }
-            path.push_str(name);
-            files.push(Some(File { path, handle: head.handle, number: head.number, at, len: head.len as usize }));
+            let (name, len) = if named { (start..start + name_len, head.len as usize) } else { (start..start, 0) };
+            files.push(Some(File { name, handle: head.handle, number: head.number, at, len }));
         }
         let mut dir = String::new();
         if dir.try_reserve(parent.len()).is_ok() {
             dir.push_str(parent);
         }
         let left = files.len();
-        Ahead { names, generation, bytes: true, dir, files, next: 0, left }
+        Ahead { names, generation, bytes: true, dir, names_in, files, next: 0, left }
     }
 
     /// Whether these files were from directory `dir` and every one was
@@ -137,8 +140,14 @@ impl Ahead {
 
     /// The file at `path`, taken off the list.
     pub(super) fn take(&mut self, path: &str) -> Option<Hit> {
+        // Its name, if `path` is in their directory.
+        let rest = path.strip_prefix(self.dir.as_str())?;
+        let name = if self.dir == "/" { rest } else { rest.strip_prefix('/')? };
         let n = self.files.len();
-        let named = |f: &Option<File>| f.as_ref().is_some_and(|f| f.path == path);
+        let names = &self.names_in;
+        let named = |f: &Option<File>| {
+            f.as_ref().is_some_and(|f| !f.name.is_empty() && names.get(f.name.clone()) == Some(name.as_bytes()))
+        };
         let i = (self.next..n).chain(0..self.next.min(n)).find(|&i| named(&self.files[i]))?;
         let f = self.files[i].take()?;
         self.next = i + 1;
@@ -162,8 +171,9 @@ struct Records<'a> {
 }
 
 impl Iterator for Records<'_> {
-    /// A record's head, its name's bytes, and where its file's bytes are.
-    type Item = (Head, [u8; NAME_MAX], usize);
+    /// A record's head, where its name's bytes are, and where its file's
+    /// bytes are.
+    type Item = (Head, usize, usize);
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
@@ -181,9 +191,7 @@ impl Iterator for Records<'_> {
             self.left = 0;
             return None;
         };
-        let mut name = [0u8; NAME_MAX];
-        self.region.copy_out(name_at, &mut name[..head.name_len as usize]);
         self.at = next;
-        Some((head, name, bytes_at))
+        Some((head, name_at, bytes_at))
     }
 }

@@ -356,6 +356,37 @@ fn release(server: u64, ahead: Ahead) {
 /// there or no longer hold: the buffer was used since, or the server's
 /// generation moved on (something may have changed the file).
 pub(crate) fn read_prefetched(server: u64, slot: usize, handle: u64, at: usize, dst: &mut [u8]) -> Option<usize> {
+    with_prefetched(server, slot, handle, at, |region, from, left| {
+        let n = dst.len().min(left);
+        region.copy_out(from, &mut dst[..n]);
+        n
+    })
+}
+
+/// [`read_prefetched`] of up to `len` bytes straight to guest address
+/// `addr`: the bytes copied, or `BadAddress` if the destination is not
+/// mapped user-writable.
+pub(crate) fn prefetched_to_guest(
+    server: u64,
+    slot: usize,
+    handle: u64,
+    at: usize,
+    addr: u64,
+    len: usize,
+) -> Option<Result<usize, Error>> {
+    with_prefetched(server, slot, handle, at, |region, from, left| region.copy_to_guest(from, addr, len.min(left)))
+}
+
+/// Runs `f` with the buffer, where byte `at` of the file of table entry
+/// `slot` (`handle` on `server`) lies in it, and how many of its bytes
+/// from there it holds, if its prefetching open's bytes still hold.
+fn with_prefetched<R>(
+    server: u64,
+    slot: usize,
+    handle: u64,
+    at: usize,
+    f: impl FnOnce(&SharedRegion, usize, usize) -> R,
+) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
     let client = guard.as_mut().filter(|c| c.serves(server))?;
     let p = client.prefetch.as_ref().filter(|p| p.slot == slot && p.handle == handle && at <= p.len)?;
@@ -364,9 +395,8 @@ pub(crate) fn read_prefetched(server: u64, slot: usize, handle: u64, at: usize, 
         client.prefetch = None;
         return None;
     }
-    let n = dst.len().min(p.len - at);
-    client.region.as_ref()?.copy_out(p.at + at, &mut dst[..n]);
-    Some(n)
+    let (from, left) = (p.at + at, p.len - at);
+    Some(f(client.region.as_ref()?, from, left))
 }
 
 /// Forgets what a prefetching open of table entry `slot` left (the file is

@@ -60,18 +60,37 @@ impl OpenFile {
     /// once each get their own bytes: a read whose position moved under
     /// it reads again from the new one.
     fn read_prefetched(&self, buf: &mut [u8]) -> Option<usize> {
+        let copied = self.prefetched(|server, handle, at| {
+            super::buffer::read_prefetched(server, self.slot, handle, at, buf)
+                .map(Ok::<usize, core::convert::Infallible>)
+        })?;
+        let Ok(n) = copied;
+        Some(n)
+    }
+
+    /// Moves the position past the bytes `copy` copied from the buffer
+    /// (given the server, the handle and the position), as
+    /// [`read_prefetched`](OpenFile::read_prefetched) does; `None` when the
+    /// prefetched bytes do not serve.
+    fn prefetched<E>(
+        &self,
+        mut copy: impl FnMut(u64, u64, usize) -> Option<Result<usize, E>>,
+    ) -> Option<Result<usize, E>> {
         loop {
             let at = self.ahead.load(Ordering::Acquire);
             if at == IN_STEP {
                 return None;
             }
             let (server, handle) = super::ftable::ids(self.slot);
-            let n = super::buffer::read_prefetched(server, self.slot, handle, at as usize, buf)?;
+            let n = match copy(server, handle, at as usize)? {
+                Ok(n) => n,
+                Err(e) => return Some(Err(e)),
+            };
             let to = at + n as u64;
             if self.ahead.compare_exchange(at, to, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 super::ftable::begin(self.slot);
                 super::ftable::end(self.slot, Some(to));
-                return Some(n);
+                return Some(Ok(n));
             }
         }
     }
@@ -236,6 +255,13 @@ impl OpenFile {
 }
 
 impl File for OpenFile {
+    fn read_to_guest(&self, addr: u64, len: usize) -> Option<Result<usize, IoError>> {
+        let copied = self.prefetched(|server, handle, at| {
+            super::buffer::prefetched_to_guest(server, self.slot, handle, at, addr, len)
+        })?;
+        Some(copied.map_err(IoError::Kernel))
+    }
+
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
         if let Some(n) = self.read_prefetched(buf) {
             return Ok(n);

@@ -235,16 +235,22 @@ fn take_with(f: Fields, path: Option<&str>, busy: u64) -> Option<usize> {
     let _guard = LOCK.lock();
     let me = exposed::self_id();
     for slot in 0..ENTRIES {
-        if !ensure_page(slot / PER_PAGE) {
+        if slot % PER_PAGE == 0 && !ensure_page(slot / PER_PAGE) {
             return None;
         }
-        let live = word(slot, W_MAGIC).load(Ordering::Acquire) == ENTRY_MAGIC;
-        if live && word(slot, W_OWNER).load(Ordering::Acquire) == me {
+        // The entry's words, looked up once (its page mapped just above).
+        let e = entry(slot);
+        let live = e[W_MAGIC].load(Ordering::Acquire) == ENTRY_MAGIC;
+        if live && e[W_OWNER].load(Ordering::Acquire) == me {
             continue;
         }
-        word(slot, W_MAGIC).store(0, Ordering::Release);
+        e[W_MAGIC].store(0, Ordering::Release);
         let path = path.map(str::as_bytes).filter(|p| p.len() <= PATH_ROOM).unwrap_or(&[]);
-        put_area(slot, 0, path);
+        for (w, chunk) in e[PATH_AT / 8..].iter().zip(path.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+        }
         for (w, v) in [
             (W_SHARE, share.unwrap_or_else(new_share)),
             (W_STAMP, 0),
@@ -258,12 +264,21 @@ fn take_with(f: Fields, path: Option<&str>, busy: u64) -> Option<usize> {
             (W_BUSY, busy),
             (W_PATH_LEN, path.len() as u64),
         ] {
-            word(slot, w).store(v, Ordering::Relaxed);
+            e[w].store(v, Ordering::Relaxed);
         }
-        word(slot, W_MAGIC).store(ENTRY_MAGIC, Ordering::Release);
+        e[W_MAGIC].store(ENTRY_MAGIC, Ordering::Release);
         return Some(slot);
     }
     None
+}
+
+/// The words of entry `slot`, whose page `ensure_page` mapped (as for
+/// [`entry_word`]).
+fn entry(slot: usize) -> &'static [AtomicU64; ENTRY_BYTES / 8] {
+    static UNMAPPED: [AtomicU64; ENTRY_BYTES / 8] = [const { AtomicU64::new(0) }; ENTRY_BYTES / 8];
+    let words = TABLE.get(slot / PER_PAGE).and_then(FixedPage::words);
+    let at = (slot % PER_PAGE) * (ENTRY_BYTES / 8);
+    words.and_then(|w| w.get(at..at + ENTRY_BYTES / 8)).and_then(|e| e.try_into().ok()).unwrap_or(&UNMAPPED)
 }
 
 /// Frees entry `slot`.

@@ -98,7 +98,7 @@ impl Cached {
         let inherited = owner != me && owner != 0 && proc::parent(me) == Some(owner);
         if owner == me || inherited {
             let cached = self.server.load(Ordering::Acquire);
-            if cached != 0 && exposed::env_entry(cached).is_some_and(|r| serves(&r, self.name)) {
+            if cached != 0 && still_serves(cached, self.name) {
                 if inherited {
                     self.owner.store(me, Ordering::Release);
                 }
@@ -169,9 +169,15 @@ fn nearest(me: u64, servers: &[(u64, u64)], boot_too: bool) -> Option<u64> {
     boot.filter(|_| boot_too).map(|&(_, id)| id)
 }
 
-/// True for a live environment running the server `server`.
-fn serves(r: &EnvEntry, server: &str) -> bool {
-    live(r) && name(r) == server.as_bytes()
+/// True if environment `id` is alive and runs the server `server`: its
+/// status and name read alone (what a cached answer is checked by at
+/// every use).
+fn still_serves(id: u64, server: &str) -> bool {
+    let live = exposed::env_status(id).is_some_and(|s| s != ENV_FREE && s != ENV_ZOMBIE);
+    live && exposed::env_name(id).is_some_and(|n| {
+        let len = n.iter().position(|&b| b == 0).unwrap_or(n.len());
+        n[..len] == *server.as_bytes()
+    })
 }
 
 /// True for a live environment's row.

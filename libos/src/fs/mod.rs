@@ -44,7 +44,9 @@ use proto::op;
 
 pub use client::{requests, server};
 pub use file::OpenFile;
-pub use path::{PWD, absolute, absolute_normal, cwd, file_name, join, normalize};
+pub use path::{
+    Normal, PWD, absolute, absolute_normal, absolute_normal_owned, cwd, file_name, join, join_normal, normalize,
+};
 
 /// How [`open`] opens: combine with `|`. Without `READ` or `WRITE` a file
 /// opens for reading.
@@ -209,7 +211,11 @@ pub fn route(path: &str) -> Result<(u64, String), IoError> {
 
 /// [`route`], borrowing `path` when it is sent as it is.
 fn route_cow(path: &str) -> Result<(u64, Cow<'_, str>), IoError> {
-    let full = path::absolute_normal_cow(path)?;
+    route_of(path::absolute_normal_cow(path)?)
+}
+
+/// The server holding the normal absolute path `full`, and the path.
+fn route_of(full: Cow<'_, str>) -> Result<(u64, Cow<'_, str>), IoError> {
     if !under_tmp(&full)
         && let Some(disk) = locate::disk_server()
     {
@@ -228,7 +234,16 @@ const CHANGES: u64 = proto::flags::WRITE
 
 /// Opens `path` as an object (not in the descriptor table).
 pub fn open_file(path: &str, flags: OpenFlags) -> Result<OpenFile, IoError> {
-    let (server, full) = route_cow(path)?;
+    open_routed(route_cow(path)?, flags)
+}
+
+/// [`open_file`] of a path already normal.
+pub fn open_normal(path: &Normal, flags: OpenFlags) -> Result<OpenFile, IoError> {
+    open_routed(route_of(Cow::Borrowed(path.as_str()))?, flags)
+}
+
+/// Opens `full` on `server`.
+fn open_routed((server, full): (u64, Cow<'_, str>), flags: OpenFlags) -> Result<OpenFile, IoError> {
     let bits = flags.bits() & (proto::flags::ALL | proto::flags::MODE_FIELD);
     // The entry first, busy until the reply is in it (`ftable::take_opening`).
     let slot = ftable::take_opening(server, bits, &full).ok_or(IoError::NoSpace)?;

@@ -51,10 +51,56 @@ pub fn absolute(path: &str) -> Result<String, IoError> {
     Ok(full)
 }
 
+/// An absolute path in normal form — `/`, or a slash before each
+/// component and none empty, `.` or `..`, no NUL, shorter than
+/// [`PATH_MAX`] — as [`absolute_normal`] makes it: routed and sent as it
+/// is, with no second look.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Normal(String);
+
+impl Normal {
+    /// The path.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path, taken.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl core::ops::Deref for Normal {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// [`normalize`] of [`absolute`]`(path)`, with one copy of `path` when it
 /// is absolute and normal already (as most paths a program names are).
-pub fn absolute_normal(path: &str) -> Result<String, IoError> {
-    Ok(absolute_normal_cow(path)?.into_owned())
+pub fn absolute_normal(path: &str) -> Result<Normal, IoError> {
+    Ok(Normal(absolute_normal_cow(path)?.into_owned()))
+}
+
+/// [`absolute_normal`] of `path`, kept as it is (no copy) when it is
+/// absolute and normal already.
+pub fn absolute_normal_owned(path: String) -> Result<Normal, IoError> {
+    if path.len() < PATH_MAX && is_normal(&path) {
+        return Ok(Normal(path));
+    }
+    absolute_normal(&path)
+}
+
+/// [`normalize`] of `dir` joined with the relative `name`: `Invalid` for
+/// a NUL byte or a result of [`PATH_MAX`] bytes or longer, as
+/// [`absolute`] has it.
+pub fn join_normal(dir: &str, name: &str) -> Result<Normal, IoError> {
+    let full = normalize(&join(dir, name));
+    if full.len() >= PATH_MAX || full.contains('\0') {
+        return Err(IoError::Invalid);
+    }
+    Ok(Normal(full))
 }
 
 /// [`absolute_normal`], borrowing `path` when it is normal already.
@@ -96,29 +142,28 @@ pub fn normalize(path: &str) -> String {
 /// `/`, or a slash before each component and none empty, `.` or `..` (most
 /// paths a program names; one pass over the bytes, nothing built).
 fn is_normal(path: &str) -> bool {
-    let b = path.as_bytes();
-    if b.first() != Some(&b'/') {
-        return false;
-    }
-    if b.len() == 1 {
+    let Some((&b'/', rest)) = path.as_bytes().split_first() else { return false };
+    if rest.is_empty() {
         return true;
     }
-    // Where the component being read started.
-    let mut start = 1;
-    for (i, &c) in b.iter().enumerate().skip(1) {
+    // What the component read so far is: 0 nothing yet, 1 `.`, 2 `..`,
+    // 3 a name. Most bytes are above `/` (letters, digits) and make it a
+    // name with one comparison; `.`, `/` and NUL lie below.
+    let mut part = 0u8;
+    for &c in rest {
+        if c > b'/' {
+            part = 3;
+            continue;
+        }
         match c {
+            b'/' if part < 3 => return false,
+            b'/' => part = 0,
+            b'.' if part < 3 => part += 1,
             0 => return false,
-            b'/' if dotted(&b[start..i]) => return false,
-            b'/' => start = i + 1,
-            _ => {}
+            _ => part = 3,
         }
     }
-    !dotted(&b[start..])
-}
-
-/// An empty component, `.` or `..`.
-fn dotted(part: &[u8]) -> bool {
-    matches!(part, b"" | b"." | b"..")
+    part == 3
 }
 
 /// The last component of `path` (`""` for the root).

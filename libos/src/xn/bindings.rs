@@ -4,22 +4,19 @@
 
 use super::{XnError, bind, page, page_mut, read};
 use crate::sys;
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use oxok_abi::Error;
 use oxok_abi::xn::{BLOCK_SIZE, refuse, rights};
 use oxok_rt::page::PageRef;
-use oxok_xn::BlockSet;
+use oxok_xn::BlockMap;
 
 /// The blocks this program has bound, each at its own page of a window.
 pub struct Bindings {
     base: u64,
     pages: u64,
-    /// Block → (page index, bound writable).
-    bound: BTreeMap<u64, (u64, bool)>,
-    /// The blocks of `bound`, for the question asked most (is it bound?)
-    /// in a bit's look.
-    bound_set: BlockSet,
+    /// Block → its page index and whether it is bound writable (the
+    /// index times two, plus one if writable), in two loads.
+    bound: BlockMap,
     /// Page indices given back by [`forget`](Bindings::forget).
     spare: Vec<u64>,
     next: u64,
@@ -29,7 +26,7 @@ impl Bindings {
     /// A window of `pages` pages at `base` (page-aligned, unused by
     /// anything else in this program).
     pub const fn new(base: u64, pages: u64) -> Bindings {
-        Bindings { base, pages, bound: BTreeMap::new(), bound_set: BlockSet::new(), spare: Vec::new(), next: 0 }
+        Bindings { base, pages, bound: BlockMap::new(), spare: Vec::new(), next: 0 }
     }
 
     /// Pages of the window: blocks bound at once at most.
@@ -46,13 +43,12 @@ impl Bindings {
     /// writes it ([`page`], [`page_mut`]); [`get`](Bindings::get) and
     /// [`get_mut`](Bindings::get_mut) are this and the claim together.
     pub fn ensure(&mut self, block: u64, write: bool) -> Result<u64, XnError> {
-        if self.bound_set.contains(block) {
-            match self.bound.get(&block) {
-                Some(&(i, w)) if w || !write => return Ok(self.va(i)),
-                _ => self.forget(block),
-            }
+        match self.bound.get(block) {
+            Some(w) if w & 1 == 1 || !write => return Ok(self.va(w >> 1)),
+            Some(_) => self.forget(block),
+            None => {}
         }
-        self.bound_set.reserve(block.saturating_add(1)).map_err(|_| XnError::Sys(Error::NoMemory))?;
+        self.bound.reserve(block).map_err(|_| XnError::Sys(Error::NoMemory))?;
         let index = match self.spare.pop() {
             Some(i) => i,
             None if self.next < self.pages => {
@@ -74,9 +70,8 @@ impl Bindings {
             self.spare.push(index);
             return Err(e);
         }
-        self.bound.insert(block, (index, write));
-        // Room made above: cannot fail.
-        let _ = self.bound_set.insert(block);
+        // Room made above: cannot fail (an index is far below the limit).
+        let _ = self.bound.insert(block, index << 1 | u64::from(write));
         Ok(self.va(index))
     }
 
@@ -99,8 +94,8 @@ impl Bindings {
     /// Unbinds `block` (do this before evicting it, and after freeing it:
     /// a freed block's old frame is no longer its cache).
     pub fn forget(&mut self, block: u64) {
-        self.bound_set.remove(block);
-        if let Some((i, _)) = self.bound.remove(&block) {
+        if let Some(w) = self.bound.remove(block) {
+            let i = w >> 1;
             let _ = sys::page_unmap(0, self.va(i));
             self.spare.push(i);
         }
@@ -108,13 +103,13 @@ impl Bindings {
 
     /// The blocks bound now, in order.
     pub fn blocks(&self) -> Vec<u64> {
-        self.bound.keys().copied().collect()
+        self.bound.keys().collect()
     }
 
     /// Whether `block` is bound (so cached: the kernel keeps a bound
     /// block's frame until it is unbound).
     pub fn contains(&self, block: u64) -> bool {
-        self.bound_set.contains(block)
+        self.bound.get(block).is_some()
     }
 
     /// Blocks bound now.
@@ -130,7 +125,7 @@ impl Bindings {
 
 impl Drop for Bindings {
     fn drop(&mut self) {
-        let blocks: Vec<u64> = self.bound.keys().copied().collect();
+        let blocks: Vec<u64> = self.bound.keys().collect();
         for b in blocks {
             self.forget(b);
         }

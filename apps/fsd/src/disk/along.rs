@@ -11,7 +11,7 @@
 use alloc::string::String;
 use oxok_cffs::Kind as DiskKind;
 
-use super::convert::{meta_of, normal};
+use super::convert::{PATH_HASH_START, meta_with, normal, number_of, path_hash};
 use super::{DiskFiles, Node};
 use crate::files::Along;
 
@@ -30,6 +30,8 @@ impl DiskFiles {
         }
         let Some(fs) = self.mounted.as_mut() else { return 0 };
         let Ok(entries) = fs.following_entries(&p, look) else { return 0 };
+        // Each file's number hashes its path: the directory's part once.
+        let dir_hash = path_hash(path_hash(PATH_HASH_START, parent.as_bytes()), b"/");
         let mut went = 0;
         for e in &entries {
             if went == max {
@@ -54,7 +56,7 @@ impl DiskFiles {
             full.push_str(parent);
             full.push('/');
             full.push_str(e.name());
-            let meta = meta_of(&full, &st);
+            let meta = meta_with(&st, || number_of(dir_hash, name));
             let Some(ino) = self.nodes.add(Node { path: full, pins: 1, detached: None }) else { break };
             if !along.opened(ino, &meta, name) {
                 self.nodes.remove(ino);

@@ -52,7 +52,13 @@ pub(super) fn normal(path: &[u8]) -> Result<String, FsError> {
 
 /// What `stat` reports of `path`, whose C-FFS status is `st`.
 pub(super) fn meta_of(path: &str, st: &oxok_cffs::Stat) -> Meta {
-    let number = st.ino.map_or_else(|| number_of(path), |i| u64::from(i) + 1);
+    meta_with(st, || number_of(PATH_HASH_START, path.as_bytes()))
+}
+
+/// What `stat` reports of a file whose C-FFS status is `st`, numbered by
+/// `embedded` if its inode is embedded in its directory.
+pub(super) fn meta_with(st: &oxok_cffs::Stat, embedded: impl FnOnce() -> u64) -> Meta {
+    let number = st.ino.map_or_else(embedded, |i| u64::from(i) + 1);
     Meta {
         kind: kind(st.kind),
         size: st.size,
@@ -64,8 +70,18 @@ pub(super) fn meta_of(path: &str, st: &oxok_cffs::Stat) -> Meta {
     }
 }
 
-/// A stable number for a name whose inode is embedded in its directory.
-fn number_of(path: &str) -> u64 {
-    let h = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    h | (1 << 63)
+/// The hash a path's number starts from.
+pub(super) const PATH_HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The FNV-1a hash of a path's bytes continued from `h` over `rest`: a
+/// directory's files hash their path from the hash of the directory's
+/// path and `/`.
+pub(super) fn path_hash(h: u64, rest: &[u8]) -> u64 {
+    rest.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// A stable number for a name whose inode is embedded in its directory:
+/// the hash of its path (`rest` continued from `h`, [`path_hash`]).
+pub(super) fn number_of(h: u64, rest: &[u8]) -> u64 {
+    path_hash(h, rest) | (1 << 63)
 }

@@ -29,9 +29,15 @@ fn read_into(h: &Handle, buf: u64, len: u64, checked: u64) -> Res {
         // Each chunk is found writable before it is read (a read has an
         // effect a failed copy would lose); the copy then needs no look.
         let looked = if done == 0 && checked >= n as u64 { Ok(()) } else { uaccess::writable(buf + done, n as u64) };
-        let step = looked
-            .and_then(|()| h.read(&mut tmp[..n]).map_err(from_io))
-            .and_then(|got| uaccess::write_checked(buf + done, &tmp[..got]).map(|()| got));
+        // Straight into the program's memory where the object can (a
+        // file's bytes that came with its open), else through `tmp`.
+        let step = looked.and_then(|()| match h.read_to_guest(buf + done, n) {
+            Some(got) => got.map_err(from_io),
+            None => h
+                .read(&mut tmp[..n])
+                .map_err(from_io)
+                .and_then(|got| uaccess::write_checked(buf + done, &tmp[..got]).map(|()| got)),
+        });
         match step {
             // An error after some bytes: those bytes (the next call sees it).
             Err(_) if done > 0 => return Ok(done as i64),

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::fd::{self, File, Handle, IoError, MAX_FDS};
-use oxok_libos::fs::{self as lfs, FileKind, OpenFlags};
+use oxok_libos::fs::{self as lfs, FileKind, Normal, OpenFlags};
 
 /// `AT_FDCWD`: relative paths resolve against the current directory.
 pub(crate) const AT_FDCWD: i32 = -100;
@@ -30,7 +30,7 @@ const O_NOFOLLOW: u64 = 0o400000;
 const O_CLOEXEC: u64 = 0o2000000;
 
 /// The absolute, normalised path `path` names relative to `dirfd`.
-pub(crate) fn resolve(dirfd: u64, path: &str) -> Result<String, i64> {
+pub(crate) fn resolve(dirfd: u64, path: &str) -> Result<Normal, i64> {
     if path.is_empty() {
         return Err(ENOENT);
     }
@@ -41,12 +41,17 @@ pub(crate) fn resolve(dirfd: u64, path: &str) -> Result<String, i64> {
     if !dir.dir {
         return Err(ENOTDIR);
     }
-    Ok(lfs::normalize(&lfs::join(&dir.path, path)))
+    lfs::join_normal(&dir.path, path).map_err(from_io)
 }
 
 /// The path argument at `addr`, resolved against `dirfd`.
-pub(crate) fn path_arg(dirfd: u64, addr: u64) -> Result<String, i64> {
-    resolve(dirfd, &uaccess::read_path(addr)?)
+pub(crate) fn path_arg(dirfd: u64, addr: u64) -> Result<Normal, i64> {
+    let path = uaccess::read_path(addr)?;
+    if path.starts_with('/') || dirfd as i32 == AT_FDCWD {
+        // As `resolve` has it, with the bytes read kept when they are normal.
+        return if path.is_empty() { Err(ENOENT) } else { lfs::absolute_normal_owned(path).map_err(from_io) };
+    }
+    resolve(dirfd, &path)
 }
 
 /// The permission bits `mode` leaves after the process's umask.
@@ -77,22 +82,25 @@ fn open_flags(flags: u64, mode: u64) -> OpenFlags {
 
 /// Opens `path` with Linux `flags` (and `mode` for a file it creates);
 /// returns the descriptor.
-fn open_path(path: String, flags: u64, mode: u64) -> Res {
+fn open_path(path: Normal, flags: u64, mode: u64) -> Res {
     if let Some(h) = devices::open(&path) {
+        let path = path.into_string();
         return install(h, Info { path, flags, cloexec: flags & O_CLOEXEC != 0, ..Info::default() });
     }
     let mut of = open_flags(flags, mode);
-    let file = match lfs::open_file(&path, of) {
+    let file = match lfs::open_normal(&path, of) {
         Err(IoError::IsDir) if flags & O_ACCMODE == 0 => {
             of = of | OpenFlags::DIRECTORY;
-            lfs::open_file(&path, of)
+            lfs::open_normal(&path, of)
         }
         Err(IoError::NotFound) if flags & O_NOFOLLOW == 0 => {
             // A link to a device or a boot file; or, read-only, a program
             // of the boot archive where `execve` would find it (also
             // through a link, and `/proc/self/exe`).
             let end = crate::calls::links::beyond_server(&path);
-            let target = end.clone().unwrap_or_else(|| if path == "/proc/self/exe" { exe() } else { path.clone() });
+            let target = end
+                .clone()
+                .unwrap_or_else(|| if &*path == "/proc/self/exe" { exe() } else { String::from(path.as_str()) });
             let read_only = flags & O_ACCMODE == 0;
             let h = end.as_deref().and_then(devices::open);
             if let Some(h) = h.or_else(|| if read_only { devices::open_program(&target) } else { None }) {
@@ -108,7 +116,8 @@ fn open_path(path: String, flags: u64, mode: u64) -> Res {
     let dir = of.contains(OpenFlags::DIRECTORY)
         || file.known_dir().unwrap_or_else(|| file.metadata().is_ok_and(|m| m.is_dir()));
     let obj: Arc<dyn File> = file.clone();
-    let info = Info { path, file: Some(file), dir, cursor: 0, flags, cloexec: flags & O_CLOEXEC != 0 };
+    let info =
+        Info { path: path.into_string(), file: Some(file), dir, cursor: 0, flags, cloexec: flags & O_CLOEXEC != 0 };
     install(Handle::Object(obj), info)
 }
 
@@ -303,11 +312,11 @@ fn access_path(path: String) -> Res {
 }
 
 pub fn access(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    access_path(path_arg(AT_FDCWD as u64, a[0])?)
+    access_path(path_arg(AT_FDCWD as u64, a[0])?.into_string())
 }
 
 pub fn faccessat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
-    access_path(path_arg(a[0], a[1])?)
+    access_path(path_arg(a[0], a[1])?.into_string())
 }
 
 pub fn faccessat2(a: &[u64; 6], f: &mut ExceptionFrame) -> Res {

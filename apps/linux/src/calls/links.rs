@@ -82,7 +82,8 @@ fn follow(mut path: String) -> Result<String, i64> {
                 let target = String::from_utf8(lfs::read_link(&path).map_err(from_io)?).map_err(|_| EINVAL)?;
                 let dir = &path[..path.rfind('/').unwrap_or(0)];
                 path =
-                    resolve(AT_FDCWD as u64, &if target.starts_with('/') { target } else { lfs::join(dir, &target) })?;
+                    resolve(AT_FDCWD as u64, &if target.starts_with('/') { target } else { lfs::join(dir, &target) })?
+                        .into_string();
             }
             _ => return Ok(path),
         }
@@ -100,6 +101,6 @@ pub fn linkat(a: &[u64; 6], _: &mut ExceptionFrame) -> Res {
         return Err(EINVAL);
     }
     let from = path_arg(a[0], a[1])?;
-    let from = if a[4] & AT_SYMLINK_FOLLOW != 0 { follow(from)? } else { from };
+    let from = if a[4] & AT_SYMLINK_FOLLOW != 0 { follow(from.into_string())? } else { from.into_string() };
     lfs::link(&from, &path_arg(a[2], a[3])?).map(|()| 0).map_err(from_io)
 }

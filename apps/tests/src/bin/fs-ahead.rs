@@ -42,7 +42,7 @@ use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::File;
 use oxok_libos::fs::proto::ahead::Head;
 use oxok_libos::fs::proto::{self, AHEAD_MAX, AHEAD_WIDE_MAX, BUFFER_SIZE, Status, WireStat, flags, op};
-use oxok_libos::fs::{self, OpenFlags};
+use oxok_libos::fs::{self, OpenFlags, ftable};
 use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
@@ -87,6 +87,7 @@ fn main(args: Args) -> i32 {
     let base = handles(srv).unwrap_or(u64::MAX);
 
     read_all(&mut t);
+    numbered(&mut t);
     renamed_and_replaced(&mut t);
     unlinked(&mut t);
     renamed_by_another(&mut t);
@@ -151,6 +152,26 @@ fn read_all(t: &mut Checks) {
 fn start() {
     let _ = read(0);
     let _ = read(1);
+}
+
+/// Files opened along carry the inode numbers `stat` of their paths
+/// gives: the number this process's open-file table keeps for each (what
+/// a checkpoint saves), read back from the table's first page.
+fn numbered(t: &mut Checks) {
+    start();
+    let held: Vec<_> = (2..6).filter_map(|i| fs::open_file(&path(i), OpenFlags::READ).ok()).collect();
+    t.expect(held.len(), 4, "four files opened along held open");
+    let mut page = vec![0u8; 4096];
+    let copied = oxok_libos::guest::copy_in(ftable::FILES_BASE, &mut page).is_ok();
+    t.check(copied, "the open-file table's first page read");
+    let entries = ftable::entries_in(ftable::FILES_BASE, &page);
+    for i in 2..6 {
+        let p = path(i);
+        let kept = entries.iter().find(|e| e.path == p.as_bytes()).map(|e| e.ino);
+        let stat = fs::stat(&p).ok().map(|m| m.ino);
+        t.check(kept.is_some() && kept == stat, &format!("f{i:02} opened along carries stat's number"));
+    }
+    drop(held);
 }
 
 /// File 3 renamed away and another made under its name after it was

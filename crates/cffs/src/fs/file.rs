@@ -51,18 +51,18 @@ impl<D: Disk> Fs<D> {
         sink: impl FnMut(usize, &[u8]),
     ) -> Result<usize, FsError> {
         let f = self.file(path)?;
-        self.read_found(f, off, want, sink)
+        self.read_found(&f, off, want, sink)
     }
 
     /// [`read_with`](Fs::read_with) of the file `f`.
     pub(crate) fn read_found(
         &mut self,
-        f: Found,
+        f: &Found,
         off: u64,
         want: usize,
         mut sink: impl FnMut(usize, &[u8]),
     ) -> Result<usize, FsError> {
-        let r = f.rec;
+        let r = &f.rec;
         let n = r.size.saturating_sub(off).min(want as u64) as usize;
         if n > 0 {
             let first = off / BSIZE;

@@ -73,32 +73,35 @@ impl<D: Disk> Fs<D> {
         let dir = self.dir_of(up)?;
         let blocks = self.dir_blocks(dir)?;
         let mut out = Vec::new();
+        // Room for them all at once (each entry is some 200 bytes: growing
+        // by doubling would copy them along).
+        out.try_reserve(max.min(3 * RECORDS)).map_err(|_| FsError::NoSpace)?;
         let Some(first) = blocks.iter().position(|&b| b == me.at.block) else { return Ok(out) };
         let mut from = me.at.rec + 1;
         for &block in blocks.iter().skip(first).take(3) {
-            // The block's named records, then what their names lead to.
-            let named = self.disk.view(block, |b| {
-                let mut named = Vec::new();
+            // The block's named records, each made an entry where it lies;
+            // a name of an out-of-line inode is followed to it after.
+            let start = out.len();
+            self.disk.view(block, |b| {
                 for i in from..RECORDS {
-                    if named.len() + out.len() == max {
+                    if out.len() == max {
                         break;
                     }
-                    let r = record(b, i);
-                    if is_name(r.kind) && named.try_reserve(1).is_ok() {
-                        named.push((i, r));
+                    if !is_name(kind_at(b, i)) || out.try_reserve(1).is_err() {
+                        continue;
                     }
+                    let r = record(b, i);
+                    let (name, utf8) = match core::str::from_utf8(r.name()) {
+                        Ok(name) => (String::from(name), true),
+                        Err(_) => (String::from_utf8_lossy(r.name()).into_owned(), false),
+                    };
+                    let ino = (r.kind == K_LINK).then_some(r.ino);
+                    let at = Loc { block, rec: i };
+                    out.push(Following { name, utf8, ino, found: Found { at, inode: at, rec: r } });
                 }
-                named
             })?;
-            for (i, r) in named {
-                let found = self.found(Loc { block, rec: i }, r)?;
-                let ino = (r.kind == K_LINK).then_some(r.ino);
-                out.try_reserve(1).map_err(|_| FsError::NoSpace)?;
-                let (name, utf8) = match core::str::from_utf8(r.name()) {
-                    Ok(name) => (String::from(name), true),
-                    Err(_) => (String::from_utf8_lossy(r.name()).into_owned(), false),
-                };
-                out.push(Following { name, utf8, ino, found });
+            for e in out[start..].iter_mut().filter(|e| e.ino.is_some()) {
+                e.found = self.found(e.found.at, e.found.rec)?;
             }
             if out.len() == max {
                 break;
@@ -121,7 +124,7 @@ impl<D: Disk> Fs<D> {
         match e.found.rec.kind {
             K_SYMLINK => Err(FsError::Symlink),
             _ if e.found.rec.is_dir() => Err(FsError::IsDir),
-            _ => self.read_found(e.found, off, want, sink),
+            _ => self.read_found(&e.found, off, want, sink),
         }
     }
 }

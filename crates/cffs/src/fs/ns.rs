@@ -97,7 +97,7 @@ impl<D: Disk> Fs<D> {
         }
         let mut out = alloc::vec![0; f.rec.size as usize];
         let n = out.len();
-        self.read_found(f, 0, n, |at, b| out[at..at + b.len()].copy_from_slice(b))?;
+        self.read_found(&f, 0, n, |at, b| out[at..at + b.len()].copy_from_slice(b))?;
         Ok(out)
     }
 

@@ -54,7 +54,7 @@ impl<D: Disk> Fs<D> {
         sink: impl FnMut(usize, &[u8]),
     ) -> Result<usize, FsError> {
         let f = self.by_number(ino)?;
-        self.read_found(f, off, want, sink)
+        self.read_found(&f, off, want, sink)
     }
 
     /// [`write`](Fs::write) to the detached file `ino`.
