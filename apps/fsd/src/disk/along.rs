@@ -37,8 +37,9 @@ impl DiskFiles {
             if went == max {
                 break;
             }
-            let name = e.name().as_bytes();
-            if e.kind() != DiskKind::File || !e.exact() || !along.carries(name) {
+            let Some(name_str) = e.name() else { continue };
+            let name = name_str.as_bytes();
+            if e.kind() != DiskKind::File || !along.carries(name) {
                 continue;
             }
             let st = e.stat();
@@ -55,7 +56,7 @@ impl DiskFiles {
             }
             full.push_str(parent);
             full.push('/');
-            full.push_str(e.name());
+            full.push_str(name_str);
             let meta = meta_with(&st, || number_of(dir_hash, name));
             let Some(ino) = self.nodes.add(Node { path: full, pins: 1, detached: None }) else { break };
             if !along.opened(ino, &meta, name) {

@@ -15,29 +15,23 @@ use crate::layout::*;
 /// holds until the file system next changes (read it within the request
 /// that found it).
 pub struct Following {
-    name: String,
-    /// The name's bytes were UTF-8 (`name` is them exactly).
-    utf8: bool,
+    /// The name's bytes (`name_len` of them), as the name record holds them.
+    name: [u8; NAME_MAX],
+    name_len: u8,
     /// The out-of-line inode's number, for a name that leads to one.
     ino: Option<u32>,
     found: Found,
 }
 
 impl Following {
-    /// The name (not UTF-8: with replacement characters).
-    pub fn name(&self) -> &str {
-        &self.name
+    /// The name's bytes.
+    pub fn name_bytes(&self) -> &[u8] {
+        &self.name[..usize::from(self.name_len).min(NAME_MAX)]
     }
 
-    /// Whether [`name`](Following::name) is the name's bytes exactly
-    /// (they were UTF-8): a path made with it names this entry.
-    pub fn exact(&self) -> bool {
-        self.utf8
-    }
-
-    /// The name, taken.
-    pub fn into_name(self) -> String {
-        self.name
+    /// The name, if it is UTF-8 (a path made with it names this entry).
+    pub fn name(&self) -> Option<&str> {
+        core::str::from_utf8(self.name_bytes()).ok()
     }
 
     /// File, directory or symbolic link.
@@ -58,11 +52,8 @@ impl<D: Disk> Fs<D> {
     /// blocks past the name's.
     pub fn following(&mut self, path: &str, max: usize) -> Result<Vec<(String, Kind, u64)>, FsError> {
         let entries = self.following_entries(path, max)?;
-        Ok(entries
-            .into_iter()
-            .map(|e| (e.kind(), e.found.rec.size, e.name))
-            .map(|(kind, size, name)| (name, kind, size))
-            .collect())
+        let named = |e: &Following| String::from_utf8_lossy(e.name_bytes()).into_owned();
+        Ok(entries.iter().map(|e| (named(e), e.kind(), e.found.rec.size)).collect())
     }
 
     /// [`following`](Fs::following), each entry with what its name leads
@@ -91,13 +82,10 @@ impl<D: Disk> Fs<D> {
                         continue;
                     }
                     let r = record(b, i);
-                    let (name, utf8) = match core::str::from_utf8(r.name()) {
-                        Ok(name) => (String::from(name), true),
-                        Err(_) => (String::from_utf8_lossy(r.name()).into_owned(), false),
-                    };
                     let ino = (r.kind == K_LINK).then_some(r.ino);
                     let at = Loc { block, rec: i };
-                    out.push(Following { name, utf8, ino, found: Found { at, inode: at, rec: r } });
+                    let (name, name_len) = (r.name, r.name_len);
+                    out.push(Following { name, name_len, ino, found: Found { at, inode: at, rec: r } });
                 }
             })?;
             for e in out[start..].iter_mut().filter(|e| e.ino.is_some()) {
