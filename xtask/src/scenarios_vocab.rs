@@ -42,7 +42,7 @@ const FS_AHEAD: Scenario = Scenario {
             process's rename, create and unlink their paths open what they name now; after another process renames \
             one and replaces another (the server's name generation moved) the first no longer opens and the second \
             reads new; a file written after it came along reads new; no handle is left at the server; the window \
-            widens (flags::AHEAD_WIDE) once a batch was all taken: 40 files in 3 requests, and past the client \
+            widens (flags::AHEAD_WIDE) once a batch was all taken: 48 files in 3 requests, and past the client \
             AHEAD_WIDE alone takes nothing, AHEAD exactly AHEAD_MAX, both AHEAD_WIDE_MAX; no frame leaked",
     cmdline: "run=fs-ahead",
     expect: &["fsd: serving files", "fsd: stopped after", "fs-ahead: ok (", "none leaked"],

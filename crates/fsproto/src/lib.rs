@@ -218,8 +218,10 @@ pub const KEEP_TIME: u64 = u64::MAX;
 
 /// Most files one `OPEN` with [`flags::AHEAD`] opens besides its own.
 pub const AHEAD_MAX: usize = 8;
-/// Most with [`flags::AHEAD_WIDE`] as well.
-pub const AHEAD_WIDE_MAX: usize = 32;
+/// Most with [`flags::AHEAD_WIDE`] as well: as many as a client's handle
+/// quota lets go with the opened one and one more it holds (64, less the
+/// 16 a server keeps over).
+pub const AHEAD_WIDE_MAX: usize = 46;
 
 /// Most closes one `OPEN` with [`flags::CLOSES`] carries.
 pub const CLOSES_MAX: usize = 48;

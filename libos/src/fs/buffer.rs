@@ -52,7 +52,7 @@ const SPAN: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
 const AHEAD_PAGES: usize = 3;
 /// ... and when it asks for a wide batch (`flags::AHEAD_WIDE`): room for
 /// [`AHEAD_WIDE_MAX`](super::proto::AHEAD_WIDE_MAX) files of 1 KiB.
-const AHEAD_WIDE_PAGES: usize = 9;
+const AHEAD_WIDE_PAGES: usize = 13;
 /// Where a client maps its buffer. Shared across `fork` (`LIBOS_SHARED`), so
 /// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.
