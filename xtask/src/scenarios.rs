@@ -89,14 +89,17 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "shell-pipes",
         about: "the shell's pipelines (two and three stages, built-ins in them), redirections to and from files of \
-                the server (<, >, >>, 2>), cd/pwd/ls, and exit codes through a pipeline",
+                the server (<, >, >>, 2>), cd/pwd/ls, exit codes through a pipeline, and /dev/null (a builtin's \
+                and a spawned program's output into it, read from it)",
         cmdline: "run=init",
         input: "echo hello world | wc\necho one two three | cat | wc -w\n\
                 echo hi > /f; cat /f\ncat < /f | wc\necho again >> /f; cat /f\nwc -l < /f\n\
                 mkdir /dir; cd /dir; pwd; echo x > inside; ls\ncat inside | wc -c\npwd | cat | wc -c\ncd; pwd\n\
                 cd /nosuch\ncat /nosuch\necho status $?\ncat < /nosuch\necho status $?\n\
                 cat /nosuch 2> /err; wc -c < /err\necho hi | nosuch; echo status $?\nnosuch | wc\necho status $?\n\
-                echo x | cat /nosuch; echo status $?\nexit 0\n",
+                echo x | cat /nosuch; echo status $?\n\
+                echo quiet 2>/dev/null; echo devnull $?\necho via-program | cat > /dev/null; echo catnull $?\n\
+                cat /dev/null | wc -c\nexit 0\n",
         expect: &[
             "Oxok shell",
             "\n      1       2      12\r",
@@ -126,11 +129,23 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "status 0",
             "cat: /nosuch: no such file or directory",
             "status 1",
+            "\nquiet\r",
+            "devnull 0",
+            "catnull 0",
+            "\n      0\r",
             "env * (shell) exited with status 0",
             "fsd: stopped after",
             "none leaked",
         ],
-        forbid: &["FAIL", "syntax error", "destroyed:", "frames leaked", "broken pipe"],
+        forbid: &[
+            "FAIL",
+            "syntax error",
+            "destroyed:",
+            "frames leaked",
+            "broken pipe",
+            "/dev/null: no such",
+            "\nvia-program\r",
+        ],
         timeout_secs: 90,
         ..Scenario::DEFAULT
     },

@@ -1,4 +1,5 @@
-//! The device files a Linux program expects: `/dev/null`, `/dev/zero`,
+//! The device files a Linux program expects: `/dev/null` (the libOS's,
+//! `oxok_libos::fd::null`), `/dev/zero`,
 //! `/dev/urandom` (and `/dev/random`), `/dev/tty` (the console), as
 //! descriptor objects of the libOS's table; and `/boot/NAME`, the boot
 //! archive's file NAME, read-only (how a test suite packed into the
@@ -8,24 +9,10 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_libos::fd::{File, Handle, IoError, SeekFrom};
 
-/// Reads end at once, writes vanish.
-struct Null;
 /// Reads give zeros, writes vanish.
 struct Zero;
 /// Reads give random bytes, writes vanish.
 struct Random;
-
-impl File for Null {
-    fn read(&self, _: &mut [u8]) -> Result<usize, IoError> {
-        Ok(0)
-    }
-    fn write(&self, buf: &[u8]) -> Result<usize, IoError> {
-        Ok(buf.len())
-    }
-    fn kind(&self) -> &'static str {
-        "null"
-    }
-}
 
 impl File for Zero {
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
@@ -121,7 +108,7 @@ pub fn rdev(kind: &str) -> Option<(u64, u64)> {
 /// The object for device path `path`, if it is one.
 pub fn open(path: &str) -> Option<Handle> {
     let obj: alloc::sync::Arc<dyn File> = match path {
-        "/dev/null" => alloc::sync::Arc::new(Null),
+        "/dev/null" => alloc::sync::Arc::new(oxok_libos::fd::null::Null),
         "/dev/zero" => alloc::sync::Arc::new(Zero),
         "/dev/urandom" | "/dev/random" => alloc::sync::Arc::new(Random),
         "/dev/tty" | "/dev/console" => return Some(Handle::Console),

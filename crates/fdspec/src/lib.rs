@@ -5,6 +5,7 @@
 //! | spec | object |
 //! | --- | --- |
 //! | `console` | the console |
+//! | `null` | the null device (`/dev/null`: reads end at once, writes vanish) |
 //! | `pipe:r:0x<va>` / `pipe:w:0x<va>` | a pipe's read or write end; the parent mapped its frame at `va` in the child |
 //! | `file:<server>:<handle>` | an open file: the file server's environment id and the child's handle there |
 //! | `file:<server>:<handle>;<share>:<flags>:<path>` | the same with its origin ([`Origin`]): the share id (hex) of the server's open-file record, the open flags, the absolute path (the rest of the text) |
@@ -39,6 +40,8 @@ pub enum PipeSide {
 pub enum Spec {
     /// The console.
     Console,
+    /// The null device.
+    Null,
     /// A pipe end whose frame is mapped at `va`.
     Pipe {
         /// Which end.
@@ -62,6 +65,7 @@ impl Spec {
         let mut parts = text.split(':');
         let spec = match (parts.next()?, parts.next(), parts.next()) {
             ("console", None, None) => Spec::Console,
+            ("null", None, None) => Spec::Null,
             ("pipe", Some(side), Some(va)) => {
                 let side = match side {
                     "r" => PipeSide::Read,
@@ -89,6 +93,7 @@ impl fmt::Display for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Spec::Console => f.write_str("console"),
+            Spec::Null => f.write_str("null"),
             Spec::Pipe { side, va } => {
                 let side = match side {
                     PipeSide::Read => "r",

@@ -10,6 +10,7 @@ use std::string::ToString;
 fn every_spec_round_trips() {
     for spec in [
         Spec::Console,
+        Spec::Null,
         Spec::Pipe { side: PipeSide::Read, va: 0x4000_0000_0000 },
         Spec::Pipe { side: PipeSide::Write, va: 0x4000_0000_1000 },
         Spec::Pipe { side: PipeSide::Read, va: 0 },
@@ -23,6 +24,7 @@ fn every_spec_round_trips() {
 #[test]
 fn the_text_is_what_children_have_always_read() {
     assert_eq!(Spec::Console.to_string(), "console");
+    assert_eq!(Spec::Null.to_string(), "null");
     assert_eq!(Spec::Pipe { side: PipeSide::Read, va: 0x4000_0000_0000 }.to_string(), "pipe:r:0x400000000000");
     assert_eq!(Spec::File { server: 2049, handle: 3 }.to_string(), "file:2049:3");
 }
@@ -33,6 +35,8 @@ fn malformed_specs_are_refused() {
         "",
         "console:",
         "console:x",
+        "null:",
+        "null:x",
         "pipe",
         "pipe:r",
         "pipe:x:0x1000",

@@ -11,6 +11,7 @@
 mod console;
 mod error;
 pub(crate) mod inherit;
+pub mod null;
 pub mod pipe;
 
 use alloc::string::String;
@@ -271,10 +272,14 @@ pub fn list() -> alloc::vec::Vec<(usize, &'static str)> {
 /// Reopens an object from the text its [`File::spec`] produced in the
 /// parent (the `OXOK_FD<n>` variables, see [`inherit`]). One arm per kind —
 /// the text before the first `:` — each parsing the whole spec in its own
-/// module: `console`, `file` ([`crate::fs`]), `pipe` ([`pipe`]).
+/// module: `console`, `null` ([`null`]), `file` ([`crate::fs`]), `pipe`
+/// ([`pipe`]).
 pub fn from_spec(spec: &str) -> Result<Handle, IoError> {
     match oxok_fdspec::Spec::kind_of(spec) {
         "console" => Ok(Handle::Console),
+        "null" if oxok_fdspec::Spec::parse(spec) == Some(oxok_fdspec::Spec::Null) => {
+            Ok(Handle::Object(Arc::new(null::Null)))
+        }
         "file" => crate::fs::from_spec(spec),
         "pipe" => Ok(Handle::Object(Arc::new(pipe::from_spec(spec)?))),
         _ => Err(IoError::Invalid),

@@ -284,7 +284,15 @@ fn open_routed((server, full): (u64, Cow<'_, str>), flags: OpenFlags) -> Result<
 
 /// Opens `path` as a descriptor object, to install or to give a child
 /// (`SpawnOptions::stdout` and the like).
+/// `/dev/null` is the null device ([`crate::fd::null`]), which no file
+/// server holds.
 pub fn open_handle(path: &str, flags: OpenFlags) -> Result<Handle, IoError> {
+    if path::absolute_normal_cow(path)? == crate::fd::null::PATH {
+        if flags.contains(OpenFlags::DIRECTORY) {
+            return Err(IoError::NotDir);
+        }
+        return Ok(Handle::Object(Arc::new(crate::fd::null::Null)));
+    }
     let file: Arc<dyn File> = Arc::new(open_file(path, flags)?);
     Ok(Handle::from(file))
 }
