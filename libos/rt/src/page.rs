@@ -205,11 +205,11 @@ impl SharedRegion {
         if !crate::guest::mapped(addr, n as u64, true) {
             return Err(Error::BadAddress);
         }
-        // SAFETY: `[at, at + n)` lies inside the mapped pages (`n` clipped),
-        // which are no Rust object; the destination is mapped user-writable
-        // and none of the runtime's memory (checked above), so no Rust
-        // object either, and not unmapped while the copy runs (as for
-        // `guest::copy_out`); `copy` allows the ranges to overlap.
+        // The destination is mapped user-writable and none of the runtime's
+        // memory (checked above), so no Rust object, and stays mapped while
+        // the copy runs (as for `guest::copy_out`).
+        // SAFETY: the source lies inside the mapped pages (`n` clipped), no
+        // Rust object; the destination as said; `copy` allows overlap.
         unsafe { core::ptr::copy((self.va + at as u64) as *const u8, addr as *mut u8, n) };
         Ok(n)
     }

@@ -121,14 +121,7 @@ const fn table() -> [FixedPage; PAGES] {
 /// the table's pages are never unmapped.
 fn entry_word(slot: usize, at: usize) -> &'static AtomicU64 {
     debug_assert!(slot < ENTRIES && at.is_multiple_of(8) && at < ENTRY_BYTES);
-    match TABLE.get(slot / PER_PAGE).and_then(FixedPage::words) {
-        Some(words) => &words[((slot % PER_PAGE) * ENTRY_BYTES + at) / 8],
-        // Not mapped (which `ensure_page` rules out): a word of nobody's.
-        None => {
-            static UNMAPPED: AtomicU64 = AtomicU64::new(0);
-            &UNMAPPED
-        }
-    }
+    &entry(slot)[(at / 8) % (ENTRY_BYTES / 8)]
 }
 
 /// Word `w` of entry `slot`, as an atomic.
@@ -275,6 +268,7 @@ fn take_with(f: Fields, path: Option<&str>, busy: u64) -> Option<usize> {
 /// The words of entry `slot`, whose page `ensure_page` mapped (as for
 /// [`entry_word`]).
 fn entry(slot: usize) -> &'static [AtomicU64; ENTRY_BYTES / 8] {
+    // Not mapped (which `ensure_page` rules out): words of nobody's.
     static UNMAPPED: [AtomicU64; ENTRY_BYTES / 8] = [const { AtomicU64::new(0) }; ENTRY_BYTES / 8];
     let words = TABLE.get(slot / PER_PAGE).and_then(FixedPage::words);
     let at = (slot % PER_PAGE) * (ENTRY_BYTES / 8);

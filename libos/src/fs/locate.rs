@@ -173,20 +173,27 @@ fn nearest(me: u64, servers: &[(u64, u64)], boot_too: bool) -> Option<u64> {
 /// status and name read alone (what a cached answer is checked by at
 /// every use).
 fn still_serves(id: u64, server: &str) -> bool {
-    let live = exposed::env_status(id).is_some_and(|s| s != ENV_FREE && s != ENV_ZOMBIE);
-    live && exposed::env_name(id).is_some_and(|n| {
-        let len = n.iter().position(|&b| b == 0).unwrap_or(n.len());
-        n[..len] == *server.as_bytes()
-    })
+    exposed::env_status(id).is_some_and(live_status)
+        && exposed::env_name(id).is_some_and(|n| unpadded(&n) == server.as_bytes())
 }
 
 /// True for a live environment's row.
 fn live(r: &EnvEntry) -> bool {
-    r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE
+    r.id != 0 && live_status(r.status)
+}
+
+/// True for the status of a live environment.
+fn live_status(status: u32) -> bool {
+    status != ENV_FREE && status != ENV_ZOMBIE
 }
 
 /// The row's program name without its NUL padding.
 fn name(r: &EnvEntry) -> &[u8] {
-    let len = r.name.iter().position(|&b| b == 0).unwrap_or(r.name.len());
-    &r.name[..len]
+    unpadded(&r.name)
+}
+
+/// A row's name without its NUL padding.
+fn unpadded(name: &[u8]) -> &[u8] {
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    &name[..len]
 }
