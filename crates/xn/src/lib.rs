@@ -45,6 +45,10 @@
 //!   nothing is owned twice.
 //! * Every metadata block's in-core `owns` is exactly the set of live registry
 //!   entries naming it as parent (changes go only through the checks).
+//! * `owns` run again after a change (from the last pass before the first
+//!   read of a changed word, taking over the old run where the new one
+//!   stands as it stood: `rerun`, with `live`'s registers) says what a
+//!   whole run over the new content says, refusals included.
 //! * In every crash state — the durable writes plus any subset of those
 //!   completed or in flight since the last completed flush — every pointer
 //!   reachable from a root leads to content written for it, recovery finds
@@ -121,10 +125,14 @@ mod extent;
 mod frame;
 mod freemap;
 mod insn;
+mod live;
 mod meta;
+mod op;
 mod order;
+mod readset;
 mod recover;
 mod registry;
+mod rerun;
 mod rows;
 mod spans;
 mod template;
@@ -144,10 +152,11 @@ pub use frame::Frame;
 pub use freemap::FreeMap;
 pub use insn::{Alu, AluImm, Insn, Reg};
 pub use order::{FlushReceipt, WritePlan, WriteReceipt};
+pub use readset::ReadSet;
 pub use recover::{Duplicate, Report};
 pub use rows::RowSet;
 pub use spans::Spans;
 pub use template::{Acl, OwnsError, Template};
-pub use udf::{Emit, Fault, ReadSet, Udf};
+pub use udf::{Emit, Fault, Udf};
 pub use verify::{VerifyError, verify};
 pub use xn::{BlockView, Frames, FsId, MEMOS, Root, Xn};

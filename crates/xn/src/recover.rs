@@ -71,7 +71,7 @@ impl Xn {
                 push(&mut report.unreadable, b)?;
                 continue;
             }
-            let Ok(owned) = self.template(fs, ty).and_then(|t| self.owns_of(t, fs, b, buf, None)) else {
+            let Ok(owned) = self.template(fs, ty).and_then(|t| self.owns_of(t, fs, b, buf)) else {
                 push(&mut report.unreadable, b)?;
                 continue;
             };

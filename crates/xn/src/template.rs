@@ -5,7 +5,8 @@ use alloc::vec::Vec;
 
 use oxok_abi::xn::{ANYONE, BLOCK_SIZE, INSN_SIZE, MAX_EXTENTS, MAX_PRINCIPALS, TEMPLATE_HEADER, TemplateHeader, func};
 
-use crate::{Creds, Emit, Extent, Fault, Owned, ReadSet, SetError, Udf, VerifyError, verify};
+use crate::rerun::{Raw, finish};
+use crate::{Creds, Emit, Fault, Owned, SetError, Udf, VerifyError, verify};
 
 /// Extents an `owns` result has room for before it runs.
 const OWNS_ROOM: usize = 16;
@@ -69,46 +70,22 @@ impl Template {
     /// for a disk of `nblocks` blocks and a file system with `types`
     /// templates.
     pub fn owns(&self, block: &[u8; BLOCK_SIZE], nblocks: u64, types: u32) -> Result<Owned, OwnsError> {
-        self.owns_reading(block, nblocks, types, None)
-    }
-
-    /// [`owns`](Template::owns), adding to `reads` the words it read.
-    /// Its result grows past [`OWNS_ROOM`] extents only when it must.
-    pub fn owns_reading(
-        &self,
-        block: &[u8; BLOCK_SIZE],
-        nblocks: u64,
-        types: u32,
-        reads: Option<&mut ReadSet>,
-    ) -> Result<Owned, OwnsError> {
+        let mut out: Vec<Raw> = Vec::new();
         // Room for a directory block's worth at once (one allocation,
         // not one per doubling).
-        let mut out: Vec<Extent> = Vec::new();
         out.try_reserve(OWNS_ROOM).map_err(|_| OwnsError::Fault(Fault::NoMemory))?;
-        let mut bad_type = None;
         self.owns
-            .run_reading(
-                block,
-                &mut |e| {
-                    let Emit::Extent { start, len, ty } = e else { return Ok(()) };
-                    if out.len() == MAX_EXTENTS {
-                        return Err(Fault::TooManyResults);
-                    }
-                    out.try_reserve(1).map_err(|_| Fault::NoMemory)?;
-                    let ty = u32::try_from(ty).unwrap_or_else(|_| {
-                        bad_type.get_or_insert(start);
-                        u32::MAX
-                    });
-                    out.push(Extent::new(start, len, ty));
-                    Ok(())
-                },
-                reads,
-            )
+            .run(block, &mut |e| {
+                let Emit::Extent { start, len, ty } = e else { return Ok(()) };
+                if out.len() == MAX_EXTENTS {
+                    return Err(Fault::TooManyResults);
+                }
+                out.try_reserve(1).map_err(|_| Fault::NoMemory)?;
+                out.push(Raw { start, len, ty });
+                Ok(())
+            })
             .map_err(OwnsError::Fault)?;
-        if let Some(start) = bad_type {
-            return Err(OwnsError::Set(SetError::BadType(start)));
-        }
-        Owned::new(out, nblocks, types).map_err(OwnsError::Set)
+        finish(&out, nblocks, types)
     }
 
     /// Runs `acl` over `block`.

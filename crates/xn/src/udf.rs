@@ -5,13 +5,16 @@ use core::fmt;
 
 use oxok_abi::xn::{BLOCK_SIZE, MAX_DEPTH, MAX_STEPS, REGS};
 
-use crate::{Alu, AluImm, Insn};
+use crate::op::Op;
+use crate::{Insn, ReadSet};
 
 /// A verified UDF. Only [`verify`](crate::verify) makes one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Udf {
     insns: Vec<Insn>,
     ops: Vec<Op>,
+    /// The live registers before each op ([`crate::live`]), if known.
+    live: Option<Vec<u8>>,
     function: u8,
     worst: u64,
 }
@@ -69,49 +72,9 @@ impl fmt::Display for Fault {
     }
 }
 
-/// The 8-byte words of a block a run may have read: bit `i` for bytes
-/// `8i..8i + 8`. A run over another block that differs from this one only
-/// in words outside the set reads the same values, takes the same path and
-/// emits the same results: the UDF is deterministic and reads nothing else.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReadSet([u64; BLOCK_SIZE / 8 / 64]);
-
-impl ReadSet {
-    /// Marks the words of bytes `addr..addr + bytes` (at most 8 bytes, so
-    /// at most two words; `addr` inside the block).
-    #[inline(always)]
-    pub fn mark(&mut self, addr: usize, bytes: u8) {
-        let first = addr / 8;
-        let last = (addr + usize::from(bytes).clamp(1, 8) - 1) / 8;
-        let words = self.0.len();
-        for w in [first, last] {
-            self.0[(w / 64) % words] |= 1 << (w % 64);
-        }
-    }
-
-    /// Whether `a` and `b` agree on every word of the set. Only the words
-    /// in the set are looked at (a run reads tens of a block's 512).
-    pub fn same_on(&self, a: &[u8; BLOCK_SIZE], b: &[u8; BLOCK_SIZE]) -> bool {
-        let word = |x: &[u8; BLOCK_SIZE], w: usize| {
-            x.get(w * 8..w * 8 + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_ne_bytes)
-        };
-        self.0.iter().enumerate().all(|(i, &mask)| {
-            let mut rest = mask;
-            while rest != 0 {
-                let w = i * 64 + rest.trailing_zeros() as usize;
-                if word(a, w) != word(b, w) {
-                    return false;
-                }
-                rest &= rest - 1;
-            }
-            true
-        })
-    }
-}
-
 /// An open loop while running.
-#[derive(Clone, Copy, Default)]
-struct Pass {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pass {
     start: usize,
     end: usize,
     count: u32,
@@ -119,88 +82,67 @@ struct Pass {
     idx: u8,
 }
 
-/// An instruction as the interpreter runs it, in 8 bytes: one dispatch per
-/// step (an operation, a load's width, a jump's sense each its own
-/// variant), a jump's target and a loop's end as instruction indices.
-/// Registers are taken modulo [`REGS`] where used (every one is `< REGS`
-/// in a verified program; the mask costs less than a bounds check).
+/// Where a run stands between two steps: with the block, everything the
+/// steps after it depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Li(u8, u32),
-    Mov(u8, u8),
-    Add(u8, u8, u8),
-    Sub(u8, u8, u8),
-    Mul(u8, u8, u8),
-    And(u8, u8, u8),
-    Or(u8, u8, u8),
-    Eq(u8, u8, u8),
-    Lt(u8, u8, u8),
-    AddI(u8, u8, u32),
-    MulI(u8, u8, u32),
-    AndI(u8, u8, u32),
-    Shl(u8, u8, u32),
-    Shr(u8, u8, u32),
-    /// `(bytes, d, base, off)`: a width the verifier never passes.
-    Load(u8, u8, u8, u32),
-    Ld8(u8, u8, u32),
-    Ld16(u8, u8, u32),
-    Ld32(u8, u8, u32),
-    Ld64(u8, u8, u32),
-    /// `(r, target)`.
-    Jz(u8, u32),
-    Jnz(u8, u32),
-    /// `(idx, count, end)`.
-    Loop(u8, u32, u16),
-    Halt,
-    Ext(u8, u8, u8),
-    Prin(u8, u32),
-    Size(u8),
+pub(crate) struct State {
+    pc: usize,
+    regs: [u64; REGS],
+    loops: [Pass; MAX_DEPTH],
+    depth: usize,
+    /// The end of the innermost open loop (none: past any index).
+    end: usize,
+    steps: u64,
 }
 
-const _: () = assert!(size_of::<Op>() == 8);
+impl State {
+    /// Before the first step.
+    pub(crate) const START: State = State {
+        pc: 0,
+        regs: [0; REGS],
+        loops: [Pass { start: 0, end: 0, count: 0, index: 0, idx: 0 }; MAX_DEPTH],
+        depth: 0,
+        end: usize::MAX,
+        steps: 0,
+    };
 
-impl Op {
-    fn of(insn: Insn, at: usize) -> Op {
-        match insn {
-            Insn::Li { d, imm } => Op::Li(d, imm),
-            Insn::Mov { d, s } => Op::Mov(d, s),
-            Insn::Alu { op, d, x, y } => match op {
-                Alu::Add => Op::Add(d, x, y),
-                Alu::Sub => Op::Sub(d, x, y),
-                Alu::Mul => Op::Mul(d, x, y),
-                Alu::And => Op::And(d, x, y),
-                Alu::Or => Op::Or(d, x, y),
-                Alu::Eq => Op::Eq(d, x, y),
-                Alu::Lt => Op::Lt(d, x, y),
-            },
-            Insn::AluImm { op, d, x, imm } => match op {
-                AluImm::Add => Op::AddI(d, x, imm),
-                AluImm::Mul => Op::MulI(d, x, imm),
-                AluImm::And => Op::AndI(d, x, imm),
-                AluImm::Shl => Op::Shl(d, x, imm),
-                AluImm::Shr => Op::Shr(d, x, imm),
-            },
-            Insn::Load { bytes, d, base, off } => match bytes {
-                1 => Op::Ld8(d, base, off),
-                2 => Op::Ld16(d, base, off),
-                4 => Op::Ld32(d, base, off),
-                8 => Op::Ld64(d, base, off),
-                n => Op::Load(n, d, base, off),
-            },
-            Insn::Jump { if_zero, r, skip } => {
-                // At most MAX_INSNS (the verifier keeps targets in the program).
-                let to = u32::try_from(at.saturating_add(1).saturating_add(skip as usize)).unwrap_or(u32::MAX);
-                if if_zero { Op::Jz(r, to) } else { Op::Jnz(r, to) }
-            }
-            Insn::Loop { idx, count, body } => {
-                let end = u16::try_from(at + 1 + usize::from(body)).unwrap_or(u16::MAX);
-                Op::Loop(idx, count, end)
-            }
-            Insn::Halt => Op::Halt,
-            Insn::Ext { start, len, ty } => Op::Ext(start, len, ty),
-            Insn::Prin { r, rights } => Op::Prin(r, rights),
-            Insn::Size { r } => Op::Size(r),
+    /// Whether a run from `self` and one from `other` take the same steps
+    /// over the same block: the same place, the same open loops at the
+    /// same passes, and the same values in every register a step from
+    /// here may read before writing it (`live`, bit `r` for register `r`).
+    /// The registers outside `live` and the step counts may differ.
+    pub(crate) fn same_course(&self, other: &State, live: u8) -> bool {
+        fn open(s: &State) -> &[Pass] {
+            s.loops.get(..s.depth).unwrap_or(&[])
         }
+        (self.pc, self.depth, self.end) == (other.pc, other.depth, other.end)
+            && open(self) == open(other)
+            && (0..REGS).all(|r| live & (1 << r) == 0 || self.regs[r] == other.regs[r])
+    }
+}
+
+/// Where a run's results and passes go.
+pub(crate) trait Sink {
+    /// Whether [`pass`](Sink::pass) is called (false: never, at no cost).
+    const PASSES: bool;
+    /// One result; a fault stops the run.
+    fn emit(&mut self, e: Emit) -> Result<(), Fault>;
+    /// A pass of an outermost loop with a body is about to start: `at` is
+    /// where the run stands, `reads` the words it read since the last
+    /// call (the sink may take them). False stops the run there.
+    fn pass(&mut self, _at: &State, _reads: &mut ReadSet) -> bool {
+        true
+    }
+}
+
+/// A sink that only collects results, through a closure.
+struct Results<F>(F);
+
+impl<F: FnMut(Emit) -> Result<(), Fault>> Sink for Results<F> {
+    const PASSES: bool = false;
+    #[inline(always)]
+    fn emit(&mut self, e: Emit) -> Result<(), Fault> {
+        (self.0)(e)
     }
 }
 
@@ -211,7 +153,8 @@ impl Udf {
         let mut ops = Vec::new();
         ops.try_reserve_exact(insns.len()).ok()?;
         ops.extend(insns.iter().enumerate().map(|(at, &i)| Op::of(i, at)));
-        Some(Udf { insns, ops, function, worst })
+        let live = crate::live::live(&ops);
+        Some(Udf { insns, ops, live, function, worst })
     }
 
     /// The function this program was verified as ([`oxok_abi::xn::func`]).
@@ -222,6 +165,12 @@ impl Udf {
     /// The instructions.
     pub fn insns(&self) -> &[Insn] {
         &self.insns
+    }
+
+    /// The registers a run standing at `at` may read before writing them
+    /// (bit `r` for register `r`), if known.
+    pub(crate) fn live_at(&self, at: &State) -> Option<u8> {
+        self.live.as_ref()?.get(at.pc).copied()
     }
 
     /// The verifier's worst-case instruction count (≤ `MAX_STEPS`).
@@ -241,12 +190,6 @@ impl Udf {
     }
 
     /// [`run`](Udf::run), adding to `reads` every word a load touched.
-    ///
-    /// A step costs one dispatch: the end of the innermost open loop is
-    /// kept in one variable and looked at once per step, and the step
-    /// bound (never reached by a verified program: a second line of
-    /// defence) is checked where a loop goes round again, since without
-    /// that the instructions run forward only.
     pub fn run_reading(
         &self,
         block: &[u8; BLOCK_SIZE],
@@ -255,26 +198,49 @@ impl Udf {
     ) -> Result<u64, Fault> {
         let mut unused = ReadSet::default();
         let set = reads.unwrap_or(&mut unused);
-        let mut regs = [0u64; REGS];
+        let mut at = State::START;
+        self.go(block, &mut at, &mut Results(emit), set)?;
+        Ok(at.steps)
+    }
+
+    /// Runs from `at` until the program ends (true) or the sink stops it
+    /// at the start of a pass (false); `at` is then where it stopped.
+    /// Adds to `set` every word a load touched.
+    ///
+    /// A step costs one dispatch: the end of the innermost open loop is
+    /// kept in one variable and looked at once per step, and the step
+    /// bound (never reached by a verified program: a second line of
+    /// defence) is checked where a loop goes round again, since without
+    /// that the instructions run forward only.
+    pub(crate) fn go<S: Sink>(
+        &self,
+        block: &[u8; BLOCK_SIZE],
+        at: &mut State,
+        sink: &mut S,
+        set: &mut ReadSet,
+    ) -> Result<bool, Fault> {
+        let State { mut pc, mut regs, mut loops, mut depth, mut end, mut steps } = *at;
         let r = |x: u8| usize::from(x) % REGS;
-        let mut loops = [Pass::default(); MAX_DEPTH];
-        let mut depth = 0usize;
-        // The end of the innermost open loop (none: past any index).
-        let mut end = usize::MAX;
-        let mut pc = 0usize;
-        let mut steps = 0u64;
         loop {
             // End of a loop body (`end` is past every index while no loop
             // is open): next pass, or leave the loop (and maybe the one
             // around it, which can end at the same place).
             if pc == end {
-                while let Some(l) = depth.checked_sub(1).and_then(|i| loops.get_mut(i)) {
+                while let Some(i) = depth.checked_sub(1).filter(|&i| i < MAX_DEPTH) {
+                    let l = &mut loops[i];
                     l.index += 1;
                     if l.index < l.count {
                         regs[r(l.idx)] = u64::from(l.index);
                         pc = l.start;
                         if steps > MAX_STEPS {
                             return Err(Fault::StepLimit);
+                        }
+                        if S::PASSES && depth == 1 && l.start < l.end {
+                            let here = State { pc, regs, loops, depth, end, steps };
+                            if !sink.pass(&here, set) {
+                                *at = here;
+                                return Ok(false);
+                            }
                         }
                         break;
                     }
@@ -285,7 +251,10 @@ impl Udf {
                     }
                 }
             }
-            let Some(&op) = self.ops.get(pc) else { return Ok(steps) };
+            let Some(&op) = self.ops.get(pc) else {
+                at.steps = steps;
+                return Ok(true);
+            };
             steps += 1;
             pc += 1;
             match op {
@@ -334,16 +303,26 @@ impl Udf {
                     depth += 1;
                     end = usize::from(body_end);
                     regs[r(idx)] = 0;
+                    if S::PASSES && depth == 1 && pc < end {
+                        let here = State { pc, regs, loops, depth, end, steps };
+                        if !sink.pass(&here, set) {
+                            *at = here;
+                            return Ok(false);
+                        }
+                    }
                 }
-                Op::Halt => return Ok(steps),
+                Op::Halt => {
+                    at.steps = steps;
+                    return Ok(true);
+                }
                 Op::Ext(start, len, ty) => {
                     let len = regs[r(len)];
                     if len > 0 {
-                        emit(Emit::Extent { start: regs[r(start)], len, ty: regs[r(ty)] })?;
+                        sink.emit(Emit::Extent { start: regs[r(start)], len, ty: regs[r(ty)] })?;
                     }
                 }
-                Op::Prin(p, rights) => emit(Emit::Grant { principal: regs[r(p)], rights })?,
-                Op::Size(s) => emit(Emit::Size(regs[r(s)]))?,
+                Op::Prin(p, rights) => sink.emit(Emit::Grant { principal: regs[r(p)], rights })?,
+                Op::Size(s) => sink.emit(Emit::Size(regs[r(s)]))?,
             }
         }
     }

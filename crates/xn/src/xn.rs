@@ -7,8 +7,9 @@ use oxok_abi::xn::{BLOCK_SIZE, DATA, MAX_TEMPLATES, rights};
 
 use crate::AclMemo;
 use crate::registry::{Entry, Registry};
+use crate::rerun::OwnsRun;
 use crate::template::Acl;
-use crate::{Creds, Frame, FreeMap, Owned, OwnsError, ReadSet, Refusal, RowSet, Spans, Template, VerifyError};
+use crate::{Creds, Frame, FreeMap, Owned, OwnsError, Refusal, RowSet, Spans, Template, VerifyError};
 
 /// The kernel's access to frame contents (its direct map; a `HashMap` in
 /// tests). XN only ever names frames the wrapper gave it.
@@ -90,7 +91,8 @@ pub(crate) struct OwnsMemo {
     ty: u32,
     content: [u8; BLOCK_SIZE],
     owned: Owned,
-    reads: ReadSet,
+    /// The run that said `owned`, kept for the block's next change.
+    run: OwnsRun,
 }
 
 impl OwnsMemo {
@@ -98,7 +100,22 @@ impl OwnsMemo {
     /// `content`: the same block and template, the same bytes where the
     /// remembered run read.
     fn holds(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> bool {
-        (self.block, self.fs, self.ty) == (block, e.fs, e.ty) && self.reads.same_on(&self.content, content)
+        (self.block, self.fs, self.ty) == (block, e.fs, e.ty) && self.run.reads().same_on(&self.content, content)
+    }
+}
+
+/// Template `ty` of file system `fs` among `fss`.
+fn template_in(fss: &[Vec<Template>], fs: u32, ty: u32) -> Result<&Template, Refusal> {
+    let list = fss.get(fs as usize).ok_or(Refusal::BadFs)?;
+    let i = (ty as usize).checked_sub(1).ok_or(Refusal::BadFs)?;
+    list.get(i).ok_or(Refusal::BadFs)
+}
+
+/// The refusal for an `owns` of metadata `block` that failed with `e`.
+fn refusal(block: u64, e: OwnsError) -> Refusal {
+    match e {
+        OwnsError::Fault(f) => Refusal::UdfFault(block, f),
+        OwnsError::Set(s) => Refusal::BadOwns(block, s),
     }
 }
 
@@ -112,34 +129,49 @@ pub const MEMOS: usize = 16;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Memos {
     memos: Vec<OwnsMemo>,
+    /// Each memo's block, in the same order: what a lookup scans (a memo
+    /// is over 4 KiB, so a scan of the memos themselves would touch a page
+    /// each).
+    blocks: Vec<u64>,
     next: usize,
 }
 
 impl Memos {
-    /// The memo of `block`, if one is kept and holds for `content`.
-    fn find(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<&OwnsMemo> {
-        self.memos.iter().find(|m| m.block == block).filter(|m| m.holds(block, e, content))
+    /// Where the memo of `block` is, if one is kept and holds for
+    /// `content`.
+    fn position(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<usize> {
+        let i = self.blocks.iter().position(|&b| b == block)?;
+        self.memos.get(i).filter(|m| m.holds(block, e, content)).map(|_| i)
     }
 
-    /// The `owns` and read set of the memo of `block`, if one is kept and
-    /// holds for `content` (copied out: the memo stays where it is, 4 KiB
-    /// not moved).
-    fn lookup(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<Result<(Owned, ReadSet), Refusal>> {
-        self.find(block, e, content).map(|m| Ok((m.owned.try_clone().map_err(|_| Refusal::NoMemory)?, m.reads)))
+    /// The memo of `block`, if one is kept and holds for `content`.
+    fn find(&self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE]) -> Option<&OwnsMemo> {
+        self.position(block, e, content).and_then(|i| self.memos.get(i))
+    }
+
+    /// Forgets the memo at `i`.
+    fn forget(&mut self, i: usize) {
+        if i < self.memos.len() && i < self.blocks.len() {
+            self.memos.swap_remove(i);
+            self.blocks.swap_remove(i);
+        }
     }
 
     /// Keeps the memo of `block` (entry `e`) holding `content`: over the
     /// one of the same block if there is one, else in a free place, else
     /// over the next in turn. Room for all of them is taken once,
     /// fallibly: without it the memo is simply not kept.
-    fn keep(&mut self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE], owned: Owned, reads: ReadSet) {
-        let i = match self.memos.iter().position(|m| m.block == block) {
+    fn keep(&mut self, block: u64, e: &Entry, content: &[u8; BLOCK_SIZE], owned: Owned, run: OwnsRun) {
+        let i = match self.blocks.iter().position(|&b| b == block) {
             Some(i) => i,
             None if self.memos.len() < MEMOS => {
-                if self.memos.capacity() < MEMOS && self.memos.try_reserve_exact(MEMOS).is_err() {
+                if (self.memos.capacity() < MEMOS && self.memos.try_reserve_exact(MEMOS).is_err())
+                    || (self.blocks.capacity() < MEMOS && self.blocks.try_reserve_exact(MEMOS).is_err())
+                {
                     return;
                 }
-                self.memos.push(OwnsMemo { block, fs: e.fs, ty: e.ty, content: *content, owned, reads });
+                self.blocks.push(block);
+                self.memos.push(OwnsMemo { block, fs: e.fs, ty: e.ty, content: *content, owned, run });
                 return;
             }
             None => {
@@ -147,8 +179,9 @@ impl Memos {
                 self.next
             }
         };
-        if let Some(m) = self.memos.get_mut(i) {
-            (m.block, m.fs, m.ty, m.owned, m.reads) = (block, e.fs, e.ty, owned, reads);
+        if let (Some(m), Some(b)) = (self.memos.get_mut(i), self.blocks.get_mut(i)) {
+            *b = block;
+            (m.block, m.fs, m.ty, m.owned, m.run) = (block, e.fs, e.ty, owned, run);
             m.content.copy_from_slice(content);
         }
     }
@@ -214,7 +247,7 @@ impl Xn {
         if !self.map.is_free(block) {
             return Err(Refusal::NotFree(block));
         }
-        if !self.owns_of(t, fs.0, block, content, None)?.is_empty() {
+        if !self.owns_of(t, fs.0, block, content)?.is_empty() {
             return Err(Refusal::OwnsMismatch(block));
         }
         self.reg.reserve(1)?;
@@ -357,7 +390,7 @@ impl Xn {
     pub(crate) fn owns_known(&self, e: &Entry, block: u64, content: &[u8; BLOCK_SIZE]) -> Result<Owned, Refusal> {
         match self.memo.find(block, e, content) {
             Some(m) => m.owned.try_clone().map_err(|_| Refusal::NoMemory),
-            None => self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content, None),
+            None => self.owns_of(self.template(e.fs, e.ty)?, e.fs, block, content),
         }
     }
 
@@ -370,9 +403,7 @@ impl Xn {
 
     /// Template `ty` of file system `fs`.
     pub(crate) fn template(&self, fs: u32, ty: u32) -> Result<&Template, Refusal> {
-        let list = self.fss.get(fs as usize).ok_or(Refusal::BadFs)?;
-        let i = (ty as usize).checked_sub(1).ok_or(Refusal::BadFs)?;
-        list.get(i).ok_or(Refusal::BadFs)
+        template_in(&self.fss, fs, ty)
     }
 
     pub(crate) fn types(&self, fs: u32) -> u32 {
@@ -385,12 +416,8 @@ impl Xn {
         fs: u32,
         block: u64,
         content: &[u8; BLOCK_SIZE],
-        reads: Option<&mut ReadSet>,
     ) -> Result<Owned, Refusal> {
-        t.owns_reading(content, self.map.nblocks(), self.types(fs), reads).map_err(|e| match e {
-            OwnsError::Fault(f) => Refusal::UdfFault(block, f),
-            OwnsError::Set(s) => Refusal::BadOwns(block, s),
-        })
+        t.owns(content, self.map.nblocks(), self.types(fs)).map_err(|e| refusal(block, e))
     }
 
     /// A live (not freed) entry.
@@ -471,11 +498,13 @@ impl Xn {
 
     /// The common checks of allocate, free and modify: `meta` is a live,
     /// cached metadata block not in flight, and the caller may write it.
-    /// Returns (entry, template, owns before, owns after).
+    /// Returns (entry, owns before, owns after).
     ///
     /// `owns` runs over the old content only when the memo does not hold
     /// it, and over the new only when the two differ in a word the run over
-    /// the old read; the new content's result becomes the memo.
+    /// the old read, and then only from where they differ until it meets
+    /// the old run again ([`crate::rerun`]); the new content's result
+    /// becomes the memo.
     pub(crate) fn change_check(
         &mut self,
         mem: &impl Frames,
@@ -488,23 +517,37 @@ impl Xn {
             return Err(Refusal::InFlight(meta));
         }
         self.check_rights(mem, creds, meta, rights::WRITE)?;
-        let memo = self.memo.lookup(meta, &e, old).transpose()?;
-        let t = self.template(e.fs, e.ty)?;
-        let (before, reads) = match memo {
-            Some(m) => m,
-            None => {
-                let mut reads = ReadSet::default();
-                (self.owns_of(t, e.fs, meta, old, Some(&mut reads))?, reads)
+        let (nblocks, types) = (self.map.nblocks(), self.types(e.fs));
+        let t = template_in(&self.fss, e.fs, e.ty)?;
+        let no_memory = |_| Refusal::NoMemory;
+        let Some(i) = self.memo.position(meta, &e, old) else {
+            let (before, mut run) = t.owns_run(old, nblocks, types).map_err(|x| refusal(meta, x))?;
+            let after = match t.owns_again(&mut run, old, new, nblocks, types).map_err(|x| refusal(meta, x))?.0 {
+                Some(after) => after,
+                None => before.try_clone().map_err(no_memory)?,
+            };
+            self.memo.keep(meta, &e, new, after.try_clone().map_err(no_memory)?, run);
+            return Ok((e, before, after));
+        };
+        let m = &mut self.memo.memos[i];
+        let before = m.owned.try_clone().map_err(no_memory)?;
+        // On a refusal the run is as it was, and the memo with it.
+        let Some(after) = t.owns_again(&mut m.run, old, new, nblocks, types).map_err(|x| refusal(meta, x))?.0 else {
+            // The same steps over either: the memo holds for `new` too.
+            m.content.copy_from_slice(new);
+            return Ok((e, before.try_clone().map_err(no_memory)?, before));
+        };
+        match after.try_clone() {
+            Ok(kept) => {
+                m.owned = kept;
+                m.content.copy_from_slice(new);
+                Ok((e, before, after))
             }
-        };
-        let (after, after_reads) = if reads.same_on(old, new) {
-            (before.try_clone().map_err(|_| Refusal::NoMemory)?, reads)
-        } else {
-            let mut r = ReadSet::default();
-            (self.owns_of(t, e.fs, meta, new, Some(&mut r))?, r)
-        };
-        let owned = after.try_clone().map_err(|_| Refusal::NoMemory)?;
-        self.memo.keep(meta, &e, new, owned, after_reads);
-        Ok((e, before, after))
+            Err(_) => {
+                // The run is over `new` now, the rest over `old`.
+                self.memo.forget(i);
+                Err(Refusal::NoMemory)
+            }
+        }
     }
 }
