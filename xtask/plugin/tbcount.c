@@ -5,7 +5,17 @@
    (after a flush, or in another address space) gives another line; the
    reader sums them. Built by xtask with the host's C compiler; the few
    declarations of QEMU's plugin API it uses are written out here. Argument:
-   out=FILE (default /tmp/tbcount.txt). */
+   out=FILE (default /tmp/tbcount.txt).
+
+   With pages=FILE it also counts, between two writes of CR3 (address-space
+   switches, each of which empties QEMU's emulated TLB and jump cache), the
+   distinct pages the guest touched: code (blocks run) and data (loads and
+   stores), each split into the kernel's (the upper half) and user pages.
+   It writes to FILE the switches that ended a stretch with any page touched
+   and the sums of the four counts over them:
+     switches N
+     pages KCODE KDATA UCODE UDATA
+   A page counts once per stretch, however often it is touched. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +30,15 @@ extern void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *, in
 extern uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *);
 extern size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *);
 extern void qemu_plugin_register_atexit_cb(qemu_plugin_id_t, udata_cb, void *);
+struct qemu_plugin_insn;
+typedef void (*vcpu_udata_cb)(unsigned int, void *);
+typedef void (*vcpu_mem_cb)(unsigned int, uint32_t, uint64_t, void *);
+extern struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *, size_t);
+extern const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *);
+extern size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *);
+extern void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *, vcpu_udata_cb, int flags, void *);
+extern void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *, vcpu_mem_cb, int flags, int rw, void *);
+extern void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *, vcpu_udata_cb, int flags, void *);
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 struct ent { uint64_t vaddr; uint64_t insns; uint64_t count; };
 #define MAXE (1 << 22)
@@ -27,7 +46,55 @@ static struct ent *ents;
 static size_t n;
 static uint64_t dropped; /* blocks translated past MAXE: not counted */
 static const char *out = "/tmp/tbcount.txt";
+/* Pages touched since the last CR3 write: an open-addressing set whose
+   slots carry the stretch they were filled in, so a new stretch starts
+   empty without clearing it. */
+#define PSET (1 << 18)
+struct pslot { uint64_t page; uint64_t stretch; };
+static struct pslot *pset;
+static const char *pages_out;
+static uint64_t stretch = 1, cur[4], sum[4], switches;
+static int first_touch(uint64_t key) {
+  uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - 18);
+  for (uint64_t probes = 0; probes < PSET; probes++, h = (h + 1) & (PSET - 1)) {
+    struct pslot *s = &pset[h];
+    if (s->stretch != stretch) { s->page = key; s->stretch = stretch; return 1; }
+    if (s->page == key) return 0;
+  }
+  return 0; /* full: not counted */
+}
+/* kind: 0 kernel code, 1 kernel data, 2 user code, 3 user data. */
+static void touch(uint64_t va, int data) {
+  int kind = (va >> 63 ? 0 : 2) + data;
+  if (first_touch((va >> 12) << 1 | (uint64_t)data)) cur[kind]++;
+}
+static void on_cr3(unsigned int v, void *u) {
+  if (cur[0] + cur[1] + cur[2] + cur[3]) {
+    switches++;
+    for (int i = 0; i < 4; i++) sum[i] += cur[i];
+  }
+  memset(cur, 0, sizeof cur);
+  stretch++;
+}
+static void on_block(unsigned int v, void *u) { touch((uint64_t)(uintptr_t)u, 0); }
+static void on_mem(unsigned int v, uint32_t info, uint64_t va, void *u) { touch(va, 1); }
+/* Whether `in` writes CR3: 0F 22 /3 after any REX prefix. */
+static int writes_cr3(const struct qemu_plugin_insn *in) {
+  const uint8_t *d = qemu_plugin_insn_data(in);
+  size_t sz = qemu_plugin_insn_size(in), k = 0;
+  while (k < sz && (d[k] & 0xf0) == 0x40) k++;
+  return k + 2 < sz && d[k] == 0x0f && d[k + 1] == 0x22 && ((d[k + 2] >> 3) & 7) == 3;
+}
+static void trans_pages(struct qemu_plugin_tb *tb) {
+  qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, 0, (void *)(uintptr_t)qemu_plugin_tb_vaddr(tb));
+  for (size_t i = 0; i < qemu_plugin_tb_n_insns(tb); i++) {
+    struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+    if (writes_cr3(in)) qemu_plugin_register_vcpu_insn_exec_cb(in, on_cr3, 0 /* no registers */, NULL);
+    qemu_plugin_register_vcpu_mem_cb(in, on_mem, 0, 3 /* loads and stores */, NULL);
+  }
+}
 static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+  if (pages_out) trans_pages(tb);
   if (n >= MAXE) {
     dropped++;
     return;
@@ -42,11 +109,19 @@ static void at_exit(qemu_plugin_id_t id, void *p) {
     if (ents[i].count) fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", ents[i].vaddr, ents[i].insns, ents[i].count);
   fprintf(f, "# dropped %" PRIu64 "\n", dropped);
   fclose(f);
+  if (pages_out && (f = fopen(pages_out, "w"))) {
+    fprintf(f, "switches %" PRIu64 "\npages %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", switches, sum[0], sum[1], sum[2], sum[3]);
+    fclose(f);
+  }
 }
 __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **argv) {
-  for (int i = 0; i < argc; i++) if (!strncmp(argv[i], "out=", 4)) out = argv[i] + 4;
+  for (int i = 0; i < argc; i++) {
+    if (!strncmp(argv[i], "out=", 4)) out = argv[i] + 4;
+    if (!strncmp(argv[i], "pages=", 6)) pages_out = argv[i] + 6;
+  }
   ents = calloc(MAXE, sizeof *ents);
   if (!ents) return -1;
+  if (pages_out && !(pset = calloc(PSET, sizeof *pset))) return -1;
   qemu_plugin_register_vcpu_tb_trans_cb(id, trans);
   qemu_plugin_register_atexit_cb(id, at_exit, NULL);
   return 0;

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// The usage text.
 pub(crate) const USAGE: &str = "\
-usage: cargo xtask icount [--top N] [--program NAME] [--timeout SECS] [--disk MIB] COMMAND...
+usage: cargo xtask icount [--top N] [--program NAME] [--timeout SECS] [--disk MIB] [--pages] COMMAND...
        cargo xtask icount [--top N] [--program NAME] [--per N] --diff WITH WITHOUT
 
 Boots Oxok twice under QEMU TCG with an instruction-counting plugin: once
@@ -41,6 +41,9 @@ the function was entered, then the totals by layer.
   --timeout SECS   give up on a boot after SECS (default 600)
   --disk MIB       both boots get a blank virtio-blk disk of MIB MiB (as
                    `bench --disk`: init starts dfsd, which makes C-FFS on it)
+  --pages          also count the address-space switches COMMAND made and
+                   the distinct pages it touched between two (each switch
+                   empties QEMU's TLB; the boots run several times slower)
   --diff WITH WITHOUT
                    boot nothing: attribute the difference of two counts the
                    plugin wrote elsewhere (`cargo xtask bench --http
@@ -66,6 +69,8 @@ pub(crate) struct Options {
     pub per: u64,
     /// A blank disk of this many MiB for each boot.
     pub disk: Option<u64>,
+    /// Count the pages touched between address-space switches.
+    pub pages: bool,
 }
 
 impl Options {
@@ -78,6 +83,7 @@ impl Options {
             diff: None,
             per: 1,
             disk: None,
+            pages: false,
         };
         let mut words = Vec::new();
         let mut it = args.iter();
@@ -95,6 +101,7 @@ impl Options {
                     o.diff = Some((with.into(), value()?.into()));
                 }
                 "--disk" => o.disk = Some(value()?.parse().map_err(|_| "--disk takes MiB".to_string())?),
+                "--pages" => o.pages = true,
                 "--per" => o.per = value()?.parse::<u64>().map_err(|_| "--per takes a number".to_string())?.max(1),
                 w if w.starts_with("--") && words.is_empty() => return Err(format!("unknown option {w}\n{USAGE}")),
                 w => words.push(w.to_string()),
@@ -151,6 +158,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if opts.per > 1 {
         println!("(every figure divided by {})", opts.per);
     }
+    if opts.pages && opts.diff.is_none() {
+        let dir = ws.log_dir();
+        let read = |stem: &str| {
+            let path = dir.join(stem).with_extension("pages");
+            std::fs::read_to_string(&path)
+                .map_err(|e| format!("the plugin wrote no {}: {e}", path.display()))
+                .and_then(|t| crate::switchpages::parse(&t))
+        };
+        print!("{}", crate::switchpages::render(&read("icount-with")?, &read("icount-without")?));
+    }
     Ok(())
 }
 
@@ -173,6 +190,13 @@ pub(crate) fn per(mut rows: Vec<Row>, n: u64) -> Vec<Row> {
 /// QEMU's arguments loading the plugin, its counts written to `out`.
 pub(crate) fn plugin_args(plugin: &Path, out: &Path) -> [String; 2] {
     ["-plugin".to_string(), format!("{},out={}", plugin.display(), out.display())]
+}
+
+/// [`plugin_args`], the pages between switches also counted, into `pages`
+/// ([`crate::switchpages`]).
+fn plugin_args_pages(plugin: &Path, out: &Path, pages: &Path) -> [String; 2] {
+    let [flag, arg] = plugin_args(plugin, out);
+    [flag, format!("{arg},pages={}", pages.display())]
 }
 
 /// Compiles the plugin into `<target>/oxok/tbcount.so` when its source is
@@ -234,13 +258,19 @@ fn boot(
 ) -> Result<Counts, String> {
     let counts = stem.with_extension("txt");
     let log = stem.with_extension("log");
+    let pages = stem.with_extension("pages");
     let _ = std::fs::remove_file(&counts);
+    let _ = std::fs::remove_file(&pages);
     let mut machine = Qemu::new(crate::qemu::Boot::Pvh {
         kernel: images.kernel.clone(),
         initrd: images.initrd.clone(),
         cmdline: "run=init".into(),
     });
-    machine.extra.extend(plugin_args(plugin, &counts));
+    if opts.pages {
+        machine.extra.extend(plugin_args_pages(plugin, &counts, &pages));
+    } else {
+        machine.extra.extend(plugin_args(plugin, &counts));
+    }
     // The clock `bench --mode icount` runs on: a nanosecond per instruction,
     // so timer ticks (and the sleepers they wake) come as often per
     // instruction as in the benchmark, and two boots are deterministic.

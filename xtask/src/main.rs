@@ -50,6 +50,7 @@ mod scenarios_prot;
 mod scenarios_vocab;
 mod scenarios_xnfs;
 mod strip;
+mod switchpages;
 mod symbolize;
 mod testcmd;
 mod typist;
