@@ -53,7 +53,7 @@ const TOOLS: Scenario = Scenario {
 
 const LINUX: Scenario = Scenario {
     name: "disk-fs-linux",
-    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; symbolic links, absolute and relative, are followed (a file made through one), listed as links, a loop of them refused and a chain of 40 followed but not of 41; after a reboot both read them back, the set time and the link are there; fsck passes",
+    about: "busybox (the Linux personality) writes, copies, renames and lists files on the disk, and reads a native tool's file; a written file's time is the clock's, touch -t sets one; mkdir -p makes a path (mkdir of / is EEXIST, as Linux's); df lists the disk's C-FFS at / (its size from XN's blocks) and the RAM file system at /tmp, which stat tells apart by device; a hard link shares the file (one inode number, link count 2) and keeps it when the first name goes; symbolic links, absolute and relative, are followed (a file made through one), listed as links, a loop of them refused and a chain of 40 followed but not of 41; chmod, mkdir -m and the umask give files and directories their permission bits, a script with its execute bit runs and one without is refused; after a reboot both read them back, the set time, the bits and the link are there; fsck passes",
     cmdline: "run=init",
     input: "busybox sh -c 'echo from linux > /lx.txt'\nbusybox mkdir /lxd\nbusybox cp /lx.txt /lxd/copy\n\
             busybox mv /lxd/copy /lxd/moved\nbusybox ls /lxd\necho native words > /native.txt\n\
@@ -71,7 +71,11 @@ const LINUX: Scenario = Scenario {
             busybox sh -c 'i=0; while [ $i -lt 41 ]; do busybox ln -s /ch$((i + 1)) /ch$i; i=$((i + 1)); done'\n\
             busybox sh -c 'echo end > /ch41'\nbusybox wc -c /ch1\nbusybox wc -c /ch0\n\
             busybox sh -c 'a=$(busybox stat -c %Y /lx.txt); b=$(busybox date +%s); \
-            [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\nexit\n",
+            [ $a -gt 1700000000 ] && [ $((b - a)) -lt 120 ] && echo \"mtime\" \"of the clock\"'\n\
+            busybox sh -c 'echo \"#!/bin/busybox sh\" > /s.sh; echo \"echo script ran\" >> /s.sh'\n\
+            busybox sh -c 'busybox cp /s.sh /s-nox.sh; busybox chmod 755 /s.sh; busybox chmod 640 /s-nox.sh'\n\
+            busybox mkdir -m 700 /priv\nbusybox sh -c 'umask 027; echo x > /um'\n\
+            busybox stat -c 'mode %a %n' /s.sh /s-nox.sh /priv /um\n/s.sh\n/s-nox.sh\necho nox status $?\nexit\n",
     expect: &[
         "dfsd: C-FFS on a disk of * cache window 16 MiB",
         "moved",
@@ -88,7 +92,7 @@ const LINUX: Scenario = Scenario {
         "ln: /p2: Operation not permitted",
         "c-ffs * 65280 *% /",
         "ramfs *% /tmp",
-        "names up to 44, blocks of 4096",
+        "names up to 42, blocks of 4096",
         "device 2",
         "device 1",
         "8 /p/q/r/t",
@@ -99,6 +103,13 @@ const LINUX: Scenario = Scenario {
         "4 /ch1",
         "wc: /ch0: Too many levels of symbolic links",
         "mtime of the clock",
+        "mode 755 /s.sh",
+        "mode 640 /s-nox.sh",
+        "mode 700 /priv",
+        "mode 640 /um",
+        "script ran",
+        "linux: /s-nox.sh: not executable",
+        "nox status 126",
         "dfsd: stopped",
     ],
     forbid: FORBID,
@@ -107,7 +118,8 @@ const LINUX: Scenario = Scenario {
     disk: Some(DiskSpec::init_again(
         "busybox cat /lxd/moved\ncat /lx.txt\nbusybox wc -c /native.txt\nbusybox md5sum /nums2\nbusybox ls /big\n\
                     busybox md5sum /huge\nbusybox stat -c 'set %Y' /when\nbusybox cat /p/g\n\
-                    busybox stat -c 'links now %h' /p/g\nbusybox ls /p/q/r\nbusybox ls -l /sl\nbusybox wc -c /p/lr/t\nexit\n",
+                    busybox stat -c 'links now %h' /p/g\nbusybox ls /p/q/r\nbusybox ls -l /sl\nbusybox wc -c /p/lr/t\n\
+                    busybox stat -c 'kept %a %n' /s.sh /s-nox.sh /priv /um\n/s.sh\nexit\n",
         &[
             "mounted file system",
             "from linux",
@@ -122,6 +134,11 @@ const LINUX: Scenario = Scenario {
             "links now 1",
             "/sl -> /p/g",
             "8 /p/lr/t",
+            "kept 755 /s.sh",
+            "kept 640 /s-nox.sh",
+            "kept 700 /priv",
+            "kept 640 /um",
+            "script ran",
             "dfsd: stopped",
         ],
     )),

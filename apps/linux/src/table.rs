@@ -68,7 +68,7 @@ linux_calls! {
     1 write Full "" => file::write;
     2 open Full "" => fs::open;
     3 close Full "" => file::close;
-    4 stat Partial "owner root, modes kept by the RAM file system (fixed by kind on the disk's C-FFS), the modification time for all three times (0 on the disk's C-FFS)" => fs::stat;
+    4 stat Partial "owner root, modes kept by the RAM file system and the disk's C-FFS, the modification time for all three times" => fs::stat;
     5 fstat Partial "as stat" => fs::fstat;
     6 lstat Partial "as stat, of a symbolic link itself" => fs::lstat;
     7 poll Full "" => poll::poll;
@@ -134,7 +134,7 @@ linux_calls! {
     265 linkat Partial "as link; AT_SYMLINK_FOLLOW" => links::linkat;
     266 symlinkat Partial "as symlink" => links::symlinkat;
     267 readlinkat Full "as readlink" => links::readlinkat;
-    90 chmod Partial "modes kept by the RAM file system (never checked: one user, root), accepted elsewhere" => attr::chmod;
+    90 chmod Partial "modes kept by the RAM file system and the disk's C-FFS (never checked: one user, root), accepted elsewhere" => attr::chmod;
     91 fchmod Partial "as chmod" => attr::fchmod;
     92 chown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::chown;
     93 fchown Partial "one user: root (0 or -1) accepted, others EPERM" => attr::fchown;

@@ -9,7 +9,9 @@
 //!   (template [`T_DIR`]) share one record layout: [`RECORDS`] records of
 //!   [`RECORD`] bytes from byte 64. A record is kind (u8 at 0), name length
 //!   (u8 at 1), link count (u16 at 2), inode number (u32 at 4), size (u64 at
-//!   8), name (16..60), modification time (u32 at 60, Unix seconds), and
+//!   8), name (16..58), permission bits (u16 at 58: an inode's `chmod`
+//!   bits, 0 in a name-only record), modification time (u32 at 60, Unix
+//!   seconds), and
 //!   [`EXTENTS`] extents (64..128: start u32, length u16, type u16). A
 //!   block owns every extent of every record.
 //!
@@ -36,9 +38,13 @@ pub const T_ITAB: u32 = 2;
 /// Directory block.
 pub const T_DIR: u32 = 3;
 
-/// Magic words. `CFS2`: records carry a modification time (their name
-/// four bytes shorter than in `CFS1`, which [`MAGIC_SUPER_V1`] names).
-pub const MAGIC_SUPER: [u8; 4] = *b"CFS2";
+/// Magic words. `CFS3`: records carry permission bits (their name two
+/// bytes shorter than in `CFS2`, which [`MAGIC_SUPER_V2`] names; `CFS2`'s
+/// carried a modification time, four bytes shorter than in `CFS1`).
+pub const MAGIC_SUPER: [u8; 4] = *b"CFS3";
+/// The superblock magic of the second format, whose records had no
+/// permission bits: refused with its own reason, not mounted.
+pub const MAGIC_SUPER_V2: [u8; 4] = *b"CFS2";
 /// The superblock magic of the first format, whose records had no time:
 /// such a disk is refused with its own reason, not mounted.
 pub const MAGIC_SUPER_V1: [u8; 4] = *b"CFS1";
@@ -62,10 +68,20 @@ pub const EXTENTS: usize = 8;
 /// Byte of the first extent within a record.
 pub const EXT_AT: usize = 64;
 /// Longest name.
-pub const NAME_MAX: usize = 44;
-/// Byte of the modification time within a record (after the name).
-pub const MTIME_AT: usize = 16 + NAME_MAX;
-const _: () = assert!(MTIME_AT + 4 == EXT_AT, "the time lies between the name and the extents");
+pub const NAME_MAX: usize = 42;
+/// Byte of the permission bits within a record (after the name).
+pub const MODE_AT: usize = 16 + NAME_MAX;
+/// Byte of the modification time within a record (after the bits).
+pub const MTIME_AT: usize = MODE_AT + 2;
+const _: () = assert!(MTIME_AT + 4 == EXT_AT, "the bits and the time lie between the name and the extents");
+/// A new file's permission bits when its maker gives none.
+pub const FILE_MODE: u16 = 0o644;
+/// A new directory's, when its maker gives none.
+pub const DIR_MODE: u16 = 0o755;
+/// A symbolic link's (`lstat` shows them; nothing checks them).
+pub const SYMLINK_MODE: u16 = 0o777;
+/// The bits a record keeps.
+pub const MODE_BITS: u16 = 0o7777;
 /// Largest extent.
 pub const EXT_MAX: u64 = u16::MAX as u64;
 /// The root directory's inode number.
@@ -125,6 +141,8 @@ pub struct Record {
     /// Last change of the contents (an out-of-line directory: when it was
     /// made), Unix seconds.
     pub mtime: u32,
+    /// Permission bits of an inode's record ([`MODE_BITS`]).
+    pub mode: u16,
     /// Extents.
     pub ext: [Ext; EXTENTS],
 }
@@ -139,6 +157,7 @@ impl Default for Record {
             name: [0; NAME_MAX],
             name_len: 0,
             mtime: 0,
+            mode: 0,
             ext: [Ext::default(); EXTENTS],
         }
     }
@@ -211,6 +230,7 @@ pub fn magic(b: &Block) -> [u8; 4] {
 pub fn superblock_format(sb: &Block) -> Result<(), &'static str> {
     match magic(sb) {
         MAGIC_SUPER => Ok(()),
+        MAGIC_SUPER_V2 => Err("a C-FFS of the second format (CFS2, records without permission bits): make a new one"),
         MAGIC_SUPER_V1 => Err("a C-FFS of the first format (CFS1, records without times): make a new one"),
         _ => Err("no superblock"),
     }
@@ -237,6 +257,7 @@ pub fn record(b: &Block, i: usize) -> Record {
         ino: u32::from_le_bytes([r[4], r[5], r[6], r[7]]),
         size: u64::from_le_bytes(word(8)),
         mtime: u32::from_le_bytes([r[MTIME_AT], r[MTIME_AT + 1], r[MTIME_AT + 2], r[MTIME_AT + 3]]),
+        mode: u16::from_le_bytes([r[MODE_AT], r[MODE_AT + 1]]),
         name: [0; NAME_MAX],
         ext: [Ext::default(); EXTENTS],
     };
@@ -276,6 +297,7 @@ pub fn set_record(b: &mut Block, i: usize, r: &Record) {
     put(b, o + 4, &r.ino.to_le_bytes());
     put(b, o + 8, &r.size.to_le_bytes());
     put(b, o + 16, &r.name);
+    put(b, o + MODE_AT, &r.mode.to_le_bytes());
     put(b, o + MTIME_AT, &r.mtime.to_le_bytes());
     for (j, e) in r.ext.iter().enumerate() {
         let x = o + EXT_AT + 8 * j;

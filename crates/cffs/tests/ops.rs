@@ -101,15 +101,17 @@ fn files_carry_the_time_they_were_made_written_truncated_or_given() {
 }
 
 #[test]
-fn a_disk_of_the_first_format_is_refused_with_its_reason() {
-    let fs = fresh(64);
-    let mut image = fs.into_disk().image().to_vec();
-    image[0][..4].copy_from_slice(b"CFS1");
-    let (mut d, _) = MemDisk::open(image, OWNER).unwrap();
-    let Err(FsError::Corrupt(why)) = fsck(&mut d) else { panic!("fsck passed a CFS1 disk") };
-    assert!(why.contains("CFS1"), "{why}");
-    let Err(FsError::Corrupt(why)) = Fs::mount(d, OWNER) else { panic!("a CFS1 disk mounted") };
-    assert!(why.contains("CFS1"), "{why}");
+fn a_disk_of_an_earlier_format_is_refused_with_its_reason() {
+    for (magic, lacks) in [("CFS1", "times"), ("CFS2", "permission bits")] {
+        let fs = fresh(64);
+        let mut image = fs.into_disk().image().to_vec();
+        image[0][..4].copy_from_slice(magic.as_bytes());
+        let (mut d, _) = MemDisk::open(image, OWNER).unwrap();
+        let Err(FsError::Corrupt(why)) = fsck(&mut d) else { panic!("fsck passed a {magic} disk") };
+        assert!(why.contains(magic) && why.contains(lacks), "{why}");
+        let Err(FsError::Corrupt(why)) = Fs::mount(d, OWNER) else { panic!("a {magic} disk mounted") };
+        assert!(why.contains(magic), "{why}");
+    }
 }
 
 #[test]

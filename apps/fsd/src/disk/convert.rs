@@ -65,7 +65,7 @@ pub(super) fn meta_with(st: &oxok_cffs::Stat, embedded: impl FnOnce() -> u64) ->
         number,
         nlink: u64::from(st.nlink),
         mtime: st.mtime,
-        mode: None,
+        mode: Some(st.mode),
         allocated: None,
     }
 }

@@ -224,14 +224,7 @@ impl Files for DiskFiles {
     }
 
     fn truncate(&mut self, ino: u64, len: u64) -> Result<(), FsError> {
-        self.settle();
-        match self.target(ino)? {
-            Target::Path(p) => self.fs()?.truncate(&p, len),
-            Target::Detached(i) => self.fs()?.truncate_detached(i, len),
-        }
-        .map_err(err)?;
-        self.changed();
-        Ok(())
+        self.change_open(ino, |fs, p| fs.truncate(p, len), |fs, i| fs.truncate_detached(i, len))
     }
 
     fn next_entry(&mut self, ino: u64, after: Option<&[u8]>) -> Result<Option<Entry>, FsError> {
@@ -270,10 +263,11 @@ impl Files for DiskFiles {
         Ok(found.into_iter().map(|(name, k, size)| Entry { name: name.into_bytes(), kind: kind(k), size }).collect())
     }
 
-    fn mkdir(&mut self, path: &[u8], _mode: Option<u16>) -> Result<(), FsError> {
+    fn mkdir(&mut self, path: &[u8], mode: Option<u16>) -> Result<(), FsError> {
         self.settle();
         let p = normal(path)?;
-        self.following(&p, false, |fs, p| fs.fs()?.mkdir(p).map_err(err))?;
+        let mode = mode.unwrap_or(oxok_cffs::layout::DIR_MODE);
+        self.following(&p, false, |fs, p| fs.fs()?.mkdir_mode(p, mode).map_err(err))?;
         self.changed();
         Ok(())
     }
@@ -371,6 +365,10 @@ impl Files for DiskFiles {
         if let Some(fs) = self.mounted.as_mut() {
             fs.set_time(now);
         }
+    }
+
+    fn set_mode(&mut self, ino: u64, mode: u16) -> Result<(), FsError> {
+        self.change_open(ino, |fs, p| fs.set_mode(p, mode), |fs, i| fs.set_mode_detached(i, mode))
     }
 
     /// C-FFS keeps a modification time and no access time: an access time

@@ -52,6 +52,25 @@ impl DiskFiles {
         }
     }
 
+    /// Changes the open file `ino` by its path, or by its number when it
+    /// has no name left: the server's changes settled first, the change
+    /// counted after.
+    pub(super) fn change_open(
+        &mut self,
+        ino: u64,
+        by_path: impl FnOnce(&mut Fs<XnDisk>, &str) -> Result<(), DiskError>,
+        detached: impl FnOnce(&mut Fs<XnDisk>, u32) -> Result<(), DiskError>,
+    ) -> Result<(), FsError> {
+        self.settle();
+        match self.target(ino)? {
+            Target::Path(p) => by_path(self.fs()?, &p),
+            Target::Detached(i) => detached(self.fs()?, i),
+        }
+        .map_err(err)?;
+        self.changed();
+        Ok(())
+    }
+
     pub(super) fn target(&self, ino: u64) -> Result<Target, FsError> {
         let n = self.nodes.get(ino).ok_or(FsError::BadInode)?;
         Ok(match n.detached {
@@ -125,7 +144,7 @@ impl DiskFiles {
         // A file to create is made at once (one look for its name, not a
         // status and then a create); a name that exists is opened as below.
         let created = o.create && !o.directory && {
-            match fs.create(path) {
+            match fs.create_mode(path, o.mode.unwrap_or(oxok_cffs::layout::FILE_MODE)) {
                 Ok(()) => true,
                 Err(DiskError::Exists) if o.exclusive => return Err(FsError::Exists),
                 Err(DiskError::Exists) => false,

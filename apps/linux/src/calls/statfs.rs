@@ -9,8 +9,8 @@ use crate::{devices, fdtab, uaccess};
 use oxok_libos::abi::ExceptionFrame;
 use oxok_libos::fs::{self as lfs, ServerStats};
 
-/// `f_type` of the disk's C-FFS (no Linux file system has it: "CFS2").
-pub const CFFS_MAGIC: u64 = 0x4346_5332;
+/// `f_type` of the disk's C-FFS (no Linux file system has it: "CFS3").
+pub const CFFS_MAGIC: u64 = 0x4346_5333;
 /// `f_type` of the RAM file system: Linux's `TMPFS_MAGIC`, which it is like.
 pub const TMPFS_MAGIC: u64 = 0x0102_1994;
 /// `f_type` of a pipe (`PIPEFS_MAGIC`).
@@ -19,7 +19,7 @@ const PIPEFS_MAGIC: u64 = 0x5049_5045;
 const BLOCK: u64 = 4096;
 /// Longest name: C-FFS's (`oxok_cffs::layout::NAME_MAX`) and the RAM file
 /// system's.
-const CFFS_NAME_MAX: u64 = 44;
+const CFFS_NAME_MAX: u64 = 42;
 const RAM_NAME_MAX: u64 = 255;
 
 /// Linux's `struct statfs` on x86-64: eleven words and four spare.

@@ -57,7 +57,7 @@ impl Stat {
     pub(crate) fn of(rec: &Record, ino: Option<u32>) -> Stat {
         let kind = Kind::of(rec);
         let nlink = if rec.kind == K_FILE || rec.kind == K_SYMLINK { 1 } else { rec.nlink };
-        Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino, mtime: u64::from(rec.mtime) }
+        Stat { kind, size: rec.size, nlink, blocks: rec.blocks(), ino, mtime: u64::from(rec.mtime), mode: rec.mode }
     }
 }
 
@@ -100,6 +100,9 @@ pub struct Stat {
     /// clock when it was made, written or truncated, or what
     /// [`Fs::set_mtime`] set).
     pub mtime: u64,
+    /// Permission bits ([`MODE_BITS`](crate::layout::MODE_BITS)): what it was
+    /// made with or [`Fs::set_mode`] set.
+    pub mode: u16,
 }
 
 /// A mounted file system.
@@ -162,7 +165,7 @@ impl<D: Disk> Fs<D> {
         }
         disk.add_root(sb, T_SUPER, &superblock(owner, disk.nblocks()))?;
         let mut fs = Fs::fresh(disk, owner, sb);
-        let (loc, _) = fs.new_inode(K_XDIR)?;
+        let (loc, _) = fs.new_inode(K_XDIR, DIR_MODE)?;
         if loc != fs.inode_loc(ROOT_INO)? {
             return Err(FsError::Corrupt("root inode is not inode 0"));
         }
@@ -213,6 +216,17 @@ impl<D: Disk> Fs<D> {
         // A name added later this second stamps it again.
         self.touched = None;
         self.put_rec(inode, &r)
+    }
+
+    /// Sets the permission bits of what `path` names (`chmod`), kept as far
+    /// as [`MODE_BITS`](crate::layout::MODE_BITS) goes.
+    pub fn set_mode(&mut self, path: &str, mode: u16) -> Result<(), FsError> {
+        let inode = match self.resolve(path)? {
+            Some(f) => f.inode,
+            None => self.inode_loc(ROOT_INO)?,
+        };
+        let r = self.rec(inode)?;
+        self.put_rec(inode, &Record { mode: mode & crate::layout::MODE_BITS, ..r })
     }
 
     /// The disk.

@@ -31,8 +31,14 @@ impl<D: Disk> Fs<D> {
     /// that fails empties the cache, unless the name was found to exist
     /// (before anything changed).
     pub fn create(&mut self, path: &str) -> Result<(), FsError> {
+        self.create_mode(path, FILE_MODE)
+    }
+
+    /// [`create`](Fs::create), the file's permission bits `mode` (kept as
+    /// far as [`MODE_BITS`] goes).
+    pub fn create_mode(&mut self, path: &str, mode: u16) -> Result<(), FsError> {
         let absent = self.known_absent(path)?;
-        self.making_name(path, |fs| fs.create_now(path, absent, K_FILE))
+        self.making_name(path, |fs| fs.create_now(path, absent, K_FILE, mode))
     }
 
     /// Runs `make`, which puts a new name `path` in its directory (and
@@ -82,7 +88,7 @@ impl<D: Disk> Fs<D> {
     }
 
     fn symlink_now(&mut self, target: &[u8], path: &str) -> Result<Loc, FsError> {
-        let at = self.create_now(path, false, K_SYMLINK)?;
+        let at = self.create_now(path, false, K_SYMLINK, SYMLINK_MODE)?;
         let rec = self.rec(at)?;
         self.write_found(Found { at, inode: at, rec }, 0, target)?;
         Ok(at)
@@ -103,7 +109,12 @@ impl<D: Disk> Fs<D> {
 
     /// Creates an empty directory.
     pub fn mkdir(&mut self, path: &str) -> Result<(), FsError> {
-        self.renaming(|fs| fs.mkdir_now(path))
+        self.mkdir_mode(path, DIR_MODE)
+    }
+
+    /// [`mkdir`](Fs::mkdir), the directory's permission bits `mode`.
+    pub fn mkdir_mode(&mut self, path: &str, mode: u16) -> Result<(), FsError> {
+        self.renaming(|fs| fs.mkdir_now(path, mode))
     }
 
     /// Removes a file's name, or an empty directory.
@@ -193,11 +204,11 @@ impl<D: Disk> Fs<D> {
     /// [`Fs::create`]: where the new name record went, an empty record of
     /// `kind` (a file or a symbolic link). `absent`: the name is known not
     /// to be there (no look for it).
-    fn create_now(&mut self, path: &str, absent: bool, kind: u8) -> Result<Loc, FsError> {
+    fn create_now(&mut self, path: &str, absent: bool, kind: u8, mode: u16) -> Result<Loc, FsError> {
         let (dir, name) = if absent { self.parent(path)? } else { self.new_name(path)? };
         let at = self.free_record(dir, None)?;
         self.claim(at.block, name)?;
-        let mut r = Record { kind, mtime: self.now, ..Record::default() };
+        let mut r = Record { kind, mtime: self.now, mode: mode & MODE_BITS, ..Record::default() };
         r.set_name(name);
         self.put_rec(at, &r)?;
         self.touch_dir(dir)?;
@@ -205,9 +216,9 @@ impl<D: Disk> Fs<D> {
     }
 
     /// [`Fs::mkdir`], run with the name cache emptied around it.
-    fn mkdir_now(&mut self, path: &str) -> Result<(), FsError> {
+    fn mkdir_now(&mut self, path: &str, mode: u16) -> Result<(), FsError> {
         let (dir, name) = self.new_name(path)?;
-        let (inode, ino) = self.new_inode(K_XDIR)?;
+        let (inode, ino) = self.new_inode(K_XDIR, mode & MODE_BITS)?;
         self.add_dir_block(inode)?;
         self.add_link(dir, name, inode, ino, None).map(|_| ())
     }
@@ -324,7 +335,7 @@ impl<D: Disk> Fs<D> {
         if f.at != f.inode {
             return Ok((f.inode, self.rec(f.at)?.ino));
         }
-        let (inode, ino) = self.new_inode(K_XFILE)?;
+        let (inode, ino) = self.new_inode(K_XFILE, f.rec.mode)?;
         self.copy_into(f, inode, inode.block)?;
         let mut old_name = Record { kind: K_LINK, ino, ..Record::default() };
         old_name.set_name(f.rec.name());
@@ -348,6 +359,7 @@ impl<D: Disk> Fs<D> {
         let mut r = self.rec(to)?;
         r.size = f.rec.size;
         r.mtime = f.rec.mtime;
+        r.mode = f.rec.mode;
         self.put_rec(to, &r)
     }
 

@@ -83,6 +83,7 @@ impl<D: Disk> Fs<D> {
             blocks: r.blocks(),
             ino: Some(ino),
             mtime: u64::from(r.mtime),
+            mode: r.mode,
         })
     }
 
@@ -90,6 +91,13 @@ impl<D: Disk> Fs<D> {
     pub fn set_mtime_detached(&mut self, ino: u32, unix_secs: u64) -> Result<(), FsError> {
         let f = self.by_number(ino)?;
         let r = Record { mtime: u32::try_from(unix_secs).unwrap_or(u32::MAX), ..f.rec };
+        self.put_rec(f.inode, &r)
+    }
+
+    /// [`set_mode`](Fs::set_mode) of the detached file `ino`.
+    pub fn set_mode_detached(&mut self, ino: u32, mode: u16) -> Result<(), FsError> {
+        let f = self.by_number(ino)?;
+        let r = Record { mode: mode & crate::layout::MODE_BITS, ..f.rec };
         self.put_rec(f.inode, &r)
     }
 

@@ -177,7 +177,7 @@ impl<D: Disk> Fs<D> {
 
     /// A fresh out-of-line inode of `kind` (link count 1), adding an inode
     /// table when all are full.
-    pub(crate) fn new_inode(&mut self, kind: u8) -> Result<(Loc, u32), FsError> {
+    pub(crate) fn new_inode(&mut self, kind: u8, mode: u16) -> Result<(Loc, u32), FsError> {
         let mut sb = self.get(self.sb)?;
         for t in 0..ITABS {
             let mut block = itab(&sb, t);
@@ -191,7 +191,7 @@ impl<D: Disk> Fs<D> {
             let tb = self.get(block)?;
             if let Some(rec) = (0..RECORDS).find(|&i| kind_at(&tb, i) == K_FREE) {
                 let at = Loc { block, rec };
-                self.put_rec(at, &Record { kind, nlink: 1, mtime: self.now, ..Record::default() })?;
+                self.put_rec(at, &Record { kind, nlink: 1, mtime: self.now, mode, ..Record::default() })?;
                 return Ok((at, ino_join(t, rec)));
             }
         }
