@@ -83,7 +83,14 @@ struct Recorder<'a> {
     met: Option<usize>,
 }
 
-impl Recorder<'_> {
+impl<'a> Recorder<'a> {
+    /// A recorder for a run whose marks up to where it starts are
+    /// `before` in number, with `results` emitted so far; running again,
+    /// `earlier` is the old run to meet ([`Recorder::earlier`]).
+    fn new(results: Vec<Raw>, before: usize, earlier: Option<(&'a [Mark], usize, &'a Udf)>) -> Self {
+        Recorder { results, fresh: Vec::new(), before, start_reads: ReadSet::default(), earlier, met: None }
+    }
+
     /// Where the reads of the segment the run is in go.
     fn segment(&mut self) -> &mut ReadSet {
         match self.fresh.last_mut() {
@@ -97,13 +104,7 @@ impl Sink for Recorder<'_> {
     const PASSES: bool = true;
 
     fn emit(&mut self, e: Emit) -> Result<(), Fault> {
-        let Emit::Extent { start, len, ty } = e else { return Ok(()) };
-        if self.results.len() == MAX_EXTENTS {
-            return Err(Fault::TooManyResults);
-        }
-        self.results.try_reserve(1).map_err(|_| Fault::NoMemory)?;
-        self.results.push(Raw { start, len, ty });
-        Ok(())
+        collect(&mut self.results, e)
     }
 
     fn pass(&mut self, at: &State, reads: &mut ReadSet) -> bool {
@@ -139,14 +140,7 @@ impl Template {
         nblocks: u64,
         types: u32,
     ) -> Result<(Owned, OwnsRun), OwnsError> {
-        let mut rec = Recorder {
-            results: Vec::new(),
-            fresh: Vec::new(),
-            before: 1,
-            start_reads: ReadSet::default(),
-            earlier: None,
-            met: None,
-        };
+        let mut rec = Recorder::new(Vec::new(), 1, None);
         let mut reads = ReadSet::default();
         let mut at = State::START;
         self.owns.go(block, &mut at, &mut rec, &mut reads).map_err(OwnsError::Fault)?;
@@ -194,14 +188,7 @@ impl Template {
         let mut results = Vec::new();
         results.try_reserve(run.results.len()).map_err(|_| no_memory)?;
         results.extend_from_slice(run.results.get(..from.emitted).unwrap_or(&[]));
-        let mut rec = Recorder {
-            results,
-            fresh: Vec::new(),
-            before: k + 1,
-            start_reads: ReadSet::default(),
-            earlier: Some((&run.marks, clean_from, &self.owns)),
-            met: None,
-        };
+        let mut rec = Recorder::new(results, k + 1, Some((&run.marks, clean_from, &self.owns)));
         let mut reads = ReadSet::default();
         let mut at = from.at;
         let ended = self.owns.go(new, &mut at, &mut rec, &mut reads).map_err(OwnsError::Fault)?;
@@ -263,6 +250,18 @@ impl Template {
         run.results = results;
         Ok((Some(owned), met))
     }
+}
+
+/// Adds `e` to `results` if it is an extent: a run emits at most
+/// [`MAX_EXTENTS`] (one more is `TooManyResults`).
+pub(crate) fn collect(results: &mut Vec<Raw>, e: Emit) -> Result<(), Fault> {
+    let Emit::Extent { start, len, ty } = e else { return Ok(()) };
+    if results.len() == MAX_EXTENTS {
+        return Err(Fault::TooManyResults);
+    }
+    results.try_reserve(1).map_err(|_| Fault::NoMemory)?;
+    results.push(Raw { start, len, ty });
+    Ok(())
 }
 
 /// The owned set of `results`, checked as a run's results are: a type

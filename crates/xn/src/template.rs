@@ -3,9 +3,9 @@
 
 use alloc::vec::Vec;
 
-use oxok_abi::xn::{ANYONE, BLOCK_SIZE, INSN_SIZE, MAX_EXTENTS, MAX_PRINCIPALS, TEMPLATE_HEADER, TemplateHeader, func};
+use oxok_abi::xn::{ANYONE, BLOCK_SIZE, INSN_SIZE, MAX_PRINCIPALS, TEMPLATE_HEADER, TemplateHeader, func};
 
-use crate::rerun::{Raw, finish};
+use crate::rerun::{Raw, collect, finish};
 use crate::{Creds, Emit, Fault, Owned, SetError, Udf, VerifyError, verify};
 
 /// Extents an `owns` result has room for before it runs.
@@ -74,17 +74,7 @@ impl Template {
         // Room for a directory block's worth at once (one allocation,
         // not one per doubling).
         out.try_reserve(OWNS_ROOM).map_err(|_| OwnsError::Fault(Fault::NoMemory))?;
-        self.owns
-            .run(block, &mut |e| {
-                let Emit::Extent { start, len, ty } = e else { return Ok(()) };
-                if out.len() == MAX_EXTENTS {
-                    return Err(Fault::TooManyResults);
-                }
-                out.try_reserve(1).map_err(|_| Fault::NoMemory)?;
-                out.push(Raw { start, len, ty });
-                Ok(())
-            })
-            .map_err(OwnsError::Fault)?;
+        self.owns.run(block, &mut |e| collect(&mut out, e)).map_err(OwnsError::Fault)?;
         finish(&out, nblocks, types)
     }
 

@@ -237,8 +237,7 @@ impl Udf {
                         }
                         if S::PASSES && depth == 1 && l.start < l.end {
                             let here = State { pc, regs, loops, depth, end, steps };
-                            if !sink.pass(&here, set) {
-                                *at = here;
+                            if stops(sink, here, set, at) {
                                 return Ok(false);
                             }
                         }
@@ -305,8 +304,7 @@ impl Udf {
                     regs[r(idx)] = 0;
                     if S::PASSES && depth == 1 && pc < end {
                         let here = State { pc, regs, loops, depth, end, steps };
-                        if !sink.pass(&here, set) {
-                            *at = here;
+                        if stops(sink, here, set, at) {
                             return Ok(false);
                         }
                     }
@@ -326,6 +324,17 @@ impl Udf {
             }
         }
     }
+}
+
+/// Whether the sink stops the run at the start of a pass standing at
+/// `here` (and then `at` is `here`).
+#[inline(always)]
+fn stops<S: Sink>(sink: &mut S, here: State, set: &mut ReadSet, at: &mut State) -> bool {
+    if sink.pass(&here, set) {
+        return false;
+    }
+    *at = here;
+    true
 }
 
 /// The `N` bytes at `base + off` (a load of instruction `pc - 1`), marked

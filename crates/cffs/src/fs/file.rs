@@ -25,9 +25,8 @@ impl<D: Disk> Fs<D> {
     /// The file `path` names (not a directory).
     pub(crate) fn file(&mut self, path: &str) -> Result<Found, FsError> {
         match self.resolve(path)? {
-            Some(f) if f.rec.kind == K_SYMLINK => Err(FsError::Symlink),
-            Some(f) if !f.rec.is_dir() => Ok(f),
-            _ => Err(FsError::IsDir),
+            Some(f) => regular(&f.rec).map(|()| f),
+            None => Err(FsError::IsDir),
         }
     }
 
@@ -233,5 +232,15 @@ impl Cursor {
         let n = fs.write(&self.path, self.pos, data)?;
         self.pos += n as u64;
         Ok(n)
+    }
+}
+
+/// `Ok` for a regular file's record: a symbolic link is `Symlink`, a
+/// directory `IsDir`.
+pub(crate) fn regular(r: &Record) -> Result<(), FsError> {
+    match r.kind {
+        K_SYMLINK => Err(FsError::Symlink),
+        _ if r.is_dir() => Err(FsError::IsDir),
+        _ => Ok(()),
     }
 }

@@ -109,10 +109,7 @@ impl<D: Disk> Fs<D> {
         want: usize,
         sink: impl FnMut(usize, &[u8]),
     ) -> Result<usize, FsError> {
-        match e.found.rec.kind {
-            K_SYMLINK => Err(FsError::Symlink),
-            _ if e.found.rec.is_dir() => Err(FsError::IsDir),
-            _ => self.read_found(&e.found, off, want, sink),
-        }
+        super::file::regular(&e.found.rec)?;
+        self.read_found(&e.found, off, want, sink)
     }
 }
