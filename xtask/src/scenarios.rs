@@ -1407,6 +1407,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_vocab::VOCAB_SCENARIOS[1],
     crate::scenarios_vocab::VOCAB_SCENARIOS[2],
     crate::scenarios_vocab::VOCAB_SCENARIOS[3],
+    crate::scenarios_vocab::VOCAB_SCENARIOS[4],
     Scenario {
         name: "console-quiet",
         about: "at the kernel's default log level (what `cargo xtask run` shows) the console carries only what \
@@ -1737,6 +1738,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_xnfs::XNFS_SCENARIOS[7],
     crate::scenarios_xnfs::XNFS_SCENARIOS[8],
     crate::scenarios_xnfs::XNFS_SCENARIOS[9],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[10],
     // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],

@@ -5,7 +5,7 @@
 use crate::scenario::Scenario;
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const VOCAB_SCENARIOS: [Scenario; 4] = [FS_BUFFER, FS_CLOSES, FS_PREFETCH, FS_AHEAD];
+pub(crate) const VOCAB_SCENARIOS: [Scenario; 5] = [FS_BUFFER, FS_CLOSES, FS_PREFETCH, FS_AHEAD, FS_BEHIND];
 
 const FS_BUFFER: Scenario = Scenario {
     name: "fs-buffer",
@@ -46,6 +46,22 @@ const FS_AHEAD: Scenario = Scenario {
             AHEAD_WIDE alone takes nothing, AHEAD exactly AHEAD_MAX, both AHEAD_WIDE_MAX; no frame leaked",
     cmdline: "run=fs-ahead",
     expect: &["fsd: serving files", "fsd: stopped after", "fs-ahead: ok (", "none leaked"],
+    forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
+    timeout_secs: 120,
+    ..Scenario::DEFAULT
+};
+
+const FS_BEHIND: Scenario = Scenario {
+    name: "fs-behind",
+    about: "a small file's first write waits behind in the client's buffer (flags::BEHIND) until the server's next \
+            request from anyone: create, write and close cost one request, and this process, a forked child and the \
+            file's status see the bytes; a reader with the file's bytes from its open before another process's \
+            granted open, and one that opens it while the grant stands, read the write once it returned; a record \
+            still waiting is taken before the buffer is written again; forged records (not the client's handle, a \
+            reader's, one opened without BEHIND, an appending one, a length past the room, a second record, one \
+            after a SEEK ended the grant) change nothing, and the granted one is written",
+    cmdline: "run=fs-behind",
+    expect: &["fsd: serving files", "fsd: stopped after", "fs-behind: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],
     timeout_secs: 120,
     ..Scenario::DEFAULT

@@ -9,8 +9,8 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 10] =
-    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD, CLOSES];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 11] =
+    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD, CLOSES, BEHIND];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -217,6 +217,19 @@ const AHEAD: Scenario = Scenario {
     cmdline: "run=init",
     input: "fs-ahead routed\nexit\n",
     expect: &["dfsd: C-FFS on a disk of", "files read with", "fs-ahead: ok ("],
+    forbid: FORBID,
+    timeout_secs: 120,
+    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),
+    ..Scenario::DEFAULT
+};
+
+const BEHIND: Scenario = Scenario {
+    name: "disk-fs-behind",
+    about: "fs-behind over dfsd (C-FFS, writes gathered): a small file's first write waits behind in the client's \
+            buffer and every other process sees it at once; forged records change nothing",
+    cmdline: "run=init",
+    input: "fs-behind routed\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "fs-behind: ok ("],
     forbid: FORBID,
     timeout_secs: 120,
     disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),

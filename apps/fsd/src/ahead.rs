@@ -10,6 +10,7 @@
 //! handle as if it had opened the file itself, and closes the ones it does
 //! not use. A few handles of the caller's quota are always left over.
 
+use alloc::vec::Vec;
 use oxok_libos::fs::buffer::ServedBuffer;
 use oxok_libos::fs::proto::ahead::{self, HEAD, Head, NAME_MAX};
 use oxok_libos::fs::proto::{AHEAD_MAX, AHEAD_WIDE_MAX, KIND_FILE};
@@ -33,9 +34,10 @@ impl Server {
     /// went stays.
     pub(crate) fn open_ahead(&mut self, caller: u64, path: &[u8], first: usize, wide: bool) -> u64 {
         let max = if wide { AHEAD_WIDE_MAX } else { AHEAD_MAX };
+        let granted = if self.table.any_granted() { self.granted_files() } else { Vec::new() };
         let Server { fs, table, buffers, .. } = self;
         let Some((buffer, scratch)) = buffers.parts(caller) else { return 0 };
-        let mut batch = Batch { caller, table, buffer, at: ahead::start(first), bytes_at: 0 };
+        let mut batch = Batch { caller, table, buffer, at: ahead::start(first), bytes_at: 0, granted: &granted };
         fs.open_along(path, max + LOOK_MORE, max, scratch, &mut batch) as u64
     }
 }
@@ -49,6 +51,8 @@ struct Batch<'a> {
     at: usize,
     /// Where the bytes of the file being read go.
     bytes_at: usize,
+    /// The files whose first write may wait behind (`Server::granted_files`).
+    granted: &'a [u64],
 }
 
 impl Along for Batch<'_> {
@@ -68,6 +72,10 @@ impl Along for Batch<'_> {
     }
 
     fn opened(&mut self, ino: u64, meta: &Meta, name: &[u8]) -> bool {
+        // Not a file whose first write may still wait behind.
+        if self.granted.contains(&meta.number) {
+            return false;
+        }
         // A plain open for reading, as the caller's own would be.
         let Ok(handle) = self.table.open(self.caller, Desc::new(ino, true, false, false)) else { return false };
         let len = meta.size;

@@ -40,6 +40,12 @@ impl Buffers {
         Some((buffer, &mut self.scratch))
     }
 
+    /// Takes the word of each behind page's write left behind: the client,
+    /// the handle and the length of each record waiting.
+    pub fn take_behind(&self) -> impl Iterator<Item = (u64, u64, usize)> + '_ {
+        self.buffers.iter().flatten().filter_map(|(c, b)| b.take_behind().map(|(h, len)| (*c, h, len)))
+    }
+
     /// Lets go of the buffers of clients that have ended.
     pub fn reclaim(&mut self) {
         for entry in self.buffers.iter_mut() {
@@ -105,6 +111,18 @@ impl Server {
         Ok(0)
     }
 
+    /// `BEHIND_PAGE`: makes `caller`'s behind page (`proto::behind`) and
+    /// grants it; its slot goes in reply word 1.
+    pub(crate) fn behind_page(&mut self, caller: u64, out: &mut Msg) -> Reply {
+        let i = self.buffers.index_of(caller).ok_or(Status::Invalid)?;
+        let buffer = self.buffers.buffers[i].as_mut().map(|(_, b)| b).ok_or(Status::Invalid)?;
+        out[1] = buffer.grant_behind().map_err(|e| match e {
+            oxok_libos::Error::Invalid => Status::Invalid,
+            _ => Status::NoSpace,
+        })?;
+        Ok(0)
+    }
+
     /// `READ_BUF`: reads up to `want` (at most the buffer) at the handle's
     /// position into the caller's buffer; the count goes in reply word 1.
     pub(crate) fn read_buf(&mut self, caller: u64, handle: u64, want: u64, out: &mut Msg) -> Reply {
@@ -132,6 +150,9 @@ impl Server {
         let d = self.table.get(caller, handle)?;
         if !d.write {
             return Err(Status::BadHandle);
+        }
+        if let Some(failed) = d.failed.take() {
+            return Err(failed);
         }
         let (ino, append, mut at) = (d.ino, d.append, d.offset);
         if append {

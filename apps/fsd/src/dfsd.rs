@@ -22,6 +22,7 @@
 extern crate alloc;
 
 mod ahead;
+mod behind;
 mod buffers;
 mod disk;
 mod files;

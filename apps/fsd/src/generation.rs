@@ -60,7 +60,9 @@ impl Generation {
         let op = proto::op_of(req[0]);
         let changes = match op {
             op::WRITE | op::WRITE_BUF | op::TRUNCATE | op::COPY => true,
-            op::OPEN => arg & flags::TRUNCATE != 0,
+            // A write may wait behind a granted open: files prefetched
+            // before it read stale from now on.
+            op::OPEN => arg & (flags::TRUNCATE | flags::BEHIND) != 0,
             _ => false,
         };
         // Every request but those that only read, move a position, change
@@ -69,7 +71,8 @@ impl Generation {
         let renames = match op {
             op::PATH | op::CLOSE | op::READ | op::WRITE | op::SEEK | op::FSTAT | op::STAT | op::READDIR => false,
             op::DUP | op::TRUNCATE | op::INFO | op::BUFFER | op::READ_BUF | op::WRITE_BUF | op::FSYNC => false,
-            op::SYNC | op::SET_TIMES | op::READLINK | op::WRITE_BACK | op::GENERATION => false,
+            op::SYNC | op::SET_TIMES | op::READLINK | op::WRITE_BACK | op::GENERATION | op::SETTLE => false,
+            op::BEHIND_PAGE => false,
             op::OPEN => arg & flags::CREATE != 0,
             _ => true,
         };
@@ -79,9 +82,20 @@ impl Generation {
         if renames {
             self.names += 1;
         }
-        if let Some((_, page)) = &self.page
-            && (changes || renames)
-        {
+        if changes || renames {
+            self.publish();
+        }
+    }
+
+    /// Counts a change of a file's bytes that no request of its own made
+    /// (a write left behind), before it is made.
+    pub fn changed(&mut self) {
+        self.count += 1;
+        self.publish();
+    }
+
+    fn publish(&self) {
+        if let Some((_, page)) = &self.page {
             page.words()[0].store(self.count, Ordering::Release);
             page.words()[1].store(self.names, Ordering::Release);
         }

@@ -2,7 +2,7 @@
 //! entries and handing a handle to a child. Each checks the caller's handle
 //! in its own table and the access the file was opened with.
 
-use oxok_libos::fs::proto::{self, INLINE, KIND_FILE, NAME_CHUNK, Status, WRITE_MAX, flags};
+use oxok_libos::fs::proto::{self, INLINE, KIND_FILE, NAME_CHUNK, Status, WRITE_MAX, behind, flags};
 use oxok_libos::{exposed, pct::Msg};
 use oxok_ramfs::OpenFlags;
 
@@ -53,11 +53,22 @@ impl Server {
                 out[1] = handle;
                 out[2] = kind;
                 out[3] = meta.number;
-                // A small file read along, for a reader that asked.
+                // A first write that may wait behind, for a writer that
+                // asked and has a buffer to leave it in.
+                if has(flags::BEHIND)
+                    && kind == KIND_FILE
+                    && self.buffers.parts(caller).is_some_and(|(b, _)| b.has_behind())
+                    && self.table.grant(caller, handle)
+                {
+                    out[4] = behind::GRANTED;
+                }
+                // A small file read along, for a reader that asked (not
+                // while a write may wait behind for it).
                 if has(flags::PREFETCH)
                     && !write
                     && !has(flags::TRUNCATE)
                     && kind == KIND_FILE
+                    && (!self.table.any_granted() || !self.granted_files().contains(&meta.number))
                     && let Some(generation) = self.generation.current()
                     && let Some(n) = self.prefetch(caller, ino, meta.size)
                 {
@@ -106,6 +117,9 @@ impl Server {
         let d = self.table.get(caller, req[1])?;
         if !d.write {
             return Err(Status::BadHandle);
+        }
+        if let Some(failed) = d.failed.take() {
+            return Err(failed);
         }
         let (ino, append, mut at) = (d.ino, d.append, d.offset);
         if append {

@@ -24,6 +24,7 @@
 extern crate alloc;
 
 mod ahead;
+mod behind;
 mod buffers;
 mod files;
 mod generation;

@@ -53,6 +53,9 @@ impl Server {
     pub fn serve(&mut self, caller: u64, msg: &mut Msg) {
         let req = *msg;
         *msg = [0; proto::WORDS];
+        self.fs.set_time(oxok_libos::time::unix_secs().unwrap_or(0));
+        // Whoever asks, the writes left behind come first.
+        self.take_behind();
         if self.stopping {
             msg[0] = proto::reply(Status::Stopped, 0);
             return;
@@ -61,7 +64,7 @@ impl Server {
         if self.calls.is_multiple_of(SWEEP_EVERY) {
             self.sweep();
         }
-        self.fs.set_time(oxok_libos::time::unix_secs().unwrap_or(0));
+        self.end_grant_for(caller, proto::op_of(req[0]), req[1]);
         self.generation.note(&req);
         let result = self.dispatch(caller, &req, msg);
         msg[0] = match result {
@@ -169,9 +172,15 @@ impl Server {
                 self.fs.truncate(ino, req[2]).map(|()| 0).map_err(status)
             }
             op::FSYNC => {
-                let ino = self.table.get(caller, req[1])?.ino;
+                let d = self.table.get(caller, req[1])?;
+                if let Some(failed) = d.failed.take() {
+                    return Err(failed);
+                }
+                let ino = d.ino;
                 self.fs.fsync(ino).map(|()| 0).map_err(status)
             }
+            // What every request does first is all it asks.
+            op::SETTLE => Ok(0),
             op::SYNC => self.fs.sync_all().map(|()| 0).map_err(status),
             op::WRITE_BACK => {
                 out[1] = u64::from(self.fs.write_back(req[1]).map_err(status)?);
@@ -207,6 +216,7 @@ impl Server {
             }
             op::READ_BUF => self.read_buf(caller, req[1], req[2], out),
             op::WRITE_BUF => self.write_buf(caller, req[1], req[2], out),
+            op::BEHIND_PAGE => self.behind_page(caller, out),
             _ => Err(Status::Invalid),
         }
     }

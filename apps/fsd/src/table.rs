@@ -54,13 +54,24 @@ pub struct Desc {
     pub cursor: Option<Vec<u8>>,
     /// The entry whose name is being handed out.
     pub pending: Option<Pending>,
+    /// Its first write may wait in the opener's buffer (`proto::behind`):
+    /// granted at the open, ended by [`Table::end_grant`].
+    behind: bool,
+    /// Why a write left behind could not be written: reported by the
+    /// next `WRITE`, `WRITE_BUF` or `FSYNC` of the record.
+    pub failed: Option<Status>,
     refs: u32,
 }
 
 impl Desc {
     /// A fresh record for `ino`.
     pub fn new(ino: u64, read: bool, write: bool, append: bool) -> Desc {
-        Desc { ino, offset: 0, read, write, append, cursor: None, pending: None, refs: 0 }
+        Desc { ino, offset: 0, read, write, append, cursor: None, pending: None, behind: false, failed: None, refs: 0 }
+    }
+
+    /// Whether a write left behind may still name it.
+    pub fn granted(&self) -> bool {
+        self.behind
     }
 }
 
@@ -80,6 +91,9 @@ pub struct Table {
     free: Vec<usize>,
     live: usize,
     staged: usize,
+    /// The inodes of the records whose first write may wait behind, one
+    /// entry a record (few: a grant ends with the record's first request).
+    granted: Vec<u64>,
 }
 
 impl Table {
@@ -149,6 +163,54 @@ impl Table {
         self.descs.get_mut(index as usize).and_then(Option::as_mut).ok_or(Status::BadHandle)
     }
 
+    /// Grants `client`'s `handle`, a file open for writing and not
+    /// appending, that its first write may wait behind; false if not.
+    pub fn grant(&mut self, client: u64, handle: u64) -> bool {
+        if self.granted.try_reserve(1).is_err() {
+            return false;
+        }
+        let Ok(d) = self.get(client, handle) else { return false };
+        if !d.write || d.append || d.behind {
+            return false;
+        }
+        d.behind = true;
+        let ino = d.ino;
+        self.granted.push(ino);
+        true
+    }
+
+    /// Ends the grant of `client`'s `handle`'s record, if it has one.
+    pub fn end_grant(&mut self, client: u64, handle: u64) {
+        if self.granted.is_empty() {
+            return;
+        }
+        if let Ok(d) = self.get(client, handle)
+            && d.behind
+        {
+            d.behind = false;
+            let ino = d.ino;
+            self.forget_grant(ino);
+        }
+    }
+
+    fn forget_grant(&mut self, ino: u64) {
+        if let Some(i) = self.granted.iter().position(|&g| g == ino) {
+            self.granted.swap_remove(i);
+        }
+    }
+
+    /// Whether any record holds a grant.
+    pub fn any_granted(&self) -> bool {
+        !self.granted.is_empty()
+    }
+
+    /// The inodes of the records that hold a grant (their files' bytes may
+    /// change with no request: they must not be prefetched or opened
+    /// along).
+    pub fn granted(&self) -> &[u64] {
+        &self.granted
+    }
+
     /// Gives `target` its own handle on `client`'s `handle`'s record.
     pub fn dup(&mut self, client: u64, handle: u64, target: u64) -> Result<u64, Status> {
         let h = u32::try_from(handle).map_err(|_| Status::BadHandle)?;
@@ -174,10 +236,13 @@ impl Table {
         if d.refs > 0 {
             return None;
         }
-        let ino = d.ino;
+        let (ino, behind) = (d.ino, d.behind);
         *slot = None;
         self.free.push(index);
         self.live -= 1;
+        if behind {
+            self.forget_grant(ino);
+        }
         Some(ino)
     }
 

@@ -34,7 +34,7 @@
 //! | op | words 1.. | reply words 1.. |
 //! | --- | --- | --- |
 //! | `PATH` (arg 1 = first chunk) | `len` payload bytes | — |
-//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number, and with [`flags::PREFETCH`] the bytes prefetched and the generation they hold at (0: none), with [`flags::AHEAD`] too the files opened along and the name generation they hold at ([`ahead`]); `STAT`: [`WireStat`] |
+//! | `OPEN` (arg = [`flags`], a creation mode [`with_mode`]), `STAT` (arg [`flags::NOFOLLOW`]: of a link itself), `MKDIR` (arg: [`with_mode`]), `UNLINK`, `RMDIR`, `RENAME`, `LINK`, `SYMLINK` | the payload's last `len` bytes | `OPEN`: handle, kind, inode number, and with [`flags::PREFETCH`] the bytes prefetched and the generation they hold at (0: none), with [`flags::AHEAD`] too the files opened along and the name generation they hold at ([`ahead`]); with [`flags::BEHIND`], word 4 [`behind::GRANTED`] if the first write may wait; `STAT`: [`WireStat`] |
 //! | `READLINK` (arg = offset in the target) | the payload's last `len` bytes | the target's length, then `len` ≤ [`LINK_CHUNK`] of its bytes from the offset |
 //! | `CLOSE` (len = handles, 1..=8; 0 counts as 1) | the handles | — (the first failure's status; every handle given is closed that can be) |
 //! | `FSTAT` | handle | [`WireStat`] |
@@ -53,6 +53,8 @@
 //! | `WRITE_BUF` | handle, bytes at the buffer's start (≤ the buffer's pages) | bytes taken |
 //! | `COPY` | the payload's last `len` bytes (`from NUL to`) | files, bytes, data blocks copied |
 //! | `GENERATION` | — | the slot of a read-only capability for the server's generation page |
+//! | `BEHIND_PAGE` | — | the slot of a read-write capability for the caller's behind page |
+//! | `SETTLE` | — | — (the server took every write left behind, as before any request) |
 //!
 //! **A small file comes with its open.** An `OPEN` for reading only with
 //! [`flags::PREFETCH`], from a client with a buffer, of a file whose
@@ -71,6 +73,12 @@
 //! buffer (its next `READ_BUF`, `WRITE_BUF`, `BUFFER` or prefetching
 //! `OPEN`), which overwrites them. A small-file read costs one round trip
 //! instead of two.
+//!
+//! **A small file's write waits with its close.** An `OPEN` for writing
+//! with [`flags::BEHIND`] may let the handle's first write wait in a
+//! page beside the client's buffer until the server's next request from
+//! anyone
+//! ([`behind`]): a small file's create costs one round trip instead of two.
 //!
 //! **The files that follow come along.** With [`flags::AHEAD`] as well,
 //! the server also opens, for reading, up to [`AHEAD_MAX`] regular files
@@ -106,6 +114,7 @@
 #![warn(missing_docs)]
 
 pub mod ahead;
+pub mod behind;
 #[cfg(test)]
 mod tests;
 
@@ -201,6 +210,13 @@ pub mod op {
     /// A read-only capability for the server's generation page (see the
     /// module documentation): reply word 1 its slot in the caller's list.
     pub const GENERATION: u8 = 30;
+    /// A read-write capability for the caller's behind page
+    /// ([`behind`](super::behind)), made with its buffer's first: reply
+    /// word 1 its slot in the caller's list.
+    pub const BEHIND_PAGE: u8 = 31;
+    /// Nothing but what every request does first: take the writes left
+    /// behind in the clients' behind pages ([`behind`](super::behind)).
+    pub const SETTLE: u8 = 32;
 }
 
 /// How long a change waits unwritten on the disk before the `update`
@@ -272,8 +288,12 @@ pub mod flags {
     /// on with the open whatever those closes found (a close's reply is
     /// never passed on); the open's reply may then overwrite them.
     pub const CLOSES: u64 = 2048;
+    /// With `WRITE`, not `APPEND`: the caller may leave the handle's first
+    /// write behind in its behind page ([`behind`](super::behind)); reply
+    /// word 4 says whether it may. Ignored where the server cannot.
+    pub const BEHIND: u64 = 4096;
     /// Every bit defined.
-    pub const ALL: u64 = 4095;
+    pub const ALL: u64 = 8191;
     /// Where [`with_mode`](super::with_mode) puts a creation mode.
     pub const MODE_SHIFT: u32 = 16;
     /// Set when the arg carries a creation mode.

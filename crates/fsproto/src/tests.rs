@@ -141,6 +141,9 @@ fn op_numbers_are_distinct() {
         op::READLINK,
         op::SET_MODE,
         op::WRITE_BACK,
+        op::GENERATION,
+        op::BEHIND_PAGE,
+        op::SETTLE,
     ];
     for (i, a) in ops.iter().enumerate() {
         assert!(ops[i + 1..].iter().all(|b| a != b), "op {a} twice");
@@ -157,4 +160,26 @@ fn reply_positions_round_trip_and_keep_status_and_count() {
     assert_eq!(pos_of(with_pos(w0, POS_LIMIT)), None);
     assert_eq!(pos_of(with_pos(w0, u64::MAX)), None);
     assert_eq!(pos_of(w0), None);
+}
+
+#[test]
+fn a_record_word_round_trips_and_nothing_else_parses() {
+    for (handle, len) in [(0, 1), (1, 1024), (63, behind::MAX), ((1 << 40) - 1, 17)] {
+        let w = behind::word(handle, len).expect("a record");
+        assert_ne!(w, 0);
+        assert_eq!(behind::parse(w), Some((handle, len)));
+    }
+    assert_eq!(behind::word(1, 0), None, "no bytes");
+    assert_eq!(behind::word(1, behind::MAX + 1), None, "past the room");
+    assert_eq!(behind::word(1 << 40, 1), None, "a handle past 40 bits");
+    assert_eq!(behind::parse(0), None, "nothing waits");
+    // Untagged words, and tagged ones with a length of 0 or past the room.
+    for w in
+        [1, 1024 << 40 | 3, u64::MAX >> 1, 1 << 63, 1 << 63 | 5, u64::MAX, 1 << 63 | ((behind::MAX as u64 + 1) << 40)]
+    {
+        assert_eq!(behind::parse(w), None, "{w:#x}");
+    }
+    // The record's word and bytes fill the page, apart.
+    assert_eq!(behind::WORD_AT + 8, behind::DATA_AT);
+    assert_eq!(behind::DATA_AT + behind::MAX, BUFFER_PAGE);
 }

@@ -9,9 +9,10 @@
 //! copies, and the server reads every length from the registers, never
 //! from the pages (the runtime's `SharedRegion`: checked mapped when made,
 //! bytes only by clipped copies). The module reserves the virtual region
-//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) · BUFFER_PAGES + 2 pages)`:
-//! the client's buffer at its start, a server's buffers after it, then
-//! the two generation pages. Nothing
+//! `[BUFFER_BASE, BUFFER_BASE + (1 + SERVED_MAX) · (BUFFER_PAGES + 1) + 2
+//! pages)`: the client's buffer at its start, a server's buffers after it,
+//! each with room for its behind page after its pages (a write left
+//! behind, [`behind`]), then the two generation pages. Nothing
 //! else maps or unmaps there, so a page stays mapped as long as its owner
 //! here says.
 //!
@@ -37,15 +38,17 @@ use oxok_rt::page::{SharedPage, SharedRegion};
 use spin::Mutex;
 
 use super::ahead::{self, Ahead, Hit};
-use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, flags, op};
+use super::proto::{BUFFER_GRANT, BUFFER_PAGE, BUFFER_PAGES, behind, flags, op};
 use alloc::string::String;
 
 /// Start of the region this module reserves.
 pub const BUFFER_BASE: u64 = 0x5200_0000_0000;
 /// Most buffers one server hands out at once.
 pub const SERVED_MAX: usize = 32;
-/// Bytes of address space one buffer takes.
-const SPAN: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
+/// Bytes of address space one buffer takes: its pages and its behind page.
+const SPAN: u64 = (BUFFER_PAGES as u64 + 1) * PAGE_SIZE;
+/// Where a buffer's behind page lies, from the buffer's start.
+const BEHIND_OFFSET: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
 /// Pages a client's buffer grows to when it asks for files to be opened
 /// along: room for [`AHEAD_MAX`](super::proto::AHEAD_MAX) files of 1 KiB
 /// after the one opened.
@@ -57,6 +60,8 @@ const AHEAD_WIDE_PAGES: usize = 13;
 /// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.
 const CLIENT_VA: u64 = BUFFER_BASE;
+/// Where a client maps its behind page ([`behind`]).
+pub const BEHIND_CLIENT_VA: u64 = CLIENT_VA + BEHIND_OFFSET;
 /// Where a client maps its server's generation page, read-only.
 pub const GENERATION_CLIENT_VA: u64 = BUFFER_BASE + (1 + SERVED_MAX as u64) * SPAN;
 /// Where a server maps its own generation page.
@@ -87,6 +92,11 @@ struct Client {
     generation: Option<SharedPage>,
     /// The server gave no generation page: no open prefetches.
     no_generation: bool,
+    /// The behind page, mapped after the buffer's pages (asked for by the
+    /// first open that could leave a write behind).
+    behind: Option<SharedPage>,
+    /// The server gave no behind page: no write is left behind.
+    no_behind: bool,
     /// The file the last prefetching open put at the buffer's start, or
     /// the last open took from `ahead`.
     prefetch: Option<Prefetch>,
@@ -122,6 +132,8 @@ impl Client {
             region: None,
             generation: None,
             no_generation: false,
+            behind: None,
+            no_behind: false,
             prefetch: None,
             ahead: None,
             last_dir: String::new(),
@@ -153,6 +165,15 @@ impl Client {
         }
         self.generation.as_ref()
     }
+
+    /// The behind page, asked for and mapped the first time.
+    fn behind(&mut self) -> Option<&SharedPage> {
+        if self.behind.is_none() && !self.no_behind && self.pages > 0 {
+            self.behind = map_behind(self.server);
+            self.no_behind = self.behind.is_none();
+        }
+        self.behind.as_ref()
+    }
 }
 
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
@@ -178,7 +199,7 @@ pub(crate) fn with_client<R>(
             {
                 release(old.server, a);
             }
-            unmap_client(old.pages, old.generation.is_some());
+            unmap_client(old.pages, old.generation.is_some(), old.behind.is_some());
         }
         *guard = Some(Client::new(exposed::self_id(), server, crate::restore::count()));
     }
@@ -197,15 +218,61 @@ pub(crate) fn with_client<R>(
     Some(f(&mut io, client.pages * BUFFER_PAGE))
 }
 
+/// True if this process's buffer with `server` has its behind page, so
+/// an open may ask to leave its first write behind (`flags::BEHIND`); the
+/// page is asked for the first time.
+pub(crate) fn can_leave_behind(server: u64) -> bool {
+    let Some(mut guard) = CLIENT.try_lock() else { return false };
+    guard.as_mut().filter(|c| c.serves(server)).is_some_and(|c| c.behind().is_some())
+}
+
+/// Leaves `data` behind in the behind page with `server` as `handle`'s
+/// first write ([`behind`]): true if it waits there now, for the server
+/// to take before its next request from anyone; false if it cannot (too
+/// long, no page, the buffer in use), and nothing was done.
+pub(crate) fn leave_behind(server: u64, handle: u64, data: &[u8]) -> bool {
+    let Some(w) = behind::word(handle, data.len()) else { return false };
+    let Some(guard) = CLIENT.try_lock() else { return false };
+    let Some(page) = guard.as_ref().filter(|c| c.serves(server)).and_then(|c| c.behind.as_ref()) else {
+        return false;
+    };
+    let word = &page.words()[behind::WORD_AT / 8];
+    // One record at a time: one still waiting is taken first.
+    if word.load(Ordering::Acquire) != 0 && (settle(server).is_err() || word.load(Ordering::Acquire) != 0) {
+        return false;
+    }
+    page.copy_in(behind::DATA_AT, data);
+    word.store(w, Ordering::Release);
+    true
+}
+
+/// Has `server` take what waits behind (`SETTLE`).
+fn settle(server: u64) -> Result<(), IoError> {
+    super::client::handle_call(server, op::SETTLE, 0, 0, &[]).map(|_| ())
+}
+
 /// Unmaps the first `pages` pages of the client's part of the region and,
-/// with `generation`, the generation page.
-fn unmap_client(pages: usize, generation: bool) {
+/// with `generation`, the generation page, with `behind` the behind page.
+fn unmap_client(pages: usize, generation: bool, behind: bool) {
     for i in 0..pages as u64 {
         let _ = sys::page_unmap(0, CLIENT_VA + i * PAGE_SIZE);
     }
     if generation {
         let _ = sys::page_unmap(0, GENERATION_CLIENT_VA);
     }
+    if behind {
+        let _ = sys::page_unmap(0, BEHIND_CLIENT_VA);
+    }
+}
+
+/// Asks `server` for this client's behind page and maps it after the
+/// buffer's pages.
+fn map_behind(server: u64) -> Option<SharedPage> {
+    let r = super::client::handle_call(server, op::BEHIND_PAGE, 0, 0, &[]).ok()?;
+    let mapped = sys::page_map(0, r[1], BEHIND_CLIENT_VA, FLAGS);
+    let _ = sys::cap_drop(r[1]);
+    mapped.ok()?;
+    SharedPage::writable(BEHIND_CLIENT_VA)
 }
 
 /// Asks `server` for its generation page and maps it read-only.
@@ -453,6 +520,9 @@ pub struct ServedBuffer {
     frames: [u64; BUFFER_PAGES],
     pages: usize,
     region: Option<SharedRegion>,
+    /// The behind page ([`behind`]), once the client asked: its frame
+    /// number and the page as mapped here.
+    behind: Option<(u64, SharedPage)>,
 }
 
 impl ServedBuffer {
@@ -462,7 +532,7 @@ impl ServedBuffer {
             return Err(Error::Invalid);
         }
         let va = BUFFER_BASE + (1 + index as u64) * SPAN;
-        Ok(ServedBuffer { va, frames: [0; BUFFER_PAGES], pages: 0, region: None })
+        Ok(ServedBuffer { va, frames: [0; BUFFER_PAGES], pages: 0, region: None, behind: None })
     }
 
     /// Makes `want` more pages (1..=[`BUFFER_GRANT`]), from page `first`
@@ -491,6 +561,43 @@ impl ServedBuffer {
     /// One more page: allocated, mapped here, granted; the client's slot.
     fn add_page(&mut self) -> Result<u64, Error> {
         let va = self.va + self.pages as u64 * PAGE_SIZE;
+        let (slot, frame) = Self::page_at(va)?;
+        self.frames[self.pages] = frame;
+        self.pages += 1;
+        Ok(slot)
+    }
+
+    /// Makes the behind page ([`behind`]) after the buffer's pages, once,
+    /// and grants the client being served a read-write capability for it:
+    /// its slot in the client's list. `Invalid` before the buffer's first
+    /// page and once the page was made (the client keeps it as long as
+    /// the buffer).
+    pub fn grant_behind(&mut self) -> Result<u64, Error> {
+        if self.pages == 0 || self.behind.is_some() {
+            return Err(Error::Invalid);
+        }
+        let va = self.va + BEHIND_OFFSET;
+        let (slot, frame) = Self::page_at(va)?;
+        match SharedPage::writable(va) {
+            Some(page) => {
+                self.behind = Some((frame, page));
+                Ok(slot)
+            }
+            None => {
+                let _ = sys::page_unmap(0, va);
+                Err(Error::Invalid)
+            }
+        }
+    }
+
+    /// True once the behind page is made.
+    pub fn has_behind(&self) -> bool {
+        self.behind.is_some()
+    }
+
+    /// A fresh frame mapped here at `va` and granted read-write to the
+    /// client being served: the client's slot and the frame number.
+    fn page_at(va: u64) -> Result<(u64, u64), Error> {
         let [own, frame] = sys::frame_alloc(ANY_FRAME)?;
         let granted = match sys::page_map(0, own, va, pte::WRITABLE | pte::NO_EXECUTE) {
             Ok(_) => sys::pct_grant(own, rights::READ | rights::WRITE).map(|[slot]| slot),
@@ -501,9 +608,7 @@ impl ServedBuffer {
                 // Mapped here and granted: the frame lives on without our
                 // capability until both mappings go.
                 let _ = sys::cap_drop(own);
-                self.frames[self.pages] = frame;
-                self.pages += 1;
-                Ok(slot)
+                Ok((slot, frame))
             }
             Err(e) => {
                 let _ = sys::page_unmap(0, va);
@@ -517,7 +622,8 @@ impl ServedBuffer {
     /// holds a capability for one (the client has not let go of them).
     pub fn held_elsewhere(&self) -> bool {
         let me = exposed::self_id();
-        self.frames[..self.pages].iter().any(|&pfn| {
+        let behind = self.behind.as_ref().map(|(frame, _)| *frame);
+        self.frames[..self.pages].iter().chain(behind.iter()).any(|&pfn| {
             exposed::frame_entry(pfn).is_some_and(|e| u64::from(e.owner) == me && (e.maps > 1 || e.refs > 0))
         })
     }
@@ -539,6 +645,22 @@ impl ServedBuffer {
         }
     }
 
+    /// Takes the word of the write the client left behind ([`behind`]),
+    /// leaving 0: what it says, if it is a record (0 and garbage alike:
+    /// nothing waits).
+    pub fn take_behind(&self) -> Option<(u64, usize)> {
+        let (_, page) = self.behind.as_ref()?;
+        behind::parse(page.words()[behind::WORD_AT / 8].swap(0, Ordering::AcqRel))
+    }
+
+    /// Copies `dst.len()` bytes of a record out of the behind page (clipped
+    /// to the page).
+    pub fn copy_behind(&self, dst: &mut [u8]) {
+        if let Some((_, page)) = &self.behind {
+            page.copy_out(behind::DATA_AT, dst);
+        }
+    }
+
     /// Copies `src` into the buffer at byte `at` (clipped to it).
     pub fn copy_in(&self, at: usize, src: &[u8]) {
         if let Some(r) = &self.region {
@@ -551,6 +673,9 @@ impl Drop for ServedBuffer {
     fn drop(&mut self) {
         for i in 0..self.pages as u64 {
             let _ = sys::page_unmap(0, self.va + i * PAGE_SIZE);
+        }
+        if self.behind.take().is_some() {
+            let _ = sys::page_unmap(0, self.va + BEHIND_OFFSET);
         }
     }
 }

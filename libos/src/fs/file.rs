@@ -9,11 +9,15 @@
 //! message's worth go up to the shared buffer's size (64 KiB) at a time
 //! through it ([`buffer`](super::buffer)), smaller ones (or all, without a buffer) in
 //! chunks of one message each ([`proto`](super::proto)); dropping the last
-//! reference closes the handle.
+//! reference closes the handle. A handle's first write, if its open was
+//! granted `flags::BEHIND` and the bytes fit a page, waits behind in the
+//! buffer's behind page for the server to take before its next request
+//! from anyone ([`proto::behind`](super::proto::behind)): a small file's
+//! create costs its open's round trip and no other.
 
 use alloc::format;
 use alloc::string::String;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::client::{call, handle_call};
 use super::proto::{self, INLINE, WRITE_MAX, op};
@@ -36,6 +40,9 @@ pub struct OpenFile {
     /// position reads from them reached, which the server, whose position
     /// stays 0, has not been told ([`IN_STEP`]: none, or told).
     ahead: AtomicU64,
+    /// The server granted that this handle's first write may wait behind
+    /// in the buffer (`flags::BEHIND`), and no request has named it yet.
+    behind: AtomicBool,
 }
 
 /// [`OpenFile::ahead`] when the server knows the position.
@@ -44,15 +51,15 @@ const IN_STEP: u64 = u64::MAX;
 impl OpenFile {
     /// The file of table entry `slot` (taken and filled by the caller).
     pub(crate) fn at(slot: usize) -> OpenFile {
-        OpenFile { slot, dir: None, ahead: AtomicU64::new(IN_STEP) }
+        OpenFile { slot, dir: None, ahead: AtomicU64::new(IN_STEP), behind: AtomicBool::new(false) }
     }
 
     /// The file of table entry `slot`, just opened here: `kind` is the
     /// `OPEN` reply's (`proto::KIND_*`); `prefetched` if its bytes came
-    /// with it.
-    pub(crate) fn opened(slot: usize, kind: u64, prefetched: bool) -> OpenFile {
+    /// with it; `behind` if its first write may wait behind.
+    pub(crate) fn opened(slot: usize, kind: u64, prefetched: bool, behind: bool) -> OpenFile {
         let ahead = AtomicU64::new(if prefetched { 0 } else { IN_STEP });
-        OpenFile { slot, dir: Some(kind == proto::KIND_DIR), ahead }
+        OpenFile { slot, dir: Some(kind == proto::KIND_DIR), ahead, behind: AtomicBool::new(behind) }
     }
 
     /// Reads into `buf` from the bytes that came with the open, if they
@@ -99,6 +106,8 @@ impl OpenFile {
     /// before a request that uses or hands on the server's position (kept
     /// to tell again if the server could not be told).
     fn in_step(&self) -> Result<(), IoError> {
+        // A request that names the handle ends the server's grant.
+        self.behind.store(false, Ordering::Release);
         let at = self.ahead.swap(IN_STEP, Ordering::AcqRel);
         if at == IN_STEP || at == 0 {
             return Ok(());
@@ -294,6 +303,16 @@ impl File for OpenFile {
     }
 
     fn write(&self, buf: &[u8]) -> Result<usize, IoError> {
+        // The first write after the open may wait behind (at position 0).
+        if self.behind.swap(false, Ordering::AcqRel) {
+            let (server, handle) = super::ftable::ids(self.slot);
+            super::ftable::begin(self.slot);
+            let left = super::buffer::leave_behind(server, handle, buf);
+            super::ftable::end(self.slot, left.then_some(buf.len() as u64));
+            if left {
+                return Ok(buf.len());
+            }
+        }
         let mut done = 0;
         while done < buf.len() {
             let rest = &buf[done..];

@@ -253,8 +253,15 @@ fn open_routed((server, full): (u64, Cow<'_, str>), flags: OpenFlags) -> Result<
         && let Some(hit) = buffer::take_ahead(server, slot, &full)
     {
         ftable::opened(slot, hit.handle, hit.number);
-        return Ok(OpenFile::opened(slot, hit.kind, hit.bytes.is_some()));
+        return Ok(OpenFile::opened(slot, hit.kind, hit.bytes.is_some(), false));
     }
+    // A writer with a buffer asks to leave its first write behind.
+    let writes = proto::flags::WRITE | proto::flags::APPEND;
+    let bits = if bits & writes == proto::flags::WRITE && buffer::can_leave_behind(server) {
+        bits | proto::flags::BEHIND
+    } else {
+        bits
+    };
     // Else it may come with its bytes (`flags::PREFETCH`), and with the
     // files that follow it.
     // (`ahead`: the `AHEAD` flags to ask with, if any).
@@ -273,7 +280,8 @@ fn open_routed((server, full): (u64, Cow<'_, str>), flags: OpenFlags) -> Result<
     match opened {
         Ok(r) => {
             ftable::opened(slot, r[1], r[3]);
-            Ok(OpenFile::opened(slot, r[2], prefetched))
+            let behind = bits & proto::flags::BEHIND != 0 && r[4] == proto::behind::GRANTED;
+            Ok(OpenFile::opened(slot, r[2], prefetched, behind))
         }
         Err(e) => {
             ftable::free(slot);
