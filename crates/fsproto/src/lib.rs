@@ -211,8 +211,8 @@ pub mod op {
     /// module documentation): reply word 1 its slot in the caller's list.
     pub const GENERATION: u8 = 30;
     /// A read-write capability for the caller's behind page
-    /// ([`behind`](super::behind)), made with its buffer's first: reply
-    /// word 1 its slot in the caller's list.
+    /// ([`behind`](super::behind)), made once for its buffer, which must
+    /// have a page: reply word 1 its slot in the caller's list.
     pub const BEHIND_PAGE: u8 = 31;
     /// Nothing but what every request does first: take the writes left
     /// behind in the clients' behind pages ([`behind`](super::behind)).
