@@ -166,6 +166,33 @@ impl Client {
         self.generation.as_ref()
     }
 
+    /// Puts the closes waiting for `server` at the buffer's start for an
+    /// `OPEN` to carry (the reply may overwrite them, and so whatever was
+    /// there: the bytes a prefetching open or the files opened along left
+    /// are gone): `flags::CLOSES` if it did, 0 if none were waiting (or
+    /// there is no buffer: they are sent at once).
+    fn put_closes(&mut self, server: u64) -> u64 {
+        let mut list = [0u64; 1 + super::closes::WAITING_MAX];
+        let words = super::closes::take_for(server, &mut list);
+        if words == 0 {
+            return 0;
+        }
+        let mut bytes = [0u8; 8 * (1 + super::closes::WAITING_MAX)];
+        for (b, w) in bytes.chunks_exact_mut(8).zip(&list[..words]) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        let Some(region) = self.region.as_ref() else {
+            super::closes::send_now(server, &list[1..words]);
+            return 0;
+        };
+        region.copy_in(0, &bytes[..8 * words]);
+        self.prefetch = None;
+        if let Some(a) = self.ahead.as_mut() {
+            a.bytes = false;
+        }
+        flags::CLOSES
+    }
+
     /// The behind page, asked for and mapped the first time.
     fn behind(&mut self) -> Option<&SharedPage> {
         if self.behind.is_none() && !self.no_behind && self.pages > 0 {
@@ -218,12 +245,24 @@ pub(crate) fn with_client<R>(
     Some(f(&mut io, client.pages * BUFFER_PAGE))
 }
 
-/// True if this process's buffer with `server` has its behind page, so
-/// an open may ask to leave its first write behind (`flags::BEHIND`); the
-/// page is asked for the first time.
-pub(crate) fn can_leave_behind(server: u64) -> bool {
-    let Some(mut guard) = CLIENT.try_lock() else { return false };
-    guard.as_mut().filter(|c| c.serves(server)).is_some_and(|c| c.behind().is_some())
+/// Runs `open`, an `OPEN` that changes a file (for writing, creating or
+/// truncating) on `server`, with the `OPEN` flags this process's buffer
+/// with `server` adds: the closes waiting (`flags::CLOSES`) and, with a
+/// behind page (asked for the first time), `flags::BEHIND` if `behind`
+/// (an open for writing, not appending). Its reply, and whether it asked
+/// for `BEHIND`.
+pub(crate) fn open_changing(
+    server: u64,
+    behind: bool,
+    open: impl FnOnce(u64) -> Result<Msg, IoError>,
+) -> (Result<Msg, IoError>, bool) {
+    let Some(mut guard) = CLIENT.try_lock() else { return (open(0), false) };
+    let Some(client) = guard.as_mut().filter(|c| c.serves(server) && c.pages > 0) else {
+        return (open(0), false);
+    };
+    let behind = behind && client.behind().is_some();
+    let asked = client.put_closes(server) | if behind { flags::BEHIND } else { 0 };
+    (open(asked), behind)
 }
 
 /// Leaves `data` behind in the behind page with `server` as `handle`'s
@@ -322,32 +361,7 @@ pub(crate) fn open_prefetching(
             flags::AHEAD | flags::AHEAD_WIDE
         }
     };
-    // The closes waiting go along, at the buffer's start (the reply
-    // overwrites them, and so whatever was there: the files opened along
-    // before no longer have their bytes here).
-    let mut list = [0u64; 1 + super::closes::WAITING_MAX];
-    let asked = match super::closes::take_for(server, &mut list) {
-        0 => asked,
-        words => {
-            let mut bytes = [0u8; 8 * (1 + super::closes::WAITING_MAX)];
-            for (b, w) in bytes.chunks_exact_mut(8).zip(&list[..words]) {
-                b.copy_from_slice(&w.to_le_bytes());
-            }
-            match client.region.as_ref() {
-                Some(region) => {
-                    region.copy_in(0, &bytes[..8 * words]);
-                    if let Some(a) = client.ahead.as_mut() {
-                        a.bytes = false;
-                    }
-                    asked | flags::CLOSES
-                }
-                None => {
-                    super::closes::send_now(server, &list[1..words]);
-                    asked
-                }
-            }
-        }
-    };
+    let asked = asked | client.put_closes(server);
     let r = open(true, asked);
     client.last_dir.clear();
     if client.last_dir.try_reserve(dir.len()).is_ok() {

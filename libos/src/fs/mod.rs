@@ -255,32 +255,32 @@ fn open_routed((server, full): (u64, Cow<'_, str>), flags: OpenFlags) -> Result<
         ftable::opened(slot, hit.handle, hit.number);
         return Ok(OpenFile::opened(slot, hit.kind, hit.bytes.is_some(), false));
     }
-    // A writer with a buffer asks to leave its first write behind.
-    let writes = proto::flags::WRITE | proto::flags::APPEND;
-    let bits = if bits & writes == proto::flags::WRITE && buffer::can_leave_behind(server) {
-        bits | proto::flags::BEHIND
-    } else {
-        bits
-    };
     // Else it may come with its bytes (`flags::PREFETCH`), and with the
-    // files that follow it.
-    // (`ahead`: the `AHEAD` flags to ask with, if any).
-    let open = |prefetch: bool, ahead: u64| {
+    // files that follow it; one that changes the file carries the closes
+    // waiting, and a writer's may leave its first write behind.
+    // (`more`: the flags the buffer adds, if any).
+    let open = |prefetch: bool, more: u64| {
         let bits = if prefetch { bits | proto::flags::PREFETCH } else { bits };
-        client::path_call(server, op::OPEN, bits | ahead, full.as_bytes())
+        client::path_call(server, op::OPEN, bits | more, full.as_bytes())
     };
-    let (mut opened, mut prefetched) =
-        if bits & CHANGES == 0 { buffer::open_prefetching(server, slot, &full, open) } else { (open(false, 0), false) };
+    let writes = proto::flags::WRITE | proto::flags::APPEND;
+    let (mut opened, mut prefetched, mut behind) = if bits & CHANGES == 0 {
+        let (r, prefetched) = buffer::open_prefetching(server, slot, &full, open);
+        (r, prefetched, false)
+    } else {
+        let (r, behind) = buffer::open_changing(server, bits & writes == proto::flags::WRITE, |more| open(false, more));
+        (r, false, behind)
+    };
     if matches!(opened, Err(IoError::NoSpace)) {
         // The server's room for this client's handles may be taken by
         // closes still waiting here.
         closes::flush_for(Some(server));
-        (opened, prefetched) = (open(false, 0), false);
+        (opened, prefetched, behind) = (open(false, 0), false, false);
     }
     match opened {
         Ok(r) => {
             ftable::opened(slot, r[1], r[3]);
-            let behind = bits & proto::flags::BEHIND != 0 && r[4] == proto::behind::GRANTED;
+            let behind = behind && r[4] == proto::behind::GRANTED;
             Ok(OpenFile::opened(slot, r[2], prefetched, behind))
         }
         Err(e) => {

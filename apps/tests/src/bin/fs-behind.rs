@@ -6,7 +6,8 @@
 //!
 //! - a small file's create, write and close cost one request (its `OPEN`),
 //!   and this process, a forked child and the file's status all see its
-//!   bytes at once;
+//!   bytes at once; the close waits and goes with the next open that
+//!   changes a file;
 //! - a reader that got the file's bytes with its open before another
 //!   process opened it for writing reads the writer's bytes once its write
 //!   returned (the granted open moved the generation), and one that opens
@@ -100,6 +101,17 @@ fn one_request(t: &mut Checks) {
     }
     t.expect(fs::stat(P).map(|m| m.size).ok(), Some(1000), "its status says its length");
     t.expect(fs::read_file(P).ok(), Some(a), "this process reads every byte");
+    // The close of a file written waits, and goes with the next open
+    // that changes a file: the server's handles stay one over.
+    let server = fs::open_file(P, OpenFlags::READ).map(|f| f.server()).unwrap_or(0);
+    fs::closes::flush();
+    let base = handles(server);
+    t.check(fs::write_file("/bh-one-a", b"a").is_ok(), "another small file written");
+    t.expect(handles(server), base.map(|h| h + 1), "its close waits");
+    t.check(fs::write_file("/bh-one-b", b"b").is_ok(), "and another");
+    t.expect(handles(server), base.map(|h| h + 1), "its open carried the close that waited; its own waits");
+    let _ = fs::unlink("/bh-one-a");
+    let _ = fs::unlink("/bh-one-b");
     // One byte past the room: the write goes through the buffer at once.
     let b = pattern(behind::MAX + 1, 0x32);
     let before = fs::requests();
@@ -107,6 +119,11 @@ fn one_request(t: &mut Checks) {
     t.expect(fs::requests() - before, 2, "it cost its open and its write");
     t.expect(fs::read_file(P).ok(), Some(b), "and reads back");
     let _ = fs::unlink(P);
+}
+
+/// The server's open handles over all clients, asked past the client.
+fn handles(server: u64) -> Option<u64> {
+    raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
 }
 
 /// A pipe's two ends as descriptors: (read, write).
