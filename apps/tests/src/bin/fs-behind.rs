@@ -21,8 +21,9 @@
 //!   this client's, one open for reading, one opened without `BEHIND`, one
 //!   appending (never granted), a length past the room, a second record
 //!   for a granted handle, and one for a handle whose grant a `SEEK`
-//!   ended; a granted handle's own record is written. The server serves
-//!   on, and every other file is as it was.
+//!   ended; a granted handle's own record is written. A second behind
+//!   page, and one for a client without a buffer, are refused. The server
+//!   serves on, and every other file is as it was.
 //!
 //! At the end (not `routed`) the server stops.
 #![no_std]
@@ -342,6 +343,20 @@ fn forged(t: &mut Checks) {
 
     for h in [keeper, reads, plain, appends, granted, ended].iter().flatten().map(|r| r[1]) {
         let _ = raw(server, &request(op::CLOSE, 1, 0, &[h]));
+    }
+    // The page is made once per buffer, and never for a client without one.
+    let again = raw(server, &request(op::BEHIND_PAGE, 0, 0, &[])).ok().map(|r| Status::of(r[0]));
+    t.expect(again, Some(Status::Invalid), "a second behind page is refused");
+    match vm::fork() {
+        Ok(Fork::Child) => {
+            // The parent's buffer is not the child's: it holds none yet.
+            let r = raw(server, &request(op::BEHIND_PAGE, 0, 0, &[])).ok().map(|r| Status::of(r[0]));
+            oxok_libos::process::exit(if r == Some(Status::Invalid) { 0 } else { 1 })
+        }
+        Ok(Fork::Parent(c)) => {
+            t.expect(exec::wait(c), Ok(ExitStatus::Exited(0)), "a client without a buffer gets no behind page")
+        }
+        Err(e) => t.check(false, &format!("fork failed: {e}")),
     }
     t.expect(fs::stat(BIG).map(|m| m.size).ok(), Some(BIG_LEN as u64), "the server serves on");
     t.expect(fs::stat(P).map(|m| m.size).ok(), Some(600), "the file's length is as it was");
