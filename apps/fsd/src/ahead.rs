@@ -10,7 +10,6 @@
 //! handle as if it had opened the file itself, and closes the ones it does
 //! not use. A few handles of the caller's quota are always left over.
 
-use alloc::vec::Vec;
 use oxok_libos::fs::buffer::ServedBuffer;
 use oxok_libos::fs::proto::ahead::{self, HEAD, Head, NAME_MAX};
 use oxok_libos::fs::proto::{AHEAD_MAX, AHEAD_WIDE_MAX, KIND_FILE};
@@ -34,7 +33,7 @@ impl Server {
     /// went stays.
     pub(crate) fn open_ahead(&mut self, caller: u64, path: &[u8], first: usize, wide: bool) -> u64 {
         let max = if wide { AHEAD_WIDE_MAX } else { AHEAD_MAX };
-        let granted = if self.table.any_granted() { self.granted_files() } else { Vec::new() };
+        let granted = self.granted_files();
         let Server { fs, table, buffers, .. } = self;
         let Some((buffer, scratch)) = buffers.parts(caller) else { return 0 };
         let mut batch = Batch { caller, table, buffer, at: ahead::start(first), bytes_at: 0, granted: &granted };

@@ -56,7 +56,8 @@ impl Server {
     /// The numbers (as `stat` shows them) of the files a granted handle is
     /// open on: no open prefetches them or opens them along. A file system
     /// that names each open anew (the disk's) still numbers a file alike
-    /// for every open of it.
+    /// for every open of it. Empty, with nothing allocated, while no grant
+    /// stands.
     pub(crate) fn granted_files(&mut self) -> Vec<u64> {
         let mut numbers = Vec::new();
         if numbers.try_reserve(self.table.granted().len()).is_ok() {

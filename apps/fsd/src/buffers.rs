@@ -151,9 +151,7 @@ impl Server {
         if !d.write {
             return Err(Status::BadHandle);
         }
-        if let Some(failed) = d.failed.take() {
-            return Err(failed);
-        }
+        d.kept_failure()?;
         let (ino, append, mut at) = (d.ino, d.append, d.offset);
         if append {
             at = self.fs.stat(ino).map_err(status)?.size;

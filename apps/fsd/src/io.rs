@@ -68,7 +68,7 @@ impl Server {
                     && !write
                     && !has(flags::TRUNCATE)
                     && kind == KIND_FILE
-                    && (!self.table.any_granted() || !self.granted_files().contains(&meta.number))
+                    && !self.granted_files().contains(&meta.number)
                     && let Some(generation) = self.generation.current()
                     && let Some(n) = self.prefetch(caller, ino, meta.size)
                 {
@@ -118,9 +118,7 @@ impl Server {
         if !d.write {
             return Err(Status::BadHandle);
         }
-        if let Some(failed) = d.failed.take() {
-            return Err(failed);
-        }
+        d.kept_failure()?;
         let (ino, append, mut at) = (d.ino, d.append, d.offset);
         if append {
             at = self.fs.stat(ino).map_err(status)?.size;

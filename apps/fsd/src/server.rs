@@ -173,9 +173,7 @@ impl Server {
             }
             op::FSYNC => {
                 let d = self.table.get(caller, req[1])?;
-                if let Some(failed) = d.failed.take() {
-                    return Err(failed);
-                }
+                d.kept_failure()?;
                 let ino = d.ino;
                 self.fs.fsync(ino).map(|()| 0).map_err(status)
             }

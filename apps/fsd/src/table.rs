@@ -73,6 +73,13 @@ impl Desc {
     pub fn granted(&self) -> bool {
         self.behind
     }
+
+    /// The failure kept for it (a write left behind that could not be
+    /// written), reported once: by the `WRITE`, `WRITE_BUF` or `FSYNC`
+    /// that asks.
+    pub fn kept_failure(&mut self) -> Result<(), Status> {
+        self.failed.take().map_or(Ok(()), Err)
+    }
 }
 
 /// A client's handles (each the index of its record in `descs`: at most

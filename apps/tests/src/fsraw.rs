@@ -42,6 +42,12 @@ pub fn status(server: u64, msg: &Msg) -> Option<Status> {
     raw(server, msg).ok().map(|r| Status::of(r[0]))
 }
 
+/// The server's open handles over all clients (`INFO` reply word 2),
+/// asked past the client (whose waiting closes nothing sends ahead).
+pub fn open_handles(server: u64) -> Option<u64> {
+    raw(server, &request(proto::op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
+}
+
 /// A file server of the test's own (`fs::spawn_server`), or `None` after
 /// printing `PROGRAM: FAIL no file server: …`.
 pub fn own_server(program: &str) -> Option<oxok_libos::exec::Child> {

@@ -46,7 +46,7 @@ use oxok_libos::fs::{self, OpenFlags, ftable};
 use oxok_libos::pct::Msg;
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
-use oxok_tests::fsraw::{path_request, raw, request};
+use oxok_tests::fsraw::{open_handles, path_request, raw, request};
 
 oxok_libos::main!(main);
 
@@ -84,7 +84,7 @@ fn main(args: Args) -> i32 {
     let srv = probe.server();
     drop(probe);
     fs::closes::flush(); // sends the waiting closes
-    let base = handles(srv).unwrap_or(u64::MAX);
+    let base = open_handles(srv).unwrap_or(u64::MAX);
 
     read_all(&mut t);
     numbered(&mut t);
@@ -98,7 +98,7 @@ fn main(args: Args) -> i32 {
     widening(&mut t, srv);
 
     fs::closes::flush();
-    t.expect(handles(srv), Some(base), "no handle left open at the server");
+    t.expect(open_handles(srv), Some(base), "no handle left open at the server");
     for i in 0..FILES {
         let _ = fs::unlink(&path(i));
     }
@@ -117,11 +117,6 @@ fn main(args: Args) -> i32 {
 /// inodes (the RAM file system's `fsd`).
 fn files_open(server: u64) -> Option<u64> {
     raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[4])
-}
-
-/// The server's open handles over all clients, asked past the client.
-fn handles(server: u64) -> Option<u64> {
-    raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
 }
 
 /// Reads file `i` whole; its bytes, or `None` if it could not be opened.
@@ -261,7 +256,7 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
         t.check(fs::write_file(&name(i), &vec![i as u8; BIG]).is_ok(), &format!("a{i:02} written"));
     }
     fs::closes::flush();
-    let Some(base) = handles(srv) else { return t.check(false, "the server's handles counted") };
+    let Some(base) = open_handles(srv) else { return t.check(false, "the server's handles counted") };
     let files = files_open(srv);
     let a00 = name(0);
 
@@ -272,7 +267,7 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
     ] {
         let r = open_raw(srv, &a00, bits);
         t.check(r.is_some_and(|r| r[6] == 0), &format!("an open ahead {what} takes nothing along"));
-        t.expect(handles(srv), Some(base + 1), &format!("one handle for an open ahead {what}"));
+        t.expect(open_handles(srv), Some(base + 1), &format!("one handle for an open ahead {what}"));
         t.check(r.is_some_and(|r| close_raw(srv, r[1])), "closed");
     }
 
@@ -283,7 +278,7 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
     let went = r[6];
     t.check(r[4] == 100, "a00 came with its open");
     t.check((1..=AHEAD_MAX as u64).contains(&went), "files went along, at most AHEAD_MAX");
-    t.expect(handles(srv), Some(base + 1 + went), "a handle for each file along");
+    t.expect(open_handles(srv), Some(base + 1 + went), "a handle for each file along");
     // Handles count on per client: the files along hold the next ones.
     let sizes: Vec<Option<u64>> = (1..=went).map(|k| size_raw(srv, r[1] + k)).collect();
     let expected: Vec<Option<u64>> =
@@ -300,7 +295,7 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
     let w = raw(srv, &request(op::WRITE, 3, 0, &[r[1] + 1, u64::from_le_bytes(*b"bad\0\0\0\0\0")]));
     t.expect(w.ok().map(|w| Status::of(w[0])), Some(Status::BadHandle), "a handle along refuses a write");
     t.check((0..=went).all(|k| close_raw(srv, r[1] + k)), "every handle along closed");
-    t.expect(handles(srv), Some(base), "nothing left open");
+    t.expect(open_handles(srv), Some(base), "nothing left open");
 
     // The quota's last 16 handles are never taken along. Held until the
     // quota refuses (this client then holds all of it, whatever else it
@@ -329,7 +324,7 @@ fn asked_past_the_client(t: &mut Checks, srv: u64) {
         held.push(r[1]);
     }
     t.check(held.iter().all(|&h| close_raw(srv, h)), "every held handle closed");
-    t.expect(handles(srv), Some(base), "nothing left open at the end");
+    t.expect(open_handles(srv), Some(base), "nothing left open at the end");
     carried_closes(t, srv, base, &a00);
     // The file a batch could not take (the buffer full) was opened by the
     // file system first: the server lets such a file go again.
@@ -371,7 +366,7 @@ fn carried_closes(t: &mut Checks, srv: u64, base: u64, a00: &str) {
         Ok(Fork::Parent(child)) => {
             let mut seen = false;
             for _ in 0..300 {
-                seen = handles(srv) == Some(base + 1);
+                seen = open_handles(srv) == Some(base + 1);
                 if seen {
                     break;
                 }
@@ -385,14 +380,14 @@ fn carried_closes(t: &mut Checks, srv: u64, base: u64, a00: &str) {
             t.check(r.is_some(), "an open carrying the list succeeds");
             // The list's own handle went if its number is listed.
             let left = base + 2 + u64::from(own >= proto::CLOSES_MAX as u64);
-            t.expect(handles(srv), Some(left), "only this client's own handles were closed");
+            t.expect(open_handles(srv), Some(left), "only this client's own handles were closed");
             t.check(fs::write_file(GO, b"go").is_ok(), "/go made");
             t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the child's file still reads");
             for h in [own, r.map_or(0, |r| r[1])] {
                 let _ = close_raw(srv, h);
             }
             fs::closes::flush();
-            t.expect(handles(srv), Some(base), "nothing left open after the carried closes");
+            t.expect(open_handles(srv), Some(base), "nothing left open after the carried closes");
             let _ = fs::unlink(GO);
             let _ = fs::unlink(LIST);
         }
@@ -414,7 +409,7 @@ fn widening(t: &mut Checks, srv: u64) {
         t.check(fs::write_file(&name(i), &[i as u8; 100]).is_ok(), &format!("w{i:02} written"));
     }
     fs::closes::flush();
-    let Some(base) = handles(srv) else { return t.check(false, "the server's handles counted") };
+    let Some(base) = open_handles(srv) else { return t.check(false, "the server's handles counted") };
     // Another directory's file first, so the first open here asks for
     // nothing along; then nothing waits. The files are held open as they
     // are read, so that no batch of closes goes among the opens.
@@ -434,7 +429,7 @@ fn widening(t: &mut Checks, srv: u64) {
     t.expect(asked, 3, "48 files in turn: the first alone, 8 along, then 38 in one wide batch (the quota)");
     drop(held);
     fs::closes::flush();
-    t.expect(handles(srv), Some(base), "nothing left open after the reads");
+    t.expect(open_handles(srv), Some(base), "nothing left open after the reads");
 
     let w00 = name(0);
     for (bits, want, what) in [
@@ -448,7 +443,7 @@ fn widening(t: &mut Checks, srv: u64) {
             t.check((0..=r[6]).all(|k| close_raw(srv, r[1] + k)), "every handle closed");
         }
     }
-    t.expect(handles(srv), Some(base), "nothing left open at the end");
+    t.expect(open_handles(srv), Some(base), "nothing left open at the end");
     for i in 0..WIDE_FILES {
         let _ = fs::unlink(&name(i));
     }

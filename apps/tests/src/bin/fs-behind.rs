@@ -44,7 +44,7 @@ use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::rt::page::SharedPage;
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
-use oxok_tests::fsraw::{path_request, raw, request};
+use oxok_tests::fsraw::{open_handles, path_request, raw, request};
 
 oxok_libos::main!(main);
 
@@ -106,11 +106,11 @@ fn one_request(t: &mut Checks) {
     // that changes a file: the server's handles stay one over.
     let server = fs::open_file(P, OpenFlags::READ).map(|f| f.server()).unwrap_or(0);
     fs::closes::flush();
-    let base = handles(server);
+    let base = open_handles(server);
     t.check(fs::write_file("/bh-one-a", b"a").is_ok(), "another small file written");
-    t.expect(handles(server), base.map(|h| h + 1), "its close waits");
+    t.expect(open_handles(server), base.map(|h| h + 1), "its close waits");
     t.check(fs::write_file("/bh-one-b", b"b").is_ok(), "and another");
-    t.expect(handles(server), base.map(|h| h + 1), "its open carried the close that waited; its own waits");
+    t.expect(open_handles(server), base.map(|h| h + 1), "its open carried the close that waited; its own waits");
     let _ = fs::unlink("/bh-one-a");
     let _ = fs::unlink("/bh-one-b");
     // One byte past the room: the write goes through the buffer at once.
@@ -120,11 +120,6 @@ fn one_request(t: &mut Checks) {
     t.expect(fs::requests() - before, 2, "it cost its open and its write");
     t.expect(fs::read_file(P).ok(), Some(b), "and reads back");
     let _ = fs::unlink(P);
-}
-
-/// The server's open handles over all clients, asked past the client.
-fn handles(server: u64) -> Option<u64> {
-    raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
 }
 
 /// A pipe's two ends as descriptors: (read, write).

@@ -32,7 +32,7 @@ use oxok_libos::fs::proto::{Status, op};
 use oxok_libos::fs::{self, OpenFile, OpenFlags, closes};
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
-use oxok_tests::fsraw::{raw, request, status};
+use oxok_tests::fsraw::{open_handles, raw, request, status};
 
 oxok_libos::main!(main);
 
@@ -59,14 +59,14 @@ fn main(args: Args) -> i32 {
     let srv = probe.server();
     drop(probe);
     let _ = fs::server_stats(); // sends the probe's close
-    let base = handles(srv);
+    let base = open_handles(srv);
     t.check(base.is_some(), "raw INFO answers");
     let base = base.unwrap_or(0);
 
     let three: Vec<OpenFile> = (0..3).filter_map(|i| fs::open_file(&path(i), OpenFlags::READ).ok()).collect();
-    t.expect(handles(srv), Some(base + 3), "three read-only files open");
+    t.expect(open_handles(srv), Some(base + 3), "three read-only files open");
     drop(three);
-    t.expect(handles(srv), Some(base + 3), "their closes wait");
+    t.expect(open_handles(srv), Some(base + 3), "their closes wait");
     t.expect(fs::server_stats().map(|s| s.handles).ok(), Some(base), "the client's INFO sends them first");
 
     let mut waiting = 0;
@@ -76,19 +76,19 @@ fn main(args: Args) -> i32 {
         }
     }
     let nine = base + FILES as u64;
-    t.expect(handles(srv), Some(nine), "nine closes wait");
+    t.expect(open_handles(srv), Some(nine), "nine closes wait");
     drop(fs::open_file(&path(0), OpenFlags::WRITE));
-    t.expect(handles(srv), Some(nine + 1), "a writer's close waits too");
+    t.expect(open_handles(srv), Some(nine + 1), "a writer's close waits too");
 
     forked(&mut t, srv, nine + 1, waiting);
 
     t.expect(fs::unlink(&path(1)).ok(), Some(()), "unlink");
-    t.expect(handles(srv), Some(base), "UNLINK sends the waiting closes first");
+    t.expect(open_handles(srv), Some(base), "UNLINK sends the waiting closes first");
 
     for _ in 0..=closes::WAITING_MAX {
         drop(fs::open_file(&path(0), OpenFlags::READ));
     }
-    t.expect(handles(srv), Some(base + 1), "a full list of waiting closes goes when one more comes, which waits");
+    t.expect(open_handles(srv), Some(base + 1), "a full list of waiting closes goes when one more comes, which waits");
     let _ = fs::server_stats(); // sends it
 
     batched(&mut t, srv, base);
@@ -114,9 +114,9 @@ fn routed(t: &mut Checks) {
     };
     let srv = probe.server();
     drop(probe);
-    let before = handles(srv).unwrap_or(0);
+    let before = open_handles(srv).unwrap_or(0);
     t.expect(fs::write_file(P, &data).ok(), Some(()), "3,000 bytes written");
-    t.expect(handles(srv), Some(before + 1), "the writer's close waits");
+    t.expect(open_handles(srv), Some(before + 1), "the writer's close waits");
     match vm::fork() {
         Ok(Fork::Child) => {
             let same = fs::read_file(P).is_ok_and(|got| got == data);
@@ -132,12 +132,7 @@ fn routed(t: &mut Checks) {
     t.expect(fs::unlink(P).ok(), Some(()), "unlink");
     // Four closes waited: the first writer's, the probe's, the second
     // writer's and the last reader's.
-    t.expect(handles(srv), before.checked_sub(2), "UNLINK sent the waiting closes first");
-}
-
-/// The server's open handles over all clients, asked past the client.
-fn handles(server: u64) -> Option<u64> {
-    raw(server, &request(op::INFO, 0, 0, &[])).ok().filter(|r| Status::of(r[0]) == Status::Ok).map(|r| r[2])
+    t.expect(open_handles(srv), before.checked_sub(2), "UNLINK sent the waiting closes first");
 }
 
 /// A forked child inherits the waiting close with the parent's memory; it
@@ -170,7 +165,7 @@ fn forked(t: &mut Checks, srv: u64, parents: u64, waiting: u64) {
                 Ok(ExitStatus::Exited(0)),
                 "the child's own handle numbered as the parent's waiting one stays open",
             );
-            t.expect(handles(srv), Some(parents), "the parent's waiting closes are still the parent's to send");
+            t.expect(open_handles(srv), Some(parents), "the parent's waiting closes are still the parent's to send");
         }
         Err(e) => t.check(false, &format!("fork failed: {e}")),
     }
@@ -188,10 +183,10 @@ fn batched(t: &mut Checks, srv: u64, base: u64) {
         .collect();
     t.expect(opened.len(), 2, "two files opened");
     let (a, b) = (opened.first().copied().unwrap_or(0), opened.get(1).copied().unwrap_or(0));
-    t.expect(handles(srv), Some(base + 2), "two more handles");
+    t.expect(open_handles(srv), Some(base + 2), "two more handles");
     let mixed = status(srv, &request(op::CLOSE, 3, 0, &[a, 0xdead, b]));
     t.expect(mixed, Some(Status::BadHandle), "a batched CLOSE with a bad handle reports it");
-    t.expect(handles(srv), Some(base), "and closes the good ones");
+    t.expect(open_handles(srv), Some(base), "and closes the good ones");
 
     // Another client's handles: a child opens a file and keeps it open
     // while the parent tries to close the child's handle numbers.
@@ -210,7 +205,7 @@ fn batched(t: &mut Checks, srv: u64, base: u64) {
         Ok(Fork::Parent(child)) => {
             let mut seen = None;
             for _ in 0..100 {
-                if handles(srv) == Some(base + 1) {
+                if open_handles(srv) == Some(base + 1) {
                     seen = Some(());
                     break;
                 }
@@ -220,7 +215,7 @@ fn batched(t: &mut Checks, srv: u64, base: u64) {
             let forged: Vec<u64> = (0..8).collect();
             let r = status(srv, &request(op::CLOSE, 8, 0, &forged));
             t.check(r != Some(Status::Ok), "closing handle numbers this client does not hold is refused");
-            t.expect(handles(srv), Some(base + 1), "the child's handle stays open");
+            t.expect(open_handles(srv), Some(base + 1), "the child's handle stays open");
             t.expect(exec::wait(child), Ok(ExitStatus::Exited(0)), "the child ended");
         }
         Err(e) => t.check(false, &format!("fork failed: {e}")),
@@ -235,10 +230,10 @@ fn full_table(t: &mut Checks, srv: u64, base: u64) {
     for _ in 0..7 {
         drop(fs::open_file(&path(6), OpenFlags::READ));
     }
-    t.expect(handles(srv), Some(base + HELD + 7), "64 handles: 57 held, 7 closes waiting");
+    t.expect(open_handles(srv), Some(base + HELD + 7), "64 handles: 57 held, 7 closes waiting");
     let one_more = fs::open_file(&path(7), OpenFlags::READ);
     t.check(one_more.is_ok(), "one more open sends the waiting closes and succeeds");
-    t.expect(handles(srv), Some(base + HELD + 1), "the waiting closes went");
+    t.expect(open_handles(srv), Some(base + HELD + 1), "the waiting closes went");
     drop(one_more);
     drop(held);
     t.expect(fs::server_stats().map(|s| s.handles).ok(), Some(base), "all closed in the end");
@@ -284,7 +279,7 @@ fn all_closed(t: &mut Checks, srv: u64, base: u64) {
 /// Whether the server's handles come to `n` within 300 yields.
 fn wait_for(srv: u64, n: u64) -> bool {
     for _ in 0..300 {
-        if handles(srv) == Some(n) {
+        if open_handles(srv) == Some(n) {
             return true;
         }
         let _ = oxok_libos::sys::yield_cpu(0);
