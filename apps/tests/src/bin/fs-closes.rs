@@ -32,7 +32,7 @@ use oxok_libos::fs::proto::{Status, op};
 use oxok_libos::fs::{self, OpenFile, OpenFlags, closes};
 use oxok_libos::vm::{self, Fork};
 use oxok_tests::Checks;
-use oxok_tests::fsraw::{open_handles, raw, request, status};
+use oxok_tests::fsraw::{open_handles, request, status};
 
 oxok_libos::main!(main);
 
