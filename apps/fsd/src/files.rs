@@ -236,6 +236,8 @@ pub trait Files: Send {
     }
     /// Makes everything durable (the server is stopping).
     fn finish(&mut self) {}
+    /// A request was served (whatever its outcome).
+    fn end_request(&mut self) {}
 }
 
 fn ino(raw: u64) -> Ino {

@@ -67,6 +67,7 @@ impl Server {
         self.end_grant_for(caller, proto::op_of(req[0]), req[1]);
         self.generation.note(&req);
         let result = self.dispatch(caller, &req, msg);
+        self.fs.end_request();
         msg[0] = match result {
             Ok(len) => {
                 let w0 = proto::reply(Status::Ok, len);

@@ -49,6 +49,15 @@ pub trait Disk {
     /// Replaces the cached content of the data `block` (bound writable: the
     /// rights check happens there) and marks it dirty.
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal>;
+    /// Writes `piece` at byte `at` of the data `block` that was allocated
+    /// and never written since, so reads as zeros (XN's promise): the rest
+    /// of it stays zero, and nothing is read first. A disk whose cache
+    /// frame for such a block is zeroed already copies the piece alone.
+    fn write_fresh(&mut self, block: u64, at: usize, piece: &[u8]) -> Result<(), Refusal> {
+        let mut b = [0; crate::layout::BSIZE as usize];
+        b[at..at + piece.len()].copy_from_slice(piece);
+        self.write_data(block, &b)
+    }
     /// XN allocate: the free blocks of `ext` become owned by the metadata
     /// block `meta`, whose content becomes `new`; they are dirty and
     /// tainted, and read as zeros (metadata cached at once, data blocks

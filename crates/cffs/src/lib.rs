@@ -36,6 +36,7 @@ mod disk;
 mod error;
 mod fs;
 mod fsck;
+pub mod held;
 pub mod layout;
 pub mod script;
 pub mod templates;

@@ -20,6 +20,7 @@ use oxok_abi::Error;
 use oxok_abi::xn::MAX_EXTENT_CALL;
 use oxok_abi::xn::refuse;
 use oxok_cffs::Disk;
+use oxok_cffs::held::Held;
 use oxok_cffs::layout::{Block, RECORDS, Record, SUPER_BLOCK, T_SUPER, record, set_record};
 use oxok_xn::{BlockSet, Extent, Fault, Refusal};
 
@@ -67,6 +68,8 @@ pub struct XnDisk {
     fetched: BlockSet,
     /// The last request issued and not yet waited for (0: none).
     pending: u64,
+    /// A metadata change held on this side (`oxok_cffs::held`).
+    held: Held,
     /// Requests: reads, writes, flushes (for the report).
     pub requests: u64,
 }
@@ -128,6 +131,7 @@ impl XnDisk {
             written: Vec::new(),
             fetched: BlockSet::new(),
             pending: 0,
+            held: Held::new(),
             requests: 0,
         })
     }
@@ -157,6 +161,34 @@ impl XnDisk {
     /// The file system's number.
     pub fn fs(&self) -> u32 {
         self.fs
+    }
+
+    /// Lets the metadata changes made from now on wait on this side
+    /// (`oxok_cffs::held`), or not: for a file made whose first write
+    /// follows, so that the write's allocation takes the change along.
+    pub fn hold_changes(&mut self, on: bool) {
+        self.held.allow(on);
+    }
+
+    /// A request of the file system's server ended: a change held since
+    /// the request before goes to the kernel now.
+    pub fn end_request(&mut self) -> Result<(), Refusal> {
+        match self.held.aged() {
+            true => self.release(),
+            false => Ok(()),
+        }
+    }
+
+    /// Sends the held change, if any, as the `xn_modify` it stands for;
+    /// one that fails stays held.
+    fn release(&mut self) -> Result<(), Refusal> {
+        let Some((block, image)) = self.held.take() else { return Ok(()) };
+        let sent = match <&Block>::try_from(image.as_slice()) {
+            Ok(new) => self.cached(|| super::modify(block, new)),
+            Err(_) => Err(Refusal::NoMemory),
+        };
+        self.held.put_back(sent.is_err().then_some(block), image);
+        sent
     }
 
     /// Waits for the requests issued so far.
@@ -312,12 +344,19 @@ impl Disk for XnDisk {
     }
 
     fn read(&mut self, block: u64, out: &mut Block) -> Result<(), Refusal> {
+        if let Some(held) = self.held.image(block) {
+            out.copy_from_slice(held);
+            return Ok(());
+        }
         let va = self.bind(block, false)?;
         out.copy_from_slice(super::page(va).map_err(|_| Refusal::NotBound(block))?.bytes());
         Ok(())
     }
 
     fn view<R>(&mut self, block: u64, look: impl FnOnce(&Block) -> R) -> Result<R, Refusal> {
+        if let Some(held) = self.held.image(block) {
+            return Ok(look(held));
+        }
         let va = self.bind(block, false)?;
         let page = super::page(va).map_err(|_| Refusal::NotBound(block))?;
         Ok(look(page.bytes()))
@@ -355,6 +394,21 @@ impl Disk for XnDisk {
         Ok(())
     }
 
+    /// The block was allocated and never written: XN caches it, at the
+    /// bind, as a zeroed frame, so only the piece is copied.
+    fn write_fresh(&mut self, block: u64, at: usize, piece: &[u8]) -> Result<(), Refusal> {
+        self.settle()?;
+        self.dirty.reserve(block + 1)?;
+        self.data.reserve(block + 1)?;
+        let va = self.bind(block, true)?;
+        let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
+        let bytes = page.bytes_mut().ok_or(Refusal::NotBound(block))?;
+        bytes.get_mut(at..at + piece.len()).ok_or(Refusal::NotBound(block))?.copy_from_slice(piece);
+        self.dirty.insert(block)?;
+        self.data.insert(block)?;
+        Ok(())
+    }
+
     fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.settle()?;
         // More than one call takes: the extent grows to its end in steps,
@@ -375,6 +429,8 @@ impl Disk for XnDisk {
             }
         }
         self.cached(|| super::alloc(meta, new, at, end - at, ext.ty))?;
+        // `new` was built from what this side sees: the held change too.
+        self.held.absorbed(meta);
         for b in ext.blocks() {
             self.dirty.insert(b)?;
             self.tainted.insert(b)?;
@@ -404,6 +460,7 @@ impl Disk for XnDisk {
             }
         }
         self.cached(|| super::free(meta, new, ext.start, end - ext.start))?;
+        self.held.absorbed(meta);
         for b in ext.blocks() {
             self.pages.forget(b);
             self.fetched.remove(b);
@@ -418,7 +475,14 @@ impl Disk for XnDisk {
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
         self.settle()?;
         self.dirty.reserve(meta + 1)?;
-        self.cached(|| super::modify(meta, new))?;
+        // One block held at a time: another's change goes first.
+        if self.held.block().is_some_and(|b| b != meta) {
+            self.release()?;
+        }
+        if !self.held.hold(meta, new) {
+            self.cached(|| super::modify(meta, new))?;
+            self.held.absorbed(meta);
+        }
         self.dirty.insert(meta)?;
         Ok(())
     }
@@ -428,6 +492,10 @@ impl Disk for XnDisk {
     }
 
     fn write(&mut self, block: u64) -> Result<(), Refusal> {
+        // What goes to the disk is the kernel's copy: the held change first.
+        if self.held.block() == Some(block) {
+            self.release()?;
+        }
         self.issue_write(block, || super::write(block))
     }
 

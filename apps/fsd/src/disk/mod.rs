@@ -401,6 +401,14 @@ impl Files for DiskFiles {
         }
     }
 
+    fn end_request(&mut self) {
+        if let Some(fs) = self.mounted.as_mut()
+            && let Err(e) = fs.disk_mut().end_request()
+        {
+            println!("dfsd: a held metadata change could not go to the kernel yet: {e:?}");
+        }
+    }
+
     fn finish(&mut self) {
         self.settle();
         if let Some(Err(e)) = self.mounted.as_mut().map(|fs| fs.sync()) {

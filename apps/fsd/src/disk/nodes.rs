@@ -144,7 +144,13 @@ impl DiskFiles {
         // A file to create is made at once (one look for its name, not a
         // status and then a create); a name that exists is opened as below.
         let created = o.create && !o.directory && {
-            match fs.create_mode(path, o.mode.unwrap_or(oxok_cffs::layout::FILE_MODE)) {
+            // A file made to be written: its record may wait on the disk
+            // for the first write's block, which takes it along
+            // (`oxok_cffs::held`).
+            fs.disk_mut().hold_changes(o.write);
+            let made = fs.create_mode(path, o.mode.unwrap_or(oxok_cffs::layout::FILE_MODE));
+            fs.disk_mut().hold_changes(false);
+            match made {
                 Ok(()) => true,
                 Err(DiskError::Exists) if o.exclusive => return Err(FsError::Exists),
                 Err(DiskError::Exists) => false,

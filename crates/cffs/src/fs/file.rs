@@ -119,7 +119,9 @@ impl<D: Disk> Fs<D> {
             return Ok(0);
         }
         let mut r = f.rec;
-        if end.div_ceil(BSIZE) > r.blocks() {
+        // Blocks from here on are new with this write: they read as zeros.
+        let fresh = r.blocks();
+        if end.div_ceil(BSIZE) > fresh {
             // The new size goes with the new blocks (one change).
             let hint = r.block_at(0).unwrap_or(f.at.block + 1);
             r = self.grow_sized(f.inode, end.div_ceil(BSIZE), 0, hint, Some(end.max(r.size)))?;
@@ -134,6 +136,7 @@ impl<D: Disk> Fs<D> {
             let piece = &data[done..done + k];
             match <&Block>::try_from(piece) {
                 Ok(whole) => self.disk.write_data(block, whole)?,
+                Err(_) if pos / BSIZE >= fresh => self.disk.write_fresh(block, at, piece)?,
                 Err(_) => {
                     let mut b = self.get(block)?;
                     b[at..at + k].copy_from_slice(piece);

@@ -234,6 +234,12 @@ impl<D: Disk> Fs<D> {
         &self.disk
     }
 
+    /// The disk, to tell it how the file system is used (e.g. which
+    /// changes may wait on it).
+    pub fn disk_mut(&mut self) -> &mut D {
+        &mut self.disk
+    }
+
     /// Unmounts (after [`sync`](Fs::sync) if the caller wants durability).
     pub fn into_disk(self) -> D {
         self.disk
