@@ -1739,6 +1739,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_xnfs::XNFS_SCENARIOS[8],
     crate::scenarios_xnfs::XNFS_SCENARIOS[9],
     crate::scenarios_xnfs::XNFS_SCENARIOS[10],
+    crate::scenarios_xnfs::XNFS_SCENARIOS[11],
     // Debian's busybox test suite on Oxok and on Linux (issue 12): `scenarios_bbsuite.rs`.
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[0],
     crate::scenarios_bbsuite::BBSUITE_SCENARIOS[1],

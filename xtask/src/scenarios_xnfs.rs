@@ -9,8 +9,8 @@ use crate::hostdisk::{DiskSpec, Reboot};
 use crate::scenario::{Exit, Scenario};
 
 /// Every scenario of this file, in the order `scenarios.rs` lists them.
-pub(crate) const XNFS_SCENARIOS: [Scenario; 11] =
-    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD, CLOSES, BEHIND];
+pub(crate) const XNFS_SCENARIOS: [Scenario; 12] =
+    [TOOLS, LINUX, HOSTILE, XCP, FSYNC, PRINCIPAL, WRITE_BACK, FULL, AHEAD, CLOSES, BEHIND, HELD];
 
 const FORBID: &[&str] =
     &["FAIL", "frames leaked", "heap leaked", "panic", "destroyed:", "dfsd: no file system", "does not answer"];
@@ -233,6 +233,20 @@ const BEHIND: Scenario = Scenario {
     forbid: FORBID,
     timeout_secs: 120,
     disk: Some(DiskSpec { mib: 64, reboot: None, fsck: false }),
+    ..Scenario::DEFAULT
+};
+
+const HELD: Scenario = Scenario {
+    name: "disk-fs-held",
+    about: "fs-held over dfsd: a created file's record and a removed file's free wait in dfsd's disk for the next \
+            change of their block; names change at once, a removal reaches XN by the end of the next request, and \
+            once synced the free blocks are as before; the image passes the host's fsck",
+    cmdline: "run=init",
+    input: "fs-held\nexit\n",
+    expect: &["dfsd: C-FFS on a disk of", "fs-held: ok ("],
+    forbid: FORBID,
+    timeout_secs: 120,
+    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: true }),
     ..Scenario::DEFAULT
 };
 

@@ -7,18 +7,32 @@
 //! giving it its first block is one checked change (`xn_alloc`) instead of
 //! two (`xn_modify`, then `xn_alloc`).
 //!
+//! A `free` may wait the same way, and frees of one block whose extents
+//! meet (a directory's small files removed in the order they were made)
+//! become one extent: removing the files of a directory block is one
+//! `xn_free` instead of one each. A held free keeps its blocks allocated
+//! in XN's free map until it goes, so nobody reuses them early; the disk
+//! holds only frees of blocks already durable, which XN keeps on its
+//! will-free list until a durable write of the block anyway — and such a
+//! write sends the held free first — so holding one delays no reuse.
+//!
 //! Until then this side reads the block from the held image, and the
 //! kernel's cached copy is the one before the change. Nothing else can
-//! differ: a `modify` owns exactly what the block owned, so the free map,
-//! the registry and every `owns` answer are the same with or without it,
-//! and XN still checks the whole change when it goes (the held image's
-//! `owns` against the old content, and `acl` over it). A held change goes
-//! to the kernel on its own (`xn_modify`) before anything reads the
-//! kernel's copy — a write-back of the block — when the file system
-//! changes another block the same way, and at the end of the request after
-//! the one that made it ([`Held::aged`]).
+//! differ: a `modify` owns exactly what the block owned, and a held free's
+//! blocks stay allocated, so the free map, the registry and every `owns`
+//! answer are those before the change, and XN checks the whole change
+//! when it goes (the held image's `owns` against the old content, and
+//! `acl` over it). A held change goes to the kernel on its own
+//! (`xn_modify` or `xn_free`) before anything reads the kernel's copy — a
+//! write-back of the block — when the file system changes another block,
+//! allocates in this one after a held free, or frees an extent that does
+//! not meet the held one, and at the end of the request after the one
+//! that made it ([`Held::aged`]).
 
 use alloc::vec::Vec;
+
+use oxok_abi::xn::MAX_EXTENT_CALL;
+use oxok_xn::Extent;
 
 use crate::layout::{BSIZE, Block};
 
@@ -28,6 +42,8 @@ pub struct Held {
     block: Option<u64>,
     /// Its image (the allocation kept once made, for the next one).
     image: Vec<u8>,
+    /// The blocks it frees (a held `free`), if any.
+    freed: Option<Extent>,
     /// Requests ended since it was made.
     age: u8,
     /// Whether a `modify` may be held now.
@@ -37,7 +53,7 @@ pub struct Held {
 impl Held {
     /// Nothing held, holding not allowed.
     pub const fn new() -> Held {
-        Held { block: None, image: Vec::new(), age: 0, allowed: false }
+        Held { block: None, image: Vec::new(), freed: None, age: 0, allowed: false }
     }
 
     /// Allows holding the next changes (or not).
@@ -58,21 +74,59 @@ impl Held {
         }
     }
 
+    /// The blocks the held change frees, if it is a free.
+    pub fn freed(&self) -> Option<Extent> {
+        self.block.and(self.freed)
+    }
+
     /// Holds `new` as the content of `block` (which must be the block held,
     /// or none held) if holding is allowed and the room for the image
-    /// exists: true if held. It replaces what was held of `block`.
+    /// exists: true if held. It replaces what was held of `block` (and a
+    /// held free stays one: `new` was made from its image).
     pub fn hold(&mut self, block: u64, new: &Block) -> bool {
-        if !self.allowed || self.block.is_some_and(|b| b != block) {
+        if !self.allowed || self.block.is_some_and(|b| b != block) || !self.room() {
             return false;
         }
-        if self.image.capacity() < BSIZE as usize && self.image.try_reserve_exact(BSIZE as usize).is_err() {
+        if self.block.is_none() {
+            self.freed = None;
+        }
+        self.keep(block, new);
+        true
+    }
+
+    /// Holds the free of `ext` from `block`, whose content becomes `new`,
+    /// if holding is allowed, the room for the image exists and either
+    /// nothing is held or what is held is of `block` and frees nothing or
+    /// an extent of the same type that `ext` meets, together at most
+    /// [`MAX_EXTENT_CALL`] blocks (one call): true if held.
+    pub fn hold_free(&mut self, block: u64, new: &Block, ext: Extent) -> bool {
+        if !self.allowed || ext.len == 0 || ext.len > MAX_EXTENT_CALL || !self.room() {
             return false;
         }
+        let freed = match (self.block, self.freed) {
+            (None, _) => ext,
+            (Some(b), _) if b != block => return false,
+            (Some(_), None) => ext,
+            (Some(_), Some(f)) => match merged(f, ext) {
+                Some(m) => m,
+                None => return false,
+            },
+        };
+        self.freed = Some(freed);
+        self.keep(block, new);
+        true
+    }
+
+    /// Whether the image has its room (made once).
+    fn room(&mut self) -> bool {
+        self.image.capacity() >= BSIZE as usize || self.image.try_reserve_exact(BSIZE as usize).is_ok()
+    }
+
+    fn keep(&mut self, block: u64, new: &Block) {
         self.image.clear();
         self.image.extend_from_slice(new);
         self.block = Some(block);
         self.age = 0;
-        true
     }
 
     /// Forgets what is held of `block` (a change that went to the kernel
@@ -83,11 +137,12 @@ impl Held {
         }
     }
 
-    /// Takes the held change out to send it: its block and image (give the
-    /// image back with [`put_back`](Held::put_back)).
-    pub fn take(&mut self) -> Option<(u64, Vec<u8>)> {
+    /// Takes the held change out to send it: its block, image and the
+    /// blocks it frees (give the image back with
+    /// [`put_back`](Held::put_back)).
+    pub fn take(&mut self) -> Option<(u64, Vec<u8>, Option<Extent>)> {
         let block = self.block.take()?;
-        Some((block, core::mem::take(&mut self.image)))
+        Some((block, core::mem::take(&mut self.image), self.freed))
     }
 
     /// Gives back an image taken with [`take`](Held::take): held again as
@@ -106,6 +161,22 @@ impl Held {
         }
         self.age = self.age.saturating_add(1);
         self.age > 1
+    }
+}
+
+/// `a` and `b` as one extent, if they are of one type, meet, and make one
+/// call's worth at most.
+fn merged(a: Extent, b: Extent) -> Option<Extent> {
+    let len = a.len.checked_add(b.len).filter(|&l| l <= MAX_EXTENT_CALL)?;
+    if a.ty != b.ty {
+        return None;
+    }
+    if a.start.checked_add(a.len) == Some(b.start) {
+        Some(Extent::new(a.start, len, a.ty))
+    } else if b.start.checked_add(b.len) == Some(a.start) {
+        Some(Extent::new(b.start, len, a.ty))
+    } else {
+        None
     }
 }
 
@@ -148,13 +219,50 @@ mod tests {
         let mut h = Held::new();
         h.allow(true);
         assert!(h.hold(7, &img(4)));
-        let (b, image) = h.take().expect("held");
-        assert_eq!((b, image[0]), (7, 4));
+        let (b, image, freed) = h.take().expect("held");
+        assert_eq!((b, image[0], freed), (7, 4, None));
         assert_eq!(h.block(), None);
         h.put_back(Some(b), image);
         assert_eq!(h.image(7).map(|b| b[9]), Some(4));
-        let (_, image) = h.take().expect("held");
+        let (_, image, _) = h.take().expect("held");
         h.put_back(None, image);
         assert_eq!(h.block(), None);
+    }
+
+    #[test]
+    fn frees_that_meet_become_one_extent_and_others_wait_their_turn() {
+        let mut h = Held::new();
+        assert!(!h.hold_free(7, &img(1), Extent::new(100, 1, 3)), "not allowed");
+        h.allow(true);
+        assert!(h.hold_free(7, &img(1), Extent::new(100, 1, 3)));
+        assert!(h.hold_free(7, &img(2), Extent::new(101, 2, 3)), "after it");
+        assert!(h.hold_free(7, &img(3), Extent::new(99, 1, 3)), "before it");
+        assert_eq!(h.freed(), Some(Extent::new(99, 4, 3)));
+        assert!(!h.hold_free(7, &img(4), Extent::new(104, 1, 3)), "a gap");
+        assert!(!h.hold_free(7, &img(4), Extent::new(103, 1, 2)), "another type");
+        assert!(!h.hold_free(8, &img(4), Extent::new(103, 1, 3)), "another block");
+        assert!(!h.hold_free(7, &img(4), Extent::new(103, MAX_EXTENT_CALL - 3, 3)), "more than one call");
+        assert!(h.hold_free(7, &img(5), Extent::new(103, MAX_EXTENT_CALL - 4, 3)), "one call's worth");
+        assert_eq!(h.image(7).map(|b| b[0]), Some(5));
+        // A modify of the block keeps the free (its image was made from it).
+        assert!(h.hold(7, &img(6)));
+        assert_eq!(h.freed(), Some(Extent::new(99, MAX_EXTENT_CALL, 3)));
+        let (b, image, freed) = h.take().expect("held");
+        assert_eq!((b, image[0], freed), (7, 6, Some(Extent::new(99, MAX_EXTENT_CALL, 3))));
+        h.put_back(None, image);
+        assert_eq!(h.freed(), None);
+        // A new modify after the free went holds no free.
+        assert!(h.hold(7, &img(7)));
+        assert_eq!(h.freed(), None);
+    }
+
+    #[test]
+    fn a_free_after_a_held_modify_of_its_block_holds_both() {
+        let mut h = Held::new();
+        h.allow(true);
+        assert!(h.hold(7, &img(1)));
+        assert!(h.hold_free(7, &img(2), Extent::new(50, 1, 3)));
+        assert_eq!((h.freed(), h.image(7).map(|b| b[0])), (Some(Extent::new(50, 1, 3)), Some(2)));
+        assert!(!h.hold_free(7, &img(2), Extent::new(60, 0, 3)), "an empty extent is no free");
     }
 }

@@ -150,6 +150,7 @@ pub fn init() {
         duplicates,
         recovered,
         changed: true,
+        reaping: false,
         boot_frames: 0,
         interrupted: 0,
         shown: table::Shown::ZERO,

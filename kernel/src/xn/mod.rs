@@ -81,6 +81,11 @@ pub struct XnState {
     recovered: u64,
     /// The table needs rewriting.
     changed: bool,
+    /// The last look at the will-free list freed blocks, so their
+    /// children may go now: look again at the next poll (a child whose
+    /// parent leaves in one look waits for the next, and no flush may come
+    /// to make one).
+    reaping: bool,
     /// Cache frames taken at boot (the catalogue header).
     boot_frames: usize,
     /// Completions the disk's interrupt collected (the header's
@@ -286,6 +291,12 @@ impl XnState {
             }
             total += n;
         }
+        if self.reaping {
+            // Bounded per kernel entry, as after a flush.
+            let freed = self.xn.reap(REAP_BUDGET);
+            self.reaping = freed > 0;
+            self.changed |= freed > 0;
+        }
         self.catalog_step();
         total
     }
@@ -323,7 +334,7 @@ impl XnState {
                 Req::Flush(t, k) | Req::CatalogFlush(t, k) => {
                     if ok {
                         self.xn.flush_done(t);
-                        self.xn.reap(REAP_BUDGET);
+                        self.reaping = self.xn.reap(REAP_BUDGET) > 0;
                         self.cat.flushed(k);
                     }
                 }

@@ -179,16 +179,51 @@ impl XnDisk {
         }
     }
 
-    /// Sends the held change, if any, as the `xn_modify` it stands for;
-    /// one that fails stays held.
+    /// Sends the held change, if any, as the `xn_modify` or `xn_free` it
+    /// stands for; one that fails stays held.
     fn release(&mut self) -> Result<(), Refusal> {
-        let Some((block, image)) = self.held.take() else { return Ok(()) };
-        let sent = match <&Block>::try_from(image.as_slice()) {
-            Ok(new) => self.cached(|| super::modify(block, new)),
-            Err(_) => Err(Refusal::NoMemory),
+        let Some((block, image, freed)) = self.held.take() else { return Ok(()) };
+        let sent = match (<&Block>::try_from(image.as_slice()), freed) {
+            (Ok(new), None) => self.cached(|| super::modify(block, new)),
+            (Ok(new), Some(f)) => self.cached(|| super::free(block, new, f.start, f.len)),
+            (Err(_), _) => Err(Refusal::NoMemory),
         };
         self.held.put_back(sent.is_err().then_some(block), image);
         sent
+    }
+
+    /// A change of `meta` that is not held goes with an image made from
+    /// the held one: a held modify goes along with it, a held free (whose
+    /// blocks the image no longer owns) must go first.
+    fn release_free_of(&mut self, meta: u64) -> Result<(), Refusal> {
+        match self.held.block() == Some(meta) && self.held.freed().is_some() {
+            true => self.release(),
+            false => Ok(()),
+        }
+    }
+
+    /// XN free of `ext` from `meta` (now `new`), in as many calls as it
+    /// takes: a large file's tail or whole extent shrinks from its end in
+    /// steps, each image the old one with the extent cut where the step
+    /// begins.
+    fn free_now(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
+        let mut end = ext.start + ext.len;
+        if ext.len > MAX_EXTENT_CALL {
+            let mut step = [0u8; oxok_abi::xn::BLOCK_SIZE];
+            self.read(meta, &mut step)?;
+            let (r, e, mut rec) = tail_slot(&step, ext.start, end).ok_or(Refusal::OwnsMismatch(meta))?;
+            let first = u64::from(rec.ext[e].start);
+            while end - ext.start > MAX_EXTENT_CALL {
+                let from = end - MAX_EXTENT_CALL;
+                rec.ext[e].len = (from - first) as u16;
+                set_record(&mut step, r, &rec);
+                self.cached(|| super::free(meta, &step, from, MAX_EXTENT_CALL))?;
+                end = from;
+            }
+        }
+        self.cached(|| super::free(meta, new, ext.start, end - ext.start))?;
+        self.held.absorbed(meta);
+        Ok(())
     }
 
     /// Waits for the requests issued so far.
@@ -417,6 +452,7 @@ impl Disk for XnDisk {
         // The bookkeeping has room for what XN will have done.
         self.dirty.reserve(end.max(meta + 1))?;
         self.tainted.reserve(end)?;
+        self.release_free_of(meta)?;
         if ext.len > MAX_EXTENT_CALL {
             let (r, e, mut rec) = tail_slot(new, ext.start, end).ok_or(Refusal::OwnsMismatch(meta))?;
             let first = u64::from(rec.ext[e].start);
@@ -442,25 +478,22 @@ impl Disk for XnDisk {
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
         self.settle()?;
         self.dirty.reserve(meta + 1)?;
-        // More than one call takes (a large file's tail or whole extent):
-        // the extent shrinks from its end in steps, each image the old one
-        // with the extent cut where the step begins.
-        let mut end = ext.start + ext.len;
-        if ext.len > MAX_EXTENT_CALL {
-            let mut step = [0u8; oxok_abi::xn::BLOCK_SIZE];
-            self.read(meta, &mut step)?;
-            let (r, e, mut rec) = tail_slot(&step, ext.start, end).ok_or(Refusal::OwnsMismatch(meta))?;
-            let first = u64::from(rec.ext[e].start);
-            while end - ext.start > MAX_EXTENT_CALL {
-                let from = end - MAX_EXTENT_CALL;
-                rec.ext[e].len = (from - first) as u16;
-                set_record(&mut step, r, &rec);
-                self.cached(|| super::free(meta, &step, from, MAX_EXTENT_CALL))?;
-                end = from;
+        // One block held at a time: another's change goes first; so does a
+        // held free of this block that this one does not meet.
+        if self.held.block().is_some_and(|b| b != meta) {
+            self.release()?;
+        }
+        // Only blocks already durable wait: XN keeps those on its
+        // will-free list until a durable write of `meta` anyway (which
+        // sends the held free first), where a block never made durable
+        // would be free at once.
+        let durable = ext.blocks().all(|b| !self.tainted.contains(b));
+        if !(durable && self.held.hold_free(meta, new, ext)) {
+            self.release_free_of(meta)?;
+            if !(durable && self.held.hold_free(meta, new, ext)) {
+                self.free_now(meta, new, ext)?;
             }
         }
-        self.cached(|| super::free(meta, new, ext.start, end - ext.start))?;
-        self.held.absorbed(meta);
         for b in ext.blocks() {
             self.pages.forget(b);
             self.fetched.remove(b);
@@ -480,6 +513,7 @@ impl Disk for XnDisk {
             self.release()?;
         }
         if !self.held.hold(meta, new) {
+            self.release_free_of(meta)?;
             self.cached(|| super::modify(meta, new))?;
             self.held.absorbed(meta);
         }

@@ -277,7 +277,14 @@ impl Files for DiskFiles {
         let p = normal(path)?;
         self.following(&p, false, |fs, p| {
             if !fs.detach_open(p)? {
-                fs.fs()?.unlink_file(p).map_err(err)?;
+                // Its record's removal and its blocks' free may wait on the
+                // disk for the next file's of the same directory block, and
+                // go with them as one (`oxok_cffs::held`).
+                let c = fs.fs()?;
+                c.disk_mut().hold_changes(true);
+                let gone = c.unlink_file(p);
+                c.disk_mut().hold_changes(false);
+                gone.map_err(err)?;
             }
             Ok(())
         })?;
