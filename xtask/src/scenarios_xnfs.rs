@@ -240,13 +240,23 @@ const HELD: Scenario = Scenario {
     name: "disk-fs-held",
     about: "fs-held over dfsd: a created file's record and a removed file's free wait in dfsd's disk for the next \
             change of their block; names change at once, a removal reaches XN by the end of the next request, and \
-            once synced the free blocks are as before; the image passes the host's fsck",
+            once synced the free blocks are as before; removals synced with their frees held stay removed after a \
+            reboot; the image passes the host's fsck",
     cmdline: "run=init",
     input: "fs-held\nexit\n",
     expect: &["dfsd: C-FFS on a disk of", "fs-held: ok ("],
     forbid: FORBID,
-    timeout_secs: 120,
-    disk: Some(DiskSpec { mib: 64, reboot: None, fsck: true }),
+    timeout_secs: 180,
+    disk: Some(DiskSpec {
+        mib: 64,
+        reboot: Some(Reboot {
+            cmdline: "run=init",
+            input: "fs-held reboot\nexit\n",
+            expect: &["dfsd: C-FFS on a disk of 16320 blocks: mounted file system", "fs-held: ok ("],
+            patch: None,
+        }),
+        fsck: true,
+    }),
     ..Scenario::DEFAULT
 };
 

@@ -11,7 +11,10 @@
 //!   directory's blocks made by a first round);
 //! - a removal reaches XN by the end of the next request, with no sync:
 //!   its block is free or on XN's will-free list (exposed header);
-//! - a sync writes nothing refused.
+//! - a sync writes nothing refused;
+//! - files removed with their frees held and then synced stay removed
+//!   across a reboot (`fs-held reboot` checks, on the second boot), and
+//!   the files kept beside them keep their bytes.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -64,8 +67,39 @@ fn settled() -> Option<u64> {
     None
 }
 
-fn main(_args: Args) -> i32 {
+/// Files left for the second boot: the first half removed, with their
+/// frees held, then synced; the second half kept.
+const KEPT: usize = 10;
+
+fn kept(i: usize) -> alloc::string::String {
+    format!("/held-kept/k{i}")
+}
+
+/// The second boot's checks.
+fn after_reboot(t: &mut Checks) {
+    let gone = (0..KEPT / 2).all(|i| matches!(fs::stat(&kept(i)), Err(IoError::NotFound)));
+    t.check(gone, "the files removed before the reboot stay removed");
+    let there = (KEPT / 2..KEPT).all(|i| fs::read_file(&kept(i)).is_ok_and(|b| b == content(i)));
+    t.check(there, "the files kept beside them read back");
+    t.expect(fs::read_dir("/held-kept").map(|d| d.len()).ok(), Some(KEPT / 2), "names in the directory");
+}
+
+/// Leaves [`KEPT`] files, the first half removed with their frees held
+/// and then synced (no reboot between).
+fn leave_for_reboot(t: &mut Checks) {
+    t.check(fs::mkdir("/held-kept").is_ok(), "mkdir /held-kept");
+    let made = (0..KEPT).all(|i| fs::write_file(&kept(i), &content(i)).is_ok());
+    t.check(made && fs::sync().is_ok(), "the files to keep, synced");
+    let removed = (0..KEPT / 2).all(|i| fs::unlink(&kept(i)).is_ok());
+    t.check(removed && fs::sync().is_ok(), "half removed, synced at once");
+}
+
+fn main(args: Args) -> i32 {
     let mut t = Checks::new("fs-held");
+    if args.iter().any(|a| a == "reboot") {
+        after_reboot(&mut t);
+        return t.finish();
+    }
     t.check(xn::header().is_some_and(|h| h.present == 1), "a disk");
     t.check(fs::mkdir(DIR).is_ok(), "mkdir");
     // Once first, so the directory has the blocks it needs (a directory
@@ -120,5 +154,6 @@ fn main(_args: Args) -> i32 {
     t.check(end.is_some(), "sync at the end: no refused write, and XN's will-free list drains");
     t.expect(end, before, "free blocks as before the files");
     t.check(fs::rmdir(DIR).is_ok(), "rmdir");
+    leave_for_reboot(&mut t);
     t.finish()
 }
