@@ -50,6 +50,12 @@ pub struct Held {
     allowed: bool,
 }
 
+impl Default for Held {
+    fn default() -> Held {
+        Held::new()
+    }
+}
+
 impl Held {
     /// Nothing held, holding not allowed.
     pub const fn new() -> Held {
