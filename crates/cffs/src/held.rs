@@ -1,33 +1,34 @@
 //! A metadata change that waits in the library file system's disk (the
-//! libOS's `XnDisk`): the last `modify` of one
-//! block, made while the file system asked for it ([`Held::allow`]), kept
-//! here instead of going to the kernel at once. The next change of that
-//! block takes it along — an `alloc` or `free` proposes an image built
-//! from what this side sees, the held one — so creating a file and then
-//! giving it its first block is one checked change (`xn_alloc`) instead of
-//! two (`xn_modify`, then `xn_alloc`).
+//! libOS's `XnDisk`): the last `modify` of one block, made while the file
+//! system allows it ([`Held::allow`]), kept here instead of going to the
+//! kernel at once. The next change of that block takes it along — an
+//! `alloc` or `free` proposes an image built from what this side sees, the
+//! held one — so creating a file and then giving it its first block is one
+//! checked change (`xn_alloc`) instead of two (`xn_modify`, then
+//! `xn_alloc`).
 //!
 //! A `free` may wait the same way, and frees of one block whose extents
 //! meet (a directory's small files removed in the order they were made)
 //! become one extent: removing the files of a directory block is one
-//! `xn_free` instead of one each. A held free keeps its blocks allocated
-//! in XN's free map until it goes, so nobody reuses them early; the disk
-//! holds only frees of blocks already durable, which XN keeps on its
-//! will-free list until a durable write of the block anyway — and such a
-//! write sends the held free first — so holding one delays no reuse.
+//! `xn_free` instead of one each. A held free keeps its blocks allocated in
+//! XN's free map until it goes, so nobody reuses them early. The disk holds
+//! only frees of blocks already durable: XN keeps such a block on its
+//! will-free list until a durable write of its parent anyway (unless the
+//! parent was not written since the block was allocated), and that write
+//! sends the held free first, so holding one delays reuse little.
 //!
 //! Until then this side reads the block from the held image, and the
 //! kernel's cached copy is the one before the change. Nothing else can
 //! differ: a `modify` owns exactly what the block owned, and a held free's
 //! blocks stay allocated, so the free map, the registry and every `owns`
-//! answer are those before the change, and XN checks the whole change
-//! when it goes (the held image's `owns` against the old content, and
-//! `acl` over it). A held change goes to the kernel on its own
-//! (`xn_modify` or `xn_free`) before anything reads the kernel's copy — a
-//! write-back of the block — when the file system changes another block,
+//! answer are those before the change, and XN checks the whole change when
+//! it goes (the held image's `owns` against the old content, and `acl`
+//! over it). A held change goes to the kernel on its own (`xn_modify` or
+//! `xn_free`) before anything reads the kernel's copy — a write-back of the
+//! block — when the file system modifies or frees in another block,
 //! allocates in this one after a held free, or frees an extent that does
-//! not meet the held one, and at the end of the request after the one
-//! that made it ([`Held::aged`]).
+//! not meet the held one, and at the end of the request after the one that
+//! made it ([`Held::aged`]).
 
 use alloc::vec::Vec;
 
