@@ -1286,6 +1286,23 @@ macro_rules! for_each_call {
             /// readable (`BadAddress`; a later unreadable one ends the
             /// batch there). Changes: per evicted block as `xn_evict`.
             94 => xn_evict_batch(blocks: UserPtr, count: Len) -> [refusal, looked, evicted];
+
+            /// `xn_write` for many blocks in one kernel entry (a file
+            /// system's write-back): `count` block numbers (words) at
+            /// `blocks`, taken in order, each checked and submitted as
+            /// `xn_write` checks and submits one. At most
+            /// [`SysInfo::restart_records`](crate::layout::SysInfo) blocks
+            /// go per call; the call stops early at a block that cannot go
+            /// now. Returns `[0, done, seq]`: the first `done` blocks (at
+            /// least one) were submitted, the last of them as request
+            /// `seq`; the caller calls again with the rest. Only when the
+            /// first block cannot go does the call say why, as `xn_write`
+            /// would: its refusal (`[refusal, block, detail]`) or its error.
+            ///
+            /// Checks: `count` non-zero (`Invalid`); per block as
+            /// `xn_write`, its word readable (`BadAddress`). Changes: per
+            /// block as `xn_write`.
+            95 => xn_write_batch(blocks: UserPtr, count: Len) -> [refusal, done, seq];
         }
     };
 }

@@ -74,6 +74,17 @@ pub trait Disk {
     /// durable). Refused with [`Refusal::TaintedPointer`] while it owns a
     /// block not yet durable.
     fn write(&mut self, block: u64) -> Result<(), Refusal>;
+    /// [`write`](Disk::write) for each of `blocks`, in order, until one is
+    /// refused: how many went before it, and its refusal (a disk that can
+    /// hands them over in batches).
+    fn write_all(&mut self, blocks: &[u64]) -> (usize, Result<(), Refusal>) {
+        for (i, &b) in blocks.iter().enumerate() {
+            if let Err(e) = self.write(b) {
+                return (i, Err(e));
+            }
+        }
+        (blocks.len(), Ok(()))
+    }
     /// XN copy (XCP): writes the data `block` from the cached frame of
     /// the durable block `src` — the CPU never touches the data. `src` must
     /// be cached ([`prefetch`](Disk::prefetch)); afterwards `block` counts

@@ -45,7 +45,7 @@ pub use slot::{slot_alloc, slot_free, slot_give, slot_spare};
 pub use state::{env_get_state, env_set_state};
 pub use xn::{
     xn_alloc, xn_bind, xn_evict, xn_evict_batch, xn_flush, xn_free, xn_modify, xn_read, xn_register, xn_root, xn_write,
-    xn_write_from, xn_write_from_batch,
+    xn_write_batch, xn_write_from, xn_write_from_batch,
 };
 
 use crate::arch::trapframe::TrapFrame;

@@ -297,18 +297,54 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
 pub fn xn_write(cx: &mut Cx<'_>, block: u64) -> Out {
     let acct = cx.env()?.account;
     xn::with(|s| {
-        if !s.disk.has_room() {
-            return Err(Error::WouldBlock);
+        Ok(match write_one(s, acct, block)? {
+            Ok(seq) => [0, seq, 0],
+            Err(r) => refused(r),
+        })
+    })
+}
+
+/// Checks and submits one `xn_write` of `block` for a caller charged to
+/// `acct`: the request's sequence number, or the refusal (nothing
+/// changed).
+fn write_one(s: &mut XnState, acct: crate::account::AccountId, block: u64) -> Result<Result<u64, Refusal>, Error> {
+    if !s.disk.has_room() {
+        return Err(Error::WouldBlock);
+    }
+    let mut checked = s.xn.write_check(&s.mem, block);
+    // A block that holds nothing yet is written as the zeros it holds.
+    if matches!(checked, Err(Refusal::NotBound(b)) if b == block) && s.fill_unwritten(block, acct)?.is_some() {
+        checked = s.xn.write_check(&s.mem, block);
+    }
+    match checked {
+        Ok(plan) => s.submit_write(plan).map(Ok),
+        Err(r) => Ok(Err(r)),
+    }
+}
+
+pub fn xn_write_batch(cx: &mut Cx<'_>, blocks: UserPtr, count: Len) -> Out {
+    let step = batch_step(count)?;
+    let acct = cx.env()?.account;
+    let space = &cx.env()?.space;
+    // One walk per page of words, not one per word.
+    let mut records = user::RecordReader::new();
+    xn::with(|s| {
+        let (mut done, mut last) = (0, 0);
+        while done < step {
+            // A block that cannot go now ends the batch; only the first
+            // says why.
+            let r = word_at(&mut records, space, blocks, done).and_then(|block| write_one(s, acct, block));
+            match r {
+                Ok(Ok(seq)) => {
+                    last = seq;
+                    done += 1;
+                }
+                Ok(Err(r)) if done == 0 => return Ok(refused(r)),
+                Err(e) if done == 0 => return Err(e),
+                _ => break,
+            }
         }
-        let mut checked = s.xn.write_check(&s.mem, block);
-        // A block that holds nothing yet is written as the zeros it holds.
-        if matches!(checked, Err(Refusal::NotBound(b)) if b == block) && s.fill_unwritten(block, acct)?.is_some() {
-            checked = s.xn.write_check(&s.mem, block);
-        }
-        match checked {
-            Ok(plan) => s.submit_write(plan).map(|seq| [0, seq, 0]),
-            Err(r) => Ok(refused(r)),
-        }
+        Ok([0, done, last])
     })
 }
 

@@ -533,6 +533,34 @@ impl Disk for XnDisk {
         self.issue_write(block, || super::write(block))
     }
 
+    fn write_all(&mut self, blocks: &[u64]) -> (usize, Result<(), Refusal>) {
+        // What goes to the disk is the kernel's copy: the held change first.
+        if self.held.block().is_some_and(|h| blocks.contains(&h))
+            && let Err(e) = self.release()
+        {
+            return (0, Err(e));
+        }
+        let mut done = 0;
+        while done < blocks.len() {
+            match super::write_batch(&blocks[done..]) {
+                Ok((n, seq)) => {
+                    let n = n.clamp(1, blocks.len() - done);
+                    for &b in &blocks[done..done + n] {
+                        self.issued(b, seq);
+                    }
+                    done += n;
+                }
+                // Busy now: wait and go on; else this block's refusal.
+                Err(e) => {
+                    if let Err(r) = self.wait_to_issue(e) {
+                        return (done, Err(r));
+                    }
+                }
+            }
+        }
+        (done, Ok(()))
+    }
+
     fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
         // The destination's frame leaves the cache: unbind it first.
         self.pages.forget(block);

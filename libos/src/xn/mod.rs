@@ -207,6 +207,18 @@ pub fn write_from_batch(pairs: &[[u64; 2]]) -> Result<(usize, u64), XnError> {
     }
 }
 
+/// Starts `xn_write` of the first of `blocks` that can go now, up to the
+/// kernel's batch step: how many went (at least one) and the last one's
+/// request sequence number; the first block's refusal or error when none
+/// could.
+pub fn write_batch(blocks: &[u64]) -> Result<(usize, u64), XnError> {
+    let [code, done, seq] = sys::xn_write_batch(blocks.as_ptr() as u64, blocks.len() as u64)?;
+    match code {
+        0 => Ok((done as usize, seq)),
+        _ => Err(XnError::Refused { code, block: done, detail: seq }),
+    }
+}
+
 /// Starts a flush; the request's sequence number.
 pub fn flush() -> Result<u64, XnError> {
     result(sys::xn_flush())

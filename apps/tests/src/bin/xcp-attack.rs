@@ -4,8 +4,8 @@
 //! the victim's block, the victim's block into its own, a source never
 //! durably written, metadata as a destination, blocks past the disk or
 //! free, a block onto itself, a destination still mapped — singly and in
-//! the batched calls (`xn_write_from_batch`, `xn_evict_batch`, with bad
-//! argument arrays too). Every move must be refused, and its own copy
+//! the batched calls (`xn_write_from_batch`, `xn_evict_batch`,
+//! `xn_write_batch`, with bad argument arrays too). Every move must be refused, and its own copy
 //! (`Fs::copy_tree`, XCP on its own file system) must work; the scenario then reads the victim's files back after
 //! a reboot and checks the image with `fsck`.
 #![no_std]
@@ -167,6 +167,23 @@ fn batches(c: &mut Checks, fs: &mut Fs<XnDisk>, fs_id: u32, vdata: u64, d1: u64,
         xn::write_from_batch(&pairs).map(|_| ()),
         Err(XnError::Refused { code: refuse::OUT_OF_RANGE, block: u64::MAX, detail: 0 }),
         "batch: a destination past the disk refused",
+    );
+    // Write-back in batches (`xn_write_batch`): bad arguments refused, a
+    // block past the disk refused as `xn_write` refuses it, and ending a
+    // batch after an own block that went.
+    c.expect(sys::xn_write_batch(0, 1), Err(Error::BadAddress), "write batch: null blocks refused");
+    c.expect(sys::xn_write_batch(KERNEL, 1), Err(Error::BadAddress), "write batch: kernel blocks refused");
+    c.expect(sys::xn_write_batch([d1].as_ptr() as u64, 0), Err(Error::Invalid), "write batch: no blocks refused");
+    c.expect(
+        xn::write_batch(&[u64::MAX; 4]).map(|_| ()),
+        xn::write(u64::MAX).map(|_| ()),
+        "write batch: a block past the disk refused as xn_write refuses it",
+    );
+    c.check(fs.sync().is_ok(), "write batch: own file system syncs first");
+    let r = xn::write_batch(&[d1, u64::MAX, d1]);
+    c.check(
+        matches!(r, Ok((1, _))),
+        &alloc::format!("write batch: an own block goes, one past the disk after it ends the batch ({r:?})"),
     );
     c.check(fs.sync().is_ok(), "batch: own file system syncs after");
 }

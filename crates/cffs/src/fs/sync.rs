@@ -121,16 +121,24 @@ impl<D: Disk> Fs<D> {
                 return Ok(());
             }
             let mut written = Vec::new();
-            for &b in &todo {
-                if self.deps.iter().any(|&(f, t)| t == b && dirty.contains(&f)) {
-                    continue;
-                }
-                match self.disk.write(b) {
-                    Ok(()) => written.push(b),
+            let ready: Vec<u64> = todo
+                .iter()
+                .copied()
+                .filter(|&b| !self.deps.iter().any(|&(f, t)| t == b && dirty.contains(&f)))
+                .collect();
+            // In batches; a block refused for a pointer to a tainted one
+            // waits for a later round, the rest go on.
+            let mut rest = &ready[..];
+            while !rest.is_empty() {
+                let (n, r) = self.disk.write_all(rest);
+                written.extend_from_slice(&rest[..n.min(rest.len())]);
+                match r {
+                    Ok(()) => break,
                     Err(Refusal::TaintedPointer { child, .. }) => {
                         if let Some(w) = want.as_mut() {
                             grew |= w.insert(child);
                         }
+                        rest = rest.get(n + 1..).unwrap_or(&[]);
                     }
                     Err(e) => return Err(e.into()),
                 }
