@@ -328,24 +328,27 @@ pub fn xn_write_batch(cx: &mut Cx<'_>, blocks: UserPtr, count: Len) -> Out {
     let space = &cx.env()?.space;
     // One walk per page of words, not one per word.
     let mut records = user::RecordReader::new();
-    xn::with(|s| {
-        let (mut done, mut last) = (0, 0);
-        while done < step {
-            // A block that cannot go now ends the batch; only the first
-            // says why.
-            let r = word_at(&mut records, space, blocks, done).and_then(|block| write_one(s, acct, block));
-            match r {
-                Ok(Ok(seq)) => {
-                    last = seq;
-                    done += 1;
-                }
-                Ok(Err(r)) if done == 0 => return Ok(refused(r)),
-                Err(e) if done == 0 => return Err(e),
-                _ => break,
+    xn::with(|s| batch(step, |i| word_at(&mut records, space, blocks, i).and_then(|block| write_one(s, acct, block))))
+}
+
+/// Runs `one` on items `0..step` of a batch in order, each checked and
+/// submitted as its single call does: the first that cannot go now ends
+/// the batch, and only the first says why (its refusal or error).
+/// `[0, done, seq]`: the first `done` went, the last as request `seq`.
+fn batch(step: u64, mut one: impl FnMut(u64) -> Result<Result<u64, Refusal>, Error>) -> Out {
+    let (mut done, mut last) = (0, 0);
+    while done < step {
+        match one(done) {
+            Ok(Ok(seq)) => {
+                last = seq;
+                done += 1;
             }
+            Ok(Err(r)) if done == 0 => return Ok(refused(r)),
+            Err(e) if done == 0 => return Err(e),
+            _ => break,
         }
-        Ok([0, done, last])
-    })
+    }
+    Ok([0, done, last])
 }
 
 pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
@@ -410,27 +413,14 @@ pub fn xn_write_from_batch(cx: &mut Cx<'_>, pairs: UserPtr, count: Len) -> Out {
     // One walk per page of pairs, not one per word.
     let mut records = user::RecordReader::new();
     xn::with(|s| {
-        let (mut done, mut last) = (0, 0);
         // One `acl` run per parent for the whole step: nothing here
         // changes metadata.
         let mut memo = AclMemo::new();
-        while done < step {
-            // A pair that cannot go now ends the batch; only the first
-            // says why.
-            let pair = word_at(&mut records, space, pairs, done * 2)
-                .and_then(|dst| Ok((dst, word_at(&mut records, space, pairs, done * 2 + 1)?)));
-            let r = pair.and_then(|(dst, src)| write_from(s, &who, dst, src, &mut memo));
-            match r {
-                Ok(Ok(seq)) => {
-                    last = seq;
-                    done += 1;
-                }
-                Ok(Err(r)) if done == 0 => return Ok(refused(r)),
-                Err(e) if done == 0 => return Err(e),
-                _ => break,
-            }
-        }
-        Ok([0, done, last])
+        batch(step, |i| {
+            let dst = word_at(&mut records, space, pairs, i * 2)?;
+            let src = word_at(&mut records, space, pairs, i * 2 + 1)?;
+            write_from(s, &who, dst, src, &mut memo)
+        })
     })
 }
 
