@@ -64,10 +64,15 @@ static void *reader(void *arg) {
 /* Spins without a single call until main says stop: main runs again only
    because the spinner is preempted at the end of its time slot. */
 static volatile int stop_spinning;
+/* Set by the spinner once it has turned at least once. */
+static volatile int spinner_started;
 static void *spinner(void *arg) {
     (void)arg;
     long turns = 0;
-    while (!stop_spinning) turns++;
+    do {
+        turns++;
+        spinner_started = 1;
+    } while (!stop_spinning);
     return (void *)turns;
 }
 
@@ -161,7 +166,10 @@ int main(void) {
     pthread_t sp;
     void *turns = NULL;
     CHECK("spinner-created", pthread_create(&sp, NULL, spinner, NULL) == 0);
-    sched_yield(); /* the spinner runs and never calls: preempted at its slot's end */
+    /* The spinner runs and never calls: main runs again only because the
+       spinner is preempted at its slot's end. (A yield alone could come
+       back before the new thread ever ran.) */
+    while (!spinner_started) sched_yield();
     stop_spinning = 1;
     CHECK("spinning-thread-preempted", pthread_join(sp, &turns) == 0 && (long)turns > 0);
     pthread_t sl;
