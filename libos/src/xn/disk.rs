@@ -226,6 +226,22 @@ impl XnDisk {
         Ok(())
     }
 
+    /// Copies `bytes` to byte `at` of data `block`, bound writable (the
+    /// rights check happens at the bind), and marks the block dirty.
+    fn write_at(&mut self, block: u64, at: usize, bytes: &[u8]) -> Result<(), Refusal> {
+        self.settle()?;
+        // Room first: once the bytes are in, the block must be known dirty.
+        self.dirty.reserve(block + 1)?;
+        self.data.reserve(block + 1)?;
+        let va = self.bind(block, true)?;
+        let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
+        let to = page.bytes_mut().ok_or(Refusal::NotBound(block))?;
+        to.get_mut(at..at + bytes.len()).ok_or(Refusal::NotBound(block))?.copy_from_slice(bytes);
+        self.dirty.insert(block)?;
+        self.data.insert(block)?;
+        Ok(())
+    }
+
     /// Waits for the requests issued so far.
     fn settle(&mut self) -> Result<(), Refusal> {
         let p = core::mem::replace(&mut self.pending, 0);
@@ -417,31 +433,13 @@ impl Disk for XnDisk {
     }
 
     fn write_data(&mut self, block: u64, data: &Block) -> Result<(), Refusal> {
-        self.settle()?;
-        // Room first: once the bytes are in, the block must be known dirty.
-        self.dirty.reserve(block + 1)?;
-        self.data.reserve(block + 1)?;
-        let va = self.bind(block, true)?;
-        let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
-        page.bytes_mut().ok_or(Refusal::NotBound(block))?.copy_from_slice(data);
-        self.dirty.insert(block)?;
-        self.data.insert(block)?;
-        Ok(())
+        self.write_at(block, 0, data)
     }
 
     /// The block was allocated and never written: XN caches it, at the
     /// bind, as a zeroed frame, so only the piece is copied.
     fn write_fresh(&mut self, block: u64, at: usize, piece: &[u8]) -> Result<(), Refusal> {
-        self.settle()?;
-        self.dirty.reserve(block + 1)?;
-        self.data.reserve(block + 1)?;
-        let va = self.bind(block, true)?;
-        let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
-        let bytes = page.bytes_mut().ok_or(Refusal::NotBound(block))?;
-        bytes.get_mut(at..at + piece.len()).ok_or(Refusal::NotBound(block))?.copy_from_slice(piece);
-        self.dirty.insert(block)?;
-        self.data.insert(block)?;
-        Ok(())
+        self.write_at(block, at, piece)
     }
 
     fn alloc(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
@@ -526,11 +524,7 @@ impl Disk for XnDisk {
     }
 
     fn write(&mut self, block: u64) -> Result<(), Refusal> {
-        // What goes to the disk is the kernel's copy: the held change first.
-        if self.held.block() == Some(block) {
-            self.release()?;
-        }
-        self.issue_write(block, || super::write(block))
+        self.write_all(&[block]).1
     }
 
     fn write_all(&mut self, blocks: &[u64]) -> (usize, Result<(), Refusal>) {
