@@ -1,16 +1,20 @@
-//! The size classes of the program heap (`oxok_rt::heap`).
+//! The size classes of the program heap (`oxok_rt::heap`) and the kernel
+//! heap (`oxok_hw::mem::heap`), and their free lists ([`Lists`]).
 //!
 //! A small allocation (at most [`MAX_SIZE`] bytes, aligned to at most
 //! [`ALIGN`]) is served from a free list of equal blocks, one list per
 //! class: a pop to allocate and a push to free, instead of a search of the
-//! linked-list heap's holes each time. Classes step by a quarter or a
-//! third of a power of two, so a block wastes less than [`ALIGN`] bytes
-//! or at most a quarter of itself.
+//! linked-list heap's holes each time. Classes step by [`ALIGN`] bytes, so
+//! a block wastes no more than the linked-list heap's own rounding would
+//! (less than [`ALIGN`] bytes): a kernel record of 400 bytes costs 400,
+//! not the 512 of a class a quarter of a power of two wide.
 //! Freed blocks stay in their class (like a slab allocator's), which is
 //! what makes them cheap to take again; a larger or more aligned request
 //! goes to the linked-list heap.
 //!
-//! A pure `no_std` crate, host-tested; the heap keeps the lists.
+//! A pure `no_std` crate, host-tested. A list's links live in its free
+//! blocks' first words, which only the heap that owns the memory may read
+//! and write: it lends them to [`Lists`] through [`Links`].
 
 #![no_std]
 #![forbid(unsafe_code)]
@@ -19,34 +23,16 @@
 #[cfg(test)]
 mod tests;
 
-/// Block sizes, smallest first; every one a multiple of [`ALIGN`].
-pub const SIZES: [usize; CLASSES] = [16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024];
-/// How many classes there are.
-pub const CLASSES: usize = 16;
+/// How many classes there are: one per multiple of [`ALIGN`] up to
+/// [`MAX_SIZE`].
+pub const CLASSES: usize = MAX_SIZE / ALIGN;
 /// The largest size served from a class.
-pub const MAX_SIZE: usize = SIZES[CLASSES - 1];
+pub const MAX_SIZE: usize = 1024;
 /// Every block's alignment (and the most a class request may ask).
 pub const ALIGN: usize = 16;
 /// Bytes a refill takes from the linked-list heap at least (carved into
 /// as many blocks of the class as fit).
 pub const REFILL_BYTES: usize = 2048;
-
-/// Class of each size in steps of [`ALIGN`]: `BY_UNITS[(size + 15) / 16]`.
-const BY_UNITS: [u8; MAX_SIZE / ALIGN + 1] = by_units();
-
-const fn by_units() -> [u8; MAX_SIZE / ALIGN + 1] {
-    let mut table = [0u8; MAX_SIZE / ALIGN + 1];
-    let mut units = 0;
-    let mut class = 0;
-    while units < table.len() {
-        while SIZES[class] < units * ALIGN {
-            class += 1;
-        }
-        table[units] = class as u8;
-        units += 1;
-    }
-    table
-}
 
 /// The class serving `size` bytes aligned to `align`, if a class does.
 #[inline]
@@ -54,16 +40,107 @@ pub fn class_of(size: usize, align: usize) -> Option<usize> {
     if size > MAX_SIZE || align > ALIGN {
         return None;
     }
-    Some(usize::from(BY_UNITS[size.div_ceil(ALIGN)]))
+    Some(size.div_ceil(ALIGN).max(1) - 1)
+}
+
+/// Whether a block allocated for `layout` also serves `new_size` bytes
+/// where it is: both sizes fall in the same class.
+pub fn resize_in_place(size: usize, align: usize, new_size: usize) -> bool {
+    class_of(size, align).is_some_and(|c| class_of(new_size, align) == Some(c))
 }
 
 /// Bytes of a block of `class`.
 #[inline]
 pub fn block_size(class: usize) -> usize {
-    SIZES[class]
+    (class + 1) * ALIGN
 }
 
 /// Blocks one refill of `class` carves (their bytes: `blocks × size`).
 pub fn refill_blocks(class: usize) -> usize {
-    (REFILL_BYTES / SIZES[class]).max(1)
+    (REFILL_BYTES / block_size(class)).max(1)
+}
+
+/// Reads and writes the first word of a free block: where a class list
+/// keeps the address of the next free block. Implemented by a heap over
+/// the memory it owns; [`Lists`] names only blocks that heap handed it (a
+/// refill or a freed block), each at least [`ALIGN`] bytes and aligned to
+/// it, used by nobody else while on a list.
+pub trait Links {
+    /// The word at the start of the free block at `block`.
+    fn next(&self, block: usize) -> usize;
+    /// Writes `next` at the start of the free block at `block`.
+    fn set_next(&mut self, block: usize, next: usize);
+}
+
+/// One free list of equal blocks per class: a pop to allocate, a push to
+/// free. A block stays in its class once carved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lists {
+    /// Each class's first free block (0: none).
+    heads: [usize; CLASSES],
+    /// Bytes of the blocks on the lists.
+    held: usize,
+}
+
+impl Default for Lists {
+    fn default() -> Lists {
+        Lists::EMPTY
+    }
+}
+
+impl Lists {
+    /// No block on any list.
+    pub const EMPTY: Lists = Lists { heads: [0; CLASSES], held: 0 };
+
+    /// A block of `class`: the first on its list, else the first of a
+    /// fresh run that `refill(bytes)` carves from the heap below
+    /// ([`refill_blocks`] blocks, aligned to [`ALIGN`]), the rest of the
+    /// run going on the list. `None` if the list is empty and `refill`
+    /// gives nothing, or `class` is not a class.
+    pub fn take(
+        &mut self,
+        class: usize,
+        links: &mut impl Links,
+        refill: impl FnOnce(usize) -> Option<usize>,
+    ) -> Option<usize> {
+        if class >= CLASSES {
+            return None;
+        }
+        let size = block_size(class);
+        let head = self.heads[class];
+        if head != 0 {
+            self.heads[class] = links.next(head);
+            self.held -= size;
+            return Some(head);
+        }
+        let blocks = refill_blocks(class);
+        let first = refill(size * blocks).filter(|&a| a != 0)?;
+        // The first block is the caller's; the others go on the list, the
+        // lowest first out.
+        for i in (1..blocks).rev() {
+            let block = first + i * size;
+            links.set_next(block, self.heads[class]);
+            self.heads[class] = block;
+        }
+        self.held += size * (blocks - 1);
+        Some(first)
+    }
+
+    /// Puts `block`, taken from `class` and no longer used, back on its
+    /// list.
+    pub fn give(&mut self, class: usize, block: usize, links: &mut impl Links) {
+        if class >= CLASSES {
+            return;
+        }
+        let size = block_size(class);
+        links.set_next(block, self.heads[class]);
+        self.heads[class] = block;
+        self.held += size;
+    }
+
+    /// Bytes of the free blocks on the lists (taken from the heap below,
+    /// in use by nobody).
+    pub fn held(&self) -> usize {
+        self.held
+    }
 }

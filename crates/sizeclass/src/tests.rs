@@ -25,16 +25,17 @@ fn large_or_overaligned_requests_have_no_class() {
 }
 
 #[test]
-fn a_block_wastes_less_than_an_alignment_unit_or_a_quarter_of_itself() {
+fn a_block_wastes_less_than_an_alignment_unit() {
     for size in 1..=MAX_SIZE {
         let block = block_size(class_of(size, 1).unwrap());
-        assert!(block - size < ALIGN || (block - size) * 4 <= block, "size {size}: block {block}");
+        assert!(block - size < ALIGN, "size {size}: block {block}");
     }
 }
 
 #[test]
 fn sizes_grow_and_refills_carve_whole_blocks() {
-    assert!(SIZES.windows(2).all(|w| w[0] < w[1]));
+    assert!((1..CLASSES).all(|c| block_size(c - 1) < block_size(c)));
+    assert_eq!(block_size(CLASSES - 1), MAX_SIZE);
     for c in 0..CLASSES {
         let n = refill_blocks(c);
         assert!(n >= 1);
@@ -43,4 +44,84 @@ fn sizes_grow_and_refills_carve_whole_blocks() {
         // Nearly all of the refill is used: less than a block is left over.
         assert!(REFILL_BYTES.saturating_sub(bytes) < block_size(c), "class {c}");
     }
+}
+
+/// A heap's memory, as `Lists` sees it: the first word of each block.
+#[derive(Default)]
+struct Words(std::collections::BTreeMap<usize, usize>);
+
+impl Links for Words {
+    fn next(&self, block: usize) -> usize {
+        *self.0.get(&block).expect("only blocks put on a list are read")
+    }
+    fn set_next(&mut self, block: usize, next: usize) {
+        self.0.insert(block, next);
+    }
+}
+
+extern crate std;
+use std::vec::Vec;
+
+#[test]
+fn a_refill_is_carved_into_distinct_blocks_of_the_class_and_handed_out_in_turn() {
+    for class in [0, 5, CLASSES - 1] {
+        let (mut lists, mut words) = (Lists::EMPTY, Words::default());
+        let size = block_size(class);
+        let base = 0x10_0000 * (class + 1);
+        let mut asked = Vec::new();
+        let mut got = Vec::new();
+        for _ in 0..refill_blocks(class) {
+            got.push(
+                lists
+                    .take(class, &mut words, |bytes| {
+                        asked.push(bytes);
+                        Some(base)
+                    })
+                    .unwrap(),
+            );
+        }
+        assert_eq!(asked, [size * refill_blocks(class)], "class {class}: one refill");
+        let want: Vec<usize> = (0..refill_blocks(class)).map(|i| base + i * size).collect();
+        assert_eq!(got, want, "class {class}: every block of the run, lowest first");
+        assert_eq!(lists.held(), 0);
+        // The list is dry: the next take refills.
+        let next = lists.take(class, &mut words, |_| Some(base + 0x8_0000)).unwrap();
+        assert_eq!(next, base + 0x8_0000);
+    }
+}
+
+#[test]
+fn a_freed_block_is_the_next_taken_and_held_counts_what_waits() {
+    let (mut lists, mut words) = (Lists::EMPTY, Words::default());
+    let a = lists.take(3, &mut words, |_| Some(0x4000)).unwrap();
+    let held = lists.held();
+    assert_eq!(held, block_size(3) * (refill_blocks(3) - 1));
+    lists.give(3, a, &mut words);
+    assert_eq!(lists.held(), held + block_size(3));
+    assert_eq!(lists.take(3, &mut words, |_| panic!("no refill while the list has blocks")), Some(a));
+    assert_eq!(lists.held(), held);
+}
+
+#[test]
+fn a_failed_refill_gives_nothing_and_changes_nothing() {
+    let (mut lists, mut words) = (Lists::EMPTY, Words::default());
+    assert_eq!(lists.take(2, &mut words, |_| None), None);
+    assert_eq!(lists.take(2, &mut words, |_| Some(0)), None);
+    assert_eq!(lists, Lists::EMPTY);
+    assert!(words.0.is_empty());
+    // Not a class: nothing asked, nothing given.
+    assert_eq!(lists.take(CLASSES, &mut words, |_| panic!("no class, no refill")), None);
+    lists.give(CLASSES, 0x1000, &mut words);
+    assert_eq!(lists, Lists::EMPTY);
+}
+
+#[test]
+fn a_resize_stays_in_place_only_within_its_class() {
+    assert!(resize_in_place(20, 8, 32));
+    assert!(resize_in_place(32, 8, 17));
+    assert!(!resize_in_place(32, 8, 33));
+    // Past the classes, or over-aligned: never in place.
+    assert!(!resize_in_place(MAX_SIZE, 8, MAX_SIZE + 1));
+    assert!(!resize_in_place(MAX_SIZE + 1, 8, MAX_SIZE + 1));
+    assert!(!resize_in_place(64, 64, 64));
 }

@@ -21,7 +21,7 @@ use core::ptr::NonNull;
 use linked_list_allocator::Heap;
 use oxok_abi::ANY_FRAME;
 use oxok_abi::layout::{PAGE_SIZE, pte};
-use oxok_sizeclass::{ALIGN, CLASSES, block_size, class_of, refill_blocks};
+use oxok_sizeclass::{ALIGN, Links, Lists, class_of, resize_in_place};
 use spin::Mutex;
 
 /// Where the heap starts (1 TiB), far from program images, stacks and the
@@ -36,62 +36,50 @@ struct State {
     heap: Heap,
     /// First unmapped address above the heap.
     end: u64,
-    /// Each class's free list: the address of its first free block (0:
-    /// empty), whose first word holds the next one's.
-    free: [usize; CLASSES],
+    /// The class lists.
+    lists: Lists,
+}
+
+/// A block of the linked-list heap for `layout`, growing it as needed.
+fn take(heap: &mut Heap, end: &mut u64, layout: Layout) -> *mut u8 {
+    loop {
+        if let Ok(p) = heap.allocate_first_fit(layout) {
+            return p.as_ptr();
+        }
+        if !grow(heap, end, layout) {
+            return core::ptr::null_mut();
+        }
+    }
 }
 
 impl State {
-    /// A block of the linked-list heap for `layout`, growing it as needed.
-    fn take(&mut self, layout: Layout) -> *mut u8 {
-        loop {
-            if let Ok(p) = self.heap.allocate_first_fit(layout) {
-                return p.as_ptr();
-            }
-            if !grow(self, layout) {
-                return core::ptr::null_mut();
-            }
-        }
-    }
-
-    /// A block of `class`: its list's first, or one of a fresh refill.
+    /// A block of `class`: its list's first, or one of a fresh refill
+    /// carved from the linked-list heap.
     fn take_block(&mut self, class: usize) -> *mut u8 {
-        let head = self.free[class];
-        if head != 0 {
-            // SAFETY: `head` is a free block of this class (`give_block`
-            // or a refill put it on the list, and nothing else holds it),
-            // at least 16 bytes and 16-aligned; its first word is the link.
-            self.free[class] = unsafe { *(head as *const usize) };
-            return head as *mut u8;
-        }
-        let size = block_size(class);
-        let blocks = refill_blocks(class);
-        let Ok(layout) = Layout::from_size_align(size * blocks, ALIGN) else { return core::ptr::null_mut() };
-        let first = self.take(layout);
-        if first.is_null() {
-            return first;
-        }
-        // The first block is the caller's; the others go on the list.
-        for i in (1..blocks).rev() {
-            let block = first as usize + i * size;
-            // SAFETY: `block` lies inside the refill just taken from the
-            // heap for this class, handed to nobody else; it is 16-aligned
-            // (sizes are multiples of 16) with room for the link.
-            unsafe { *(block as *mut usize) = self.free[class] };
-            self.free[class] = block;
-        }
-        first
+        let State { heap, end, lists } = self;
+        let refill = |bytes| {
+            let layout = Layout::from_size_align(bytes, ALIGN).ok()?;
+            Some(take(heap, end, layout) as usize)
+        };
+        lists.take(class, &mut Words, refill).unwrap_or(0) as *mut u8
+    }
+}
+
+/// The class lists' links: the first word of each free block.
+struct Words;
+
+impl Links for Words {
+    fn next(&self, block: usize) -> usize {
+        // SAFETY: `Lists` reads only blocks on its lists: carved from this
+        // heap for their class or freed into it, 16-aligned with room for
+        // the word, used by nobody while listed.
+        unsafe { *(block as *const usize) }
     }
 
-    /// Puts `ptr`, a block of `class`, back on its list.
-    ///
-    /// # Safety
-    /// `ptr` came from `take_block(class)` and is no longer used.
-    unsafe fn give_block(&mut self, class: usize, ptr: *mut u8) {
-        // SAFETY: the block is ours again (the caller's promise), at least
-        // 16 bytes and 16-aligned: its first word becomes the link.
-        unsafe { *(ptr as *mut usize) = self.free[class] };
-        self.free[class] = ptr as usize;
+    fn set_next(&mut self, block: usize, next: usize) {
+        // SAFETY: as in `next`: a block being put on a list is this heap's
+        // and nobody else's.
+        unsafe { *(block as *mut usize) = next }
     }
 }
 
@@ -124,22 +112,23 @@ fn map_pages(from: u64, to: u64) -> u64 {
     va
 }
 
-/// Grows the heap to fit `layout`; false when memory ran out.
-fn grow(state: &mut State, layout: Layout) -> bool {
+/// Grows the heap (whose first unmapped address is `end`) to fit
+/// `layout`; false when memory ran out.
+fn grow(heap: &mut Heap, end: &mut u64, layout: Layout) -> bool {
     let want = (layout.size() + layout.align()) as u64;
     let step = want.max(GROW_STEP).next_multiple_of(PAGE_SIZE);
-    if state.end + step > HEAP_BASE + HEAP_MAX {
+    if *end + step > HEAP_BASE + HEAP_MAX {
         return false;
     }
-    let reached = map_pages(state.end, state.end + step);
-    let added = reached - state.end;
-    state.end = reached;
+    let reached = map_pages(*end, *end + step);
+    let added = reached - *end;
+    *end = reached;
     if added == 0 {
         return false;
     }
     // SAFETY: [old end, reached) was just mapped writable and directly
     // follows the heap's current top, which is what `extend` requires.
-    unsafe { state.heap.extend(added as usize) };
+    unsafe { heap.extend(added as usize) };
     added >= want
 }
 
@@ -159,12 +148,12 @@ unsafe impl GlobalAlloc for ProgramHeap {
             let mut heap = Heap::empty();
             // SAFETY: [HEAP_BASE, end) was just mapped writable for us alone.
             unsafe { heap.init(HEAP_BASE as *mut u8, (end - HEAP_BASE) as usize) };
-            *guard = Some(State { heap, end, free: [0; CLASSES] });
+            *guard = Some(State { heap, end, lists: Lists::EMPTY });
         }
         let Some(state) = guard.as_mut() else { return core::ptr::null_mut() };
         match class_of(layout.size(), layout.align()) {
             Some(class) => state.take_block(class),
-            None => state.take(layout),
+            None => take(&mut state.heap, &mut state.end, layout),
         }
     }
 
@@ -172,18 +161,18 @@ unsafe impl GlobalAlloc for ProgramHeap {
         let mut guard = self.0.lock();
         let (Some(state), Some(p)) = (guard.as_mut(), NonNull::new(ptr)) else { return };
         match class_of(layout.size(), layout.align()) {
-            // SAFETY: `ptr` came from `alloc` with this `layout` (the
-            // GlobalAlloc contract), so from this class's blocks.
-            Some(class) => unsafe { state.give_block(class, ptr) },
-            // SAFETY: as above, from the linked-list heap with `layout`.
+            // `ptr` came from `alloc` with this `layout` (the GlobalAlloc
+            // contract), so from this class's blocks.
+            Some(class) => state.lists.give(class, ptr as usize, &mut Words),
+            // SAFETY: as with a class, from the linked-list heap with
+            // `layout`.
             None => unsafe { state.heap.deallocate(p, layout) },
         }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // A block whose class also serves the new size stays where it is.
-        let class = class_of(layout.size(), layout.align());
-        if class.is_some() && class == class_of(new_size, layout.align()) {
+        if resize_in_place(layout.size(), layout.align(), new_size) {
             return ptr;
         }
         let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else { return core::ptr::null_mut() };
