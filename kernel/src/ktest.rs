@@ -31,6 +31,7 @@ pub fn run() -> (usize, usize) {
         ("address_space_teardown_frees_tables", teardown_frees),
         ("teardown_finds_every_page_by_the_summaries", teardown_finds_every_page),
         ("rtc_dates_to_unix_time", rtc_dates),
+        ("heap_class_lists_keep_a_bounded_amount", heap_lists_bounded),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (name, test) in tests {
@@ -279,4 +280,22 @@ fn rtc_dates() -> TestResult {
     check(decode([9, 5, 17, 24, 11, 26, 20], 0x06) == bcd, "binary")?;
     check(decode([0x09, 0x05, 0x85, 0x24, 0x11, 0x26, 0x20], 0x00) == bcd, "12-hour PM")?;
     check(decode([0, 0, 0, 0x32, 0x13, 0x26, 0x20], 0x02).is_none(), "month 13 refused")
+}
+
+/// Objects of one size made and freed, then of the next size, through
+/// every class: what the class lists keep afterwards stays within their
+/// bound, so the heap below has its room back (without the bound each
+/// size's blocks would stay in its class: 8 MiB here).
+fn heap_lists_bounded() -> TestResult {
+    use crate::mem::heap;
+    use alloc::vec::Vec;
+    let before = heap::free_below();
+    for size in (oxok_sizeclass::ALIGN..=oxok_sizeclass::MAX_SIZE).step_by(oxok_sizeclass::ALIGN) {
+        let n = 128 * 1024 / size;
+        check(heap::has_room(n * (size + 24)), "no room for the test")?;
+        let objects: Vec<Vec<u8>> = (0..n).map(|_| Vec::with_capacity(size)).collect();
+        drop(objects);
+    }
+    let kept = before.saturating_sub(heap::free_below());
+    check(kept <= heap::LISTS_MAX, "the class lists kept more than their bound")
 }

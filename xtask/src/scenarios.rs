@@ -283,7 +283,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         name: "ktest",
         about: "kernel self tests: frame allocator, page tables, checked user copies, teardown",
         cmdline: "ktest run=hello",
-        expect: &["ktest: 11 passed, 0 failed", "hello: ok", "none leaked"],
+        expect: &["ktest: 12 passed, 0 failed", "hello: ok", "none leaked"],
         forbid: &["FAILED"],
         ..Scenario::DEFAULT
     },

@@ -80,6 +80,9 @@ pub struct Lists {
     heads: [usize; CLASSES],
     /// Bytes of the blocks on the lists.
     held: usize,
+    /// The most bytes the lists keep: a block freed past it goes back to
+    /// the heap below ([`give`](Lists::give) says so).
+    held_max: usize,
 }
 
 impl Default for Lists {
@@ -89,13 +92,22 @@ impl Default for Lists {
 }
 
 impl Lists {
-    /// No block on any list.
-    pub const EMPTY: Lists = Lists { heads: [0; CLASSES], held: 0 };
+    /// No block on any list, and no bound on what they keep.
+    pub const EMPTY: Lists = Lists::bounded(usize::MAX);
+
+    /// No block on any list; they keep at most `held_max` bytes. Without a
+    /// bound, blocks freed in one class stay there: a caller that makes
+    /// and frees many objects of one size after another (each within its
+    /// quota while it lives) would leave the heap below nothing for the
+    /// next size — the kernel heap bounds its lists.
+    pub const fn bounded(held_max: usize) -> Lists {
+        Lists { heads: [0; CLASSES], held: 0, held_max }
+    }
 
     /// A block of `class`: the first on its list, else the first of a
     /// fresh run that `refill(bytes)` carves from the heap below
-    /// ([`refill_blocks`] blocks, aligned to [`ALIGN`]), the rest of the
-    /// run going on the list. `None` if the list is empty and `refill`
+    /// ([`refill_blocks`] blocks, fewer where the bound leaves no room for
+    /// them, aligned to [`ALIGN`]), the rest of the run going on the list. `None` if the list is empty and `refill`
     /// gives nothing, or `class` is not a class.
     pub fn take(
         &mut self,
@@ -113,7 +125,10 @@ impl Lists {
             self.held -= size;
             return Some(head);
         }
-        let blocks = refill_blocks(class);
+        // A whole refill, or as many blocks as the bound leaves room for
+        // beside the caller's.
+        let room = self.held_max.saturating_sub(self.held) / size;
+        let blocks = refill_blocks(class).min(room.saturating_add(1));
         let first = refill(size * blocks).filter(|&a| a != 0)?;
         // The first block is the caller's; the others go on the list, the
         // lowest first out.
@@ -127,15 +142,23 @@ impl Lists {
     }
 
     /// Puts `block`, taken from `class` and no longer used, back on its
-    /// list.
-    pub fn give(&mut self, class: usize, block: usize, links: &mut impl Links) {
+    /// list; false (nothing done) if that would make the lists keep more
+    /// than their bound, or `class` is not a class: the caller gives the
+    /// block (`block_size(class)` bytes, [`ALIGN`]-aligned) to the heap
+    /// below.
+    #[must_use]
+    pub fn give(&mut self, class: usize, block: usize, links: &mut impl Links) -> bool {
         if class >= CLASSES {
-            return;
+            return false;
         }
         let size = block_size(class);
+        if self.held.saturating_add(size) > self.held_max {
+            return false;
+        }
         links.set_next(block, self.heads[class]);
         self.heads[class] = block;
         self.held += size;
+        true
     }
 
     /// Bytes of the free blocks on the lists (taken from the heap below,

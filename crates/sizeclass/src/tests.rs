@@ -96,7 +96,7 @@ fn a_freed_block_is_the_next_taken_and_held_counts_what_waits() {
     let a = lists.take(3, &mut words, |_| Some(0x4000)).unwrap();
     let held = lists.held();
     assert_eq!(held, block_size(3) * (refill_blocks(3) - 1));
-    lists.give(3, a, &mut words);
+    assert!(lists.give(3, a, &mut words));
     assert_eq!(lists.held(), held + block_size(3));
     assert_eq!(lists.take(3, &mut words, |_| panic!("no refill while the list has blocks")), Some(a));
     assert_eq!(lists.held(), held);
@@ -111,7 +111,7 @@ fn a_failed_refill_gives_nothing_and_changes_nothing() {
     assert!(words.0.is_empty());
     // Not a class: nothing asked, nothing given.
     assert_eq!(lists.take(CLASSES, &mut words, |_| panic!("no class, no refill")), None);
-    lists.give(CLASSES, 0x1000, &mut words);
+    assert!(!lists.give(CLASSES, 0x1000, &mut words));
     assert_eq!(lists, Lists::EMPTY);
 }
 
@@ -124,4 +124,34 @@ fn a_resize_stays_in_place_only_within_its_class() {
     assert!(!resize_in_place(MAX_SIZE, 8, MAX_SIZE + 1));
     assert!(!resize_in_place(MAX_SIZE + 1, 8, MAX_SIZE + 1));
     assert!(!resize_in_place(64, 64, 64));
+}
+
+#[test]
+fn bounded_lists_keep_no_more_than_their_bound_and_hand_the_rest_back() {
+    let bound = 3 * REFILL_BYTES;
+    let (mut lists, mut words) = (Lists::bounded(bound), Words::default());
+    // Objects of one size after another, each freed before the next size
+    // is made: what stays on the lists never passes the bound.
+    let (mut next, mut handed_back) = (0x10_0000, 0);
+    for class in 0..CLASSES {
+        let mut live = Vec::new();
+        for _ in 0..refill_blocks(class) * 3 {
+            let b = lists.take(class, &mut words, |bytes| {
+                let at = next;
+                next += bytes;
+                Some(at)
+            });
+            live.push(b.unwrap());
+            assert!(lists.held() <= bound, "class {class}: {} held after a refill", lists.held());
+        }
+        for b in live {
+            if !lists.give(class, b, &mut words) {
+                handed_back += block_size(class);
+            }
+            assert!(lists.held() <= bound, "class {class}: {} held", lists.held());
+        }
+    }
+    let carved = next - 0x10_0000;
+    assert_eq!(carved, lists.held() + handed_back, "every byte carved is listed or handed back");
+    assert!(handed_back > 0);
 }

@@ -21,7 +21,7 @@ use core::ptr::NonNull;
 use linked_list_allocator::Heap;
 use oxok_abi::ANY_FRAME;
 use oxok_abi::layout::{PAGE_SIZE, pte};
-use oxok_sizeclass::{ALIGN, Links, Lists, class_of, resize_in_place};
+use oxok_sizeclass::{ALIGN, Links, Lists, block_size, class_of, resize_in_place};
 use spin::Mutex;
 
 /// Where the heap starts (1 TiB), far from program images, stacks and the
@@ -162,8 +162,18 @@ unsafe impl GlobalAlloc for ProgramHeap {
         let (Some(state), Some(p)) = (guard.as_mut(), NonNull::new(ptr)) else { return };
         match class_of(layout.size(), layout.align()) {
             // `ptr` came from `alloc` with this `layout` (the GlobalAlloc
-            // contract), so from this class's blocks.
-            Some(class) => state.lists.give(class, ptr as usize, &mut Words),
+            // contract), so from this class's blocks (the lists have no
+            // bound here: they keep every one).
+            Some(class) => {
+                if !state.lists.give(class, ptr as usize, &mut Words)
+                    && let Ok(block) = Layout::from_size_align(block_size(class), ALIGN)
+                {
+                    // SAFETY: the block is `block_size(class)` bytes of a
+                    // refill the linked-list heap handed out, used by
+                    // nobody now: it returns to that heap as a hole.
+                    unsafe { state.heap.deallocate(p, block) }
+                }
+            }
             // SAFETY: as with a class, from the linked-list heap with
             // `layout`.
             None => unsafe { state.heap.deallocate(p, layout) },

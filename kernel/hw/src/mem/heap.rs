@@ -7,16 +7,17 @@
 //! a first-fit search of the linked-list heap below walked its holes from
 //! the lowest address each time — instructions, and pages that a switch
 //! of address space makes the emulator walk again. Larger requests, and
-//! the refills of the lists, go to the linked-list heap. A block stays in
-//! its class once carved; [`usage`] counts the blocks on the lists as
-//! free, [`has_room`] only what the linked-list heap can still serve.
+//! the refills of the lists, go to the linked-list heap. The lists keep at
+//! most [`LISTS_MAX`] bytes, a block freed past that going back below;
+//! [`usage`] counts the blocks on the lists as free, [`has_room`] only what
+//! the linked-list heap can still serve.
 
 use super::{PAGE_SIZE, frame, phys};
 use core::alloc::{GlobalAlloc, Layout};
 use core::ptr::NonNull;
 use linked_list_allocator::Heap;
 use oxok_abi::frames::OWNER_KERNEL;
-use oxok_sizeclass::{ALIGN, Links, Lists, class_of, resize_in_place};
+use oxok_sizeclass::{ALIGN, Links, Lists, block_size, class_of, resize_in_place};
 use spin::Mutex;
 
 /// The heap below and the class lists over it.
@@ -29,7 +30,13 @@ struct State {
 struct KernelHeap(Mutex<State>);
 
 #[global_allocator]
-static HEAP: KernelHeap = KernelHeap(Mutex::new(State { heap: Heap::empty(), lists: Lists::EMPTY }));
+static HEAP: KernelHeap = KernelHeap(Mutex::new(State { heap: Heap::empty(), lists: Lists::bounded(LISTS_MAX) }));
+
+/// The most bytes the class lists keep; a block freed past it goes back to
+/// the linked-list heap. What a program frees can so never leave the heap
+/// below short: make and free objects of one size, then of another, and
+/// without a bound each size's blocks would stay in its class.
+pub const LISTS_MAX: usize = 256 * 1024;
 
 /// Heap size: 32 MiB.
 pub const HEAP_FRAMES: usize = 8192;
@@ -54,6 +61,11 @@ pub fn usage() -> (usize, usize) {
     let s = HEAP.0.lock();
     let held = s.lists.held();
     (s.heap.used() - held, s.heap.free() + held)
+}
+
+/// Bytes the linked-list heap below the class lists can still serve.
+pub fn free_below() -> usize {
+    HEAP.0.lock().heap.free()
 }
 
 /// True if `bytes` more can be allocated while keeping [`RESERVE`] free:
@@ -111,9 +123,18 @@ unsafe impl GlobalAlloc for KernelHeap {
         match class_of(layout.size(), layout.align()) {
             // `ptr` came from `alloc` with this `layout` (the GlobalAlloc
             // contract), so from this class's blocks.
-            Some(class) => guard.lists.give(class, ptr as usize, &mut Words),
-            // SAFETY: as with a class, from the linked-list heap with
-            // `layout`.
+            Some(class) => {
+                if !guard.lists.give(class, ptr as usize, &mut Words)
+                    && let Ok(block) = Layout::from_size_align(block_size(class), ALIGN)
+                {
+                    // SAFETY: the block is `block_size(class)` bytes of a
+                    // refill the linked-list heap handed out, used by
+                    // nobody now: it returns to that heap as a hole.
+                    unsafe { guard.heap.deallocate(p, block) }
+                }
+            }
+            // SAFETY: from the linked-list heap with `layout` (the
+            // GlobalAlloc contract).
             None => unsafe { guard.heap.deallocate(p, layout) },
         }
     }
