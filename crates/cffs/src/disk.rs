@@ -67,6 +67,16 @@ pub trait Disk {
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal>;
     /// XN modify: `meta` becomes `new`, owning exactly what it owned.
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal>;
+    /// [`modify`](Disk::modify) of `meta` to its content changed by `edit`
+    /// (which must leave what it owns as it was). A disk that keeps a
+    /// change in memory before it goes to XN edits it there: no copy of
+    /// the block out and back.
+    fn edit(&mut self, meta: u64, edit: impl FnOnce(&mut Block)) -> Result<(), Refusal> {
+        let mut b = [0; crate::layout::BSIZE as usize];
+        self.read(meta, &mut b)?;
+        edit(&mut b);
+        self.modify(meta, &b)
+    }
     /// Appends the blocks whose cached content has not been written since
     /// it last changed (including new blocks never written).
     fn dirty(&self, out: &mut Vec<u64>);

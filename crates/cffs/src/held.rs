@@ -124,6 +124,27 @@ impl Held {
         true
     }
 
+    /// The held image of `block`, to change in place as [`hold`] of the
+    /// changed content would: when holding is allowed and `block` is the
+    /// one held, or nothing is held and `fill` gives the block's content
+    /// (copied into the image once). `None`: hold nothing, change nothing.
+    ///
+    /// [`hold`]: Held::hold
+    pub fn edit(&mut self, block: u64, fill: Option<&Block>) -> Option<&mut Block> {
+        if !self.allowed || !self.room() {
+            return None;
+        }
+        match (self.block, fill) {
+            (Some(b), _) if b == block => self.age = 0,
+            (None, Some(content)) => {
+                self.freed = None;
+                self.keep(block, content);
+            }
+            _ => return None,
+        }
+        <&mut Block>::try_from(self.image.as_mut_slice()).ok()
+    }
+
     /// Whether the image has its room (made once).
     fn room(&mut self) -> bool {
         self.image.capacity() >= BSIZE as usize || self.image.try_reserve_exact(BSIZE as usize).is_ok()
@@ -271,5 +292,36 @@ mod tests {
         assert!(h.hold_free(7, &img(2), Extent::new(50, 1, 3)));
         assert_eq!((h.freed(), h.image(7).map(|b| b[0])), (Some(Extent::new(50, 1, 3)), Some(2)));
         assert!(!h.hold_free(7, &img(2), Extent::new(60, 0, 3)), "an empty extent is no free");
+    }
+
+    #[test]
+    fn an_edit_changes_the_held_image_in_place_as_a_hold_of_the_result_would() {
+        let mut h = Held::new();
+        assert!(h.edit(7, Some(&img(1))).is_none(), "not allowed");
+        h.allow(true);
+        assert!(h.edit(7, None).is_none(), "nothing held and nothing to fill it with");
+        // Nothing held: the cached content goes in once, then changes.
+        let image = h.edit(7, Some(&img(1))).expect("held");
+        image[5] = 9;
+        assert_eq!(h.image(7).map(|b| (b[0], b[5])), Some((1, 9)));
+        // Held: changed where it is; the content offered is not used.
+        h.edit(7, Some(&img(3))).expect("held")[6] = 8;
+        assert_eq!(h.image(7).map(|b| (b[0], b[5], b[6])), Some((1, 9, 8)));
+        assert!(h.edit(8, Some(&img(2))).is_none(), "another block waits until this one went");
+        // A change makes it young again, as a hold does.
+        assert!(!h.aged());
+        h.edit(7, None).expect("held")[0] = 4;
+        assert!(!h.aged(), "the request of the edit ends");
+        assert!(h.aged());
+        // A held free stays one; a fresh edit after it went holds none.
+        let mut h = Held::new();
+        h.allow(true);
+        assert!(h.hold_free(7, &img(1), Extent::new(50, 1, 3)));
+        h.edit(7, None).expect("held")[1] = 2;
+        assert_eq!(h.freed(), Some(Extent::new(50, 1, 3)));
+        let (_, image, _) = h.take().expect("held");
+        h.put_back(None, image);
+        h.edit(7, Some(&img(5))).expect("held");
+        assert_eq!(h.freed(), None);
     }
 }

@@ -519,6 +519,32 @@ impl Disk for XnDisk {
         Ok(())
     }
 
+    fn edit(&mut self, meta: u64, edit: impl FnOnce(&mut Block)) -> Result<(), Refusal> {
+        self.settle()?;
+        self.dirty.reserve(meta + 1)?;
+        if self.held.block().is_some_and(|b| b != meta) {
+            self.release()?;
+        }
+        // The held image changed in place; or, nothing held, the cached
+        // block copied into it once and changed there.
+        let fill = match self.held.block() {
+            Some(_) => None,
+            None => {
+                let va = self.bind(meta, false)?;
+                Some(super::page(va).map_err(|_| Refusal::NotBound(meta))?)
+            }
+        };
+        if let Some(image) = self.held.edit(meta, fill.as_ref().map(|p| p.bytes())) {
+            edit(image);
+            self.dirty.insert(meta)?;
+            return Ok(());
+        }
+        let mut b = [0; oxok_abi::xn::BLOCK_SIZE];
+        self.read(meta, &mut b)?;
+        edit(&mut b);
+        self.modify(meta, &b)
+    }
+
     fn dirty(&self, out: &mut Vec<u64>) {
         out.extend(self.dirty.iter());
     }

@@ -259,9 +259,7 @@ impl<D: Disk> Fs<D> {
 
     /// Rewrites a record without changing what its block owns.
     pub(crate) fn put_rec(&mut self, at: Loc, r: &Record) -> Result<(), FsError> {
-        let mut b = self.get(at.block)?;
-        set_record(&mut b, at.rec, r);
-        self.disk.modify(at.block, &b)?;
+        self.disk.edit(at.block, |b| set_record(b, at.rec, r))?;
         Ok(())
     }
 
