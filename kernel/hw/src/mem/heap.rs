@@ -60,7 +60,7 @@ pub fn init() -> Result<(), oxok_abi::Error> {
 pub fn usage() -> (usize, usize) {
     let s = HEAP.0.lock();
     let held = s.lists.held();
-    (s.heap.used() - held, s.heap.free() + held)
+    (s.heap.used().saturating_sub(held), s.heap.free() + held)
 }
 
 /// Bytes the linked-list heap below the class lists can still serve.
