@@ -192,6 +192,19 @@ impl XnDisk {
         sent
     }
 
+    /// What a `modify`, `edit` or `free` of `meta` does first: the
+    /// requests issued so far complete, the bookkeeping has room for
+    /// `meta`, and a change held of another block goes (one block held at
+    /// a time).
+    fn begin_change(&mut self, meta: u64) -> Result<(), Refusal> {
+        self.settle()?;
+        self.dirty.reserve(meta + 1)?;
+        if self.held.block().is_some_and(|b| b != meta) {
+            self.release()?;
+        }
+        Ok(())
+    }
+
     /// A change of `meta` that is not held goes with an image made from
     /// the held one: a held modify goes along with it, a held free (whose
     /// blocks the image no longer owns) must go first.
@@ -260,6 +273,39 @@ impl XnDisk {
         };
         self.issued(block, seq);
         Ok(())
+    }
+
+    /// Issues the writes of `items` (each writes the block `block_of`
+    /// names) with `submit`, a batch call that starts as many as can go
+    /// now (at least one) and says how many and the last one's sequence
+    /// number, waiting while none can go now
+    /// ([`wait_to_issue`](Self::wait_to_issue)): how many were issued, and
+    /// the refusal of the first that could not be.
+    fn issue_batches<T>(
+        &mut self,
+        items: &[T],
+        block_of: impl Fn(&T) -> u64,
+        submit: impl Fn(&[T]) -> Result<(usize, u64), XnError>,
+    ) -> (usize, Result<(), Refusal>) {
+        let mut done = 0;
+        while done < items.len() {
+            match submit(&items[done..]) {
+                Ok((n, seq)) => {
+                    let n = n.clamp(1, items.len() - done);
+                    for item in &items[done..done + n] {
+                        self.issued(block_of(item), seq);
+                    }
+                    done += n;
+                }
+                // Busy now: wait and go on; else this item's refusal.
+                Err(e) => {
+                    if let Err(r) = self.wait_to_issue(e) {
+                        return (done, Err(r));
+                    }
+                }
+            }
+        }
+        (done, Ok(()))
     }
 
     /// Waits for what was issued when a write could not go because every
@@ -474,13 +520,9 @@ impl Disk for XnDisk {
     }
 
     fn free(&mut self, meta: u64, new: &Block, ext: Extent) -> Result<(), Refusal> {
-        self.settle()?;
-        self.dirty.reserve(meta + 1)?;
-        // One block held at a time: another's change goes first; so does a
-        // held free of this block that this one does not meet.
-        if self.held.block().is_some_and(|b| b != meta) {
-            self.release()?;
-        }
+        // A held free of this block that this one does not meet goes first
+        // too (below).
+        self.begin_change(meta)?;
         // Only blocks already durable wait: XN keeps those on its
         // will-free list until a durable write of `meta` anyway (which
         // sends the held free first), where a block never made durable
@@ -504,12 +546,7 @@ impl Disk for XnDisk {
     }
 
     fn modify(&mut self, meta: u64, new: &Block) -> Result<(), Refusal> {
-        self.settle()?;
-        self.dirty.reserve(meta + 1)?;
-        // One block held at a time: another's change goes first.
-        if self.held.block().is_some_and(|b| b != meta) {
-            self.release()?;
-        }
+        self.begin_change(meta)?;
         if !self.held.hold(meta, new) {
             self.release_free_of(meta)?;
             self.cached(|| super::modify(meta, new))?;
@@ -520,11 +557,7 @@ impl Disk for XnDisk {
     }
 
     fn edit(&mut self, meta: u64, edit: impl FnOnce(&mut Block)) -> Result<(), Refusal> {
-        self.settle()?;
-        self.dirty.reserve(meta + 1)?;
-        if self.held.block().is_some_and(|b| b != meta) {
-            self.release()?;
-        }
+        self.begin_change(meta)?;
         // The held image changed in place; or, nothing held, the cached
         // block copied into it once and changed there.
         let fill = match self.held.block() {
@@ -560,25 +593,7 @@ impl Disk for XnDisk {
         {
             return (0, Err(e));
         }
-        let mut done = 0;
-        while done < blocks.len() {
-            match super::write_batch(&blocks[done..]) {
-                Ok((n, seq)) => {
-                    let n = n.clamp(1, blocks.len() - done);
-                    for &b in &blocks[done..done + n] {
-                        self.issued(b, seq);
-                    }
-                    done += n;
-                }
-                // Busy now: wait and go on; else this block's refusal.
-                Err(e) => {
-                    if let Err(r) = self.wait_to_issue(e) {
-                        return (done, Err(r));
-                    }
-                }
-            }
-        }
-        (done, Ok(()))
+        self.issue_batches(blocks, |&b| b, super::write_batch)
     }
 
     fn copy(&mut self, block: u64, src: u64) -> Result<(), Refusal> {
@@ -593,20 +608,7 @@ impl Disk for XnDisk {
             self.pages.forget(block);
             self.fetched.remove(block);
         }
-        let mut rest = pairs;
-        while !rest.is_empty() {
-            match super::write_from_batch(rest) {
-                Ok((done, seq)) => {
-                    let done = done.clamp(1, rest.len());
-                    for &[block, _] in &rest[..done] {
-                        self.issued(block, seq);
-                    }
-                    rest = &rest[done..];
-                }
-                Err(e) => self.wait_to_issue(e)?,
-            }
-        }
-        Ok(())
+        self.issue_batches(pairs, |&[block, _]| block, super::write_from_batch).1
     }
 
     fn uncache(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
