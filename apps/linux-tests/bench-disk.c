@@ -2,7 +2,7 @@
    15), the same static file on Oxok (C-FFS through dfsd, under the Linux
    personality) and in the bench's Linux guest (ext4 on the same
    virtio-blk device settings).
-     lx-bench-disk DIR [quick] [xcp] [small] [create | read] [reread]
+     lx-bench-disk DIR [quick] [xcp] [small | seq] [create | read | write] [reread]
    Works under DIR (made fresh). Each phase prints a marker, does its work
    and its sync, then its time:
      bench: phase <name> <ops> <op unit>   (the host counts disk requests from here)
@@ -19,7 +19,9 @@
    profiling one phase: `cargo xtask icount --disk 256 --program dfsd
    "linux lx-bench-disk /dbench quick small create"` against a full-size
    run, and `read` against `create`); `reread` runs the read phase 200
-   times (for a host profile of QEMU in which it is most of the time). */
+   times (for a host profile of QEMU in which it is most of the time).
+   `seq` runs only the sequential phases, `seq write` only the write
+   (`seq` against `seq write` counts the read). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +148,7 @@ static int smallfile(const char *dir, long n, int phases) {
     return 0;
 }
 
-static int sequential(const char *dir, long mib) {
+static int sequential(const char *dir, long mib, int write_only) {
     snprintf(path, sizeof path, "%s/seq", dir);
     long long t = phase("seq_write", mib, "MiB");
     int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
@@ -157,6 +159,7 @@ static int sequential(const char *dir, long mib) {
     }
     if (fsync(fd) != 0 || close(fd) != 0) return skip("seq_write", "fsync");
     result("seq_write", t);
+    if (write_only) return 0;
     t = phase("seq_read", mib, "MiB");
     fd = open(path, O_RDONLY);
     if (fd < 0) return skip("seq_read", "open");
@@ -244,7 +247,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *dir = argv[1];
-    int quick = 0, xcp = 0, small = 0, phases = 3;
+    int quick = 0, xcp = 0, small = 0, seq = 0, phases = 3;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "quick") == 0) quick = 1;
         if (strcmp(argv[i], "xcp") == 0) xcp = 1;
@@ -252,11 +255,19 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "create") == 0) small = 1, phases = 1;
         if (strcmp(argv[i], "read") == 0) small = 1, phases = 2;
         if (strcmp(argv[i], "reread") == 0) rereads = 200;
+        if (strcmp(argv[i], "seq") == 0) seq = 1;
+        if (strcmp(argv[i], "write") == 0) phases = 1;
     }
     long files = quick ? 250 : 1000, seq_mib = quick ? 8 : 64, tree_mib = quick ? 5 : 20;
     printf("bench: start\n");
     fflush(stdout);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) return skip("smallfile_create", dir);
+    if (seq) {
+        int bad = sequential(dir, seq_mib, phases == 1);
+        printf("bench: done\n");
+        fflush(stdout);
+        return bad;
+    }
     int bad = smallfile(dir, files, phases);
     if (small) {
         printf("bench: done\n");
@@ -278,7 +289,7 @@ int main(int argc, char **argv) {
         }
     }
     /* Last: a file system that fails a large write fails no other phase. */
-    bad |= sequential(dir, seq_mib);
+    bad |= sequential(dir, seq_mib, 0);
     printf("bench: done\n");
     fflush(stdout);
     return bad;

@@ -8,6 +8,47 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/mman.h>
+
+/* A file's bytes move in one copy between the program's memory and the
+   file server's buffer: a large write and read come back whole, and bad
+   pointers (unmapped, the personality's image and data, the exposed
+   tables, PROT_NONE, a read into read-only memory) are EFAULT, with the
+   file and its position unchanged and the personality running. */
+static void big_and_bad(void) {
+    enum { BIG = 200 * 1024 + 123 };
+    unsigned char *w = malloc(BIG), *r = malloc(BIG);
+    for (long i = 0; i < BIG; i++) w[i] = (unsigned char)(i * 7 + i / 4096);
+    int fd = open("/lx/big", O_CREAT | O_RDWR | O_TRUNC, 0644);
+    CHECK("big-write", fd >= 0 && write(fd, w, BIG) == BIG);
+    CHECK("big-read", lseek(fd, 0, SEEK_SET) == 0 && read(fd, r, BIG) == BIG && memcmp(w, r, BIG) == 0);
+    CHECK("big-read-eof", read(fd, r, BIG) == 0);
+    CHECK("big-pread", pread(fd, r, 70000, 5000) == 70000 && memcmp(w + 5000, r, 70000) == 0);
+    char *none = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *ro = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long bad[] = {0x10, 0x70000000L, 0x70001000L, 0x7f8000000000L, (long)none};
+    const char *names[] = {"null-page", "personality-text", "personality-data", "exposed", "protnone"};
+    char name[64];
+    CHECK("big-seek", lseek(fd, 4096, SEEK_SET) == 4096);
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(name, sizeof name, "file-write-%s", names[i]);
+        CHECK(name, write(fd, (void *)bad[i], 8192) == -1 && errno == EFAULT);
+        snprintf(name, sizeof name, "file-read-%s", names[i]);
+        CHECK(name, read(fd, (void *)bad[i], 8192) == -1 && errno == EFAULT);
+    }
+    CHECK("file-read-readonly", read(fd, ro, 8192) == -1 && errno == EFAULT);
+    CHECK("file-read-text", read(fd, (void *)big_and_bad, 8192) == -1 && errno == EFAULT);
+    CHECK("file-bad-position", lseek(fd, 0, SEEK_CUR) == 4096);
+    struct stat st;
+    memset(r, 0, BIG);
+    CHECK("file-bad-unchanged", fstat(fd, &st) == 0 && st.st_size == BIG && pread(fd, r, BIG, 0) == BIG &&
+                                    memcmp(w, r, BIG) == 0);
+    CHECK("big-close", close(fd) == 0 && unlink("/lx/big") == 0);
+    munmap(none, 8192);
+    munmap(ro, 8192);
+    free(w);
+    free(r);
+}
 
 int main(void) {
     CHECK("mkdir", mkdir("/lx", 0755) == 0);
@@ -66,6 +107,7 @@ int main(void) {
     CHECK("openat", (fd = openat(AT_FDCWD, "h", O_RDONLY)) >= 0 && read(fd, buf, 7) == 7 && close(fd) == 0);
     CHECK("getcwd-small", getcwd(cwd, 2) == NULL && errno == ERANGE);
 
+    big_and_bad();
     CHECK("unlink", unlink("/lx/f") == 0 && unlink("/lx/h") == 0 && unlink("/lx/h") == -1 && errno == ENOENT);
     CHECK("rmdir", chdir("/") == 0 && rmdir("/lx") == 0);
 

@@ -1280,12 +1280,19 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "linux-files",
         about: "a static musl program works with the file server's files through the personality: create, write, \
-                read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices, pipes",
+                read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices, pipes; 200 KiB written and read \
+                back in one call each (straight between its memory and the server's buffer), and bad pointers to a \
+                file's read and write (unmapped, the personality's image, the exposed tables, PROT_NONE, read-only \
+                memory) EFAULT with the file and its position unchanged",
         cmdline: "run=init",
         input: "linux lx-files\necho status $?\nexit 0\n",
         expect: &[
             "ok open-create",
             "ok readdir",
+            "ok big-read",
+            "ok file-write-personality-data",
+            "ok file-read-readonly",
+            "ok file-bad-unchanged",
             "ok rmdir",
             "ok dev-zero",
             "ok pipe-read",

@@ -89,6 +89,12 @@ pub fn writable(addr: u64, len: u64) -> Result<(), i64> {
     mem::ensure(addr, len, true)
 }
 
+/// Checks that `[addr, addr + len)` may be read (before a copy straight
+/// from it that checks only that its pages are mapped).
+pub fn readable(addr: u64, len: u64) -> Result<(), i64> {
+    mem::ensure(addr, len, false)
+}
+
 /// Reads a little-endian `u64` at `addr`.
 pub fn read_u64(addr: u64) -> Result<u64, i64> {
     let mut b = [0u8; 8];

@@ -214,6 +214,25 @@ impl SharedRegion {
         Ok(n)
     }
 
+    /// Copies `len` bytes at guest address `addr` in at byte `at` of the
+    /// region (clipped to it): the bytes copied. `BadAddress` if any page of
+    /// the source is not mapped user-readable, or is the runtime's own
+    /// memory ([`guest::mapped`](crate::guest::mapped)); the region is then
+    /// unchanged. The other direction of [`copy_to_guest`](Self::copy_to_guest).
+    pub fn copy_from_guest(&self, at: usize, addr: u64, len: usize) -> Result<usize, Error> {
+        let n = len.min((self.pages * BYTES).saturating_sub(at));
+        if !crate::guest::mapped(addr, n as u64, false) {
+            return Err(Error::BadAddress);
+        }
+        // The source is mapped user-readable and none of the runtime's memory
+        // (checked above), so no Rust object, and stays mapped while the copy
+        // runs (as for `guest::copy_in`).
+        // SAFETY: the destination lies inside the mapped pages (`n` clipped),
+        // no Rust object; the source as said; `copy` allows overlap.
+        unsafe { core::ptr::copy(addr as *const u8, (self.va + at as u64) as *mut u8, n) };
+        Ok(n)
+    }
+
     /// Copies `src` in at byte `at` of the region, clipped to it (publish
     /// the bytes to their reader with an atomic word afterwards). The pages
     /// must be mapped writable here; a read-only one faults.

@@ -61,6 +61,15 @@ pub trait File: Send + Sync {
     /// unless `buf` is empty); [`IoError::BrokenPipe`] when nobody will ever
     /// read (a pipe whose reader is gone).
     fn write(&self, buf: &[u8]) -> Result<usize, IoError>;
+    /// Writes up to `len` bytes straight from guest memory at `addr` (a
+    /// personality's program's, which the caller found readable), where
+    /// the object can with no buffer between — a file of the file server:
+    /// how many, as [`write`](File::write) (`Kernel(BadAddress)` if the
+    /// source is not mapped readable after all). `None` when it cannot:
+    /// the caller copies the bytes into a buffer of its own first.
+    fn write_from_guest(&self, _addr: u64, _len: usize) -> Option<Result<usize, IoError>> {
+        None
+    }
     /// Moves the position; files only.
     fn seek(&self, _to: SeekFrom) -> Result<u64, IoError> {
         Err(IoError::Unsupported)

@@ -209,11 +209,7 @@ static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 /// after asking for the pages `want` bytes need (as far as the server
 /// gives them); `None` when there is none (the caller uses the register
 /// path) or it is in use (an upcall handler interrupted a transfer).
-pub(crate) fn with_client<R>(
-    server: u64,
-    want: usize,
-    f: impl FnOnce(&mut dyn FnMut(Dir<'_>), usize) -> R,
-) -> Option<R> {
+pub(crate) fn with_client<R>(server: u64, want: usize, f: impl FnOnce(&SharedRegion, usize) -> R) -> Option<R> {
     let mut guard = CLIENT.try_lock()?;
     if guard.as_ref().is_none_or(|c| !c.serves(server)) {
         if let Some(mut old) = guard.take() {
@@ -237,12 +233,8 @@ pub(crate) fn with_client<R>(
         a.bytes = false;
     }
     client.grow(want.div_ceil(BUFFER_PAGE).min(BUFFER_PAGES));
-    let region = client.region.as_ref()?;
-    let mut io = |d: Dir<'_>| match d {
-        Dir::In(src) => region.copy_in(0, src),
-        Dir::Out(dst) => region.copy_out(0, dst),
-    };
-    Some(f(&mut io, client.pages * BUFFER_PAGE))
+    let size = client.pages * BUFFER_PAGE;
+    Some(f(client.region.as_ref()?, size))
 }
 
 /// Runs `open`, an `OPEN` that changes a file (for writing, creating or
@@ -433,29 +425,19 @@ fn release(server: u64, ahead: Ahead) {
 
 /// Copies the bytes from `at` on of the file of table entry `slot`
 /// (`handle` on `server`) that its prefetching open put in the buffer into
-/// `dst`: how many (0 at the end of the file). `None` when they are not
-/// there or no longer hold: the buffer was used since, or the server's
-/// generation moved on (something may have changed the file).
-pub(crate) fn read_prefetched(server: u64, slot: usize, handle: u64, at: usize, dst: &mut [u8]) -> Option<usize> {
-    with_prefetched(server, slot, handle, at, |region, from, left| {
-        let n = dst.len().min(left);
-        region.copy_out(from, &mut dst[..n]);
-        n
-    })
-}
-
-/// [`read_prefetched`] of up to `len` bytes straight to guest address
-/// `addr`: the bytes copied, or `BadAddress` if the destination is not
-/// mapped user-writable.
-pub(crate) fn prefetched_to_guest(
+/// `to` from its byte `done` on, at most `len`: how many (0 at the end of
+/// the file). `None` when they are not there or no longer hold: the buffer
+/// was used since, or the server's generation moved on (something may have
+/// changed the file).
+pub(crate) fn read_prefetched(
     server: u64,
     slot: usize,
     handle: u64,
     at: usize,
-    addr: u64,
+    to: &mut Sink<'_>,
     len: usize,
 ) -> Option<Result<usize, Error>> {
-    with_prefetched(server, slot, handle, at, |region, from, left| region.copy_to_guest(from, addr, len.min(left)))
+    with_prefetched(server, slot, handle, at, |region, from, left| to.take(region, from, 0, len.min(left)))
 }
 
 /// Runs `f` with the buffer, where byte `at` of the file of table entry
@@ -491,12 +473,81 @@ pub(crate) fn forget_prefetch(slot: usize) {
     }
 }
 
-/// A copy into or out of the buffer.
-pub(crate) enum Dir<'a> {
-    /// Into the buffer's start (before a `WRITE_BUF`).
-    In(&'a [u8]),
-    /// Out of the buffer's start (after a `READ_BUF`).
-    Out(&'a mut [u8]),
+/// Where a read's bytes go: memory of this process, or a personality's
+/// program's (a guest address the caller found writable), so a file's
+/// bytes reach a Linux program in one copy from the buffer.
+pub(crate) enum Sink<'a> {
+    Here(&'a mut [u8]),
+    Guest(u64),
+}
+
+impl Sink<'_> {
+    /// Copies up to `n` bytes from byte `from` of `region` to byte `at` of
+    /// the sink: how many (clipped to both).
+    fn take(&mut self, region: &SharedRegion, from: usize, at: usize, n: usize) -> Result<usize, Error> {
+        match self {
+            Sink::Here(buf) => {
+                let Some(dst) = buf.get_mut(at..) else { return Ok(0) };
+                let n = n.min(dst.len());
+                region.copy_out(from, &mut dst[..n]);
+                Ok(n)
+            }
+            Sink::Guest(addr) => region.copy_to_guest(from, *addr + at as u64, n),
+        }
+    }
+
+    /// Puts `bytes` at byte `at` of the sink (a message's bytes).
+    pub(crate) fn put(&mut self, at: usize, bytes: &[u8]) -> Result<(), Error> {
+        match self {
+            Sink::Here(buf) => {
+                buf.get_mut(at..at + bytes.len()).ok_or(Error::BadAddress)?.copy_from_slice(bytes);
+                Ok(())
+            }
+            Sink::Guest(addr) => oxok_rt::guest::copy_out(*addr + at as u64, bytes),
+        }
+    }
+}
+
+/// Where a write's bytes come from: memory of this process, or a
+/// personality's program's (a guest address the caller found readable).
+pub(crate) enum Source<'a> {
+    Here(&'a [u8]),
+    Guest(u64),
+}
+
+impl Source<'_> {
+    /// The source from its byte `at` on.
+    pub(crate) fn after(&self, at: usize) -> Source<'_> {
+        match self {
+            Source::Here(buf) => Source::Here(buf.get(at..).unwrap_or(&[])),
+            Source::Guest(addr) => Source::Guest(*addr + at as u64),
+        }
+    }
+
+    /// Copies `dst.len()` bytes from its byte `at` into `dst` (a message's
+    /// bytes).
+    pub(crate) fn get(&self, at: usize, dst: &mut [u8]) -> Result<(), Error> {
+        match self {
+            Source::Here(buf) => {
+                dst.copy_from_slice(buf.get(at..at + dst.len()).ok_or(Error::BadAddress)?);
+                Ok(())
+            }
+            Source::Guest(addr) => oxok_rt::guest::copy_in(*addr + at as u64, dst),
+        }
+    }
+
+    /// Copies up to `n` bytes from its start into the buffer's start: how
+    /// many (clipped to both).
+    fn give(&self, region: &SharedRegion, n: usize) -> Result<usize, Error> {
+        match self {
+            Source::Here(buf) => {
+                let n = n.min(buf.len());
+                region.copy_in(0, &buf[..n]);
+                Ok(n)
+            }
+            Source::Guest(addr) => region.copy_from_guest(0, *addr, n),
+        }
+    }
 }
 
 /// Asks `server` for `want` more pages of the buffer, from page `first`
@@ -705,25 +756,33 @@ pub(crate) struct Moved {
     pub word0: u64,
 }
 
-/// Reads up to `buf.len()` (at most the buffer) at `handle`'s position
-/// through the buffer; `None` when this process has no buffer with `server`.
-pub(crate) fn read(server: u64, handle: u64, buf: &mut [u8]) -> Option<Result<Moved, IoError>> {
-    with_client(server, buf.len(), |io, size| {
-        let asked = buf.len().min(size);
+/// Reads up to `len` bytes (at most the buffer) at `handle`'s position
+/// through the buffer into `to` from its byte `at` on; `None` when this
+/// process has no buffer with `server`. A destination that will not take
+/// the bytes is `Kernel(BadAddress)` after the server moved the position
+/// (the caller checks it first, as it checks a buffer of its own).
+pub(crate) fn read(
+    server: u64,
+    handle: u64,
+    to: &mut Sink<'_>,
+    at: usize,
+    len: usize,
+) -> Option<Result<Moved, IoError>> {
+    with_client(server, len, |region, size| {
+        let asked = len.min(size);
         let r = super::client::handle_call(server, op::READ_BUF, 0, 0, &[handle, asked as u64])?;
-        let n = (r[1] as usize).min(asked);
-        io(Dir::Out(&mut buf[..n]));
+        let n = to.take(region, 0, at, (r[1] as usize).min(asked)).map_err(IoError::Kernel)?;
         Ok(Moved { n, asked, word0: r[0] })
     })
 }
 
-/// Writes up to the buffer's worth of `buf` at `handle`'s position through
-/// the buffer. `None` when this process has no buffer.
-pub(crate) fn write(server: u64, handle: u64, buf: &[u8]) -> Option<Result<Moved, IoError>> {
-    with_client(server, buf.len(), |io, size| {
-        let chunk = &buf[..buf.len().min(size)];
-        io(Dir::In(chunk));
-        let r = super::client::handle_call(server, op::WRITE_BUF, 0, 0, &[handle, chunk.len() as u64])?;
-        Ok(Moved { n: (r[1] as usize).min(chunk.len()), asked: chunk.len(), word0: r[0] })
+/// Writes up to the buffer's worth of `len` bytes of `from` at `handle`'s
+/// position through the buffer. `None` when this process has no buffer;
+/// a source that cannot be read is `Kernel(BadAddress)`, nothing written.
+pub(crate) fn write(server: u64, handle: u64, from: &Source<'_>, len: usize) -> Option<Result<Moved, IoError>> {
+    with_client(server, len, |region, size| {
+        let n = from.give(region, len.min(size)).map_err(IoError::Kernel)?;
+        let r = super::client::handle_call(server, op::WRITE_BUF, 0, 0, &[handle, n as u64])?;
+        Ok(Moved { n: (r[1] as usize).min(n), asked: n, word0: r[0] })
     })
 }

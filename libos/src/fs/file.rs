@@ -19,6 +19,7 @@ use alloc::format;
 use alloc::string::String;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use super::buffer::{Sink, Source};
 use super::client::{call, handle_call};
 use super::proto::{self, INLINE, WRITE_MAX, op};
 use super::{FileKind, Metadata};
@@ -62,17 +63,90 @@ impl OpenFile {
         OpenFile { slot, dir: Some(kind == proto::KIND_DIR), ahead, behind: AtomicBool::new(behind) }
     }
 
-    /// Reads into `buf` from the bytes that came with the open, if they
-    /// still hold; the position moves here only. Two threads reading at
-    /// once each get their own bytes: a read whose position moved under
-    /// it reads again from the new one.
-    fn read_prefetched(&self, buf: &mut [u8]) -> Option<usize> {
-        let copied = self.prefetched(|server, handle, at| {
-            super::buffer::read_prefetched(server, self.slot, handle, at, buf)
-                .map(Ok::<usize, core::convert::Infallible>)
-        })?;
-        let Ok(n) = copied;
-        Some(n)
+    /// Reads up to `len` bytes into `to` from the bytes that came with the
+    /// open, if they still hold; the position moves here only. Two threads
+    /// reading at once each get their own bytes: a read whose position
+    /// moved under it reads again from the new one.
+    fn read_prefetched(&self, to: &mut Sink<'_>, len: usize) -> Option<Result<usize, IoError>> {
+        let copied = self
+            .prefetched(|server, handle, at| super::buffer::read_prefetched(server, self.slot, handle, at, to, len))?;
+        Some(copied.map_err(IoError::Kernel))
+    }
+
+    /// Reads up to `len` bytes into `to`, as [`File::read`] says: from the
+    /// bytes that came with the open, else more than a message's worth up to
+    /// 64 KiB at a time through the shared buffer (if this process has one
+    /// with the server), the rest a message at a time.
+    fn read_to(&self, mut to: Sink<'_>, len: usize) -> Result<usize, IoError> {
+        if let Some(r) = self.read_prefetched(&mut to, len) {
+            return r;
+        }
+        let mut done = 0;
+        while done < len {
+            let (server, handle) = super::ftable::ids(self.slot);
+            if len - done > INLINE
+                && let Some(r) = self.paged(|| super::buffer::read(server, handle, &mut to, done, len - done))
+            {
+                let (n, asked) = r?;
+                done += n;
+                if n < asked {
+                    break; // the end of the file
+                }
+                continue;
+            }
+            let want = (len - done).min(INLINE);
+            let r: Msg = self.moving(op::READ, want, 0, &[])?;
+            let n = proto::len_of(r[0]).min(want);
+            let mut chunk = [0u8; INLINE];
+            proto::get_bytes(&r[1..], &mut chunk[..n]);
+            to.put(done, &chunk[..n]).map_err(IoError::Kernel)?;
+            done += n;
+            if n < want {
+                break; // the end of the file
+            }
+        }
+        Ok(done)
+    }
+
+    /// Writes `len` bytes from `from`, as [`File::write`] says: more than a
+    /// message's worth up to 64 KiB at a time through the shared buffer (if
+    /// this process has one with the server), the rest a message at a time.
+    fn write_from(&self, from: &Source<'_>, len: usize) -> Result<usize, IoError> {
+        let mut done = 0;
+        while done < len {
+            let rest = len - done;
+            let (server, handle) = super::ftable::ids(self.slot);
+            let paged = if rest > WRITE_MAX {
+                self.paged(|| super::buffer::write(server, handle, &from.after(done), rest))
+            } else {
+                None
+            };
+            let result = match paged {
+                Some(r) => r,
+                None => {
+                    let n = rest.min(WRITE_MAX);
+                    let mut chunk = [0u8; WRITE_MAX];
+                    let mut words = [0u64; 7];
+                    from.get(done, &mut chunk[..n])
+                        .map_err(IoError::Kernel)
+                        .and_then(|()| {
+                            proto::put_bytes(&mut words, &chunk[..n]);
+                            self.moving(op::WRITE, n, 0, &words)
+                        })
+                        .map(|r| ((r[1] as usize).min(n), n))
+                }
+            };
+            let (n, asked) = match result {
+                Ok(moved) => moved,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break, // report what was written
+            };
+            done += n;
+            if n < asked {
+                break;
+            }
+        }
+        Ok(done)
     }
 
     /// Moves the position past the bytes `copy` copied from the buffer
@@ -265,41 +339,20 @@ impl OpenFile {
 
 impl File for OpenFile {
     fn read_to_guest(&self, addr: u64, len: usize) -> Option<Result<usize, IoError>> {
-        let copied = self.prefetched(|server, handle, at| {
-            super::buffer::prefetched_to_guest(server, self.slot, handle, at, addr, len)
-        })?;
-        Some(copied.map_err(IoError::Kernel))
+        Some(self.read_to(Sink::Guest(addr), len))
     }
 
     fn read(&self, buf: &mut [u8]) -> Result<usize, IoError> {
-        if let Some(n) = self.read_prefetched(buf) {
-            return Ok(n);
+        let len = buf.len();
+        self.read_to(Sink::Here(buf), len)
+    }
+
+    fn write_from_guest(&self, addr: u64, len: usize) -> Option<Result<usize, IoError>> {
+        // A first write that may wait behind goes the way of `write`.
+        if self.behind.load(Ordering::Acquire) {
+            return None;
         }
-        let mut done = 0;
-        while done < buf.len() {
-            // More than a message's worth: up to 64 KiB at a time through the
-            // shared buffer, if this process has one with the server.
-            let (server, handle) = super::ftable::ids(self.slot);
-            if buf.len() - done > INLINE
-                && let Some(r) = self.paged(|| super::buffer::read(server, handle, &mut buf[done..]))
-            {
-                let (n, asked) = r?;
-                done += n;
-                if n < asked {
-                    break; // the end of the file
-                }
-                continue;
-            }
-            let want = (buf.len() - done).min(INLINE);
-            let r: Msg = self.moving(op::READ, want, 0, &[])?;
-            let n = proto::len_of(r[0]).min(want);
-            proto::get_bytes(&r[1..], &mut buf[done..done + n]);
-            done += n;
-            if n < want {
-                break; // the end of the file
-            }
-        }
-        Ok(done)
+        Some(self.write_from(&Source::Guest(addr), len))
     }
 
     fn write(&self, buf: &[u8]) -> Result<usize, IoError> {
@@ -313,35 +366,7 @@ impl File for OpenFile {
                 return Ok(buf.len());
             }
         }
-        let mut done = 0;
-        while done < buf.len() {
-            let rest = &buf[done..];
-            // More than a message's worth: up to 64 KiB at a time through the
-            // shared buffer, if this process has one with the server.
-            let (server, handle) = super::ftable::ids(self.slot);
-            let paged =
-                if rest.len() > WRITE_MAX { self.paged(|| super::buffer::write(server, handle, rest)) } else { None };
-            let result = match paged {
-                Some(r) => r,
-                None => {
-                    let chunk = &rest[..rest.len().min(WRITE_MAX)];
-                    let mut words = [0u64; 7];
-                    proto::put_bytes(&mut words, chunk);
-                    self.moving(op::WRITE, chunk.len(), 0, &words)
-                        .map(|r| ((r[1] as usize).min(chunk.len()), chunk.len()))
-                }
-            };
-            let (n, asked) = match result {
-                Ok(moved) => moved,
-                Err(e) if done == 0 => return Err(e),
-                Err(_) => break, // report what was written
-            };
-            done += n;
-            if n < asked {
-                break;
-            }
-        }
-        Ok(done)
+        self.write_from(&Source::Here(buf), buf.len())
     }
 
     fn seek(&self, to: SeekFrom) -> Result<u64, IoError> {
