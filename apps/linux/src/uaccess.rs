@@ -122,18 +122,18 @@ pub fn read_cstr(addr: u64, max: usize) -> Result<String, i64> {
     let mut at = addr;
     loop {
         // A short step (most paths end within the first), never across a
-        // page: the next page may not be readable.
-        let mut step = [0u8; 256];
-        let first = if out.is_empty() { 64 } else { step.len() };
+        // page: the next page may not be readable. Read straight onto
+        // what came before.
+        let step = if out.is_empty() { 64 } else { 256 };
         let in_page = (PAGE_SIZE - at % PAGE_SIZE) as usize;
-        let n = in_page.min(max + 1 - out.len()).min(first);
-        let chunk = &mut step[..n];
-        read(at, chunk)?;
-        if let Some(nul) = chunk.iter().position(|&b| b == 0) {
-            out.extend_from_slice(&chunk[..nul]);
+        let n = in_page.min(max + 1 - out.len()).min(step);
+        let start = out.len();
+        out.resize(start + n, 0);
+        read(at, &mut out[start..])?;
+        if let Some(nul) = out[start..].iter().position(|&b| b == 0) {
+            out.truncate(start + nul);
             return String::from_utf8(out).map_err(|_| crate::errno::EINVAL);
         }
-        out.extend_from_slice(chunk);
         if out.len() > max {
             return Err(ENAMETOOLONG);
         }

@@ -108,22 +108,20 @@ impl SharedPage {
         unsafe { &*(va as *const [AtomicU64; WORDS]) }
     }
 
+    /// The page as a region of one page: its copies, to and from this
+    /// program's memory and a guest's.
+    pub fn region(&self) -> SharedRegion {
+        SharedRegion { va: self.va, pages: 1 }
+    }
+
     /// Copies `dst.len()` bytes from byte `at` out, clipped to the page.
     pub fn copy_out(&self, at: usize, dst: &mut [u8]) {
-        let n = dst.len().min(BYTES.saturating_sub(at));
-        // The page is no Rust object and any byte is a valid u8.
-        // SAFETY: `[at, at + n)` lies inside the mapped page (`n` clipped);
-        // the destination is a borrowed slice of at least `n` bytes.
-        unsafe { core::ptr::copy_nonoverlapping((self.va + at as u64) as *const u8, dst.as_mut_ptr(), n) }
+        self.region().copy_out(at, dst);
     }
 
     /// Copies `src` in at byte `at`, clipped to the page.
     pub fn copy_in(&self, at: usize, src: &[u8]) {
-        let n = src.len().min(BYTES.saturating_sub(at));
-        // SAFETY: as in `copy_out`: the destination lies inside the mapped,
-        // writable page and is no Rust object; the source is a borrowed
-        // slice of at least `n` bytes.
-        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), (self.va + at as u64) as *mut u8, n) }
+        self.region().copy_in(at, src);
     }
 }
 
@@ -235,13 +233,15 @@ impl SharedRegion {
 
     /// Copies `src` in at byte `at` of the region, clipped to it (publish
     /// the bytes to their reader with an atomic word afterwards). The pages
-    /// must be mapped writable here; a read-only one faults.
-    pub fn copy_in(&self, at: usize, src: &[u8]) {
+    /// must be mapped writable here; a read-only one faults. The bytes
+    /// copied.
+    pub fn copy_in(&self, at: usize, src: &[u8]) -> usize {
         let n = src.len().min((self.pages * BYTES).saturating_sub(at));
         // SAFETY: as in `copy_out`: the destination lies inside the mapped
         // pages, no Rust object; the source is a borrowed slice of at least
         // `n` bytes.
-        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), (self.va + at as u64) as *mut u8, n) }
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), (self.va + at as u64) as *mut u8, n) };
+        n
     }
 }
 

@@ -257,12 +257,13 @@ pub(crate) fn open_changing(
     (open(asked), behind)
 }
 
-/// Leaves `data` behind in the behind page with `server` as `handle`'s
-/// first write ([`behind`]): true if it waits there now, for the server
-/// to take before its next request from anyone; false if it cannot (too
-/// long, no page, the buffer in use), and nothing was done.
-pub(crate) fn leave_behind(server: u64, handle: u64, data: &[u8]) -> bool {
-    let Some(w) = behind::word(handle, data.len()) else { return false };
+/// Leaves the `len` bytes of `from` behind in the behind page with
+/// `server` as `handle`'s first write ([`behind`]): true if they wait
+/// there now, for the server to take before its next request from anyone;
+/// false if they cannot (too long, no page, the buffer in use, a source
+/// that cannot be read), and nothing was done.
+pub(crate) fn leave_behind(server: u64, handle: u64, from: &Source<'_>, len: usize) -> bool {
+    let Some(w) = behind::word(handle, len) else { return false };
     let Some(guard) = CLIENT.try_lock() else { return false };
     let Some(page) = guard.as_ref().filter(|c| c.serves(server)).and_then(|c| c.behind.as_ref()) else {
         return false;
@@ -272,7 +273,9 @@ pub(crate) fn leave_behind(server: u64, handle: u64, data: &[u8]) -> bool {
     if word.load(Ordering::Acquire) != 0 && (settle(server).is_err() || word.load(Ordering::Acquire) != 0) {
         return false;
     }
-    page.copy_in(behind::DATA_AT, data);
+    if from.give(&page.region(), behind::DATA_AT, len) != Ok(len) {
+        return false;
+    }
     word.store(w, Ordering::Release);
     true
 }
@@ -536,16 +539,12 @@ impl Source<'_> {
         }
     }
 
-    /// Copies up to `n` bytes from its start into the buffer's start: how
+    /// Copies up to `n` bytes from its start to byte `at` of `region`: how
     /// many (clipped to both).
-    fn give(&self, region: &SharedRegion, n: usize) -> Result<usize, Error> {
+    fn give(&self, region: &SharedRegion, at: usize, n: usize) -> Result<usize, Error> {
         match self {
-            Source::Here(buf) => {
-                let n = n.min(buf.len());
-                region.copy_in(0, &buf[..n]);
-                Ok(n)
-            }
-            Source::Guest(addr) => region.copy_from_guest(0, *addr, n),
+            Source::Here(buf) => Ok(region.copy_in(at, &buf[..n.min(buf.len())])),
+            Source::Guest(addr) => region.copy_from_guest(at, *addr, n),
         }
     }
 }
@@ -781,7 +780,7 @@ pub(crate) fn read(
 /// a source that cannot be read is `Kernel(BadAddress)`, nothing written.
 pub(crate) fn write(server: u64, handle: u64, from: &Source<'_>, len: usize) -> Option<Result<Moved, IoError>> {
     with_client(server, len, |region, size| {
-        let n = from.give(region, len.min(size)).map_err(IoError::Kernel)?;
+        let n = from.give(region, 0, len.min(size)).map_err(IoError::Kernel)?;
         let r = super::client::handle_call(server, op::WRITE_BUF, 0, 0, &[handle, n as u64])?;
         Ok(Moved { n: (r[1] as usize).min(n), asked: n, word0: r[0] })
     })

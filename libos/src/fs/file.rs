@@ -108,6 +108,22 @@ impl OpenFile {
         Ok(done)
     }
 
+    /// Writes `len` bytes from `from`, as [`File::write`] says: the first
+    /// write after the open may wait behind (at position 0), the rest goes
+    /// by [`write_from`](Self::write_from).
+    fn write_any(&self, from: &Source<'_>, len: usize) -> Result<usize, IoError> {
+        if self.behind.swap(false, Ordering::AcqRel) {
+            let (server, handle) = super::ftable::ids(self.slot);
+            super::ftable::begin(self.slot);
+            let left = super::buffer::leave_behind(server, handle, from, len);
+            super::ftable::end(self.slot, left.then_some(len as u64));
+            if left {
+                return Ok(len);
+            }
+        }
+        self.write_from(from, len)
+    }
+
     /// Writes `len` bytes from `from`, as [`File::write`] says: more than a
     /// message's worth up to 64 KiB at a time through the shared buffer (if
     /// this process has one with the server), the rest a message at a time.
@@ -348,25 +364,11 @@ impl File for OpenFile {
     }
 
     fn write_from_guest(&self, addr: u64, len: usize) -> Option<Result<usize, IoError>> {
-        // A first write that may wait behind goes the way of `write`.
-        if self.behind.load(Ordering::Acquire) {
-            return None;
-        }
-        Some(self.write_from(&Source::Guest(addr), len))
+        Some(self.write_any(&Source::Guest(addr), len))
     }
 
     fn write(&self, buf: &[u8]) -> Result<usize, IoError> {
-        // The first write after the open may wait behind (at position 0).
-        if self.behind.swap(false, Ordering::AcqRel) {
-            let (server, handle) = super::ftable::ids(self.slot);
-            super::ftable::begin(self.slot);
-            let left = super::buffer::leave_behind(server, handle, buf);
-            super::ftable::end(self.slot, left.then_some(buf.len() as u64));
-            if left {
-                return Ok(buf.len());
-            }
-        }
-        self.write_from(&Source::Here(buf), buf.len())
+        self.write_any(&Source::Here(buf), buf.len())
     }
 
     fn seek(&self, to: SeekFrom) -> Result<u64, IoError> {
