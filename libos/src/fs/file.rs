@@ -19,9 +19,9 @@ use alloc::format;
 use alloc::string::String;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::buffer::{Sink, Source};
 use super::client::{call, handle_call};
 use super::proto::{self, INLINE, WRITE_MAX, op};
+use super::sinks::{Sink, Source};
 use super::{FileKind, Metadata};
 use crate::fd::{File, IoError, SeekFrom};
 use crate::pct::Msg;

@@ -32,6 +32,7 @@ pub mod ftable;
 pub mod locate;
 mod path;
 pub mod proto;
+mod sinks;
 
 use alloc::borrow::Cow;
 use alloc::string::String;
