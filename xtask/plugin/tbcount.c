@@ -15,7 +15,9 @@
    and the sums of the four counts over them:
      switches N
      pages KCODE KDATA UCODE UDATA
-   A page counts once per stretch, however often it is touched. */
+   A page counts once per stretch, however often it is touched. With
+   pagelist=FILE it also writes, per page, how many stretches touched it:
+     ADDRESS KIND STRETCHES   (hex page address; KIND 0 code, 1 data) */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,11 +56,24 @@ struct pslot { uint64_t page; uint64_t stretch; };
 static struct pslot *pset;
 static const char *pages_out;
 static uint64_t stretch = 1, cur[4], sum[4], switches;
+/* With pagelist=FILE: per page (and code/data), the stretches that touched it. */
+#define PLIST (1 << 20)
+struct pcount { uint64_t key; uint64_t n; };
+static struct pcount *plist;
+static const char *plist_out;
+static void count_page(uint64_t key) {
+  uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - 20);
+  for (uint64_t probes = 0; probes < PLIST; probes++, h = (h + 1) & (PLIST - 1)) {
+    struct pcount *s = &plist[h];
+    if (s->n == 0) { s->key = key; s->n = 1; return; }
+    if (s->key == key) { s->n++; return; }
+  }
+}
 static int first_touch(uint64_t key) {
   uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - 18);
   for (uint64_t probes = 0; probes < PSET; probes++, h = (h + 1) & (PSET - 1)) {
     struct pslot *s = &pset[h];
-    if (s->stretch != stretch) { s->page = key; s->stretch = stretch; return 1; }
+    if (s->stretch != stretch) { s->page = key; s->stretch = stretch; if (plist) count_page(key); return 1; }
     if (s->page == key) return 0;
   }
   return 0; /* full: not counted */
@@ -113,12 +128,19 @@ static void at_exit(qemu_plugin_id_t id, void *p) {
     fprintf(f, "switches %" PRIu64 "\npages %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", switches, sum[0], sum[1], sum[2], sum[3]);
     fclose(f);
   }
+  if (plist && (f = fopen(plist_out, "w"))) {
+    for (size_t i = 0; i < PLIST; i++)
+      if (plist[i].n) fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", plist[i].key >> 1 << 12, plist[i].key & 1, plist[i].n);
+    fclose(f);
+  }
 }
 __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (!strncmp(argv[i], "out=", 4)) out = argv[i] + 4;
     if (!strncmp(argv[i], "pages=", 6)) pages_out = argv[i] + 6;
+    if (!strncmp(argv[i], "pagelist=", 9)) plist_out = argv[i] + 9;
   }
+  if (plist_out && !(plist = calloc(PLIST, sizeof *plist))) return -1;
   ents = calloc(MAXE, sizeof *ents);
   if (!ents) return -1;
   if (pages_out && !(pset = calloc(PSET, sizeof *pset))) return -1;

@@ -43,7 +43,10 @@ the function was entered, then the totals by layer.
                    `bench --disk`: init starts dfsd, which makes C-FFS on it)
   --pages          also count the address-space switches COMMAND made and
                    the distinct pages it touched between two (each switch
-                   empties QEMU's TLB; the boots run several times slower)
+                   empties QEMU's TLB; the boots run several times slower);
+                   each boot's `.pagelist` beside its counts lists every
+                   page (address, 0 code or 1 data, stretches that touched
+                   it), to say which pages a stretch walks again
   --diff WITH WITHOUT
                    boot nothing: attribute the difference of two counts the
                    plugin wrote elsewhere (`cargo xtask bench --http
@@ -196,7 +199,8 @@ pub(crate) fn plugin_args(plugin: &Path, out: &Path) -> [String; 2] {
 /// ([`crate::switchpages`]).
 fn plugin_args_pages(plugin: &Path, out: &Path, pages: &Path) -> [String; 2] {
     let [flag, arg] = plugin_args(plugin, out);
-    [flag, format!("{arg},pages={}", pages.display())]
+    let list = pages.with_extension("pagelist");
+    [flag, format!("{arg},pages={},pagelist={}", pages.display(), list.display())]
 }
 
 /// Compiles the plugin into `<target>/oxok/tbcount.so` when its source is

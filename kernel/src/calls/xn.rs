@@ -7,7 +7,7 @@
 
 use super::Cx;
 use super::args::{Len, UserPtr};
-use crate::env;
+use crate::env::{self, Env};
 use crate::mem::paging::AddressSpace;
 use crate::mem::{PAGE_SIZE, user};
 use crate::xn::{self, XnState};
@@ -48,11 +48,13 @@ fn refused(r: Refusal) -> [u64; 3] {
     [r.code(), block, detail]
 }
 
-/// The caller's principals: those its capabilities cover (`/8/p`, or
-/// all of them with `/8`), not its environment id, so a file system
-/// belongs to whoever holds its principal, in any boot.
-fn creds(cx: &mut Cx<'_>) -> xn::Principals {
-    cx.env().map_or(xn::Principals::NONE, |env| xn::Principals::of(&env.caps))
+/// The caller's environment, and the principals it acts as: those its
+/// capabilities cover (`/8/p`, or all of them with `/8`), not its
+/// environment id, so a file system belongs to whoever holds its
+/// principal, in any boot.
+fn caller<'a>(cx: &'a mut Cx<'_>) -> Result<(&'a Env, xn::Principals<'a>), Error> {
+    let env = &*cx.env()?;
+    Ok((env, xn::Principals::of(&env.caps)))
 }
 
 /// Copies the 4096 bytes at `ptr` in `space` (the caller's) into XN's
@@ -144,8 +146,7 @@ pub fn xn_alloc(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64, ty: 
         return Err(Error::Invalid);
     }
     let ty = u32::try_from(ty).map_err(|_| Error::Invalid)?;
-    let who = creds(cx);
-    let env = cx.env()?;
+    let (env, who) = caller(cx)?;
     let (acct, space) = (env.account, &env.space);
     xn::with(|s| {
         content(space, ptr, s)?;
@@ -175,8 +176,8 @@ pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Ou
     if !(1..=MAX_EXTENT_CALL).contains(&len) {
         return Err(Error::Invalid);
     }
-    let who = creds(cx);
-    let space = &cx.env()?.space;
+    let (env, who) = caller(cx)?;
+    let space = &env.space;
     xn::with(|s| {
         content(space, ptr, s)?;
         let mut released = [Frame::from_word(0); MAX_EXTENT_CALL as usize];
@@ -201,8 +202,8 @@ pub fn xn_free(cx: &mut Cx<'_>, meta: u64, ptr: u64, start: u64, len: u64) -> Ou
 }
 
 pub fn xn_modify(cx: &mut Cx<'_>, meta: u64, ptr: u64) -> Out {
-    let who = creds(cx);
-    let space = &cx.env()?.space;
+    let (env, who) = caller(cx)?;
+    let space = &env.space;
     xn::with(|s| {
         content(space, ptr, s)?;
         Ok(match s.xn.modify(&mut s.mem, &who, meta, &s.scratch) {
@@ -242,29 +243,31 @@ pub fn xn_bind(cx: &mut Cx<'_>, block: u64, va: u64, want: u64) -> Out {
     if !va.is_multiple_of(PAGE_SIZE) || va >= USER_TOP || va == APP_AREA {
         return Err(Error::BadAddress);
     }
-    let who = creds(cx);
-    let acct = cx.env()?.account;
     // Whether this call cached the block (as zeros): then a mapping that
     // fails gives the frame back, so a refused bind changes nothing.
     let mut filled = false;
-    let bound = xn::with(|s| {
-        Ok(match s.xn.bind(&s.mem, &who, block, want) {
-            // A block that holds nothing yet is cached as zeros, once the
-            // caller passes every other check of the bind.
-            Err(Refusal::NotBound(b)) if b == block && s.xn.unwritten(block) => {
-                match s.xn.may_bind(&s.mem, &who, block, want) {
-                    Ok(()) => {
-                        let frame = s.fill_unwritten(block, acct)?;
-                        filled = frame.is_some();
-                        frame.ok_or(Refusal::NotBound(block))
+    let bound = {
+        let (env, who) = caller(cx)?;
+        let acct = env.account;
+        xn::with(|s| {
+            Ok(match s.xn.bind(&s.mem, &who, block, want) {
+                // A block that holds nothing yet is cached as zeros, once the
+                // caller passes every other check of the bind.
+                Err(Refusal::NotBound(b)) if b == block && s.xn.unwritten(block) => {
+                    match s.xn.may_bind(&s.mem, &who, block, want) {
+                        Ok(()) => {
+                            let frame = s.fill_unwritten(block, acct)?;
+                            filled = frame.is_some();
+                            frame.ok_or(Refusal::NotBound(block))
+                        }
+                        Err(r) => Err(r),
                     }
-                    Err(r) => Err(r),
                 }
+                r => r,
             }
-            r => r,
-        }
-        .map(|cached| s.mem.mappable(cached)))
-    })?;
+            .map(|cached| s.mem.mappable(cached)))
+        })?
+    };
     let frame = match bound {
         Ok(Some(frame)) => frame,
         // XN names only frames of its cache pool.
@@ -352,7 +355,7 @@ fn batch(step: u64, mut one: impl FnMut(u64) -> Result<Result<u64, Refusal>, Err
 }
 
 pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
-    let who = creds(cx);
+    let (_, who) = caller(cx)?;
     xn::with(|s| {
         Ok(match write_from(s, &who, dst, src, &mut AclMemo::new())? {
             Ok(seq) => [0, seq, 0],
@@ -366,7 +369,7 @@ pub fn xn_write_from(cx: &mut Cx<'_>, dst: u64, src: u64) -> Out {
 /// results of the call's checks (no metadata changes within one call).
 fn write_from(
     s: &mut XnState,
-    who: &xn::Principals,
+    who: &xn::Principals<'_>,
     dst: u64,
     src: u64,
     memo: &mut AclMemo,
@@ -408,8 +411,8 @@ fn batch_step(count: Len) -> Result<u64, Error> {
 
 pub fn xn_write_from_batch(cx: &mut Cx<'_>, pairs: UserPtr, count: Len) -> Out {
     let step = batch_step(count)?;
-    let who = creds(cx);
-    let space = &cx.env()?.space;
+    let (env, who) = caller(cx)?;
+    let space = &env.space;
     // One walk per page of pairs, not one per word.
     let mut records = user::RecordReader::new();
     xn::with(|s| {

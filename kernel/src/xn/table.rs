@@ -60,12 +60,19 @@ pub(super) struct Shown {
     /// Root rows shown (rows past them are zero).
     roots_shown: usize,
     fss: [u64; MAX_FS * 2],
+    /// File-system rows shown (rows past them are zero).
+    fss_shown: usize,
 }
 
 impl Shown {
     /// An all-zero table's.
-    pub(super) const ZERO: Shown =
-        Shown { header: [0; HEADER_WORDS], roots: [0; MAX_ROOTS * 2], roots_shown: 0, fss: [0; MAX_FS * 2] };
+    pub(super) const ZERO: Shown = Shown {
+        header: [0; HEADER_WORDS],
+        roots: [0; MAX_ROOTS * 2],
+        roots_shown: 0,
+        fss: [0; MAX_FS * 2],
+        fss_shown: 0,
+    };
 }
 
 impl XnState {
@@ -115,12 +122,16 @@ impl XnState {
             put_changed(XN_ROOTS + j as u64 * 16, &root, &mut shown.roots[j * 2..j * 2 + 2]);
         }
         shown.roots_shown = n;
-        let mut fss = [0u64; MAX_FS * 2];
-        for (i, row) in self.cat.fss.iter().take(MAX_FS).enumerate() {
-            fss[i * 2] = u64::from(row.count);
-            fss[i * 2 + 1] = per_fs[i];
+        // The file systems' rows, and zeros where rows were before.
+        let n = self.cat.fss.len().min(MAX_FS);
+        for (j, &blocks) in per_fs.iter().enumerate().take(n.max(shown.fss_shown)) {
+            let row = match self.cat.fss.get(j).filter(|_| j < n) {
+                Some(row) => [u64::from(row.count), blocks],
+                None => [0, 0],
+            };
+            put_changed(XN_FSS + j as u64 * 16, &row, &mut shown.fss[j * 2..j * 2 + 2]);
         }
-        put_changed(XN_FSS, &fss, &mut shown.fss);
+        shown.fss_shown = n;
         // Only the free map's words that changed.
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
         for i in map_changed.positions(map.words().len().min(limit)) {

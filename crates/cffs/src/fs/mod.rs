@@ -11,6 +11,7 @@ mod following;
 mod names;
 mod ns;
 mod orphan;
+mod pathtable;
 mod recover;
 mod space;
 mod sync;
@@ -445,7 +446,13 @@ impl<D: Disk> Fs<D> {
 
 /// The blocks of a record's extents, in order.
 pub(crate) fn blocks_of(r: &Record) -> Vec<u64> {
-    r.ext.iter().flat_map(|e| u64::from(e.start)..u64::from(e.start) + u64::from(e.len)).collect()
+    // Room for all of them at once (a flattened iterator's length is not
+    // known ahead, so collecting it grew the vector step by step).
+    let mut out = Vec::with_capacity(r.blocks() as usize);
+    for e in &r.ext {
+        out.extend(u64::from(e.start)..u64::from(e.start) + u64::from(e.len));
+    }
+    out
 }
 
 /// An absolute path's parent (`/` for a name in the root) and last

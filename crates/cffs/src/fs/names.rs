@@ -21,22 +21,22 @@
 //! cache emptied or full, a path sharing another's hash, a record found no
 //! longer holding its name — forgets every directory's completeness.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::Loc;
+use super::pathtable::PathTable;
 
 /// Most paths kept; the cache starts over when it is full.
 pub const MAX_NAMES: usize = 4096;
 
 /// Paths (absolute, already checked) and where their name records lie,
-/// by a 64-bit hash of the path: a lookup compares integers on the way
-/// down and the path once at the end. Two paths with one hash share an
+/// by a 64-bit hash of the path in an open-addressing table: a lookup
+/// finds the hash in a probe or two and compares the path once. Two paths with one hash share an
 /// entry (the later one wins, the other misses): a cache may forget.
 #[derive(Default)]
 pub(crate) struct Names {
-    map: BTreeMap<u64, (String, Loc)>,
+    map: PathTable<(String, Loc)>,
     /// The complete directories, by path (a few: the last ones made so).
     complete: Vec<String>,
     /// Times the cache lost names it held (emptied or an entry replaced
@@ -61,12 +61,12 @@ fn hash(path: &str) -> u64 {
 impl Names {
     /// An empty cache.
     pub const fn new() -> Names {
-        Names { map: BTreeMap::new(), complete: Vec::new(), losses: 0, dir: None }
+        Names { map: PathTable::new(), complete: Vec::new(), losses: 0, dir: None }
     }
 
     /// Where `path`'s name record was found last, if kept.
     pub fn get(&self, path: &str) -> Option<Loc> {
-        self.map.get(&hash(path)).filter(|(p, _)| p == path).map(|&(_, at)| at)
+        self.map.get(hash(path)).filter(|(p, _)| p == path).map(|&(_, at)| at)
     }
 
     /// Keeps `at` as the place of `path`'s name record.
@@ -75,7 +75,7 @@ impl Names {
             self.clear();
         }
         let h = hash(path);
-        if self.map.get(&h).is_some_and(|(p, _)| p != path) {
+        if self.map.get(h).is_some_and(|(p, _)| p != path) {
             self.lost();
         }
         self.map.insert(h, (String::from(path), at));
@@ -85,8 +85,8 @@ impl Names {
     /// directory stays complete).
     pub fn forget(&mut self, path: &str) {
         let h = hash(path);
-        if self.map.get(&h).is_some_and(|(p, _)| p == path) {
-            self.map.remove(&h);
+        if self.map.get(h).is_some_and(|(p, _)| p == path) {
+            self.map.remove(h);
         }
     }
 
@@ -164,7 +164,7 @@ mod tests {
         n.map.insert(hash("/a"), (String::from("/b"), at(2)));
         assert_eq!(n.get("/a"), None);
         n.forget("/a");
-        assert!(n.map.contains_key(&hash("/a")), "forgetting /a leaves /b's entry");
+        assert!(n.map.contains_key(hash("/a")), "forgetting /a leaves /b's entry");
         n.put("/c", at(3));
         assert_eq!(n.get("/c"), Some(at(3)));
         n.forget("/c");
