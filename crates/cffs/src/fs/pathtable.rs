@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn agrees_with_a_map_over_inserts_removals_and_clears() {
         for seed in 1..40u64 {
-            let mut s = seed * 0x1234_5678_9abc_def1;
+            let mut s = seed.wrapping_mul(0x1234_5678_9abc_def1);
             let mut t = PathTable::new();
             let mut m = BTreeMap::new();
             // Few distinct keys (many collide on their home slot in a
