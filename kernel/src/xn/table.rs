@@ -49,6 +49,17 @@ fn put_changed(offset: u64, new: &[u64], old: &mut [u64]) {
     }
 }
 
+/// Writes rows of two words at byte `base`: the `n` rows `row` gives
+/// (`None`: zeros), and zeros where rows were shown before (`shown` of
+/// them, `words` what the table holds there); what shows now.
+fn put_rows(base: u64, n: usize, shown: usize, words: &mut [u64], row: impl Fn(usize) -> Option<[u64; 2]>) -> usize {
+    for (j, old) in words.chunks_exact_mut(2).enumerate().take(n.max(shown)) {
+        let new = if j < n { row(j).unwrap_or([0, 0]) } else { [0, 0] };
+        put_changed(base + j as u64 * 16, &new, old);
+    }
+    n
+}
+
 /// Words of the table's header.
 const HEADER_WORDS: usize = 18;
 
@@ -111,27 +122,17 @@ impl XnState {
         ];
         let shown = &mut self.shown;
         put_changed(0, &header, &mut shown.header);
-        // The roots' rows in use, and zeros where rows were before: a root
-        // is its block and then its file system and type in one word.
-        let n = xn.roots().len().min(MAX_ROOTS);
-        for j in 0..n.max(shown.roots_shown) {
-            let root = match xn.roots().get(j).filter(|_| j < n) {
-                Some(r) => [r.block, u64::from(r.fs.0) | u64::from(r.ty) << 32],
-                None => [0, 0],
-            };
-            put_changed(XN_ROOTS + j as u64 * 16, &root, &mut shown.roots[j * 2..j * 2 + 2]);
-        }
-        shown.roots_shown = n;
-        // The file systems' rows, and zeros where rows were before.
-        let n = self.cat.fss.len().min(MAX_FS);
-        for (j, &blocks) in per_fs.iter().enumerate().take(n.max(shown.fss_shown)) {
-            let row = match self.cat.fss.get(j).filter(|_| j < n) {
-                Some(row) => [u64::from(row.count), blocks],
-                None => [0, 0],
-            };
-            put_changed(XN_FSS + j as u64 * 16, &row, &mut shown.fss[j * 2..j * 2 + 2]);
-        }
-        shown.fss_shown = n;
+        // The roots' rows in use: a root is its block and then its file
+        // system and type in one word.
+        let roots = xn.roots();
+        shown.roots_shown = put_rows(XN_ROOTS, roots.len().min(MAX_ROOTS), shown.roots_shown, &mut shown.roots, |j| {
+            roots.get(j).map(|r| [r.block, u64::from(r.fs.0) | u64::from(r.ty) << 32])
+        });
+        // The file systems' rows: templates and blocks registered.
+        let fss = &self.cat.fss;
+        shown.fss_shown = put_rows(XN_FSS, fss.len().min(MAX_FS), shown.fss_shown, &mut shown.fss, |j| {
+            Some([u64::from(fss.get(j)?.count), *per_fs.get(j)?])
+        });
         // Only the free map's words that changed.
         let limit = XN_FREE_MAP_PAGES * PAGE_SIZE as usize / 8;
         for i in map_changed.positions(map.words().len().min(limit)) {

@@ -32,8 +32,9 @@ pub const MAX_NAMES: usize = 4096;
 
 /// Paths (absolute, already checked) and where their name records lie,
 /// by a 64-bit hash of the path in an open-addressing table: a lookup
-/// finds the hash in a probe or two and compares the path once. Two paths with one hash share an
-/// entry (the later one wins, the other misses): a cache may forget.
+/// finds the hash in a probe or two and compares the path once. Two
+/// paths with one hash share an entry (the later one wins, the other
+/// misses): a cache may forget.
 #[derive(Default)]
 pub(crate) struct Names {
     map: PathTable<(String, Loc)>,
