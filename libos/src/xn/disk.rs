@@ -246,9 +246,8 @@ impl XnDisk {
         // Room first: once the bytes are in, the block must be known dirty.
         self.dirty.reserve(block + 1)?;
         self.data.reserve(block + 1)?;
-        let va = self.bind(block, true)?;
-        let mut page = super::page_mut(va).map_err(|_| Refusal::NotBound(block))?;
-        let to = page.bytes_mut().ok_or(Refusal::NotBound(block))?;
+        self.bind(block, true)?;
+        let to = self.pages.held_mut(block).ok_or(Refusal::NotBound(block))?;
         to.get_mut(at..at + bytes.len()).ok_or(Refusal::NotBound(block))?.copy_from_slice(bytes);
         self.dirty.insert(block)?;
         self.data.insert(block)?;
@@ -445,8 +444,8 @@ impl Disk for XnDisk {
             out.copy_from_slice(held);
             return Ok(());
         }
-        let va = self.bind(block, false)?;
-        out.copy_from_slice(super::page(va).map_err(|_| Refusal::NotBound(block))?.bytes());
+        self.bind(block, false)?;
+        out.copy_from_slice(self.pages.held(block).ok_or(Refusal::NotBound(block))?);
         Ok(())
     }
 
@@ -454,9 +453,8 @@ impl Disk for XnDisk {
         if let Some(held) = self.held.image(block) {
             return Ok(look(held));
         }
-        let va = self.bind(block, false)?;
-        let page = super::page(va).map_err(|_| Refusal::NotBound(block))?;
-        Ok(look(page.bytes()))
+        self.bind(block, false)?;
+        Ok(look(self.pages.held(block).ok_or(Refusal::NotBound(block))?))
     }
 
     fn prefetch(&mut self, blocks: &[u64]) -> Result<(), Refusal> {
@@ -561,13 +559,14 @@ impl Disk for XnDisk {
         // The held image changed in place; or, nothing held, the cached
         // block copied into it once and changed there.
         let fill = match self.held.block() {
-            Some(_) => None,
+            Some(_) => false,
             None => {
-                let va = self.bind(meta, false)?;
-                Some(super::page(va).map_err(|_| Refusal::NotBound(meta))?)
+                self.bind(meta, false)?;
+                true
             }
         };
-        if let Some(image) = self.held.edit(meta, fill.as_ref().map(|p| p.bytes())) {
+        let fill = if fill { Some(self.pages.held(meta).ok_or(Refusal::NotBound(meta))?) } else { None };
+        if let Some(image) = self.held.edit(meta, fill) {
             edit(image);
             self.dirty.insert(meta)?;
             return Ok(());

@@ -176,12 +176,10 @@ fn basic() -> i32 {
     // Bindings: a window of bound pages; a change made through a writable
     // binding survives eviction (it went to the disk and came back).
     let mut bs = xn::Bindings::new(VA + 0x20_0000, 8);
-    c.check(bs.get(20).is_ok_and(|p| oxok_tests::xn::has_pattern(20, SEED, p.bytes())), "bindings: data read");
-    c.check(bs.get(root).is_ok_and(|p| Inode(*p.bytes()).entries() == less.entries()), "bindings: metadata read");
+    c.check(bs.get(20).is_ok_and(|p| oxok_tests::xn::has_pattern(20, SEED, p)), "bindings: data read");
+    c.check(bs.get(root).is_ok_and(|p| Inode(*p).entries() == less.entries()), "bindings: metadata read");
     c.check(refused(refuse::METADATA_WRITABLE)(bs.get_mut(root).map(|_| ())), "bindings: metadata never writable");
-    if let Ok(mut p) = bs.get_mut(20)
-        && let Some(bytes) = p.bytes_mut()
-    {
+    if let Ok(bytes) = bs.get_mut(20) {
         bytes[0] ^= 0xff;
     }
     c.check(xn::write_sync(20).is_ok(), "bindings: write through the binding");
@@ -191,7 +189,7 @@ fn basic() -> i32 {
     let mut want = [0u8; BLOCK_SIZE];
     pattern(20, SEED, &mut want);
     want[0] ^= 0xff;
-    c.check(bs.get(20).is_ok_and(|p| *p.bytes() == want), "bindings: the change came back from disk");
+    c.check(bs.get(20).is_ok_and(|p| *p == want), "bindings: the change came back from disk");
     drop(bs);
     stale_bytes_unseen(&mut c, root, &less);
     c.finish()
