@@ -9,12 +9,15 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 /* A file's bytes move in one copy between the program's memory and the
    file server's buffer: a large write and read come back whole, and bad
    pointers (unmapped, the personality's image and data, the exposed
    tables, PROT_NONE, a read into read-only memory) are EFAULT, with the
-   file and its position unchanged and the personality running. */
+   file and its position unchanged and the personality running; so are a
+   path read from, and a struct stat written to, any of them (the call
+   itself: musl's fstat writes the struct in the program). */
 static void big_and_bad(void) {
     enum { BIG = 200 * 1024 + 123 };
     unsigned char *w = malloc(BIG), *r = malloc(BIG);
@@ -35,8 +38,14 @@ static void big_and_bad(void) {
         CHECK(name, write(fd, (void *)bad[i], 8192) == -1 && errno == EFAULT);
         snprintf(name, sizeof name, "file-read-%s", names[i]);
         CHECK(name, read(fd, (void *)bad[i], 8192) == -1 && errno == EFAULT);
+        /* A path read from there, a struct written there. */
+        snprintf(name, sizeof name, "path-%s", names[i]);
+        CHECK(name, open((const char *)bad[i], O_RDONLY) == -1 && errno == EFAULT);
+        snprintf(name, sizeof name, "fstat-%s", names[i]);
+        CHECK(name, syscall(SYS_fstat, fd, bad[i]) == -1 && errno == EFAULT);
     }
     CHECK("file-read-readonly", read(fd, ro, 8192) == -1 && errno == EFAULT);
+    CHECK("fstat-readonly", syscall(SYS_fstat, fd, ro) == -1 && errno == EFAULT);
     CHECK("file-read-text", read(fd, (void *)big_and_bad, 8192) == -1 && errno == EFAULT);
     CHECK("file-bad-position", lseek(fd, 0, SEEK_CUR) == 4096);
     struct stat st;

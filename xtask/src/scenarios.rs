@@ -1282,8 +1282,8 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         about: "a static musl program works with the file server's files through the personality: create, write, \
                 read, seek, stat, directories, rename, unlink, cwd, dup, /dev devices, pipes; 200 KiB written and read \
                 back in one call each (straight between its memory and the server's buffer), and bad pointers to a \
-                file's read and write (unmapped, the personality's image, the exposed tables, PROT_NONE, read-only \
-                memory) EFAULT with the file and its position unchanged",
+                file's read and write, a path and a struct the call writes (unmapped, the personality's image, the \
+                exposed tables, PROT_NONE, read-only memory) EFAULT with the file and its position unchanged",
         cmdline: "run=init",
         input: "linux lx-files\necho status $?\nexit 0\n",
         expect: &[
@@ -1291,7 +1291,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "ok readdir",
             "ok big-read",
             "ok file-write-personality-data",
+            "ok path-exposed",
             "ok file-read-readonly",
+            "ok fstat-readonly",
             "ok file-bad-unchanged",
             "ok rmdir",
             "ok dev-zero",

@@ -315,11 +315,11 @@ fn map_zero(va: u64, flags: u64) -> Result<(), i64> {
     }
 }
 
-/// Makes `[addr, addr + len)` usable for a copy by the personality: every
-/// page must lie in an area whose protection allows the access (`write`:
-/// `PROT_WRITE`; otherwise any protection but `PROT_NONE`), and is given a
-/// frame if it has none yet. `EFAULT` otherwise.
-pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
+/// Whether every page of `[addr, addr + len)` lies in an area whose
+/// protection allows the access (`write`: `PROT_WRITE`; otherwise any
+/// protection but `PROT_NONE`): `EFAULT` if not. The pages themselves are
+/// not looked at ([`ensure`] makes them usable).
+pub fn allowed(addr: u64, len: u64, write: bool) -> Result<(), i64> {
     if len == 0 {
         return Ok(());
     }
@@ -327,12 +327,30 @@ pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
     let mut page = page_down(addr);
     loop {
         let prot = prot_at(page).ok_or(EFAULT)?;
-        let ok = if write { prot & PROT_WRITE != 0 } else { prot != 0 };
-        if !ok {
+        if !(if write { prot & PROT_WRITE != 0 } else { prot != 0 }) {
             return Err(EFAULT);
         }
+        match page.checked_add(PAGE_SIZE) {
+            Some(next) if next <= last => page = next,
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Makes `[addr, addr + len)` usable for a copy by the personality: every
+/// page must lie in an area whose protection allows the access (`write`:
+/// `PROT_WRITE`; otherwise any protection but `PROT_NONE`), and is given a
+/// frame if it has none yet. `EFAULT` otherwise.
+pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
+    allowed(addr, len, write)?;
+    if len == 0 {
+        return Ok(());
+    }
+    let last = addr.checked_add(len - 1).ok_or(EFAULT)?;
+    let mut page = page_down(addr);
+    loop {
         match exposed::pte(page) {
-            None => fill_zero(page, prot).map_err(|_| EFAULT)?,
+            None => fill_zero(page, prot_at(page).ok_or(EFAULT)?).map_err(|_| EFAULT)?,
             // Shared copy-on-write with a fork relative: copy it now, as
             // the program's own write would.
             Some(e) if write && e & pte::WRITABLE == 0 => {

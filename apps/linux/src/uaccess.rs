@@ -57,8 +57,15 @@ impl core::ops::DerefMut for Scratch {
     }
 }
 
-/// Reads `buf.len()` bytes at `addr`.
+/// Reads `buf.len()` bytes at `addr`. The areas are checked first; the
+/// copy checks that the pages are mapped, and copies nothing unless all
+/// are, so only when one is not (never touched yet) are they made usable
+/// and the copy tried again.
 pub fn read(addr: u64, buf: &mut [u8]) -> Result<(), i64> {
+    mem::allowed(addr, buf.len() as u64, false)?;
+    if guest::copy_in(addr, buf).is_ok() {
+        return Ok(());
+    }
     mem::ensure(addr, buf.len() as u64, false)?;
     guest::copy_in(addr, buf).map_err(|_| EFAULT)
 }
@@ -70,8 +77,15 @@ pub fn read_vec(addr: u64, len: usize) -> Result<Vec<u8>, i64> {
     Ok(v)
 }
 
-/// Writes `data` at `addr`.
+/// Writes `data` at `addr`, as [`read`] reads: the copy first, and only
+/// if a page is not mapped writable (never touched, or shared
+/// copy-on-write with a fork relative) are they made so and the copy tried
+/// again.
 pub fn write(addr: u64, data: &[u8]) -> Result<(), i64> {
+    mem::allowed(addr, data.len() as u64, true)?;
+    if guest::copy_out(addr, data).is_ok() {
+        return Ok(());
+    }
     mem::ensure(addr, data.len() as u64, true)?;
     guest::copy_out(addr, data).map_err(|_| EFAULT)
 }
