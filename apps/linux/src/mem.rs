@@ -315,40 +315,35 @@ fn map_zero(va: u64, flags: u64) -> Result<(), i64> {
     }
 }
 
+/// The pages `[addr, addr + len)` touches (none for an empty range);
+/// `EFAULT` if the range wraps.
+fn pages_of(addr: u64, len: u64) -> Result<impl Iterator<Item = u64>, i64> {
+    let end = if len == 0 { addr } else { addr.checked_add(len - 1).ok_or(EFAULT)? };
+    let n = if len == 0 { 0 } else { (page_down(end) - page_down(addr)) / PAGE_SIZE + 1 };
+    Ok((0..n).map(move |i| page_down(addr) + i * PAGE_SIZE))
+}
+
 /// Whether every page of `[addr, addr + len)` lies in an area whose
 /// protection allows the access (`write`: `PROT_WRITE`; otherwise any
 /// protection but `PROT_NONE`): `EFAULT` if not. The pages themselves are
 /// not looked at ([`ensure`] makes them usable).
 pub fn allowed(addr: u64, len: u64, write: bool) -> Result<(), i64> {
-    if len == 0 {
-        return Ok(());
-    }
-    let last = addr.checked_add(len - 1).ok_or(EFAULT)?;
-    let mut page = page_down(addr);
-    loop {
+    for page in pages_of(addr, len)? {
         let prot = prot_at(page).ok_or(EFAULT)?;
         if !(if write { prot & PROT_WRITE != 0 } else { prot != 0 }) {
             return Err(EFAULT);
         }
-        match page.checked_add(PAGE_SIZE) {
-            Some(next) if next <= last => page = next,
-            _ => return Ok(()),
-        }
     }
+    Ok(())
 }
 
 /// Makes `[addr, addr + len)` usable for a copy by the personality: every
-/// page must lie in an area whose protection allows the access (`write`:
-/// `PROT_WRITE`; otherwise any protection but `PROT_NONE`), and is given a
-/// frame if it has none yet. `EFAULT` otherwise.
+/// page must lie in an area whose protection allows the access
+/// ([`allowed`]), and is given a frame if it has none yet (copied, for a
+/// write, if shared copy-on-write). `EFAULT` otherwise.
 pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
     allowed(addr, len, write)?;
-    if len == 0 {
-        return Ok(());
-    }
-    let last = addr.checked_add(len - 1).ok_or(EFAULT)?;
-    let mut page = page_down(addr);
-    loop {
+    for page in pages_of(addr, len)? {
         match exposed::pte(page) {
             None => fill_zero(page, prot_at(page).ok_or(EFAULT)?).map_err(|_| EFAULT)?,
             // Shared copy-on-write with a fork relative: copy it now, as
@@ -360,11 +355,8 @@ pub fn ensure(addr: u64, len: u64, write: bool) -> Result<(), i64> {
             }
             Some(_) => {}
         }
-        match page.checked_add(PAGE_SIZE) {
-            Some(next) if next <= last => page = next,
-            _ => return Ok(()),
-        }
     }
+    Ok(())
 }
 
 /// Resolves a page fault of the program at `addr`: a page with no frame

@@ -57,17 +57,23 @@ impl core::ops::DerefMut for Scratch {
     }
 }
 
-/// Reads `buf.len()` bytes at `addr`. The areas are checked first; the
-/// copy checks that the pages are mapped, and copies nothing unless all
-/// are, so only when one is not (never touched yet) are they made usable
-/// and the copy tried again.
-pub fn read(addr: u64, buf: &mut [u8]) -> Result<(), i64> {
-    mem::allowed(addr, buf.len() as u64, false)?;
-    if guest::copy_in(addr, buf).is_ok() {
+/// Runs `copy` (which checks every page of `[addr, addr + len)` before it
+/// moves a byte) once the areas allow the access; only if it fails (a page
+/// never touched, or shared copy-on-write for a write) are the pages made
+/// usable ([`mem::ensure`]) and the copy tried again.
+fn copy_checked<E>(addr: u64, len: usize, write: bool, mut copy: impl FnMut() -> Result<(), E>) -> Result<(), i64> {
+    mem::allowed(addr, len as u64, write)?;
+    if copy().is_ok() {
         return Ok(());
     }
-    mem::ensure(addr, buf.len() as u64, false)?;
-    guest::copy_in(addr, buf).map_err(|_| EFAULT)
+    mem::ensure(addr, len as u64, write)?;
+    copy().map_err(|_| EFAULT)
+}
+
+/// Reads `buf.len()` bytes at `addr`.
+pub fn read(addr: u64, buf: &mut [u8]) -> Result<(), i64> {
+    let len = buf.len();
+    copy_checked(addr, len, false, || guest::copy_in(addr, buf))
 }
 
 /// Reads `len` bytes at `addr` into a new buffer.
@@ -77,17 +83,9 @@ pub fn read_vec(addr: u64, len: usize) -> Result<Vec<u8>, i64> {
     Ok(v)
 }
 
-/// Writes `data` at `addr`, as [`read`] reads: the copy first, and only
-/// if a page is not mapped writable (never touched, or shared
-/// copy-on-write with a fork relative) are they made so and the copy tried
-/// again.
+/// Writes `data` at `addr`.
 pub fn write(addr: u64, data: &[u8]) -> Result<(), i64> {
-    mem::allowed(addr, data.len() as u64, true)?;
-    if guest::copy_out(addr, data).is_ok() {
-        return Ok(());
-    }
-    mem::ensure(addr, data.len() as u64, true)?;
-    guest::copy_out(addr, data).map_err(|_| EFAULT)
+    copy_checked(addr, data.len(), true, || guest::copy_out(addr, data))
 }
 
 /// Writes `data` at `addr`, a range [`writable`] just found writable (the
