@@ -1,7 +1,9 @@
 /* A QEMU TCG plugin (plugin API version 1, QEMU 7.2) for `cargo xtask
    icount`: counts how often every translation block runs and writes, when
    QEMU exits, one line per block that ran: its guest virtual address (hex),
-   its instructions and its executions. The same address translated again
+   its instructions, its executions and its first bytes (up to seven, packed
+   little-endian with their number in the top byte: which program a block
+   belongs to where two share addresses). The same address translated again
    (after a flush, or in another address space) gives another line; the
    reader sums them. Built by xtask with the host's C compiler; the few
    declarations of QEMU's plugin API it uses are written out here. Argument:
@@ -42,7 +44,7 @@ extern void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *, vc
 extern void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *, vcpu_mem_cb, int flags, int rw, void *);
 extern void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *, vcpu_udata_cb, int flags, void *);
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
-struct ent { uint64_t vaddr; uint64_t insns; uint64_t count; };
+struct ent { uint64_t vaddr; uint64_t insns; uint64_t count; uint64_t sig; };
 #define MAXE (1 << 22)
 static struct ent *ents;
 static size_t n;
@@ -108,6 +110,16 @@ static void trans_pages(struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_mem_cb(in, on_mem, 0, 3 /* loads and stores */, NULL);
   }
 }
+/* The block's first bytes, up to seven, and their number in the top byte. */
+static uint64_t signature(const struct qemu_plugin_tb *tb) {
+  uint64_t sig = 0, len = 0;
+  for (size_t i = 0; i < qemu_plugin_tb_n_insns(tb) && len < 7; i++) {
+    const struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+    const uint8_t *d = qemu_plugin_insn_data(in);
+    for (size_t k = 0; k < qemu_plugin_insn_size(in) && len < 7; k++, len++) sig |= (uint64_t)d[k] << (8 * len);
+  }
+  return sig | len << 56;
+}
 static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   if (pages_out) trans_pages(tb);
   if (n >= MAXE) {
@@ -116,12 +128,13 @@ static void trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   }
   struct ent *e = &ents[n++];
   e->vaddr = qemu_plugin_tb_vaddr(tb); e->insns = qemu_plugin_tb_n_insns(tb); e->count = 0;
+  e->sig = signature(tb);
   qemu_plugin_register_vcpu_tb_exec_inline(tb, 0 /* INLINE_ADD_U64 */, &e->count, 1);
 }
 static void at_exit(qemu_plugin_id_t id, void *p) {
   FILE *f = fopen(out, "w"); if (!f) return;
   for (size_t i = 0; i < n; i++)
-    if (ents[i].count) fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", ents[i].vaddr, ents[i].insns, ents[i].count);
+    if (ents[i].count) fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIx64 "\n", ents[i].vaddr, ents[i].insns, ents[i].count, ents[i].sig);
   fprintf(f, "# dropped %" PRIu64 "\n", dropped);
   fclose(f);
   if (pages_out && (f = fopen(pages_out, "w"))) {

@@ -9,7 +9,9 @@
 //! and the kernel's work for them — and every block's instructions go to the
 //! function its address lies in: the kernel's symbols above the user half,
 //! the Linux personality's in its range, and below that the symbols of the
-//! program `--program NAME` names (from the boot archive) or none. Unlike
+//! programs `--program NAME[,NAME…]` names (from the boot archive) or none;
+//! where two programs lie at the same addresses (a native one and a Linux
+//! one), a block goes to the program whose bytes it begins with. Unlike
 //! `cargo xtask profile`, which samples host time, this counts instructions
 //! (what `bench --mode icount` reports), so a function's share is exact.
 
@@ -17,6 +19,7 @@ use crate::deps::{self, Need};
 use crate::meta::Workspace;
 use crate::profile::symbols::Table;
 use crate::profile::table::{Layer, kernel_layer, user_layer};
+use crate::progimage::Image;
 use crate::qemu::Qemu;
 use std::collections::HashMap;
 use std::io::Write;
@@ -34,10 +37,13 @@ typing COMMAND at the shell, once not. Prints, per function, the guest
 instructions COMMAND cost (the difference of the two boots) and how often
 the function was entered, then the totals by layer.
   --top N          functions listed (default 40)
-  --program NAME   resolve user addresses below the Linux personality with
-                   the symbols of NAME from the boot archive (default: none;
-                   a shell, a native program and a Linux program may all
-                   lie there)
+  --program NAME[,NAME...]
+                   resolve user addresses below the Linux personality with
+                   the symbols of these programs from the boot archive
+                   (default: none; a shell, a native program and a Linux
+                   program may all lie there: a block goes to the first
+                   program whose bytes at its address are the block's, a
+                   Linux program's functions to the layer `Linux program`)
   --timeout SECS   give up on a boot after SECS (default 600)
   --disk MIB       both boots get a blank virtio-blk disk of MIB MiB (as
                    `bench --disk`: init starts dfsd, which makes C-FFS on it)
@@ -64,7 +70,8 @@ const PERSONALITY: &str = "linux";
 pub(crate) struct Options {
     pub command: String,
     pub top: usize,
-    pub program: Option<String>,
+    /// The programs user addresses are named by.
+    pub programs: Vec<String>,
     pub timeout: Duration,
     /// Two count files to compare instead of two boots.
     pub diff: Option<(PathBuf, PathBuf)>,
@@ -81,7 +88,7 @@ impl Options {
         let mut o = Options {
             command: String::new(),
             top: 40,
-            program: None,
+            programs: Vec::new(),
             timeout: Duration::from_secs(600),
             diff: None,
             per: 1,
@@ -94,7 +101,7 @@ impl Options {
             let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
             match a.as_str() {
                 "--top" => o.top = value()?.parse().map_err(|_| "--top takes a number".to_string())?,
-                "--program" => o.program = Some(value()?),
+                "--program" => o.programs.extend(value()?.split(',').filter(|p| !p.is_empty()).map(String::from)),
                 "--timeout" => {
                     let s: u64 = value()?.parse().map_err(|_| "--timeout takes seconds".to_string())?;
                     o.timeout = Duration::from_secs(s.max(1));
@@ -137,12 +144,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let images = crate::build::build_images(&ws)?;
     let (kernel, tar) = crate::profile::symbols::boot_files(&images.kernel, &images.initrd)?;
     let archive = oxok_archive::Archive::new(&tar);
-    let elf = |name: &str| -> Result<Table, String> {
-        let bytes = archive.find(name).ok_or(format!("the boot archive has no `{name}`"))?;
-        Table::from_elf(bytes).map_err(|e| format!("{name}: {e}"))
-    };
-    let personality = elf(PERSONALITY)?;
-    let program = opts.program.as_deref().map(elf).transpose()?;
+    let elf = |name: &str| archive.find(name).ok_or(format!("the boot archive has no `{name}`"));
+    let personality = Table::from_elf(elf(PERSONALITY)?).map_err(|e| format!("{PERSONALITY}: {e}"))?;
+    let programs = opts
+        .programs
+        .iter()
+        .map(|name| Image::from_elf(elf(name)?).map_err(|e| format!("{name}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let (with, without) = match &opts.diff {
         Some((with, without)) => (counts_file(with)?, counts_file(without)?),
@@ -155,7 +163,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             (with, boot(&images, &plugin, &dir.join("icount-without"), "exit 0\n", &opts)?)
         }
     };
-    let syms = Symbols { kernel: &kernel, personality: &personality, program: program.as_ref() };
+    let syms = Symbols { kernel: &kernel, personality: &personality, programs: &programs };
     let rows = per(attribute(&with, &without, &syms), opts.per);
     print!("{}", render(&opts.command, &rows, opts.top));
     if opts.per > 1 {
@@ -224,14 +232,16 @@ pub(crate) fn build_plugin(ws: &Workspace) -> Result<PathBuf, String> {
     Ok(out)
 }
 
-/// Instructions and entries per block address, summed over translations.
+/// Instructions and entries per block, summed over translations.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Counts {
-    /// Address → (instructions run, times the block ran).
-    pub blocks: HashMap<u64, (u64, u64)>,
+    /// (Address, first bytes as the plugin packs them; 0 from a plugin
+    /// that wrote none) → (instructions run, times the block ran).
+    pub blocks: HashMap<(u64, u64), (u64, u64)>,
 }
 
-/// Parses the plugin's output (`vaddr insns count` lines, `# dropped N`).
+/// Parses the plugin's output (`vaddr insns count sig` lines, the
+/// signature absent from older counts; `# dropped N`).
 pub(crate) fn parse(text: &str) -> Result<Counts, String> {
     let mut c = Counts::default();
     for line in text.lines() {
@@ -242,10 +252,14 @@ pub(crate) fn parse(text: &str) -> Result<Counts, String> {
             }
         }
         let f: Vec<&str> = line.split_whitespace().collect();
-        let [addr, insns, runs] = f[..] else { return Err(format!("bad plugin line `{line}`")) };
+        let (addr, insns, runs, sig) = match f[..] {
+            [addr, insns, runs] => (addr, insns, runs, "0"),
+            [addr, insns, runs, sig] => (addr, insns, runs, sig),
+            _ => return Err(format!("bad plugin line `{line}`")),
+        };
         let num = |s: &str, radix| u64::from_str_radix(s, radix).map_err(|_| format!("bad plugin line `{line}`"));
-        let (addr, insns, runs) = (num(addr, 16)?, num(insns, 10)?, num(runs, 10)?);
-        let e = c.blocks.entry(addr).or_default();
+        let (addr, insns, runs, sig) = (num(addr, 16)?, num(insns, 10)?, num(runs, 10)?, num(sig, 16)?);
+        let e = c.blocks.entry((addr, sig)).or_default();
         e.0 += insns * runs;
         e.1 += runs;
     }
@@ -316,15 +330,18 @@ fn boot(
 pub(crate) struct Symbols<'a> {
     pub kernel: &'a Table,
     pub personality: &'a Table,
-    pub program: Option<&'a Table>,
+    pub programs: &'a [Image],
 }
 
 impl Symbols<'_> {
-    fn name(&self, addr: u64) -> (String, Layer) {
+    /// The function the block at `addr` (whose first bytes `sig` packs)
+    /// lies in, its layer, and whether the block is the function's first.
+    fn name(&self, addr: u64, sig: u64) -> (String, Layer, bool) {
+        let first = |s: &crate::profile::symbols::Symbol| s.addr == addr;
         if addr >= crate::profile::table::KERNEL_BASE {
             return match self.kernel.lookup(addr) {
-                Some(s) => (s.name.clone(), kernel_layer(&s.name)),
-                None => ("[kernel, no symbol]".into(), Layer::Unknown),
+                Some(s) => (s.name.clone(), kernel_layer(&s.name), first(s)),
+                None => ("[kernel, no symbol]".into(), Layer::Unknown, false),
             };
         }
         if let Some(s) = self.personality.lookup(addr).filter(|s| s.size > 0) {
@@ -332,11 +349,13 @@ impl Symbols<'_> {
                 Layer::LibOs => Layer::LibOs,
                 _ => Layer::Personality,
             };
-            return (s.name.clone(), layer);
+            return (s.name.clone(), layer, first(s));
         }
-        match self.program.and_then(|p| p.lookup(addr)) {
-            Some(s) => (s.name.clone(), user_layer(&s.name)),
-            None => ("[user program]".into(), Layer::Program),
+        let found = self.programs.iter().find_map(|p| Some((p.symbol(addr, sig)?, p.linux)));
+        match found {
+            Some((s, true)) => (s.name.clone(), Layer::LinuxProgram, first(s)),
+            Some((s, false)) => (s.name.clone(), user_layer(&s.name), first(s)),
+            None => ("[user program]".into(), Layer::Program, false),
         }
     }
 }
@@ -354,18 +373,13 @@ pub(crate) struct Row {
 /// Per function, `with` minus `without`, most instructions first.
 pub(crate) fn attribute(with: &Counts, without: &Counts, syms: &Symbols<'_>) -> Vec<Row> {
     let mut by: HashMap<(String, Layer), (i64, i64)> = HashMap::new();
-    let addrs: std::collections::HashSet<u64> = with.blocks.keys().chain(without.blocks.keys()).copied().collect();
+    let blocks: std::collections::HashSet<(u64, u64)> =
+        with.blocks.keys().chain(without.blocks.keys()).copied().collect();
     let signed = |c: Option<&(u64, u64)>| c.map_or((0, 0), |&(i, n)| (i as i64, n as i64));
-    for addr in addrs {
-        let (wi, wn) = signed(with.blocks.get(&addr));
-        let (oi, on) = signed(without.blocks.get(&addr));
-        let (name, layer) = syms.name(addr);
-        let first = match layer {
-            Layer::KernelEntry | Layer::KernelCalls | Layer::Unknown => syms.kernel.lookup(addr),
-            Layer::Personality => syms.personality.lookup(addr),
-            _ => syms.personality.lookup(addr).or_else(|| syms.program.and_then(|p| p.lookup(addr))),
-        }
-        .is_some_and(|s| s.addr == addr);
+    for block in blocks {
+        let (wi, wn) = signed(with.blocks.get(&block));
+        let (oi, on) = signed(without.blocks.get(&block));
+        let (name, layer, first) = syms.name(block.0, block.1);
         let e = by.entry((name, layer)).or_default();
         e.0 += wi - oi;
         if first {
@@ -425,7 +439,9 @@ mod tests {
     fn options() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         let o = Options::parse(&s(&["--top", "5", "lx-bench-sh", "-x"])).unwrap();
-        assert_eq!((o.command.as_str(), o.top, o.program), ("lx-bench-sh -x", 5, None));
+        assert_eq!((o.command.as_str(), o.top, o.programs.len()), ("lx-bench-sh -x", 5, 0));
+        let p = Options::parse(&s(&["--program", "dfsd,lx-bench-disk", "--program", "sh", "x"])).unwrap();
+        assert_eq!(p.programs, ["dfsd", "lx-bench-disk", "sh"]);
         assert!(Options::parse(&s(&[])).is_err());
         assert!(Options::parse(&s(&["--bogus", "x"])).is_err());
         assert!(Options::parse(&s(&["--top"])).is_err());
@@ -438,8 +454,12 @@ mod tests {
     #[test]
     fn parses_and_sums_retranslations() {
         let c = parse("400000 3 10\n400000 3 2\nffffffff80000000 5 1\n# dropped 0\n").unwrap();
-        assert_eq!(c.blocks[&0x40_0000], (36, 12));
-        assert_eq!(c.blocks[&0xffff_ffff_8000_0000], (5, 1));
+        assert_eq!(c.blocks[&(0x40_0000, 0)], (36, 12));
+        assert_eq!(c.blocks[&(0xffff_ffff_8000_0000, 0)], (5, 1));
+        // Two programs' blocks at one address stay apart by their bytes.
+        let (a, b) = (0x0100_0000_0000_0055, 0x0100_0000_0000_00f3);
+        let s = parse(&format!("400000 3 10 {a:x}\n400000 3 2 {a:x}\n400000 1 1 {b:x}\n")).unwrap();
+        assert_eq!((s.blocks[&(0x40_0000, a)], s.blocks[&(0x40_0000, b)]), ((36, 12), (1, 1)));
         assert!(parse("# dropped 7\n").is_err());
         assert!(parse("zz 1 1\n").is_err());
         assert!(parse("1 2\n").is_err());
@@ -450,7 +470,7 @@ mod tests {
         let k = KERNEL_BASE + 0x1000;
         let kernel = t(&[(k, 0x100, "oxok_kernel::syscall::handle"), (k + 0x100, 0x10, "syscall_entry")]);
         let linux = t(&[(0x7000_0000, 0x100, "linux::on_foreign"), (0x7000_0100, 0x100, "oxok_rt::upcall::entry")]);
-        let syms = Symbols { kernel: &kernel, personality: &linux, program: None };
+        let syms = Symbols { kernel: &kernel, personality: &linux, programs: &[] };
         let with =
             parse(&format!("{k:x} 10 100\n{:x} 4 50\n70000000 20 5\n70000100 2 5\n400000 7 3\n", k + 0x20)).unwrap();
         let without = parse(&format!("{k:x} 10 40\n")).unwrap();
@@ -466,5 +486,21 @@ mod tests {
         assert_eq!((halves[0].instructions, halves[0].entries), (400, 30));
         let text = render("x", &rows, 10);
         assert!(text.contains("cost (with it minus without it): 931"), "{text}");
+    }
+
+    #[test]
+    fn a_block_goes_to_the_program_whose_bytes_it_begins_with() {
+        let (kernel, linux) = (t(&[]), t(&[(0x7000_0000, 0x100, "linux::on_foreign")]));
+        let native = Image::of(&[(0x40_0000, 0x10, "dfsd::open")], 0x40_0000, &[0x55, 0x48], false);
+        let lx = Image::of(&[(0x40_0000, 0x10, "snprintf")], 0x40_0000, &[0xf3, 0x0f], true);
+        let programs = [native, lx];
+        let syms = Symbols { kernel: &kernel, personality: &linux, programs: &programs };
+        let (n, l) = (0x0200_0000_0000_4855u64, 0x0200_0000_0000_0ff3u64);
+        let with = parse(&format!("400000 4 10 {n:x}\n400000 3 5 {l:x}\n")).unwrap();
+        let rows = attribute(&with, &Counts::default(), &syms);
+        let get = |n: &str| rows.iter().find(|r| r.name == n).unwrap().clone();
+        assert_eq!((get("dfsd::open").instructions, get("dfsd::open").layer), (40, Layer::Program));
+        assert_eq!((get("snprintf").instructions, get("snprintf").entries), (15, 5));
+        assert_eq!(get("snprintf").layer, Layer::LinuxProgram);
     }
 }

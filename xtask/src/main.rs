@@ -34,6 +34,7 @@ mod netns;
 mod pattern;
 mod proc;
 mod profile;
+mod progimage;
 mod qemu;
 mod report;
 mod scenario;
