@@ -7,10 +7,10 @@
 //! | word | meaning |
 //! | --- | --- |
 //! | `run=a,b&c` | boot programs (default `init`): `,` separates steps that run one after another (a step starts when every environment has ended), `&` programs started together; `prog+arg+arg` passes arguments |
-//! | `tick_hz=N` | timer interrupts per second (default 1000) |
-//! | `slot_ticks=T` | ticks per CPU time slot, 1..=1000 (default 4: 4 ms at 1000 Hz; 32 slots make a 128 ms round) |
+//! | `tick_hz=N` | timer interrupts per second, 10..=10000 (default 250, as Debian's Linux kernels) |
+//! | `slot_ticks=T` | ticks per CPU time slot, 1..=1000 (default 4 ms of ticks: 1 at 250 Hz, 4 at 1000 Hz; 32 slots make a 128 ms round) |
 //! | `slot_grace=G` | ticks a slot-end handler has to yield before it is preempted and charged, 1..=1000 (default 1) |
-//! | `critical_grace=C` | most ticks the critical-section flag defers a slot end, 0..=1000 (default 2; 0 ignores the flag) |
+//! | `critical_grace=C` | most ticks the critical-section flag defers a slot end, 0..=1000 (default 2 ms of ticks, rounded up: 1 at 250 Hz, 2 at 1000 Hz; 0 ignores the flag) |
 //! | `strikes=S` | consecutive overruns that destroy an environment, 1..=1000 (default 3) |
 //! | `slots=N` | slots per CPU, 1..=32 (`layout::SLOT_VECTOR_SLOTS`, the default); the exposed vector's header says how many are in use |
 //! | `restart_records=N` | restart granularity: records `page_batch` applies between restart points, 1..=4096 (default 64, `BATCH_STEP`; `page_protect_range` changes 8·N pages); published as `SysInfo::restart_records` |

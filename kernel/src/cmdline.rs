@@ -32,12 +32,20 @@ pub struct Cmdline {
 
 /// Parses the whole line. Unknown words are logged and ignored.
 pub fn parse(line: &str) -> Cmdline {
+    // The slot clock's defaults depend on the timer's rate (the last valid
+    // `tick_hz=`, as the loop below takes it).
+    let hz = line
+        .split_whitespace()
+        .rev()
+        .filter_map(|w| w.strip_prefix("tick_hz=")?.parse::<u64>().ok())
+        .find(|hz| (10..=10_000).contains(hz))
+        .unwrap_or(crate::timer::DEFAULT_HZ);
     let mut c = Cmdline {
         run: Vec::new(),
         ktest: false,
         crash: false,
         tick_hz: crate::timer::DEFAULT_HZ,
-        slots: oxok_slots::Config::DEFAULT,
+        slots: crate::slots::defaults_at(hz),
         slot_count: oxok_abi::layout::SLOT_VECTOR_SLOTS,
     };
     let mut saw_run = false;

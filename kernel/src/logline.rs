@@ -7,7 +7,7 @@
 //! the kernel keeps its whole lines back while a program's line is open and
 //! writes them after the program's next newline. They are written anyway,
 //! after a newline of their own, when the open line has waited
-//! [`HOLD_TICKS`] ticks (a prompt nobody answers), when they fill the
+//! [`HOLD_MS`] milliseconds (a prompt nobody answers), when they fill the
 //! holding buffer, and before the machine halts; the panic path writes at
 //! once (after a newline, if a line is open) and never waits for the lock.
 
@@ -16,8 +16,8 @@ use core::fmt::{self, Write};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use spin::Mutex;
 
-/// Ticks a program's open line keeps kernel lines back (2 s at 1000 Hz).
-pub const HOLD_TICKS: u64 = 2000;
+/// Milliseconds a program's open line keeps kernel lines back.
+pub const HOLD_MS: u64 = 2000;
 /// Bytes of kernel lines kept back at most.
 const HELD_BYTES: usize = 8192;
 /// Longest kernel line; a longer one is cut and ends with `…`.
@@ -92,7 +92,7 @@ fn kernel_line(line: &[u8]) {
 pub fn tick(now: u64) {
     if let Some(mut held) = HELD.try_lock()
         && held.len > 0
-        && now.wrapping_sub(HELD_SINCE.load(Relaxed)) >= HOLD_TICKS
+        && now.wrapping_sub(HELD_SINCE.load(Relaxed)) >= crate::timer::ms_to_ticks(HOLD_MS)
     {
         held.flush();
     }

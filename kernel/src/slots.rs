@@ -16,7 +16,7 @@
 //! for spare time; with none, the CPU idles until the next tick. Every
 //! environment asks for spare time when it becomes runnable (boot programs,
 //! `env_run`), so programs that never use slot calls share the CPU round
-//! robin in 4-tick turns; `slot_spare(env, 0)` opts out.
+//! robin in one-slot turns (4 ms by default); `slot_spare(env, 0)` opts out.
 //!
 //! The policy takes and gives environment ids ([`EnvId`]) and CPU time
 //! slots ([`TimeSlot`], the policy's own type) as they are: nothing is
@@ -106,8 +106,22 @@ pub fn publish_donation(s: &Sched, slot: TimeSlot) {
     }
 }
 
+/// A slot's length by default, in milliseconds.
+const SLOT_MS: u64 = 4;
+/// How long a critical section may defer a slot's end by default, in
+/// milliseconds.
+const CRITICAL_MS: u64 = 2;
+
+/// The slot clock's defaults at `hz` timer ticks a second: slots of
+/// [`SLOT_MS`] and deferrals of [`CRITICAL_MS`], rounded up to whole ticks
+/// (at 1000 Hz [`Config::DEFAULT`]; at the default 250 Hz one tick each).
+pub fn defaults_at(hz: u64) -> Config {
+    let ticks = |ms: u64| u32::try_from(ms.saturating_mul(hz).div_ceil(1000).max(1)).unwrap_or(u32::MAX);
+    Config { ticks_per_slot: ticks(SLOT_MS), critical_grace_ticks: ticks(CRITICAL_MS), ..Config::DEFAULT }
+}
+
 /// The scheduler configuration the command line asks for, starting from
-/// [`Config::DEFAULT`].
+/// [`defaults_at`] the timer's rate.
 pub fn config_word(c: &mut Config, word: &str) -> bool {
     let Some((key, value)) = word.split_once('=') else { return false };
     let field = match key {

@@ -10,8 +10,13 @@ use core::sync::atomic::{AtomicU64, Ordering};
 static TICKS: AtomicU64 = AtomicU64::new(0);
 static HZ: AtomicU64 = AtomicU64::new(0);
 
-/// Default timer frequency.
-pub const DEFAULT_HZ: u64 = 1000;
+/// Default timer frequency: Debian's Linux kernels' (`CONFIG_HZ_250`).
+/// Under QEMU's TCG each timer interrupt costs the guest some 40 µs of the
+/// host's time whatever its handler does (a busy loop runs about 3 % slower
+/// at 1000 Hz: `bench/README.md`, "The timer's rate"), so Oxok ticks no
+/// more often than the Linux it is measured against. A slot is one tick
+/// (4 ms) by default; `tick_hz=` sets another rate.
+pub const DEFAULT_HZ: u64 = 250;
 
 /// Starts the APIC timer at `hz`.
 pub fn init(hz: u64, tsc_hz: u64) {
@@ -19,6 +24,11 @@ pub fn init(hz: u64, tsc_hz: u64) {
     HZ.store(hz, Ordering::Relaxed);
     exposed::update_clock(|c| c.tick_hz = hz);
     log::info!("timer: {hz} Hz (APIC timer input {} MHz)", rate / 1_000_000);
+}
+
+/// Milliseconds as timer ticks at the running rate, rounded up.
+pub fn ms_to_ticks(ms: u64) -> u64 {
+    ms.saturating_mul(HZ.load(Ordering::Relaxed).max(1)).div_ceil(1000)
 }
 
 /// Timer ticks since the timer started.

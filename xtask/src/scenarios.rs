@@ -389,9 +389,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         about: "the APIC timer preempts spinning environments: a third one runs while two spin",
         cmdline: "run=spin+a+400&spin+b+400&hello",
         expect: &[
-            "timer: 1000 Hz",
+            "timer: 250 Hz",
             // Either may print first, and both spinners' first lines may come
-            // after hello's: a first 4-tick turn can end before a program
+            // after hello's: a first 4 ms turn can end before a program
             // reaches its first line under a loaded TCG host. What counts:
             // hello finishes while both spinners are still spinning.
             "spin * start <&> spin * start <&> hello: ok",

@@ -53,7 +53,8 @@ const MODEL_RESUME: Scenario = Scenario {
     name: "model-resume",
     about: "process model: a long call whose slot ends at a restart point is blocked on its own kernel stack while the \
             neighbour runs, then resumed in the kernel where it stopped; the calls and the neighbour stay correct",
-    cmdline: "run=longcall+batch&longcall+spin",
+    // 1 ms ticks, so that slots end often enough to catch a long call.
+    cmdline: "run=longcall+batch&longcall+spin tick_hz=1000",
     expect: &[
         "execution model: process",
         "model: a call blocked at a restart point",

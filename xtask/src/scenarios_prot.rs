@@ -54,7 +54,8 @@ const STATE_BATCH: Scenario = Scenario {
     about: "EnvState of an environment stopped in the middle of a page_batch (32768 unmap records) says the same call \
             on the syscall with rsi at the next record and rdx the records left; imported into a fresh environment \
             with the same memory, both finish the batch and exit 0, and no mapping is left",
-    cmdline: "run=state-batch",
+    // Ticks every millisecond, so that one meets the batch several times.
+    cmdline: "run=state-batch tick_hz=1000",
     expect: &[
         "state-batch: stopped after * of 32768 records (* left)",
         "state-batch: caught at 4 points, restart granularity 64 records",
@@ -72,7 +73,7 @@ const STATE_BATCH_KNOB: Scenario = Scenario {
     about: "the restart granularity is a kernel word: with restart_records=100 a child's 32768-record page_batch, \
             caught 4 times, is stopped only at multiples of 100 records (one of them off the default's \
             64-record points), and its exported state still imports and finishes as in state-batch",
-    cmdline: "run=state-batch restart_records=100",
+    cmdline: "run=state-batch restart_records=100 tick_hz=1000",
     expect: &[
         "restart points every 100 records",
         "state-batch: stopped after * of 32768 records (* left)",

@@ -237,7 +237,7 @@ fn with_partner(c: &Counts, frame: u64) -> Result<f64, Error> {
 /// partner will bump, and sleeps on a predicate that holds once the word
 /// differs from it; the cycles from the write to running again. The kernel
 /// evaluates sleepers' predicates at every timer tick, so the figure is
-/// bounded by the tick (1 ms at 1000 Hz) plus the partner's turn.
+/// bounded by the tick (4 ms at the default 250 Hz) plus the partner's turn.
 fn predicate_wake(c: &Counts, counter: &AtomicU64) -> Result<f64, Error> {
     const SLOT: u64 = 1;
     let mut b = oxok_pred::Builder::new();

@@ -38,8 +38,8 @@ use oxok_libos::{console, exposed, signal, sys};
 use oxok_shparse::{Event, LineEditor};
 use oxok_tty::{Discipline, Ready};
 
-/// Timer ticks the foreground wait sleeps at most between looks.
-const LOOK_TICKS: u64 = 5;
+/// Milliseconds the foreground wait sleeps at most between looks.
+const LOOK_MS: u64 = 5;
 
 /// Typed bytes the shell has read and not used yet.
 #[derive(Default)]
@@ -319,7 +319,7 @@ enum Fed {
 }
 
 /// Sleeps until something is typed, the program `watch` ends, the job asks
-/// for input, or [`LOOK_TICKS`] pass.
+/// for input, or [`LOOK_MS`] pass.
 fn sleep(watch: u64, feeder: Option<&Feeder>) {
     let Some(clock) = exposed::clock() else {
         let _ = sys::yield_cpu(0);
@@ -334,7 +334,7 @@ fn sleep(watch: u64, feeder: Option<&Feeder>) {
     let mut b = oxok_pred::Builder::new();
     b.load_u64(typed_at).ne_imm(typed);
     b.or().load_u32(status_at).eq_imm(u64::from(ENV_ZOMBIE));
-    b.or().load_u64(ticks_at).ge_imm(clock.ticks + LOOK_TICKS);
+    b.or().load_u64(ticks_at).ge_imm(clock.ticks + oxok_libos::time::ms_to_ticks(LOOK_MS));
     if let Some(f) = feeder {
         let (demand_at, demand) = f.demand_word();
         b.or().load_u64(demand_at).ne_imm(demand);

@@ -1,8 +1,10 @@
 //! The boot-time parameters of the slot clock.
 
 /// Slot-clock parameters, all in timer ticks (the periodic timer fires once a
-/// tick; at the kernel's default 1000 Hz a tick is 1 ms). Set at boot; the
-/// scheduler keeps a [sanitized](Config::sanitized) copy.
+/// tick). Set at boot; the scheduler keeps a [sanitized](Config::sanitized)
+/// copy. The kernel boots with 4 ms slots and 2 ms of deferral at its
+/// timer's rate (`kernel/src/slots.rs`, `defaults_at`): these defaults at
+/// 1000 Hz, one tick of each at its default 250 Hz.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Length of a slot: an owner whose slot starts with no debt runs this

@@ -226,8 +226,9 @@ impl Drop for Ring {
 }
 
 /// How long [`Tx::send_retrying`] keeps trying while the device holds
-/// every transmit buffer, in timer ticks (at least one whole tick passes).
-pub const TX_WAIT_TICKS: u64 = 2;
+/// every transmit buffer, in milliseconds (and two timer ticks at least,
+/// so that one whole tick passes).
+pub const TX_WAIT_MS: u64 = 2;
 
 /// A frame of this process's own to send packets from.
 pub struct Tx {
@@ -259,7 +260,7 @@ impl Tx {
     /// Sends `packet` as [`send`](Tx::send) does, yielding the CPU and
     /// trying again while every transmit buffer is still with the device
     /// (the kernel reclaims them on each send): at least `tries` times and
-    /// until [`TX_WAIT_TICKS`] timer ticks have passed, then `WouldBlock`.
+    /// until [`TX_WAIT_MS`] have passed, then `WouldBlock`.
     /// Any other error at once. (A yield with nobody else to run returns
     /// at once, and the emulated device may need the host's CPU for longer
     /// than `tries` of them: a packet given up is a retransmission later.)
@@ -272,7 +273,8 @@ impl Tx {
                 Err(Error::WouldBlock) => {
                     tried = tried.saturating_add(1);
                     let now = ticks();
-                    let deadline = *until.get_or_insert(now.saturating_add(TX_WAIT_TICKS));
+                    let deadline =
+                        *until.get_or_insert(now.saturating_add(crate::time::ms_to_ticks(TX_WAIT_MS).max(2)));
                     if tried >= tries && now >= deadline {
                         return Err(Error::WouldBlock);
                     }

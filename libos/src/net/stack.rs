@@ -7,7 +7,6 @@
 
 use super::neigh::{Outgoing, Resolver};
 use super::{Ring, Tx};
-use crate::exposed;
 use oxok_abi::Error;
 use oxok_abi::net::PACKET_MAX;
 use smoltcp::iface::{Config, Interface};
@@ -48,11 +47,7 @@ pub fn now() -> Instant {
     Instant::from_millis(crate::time::ticks_ms() as i64)
 }
 
-/// Milliseconds as timer ticks (at least one).
-pub fn ms_to_ticks(ms: u64) -> u64 {
-    let hz = exposed::clock().map_or(1000, |c| c.tick_hz.max(1));
-    (ms.saturating_mul(hz) / 1000).max(1)
-}
+pub use crate::time::ms_to_ticks;
 
 /// One received packet.
 pub struct Rx<'a>(&'a [u8]);

@@ -39,8 +39,9 @@ oxok_libos::main!(main);
 
 /// The address a boot program without a template takes.
 const DEFAULT_IP: [u8; 4] = [10, 0, 2, 15];
-/// How often `--while-others` looks whether anyone else is left.
-const LOOK_TICKS: u64 = 100;
+/// How often `--while-others` looks whether anyone else is left, in
+/// milliseconds.
+const LOOK_MS: u64 = 100;
 
 static ANSWERED: AtomicU64 = AtomicU64::new(0);
 static LEARNED: AtomicU64 = AtomicU64::new(0);
@@ -144,7 +145,7 @@ fn serve(while_others: bool) -> Result<(), &'static str> {
         if while_others && alone() {
             return Ok(());
         }
-        let until = if while_others { ticks() + LOOK_TICKS } else { 0 };
+        let until = if while_others { ticks() + oxok_libos::time::ms_to_ticks(LOOK_MS) } else { 0 };
         ring.wait(seen, until).map_err(|_| "wait failed")?;
     }
 }

@@ -28,8 +28,8 @@ const GREETING: &[u8] = b"hello from sockecho\n";
 /// The host, as QEMU's user network shows it.
 const GATEWAY: [u8; 4] = [10, 0, 2, 2];
 
-/// Ticks to keep serving after the last quit.
-const LINGER_TICKS: u64 = 1500;
+/// Milliseconds to keep serving after the last quit.
+const LINGER_MS: u64 = 1500;
 
 struct Conn {
     sock: Arc<Socket>,
@@ -157,7 +157,7 @@ fn serve(port: u16) -> Result<(u64, u64, u64), (&'static str, IoError)> {
             !done
         });
         if udp_quit && tcp_quit && until == 0 {
-            until = ticks() + LINGER_TICKS;
+            until = ticks() + oxok_libos::time::ms_to_ticks(LINGER_MS);
         }
     }
     drop(open);

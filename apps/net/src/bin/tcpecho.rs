@@ -6,7 +6,7 @@
 //!
 //! Serves one connection at a time, echoing every byte. A connection whose
 //! whole content is `quit` ends the server (after lingering
-//! [`LINGER_TICKS`] so the last segments go out), which prints the
+//! [`LINGER_MS`] so the last segments go out), which prints the
 //! connections served and bytes echoed.
 #![no_std]
 #![no_main]
@@ -24,7 +24,8 @@ use smoltcp::socket::tcp;
 
 oxok_libos::main!(main);
 
-const LINGER_TICKS: u64 = 500;
+/// Milliseconds to keep serving after the `quit`.
+const LINGER_MS: u64 = 500;
 /// The longest sleep between polls, in milliseconds.
 const MAX_SLEEP_MS: u64 = 100;
 
@@ -103,7 +104,7 @@ fn serve(port: u16) -> Result<Served, &'static str> {
                 conns += 1;
                 this_conn = 0;
             } else if this_conn == 4 && &first == b"quit" && until == 0 {
-                until = ticks() + LINGER_TICKS;
+                until = ticks() + ms_to_ticks(LINGER_MS);
             }
         }
         if !s.is_open() && until == 0 {

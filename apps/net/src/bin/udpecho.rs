@@ -10,7 +10,7 @@
 //!    parameter, no reinstall), answers ARP requests for its address, and
 //!    sends every datagram back to its sender with the addresses swapped.
 //! 4. After echoing a datagram that says `quit` it lingers for
-//!    [`LINGER_TICKS`] (echoing what still comes, such as a resent `quit`
+//!    [`LINGER_MS`] (echoing what still comes, such as a resent `quit`
 //!    whose echo was lost), then ends, printing the count.
 #![no_std]
 #![no_main]
@@ -23,8 +23,8 @@ use oxok_libos::{Args, println};
 
 oxok_libos::main!(main);
 
-/// How long to keep serving after `quit`, in timer ticks.
-const LINGER_TICKS: u64 = 300;
+/// How long to keep serving after `quit`, in milliseconds.
+const LINGER_MS: u64 = 300;
 
 /// The guest's address on QEMU's user network.
 const IP: [u8; 4] = [10, 0, 2, 15];
@@ -91,7 +91,7 @@ fn serve(port: u16) -> Result<u64, &'static str> {
             })?;
             echoed += 1;
             if d.payload == b"quit" && until == 0 {
-                until = ticks() + LINGER_TICKS;
+                until = ticks() + oxok_libos::time::ms_to_ticks(LINGER_MS);
             }
         }
         if until != 0 && ticks() >= until {

@@ -20,8 +20,8 @@ use oxok_abi::layout::{CLOCK, Clock};
 
 /// Plain yields before a sleep.
 const PLAIN_YIELDS: u32 = 8;
-/// Timer ticks a sleep lasts at most.
-const SLEEP_TICKS: u64 = 10;
+/// Milliseconds a sleep lasts at most.
+const SLEEP_MS: u64 = 10;
 
 /// The waiting state of one read or write call.
 #[derive(Default)]
@@ -53,7 +53,7 @@ impl Waiter {
 }
 
 /// Sleeps until the u64 at `word` is not `seen`, `gone` goes, or
-/// [`SLEEP_TICKS`] pass.
+/// [`SLEEP_MS`] pass.
 fn sleep(word: u64, seen: u64, gone: Option<Watch>) -> Result<(), oxok_abi::Error> {
     let clock = exposed::clock().ok_or(oxok_abi::Error::Invalid)?;
     if clock.tick_hz == 0 {
@@ -65,8 +65,12 @@ fn sleep(word: u64, seen: u64, gone: Option<Watch>) -> Result<(), oxok_abi::Erro
     if let Some(watch) = gone {
         watch.wake_on_gone(&mut b);
     }
-    let code =
-        b.or().load_u64(ticks).ge_imm(clock.ticks + SLEEP_TICKS).build().map_err(|_| oxok_abi::Error::Invalid)?;
+    let code = b
+        .or()
+        .load_u64(ticks)
+        .ge_imm(clock.ticks + crate::time::ms_to_ticks(SLEEP_MS))
+        .build()
+        .map_err(|_| oxok_abi::Error::Invalid)?;
     let bytes = code.as_bytes();
     let pred = crate::exec::WAIT_PRED;
     crate::pred::install(pred, bytes)?;
