@@ -326,15 +326,26 @@ fn pages_of(addr: u64, len: u64) -> Result<impl Iterator<Item = u64>, i64> {
 /// Whether every page of `[addr, addr + len)` lies in an area whose
 /// protection allows the access (`write`: `PROT_WRITE`; otherwise any
 /// protection but `PROT_NONE`): `EFAULT` if not. The pages themselves are
-/// not looked at ([`ensure`] makes them usable).
+/// not looked at ([`ensure`] makes them usable). The areas (page-aligned)
+/// are walked from the one holding `addr`, once each.
 pub fn allowed(addr: u64, len: u64, write: bool) -> Result<(), i64> {
-    for page in pages_of(addr, len)? {
-        let prot = prot_at(page).ok_or(EFAULT)?;
-        if !(if write { prot & PROT_WRITE != 0 } else { prot != 0 }) {
+    if len == 0 {
+        return Ok(());
+    }
+    let last = addr.checked_add(len - 1).ok_or(EFAULT)?;
+    let areas = AREAS.lock();
+    let mut at = page_down(addr);
+    let mut i = areas.partition_point(|a| a.end <= at);
+    loop {
+        let a = areas.get(i).filter(|a| a.start <= at).ok_or(EFAULT)?;
+        if !(if write { a.prot & PROT_WRITE != 0 } else { a.prot != 0 }) {
             return Err(EFAULT);
         }
+        if last < a.end {
+            return Ok(());
+        }
+        (at, i) = (a.end, i + 1);
     }
-    Ok(())
 }
 
 /// Makes `[addr, addr + len)` usable for a copy by the personality: every

@@ -130,25 +130,58 @@ pub fn read_path(addr: u64) -> Result<String, i64> {
 /// Reads a NUL-terminated string at `addr` of at most `max` bytes before
 /// the NUL (longer: `ENAMETOOLONG`), page by page as [`read_path`].
 pub fn read_cstr(addr: u64, max: usize) -> Result<String, i64> {
-    let mut out = Vec::with_capacity(64);
-    let mut at = addr;
+    // Steps never cross a page: the next page may not be readable. The
+    // first is short and lands on the stack: most paths end within it.
+    let step =
+        |at: u64, read: usize, want: usize| ((PAGE_SIZE - at % PAGE_SIZE) as usize).min(max + 1 - read).min(want);
+    let mut first = [0u8; FIRST_STEP];
+    let n = step(addr, 0, FIRST_STEP);
+    read(addr, &mut first[..n])?;
+    if let Some(nul) = nul_at(&first[..n]) {
+        return utf8(first[..nul].to_vec());
+    }
+    let mut out = first[..n].to_vec();
     loop {
-        // A short step (most paths end within the first), never across a
-        // page: the next page may not be readable. Read straight onto
-        // what came before.
-        let step = if out.is_empty() { 64 } else { 256 };
-        let in_page = (PAGE_SIZE - at % PAGE_SIZE) as usize;
-        let n = in_page.min(max + 1 - out.len()).min(step);
-        let start = out.len();
-        out.resize(start + n, 0);
-        read(at, &mut out[start..])?;
-        if let Some(nul) = out[start..].iter().position(|&b| b == 0) {
-            out.truncate(start + nul);
-            return String::from_utf8(out).map_err(|_| crate::errno::EINVAL);
-        }
         if out.len() > max {
             return Err(ENAMETOOLONG);
         }
-        at = at.checked_add(n as u64).ok_or(EFAULT)?;
+        // Read straight onto what came before.
+        let at = addr.checked_add(out.len() as u64).ok_or(EFAULT)?;
+        let n = step(at, out.len(), 256);
+        let start = out.len();
+        out.resize(start + n, 0);
+        read(at, &mut out[start..])?;
+        if let Some(nul) = nul_at(&out[start..]) {
+            out.truncate(start + nul);
+            return utf8(out);
+        }
     }
+}
+
+/// Bytes [`read_cstr`] reads first.
+const FIRST_STEP: usize = 64;
+
+/// The bytes as a `String`: `EINVAL` if they are not UTF-8.
+fn utf8(bytes: Vec<u8>) -> Result<String, i64> {
+    String::from_utf8(bytes).map_err(|_| crate::errno::EINVAL)
+}
+
+/// Where the first NUL in `bytes` is, eight bytes at a time: a word has a
+/// zero byte where subtracting one from each byte borrows out of a byte
+/// whose top bit was clear (the lowest such byte is the first zero).
+fn nul_at(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    for (i, w) in (&mut words).enumerate() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let v = u64::from_le_bytes(b);
+        let zero = v.wrapping_sub(ONES) & !v & TOPS;
+        if zero != 0 {
+            return Some(i * 8 + zero.trailing_zeros() as usize / 8);
+        }
+    }
+    let rest = words.remainder();
+    rest.iter().position(|&b| b == 0).map(|p| bytes.len() - rest.len() + p)
 }

@@ -27,8 +27,7 @@ use super::proto::{AHEAD_WIDE_MAX, KIND_FILE};
 
 /// One file opened along.
 struct File {
-    /// Where its name lies in the batch's `names` (empty: no open names
-    /// it).
+    /// Where its name lies in the batch's `names`.
     name: core::ops::Range<usize>,
     handle: u64,
     number: u64,
@@ -48,7 +47,7 @@ pub(super) struct Ahead {
     /// The directory they are in.
     dir: String,
     /// Their names' bytes, one after another (one allocation for the
-    /// batch).
+    /// batch), as the server sent them.
     names_in: Vec<u8>,
     /// In the directory's order; a file an open took is `None`.
     files: Vec<Option<File>>,
@@ -69,6 +68,24 @@ pub(crate) struct Hit {
     pub bytes: Option<(usize, usize, u64)>,
 }
 
+/// Whether `a` and `b` hold the same bytes, compared eight at a time (a
+/// path's few bytes without a call to `memcmp`).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let word = |c: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        u64::from_ne_bytes(w)
+    };
+    if a.len() != b.len() {
+        return false;
+    }
+    let (x, y) = (a.chunks_exact(8), b.chunks_exact(8));
+    x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q) && x.zip(y).all(|(p, q)| word(p) == word(q))
+}
+
+/// Name bytes a batch's first allocation makes room for per file.
+const NAME_GUESS: usize = 16;
+
 /// The directory part of the absolute path `path` (`/` for the root's
 /// entries), if it has one.
 pub(super) fn parent(path: &str) -> Option<&str> {
@@ -83,9 +100,10 @@ impl Ahead {
     /// `region` (`size` bytes) after the file's own `first` bytes, opened
     /// at name generation `names`, their bytes read at `generation`. The
     /// records are read as far as they are well formed, each length
-    /// checked against the buffer; a file whose name is not one component
-    /// (`.`, `..`, with a `/`, not UTF-8) is kept under no path, so that
-    /// no open takes it and its handle is closed with the rest.
+    /// checked against the buffer. A file whose name is not one component
+    /// (empty, `.`, `..`, with a `/`, not UTF-8) is taken by no open
+    /// ([`take`](Ahead::take) compares names with a path's last component
+    /// only), so its handle is closed with the rest.
     pub(super) fn read(
         region: &SharedRegion,
         size: usize,
@@ -95,11 +113,17 @@ impl Ahead {
         parent: &str,
     ) -> Ahead {
         let (names, generation) = at;
-        let records = Records { region, size, at: ahead::start(first), left: count.min(AHEAD_WIDE_MAX as u64) };
+        let left = count.min(AHEAD_WIDE_MAX as u64);
+        let records = Records { region, size, at: ahead::start(first), left };
+        // Room for every record at once (a name is a few bytes).
         let mut files = Vec::new();
         let mut names_in: Vec<u8> = Vec::new();
+        let _ = files.try_reserve_exact(left as usize);
+        let _ = names_in.try_reserve(left as usize * NAME_GUESS);
         for (head, name_at, at) in records {
-            // The name, read straight onto the others.
+            // The name, read straight onto the others. It is not looked at
+            // here: an open compares it with a path's last component,
+            // which it takes only when that is one (`take`).
             let name_len = head.name_len as usize;
             if files.try_reserve(1).is_err() || names_in.try_reserve(name_len).is_err() {
                 break;
@@ -107,15 +131,8 @@ impl Ahead {
             let start = names_in.len();
             names_in.resize(start + name_len, 0);
             region.copy_out(name_at, &mut names_in[start..]);
-            let name = &names_in[start..];
-            let named =
-                !matches!(name, b"" | b"." | b"..") && !name.contains(&b'/') && core::str::from_utf8(name).is_ok();
-            if !named {
-                // No open names it; its handle is closed with the rest.
-                names_in.truncate(start);
-            }
-            let (name, len) = if named { (start..start + name_len, head.len as usize) } else { (start..start, 0) };
-            files.push(Some(File { name, handle: head.handle, number: head.number, at, len }));
+            let name = start..start + name_len;
+            files.push(Some(File { name, handle: head.handle, number: head.number, at, len: head.len as usize }));
         }
         let mut dir = String::new();
         if dir.try_reserve(parent.len()).is_ok() {
@@ -141,13 +158,20 @@ impl Ahead {
     /// The file at `path`, taken off the list.
     pub(super) fn take(&mut self, path: &str) -> Option<Hit> {
         // Its name, if `path` is in their directory.
-        let rest = path.strip_prefix(self.dir.as_str())?;
-        let name = if self.dir == "/" { rest } else { rest.strip_prefix('/')? };
+        let (path, dir) = (path.as_bytes(), self.dir.as_bytes());
+        let rest = path.get(dir.len()..).filter(|_| same(&path[..dir.len()], dir))?;
+        let name = if dir == b"/" { rest } else { rest.strip_prefix(b"/")? };
+        // One component, neither `.` nor `..`: no record whose name is
+        // anything else (a server's) is ever taken. (A loop, not
+        // `contains`, whose `memchr` call costs more than a name's bytes.)
+        #[allow(clippy::manual_contains)]
+        if matches!(name, b"" | b"." | b"..") || name.iter().any(|&b| b == b'/') {
+            return None;
+        }
         let n = self.files.len();
         let names = &self.names_in;
-        let named = |f: &Option<File>| {
-            f.as_ref().is_some_and(|f| !f.name.is_empty() && names.get(f.name.clone()) == Some(name.as_bytes()))
-        };
+        let named =
+            |f: &Option<File>| f.as_ref().is_some_and(|f| names.get(f.name.clone()).is_some_and(|m| same(m, name)));
         let i = (self.next..n).chain(0..self.next.min(n)).find(|&i| named(&self.files[i]))?;
         let f = self.files[i].take()?;
         self.next = i + 1;
