@@ -235,17 +235,21 @@ pub const KEEP_TIME: u64 = u64::MAX;
 /// Most files one `OPEN` with [`flags::AHEAD`] opens besides its own.
 pub const AHEAD_MAX: usize = 8;
 /// Most with [`flags::AHEAD_WIDE`] as well: as many as a client's handle
-/// quota lets go with the opened one and one more it holds (64, less the
-/// 16 a server keeps over).
-pub const AHEAD_WIDE_MAX: usize = 46;
+/// quota lets go with the opened one and one more it holds (128, less the
+/// 16 a server keeps over). Each batch is a round trip to the server, and
+/// under TCG each round trip's two address-space switches cost more than
+/// its instructions: the wider, the fewer.
+pub const AHEAD_WIDE_MAX: usize = 110;
 
-/// Most closes one `OPEN` with [`flags::CLOSES`] carries.
-pub const CLOSES_MAX: usize = 48;
+/// Most closes one `OPEN` with [`flags::CLOSES`] carries: a wide batch's
+/// files and a few more, so that reading a directory's files in turn
+/// closes each batch with the next one's request.
+pub const CLOSES_MAX: usize = 112;
 
 /// Bytes of one page of a client's shared buffer.
 pub const BUFFER_PAGE: usize = 4096;
 /// Pages of a client's whole shared buffer.
-pub const BUFFER_PAGES: usize = 16;
+pub const BUFFER_PAGES: usize = 32;
 /// Most pages one `BUFFER` call grants (one capability slot each in the
 /// reply's words 1..9).
 pub const BUFFER_GRANT: usize = 8;

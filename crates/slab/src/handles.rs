@@ -10,7 +10,7 @@
 //! closed handle does not name what came after it.
 
 /// Values one [`Handles`] holds at most.
-pub const HANDLES: usize = 64;
+pub const HANDLES: usize = 128;
 
 /// Up to [`HANDLES`] values under numbers (never 0).
 pub struct Handles<T> {
@@ -104,15 +104,16 @@ mod tests {
         assert_eq!(h.remove(2), Some(1));
         assert_eq!(h.remove(2), None, "a closed number removes nothing");
         assert_eq!(h.get(2), None);
-        // Numbers go on from 4 (2 is not reused); 64 takes slot 0, and 65's
-        // slot is 1's, held, so the last goes to 66 (slot 2, freed).
-        let next: Vec<u32> = (0..62).map(|v| h.add(v).unwrap()).collect();
+        // Numbers go on from 4 (2 is not reused); 128 takes slot 0, and
+        // 129's slot is 1's, held, so the last goes to 130 (slot 2, freed).
+        let n = HANDLES as u32;
+        let next: Vec<u32> = (0..n - 2).map(|v| h.add(v).unwrap()).collect();
         assert_eq!(next[0], 4);
-        assert_eq!((next[60], next[61]), (64, 66), "65 is skipped");
-        assert_eq!((h.len(), h.add(99)), (64, None), "full");
-        assert_eq!((h.get(1), h.get(3), h.get(66)), (Some(&0), Some(&2), Some(&61)));
-        assert_eq!(h.get(65), None, "a number never handed out");
-        assert_eq!(h.drain().count(), 64);
+        assert_eq!((next[HANDLES - 4], next[HANDLES - 3]), (n, n + 2), "129 is skipped");
+        assert_eq!((h.len(), h.add(999)), (HANDLES, None), "full");
+        assert_eq!((h.get(1), h.get(3), h.get(n + 2)), (Some(&0), Some(&2), Some(&(n - 3))));
+        assert_eq!(h.get(n + 1), None, "a number never handed out");
+        assert_eq!(h.drain().count(), HANDLES);
         assert!(h.is_empty() && h.get(1).is_none());
     }
 

@@ -55,8 +55,12 @@ const BEHIND_OFFSET: u64 = BUFFER_PAGES as u64 * PAGE_SIZE;
 /// after the one opened.
 const AHEAD_PAGES: usize = 3;
 /// ... and when it asks for a wide batch (`flags::AHEAD_WIDE`): room for
-/// [`AHEAD_WIDE_MAX`](super::proto::AHEAD_WIDE_MAX) files of 1 KiB.
-const AHEAD_WIDE_PAGES: usize = 13;
+/// [`AHEAD_WIDE_MAX`](super::proto::AHEAD_WIDE_MAX) files of 1 KiB with
+/// names of up to 8 bytes.
+const AHEAD_WIDE_PAGES: usize = (oxok_fsproto::ahead::start(1024)
+    + super::proto::AHEAD_WIDE_MAX * oxok_fsproto::ahead::Head::record_len(8, 1024))
+.div_ceil(BUFFER_PAGE);
+const _: () = assert!(AHEAD_WIDE_PAGES <= BUFFER_PAGES, "a wide batch fits the buffer");
 /// Where a client maps its buffer. Shared across `fork` (`LIBOS_SHARED`), so
 /// the pages stay the server's after a fork instead of turning
 /// copy-on-write; a child notices the buffer is not its own and replaces it.

@@ -64,7 +64,7 @@ fn main(args: Args) -> i32 {
         let Some(s) = oxok_tests::fsraw::own_server("fs-behind") else { return 1 };
         Some(s)
     };
-    // One big write makes this process's buffer (16 pages).
+    // One big write makes this process's buffer (32 pages).
     t.check(fs::write_file(BIG, &pattern(BIG_LEN, 1)).is_ok(), "64 KiB written");
 
     one_request(&mut t);

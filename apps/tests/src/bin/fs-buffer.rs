@@ -194,10 +194,18 @@ fn grants_child(server: u64) -> i32 {
     c.expect(granted(&one).len(), 1, "afresh once the pages are let go: one page when one is asked");
     let more = ask(1, BUFFER_GRANT as u64);
     c.expect(granted(&more).len(), BUFFER_GRANT, "eight more after it");
-    let last = ask(1 + BUFFER_GRANT as u64, BUFFER_GRANT as u64);
-    c.expect(granted(&last).len(), BUFFER_PAGES - 1 - BUFFER_GRANT, "the rest of the buffer, fewer than asked");
+    // Eight at a time until fewer than eight are left.
+    let mut middle = Vec::new();
+    let mut at = 1 + BUFFER_GRANT;
+    while BUFFER_PAGES - at > BUFFER_GRANT {
+        middle.push(ask(at as u64, BUFFER_GRANT as u64));
+        at += BUFFER_GRANT;
+    }
+    c.check(middle.iter().all(|r| granted(r).len() == BUFFER_GRANT), "eight at a time in the middle");
+    let last = ask(at as u64, BUFFER_GRANT as u64);
+    c.expect(granted(&last).len(), BUFFER_PAGES - at, "the rest of the buffer, fewer than asked");
     c.expect(of(&ask(BUFFER_PAGES as u64, 1)), Some(Status::Invalid), "nothing past the whole buffer");
-    for r in [&one, &more, &last] {
+    for r in [&one, &more, &last].into_iter().chain(&middle) {
         drop_all(&granted(r));
     }
     c.expect(read_buf(BUFFER_SIZE), Some(Status::BadHandle), "a READ_BUF of the whole buffer passes the length check");

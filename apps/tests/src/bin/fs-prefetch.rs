@@ -23,7 +23,7 @@ use oxok_libos::abi::layout::pte;
 use oxok_libos::exec::{self, ExitStatus};
 use oxok_libos::fd::{File, SeekFrom};
 use oxok_libos::fs::buffer::GENERATION_CLIENT_VA;
-use oxok_libos::fs::proto::{Status, op};
+use oxok_libos::fs::proto::{BUFFER_SIZE, Status, op};
 use oxok_libos::fs::{self, OpenFlags};
 use oxok_libos::vm::{self, Fork};
 use oxok_libos::{Args, sys};
@@ -34,7 +34,8 @@ oxok_libos::main!(main);
 
 const SMALL: &str = "/pf-small";
 const BIG: &str = "/pf-big";
-const BIG_LEN: usize = 100 * 1024;
+/// Larger than the whole buffer.
+const BIG_LEN: usize = BUFFER_SIZE + 36 * 1024;
 
 fn pattern(len: usize, salt: u8) -> Vec<u8> {
     (0..len).map(|i| (i as u8).wrapping_mul(7) ^ salt).collect()
@@ -47,8 +48,8 @@ fn main(_args: Args) -> i32 {
     // This process's requests to a file server (the server's own count
     // of runs also moves when a time slot ends while it serves).
     let runs = fs::requests;
-    // One big write makes this process's buffer (16 pages).
-    t.check(fs::write_file(BIG, &pattern(BIG_LEN, 1)).is_ok(), "100 KiB written");
+    // One big write makes this process's buffer (32 pages).
+    t.check(fs::write_file(BIG, &pattern(BIG_LEN, 1)).is_ok(), "the big file written");
     let a = pattern(1000, 0xa5);
     t.check(fs::write_file(SMALL, &a).is_ok(), "the small file written");
 

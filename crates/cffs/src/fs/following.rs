@@ -48,8 +48,9 @@ impl Following {
 impl<D: Disk> Fs<D> {
     /// Up to `max` entries that follow `path`'s name in its directory, in
     /// the directory's own order (its blocks' and records', the order
-    /// `readdir` gives): name, kind and a file's size. Looks at most two
-    /// blocks past the name's.
+    /// `readdir` gives): name, kind and a file's size. Looks at the name's
+    /// block and as many after it as `max` records would fill, one more
+    /// (a block holds [`RECORDS`]).
     pub fn following(&mut self, path: &str, max: usize) -> Result<Vec<(String, Kind, u64)>, FsError> {
         let entries = self.following_entries(path, max)?;
         let named = |e: &Following| String::from_utf8_lossy(e.name_bytes()).into_owned();
@@ -66,10 +67,12 @@ impl<D: Disk> Fs<D> {
         let mut out = Vec::new();
         // Room for them all at once (each entry is some 200 bytes: growing
         // by doubling would copy them along).
-        out.try_reserve(max.min(3 * RECORDS)).map_err(|_| FsError::NoSpace)?;
+        // The name's block and as many after it as `max` records fill.
+        let looked = max.div_ceil(RECORDS) + 1;
+        out.try_reserve(max.min(looked * RECORDS)).map_err(|_| FsError::NoSpace)?;
         let Some(first) = blocks.iter().position(|&b| b == me.at.block) else { return Ok(out) };
         let mut from = me.at.rec + 1;
-        for &block in blocks.iter().skip(first).take(3) {
+        for &block in blocks.iter().skip(first).take(looked) {
             // The block's named records, each made an entry where it lies;
             // a name of an out-of-line inode is followed to it after.
             let start = out.len();
