@@ -13,7 +13,7 @@ static HZ: AtomicU64 = AtomicU64::new(0);
 /// Default timer frequency: Debian's Linux kernels' (`CONFIG_HZ_250`).
 /// Under QEMU's TCG each timer interrupt costs the guest some 40 µs of the
 /// host's time whatever its handler does (a busy loop runs about 3 % slower
-/// at 1000 Hz: `bench/README.md`, "The timer's rate"), so Oxok ticks no
+/// at 1000 Hz: `bench/README.md`, "The timer at Linux's rate…"), so Oxok ticks no
 /// more often than the Linux it is measured against. A slot is one tick
 /// (4 ms) by default; `tick_hz=` sets another rate.
 pub const DEFAULT_HZ: u64 = 250;

@@ -38,8 +38,9 @@ pub fn ticks_ms() -> u64 {
     crate::exposed::clock().map_or(0, |c| c.ticks.saturating_mul(1000) / c.tick_hz.max(1))
 }
 
-/// Milliseconds as timer ticks, rounded down (at least one): at the
-/// kernel's default 250 Hz a tick is 4 ms.
+/// Milliseconds as timer ticks, rounded down (at least one; the kernel's
+/// `timer::ms_to_ticks` rounds up): at the kernel's default 250 Hz a tick
+/// is 4 ms.
 pub fn ms_to_ticks(ms: u64) -> u64 {
     let hz = crate::exposed::clock().map_or(1000, |c| c.tick_hz.max(1));
     (ms.saturating_mul(hz) / 1000).max(1)
