@@ -20,9 +20,8 @@ pub fn handle(frame: &mut TrapFrame) {
         crate::timer::interrupt(frame);
         return;
     }
-    let name = EXCEPTION_NAMES.get(frame.vector as usize).copied().unwrap_or("unexpected interrupt");
     if !frame.is_user() {
-        kernel_fault(frame, name);
+        kernel_fault(frame, name(frame.vector));
     }
     let addr = if frame.vector == PAGE_FAULT { cpu::cr2() } else { 0 };
     state::with(|k| {
@@ -42,6 +41,7 @@ pub fn handle(frame: &mut TrapFrame) {
             None => Err("gone"),
         };
         if let Err(why) = delivered {
+            let name = name(frame.vector);
             let detail = if frame.vector == PAGE_FAULT { page_fault_detail(frame.error, addr) } else { Detail::None };
             sched::destroy(
                 k,
@@ -56,6 +56,12 @@ pub fn handle(frame: &mut TrapFrame) {
         }
         sched::resume(k, frame);
     });
+}
+
+/// The exception's name, for a log line (looked up only when one is
+/// written).
+fn name(vector: u64) -> &'static str {
+    EXCEPTION_NAMES.get(vector as usize).copied().unwrap_or("unexpected interrupt")
 }
 
 enum Detail {

@@ -7,9 +7,8 @@
 use super::Cx;
 use super::check::{cap_error, cap_in, env_of};
 use crate::env::{EnvId, EnvTable};
+use crate::mem::access::FrameRef;
 use crate::mem::addr::Pfn;
-use crate::mem::frame;
-use oxok_abi::frames::{OWNER_FREE, OWNER_KERNEL, OWNER_RESERVED, OWNER_RETIRED, OWNER_REVOKING};
 use oxok_abi::layout::{PAGE_SIZE, pte};
 use oxok_abi::{ANY_FRAME, Error};
 use oxok_cap::{Cap, Kind};
@@ -123,13 +122,17 @@ impl Arg for EnvCap {
 }
 
 /// A capability slot holding a capability for a live frame of the right
-/// generation (`BadCap` otherwise). Rights are checked by [`FrameCap::with`].
-#[derive(Clone, Copy, Debug)]
+/// generation (`BadCap` otherwise). Rights are checked by [`FrameCap::with`]
+/// and [`FrameCap::take`].
+#[derive(Debug)]
 pub struct FrameCap {
     /// The slot it was found in.
     pub slot: CapSlot,
     /// The frame it names.
     pub pfn: Pfn,
+    /// The frame, as the frame table showed it when the capability was
+    /// found (user memory of the capability's generation).
+    frame: FrameRef,
     /// The capability's rights. Its name is exactly this frame's, of its
     /// current generation (checked when found), so a check needs only these.
     rights: Rights,
@@ -147,12 +150,10 @@ impl FrameCap {
             }
             Ok((Pfn::from_word(comps[1]), comps[2], cap.rights))
         })?;
-        let entry = frame::with(|f| f.entry(pfn).copied()).ok_or(Error::BadCap)?;
-        let dead = matches!(entry.owner, OWNER_FREE | OWNER_RESERVED | OWNER_KERNEL | OWNER_RETIRED | OWNER_REVOKING);
-        if dead || u64::from(entry.generation) != generation {
-            return Err(Error::BadCap);
-        }
-        Ok(FrameCap { slot, pfn, rights })
+        // One look at the frame table: user memory (not free, reserved,
+        // the kernel's, retired or being revoked) of this generation.
+        let frame = FrameRef::of_any_env_at(pfn, generation).ok_or(Error::BadCap)?;
+        Ok(FrameCap { slot, pfn, frame, rights })
     }
 
     /// The frame number, if the capability carries `need` (`Denied`).
@@ -161,6 +162,14 @@ impl FrameCap {
             return Err(Error::Denied);
         }
         Ok(self.pfn)
+    }
+
+    /// The frame itself, if the capability carries `need` (`Denied`).
+    pub fn take(self, need: Rights) -> Result<FrameRef, Error> {
+        if !self.rights.contains(need) {
+            return Err(Error::Denied);
+        }
+        Ok(self.frame)
     }
 }
 

@@ -15,7 +15,7 @@ use oxok_cap::Rights;
 
 fn map_one(cx: &mut Cx<'_>, target: EnvId, frame: FrameCap, va: UserPage, flags: PageFlags) -> Result<(), Error> {
     let need = if flags.writable() { Rights::READ.union(Rights::WRITE) } else { Rights::READ };
-    let frame = FrameRef::of_any_env(frame.with(need)?).ok_or(Error::BadCap)?;
+    let frame = frame.take(need)?;
     let env = cx.k.envs.get(target).ok_or(Error::BadEnv)?;
     env::map_frame(env, va.va(), (&frame).into(), flags.bits())
 }

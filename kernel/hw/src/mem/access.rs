@@ -12,7 +12,7 @@ use super::addr::{Pfn, PhysAddr};
 use super::{PAGE_SIZE, frame, phys};
 use core::num::NonZeroU64;
 use oxok_abi::env_id::EnvId;
-use oxok_abi::frames::{OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
+use oxok_abi::frames::{FrameEntry, OWNER_FIRST_ENV, OWNER_KERNEL, OWNER_ORPHAN};
 
 /// Copies `data` into frame `pa` at `offset`, clamped to the frame.
 ///
@@ -116,6 +116,12 @@ impl Drop for KernelFrame {
     }
 }
 
+/// Whether a frame of `owner` is user memory: owned by an environment, or
+/// orphaned (a dead environment's frame still mapped elsewhere).
+fn user_owner(owner: u32) -> bool {
+    owner >= OWNER_FIRST_ENV || owner == OWNER_ORPHAN
+}
+
 /// An environment's frame, checked in the frame table when made: proof that
 /// the kernel may touch it on that environment's behalf. Not `Clone`.
 #[derive(Debug)]
@@ -155,8 +161,15 @@ impl FrameRef {
     /// elsewhere) — never a kernel, free, reserved, retired or revoking
     /// frame. For frames whose capability the caller checked.
     pub fn of_any_env(pfn: Pfn) -> Option<FrameRef> {
-        let user = |owner: u32| owner >= OWNER_FIRST_ENV || owner == OWNER_ORPHAN;
-        frame::with(|f| f.entry(pfn).is_some_and(|e| user(e.owner))).then(|| FrameRef { pa: pfn.addr() })
+        frame::with(|f| f.entry(pfn).is_some_and(|e| user_owner(e.owner))).then(|| FrameRef { pa: pfn.addr() })
+    }
+
+    /// Frame `pfn` if it is user memory (as [`FrameRef::of_any_env`]) and
+    /// of generation `generation`: a frame capability's name checked and
+    /// the frame taken in one look at the table.
+    pub fn of_any_env_at(pfn: Pfn, generation: u64) -> Option<FrameRef> {
+        let current = |e: &FrameEntry| user_owner(e.owner) && u64::from(e.generation) == generation;
+        frame::with(|f| f.entry(pfn).is_some_and(current)).then(|| FrameRef { pa: pfn.addr() })
     }
 
     /// Its physical address.
