@@ -93,8 +93,10 @@ pub struct Env {
     pub name: Box<str>,
     /// Its page tables.
     pub space: AddressSpace,
-    /// Its user registers while it is not running.
-    pub regs: TrapFrame,
+    /// Its user registers while it is not running (read with
+    /// [`Env::regs`], changed through [`Env::regs_mut`], which first moves
+    /// a transfer's state kept in them aside).
+    regs: TrapFrame,
     /// Its capability list. Slot 0 names the environment itself, with
     /// every right, implied by its id: the list stores nothing for it
     /// (read a slot with [`Env::cap_at`]).
@@ -187,6 +189,38 @@ impl Pred {
 pub const PRED_HINTS: usize = 4;
 
 impl Env {
+    /// Its user registers while it is not running.
+    pub fn regs(&self) -> &TrapFrame {
+        &self.regs
+    }
+
+    /// Its user registers, to change: the state a transfer it serves
+    /// interrupted, if still kept in them, is first copied aside
+    /// ([`PctSave::spill`]).
+    #[inline(always)]
+    pub fn regs_mut(&mut self) -> &mut TrapFrame {
+        self.pct.spill(&self.regs);
+        &mut self.regs
+    }
+
+    /// The state a transfer it serves interrupted, if it serves one.
+    pub fn pct_saved(&self) -> Option<&TrapFrame> {
+        self.pct.saved(&self.regs)
+    }
+
+    /// Ends serving a transfer: the state it interrupted becomes its
+    /// registers again. `false`, nothing changed, if it serves none.
+    pub fn pct_restore(&mut self) -> bool {
+        self.pct.restore_into(&mut self.regs)
+    }
+
+    /// Starts serving a transfer that interrupted its registers as they
+    /// are, kept in place until they change. `false`, nothing changed,
+    /// without the room a `PCT` entry comes with.
+    pub fn pct_keep(&mut self) -> bool {
+        self.pct.keep_in_place()
+    }
+
     /// Its own capability: its name, every right (slot 0's, from creation).
     pub fn own_cap(&self) -> Cap {
         Cap::new(env_name(self.id), Rights::ALL)

@@ -110,7 +110,7 @@ fn populate(envs: &mut EnvTable, id: EnvId, elf: &Elf<'_>, argv: &[String]) -> R
     if let Some(frame) = top_frame {
         frame.write(stack.offset(), &page[stack.offset()..]);
     }
-    env.regs = TrapFrame::new_user(elf.entry(), stack.sp());
+    *env.regs_mut() = TrapFrame::new_user(elf.entry(), stack.sp());
     Ok(())
 }
 

@@ -39,7 +39,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
             }
             // Not the scheduler's choice (never expected): keep its state.
             if let Some(env) = k.envs.get(cur) {
-                env.regs = *frame;
+                *env.regs_mut() = *frame;
                 if env.status == ENV_RUNNING {
                     env.status = ENV_RUNNABLE;
                     env.publish();
@@ -119,7 +119,7 @@ pub fn publish_status(env: &crate::env::Env) {
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let slot_start = core::mem::take(&mut k.slot_start);
     let Some(env) = enter(&mut k.envs, e) else { return };
-    *frame = env.regs;
+    *frame = *env.regs();
     if slot_start && env.handlers.upcall(kinds::SLOT_START) != 0 {
         let ev = Event {
             kind: kinds::SLOT_START,
@@ -203,7 +203,7 @@ pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
                 if k.current == Some(out.env)
                     && let Some(e) = k.envs.get(out.env)
                 {
-                    e.regs = *frame;
+                    *e.regs_mut() = *frame;
                 }
                 if let End::Overrun { .. } = out.end {
                     let name = k.envs.get(out.env).map(|e| e.name.clone()).unwrap_or_default();
@@ -253,7 +253,7 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
                 return;
             }
         }
-        env.regs = *frame;
+        *env.regs_mut() = *frame;
     }
     env.status = ENV_RUNNABLE;
     env.publish();
@@ -364,14 +364,14 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
     }
     frame.rax = 0;
     if let Some(env) = k.envs.get(me) {
-        env.regs = *frame;
+        *env.regs_mut() = *frame;
         env.status = ENV_RUNNABLE;
         publish_status(env);
     }
     if let Some(to) = to
         && let Some(env) = donate(k, me, to)
     {
-        *frame = env.regs;
+        *frame = *env.regs();
         return true;
     }
     give_up(k, frame, me, to);

@@ -59,7 +59,7 @@ fn deadline(env: &Env, mask: u64) -> Option<u64> {
 /// entry it had.
 pub fn list(k: &mut Kernel, id: EnvId) {
     let Some(env) = k.envs.get(id) else { return };
-    let key = deadline(env, env.regs.rdi);
+    let key = deadline(env, env.regs().rdi);
     env.sleep_listed = k.sleepers.queue.insert(id.row(), id, key);
 }
 
@@ -103,12 +103,13 @@ fn evaluate(k: &mut Kernel, id: EnvId) -> Verdict {
         env.sleep_listed = false;
         return Verdict::Gone;
     }
-    let wake = match env.first_true(env.regs.rdi) {
+    let wake = match env.first_true(env.regs().rdi) {
         Ok(Some(_)) => true,
         Ok(None) => false,
         Err(_) => {
-            env.regs.rip += 2;
-            env.regs.rax = Error::BadAddress.code();
+            let regs = env.regs_mut();
+            regs.rip += 2;
+            regs.rax = Error::BadAddress.code();
             true
         }
     };

@@ -90,7 +90,7 @@ fn place(env: &Env, entries: &[u64; upcall::KINDS], frame: &TrapFrame) -> Result
     if top == 0 || top > USER_TOP {
         return Err("no exception stack registered");
     }
-    let base = free_below(top, frame.rsp, env.pct.saved().map(|saved| saved.rsp));
+    let base = free_below(top, frame.rsp, env.pct_saved().map(|saved| saved.rsp));
     let at = base.checked_sub(size_of::<ExceptionFrame>() as u64).ok_or("exception stack overflow")? & !15;
     let ret_slot = at.checked_sub(8).ok_or("exception stack overflow")?;
     Ok((at, ret_slot))

@@ -76,11 +76,12 @@ pub fn pct_send(cx: &mut Cx<'_>, target: Target, _msg: Msg) -> Result<[u64; 0], 
 /// the callee.
 fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Error> {
     let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-    env.regs = *cx.frame;
-    env.regs.rip -= SYSCALL_LEN;
-    env.regs.rax = Call::pct_wait.number();
-    env.regs.rdi = u64::from(callee);
-    env.regs.rsi = ticket;
+    let regs = env.regs_mut();
+    *regs = *cx.frame;
+    regs.rip -= SYSCALL_LEN;
+    regs.rax = Call::pct_wait.number();
+    regs.rdi = u64::from(callee);
+    regs.rsi = ticket;
     env.status = ENV_WAITING;
     env.waiting_for = Some(callee);
     env.wait_ticket = ticket;
@@ -119,8 +120,9 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
         Some((caller, ticket))
     } else {
         let me = cx.k.envs.get(caller).ok_or(Error::BadEnv)?;
-        me.regs = *cx.frame;
-        me.regs.rax = 0;
+        let regs = me.regs_mut();
+        *regs = *cx.frame;
+        regs.rax = 0;
         me.status = ENV_RUNNABLE;
         crate::sched::publish_status(me);
         None
@@ -129,7 +131,7 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     // the caller's time.
     let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
     // Room checked above, before anything changed.
-    env.pct.keep(&env.regs);
+    env.pct_keep();
     env.pct_caller = owed;
     // Usually runnable already (it replied to the last call, or yields in
     // a loop): its row says so.
@@ -145,8 +147,9 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
         cx.entered = true;
     } else if let Some(env) = cx.k.envs.get(callee) {
         // Or it runs later, from its saved registers.
-        env.regs = *cx.frame;
-        env.regs.into_message(entry, mode, u64::from(caller));
+        let regs = env.regs_mut();
+        *regs = *cx.frame;
+        regs.into_message(entry, mode, u64::from(caller));
         crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
     }
     cx.replaced = true;
@@ -199,7 +202,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
     {
         let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
         // Serving (checked above): the kept state goes back.
-        env.pct.restore_into(&mut env.regs);
+        env.pct_restore();
         env.pct_caller = None;
         env.status = ENV_RUNNABLE;
         crate::sched::publish_status(env);
@@ -215,13 +218,14 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
             if let Some(env) = crate::sched::donate(cx.k, me, w) {
                 // It runs at once (the common case): the reply is in the
                 // frame already, the rest comes from its saved registers.
-                completed(cx.frame, &env.regs, me);
+                completed(cx.frame, env.regs(), me);
                 cx.entered = true;
             } else if let Some(env) = cx.k.envs.get(w) {
                 // Or later, from its saved registers.
-                let saved = env.regs;
-                env.regs = *cx.frame;
-                completed(&mut env.regs, &saved, me);
+                let saved = *env.regs();
+                let regs = env.regs_mut();
+                *regs = *cx.frame;
+                completed(regs, &saved, me);
                 crate::sched::publish_status(env);
                 crate::sched::give_up(cx.k, cx.frame, me, Some(w));
             }
@@ -229,7 +233,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
         None => {
             // Nobody waits: continue this environment's own work.
             let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-            *cx.frame = env.regs;
+            *cx.frame = *env.regs();
             env.status = ENV_RUNNING;
             crate::sched::publish_status(env);
         }
@@ -301,8 +305,9 @@ pub fn state_replaced(k: &mut crate::state::Kernel, id: EnvId, keeps_owed: bool)
 pub fn wake_with(e: &mut crate::env::Env, err: Error) {
     e.waiting_for = None;
     e.wait_ticket = 0;
-    e.regs.rip += SYSCALL_LEN;
-    e.regs.rax = err.code();
+    let regs = e.regs_mut();
+    regs.rip += SYSCALL_LEN;
+    regs.rax = err.code();
     e.status = ENV_RUNNABLE;
     e.publish();
 }

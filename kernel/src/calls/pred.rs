@@ -72,8 +72,9 @@ pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
             crate::xn::kick();
             // Asleep: the saved state is "about to call env_sleep(mask)".
             let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-            env.regs = frame;
-            env.regs.rip -= 2;
+            let regs = env.regs_mut();
+            *regs = frame;
+            regs.rip -= 2;
             env.status = ENV_SLEEPING;
             env.publish();
             // Listed once however often it sleeps (a new sleep replaces

@@ -33,11 +33,11 @@ pub fn env_get_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
 fn export(env: &mut Env, live: Option<oxok_abi::Regs>) -> EnvState {
     crate::fpu::sync(env);
     let mut st = EnvState::new();
-    st.regs = live.unwrap_or_else(|| env.regs.regs());
+    st.regs = live.unwrap_or_else(|| env.regs().regs());
     st.upcalls = env.handlers.upcalls();
     (st.fs_base, st.gs_base) = env.ext.bases();
     st.fpu = env.ext.state();
-    if let Some(saved) = env.pct.saved().copied() {
+    if let Some(saved) = env.pct_saved().copied() {
         let (caller, ticket) = env.pct_caller.map_or((0, 0), |(c, t)| (u64::from(c), t));
         st.pct = PctState { serving: 1, caller, ticket, saved: saved.regs() };
     }
@@ -160,7 +160,7 @@ pub fn env_set_state(cx: &mut Cx<'_>, env_slot: EnvCap, buf: u64) -> Result<[u64
         *cx.frame = frame;
         cx.replaced = true;
     } else if let Some(env) = cx.k.envs.get(target) {
-        env.regs = frame;
+        *env.regs_mut() = frame;
     }
     Ok([])
 }

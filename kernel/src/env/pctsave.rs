@@ -10,9 +10,20 @@ use alloc::boxed::Box;
 use oxok_abi::Error;
 
 /// The saved state of a transfer being served, and its room.
+///
+/// A call that runs its callee at once leaves the state it interrupted
+/// where it was, in the environment's saved registers, untouched while the
+/// callee runs in the frame: it is copied into the room only if those
+/// registers are about to be written ([`PctSave::spill`], through
+/// [`Env::regs_mut`](crate::env::Env::regs_mut)), so a call answered
+/// without the callee leaving the CPU copies nothing to keep and nothing
+/// to restore.
 pub struct PctSave {
     room: Option<Box<TrapFrame>>,
     serving: bool,
+    /// While serving: the state kept is still the environment's saved
+    /// registers, not yet copied into the room.
+    in_regs: bool,
 }
 
 impl PctSave {
@@ -21,7 +32,7 @@ impl PctSave {
 
     /// No room, serving nothing.
     pub const fn new() -> PctSave {
-        PctSave { room: None, serving: false }
+        PctSave { room: None, serving: false, in_regs: false }
     }
 
     /// Whether the room is made.
@@ -39,40 +50,76 @@ impl PctSave {
         Ok(())
     }
 
-    /// The state kept while a call is served.
-    pub fn saved(&self) -> Option<&TrapFrame> {
-        self.room.as_deref().filter(|_| self.serving)
+    /// The state kept while a call is served; `regs` are the environment's
+    /// saved registers (where it is until spilled).
+    pub fn saved<'a>(&'a self, regs: &'a TrapFrame) -> Option<&'a TrapFrame> {
+        if !self.serving {
+            None
+        } else if self.in_regs {
+            Some(regs)
+        } else {
+            self.room.as_deref()
+        }
     }
 
     /// Whether a call is being served.
     pub fn serving(&self) -> bool {
-        self.saved().is_some()
+        self.serving
+    }
+
+    /// Starts serving a call whose interrupted state is the environment's
+    /// saved registers, kept where they are. `false`, nothing changed,
+    /// without room (which a later [`PctSave::spill`] needs).
+    pub fn keep_in_place(&mut self) -> bool {
+        if self.room.is_none() {
+            return false;
+        }
+        self.serving = true;
+        self.in_regs = true;
+        true
+    }
+
+    /// Before the environment's saved registers `regs` change: the state
+    /// kept in them, if any, goes into the room.
+    #[inline(always)]
+    pub fn spill(&mut self, regs: &TrapFrame) {
+        if self.in_regs {
+            self.in_regs = false;
+            if let Some(r) = self.room.as_deref_mut() {
+                *r = *regs;
+            }
+        }
     }
 
     /// Starts serving a call: keeps a copy of `regs`. `false`, nothing
     /// changed, without room.
-    pub fn keep(&mut self, regs: &TrapFrame) -> bool {
+    fn keep(&mut self, regs: &TrapFrame) -> bool {
         match self.room.as_deref_mut() {
             Some(r) => {
                 *r = *regs;
                 self.serving = true;
+                self.in_regs = false;
                 true
             }
             None => false,
         }
     }
 
-    /// Ends serving: the state kept goes back into `regs` (copied once,
-    /// from the room). `false`, nothing changed, if no call is served.
+    /// Ends serving: the state kept goes back into `regs`, the
+    /// environment's saved registers (copied once, from the room, or
+    /// already there). `false`, nothing changed, if no call is served.
     pub fn restore_into(&mut self, regs: &mut TrapFrame) -> bool {
-        match self.saved() {
-            Some(saved) => {
-                *regs = *saved;
-                self.serving = false;
-                true
-            }
-            None => false,
+        if !self.serving {
+            return false;
         }
+        if !self.in_regs
+            && let Some(saved) = self.room.as_deref()
+        {
+            *regs = *saved;
+        }
+        self.serving = false;
+        self.in_regs = false;
+        true
     }
 
     /// Serves `saved` (a state import), or nothing. `false`, nothing
@@ -82,6 +129,7 @@ impl PctSave {
             Some(regs) => self.keep(&regs),
             None => {
                 self.serving = false;
+                self.in_regs = false;
                 true
             }
         }
