@@ -31,6 +31,11 @@ pub fn ms_to_ticks(ms: u64) -> u64 {
     ms.saturating_mul(HZ.load(Ordering::Relaxed).max(1)).div_ceil(1000)
 }
 
+/// Whole milliseconds in one tick at the running rate (at least one).
+pub fn tick_ms() -> u64 {
+    (1000 / HZ.load(Ordering::Relaxed).max(1)).max(1)
+}
+
 /// Timer ticks since the timer started.
 pub fn ticks() -> u64 {
     TICKS.load(Ordering::Relaxed)
