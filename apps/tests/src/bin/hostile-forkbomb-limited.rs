@@ -95,12 +95,19 @@ fn watch(bomb: &Child, mine: u32) -> Peak {
         if root.account != mine {
             peak.account = root.account;
             let (mut envs, mut frames) = (0u64, 0u64);
+            let before = ticks();
             for r in rows().filter(|r| r.account == root.account && r.status != ENV_ZOMBIE) {
                 envs += 1;
                 frames += u64::from(r.frames) + u64::from(r.tables) + env_frames();
             }
-            peak.envs = peak.envs.max(envs);
-            peak.frames = peak.frames.max(frames);
+            // A scan a tick came into may have been preempted half way, the
+            // bomb's processes ending and starting meanwhile: its count
+            // mixes two moments (a row counted before its process ended,
+            // another after a new one began) and is not kept.
+            if ticks() == before {
+                peak.envs = peak.envs.max(envs);
+                peak.frames = peak.frames.max(frames);
+            }
         }
         let _ = sys::yield_cpu(0);
     }
@@ -336,6 +343,10 @@ fn bomb() -> i32 {
 
 /// Frames an environment is charged for itself (1, or more with a kernel
 /// stack per environment in the process execution model).
+fn ticks() -> u64 {
+    exposed::clock().map_or(0, |c| c.ticks)
+}
+
 fn env_frames() -> u64 {
     oxok_libos::exposed::sysinfo().map_or(1, |i| i.env_frames)
 }
