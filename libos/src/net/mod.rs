@@ -286,6 +286,40 @@ impl Tx {
     }
 }
 
+impl Tx {
+    /// Sends `packet` as [`send_retrying`](Tx::send_retrying) does for
+    /// `tries` yields, then sleeps until a packet arrives on `ring` or the
+    /// next tick, and tries again, at most [`TX_SLEEPS`] times before
+    /// `WouldBlock`. The peer's acknowledgements follow what the device has
+    /// sent, and the device sends while the CPU is halted, where a spin of
+    /// yields keeps the host's CPU from it; a wait counted in ticks alone
+    /// waited 4 ms at 250 Hz (`bench/README.md`, "A budget counted in
+    /// ticks").
+    pub fn send_waiting(&self, packet: &[u8], tries: u32, ring: &Ring) -> Result<(), Error> {
+        let mut tried = 0u32;
+        let mut slept = 0u32;
+        loop {
+            let seen = ring.produced();
+            match self.send(packet) {
+                Err(Error::WouldBlock) if tried < tries => {
+                    tried += 1;
+                    let _ = sys::yield_cpu(0);
+                }
+                Err(Error::WouldBlock) if slept < TX_SLEEPS => {
+                    slept += 1;
+                    let tick = crate::exposed::clock().map_or(0, |c| c.ticks);
+                    ring.wait(seen, tick + 1)?;
+                }
+                done => return done,
+            }
+        }
+    }
+}
+
+/// How many times [`Tx::send_waiting`] sleeps (each until a packet or a
+/// tick) before it gives a packet up.
+pub const TX_SLEEPS: u32 = 2;
+
 /// Sends one packet gathered from `pieces`.
 pub fn send_pieces(pieces: &[TxPiece]) -> Result<(), Error> {
     let mut raw = [0u8; 16 * oxok_abi::net::TX_PIECES_MAX];

@@ -55,6 +55,7 @@ pub struct Rx<'a>(&'a [u8]);
 /// Permission to send one packet.
 pub struct Send<'a> {
     tx: &'a Tx,
+    ring: &'a Ring,
     errors: &'a mut u64,
     resolver: Option<&'a mut Resolver>,
 }
@@ -76,8 +77,8 @@ impl phy::TxToken for Send<'_> {
         }
         oxok_inetsum::frame::fill_tcp_checksum(&mut buf[..len]);
         // Every transmit buffer may be with the device: retried a bounded
-        // number of times.
-        if self.tx.send_retrying(&buf[..len], 100).is_err() {
+        // number of times, then waited for on the ring.
+        if self.tx.send_waiting(&buf[..len], 100, self.ring).is_err() {
             *self.errors += 1;
         }
         if let (Outgoing::Ask(ip), Some(res)) = (arp, self.resolver) {
@@ -105,11 +106,11 @@ impl Device for RingDevice {
                 *rx_bad_checksums += 1;
             },
         };
-        Some((Rx(&rx[..n]), Send { tx, errors: tx_errors, resolver: resolver.as_mut() }))
+        Some((Rx(&rx[..n]), Send { tx, ring, errors: tx_errors, resolver: resolver.as_mut() }))
     }
 
     fn transmit(&mut self, _timestamp: Instant) -> Option<Send<'_>> {
-        Some(Send { tx: &self.tx, errors: &mut self.tx_errors, resolver: self.resolver.as_mut() })
+        Some(Send { tx: &self.tx, ring: &self.ring, errors: &mut self.tx_errors, resolver: self.resolver.as_mut() })
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
