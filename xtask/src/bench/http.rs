@@ -145,7 +145,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
         for m in order {
             let log = log_dir.join(format!("round{round}-{}.log", m.name.replace([' ', ','], "")));
-            let mut q = machine(m, &images.kernel, &images.initrd, &guest, &ns);
+            let mut q = machine(m, &images.kernel, &images.initrd, &guest, &ns, &o.oxok_cmdline);
             if let (Some(plugin), Os::Oxok { .. }) = (&plugin, m.os) {
                 let counts = log.with_extension("counts");
                 q.extra.extend(crate::icount::plugin_args(plugin, &counts));
@@ -191,10 +191,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The QEMU machine of `m`: one vCPU, TCG, the tap NIC.
-fn machine(m: &Machine, kernel: &Path, initrd: &Path, guest: &webguest::WebGuest, ns: &Netns) -> Qemu {
+fn machine(m: &Machine, kernel: &Path, initrd: &Path, guest: &webguest::WebGuest, ns: &Netns, extra: &str) -> Qemu {
     let (boot, offloads) = match m.os {
         Os::Oxok { .. } => {
-            (Boot::Pvh { kernel: kernel.into(), initrd: initrd.into(), cmdline: "run=init".into() }, false)
+            let cmdline = format!("run=init {extra}").trim_end().to_string();
+            (Boot::Pvh { kernel: kernel.into(), initrd: initrd.into(), cmdline }, false)
         }
         Os::Linux { offloads } => (
             Boot::Pvh {

@@ -18,16 +18,21 @@ pub(crate) struct Opts {
     /// Oxok boots run under the instruction-counting plugin, its counts
     /// beside each boot's log (`--counts`; for `cargo xtask icount --diff`).
     pub counts: bool,
+    /// Words added to Oxok's kernel command line after `run=init`
+    /// (`--oxok-cmdline 'tick_hz=1000'`), for experiments.
+    pub oxok_cmdline: String,
 }
 
 /// The usage text.
 pub(crate) const USAGE: &str =
     "usage: cargo xtask bench --http [--quick] [--rounds N] [--requests N] [--concurrency C] [--secs S]
                                [--roundtrips N] [--bulk-kb K] [--no-offloads-row] [--only M,M…] [--out DIR]
-                               [--counts]
+                               [--counts] [--oxok-cmdline WORDS]
   Machines: httpd, cheetah, tcpecho (Oxok); nginx, nginx-offloads (Linux: nginx and echo).
   --counts: every Oxok boot runs under the instruction-counting plugin and leaves
   its counts beside its log (compare two with `cargo xtask icount --diff`).
+  --oxok-cmdline: words added to Oxok's kernel command line (e.g. 'tick_hz=1000');
+  the results' QEMU command lines show them.
   Needs root (a network namespace and a tap device are made for the run and removed after it).\n";
 
 /// Parses the arguments after `bench` (`--http` among them).
@@ -44,6 +49,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
         no_offloads_row: false,
         only: None,
         counts: false,
+        oxok_cmdline: String::new(),
     };
     let mut it = args.iter().filter(|a| *a != "--http");
     while let Some(a) = it.next() {
@@ -67,6 +73,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
             "--bulk-kb" => o.bulk_kb = num("a number")?.max(1),
             "--no-offloads-row" => o.no_offloads_row = true,
             "--counts" => o.counts = true,
+            "--oxok-cmdline" => o.oxok_cmdline = it.next().ok_or(USAGE)?.trim().to_string(),
             "--only" => o.only = Some(it.next().ok_or(USAGE)?.split(',').map(String::from).collect()),
             "--out" => o.out = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
             _ => return Err(format!("unknown option {a}\n{USAGE}")),
@@ -93,5 +100,8 @@ mod tests {
         assert!(parse(&a("--http --bogus")).is_err());
         assert!(parse(&a("--http --counts")).expect("parses").counts);
         assert!(parse(&a("--rounds")).is_err());
+        let with = vec!["--http".to_string(), "--oxok-cmdline".to_string(), "tick_hz=1000 quiet".to_string()];
+        assert_eq!(parse(&with).expect("parses").oxok_cmdline, "tick_hz=1000 quiet");
+        assert!(parse(&a("--http --oxok-cmdline")).is_err());
     }
 }
