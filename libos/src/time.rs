@@ -38,6 +38,11 @@ pub fn ticks_ms() -> u64 {
     crate::exposed::clock().map_or(0, |c| c.ticks.saturating_mul(1000) / c.tick_hz.max(1))
 }
 
+/// Timer ticks since boot, as the exposed clock shows them (0 without it).
+pub fn ticks() -> u64 {
+    crate::exposed::clock().map_or(0, |c| c.ticks)
+}
+
 /// Milliseconds as timer ticks, rounded down (at least one; the kernel's
 /// `timer::ms_to_ticks` rounds up): at the kernel's default 250 Hz a tick
 /// is 4 ms.

@@ -306,8 +306,7 @@ impl Site for Cheetah {
                     if attempt < 20 {
                         let _ = sys::yield_cpu(0);
                     } else {
-                        let tick = oxok_libos::exposed::clock().map_or(0, |c| c.ticks);
-                        let _ = self.ring.wait(seen, tick + 1);
+                        let _ = self.ring.wait_packet_or_tick(seen);
                     }
                 }
                 Err(_) => return false,

@@ -160,6 +160,11 @@ impl Ring {
         self.wait_on(0, seen, until_tick)
     }
 
+    /// Sleeps until more than `seen` packets arrived or the next tick.
+    pub fn wait_packet_or_tick(&self, seen: u64) -> Result<(), Error> {
+        self.wait(seen, crate::time::ticks() + 1)
+    }
+
     /// Sleeps until more than `seen` packets were dropped (compare
     /// [`dropped`](Ring::dropped)), or the tick count reaches `until_tick`.
     pub fn wait_dropped(&self, seen: u64, until_tick: u64) -> Result<(), Error> {
@@ -230,6 +235,10 @@ impl Drop for Ring {
 /// so that one whole tick passes).
 pub const TX_WAIT_MS: u64 = 2;
 
+/// How many times [`Tx::send_waiting`] sleeps (each until a packet or a
+/// tick) before it gives a packet up.
+pub const TX_SLEEPS: u32 = 2;
+
 /// A frame of this process's own to send packets from.
 pub struct Tx {
     region: Region,
@@ -265,14 +274,13 @@ impl Tx {
     /// at once, and the emulated device may need the host's CPU for longer
     /// than `tries` of them: a packet given up is a retransmission later.)
     pub fn send_retrying(&self, packet: &[u8], tries: u32) -> Result<(), Error> {
-        let ticks = || crate::exposed::clock().map_or(0, |c| c.ticks);
         let mut until = None;
         let mut tried = 0u32;
         loop {
             match self.send(packet) {
                 Err(Error::WouldBlock) => {
                     tried = tried.saturating_add(1);
-                    let now = ticks();
+                    let now = crate::time::ticks();
                     let deadline =
                         *until.get_or_insert(now.saturating_add(crate::time::ms_to_ticks(TX_WAIT_MS).max(2)));
                     if tried >= tries && now >= deadline {
@@ -284,17 +292,14 @@ impl Tx {
             }
         }
     }
-}
 
-impl Tx {
     /// Sends `packet` as [`send_retrying`](Tx::send_retrying) does for
     /// `tries` yields, then sleeps until a packet arrives on `ring` or the
-    /// next tick, and tries again, at most [`TX_SLEEPS`] times before
-    /// `WouldBlock`. The peer's acknowledgements follow what the device has
-    /// sent, and the device sends while the CPU is halted, where a spin of
-    /// yields keeps the host's CPU from it; a wait counted in ticks alone
-    /// waited 4 ms at 250 Hz (`bench/README.md`, "A budget counted in
-    /// ticks").
+    /// next tick ([`Ring::wait_packet_or_tick`]), and tries again, at most
+    /// [`TX_SLEEPS`] times before `WouldBlock`. The peer's acknowledgements
+    /// follow what the device has sent, and the device sends while the CPU
+    /// is halted; a wait counted in ticks alone waited 4 ms at 250 Hz
+    /// (`bench/README.md`, "A budget counted in ticks").
     pub fn send_waiting(&self, packet: &[u8], tries: u32, ring: &Ring) -> Result<(), Error> {
         let mut tried = 0u32;
         let mut slept = 0u32;
@@ -307,18 +312,13 @@ impl Tx {
                 }
                 Err(Error::WouldBlock) if slept < TX_SLEEPS => {
                     slept += 1;
-                    let tick = crate::exposed::clock().map_or(0, |c| c.ticks);
-                    ring.wait(seen, tick + 1)?;
+                    ring.wait_packet_or_tick(seen)?;
                 }
                 done => return done,
             }
         }
     }
 }
-
-/// How many times [`Tx::send_waiting`] sleeps (each until a packet or a
-/// tick) before it gives a packet up.
-pub const TX_SLEEPS: u32 = 2;
 
 /// Sends one packet gathered from `pieces`.
 pub fn send_pieces(pieces: &[TxPiece]) -> Result<(), Error> {

@@ -17,6 +17,7 @@
 //! The stack's own ARP code learns from it, unchanged.
 
 use super::{Filter, Ring, filters};
+use crate::time::ticks;
 use crate::{exposed, pct, sys};
 use oxok_abi::Error;
 use oxok_abi::layout::pte;
@@ -264,8 +265,4 @@ impl Resolver {
             ms
         }
     }
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }

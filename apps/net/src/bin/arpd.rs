@@ -31,6 +31,7 @@ use oxok_libos::abi::{ANY_FRAME, ENV_FREE, ENV_ZOMBIE, Error, rights};
 use oxok_libos::net::neigh::{OP_TABLE, SERVER_VA};
 use oxok_libos::net::{self, Filter, Ring, Tx, filters};
 use oxok_libos::rt::page::SharedPage;
+use oxok_libos::time::ticks;
 use oxok_libos::{Args, exposed, pct, println, signal, sys};
 use oxok_neigh::arp;
 use oxok_neigh::table::Writer;
@@ -154,8 +155,4 @@ fn serve(while_others: bool) -> Result<(), &'static str> {
 fn alone() -> bool {
     let me = exposed::self_id();
     !exposed::env_rows().any(|r| u64::from(r.id) != me && r.id != 0 && r.status != ENV_FREE && r.status != ENV_ZOMBIE)
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }

@@ -15,7 +15,8 @@ use alloc::vec;
 use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::net::stack::{self, RingDevice, ms_to_ticks, now};
 use oxok_libos::net::{self, Filter, Ring, filters, neigh};
-use oxok_libos::{Args, exposed, println};
+use oxok_libos::time::ticks;
+use oxok_libos::{Args, println};
 use smoltcp::iface::SocketSet;
 use smoltcp::phy::{ChecksumCapabilities, Device};
 use smoltcp::socket::icmp;
@@ -36,10 +37,6 @@ fn parse_ip(s: &str) -> Option<[u8; 4]> {
         *b = parts.next()?.parse().ok()?;
     }
     parts.next().is_none().then_some(ip)
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }
 
 fn main(args: Args) -> i32 {

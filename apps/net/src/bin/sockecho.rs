@@ -19,7 +19,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use oxok_libos::fd::IoError;
 use oxok_libos::net::socket::{self, Kind, Ready, SockAddr, Socket};
-use oxok_libos::{Args, exposed, println};
+use oxok_libos::time::ticks;
+use oxok_libos::{Args, println};
 
 oxok_libos::main!(main);
 
@@ -53,10 +54,6 @@ fn main(args: Args) -> i32 {
             1
         }
     }
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }
 
 fn serve(port: u16) -> Result<(u64, u64, u64), (&'static str, IoError)> {

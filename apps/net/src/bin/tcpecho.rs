@@ -18,7 +18,8 @@ use alloc::vec;
 use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::net::stack::{self, RingDevice, ms_to_ticks, now};
 use oxok_libos::net::{self, Filter, Ring, filters, neigh};
-use oxok_libos::{Args, exposed, println};
+use oxok_libos::time::ticks;
+use oxok_libos::{Args, println};
 use smoltcp::iface::SocketSet;
 use smoltcp::socket::tcp;
 
@@ -44,10 +45,6 @@ fn main(args: Args) -> i32 {
             1
         }
     }
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }
 
 /// What a server's life came to.

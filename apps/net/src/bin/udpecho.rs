@@ -19,6 +19,7 @@
 use oxok_libos::abi::net::TxTemplate;
 use oxok_libos::net::ether::{self, Udp};
 use oxok_libos::net::{self, Filter, Ring, Tx, filters};
+use oxok_libos::time::ticks;
 use oxok_libos::{Args, println};
 
 oxok_libos::main!(main);
@@ -99,8 +100,4 @@ fn serve(port: u16) -> Result<u64, &'static str> {
         }
         ring.wait(seen, until).map_err(|_| "wait failed")?;
     }
-}
-
-fn ticks() -> u64 {
-    oxok_libos::exposed::clock().map_or(0, |c| c.ticks)
 }

@@ -95,7 +95,7 @@ fn watch(bomb: &Child, mine: u32) -> Peak {
         if root.account != mine {
             peak.account = root.account;
             let (mut envs, mut frames) = (0u64, 0u64);
-            let before = ticks();
+            let before = oxok_libos::time::ticks();
             for r in rows().filter(|r| r.account == root.account && r.status != ENV_ZOMBIE) {
                 envs += 1;
                 frames += u64::from(r.frames) + u64::from(r.tables) + env_frames();
@@ -104,7 +104,7 @@ fn watch(bomb: &Child, mine: u32) -> Peak {
             // bomb's processes ending and starting meanwhile: its count
             // mixes two moments (a row counted before its process ended,
             // another after a new one began) and is not kept.
-            if ticks() == before {
+            if oxok_libos::time::ticks() == before {
                 peak.envs = peak.envs.max(envs);
                 peak.frames = peak.frames.max(frames);
             }
@@ -343,10 +343,6 @@ fn bomb() -> i32 {
 
 /// Frames an environment is charged for itself (1, or more with a kernel
 /// stack per environment in the process execution model).
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
-}
-
 fn env_frames() -> u64 {
     oxok_libos::exposed::sysinfo().map_or(1, |i| i.env_frames)
 }

@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::AtomicU64;
 use oxok_libos::abi::layout::{CLOCK, Clock, ENV_TABLE};
 use oxok_libos::abi::{ENV_SLEEPING, EnvEntry, env_id};
+use oxok_libos::time::ticks;
 use oxok_libos::vm::{self, Fork};
 use oxok_libos::{Args, exposed, println, process, sys, time};
 use oxok_pred::Builder;
@@ -35,10 +36,6 @@ const SLOT: u64 = 3;
 
 fn ticks_word() -> u64 {
     CLOCK + core::mem::offset_of!(Clock, ticks) as u64
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }
 
 /// Sleeps on `code` (slot [`SLOT`]) until `done` says so.

@@ -12,6 +12,7 @@
 
 use oxok_libos::abi::layout::{CLOCK, ENV_TABLE, ENV_TABLE_ROWS};
 use oxok_libos::abi::{Error, pred::MAX_BYTES};
+use oxok_libos::time::ticks;
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_pred::Builder;
 use oxok_tests::Checks;
@@ -25,10 +26,6 @@ fn install(index: u64, b: &Builder) -> Result<(), Error> {
     let code = b.build().map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
     sys::pred_install(0, index, bytes.as_ptr() as u64, bytes.len() as u64).map(|_| ())
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }
 
 fn main(args: Args) -> i32 {

@@ -8,7 +8,8 @@ use super::SockAddr;
 use super::cork::Corks;
 use crate::net::stack::{self, RingDevice, ms_to_ticks, now};
 use crate::net::{self, Filter, Ring, filters, neigh};
-use crate::{exposed, sys};
+use crate::sys;
+use crate::time::ticks;
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -76,10 +77,6 @@ pub(crate) struct Net {
 }
 
 static NET: Mutex<Option<Net>> = Mutex::new(None);
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
-}
 
 impl Net {
     fn new() -> Result<Net, Error> {

@@ -38,7 +38,8 @@ use oxok_http::Status;
 use oxok_libos::fd::IoError;
 use oxok_libos::net::socket::{self, Kind, Ready, SockAddr, Socket};
 use oxok_libos::net::stack::ms_to_ticks;
-use oxok_libos::{Args, exposed, println};
+use oxok_libos::time::ticks;
+use oxok_libos::{Args, println};
 
 oxok_libos::main!(main);
 
@@ -150,10 +151,6 @@ fn main(args: Args) -> i32 {
             1
         }
     }
-}
-
-fn ticks() -> u64 {
-    exposed::clock().map_or(0, |c| c.ticks)
 }
 
 fn run(cfg: &Config) -> Result<Stats, String> {
