@@ -1,6 +1,9 @@
 //! Counting and presenting results: the final `N passed, N failed` line and
 //! readable tails of captured output.
 
+/// At most this many reasons of one failed scenario are repeated at the end.
+const WHY_PER_STEP: usize = 8;
+
 /// Passed and failed tests of one `cargo xtask test` run, and what failed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Tally {
@@ -9,6 +12,10 @@ pub(crate) struct Tally {
     /// The name of each failed step (a scenario, a host package, `lint`),
     /// so the last line says what failed even when only it is kept.
     pub failing: Vec<String>,
+    /// Why each failed scenario failed (its judge's lines), printed again
+    /// just before the last line: a log that keeps only its tail (CI's)
+    /// still says which check broke.
+    pub why: Vec<String>,
 }
 
 impl Tally {
@@ -16,6 +23,17 @@ impl Tally {
     pub(crate) fn fail(&mut self, count: usize, what: &str) {
         self.failed += count;
         self.failing.push(what.to_string());
+    }
+
+    /// Counts one failed scenario called `what` and keeps its reasons.
+    pub(crate) fn fail_because(&mut self, what: &str, reasons: &[String]) {
+        self.fail(1, what);
+        self.why.extend(reasons.iter().take(WHY_PER_STEP).map(|r| format!("{what}: {r}")));
+    }
+
+    /// The lines printed before the summary: each failed scenario's reasons.
+    pub(crate) fn reasons(&self) -> impl Iterator<Item = &str> {
+        self.why.iter().map(String::as_str)
     }
 
     /// The line that ends `cargo xtask test`: the counts, then the failed
@@ -93,10 +111,22 @@ mod tests {
 
     #[test]
     fn tallies_name_what_failed() {
-        assert_eq!(Tally { passed: 3, failed: 0, failing: vec![] }.summary(), "3 passed, 0 failed");
+        assert_eq!(Tally { passed: 3, ..Tally::default() }.summary(), "3 passed, 0 failed");
         let mut t = Tally { passed: 3, ..Tally::default() };
         t.fail(2, "host-test oxok-xn");
         t.fail(1, "disk-fs-closes");
         assert_eq!(t.summary(), "3 passed, 3 failed (host-test oxok-xn disk-fs-closes)");
+    }
+
+    #[test]
+    fn keeps_a_failed_scenarios_reasons() {
+        let mut t = Tally::default();
+        let many: Vec<String> = (0..20).map(|i| format!("missing {i}")).collect();
+        t.fail_because("slots-hostile", &many[..2]);
+        t.fail_because("big", &many);
+        assert_eq!(t.summary(), "0 passed, 2 failed (slots-hostile big)");
+        let why: Vec<&str> = t.reasons().collect();
+        assert_eq!(why[..2], ["slots-hostile: missing 0", "slots-hostile: missing 1"]);
+        assert_eq!(why.len(), 2 + WHY_PER_STEP);
     }
 }

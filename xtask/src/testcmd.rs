@@ -51,8 +51,8 @@ fn process_pass(ws: &Workspace, images: &Images, jobs: usize, tally: &mut Tally)
     let outcomes = scenario::run_all(machines(ws, &images, &chosen), jobs, &log_dir);
     let failed: Vec<&str> = outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
     tally.passed += outcomes.len() - failed.len();
-    for name in &failed {
-        tally.fail(1, &format!("{name}(process)"));
+    for o in outcomes.iter().filter(|o| !o.failures.is_empty()) {
+        tally.fail_because(&format!("{}(process)", o.name), &o.failures);
     }
     if !failed.is_empty() {
         println!("failed in the process model: {} (logs in {})", failed.join(" "), log_dir.display());
@@ -103,8 +103,8 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                     let failed: Vec<&str> =
                         outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
                     tally.passed += outcomes.len() - failed.len();
-                    for name in &failed {
-                        tally.fail(1, name);
+                    for o in outcomes.iter().filter(|o| !o.failures.is_empty()) {
+                        tally.fail_because(o.name, &o.failures);
                     }
                     if !failed.is_empty() {
                         println!("failed scenarios: {} (logs in {})", failed.join(" "), log_dir.display());
@@ -146,6 +146,9 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                 tally.fail(1, "lint");
             }
         }
+    }
+    for why in tally.reasons() {
+        println!("why: {why}");
     }
     println!("{}", tally.summary());
     if tally.failed == 0 { Ok(()) } else { Err(Failure::Failed(String::new())) }

@@ -127,7 +127,11 @@ fn owner() -> i32 {
     let m1 = cpu::ticks(me).unwrap_or(0);
     println!("slots-hostile owner: ran {} ticks in 1 s; the lazy spinner ran {}", m1 - m0, l1.wrapping_sub(l0));
     t.check(l0 != u64::MAX && l1 == l0, "the spinner without slots got no tick");
-    t.check(m1 - m0 >= 100, "the owner ran");
+    // Ticks follow the host's time, and a loaded host drops some (220 of
+    // 250 a second idle, 120 beside four busy loops): a tenth of the
+    // nominal rate shows the clock ran while the spinner got nothing.
+    let hz = exposed::clock().map_or(250, |c| c.tick_hz);
+    t.check(m1 - m0 >= hz / 10, "the owner ran");
     t.finish()
 }
 
