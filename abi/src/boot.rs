@@ -16,6 +16,7 @@
 //! | `restart_records=N` | restart granularity: records `page_batch` applies between restart points, 1..=4096 (default 64, `BATCH_STEP`; `page_protect_range` changes 8·N pages); published as `SysInfo::restart_records` |
 //! | `ktest` | run the kernel's built-in self tests before starting programs |
 //! | `crash` | panic on purpose once boot is done (shows the panic report; `cargo xtask` symbolises its backtrace) |
+//! | `crash=stack` | recurse in the kernel once boot is done until the kernel stack's guard page stops it (the double fault's report says `kernel stack overflow`) |
 //! | `halt_status` | an orderly halt passes the exit status of the last boot program to end to the host ([`EXIT_STATUS_BASE`]) |
 //! | `gen_limit=N` | test aid: an environment-table row is retired for good once its generation reaches N (default and most 2²²−1), so the retirement that keeps stale environment capabilities from ever matching can be seen in seconds |
 //! | `frame_gen_limit=N` | test aid: a frame is retired for good (owner `OWNER_RETIRED`) when freeing it would take its generation to N (default 2³²−1), so stale frame capabilities never match a new owner |

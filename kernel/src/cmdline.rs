@@ -18,9 +18,10 @@ pub struct Cmdline {
     pub run: Vec<Vec<Program>>,
     /// Run the kernel self tests first.
     pub ktest: bool,
-    /// `crash`: panic on purpose once boot is done, to show (and test) the
-    /// panic report and its symbolised backtrace.
-    pub crash: bool,
+    /// `crash` or `crash=stack`: fail on purpose once boot is done, to show
+    /// (and test) the panic report and its symbolised backtrace, or the
+    /// kernel stack's guard page.
+    pub crash: Option<Crash>,
     /// Timer interrupts per second.
     pub tick_hz: u64,
     /// The slot clock's parameters (`slot_ticks=`, `slot_grace=`,
@@ -28,6 +29,16 @@ pub struct Cmdline {
     pub slots: oxok_slots::Config,
     /// Slots in the vector (`slots=N`, 1..=32).
     pub slot_count: usize,
+}
+
+/// A deliberate failure the command line asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Crash {
+    /// `crash`: a panic.
+    Panic,
+    /// `crash=stack`: a kernel recursion that runs into the stack's guard
+    /// page (the double fault must report the overflow).
+    StackOverflow,
 }
 
 /// Parses the whole line. Unknown words are logged and ignored.
@@ -43,7 +54,7 @@ pub fn parse(line: &str) -> Cmdline {
     let mut c = Cmdline {
         run: Vec::new(),
         ktest: false,
-        crash: false,
+        crash: None,
         tick_hz: crate::timer::DEFAULT_HZ,
         slots: crate::slots::defaults_at(hz),
         slot_count: oxok_abi::layout::SLOT_VECTOR_SLOTS,
@@ -97,7 +108,9 @@ pub fn parse(line: &str) -> Cmdline {
         } else if word == "ktest" {
             c.ktest = true;
         } else if word == "crash" {
-            c.crash = true;
+            c.crash = Some(Crash::Panic);
+        } else if word == "crash=stack" {
+            c.crash = Some(Crash::StackOverflow);
         } else if !word.starts_with("log=") {
             log::warn!("cmdline: ignoring unknown word {word:?}");
         }

@@ -146,8 +146,14 @@ pub fn start(entry: boot::Entry) -> ! {
         }
     }
 
-    if cmd.crash {
-        crash_on_purpose();
+    match cmd.crash {
+        Some(cmdline::Crash::Panic) => crash_on_purpose(),
+        Some(cmdline::Crash::StackOverflow) => {
+            ::log::warn!("crash=stack: recursing until the kernel stack overflows");
+            let depth = overflow_on_purpose(0);
+            panic!("crash=stack: {depth} frames deep and no fault: the kernel stack has no guard");
+        }
+        None => {}
     }
 
     state::with(|k| k.steps = cmd.run.into_iter().collect());
@@ -164,6 +170,23 @@ pub fn start(entry: boot::Entry) -> ! {
     #[cfg(feature = "model-process")]
     model::announce();
     sched::start()
+}
+
+/// The `crash=stack` command-line word: recursion with a 1 KiB frame
+/// (written, so the stack really grows) until the kernel stack's guard page
+/// stops it; returns only if a million frames (1 GiB) found no guard.
+#[inline(never)]
+fn overflow_on_purpose(depth: u64) -> u64 {
+    let mut frame = [0u8; 1024];
+    frame[0] = depth as u8;
+    let frame = core::hint::black_box(frame);
+    if depth >= 1 << 20 {
+        return depth;
+    }
+    let below = overflow_on_purpose(core::hint::black_box(depth + 1));
+    // The frame is still live after the call: no tail call reuses it.
+    core::hint::black_box(&frame);
+    below
 }
 
 /// The `crash` command-line word: a panic from a function of its own, so

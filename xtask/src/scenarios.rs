@@ -479,6 +479,18 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "kernel-stack-guard",
+        about: "the kernel stack has an unmapped guard page below it: a kernel recursion (the `crash=stack` test word) \
+                ends in a double fault reported as a kernel stack overflow, not in memory written over",
+        cmdline: "crash=stack",
+        expect: &[
+            "crash=stack: recursing until the kernel stack overflows",
+            "KERNEL PANIC at kernel/src/trap.rs:*: kernel stack overflow: double fault in kernel mode (vector 8",
+        ],
+        exit: Exit::Panic,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "upcalls-bad-stack",
         about: "exception stack in unmapped memory: the environment is destroyed, the kernel is fine",
         cmdline: "run=upcalls+bad-stack,hello",

@@ -11,9 +11,23 @@ pub const IST_STACK_SIZE: usize = 16 * 1024;
 #[repr(C, align(16))]
 pub struct Stack<const N: usize>([u8; N]);
 
-/// The boot CPU's kernel stack (entry code names it by symbol).
+/// Bytes of the guard page below the kernel stack.
+pub const GUARD_SIZE: usize = 4096;
+
+/// A stack with a page below it that the kernel's tables leave unmapped
+/// (`paging::init`): a stack that overflows faults on the guard — a double
+/// fault, taken on its own stack — instead of writing over what lies below.
+#[repr(C, align(4096))]
+pub struct GuardedStack<const N: usize> {
+    guard: [u8; GUARD_SIZE],
+    stack: [u8; N],
+}
+
+/// The boot CPU's kernel stack, above its guard page (entry code names it
+/// by symbol and starts at `KERNEL_STACK + GUARD_SIZE + KERNEL_STACK_SIZE`).
 #[unsafe(no_mangle)]
-pub static mut KERNEL_STACK: Stack<KERNEL_STACK_SIZE> = Stack([0; KERNEL_STACK_SIZE]);
+pub static mut KERNEL_STACK: GuardedStack<KERNEL_STACK_SIZE> =
+    GuardedStack { guard: [0; GUARD_SIZE], stack: [0; KERNEL_STACK_SIZE] };
 /// Stack for double faults.
 pub static mut DOUBLE_FAULT_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
 /// Stack for NMIs.
@@ -23,7 +37,18 @@ pub static mut MACHINE_CHECK_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_
 
 /// Top (highest address, exclusive) of the kernel stack.
 pub fn kernel_stack_top() -> u64 {
-    (&raw const KERNEL_STACK) as u64 + KERNEL_STACK_SIZE as u64
+    kernel_stack_guard() + (GUARD_SIZE + KERNEL_STACK_SIZE) as u64
+}
+
+/// Address of the guard page below the kernel stack (page-aligned).
+pub fn kernel_stack_guard() -> u64 {
+    (&raw const KERNEL_STACK) as u64
+}
+
+/// True if `addr` lies in the kernel stack's guard page: a fault there is
+/// the kernel stack overflowing.
+pub fn in_kernel_stack_guard(addr: u64) -> bool {
+    (kernel_stack_guard()..kernel_stack_guard() + GUARD_SIZE as u64).contains(&addr)
 }
 
 /// Tops of the three IST stacks, in IST order 1..=3.

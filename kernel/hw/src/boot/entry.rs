@@ -169,6 +169,6 @@ kernel_entry_high:
     jmp 2b
     "#,
     stack = sym crate::arch::stack::KERNEL_STACK,
-    stack_size = const crate::arch::stack::KERNEL_STACK_SIZE,
+    stack_size = const crate::arch::stack::GUARD_SIZE + crate::arch::stack::KERNEL_STACK_SIZE,
     options(att_syntax)
 );

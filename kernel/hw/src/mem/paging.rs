@@ -84,12 +84,13 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
         }
         write_entry(pdpt, g as usize, pd.raw() | pte::PRESENT | pte::WRITABLE);
     }
-    // Kernel image: the first GiB at 0xFFFF_FFFF_8000_0000.
+    // Kernel image: the first GiB at KERNEL_IMAGE.
     let kpdpt = new_table()?;
     let kpd = new_table()?;
     for i in 0..ENTRIES as u64 {
         write_entry(kpd, i as usize, (i << 21) | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL);
     }
+    guard_kernel_stack(kpd)?;
     write_entry(kpdpt, 510, kpd.raw() | pte::PRESENT | pte::WRITABLE);
     write_entry(root, 511, kpdpt.raw() | pte::PRESENT | pte::WRITABLE);
     KERNEL_ROOT.store(root.raw(), Ordering::Relaxed);
@@ -98,6 +99,27 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     // every address the kernel uses stays valid across the switch.
     unsafe { cpu::set_cr3(root.raw()) };
     cpu::enable_global_pages();
+    Ok(())
+}
+
+/// Where the kernel image is mapped (its first GiB, in 2 MiB pages).
+const KERNEL_IMAGE: u64 = 0xFFFF_FFFF_8000_0000;
+
+/// Leaves the kernel stack's guard page unmapped in the image mapping
+/// `kpd`: the 2 MiB page that holds it is mapped in 4 KiB pages instead
+/// (one more table), all but the guard. The direct map still reaches the
+/// guard's frame, but the stack is only ever used through the image's
+/// addresses, so an overflow faults there.
+fn guard_kernel_stack(kpd: PhysAddr) -> Result<(), Error> {
+    let guard_pa = crate::arch::stack::kernel_stack_guard() - KERNEL_IMAGE;
+    let big = guard_pa & !((1 << 21) - 1);
+    let pt = new_table()?;
+    for i in 0..ENTRIES as u64 {
+        let pa = big + (i << 12);
+        let entry = if pa == guard_pa { 0 } else { pa | pte::PRESENT | pte::WRITABLE | GLOBAL };
+        write_entry(pt, i as usize, entry);
+    }
+    write_entry(kpd, (big >> 21) as usize, pt.raw() | pte::PRESENT | pte::WRITABLE);
     Ok(())
 }
 
