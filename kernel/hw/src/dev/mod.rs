@@ -2,5 +2,6 @@
 //! few driver calls whose contract is "this buffer stays put until the
 //! device gives it back".
 
+pub mod flag_notify;
 pub mod virtio_blk;
 pub mod virtio_net;

@@ -7,6 +7,7 @@
 //! also polled each tick. Transmitted buffers are reclaimed on the next send
 //! (the transmit queue has no interrupt).
 
+use super::flag_notify::FlagNotify;
 use crate::arch::apic::NET_VECTOR;
 use crate::arch::msix::{self, Msix};
 use crate::arch::pci::PortCam;
@@ -26,7 +27,7 @@ const RECEIVE_QUEUE: u16 = 0;
 
 /// The NIC and the buffers posted to it.
 pub struct Nic {
-    raw: VirtIONetRaw<KernelHal, PciTransport, QUEUE>,
+    raw: VirtIONetRaw<KernelHal, FlagNotify<PciTransport>, QUEUE>,
     /// Receive buffers the device holds, by descriptor token.
     rx: [Option<DmaBuf>; QUEUE],
     /// Transmit buffers the device holds (and the bytes posted), by
@@ -70,7 +71,10 @@ fn bring_up(root: &mut PciRoot<PortCam>, df: DeviceFunction) -> Result<Nic, &'st
     let (_, command) = root.get_status_command(df);
     root.set_command(df, command | Command::MEMORY_SPACE | Command::BUS_MASTER);
     let transport = PciTransport::new::<KernelHal, _>(root, df).map_err(|_| "not a modern virtio device")?;
-    let raw = VirtIONetRaw::<KernelHal, PciTransport, QUEUE>::new(transport).map_err(|_| "device setup failed")?;
+    // Event indices off: see `FlagNotify` (a receive buffer posted again
+    // would notify the device after every packet).
+    let raw = VirtIONetRaw::<KernelHal, FlagNotify<PciTransport>, QUEUE>::new(FlagNotify(transport))
+        .map_err(|_| "device setup failed")?;
     let mut nic = Nic {
         raw,
         rx: core::array::from_fn(|_| None),
