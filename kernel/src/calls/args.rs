@@ -128,10 +128,8 @@ impl Arg for EnvCap {
 pub struct FrameCap {
     /// The slot it was found in.
     pub slot: CapSlot,
-    /// The frame it names.
-    pub pfn: Pfn,
-    /// The frame, as the frame table showed it when the capability was
-    /// found (user memory of the capability's generation).
+    /// The frame it names, as the frame table showed it when the
+    /// capability was found (user memory of the capability's generation).
     frame: FrameRef,
     /// The capability's rights. Its name is exactly this frame's, of its
     /// current generation (checked when found), so a check needs only these.
@@ -153,23 +151,22 @@ impl FrameCap {
         // One look at the frame table: user memory (not free, reserved,
         // the kernel's, retired or being revoked) of this generation.
         let frame = FrameRef::of_any_env_at(pfn, generation).ok_or(Error::BadCap)?;
-        Ok(FrameCap { slot, pfn, frame, rights })
+        Ok(FrameCap { slot, frame, rights })
     }
 
     /// The frame number, if the capability carries `need` (`Denied`).
     pub fn with(&self, need: Rights) -> Result<Pfn, Error> {
-        if !self.rights.contains(need) {
-            return Err(Error::Denied);
-        }
-        Ok(self.pfn)
+        self.allows(need).map(|()| self.frame.pfn())
     }
 
     /// The frame itself, if the capability carries `need` (`Denied`).
     pub fn take(self, need: Rights) -> Result<FrameRef, Error> {
-        if !self.rights.contains(need) {
-            return Err(Error::Denied);
-        }
-        Ok(self.frame)
+        self.allows(need).map(|()| self.frame)
+    }
+
+    /// `Denied` unless the capability carries `need`.
+    fn allows(&self, need: Rights) -> Result<(), Error> {
+        if self.rights.contains(need) { Ok(()) } else { Err(Error::Denied) }
     }
 }
 
