@@ -484,12 +484,17 @@ macro_rules! for_each_call {
             /// of `mask` holds; returns the index of the first that does. The
             /// kernel evaluates them now, and then while the caller sleeps
             /// at every timer tick, every plain yield and every environment's end
-            /// (so a parent waiting on its child's row wakes at once),
+            /// (so a parent waiting on its child's row wakes at once), and at
+            /// every network or disk interrupt unless they read only the
+            /// environment table and the clock page,
             /// reading memory through the caller's own page tables with user
             /// permissions — a predicate can never read
             /// memory its installer could not. A sleeping caller's state is
             /// "about to call `env_sleep(mask)`" (its `rip` is on the
-            /// `syscall`), so state export captures the sleep.
+            /// `syscall`), so state export captures the sleep; the evaluation
+            /// that wakes it completes the call (the index it found, in the
+            /// woken caller's registers), so the index names a predicate that
+            /// held then, which may no longer hold when the caller runs.
             ///
             /// Checks: `mask` non-zero and within `PREDICATES` (`Invalid`);
             /// each named predicate index installed (`NotFound`); every read a predicate

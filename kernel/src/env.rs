@@ -160,9 +160,12 @@ pub struct Pred {
     /// Its length in bytes.
     pub len: usize,
     /// The pages its reads walked to, one per [`PRED_HINTS`] way (by the
-    /// page number's low bits), read again without a walk while their
-    /// mappings are unchanged: a predicate watches the same few words —
-    /// a pipe's counters, a child's row — evaluation after evaluation.
+    /// read's place in an evaluation: the n-th read uses way n modulo the
+    /// ways), read again without a walk while their mappings are unchanged:
+    /// a predicate watches the same few words — a pipe's counters, a
+    /// child's row, a ring's count and the clock — in the same order
+    /// evaluation after evaluation, so two words never take each other's
+    /// way however their pages are numbered.
     pub hints: [core::cell::Cell<crate::mem::paging::PageHint>; PRED_HINTS],
 }
 
@@ -178,10 +181,9 @@ impl Pred {
         Pred { program, params, code, len, hints }
     }
 
-    /// The hint for reads at `addr`.
-    fn hint_for(&self, addr: u64) -> &core::cell::Cell<crate::mem::paging::PageHint> {
-        let way = (addr >> 12) as usize % PRED_HINTS;
-        &self.hints[way]
+    /// The hint for an evaluation's `nth` read.
+    fn hint(&self, nth: usize) -> &core::cell::Cell<crate::mem::paging::PageHint> {
+        &self.hints[nth % PRED_HINTS]
     }
 }
 
@@ -236,13 +238,18 @@ impl Env {
     /// through this environment's own page tables: the first that holds, or
     /// `Err(addr)` for the first read it was not allowed to make.
     pub fn first_true(&self, mask: u64) -> Result<Option<usize>, u64> {
-        for (i, pred) in self.handlers.preds().iter().enumerate() {
-            let Some(p) = pred.as_deref() else { continue };
-            if mask & (1 << i) == 0 {
-                continue;
-            }
-            let mut read =
-                |addr: u64, size: u8| crate::mem::user::read_word_hinted(&self.space, p.hint_for(addr), addr, size);
+        let preds = self.handlers.preds();
+        let mut left = mask;
+        while left != 0 {
+            let i = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let Some(p) = preds.get(i).and_then(|pred| pred.as_deref()) else { continue };
+            let mut nth = 0;
+            let mut read = |addr: u64, size: u8| {
+                let hint = p.hint(nth);
+                nth += 1;
+                crate::mem::user::read_word_hinted(&self.space, hint, addr, size)
+            };
             match p.program.eval(&p.params, &mut read) {
                 Ok(true) => return Ok(Some(i)),
                 Ok(false) => {}

@@ -307,7 +307,7 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
 /// hold wake, and on an idle CPU one of them may take the rest of the idle
 /// slot at once rather than at the next tick.
 fn woken(k: &mut Kernel, frame: &mut TrapFrame) {
-    wake_sleepers(k);
+    crate::sleep::wake_for_devices(k);
     if k.sched.running().is_none() {
         let step = k.sched.woke(&mut View(&mut k.envs));
         apply(k, frame, step);

@@ -110,12 +110,13 @@ impl Program {
 /// tick), and as a call it cost a third of an evaluation.
 #[inline(always)]
 fn value(o: Operand, params: &[u64; PARAMS], read: &mut impl FnMut(u64, u8) -> Option<u64>) -> Result<u64, EvalError> {
-    let param = |p: u8| params.get(usize::from(p)).copied().unwrap_or(0);
-    let (size, addr) = match o {
+    let (addr, size) = match o {
         Operand::Imm(v) => return Ok(v),
-        Operand::Param(p) => return Ok(param(p)),
-        Operand::Mem { size, addr } => (size, addr),
-        Operand::MemParam { size, param: p, offset } => (size, param(p).wrapping_add(offset)),
+        Operand::Param(p) => return Ok(params.get(usize::from(p)).copied().unwrap_or(0)),
+        Operand::Mem { .. } | Operand::MemParam { .. } => match o.address(params) {
+            Some(at) => at,
+            None => return Ok(0),
+        },
     };
     match read(addr, size.bytes()) {
         Some(x) => Ok(x & size.mask()),

@@ -109,6 +109,21 @@ impl Operand {
         matches!(self, Operand::Mem { .. } | Operand::MemParam { .. })
     }
 
+    /// Where evaluating this operand with `params` reads, and how wide: the
+    /// address is computed here and nowhere else (a parameter's base plus
+    /// the offset wraps). `None` for an operand that reads nothing.
+    #[inline(always)]
+    pub fn address(self, params: &[u64; PARAMS]) -> Option<(u64, Size)> {
+        match self {
+            Operand::Imm(_) | Operand::Param(_) => None,
+            Operand::Mem { size, addr } => Some((addr, size)),
+            Operand::MemParam { size, param, offset } => {
+                let base = params.get(usize::from(param)).copied().unwrap_or(0);
+                Some((base.wrapping_add(offset), size))
+            }
+        }
+    }
+
     /// Encodes the operand into the `size`, `flags`, `param` and `imm`
     /// fields of `raw`.
     const fn encode_into(self, mut raw: RawInsn) -> RawInsn {

@@ -70,6 +70,7 @@ mod disasm;
 mod eval;
 mod insn;
 mod program;
+mod reads;
 mod verify;
 
 pub use builder::Builder;

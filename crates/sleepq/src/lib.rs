@@ -17,6 +17,10 @@
 //!   one stopped, so n watchers cost at most the budget per tick and each
 //!   is seen at least every `ceil(n / budget)` ticks. Events that change
 //!   what watchers read (an environment ending) may walk all of them once.
+//!   A watcher is listed with whether a device's work can change what it
+//!   reads ([`SleepQueue::insert_watcher`]); a device interrupt's walk
+//!   passes over those it cannot concern without evaluating them
+//!   ([`SleepQueue::next_watch_flagged`]).
 //!
 //! Each sleeper is in the queue **at most once**, in one of the two: a
 //! sleeper is listed under its environment-table row with its id
@@ -29,7 +33,21 @@
 extern crate alloc;
 
 use alloc::vec::Vec;
+use oxok_abi::EnvEntry;
 use oxok_abi::env_id::EnvId;
+use oxok_abi::layout::{CLOCK, ENV_TABLE, ENV_TABLE_ROWS, PAGE_SIZE};
+
+/// Whether a predicate's read of `bytes` at `addr` lies in what no device's
+/// work changes — the exposed environment table and the clock page (a
+/// parent waiting on its child's row, perhaps with a deadline) — so a
+/// watcher that reads only such words need not be evaluated at a device's
+/// interrupt. User memory, the network and disk tables and the system
+/// page's console counter all may change when a device interrupts.
+pub fn untouched_by_devices(addr: u64, bytes: u8) -> bool {
+    let Some(end) = addr.checked_add(u64::from(bytes)) else { return false };
+    let within = |base: u64, len: u64| addr >= base && end <= base + len;
+    within(ENV_TABLE, (ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64) || within(CLOCK, PAGE_SIZE)
+}
 
 /// "Not here" in the position tables.
 const NONE: u32 = u32::MAX;
@@ -44,11 +62,13 @@ enum Place {
     Watch(usize),
 }
 
-/// A listed sleeper: its environment-table row and its id.
+/// A listed sleeper: its environment-table row and its id, and (a watcher)
+/// whether a device's work can change what it reads.
 #[derive(Clone, Copy, Debug)]
 struct Sleeper {
     row: u32,
     id: EnvId,
+    devices: bool,
 }
 
 /// The queue (see the crate documentation).
@@ -118,14 +138,25 @@ impl SleepQueue {
     }
 
     /// Lists `id` at `row`: in the heap under `deadline`, or as a watcher
-    /// with `None`. Replaces whatever `row` had (a sleeper is never listed
-    /// twice). False (nothing changed) if `row` is out of range.
+    /// any event may concern with `None`. Replaces whatever `row` had (a
+    /// sleeper is never listed twice). False (nothing changed) if `row` is
+    /// out of range.
     pub fn insert(&mut self, row: usize, id: EnvId, deadline: Option<u64>) -> bool {
+        self.list(row, Sleeper { row: row as u32, id, devices: true }, deadline)
+    }
+
+    /// Lists `id` at `row` as a watcher, `devices` saying whether a
+    /// device's work can change what it reads (false: a device interrupt's
+    /// walk passes over it). As [`insert`](SleepQueue::insert) otherwise.
+    pub fn insert_watcher(&mut self, row: usize, id: EnvId, devices: bool) -> bool {
+        self.list(row, Sleeper { row: row as u32, id, devices }, None)
+    }
+
+    fn list(&mut self, row: usize, sleeper: Sleeper, deadline: Option<u64>) -> bool {
         if row >= self.heap_at.len() {
             return false;
         }
         self.remove(row);
-        let sleeper = Sleeper { row: row as u32, id };
         match deadline {
             Some(d) => {
                 let at = self.heap.len();
@@ -191,6 +222,12 @@ impl SleepQueue {
     /// The next watcher of the round-robin walk, `(row, id)`, left listed
     /// (the caller removes it if it wakes). `None` if there are none.
     pub fn next_watch(&mut self) -> Option<(usize, EnvId)> {
+        self.next_watch_flagged().map(|(row, id, _)| (row, id))
+    }
+
+    /// As [`next_watch`](SleepQueue::next_watch), with whether a device's
+    /// work can change what the watcher reads.
+    pub fn next_watch_flagged(&mut self) -> Option<(usize, EnvId, bool)> {
         if self.watch.is_empty() {
             return None;
         }
@@ -199,7 +236,7 @@ impl SleepQueue {
         }
         let s = self.watch[self.cursor];
         self.cursor += 1;
-        Some((s.row as usize, s.id))
+        Some((s.row as usize, s.id, s.devices))
     }
 
     /// Every watcher now listed, `(row, id)`, into `out` (cleared first;

@@ -170,3 +170,48 @@ fn watchers_into_lists_each_once_without_growing() {
     assert_eq!(out.len(), 6);
     assert_eq!(out.capacity(), 16);
 }
+
+#[test]
+fn a_watchers_device_flag_is_kept_and_replaced_with_its_entry() {
+    let mut q = SleepQueue::new(ROWS);
+    for row in 0..8 {
+        assert!(q.insert_watcher(row, first(row), row % 2 == 0));
+    }
+    // Row 3 listed again, now a watcher devices concern; row 4 made a
+    // deadline sleeper and row 6 a plain watcher (devices concern it).
+    assert!(q.insert_watcher(3, first(3), true));
+    assert!(q.insert(4, first(4), Some(9)));
+    assert!(q.insert(6, first(6), None));
+    let mut seen = [None; 8];
+    for _ in 0..q.watchers() {
+        let (row, id, devices) = q.next_watch_flagged().expect("a watcher");
+        assert_eq!(id, first(row));
+        assert!(seen[row].replace(devices).is_none(), "row {row} seen twice in one walk");
+    }
+    let want = [Some(true), Some(false), Some(true), Some(true), None, Some(false), Some(true), Some(false)];
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn only_the_environment_table_and_the_clock_are_untouched_by_devices() {
+    use super::untouched_by_devices as quiet;
+    use oxok_abi::EnvEntry;
+    use oxok_abi::layout::{CLOCK, ENV_TABLE, PAGE_SIZE, SYSINFO};
+    use oxok_abi::net::NET_TABLE;
+    let table_end = ENV_TABLE + (ENV_TABLE_ROWS * size_of::<EnvEntry>()) as u64;
+    // A child's row, the last row's last word, the clock's ticks.
+    assert!(quiet(ENV_TABLE + 64 * 3 + 8, 4));
+    assert!(quiet(table_end - 8, 8));
+    assert!(quiet(CLOCK + 16, 8));
+    assert!(quiet(CLOCK + PAGE_SIZE - 1, 1));
+    // Past either end, or straddling one; the network table, the system
+    // page, user memory, and an address that wraps.
+    assert!(!quiet(table_end, 1));
+    assert!(!quiet(table_end - 4, 8));
+    assert!(!quiet(ENV_TABLE - 8, 8));
+    assert!(!quiet(CLOCK + PAGE_SIZE - 4, 8));
+    assert!(!quiet(NET_TABLE + 64, 8));
+    assert!(!quiet(SYSINFO, 8));
+    assert!(!quiet(0x40_0000, 8));
+    assert!(!quiet(u64::MAX - 3, 8));
+}

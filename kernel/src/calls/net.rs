@@ -128,15 +128,20 @@ pub fn net_template_get(_cx: &mut Cx<'_>, env_slot: EnvCap) -> Result<[u64; 3], 
     })
 }
 
-/// Sends one packet gathered from the pieces described at `pieces`.
+/// Sends one packet gathered from the pieces described at `pieces`: every
+/// piece is checked first (a frame the caller may read, within its page,
+/// the whole within one packet), then gathered straight into a transmit
+/// buffer of the device and checked against the caller's template there; a
+/// refused packet gives the buffer back unsent. One copy, and no packet
+/// buffer on the kernel stack to clear.
 pub fn net_send(cx: &mut Cx<'_>, pieces: u64, count: u64) -> Result<[u64; 1], Error> {
     let count = usize::try_from(count).ok().filter(|&c| (1..=TX_PIECES_MAX).contains(&c)).ok_or(Error::Invalid)?;
     let mut raw = [0u8; 16 * TX_PIECES_MAX];
     user::copy_from_user(&cx.env()?.space, pieces, &mut raw[..count * 16])?;
     let caller = cx.caller;
-    let mut packet = [0u8; PACKET_MAX];
+    let mut gather: [Option<(FrameRef, usize, usize)>; TX_PIECES_MAX] = Default::default();
     let mut len = 0usize;
-    for rec in raw[..count * 16].chunks_exact(16) {
+    for (rec, piece_at) in raw[..count * 16].chunks_exact(16).zip(gather.iter_mut()) {
         let word = |i: usize| u64::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3], 0, 0, 0, 0]);
         let mut slot = [0u8; 8];
         slot.copy_from_slice(&rec[..8]);
@@ -147,22 +152,26 @@ pub fn net_send(cx: &mut Cx<'_>, pieces: u64, count: u64) -> Result<[u64; 1], Er
         let pfn = frame_cap(&mut cx.k.envs, caller, u64::from_le_bytes(slot), Rights::READ)?;
         // A frame the capability names is an environment's, never the kernel's.
         let frame = FrameRef::of_any_env(pfn).ok_or(Error::Denied)?;
-        frame.read(offset, &mut packet[len..len + piece]);
+        *piece_at = Some((frame, offset, piece));
         len += piece;
     }
-    let packet = &packet[..len];
     net::with(|n| {
         let t = n.templates.get(&caller).copied().ok_or(Error::Denied)?;
-        if let Some(why) = template_violation(&t, packet) {
-            log::debug!("env {caller}: packet refused by its template: {why}");
-            n.refused += 1;
-            return Err(Error::Denied);
-        }
         let nic = n.nic.as_mut().ok_or(Error::NotFound)?;
+        let refused = &mut n.refused;
         nic.send(|buf| {
-            let m = packet.len().min(buf.len());
-            buf[..m].copy_from_slice(&packet[..m]);
-            m
+            let packet = buf.get_mut(..len).ok_or(Error::Invalid)?;
+            let mut at = 0;
+            for (frame, offset, piece) in gather.iter().flatten() {
+                frame.read(*offset, &mut packet[at..at + piece]);
+                at += piece;
+            }
+            if let Some(why) = template_violation(&t, packet) {
+                log::debug!("env {caller}: packet refused by its template: {why}");
+                *refused += 1;
+                return Err(Error::Denied);
+            }
+            Ok(len)
         })?;
         n.sent += 1;
         Ok([len as u64])

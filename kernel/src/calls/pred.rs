@@ -50,7 +50,8 @@ pub fn pred_param(cx: &mut Cx<'_>, env_slot: EnvCap, index: u64, param: u64, val
 }
 
 /// Returns the first predicate of `mask` that holds, or sleeps until one
-/// does (re-executing this call when woken).
+/// does (the evaluation that wakes the caller completes this call:
+/// `crate::sleep`).
 pub fn env_sleep(cx: &mut Cx<'_>, mask: u64) -> Result<[u64; 1], Error> {
     if mask == 0 || mask >> PREDICATES != 0 {
         return Err(Error::Invalid);

@@ -20,6 +20,10 @@ pub struct RingDevice {
     pub ring: Ring,
     tx: Tx,
     rx: [u8; PACKET_MAX],
+    /// Where smoltcp writes each packet it sends (kept, not cleared per
+    /// packet: smoltcp writes every byte of what it emits, as it must for
+    /// a driver's reused buffers).
+    txbuf: [u8; PACKET_MAX],
     /// Packets the kernel refused to send (template) or could not queue.
     pub tx_errors: u64,
     /// TCP segments dropped on arrival for a bad checksum.
@@ -31,7 +35,15 @@ pub struct RingDevice {
 impl RingDevice {
     /// A device over `ring`, sending from a fresh frame.
     pub fn new(ring: Ring) -> Result<RingDevice, Error> {
-        Ok(RingDevice { ring, tx: Tx::new()?, rx: [0; PACKET_MAX], tx_errors: 0, rx_bad_checksums: 0, resolver: None })
+        Ok(RingDevice {
+            ring,
+            tx: Tx::new()?,
+            rx: [0; PACKET_MAX],
+            txbuf: [0; PACKET_MAX],
+            tx_errors: 0,
+            rx_bad_checksums: 0,
+            resolver: None,
+        })
     }
 
     /// How long the stack may sleep before it polls again: `ms`, or less
@@ -55,6 +67,7 @@ pub struct Rx<'a>(&'a [u8]);
 /// Permission to send one packet.
 pub struct Send<'a> {
     tx: &'a Tx,
+    buf: &'a mut [u8; PACKET_MAX],
     ring: &'a Ring,
     errors: &'a mut u64,
     resolver: Option<&'a mut Resolver>,
@@ -68,7 +81,7 @@ impl phy::RxToken for Rx<'_> {
 
 impl phy::TxToken for Send<'_> {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(mut self, len: usize, f: F) -> R {
-        let mut buf = [0u8; PACKET_MAX];
+        let buf = self.buf;
         let len = len.min(PACKET_MAX);
         let r = f(&mut buf[..len]);
         let arp = self.resolver.as_deref_mut().map_or(Outgoing::Send, |res| res.outgoing(&buf[..len]));
@@ -93,7 +106,7 @@ impl Device for RingDevice {
     type TxToken<'a> = Send<'a>;
 
     fn receive(&mut self, _timestamp: Instant) -> Option<(Rx<'_>, Send<'_>)> {
-        let RingDevice { ring, tx, rx, tx_errors, rx_bad_checksums, resolver } = self;
+        let RingDevice { ring, tx, rx, txbuf, tx_errors, rx_bad_checksums, resolver } = self;
         // An answer from the neighbour table first; then the ring, where a
         // segment whose checksum fails is dropped, as smoltcp would.
         let n = match resolver.as_mut().and_then(|r| r.incoming(rx)) {
@@ -106,11 +119,17 @@ impl Device for RingDevice {
                 *rx_bad_checksums += 1;
             },
         };
-        Some((Rx(&rx[..n]), Send { tx, ring, errors: tx_errors, resolver: resolver.as_mut() }))
+        Some((Rx(&rx[..n]), Send { tx, buf: txbuf, ring, errors: tx_errors, resolver: resolver.as_mut() }))
     }
 
     fn transmit(&mut self, _timestamp: Instant) -> Option<Send<'_>> {
-        Some(Send { tx: &self.tx, ring: &self.ring, errors: &mut self.tx_errors, resolver: self.resolver.as_mut() })
+        Some(Send {
+            tx: &self.tx,
+            buf: &mut self.txbuf,
+            ring: &self.ring,
+            errors: &mut self.tx_errors,
+            resolver: self.resolver.as_mut(),
+        })
     }
 
     fn capabilities(&self) -> DeviceCapabilities {

@@ -22,6 +22,9 @@ oxok_libos::main!(main);
 /// Offset of `ticks` in the clock page.
 const TICKS: u64 = CLOCK + 16;
 
+/// A word that stays 0 (a predicate waits for it to be 1).
+static NEVER: u64 = 0;
+
 fn install(index: u64, b: &Builder) -> Result<(), Error> {
     let code = b.build().map_err(|_| Error::Invalid)?;
     let bytes = code.as_bytes();
@@ -52,6 +55,19 @@ fn clock() -> i32 {
     t.check(sys::pred_param(0, 0, 0, target2).is_ok(), "parameter changed in place");
     t.check(sys::env_sleep(1) == Ok([0]) && ticks() >= target2, "new deadline honoured without reinstalling");
     println!("sleep: woke again at tick {} (deadline {target2})", ticks());
+
+    // Two predicates, the second the one that comes true: the wake that
+    // completes the sleep names it (a word of this program that stays 0
+    // is watched beside a deadline).
+    let mut never = Builder::new();
+    never.load_u64(core::ptr::addr_of!(NEVER) as u64).eq_imm(1);
+    t.check(install(2, &never).is_ok(), "install a predicate that never holds");
+    let mut deadline = Builder::new();
+    deadline.load_u64(TICKS).ge_param(0);
+    t.check(install(3, &deadline).is_ok(), "install a second deadline");
+    let target3 = ticks() + 20;
+    t.check(sys::pred_param(0, 3, 0, target3).is_ok(), "set the second deadline");
+    t.check(sys::env_sleep(0b1100) == Ok([3]) && ticks() >= target3, "woke naming predicate 3, the one that held");
 
     // Hostile: a predicate can never read what its installer could not.
     let mut kernel = Builder::new();

@@ -169,9 +169,10 @@ impl Nic {
     }
 
     /// Sends one packet that `fill` writes into the buffer it is given (the
-    /// bytes after the virtio header) and whose length it returns.
+    /// bytes after the virtio header) and whose length it returns; an error
+    /// from `fill` sends nothing (the buffer goes back) and is returned.
     /// `WouldBlock` when every buffer is still with the device.
-    pub fn send(&mut self, fill: impl FnOnce(&mut [u8]) -> usize) -> Result<(), Error> {
+    pub fn send(&mut self, fill: impl FnOnce(&mut [u8]) -> Result<usize, Error>) -> Result<(), Error> {
         self.reclaim();
         let mut buf = self.tx_free.pop().ok_or(Error::WouldBlock)?;
         let hdr = match self.raw.fill_buffer_header(buf.bytes()) {
@@ -181,7 +182,13 @@ impl Nic {
                 return Err(Error::Invalid);
             }
         };
-        let len = fill(&mut buf.bytes()[hdr..]);
+        let len = match fill(&mut buf.bytes()[hdr..]) {
+            Ok(len) => len,
+            Err(e) => {
+                self.tx_free.push(buf);
+                return Err(e);
+            }
+        };
         let total = hdr + len;
         // SAFETY: the first `total` bytes of `buf` (a kernel frame) are the
         // packet; `buf` moves into `self.tx` and stays untouched until
