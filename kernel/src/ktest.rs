@@ -32,6 +32,7 @@ pub fn run() -> (usize, usize) {
         ("teardown_finds_every_page_by_the_summaries", teardown_finds_every_page),
         ("rtc_dates_to_unix_time", rtc_dates),
         ("heap_class_lists_keep_a_bounded_amount", heap_lists_bounded),
+        ("every_stack_has_an_unmapped_guard_below_it", stack_guards),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (name, test) in tests {
@@ -298,4 +299,22 @@ fn heap_lists_bounded() -> TestResult {
     }
     let kept = before.saturating_sub(heap::free_below());
     check(kept <= heap::LISTS_MAX, "the class lists kept more than their bound")
+}
+
+/// The kernel stack and each IST stack: the page below it unmapped, its
+/// lowest and highest pages mapped, and the IST's tops where the stacks are.
+fn stack_guards() -> TestResult {
+    use crate::arch::stack::{GUARD_SIZE, IST_STACK_SIZE, KERNEL_STACK_SIZE, guard_of, guards, ist_tops};
+    use crate::mem::paging::kernel_maps;
+    for (i, (guard, name)) in guards().into_iter().enumerate() {
+        let size = if i == 0 { KERNEL_STACK_SIZE } else { IST_STACK_SIZE } as u64;
+        let bottom = guard + GUARD_SIZE as u64;
+        check(!kernel_maps(guard) && !kernel_maps(bottom - 1), "a guard page is mapped")?;
+        check(kernel_maps(bottom) && kernel_maps(bottom + size - 1), "a stack page is not mapped")?;
+        check(guard_of(guard) == Some(name) && guard_of(bottom).is_none(), "a guard is named wrong")?;
+        if i > 0 {
+            check(ist_tops()[i - 1] == bottom + size, "an IST top is not its stack's top")?;
+        }
+    }
+    Ok(())
 }

@@ -91,12 +91,12 @@ fn page_fault_detail(error: u64, addr: u64) -> Detail {
 }
 
 fn kernel_fault(f: &TrapFrame, name: &str) -> ! {
-    // A fault on the guard page below the kernel stack (cr2 there, or the
-    // stack pointer already in it): the stack overflowed.
-    let guard = crate::arch::stack::in_kernel_stack_guard;
-    let overflow = if guard(cpu::cr2()) || guard(f.rsp) { "kernel stack overflow: " } else { "" };
+    // A fault on the guard page below a kernel stack (cr2 there, or the
+    // stack pointer already in it): that stack overflowed.
+    let guard = crate::arch::stack::guard_of;
+    let (stack, overflow) = guard(cpu::cr2()).or(guard(f.rsp)).map_or(("", ""), |stack| (stack, " overflow: "));
     panic!(
-        "{overflow}{name} in kernel mode (vector {}, error {:#x})\n\
+        "{stack}{overflow}{name} in kernel mode (vector {}, error {:#x})\n\
          rip={:#018x} rsp={:#018x} rflags={:#010x} cr2={:#018x} cr3={:#018x}\n\
          rax={:#018x} rbx={:#018x} rcx={:#018x} rdx={:#018x}\n\
          rsi={:#018x} rdi={:#018x} rbp={:#018x} r8 ={:#018x}\n\

@@ -281,9 +281,9 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "ktest",
-        about: "kernel self tests: frame allocator, page tables, checked user copies, teardown",
+        about: "kernel self tests: frame allocator, page tables, checked user copies, teardown, the stacks' guard pages",
         cmdline: "ktest run=hello",
-        expect: &["ktest: 12 passed, 0 failed", "hello: ok", "none leaked"],
+        expect: &["ktest: 13 passed, 0 failed", "hello: ok", "none leaked"],
         forbid: &["FAILED"],
         ..Scenario::DEFAULT
     },

@@ -11,7 +11,7 @@ pub const IST_STACK_SIZE: usize = 16 * 1024;
 #[repr(C, align(16))]
 pub struct Stack<const N: usize>([u8; N]);
 
-/// Bytes of the guard page below the kernel stack.
+/// Bytes of the guard page below each stack.
 pub const GUARD_SIZE: usize = 4096;
 
 /// A stack with a page below it that the kernel's tables leave unmapped
@@ -28,12 +28,15 @@ pub struct GuardedStack<const N: usize> {
 #[unsafe(no_mangle)]
 pub static mut KERNEL_STACK: GuardedStack<KERNEL_STACK_SIZE> =
     GuardedStack { guard: [0; GUARD_SIZE], stack: [0; KERNEL_STACK_SIZE] };
-/// Stack for double faults.
-pub static mut DOUBLE_FAULT_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
-/// Stack for NMIs.
-pub static mut NMI_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
-/// Stack for machine checks.
-pub static mut MACHINE_CHECK_STACK: Stack<IST_STACK_SIZE> = Stack([0; IST_STACK_SIZE]);
+/// Stack for double faults, above its guard page.
+pub static mut DOUBLE_FAULT_STACK: GuardedStack<IST_STACK_SIZE> =
+    GuardedStack { guard: [0; GUARD_SIZE], stack: [0; IST_STACK_SIZE] };
+/// Stack for NMIs, above its guard page.
+pub static mut NMI_STACK: GuardedStack<IST_STACK_SIZE> =
+    GuardedStack { guard: [0; GUARD_SIZE], stack: [0; IST_STACK_SIZE] };
+/// Stack for machine checks, above its guard page.
+pub static mut MACHINE_CHECK_STACK: GuardedStack<IST_STACK_SIZE> =
+    GuardedStack { guard: [0; GUARD_SIZE], stack: [0; IST_STACK_SIZE] };
 
 /// Top (highest address, exclusive) of the kernel stack.
 pub fn kernel_stack_top() -> u64 {
@@ -45,17 +48,25 @@ pub fn kernel_stack_guard() -> u64 {
     (&raw const KERNEL_STACK) as u64
 }
 
-/// True if `addr` lies in the kernel stack's guard page: a fault there is
-/// the kernel stack overflowing.
-pub fn in_kernel_stack_guard(addr: u64) -> bool {
-    (kernel_stack_guard()..kernel_stack_guard() + GUARD_SIZE as u64).contains(&addr)
+/// The guard pages (page-aligned addresses) below every kernel stack, with
+/// the stack's name: the kernel stack, then the IST stacks in IST order.
+pub fn guards() -> [(u64, &'static str); 4] {
+    [
+        (kernel_stack_guard(), "kernel stack"),
+        ((&raw const DOUBLE_FAULT_STACK) as u64, "double-fault stack"),
+        ((&raw const NMI_STACK) as u64, "NMI stack"),
+        ((&raw const MACHINE_CHECK_STACK) as u64, "machine-check stack"),
+    ]
+}
+
+/// The stack whose guard page holds `addr`, if any: a fault there is that
+/// stack overflowing.
+pub fn guard_of(addr: u64) -> Option<&'static str> {
+    guards().into_iter().find(|&(guard, _)| (guard..guard + GUARD_SIZE as u64).contains(&addr)).map(|(_, name)| name)
 }
 
 /// Tops of the three IST stacks, in IST order 1..=3.
 pub fn ist_tops() -> [u64; 3] {
-    [
-        (&raw const DOUBLE_FAULT_STACK) as u64 + IST_STACK_SIZE as u64,
-        (&raw const NMI_STACK) as u64 + IST_STACK_SIZE as u64,
-        (&raw const MACHINE_CHECK_STACK) as u64 + IST_STACK_SIZE as u64,
-    ]
+    let [_, df, nmi, mc] = guards().map(|(guard, _)| guard + (GUARD_SIZE + IST_STACK_SIZE) as u64);
+    [df, nmi, mc]
 }

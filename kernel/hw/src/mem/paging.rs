@@ -90,7 +90,7 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     for i in 0..ENTRIES as u64 {
         write_entry(kpd, i as usize, (i << 21) | pte::PRESENT | pte::WRITABLE | pte::HUGE | GLOBAL);
     }
-    guard_kernel_stack(kpd)?;
+    guard_stacks(kpd)?;
     write_entry(kpdpt, 510, kpd.raw() | pte::PRESENT | pte::WRITABLE);
     write_entry(root, 511, kpdpt.raw() | pte::PRESENT | pte::WRITABLE);
     KERNEL_ROOT.store(root.raw(), Ordering::Relaxed);
@@ -105,22 +105,46 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
 /// Where the kernel image is mapped (its first GiB, in 2 MiB pages).
 const KERNEL_IMAGE: u64 = 0xFFFF_FFFF_8000_0000;
 
-/// Leaves the kernel stack's guard page unmapped in the image mapping
-/// `kpd`: the 2 MiB page that holds it is mapped in 4 KiB pages instead
-/// (one more table), all but the guard. The direct map still reaches the
-/// guard's frame, but the stack is only ever used through the image's
-/// addresses, so an overflow faults there.
-fn guard_kernel_stack(kpd: PhysAddr) -> Result<(), Error> {
-    let guard_pa = crate::arch::stack::kernel_stack_guard() - KERNEL_IMAGE;
-    let big = guard_pa & !((1 << 21) - 1);
-    let pt = new_table()?;
-    for i in 0..ENTRIES as u64 {
-        let pa = big + (i << 12);
-        let entry = if pa == guard_pa { 0 } else { pa | pte::PRESENT | pte::WRITABLE | GLOBAL };
-        write_entry(pt, i as usize, entry);
+/// Leaves the guard page below every kernel stack (the kernel stack and the
+/// IST stacks, `arch::stack::guards`) unmapped in the image mapping `kpd`:
+/// a 2 MiB page that holds one is mapped in 4 KiB pages instead (one more
+/// table each), all but the guards. The direct map still reaches a guard's
+/// frame, but the stacks are only ever used through the image's addresses,
+/// so an overflow faults there.
+fn guard_stacks(kpd: PhysAddr) -> Result<(), Error> {
+    for (guard, _) in crate::arch::stack::guards() {
+        let guard_pa = guard - KERNEL_IMAGE;
+        let big = guard_pa & !((1 << 21) - 1);
+        let at = (big >> 21) as usize;
+        let mut entry = read_entry(kpd, at);
+        if entry & pte::HUGE != 0 {
+            let pt = new_table()?;
+            for i in 0..ENTRIES as u64 {
+                write_entry(pt, i as usize, (big + (i << 12)) | pte::PRESENT | pte::WRITABLE | GLOBAL);
+            }
+            entry = pt.raw() | pte::PRESENT | pte::WRITABLE;
+            write_entry(kpd, at, entry);
+        }
+        write_entry(PhysAddr::of_entry(entry), ((guard_pa - big) >> 12) as usize, 0);
     }
-    write_entry(kpd, (big >> 21) as usize, pt.raw() | pte::PRESENT | pte::WRITABLE);
     Ok(())
+}
+
+/// Whether the kernel's own tables map `va` (a kernel address): for the
+/// self tests of the stacks' guards.
+pub fn kernel_maps(va: u64) -> bool {
+    let mut t = kernel_root();
+    for (level, &i) in indices(va).iter().enumerate() {
+        let e = read_entry(t, i);
+        if e & pte::PRESENT == 0 {
+            return false;
+        }
+        if level < 3 && e & pte::HUGE != 0 {
+            return true;
+        }
+        t = PhysAddr::of_entry(e);
+    }
+    true
 }
 
 /// Exposes one kernel frame read-only at `va` (see [`expose_range`]) and
