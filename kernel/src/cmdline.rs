@@ -43,19 +43,18 @@ pub enum Crash {
 
 /// Parses the whole line. Unknown words are logged and ignored.
 pub fn parse(line: &str) -> Cmdline {
-    // The slot clock's defaults depend on the timer's rate (the last valid
-    // `tick_hz=`, as the loop below takes it).
+    // The timer's rate first (the last valid `tick_hz=`): the slot clock's
+    // defaults depend on it, and the loop below may change them.
     let hz = line
         .split_whitespace()
-        .rev()
-        .filter_map(|w| w.strip_prefix("tick_hz=")?.parse::<u64>().ok())
-        .find(|hz| (10..=10_000).contains(hz))
+        .filter_map(|w| w.strip_prefix("tick_hz=").and_then(tick_hz))
+        .next_back()
         .unwrap_or(crate::timer::DEFAULT_HZ);
     let mut c = Cmdline {
         run: Vec::new(),
         ktest: false,
         crash: None,
-        tick_hz: crate::timer::DEFAULT_HZ,
+        tick_hz: hz,
         slots: crate::slots::defaults_at(hz),
         slot_count: oxok_abi::layout::SLOT_VECTOR_SLOTS,
     };
@@ -71,10 +70,9 @@ pub fn parse(line: &str) -> Cmdline {
                     .collect();
                 c.run.push(programs);
             }
-        } else if let Some(hz) = word.strip_prefix("tick_hz=") {
-            match hz.parse::<u64>() {
-                Ok(hz) if (10..=10_000).contains(&hz) => c.tick_hz = hz,
-                _ => log::warn!("cmdline: tick_hz must be 10..=10000; keeping {}", c.tick_hz),
+        } else if let Some(value) = word.strip_prefix("tick_hz=") {
+            if tick_hz(value).is_none() {
+                log::warn!("cmdline: tick_hz must be 10..=10000; ignoring {value:?} (the rate is {})", c.tick_hz);
             }
         } else if let Some(n) = word.strip_prefix("slots=") {
             match n.parse::<usize>() {
@@ -119,6 +117,12 @@ pub fn parse(line: &str) -> Cmdline {
         c.run.push(alloc::vec![Program { argv: alloc::vec!["init".to_string()] }]);
     }
     c
+}
+
+/// The timer rate a `tick_hz=` value asks for, if it is one the timer
+/// takes (10 to 10,000 Hz).
+fn tick_hz(value: &str) -> Option<u64> {
+    value.parse::<u64>().ok().filter(|hz| (10..=10_000).contains(hz))
 }
 
 #[cfg(feature = "model-process")]
