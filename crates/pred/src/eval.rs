@@ -113,6 +113,8 @@ fn value(o: Operand, params: &[u64; PARAMS], read: &mut impl FnMut(u64, u8) -> O
     let (addr, size) = match o {
         Operand::Imm(v) => return Ok(v),
         Operand::Param(p) => return Ok(params.get(usize::from(p)).copied().unwrap_or(0)),
+        // A memory operand always has an address (`Operand::address`, which
+        // `Program::reads_only` asks too).
         Operand::Mem { .. } | Operand::MemParam { .. } => match o.address(params) {
             Some(at) => at,
             None => return Ok(0),
