@@ -219,8 +219,9 @@ pub(crate) fn two_stacks(ports: &[u16]) -> Result<String, String> {
     Ok(format!("{a}; {b}"))
 }
 
-/// Seconds [`blast_and_echo`] floods for.
-const BLAST_SECS: u64 = 12;
+/// Seconds [`blast_and_echo`] floods for (issue 13's hostile tests: "a
+/// flood of packets from the host for 30 s").
+const BLAST_SECS: u64 = 30;
 
 /// Floods `ports[1]` (a port no guest filter claims) with full-size
 /// datagrams as fast as the host sends them for [`BLAST_SECS`] seconds, and
@@ -310,4 +311,45 @@ pub(crate) fn cork_client(ports: &[u16]) -> Result<String, String> {
     std::thread::sleep(Duration::from_millis(50));
     drop(s2);
     Ok("host: 5,460 corked bytes checked, a connection closed while bytes waited".into())
+}
+
+/// The typist of `net-blast`: starts the echo server from the shell, then
+/// asks the shell for its `net` view every 5 s while the host blasts (the
+/// blast began when the machine did, as this typist): each must answer
+/// within 20 s, and the kernel's count of unclaimed packets (the blast's)
+/// must grow from one answer to the next; once more after the blast. Then
+/// waits for the echo server, which the host's echo check ends, and leaves
+/// the shell.
+pub(crate) fn shell_through_blast(t: &mut crate::typist::Typist<'_>) -> Result<String, String> {
+    let began = Instant::now();
+    t.wait_for("oxok$ ", 60)?;
+    t.send(b"udpecho &\n")?;
+    t.wait_for("udpecho: listening on 10.0.2.15:7", 30)?;
+    let net = |t: &mut crate::typist::Typist<'_>| -> Result<(u64, u128), String> {
+        let asked = Instant::now();
+        t.send(b"net\n")?;
+        let line = t.line_after("received ", "unclaimed ", 20)?;
+        let unclaimed = line
+            .split("unclaimed ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .ok_or_else(|| format!("the net view's header unreadable: {line:?}"))?;
+        Ok((unclaimed, asked.elapsed().as_millis()))
+    };
+    let mut during = Vec::new();
+    while began.elapsed() + Duration::from_secs(8) < Duration::from_secs(BLAST_SECS) {
+        std::thread::sleep(Duration::from_secs(5));
+        during.push(net(t)?);
+    }
+    if during.len() < 3 || !during.windows(2).all(|w| w[1].0 > w[0].0) {
+        return Err(format!("the unclaimed count did not grow between the shell's answers (count, ms): {during:?}"));
+    }
+    std::thread::sleep(Duration::from_secs(BLAST_SECS).saturating_sub(began.elapsed()) + Duration::from_secs(1));
+    let after = net(t)?;
+    t.send(b"wait\nexit 0\n")?;
+    Ok(format!(
+        "typist: the shell answered `net` {} times during the blast (unclaimed packets, ms to answer): {during:?}; after it: {after:?}",
+        during.len()
+    ))
 }
