@@ -49,11 +49,7 @@ fn process_pass(ws: &Workspace, images: &Images, jobs: usize, tally: &mut Tally)
         return;
     }
     let outcomes = scenario::run_all(machines(ws, &images, &chosen), jobs, &log_dir);
-    let failed: Vec<&str> = outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
-    tally.passed += outcomes.len() - failed.len();
-    for o in outcomes.iter().filter(|o| !o.failures.is_empty()) {
-        tally.fail_because(&format!("{}(process)", o.name), &o.failures);
-    }
+    let failed = count_outcomes(tally, &outcomes, "(process)");
     if !failed.is_empty() {
         println!("failed in the process model: {} (logs in {})", failed.join(" "), log_dir.display());
     }
@@ -100,12 +96,7 @@ pub(crate) fn run(opts: &TestOpts) -> Result<(), Failure> {
                     let outcomes = scenario::run_all(runs, opts.jobs, &log_dir);
                     let names: Vec<&str> = outcomes.iter().map(|o| o.name).collect();
                     crate::bbsuite::print_counts(&log_dir, &names);
-                    let failed: Vec<&str> =
-                        outcomes.iter().filter(|o| !o.failures.is_empty()).map(|o| o.name).collect();
-                    tally.passed += outcomes.len() - failed.len();
-                    for o in outcomes.iter().filter(|o| !o.failures.is_empty()) {
-                        tally.fail_because(o.name, &o.failures);
-                    }
+                    let failed = count_outcomes(&mut tally, &outcomes, "");
                     if !failed.is_empty() {
                         println!("failed scenarios: {} (logs in {})", failed.join(" "), log_dir.display());
                     }
@@ -253,6 +244,21 @@ fn machines(ws: &Workspace, images: &Images, chosen: &[Scenario]) -> Vec<(Scenar
             (*s, machine)
         })
         .collect()
+}
+
+/// Counts scenario outcomes into `tally` (a failure named with `suffix`
+/// after its scenario's name, its reasons kept); the failed ones' names.
+fn count_outcomes<'a>(tally: &mut Tally, outcomes: &'a [scenario::Outcome], suffix: &str) -> Vec<&'a str> {
+    let mut failed = Vec::new();
+    for o in outcomes {
+        if o.failures.is_empty() {
+            tally.passed += 1;
+        } else {
+            tally.fail_because(&format!("{}{suffix}", o.name), &o.failures);
+            failed.push(o.name);
+        }
+    }
+    failed
 }
 
 #[cfg(test)]

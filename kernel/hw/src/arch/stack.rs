@@ -7,10 +7,6 @@ pub const KERNEL_STACK_SIZE: usize = 64 * 1024;
 /// Size of each interrupt-stack-table stack (#DF, NMI, #MC).
 pub const IST_STACK_SIZE: usize = 16 * 1024;
 
-/// A 16-byte-aligned stack.
-#[repr(C, align(16))]
-pub struct Stack<const N: usize>([u8; N]);
-
 /// Bytes of the guard page below each stack.
 pub const GUARD_SIZE: usize = 4096;
 
@@ -44,7 +40,7 @@ pub fn kernel_stack_top() -> u64 {
 }
 
 /// Address of the guard page below the kernel stack (page-aligned).
-pub fn kernel_stack_guard() -> u64 {
+fn kernel_stack_guard() -> u64 {
     (&raw const KERNEL_STACK) as u64
 }
 
