@@ -18,6 +18,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::hostidle::HostIdle;
 use super::httpload::{self, Figures};
 use super::httpopts::{Opts, USAGE, parse};
 use super::httptable::{self, Collected};
@@ -137,6 +138,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
     let plugin = if o.counts { Some(crate::icount::build_plugin(&ws)?) } else { None };
     let ns = Netns::create("cargo xtask bench --http")?;
+    // Held until the rounds end (dropped before the table is written).
+    let host_idle = HostIdle::apply(o.host_idle);
+    c.host_idle = host_idle.description.clone();
+    eprintln!("bench: {}", c.host_idle);
     c.load.push(httptable::loadavg());
     for round in 1..=o.rounds {
         let mut order: Vec<&Machine> = machines.iter().collect();
@@ -176,6 +181,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
+    drop(host_idle);
     drop(ns);
     c.load.push(httptable::loadavg());
     let md = httptable::table(&machines, &c, &o, &timestamp);

@@ -1,5 +1,6 @@
 //! The command line of `cargo xtask bench --http`.
 
+use super::hostidle::Policy;
 use std::path::PathBuf;
 
 /// Parsed options.
@@ -21,18 +22,23 @@ pub(crate) struct Opts {
     /// Words added to Oxok's kernel command line after `run=init`
     /// (`--oxok-cmdline 'tick_hz=1000'`), for experiments.
     pub oxok_cmdline: String,
+    /// What idle host cores do during the run (`--host-idle poll|halt`;
+    /// polling by default: `hostidle.rs`).
+    pub host_idle: Policy,
 }
 
 /// The usage text.
 pub(crate) const USAGE: &str =
     "usage: cargo xtask bench --http [--quick] [--rounds N] [--requests N] [--concurrency C] [--secs S]
                                [--roundtrips N] [--bulk-kb K] [--no-offloads-row] [--only M,M…] [--out DIR]
-                               [--counts] [--oxok-cmdline WORDS]
+                               [--counts] [--oxok-cmdline WORDS] [--host-idle poll|halt]
   Machines: httpd, cheetah, tcpecho (Oxok); nginx, nginx-offloads (Linux: nginx and echo).
   --counts: every Oxok boot runs under the instruction-counting plugin and leaves
   its counts beside its log (compare two with `cargo xtask icount --diff`).
   --oxok-cmdline: words added to Oxok's kernel command line (e.g. 'tick_hz=1000');
   the results' QEMU command lines show them.
+  --host-idle: poll (default): idle host cores poll during the run (a 0 µs request on
+  /dev/cpu_dma_latency, dropped at the end); halt: the host's own idle setting.
   Needs root (a network namespace and a tap device are made for the run and removed after it).\n";
 
 /// Parses the arguments after `bench` (`--http` among them).
@@ -50,6 +56,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
         only: None,
         counts: false,
         oxok_cmdline: String::new(),
+        host_idle: Policy::Poll,
     };
     let mut it = args.iter().filter(|a| *a != "--http");
     while let Some(a) = it.next() {
@@ -74,6 +81,12 @@ pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
             "--no-offloads-row" => o.no_offloads_row = true,
             "--counts" => o.counts = true,
             "--oxok-cmdline" => o.oxok_cmdline = it.next().ok_or(USAGE)?.trim().to_string(),
+            "--host-idle" => {
+                o.host_idle = it
+                    .next()
+                    .and_then(|w| Policy::parse(w))
+                    .ok_or_else(|| format!("--host-idle needs poll or halt\n{USAGE}"))?
+            }
             "--only" => o.only = Some(it.next().ok_or(USAGE)?.split(',').map(String::from).collect()),
             "--out" => o.out = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
             _ => return Err(format!("unknown option {a}\n{USAGE}")),
@@ -98,6 +111,9 @@ mod tests {
         let o = parse(&a("--http --quick --rounds 2 --bulk-kb 64")).expect("parses");
         assert_eq!((o.rounds, o.requests, o.bulk_kb, o.quick), (2, 200, 64, true));
         assert!(parse(&a("--http --bogus")).is_err());
+        assert_eq!(parse(&a("--http")).expect("parses").host_idle, Policy::Poll);
+        assert_eq!(parse(&a("--http --host-idle halt")).expect("parses").host_idle, Policy::Halt);
+        assert!(parse(&a("--http --host-idle spin")).is_err());
         assert!(parse(&a("--http --counts")).expect("parses").counts);
         assert!(parse(&a("--rounds")).is_err());
         let with = vec!["--http".to_string(), "--oxok-cmdline".to_string(), "tick_hz=1000 quiet".to_string()];

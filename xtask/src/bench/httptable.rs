@@ -57,6 +57,8 @@ pub(crate) struct Collected {
     pub commands: Vec<(String, String)>,
     /// The host's load averages (`/proc/loadavg`) at the start and the end.
     pub load: Vec<String>,
+    /// What idle host cores did during the run (`hostidle.rs`).
+    pub host_idle: String,
 }
 
 /// The host's 1/5/15-minute load averages now.
@@ -124,8 +126,9 @@ pub(crate) fn table(machines: &[Machine], c: &Collected, o: &Opts, timestamp: &s
     ));
     if !c.load.is_empty() {
         md.push_str(&format!(
-            "Host: 2 cores shared with whatever else runs; load averages (1/5/15 min) {}.\n\n",
-            c.load.join(" → ")
+            "Host: 2 cores shared with whatever else runs; load averages (1/5/15 min) {}; {}.\n\n",
+            c.load.join(" → "),
+            c.host_idle
         ));
     }
     md.push_str("## HTTP (issue 14)\n\n");

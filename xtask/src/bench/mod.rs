@@ -14,6 +14,7 @@ mod disktable;
 mod disktrace;
 mod fluke;
 pub(crate) mod host;
+mod hostidle;
 mod http;
 mod httpload;
 mod httpopts;
