@@ -7,9 +7,9 @@
 //! (from calls and from the scheduler's tick processing), never from an
 //! interrupt handler. The NIC's receive interrupt only sets a flag
 //! ([`IRQ`]); the scheduler takes it under the
-//! kernel lock and calls [`poll_interrupt`], at most [`IRQS_PER_MS`] times
-//! per millisecond of a tick before the interrupt is masked until the next
-//! tick's [`poll`].
+//! kernel lock and calls [`poll_interrupt`]; once the interrupts of a tick
+//! have taken their share of it ([`RX_SHARE`]) the interrupt is masked
+//! until the next tick's [`poll`].
 
 mod pins;
 pub mod ring;
@@ -20,6 +20,7 @@ use crate::env::EnvId;
 use crate::mem::access::FrameRef;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
@@ -31,20 +32,29 @@ use spin::Mutex;
 pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
 /// Most filters installed at once, machine-wide (the filter table's rows).
 pub const MAX_FILTERS: usize = oxok_abi::net::FILTER_ROWS_MAX;
-/// Most receive interrupts handled per millisecond of a tick (64 a tick at
-/// the default 250 Hz); past it (or after one that found a full batch
-/// waiting) the interrupt stays masked until the next tick, so a flood
-/// costs a bounded number of kernel entries per tick. Counted in time, not
-/// ticks: a budget of 4 a tick let 1,000 interrupts a second through at
-/// 250 Hz, and a busy server's packets then waited for the tick (Cheetah's
-/// 1 KB requests 13,789 a second at 1000 Hz, 2,987 at 250); 4 a millisecond
-/// still held `tcpecho`'s round trips to a p99 of 2.3 ms, 16 to 0.34 ms
-/// (`bench/README.md`, "A budget counted in ticks").
-pub const IRQS_PER_MS: u64 = 16;
+/// Each tick, receive interrupts may take at most 1/`RX_SHARE` of its
+/// time (their packets, the sleepers they wake, the switch to one); past
+/// it, or after one that found a full batch waiting, the interrupt stays
+/// masked until the next tick, whose poll takes what waits — so a flood
+/// costs a bounded share of every tick however cheap or dear each of its
+/// interrupts is. Counted in time, not in interrupts: a cap of 16
+/// interrupts a millisecond (the rule before) made one of every 64 of
+/// `tcpecho`'s 28 µs round trips wait up to a tick, about 2 ms
+/// (`bench/README.md`, "A receive budget in time").
+pub const RX_SHARE: u64 = 4;
 
-/// This tick's budget of receive interrupts ([`IRQS_PER_MS`]).
-fn irq_budget() -> u32 {
-    u32::try_from(IRQS_PER_MS.saturating_mul(crate::timer::tick_ms())).unwrap_or(u32::MAX)
+/// TSC cycles receive interrupts took since the last tick's poll.
+static RX_CYCLES: AtomicU64 = AtomicU64::new(0);
+
+/// A receive interrupt's work (its packets and what they woke) took
+/// `cycles` of the TSC: charged to this tick's share.
+pub fn charge_interrupt(cycles: u64) {
+    RX_CYCLES.fetch_add(cycles, Ordering::Relaxed);
+}
+
+/// Whether this tick's receive interrupts used up their share.
+fn share_used() -> bool {
+    RX_CYCLES.load(Ordering::Relaxed) >= crate::timer::tick_cycles() / RX_SHARE
 }
 
 /// Set by the NIC's receive interrupt; taken under the kernel lock.
@@ -76,8 +86,6 @@ pub struct Net {
     pub sent: u64,
     /// Packets refused for their headers.
     pub refused: u64,
-    /// Receive interrupts handled since the last tick.
-    irqs: u32,
     /// Whether the receive interrupt is masked until the next tick.
     irq_masked: bool,
 }
@@ -112,7 +120,6 @@ pub fn init() {
         unclaimed: 0,
         sent: 0,
         refused: 0,
-        irqs: 0,
         irq_masked: false,
     };
     net.publish();
@@ -137,7 +144,7 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
 pub fn poll() {
     let mut guard = NET.lock();
     let Some(net) = guard.as_mut().filter(|n| n.nic.is_some()) else { return };
-    net.irqs = 0;
+    RX_CYCLES.store(0, Ordering::Relaxed);
     if net.irq_masked {
         net.irq_masked = false;
         if let Some(nic) = &net.nic {
@@ -152,12 +159,12 @@ pub fn poll() {
 
 /// After a receive interrupt: takes the waiting packets (a bounded number)
 /// into rings, and masks the interrupt until the next tick when this tick's
-/// budget is used up or the batch was full. Returns the number of packets.
+/// share ([`RX_SHARE`]) is used up or the batch was full. Returns the
+/// number of packets.
 pub fn poll_interrupt() -> usize {
     with(|net| {
-        net.irqs = net.irqs.saturating_add(1);
         let n = net.receive();
-        if !net.irq_masked && (net.irqs >= irq_budget() || n >= virtio_net::QUEUE) {
+        if !net.irq_masked && (share_used() || n >= virtio_net::QUEUE) {
             net.irq_masked = true;
             if let Some(nic) = &net.nic {
                 nic.mask_interrupt(true);
