@@ -48,8 +48,11 @@ pub struct NetHeader {
     pub filters: u64,
     /// Rings bound now.
     pub rings: u64,
-    /// Zero.
-    pub reserved: u64,
+    /// Receive interrupts the kernel took since boot. Each masks the next
+    /// until the program running calls the kernel, the CPU would idle or a
+    /// tick comes: while a program computes without calls, at most one a
+    /// tick.
+    pub interrupts: u64,
 }
 
 /// One ring as the network table shows it.

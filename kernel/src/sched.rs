@@ -70,7 +70,10 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
             }
             halt(k);
         }
-        // Idle until a tick, then let the scheduler look again.
+        // Idle until a tick or a device's interrupt (a receive interrupt
+        // masked since the last is let through now), then let the
+        // scheduler look again.
+        crate::net::idle();
         crate::arch::cpu::wait_for_interrupt();
         catch_up(k, frame);
     }
@@ -267,14 +270,8 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
 /// when the running environment changes (the rest of the ticks are
 /// dropped; the new one's registers are not loaded yet).
 pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
-    if crate::net::IRQ.take() {
-        // Its packets and what they wake are charged to the tick's share
-        // of receive work (`net::RX_SHARE`).
-        let start = crate::arch::cpu::rdtsc();
-        if crate::net::poll_interrupt() > 0 {
-            woken(k, frame);
-        }
-        crate::net::charge_interrupt(crate::arch::cpu::rdtsc().wrapping_sub(start));
+    if crate::net::IRQ.take() && crate::net::poll_interrupt() > 0 {
+        woken(k, frame);
     }
     if crate::xn::IRQ.take() && crate::xn::poll(true) > 0 {
         woken(k, frame);

@@ -9,8 +9,6 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 static TICKS: AtomicU64 = AtomicU64::new(0);
 static HZ: AtomicU64 = AtomicU64::new(0);
-/// TSC cycles in one tick (0 before the timer starts).
-static TICK_CYCLES: AtomicU64 = AtomicU64::new(0);
 
 /// Default timer frequency: Debian's Linux kernels' (`CONFIG_HZ_250`).
 /// Under QEMU's TCG each timer interrupt costs the guest some 40 µs of the
@@ -24,7 +22,6 @@ pub const DEFAULT_HZ: u64 = 250;
 pub fn init(hz: u64, tsc_hz: u64) {
     let rate = apic::start_timer(hz, tsc_hz);
     HZ.store(hz, Ordering::Relaxed);
-    TICK_CYCLES.store(tsc_hz / hz.max(1), Ordering::Relaxed);
     exposed::update_clock(|c| c.tick_hz = hz);
     log::info!("timer: {hz} Hz (APIC timer input {} MHz)", rate / 1_000_000);
 }
@@ -32,11 +29,6 @@ pub fn init(hz: u64, tsc_hz: u64) {
 /// Milliseconds as timer ticks at the running rate, rounded up.
 pub fn ms_to_ticks(ms: u64) -> u64 {
     ms.saturating_mul(HZ.load(Ordering::Relaxed).max(1)).div_ceil(1000)
-}
-
-/// TSC cycles in one tick at the running rate (0 before the timer starts).
-pub fn tick_cycles() -> u64 {
-    TICK_CYCLES.load(Ordering::Relaxed)
 }
 
 /// Timer ticks since the timer started.

@@ -214,7 +214,7 @@ const SHELL: Scenario = Scenario {
         "udpecho: listening on 10.0.2.15:7",
         "udpecho: * datagrams echoed, quit",
         // Which udpecho owns the ARP filter depends on which started first.
-        "received * sent * filters * rings 1",
+        "received * sent * filters * rings 1  interrupts *",
         "ENV * RINGS * PACKETS * DROPPED",
         "FILTER * OWNER * RING*REFINES*ACCEPTED  ATOMS",
         "  - * 0  ether.type=0x0800 ip.version&0xf0=0x40 ip.frag&0x1fff=0x0 ip.proto=udp +ihl udp.dport=9",

@@ -22,8 +22,8 @@ pub fn net() {
         println!("nic {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5]);
     }
     println!(
-        "received {}  unclaimed {}  sent {}  refused {}  filters {}  rings {}",
-        h.received, h.unclaimed, h.sent, h.refused, h.filters, h.rings
+        "received {}  unclaimed {}  sent {}  refused {}  filters {}  rings {}  interrupts {}",
+        h.received, h.unclaimed, h.sent, h.refused, h.filters, h.rings, h.interrupts
     );
     let rings: alloc::vec::Vec<RingRow> = (0..RING_ROWS_MAX).filter_map(exposed::ring_row_at).collect();
     println!("{:>6} {:>8} {:>10} {:>10}", "RING", "OWNER", "PRODUCED", "DROPPED");

@@ -7,9 +7,11 @@
 //! (from calls and from the scheduler's tick processing), never from an
 //! interrupt handler. The NIC's receive interrupt only sets a flag
 //! ([`IRQ`]); the scheduler takes it under the
-//! kernel lock and calls [`poll_interrupt`]; once the interrupts of a tick
-//! have taken their share of it ([`RX_SHARE`]) the interrupt is masked
-//! until the next tick's [`poll`].
+//! kernel lock and calls [`poll_interrupt`], which masks the interrupt
+//! until the program running makes progress (its next call, [`progressed`]),
+//! the CPU would idle ([`idle`]) or the next tick's [`poll`]: receive
+//! livelock avoided as Mogul and Ramakrishnan's polling does — between two
+//! receive interrupts either a program runs or nobody wants the CPU.
 
 mod pins;
 pub mod ring;
@@ -20,7 +22,7 @@ use crate::env::EnvId;
 use crate::mem::access::FrameRef;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
@@ -32,30 +34,9 @@ use spin::Mutex;
 pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
 /// Most filters installed at once, machine-wide (the filter table's rows).
 pub const MAX_FILTERS: usize = oxok_abi::net::FILTER_ROWS_MAX;
-/// Each tick, receive interrupts may take at most 1/`RX_SHARE` of its
-/// time (their packets, the sleepers they wake, the switch to one); past
-/// it, or after one that found a full batch waiting, the interrupt stays
-/// masked until the next tick, whose poll takes what waits — so a flood
-/// costs a bounded share of every tick however cheap or dear each of its
-/// interrupts is. Counted in time, not in interrupts: a cap of 16
-/// interrupts a millisecond (the rule before) made one of every 64 of
-/// `tcpecho`'s 28 µs round trips wait up to a tick, about 2 ms
-/// (`bench/README.md`, "A receive budget in time").
-pub const RX_SHARE: u64 = 4;
-
-/// TSC cycles receive interrupts took since the last tick's poll.
-static RX_CYCLES: AtomicU64 = AtomicU64::new(0);
-
-/// A receive interrupt's work (its packets and what they woke) took
-/// `cycles` of the TSC: charged to this tick's share.
-pub fn charge_interrupt(cycles: u64) {
-    RX_CYCLES.fetch_add(cycles, Ordering::Relaxed);
-}
-
-/// Whether this tick's receive interrupts used up their share.
-fn share_used() -> bool {
-    RX_CYCLES.load(Ordering::Relaxed) >= crate::timer::tick_cycles() / RX_SHARE
-}
+/// Whether the receive interrupt is masked: [`Net::irq_masked`] as an
+/// atomic, for [`progressed`]'s look without the lock.
+static MASKED: AtomicBool = AtomicBool::new(false);
 
 /// Set by the NIC's receive interrupt; taken under the kernel lock.
 pub static IRQ: crate::irqflag::IrqFlag = crate::irqflag::IrqFlag::new();
@@ -86,6 +67,8 @@ pub struct Net {
     pub sent: u64,
     /// Packets refused for their headers.
     pub refused: u64,
+    /// Receive interrupts taken.
+    pub interrupts: u64,
     /// Whether the receive interrupt is masked until the next tick.
     irq_masked: bool,
 }
@@ -120,6 +103,7 @@ pub fn init() {
         unclaimed: 0,
         sent: 0,
         refused: 0,
+        interrupts: 0,
         irq_masked: false,
     };
     net.publish();
@@ -144,13 +128,7 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
 pub fn poll() {
     let mut guard = NET.lock();
     let Some(net) = guard.as_mut().filter(|n| n.nic.is_some()) else { return };
-    RX_CYCLES.store(0, Ordering::Relaxed);
-    if net.irq_masked {
-        net.irq_masked = false;
-        if let Some(nic) = &net.nic {
-            nic.mask_interrupt(false);
-        }
-    }
+    net.set_masked(false);
     // The table's header changes only with what arrives.
     if net.receive() > 0 {
         net.publish();
@@ -158,21 +136,42 @@ pub fn poll() {
 }
 
 /// After a receive interrupt: takes the waiting packets (a bounded number)
-/// into rings, and masks the interrupt until the next tick when this tick's
-/// share ([`RX_SHARE`]) is used up or the batch was full. Returns the
-/// number of packets.
+/// into rings and masks the interrupt until the program running makes
+/// progress, the CPU would idle or the tick comes. Returns the number of
+/// packets.
 pub fn poll_interrupt() -> usize {
     with(|net| {
+        net.interrupts += 1;
         let n = net.receive();
-        if !net.irq_masked && (share_used() || n >= virtio_net::QUEUE) {
-            net.irq_masked = true;
-            if let Some(nic) = &net.nic {
-                nic.mask_interrupt(true);
-            }
-        }
+        net.set_masked(true);
         Ok(n)
     })
     .unwrap_or(0)
+}
+
+/// The running program entered the kernel by a call: it ran since the last
+/// receive interrupt, so the next may come. One atomic load when nothing is
+/// masked.
+#[inline(always)]
+pub fn progressed() {
+    if MASKED.load(Ordering::Relaxed) {
+        unmask();
+    }
+}
+
+/// The CPU is about to idle: nobody wants it, so a masked receive
+/// interrupt may come at once.
+pub fn idle() {
+    if MASKED.load(Ordering::Relaxed) {
+        unmask();
+    }
+}
+
+#[cold]
+fn unmask() {
+    if let Some(net) = NET.lock().as_mut() {
+        net.set_masked(false);
+    }
 }
 
 fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
@@ -207,6 +206,18 @@ impl Net {
         })
     }
 
+    /// Masks or unmasks the receive interrupt (a device write only when
+    /// that changes).
+    fn set_masked(&mut self, masked: bool) {
+        if self.irq_masked != masked {
+            self.irq_masked = masked;
+            MASKED.store(masked, Ordering::Relaxed);
+            if let Some(nic) = &self.nic {
+                nic.mask_interrupt(masked);
+            }
+        }
+    }
+
     /// Rewrites the network table's header.
     fn publish(&self) {
         let mac = self.nic.as_ref().map_or(0, |n| {
@@ -222,7 +233,7 @@ impl Net {
             refused: self.refused,
             filters: self.filters.len() as u64,
             rings: self.bound,
-            reserved: 0,
+            interrupts: self.interrupts,
         });
     }
 
