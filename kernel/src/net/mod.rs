@@ -69,7 +69,9 @@ pub struct Net {
     pub refused: u64,
     /// Receive interrupts taken.
     pub interrupts: u64,
-    /// Whether the receive interrupt is masked until the next tick.
+    /// Whether the receive interrupt is masked (since the last one, until
+    /// the program running calls the kernel, the CPU would idle or the
+    /// tick's poll).
     irq_masked: bool,
 }
 
@@ -160,11 +162,9 @@ pub fn progressed() {
 }
 
 /// The CPU is about to idle: nobody wants it, so a masked receive
-/// interrupt may come at once.
+/// interrupt may come at once, as after a program's progress.
 pub fn idle() {
-    if MASKED.load(Ordering::Relaxed) {
-        unmask();
-    }
+    progressed();
 }
 
 #[cold]

@@ -9,8 +9,8 @@
 //! round trip, the same for Oxok and for Linux, which squeezes their ratio
 //! towards 1 (`bench/README.md`, "The host's idle state").
 //!
-//! [`HostIdle::poll`] makes the host's cores poll instead, for as long as
-//! it is held, the way latency benchmarks are usually run (and tuned's
+//! [`HostIdle::apply`] with [`Policy::Poll`] makes the host's cores poll
+//! instead, for as long as the result is held, the way latency benchmarks are usually run (and tuned's
 //! `latency-performance` profile does): a PM QoS request of 0 µs on
 //! `/dev/cpu_dma_latency`, which the kernel drops when the file is closed —
 //! at the end of the run, on an error or when the process dies.
