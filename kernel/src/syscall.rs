@@ -132,15 +132,15 @@ fn after_call(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, restart: boo
 /// then returns with `sysret` at once, checking only that `rip` is
 /// canonical.
 pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
-    // A call is the caller's progress: a receive interrupt masked since the
-    // last may come again (`net::poll_interrupt`).
-    crate::net::progressed();
     state::with(|k| handle_locked(k, frame))
 }
 
 /// [`handle`] with the kernel state locked.
 #[inline(always)]
 fn handle_locked(k: &mut Kernel, frame: &mut TrapFrame) -> bool {
+    // A call is the caller's progress: a receive interrupt masked since the
+    // last may come again (`net::poll_interrupt`).
+    crate::net::progressed();
     let Some(caller) = k.current else {
         sched::resume(k, frame);
         return false;
