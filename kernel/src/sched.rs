@@ -270,7 +270,8 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
 /// when the running environment changes (the rest of the ticks are
 /// dropped; the new one's registers are not loaded yet).
 pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
-    if crate::net::IRQ.take() && crate::net::poll_interrupt() > 0 {
+    let interrupted = crate::net::IRQ.take();
+    if interrupted && crate::net::poll_interrupt() > 0 {
         woken(k, frame);
     }
     if crate::xn::IRQ.take() && crate::xn::poll(true) > 0 {
@@ -282,7 +283,12 @@ pub fn catch_up(k: &mut Kernel, frame: &mut TrapFrame) {
         if crate::revoke::pending(k) {
             crate::revoke::step(k, crate::revoke::STEP_BUDGET);
         }
-        crate::net::poll();
+        // The tick's poll is for an interrupt masked while nobody made
+        // progress; right after the interrupt's own batch it would only
+        // bring a second one before any program ran.
+        if !interrupted {
+            crate::net::poll();
+        }
         crate::xn::poll(false);
     }
     while k.ticked < now {

@@ -140,7 +140,7 @@ pub extern "C" fn handle(frame: &mut TrapFrame) -> bool {
 fn handle_locked(k: &mut Kernel, frame: &mut TrapFrame) -> bool {
     // A call is the caller's progress: a receive interrupt masked since the
     // last may come again (`net::poll_interrupt`).
-    crate::net::progressed();
+    crate::net::progressed(k.current);
     let Some(caller) = k.current else {
         sched::resume(k, frame);
         return false;

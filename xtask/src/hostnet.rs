@@ -232,18 +232,7 @@ pub(crate) fn blast_and_echo(ports: &[u16]) -> Result<String, String> {
         [e, b, ..] => (*e, *b),
         _ => return Err("two forwarded ports needed".into()),
     };
-    let blaster = || -> Result<u64, String> {
-        let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-        let payload = [0x5au8; 1472];
-        let end = Instant::now() + Duration::from_secs(BLAST_SECS);
-        let mut sent = 0u64;
-        while Instant::now() < end {
-            if sock.send_to(&payload, ("127.0.0.1", blast)).is_ok() {
-                sent += 1;
-            }
-        }
-        Ok(sent)
-    };
+    let blaster = || send_for(blast, &[0x5au8; 1472], BLAST_SECS);
     let (echoed, blasted) = std::thread::scope(|s| {
         let b = s.spawn(blaster);
         std::thread::sleep(Duration::from_secs(BLAST_SECS / 2));
@@ -251,6 +240,32 @@ pub(crate) fn blast_and_echo(ports: &[u16]) -> Result<String, String> {
         (r, b.join().unwrap_or_else(|_| Err("blast thread panicked".into())))
     });
     Ok(format!("{}; host: {} datagrams of 1472 bytes blasted at an unclaimed port", echoed?, blasted?))
+}
+
+/// Seconds [`blast`] sends for: the guest boots meanwhile, and its
+/// receiver takes what comes once its filter is in.
+const DRAIN_BLAST_SECS: u64 = 15;
+
+/// Sends small datagrams to `ports[0]` (the receiver of `net-ring-keeps-up`)
+/// as fast as the host can for [`DRAIN_BLAST_SECS`] seconds.
+pub(crate) fn blast(ports: &[u16]) -> Result<String, String> {
+    let [port, ..] = ports else { return Err("a forwarded port needed".into()) };
+    let sent = send_for(*port, &[0xa5u8; 64], DRAIN_BLAST_SECS)?;
+    Ok(format!("host: {sent} datagrams of 64 bytes blasted"))
+}
+
+/// Sends `payload` to local UDP port `port` as fast as the host can for
+/// `secs` seconds; returns the datagrams sent.
+fn send_for(port: u16, payload: &[u8], secs: u64) -> Result<u64, String> {
+    let sock = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let end = Instant::now() + Duration::from_secs(secs);
+    let mut sent = 0u64;
+    while Instant::now() < end {
+        if sock.send_to(payload, ("127.0.0.1", port)).is_ok() {
+            sent += 1;
+        }
+    }
+    Ok(sent)
 }
 
 /// The `i`th byte of `net-cork`'s stream: the guest's test stream,

@@ -1416,6 +1416,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     crate::scenarios_net::NET_SCENARIOS[11],
     crate::scenarios_net::NET_SCENARIOS[12],
     crate::scenarios_net::NET_SCENARIOS[13],
+    crate::scenarios_net::NET_SCENARIOS[14],
     // The checkpointer (issue 16): `scenarios_ckpt.rs`.
     crate::scenarios_ckpt::CKPT_SCENARIOS[0],
     crate::scenarios_ckpt::CKPT_SCENARIOS[1],

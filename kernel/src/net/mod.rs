@@ -8,10 +8,17 @@
 //! interrupt handler. The NIC's receive interrupt only sets a flag
 //! ([`IRQ`]); the scheduler takes it under the
 //! kernel lock and calls [`poll_interrupt`], which masks the interrupt
-//! until the program running makes progress (its next call, [`progressed`]),
-//! the CPU would idle ([`idle`]) or the next tick's [`poll`]: receive
+//! until the program running makes progress (its next call, [`progressed`])
+//! or the CPU would idle ([`idle`]); the tick's [`poll`] takes a batch
+//! meanwhile, masked the same way: receive
 //! livelock avoided as Mogul and Ramakrishnan's polling does — between two
-//! receive interrupts either a program runs or nobody wants the CPU.
+//! receive interrupts either a program runs or nobody wants the CPU. A
+//! receive takes at most [`BATCH`] packets (half the largest ring), the
+//! interrupt is masked before it takes them, one raised before the mask
+//! took effect waits for the unmask ([`OWED`]), and the tick's poll skips a
+//! tick that already took the interrupt's batch: between two of its calls
+//! a ring's owner meets the batch its call let in and one a tick after
+//! that, and a largest ring holds the first two together.
 
 mod pins;
 pub mod ring;
@@ -22,7 +29,7 @@ use crate::env::EnvId;
 use crate::mem::access::FrameRef;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
@@ -34,9 +41,31 @@ use spin::Mutex;
 pub const MAX_RINGS: usize = oxok_abi::net::RING_ROWS_MAX;
 /// Most filters installed at once, machine-wide (the filter table's rows).
 pub const MAX_FILTERS: usize = oxok_abi::net::FILTER_ROWS_MAX;
+/// The most packets one receive takes from the device (an interrupt's
+/// batch, or the tick's): half the largest ring's entries, so that the
+/// batch a ring's owner wakes to and a tick's, taken before it has read
+/// one, fit together. The rest wait in the device, which holds more than
+/// a batch.
+pub const BATCH: usize = oxok_abi::net::RING_DATA_FRAMES_MAX * oxok_abi::net::ENTRIES_PER_FRAME / 2;
+
 /// Whether the receive interrupt is masked: [`Net::irq_masked`] as an
 /// atomic, for [`progressed`]'s look without the lock.
 static MASKED: AtomicBool = AtomicBool::new(false);
+
+/// Whose calls may find room again while a ring is short of it (see
+/// [`Net::full`]): 0 anyone's (no ring is short), else the short ring's
+/// owner (its raw id), or [`MANY`] when rings of several owners are.
+/// Another program's call cannot make room in a ring it does not read, so
+/// it need not look.
+static SHORT_OWNER: AtomicU32 = AtomicU32::new(0);
+/// [`SHORT_OWNER`] for short rings of more than one owner.
+const MANY: u32 = u32::MAX;
+
+/// Packets may be waiting in the device with no interrupt to come for
+/// them: an interrupt arrived while masked (raised before the mask took
+/// effect) or a receive stopped at [`BATCH`]. The unmask raises the
+/// interrupt again ([`unmask`]).
+static OWED: AtomicBool = AtomicBool::new(false);
 
 /// Set by the NIC's receive interrupt; taken under the kernel lock.
 pub static IRQ: crate::irqflag::IrqFlag = crate::irqflag::IrqFlag::new();
@@ -69,10 +98,14 @@ pub struct Net {
     pub refused: u64,
     /// Receive interrupts taken.
     pub interrupts: u64,
-    /// Whether the receive interrupt is masked (since the last one, until
-    /// the program running calls the kernel, the CPU would idle or the
-    /// tick's poll).
+    /// Whether the receive interrupt is masked (since the last batch, until
+    /// the program running calls the kernel with every ring able to take a
+    /// batch, or the CPU would idle).
     irq_masked: bool,
+    /// Rings (by index) a batch left with less than a batch's room, until
+    /// their owners read enough ([`Net::room`]); each counts the ticks
+    /// since (`Ring::short`).
+    full: [u64; MAX_RINGS / 64],
 }
 
 static NET: Mutex<Option<Net>> = Mutex::new(None);
@@ -107,6 +140,7 @@ pub fn init() {
         refused: 0,
         interrupts: 0,
         irq_masked: false,
+        full: [0; MAX_RINGS / 64],
     };
     net.publish();
     *NET.lock() = Some(net);
@@ -124,15 +158,22 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
     }
 }
 
-/// The tick's poll: unmasks the receive interrupt if a flood masked it,
-/// then takes the packets the NIC received since the last call (a bounded
-/// number) into the rings of the filters that accept them.
+/// The tick's poll: a batch taken as a receive interrupt's (and the
+/// interrupt masked after it the same way), also when the interrupt is
+/// masked already — so a program that computes without calls meets at
+/// most one batch a tick, and packets still come in while it does. Not
+/// at the first tick a ring is short of room at: its owner reads it first
+/// (one that leaves it short longer loses packets to the batches that go
+/// on serving the others). Ticks, not time: a virtual CPU the host did not
+/// run for a while meets several at once.
 pub fn poll() {
     let mut guard = NET.lock();
     let Some(net) = guard.as_mut().filter(|n| n.nic.is_some()) else { return };
-    net.set_masked(false);
+    if net.newly_short() {
+        return;
+    }
     // The table's header changes only with what arrives.
-    if net.receive() > 0 {
+    if net.take_batch() > 0 {
         net.publish();
     }
 }
@@ -144,33 +185,54 @@ pub fn poll() {
 pub fn poll_interrupt() -> usize {
     with(|net| {
         net.interrupts += 1;
-        let n = net.receive();
-        net.set_masked(true);
-        Ok(n)
+        if net.irq_masked {
+            // Raised before the last one masked it, and nobody ran since:
+            // it comes again at the unmask.
+            OWED.store(true, Ordering::Relaxed);
+            return Ok(0);
+        }
+        Ok(net.take_batch())
     })
     .unwrap_or(0)
 }
 
 /// The running program entered the kernel by a call: it ran since the last
-/// receive interrupt, so the next may come. One atomic load when nothing is
-/// masked.
+/// receive interrupt, so the next may come — once every ring can take a
+/// batch (Mogul and Ramakrishnan's feedback from a full queue: packets its
+/// reader is behind on wait in the device, not copied to be dropped). One
+/// atomic load when nothing is masked; while a ring is short of room, only
+/// its owner's calls look again.
 #[inline(always)]
-pub fn progressed() {
+pub fn progressed(caller: Option<EnvId>) {
     if MASKED.load(Ordering::Relaxed) {
-        unmask();
+        let short = SHORT_OWNER.load(Ordering::Relaxed);
+        if short == 0 || short == MANY || caller.is_some_and(|c| c.raw() == short) {
+            unmask(false);
+        }
     }
 }
 
-/// The CPU is about to idle: nobody wants it, so a masked receive
-/// interrupt may come at once, as after a program's progress.
+/// The CPU is about to idle: nobody wants it (a ring's reader too is
+/// asleep), so a masked receive interrupt may come at once.
 pub fn idle() {
-    progressed();
+    if MASKED.load(Ordering::Relaxed) {
+        unmask(true);
+    }
 }
 
+/// Lets the receive interrupt come again (unless a ring is short of room
+/// and not `anyway`); one owed (see [`OWED`]) is raised at once, as the
+/// device raises one held while masked.
 #[cold]
-fn unmask() {
+fn unmask(anyway: bool) {
     if let Some(net) = NET.lock().as_mut() {
+        if !net.room() && !anyway {
+            return;
+        }
         net.set_masked(false);
+    }
+    if OWED.swap(false, Ordering::Relaxed) {
+        crate::arch::apic::self_interrupt(crate::arch::apic::NET_VECTOR);
     }
 }
 
@@ -183,12 +245,90 @@ fn ring_mut(rings: &mut [(u32, Option<Ring>)], id: u64) -> Option<&mut Ring> {
 }
 
 impl Net {
-    /// Copies what the NIC received (at most one queue's worth) into the
+    /// One batch: the interrupt masked first, so that packets coming
+    /// while these are taken stay with the device (its interrupt held
+    /// pending), not a second batch right behind this one before any
+    /// program ran; a full batch may have left some there, so the unmask
+    /// raises the interrupt again.
+    fn take_batch(&mut self) -> usize {
+        self.set_masked(true);
+        let n = self.receive();
+        if n == BATCH {
+            OWED.store(true, Ordering::Relaxed);
+        }
+        self.note_short_owners();
+        n
+    }
+
+    /// Whether every ring can take a batch: the rings a batch left short
+    /// ([`Net::full`]) are looked at again, and those read since (or gone)
+    /// leave the set.
+    fn room(&mut self) -> bool {
+        self.each_short(|_| {});
+        self.full.iter().all(|&w| w == 0)
+    }
+
+    /// Sets [`SHORT_OWNER`] from the rings short of room now.
+    fn note_short_owners(&mut self) {
+        let mut owner = 0;
+        let Net { full, rings, .. } = self;
+        for (w, &word) in full.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(r) = rings.get(w * 64 + i).and_then(|(_, r)| r.as_ref()) {
+                    owner = match owner {
+                        0 => r.owner.raw(),
+                        o if o == r.owner.raw() => o,
+                        _ => MANY,
+                    };
+                }
+            }
+        }
+        SHORT_OWNER.store(owner, Ordering::Relaxed);
+    }
+
+    /// A tick's look at the rings short of room: whether one is so for
+    /// the first tick.
+    fn newly_short(&mut self) -> bool {
+        let mut first = false;
+        self.each_short(|polls| {
+            first |= *polls == 0;
+            *polls = polls.saturating_add(1);
+        });
+        first
+    }
+
+    /// Runs `f` on the tick count of every ring still short of room: the
+    /// rings a batch left short ([`Net::full`]) are looked at again, and
+    /// those read since (or gone) leave the set.
+    fn each_short(&mut self, mut f: impl FnMut(&mut u32)) {
+        let Net { full, rings, .. } = self;
+        for (w, word) in full.iter_mut().enumerate() {
+            let mut bits = *word;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                match rings.get_mut(w * 64 + i).and_then(|(_, r)| r.as_mut()) {
+                    Some(r) if !r.has_room(BATCH) => f(r.short.get_or_insert(0)),
+                    Some(r) => {
+                        r.short = None;
+                        *word &= !(1 << i);
+                    }
+                    None => *word &= !(1 << i),
+                }
+            }
+        }
+        self.note_short_owners();
+    }
+
+    /// Copies what the NIC received (at most [`BATCH`] packets) into the
     /// rings of the filters that accept it; returns the number of packets.
     fn receive(&mut self) -> usize {
-        let Net { nic, rings, filters, filter_rows, received, unclaimed, .. } = self;
+        let Net { nic, rings, filters, filter_rows, received, unclaimed, full, .. } = self;
         let Some(nic) = nic.as_mut() else { return 0 };
-        nic.receive(|packet| {
+        nic.receive(BATCH, |packet| {
             *received += 1;
             match filters.demux(packet).map(|(id, &(_, ring))| (id, ring)) {
                 Some((id, ring)) => {
@@ -199,6 +339,11 @@ impl Net {
                     if let Some(r) = ring_mut(rings, ring) {
                         r.push(packet);
                         table::set_ring((ring & 0xff) as usize, &r.row(ring));
+                        if r.short.is_none() && !r.has_room(BATCH) {
+                            let index = (ring & 0xff) as usize;
+                            full[index / 64] |= 1 << (index % 64);
+                            r.short = Some(0);
+                        }
                     }
                 }
                 None => *unclaimed += 1,

@@ -20,13 +20,16 @@ pub struct Ring {
     data: Vec<FrameRef>,
     /// The kernel's own counters (the header frame holds a copy).
     state: RingHeader,
+    /// Whether it has had less than a batch's room since a batch, and how
+    /// many tick polls came since (kept by the network's receive).
+    pub short: Option<u32>,
 }
 
 impl Ring {
     /// A ring over pinned frames `header` and `data`.
     pub fn new(owner: EnvId, header: FrameRef, data: Vec<FrameRef>) -> Ring {
         let entries = (data.len() * ENTRIES_PER_FRAME) as u64;
-        let ring = Ring { owner, header, data, state: RingHeader { entries, ..RingHeader::default() } };
+        let ring = Ring { owner, header, data, state: RingHeader { entries, ..RingHeader::default() }, short: None };
         ring.publish();
         ring
     }
@@ -34,6 +37,16 @@ impl Ring {
     /// Every frame of the ring (physical addresses).
     pub fn frames(&self) -> impl Iterator<Item = PhysAddr> + '_ {
         core::iter::once(&self.header).chain(self.data.iter()).map(FrameRef::pa)
+    }
+
+    /// Whether the next `n` entries (or all of a smaller ring) are free: the
+    /// owner frees entries in the order they were filled, so the last of
+    /// them being free says so for all.
+    pub fn has_room(&self, n: usize) -> bool {
+        let entries = self.state.entries.max(1);
+        let n = (n as u64).clamp(1, entries);
+        let i = ((self.state.next + n - 1) % entries) as usize;
+        self.data.get(i / ENTRIES_PER_FRAME).is_some_and(|f| f.read_u32((i % ENTRIES_PER_FRAME) * ENTRY_BYTES) == 0)
     }
 
     /// Copies `packet` into the next entry if it is free; otherwise counts

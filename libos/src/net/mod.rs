@@ -134,6 +134,12 @@ impl Ring {
         (page * PAGE_SIZE as usize + (i % ENTRIES_PER_FRAME) * ENTRY_BYTES) / 8
     }
 
+    /// Whether the next entry holds a packet (one load: what [`Ring::recv`]
+    /// looks at first).
+    pub fn ready(&self) -> bool {
+        self.region.words()[self.entry_word(self.next)].load(Ordering::Acquire) & 0xffff_ffff != 0
+    }
+
     /// Copies the next packet into `buf` (truncated to it) and frees its
     /// entry; returns the packet's length, or `None` if the ring is empty.
     pub fn recv(&mut self, buf: &mut [u8]) -> Option<usize> {

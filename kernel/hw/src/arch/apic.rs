@@ -8,6 +8,7 @@ use crate::mem::phys;
 const APIC_BASE: PhysAddr = PhysAddr::new(0xFEE0_0000);
 const REG_EOI: u64 = 0xB0;
 const REG_SPURIOUS: u64 = 0xF0;
+const REG_ICR_LOW: u64 = 0x300;
 const REG_LVT_TIMER: u64 = 0x320;
 const REG_INITIAL_COUNT: u64 = 0x380;
 const REG_CURRENT_COUNT: u64 = 0x390;
@@ -15,6 +16,8 @@ const REG_DIVIDE: u64 = 0x3E0;
 const DIVIDE_BY_16: u32 = 0x3;
 const PERIODIC: u32 = 1 << 17;
 const MASKED: u32 = 1 << 16;
+/// ICR destination shorthand: this CPU.
+const TO_SELF: u32 = 1 << 18;
 
 /// Vector of the timer interrupt.
 pub const TIMER_VECTOR: u8 = 0x30;
@@ -67,6 +70,12 @@ pub fn start_timer(hz: u64, tsc_hz: u64) -> u64 {
     write(REG_LVT_TIMER, PERIODIC | u32::from(TIMER_VECTOR));
     write(REG_INITIAL_COUNT, period);
     rate
+}
+
+/// Sends this CPU an interrupt on `vector` (fixed delivery): it is taken
+/// as soon as interrupts are enabled, as a device's would be.
+pub fn self_interrupt(vector: u8) {
+    write(REG_ICR_LOW, TO_SELF | u32::from(vector));
 }
 
 /// Acknowledges the interrupt being handled.

@@ -131,12 +131,13 @@ impl Nic {
         }
     }
 
-    /// Hands each packet the device has received to `deliver` (at most one
-    /// queue's worth per call) and posts its buffer again. Returns the
-    /// number of packets.
-    pub fn receive(&mut self, mut deliver: impl FnMut(&[u8])) -> usize {
+    /// Hands each packet the device has received to `deliver` (at most
+    /// `max`, and one queue's worth, per call) and posts its buffer again;
+    /// the rest stay with the device for the next call. Returns the number
+    /// of packets.
+    pub fn receive(&mut self, max: usize, mut deliver: impl FnMut(&[u8])) -> usize {
         let mut n = 0;
-        while n < QUEUE {
+        while n < max.min(QUEUE) {
             let Some(token) = self.raw.poll_receive() else { break };
             let Some(mut buf) = self.rx.get_mut(usize::from(token)).and_then(Option::take) else { break };
             // SAFETY: `buf` is the buffer posted under `token`; the device
