@@ -487,6 +487,8 @@ impl Net {
         table::set_ring((id & 0xff) as usize, &RingRow::default());
         let ring = entry.1.take();
         self.bound -= u64::from(ring.is_some());
+        // A short ring gone: whose calls may unmask is decided again.
+        self.each_short(|_| {});
         Ok(Pins::of(ring.map(|r| r.frames().collect()).unwrap_or_default()))
     }
 
