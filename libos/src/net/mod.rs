@@ -134,21 +134,27 @@ impl Ring {
         (page * PAGE_SIZE as usize + (i % ENTRIES_PER_FRAME) * ENTRY_BYTES) / 8
     }
 
+    /// The next entry's owner word (its index) and the length it holds (0:
+    /// free, no packet yet).
+    fn next_entry(&self) -> (usize, usize) {
+        let w = self.entry_word(self.next);
+        (w, (self.region.words()[w].load(Ordering::Acquire) & 0xffff_ffff) as usize)
+    }
+
     /// Whether the next entry holds a packet (one load: what [`Ring::recv`]
     /// looks at first).
     pub fn ready(&self) -> bool {
-        self.region.words()[self.entry_word(self.next)].load(Ordering::Acquire) & 0xffff_ffff != 0
+        self.next_entry().1 != 0
     }
 
     /// Copies the next packet into `buf` (truncated to it) and frees its
     /// entry; returns the packet's length, or `None` if the ring is empty.
     pub fn recv(&mut self, buf: &mut [u8]) -> Option<usize> {
-        let words = self.region.words();
-        let w = self.entry_word(self.next);
-        let len = (words[w].load(Ordering::Acquire) & 0xffff_ffff) as usize;
+        let (w, len) = self.next_entry();
         if len == 0 {
             return None;
         }
+        let words = self.region.words();
         let len = len.min(ENTRY_BYTES - ENTRY_DATA).min(PACKET_MAX);
         let n = len.min(buf.len());
         // The kernel wrote the packet before its length (`Acquire` above)
