@@ -6,19 +6,20 @@
 //! All of it sits behind one lock, taken only with the kernel lock held
 //! (from calls and from the scheduler's tick processing), never from an
 //! interrupt handler. The NIC's receive interrupt only sets a flag
-//! ([`IRQ`]); the scheduler takes it under the
-//! kernel lock and calls [`poll_interrupt`], which masks the interrupt
-//! until the program running makes progress (its next call, [`progressed`])
-//! or the CPU would idle ([`idle`]); the tick's [`poll`] takes a batch
-//! meanwhile, masked the same way: receive
-//! livelock avoided as Mogul and Ramakrishnan's polling does — between two
-//! receive interrupts either a program runs or nobody wants the CPU. A
-//! receive takes at most [`BATCH`] packets (half the largest ring), the
-//! interrupt is masked before it takes them, one raised before the mask
-//! took effect waits for the unmask ([`OWED`]), and the tick's poll skips a
-//! tick that already took the interrupt's batch: between two of its calls
-//! a ring's owner meets the batch its call let in and one a tick after
-//! that, and a largest ring holds the first two together.
+//! ([`IRQ`]); the scheduler takes it under the kernel lock and calls
+//! [`poll_interrupt`], which takes a batch of at most [`BATCH`] packets
+//! (half the largest ring) with the interrupt masked first, and leaves it
+//! masked until the program running makes progress (its next call,
+//! [`progressed`]) or the CPU would idle ([`idle`]); the tick's [`poll`]
+//! takes a batch meanwhile, masked the same way, unless the interrupt's
+//! came in the same pass. Receive livelock is avoided as in Mogul and
+//! Ramakrishnan's polling — between two receive interrupts either a
+//! program runs or nobody wants the CPU — and with their feedback from full
+//! queues: while a batch has left a ring short of room for another (for
+//! at most [`WAIT_TICKS`] ticks), only its owner's calls unmask and the
+//! tick takes no batch, so what its reader is behind on waits in the
+//! device instead of being copied to be dropped. An interrupt raised before the mask took
+//! effect waits for the unmask ([`OWED`]).
 
 mod pins;
 pub mod ring;
@@ -48,15 +49,21 @@ pub const MAX_FILTERS: usize = oxok_abi::net::FILTER_ROWS_MAX;
 /// a batch.
 pub const BATCH: usize = oxok_abi::net::RING_DATA_FRAMES_MAX * oxok_abi::net::ENTRIES_PER_FRAME / 2;
 
+/// Ticks a ring short of room is waited for (see [`Net::waiting`]): its
+/// reader is behind but reading; one that stays behind longer (a stopped
+/// or hostile reader) is not, and loses packets while the others are
+/// served.
+const WAIT_TICKS: u32 = 4;
+
 /// Whether the receive interrupt is masked: [`Net::irq_masked`] as an
 /// atomic, for [`progressed`]'s look without the lock.
 static MASKED: AtomicBool = AtomicBool::new(false);
 
-/// Whose calls may find room again while a ring is short of it (see
-/// [`Net::full`]): 0 anyone's (no ring is short), else the short ring's
-/// owner (its raw id), or [`MANY`] when rings of several owners are.
-/// Another program's call cannot make room in a ring it does not read, so
-/// it need not look.
+/// Whose calls may find room again while a ring's reader is waited for
+/// (see [`Net::waiting`]): 0 anyone's (no ring's is), else
+/// that ring's owner (its raw id), or [`MANY`] when rings of several
+/// owners are. Another program's call cannot make room in a ring it does
+/// not read, so it need not look.
 static SHORT_OWNER: AtomicU32 = AtomicU32::new(0);
 /// [`SHORT_OWNER`] for short rings of more than one owner.
 const MANY: u32 = u32::MAX;
@@ -99,12 +106,13 @@ pub struct Net {
     /// Receive interrupts taken.
     pub interrupts: u64,
     /// Whether the receive interrupt is masked (since the last batch, until
-    /// the program running calls the kernel with every ring able to take a
-    /// batch, or the CPU would idle).
+    /// the program running calls the kernel with no ring's reader waited
+    /// for, or the CPU would idle).
     irq_masked: bool,
     /// Rings (by index) a batch left with less than a batch's room, until
-    /// their owners read enough ([`Net::room`]); each counts the ticks
-    /// since (`Ring::short`).
+    /// their owners read enough; each counts the ticks since
+    /// (`Ring::short`), and is waited for in the first [`WAIT_TICKS`]
+    /// ([`Net::waiting`]).
     full: [u64; MAX_RINGS / 64],
 }
 
@@ -162,14 +170,13 @@ pub fn with<R>(f: impl FnOnce(&mut Net) -> Result<R, Error>) -> Result<R, Error>
 /// interrupt masked after it the same way), also when the interrupt is
 /// masked already — so a program that computes without calls meets at
 /// most one batch a tick, and packets still come in while it does. Not
-/// at the first tick a ring is short of room at: its owner reads it first
-/// (one that leaves it short longer loses packets to the batches that go
-/// on serving the others). Ticks, not time: a virtual CPU the host did not
-/// run for a while meets several at once.
+/// while a ring's reader is waited for ([`Net::waiting`]): it reads first
+/// (one that stays behind longer loses packets to the batches that go on
+/// serving the others, and calls unmask again).
 pub fn poll() {
     let mut guard = NET.lock();
     let Some(net) = guard.as_mut().filter(|n| n.nic.is_some()) else { return };
-    if net.newly_short() {
+    if net.tick_waiting() {
         return;
     }
     // The table's header changes only with what arrives.
@@ -197,11 +204,12 @@ pub fn poll_interrupt() -> usize {
 }
 
 /// The running program entered the kernel by a call: it ran since the last
-/// receive interrupt, so the next may come — once every ring can take a
-/// batch (Mogul and Ramakrishnan's feedback from a full queue: packets its
-/// reader is behind on wait in the device, not copied to be dropped). One
-/// atomic load when nothing is masked; while a ring is short of room, only
-/// its owner's calls look again.
+/// receive interrupt, so the next may come — once no ring whose reader is
+/// waited for is short of a batch's room (Mogul and Ramakrishnan's
+/// feedback from a full queue: packets its reader is behind on wait in the
+/// device, not copied to be dropped; [`Net::waiting`]). One atomic load
+/// when nothing is masked; while such a ring is short, only its owner's
+/// calls look again.
 #[inline(always)]
 pub fn progressed(caller: Option<EnvId>) {
     if MASKED.load(Ordering::Relaxed) {
@@ -220,13 +228,13 @@ pub fn idle() {
     }
 }
 
-/// Lets the receive interrupt come again (unless a ring is short of room
-/// and not `anyway`); one owed (see [`OWED`]) is raised at once, as the
-/// device raises one held while masked.
+/// Lets the receive interrupt come again (unless a ring's reader is
+/// waited for and not `anyway`); one owed (see [`OWED`]) is raised at
+/// once, as the device raises one held while masked.
 #[cold]
 fn unmask(anyway: bool) {
     if let Some(net) = NET.lock().as_mut() {
-        if !net.room() && !anyway {
+        if !anyway && net.waiting() {
             return;
         }
         net.set_masked(false);
@@ -260,15 +268,17 @@ impl Net {
         n
     }
 
-    /// Whether every ring can take a batch: the rings a batch left short
-    /// ([`Net::full`]) are looked at again, and those read since (or gone)
-    /// leave the set.
-    fn room(&mut self) -> bool {
-        self.each_short(|_| {});
-        self.full.iter().all(|&w| w == 0)
+    /// Whether a ring that became short of room fewer than [`WAIT_TICKS`]
+    /// ticks ago still is: its reader is waited for (no unmask at another's
+    /// call, no tick's batch). One short longer is not: it loses packets,
+    /// the others are served.
+    fn waiting(&mut self) -> bool {
+        let mut waited = false;
+        self.each_short(|ticks| waited |= *ticks < WAIT_TICKS);
+        waited
     }
 
-    /// Sets [`SHORT_OWNER`] from the rings short of room now.
+    /// Sets [`SHORT_OWNER`] from the rings waited for now.
     fn note_short_owners(&mut self) {
         let mut owner = 0;
         let Net { full, rings, .. } = self;
@@ -277,7 +287,11 @@ impl Net {
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if let Some(r) = rings.get(w * 64 + i).and_then(|(_, r)| r.as_ref()) {
+                if let Some(r) = rings
+                    .get(w * 64 + i)
+                    .and_then(|(_, r)| r.as_ref())
+                    .filter(|r| r.short.is_some_and(|t| t < WAIT_TICKS))
+                {
                     owner = match owner {
                         0 => r.owner.raw(),
                         o if o == r.owner.raw() => o,
@@ -289,15 +303,15 @@ impl Net {
         SHORT_OWNER.store(owner, Ordering::Relaxed);
     }
 
-    /// A tick's look at the rings short of room: whether one is so for
-    /// the first tick.
-    fn newly_short(&mut self) -> bool {
-        let mut first = false;
-        self.each_short(|polls| {
-            first |= *polls == 0;
-            *polls = polls.saturating_add(1);
+    /// A tick's look at the rings short of room: whether one is waited
+    /// for ([`Net::waiting`]); each counts the tick.
+    fn tick_waiting(&mut self) -> bool {
+        let mut waited = false;
+        self.each_short(|ticks| {
+            waited |= *ticks < WAIT_TICKS;
+            *ticks = ticks.saturating_add(1);
         });
-        first
+        waited
     }
 
     /// Runs `f` on the tick count of every ring still short of room: the
