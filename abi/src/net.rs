@@ -48,10 +48,11 @@ pub struct NetHeader {
     pub filters: u64,
     /// Rings bound now.
     pub rings: u64,
-    /// Receive interrupts the kernel took since boot. Each masks the next
-    /// until the program running calls the kernel, the CPU would idle or a
-    /// tick comes: while a program computes without calls, at most one a
-    /// tick.
+    /// Receive interrupts the kernel took since boot. Each takes a batch
+    /// and masks the next until a program calls the kernel (while a ring a
+    /// batch left full is waited for, only its owner) or the CPU would
+    /// idle; meanwhile the tick takes a batch, so a program computing
+    /// without calls meets at most one a tick.
     pub interrupts: u64,
 }
 

@@ -87,10 +87,10 @@ const SINK: Scenario = Scenario {
 const KEEPS_UP: Scenario = Scenario {
     name: "net-ring-keeps-up",
     about: "the host blasts small datagrams for 15 s at a receiver with a largest ring that empties it at every \
-            wake: from its first read on the kernel drops (almost) none — a thousandth, against a tenth copied to \
-            be dropped before (a receive takes half a largest ring; the interrupt stays masked until a call finds \
-            every ring with room for another batch or the CPU would idle; no tick's batch at the first tick a ring \
-            is short at)",
+            wake: from its first read on the kernel drops at most a thousandth of what comes, against a fifth \
+            copied to be dropped before (a receive takes half a largest ring; while a ring a batch left short is \
+            waited for, up to four ticks, the interrupt stays masked until its owner calls or the CPU would idle, \
+            and the tick takes no batch)",
     cmdline: "run=arpd+--while-others&net-drain",
     expect: &[
         "net-drain: ring of 62 entries bound to UDP 9",

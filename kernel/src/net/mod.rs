@@ -18,8 +18,8 @@
 //! queues: while a batch has left a ring short of room for another (for
 //! at most [`WAIT_TICKS`] ticks), only its owner's calls unmask and the
 //! tick takes no batch, so what its reader is behind on waits in the
-//! device instead of being copied to be dropped. An interrupt raised before the mask took
-//! effect waits for the unmask ([`OWED`]).
+//! device instead of being copied to be dropped. An interrupt raised
+//! before the mask took effect waits for the unmask ([`OWED`]).
 
 mod pins;
 pub mod ring;
@@ -264,7 +264,7 @@ impl Net {
         if n == BATCH {
             OWED.store(true, Ordering::Relaxed);
         }
-        self.note_short_owners();
+        self.each_short(|_| {});
         n
     }
 
@@ -276,31 +276,6 @@ impl Net {
         let mut waited = false;
         self.each_short(|ticks| waited |= *ticks < WAIT_TICKS);
         waited
-    }
-
-    /// Sets [`SHORT_OWNER`] from the rings waited for now.
-    fn note_short_owners(&mut self) {
-        let mut owner = 0;
-        let Net { full, rings, .. } = self;
-        for (w, &word) in full.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let i = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if let Some(r) = rings
-                    .get(w * 64 + i)
-                    .and_then(|(_, r)| r.as_ref())
-                    .filter(|r| r.short.is_some_and(|t| t < WAIT_TICKS))
-                {
-                    owner = match owner {
-                        0 => r.owner.raw(),
-                        o if o == r.owner.raw() => o,
-                        _ => MANY,
-                    };
-                }
-            }
-        }
-        SHORT_OWNER.store(owner, Ordering::Relaxed);
     }
 
     /// A tick's look at the rings short of room: whether one is waited
@@ -316,16 +291,28 @@ impl Net {
 
     /// Runs `f` on the tick count of every ring still short of room: the
     /// rings a batch left short ([`Net::full`]) are looked at again, and
-    /// those read since (or gone) leave the set.
+    /// those read since (or gone) leave the set; [`SHORT_OWNER`] is set
+    /// from the ones waited for.
     fn each_short(&mut self, mut f: impl FnMut(&mut u32)) {
         let Net { full, rings, .. } = self;
+        let mut owner = 0;
         for (w, word) in full.iter_mut().enumerate() {
             let mut bits = *word;
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 match rings.get_mut(w * 64 + i).and_then(|(_, r)| r.as_mut()) {
-                    Some(r) if !r.has_room(BATCH) => f(r.short.get_or_insert(0)),
+                    Some(r) if !r.has_room(BATCH) => {
+                        let ticks = r.short.get_or_insert(0);
+                        f(ticks);
+                        if *ticks < WAIT_TICKS {
+                            owner = match owner {
+                                0 => r.owner.raw(),
+                                o if o == r.owner.raw() => o,
+                                _ => MANY,
+                            };
+                        }
+                    }
                     Some(r) => {
                         r.short = None;
                         *word &= !(1 << i);
@@ -334,7 +321,7 @@ impl Net {
                 }
             }
         }
-        self.note_short_owners();
+        SHORT_OWNER.store(owner, Ordering::Relaxed);
     }
 
     /// Copies what the NIC received (at most [`BATCH`] packets) into the
