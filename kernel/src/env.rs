@@ -205,6 +205,14 @@ impl Env {
         &mut self.regs
     }
 
+    /// Saves `frame` as its user registers ([`Env::regs_mut`]'s spill
+    /// first, then one copy straight into place).
+    #[inline(always)]
+    pub fn save_regs(&mut self, frame: &TrapFrame) {
+        self.pct.spill(&self.regs);
+        self.regs.copy_from(frame);
+    }
+
     /// The state a transfer it serves interrupted, if it serves one.
     pub fn pct_saved(&self) -> Option<&TrapFrame> {
         self.pct.saved(&self.regs)
@@ -322,6 +330,18 @@ struct Row {
     /// Its last environment is still being torn down: the row is not
     /// reused until that is finished (so at most `MAX_ENVS` are dying).
     tearing: bool,
+}
+
+/// Two live environments and their CPU ledgers ([`EnvTable::pair`]).
+pub struct Pair<'a> {
+    /// The one giving up the CPU.
+    pub from: &'a mut Env,
+    /// The one taking it.
+    pub to: &'a mut Env,
+    /// `from`'s CPU ledger.
+    pub from_ledger: &'a mut oxok_slots::CpuLedger,
+    /// `to`'s CPU ledger.
+    pub to_ledger: &'a mut oxok_slots::CpuLedger,
 }
 
 /// A destroyed environment whose resources are still being released; its
@@ -464,6 +484,18 @@ impl EnvTable {
     pub fn get(&mut self, id: EnvId) -> Option<&mut Env> {
         let row = &mut self.rows[id.row()];
         row.env.as_deref_mut().filter(|e| e.id == id)
+    }
+
+    /// Two different live environments and their CPU ledgers, to change
+    /// together (a hand-off of the CPU from `a` to `b`): `None` if either
+    /// is not alive or they are one.
+    #[inline(always)]
+    pub fn pair(&mut self, a: EnvId, b: EnvId) -> Option<Pair<'_>> {
+        let [ra, rb] = self.rows.get_disjoint_mut([a.row(), b.row()]).ok()?;
+        let from = ra.env.as_deref_mut().filter(|e| e.id == a)?;
+        let to = rb.env.as_deref_mut().filter(|e| e.id == b)?;
+        let (from_ledger, to_ledger) = self.run_rows.pair_mut(a.row(), b.row())?;
+        Some(Pair { from, to, from_ledger, to_ledger })
     }
 
     /// The environment whose id's number is `n` (as an atomic word keeps

@@ -51,7 +51,7 @@
 use crate::arch::fpu;
 use crate::env::{Env, EnvId, EnvTable};
 use alloc::boxed::Box;
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use oxok_abi::Error;
 use oxok_abi::FpuState;
 use oxok_abi::layout::USER_TOP;
@@ -121,10 +121,31 @@ static BASES_LIVE: AtomicU32 = AtomicU32::new(0);
 /// last loaded with zeros. A program can only clear a base (by loading a
 /// selector), never set one, so while this is false both MSRs are 0.
 static BASES_NONZERO: AtomicBool = AtomicBool::new(true);
-/// Lazy switching (CR0.TS and #NM) instead of eager.
-static LAZY: AtomicBool = AtomicBool::new(false);
-/// No switching at all (`fpu=off`, measurement only).
-static OFF: AtomicBool = AtomicBool::new(false);
+/// The switching policy: [`EAGER`], [`LAZY`] (CR0.TS and #NM) or [`OFF`]
+/// (no switching at all, measurement only), one word for the one load a
+/// switch makes to learn it.
+static MODE: AtomicU8 = AtomicU8::new(EAGER);
+const EAGER: u8 = 0;
+const LAZY: u8 = 1;
+const OFF: u8 = 2;
+
+/// Eager switching, the default.
+#[inline(always)]
+fn eager() -> bool {
+    MODE.load(Ordering::Relaxed) == EAGER
+}
+
+/// Lazy switching.
+#[inline(always)]
+fn lazy() -> bool {
+    MODE.load(Ordering::Relaxed) == LAZY
+}
+
+/// No switching (`fpu=off`).
+#[inline(always)]
+fn off() -> bool {
+    MODE.load(Ordering::Relaxed) == OFF
+}
 
 /// Enables the unit (once, at boot).
 pub fn init() {
@@ -135,9 +156,11 @@ pub fn init() {
 /// (measurement only); false if `word` is not an `fpu=` word.
 pub fn config_word(word: &str) -> bool {
     match word.strip_prefix("fpu=") {
-        Some("lazy") => LAZY.store(true, Ordering::Relaxed),
-        Some("eager") => LAZY.store(false, Ordering::Relaxed),
-        Some("off") => OFF.store(true, Ordering::Relaxed),
+        // `off` stands whatever comes after it.
+        Some("lazy") if !off() => MODE.store(LAZY, Ordering::Relaxed),
+        Some("eager") if !off() => MODE.store(EAGER, Ordering::Relaxed),
+        Some("lazy" | "eager") => {}
+        Some("off") => MODE.store(OFF, Ordering::Relaxed),
         Some(other) => log::warn!("cmdline: fpu must be eager, lazy or off, not {other:?}"),
         None => return false,
     }
@@ -146,9 +169,9 @@ pub fn config_word(word: &str) -> bool {
 
 /// The switching policy's name, for the boot log.
 pub fn policy() -> &'static str {
-    if OFF.load(Ordering::Relaxed) {
+    if off() {
         "off"
-    } else if LAZY.load(Ordering::Relaxed) {
+    } else if lazy() {
         "lazy"
     } else {
         "eager"
@@ -164,8 +187,7 @@ pub fn policy() -> &'static str {
 #[inline(always)]
 pub fn switch_to(envs: &mut EnvTable, e: EnvId) -> Option<&mut Env> {
     let live = FPU_LIVE.load(Ordering::Relaxed);
-    let eager = !(OFF.load(Ordering::Relaxed) || LAZY.load(Ordering::Relaxed));
-    if !eager || live != BASES_LIVE.load(Ordering::Relaxed) || live == e.raw() {
+    if !eager() || live != BASES_LIVE.load(Ordering::Relaxed) || live == e.raw() {
         save_outgoing(envs, e);
         let env = envs.get(e)?;
         load_incoming(env);
@@ -188,6 +210,33 @@ pub fn switch_to(envs: &mut EnvTable, e: EnvId) -> Option<&mut Env> {
     Some(env)
 }
 
+/// Whether a hand-off from `from` may use [`hand_over`]: eager switching,
+/// and the unit and the bases both `from`'s (as after any switch to it).
+#[inline(always)]
+pub fn hand_over_ready(from: EnvId) -> bool {
+    let live = FPU_LIVE.load(Ordering::Relaxed);
+    live == from.raw() && live == BASES_LIVE.load(Ordering::Relaxed) && eager()
+}
+
+/// [`switch_to`]'s usual case for a caller holding both environments,
+/// after [`hand_over_ready`] for `from`: `from`'s live state saved into its
+/// image, `to`'s loaded.
+#[inline(always)]
+pub fn hand_over(from: &mut Env, to: &Env) {
+    let into = to.ext.fpu().unwrap_or(&FpuState::CLEAN);
+    match from.ext.image.as_deref_mut() {
+        Some(image) => {
+            keep_bases(image);
+            fpu::exchange(&mut image.fpu, into);
+        }
+        None => fpu::restore(into),
+    }
+    let (fs, gs) = to.ext.bases();
+    load_bases(fs, gs);
+    FPU_LIVE.store(to.id.raw(), Ordering::Relaxed);
+    BASES_LIVE.store(to.id.raw(), Ordering::Relaxed);
+}
+
 /// The first half of a switch to `e` (the scheduler's `load`; the second
 /// half, [`load_incoming`], takes the incoming environment itself, so that
 /// a switch looks each environment up once): whatever of another
@@ -197,7 +246,7 @@ pub fn switch_to(envs: &mut EnvTable, e: EnvId) -> Option<&mut Env> {
 fn save_outgoing(envs: &mut EnvTable, e: EnvId) {
     let bases_old = BASES_LIVE.load(Ordering::Relaxed);
     let fpu_old = FPU_LIVE.load(Ordering::Relaxed);
-    let eager = !(OFF.load(Ordering::Relaxed) || LAZY.load(Ordering::Relaxed));
+    let eager = eager();
     let save_bases = bases_old != e.raw();
     let save_fpu = eager && fpu_old != e.raw();
     if save_bases && save_fpu && bases_old == fpu_old {
@@ -244,9 +293,9 @@ fn load_incoming(env: &Env) {
         load_bases(fs, gs);
         BASES_LIVE.store(e, Ordering::Relaxed);
     }
-    if FPU_LIVE.load(Ordering::Relaxed) == e || OFF.load(Ordering::Relaxed) {
+    if FPU_LIVE.load(Ordering::Relaxed) == e || off() {
         fpu::set_trap(false);
-    } else if LAZY.load(Ordering::Relaxed) {
+    } else if lazy() {
         fpu::set_trap(true);
     } else {
         take_image(env);
@@ -256,6 +305,7 @@ fn load_incoming(env: &Env) {
 /// Loads the base MSRs (and null selectors); writes the MSRs only when a
 /// base is nonzero or one may be (with both zero and known zero, the null
 /// selectors are all that changes).
+#[inline(always)]
 fn load_bases(fs: u64, gs: u64) {
     let nonzero = (fs | gs) != 0;
     if nonzero || BASES_NONZERO.load(Ordering::Relaxed) {
@@ -292,7 +342,7 @@ fn take_image(env: &Env) {
 /// switching, its state moves into the unit and it retries the
 /// instruction (true). Otherwise it is an ordinary exception (false).
 pub fn device_not_available(envs: &mut EnvTable, current: EnvId) -> bool {
-    if !LAZY.load(Ordering::Relaxed) || FPU_LIVE.load(Ordering::Relaxed) == current.raw() {
+    if !lazy() || FPU_LIVE.load(Ordering::Relaxed) == current.raw() {
         return false;
     }
     take_unit(envs, current);

@@ -26,6 +26,7 @@ mod cmdline;
 mod console;
 mod env;
 mod fpu;
+mod handoff;
 mod irqflag;
 mod ktest;
 mod loader;

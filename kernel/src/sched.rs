@@ -39,7 +39,7 @@ pub fn resume(k: &mut Kernel, frame: &mut TrapFrame) {
             }
             // Not the scheduler's choice (never expected): keep its state.
             if let Some(env) = k.envs.get(cur) {
-                *env.regs_mut() = *frame;
+                env.save_regs(frame);
                 if env.status == ENV_RUNNING {
                     env.status = ENV_RUNNABLE;
                     env.publish();
@@ -122,7 +122,7 @@ pub fn publish_status(env: &crate::env::Env) {
 fn load(k: &mut Kernel, frame: &mut TrapFrame, e: EnvId) {
     let slot_start = core::mem::take(&mut k.slot_start);
     let Some(env) = enter(&mut k.envs, e) else { return };
-    *frame = *env.regs();
+    frame.copy_from(env.regs());
     if slot_start && env.handlers.upcall(kinds::SLOT_START) != 0 {
         let ev = Event {
             kind: kinds::SLOT_START,
@@ -171,7 +171,7 @@ pub fn donate(k: &mut Kernel, me: EnvId, to: EnvId) -> Option<&mut crate::env::E
         return None;
     }
     log::trace!("slot {}: {me} donates to {to} at tick {}", k.sched.slot().number(), k.ticked);
-    slots::publish_donation(&k.sched, k.sched.slot());
+    slots::publish_donation(k.sched.slot(), to);
     k.slot_start = false;
     let env = enter(&mut k.envs, to)?;
     debug_assert!(env.id == to);
@@ -206,7 +206,7 @@ pub fn apply(k: &mut Kernel, frame: &mut TrapFrame, step: Step) {
                 if k.current == Some(out.env)
                     && let Some(e) = k.envs.get(out.env)
                 {
-                    *e.regs_mut() = *frame;
+                    e.save_regs(frame);
                 }
                 if let End::Overrun { .. } = out.end {
                     let name = k.envs.get(out.env).map(|e| e.name.clone()).unwrap_or_default();
@@ -236,8 +236,8 @@ fn switched(k: &mut Kernel, sw: Switch) {
     log::trace!("slot {}: {:?} -> {:?} at tick {}", sw.slot, sw.out, sw.decision, k.ticked);
     k.current = None;
     k.slot_start = sw.decision.reason == Reason::Owner;
-    if sw.decision.reason == Reason::Donated {
-        slots::publish_donation(&k.sched, sw.slot);
+    if let (Reason::Donated, Some(to)) = (sw.decision.reason, sw.decision.run) {
+        slots::publish_donation(sw.slot, to);
     } else {
         slots::publish_turn(&k.sched, sw.slot);
     }
@@ -256,7 +256,7 @@ fn slot_end(k: &mut Kernel, frame: &mut TrapFrame, id: EnvId) {
                 return;
             }
         }
-        *env.regs_mut() = *frame;
+        env.save_regs(frame);
     }
     env.status = ENV_RUNNABLE;
     env.publish();
@@ -373,14 +373,14 @@ pub fn yield_now(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId, to: Option<En
     }
     frame.rax = 0;
     if let Some(env) = k.envs.get(me) {
-        *env.regs_mut() = *frame;
+        env.save_regs(frame);
         env.status = ENV_RUNNABLE;
         publish_status(env);
     }
     if let Some(to) = to
         && let Some(env) = donate(k, me, to)
     {
-        *frame = *env.regs();
+        frame.copy_from(env.regs());
         return true;
     }
     give_up(k, frame, me, to);

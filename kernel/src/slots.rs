@@ -41,7 +41,7 @@ pub struct View<'a>(pub &'a mut EnvTable);
 /// Alive (given), runnable or running, not waiting for a reply, not
 /// stopped.
 #[inline(always)]
-fn could_run(e: &crate::env::Env) -> bool {
+pub fn could_run(e: &crate::env::Env) -> bool {
     matches!(e.status, ENV_RUNNABLE | ENV_RUNNING) && e.waiting_for.is_none() && !e.stopped
 }
 
@@ -94,16 +94,14 @@ pub fn publish_turn(s: &Sched, slot: TimeSlot) {
     }
 }
 
-/// After a donation within slot `slot` (a directed yield or a protected
-/// control transfer): the scheduler changed only who runs and why (the
-/// header's `running` and `reason`) and who used that slot last and how
-/// (its row's `last_env` and `last_use`), so only those are copied; the
-/// rest is as last published.
-pub fn publish_donation(s: &Sched, slot: TimeSlot) {
-    if let Some(row) = s.vector.row(slot) {
-        let h = s.header();
-        exposed::set_slot_use(slot.0, h.running, h.reason, row);
-    }
+/// After a donation within slot `slot` to `to` (a directed yield or a
+/// protected control transfer): the scheduler changed only who runs and
+/// why (the header's `running` and `reason`) and who used that slot last
+/// and how (its row's `last_env` and `last_use`) — `to`, donated, in both
+/// — so only those are written; the rest is as last published.
+#[inline]
+pub fn publish_donation(slot: TimeSlot, to: EnvId) {
+    exposed::set_slot_use(slot.0, to.raw(), oxok_slots::Reason::Donated.code());
 }
 
 /// A slot's length by default, in milliseconds.

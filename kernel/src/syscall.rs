@@ -146,6 +146,14 @@ fn handle_locked(k: &mut Kernel, frame: &mut TrapFrame) -> bool {
         return false;
     };
     let nr = frame.rax;
+    // The fast path of a directed yield (`handoff`), ahead of the general
+    // dispatch: an error or anything unusual goes the general way, which
+    // checks again and answers.
+    if nr == Call::yield_cpu.number()
+        && let Some(Ok(())) = crate::handoff::yield_word(k, frame, caller)
+    {
+        return false;
+    }
     match Call::from_number(nr) {
         Some(call) => dispatch(k, frame, caller, call),
         // Outside the Oxok range: the Linux personality's every call comes

@@ -36,6 +36,10 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 /// arrived since).
 static NEGATIVE_HITS: AtomicU32 = AtomicU32::new(0);
 const NEGATIVE_USES: u32 = 256;
+/// The last slot found, `id | slot << 32` (0: none), looked at before the
+/// cache: a program that calls or yields to one partner over and over (a
+/// pipe's other end, a server) finds it in one compare. Never "none".
+static LAST: AtomicU64 = AtomicU64::new(0);
 
 fn cached(id: u64) -> Option<u64> {
     let id = id as u32;
@@ -51,6 +55,10 @@ fn remember(id: u64, slot: u64) {
 /// Drops what the cache says about environment `id`.
 pub fn forget(id: u64) {
     let id = id as u32;
+    let last = LAST.load(Ordering::Relaxed);
+    if last as u32 == id {
+        let _ = LAST.compare_exchange(last, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
     for e in &ENTRIES {
         let v = e.load(Ordering::Relaxed);
         if v != 0 && v as u32 == id {
@@ -61,6 +69,7 @@ pub fn forget(id: u64) {
 
 /// Drops every cached entry (after a restore, every id is new).
 pub fn forget_all() {
+    LAST.store(0, Ordering::Relaxed);
     for e in &ENTRIES {
         e.store(0, Ordering::Relaxed);
     }
@@ -86,7 +95,21 @@ fn scan(id: u64, need: u64) -> Option<u64> {
 }
 
 /// The slot of this environment's call capability for `id`, if it has one.
+/// Inlined: the last slot found is one compare away (a caller that goes
+/// back and forth with one partner pays no call for it).
+#[inline]
 pub fn slot_for(id: u64) -> Option<u64> {
+    let last = LAST.load(Ordering::Relaxed);
+    // The low half is an id (never 0) only where an entry is.
+    if last != 0 && u64::from(last as u32) == id {
+        return Some(last >> 32);
+    }
+    slot_looked_up(id)
+}
+
+/// [`slot_for`] past the last slot found: the cache, else the kernel.
+#[inline(never)]
+fn slot_looked_up(id: u64) -> Option<u64> {
     if id == 0 || id > u64::from(u32::MAX) {
         return None;
     }
@@ -97,7 +120,10 @@ pub fn slot_for(id: u64) -> Option<u64> {
             forget_negatives();
             lookup(id)
         }
-        Some(slot) => Some(slot),
+        Some(slot) => {
+            LAST.store(id | slot << 32, Ordering::Relaxed);
+            Some(slot)
+        }
         None => lookup(id),
     }
 }
@@ -111,6 +137,7 @@ fn lookup(id: u64) -> Option<u64> {
 /// The target word for environment `id` (see the module documentation);
 /// with no capability, a word naming an empty slot (the kernel answers
 /// `BadCap` — or first `BadEnv`, `Invalid`, `Busy` as the call says).
+#[inline]
 pub fn target(id: u64) -> u64 {
     call_target(id, slot_for(id).unwrap_or(NO_CAP_SLOT))
 }
@@ -128,12 +155,26 @@ pub fn with_target<T>(id: u64, mut f: impl FnMut(u64) -> Result<T, Error>) -> Re
 }
 
 /// Directed yield to environment `id` with this environment's call
-/// capability for it (plain yield for 0).
+/// capability for it (plain yield for 0). Inlined: a hand-off between two
+/// environments (`shm_pingpong`, a pipe's ends) is this and the call.
+#[inline]
 pub fn yield_to(id: u64) -> Result<(), Error> {
     if id == 0 {
         return sys::yield_cpu(0).map(|_| ());
     }
-    with_target(id, |word| sys::yield_cpu(word).map(|_| ()))
+    // `with_target`, with the retry out of the way of the common case.
+    match sys::yield_cpu(target(id)) {
+        Err(Error::BadCap) => yield_again(id),
+        r => r.map(|_| ()),
+    }
+}
+
+/// [`yield_to`] after `BadCap`: looks again and tries once more.
+#[cold]
+#[inline(never)]
+fn yield_again(id: u64) -> Result<(), Error> {
+    forget(id);
+    sys::yield_cpu(target(id)).map(|_| ())
 }
 
 /// Hands the new environment `child` (capability slot) what it needs to

@@ -163,6 +163,16 @@ impl Name {
         Name { depth: Depth::D3, components }
     }
 
+    /// Whether this is exactly `/kind/number/generation` (what
+    /// [`Name::env`] and the other numbered names make), compared in place.
+    #[inline]
+    pub const fn is_numbered(&self, kind: Kind, number: u64, generation: u64) -> bool {
+        matches!(self.depth, Depth::D3)
+            && self.components[0] == kind.number()
+            && self.components[1] == number
+            && self.components[2] == generation
+    }
+
     /// `/2/env_id/generation`: the physical name of an environment.
     pub const fn env(env_id: u64, generation: u64) -> Name {
         Name::numbered(Kind::Env, env_id, generation)

@@ -33,6 +33,30 @@ fn resource_names_have_documented_paths() {
 }
 
 #[test]
+fn is_numbered_is_equality_with_a_numbered_name() {
+    assert!(Name::env(5, 2).is_numbered(Kind::Env, 5, 2));
+    assert!(Name::frame(42, 7).is_numbered(Kind::Frame, 42, 7));
+    assert!(!Name::env(5, 2).is_numbered(Kind::Env, 5, 3));
+    assert!(!Name::env(5, 2).is_numbered(Kind::Env, 6, 2));
+    assert!(!Name::env(5, 2).is_numbered(Kind::Frame, 5, 2));
+    // A longer or shorter name with the same first components is not it.
+    assert!(!Name::new(&[2, 5, 2, 0]).unwrap().is_numbered(Kind::Env, 5, 2));
+    assert!(!Name::new(&[2, 5]).unwrap().is_numbered(Kind::Env, 5, 0));
+    assert!(!Name::kind_root(Kind::Env).is_numbered(Kind::Env, 0, 0));
+    let mut rng = Rng::new(7);
+    for _ in 0..1000 {
+        let n = rng.name();
+        if let [k, a, b] = *n.components()
+            && let Some(kind) = Kind::from_number(k)
+        {
+            assert!(n.is_numbered(kind, a, b));
+            assert_eq!(n, Name::new(&[k, a, b]).unwrap());
+        }
+        assert_eq!(n.is_numbered(Kind::Env, 1, 1), n == Name::env(1, 1));
+    }
+}
+
+#[test]
 fn kind_numbers_are_stable() {
     let expect = [
         (Kind::Frame, 1),

@@ -3,7 +3,7 @@
 //! themselves live only in kernel memory, so they cannot be forged.
 
 use super::args::{CapSlot, EnvCap, FrameCap};
-use crate::env::{EnvId, EnvTable, env_name};
+use crate::env::{Env, EnvId, EnvTable, env_name};
 use crate::mem::addr::Pfn;
 use crate::mem::frame;
 use oxok_abi::Error;
@@ -69,13 +69,26 @@ pub fn env_of(cap: &Cap) -> Result<EnvId, Error> {
 /// `target` with the call right (`BadCap`: empty, another resource or a
 /// stale generation; `Denied`: no call right).
 pub fn call_cap(envs: &mut EnvTable, caller: EnvId, slot: CapSlot, target: EnvId) -> Result<(), Error> {
-    slot.read(envs, caller, |cap| {
-        // The usual credential names the callee exactly: its rights decide,
-        // with no guard name built. Any other (one covering many
-        // environments) goes through the general check.
-        if env_of(cap) == Ok(target) {
-            return if cap.rights.contains(Rights::CALL) { Ok(()) } else { Err(Error::Denied) };
-        }
-        oxok_cap::check(cap, &env_name(target), Rights::CALL).map_err(cap_error)
-    })
+    call_cap_of(envs.get(caller).ok_or(Error::BadEnv)?, slot, target)
+}
+
+/// [`call_cap`] for a caller already in hand.
+#[inline(always)]
+pub fn call_cap_of(caller: &Env, slot: CapSlot, target: EnvId) -> Result<(), Error> {
+    if slot.0 == 0 && caller.caps.first_implied() {
+        return call_right(&caller.own_cap(), target);
+    }
+    call_right(caller.caps.get(slot.0).map_err(cap_error)?, target)
+}
+
+/// Whether `cap` lets its holder call `target`.
+#[inline(always)]
+fn call_right(cap: &Cap, target: EnvId) -> Result<(), Error> {
+    // The usual credential names the callee exactly: its rights decide,
+    // with no guard name built. Any other (one covering many
+    // environments) goes through the general check.
+    if cap.name.is_numbered(Kind::Env, target.row() as u64, u64::from(target.generation())) {
+        return if cap.rights.contains(Rights::CALL) { Ok(()) } else { Err(Error::Denied) };
+    }
+    oxok_cap::check(cap, &env_name(target), Rights::CALL).map_err(cap_error)
 }

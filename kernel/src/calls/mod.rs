@@ -8,7 +8,7 @@ mod area;
 pub mod args;
 mod base;
 mod cap;
-mod check;
+pub mod check;
 mod ckpt;
 mod console;
 mod cpu;

@@ -77,7 +77,7 @@ pub fn pct_send(cx: &mut Cx<'_>, target: Target, _msg: Msg) -> Result<[u64; 0], 
 fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Error> {
     let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
     let regs = env.regs_mut();
-    *regs = *cx.frame;
+    regs.copy_from(cx.frame);
     regs.rip -= SYSCALL_LEN;
     regs.rax = Call::pct_wait.number();
     regs.rdi = u64::from(callee);
@@ -121,7 +121,7 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     } else {
         let me = cx.k.envs.get(caller).ok_or(Error::BadEnv)?;
         let regs = me.regs_mut();
-        *regs = *cx.frame;
+        regs.copy_from(cx.frame);
         regs.rax = 0;
         me.status = ENV_RUNNABLE;
         crate::sched::publish_status(me);
@@ -148,7 +148,7 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     } else if let Some(env) = cx.k.envs.get(callee) {
         // Or it runs later, from its saved registers.
         let regs = env.regs_mut();
-        *regs = *cx.frame;
+        regs.copy_from(cx.frame);
         regs.into_message(entry, mode, u64::from(caller));
         crate::sched::give_up(cx.k, cx.frame, caller, Some(callee));
     }
@@ -224,7 +224,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
                 // Or later, from its saved registers.
                 let saved = *env.regs();
                 let regs = env.regs_mut();
-                *regs = *cx.frame;
+                regs.copy_from(cx.frame);
                 completed(regs, &saved, me);
                 crate::sched::publish_status(env);
                 crate::sched::give_up(cx.k, cx.frame, me, Some(w));
@@ -233,7 +233,7 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
         None => {
             // Nobody waits: continue this environment's own work.
             let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-            *cx.frame = *env.regs();
+            cx.frame.copy_from(env.regs());
             env.status = ENV_RUNNING;
             crate::sched::publish_status(env);
         }

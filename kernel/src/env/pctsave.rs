@@ -86,7 +86,7 @@ impl PctSave {
         if self.in_regs {
             self.in_regs = false;
             if let Some(r) = self.room.as_deref_mut() {
-                *r = *regs;
+                r.copy_from(regs);
             }
         }
     }
@@ -96,7 +96,7 @@ impl PctSave {
     fn keep(&mut self, regs: &TrapFrame) -> bool {
         match self.room.as_deref_mut() {
             Some(r) => {
-                *r = *regs;
+                r.copy_from(regs);
                 self.serving = true;
                 self.in_regs = false;
                 true
@@ -115,7 +115,7 @@ impl PctSave {
         if !self.in_regs
             && let Some(saved) = self.room.as_deref()
         {
-            *regs = *saved;
+            regs.copy_from(saved);
         }
         self.serving = false;
         self.in_regs = false;

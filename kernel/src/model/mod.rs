@@ -238,7 +238,7 @@ pub fn restart_point(k: &mut Kernel, caller: EnvId, frame: &mut TrapFrame) -> bo
     frame.rip -= SYSCALL_LEN;
     let form = frame.regs();
     if let Some(env) = k.envs.get(caller) {
-        *env.regs_mut() = *frame;
+        env.save_regs(frame);
     }
     sched::catch_up(k, frame);
     let action = if k.current == Some(caller) {

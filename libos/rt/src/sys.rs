@@ -61,6 +61,161 @@ pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
     oxok_abi::arg_registers!(raw_syscall, nr, a)
 }
 
+/// `syscall` number `nr` with the call's own arguments only (0 to 6, in
+/// the argument registers `oxok_abi::arg_registers!` gives, the first
+/// three also the result registers): the registers past them carry
+/// nothing in and are taken as changed, so a stub loads no zeros into
+/// them.
+macro_rules! syscall_args {
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; ) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                lateout($r0) r0,
+                lateout($r1) r1,
+                lateout($r2) r2,
+                lateout($r3) _,
+                lateout($r4) _,
+                lateout($r5) _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr,) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($r0) $a0 => r0,
+                lateout($r1) r1,
+                lateout($r2) r2,
+                lateout($r3) _,
+                lateout($r4) _,
+                lateout($r5) _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr,) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($r0) $a0 => r0,
+                inlateout($r1) $a1 => r1,
+                lateout($r2) r2,
+                lateout($r3) _,
+                lateout($r4) _,
+                lateout($r5) _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr,) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($r0) $a0 => r0,
+                inlateout($r1) $a1 => r1,
+                inlateout($r2) $a2 => r2,
+                lateout($r3) _,
+                lateout($r4) _,
+                lateout($r5) _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr, $a3:expr,) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($r0) $a0 => r0,
+                inlateout($r1) $a1 => r1,
+                inlateout($r2) $a2 => r2,
+                inlateout($r3) $a3 => _,
+                lateout($r4) _,
+                lateout($r5) _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr, $a3:expr, $a4:expr,) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($r0) $a0 => r0,
+                inlateout($r1) $a1 => r1,
+                inlateout($r2) $a2 => r2,
+                inlateout($r3) $a3 => _,
+                inlateout($r4) $a4 => _,
+                lateout($r5) _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr, $a3:expr, $a4:expr, $a5:expr,) => {{
+        let (status, r0, r1, r2): (u64, u64, u64, u64);
+        // SAFETY: as in `raw_syscall`; the argument registers past the
+        // call's own are given nothing and taken as changed.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") $nr => status,
+                inlateout($r0) $a0 => r0,
+                inlateout($r1) $a1 => r1,
+                inlateout($r2) $a2 => r2,
+                inlateout($r3) $a3 => _,
+                inlateout($r4) $a4 => _,
+                inlateout($r5) $a5 => _,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        Raw { status, values: [r0, r1, r2] }
+    }};
+}
+
 /// Turns a raw status into a `Result`; unknown codes read as `Invalid`.
 #[inline(always)]
 pub fn check(status: u64) -> Result<(), Error> {
@@ -157,11 +312,7 @@ macro_rules! stub {
         $(#[doc = $doc])*
         #[inline(always)]
         pub fn $name($($arg: u64),*) -> Result<[u64; oxok_abi::__count!($($res)*)], Error> {
-            #[allow(unused_mut)]
-            let mut regs = [0u64; 6];
-            let mut _next = 0usize;
-            $(regs[_next] = $arg; _next += 1;)*
-            let r = raw(Call::$name.number(), regs);
+            let r = oxok_abi::arg_registers!(syscall_args, Call::$name.number(); $($arg,)*);
             check(r.status)?;
             let mut out = [0u64; oxok_abi::__count!($($res)*)];
             let n = out.len();

@@ -163,6 +163,44 @@ fn donate_is_the_directed_half_of_yielded() {
     assert_eq!(switch(s.yielded(A, Some(B), &mut t)).slot, TimeSlot(1));
 }
 
+/// `may_donate` and `donate_between`, the hand-off's split of `donate`
+/// for a caller holding both ledgers (and that checked the target can
+/// run): refused where `donate` is for reasons of the slot, and otherwise
+/// the very same changes — who runs, the slot, the time left, the slot's
+/// row, both ledgers.
+#[test]
+fn donate_between_is_donate_with_the_ledgers_in_hand() {
+    let start = || {
+        let mut t = Table::with(&[A, B, C]);
+        let mut s = Scheduler::<4, 4>::new(Config::DEFAULT);
+        s.vector.alloc(A, Placement::At(TimeSlot(0))).unwrap();
+        s.start(&mut t);
+        s.tick(&mut t);
+        // Some debt and a strike for A, which the donation's yield clears.
+        t.get(A).ledger.overran(1, 5);
+        (s, t)
+    };
+    let (s, _) = start();
+    assert!(!s.may_donate(B, C), "B is not running");
+    assert!(!s.may_donate(A, A), "to itself");
+    assert!(s.may_donate(A, B));
+    let (mut general, mut gt) = start();
+    let (mut split, mut st) = start();
+    assert!(general.donate(A, B, &mut gt));
+    let (mut from, mut into) = (st.get(A).ledger, st.get(B).ledger);
+    split.donate_between(B, &mut from, &mut into);
+    (st.get(A).ledger, st.get(B).ledger) = (from, into);
+    let seen = |s: &Scheduler<4, 4>, t: &mut Table| {
+        (s.running(), s.slot(), s.remaining(), s.vector.row(TimeSlot(0)), t.get(A).ledger, t.get(B).ledger)
+    };
+    assert_eq!(seen(&split, &mut st), seen(&general, &mut gt));
+    assert_eq!(st.get(A).ledger.strikes(), 0);
+    // No time left: refused, as `donate` is.
+    ticks(&mut split, &mut st, 2);
+    assert_eq!(split.tick(&mut st), Step::SlotEnd { env: B });
+    assert!(!split.may_donate(B, A));
+}
+
 /// The critical-section flag defers the slot end while set, by at most
 /// `critical_grace_ticks`; the deferred ticks are charged; clearing the flag
 /// ends the deferral at the next tick. With deferral disabled the flag is

@@ -82,6 +82,7 @@ fn with_ts_clear(f: impl FnOnce()) {
 }
 
 /// Saves the unit's state into `area`.
+#[inline]
 pub fn save(area: &mut FpuState) {
     let p = area.bytes.as_mut_ptr();
     // SAFETY: `area` is 512 bytes, 16-aligned (FpuState's repr), and
@@ -91,6 +92,7 @@ pub fn save(area: &mut FpuState) {
 
 /// Loads `area` into the unit; an area that could not be loaded (see
 /// [`valid`]) loads the clean state instead.
+#[inline]
 pub fn restore(area: &FpuState) {
     let area = if valid(area) { area } else { &FpuState::CLEAN };
     let p = area.bytes.as_ptr();
@@ -98,6 +100,20 @@ pub fn restore(area: &FpuState) {
     // SAFETY: `area` is 512 bytes, 16-aligned and readable; its MXCSR was
     // checked against the CPU's mask, so FXRSTOR cannot fault.
     with_ts_clear(|| unsafe { asm!("fxrstor64 [{}]", in(reg) p, options(nostack, preserves_flags, readonly)) });
+}
+
+/// [`save`] into `out` then [`restore`] from `into`, with one look at
+/// CR0.TS for both (a switch's two halves).
+#[inline(always)]
+pub fn exchange(out: &mut FpuState, into: &FpuState) {
+    let into = if valid(into) { into } else { &FpuState::CLEAN };
+    let (o, i) = (out.bytes.as_mut_ptr(), into.bytes.as_ptr());
+    // SAFETY: as in `save` and `restore`: `out` is 512 writable, 16-aligned
+    // bytes exclusively borrowed, `into` 512 readable ones whose MXCSR was
+    // checked; the two cannot overlap (a `&mut` and a `&`).
+    with_ts_clear(|| unsafe {
+        asm!("fxsave64 [{}]", "fxrstor64 [{}]", in(reg) o, in(reg) i, options(nostack, preserves_flags));
+    });
 }
 
 /// Sets (`true`) or clears CR0.TS: while set, the first x87/SSE
@@ -117,6 +133,7 @@ pub fn bases() -> (u64, u64) {
 
 /// Loads FS and GS with the null selector only (no environment sees
 /// another's selectors); the bases stay as they are.
+#[inline]
 pub fn reset_selectors() {
     // SAFETY: loading the null selector into FS and GS is always allowed in
     // 64-bit mode; the kernel uses neither.

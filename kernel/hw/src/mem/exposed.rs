@@ -246,9 +246,9 @@ pub fn set_slot_row(header: VectorHeader, index: usize, row: SlotRow) {
 }
 
 /// Rewrites only who runs in the exposed slot vector: the header's
-/// `running` and `reason` and the `last_env` and `last_use` of row `index`
-/// (what a donation within a slot changes).
-pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
+/// `running` and `reason` and the `last_env` and `last_use` of row `index`,
+/// `env` and `how` in both (what a donation within a slot changes).
+pub fn set_slot_use(index: usize, env: u32, how: u32) {
     let max = (PAGE_SIZE - (SLOT_ROWS - SLOT_VECTOR)) as usize / size_of::<SlotRow>();
     let Some(pa) = SLOTS_PA.get().filter(|_| index < max) else { return };
     // Fields are written in place; the header is at the frame's start and
@@ -257,11 +257,11 @@ pub fn set_slot_use(index: usize, running: u32, reason: u32, row: SlotRow) {
     // kernel-owned, direct-mapped and read-only to users.
     unsafe {
         let header = phys::virt(pa) as *mut VectorHeader;
-        (&raw mut (*header).running).write_volatile(running);
-        (&raw mut (*header).reason).write_volatile(reason);
+        (&raw mut (*header).running).write_volatile(env);
+        (&raw mut (*header).reason).write_volatile(how);
         let r = (phys::virt(pa.offset(SLOT_ROWS - SLOT_VECTOR)) as *mut SlotRow).add(index);
-        (&raw mut (*r).last_env).write_volatile(row.last_env);
-        (&raw mut (*r).last_use).write_volatile(row.last_use);
+        (&raw mut (*r).last_env).write_volatile(env);
+        (&raw mut (*r).last_use).write_volatile(how);
     }
 }
 
@@ -286,5 +286,18 @@ impl RunRows {
         // SAFETY: kernel frames zeroed by `init` (any bits are a `RunRow`), aligned, direct-mapped, `index`
         // in bounds; borrowed from `self`, the table's only owner: the only reference to the row.
         Some(unsafe { &mut *row })
+    }
+
+    /// Rows `a` and `b`, two different ones, to change together (`None`
+    /// if they are one row or either is past the table).
+    #[inline]
+    pub fn pair_mut(&mut self, a: usize, b: usize) -> Option<(&mut RunRow, &mut RunRow)> {
+        if a == b || a >= ENV_TABLE_ROWS || b >= ENV_TABLE_ROWS {
+            return None;
+        }
+        let base = phys::virt(self.0) as *mut RunRow;
+        // SAFETY: as in `get_mut`, for each of two different in-bounds rows,
+        // so the two references do not overlap.
+        Some(unsafe { (&mut *base.wrapping_add(a), &mut *base.wrapping_add(b)) })
     }
 }
