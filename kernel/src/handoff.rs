@@ -16,11 +16,12 @@
 use crate::arch::trapframe::TrapFrame;
 use crate::calls::args::CapSlot;
 use crate::calls::check::call_cap_of;
+use crate::calls::pct;
 use crate::env::{EnvId, Pair};
 use crate::sched::publish_status;
 use crate::slots::Sched;
 use crate::state::Kernel;
-use oxok_abi::{ENV_RUNNABLE, ENV_RUNNING, Error};
+use oxok_abi::{Call, ENV_RUNNABLE, ENV_RUNNING, Error};
 
 /// Whether `me`, the current environment, may hand the CPU to `to` here,
 /// before any look at either environment: nothing pending, `me` running
@@ -67,6 +68,22 @@ pub fn directed_yield(
     Some(Ok(()))
 }
 
+/// The fast path of `call` if it has one (a directed yield, a protected
+/// control transfer's call and reply), ahead of its general dispatch arm:
+/// true if it handed the CPU over (`frame` holds the environment now
+/// current; the full exit follows). False, nothing changed: the general
+/// way, which checks again and answers. With `call` a constant, as in
+/// each arm, this is nothing at all for the other calls.
+#[inline(always)]
+pub fn handed(call: Call, k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> bool {
+    match call {
+        Call::yield_cpu => matches!(yield_word(k, frame, me), Some(Ok(()))),
+        Call::pct_call => call_word(k, frame, me).is_some(),
+        Call::pct_reply => reply_word(k, frame, me).is_some(),
+        _ => false,
+    }
+}
+
 /// [`directed_yield`] for the target word in `frame.rdi`, if it names
 /// another environment (`None` otherwise: the general way).
 #[inline(always)]
@@ -74,6 +91,61 @@ pub fn yield_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<Re
     let word = frame.rdi;
     let to = EnvId::decode(word & u64::from(u32::MAX))?;
     directed_yield(k, frame, me, to, CapSlot(word >> 32))
+}
+
+/// The synchronous protected control transfer from `me`, the current
+/// environment (its registers, the message, in `frame`), to the target
+/// word in `frame.rdi`, when [`ready`] and every check of `pct_call`
+/// passes: `me` waits for the reply with a fresh ticket, the callee
+/// starts serving and runs its entry with the message at once. `None`,
+/// nothing changed: the general way, which checks again and answers.
+#[inline(always)]
+pub fn call_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()> {
+    let word = frame.rdi;
+    let to = EnvId::decode(word & u64::from(u32::MAX))?;
+    if !ready(k, me, to) {
+        return None;
+    }
+    let Kernel { envs, sched, current, slot_start, .. } = k;
+    let pair = envs.pair(me, to)?;
+    let entry = pct::entry_of(pair.to).ok()?;
+    call_cap_of(pair.from, CapSlot(word >> 32), to).ok()?;
+    let ticket = pct::next_ticket();
+    pct::start_wait(pair.from, frame, to, ticket);
+    pct::start_serving(pair.to, Some((me, ticket)));
+    // The message is the frame: written in place for the callee.
+    frame.into_message(entry, pct::SYNC, u64::from(me));
+    switch(sched, slot_start, current, pair);
+    Some(())
+}
+
+/// `pct_reply` from `me`, the current environment (the reply in `frame`),
+/// to the caller of the call it serves (`frame.rdi` that caller or
+/// `PCT_OWED`), when [`ready`] and that caller still waits for it with
+/// the call's ticket and can run: `me` stops serving, the caller's
+/// `pct_wait` completes with the reply and it runs at once. `None`,
+/// nothing changed: the general way.
+#[inline(always)]
+pub fn reply_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()> {
+    let named = frame.rdi;
+    let (first, ticket) = k.envs.get(me)?.pct_caller?;
+    if named != oxok_abi::PCT_OWED && named != u64::from(first) {
+        return None;
+    }
+    if !ready(k, me, first) {
+        return None;
+    }
+    let Kernel { envs, sched, current, slot_start, .. } = k;
+    let pair = envs.pair(me, first)?;
+    let waits = pair.to.waiting_for == Some(me) && pair.to.wait_ticket == ticket;
+    if !pair.from.pct.serving() || !waits || pair.to.stopped {
+        return None;
+    }
+    pct::stop_serving(pair.from);
+    pct::end_wait(pair.to);
+    pct::completed(frame, pair.to.regs(), me);
+    switch(sched, slot_start, current, pair);
+    Some(())
 }
 
 /// Hands the CPU from `pair.from` (its registers and status already saved)

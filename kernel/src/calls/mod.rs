@@ -18,7 +18,7 @@ mod frame;
 mod info;
 mod net;
 mod page;
-mod pct;
+pub mod pct;
 mod pred;
 mod range;
 mod slot;

@@ -20,11 +20,11 @@
 use super::Cx;
 use super::args::{EnvCap, Msg, Target};
 use crate::arch::trapframe::TrapFrame;
-use crate::env::EnvId;
+use crate::env::{Env, EnvId};
 use core::sync::atomic::{AtomicU64, Ordering};
 use oxok_abi::{Call, ENV_RUNNABLE, ENV_RUNNING, ENV_WAITING, Error, upcall};
 
-const SYNC: u64 = 1;
+pub(crate) const SYNC: u64 = 1;
 const ASYNC: u64 = 0;
 /// Length of the `syscall` instruction.
 const SYSCALL_LEN: u64 = 2;
@@ -38,7 +38,7 @@ static SECRET: AtomicU64 = AtomicU64::new(0);
 /// not guessable from the last one (a SplitMix64 step of a counter mixed
 /// with the boot TSC), since holding a ticket lets an environment take
 /// over a wait whose original caller is gone.
-fn next_ticket() -> u64 {
+pub(crate) fn next_ticket() -> u64 {
     if SECRET.load(Ordering::Relaxed) == 0 {
         SECRET.store(crate::arch::cpu::rdtsc() | 1, Ordering::Relaxed);
     }
@@ -76,8 +76,15 @@ pub fn pct_send(cx: &mut Cx<'_>, target: Target, _msg: Msg) -> Result<[u64; 0], 
 /// the callee.
 fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Error> {
     let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
+    start_wait(env, cx.frame, callee, ticket);
+    Ok(())
+}
+
+/// [`wait`] for the environment in hand, `frame` its registers.
+#[inline(always)]
+pub(crate) fn start_wait(env: &mut Env, frame: &TrapFrame, callee: EnvId, ticket: u64) {
     let regs = env.regs_mut();
-    regs.copy_from(cx.frame);
+    regs.copy_from(frame);
     regs.rip -= SYSCALL_LEN;
     regs.rax = Call::pct_wait.number();
     regs.rdi = u64::from(callee);
@@ -86,7 +93,61 @@ fn wait(cx: &mut Cx<'_>, me: EnvId, callee: EnvId, ticket: u64) -> Result<(), Er
     env.waiting_for = Some(callee);
     env.wait_ticket = ticket;
     crate::sched::publish_status(env);
-    Ok(())
+}
+
+/// The PCT entry of `callee` if it takes a call now: `Denied` without an
+/// entry or the room a call needs, `Busy` while it serves one, waits for
+/// a reply, was never started or is stopped.
+#[inline(always)]
+pub(crate) fn entry_of(callee: &Env) -> Result<u64, Error> {
+    let entry = callee.handlers.upcall(upcall::PCT);
+    if entry == 0 {
+        return Err(Error::Denied);
+    }
+    // A PCT entry comes with the room for the state a call interrupts.
+    if !callee.pct.has_room() {
+        return Err(Error::Denied);
+    }
+    if callee.pct.serving() || callee.waiting_for.is_some() || callee.status == oxok_abi::ENV_CREATED || callee.stopped
+    {
+        return Err(Error::Busy);
+    }
+    Ok(entry)
+}
+
+/// `callee` (which [`entry_of`] accepted) starts serving a call from
+/// `owed` (none: asynchronous): the state it was in is kept, and it is
+/// runnable.
+#[inline(always)]
+pub(crate) fn start_serving(callee: &mut Env, owed: Option<(EnvId, u64)>) {
+    // Room checked by `entry_of`, before anything changed.
+    callee.pct_keep();
+    callee.pct_caller = owed;
+    // Usually runnable already (it replied to the last call, or yields in
+    // a loop): its row says so.
+    if callee.status != ENV_RUNNABLE {
+        callee.status = ENV_RUNNABLE;
+        crate::sched::publish_status(callee);
+    }
+}
+
+/// `me` (which serves a call) stops serving: the kept state goes back,
+/// nobody is owed, it is runnable.
+#[inline(always)]
+pub(crate) fn stop_serving(me: &mut Env) {
+    // Serving (checked by the caller): the kept state goes back.
+    me.pct_restore();
+    me.pct_caller = None;
+    me.status = ENV_RUNNABLE;
+    crate::sched::publish_status(me);
+}
+
+/// Waiter `w`'s wait is over (its reply is being written): runnable.
+#[inline(always)]
+pub(crate) fn end_wait(w: &mut Env) {
+    w.waiting_for = None;
+    w.wait_ticket = 0;
+    w.status = ENV_RUNNABLE;
 }
 
 fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Error> {
@@ -96,21 +157,7 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
         return Err(Error::Invalid);
     }
     let callee = callee.ok_or(Error::BadEnv)?;
-    let entry = {
-        let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
-        let entry = env.handlers.upcall(upcall::PCT);
-        if entry == 0 {
-            return Err(Error::Denied);
-        }
-        // A PCT entry comes with the room for the state a call interrupts.
-        if !env.pct.has_room() {
-            return Err(Error::Denied);
-        }
-        if env.pct.serving() || env.waiting_for.is_some() || env.status == oxok_abi::ENV_CREATED || env.stopped {
-            return Err(Error::Busy);
-        }
-        entry
-    };
+    let entry = entry_of(cx.k.envs.get(callee).ok_or(Error::BadEnv)?)?;
     // The credential: a capability for the callee with the call right.
     super::check::call_cap(&mut cx.k.envs, caller, cap_slot, callee)?;
     // The caller: waits (sync) or stays runnable (async).
@@ -129,16 +176,7 @@ fn transfer(cx: &mut Cx<'_>, target: Target, mode: u64) -> Result<[u64; 0], Erro
     };
     // The callee: keeps its interrupted state aside and runs the entry on
     // the caller's time.
-    let env = cx.k.envs.get(callee).ok_or(Error::BadEnv)?;
-    // Room checked above, before anything changed.
-    env.pct_keep();
-    env.pct_caller = owed;
-    // Usually runnable already (it replied to the last call, or yields in
-    // a loop): its row says so.
-    if env.status != ENV_RUNNABLE {
-        env.status = ENV_RUNNABLE;
-        crate::sched::publish_status(env);
-    }
+    start_serving(cx.k.envs.get(callee).ok_or(Error::BadEnv)?, owed);
     // The message: the caller's registers, with the kernel's additions.
     // The callee runs at once on the rest of the slot (the common case):
     // they are written where they are, in the frame it returns to.
@@ -199,22 +237,12 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
         }
     };
     // This environment returns to what it was doing when the call came.
-    {
-        let env = cx.k.envs.get(me).ok_or(Error::BadEnv)?;
-        // Serving (checked above): the kept state goes back.
-        env.pct_restore();
-        env.pct_caller = None;
-        env.status = ENV_RUNNABLE;
-        crate::sched::publish_status(env);
-    }
+    stop_serving(cx.k.envs.get(me).ok_or(Error::BadEnv)?);
     match target {
         Some(w) => {
             // The waiter's pct_wait completes with the reply in its
             // registers, on the rest of this slot.
-            let env = cx.k.envs.get(w).ok_or(Error::BadEnv)?;
-            env.waiting_for = None;
-            env.wait_ticket = 0;
-            env.status = ENV_RUNNABLE;
+            end_wait(cx.k.envs.get(w).ok_or(Error::BadEnv)?);
             if let Some(env) = crate::sched::donate(cx.k, me, w) {
                 // It runs at once (the common case): the reply is in the
                 // frame already, the rest comes from its saved registers.
@@ -246,7 +274,8 @@ pub fn pct_reply(cx: &mut Cx<'_>, caller: u64, _reply: Msg) -> Result<[u64; 0], 
 /// waiter whose saved registers are `waiter`: the reply's message
 /// registers (`rbx rdx rsi rbp r8 r9 r10 r12`–`r15`) stay, the rest is the
 /// waiter's, its `rip` past the `syscall`, `rax` 0 and `rdi` the replier.
-fn completed(reply: &mut TrapFrame, waiter: &TrapFrame, replier: EnvId) {
+#[inline(always)]
+pub(crate) fn completed(reply: &mut TrapFrame, waiter: &TrapFrame, replier: EnvId) {
     reply.rax = 0;
     reply.rdi = u64::from(replier);
     reply.rcx = waiter.rcx;

@@ -2,16 +2,19 @@
 //! `yield_cpu(b)`, five times, each time with distinctive values in the
 //! callee-saved registers (rbx, rbp, r12–r15). Checks that they are intact
 //! when `a` resumes and that `b` ran in between (its exposed `donated`
-//! count went up by one each time). Also the refusals: an unknown id
-//! (`BadEnv`), a created environment that cannot run (`Busy`), and a yield
+//! count went up by one each time), and with the XMM registers holding
+//! markers of the round, which must hold too (`b` loads markers of its
+//! own: the hand-off saves the yielder's unit and loads the receiver's).
+//! Also the refusals: an unknown id (`BadEnv`), a created environment that
+//! cannot run (`Busy`, with and without a capability for it), and a yield
 //! to oneself (a plain yield). `b` spins until `a` is gone.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
-use oxok_libos::abi::Error;
+use oxok_libos::abi::{Error, call_target};
 use oxok_libos::{Args, exposed, println, sys};
-use oxok_tests::{Checks, cpu};
+use oxok_tests::{Checks, cpu, fpu};
 
 oxok_libos::main!(main);
 
@@ -25,6 +28,7 @@ fn main(args: Args) -> i32 {
 }
 
 fn b() -> i32 {
+    fpu::xmm_load(&[[0xb0b0_b0b0, !0xb0b0_b0b0]; 16]);
     let end = exposed::rdtsc() + 20_000 * cpu::cycles_per_ms();
     let _ = cpu::wait_peer(NAME, 2000);
     while cpu::peer(NAME).is_some() && exposed::rdtsc() < end {}
@@ -43,7 +47,11 @@ fn a() -> i32 {
         let before = exposed::run_stats(b).map_or(0, |r| r.donated);
         let seed = 0x1111_0000_0000_0000 * (round + 1);
         let values = [seed | 0xb, seed | 0xbe, seed | 0x12, seed | 0x13, seed | 0x14, seed | 0x15];
+        // (Programs are built soft-float: nothing but `fpu` touches XMM.)
+        let marks: [[u64; 2]; 16] = core::array::from_fn(|i| [seed | i as u64, !(seed | i as u64)]);
+        fpu::xmm_load(&marks);
         let (status, got) = regs::yield_with(oxok_libos::callcap::target(b), values);
+        t.check(fpu::xmm_store() == marks, "xmm registers intact after the yield");
         let after = exposed::run_stats(b).map_or(0, |r| r.donated);
         t.check(status == 0, "directed yield succeeded");
         t.check(got == values, "rbx, rbp, r12-r15 intact after the yield");
@@ -60,6 +68,10 @@ fn a() -> i32 {
     match sys::env_create() {
         Ok([slot, id]) => {
             t.check(sys::yield_cpu(id) == Err(Error::Busy), "created, not runnable: Busy");
+            t.check(
+                sys::yield_cpu(call_target(id, slot)) == Err(Error::Busy),
+                "created, not runnable, with a capability for it: Busy",
+            );
             t.check(sys::env_destroy(slot).is_ok(), "destroy the child");
         }
         Err(_) => t.check(false, "env_create"),

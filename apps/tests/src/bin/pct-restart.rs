@@ -13,6 +13,10 @@
 //! - the reply goes to F (rax 0, the reply word), never over C's new state
 //!   (C ends with rax 0 and its own rsi).
 //!
+//! A second caller D is replaced inside the handler with nothing else
+//! happening there, so that the reply could take the kernel's fast path
+//! (`handoff`): the reply is dropped there too and D runs its new state.
+//!
 //! Then two callers wait on a callee that never replies (a child spinning
 //! in its entry): one callee is destroyed, the other's state is replaced
 //! by one that serves nothing; each waiting caller's call completes with
@@ -36,6 +40,8 @@ const CHILD_STACK: u64 = 0x6fff_ffff_f000;
 const ASK: u64 = 0xa5c0_0000_0000_0001;
 const REPLY: u64 = 0x4e50_4c59_0000_0002;
 const OWN: u64 = 0x5eed_0000_0000_0003;
+/// D's question: the handler replaces D's state and replies at once.
+const ASK_REPLACE: u64 = 0xa5c0_0000_0000_0004;
 
 /// Verdicts of the checks made inside the handler.
 static HANDLER_FAILS: AtomicU64 = AtomicU64::new(0);
@@ -43,11 +49,12 @@ static HANDLER_CHECKS: AtomicU64 = AtomicU64::new(0);
 static SERVED: AtomicBool = AtomicBool::new(false);
 /// Capability slots: the code frame, and for C, F, G the env and its
 /// stack frame (set before the call, read by the handler).
-static SLOTS: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+static SLOTS: [AtomicU64; 10] = [const { AtomicU64::new(0) }; 10];
 const CODE: usize = 0;
 const C: usize = 1;
 const F: usize = 3;
 const G: usize = 5;
+const D: usize = 7;
 
 fn check(cond: bool, what: &str) {
     HANDLER_CHECKS.fetch_add(1, Ordering::Relaxed);
@@ -95,9 +102,32 @@ fn main(_args: Args) -> i32 {
     for i in [C, F, G] {
         let _ = sys::env_destroy(SLOTS[i].load(Ordering::Relaxed));
     }
+    replaced_in_handler(&mut t, me);
     lost_callee(&mut t, true);
     lost_callee(&mut t, false);
     t.finish()
+}
+
+/// D calls with [`ASK_REPLACE`]; the handler replaces D's state and
+/// replies with nothing between: D runs its new state, the reply dropped.
+fn replaced_in_handler(t: &mut Checks, me: u64) {
+    let Some((d, did)) = child(t, 3) else { return };
+    SLOTS[D].store(d, Ordering::Relaxed);
+    SLOTS[D + 1].store(did, Ordering::Relaxed);
+    let Ok([call_slot]) = sys::cap_grant(0, d, rights::CALL) else {
+        t.check(false, "grant D a call capability");
+        return;
+    };
+    let mut regs = start_regs();
+    regs.rax = Call::pct_call.number();
+    regs.rdi = call_target(me, call_slot);
+    regs.rsi = ASK_REPLACE;
+    t.expect(import(d, &regs), Ok([]), "set D's state");
+    t.expect(sys::env_run(d), Ok([]), "run D");
+    t.check(wait_end(did), "D ended");
+    t.expect(result(3), (0, OWN), "D, replaced in the handler, ran its new state: the reply was dropped");
+    t.expect(HANDLER_FAILS.load(Ordering::Relaxed), 0, "checks in D's handler");
+    let _ = sys::env_destroy(d);
 }
 
 /// A caller waits on a callee that spins in its entry; the callee is
@@ -151,6 +181,15 @@ fn import_with_entry(slot: u64, regs: &Regs, entry: u64) -> Result<[u64; 0], Err
 /// 16 KiB transfer stack: full `EnvState`s live only in the small helpers
 /// below, one at a time.)
 fn handler(caller: u64, sync: bool, msg: &mut Msg) {
+    if msg[0] == ASK_REPLACE {
+        // D's round: replace the waiting caller, then reply at once.
+        let d = SLOTS[D].load(Ordering::Relaxed);
+        let fresh = Regs { rax: Call::null.number(), rsi: OWN, ..start_regs() };
+        check(caller == SLOTS[D + 1].load(Ordering::Relaxed), "D's call");
+        check(import(d, &fresh) == Ok([]), "replace D's state while it waits");
+        msg[0] = REPLY;
+        return;
+    }
     if SERVED.swap(true, Ordering::AcqRel) {
         return;
     }
