@@ -1,23 +1,27 @@
 //! The direct hand-off of the CPU from the running environment to another
-//! within its slot: the common case of a directed yield (and of a
-//! protected control transfer), done in one pass over the two
-//! environments, each looked up once (Aegis's and seL4's fast paths).
+//! within its slot — the common case of a directed yield (`yield_cpu`)
+//! and of a protected control transfer's call and reply (`pct_call`,
+//! `pct_reply`) — done in one pass over the two environments, each looked
+//! up once (Aegis's and seL4's fast paths). The generated dispatch tries
+//! [`handed`] ahead of each call's general arm.
 //!
-//! It applies when nothing is pending (`sched::pending`), the caller is
-//! current and the scheduler's choice with time left in its slot
-//! (`Scheduler::may_donate`), and the x87/SSE unit and the bases are the
-//! caller's under eager switching (`fpu::hand_over_ready`). Then the
-//! changes are exactly those of the general way (`sched::donate` after
-//! the caller's state is saved): the scheduler's donation with both CPU
+//! It applies when nothing is pending (`sched::pending`), the caller (the
+//! current environment) is the scheduler's choice with time left in its
+//! slot (`Scheduler::may_donate`), the x87/SSE unit and the bases are the
+//! caller's under eager switching (`fpu::hand_over_ready`), and every
+//! check of the call passes. Then the changes are exactly those of the
+//! general way (the call's own, through the functions the general path
+//! uses, then `sched::donate`): the scheduler's donation with both CPU
 //! ledgers in hand, the exposed slot use, the unit and bases handed over,
 //! the address space, both exposed statuses, and `current`. Anything else
-//! goes the general way.
+//! — an error included — goes the general way, which checks again and
+//! answers; nothing is changed before the fast path knows it finishes.
 
 use crate::arch::trapframe::TrapFrame;
 use crate::calls::args::CapSlot;
 use crate::calls::check::call_cap_of;
 use crate::calls::pct;
-use crate::env::{EnvId, Pair};
+use crate::env::{Env, EnvId, Pair};
 use crate::sched::publish_status;
 use crate::slots::Sched;
 use crate::state::Kernel;
@@ -27,20 +31,19 @@ use oxok_abi::{Call, ENV_RUNNABLE, ENV_RUNNING, Error};
 /// before any look at either environment: nothing pending, `me` running
 /// with time left, the unit its own.
 #[inline(always)]
-pub fn ready(k: &Kernel, me: EnvId, to: EnvId) -> bool {
+fn ready(k: &Kernel, me: EnvId, to: EnvId) -> bool {
     debug_assert_eq!(k.current, Some(me));
     !crate::sched::pending(k) && k.sched.may_donate(me, to) && crate::fpu::hand_over_ready(me)
 }
 
 /// The directed yield from `me`, the current environment (its registers
-/// in `frame`), to `to` with
-/// the capability in `slot`, if [`ready`]: `to` must be able to run
-/// (`Busy`) and the capability must let `me` call it (its errors);
-/// then `me` is saved runnable with `rax` 0 and `to` runs on the rest of
-/// the slot, its registers in `frame`. `None`, nothing changed: the
-/// general way (not ready, or `to` not alive).
+/// in `frame`), to `to` with the capability in `slot`, if [`ready`]: `to`
+/// must be able to run (`Busy`) and the capability must let `me` call it
+/// (its errors); then `me` is saved runnable with `rax` 0 and `to` runs on
+/// the rest of the slot, its registers in `frame`. `None`, nothing
+/// changed: the general way (not ready, or `to` not alive).
 #[inline(always)]
-pub fn directed_yield(
+fn directed_yield(
     k: &mut Kernel,
     frame: &mut TrapFrame,
     me: EnvId,
@@ -59,11 +62,10 @@ pub fn directed_yield(
         return Some(Err(e));
     }
     frame.rax = 0;
-    let Pair { from, to: into, from_ledger, to_ledger } = pair;
-    from.save_regs(frame);
-    from.status = ENV_RUNNABLE;
-    publish_status(from);
-    switch(sched, slot_start, current, Pair { from, to: into, from_ledger, to_ledger });
+    pair.from.save_regs(frame);
+    pair.from.status = ENV_RUNNABLE;
+    publish_status(pair.from);
+    let into = switch(sched, slot_start, current, pair);
     frame.copy_from(into.regs());
     Some(Ok(()))
 }
@@ -87,7 +89,7 @@ pub fn handed(call: Call, k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> b
 /// [`directed_yield`] for the target word in `frame.rdi`, if it names
 /// another environment (`None` otherwise: the general way).
 #[inline(always)]
-pub fn yield_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<Result<(), Error>> {
+fn yield_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<Result<(), Error>> {
     let word = frame.rdi;
     let to = EnvId::decode(word & u64::from(u32::MAX))?;
     directed_yield(k, frame, me, to, CapSlot(word >> 32))
@@ -100,7 +102,7 @@ pub fn yield_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<Re
 /// starts serving and runs its entry with the message at once. `None`,
 /// nothing changed: the general way, which checks again and answers.
 #[inline(always)]
-pub fn call_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()> {
+fn call_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()> {
     let word = frame.rdi;
     let to = EnvId::decode(word & u64::from(u32::MAX))?;
     if !ready(k, me, to) {
@@ -126,7 +128,7 @@ pub fn call_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()>
 /// `pct_wait` completes with the reply and it runs at once. `None`,
 /// nothing changed: the general way.
 #[inline(always)]
-pub fn reply_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()> {
+fn reply_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()> {
     let named = frame.rdi;
     let (first, ticket) = k.envs.get(me)?.pct_caller?;
     if named != oxok_abi::PCT_OWED && named != u64::from(first) {
@@ -150,9 +152,9 @@ pub fn reply_word(k: &mut Kernel, frame: &mut TrapFrame, me: EnvId) -> Option<()
 
 /// Hands the CPU from `pair.from` (its registers and status already saved)
 /// to `pair.to`, which the caller found able to run, after [`ready`]:
-/// `pair.to` is current when this returns.
+/// `pair.to` is current when this returns, and returned.
 #[inline(always)]
-fn switch(sched: &mut Sched, slot_start: &mut bool, current: &mut Option<EnvId>, pair: Pair<'_>) {
+fn switch<'a>(sched: &mut Sched, slot_start: &mut bool, current: &mut Option<EnvId>, pair: Pair<'a>) -> &'a mut Env {
     let Pair { from, to, from_ledger, to_ledger } = pair;
     let id = to.id;
     sched.donate_between(id, from_ledger, to_ledger);
@@ -167,4 +169,5 @@ fn switch(sched: &mut Sched, slot_start: &mut bool, current: &mut Option<EnvId>,
     *current = Some(id);
     #[cfg(feature = "model-process")]
     crate::model::loaded(id);
+    to
 }

@@ -9,9 +9,11 @@
 //! a `Reply` result, `pct_call(target, &mut msg)`, which leaves the reply
 //! (or, on failure, what the kernel left in the message registers) in
 //! `msg` and returns the callee's id; `pct_wait(callee, ticket)` (two
-//! words in, a `Reply` out) returns the callee's id and the reply. These
-//! and [`raw`] are the only
-//! `syscall` instructions of the libOS outside the naked code that
+//! words in, a `Reply` out) returns the callee's id and the reply. Every
+//! other stub passes only its own arguments (`syscall_args!`: the argument
+//! registers past them are left as they are and taken as changed). These
+//! and [`raw`] (all six registers, for a caller that has them) are the
+//! only `syscall` instructions of the libOS outside the naked code that
 //! composes `oxok_abi::syscall_asm!` fragments.
 
 use core::arch::asm;
@@ -65,155 +67,39 @@ pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
 /// the argument registers `oxok_abi::arg_registers!` gives, the first
 /// three also the result registers): the registers past them carry
 /// nothing in and are taken as changed, so a stub loads no zeros into
-/// them.
+/// them. The operands are built register by register ([`syscall_ops`]).
 macro_rules! syscall_args {
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; ) => {{
+    ([$($r:tt)*] $nr:expr; $($a:expr,)*) => {{
         let (status, r0, r1, r2): (u64, u64, u64, u64);
+        syscall_ops!(status $nr; [$($r)*] [r0 r1 r2 _ _ _] [$($a,)*] []);
+        Raw { status, values: [r0, r1, r2] }
+    }};
+}
+
+/// [`syscall_args`]' operands: for each argument register, `inlateout`
+/// with the next argument while there is one, else `lateout`; each into
+/// its result (or `_`). Then the `syscall` with all of them.
+macro_rules! syscall_ops {
+    ($s:ident $nr:expr; [$r:tt $($rr:tt)*] [$o:tt $($oo:tt)*] [$a:expr, $($aa:expr,)*] [$($ops:tt)*]) => {
+        syscall_ops!($s $nr; [$($rr)*] [$($oo)*] [$($aa,)*] [$($ops)* inlateout($r) $a => $o,])
+    };
+    ($s:ident $nr:expr; [$r:tt $($rr:tt)*] [$o:tt $($oo:tt)*] [] [$($ops:tt)*]) => {
+        syscall_ops!($s $nr; [$($rr)*] [$($oo)*] [] [$($ops)* lateout($r) $o,])
+    };
+    ($s:ident $nr:expr; [] [] [] [$($ops:tt)*]) => {
         // SAFETY: as in `raw_syscall`; the argument registers past the
         // call's own are given nothing and taken as changed.
         unsafe {
             asm!(
                 "syscall",
-                inlateout("rax") $nr => status,
-                lateout($r0) r0,
-                lateout($r1) r1,
-                lateout($r2) r2,
-                lateout($r3) _,
-                lateout($r4) _,
-                lateout($r5) _,
+                inlateout("rax") $nr => $s,
+                $($ops)*
                 lateout("rcx") _,
                 lateout("r11") _,
                 options(nostack),
             );
         }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr,) => {{
-        let (status, r0, r1, r2): (u64, u64, u64, u64);
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout($r0) $a0 => r0,
-                lateout($r1) r1,
-                lateout($r2) r2,
-                lateout($r3) _,
-                lateout($r4) _,
-                lateout($r5) _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr,) => {{
-        let (status, r0, r1, r2): (u64, u64, u64, u64);
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout($r0) $a0 => r0,
-                inlateout($r1) $a1 => r1,
-                lateout($r2) r2,
-                lateout($r3) _,
-                lateout($r4) _,
-                lateout($r5) _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr,) => {{
-        let (status, r0, r1, r2): (u64, u64, u64, u64);
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout($r0) $a0 => r0,
-                inlateout($r1) $a1 => r1,
-                inlateout($r2) $a2 => r2,
-                lateout($r3) _,
-                lateout($r4) _,
-                lateout($r5) _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr, $a3:expr,) => {{
-        let (status, r0, r1, r2): (u64, u64, u64, u64);
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout($r0) $a0 => r0,
-                inlateout($r1) $a1 => r1,
-                inlateout($r2) $a2 => r2,
-                inlateout($r3) $a3 => _,
-                lateout($r4) _,
-                lateout($r5) _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr, $a3:expr, $a4:expr,) => {{
-        let (status, r0, r1, r2): (u64, u64, u64, u64);
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout($r0) $a0 => r0,
-                inlateout($r1) $a1 => r1,
-                inlateout($r2) $a2 => r2,
-                inlateout($r3) $a3 => _,
-                inlateout($r4) $a4 => _,
-                lateout($r5) _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-    ([$r0:tt $r1:tt $r2:tt $r3:tt $r4:tt $r5:tt] $nr:expr; $a0:expr, $a1:expr, $a2:expr, $a3:expr, $a4:expr, $a5:expr,) => {{
-        let (status, r0, r1, r2): (u64, u64, u64, u64);
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout($r0) $a0 => r0,
-                inlateout($r1) $a1 => r1,
-                inlateout($r2) $a2 => r2,
-                inlateout($r3) $a3 => _,
-                inlateout($r4) $a4 => _,
-                inlateout($r5) $a5 => _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
+    };
 }
 
 /// Turns a raw status into a `Result`; unknown codes read as `Invalid`.

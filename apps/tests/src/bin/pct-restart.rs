@@ -72,18 +72,9 @@ fn main(_args: Args) -> i32 {
     SLOTS[CODE].store(code, Ordering::Relaxed);
     let Some((c, cid)) = child(&mut t, 0) else { return t.finish() };
     SLOTS[C].store(c, Ordering::Relaxed);
-    // C starts on its `syscall`: pct_call(me) with the question in rsi.
-    // C's credential: a call-only capability for this program.
-    let Ok([call_slot]) = sys::cap_grant(0, c, rights::CALL) else {
-        t.check(false, "grant C a call capability");
+    if !start_caller(&mut t, c, me, ASK) {
         return t.finish();
-    };
-    let mut regs = start_regs();
-    regs.rax = Call::pct_call.number();
-    regs.rdi = call_target(me, call_slot);
-    regs.rsi = ASK;
-    t.expect(import(c, &regs), Ok([]), "set C's state");
-    t.expect(sys::env_run(c), Ok([]), "run C");
+    }
     // Everything else happens in the handler while C waits.
     let mut spins = 0;
     while !SERVED.load(Ordering::Acquire) && spins < 100_000 {
@@ -108,22 +99,32 @@ fn main(_args: Args) -> i32 {
     t.finish()
 }
 
+/// Starts child `slot` on its `syscall`:
+/// `pct_call(me)` with `ask` in rsi, with a call-only capability for this
+/// program as its credential. False if it could not be given one.
+fn start_caller(t: &mut Checks, slot: u64, me: u64, ask: u64) -> bool {
+    let Ok([call_slot]) = sys::cap_grant(0, slot, rights::CALL) else {
+        t.check(false, "grant the caller a call capability");
+        return false;
+    };
+    let mut regs = start_regs();
+    regs.rax = Call::pct_call.number();
+    regs.rdi = call_target(me, call_slot);
+    regs.rsi = ask;
+    t.expect(import(slot, &regs), Ok([]), "set the caller's state");
+    t.expect(sys::env_run(slot), Ok([]), "run the caller");
+    true
+}
+
 /// D calls with [`ASK_REPLACE`]; the handler replaces D's state and
 /// replies with nothing between: D runs its new state, the reply dropped.
 fn replaced_in_handler(t: &mut Checks, me: u64) {
     let Some((d, did)) = child(t, 3) else { return };
     SLOTS[D].store(d, Ordering::Relaxed);
     SLOTS[D + 1].store(did, Ordering::Relaxed);
-    let Ok([call_slot]) = sys::cap_grant(0, d, rights::CALL) else {
-        t.check(false, "grant D a call capability");
+    if !start_caller(t, d, me, ASK_REPLACE) {
         return;
-    };
-    let mut regs = start_regs();
-    regs.rax = Call::pct_call.number();
-    regs.rdi = call_target(me, call_slot);
-    regs.rsi = ASK_REPLACE;
-    t.expect(import(d, &regs), Ok([]), "set D's state");
-    t.expect(sys::env_run(d), Ok([]), "run D");
+    }
     t.check(wait_end(did), "D ended");
     t.expect(result(3), (0, OWN), "D, replaced in the handler, ran its new state: the reply was dropped");
     t.expect(HANDLER_FAILS.load(Ordering::Relaxed), 0, "checks in D's handler");
