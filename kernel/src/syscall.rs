@@ -29,7 +29,9 @@ macro_rules! generate_dispatch {
         /// declared results written back, then [`finish`]. Each arm is the
         /// whole path of its call, so a call's fast return holds only what
         /// that call declares and does (`null`: no decode, no result, no
-        /// restart or replaced-frame test).
+        /// restart or replaced-frame test); the three calls that hand the
+        /// CPU to another environment try their fast path first
+        /// (`handoff::handed`), the others nothing.
         #[inline(always)]
         fn dispatch(k: &mut Kernel, frame: &mut TrapFrame, caller: EnvId, call: Call) -> bool {
             match call {

@@ -635,11 +635,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "pct",
-        about: "protected control transfer: sync round trips with the caller id from the kernel, async stop, refusals",
+        about: "protected control transfer: sync round trips with the caller id from the kernel, a stale remembered call slot retried, async stop, refusals",
         cmdline: "run=pct+server&pct+client,hello",
         expect: &[
             "pct client: round trip * cycles",
-            "pct server: stopped after 201 calls",
+            "pct server: stopped after 202 calls",
             "pct client: ok (",
             "hello: ok",
             "none leaked",

@@ -1,7 +1,11 @@
 //! Protected control transfer (Aegis §5.1): `pct_call`, `pct_send`,
 //! `pct_reply`, `pct_wait`. The registers are the message; the kernel adds
 //! only the caller's id. The switch happens here, inside the call: the
-//! handler replaces the registers the system-call path returns to.
+//! handler replaces the registers the system-call path returns to. The
+//! common case of a synchronous call and of its reply — the CPU handed
+//! over at once, nothing unusual — is taken ahead of these handlers by
+//! `handoff`, through the same functions (`entry_of`, `start_wait`,
+//! `start_serving`, `stop_serving`, `end_wait`, `completed`).
 //!
 //! For the CPU scheduler a transfer is a donation of the rest of the slot
 //! (directed yield): a synchronous callee runs on its caller's time, and

@@ -5,14 +5,16 @@
 //! count went up by one each time), and with the XMM registers holding
 //! markers of the round, which must hold too (`b` loads markers of its
 //! own: the hand-off saves the yielder's unit and loads the receiver's).
-//! Also the refusals: an unknown id (`BadEnv`), a created environment that
+//! A call slot the libOS remembers gone stale is retried with the
+//! capability's new slot. Also the refusals: an unknown id (`BadEnv`), a
+//! created environment that
 //! cannot run (`Busy`, with and without a capability for it), and a yield
 //! to oneself (a plain yield). `b` spins until `a` is gone.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
-use oxok_libos::abi::{Error, call_target};
+use oxok_libos::abi::{Error, call_target, rights};
 use oxok_libos::{Args, exposed, println, sys};
 use oxok_tests::{Checks, cpu, fpu};
 
@@ -61,6 +63,23 @@ fn a() -> i32 {
         }
     }
     println!("directed-yield: b received {} donations", exposed::run_stats(b).map_or(0, |r| r.donated));
+    // The call slot the libOS remembers gone stale: the capability is now
+    // in another slot (derived from it, the first dropped); the kernel
+    // refuses the remembered one and `yield_to` looks again and retries.
+    match oxok_libos::callcap::slot_for(b) {
+        Some(first) => match sys::cap_derive(first, rights::CALL) {
+            Ok([second]) => {
+                t.check(sys::cap_drop(first).is_ok(), "drop the first call slot");
+                t.check(
+                    oxok_libos::callcap::yield_to(b).is_ok(),
+                    "a yield through a stale remembered slot is retried with the capability's new slot",
+                );
+                t.check(oxok_libos::callcap::slot_for(b) == Some(second), "the new slot is remembered");
+            }
+            Err(_) => t.check(false, "derive the call capability"),
+        },
+        None => t.check(false, "a call capability for b"),
+    }
     t.check(sys::yield_cpu(0x7fff_ffff) == Err(Error::BadEnv), "unknown environment: BadEnv");
     t.check(sys::yield_cpu(u64::MAX) == Err(Error::BadEnv), "id out of range: BadEnv");
     t.check(sys::yield_cpu(me).is_ok(), "yield to oneself is a plain yield");

@@ -5,14 +5,16 @@
 //! `[a, b, rest…]` with `[a + 1, b * 2, rest…]`. The client finds it in the
 //! exposed environment table, checks the reply and that the kernel's caller
 //! id is right, attacks (calls to itself, to nobody, to an environment that
-//! does not accept, a reply while not serving), times round trips, and
-//! finally stops the server with an asynchronous transfer.
+//! does not accept, a reply while not serving), times round trips, calls
+//! through a call slot the libOS remembers gone stale (retried with the
+//! capability's new slot), and finally stops the server with an
+//! asynchronous transfer.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use oxok_libos::abi::Error;
+use oxok_libos::abi::{Error, rights};
 use oxok_libos::pct::{self, Msg};
 use oxok_libos::time::rdtsc;
 use oxok_libos::{Args, exposed, println, sys};
@@ -138,6 +140,25 @@ fn client() -> i32 {
     let per = (rdtsc() - start) / rounds;
     t.check(ok, "200 synchronous round trips answered correctly");
     println!("pct client: round trip {per} cycles");
+
+    // The call slot the libOS remembers gone stale: the capability is now
+    // in another slot (derived from it, the first dropped); the kernel
+    // refuses the remembered one and the libOS looks again and retries.
+    match oxok_libos::callcap::slot_for(server) {
+        Some(first) => match sys::cap_derive(first, rights::CALL) {
+            Ok([second]) => {
+                t.check(sys::cap_drop(first).is_ok(), "drop the first call slot");
+                let m: Msg = [7, 7, 0, 0, 0, 0, 0, 0, 0];
+                t.check(
+                    pct::call(server, &m).is_ok_and(|(_, r)| r[0] == 8 && r[1] == 14),
+                    "a call through a stale remembered slot is retried with the capability's new slot",
+                );
+                t.check(oxok_libos::callcap::slot_for(server) == Some(second), "the new slot is remembered");
+            }
+            Err(_) => t.check(false, "derive the call capability"),
+        },
+        None => t.check(false, "a call capability for the server"),
+    }
 
     // Stop the server with an asynchronous transfer.
     let mut stop = msg;
