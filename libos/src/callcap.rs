@@ -144,14 +144,23 @@ pub fn target(id: u64) -> u64 {
 
 /// Runs `f` with the target word for `id`; if the kernel says the slot
 /// holds no fitting capability (`BadCap`), looks again and tries once more.
+/// Inlined, with the retry out of line ([`again`]): a caller's values
+/// (a message) are read again there, not kept aside for it.
+#[inline]
 pub fn with_target<T>(id: u64, mut f: impl FnMut(u64) -> Result<T, Error>) -> Result<T, Error> {
     match f(target(id)) {
-        Err(Error::BadCap) => {
-            forget(id);
-            f(target(id))
-        }
+        Err(Error::BadCap) => again(id, f),
         r => r,
     }
+}
+
+/// [`with_target`] after `BadCap`: forgets the slot, looks again, tries once
+/// more.
+#[cold]
+#[inline(never)]
+fn again<T>(id: u64, mut f: impl FnMut(u64) -> Result<T, Error>) -> Result<T, Error> {
+    forget(id);
+    f(target(id))
 }
 
 /// Directed yield to environment `id` with this environment's call
@@ -162,19 +171,7 @@ pub fn yield_to(id: u64) -> Result<(), Error> {
     if id == 0 {
         return sys::yield_cpu(0).map(|_| ());
     }
-    // `with_target`, with the retry out of the way of the common case.
-    match sys::yield_cpu(target(id)) {
-        Err(Error::BadCap) => yield_again(id),
-        r => r.map(|_| ()),
-    }
-}
-
-/// [`yield_to`] after `BadCap`: looks again and tries once more.
-#[cold]
-#[inline(never)]
-fn yield_again(id: u64) -> Result<(), Error> {
-    forget(id);
-    sys::yield_cpu(target(id)).map(|_| ())
+    with_target(id, |word| sys::yield_cpu(word).map(|_| ()))
 }
 
 /// Hands the new environment `child` (capability slot) what it needs to

@@ -33,21 +33,7 @@ pub type Msg = oxok_rt::sys::Msg;
 /// for `target` ([`crate::callcap`]); without one the kernel refuses with
 /// `BadCap`.
 pub fn call(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
-    // `callcap::with_target`, with the retry out of the way: the message
-    // is read again from `msg` there, not kept aside for it here.
-    match call_word(crate::callcap::target(target), msg) {
-        Err(Error::BadCap) => call_again(target, msg),
-        r => r,
-    }
-}
-
-/// [`call`] after `BadCap`: looks the capability up again and tries once
-/// more.
-#[cold]
-#[inline(never)]
-fn call_again(target: u64, msg: &Msg) -> Result<(u64, Msg), Error> {
-    crate::callcap::forget(target);
-    call_word(crate::callcap::target(target), msg)
+    crate::callcap::with_target(target, |word| call_word(word, msg))
 }
 
 /// How a synchronous call failed: the error, and whether the callee got

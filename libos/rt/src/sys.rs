@@ -30,39 +30,6 @@ pub struct Raw {
     pub values: [u64; 3],
 }
 
-macro_rules! raw_syscall {
-    (["rdi" "rsi" "rdx" $r3:tt $r4:tt $r5:tt] $nr:ident, $a:ident) => {{
-        let (status, r0, r1, r2);
-        // The results come back in the first three argument registers
-        // (`oxok_abi::regs::RESULT_REGS`); restartable calls may rewrite the
-        // argument registers.
-        // SAFETY: the kernel reads only registers and memory it checks; it
-        // clobbers rcx and r11 and preserves everything else.
-        unsafe {
-            asm!(
-                "syscall",
-                inlateout("rax") $nr => status,
-                inlateout("rdi") $a[0] => r0,
-                inlateout("rsi") $a[1] => r1,
-                inlateout("rdx") $a[2] => r2,
-                inlateout($r3) $a[3] => _,
-                inlateout($r4) $a[4] => _,
-                inlateout($r5) $a[5] => _,
-                lateout("rcx") _,
-                lateout("r11") _,
-                options(nostack),
-            );
-        }
-        Raw { status, values: [r0, r1, r2] }
-    }};
-}
-
-/// Executes `syscall` with number `nr` and six argument registers.
-#[inline(always)]
-pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
-    oxok_abi::arg_registers!(raw_syscall, nr, a)
-}
-
 /// `syscall` number `nr` with the call's own arguments only (0 to 6, in
 /// the argument registers `oxok_abi::arg_registers!` gives, the first
 /// three also the result registers): the registers past them carry
@@ -87,8 +54,9 @@ macro_rules! syscall_ops {
         syscall_ops!($s $nr; [$($rr)*] [$($oo)*] [] [$($ops)* lateout($r) $o,])
     };
     ($s:ident $nr:expr; [] [] [] [$($ops:tt)*]) => {
-        // SAFETY: as in `raw_syscall`; the argument registers past the
-        // call's own are given nothing and taken as changed.
+        // SAFETY: the kernel reads only registers and memory it checks; it
+        // clobbers rcx and r11 (and, for restartable calls, may rewrite the
+        // argument registers) and preserves everything else.
         unsafe {
             asm!(
                 "syscall",
@@ -100,6 +68,12 @@ macro_rules! syscall_ops {
             );
         }
     };
+}
+
+/// Executes `syscall` with number `nr` and six argument registers.
+#[inline(always)]
+pub fn raw(nr: u64, a: [u64; 6]) -> Raw {
+    oxok_abi::arg_registers!(syscall_args, nr; a[0], a[1], a[2], a[3], a[4], a[5],)
 }
 
 /// Turns a raw status into a `Result`; unknown codes read as `Invalid`.

@@ -103,11 +103,10 @@ impl TrapFrame {
     #[inline(always)]
     pub fn copy_from(&mut self, src: &TrapFrame) {
         const WORDS: usize = size_of::<TrapFrame>() / 8;
-        // SAFETY: `self` and `src` are distinct (a `&mut` and a `&` never
-        // overlap), each `WORDS` aligned words long; `rep movsq` copies
-        // exactly those words upward (the direction flag is clear in the
-        // kernel: every entry clears it) and touches nothing else but the
-        // three registers named.
+        // The direction flag is clear in the kernel (every entry clears it,
+        // as Rust's ABI requires), so `rep movsq` copies upward.
+        // SAFETY: `self` and `src` are distinct (`&mut` and `&`), each `WORDS`
+        // aligned words; the copy touches those and the three named registers.
         unsafe {
             core::arch::asm!(
                 "rep movsq",
