@@ -33,29 +33,43 @@ const ASYNC: u64 = 0;
 /// Length of the `syscall` instruction.
 const SYSCALL_LEN: u64 = 2;
 
-/// Tickets issued so far (the input of [`next_ticket`]).
+/// Tickets issued without the CPU's generator so far (the input of
+/// [`keyed_ticket`]).
 static TICKETS: AtomicU64 = AtomicU64::new(0);
-/// Mixed into tickets: the TSC when the first was issued.
+/// [`keyed_ticket`]'s key: the TSC when the first such ticket was issued.
 static SECRET: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh call ticket: never 0, never repeated in the machine's life, and
-/// not guessable from the last one (a SplitMix64 step of a counter mixed
-/// with the boot TSC), since holding a ticket lets an environment take
-/// over a wait whose original caller is gone.
+/// A fresh call ticket: never 0, and not guessable from any other ticket
+/// (a server sees the ticket of every call it serves; holding the ticket
+/// of another's call lets an environment take over that wait when the
+/// original caller's state is replaced, and `pct_wait` answers `Busy` for
+/// a ticket in use, which would confirm a guess). A random word from the
+/// CPU (`rdrand`): two tickets are the same with probability 2^-64. A
+/// public bijection of a counter, as tickets once were, is inverted from
+/// one ticket and gives every later one (`pct-restart` checks that the
+/// tickets it sees are not).
 pub(crate) fn next_ticket() -> u64 {
+    match crate::arch::cpu::random() {
+        Some(0) | None => keyed_ticket(),
+        Some(t) => t,
+    }
+}
+
+/// A ticket on a CPU without a generator: SipHash-2-4 of a counter under a
+/// key taken from the TSC at the first such ticket — not invertible from
+/// the tickets, though the key is only as hard to guess as the TSC.
+#[cold]
+fn keyed_ticket() -> u64 {
+    #[allow(deprecated)] // `core`'s SipHash, stable though deprecated for `HashMap`'s use
+    use core::hash::{Hasher, SipHasher};
     if SECRET.load(Ordering::Relaxed) == 0 {
         SECRET.store(crate::arch::cpu::rdtsc() | 1, Ordering::Relaxed);
     }
-    let n = TICKETS.fetch_add(1, Ordering::Relaxed);
-    // Odd multiplier and xor-shifts: a bijection of the counter, so
-    // tickets never repeat.
-    let mut z = n.wrapping_add(SECRET.load(Ordering::Relaxed)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    match z ^ (z >> 31) {
-        0 => 1,
-        t => t,
-    }
+    let key = SECRET.load(Ordering::Relaxed);
+    #[allow(deprecated)]
+    let mut h = SipHasher::new_with_keys(key, key.rotate_left(32) ^ 0x7069_6374_6b65_7473);
+    h.write_u64(TICKETS.fetch_add(1, Ordering::Relaxed));
+    h.finish().max(1)
 }
 
 /// Synchronous transfer: the caller waits for the reply.

@@ -17,6 +17,10 @@
 //! happening there, so that the reply could take the kernel's fast path
 //! (`handoff`): the reply is dropped there too and D runs its new state.
 //!
+//! D's ticket must not follow from C's: tickets were once a SplitMix step
+//! of a counter (a public bijection), which one ticket — any server sees
+//! the tickets of the calls it serves — inverts to give every later one.
+//!
 //! Then two callers wait on a callee that never replies (a child spinning
 //! in its entry): one callee is destroyed, the other's state is replaced
 //! by one that serves nothing; each waiting caller's call completes with
@@ -47,6 +51,8 @@ const ASK_REPLACE: u64 = 0xa5c0_0000_0000_0004;
 static HANDLER_FAILS: AtomicU64 = AtomicU64::new(0);
 static HANDLER_CHECKS: AtomicU64 = AtomicU64::new(0);
 static SERVED: AtomicBool = AtomicBool::new(false);
+/// The ticket of C's call, as the handler saw it.
+static C_TICKET: AtomicU64 = AtomicU64::new(0);
 /// Capability slots: the code frame, and for C, F, G the env and its
 /// stack frame (set before the call, read by the handler).
 static SLOTS: [AtomicU64; 10] = [const { AtomicU64::new(0) }; 10];
@@ -188,6 +194,11 @@ fn handler(caller: u64, sync: bool, msg: &mut Msg) {
         let fresh = Regs { rax: Call::null.number(), rsi: OWN, ..start_regs() };
         check(caller == SLOTS[D + 1].load(Ordering::Relaxed), "D's call");
         check(import(d, &fresh) == Ok([]), "replace D's state while it waits");
+        let d_ticket = serving_of(0).map_or(0, |(_, _, t, _)| t);
+        check(d_ticket != 0, "D's call has a ticket");
+        let c_ticket = C_TICKET.load(Ordering::Relaxed);
+        check(splitmix(unsplitmix(c_ticket)) == c_ticket, "the attack inverts SplitMix");
+        check(!splitmix_follows(c_ticket, d_ticket), "D's ticket does not follow from C's");
         msg[0] = REPLY;
         return;
     }
@@ -202,6 +213,7 @@ fn handler(caller: u64, sync: bool, msg: &mut Msg) {
         return;
     };
     let ticket = waiting.rsi;
+    C_TICKET.store(ticket, Ordering::Relaxed);
     check(waiting.rax == Call::pct_wait.number(), "waiting caller's rax says pct_wait");
     check(waiting.rip == CHILD_CODE && waiting.rdi == me, "… on the syscall, naming the callee");
     check(ticket != 0, "… with a ticket");
@@ -242,6 +254,34 @@ fn handler(caller: u64, sync: bool, msg: &mut Msg) {
     settle(gid, ENV_ZOMBIE);
     check(result(2).0 == Error::Busy.code(), "a second copy of a taken wait is refused (Busy)");
     msg[0] = REPLY;
+}
+
+/// SplitMix64's output step and its multipliers.
+const SPLITMIX: [u64; 3] = [0x9e37_79b9_7f4a_7c15, 0xbf58_476d_1ce4_e5b9, 0x94d0_49bb_1331_11eb];
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_mul(SPLITMIX[0]);
+    z = (z ^ (z >> 30)).wrapping_mul(SPLITMIX[1]);
+    z = (z ^ (z >> 27)).wrapping_mul(SPLITMIX[2]);
+    z ^ (z >> 31)
+}
+
+/// The input [`splitmix`] made `y` from.
+fn unsplitmix(y: u64) -> u64 {
+    // The inverse of an odd multiplier mod 2^64 (Newton's iteration), of
+    // `z ^ (z >> s)` (applied until the shifted bits run out).
+    let inverse = |m: u64| (0..6).fold(m, |x, _| x.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(x))));
+    let unshift = |y: u64, s: u32| (0..64 / s).fold(y, |x, _| y ^ (x >> s));
+    let mut x = unshift(y, 31).wrapping_mul(inverse(SPLITMIX[2]));
+    x = unshift(x, 27).wrapping_mul(inverse(SPLITMIX[1]));
+    unshift(x, 30).wrapping_mul(inverse(SPLITMIX[0]))
+}
+
+/// The attack on counter tickets: `later` is [`splitmix`] of the input
+/// `earlier` came from plus 1 to 64 (other tickets issued between).
+fn splitmix_follows(earlier: u64, later: u64) -> bool {
+    let x = unsplitmix(earlier);
+    (1..=64).any(|k| splitmix(x.wrapping_add(k)) == later)
 }
 
 /// Yields until environment `id` has status `status` (or is gone).

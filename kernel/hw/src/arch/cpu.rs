@@ -78,6 +78,42 @@ pub fn rdtsc() -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
+/// Whether the CPU has `rdrand` (CPUID leaf 1, `ecx` bit 30): 0 not yet
+/// asked, 1 no, 2 yes.
+static HAS_RDRAND: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
+/// A random word from the CPU's generator (`rdrand`), `None` if the CPU
+/// has none or it gave nothing in ten tries (Intel's advice for a
+/// transient underflow).
+#[inline]
+pub fn random() -> Option<u64> {
+    use core::sync::atomic::Ordering::Relaxed;
+    if HAS_RDRAND.load(Relaxed) != 2 {
+        if HAS_RDRAND.load(Relaxed) == 1 {
+            return None;
+        }
+        let ecx: u32;
+        // SAFETY: cpuid only reads identification registers; `rbx`, which
+        // LLVM reserves, is saved and restored around it.
+        unsafe {
+            asm!("mov {t}, rbx", "cpuid", "mov rbx, {t}", t = out(reg) _, inout("eax") 1u32 => _,
+                 inout("ecx") 0u32 => ecx, out("edx") _, options(nomem, nostack, preserves_flags))
+        }
+        HAS_RDRAND.store(if ecx & (1 << 30) != 0 { 2 } else { 1 }, Relaxed);
+        return random();
+    }
+    for _ in 0..10 {
+        let (value, ok): (u64, u8);
+        // SAFETY: rdrand only writes its register and the carry flag; the
+        // CPU has it (checked above).
+        unsafe { asm!("rdrand {v}", "setc {ok}", v = out(reg) value, ok = out(reg_byte) ok, options(nomem, nostack)) }
+        if ok != 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
 /// Stops the CPU for good: interrupts off, halt forever.
 pub fn halt_forever() -> ! {
     loop {
