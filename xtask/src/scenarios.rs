@@ -289,10 +289,13 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "hostile-priv",
-        about: "privileged instructions from ring 3 kill only their environment; the next one runs",
+        about: "privileged instructions and ways into ring 0 (a 32-bit `syscall`, `sysenter`) from ring 3 kill only their environment; the next one runs",
         cmdline: "run=hostile-priv+cli,hostile-priv+hlt,hostile-priv+cr3,hostile-priv+wrmsr,hostile-priv+rdmsr,\
-                  hostile-priv+outb,hostile-priv+inb,hostile-priv+lgdt,hostile-priv+invlpg,hostile-priv+int80,hello",
+                  hostile-priv+outb,hostile-priv+inb,hostile-priv+lgdt,hostile-priv+invlpg,hostile-priv+int80,\
+                  hostile-priv+compat,hostile-priv+sysenter,hello",
         expect: &[
+            // Ring 0 never runs a user page; PCT tickets are random.
+            "cpu: SMEP on; call tickets from rdrand",
             "hostile-priv: trying cli",
             "env * (hostile-priv) destroyed: general protection fault",
             "hostile-priv: trying hlt",
@@ -313,6 +316,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "destroyed: general protection fault",
             "hostile-priv: trying int80",
             "destroyed: general protection fault",
+            // No 32-bit user code segment: the far return itself faults.
+            "hostile-priv: trying compat",
+            "destroyed: general protection fault",
+            "hostile-priv: trying sysenter",
+            "destroyed:",
             "hello: ok",
             "none leaked",
         ],

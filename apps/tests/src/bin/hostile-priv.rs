@@ -1,5 +1,12 @@
 //! hostile-priv MODE: executes one privileged instruction from ring 3. The
 //! kernel must destroy the environment (general protection fault) and go on.
+//!
+//! Two modes try a way into ring 0 instead: `compat` far-returns to
+//! selector 0x1b (where a 32-bit user code segment would be) and runs
+//! `syscall` in compatibility mode, which AMD CPUs and QEMU's TCG send to
+//! `CSTAR` (ring 0, at address 0 while it was never set: a kernel panic
+//! with page 0 unmapped, the program's own code in ring 0 with it mapped);
+//! `sysenter`, which goes to `SYSENTER_EIP` unless `SYSENTER_CS` is 0.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -27,6 +34,18 @@ fn main(args: Args) -> i32 {
             "lgdt" => asm!("lgdt [{}]", in(reg) 0x40_0000u64),
             "invlpg" => asm!("invlpg [{}]", in(reg) 0x40_0000u64),
             "int80" => asm!("int 0x80"),
+            // The bytes after the far return run in 32-bit mode: `syscall`,
+            // then `ud2` (the same bytes in both modes) should it return.
+            "compat" => asm!(
+                "push 0x1b",
+                "lea rax, [rip + 2f]",
+                "push rax",
+                "retfq",
+                "2:",
+                ".byte 0x0f, 0x05, 0x0f, 0x0b",
+                out("rax") _,
+            ),
+            "sysenter" => asm!("sysenter", ".byte 0x0f, 0x0b"),
             _ => {
                 println!("hostile-priv: FAIL unknown mode {mode}");
                 return 2;

@@ -78,6 +78,18 @@ pub fn rdtsc() -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
+/// `cpuid` of `leaf` and `subleaf`: `[eax, ebx, ecx, edx]`.
+pub fn cpuid(leaf: u32, subleaf: u32) -> [u32; 4] {
+    let (eax, ebx, ecx, edx): (u32, u32, u32, u32);
+    // SAFETY: cpuid only reads identification registers; `rbx`, which LLVM
+    // reserves, is saved and restored around it.
+    unsafe {
+        asm!("mov {t:r}, rbx", "cpuid", "xchg {t:r}, rbx", t = out(reg) ebx, inout("eax") leaf => eax,
+             inout("ecx") subleaf => ecx, out("edx") edx, options(nomem, nostack, preserves_flags))
+    }
+    [eax, ebx, ecx, edx]
+}
+
 /// Whether the CPU has `rdrand` (CPUID leaf 1, `ecx` bit 30): 0 not yet
 /// asked, 1 no, 2 yes.
 static HAS_RDRAND: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
@@ -92,13 +104,7 @@ pub fn random() -> Option<u64> {
         if HAS_RDRAND.load(Relaxed) == 1 {
             return None;
         }
-        let ecx: u32;
-        // SAFETY: cpuid only reads identification registers; `rbx`, which
-        // LLVM reserves, is saved and restored around it.
-        unsafe {
-            asm!("mov {t}, rbx", "cpuid", "mov rbx, {t}", t = out(reg) _, inout("eax") 1u32 => _,
-                 inout("ecx") 0u32 => ecx, out("edx") _, options(nomem, nostack, preserves_flags))
-        }
+        let [_, _, ecx, _] = cpuid(1, 0);
         HAS_RDRAND.store(if ecx & (1 << 30) != 0 { 2 } else { 1 }, Relaxed);
         return random();
     }
@@ -140,6 +146,31 @@ pub fn frame_pointer() -> u64 {
 pub fn invlpg(va: u64) {
     // SAFETY: invlpg only drops a cached translation.
     unsafe { asm!("invlpg [{}]", in(reg) va, options(nostack, preserves_flags)) }
+}
+
+/// Whether CR4.SMEP is set ([`enable_smep`]).
+pub fn smep_enabled() -> bool {
+    let cr4: u64;
+    // SAFETY: reading CR4 has no side effects.
+    unsafe { asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags)) }
+    cr4 & (1 << 20) != 0
+}
+
+/// Sets CR4.SMEP where the CPU has it (CPUID leaf 7, `ebx` bit 7): the
+/// kernel never runs code from a user page, so that a way into ring 0 at a
+/// user address faults instead of running the program's code.
+pub fn enable_smep() {
+    const SMEP: u64 = 1 << 20;
+    if cpuid(0, 0)[0] < 7 || cpuid(7, 0)[1] & (1 << 7) == 0 {
+        return;
+    }
+    // SAFETY: the kernel executes only its own (supervisor) pages, so SMEP
+    // changes nothing for it; it only forbids ring 0 running user pages.
+    unsafe {
+        let mut cr4: u64;
+        asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags));
+        asm!("mov cr4, {}", in(reg) cr4 | SMEP, options(nostack, preserves_flags));
+    }
 }
 
 /// Sets CR4.PGE so kernel mappings marked global survive CR3 switches.

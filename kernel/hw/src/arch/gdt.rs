@@ -1,8 +1,15 @@
 //! The GDT and the TSS.
 //!
 //! Layout (fixed by `syscall`/`sysret`, see `STAR` in [`super::syscall`]):
-//! 0x08 kernel code, 0x10 kernel data, 0x18 user code (32-bit, unused but
-//! required by `sysret`), 0x20 user data, 0x28 user code (64-bit), 0x30 TSS.
+//! 0x08 kernel code, 0x10 kernel data, 0x18 empty (where `sysret` to 32-bit
+//! code would find its code segment), 0x20 user data, 0x28 user code
+//! (64-bit), 0x30 TSS.
+//!
+//! There is no 32-bit user code segment: `sysretq` never reads a
+//! descriptor, and with one a program could far-return into compatibility
+//! mode and run `syscall` there, which AMD CPUs and QEMU's TCG send to
+//! `CSTAR` in ring 0 (Intel CPUs raise #UD). Loading selector 0x1b now
+//! faults in ring 3 (`hostile-priv compat`).
 
 use core::arch::asm;
 use core::mem::size_of;
@@ -44,7 +51,7 @@ static mut GDT: [u64; 8] = [
     0,
     0x00AF_9A00_0000_FFFF, // kernel code 64
     0x00CF_9200_0000_FFFF, // kernel data
-    0x00CF_FA00_0000_FFFF, // user code 32
+    0,                     // no 32-bit user code (module doc)
     0x00CF_F200_0000_FFFF, // user data
     0x00AF_FA00_0000_FFFF, // user code 64
     0,                     // TSS low

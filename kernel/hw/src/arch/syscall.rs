@@ -9,6 +9,7 @@ use core::arch::global_asm;
 const MSR_EFER: u32 = 0xC000_0080;
 const MSR_STAR: u32 = 0xC000_0081;
 const MSR_LSTAR: u32 = 0xC000_0082;
+const MSR_CSTAR: u32 = 0xC000_0083;
 const MSR_SFMASK: u32 = 0xC000_0084;
 const EFER_SCE: u64 = 1;
 /// Cleared on entry: TF, IF, DF, IOPL, NT, AC.
@@ -99,12 +100,16 @@ unsafe extern "C" {
 /// Enables `syscall`/`sysret` and points them at the entry stub.
 pub fn init() {
     // SAFETY: boot is single-threaded; these MSR values describe the GDT in
-    // gdt.rs (STAR) and the stub above (LSTAR); SFMASK clears IF so the
+    // gdt.rs (STAR) and the stub above (LSTAR, CSTAR); SFMASK clears IF so the
     // kernel runs with interrupts off.
     unsafe {
         SYSCALL_STACK_TOP = super::stack::kernel_stack_top();
         wrmsr(MSR_STAR, (u64::from(USER_CS - 16) << 48) | (u64::from(KERNEL_CS) << 32));
         wrmsr(MSR_LSTAR, syscall_entry as *const () as u64);
+        // A `syscall` from compatibility mode: unreachable (no 32-bit user
+        // code segment, see gdt.rs), and were it reached, the same entry
+        // (its `sysretq` returns to 64-bit user code), never address 0.
+        wrmsr(MSR_CSTAR, syscall_entry as *const () as u64);
         wrmsr(MSR_SFMASK, SFMASK);
         wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
     }

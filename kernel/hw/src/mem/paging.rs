@@ -99,6 +99,7 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     // every address the kernel uses stays valid across the switch.
     unsafe { cpu::set_cr3(root.raw()) };
     cpu::enable_global_pages();
+    cpu::enable_smep();
     Ok(())
 }
 
