@@ -327,9 +327,26 @@ struct Row {
     env: Option<Box<Env>>,
     /// An ended environment's row, kept until its creator reaps it.
     zombie: Option<EnvEntry>,
+    /// The account that zombie keeps charged with one environment once
+    /// its teardown is over (until then the teardown's own charge holds
+    /// it): a row is a table entry like a live one, so a program cannot
+    /// fill the table with children it lets die and never reaps.
+    held: Option<account::AccountId>,
     /// Its last environment is still being torn down: the row is not
     /// reused until that is finished (so at most `MAX_ENVS` are dying).
     tearing: bool,
+}
+
+impl Row {
+    /// Drops the row's zombie and gives back the environment it held
+    /// charged, if its teardown is over ([`Row::held`]).
+    fn free_zombie(&mut self) {
+        self.zombie = None;
+        if let Some(acct) = self.held.take() {
+            account::uncharge_amount(acct, oxok_account::Amount::new(0, 1));
+            account::with(|a| a.detach(acct));
+        }
+    }
 }
 
 /// Two live environments and their CPU ledgers ([`EnvTable::pair`]).
@@ -392,7 +409,7 @@ impl EnvTable {
     /// An empty table.
     pub fn new(run_rows: exposed::RunRows) -> EnvTable {
         let mut rows = Vec::with_capacity(MAX_ENVS);
-        rows.resize_with(MAX_ENVS, || Row { generation: 0, env: None, zombie: None, tearing: false });
+        rows.resize_with(MAX_ENVS, || Row { generation: 0, env: None, zombie: None, held: None, tearing: false });
         let Ok(rows) = rows.into_boxed_slice().try_into() else { unreachable!("MAX_ENVS rows made") };
         // Rows stay taken while torn down, so this never grows.
         EnvTable { rows, dying: VecDeque::with_capacity(MAX_ENVS), rows_used: 0, run_rows }
@@ -580,7 +597,7 @@ impl EnvTable {
         // Its own unreaped children have nobody to reap them now.
         for (i, s) in self.rows[..self.rows_used].iter_mut().enumerate() {
             if s.zombie.is_some_and(|z| z.parent == id.raw()) {
-                s.zombie = None;
+                s.free_zombie();
                 exposed::set_env_row(i, EnvEntry::default());
             }
         }
@@ -598,7 +615,7 @@ impl EnvTable {
         }
         match row.zombie {
             Some(z) if z.id == id.raw() && z.parent == parent.raw() => {
-                row.zombie = None;
+                row.free_zombie();
                 exposed::set_env_row(index, EnvEntry::default());
                 Ok(z.exit_status)
             }

@@ -1048,6 +1048,27 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ..Scenario::DEFAULT
     },
     Scenario {
+        name: "hostile-zombies",
+        about: "a program limited to 2 children lets them die unreaped: a zombie stays charged to its creator's account until reaped, so two unreaped zombies fill the account, reaping one frees one, and dropping each dead child's capability unreaped gets one more child, not the whole environment table; a victim's env_create keeps working",
+        cmdline: "run=hostile-victim+hostile-zombies&hostile-zombies",
+        expect: &[
+            "hostile-zombies: 1 of 1100 children dropped unreaped",
+            "hostile-zombies: ok (",
+            "victim: ok, * rounds, data intact, env_create and frame_alloc worked throughout",
+            "none leaked",
+        ],
+        // Only its children die (at rip 0, by design): three of them.
+        forbid: &[
+            "FAIL",
+            "frames leaked",
+            "heap leaked",
+            "(hostile-zombies) destroyed:",
+            "(hostile-victim) destroyed:",
+        ],
+        timeout_secs: 300,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
         name: "hostile-batch",
         about: "page_batch's fresh and copy records out of budget mid-batch: refused at the record with rsi/rdx there, the records before applied, the refused page not mapped (a replaced one kept with its bytes), no table made, account and table row exact; a victim keeps working",
         cmdline: "run=hostile-victim+hostile-batch&hostile-batch",

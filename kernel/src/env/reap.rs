@@ -51,14 +51,23 @@ impl EnvTable {
             }
         });
         let orphans = account::owned(kept);
-        let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), 1)
+        // A zombie still in the row keeps its environment charged, and the
+        // account attached, until its creator reaps it (`Row::held`).
+        let row = rows.get_mut(id.row());
+        let held = row.as_ref().is_some_and(|s| s.zombie.is_some_and(|z| z.id == id.raw()));
+        let back = oxok_account::Amount::new(frames.saturating_sub(orphans.frames), u64::from(!held))
             .with_heap(heap.saturating_sub(orphans.heap));
         account::uncharge_amount(account, back);
         #[cfg(feature = "model-process")]
         crate::model::release(id.row());
-        account::with(|a| a.detach(account));
-        if let Some(s) = rows.get_mut(id.row()) {
+        if !held {
+            account::with(|a| a.detach(account));
+        }
+        if let Some(s) = row {
             s.tearing = false;
+            if held {
+                s.held = Some(account);
+            }
         }
         publish_heap();
         dying.is_empty()
