@@ -30,7 +30,9 @@
 //! 3. **Finish.** Each frame is freed (or, if a dying environment's tables
 //!    still map it, orphaned: the last unmapping frees it) and recorded —
 //!    frame number and the target's page address — in the target's
-//!    application area, where it reads what it lost.
+//!    application area, where it reads what it lost. A frame one of the
+//!    target's packet rings pins takes the ring with it: the ring is
+//!    unbound (its filters removed, its pins dropped) and the frame freed.
 
 use crate::arch::cpu;
 use crate::arch::trapframe::TrapFrame;

@@ -1112,7 +1112,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "hostile-revoke-dodge",
-        about: "revocation cannot be dodged: a target that never runs, and a forked child asleep for good, both sharing frames with an accomplice, lose them at the deadline, enforced from the timer, with every mapping (the accomplice's too) removed; a victim keeps working",
+        about: "revocation cannot be dodged: a target that never runs, and a forked child asleep for good, both sharing frames with an accomplice, lose them at the deadline, enforced from the timer, with every mapping (the accomplice's too) removed, and the sleeper's packet ring unbound with its frames (none left a pinned orphan); a victim keeps working",
         cmdline: "run=hostile-victim+hostile-revoke-dodge&hostile-revoke-dodge",
         expect: &[
             "(hostile-revoke-dodge.child): revocation deadline passed; abort protocol took 4 of 4 frames",

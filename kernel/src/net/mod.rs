@@ -28,13 +28,14 @@ mod table;
 use crate::dev::virtio_net::{self, Nic};
 use crate::env::EnvId;
 use crate::mem::access::FrameRef;
+use crate::mem::addr::Pfn;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use oxok_abi::Error;
 use oxok_abi::net::{FILTER_NONE, FilterRow, NetHeader, RINGS_PER_ENV, RingRow, TxTemplate};
 use oxok_dpf::{Dpf, Filter, FilterId, InstallError};
-pub use pins::{Pins, pin};
+pub use pins::{Pins, pin, unpin};
 use ring::Ring;
 use spin::Mutex;
 
@@ -481,6 +482,21 @@ impl Net {
 
     /// Unbinds ring `id`; returns the pins on its frames.
     pub fn unbind(&mut self, owner: EnvId, id: u64) -> Result<Pins, Error> {
+        let ring = self.take(owner, id)?;
+        Ok(Pins::of(ring.map(|r| r.frames().collect()).unwrap_or_default()))
+    }
+
+    /// The number of a ring of `owner` that pins frame `pfn`, if one does.
+    pub fn ring_pinning(&self, owner: EnvId, pfn: Pfn) -> Option<u64> {
+        self.rings.iter().enumerate().find_map(|(i, (g, r))| {
+            let pins = r.as_ref().is_some_and(|r| r.owner == owner && r.frames().any(|pa| pa.pfn() == pfn));
+            pins.then_some(i as u64 | u64::from(*g) << 8)
+        })
+    }
+
+    /// Unbinds ring `id` as [`Net::unbind`] does, handing back the ring
+    /// itself (its frames still pinned; the caller drops the pins).
+    pub fn take(&mut self, owner: EnvId, id: u64) -> Result<Option<Ring>, Error> {
         self.ring(owner, id)?;
         self.remove_filters_where(|&(_, r)| r == id);
         let entry = &mut self.rings[(id & 0xff) as usize];
@@ -490,7 +506,7 @@ impl Net {
         self.bound -= u64::from(ring.is_some());
         // A short ring gone: whose calls may unmask is decided again.
         self.each_short(|_| {});
-        Ok(Pins::of(ring.map(|r| r.frames().collect()).unwrap_or_default()))
+        Ok(ring)
     }
 
     /// Everything `owner` had: its rings (the pins on their frames

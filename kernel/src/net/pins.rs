@@ -17,6 +17,15 @@ pub fn pin(pfn: Pfn) {
     });
 }
 
+/// Drops a ring's pin on the frame at `pa` and collects the frame if that
+/// left it unreachable (no mapping, pin or capability left; see
+/// [`crate::env::release_mapping`]; an orphan is freed).
+pub fn unpin(pa: PhysAddr, envs: &mut EnvTable) {
+    if crate::env::release_mapping(pa) {
+        envs.collect(pa.pfn());
+    }
+}
+
 /// The pins of an unbound ring's frames, owned until dropped.
 #[must_use = "dropping the pins releases them without collecting the frames"]
 pub struct Pins(Vec<PhysAddr>);
@@ -41,9 +50,7 @@ impl Pins {
     /// mapping, pin or capability left; see [`crate::env::release_mapping`]).
     pub fn release(mut self, envs: &mut EnvTable) {
         for pa in core::mem::take(&mut self.0) {
-            if crate::env::release_mapping(pa) {
-                envs.collect(pa.pfn());
-            }
+            unpin(pa, envs);
         }
     }
 }

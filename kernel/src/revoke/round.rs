@@ -297,12 +297,21 @@ impl Repossess {
         self.phase = Phase::Idle;
         let n = self.nvict;
         for &pfn in &self.victims[..n] {
-            frame::with(|f| match f.entry(pfn) {
-                Some(e) if e.owner == OWNER_REVOKING && e.maps == 0 => f.free(pfn.addr()),
-                // Still in a dying environment's tables.
-                Some(e) if e.owner == OWNER_REVOKING => f.set_owner(pfn, OWNER_ORPHAN),
-                _ => {}
+            let held = frame::with(|f| match f.entry(pfn) {
+                Some(e) if e.owner == OWNER_REVOKING && e.maps == 0 => {
+                    f.free(pfn.addr());
+                    false
+                }
+                // Still in a dying environment's tables, or pinned.
+                Some(e) if e.owner == OWNER_REVOKING => {
+                    f.set_owner(pfn, OWNER_ORPHAN);
+                    true
+                }
+                _ => false,
             });
+            if held && let Some(target) = self.target {
+                unbind_pinning(envs, target, pfn);
+            }
         }
         let Some(env) = self.target.and_then(|t| envs.get(t)) else { return };
         // The record in its application area, if it has one (the row's
@@ -334,5 +343,23 @@ impl Repossess {
             }
         }
         env.publish();
+    }
+}
+
+/// A victim a ring of the target pins (the pin counts as a mapping, which
+/// the sweep leaves): the ring goes with it — unbound, its filters removed,
+/// every pin dropped — so the victim, an orphan now, is freed, not left
+/// uncharged while the device still writes into it. The target sees its
+/// ring gone as it sees its frames gone.
+fn unbind_pinning(envs: &mut EnvTable, target: EnvId, pfn: Pfn) {
+    let ring = crate::net::with(|net| match net.ring_pinning(target, pfn) {
+        Some(id) => net.take(target, id).map(|ring| ring.map(|r| (id, r))),
+        None => Ok(None),
+    });
+    if let Ok(Some((id, ring))) = ring {
+        log::info!("env {target}: ring {id:#x} unbound: the abort protocol took a frame it pinned");
+        for pa in ring.frames() {
+            crate::net::unpin(pa, envs);
+        }
     }
 }

@@ -6,10 +6,14 @@
 //! the same with a forked child asleep on a predicate that never holds:
 //! revoking every frame it owns takes them all, shared ones included.
 //! (Once, a shared frame was never taken and a target that never entered
-//! the kernel kept its frames forever.)
+//! the kernel kept its frames forever.) The sleeper has bound a packet
+//! ring over three of its frames: the ring goes with them (unbound), and
+//! they are freed — once they stayed pinned by the ring as uncharged
+//! orphans, frames the program no longer paid for.
 #![no_std]
 #![no_main]
 
+use oxok_libos::abi::frames::OWNER_ORPHAN;
 use oxok_libos::abi::layout::{CLOCK, PAGE_SIZE, pte};
 use oxok_libos::abi::{ANY_FRAME, ENV_SLEEPING};
 use oxok_libos::vm::{self, Fork};
@@ -73,6 +77,10 @@ fn main(_args: Args) -> i32 {
 fn sleeper(c: &mut Checks, hz: u64) {
     let child = match vm::fork() {
         Ok(Fork::Child) => {
+            // A ring over frames of its own (kept bound: never dropped).
+            if let Ok(ring) = oxok_libos::net::Ring::new(2) {
+                core::mem::forget(ring);
+            }
             // Sleep until the tick count reaches u64::MAX: never.
             let mut b = Builder::new();
             b.load_u64(CLOCK + 16).ge_param(0);
@@ -96,6 +104,8 @@ fn sleeper(c: &mut Checks, hz: u64) {
         let _ = sys::yield_cpu(0);
     }
     c.expect(exposed::env_entry(child.id).map(|r| r.status), Some(ENV_SLEEPING), "the child sleeps");
+    c.check(ring_of(child.id).is_some(), "the sleeper bound a ring");
+    let orphans_before = orphans();
     let rw = pte::WRITABLE | pte::NO_EXECUTE;
     for i in 0..N {
         let Ok([slot, _]) = sys::frame_alloc_for(child.slot, ANY_FRAME) else {
@@ -120,8 +130,23 @@ fn sleeper(c: &mut Checks, hz: u64) {
     c.expect(row.map(|r| r.status), Some(ENV_SLEEPING), "it slept through it");
     c.expect(row.map(|r| u64::from(r.repossessed)), Some(owned), "every frame of the sleeper taken");
     c.expect(row.map(|r| r.frames), Some(0), "it owns nothing now");
+    c.expect(ring_of(child.id), None, "its ring went with its frames");
+    c.expect(orphans(), orphans_before, "no frame left pinned, uncharged, as an orphan");
     for i in 0..N {
         c.expect(exposed::pte(MINE + i * PAGE_SIZE), None, "the accomplice's mapping is gone");
     }
     c.expect(sys::env_destroy(child.slot), Ok([]), "destroy the sleeper");
+}
+
+/// The number of a ring environment `id` has bound, if any.
+fn ring_of(id: u64) -> Option<u64> {
+    (0..oxok_libos::abi::net::RING_ROWS_MAX)
+        .find_map(|i| exposed::ring_row_at(i).filter(|r| r.owner == id).map(|r| r.ring))
+}
+
+/// Frames the frame table lists as orphans (owned by nobody, still
+/// allocated).
+fn orphans() -> usize {
+    let frames = exposed::sysinfo().map_or(0, |s| s.frame_count);
+    (0..frames).filter(|&pfn| exposed::frame_entry(pfn).is_some_and(|e| e.owner == OWNER_ORPHAN)).count()
 }
