@@ -23,8 +23,10 @@
 //! an environment makes the kernel keep: its environment record with its
 //! capability list and name ([`ENV_HEAP`], at `env_create`), each
 //! predicate it installs ([`PRED_HEAP`]), a transmit template
-//! ([`TEMPLATE_HEAP`]) and each packet filter ([`FILTER_HEAP`]) — all
-//! given back when its teardown ends (a filter when it is removed). An
+//! ([`TEMPLATE_HEAP`]), each packet filter ([`FILTER_HEAP`]) and each
+//! packet ring ([`RING_HEAP`]) — all given back when its teardown ends (a
+//! filter when it is removed, a ring when it is unbound:
+//! [`give_back_heap`]). An
 //! owned frame costs no heap: the list of an environment's frames is
 //! threaded through links the frame allocator carved out at boot, one per
 //! frame. A frame of XN's buffer cache costs its account the frame and
@@ -110,6 +112,24 @@ pub const CACHE_HEAP: u64 = 32;
 pub const TEMPLATE_HEAP: u64 = 128;
 /// Kernel heap one packet filter costs (its share of the filter trie).
 pub const FILTER_HEAP: u64 = 512;
+
+/// Kernel heap one packet ring costs: its record and its list of frames
+/// (at most `RING_DATA_FRAMES_MAX` of 8 bytes) with the allocator's
+/// overhead.
+pub const RING_HEAP: u64 = (size_of::<crate::net::ring::Ring>()
+    + oxok_abi::net::RING_DATA_FRAMES_MAX * size_of::<crate::mem::access::FrameRef>())
+    as u64
+    + 2 * BLOCK_OVERHEAD;
+
+/// A record environment `env` paid `bytes` of kernel heap for is gone:
+/// the charge goes back to its account (a dead environment's records
+/// went with it, and their charges with its teardown).
+pub fn give_back_heap(env: &mut crate::env::Env, bytes: u64) {
+    if env.heap_charged >= bytes {
+        env.heap_charged -= bytes;
+        uncharge_amount(env.account, Amount::heap(bytes));
+    }
+}
 
 /// `n` owned frames.
 pub fn owned(n: u64) -> Amount {

@@ -79,12 +79,9 @@ pub fn filter_remove(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 0], Error> 
     let id = filter_cap(cx, slot.0, Rights::WRITE)?;
     if let Some((owner, _)) = net::with(|n| Ok(n.remove_filter(id)))?
         && let Some(env) = cx.k.envs.get(owner)
-        && env.heap_charged >= crate::account::FILTER_HEAP
     {
-        // Its owner's account paid for it (a dead owner's filters went
-        // with it, and its charges with its teardown).
-        env.heap_charged -= crate::account::FILTER_HEAP;
-        crate::account::uncharge_amount(env.account, oxok_account::Amount::heap(crate::account::FILTER_HEAP));
+        // Its owner's account paid for it.
+        crate::account::give_back_heap(env, crate::account::FILTER_HEAP);
     }
     let _ = cx.env()?.caps.remove(slot.0);
     Ok([])

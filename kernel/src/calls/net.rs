@@ -48,10 +48,17 @@ pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Er
         frames.push(frame);
     }
     crate::mem::heap::reserve(64 + count * 8)?;
+    // The ring is a record the caller's account pays for until unbound.
+    let env = cx.env()?;
+    let charge = crate::account::Charge::amount(env.account, oxok_account::Amount::heap(crate::account::RING_HEAP))?;
     let header = frames.remove(0);
     let ring = net::with(|n| n.bind(caller, header, frames))?;
     for &pfn in &pfns[..count] {
         net::pin(pfn);
+    }
+    charge.commit();
+    if let Some(env) = cx.k.envs.get(caller) {
+        env.heap_charged += crate::account::RING_HEAP;
     }
     Ok([ring])
 }
@@ -60,6 +67,7 @@ pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Er
 pub fn ring_unbind(cx: &mut Cx<'_>, ring: u64) -> Result<[u64; 0], Error> {
     let caller = cx.caller;
     net::with(|n| n.unbind(caller, ring))?.release(&mut cx.k.envs);
+    crate::account::give_back_heap(cx.env()?, crate::account::RING_HEAP);
     Ok([])
 }
 

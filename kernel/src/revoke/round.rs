@@ -361,5 +361,8 @@ fn unbind_pinning(envs: &mut EnvTable, target: EnvId, pfn: Pfn) {
         for pa in ring.frames() {
             crate::net::unpin(pa, envs);
         }
+        if let Some(env) = envs.get(target) {
+            crate::account::give_back_heap(env, crate::account::RING_HEAP);
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! environment and a predicate really cost the kernel heap (the exposed
 //! `kernel_heap_used`) against what its account is charged for them
 //! (`account_info(ACCOUNT_HEAP)`): the charge must cover the cost. Then it
-//! creates environments and fills each with predicates until refused, and
+//! measures a packet ring the same way (bound over frames it holds, then
+//! unbound). Then it creates environments and fills each with predicates
+//! until refused, and
 //! derives capabilities until its list is full. Checks: every refusal is
 //! `NoMemory`; the account never holds more than its limit; the kernel
 //! heap never grew by more than the limit (plus one record of the victim
@@ -100,6 +102,7 @@ fn main(_args: Args) -> i32 {
     t.check(env_charge > 0 && pred_charge > 0, "environments and predicates are charged");
     destroy_all(&mut kids, &mut t, c0);
     t.check(charged() == c0, "destroyed environments give their heap charge back");
+    ring_charge(&mut t, env_charge);
 
     // The attack, under a heap limit.
     let base = charged();
@@ -164,4 +167,31 @@ fn main(_args: Args) -> i32 {
     }
     t.check(end == base, "the account is back where it started");
     t.finish()
+}
+
+/// A packet ring's record is charged like any other (it once cost the
+/// kernel heap and nobody's account), and given back when unbound.
+fn ring_charge(t: &mut Checks, slack: u64) {
+    let mut slots = [0u64; 3];
+    for s in &mut slots {
+        match sys::frame_alloc(oxok_libos::abi::ANY_FRAME) {
+            Ok([slot, _]) => *s = slot,
+            Err(e) => t.check(false, alloc::format!("frame_alloc for a ring: {e:?}").as_str()),
+        }
+    }
+    let (c0, k0) = (charged(), kernel_heap());
+    let Ok([ring]) = sys::ring_bind(slots.as_ptr() as u64, slots.len() as u64) else {
+        t.check(false, "ring_bind");
+        return;
+    };
+    let (c1, k1) = (charged(), kernel_heap());
+    println!("hostile-heap: a ring costs {} bytes of kernel heap, charged {}", k1.saturating_sub(k0), c1 - c0);
+    t.check(c1 > c0, "a ring is charged");
+    // The victim beside may hold one environment more at either moment.
+    t.check(k1.saturating_sub(k0) <= c1 - c0 + slack, "a ring's charge covers its kernel heap");
+    t.expect(sys::ring_unbind(ring), Ok([]), "ring_unbind");
+    t.check(charged() == c0, "an unbound ring gives its charge back");
+    for s in slots {
+        let _ = sys::frame_free(s);
+    }
 }
