@@ -433,11 +433,22 @@ impl Net {
     }
 
     /// Removes every filter whose owner and ring satisfy `pred`.
-    fn remove_filters_where(&mut self, mut pred: impl FnMut(&(EnvId, u64)) -> bool) {
-        let gone: Vec<FilterId> = self.filters.iter().filter(|f| pred(f.owner)).map(|f| f.id).collect();
-        for id in gone {
+    /// One at a time, with no list to allocate (the abort protocol unbinds
+    /// rings, and none of its steps allocates): at most `MAX_FILTERS`
+    /// passes. Returns how many went.
+    fn remove_filters_where(&mut self, mut pred: impl FnMut(&(EnvId, u64)) -> bool) -> u64 {
+        let mut removed = 0;
+        loop {
+            let next = self.filters.iter().find(|f| pred(f.owner)).map(|f| f.id);
+            let Some(id) = next else { return removed };
             self.remove_filter(id);
+            removed += 1;
         }
+    }
+
+    /// The filters feeding `owner`'s ring `id`.
+    pub fn filters_of_ring(&self, owner: EnvId, id: u64) -> u64 {
+        self.filters.iter().filter(|f| *f.owner == (owner, id)).count() as u64
     }
 
     /// Rewrites the `refines` word of every row whose filter now refines

@@ -353,16 +353,19 @@ impl Repossess {
 /// ring gone as it sees its frames gone.
 fn unbind_pinning(envs: &mut EnvTable, target: EnvId, pfn: Pfn) {
     let ring = crate::net::with(|net| match net.ring_pinning(target, pfn) {
-        Some(id) => net.take(target, id).map(|ring| ring.map(|r| (id, r))),
+        Some(id) => {
+            let filters = net.filters_of_ring(target, id);
+            net.take(target, id).map(|ring| ring.map(|r| (id, r, filters)))
+        }
         None => Ok(None),
     });
-    if let Ok(Some((id, ring))) = ring {
+    if let Ok(Some((id, ring, filters))) = ring {
         log::info!("env {target}: ring {id:#x} unbound: the abort protocol took a frame it pinned");
         for pa in ring.frames() {
             crate::net::unpin(pa, envs);
         }
         if let Some(env) = envs.get(target) {
-            crate::account::give_back_heap(env, crate::account::RING_HEAP);
+            crate::account::give_back_heap(env, crate::account::RING_HEAP + filters * crate::account::FILTER_HEAP);
         }
     }
 }

@@ -170,7 +170,8 @@ fn main(_args: Args) -> i32 {
 }
 
 /// A packet ring's record is charged like any other (it once cost the
-/// kernel heap and nobody's account), and given back when unbound.
+/// kernel heap and nobody's account), and given back when unbound, with
+/// its filters' (once kept until the program ended).
 fn ring_charge(t: &mut Checks, slack: u64) {
     let mut slots = [0u64; 3];
     for s in &mut slots {
@@ -189,8 +190,12 @@ fn ring_charge(t: &mut Checks, slack: u64) {
     t.check(c1 > c0, "a ring is charged");
     // The victim beside may hold one environment more at either moment.
     t.check(k1.saturating_sub(k0) <= c1 - c0 + slack, "a ring's charge covers its kernel heap");
+    // A filter feeding it, charged too, goes with it when it is unbound.
+    let block = oxok_libos::net::filters::udp(9).raw().to_bytes();
+    t.check(sys::filter_install(ring, block.as_ptr() as u64, u64::MAX).is_ok(), "a filter on the ring");
+    t.check(charged() > c1, "the filter is charged");
     t.expect(sys::ring_unbind(ring), Ok([]), "ring_unbind");
-    t.check(charged() == c0, "an unbound ring gives its charge back");
+    t.check(charged() == c0, "an unbound ring gives its charge back, and its filter's");
     for s in slots {
         let _ = sys::frame_free(s);
     }
