@@ -58,7 +58,7 @@ const NONE: Scenario = Scenario {
 
 const HOSTILE: Scenario = Scenario {
     name: "net-hostile",
-    about: "rings into others' frames, overlapping/superset/stolen filters, spoofed sources and widened templates are refused; nothing leaks",
+    about: "rings into others' frames, overlapping/superset/stolen filters, filters beyond the transmit template (another port, all TCP, all IPv4, ICMP to another address), spoofed sources and widened templates are refused; nothing leaks",
     cmdline: "run=hostile-net",
     expect: &["net: virtio-net", "hostile-net: ok (", "none leaked"],
     forbid: &["FAIL", "frames leaked", "panic", "destroyed:"],

@@ -74,6 +74,7 @@ extern crate alloc;
 pub mod build;
 mod filter;
 mod hash;
+mod scope;
 mod shape;
 mod table;
 mod trie;
@@ -81,5 +82,6 @@ mod verify;
 
 pub use build::Builder;
 pub use filter::{Atom, Field, Filter};
+pub use scope::{Scope, scope};
 pub use table::{Dpf, FilterId, InstallError, Installed};
 pub use verify::{Reject, VerifyError, decode, verify, verify_atoms};

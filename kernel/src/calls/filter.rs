@@ -9,9 +9,9 @@ use crate::mem::user;
 use crate::net;
 use oxok_abi::Error;
 use oxok_abi::filter::FILTER_BYTES;
-use oxok_abi::net::FILTERS_PER_ENV;
+use oxok_abi::net::{FILTERS_PER_ENV, TxTemplate};
 use oxok_cap::{Cap, Kind, Name, Rights};
-use oxok_dpf::{FilterId, InstallError};
+use oxok_dpf::{FilterId, InstallError, Scope};
 
 /// Slot value meaning "refines no filter".
 pub const NO_FILTER: u64 = u64::MAX;
@@ -38,7 +38,26 @@ fn filter_cap(cx: &mut Cx<'_>, slot: u64, need: Rights) -> Result<FilterId, Erro
     }
 }
 
-/// Installs a filter feeding one of the caller's rings.
+/// Receiving is bound as sending is (`net_send` checks every packet
+/// against the sender's transmit template): a filter must accept only
+/// what the caller's template could answer — ARP, ICMP to its address,
+/// TCP or UDP to its ports ([`oxok_dpf::scope`]) — or anything, for a
+/// template with every port (the machine's whole address, as init's).
+/// Without a template only a boot program, which may give itself any,
+/// installs filters. A parent that narrows a child's template so confines
+/// what the child receives too.
+fn within_template(scope: Scope, t: Option<&TxTemplate>, boot: bool) -> bool {
+    let Some(t) = t else { return boot };
+    match scope {
+        Scope::Arp => true,
+        Scope::Icmp { dst } => dst == t.ip,
+        Scope::Ports { lo, hi } => t.port_lo <= lo && hi <= t.port_hi,
+        Scope::Any => t.port_lo == 0 && t.port_hi == u16::MAX,
+    }
+}
+
+/// Installs a filter feeding one of the caller's rings (within its
+/// transmit template: [`within_template`], `Denied` otherwise).
 pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> Result<[u64; 2], Error> {
     let caller: EnvId = cx.caller;
     let mut block = [0u8; FILTER_BYTES];
@@ -52,8 +71,13 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     // The filter is a record the caller's account pays for until removed.
     let account = cx.env()?.account;
     let charge = crate::account::Charge::amount(account, oxok_account::Amount::heap(crate::account::FILTER_HEAP))?;
+    let boot = cx.env()?.parent.is_none();
+    let scope = oxok_dpf::scope(&parsed);
     let id = net::with(|n| {
         n.ring(caller, ring)?;
+        if !within_template(scope, n.templates.get(&caller), boot) {
+            return Err(Error::Denied);
+        }
         if n.filters().iter().filter(|f| f.owner.0 == caller).count() >= FILTERS_PER_ENV {
             return Err(Error::NoMemory);
         }

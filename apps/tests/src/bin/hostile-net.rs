@@ -21,6 +21,10 @@
 //! source, source port, ARP sender or an unknown Ethernet type refused; a
 //! template cannot be widened (own or a child's); pieces outside their
 //! frame, too many, too long, or from a slot that names no frame refused.
+//! Receive is bound as transmit is: under its template of ports 4000–4009
+//! the program may filter ARP, ICMP to its address and UDP or TCP to its
+//! ports, and is refused a port outside them, all TCP, all IPv4 and ICMP
+//! to another address (once any filter nobody held yet was granted).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -72,6 +76,7 @@ fn main(_args: Args) -> i32 {
     filters_attacked(&mut c);
     filter_table(&mut c);
     transmit(&mut c, mac, child);
+    receive_bound(&mut c);
     c.expect(sys::env_destroy(child), Ok([]), "child destroyed");
     c.finish()
 }
@@ -319,4 +324,38 @@ fn transmit(c: &mut Checks, mac: [u8; 6], child: u64) {
     );
     c.expect(net::send_pieces(&[piece(slot, 0, 6); 9]), Err(Error::Invalid), "more than 8 pieces");
     c.expect(sys::net_send(0xffff_8000_0000_0000, 1).map(|_| ()), Err(Error::BadAddress), "pieces in kernel memory");
+}
+
+/// Filters under the template `transmit` left (ports `PORT..=PORT + 9`).
+fn receive_bound(c: &mut Checks) {
+    let Ok(ring) = Ring::new(1) else {
+        c.check(false, "ring");
+        return;
+    };
+    let r = ring.id();
+    let ip = u32::from_be_bytes(IP);
+    let refused = [
+        (filters::udp(PORT + 10), "UDP to a port outside the template"),
+        (filters::tcp_listen(80), "TCP to another's port"),
+        (filters::ipv4(filters::PROTO_TCP), "all TCP"),
+        (filters::Builder::new().eq16(12, 0x0800), "all IPv4"),
+        (filters::icmp(filters::ICMP_ECHO_REQUEST, 0x0a00_0210), "ICMP to another address"),
+        (filters::ipv4(filters::PROTO_UDP).shift(1, 14, 0x0f, 4).eq16(16, PORT), "a port without the fragment test"),
+    ];
+    for (f, what) in refused {
+        c.expect(install(r, &f, u64::MAX).map(|_| ()), Err(Error::Denied), what);
+    }
+    let allowed = [
+        (filters::udp(PORT + 9), "UDP to its port"),
+        (filters::tcp_listen(PORT), "TCP to its port"),
+        (filters::icmp(filters::ICMP_ECHO_REQUEST, ip), "ICMP to its address"),
+        (filters::arp(), "ARP"),
+    ];
+    for (f, what) in allowed {
+        let installed = install(r, &f, u64::MAX);
+        c.expect(installed.map(|_| ()), Ok(()), what);
+        if let Ok(slot) = installed {
+            let _ = sys::filter_remove(slot);
+        }
+    }
 }
