@@ -367,7 +367,9 @@ macro_rules! for_each_call {
             /// only it maps (highest first), then frames others map too. It
             /// removes every mapping of each taken frame in every
             /// environment, frees it, and records it in the target's
-            /// application area (if it has one). `count` 0 cancels the request.
+            /// application area (if it has one); a taken frame one of the
+            /// target's packet rings pins takes the ring with it (unbound,
+            /// its filters removed). `count` 0 cancels the request.
             ///
             /// Checks: write on the environment (`Denied`), alive (`BadEnv`).
             /// Changes: the target's pending revocation.
@@ -549,7 +551,9 @@ macro_rules! for_each_call {
             /// frees its table row; the capability slot empties. An ended
             /// environment's row stays (a zombie) only while its creator is
             /// alive, so in practice the creator reaps — but what is checked
-            /// is the capability, not the family tree.
+            /// is the capability, not the family tree. Until reaped, a
+            /// zombie stays charged to its account as one environment (a
+            /// row of the table like a live one).
             ///
             /// Checks: the slot holds a capability naming an environment
             /// (`BadCap`) with write (`Denied`, also while the environment
@@ -901,12 +905,15 @@ macro_rules! for_each_call {
             /// ring never points into another environment's frames); no
             /// frame twice (`Invalid`); at most
             /// [`RINGS_PER_ENV`](crate::net::RINGS_PER_ENV) rings per
-            /// environment and kernel memory (`NoMemory`).
-            /// Changes: a new ring; the frames' mapping counts.
+            /// environment, kernel memory and the account's heap for the
+            /// ring's record (`NoMemory`).
+            /// Changes: a new ring, charged to the caller's account until
+            /// unbound; the frames' mapping counts.
             53 => ring_bind(slots: UserPtr, count: Len) -> [ring];
 
-            /// Unbinds the caller's ring `ring` (its filters stop matching)
-            /// and unpins its frames.
+            /// Unbinds the caller's ring `ring` (its filters are removed)
+            /// and unpins its frames; the ring's charge and its filters'
+            /// go back to the caller's account.
             ///
             /// Checks: the ring exists (`NotFound`) and is the caller's
             /// (`Denied`). Changes: the ring is gone.
@@ -956,7 +963,12 @@ macro_rules! for_each_call {
             /// [`MAX_PACKET`](crate::filter::MAX_PACKET), contradictions);
             /// `refines` names an installed filter with write (`BadCap`,
             /// `Denied`); the ring is the caller's (`NotFound`, `Denied`);
-            /// the filter **cannot accept any packet another installed
+            /// receiving is bound as sending is: the filter accepts only
+            /// what the caller's transmit template could answer — ARP,
+            /// ICMP to its address, TCP or UDP (first fragments, after the
+            /// IPv4 header-length shift) to ports within its range — or
+            /// anything for a template with every port; without a template
+            /// only a boot program installs (`Denied`); the filter **cannot accept any packet another installed
             /// filter accepts** unless it strictly narrows the one it
             /// refines (`Exists` for an overlap, `Invalid` for a
             /// non-refinement); at most
@@ -1137,10 +1149,11 @@ macro_rules! for_each_call {
             /// own record (its capability list and name included, charged
             /// by `env_create`), each installed predicate (`pred_install`,
             /// `env_set_state`), the kernel's entry for each frame it owns
-            /// (with the frame), a transmit template (`net_template_set`)
-            /// and each packet filter (`filter_install`); a destroyed
-            /// environment's stay charged until its teardown ends, a
-            /// filter's until it is removed. Beyond the limit of the
+            /// (with the frame), a transmit template (`net_template`),
+            /// each packet filter (`filter_install`) and each packet ring
+            /// (`ring_bind`); a destroyed environment's stay charged until
+            /// its teardown ends, a filter's until it is removed, a ring's
+            /// until it is unbound. Beyond the limit of the
             /// account or any ancestor the charging call fails with
             /// `NoMemory`, nothing changed; `account_info` with
             /// [`ACCOUNT_HEAP`](crate::ACCOUNT_HEAP) reports it.
