@@ -67,12 +67,17 @@ impl CacheFrames {
     /// Gives cache frame `f` back: freed now if nothing maps it, else handed to
     /// the orphan owner so the last unmapping frees it (a stale mapping
     /// keeps seeing the old bytes, never anyone else's). The charge goes
-    /// back either way.
+    /// back — but for an orphan's frame, which stays charged to the account
+    /// until its last mapping goes (`env::orphans`), as an ended owner's
+    /// does: a block freed (`xn_free`) while its frame is mapped must not
+    /// leave a frame nobody pays for.
     pub fn release(&mut self, f: Frame) {
         // The root account pays like any other (the boot programs'); only
         // the kernel's own frames were never charged.
-        let Some(Some(acct)) = self.pool.release(pfn(f)) else { return };
-        account::uncharge_amount(acct, account::cached(1));
+        let Some((Some(acct), orphaned)) = self.pool.release(pfn(f)) else { return };
+        let kept = orphaned && crate::env::orphans::adopt(pfn(f), acct);
+        let back = if kept { oxok_account::Amount::heap(account::CACHE_HEAP) } else { account::cached(1) };
+        account::uncharge_amount(acct, back);
         account::with(|a| a.detach(acct));
         self.charged = self.charged.saturating_sub(1);
     }

@@ -192,7 +192,23 @@ fn basic() -> i32 {
     c.check(bs.get(20).is_ok_and(|p| *p == want), "bindings: the change came back from disk");
     drop(bs);
     stale_bytes_unseen(&mut c, root, &less);
+    freed_while_mapped(&mut c, root, &less.set(0, 20, 3, 0));
     c.finish()
+}
+
+/// Block 22 freed while its cache frame is mapped here: the frame lives
+/// on until unmapped, charged to this account all the while (it was once
+/// given back at the free, so binding, freeing and allocating one block
+/// over and over held frame after frame that nobody paid for).
+fn freed_while_mapped(c: &mut Checks, root: u64, inode: &Inode) {
+    let va = VA + 0x40_0000;
+    let frames = || oxok_libos::process::usage(0).map_or(0, |u| u.frames);
+    c.expect(xn::bind(22, va, rights::READ), Ok(()), "mapped: block 22 bound");
+    let bound = frames();
+    c.expect(xn::free(root, &inode.set(0, 20, 2, 0).0, 22, 1), Ok(()), "mapped: block 22 freed");
+    c.expect(frames(), bound, "mapped: its frame, still mapped, still charged");
+    c.check(oxok_libos::sys::page_unmap(0, va).is_ok(), "mapped: unmapped");
+    c.expect(frames(), bound - 1, "mapped: the charge goes with the last mapping");
 }
 
 /// Blocks 21 and 22 hold their patterns on the disk; freed and allocated

@@ -39,18 +39,20 @@ impl<A: Copy> CachePool<A> {
     /// Takes frame `pfn` out of the pool: freed now if nothing maps it,
     /// else handed to the orphan owner so the last unmapping frees it (a
     /// stale mapping keeps seeing the old bytes, never anyone else's).
-    /// Returns the account it was charged to (`None`: not in the pool).
-    pub fn release(&mut self, pfn: Pfn) -> Option<A> {
+    /// Returns the account it was charged to and whether it lives on as
+    /// an orphan (`None`: not in the pool).
+    pub fn release(&mut self, pfn: Pfn) -> Option<(A, bool)> {
         let acct = self.frames.remove(&pfn)?;
-        frame::with(|f| {
+        let mapped = frame::with(|f| {
             let mapped = f.entry(pfn).is_some_and(|e| e.maps > 0);
             if mapped {
                 f.set_owner(pfn, oxok_abi::frames::OWNER_ORPHAN);
             } else {
                 f.free(pfn.addr());
             }
+            mapped
         });
-        Some(acct)
+        Some((acct, mapped))
     }
 
     /// Whether `pfn` is a cache frame.
