@@ -58,10 +58,9 @@ pub fn env_mappings(cx: &mut Cx<'_>, env_slot: EnvCap, va: u64, buf: u64, count:
         false
     });
     let next = overflow.unwrap_or(if done { USER_TOP } else { cursor.min(USER_TOP) });
-    let space = &cx.env()?.space;
-    for (i, r) in records[..found].iter().enumerate() {
-        user::write_struct(space, buf + (i * size_of::<Mapping>()) as u64, r)?;
-    }
+    // Every record in one checked copy: a buffer that is not writable to
+    // its end gets nothing written (`BadAddress`).
+    user::write_slice(&cx.env()?.space, buf, &records[..found])?;
     Ok([found as u64, next])
 }
 

@@ -222,5 +222,37 @@ fn text_from_archive(t: &mut Checks) {
     t.expect(text.and_then(exposed::frame_of), Some(first.frame), "its first page is the archive's own frame");
     t.expect(exposed::frame_entry(first.frame).map(|f| f.owner), Some(OWNER_KERNEL), "a kernel frame");
     t.check(first.flags & pte::WRITABLE == 0, "mapped read-only");
+    listing_all_or_nothing(t, child.slot);
     t.check(sys::env_destroy(child.slot).is_ok(), "destroy the held child");
+}
+
+/// `env_mappings` into a buffer whose page ends three records in, the
+/// next page unmapped: `BadAddress`, and nothing written (the three
+/// records that fit were once written before the refusal).
+fn listing_all_or_nothing(t: &mut Checks, child: u64) {
+    const MARK: u64 = 0xa5a5_a5a5_a5a5_a5a5;
+    // Two unmapped pages past this program's image, in the page table that
+    // maps it (no table made, so the leak check at the end still holds).
+    let region = PROGRAM_BASE & !0x1f_ffff;
+    let free = |p: u64| exposed::pte(p).is_none() && exposed::pte(p + 4096).is_none();
+    let Some(page) = (PROGRAM_BASE..region + 0x1f_f000).step_by(4096).find(|&p| free(p)) else {
+        t.check(false, "two unmapped pages near the image");
+        return;
+    };
+    let Ok([frame, _]) = sys::frame_alloc(oxok_libos::abi::ANY_FRAME) else {
+        t.check(false, "a frame for the buffer");
+        return;
+    };
+    t.expect(sys::page_map(0, frame, page, pte::WRITABLE | pte::NO_EXECUTE), Ok([]), "map the buffer's page");
+    let record = core::mem::size_of::<Mapping>() as u64;
+    let buf = page + 4096 - 3 * record;
+    for at in (buf..page + 4096).step_by(8) {
+        oxok_tests::mem::write(at, MARK);
+    }
+    let listed = sys::env_mappings(child, PROGRAM_BASE, buf, 8);
+    t.expect(listed.map(|_| ()), Err(Error::BadAddress), "a listing running off its buffer's page");
+    let untouched = (buf..page + 4096).step_by(8).all(|at| oxok_tests::mem::read(at) == MARK);
+    t.check(untouched, "… wrote nothing");
+    let _ = sys::page_unmap(0, page);
+    let _ = sys::frame_free(frame);
 }

@@ -45,6 +45,13 @@ pub fn bytes_of<T: Pod>(value: &T) -> &[u8] {
     unsafe { core::slice::from_raw_parts(value as *const T as *const u8, size_of::<T>()) }
 }
 
+/// The bytes of `values`, one after another.
+pub fn bytes_of_slice<T: Pod>(values: &[T]) -> &[u8] {
+    // SAFETY: T is Pod: every byte of each element is initialised and a
+    // slice has no gaps; the byte slice borrows `values`.
+    unsafe { core::slice::from_raw_parts(values.as_ptr() as *const u8, core::mem::size_of_val(values)) }
+}
+
 /// The bytes of `value`, writable (any bytes make a valid `T`).
 pub fn bytes_of_mut<T: Pod>(value: &mut T) -> &mut [u8] {
     // SAFETY: T is Pod: any byte pattern is a valid T and every byte is

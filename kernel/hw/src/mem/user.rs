@@ -72,6 +72,12 @@ pub fn write_struct<T: super::pod::Pod>(space: &AddressSpace, va: u64, value: &T
     copy_to_user(space, va, super::pod::bytes_of(value))
 }
 
+/// Copies plain-old-data values, one after another, to user address `va`
+/// (all or nothing, as [`copy_to_user`]).
+pub fn write_slice<T: super::pod::Pod>(space: &AddressSpace, va: u64, values: &[T]) -> Result<(), Error> {
+    copy_to_user(space, va, super::pod::bytes_of_slice(values))
+}
+
 /// Fills a plain-old-data value at user address `va` in place with `fill`
 /// (which must write every field it wants set; the rest keep whatever the
 /// user left there). Within one page and aligned (an upcall's record, the
