@@ -23,7 +23,7 @@
 //! an environment makes the kernel keep: its environment record with its
 //! capability list and name ([`ENV_HEAP`], at `env_create`), each
 //! predicate it installs ([`PRED_HEAP`]), a transmit template
-//! ([`TEMPLATE_HEAP`]), each packet filter ([`FILTER_HEAP`]) and each
+//! ([`TEMPLATE_HEAP`]), each packet filter ([`filter_heap`]) and each
 //! packet ring ([`RING_HEAP`]) — all given back when its teardown ends (a
 //! filter when it is removed, a ring when it is unbound:
 //! [`give_back_heap`]). An
@@ -110,8 +110,20 @@ pub const PRED_HEAP: u64 = size_of::<crate::env::Pred>() as u64 + BLOCK_OVERHEAD
 pub const CACHE_HEAP: u64 = 32;
 /// Kernel heap one transmit template costs (its map node share).
 pub const TEMPLATE_HEAP: u64 = 128;
-/// Kernel heap one packet filter costs (its share of the filter trie).
+/// Kernel heap one packet filter costs beyond its atoms: its table slot
+/// and exposed row's share.
 pub const FILTER_HEAP: u64 = 512;
+/// Kernel heap an atom of a packet filter can add to the merged trie: a
+/// node (and its share of the node vector's doubling), its group (a
+/// vector of four at first) and a hash table of four slots, with the
+/// allocator's overhead (`hostile-heap` measures a 16-atom filter).
+pub const ATOM_HEAP: u64 = 640;
+
+/// What a packet filter of `atoms` atoms is charged ([`FILTER_HEAP`] and
+/// [`ATOM_HEAP`] each): a filter's trie path grows with its atoms.
+pub const fn filter_heap(atoms: usize) -> u64 {
+    FILTER_HEAP + atoms as u64 * ATOM_HEAP
+}
 
 /// Kernel heap one packet ring costs: its record and its list of frames
 /// (at most `RING_DATA_FRAMES_MAX` of 8 bytes) with the allocator's

@@ -70,7 +70,8 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     crate::mem::heap::reserve(1024)?;
     // The filter is a record the caller's account pays for until removed.
     let account = cx.env()?.account;
-    let charge = crate::account::Charge::amount(account, oxok_account::Amount::heap(crate::account::FILTER_HEAP))?;
+    let cost = crate::account::filter_heap(parsed.atoms().len());
+    let charge = crate::account::Charge::amount(account, oxok_account::Amount::heap(cost))?;
     let boot = cx.env()?.parent.is_none();
     let scope = oxok_dpf::scope(&parsed);
     let id = net::with(|n| {
@@ -92,21 +93,27 @@ pub fn filter_install(cx: &mut Cx<'_>, ring: u64, filter: u64, refines: u64) -> 
     let mut slot = 0;
     if let Some(env) = cx.k.envs.get(caller) {
         slot = env.caps.fill(vacancy, Cap::new(filter_name(id), Rights::ALL));
-        env.heap_charged += crate::account::FILTER_HEAP;
+        env.heap_charged += cost;
     }
     charge.commit();
+    crate::env::publish_heap();
     Ok([slot as u64, id.to_u64()])
 }
 
 /// Removes the filter named by the capability in `slot` and empties it.
 pub fn filter_remove(cx: &mut Cx<'_>, slot: CapSlot) -> Result<[u64; 0], Error> {
     let id = filter_cap(cx, slot.0, Rights::WRITE)?;
-    if let Some((owner, _)) = net::with(|n| Ok(n.remove_filter(id)))?
+    let removed = net::with(|n| {
+        let cost = n.filters().get(id).map_or(0, |f| crate::account::filter_heap(f.filter.atoms().len()));
+        Ok(n.remove_filter(id).map(|(owner, _)| (owner, cost)))
+    })?;
+    if let Some((owner, cost)) = removed
         && let Some(env) = cx.k.envs.get(owner)
     {
         // Its owner's account paid for it.
-        crate::account::give_back_heap(env, crate::account::FILTER_HEAP);
+        crate::account::give_back_heap(env, cost);
     }
     let _ = cx.env()?.caps.remove(slot.0);
+    crate::env::publish_heap();
     Ok([])
 }

@@ -446,9 +446,11 @@ impl Net {
         }
     }
 
-    /// The filters feeding `owner`'s ring `id`.
-    pub fn filters_of_ring(&self, owner: EnvId, id: u64) -> u64 {
-        self.filters.iter().filter(|f| *f.owner == (owner, id)).count() as u64
+    /// What the filters feeding `owner`'s ring `id` were charged
+    /// (`account::filter_heap` each).
+    pub fn filters_heap(&self, owner: EnvId, id: u64) -> u64 {
+        let of_ring = self.filters.iter().filter(|f| *f.owner == (owner, id));
+        of_ring.map(|f| crate::account::filter_heap(f.filter.atoms().len())).sum()
     }
 
     /// Rewrites the `refines` word of every row whose filter now refines

@@ -354,7 +354,7 @@ impl Repossess {
 fn unbind_pinning(envs: &mut EnvTable, target: EnvId, pfn: Pfn) {
     let ring = crate::net::with(|net| match net.ring_pinning(target, pfn) {
         Some(id) => {
-            let filters = net.filters_of_ring(target, id);
+            let filters = net.filters_heap(target, id);
             net.take(target, id).map(|ring| ring.map(|r| (id, r, filters)))
         }
         None => Ok(None),
@@ -365,7 +365,7 @@ fn unbind_pinning(envs: &mut EnvTable, target: EnvId, pfn: Pfn) {
             crate::net::unpin(pa, envs);
         }
         if let Some(env) = envs.get(target) {
-            crate::account::give_back_heap(env, crate::account::RING_HEAP + filters * crate::account::FILTER_HEAP);
+            crate::account::give_back_heap(env, crate::account::RING_HEAP + filters);
         }
     }
 }

@@ -102,7 +102,9 @@ fn main(_args: Args) -> i32 {
     t.check(env_charge > 0 && pred_charge > 0, "environments and predicates are charged");
     destroy_all(&mut kids, &mut t, c0);
     t.check(charged() == c0, "destroyed environments give their heap charge back");
-    ring_charge(&mut t, env_charge);
+    // The victim beside may hold one environment record more at either
+    // moment: its cost, with room to spare.
+    ring_charge(&mut t, 2 * env_cost + 1024);
 
     // The attack, under a heap limit.
     let base = charged();
@@ -190,6 +192,28 @@ fn ring_charge(t: &mut Checks, slack: u64) {
     t.check(c1 > c0, "a ring is charged");
     // The victim beside may hold one environment more at either moment.
     t.check(k1.saturating_sub(k0) <= c1 - c0 + slack, "a ring's charge covers its kernel heap");
+    // The largest filter (16 atoms: a port's six and ten payload bytes)
+    // grows the merged trie by a node, a group and a hash table an atom:
+    // its charge covers that.
+    let mut big = oxok_libos::net::filters::udp(9);
+    for k in 0..10 {
+        big = big.eq8(20 + k, 0);
+    }
+    let (c2, k2) = (charged(), kernel_heap());
+    let block = big.raw().to_bytes();
+    let installed = sys::filter_install(ring, block.as_ptr() as u64, u64::MAX);
+    t.check(installed.is_ok(), "a 16-atom filter on the ring");
+    let (c3, k3) = (charged(), kernel_heap());
+    println!(
+        "hostile-heap: a 16-atom filter costs {} bytes of kernel heap, charged {}",
+        k3.saturating_sub(k2),
+        c3 - c2
+    );
+    t.check(c3 > c2 && k3.saturating_sub(k2) <= c3 - c2 + slack, "a filter's charge covers its kernel heap");
+    if let Ok([slot, _]) = installed {
+        t.expect(sys::filter_remove(slot), Ok([]), "filter_remove");
+        t.check(charged() == c2, "a removed filter gives its charge back");
+    }
     // A filter feeding it, charged too, goes with it when it is unbound.
     let block = oxok_libos::net::filters::udp(9).raw().to_bytes();
     t.check(sys::filter_install(ring, block.as_ptr() as u64, u64::MAX).is_ok(), "a filter on the ring");
