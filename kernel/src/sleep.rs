@@ -5,7 +5,8 @@
 //! looked at only when it comes; any other is a watcher, and each tick
 //! evaluates at most [`WATCH_BUDGET`] watchers round robin. An environment
 //! ending (its row of the exposed table changes: a parent may wait for
-//! that) evaluates every watcher once. A device's interrupt (packets in
+//! that) evaluates its creator at once and the watchers as a tick does
+//! ([`ended`]). A device's interrupt (packets in
 //! rings, disk completions published) evaluates only the watchers whose
 //! predicates read something a device's work can change — not those that
 //! read only the environment table and the clock ([`wake_for_devices`]).
@@ -18,7 +19,6 @@
 
 use crate::env::{self, Env, EnvId};
 use crate::state::Kernel;
-use alloc::vec::Vec;
 use oxok_abi::layout::{CLOCK, Clock};
 use oxok_abi::{ENV_RUNNABLE, ENV_SLEEPING, Error, PREDICATES};
 use oxok_sleepq::{SleepQueue, untouched_by_devices};
@@ -32,14 +32,12 @@ const TICKS_WORD: u64 = CLOCK + core::mem::offset_of!(Clock, ticks) as u64;
 /// The kernel's sleepers.
 pub struct Sleepers {
     queue: SleepQueue,
-    /// Room for one pass over every watcher (taken at boot).
-    scratch: Vec<(usize, EnvId)>,
 }
 
 impl Sleepers {
     /// An empty set with room for every environment-table row.
     pub fn new() -> Sleepers {
-        Sleepers { queue: SleepQueue::new(env::MAX_ENVS), scratch: Vec::with_capacity(env::MAX_ENVS) }
+        Sleepers { queue: SleepQueue::new(env::MAX_ENVS) }
     }
 
     /// True if nobody sleeps.
@@ -194,17 +192,18 @@ fn walk(k: &mut Kernel, budget: usize, devices_only: bool) {
     }
 }
 
-/// Evaluates every watcher once (an event that may have changed what any
-/// of them reads), and the deadlines that came.
-pub fn wake_all(k: &mut Kernel) {
-    let mut scratch = core::mem::take(&mut k.sleepers.scratch);
-    k.sleepers.queue.watchers_into(&mut scratch);
-    for &(row, id) in &scratch {
-        let woke = evaluate(k, id) != Verdict::Asleep;
-        if woke && k.sleepers.queue.listed(row) == Some(id) {
+/// An environment ended (its row of the exposed table turned zombie or
+/// empty): its creator, which may wait for that, is evaluated at once if
+/// it sleeps; the other watchers as at a tick ([`wake`] with
+/// [`WATCH_BUDGET`], round robin), never all of them — an end once
+/// evaluated every watcher, up to every row's four predicates of 63 reads
+/// each, on the kernel entry that ended one environment.
+pub fn ended(k: &mut Kernel, creator: Option<EnvId>) {
+    if let Some(p) = creator {
+        let row = p.row();
+        if k.sleepers.queue.listed(row) == Some(p) && evaluate(k, p) != Verdict::Asleep {
             k.sleepers.queue.remove(row);
         }
     }
-    k.sleepers.scratch = scratch;
-    wake(k, 0);
+    wake(k, WATCH_BUDGET);
 }
