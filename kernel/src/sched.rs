@@ -557,8 +557,8 @@ pub fn destroy(k: &mut Kernel, id: EnvId, vector: u64, why: core::fmt::Arguments
 /// environments waiting for its reply to a protected control transfer wake
 /// up with `BadEnv`.
 pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
-    let creator = k.envs.get(id).and_then(|e| e.parent);
-    if k.envs.get(id).is_some_and(|e| e.parent.is_none()) {
+    let parent = k.envs.get(id).map(|e| e.parent);
+    if parent == Some(None) {
         LAST_BOOT_STATUS.store(status, core::sync::atomic::Ordering::Relaxed);
     }
     // Its slots go back to the vector below (or already did, after an
@@ -576,7 +576,7 @@ pub fn kill(k: &mut Kernel, id: EnvId, status: u64) {
     // An end changes the exposed environment table (the row turns zombie):
     // a parent waiting for it wakes now, not at the next tick.
     crate::sleep::unlist(k, id);
-    crate::sleep::ended(k, creator);
+    crate::sleep::ended(k, parent.flatten());
     for w in k.envs.ids_where(|e| e.waiting_for == Some(id)) {
         if let Some(env) = k.envs.get(w) {
             crate::calls::pct_wake_with(env, oxok_abi::Error::BadEnv);

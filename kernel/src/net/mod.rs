@@ -435,14 +435,12 @@ impl Net {
     /// Removes every filter whose owner and ring satisfy `pred`.
     /// One at a time, with no list to allocate (the abort protocol unbinds
     /// rings, and none of its steps allocates): at most `MAX_FILTERS`
-    /// passes. Returns how many went.
-    fn remove_filters_where(&mut self, mut pred: impl FnMut(&(EnvId, u64)) -> bool) -> u64 {
-        let mut removed = 0;
+    /// passes.
+    fn remove_filters_where(&mut self, mut pred: impl FnMut(&(EnvId, u64)) -> bool) {
         loop {
             let next = self.filters.iter().find(|f| pred(f.owner)).map(|f| f.id);
-            let Some(id) = next else { return removed };
+            let Some(id) = next else { return };
             self.remove_filter(id);
-            removed += 1;
         }
     }
 
