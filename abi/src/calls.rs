@@ -1238,9 +1238,9 @@ macro_rules! for_each_call {
             ///
             /// Checks: write on the environment capability, and execute if
             /// `flags` leave the pages executable (`BadCap`, `Denied`);
-            /// `va` page-aligned and the range inside user space
-            /// (`BadAddress`); no unknown bit in `flags` (`Invalid`); the
-            /// capability for every page gaining write (`BadCap`,
+            /// `va` page-aligned and the range inside user space, below the
+            /// application area's page (`BadAddress`); no unknown bit in
+            /// `flags` (`Invalid`); the capability for every page gaining write (`BadCap`,
             /// `Denied`). Changes: the entries of the range.
             90 => page_protect_range(env_slot: EnvCap, va: Word, pages: Len, flags: PageFlags, frame_slot: CapSlot) -> [];
 

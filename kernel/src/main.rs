@@ -113,11 +113,12 @@ pub fn start(entry: boot::Entry) -> ! {
         "off" => ::log::warn!("fpu: fpu=off: x87/SSE state is not switched, environments share it (measurement only)"),
         policy => ::log::info!("fpu: x87/SSE per environment, {policy} switching"),
     }
-    match (arch::cpu::smep_enabled(), arch::cpu::random().is_some()) {
-        (true, true) => ::log::info!("cpu: SMEP on; call tickets from rdrand"),
-        (smep, rdrand) => ::log::warn!(
-            "cpu: SMEP {}; call tickets from {} (weaker: see calls/pct.rs)",
+    match (arch::cpu::smep_enabled(), arch::cpu::umip_enabled(), arch::cpu::random().is_some()) {
+        (true, true, true) => ::log::info!("cpu: SMEP on, UMIP on; call tickets from rdrand"),
+        (smep, umip, rdrand) => ::log::warn!(
+            "cpu: SMEP {}, UMIP {}; call tickets from {} (weaker: see calls/pct.rs)",
             if smep { "on" } else { "off: ring 0 could run user pages" },
+            if umip { "on" } else { "off: ring 3 reads the GDT's and IDT's addresses and CR0" },
             if rdrand { "rdrand" } else { "SipHash under a TSC key" },
         ),
     }

@@ -292,10 +292,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         about: "privileged instructions and ways into ring 0 (a 32-bit `syscall`, `sysenter`) from ring 3 kill only their environment; the next one runs",
         cmdline: "run=hostile-priv+cli,hostile-priv+hlt,hostile-priv+cr3,hostile-priv+wrmsr,hostile-priv+rdmsr,\
                   hostile-priv+outb,hostile-priv+inb,hostile-priv+lgdt,hostile-priv+invlpg,hostile-priv+int80,\
-                  hostile-priv+compat,hostile-priv+sysenter,hello",
+                  hostile-priv+compat,hostile-priv+sysenter,hostile-priv+sgdt,hostile-priv+smsw,hello",
         expect: &[
             // Ring 0 never runs a user page; PCT tickets are random.
-            "cpu: SMEP on; call tickets from rdrand",
+            "cpu: SMEP on, UMIP on; call tickets from rdrand",
             "hostile-priv: trying cli",
             "env * (hostile-priv) destroyed: general protection fault",
             "hostile-priv: trying hlt",
@@ -321,6 +321,10 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
             "destroyed: general protection fault",
             "hostile-priv: trying sysenter",
             "destroyed:",
+            "hostile-priv: trying sgdt",
+            "destroyed: general protection fault",
+            "hostile-priv: trying smsw",
+            "destroyed: general protection fault",
             "hello: ok",
             "none leaked",
         ],
@@ -1045,6 +1049,14 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         ],
         forbid: F,
         timeout_secs: 300,
+        ..Scenario::DEFAULT
+    },
+    Scenario {
+        name: "hostile-segs",
+        about: "DS and ES carry nothing across environments: one program loads them with selectors of its own and yields, over and over; the one beside it reads both null after every return (it once read the other's)",
+        cmdline: "run=hostile-segs+set&hostile-segs+read",
+        expect: &["hostile-segs read: ok (", "hostile-segs set: done", "none leaked"],
+        forbid: F,
         ..Scenario::DEFAULT
     },
     Scenario {

@@ -7,7 +7,7 @@ use crate::env::EnvId;
 use crate::mem::addr::Pfn;
 use crate::mem::{PAGE_SIZE, frame};
 use oxok_abi::Error;
-use oxok_abi::layout::USER_TOP;
+use oxok_abi::layout::APP_AREA;
 use oxok_cap::{Kind, Rights};
 
 /// What the capability presented for adding write covers.
@@ -29,7 +29,9 @@ pub fn page_protect_range(
 ) -> Result<[u64; 0], Error> {
     let target = env_slot.with(flags.env_need())?;
     let end = pages.checked_mul(PAGE_SIZE).and_then(|b| va.checked_add(b)).ok_or(Error::BadAddress)?;
-    if !va.is_multiple_of(PAGE_SIZE) || end > USER_TOP {
+    // The application area's page, user space's last, is the kernel's:
+    // no page call changes it.
+    if !va.is_multiple_of(PAGE_SIZE) || end > APP_AREA {
         return Err(Error::BadAddress);
     }
     // The capability for adding write, resolved once; its error counts

@@ -257,6 +257,16 @@ fn bad_addresses(t: &mut Checks, frame: u64) {
     ] {
         t.expect(batch(record), Err(Error::BadAddress), what);
     }
+    // Nor protects it: made writable and executable, or read-only for
+    // good (write cannot come back without a capability for a kernel
+    // frame), alone or as the end of a range.
+    for (va, pages, flags, what) in [
+        (APP_AREA, 1, rw, "protect the application area writable and executable"),
+        (APP_AREA, 1, pte::NO_EXECUTE, "protect the application area read-only"),
+        (APP_AREA - PAGE_SIZE, 2, pte::NO_EXECUTE, "protect a range ending at the application area"),
+    ] {
+        t.expect(sys::page_protect_range(0, va, pages, flags, 0), Err(Error::BadAddress), what);
+    }
     t.check(exposed::app_area().is_some(), "application area still readable");
     t.check(exposed::set_critical(false).is_ok(), "application area still writable");
     t.check(exposed::clock().is_some_and(|c| c.tsc_hz != 0), "clock page still readable");

@@ -7,6 +7,7 @@
 //! `CSTAR` (ring 0, at address 0 while it was never set: a kernel panic
 //! with page 0 unmapped, the program's own code in ring 0 with it mapped);
 //! `sysenter`, which goes to `SYSENTER_EIP` unless `SYSENTER_CS` is 0.
+//! And `sgdt` and `smsw`, which without UMIP show the kernel's GDT and CR0.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -46,6 +47,11 @@ fn main(args: Args) -> i32 {
                 out("rax") _,
             ),
             "sysenter" => asm!("sysenter", ".byte 0x0f, 0x0b"),
+            // Not privileged without UMIP: the GDT's address, and CR0 (its
+            // TS bit, under lazy x87 switching, says whether another
+            // environment used the unit).
+            "sgdt" => asm!("sub rsp, 16", "sgdt [rsp]", "add rsp, 16"),
+            "smsw" => asm!("smsw {:e}", out(reg) _),
             _ => {
                 println!("hostile-priv: FAIL unknown mode {mode}");
                 return 2;

@@ -173,6 +173,31 @@ pub fn enable_smep() {
     }
 }
 
+/// Whether CR4.UMIP is set ([`enable_umip`]).
+pub fn umip_enabled() -> bool {
+    let cr4: u64;
+    // SAFETY: reading CR4 has no side effects.
+    unsafe { asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags)) }
+    cr4 & (1 << 11) != 0
+}
+
+/// Sets CR4.UMIP where the CPU has it (CPUID leaf 7, `ecx` bit 2): `sgdt`,
+/// `sidt`, `sldt`, `str` and `smsw` fault in ring 3 instead of showing the
+/// kernel's tables' addresses and CR0 (whose TS bit says, under lazy x87
+/// switching, whether another environment used the unit).
+pub fn enable_umip() {
+    const UMIP: u64 = 1 << 11;
+    if cpuid(0, 0)[0] < 7 || cpuid(7, 0)[2] & (1 << 2) == 0 {
+        return;
+    }
+    // SAFETY: UMIP changes only what those instructions do in ring 3.
+    unsafe {
+        let mut cr4: u64;
+        asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags));
+        asm!("mov cr4, {}", in(reg) cr4 | UMIP, options(nostack, preserves_flags));
+    }
+}
+
 /// Sets CR4.PGE so kernel mappings marked global survive CR3 switches.
 pub fn enable_global_pages() {
     // SAFETY: setting PGE only changes TLB retention of global entries; all

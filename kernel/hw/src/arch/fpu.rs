@@ -131,27 +131,33 @@ pub fn bases() -> (u64, u64) {
     (super::cpu::rdmsr(MSR_FS_BASE), super::cpu::rdmsr(MSR_GS_BASE))
 }
 
-/// Loads FS and GS with the null selector only (no environment sees
-/// another's selectors); the bases stay as they are.
+/// Loads DS, ES, FS and GS with the null selector (the bases stay as they
+/// are): at every switch to another environment, so that none sees
+/// another's selectors — a program may load DS and ES (and FS and GS)
+/// with selectors of its own, neither `sysret` nor `iretq` restores them,
+/// and the next environment would read them (`hostile-segs`).
 #[inline]
 pub fn reset_selectors() {
-    // SAFETY: loading the null selector into FS and GS is always allowed in
-    // 64-bit mode; the kernel uses neither.
-    unsafe { asm!("mov fs, {0:x}", "mov gs, {0:x}", in(reg) 0u64, options(nostack, preserves_flags)) }
+    // SAFETY: loading the null selector into a data segment register is
+    // always allowed in 64-bit mode, where DS and ES address nothing; the
+    // kernel uses neither FS nor GS.
+    unsafe {
+        asm!("mov ds, {0:x}", "mov es, {0:x}", "mov fs, {0:x}", "mov gs, {0:x}", in(reg) 0u64, options(nostack, preserves_flags))
+    }
 }
 
-/// Loads FS and GS with the null selector and then the given bases (each a
-/// canonical lower-half address, checked by the caller's call). The
-/// selectors are reset so no environment sees another's.
+/// Loads DS, ES, FS and GS with the null selector ([`reset_selectors`]) and
+/// then the given FS and GS bases (each a canonical lower-half address,
+/// checked by the caller's call).
 pub fn set_bases(fs: u64, gs: u64) {
     const LOWER_HALF_END: u64 = 0x0000_8000_0000_0000;
     let fs = if fs < LOWER_HALF_END { fs } else { 0 };
     let gs = if gs < LOWER_HALF_END { gs } else { 0 };
+    reset_selectors();
     // SAFETY: the kernel never uses FS or GS (no `swapgs`, no per-CPU
-    // segment); null selectors are valid in 64-bit mode, and canonical
+    // segment), so their bases are the environment's alone; canonical
     // bases cannot make WRMSR fault.
     unsafe {
-        asm!("mov fs, {0:x}", "mov gs, {0:x}", in(reg) 0u64, options(nostack, preserves_flags));
         super::cpu::wrmsr(MSR_FS_BASE, fs);
         super::cpu::wrmsr(MSR_GS_BASE, gs);
     }

@@ -100,6 +100,7 @@ pub fn init(ram_end: u64) -> Result<(), Error> {
     unsafe { cpu::set_cr3(root.raw()) };
     cpu::enable_global_pages();
     cpu::enable_smep();
+    cpu::enable_umip();
     Ok(())
 }
 
