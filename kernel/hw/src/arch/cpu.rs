@@ -148,37 +148,56 @@ pub fn invlpg(va: u64) {
     unsafe { asm!("invlpg [{}]", in(reg) va, options(nostack, preserves_flags)) }
 }
 
-/// Whether CR4.SMEP is set ([`enable_smep`]).
-pub fn smep_enabled() -> bool {
+/// CR4's global-pages bit.
+const CR4_PGE: u64 = 1 << 7;
+/// CR4's user-mode instruction prevention bit.
+const CR4_UMIP: u64 = 1 << 11;
+/// CR4's supervisor-mode execution prevention bit.
+const CR4_SMEP: u64 = 1 << 20;
+
+/// The control register CR4.
+fn cr4() -> u64 {
     let cr4: u64;
     // SAFETY: reading CR4 has no side effects.
     unsafe { asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags)) }
-    cr4 & (1 << 20) != 0
+    cr4
+}
+
+/// Sets `bits` in CR4.
+///
+/// # Safety
+/// The CPU must have the features `bits` turn on, and turning them on must
+/// keep valid everything the kernel relies on.
+unsafe fn set_cr4_bits(bits: u64) {
+    // SAFETY: the caller upholds the contract above.
+    unsafe { asm!("mov cr4, {}", in(reg) cr4() | bits, options(nostack, preserves_flags)) }
+}
+
+/// Whether CPUID leaf 7 (subleaf 0) sets bit `bit` of register `reg`
+/// (0 `eax`, 1 `ebx`, 2 `ecx`, 3 `edx`).
+fn has_leaf7(reg: usize, bit: u32) -> bool {
+    cpuid(0, 0)[0] >= 7 && cpuid(7, 0).get(reg).is_some_and(|r| r & (1 << bit) != 0)
+}
+
+/// Whether CR4.SMEP is set ([`enable_smep`]).
+pub fn smep_enabled() -> bool {
+    cr4() & CR4_SMEP != 0
 }
 
 /// Sets CR4.SMEP where the CPU has it (CPUID leaf 7, `ebx` bit 7): the
 /// kernel never runs code from a user page, so that a way into ring 0 at a
 /// user address faults instead of running the program's code.
 pub fn enable_smep() {
-    const SMEP: u64 = 1 << 20;
-    if cpuid(0, 0)[0] < 7 || cpuid(7, 0)[1] & (1 << 7) == 0 {
-        return;
-    }
-    // SAFETY: the kernel executes only its own (supervisor) pages, so SMEP
-    // changes nothing for it; it only forbids ring 0 running user pages.
-    unsafe {
-        let mut cr4: u64;
-        asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags));
-        asm!("mov cr4, {}", in(reg) cr4 | SMEP, options(nostack, preserves_flags));
+    if has_leaf7(1, 7) {
+        // SAFETY: the CPU has SMEP; the kernel executes only its own
+        // (supervisor) pages, so SMEP forbids only ring 0 running user pages.
+        unsafe { set_cr4_bits(CR4_SMEP) }
     }
 }
 
 /// Whether CR4.UMIP is set ([`enable_umip`]).
 pub fn umip_enabled() -> bool {
-    let cr4: u64;
-    // SAFETY: reading CR4 has no side effects.
-    unsafe { asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags)) }
-    cr4 & (1 << 11) != 0
+    cr4() & CR4_UMIP != 0
 }
 
 /// Sets CR4.UMIP where the CPU has it (CPUID leaf 7, `ecx` bit 2): `sgdt`,
@@ -186,28 +205,19 @@ pub fn umip_enabled() -> bool {
 /// kernel's tables' addresses and CR0 (whose TS bit says, under lazy x87
 /// switching, whether another environment used the unit).
 pub fn enable_umip() {
-    const UMIP: u64 = 1 << 11;
-    if cpuid(0, 0)[0] < 7 || cpuid(7, 0)[2] & (1 << 2) == 0 {
-        return;
-    }
-    // SAFETY: UMIP changes only what those instructions do in ring 3.
-    unsafe {
-        let mut cr4: u64;
-        asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags));
-        asm!("mov cr4, {}", in(reg) cr4 | UMIP, options(nostack, preserves_flags));
+    if has_leaf7(2, 2) {
+        // SAFETY: the CPU has UMIP, which changes only what those
+        // instructions do in ring 3.
+        unsafe { set_cr4_bits(CR4_UMIP) }
     }
 }
 
 /// Sets CR4.PGE so kernel mappings marked global survive CR3 switches.
 pub fn enable_global_pages() {
-    // SAFETY: setting PGE only changes TLB retention of global entries; all
-    // global entries are kernel mappings identical in every address space.
-    unsafe {
-        let mut cr4: u64;
-        asm!("mov {}, cr4", out(reg) cr4, options(nomem, nostack, preserves_flags));
-        cr4 |= 1 << 7;
-        asm!("mov cr4, {}", in(reg) cr4, options(nostack, preserves_flags));
-    }
+    // SAFETY: every x86-64 CPU has PGE; it only changes TLB retention of
+    // global entries, all of them kernel mappings identical in every
+    // address space.
+    unsafe { set_cr4_bits(CR4_PGE) }
 }
 
 /// Enables interrupts, waits for one, and disables them again (the kernel's
