@@ -66,15 +66,7 @@ pub fn ring_bind(cx: &mut Cx<'_>, slots: u64, count: u64) -> Result<[u64; 1], Er
 
 /// Unbinds one of the caller's rings and unpins its frames.
 pub fn ring_unbind(cx: &mut Cx<'_>, ring: u64) -> Result<[u64; 0], Error> {
-    let caller = cx.caller;
-    let (pins, filters) = net::with(|n| {
-        let filters = n.filters_heap(caller, ring);
-        n.unbind(caller, ring).map(|pins| (pins, filters))
-    })?;
-    pins.release(&mut cx.k.envs);
-    // The ring and the filters that went with it were the caller's records.
-    crate::account::give_back_heap(cx.env()?, crate::account::RING_HEAP + filters);
-    crate::env::publish_heap();
+    net::unbind_ring(&mut cx.k.envs, cx.caller, ring)?;
     Ok([])
 }
 

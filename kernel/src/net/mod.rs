@@ -542,6 +542,26 @@ impl Net {
     }
 }
 
+/// Unbinds `owner`'s ring `id` (its filters removed), drops the pins on
+/// its frames (collecting those left unreachable; an orphan is freed) and
+/// gives the ring's charge and its filters' back to `owner`'s account
+/// (`ring_unbind`, and the abort protocol for a frame the ring pins).
+/// Allocates nothing: none of the abort protocol's steps does.
+pub fn unbind_ring(envs: &mut crate::env::EnvTable, owner: EnvId, id: u64) -> Result<(), Error> {
+    let (ring, filters) = with(|n| {
+        let filters = n.filters_heap(owner, id);
+        n.take(owner, id).map(|ring| (ring, filters))
+    })?;
+    for pa in ring.iter().flat_map(Ring::frames) {
+        unpin(pa, envs);
+    }
+    if let Some(env) = envs.get(owner) {
+        crate::account::give_back_heap(env, crate::account::RING_HEAP + filters);
+    }
+    crate::env::publish_heap();
+    Ok(())
+}
+
 /// Drops everything environment `id` had in the network (it is being
 /// destroyed): its rings are unbound and their pins dropped with them.
 pub fn forget(id: EnvId) {

@@ -352,20 +352,9 @@ impl Repossess {
 /// uncharged while the device still writes into it. The target sees its
 /// ring gone as it sees its frames gone.
 fn unbind_pinning(envs: &mut EnvTable, target: EnvId, pfn: Pfn) {
-    let ring = crate::net::with(|net| match net.ring_pinning(target, pfn) {
-        Some(id) => {
-            let filters = net.filters_heap(target, id);
-            net.take(target, id).map(|ring| ring.map(|r| (id, r, filters)))
-        }
-        None => Ok(None),
-    });
-    if let Ok(Some((id, ring, filters))) = ring {
+    if let Ok(Some(id)) = crate::net::with(|net| Ok(net.ring_pinning(target, pfn)))
+        && crate::net::unbind_ring(envs, target, id).is_ok()
+    {
         log::info!("env {target}: ring {id:#x} unbound: the abort protocol took a frame it pinned");
-        for pa in ring.frames() {
-            crate::net::unpin(pa, envs);
-        }
-        if let Some(env) = envs.get(target) {
-            crate::account::give_back_heap(env, crate::account::RING_HEAP + filters);
-        }
     }
 }
