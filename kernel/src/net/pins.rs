@@ -1,8 +1,9 @@
 //! A ring's pins on its frames. Binding a ring pins each of its frames
 //! (counted like a mapping, so the frame cannot be freed while the device
-//! path may write it); unbinding hands the pins back as [`Pins`], which
-//! drops them when it goes — explicitly with [`Pins::release`], which also
-//! collects frames left unreachable, or by being dropped on any other path.
+//! path may write it). Unbinding one ring drops its pins one by one with
+//! [`unpin`], which collects frames left unreachable (`net::unbind_ring`);
+//! an ending environment's rings hand theirs back as [`Pins`], which drops
+//! them when it goes.
 
 use crate::env::EnvTable;
 use crate::mem::addr::{Pfn, PhysAddr};
@@ -27,7 +28,6 @@ pub fn unpin(pa: PhysAddr, envs: &mut EnvTable) {
 }
 
 /// The pins of an unbound ring's frames, owned until dropped.
-#[must_use = "dropping the pins releases them without collecting the frames"]
 pub struct Pins(Vec<PhysAddr>);
 
 impl Pins {
@@ -44,14 +44,6 @@ impl Pins {
     /// Takes `other`'s pins too.
     pub(super) fn absorb(&mut self, mut other: Pins) {
         self.0.append(&mut other.0);
-    }
-
-    /// Drops every pin and collects each frame that became unreachable (no
-    /// mapping, pin or capability left; see [`crate::env::release_mapping`]).
-    pub fn release(mut self, envs: &mut EnvTable) {
-        for pa in core::mem::take(&mut self.0) {
-            unpin(pa, envs);
-        }
     }
 }
 
